@@ -1,0 +1,33 @@
+import "server-only";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { databaseUrlOrThrow, env } from "@/lib/env";
+
+// One Prisma client and one pg pool per process, created lazily so that importing a module
+// never opens a connection. Prisma serves the typed queries; the pool serves hot paths that
+// need set-based SQL in one round trip.
+
+const globalForDb = globalThis as unknown as { prisma?: PrismaClient; pgPool?: pg.Pool };
+
+export function db(): PrismaClient {
+  globalForDb.prisma ??= new PrismaClient({
+    adapter: new PrismaPg({ connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE }),
+  });
+  return globalForDb.prisma;
+}
+
+export function pool(): pg.Pool {
+  globalForDb.pgPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE });
+  return globalForDb.pgPool;
+}
+
+export async function disconnectDb(): Promise<void> {
+  await globalForDb.prisma?.$disconnect();
+  await globalForDb.pgPool?.end();
+  globalForDb.prisma = undefined;
+  globalForDb.pgPool = undefined;
+}
+
+export type Db = PrismaClient;
+export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];

@@ -1,0 +1,89 @@
+import { z } from "zod";
+
+// Every environment variable the app reads is declared and validated here, once.
+// Anything else in the code base reads configuration through `env()`.
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .pipe(z.url().optional());
+
+const boolFlag = z
+  .enum(["0", "1", "true", "false", ""])
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  NEXTAUTH_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  NEXTAUTH_URL: optionalUrl,
+  DEMO_MODE: boolFlag,
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
+  INNGEST_BASE_URL: optionalUrl,
+  INNGEST_DEV: z.string().optional(),
+  BACKGROUND_DRIVER: z.enum(["auto", "in-process", "off"]).default("auto"),
+  API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+let cached: Env | undefined;
+
+export class ConfigError extends Error {
+  constructor(issues: z.core.$ZodIssue[]) {
+    super(
+      "Invalid configuration:\n" +
+        issues.map((i) => `  - ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n") +
+        "\nSee .env.example for every variable and its meaning.",
+    );
+    this.name = "ConfigError";
+  }
+}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues);
+  return parsed.data;
+}
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Inngest is in charge of background work only when a server to talk to is configured. */
+export function inngestConfigured(e: Env = env()): boolean {
+  if (e.BACKGROUND_DRIVER === "in-process" || e.BACKGROUND_DRIVER === "off") return false;
+  return Boolean(e.INNGEST_EVENT_KEY && e.INNGEST_SIGNING_KEY) || Boolean(e.INNGEST_DEV && e.INNGEST_BASE_URL);
+}
+
+export function databaseUrlOrThrow(e: Env = env()): string {
+  if (!e.DATABASE_URL) {
+    throw new Error(
+      "DATABASE_URL is not set. `npm start` starts an embedded PostgreSQL and sets it for you; " +
+        "otherwise point it at PostgreSQL 15 or newer.",
+    );
+  }
+  return e.DATABASE_URL;
+}
+
+/**
+ * next-auth needs a secret to sign session tokens. In production it must be configured;
+ * in development and tests a fixed, clearly-labelled secret keeps sign-in working.
+ */
+export function authSecret(e: Env = env()): string {
+  if (e.NEXTAUTH_SECRET) return e.NEXTAUTH_SECRET;
+  if (e.NODE_ENV === "production" && !e.DEMO_MODE) {
+    throw new Error("NEXTAUTH_SECRET must be set in production (32+ random characters).");
+  }
+  return "gpuforge-development-secret-not-for-production";
+}

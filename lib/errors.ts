@@ -1,0 +1,71 @@
+// The one error vocabulary of GPUForge. Domain code throws these; exactly one place
+// (lib/http/error-response.ts) turns them into HTTP status codes and API.md's JSON shape.
+
+export type ErrorCode =
+  | "validation_failed"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "invalid_transition"
+  | "payload_too_large"
+  | "unsatisfiable"
+  | "nothing_to_invoice"
+  | "rate_limited";
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: FieldIssue[] = [],
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+export const validationFailed = (details: FieldIssue[], message = "Request validation failed") =>
+  new AppError("validation_failed", message, details);
+export const unauthorized = (message = "Missing or invalid credentials") => new AppError("unauthorized", message);
+export const forbidden = (message = "You are not allowed to do this") => new AppError("forbidden", message);
+export const notFound = (what = "Resource") => new AppError("not_found", `${what} not found`);
+export const conflict = (message: string, details: FieldIssue[] = []) => new AppError("conflict", message, details);
+export const invalidTransition = (message: string) => new AppError("invalid_transition", message);
+export const payloadTooLarge = (message: string) => new AppError("payload_too_large", message);
+export const unsatisfiable = (message: string, details: FieldIssue[] = []) =>
+  new AppError("unsatisfiable", message, details);
+export const rateLimited = (message = "Too many requests") => new AppError("rate_limited", message);
+
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  invalid_transition: 409,
+  payload_too_large: 413,
+  unsatisfiable: 422,
+  nothing_to_invoice: 422,
+  rate_limited: 429,
+};
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
+
+/** Prisma's unique-violation error, mapped to a conflict that names the field. */
+export function uniqueViolationToConflict(e: unknown, field: string, message: string): never {
+  if (isUniqueViolation(e)) throw conflict(message, [{ path: field, message }]);
+  throw e;
+}
+
+export function isUniqueViolation(e: unknown): boolean {
+  if (typeof e !== "object" || e === null) return false;
+  const err = e as { code?: string; cause?: { code?: string } };
+  return err.code === "P2002" || err.code === "23505" || err.cause?.code === "23505";
+}
