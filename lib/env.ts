@@ -32,6 +32,7 @@ const envSchema = z.object({
   BACKGROUND_DRIVER: z.enum(["auto", "in-process", "off"]).default("auto"),
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(730),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,0 +1,15 @@
+import { apiKeys } from "@/lib/api/contracts";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { listApiKeys } from "@/lib/api-keys/queries";
+import { apiKeyJson } from "@/lib/api-keys/schemas";
+import { json, route } from "@/lib/http/route";
+
+export const POST = route(apiKeys.createApiKey, async ({ actor, body }) => {
+  const { apiKey, key } = await createApiKey(actor, body);
+  return json(201, { api_key: apiKeyJson(apiKey), key }, { "cache-control": "no-store" });
+});
+
+export const GET = route(apiKeys.listApiKeys, async ({ principal, query }) => {
+  const { data, nextCursor } = await listApiKeys(principal, query);
+  return json(200, { data: data.map(apiKeyJson), next_cursor: nextCursor });
+});

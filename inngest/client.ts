@@ -1,0 +1,1 @@
+export { inngest, inngestEvents } from "@/lib/integrations/inngest";

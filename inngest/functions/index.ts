@@ -1,0 +1,24 @@
+import { cron } from "inngest";
+import { backgroundJobs } from "@/lib/background/registry";
+import { inngest, inngestEvents } from "../client";
+
+// One Inngest function per background job: the trigger list and the step both come from the
+// shared registry, so what Inngest runs is exactly what the in-process driver would run.
+export const functions = backgroundJobs.map((job) =>
+  inngest.createFunction(
+    {
+      id: job.id,
+      name: job.description,
+      concurrency: { limit: 1 },
+      ...(job.debounceMs ? { debounce: { period: `${Math.max(1, Math.round(job.debounceMs / 1000))}s` } } : {}),
+      triggers: [
+        ...(job.cron ? [cron(job.cron)] : []),
+        ...(job.events ?? []).map((name) => inngestEvents[name]),
+      ],
+    },
+    async ({ event, step }) =>
+      step.run(job.id, () =>
+        job.run({ event: event?.name?.startsWith("inngest/") ? undefined : (event as never) }),
+      ),
+  ),
+);

@@ -1,0 +1,68 @@
+import "server-only";
+import { assertTenantAdminOrOperator, type Actor } from "@/lib/auth/principal";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { db } from "@/lib/db/client";
+import { forbidden, validationFailed } from "@/lib/errors";
+import { displayPrefix, generateApiKey, hashApiKey } from "./key-format";
+import { apiKeySelect, type CreateApiKeyInput } from "./schemas";
+
+/**
+ * Creates a key and returns it in full exactly once; only its SHA-256 is stored. Operators mint
+ * keys of every scope; tenant admins mint tenant keys for their own tenant only.
+ */
+export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
+  const p = actor.principal;
+  assertTenantAdminOrOperator(p);
+  let tenantId: string | null = null;
+  let clusterId: string | null = null;
+
+  if (p.kind === "tenant") {
+    if (input.scope !== "tenant") throw forbidden("Tenant admins can only create tenant keys");
+    if (input.tenant_id && input.tenant_id !== p.tenantId) throw forbidden("Keys can only be created for your own tenant");
+    if (input.cluster_id) throw validationFailed([{ path: "cluster_id", message: "Only agent keys name a cluster" }]);
+    tenantId = p.tenantId;
+  } else if (input.scope === "tenant") {
+    if (!input.tenant_id) throw validationFailed([{ path: "tenant_id", message: "Required for tenant keys" }]);
+    if (input.cluster_id) throw validationFailed([{ path: "cluster_id", message: "Only agent keys name a cluster" }]);
+    if (!(await db().tenant.count({ where: { id: input.tenant_id } }))) {
+      throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
+    }
+    tenantId = input.tenant_id;
+  } else if (input.scope === "agent") {
+    if (!input.cluster_id) throw validationFailed([{ path: "cluster_id", message: "Required for agent keys" }]);
+    if (input.tenant_id) throw validationFailed([{ path: "tenant_id", message: "Agent keys belong to a cluster, not a tenant" }]);
+    if (!(await db().cluster.count({ where: { id: input.cluster_id } }))) {
+      throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
+    }
+    clusterId = input.cluster_id;
+  } else if (input.tenant_id || input.cluster_id) {
+    throw validationFailed([
+      { path: input.tenant_id ? "tenant_id" : "cluster_id", message: "Operator keys are not bound to a tenant or cluster" },
+    ]);
+  }
+
+  const key = generateApiKey();
+  const apiKey = await db().$transaction(async (tx) => {
+    const created = await tx.apiKey.create({
+      data: {
+        name: input.name,
+        scope: input.scope,
+        tenantId,
+        clusterId,
+        prefix: displayPrefix(key),
+        keyHash: hashApiKey(key),
+        createdByUserId: "userId" in p ? (p.userId ?? null) : null,
+      },
+      select: apiKeySelect,
+    });
+    await recordAudit(tx, actor, {
+      action: "api_key.created",
+      targetType: "api_key",
+      targetId: created.id,
+      tenantId,
+      details: { name: created.name, scope: created.scope, prefix: created.prefix, cluster_id: clusterId },
+    });
+    return created;
+  });
+  return { apiKey, key };
+}

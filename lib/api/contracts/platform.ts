@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { listAuditQuery, auditEntryJsonSchema } from "@/lib/audit/queries";
+import { defineContract } from "@/lib/http/contract";
+import { authErrors, listOf } from "./common";
+
+export const health = defineContract({
+  operationId: "getHealth",
+  method: "GET",
+  path: "/api/health",
+  summary: "Liveness and database check",
+  tags: ["Platform"],
+  access: "public",
+  responses: {
+    200: { description: "Healthy", schema: z.object({ status: z.literal("ok"), db: z.literal("ok") }) },
+    503: { description: "Database unreachable", schema: z.object({ status: z.literal("degraded"), db: z.literal("error") }) },
+  },
+});
+
+export const openapi = defineContract({
+  operationId: "getOpenApi",
+  method: "GET",
+  path: "/api/openapi.json",
+  summary: "This document",
+  tags: ["Platform"],
+  access: "public",
+  responses: { 200: { description: "OpenAPI 3.1 document" } },
+});
+
+export const listAudit = defineContract({
+  operationId: "listAuditLog",
+  method: "GET",
+  path: "/api/audit-log",
+  summary: "Audit log, newest first (tenant admins see their tenant's entries)",
+  tags: ["Platform"],
+  access: ["operator", "tenant"],
+  tenantRole: "tenant_admin",
+  query: listAuditQuery,
+  responses: { 200: { description: "Entries", schema: listOf(auditEntryJsonSchema) }, ...authErrors },
+});

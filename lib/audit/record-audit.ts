@@ -1,0 +1,29 @@
+import "server-only";
+import type { Actor } from "@/lib/auth/principal";
+import type { Tx } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+
+export interface AuditEntry {
+  action: string;
+  targetType: string;
+  targetId?: string | null;
+  tenantId?: string | null;
+  details?: Prisma.InputJsonValue;
+}
+
+/** Appends an audit entry inside the caller's transaction, so the record and the change commit together. */
+export async function recordAudit(tx: Tx, actor: Actor, entry: AuditEntry): Promise<void> {
+  const p = actor.principal;
+  await tx.auditLog.create({
+    data: {
+      actorKind: p.label === "system" ? "system" : p.kind,
+      actorId: ("userId" in p && p.userId) || p.keyId || null,
+      tenantId: entry.tenantId ?? (p.kind === "tenant" ? p.tenantId : null),
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId ?? null,
+      details: { by: p.label, ...(typeof entry.details === "object" && entry.details ? entry.details : {}) },
+      requestId: actor.requestId ?? null,
+    },
+  });
+}

@@ -1,0 +1,72 @@
+import "server-only";
+import { revalidatePath } from "next/cache";
+import type { z } from "zod";
+import { isAppError } from "@/lib/errors";
+import { zodIssuesToDetails } from "@/lib/http/error-response";
+import { logger } from "@/lib/logger";
+import type { Actor, Principal } from "./principal";
+import { getSessionPrincipal } from "./session";
+
+// The one wrapper for server actions: session → role → zod → use case → revalidate. It returns
+// a plain state object that forms render (field errors by name, or a message), never throws.
+
+export interface ActionState<T = unknown> {
+  ok?: boolean;
+  message?: string;
+  fieldErrors?: Record<string, string>;
+  data?: T;
+  /** increments on every submit so forms can reset / announce */
+  at?: number;
+}
+
+interface ActionOptions<S extends z.ZodType> {
+  schema: S;
+  /** turns the submitted form into the shape the schema (shared with the API) expects */
+  fromForm: (form: FormData) => unknown;
+  allow: (p: Principal) => boolean;
+  revalidate?: string[];
+}
+
+export function serverAction<S extends z.ZodType, T>(
+  options: ActionOptions<S>,
+  run: (actor: Actor, input: z.output<S>) => Promise<{ message: string; data?: T }>,
+) {
+  return async (_prev: ActionState<T>, form: FormData): Promise<ActionState<T>> => {
+    const at = Date.now();
+    const principal = await getSessionPrincipal();
+    if (!principal) return { ok: false, message: "Your session has ended. Sign in again.", at };
+    if (!options.allow(principal)) return { ok: false, message: "You are not allowed to do this.", at };
+    const parsed = options.schema.safeParse(options.fromForm(form));
+    if (!parsed.success) {
+      return { ok: false, message: "Check the highlighted fields.", fieldErrors: toFieldErrors(parsed.error.issues), at };
+    }
+    try {
+      const result = await run({ principal }, parsed.data);
+      for (const path of options.revalidate ?? []) revalidatePath(path);
+      return { ok: true, message: result.message, data: result.data, at };
+    } catch (e) {
+      if (isAppError(e)) {
+        const fieldErrors = Object.fromEntries(e.details.map((d) => [d.path, d.message]));
+        return { ok: false, message: e.message, fieldErrors, at };
+      }
+      logger.error("server action failed", { error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      return { ok: false, message: "Something went wrong on our side. Try again.", at };
+    }
+  };
+}
+
+function toFieldErrors(issues: z.core.$ZodIssue[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of zodIssuesToDetails(issues, "form")) out[d.path] ??= d.message;
+  return out;
+}
+
+/** Form helpers: empty inputs mean "not given". */
+export const formText = (f: FormData, name: string) => {
+  const v = f.get(name);
+  return typeof v === "string" && v.trim() !== "" ? v : undefined;
+};
+export const formInt = (f: FormData, name: string) => {
+  const v = formText(f, name);
+  return v === undefined ? undefined : /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+};

@@ -1,0 +1,52 @@
+import { forbidden } from "@/lib/errors";
+
+// Who is calling. Every request (API key or browser session) resolves to exactly one of these,
+// and tenant-plane code takes it as an argument so tenant scoping is part of every signature.
+
+export type TenantRole = "tenant_admin" | "tenant_member";
+export type UserRole = "operator" | TenantRole;
+export type PrincipalKind = "operator" | "tenant" | "agent";
+
+interface Via {
+  userId?: string;
+  keyId?: string;
+  /** what to show in audit entries: an email or a key prefix */
+  label: string;
+}
+
+export type OperatorPrincipal = { kind: "operator" } & Via;
+export type TenantPrincipal = { kind: "tenant"; tenantId: string; role: TenantRole } & Via;
+export type AgentPrincipal = { kind: "agent"; clusterId: string; keyId: string; label: string };
+export type Principal = OperatorPrincipal | TenantPrincipal | AgentPrincipal;
+
+/** A caller plus the request it came with: what services need to act and to audit. */
+export interface Actor {
+  principal: Principal;
+  requestId?: string;
+}
+
+export const systemActor: Actor = { principal: { kind: "operator", label: "system" } };
+
+export function isOperator(p: Principal): p is OperatorPrincipal {
+  return p.kind === "operator";
+}
+
+export function assertOperator(p: Principal): asserts p is OperatorPrincipal {
+  if (p.kind !== "operator") throw forbidden("Operator access required");
+}
+
+export function assertTenantAdminOrOperator(p: Principal): asserts p is OperatorPrincipal | TenantPrincipal {
+  if (p.kind === "operator") return;
+  if (p.kind === "tenant" && p.role === "tenant_admin") return;
+  throw forbidden(p.kind === "tenant" ? "Tenant admin role required" : "Not available to agent keys");
+}
+
+/**
+ * The tenant a caller may see: `undefined` for operators (all tenants), the caller's own tenant
+ * otherwise. Agents see no tenant data at all.
+ */
+export function tenantFilter(p: Principal): { tenantId?: string } {
+  if (p.kind === "operator") return {};
+  if (p.kind === "tenant") return { tenantId: p.tenantId };
+  throw forbidden("Not available to agent keys");
+}

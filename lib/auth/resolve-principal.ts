@@ -1,0 +1,31 @@
+import "server-only";
+import { getToken } from "next-auth/jwt";
+import type { NextRequest } from "next/server";
+import { authenticateApiKey } from "@/lib/api-keys/authenticate-api-key";
+import { authSecret } from "@/lib/env";
+import { unauthorized } from "@/lib/errors";
+import { principalForUserId } from "@/lib/users/principal-for-user";
+import type { Principal } from "./principal";
+
+/**
+ * One function decides who a request comes from: a Bearer API key, or else the next-auth session
+ * cookie. A session is re-checked against the database on every API call, so a disabled user or
+ * a suspended tenant loses access at once rather than when the token expires.
+ */
+export async function resolvePrincipal(request: NextRequest): Promise<Principal | null> {
+  const authorization = request.headers.get("authorization");
+  if (authorization !== null) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw unauthorized("Authorization header must be 'Bearer <key>'");
+    return authenticateApiKey(match[1]!);
+  }
+  const token = await getToken({ req: request, secret: authSecret() });
+  if (!token?.sub) return null;
+  const principal = await principalForUserId(token.sub);
+  if (!principal) throw unauthorized("Session is no longer valid; sign in again");
+  return principal;
+}
+
+export function isSessionPrincipal(p: Principal): boolean {
+  return "userId" in p && Boolean(p.userId) && !p.keyId;
+}

@@ -1,0 +1,33 @@
+import "server-only";
+import { getServerSession } from "next-auth";
+import { redirect } from "next/navigation";
+import { principalForUserId } from "@/lib/users/principal-for-user";
+import { authOptions } from "./auth-options";
+import type { OperatorPrincipal, Principal, TenantPrincipal } from "./principal";
+
+/** The signed-in user's principal for pages and server actions, re-checked against the database. */
+export async function getSessionPrincipal(): Promise<Principal | null> {
+  const session = await getServerSession(authOptions);
+  const userId = (session?.user as { id?: string } | undefined)?.id;
+  if (!userId) return null;
+  return principalForUserId(userId);
+}
+
+export async function requireOperatorPage(path: string): Promise<OperatorPrincipal> {
+  const p = await getSessionPrincipal();
+  if (!p) redirect(`/login?callbackUrl=${encodeURIComponent(path)}`);
+  if (p.kind !== "operator") redirect("/forbidden");
+  return p;
+}
+
+export async function requireTenantPage(path: string): Promise<TenantPrincipal> {
+  const p = await getSessionPrincipal();
+  if (!p) redirect(`/login?callbackUrl=${encodeURIComponent(path)}`);
+  if (p.kind === "operator") redirect("/admin");
+  if (p.kind !== "tenant") redirect("/forbidden");
+  return p;
+}
+
+export function landingPathFor(role: string | undefined): string {
+  return role === "operator" ? "/admin" : "/dashboard";
+}

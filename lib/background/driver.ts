@@ -1,0 +1,105 @@
+import "server-only";
+import { Cron } from "croner";
+import type pg from "pg";
+import { logger } from "@/lib/logger";
+import type { EventName } from "./events";
+import { localBus } from "./local-bus";
+import type { BackgroundJob } from "./types";
+
+export interface RunRecord {
+  jobId: string;
+  trigger: "cron" | "event" | "manual";
+  ran: boolean;
+  result?: Record<string, unknown>;
+  error?: string;
+}
+
+/**
+ * Runs background jobs inside the app process when no Inngest server is configured: on their
+ * cron schedules and on local events (debounced). Each run holds a Postgres advisory lock named
+ * after the job, so with several app instances only one runs a given job at a time; the others
+ * skip that tick instead of queueing behind it.
+ */
+export class InProcessDriver {
+  private crons: Cron[] = [];
+  private timers = new Map<string, NodeJS.Timeout>();
+  private running = new Set<Promise<unknown>>();
+  private stopped = false;
+  private readonly onEvent = (e: { name: EventName; data: Record<string, unknown> }) => this.handleEvent(e);
+
+  constructor(
+    private readonly jobs: BackgroundJob[],
+    private readonly pool: pg.Pool,
+    private readonly onRun: (r: RunRecord) => void = () => {},
+  ) {}
+
+  start(): void {
+    for (const job of this.jobs) {
+      if (job.cron) {
+        this.crons.push(new Cron(job.cron, { timezone: "UTC", protect: true }, () => void this.runJob(job, "cron")));
+      }
+    }
+    localBus.on("event", this.onEvent);
+    logger.info("in-process background driver started", { jobs: this.jobs.map((j) => j.id) });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    localBus.off("event", this.onEvent);
+    for (const c of this.crons) c.stop();
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private handleEvent(e: { name: EventName; data: Record<string, unknown> }): void {
+    for (const job of this.jobs) {
+      if (!job.events?.includes(e.name)) continue;
+      const wait = job.debounceMs ?? 0;
+      if (this.timers.has(job.id)) continue; // already scheduled: this event joins that run
+      this.timers.set(
+        job.id,
+        setTimeout(() => {
+          this.timers.delete(job.id);
+          void this.runJob(job, "event", e as never);
+        }, wait),
+      );
+    }
+  }
+
+  /** Runs a job now under its lock; returns what happened. Also used by tests and scripts. */
+  async runJob(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }): Promise<RunRecord> {
+    if (this.stopped) return { jobId: job.id, trigger, ran: false };
+    const work = this.runLocked(job, trigger, event);
+    this.running.add(work);
+    try {
+      const record = await work;
+      this.onRun(record);
+      return record;
+    } finally {
+      this.running.delete(work);
+    }
+  }
+
+  private async runLocked(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }): Promise<RunRecord> {
+    const client = await this.pool.connect();
+    try {
+      const { rows } = await client.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtext($1)) AS locked",
+        [`gpuforge:job:${job.id}`],
+      );
+      if (!rows[0]?.locked) return { jobId: job.id, trigger, ran: false };
+      try {
+        const result = await job.run({ event });
+        return { jobId: job.id, trigger, ran: true, result };
+      } catch (e) {
+        logger.error("background job failed", { job: job.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+        return { jobId: job.id, trigger, ran: true, error: e instanceof Error ? e.message : String(e) };
+      } finally {
+        await client.query("SELECT pg_advisory_unlock(hashtext($1))", [`gpuforge:job:${job.id}`]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import "server-only";
+import { inngestConfigured } from "@/lib/env";
+import { inngest } from "@/lib/integrations/inngest";
+import { logger } from "@/lib/logger";
+import { eventSchemas, type EventName, type EventPayloads } from "./events";
+import { localBus } from "./local-bus";
+
+/**
+ * Emits a background event. With an Inngest server configured it is sent there; otherwise it
+ * goes to the in-process driver. Never sent into the void: `inngest.send()` without a server
+ * blocks the request for seconds and then fails.
+ */
+export async function emitEvent<E extends EventName>(name: E, data: EventPayloads[E]): Promise<void> {
+  const payload = eventSchemas[name].parse(data);
+  if (inngestConfigured()) {
+    try {
+      await inngest.send({ name, data: payload });
+      return;
+    } catch (e) {
+      // The cron sweep behind every event-driven job picks up whatever this event would have done.
+      logger.warn("inngest send failed; the sweep will catch up", { event: name, error: String(e) });
+      return;
+    }
+  }
+  localBus.emit("event", { name, data: payload });
+}

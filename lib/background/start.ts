@@ -1,0 +1,26 @@
+import "server-only";
+import { pool } from "@/lib/db/client";
+import { env, inngestConfigured } from "@/lib/env";
+import { logger } from "@/lib/logger";
+import { InProcessDriver } from "./driver";
+import { backgroundJobs } from "./registry";
+
+const globalForDriver = globalThis as unknown as { gpuforgeDriver?: InProcessDriver };
+
+export async function startBackgroundDriver(): Promise<InProcessDriver | undefined> {
+  const e = env();
+  if (e.BACKGROUND_DRIVER === "off") return undefined;
+  if (inngestConfigured(e)) {
+    logger.info("background work runs on Inngest (/api/inngest)");
+    return undefined;
+  }
+  if (!e.DATABASE_URL) {
+    logger.warn("no DATABASE_URL: in-process background driver not started");
+    return undefined;
+  }
+  if (!globalForDriver.gpuforgeDriver) {
+    globalForDriver.gpuforgeDriver = new InProcessDriver(backgroundJobs, pool());
+    globalForDriver.gpuforgeDriver.start();
+  }
+  return globalForDriver.gpuforgeDriver;
+}

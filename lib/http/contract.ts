@@ -1,0 +1,39 @@
+import type { z } from "zod";
+import type { PrincipalKind, TenantRole } from "@/lib/auth/principal";
+
+// A contract is everything a client needs to know about one operation: path, method, who may
+// call it, and the zod schemas of its input and output. The route wrapper enforces it and the
+// OpenAPI document is generated from it, so the two cannot drift.
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface Contract<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI-style path, e.g. /api/tenants/{id} */
+  path: string;
+  summary: string;
+  tags: string[];
+  /** "public" or the principal kinds allowed; anything else answers 403 (401 without credentials) */
+  access: "public" | readonly PrincipalKind[];
+  /** tenant principals must also hold this role (API keys of tenant scope count as tenant_admin) */
+  tenantRole?: TenantRole;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** override of the default request body limit, in bytes */
+  bodyLimitBytes?: number;
+  /** requests per minute per caller (per IP for anonymous callers) */
+  rateLimitPerMinute?: number;
+}
+
+export function defineContract<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  c: Contract<P, Q, B>,
+): Contract<P, Q, B> {
+  return c;
+}

@@ -1,0 +1,44 @@
+import "server-only";
+import { tenantFilter, type Principal } from "@/lib/auth/principal";
+import { db } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
+import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { tenantSelect } from "./schemas";
+
+/** A tenant the caller may see; another tenant's id answers 404 so existence is not leaked. */
+export async function getTenantOrThrow(principal: Principal, id: string) {
+  const scope = tenantFilter(principal);
+  if (scope.tenantId && scope.tenantId !== id) throw notFound("Tenant");
+  const tenant = await db().tenant.findUnique({ where: { id }, select: tenantSelect });
+  if (!tenant) throw notFound("Tenant");
+  return tenant;
+}
+
+export async function listTenants(
+  principal: Principal,
+  opts: { limit: number; cursor?: string; status?: "active" | "suspended" },
+) {
+  const scope = tenantFilter(principal);
+  const rows = await db().tenant.findMany({
+    where: {
+      ...(scope.tenantId ? { id: scope.tenantId } : {}),
+      ...(opts.status ? { status: opts.status } : {}),
+      ...afterCursor(decodeCursor(opts.cursor)),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: opts.limit + 1,
+    select: tenantSelect,
+  });
+  return page(rows, opts.limit);
+}
+
+/** Tenant overview for the admin plane: every tenant with its user and key counts. */
+export async function listTenantsWithCounts() {
+  return db().tenant.findMany({
+    orderBy: { name: "asc" },
+    select: {
+      ...tenantSelect,
+      _count: { select: { users: { where: { disabledAt: null } }, apiKeys: { where: { revokedAt: null } } } },
+    },
+  });
+}

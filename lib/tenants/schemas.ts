@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { paginationQuery } from "@/lib/http/pagination";
+
+export const TENANT_STATUSES = ["active", "suspended"] as const;
+
+const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 characters");
+const gpuQuota = z.number().int("Must be a whole number").min(0).max(1_000_000);
+const billingEmail = z.email("Must be an email address").max(254).toLowerCase();
+
+export const createTenantBody = z
+  .strictObject({ name, gpu_quota: gpuQuota, billing_email: billingEmail.nullish() })
+  .meta({ id: "CreateTenant", example: { name: "Acme Research", gpu_quota: 64, billing_email: "finance@acme.test" } });
+
+export const updateTenantBody = z
+  .strictObject({
+    name: name.optional(),
+    gpu_quota: gpuQuota.optional(),
+    status: z.enum(TENANT_STATUSES).optional(),
+    billing_email: billingEmail.nullish(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
+  .meta({ id: "UpdateTenant", example: { gpu_quota: 128 } });
+
+export const listTenantsQuery = z.strictObject({ ...paginationQuery, status: z.enum(TENANT_STATUSES).optional() });
+
+export type CreateTenantInput = z.output<typeof createTenantBody>;
+export type UpdateTenantInput = z.output<typeof updateTenantBody>;
+
+export const tenantJsonSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    gpu_quota: z.number().int(),
+    status: z.enum(TENANT_STATUSES),
+    billing_email: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "Tenant" });
+
+export const tenantSelect = {
+  id: true,
+  name: true,
+  gpuQuota: true,
+  status: true,
+  billingEmail: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
+
+export interface TenantRow {
+  id: string;
+  name: string;
+  gpuQuota: number;
+  status: string;
+  billingEmail: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function tenantJson(t: TenantRow): z.infer<typeof tenantJsonSchema> {
+  return {
+    id: t.id,
+    name: t.name,
+    gpu_quota: t.gpuQuota,
+    status: t.status as (typeof TENANT_STATUSES)[number],
+    billing_email: t.billingEmail,
+    created_at: t.createdAt.toISOString(),
+    updated_at: t.updatedAt.toISOString(),
+  };
+}
