@@ -7,7 +7,10 @@ import { verifyCredentials } from "@/lib/users/verify-credentials";
 export const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
 export const authOptions: NextAuthOptions = {
-  secret: authSecret(),
+  // A getter: the secret is checked when a request needs it, not when `next build` loads this module.
+  get secret() {
+    return authSecret();
+  },
   session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_S },
   pages: { signIn: "/login", error: "/login" },
   providers: [

@@ -1,4 +1,5 @@
 import path from "node:path";
+import pg from "pg";
 import { ensureDatabase, startEmbeddedDatabase } from "./embedded-db";
 
 export const repoRoot = path.resolve(import.meta.dirname, "..", "..");
@@ -11,11 +12,27 @@ export const EMBEDDED_DB_NAME = "gpuforge";
  */
 export async function withDatabaseUrl<T>(fn: (url: string, embedded: boolean) => Promise<T>): Promise<T> {
   if (process.env.DATABASE_URL) return fn(process.env.DATABASE_URL, false);
+  // `npm start` may already be running the embedded server: share it rather than start a second.
+  const running = await runningEmbeddedServer();
+  if (running) return fn(await ensureDatabase(running, EMBEDDED_DB_NAME), true);
   const server = await startEmbeddedDatabase({ dataDir: path.join(repoRoot, ".data", "postgres"), port: EMBEDDED_PORT });
   try {
     const url = await ensureDatabase(server.serverUrl, EMBEDDED_DB_NAME);
     return await fn(url, true);
   } finally {
     await server.stop();
+  }
+}
+
+async function runningEmbeddedServer(): Promise<string | undefined> {
+  const url = `postgresql://postgres:postgres@127.0.0.1:${EMBEDDED_PORT}/postgres`;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  try {
+    await client.connect();
+    return url;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
   }
 }

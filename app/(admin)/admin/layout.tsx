@@ -1,0 +1,24 @@
+import { AppShell } from "@/components/shell/app-shell";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { userSummary } from "@/lib/platform/overview";
+
+export const dynamic = "force-dynamic";
+
+const nav = [
+  { href: "/admin", label: "Overview" },
+  { href: "/admin/tenants", label: "Tenants" },
+  { href: "/admin/clusters", label: "Clusters" },
+  { href: "/admin/api-keys", label: "API keys" },
+  { href: "/admin/audit", label: "Audit log" },
+  { href: "/docs/api", label: "API reference" },
+];
+
+export default async function AdminLayout({ children }: { children: React.ReactNode }) {
+  const p = await requireOperatorPage("/admin");
+  const user = await userSummary(p.userId);
+  return (
+    <AppShell planeLabel="Operator" root="/admin" nav={nav} context="Operator console" user={{ ...user, roleLabel: "Operator" }}>
+      {children}
+    </AppShell>
+  );
+}

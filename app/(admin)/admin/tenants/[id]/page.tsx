@@ -1,0 +1,47 @@
+import { notFound } from "next/navigation";
+import { updateTenantAction } from "@/app/_actions/tenants";
+import { createUserAction, updateUserAction } from "@/app/_actions/users";
+import { EditTenantForm, TenantStatusForm } from "@/components/forms/tenant-forms";
+import { CreateUserForm } from "@/components/forms/user-forms";
+import { UsersTable } from "@/components/shell/users-table";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardHeader, PageHeader } from "@/components/ui/card";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { isAppError } from "@/lib/errors";
+import { getTenantOrThrow } from "@/lib/tenants/queries";
+import { listUsers } from "@/lib/users/queries";
+
+export const metadata = { title: "Tenant" };
+
+export default async function TenantPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const p = await requireOperatorPage(`/admin/tenants/${id}`);
+  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  const tenant = await getTenantOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  if (!tenant) notFound();
+  const users = await listUsers(p, { limit: 500, tenant_id: id });
+  return (
+    <>
+      <PageHeader
+        title={tenant.name}
+        description={`GPU quota ${tenant.gpuQuota} · ${tenant.billingEmail ?? "no billing email"}`}
+        actions={<div className="flex items-center gap-3"><Badge tone={tenant.status === "active" ? "green" : "amber"}>{tenant.status}</Badge><TenantStatusForm action={updateTenantAction} tenant={tenant} /></div>}
+      />
+      <Card className="mb-6">
+        <CardHeader title="Settings" />
+        <EditTenantForm action={updateTenantAction} tenant={tenant} />
+      </Card>
+      <Card className="mb-6">
+        <CardHeader title="Add a user" description="Tenant admins can also add their own users from their dashboard." />
+        <CreateUserForm action={createUserAction} tenantId={tenant.id} />
+      </Card>
+      <Card>
+        <CardHeader title={`Users (${users.data.length})`} />
+        <UsersTable
+          action={updateUserAction}
+          users={users.data.map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role, disabled: u.disabledAt !== null, lastLoginAt: u.lastLoginAt?.toISOString() ?? null }))}
+        />
+      </Card>
+    </>
+  );
+}

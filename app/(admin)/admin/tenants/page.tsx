@@ -1,0 +1,50 @@
+import Link from "next/link";
+import { createTenantAction } from "@/app/_actions/tenants";
+import { CreateTenantForm } from "@/components/forms/tenant-forms";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
+import { formatDateTime } from "@/components/ui/format";
+import { Table, Td, Th } from "@/components/ui/table";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { listTenantsWithCounts } from "@/lib/tenants/queries";
+
+export const metadata = { title: "Tenants" };
+
+export default async function TenantsPage() {
+  await requireOperatorPage("/admin/tenants");
+  const tenants = await listTenantsWithCounts();
+  return (
+    <>
+      <PageHeader title="Tenants" description="Organisations that run work on the fleet, each with a GPU quota." />
+      <Card className="mb-6">
+        <CardHeader title="New tenant" />
+        <CreateTenantForm action={createTenantAction} />
+      </Card>
+      <Card>
+        <CardHeader title={`All tenants (${tenants.length})`} />
+        {tenants.length === 0 ? (
+          <EmptyState title="No tenants yet">Create the first one above; then add its admin from the tenant page.</EmptyState>
+        ) : (
+          <Table caption="Tenants">
+            <thead className="bg-slate-50">
+              <tr><Th>Name</Th><Th>Status</Th><Th className="text-right">GPU quota</Th><Th className="text-right">Users</Th><Th className="text-right">Keys</Th><Th>Billing email</Th><Th>Created</Th></tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {tenants.map((t) => (
+                <tr key={t.id} className="hover:bg-slate-50">
+                  <Td><Link className="font-medium text-indigo-700 hover:underline" href={`/admin/tenants/${t.id}`}>{t.name}</Link></Td>
+                  <Td><Badge tone={t.status === "active" ? "green" : "amber"}>{t.status}</Badge></Td>
+                  <Td className="text-right tabular-nums">{t.gpuQuota}</Td>
+                  <Td className="text-right tabular-nums">{t._count.users}</Td>
+                  <Td className="text-right tabular-nums">{t._count.apiKeys}</Td>
+                  <Td>{t.billingEmail ?? "—"}</Td>
+                  <Td>{formatDateTime(t.createdAt)}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,30 @@
+import { AuditList } from "@/components/shell/audit-list";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
+import { requireTenantPage } from "@/lib/auth/session";
+import { tenantOverview } from "@/lib/platform/overview";
+
+export const metadata = { title: "Dashboard" };
+
+export default async function TenantHome() {
+  const p = await requireTenantPage("/dashboard");
+  const o = await tenantOverview(p);
+  return (
+    <>
+      <PageHeader
+        title={o.tenant.name}
+        description="Your organisation's space on the GPU fleet."
+        actions={<Badge tone={o.tenant.status === "active" ? "green" : "amber"}>{o.tenant.status}</Badge>}
+      />
+      <div className="grid gap-4 sm:grid-cols-3">
+        <Stat label="GPU quota" value={o.tenant.gpuQuota} hint="Most GPUs your work may hold at once" />
+        <Stat label="Users" value={o.users} />
+        <Stat label="Live API keys" value={o.keys} />
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="Recent activity in your tenant" />
+        <AuditList entries={o.recent} empty="No activity yet." />
+      </Card>
+    </>
+  );
+}

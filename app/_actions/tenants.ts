@@ -1,0 +1,44 @@
+"use server";
+import { z } from "zod";
+import { formInt, formText, serverAction } from "@/lib/auth/action";
+import { createTenant } from "@/lib/tenants/create-tenant";
+import { createTenantBody, updateTenantBody } from "@/lib/tenants/schemas";
+import { updateTenant } from "@/lib/tenants/update-tenant";
+
+const isOperator = (p: { kind: string }) => p.kind === "operator";
+
+export const createTenantAction = serverAction(
+  {
+    schema: createTenantBody,
+    fromForm: (f) => ({ name: formText(f, "name") ?? "", gpu_quota: formInt(f, "gpu_quota"), billing_email: formText(f, "billing_email") ?? null }),
+    allow: isOperator,
+    revalidate: ["/admin/tenants", "/admin"],
+  },
+  async (actor, input) => {
+    const tenant = await createTenant(actor, input);
+    return { message: `Tenant “${tenant.name}” created.`, data: { id: tenant.id } };
+  },
+);
+
+const updateTenantForm = z.object({ id: z.uuid(), changes: updateTenantBody });
+
+export const updateTenantAction = serverAction(
+  {
+    schema: updateTenantForm,
+    fromForm: (f) => {
+      const changes: Record<string, unknown> = {};
+      if (f.has("name")) changes.name = formText(f, "name") ?? "";
+      if (f.has("gpu_quota")) changes.gpu_quota = formInt(f, "gpu_quota");
+      if (f.has("billing_email")) changes.billing_email = formText(f, "billing_email") ?? null;
+      if (f.has("status")) changes.status = formText(f, "status");
+      return { id: formText(f, "id"), changes };
+    },
+    allow: isOperator,
+    revalidate: ["/admin/tenants", "/admin"],
+  },
+  async (actor, { id, changes }) => {
+    const tenant = await updateTenant(actor, id, changes);
+    const verb = changes.status === "suspended" ? "suspended" : changes.status === "active" ? "reactivated" : "saved";
+    return { message: `Tenant “${tenant.name}” ${verb}.` };
+  },
+);

@@ -1,0 +1,48 @@
+"use server";
+import { z } from "zod";
+import { formText, serverAction } from "@/lib/auth/action";
+import type { Principal } from "@/lib/auth/principal";
+import { createUser } from "@/lib/users/create-user";
+import { createUserBody, updateUserBody } from "@/lib/users/schemas";
+import { updateUser } from "@/lib/users/update-user";
+
+const canManageUsers = (p: Principal) => p.kind === "operator" || (p.kind === "tenant" && p.role === "tenant_admin");
+const pages = ["/dashboard/users", "/admin/tenants", "/admin/users"];
+
+export const createUserAction = serverAction(
+  {
+    schema: createUserBody,
+    fromForm: (f) => ({
+      email: formText(f, "email") ?? "",
+      name: formText(f, "name") ?? "",
+      password: formText(f, "password") ?? "",
+      role: formText(f, "role"),
+      tenant_id: formText(f, "tenant_id"),
+    }),
+    allow: canManageUsers,
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    const user = await createUser(actor, input);
+    return { message: `${user.name} can now sign in as ${user.email}.` };
+  },
+);
+
+export const updateUserAction = serverAction(
+  {
+    schema: z.object({ id: z.uuid(), changes: updateUserBody }),
+    fromForm: (f) => {
+      const changes: Record<string, unknown> = {};
+      if (f.has("role")) changes.role = formText(f, "role");
+      if (f.has("disabled")) changes.disabled = formText(f, "disabled") === "true";
+      if (f.has("name")) changes.name = formText(f, "name") ?? "";
+      return { id: formText(f, "id"), changes };
+    },
+    allow: canManageUsers,
+    revalidate: pages,
+  },
+  async (actor, { id, changes }) => {
+    const user = await updateUser(actor, id, changes);
+    return { message: `${user.name} ${changes.disabled === true ? "disabled" : changes.disabled === false ? "enabled" : "updated"}.` };
+  },
+);

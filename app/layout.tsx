@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import localFont from "next/font/local";
+import "./globals.css";
+
+// Self-hosted Inter: next/font/google would download at build time, which offline machines can't.
+const inter = localFont({
+  src: "../node_modules/@fontsource-variable/inter/files/inter-latin-wght-normal.woff2",
+  variable: "--font-inter",
+  display: "swap",
+});
+
+export const metadata: Metadata = {
+  title: { default: "GPUForge — the control plane for GPU clouds", template: "%s · GPUForge" },
+  description:
+    "Turn racks of GPU servers into a shared, billed, self-healing service: fleet registry, fair scheduling with quotas, per-second billing and automatic remediation.",
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en" className={inter.variable}>
+      <body className="min-h-screen font-sans">{children}</body>
+    </html>
+  );
+}

@@ -1,0 +1,107 @@
+"use client";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Field, FormMessage, SubmitButton } from "./form-parts";
+import { useActionForm, type FormAction } from "./use-action-form";
+
+interface Option {
+  id: string;
+  name: string;
+}
+
+export function CreateApiKeyForm({
+  action,
+  scopes,
+  tenants = [],
+  clusters = [],
+}: {
+  action: FormAction<{ key: string; prefix: string }>;
+  scopes: Array<"operator" | "tenant" | "agent">;
+  tenants?: Option[];
+  clusters?: Option[];
+}) {
+  const { state, dispatch, formRef } = useActionForm(action);
+  const [scope, setScope] = useState(scopes[0]);
+  const [copied, setCopied] = useState(false);
+  const e = state.fieldErrors ?? {};
+  const created = state.ok ? state.data : undefined;
+  return (
+    <div>
+      <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start" aria-label="Create API key">
+        <Field label="Name" name="name" error={e.name} hint="Where the key is used">
+          {(p) => <input {...p} required maxLength={100} placeholder="ci-pipeline" />}
+        </Field>
+        {scopes.length > 1 ? (
+          <Field label="Scope" name="scope" error={e.scope}>
+            {(p) => (
+              <select {...p} value={scope} onChange={(ev) => setScope(ev.target.value as typeof scope)}>
+                {scopes.map((s) => (
+                  <option key={s} value={s}>
+                    {s === "operator" ? "Operator — everything" : s === "tenant" ? "Tenant — one tenant's work" : "Agent — one cluster's nodes"}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        ) : (
+          <input type="hidden" name="scope" value={scopes[0]} />
+        )}
+        {scope === "tenant" && tenants.length > 0 ? (
+          <Field label="Tenant" name="tenant_id" error={e.tenant_id}>
+            {(p) => (
+              <select {...p} required>
+                {tenants.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+              </select>
+            )}
+          </Field>
+        ) : null}
+        {scope === "agent" ? (
+          <Field label="Cluster" name="cluster_id" error={e.cluster_id} hint={clusters.length ? undefined : "Register a cluster first"}>
+            {(p) => (
+              <select {...p} required>
+                {clusters.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+              </select>
+            )}
+          </Field>
+        ) : null}
+        <div className="lg:pt-6"><SubmitButton>Create key</SubmitButton></div>
+        {!created ? <div className="sm:col-span-2 lg:col-span-4"><FormMessage state={state} /></div> : null}
+      </form>
+      {created ? (
+        <div role="status" className="mx-5 mb-5 rounded-lg border border-amber-200 bg-amber-50 p-4">
+          <p className="text-sm font-medium text-amber-900">{state.message}</p>
+          <div className="mt-3 flex flex-wrap items-center gap-2">
+            <code data-testid="new-api-key" className="select-all break-all rounded bg-white px-3 py-2 font-mono text-sm text-slate-900 ring-1 ring-amber-200">
+              {created.key}
+            </code>
+            <Button
+              type="button"
+              variant="secondary"
+              size="sm"
+              onClick={() => navigator.clipboard?.writeText(created.key).then(() => setCopied(true))}
+            >
+              {copied ? "Copied" : "Copy"}
+            </Button>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function RevokeKeyButton({ action, id, prefix }: { action: FormAction; id: string; prefix: string }) {
+  const { state, dispatch } = useActionForm(action, false);
+  return (
+    <form
+      action={dispatch}
+      onSubmit={(ev) => {
+        if (!confirm(`Revoke ${prefix}…? Anything using it stops working immediately.`)) ev.preventDefault();
+      }}
+      className="inline-flex items-center gap-2"
+    >
+      <input type="hidden" name="id" value={id} />
+      <SubmitButton variant="danger" size="sm">Revoke</SubmitButton>
+      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+    </form>
+  );
+}

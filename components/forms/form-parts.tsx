@@ -1,0 +1,73 @@
+"use client";
+import { useFormStatus } from "react-dom";
+import { Button } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+
+export interface FormState {
+  ok?: boolean;
+  message?: string;
+  fieldErrors?: Record<string, string>;
+  at?: number;
+}
+
+export const inputClass =
+  "block w-full rounded-md border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600 aria-[invalid=true]:ring-red-400";
+
+export function Field({
+  label,
+  name,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  name: string;
+  error?: string;
+  hint?: string;
+  children: (props: { id: string; name: string; "aria-invalid": boolean; "aria-describedby"?: string; className: string }) => React.ReactNode;
+}) {
+  const id = `f-${name}`;
+  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
+  return (
+    <div>
+      <label htmlFor={id} className="mb-1 block text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      {children({ id, name, "aria-invalid": Boolean(error), "aria-describedby": describedBy, className: inputClass })}
+      {error ? (
+        <p id={`${id}-error`} className="mt-1 text-xs text-red-600">
+          {error}
+        </p>
+      ) : hint ? (
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function SubmitButton({ children, variant = "primary", size }: { children: React.ReactNode; variant?: "primary" | "secondary" | "danger"; size?: "sm" | "md" }) {
+  const { pending } = useFormStatus();
+  return (
+    <Button type="submit" variant={variant} size={size} disabled={pending} aria-busy={pending}>
+      {pending ? "Working…" : children}
+    </Button>
+  );
+}
+
+export function FormMessage({ state }: { state: FormState }) {
+  if (!state.message) return null;
+  return (
+    <p
+      role="status"
+      data-testid="form-message"
+      className={cn(
+        "rounded-md px-3 py-2 text-sm",
+        state.ok ? "bg-emerald-50 text-emerald-800" : "bg-red-50 text-red-700",
+      )}
+    >
+      {state.message}
+    </p>
+  );
+}

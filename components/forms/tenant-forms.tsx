@@ -1,0 +1,69 @@
+"use client";
+import { Field, FormMessage, SubmitButton } from "./form-parts";
+import { useActionForm, type FormAction } from "./use-action-form";
+
+export function CreateTenantForm({ action }: { action: FormAction }) {
+  const { state, dispatch, formRef } = useActionForm(action);
+  const e = state.fieldErrors ?? {};
+  return (
+    <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start" aria-label="Create tenant">
+      <Field label="Name" name="name" error={e.name}>{(p) => <input {...p} required maxLength={100} placeholder="Acme Research" />}</Field>
+      <Field label="GPU quota" name="gpu_quota" error={e.gpu_quota} hint="Most GPUs it may hold at once">
+        {(p) => <input {...p} type="number" min={0} required inputMode="numeric" placeholder="64" />}
+      </Field>
+      <Field label="Billing email" name="billing_email" error={e.billing_email}>
+        {(p) => <input {...p} type="email" placeholder="finance@acme.example" />}
+      </Field>
+      <div className="flex flex-col gap-2 lg:pt-6">
+        <SubmitButton>Create tenant</SubmitButton>
+      </div>
+      <div className="sm:col-span-2 lg:col-span-4"><FormMessage state={state} /></div>
+    </form>
+  );
+}
+
+export function EditTenantForm({
+  action,
+  tenant,
+}: {
+  action: FormAction;
+  tenant: { id: string; name: string; gpuQuota: number; billingEmail: string | null };
+}) {
+  const { state, dispatch } = useActionForm(action, false);
+  const e = state.fieldErrors ?? {};
+  return (
+    <form action={dispatch} className="grid gap-4 p-5 sm:grid-cols-3" aria-label="Edit tenant">
+      <input type="hidden" name="id" value={tenant.id} />
+      <Field label="Name" name="name" error={e["changes.name"]}>{(p) => <input {...p} defaultValue={tenant.name} required />}</Field>
+      <Field label="GPU quota" name="gpu_quota" error={e["changes.gpu_quota"]}>
+        {(p) => <input {...p} type="number" min={0} defaultValue={tenant.gpuQuota} required />}
+      </Field>
+      <Field label="Billing email" name="billing_email" error={e["changes.billing_email"]}>
+        {(p) => <input {...p} type="email" defaultValue={tenant.billingEmail ?? ""} />}
+      </Field>
+      <div className="flex items-center gap-3 sm:col-span-3">
+        <SubmitButton>Save changes</SubmitButton>
+        <FormMessage state={state} />
+      </div>
+    </form>
+  );
+}
+
+export function TenantStatusForm({ action, tenant }: { action: FormAction; tenant: { id: string; name: string; status: string } }) {
+  const { state, dispatch } = useActionForm(action, false);
+  const suspend = tenant.status === "active";
+  return (
+    <form
+      action={dispatch}
+      onSubmit={(ev) => {
+        if (suspend && !confirm(`Suspend ${tenant.name}? Its users and API keys stop working immediately.`)) ev.preventDefault();
+      }}
+      className="flex flex-wrap items-center gap-3"
+    >
+      <input type="hidden" name="id" value={tenant.id} />
+      <input type="hidden" name="status" value={suspend ? "suspended" : "active"} />
+      <SubmitButton variant={suspend ? "danger" : "secondary"}>{suspend ? "Suspend tenant" : "Reactivate tenant"}</SubmitButton>
+      <FormMessage state={state} />
+    </form>
+  );
+}

@@ -1,0 +1,46 @@
+import "server-only";
+import type { OperatorPrincipal, TenantPrincipal } from "@/lib/auth/principal";
+import { db } from "@/lib/db/client";
+
+/** Figures for the operator's home page, in one round trip per table. */
+export async function operatorOverview(_p: OperatorPrincipal) {
+  const [tenants, users, clusters, keys, recent] = await Promise.all([
+    db().tenant.groupBy({ by: ["status"], _count: { _all: true }, _sum: { gpuQuota: true } }),
+    db().user.count({ where: { disabledAt: null } }),
+    db().cluster.count(),
+    db().apiKey.groupBy({ by: ["scope"], where: { revokedAt: null }, _count: { _all: true } }),
+    db().auditLog.findMany({ orderBy: { id: "desc" }, take: 8 }),
+  ]);
+  const active = tenants.find((t) => t.status === "active");
+  const suspended = tenants.find((t) => t.status === "suspended");
+  return {
+    tenantsActive: active?._count._all ?? 0,
+    tenantsSuspended: suspended?._count._all ?? 0,
+    quotaGranted: active?._sum.gpuQuota ?? 0,
+    users,
+    clusters,
+    keysByScope: Object.fromEntries(keys.map((k) => [k.scope, k._count._all])) as Record<string, number>,
+    recent,
+  };
+}
+
+export async function tenantOverview(p: TenantPrincipal) {
+  const [tenant, users, keys, recent] = await Promise.all([
+    db().tenant.findUniqueOrThrow({ where: { id: p.tenantId } }),
+    db().user.count({ where: { tenantId: p.tenantId, disabledAt: null } }),
+    db().apiKey.count({ where: { tenantId: p.tenantId, revokedAt: null } }),
+    db().auditLog.findMany({ where: { tenantId: p.tenantId }, orderBy: { id: "desc" }, take: 8 }),
+  ]);
+  return { tenant, users, keys, recent };
+}
+
+export async function tenantName(tenantId: string): Promise<string> {
+  const t = await db().tenant.findUnique({ where: { id: tenantId }, select: { name: true } });
+  return t?.name ?? "Unknown tenant";
+}
+
+export async function userSummary(userId: string | undefined) {
+  if (!userId) return { name: "API", email: "" };
+  const u = await db().user.findUnique({ where: { id: userId }, select: { name: true, email: true } });
+  return u ?? { name: "Unknown", email: "" };
+}

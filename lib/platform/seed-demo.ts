@@ -1,0 +1,48 @@
+import "server-only";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { systemActor } from "@/lib/auth/principal";
+import { db } from "@/lib/db/client";
+import { createCluster } from "@/lib/fleet/create-cluster";
+import { createTenant } from "@/lib/tenants/create-tenant";
+import { createUser } from "@/lib/users/create-user";
+import { DEMO_ACCOUNTS } from "./demo-accounts";
+
+const DEMO_TENANTS = [
+  { name: "Acme AI", gpu_quota: 64, billing_email: "finance@acme.test" },
+  { name: "Helix Bio", gpu_quota: 32, billing_email: "ap@helix.test" },
+  { name: "Orbital Labs", gpu_quota: 16, billing_email: null },
+];
+
+const DEMO_CLUSTERS = [
+  { name: "us-east-h100", region: "us-east-1", provider: "on-prem" },
+  { name: "eu-west-a100", region: "eu-west-1", provider: "colo" },
+];
+
+/**
+ * Seeds the demo: tenants, the accounts shown on the sign-in page, and clusters. Goes through
+ * the same services as the API, so the invariants and the audit trail are those of real use.
+ * Idempotent: does nothing when the demo operator already exists.
+ */
+export async function seedDemo(): Promise<{ seeded: boolean; agentKeys: Record<string, string> }> {
+  const operator = DEMO_ACCOUNTS.find((a) => a.role === "operator")!;
+  if (await db().user.findUnique({ where: { email: operator.email }, select: { id: true } })) {
+    return { seeded: false, agentKeys: {} };
+  }
+  const tenantIds = new Map<string, string>();
+  for (const t of DEMO_TENANTS) tenantIds.set(t.name, (await createTenant(systemActor, t)).id);
+  for (const a of DEMO_ACCOUNTS) {
+    await createUser(systemActor, {
+      email: a.email,
+      name: a.label.replace(/ \(.*\)$/, ""),
+      password: a.password,
+      role: a.role,
+      tenant_id: a.tenant ? tenantIds.get(a.tenant) : undefined,
+    });
+  }
+  const agentKeys: Record<string, string> = {};
+  for (const c of DEMO_CLUSTERS) {
+    const cluster = await createCluster(systemActor, c);
+    agentKeys[cluster.id] = (await createApiKey(systemActor, { name: `${c.name} agents`, scope: "agent", cluster_id: cluster.id })).key;
+  }
+  return { seeded: true, agentKeys };
+}

@@ -1,0 +1,73 @@
+// `npm start`: runs the product. Without DATABASE_URL it starts an embedded PostgreSQL under
+// .data/, migrates it, seeds the demo and serves the app in demo mode on http://localhost:3000.
+// With DATABASE_URL it migrates that database and seeds only with --seed (or SEED=1).
+// Ctrl-C stops the app and then the embedded database cleanly; the data stays for next time.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { EMBEDDED_DB_NAME, EMBEDDED_PORT, repoRoot } from "./lib/database-url";
+import { ensureDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./lib/embedded-db";
+import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "./lib/next-server";
+import { runMigrations } from "./lib/run-migrations";
+import { migrateAndSeed } from "./seed";
+
+const dev = process.argv.includes("--dev");
+const port = Number(process.env.PORT ?? 3000);
+const env: NodeJS.ProcessEnv = { ...process.env };
+let database: EmbeddedDatabase | undefined;
+let app: ReturnType<typeof startNext> | undefined;
+let stopping = false;
+
+async function shutdown(code: number) {
+  if (stopping) return;
+  stopping = true;
+  console.log("\n[gpuforge] stopping…");
+  await app?.stop();
+  await database?.stop();
+  console.log("[gpuforge] stopped");
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+
+/** A random secret kept under .data/, so demo sessions survive restarts and no default secret is used. */
+function localAuthSecret(): string {
+  const file = path.join(repoRoot, ".data", "auth-secret");
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
+async function main() {
+  const seed = process.argv.includes("--seed") || process.env.SEED === "1";
+  if (env.DATABASE_URL) {
+    const report = await runMigrations(env.DATABASE_URL);
+    console.log(`[db] ${report.applied.length} migration(s) applied`);
+    if (seed) await migrateAndSeed(env.DATABASE_URL);
+  } else {
+    console.log("[db] no DATABASE_URL: starting the embedded PostgreSQL under .data/");
+    database = await startEmbeddedDatabase({ dataDir: path.join(repoRoot, ".data", "postgres"), port: EMBEDDED_PORT });
+    env.DATABASE_URL = await ensureDatabase(database.serverUrl, EMBEDDED_DB_NAME);
+    await migrateAndSeed(env.DATABASE_URL);
+    env.DEMO_MODE ??= "1";
+    env.NEXTAUTH_SECRET ??= localAuthSecret();
+  }
+  env.NEXTAUTH_URL ??= `http://localhost:${port}`;
+  Object.assign(env, { NODE_ENV: dev ? "development" : "production" });
+
+  if (!dev && !buildIsFresh()) {
+    console.log("[app] building the production bundle (first start, or sources changed)…");
+    nextBuild(env);
+  }
+  app = startNext({ port, dev, env });
+  app.child.once("exit", (code) => void shutdown(code ?? 1));
+  await waitForHealthy(`http://127.0.0.1:${port}`, dev ? 180_000 : 90_000);
+  console.log(`\n[gpuforge] ready on http://localhost:${port}${env.DEMO_MODE === "1" ? "  (demo accounts are listed on /login)" : ""}\n`);
+}
+
+main().catch(async (e: unknown) => {
+  console.error(`[gpuforge] ${e instanceof Error ? e.message : String(e)}`);
+  await shutdown(1);
+});
