@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { authenticateApiKey } from "@/lib/api-keys/authenticate-api-key";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { hashApiKey } from "@/lib/api-keys/key-format";
+import { listApiKeys } from "@/lib/api-keys/queries";
+import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
+import { systemActor } from "@/lib/auth/principal";
+import { db } from "@/lib/db/client";
+import { updateTenant } from "@/lib/tenants/update-tenant";
+import { actorFor, makeCluster, makeKey, makeTenant, tenantAdminPrincipal, tenantMemberPrincipal, unique } from "../support/fixtures";
+
+const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+
+describe("API keys", () => {
+  it("stores only the SHA-256 and a 12-character prefix; the key resolves to its principal", async () => {
+    const t = await makeTenant();
+    const { apiKey, key } = await makeKey({ scope: "tenant", tenant_id: t.id });
+    const row = await db().apiKey.findUniqueOrThrow({ where: { id: apiKey.id } });
+    expect(row.keyHash).toBe(hashApiKey(key));
+    expect(row.prefix).toBe(key.slice(0, 12));
+    expect(JSON.stringify(row)).not.toContain(key);
+    expect(await authenticateApiKey(key)).toMatchObject({ kind: "tenant", tenantId: t.id, keyId: apiKey.id });
+  });
+
+  it("binds agent keys to their cluster and operator keys to nothing", async () => {
+    const c = await makeCluster();
+    const agent = await makeKey({ scope: "agent", cluster_id: c.id });
+    expect(await authenticateApiKey(agent.key)).toMatchObject({ kind: "agent", clusterId: c.id });
+    const op = await makeKey({ scope: "operator" });
+    expect(await authenticateApiKey(op.key)).toMatchObject({ kind: "operator" });
+  });
+
+  it("stops working on the very next request after revocation", async () => {
+    const t = await makeTenant();
+    const { apiKey, key } = await makeKey({ scope: "tenant", tenant_id: t.id });
+    await authenticateApiKey(key);
+    await revokeApiKey(actorFor(tenantAdminPrincipal(t.id)), apiKey.id);
+    expect(await codeOf(authenticateApiKey(key))).toBe("unauthorized");
+    // revoking again is harmless and records nothing new
+    await revokeApiKey(systemActor, apiKey.id);
+    expect(await db().auditLog.count({ where: { targetId: apiKey.id, action: "api_key.revoked" } })).toBe(1);
+  });
+
+  it("refuses keys of a suspended tenant", async () => {
+    const t = await makeTenant();
+    const { key } = await makeKey({ scope: "tenant", tenant_id: t.id });
+    await updateTenant(systemActor, t.id, { status: "suspended" });
+    expect(await codeOf(authenticateApiKey(key))).toBe("forbidden");
+  });
+
+  it("records the last use, at most once a minute", async () => {
+    const { apiKey, key } = await makeKey({ scope: "operator" });
+    expect((await db().apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).lastUsedAt).toBeNull();
+    await authenticateApiKey(key);
+    const first = (await db().apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).lastUsedAt;
+    expect(first).toBeInstanceOf(Date);
+    await authenticateApiKey(key);
+    expect((await db().apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).lastUsedAt).toEqual(first);
+  });
+
+  it("tenant admins create tenant keys for their own tenant only; members create none", async () => {
+    const a = await makeTenant();
+    const b = await makeTenant();
+    const c = await makeCluster();
+    const asA = actorFor(tenantAdminPrincipal(a.id));
+    const own = await createApiKey(asA, { name: "ci", scope: "tenant" });
+    expect(own.apiKey.tenantId).toBe(a.id);
+    expect(await codeOf(createApiKey(asA, { name: "x", scope: "tenant", tenant_id: b.id }))).toBe("forbidden");
+    expect(await codeOf(createApiKey(asA, { name: "x", scope: "agent", cluster_id: c.id }))).toBe("forbidden");
+    expect(await codeOf(createApiKey(asA, { name: "x", scope: "operator" }))).toBe("forbidden");
+    expect(await codeOf(createApiKey(actorFor(tenantMemberPrincipal(a.id)), { name: "x", scope: "tenant" }))).toBe("forbidden");
+  });
+
+  it("validates the binding: tenant keys need a real tenant, agent keys a real cluster", async () => {
+    const err1 = await createApiKey(systemActor, { name: "x", scope: "tenant" }).catch((e) => e);
+    expect(err1.details).toEqual([{ path: "tenant_id", message: "Required for tenant keys" }]);
+    const err2 = await createApiKey(systemActor, { name: "x", scope: "agent", cluster_id: "00000000-0000-4000-8000-000000000000" }).catch((e) => e);
+    expect(err2.details[0].path).toBe("cluster_id");
+    const err3 = await createApiKey(systemActor, { name: "x", scope: "operator", tenant_id: (await makeTenant()).id }).catch((e) => e);
+    expect(err3.code).toBe("validation_failed");
+  });
+
+  it("lists a tenant's keys only to that tenant, and revoking another tenant's key is not found", async () => {
+    const a = await makeTenant();
+    const b = await makeTenant();
+    const ka = await makeKey({ scope: "tenant", tenant_id: a.id });
+    const kb = await makeKey({ scope: "tenant", tenant_id: b.id });
+    const listed = await listApiKeys(tenantAdminPrincipal(a.id), { limit: 100 });
+    expect(listed.data.map((k) => k.id)).toEqual([ka.apiKey.id]);
+    expect(await codeOf(revokeApiKey(actorFor(tenantAdminPrincipal(a.id)), kb.apiKey.id))).toBe("not_found");
+    expect(await codeOf(authenticateApiKey(kb.key))).toBe("ok");
+  });
+
+  it("the database refuses a key whose binding contradicts its scope", async () => {
+    const t = await makeTenant();
+    await expect(
+      db().$executeRaw`INSERT INTO api_keys (name, prefix, key_hash, scope, tenant_id) VALUES ('bad', 'gf_123456789', ${hashApiKey(unique("k"))}, 'agent', ${t.id}::uuid)`,
+    ).rejects.toThrow(/api_keys_scope_binding_check/);
+  });
+});

@@ -1,0 +1,95 @@
+import pg from "pg";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
+import { InProcessDriver, type RunRecord } from "@/lib/background/driver";
+import { emitEvent } from "@/lib/background/emit";
+import type { BackgroundJob } from "@/lib/background/types";
+import { db } from "@/lib/db/client";
+import { makeTenant } from "../support/fixtures";
+
+const pools: pg.Pool[] = [];
+const newPool = () => {
+  const p = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
+  pools.push(p);
+  return p;
+};
+afterAll(async () => Promise.all(pools.map((p) => p.end())));
+
+describe("in-process background driver", () => {
+  it("runs a job on only one app instance at a time (advisory lock)", async () => {
+    let concurrent = 0;
+    let maxConcurrent = 0;
+    let runs = 0;
+    const job: BackgroundJob = {
+      id: `lock-test-${Date.now()}`,
+      description: "test",
+      async run() {
+        concurrent++;
+        runs++;
+        maxConcurrent = Math.max(maxConcurrent, concurrent);
+        await new Promise((r) => setTimeout(r, 200));
+        concurrent--;
+        return {};
+      },
+    };
+    // Two "instances": separate drivers over separate connection pools.
+    const a = new InProcessDriver([job], newPool());
+    const b = new InProcessDriver([job], newPool());
+    const records = await Promise.all([a.runJob(job, "manual"), b.runJob(job, "manual"), a.runJob(job, "manual"), b.runJob(job, "manual")]);
+    expect(maxConcurrent).toBe(1);
+    expect(records.filter((r) => r.ran)).toHaveLength(runs);
+    expect(records.some((r) => !r.ran)).toBe(true);
+  });
+
+  it("runs event-triggered jobs once per burst of events (debounce) when no Inngest server is configured", async () => {
+    const seen: RunRecord[] = [];
+    let payload: unknown;
+    const job: BackgroundJob = {
+      id: `event-test-${Date.now()}`,
+      description: "test",
+      events: ["platform/tenant.suspended"],
+      debounceMs: 100,
+      async run({ event }) {
+        payload = event?.data;
+        return { ok: true };
+      },
+    };
+    const driver = new InProcessDriver([job], newPool(), (r) => seen.push(r));
+    driver.start();
+    for (let i = 0; i < 5; i++) await emitEvent("platform/tenant.suspended", { tenant_id: `t${i}` });
+    await new Promise((r) => setTimeout(r, 600));
+    await driver.stop();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ ran: true, trigger: "event", result: { ok: true } });
+    expect(payload).toEqual({ tenant_id: "t0" });
+  });
+
+  it("reports a failing job instead of crashing the driver", async () => {
+    const job: BackgroundJob = { id: `fail-test-${Date.now()}`, description: "t", run: async () => Promise.reject(new Error("boom")) };
+    const rec = await new InProcessDriver([job], newPool()).runJob(job, "manual");
+    expect(rec).toMatchObject({ ran: true, error: "boom" });
+  });
+
+  it("rejects an event whose payload does not match its schema", async () => {
+    await expect(emitEvent("platform/tenant.suspended", { tenant_id: 42 } as never)).rejects.toThrow();
+  });
+});
+
+describe("audit log", () => {
+  it("is append-only: an entry cannot be rewritten", async () => {
+    const t = await makeTenant();
+    await expect(db().$executeRaw`UPDATE audit_log SET action = 'forged' WHERE target_id = ${t.id}`).rejects.toThrow(/append-only/);
+  });
+
+  it("prunes only entries older than the retention period", async () => {
+    const t = await makeTenant();
+    await db().$executeRaw`INSERT INTO audit_log (actor_kind, action, target_type, target_id, created_at)
+      VALUES ('system', 'old.entry', 'test', ${t.id}, now() - interval '40 days'), ('system', 'new.entry', 'test', ${t.id}, now())`;
+    expect((await pruneAuditLog(0)).deleted).toBe(0);
+    const { deleted } = await pruneAuditLog(30, 1);
+    expect(deleted).toBeGreaterThanOrEqual(1);
+    const left = (await db().auditLog.findMany({ where: { targetId: t.id } })).map((e) => e.action);
+    expect(left).toContain("new.entry");
+    expect(left).not.toContain("old.entry");
+  });
+});

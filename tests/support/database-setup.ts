@@ -1,0 +1,10 @@
+import { afterAll, inject } from "vitest";
+
+// Services read DATABASE_URL through lib/env on first use: point them at this project's database.
+process.env.DATABASE_URL = inject("databaseUrl");
+Object.assign(process.env, { NODE_ENV: "test" });
+
+afterAll(async () => {
+  const { disconnectDb } = await import("@/lib/db/client");
+  await disconnectDb();
+});

@@ -1,0 +1,41 @@
+import { randomUUID } from "node:crypto";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { systemActor, type Actor, type Principal } from "@/lib/auth/principal";
+import { createCluster } from "@/lib/fleet/create-cluster";
+import { createTenant } from "@/lib/tenants/create-tenant";
+import { createUser } from "@/lib/users/create-user";
+
+// Each test builds its own world with unique names, so test files can run in parallel
+// against the same database without seeing each other.
+
+export const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+export function actorFor(principal: Principal): Actor {
+  return { principal, requestId: randomUUID() };
+}
+
+export async function makeTenant(gpuQuota = 16) {
+  return createTenant(systemActor, { name: unique("tenant"), gpu_quota: gpuQuota, billing_email: null });
+}
+
+export async function makeCluster() {
+  return createCluster(systemActor, { name: unique("cluster"), region: "test-1", provider: "test" });
+}
+
+export async function makeUser(role: "operator" | "tenant_admin" | "tenant_member", tenantId?: string, password = "a-long-test-password") {
+  const email = `${unique(role)}@example.test`;
+  const user = await createUser(systemActor, { email, name: role, password, role, tenant_id: tenantId });
+  return { ...user, password };
+}
+
+export function tenantAdminPrincipal(tenantId: string, userId?: string): Principal {
+  return { kind: "tenant", tenantId, role: "tenant_admin", userId, label: "test admin" };
+}
+
+export function tenantMemberPrincipal(tenantId: string, userId?: string): Principal {
+  return { kind: "tenant", tenantId, role: "tenant_member", userId, label: "test member" };
+}
+
+export async function makeKey(input: { scope: "operator" | "tenant" | "agent"; tenant_id?: string; cluster_id?: string }) {
+  return createApiKey(systemActor, { name: unique("key"), ...input });
+}

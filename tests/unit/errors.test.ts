@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AppError, HTTP_STATUS, conflict, notFound, validationFailed } from "@/lib/errors";
+import { errorResponse, zodIssuesToDetails } from "@/lib/http/error-response";
+
+describe("error vocabulary", () => {
+  it("maps every code to the status API.md names", () => {
+    expect(HTTP_STATUS).toMatchObject({
+      validation_failed: 400,
+      unauthorized: 401,
+      forbidden: 403,
+      not_found: 404,
+      conflict: 409,
+      invalid_transition: 409,
+      payload_too_large: 413,
+      unsatisfiable: 422,
+      nothing_to_invoice: 422,
+      rate_limited: 429,
+    });
+  });
+
+  it("renders the JSON error shape with details and a request id", async () => {
+    const res = errorResponse(validationFailed([{ path: "gpu_quota", message: "bad" }]), "req-1");
+    expect(res.status).toBe(400);
+    expect(res.headers.get("x-request-id")).toBe("req-1");
+    expect(await res.json()).toEqual({
+      error: { code: "validation_failed", message: "Request validation failed", details: [{ path: "gpu_quota", message: "bad" }], request_id: "req-1" },
+    });
+    expect((await errorResponse(notFound("Tenant")).json()).error.message).toBe("Tenant not found");
+    expect(errorResponse(conflict("dup")).status).toBe(409);
+  });
+
+  it("never leaks a stack trace or message of an unexpected error", async () => {
+    const res = errorResponse(new Error("password=hunter2 at db.ts:42"), "req-2");
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain("hunter2");
+    expect(text).not.toContain("db.ts");
+    expect(JSON.parse(text).error.code).toBe("internal_error");
+  });
+
+  it("names nested field paths from zod issues", () => {
+    const schema = z.strictObject({ gpus: z.array(z.object({ uuid: z.string() })), n: z.number() });
+    const r = schema.safeParse({ gpus: [{ uuid: "a" }, { uuid: 3 }], n: "x", extra: true });
+    expect(r.success).toBe(false);
+    const paths = zodIssuesToDetails(r.error!.issues).map((d) => d.path);
+    expect(paths).toContain("gpus[1].uuid");
+    expect(paths).toContain("n");
+    expect(zodIssuesToDetails(r.error!.issues).find((d) => d.message.includes("extra"))?.path).toBe("body");
+  });
+
+  it("keeps AppError distinguishable from other errors", () => {
+    expect(new AppError("conflict", "x")).toBeInstanceOf(Error);
+  });
+});
