@@ -5,6 +5,8 @@ const config: NextConfig = {
   poweredByHeader: false,
   allowedDevOrigins: ["127.0.0.1"],
   typedRoutes: false,
+  // forbidden() from next/navigation: a tenant user in the operator plane gets a real 403 page
+  experimental: { authInterrupts: true },
   async headers() {
     return [
       {

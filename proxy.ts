@@ -2,8 +2,9 @@ import { getToken } from "next-auth/jwt";
 import { NextResponse, type NextRequest } from "next/server";
 import { authSecret } from "@/lib/env";
 
-// Routes each plane to the right people before any page renders. Pages check again against the
-// database (a disabled user keeps a valid token until it expires; the layouts catch that).
+// Sends anonymous visitors of either plane to sign-in (and back afterwards) and operators to their
+// own plane. Who may see a page is decided by the layouts against the database: a tenant user in
+// the operator plane gets a real 403 there, and a disabled user loses access at once.
 
 export async function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
@@ -17,9 +18,6 @@ export async function proxy(request: NextRequest) {
     return NextResponse.redirect(login);
   }
   const role = token.role as string | undefined;
-  if (pathname.startsWith("/admin") && role !== "operator") {
-    return NextResponse.rewrite(new URL("/forbidden", request.url), { status: 403 });
-  }
   if (pathname.startsWith("/dashboard") && role === "operator") {
     return NextResponse.redirect(new URL("/admin", request.url));
   }

@@ -29,7 +29,7 @@ export function CreateApiKeyForm({
     <div>
       <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start" aria-label="Create API key">
         <Field label="Name" name="name" error={e.name} hint="Where the key is used">
-          {(p) => <input {...p} required maxLength={100} placeholder="ci-pipeline" />}
+          {(p) => <input {...p} key={`n${state.at}`} defaultValue={state.ok ? undefined : state.values?.name} required maxLength={100} placeholder="ci-pipeline" />}
         </Field>
         {scopes.length > 1 ? (
           <Field label="Scope" name="scope" error={e.scope}>

@@ -7,6 +7,7 @@ export interface FormState {
   ok?: boolean;
   message?: string;
   fieldErrors?: Record<string, string>;
+  values?: Record<string, string>;
   at?: number;
 }
 

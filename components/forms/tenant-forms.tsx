@@ -5,14 +5,15 @@ import { useActionForm, type FormAction } from "./use-action-form";
 export function CreateTenantForm({ action }: { action: FormAction }) {
   const { state, dispatch, formRef } = useActionForm(action);
   const e = state.fieldErrors ?? {};
+  const v = state.values ?? {};
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start" aria-label="Create tenant">
-      <Field label="Name" name="name" error={e.name}>{(p) => <input {...p} required maxLength={100} placeholder="Acme Research" />}</Field>
+      <Field label="Name" name="name" error={e.name}>{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name} required maxLength={100} placeholder="Acme Research" />}</Field>
       <Field label="GPU quota" name="gpu_quota" error={e.gpu_quota} hint="Most GPUs it may hold at once">
-        {(p) => <input {...p} type="number" min={0} required inputMode="numeric" placeholder="64" />}
+        {(p) => <input {...p} key={`q${state.at}`} defaultValue={v.gpu_quota} type="number" min={0} required inputMode="numeric" placeholder="64" />}
       </Field>
       <Field label="Billing email" name="billing_email" error={e.billing_email}>
-        {(p) => <input {...p} type="email" placeholder="finance@acme.example" />}
+        {(p) => <input {...p} key={`b${state.at}`} defaultValue={v.billing_email} type="email" placeholder="finance@acme.example" />}
       </Field>
       <div className="flex flex-col gap-2 lg:pt-6">
         <SubmitButton>Create tenant</SubmitButton>
@@ -31,15 +32,16 @@ export function EditTenantForm({
 }) {
   const { state, dispatch } = useActionForm(action, false);
   const e = state.fieldErrors ?? {};
+  const v = state.ok ? {} : (state.values ?? {});
   return (
     <form action={dispatch} className="grid gap-4 p-5 sm:grid-cols-3" aria-label="Edit tenant">
       <input type="hidden" name="id" value={tenant.id} />
-      <Field label="Name" name="name" error={e["changes.name"]}>{(p) => <input {...p} defaultValue={tenant.name} required />}</Field>
+      <Field label="Name" name="name" error={e["changes.name"]}>{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name ?? tenant.name} required />}</Field>
       <Field label="GPU quota" name="gpu_quota" error={e["changes.gpu_quota"]}>
-        {(p) => <input {...p} type="number" min={0} defaultValue={tenant.gpuQuota} required />}
+        {(p) => <input {...p} key={`q${state.at}`} type="number" min={0} defaultValue={v.gpu_quota ?? tenant.gpuQuota} required />}
       </Field>
       <Field label="Billing email" name="billing_email" error={e["changes.billing_email"]}>
-        {(p) => <input {...p} type="email" defaultValue={tenant.billingEmail ?? ""} />}
+        {(p) => <input {...p} key={`b${state.at}`} type="email" defaultValue={v.billing_email ?? tenant.billingEmail ?? ""} />}
       </Field>
       <div className="flex items-center gap-3 sm:col-span-3">
         <SubmitButton>Save changes</SubmitButton>

@@ -14,6 +14,8 @@ export interface ActionState<T = unknown> {
   ok?: boolean;
   message?: string;
   fieldErrors?: Record<string, string>;
+  /** what was submitted, returned on failure so the form can show it again (passwords never) */
+  values?: Record<string, string>;
   data?: T;
   /** increments on every submit so forms can reset / announce */
   at?: number;
@@ -38,7 +40,7 @@ export function serverAction<S extends z.ZodType, T>(
     if (!options.allow(principal)) return { ok: false, message: "You are not allowed to do this.", at };
     const parsed = options.schema.safeParse(options.fromForm(form));
     if (!parsed.success) {
-      return { ok: false, message: "Check the highlighted fields.", fieldErrors: toFieldErrors(parsed.error.issues), at };
+      return { ok: false, message: "Check the highlighted fields.", fieldErrors: toFieldErrors(parsed.error.issues), values: echo(form), at };
     }
     try {
       const result = await run({ principal }, parsed.data);
@@ -47,12 +49,19 @@ export function serverAction<S extends z.ZodType, T>(
     } catch (e) {
       if (isAppError(e)) {
         const fieldErrors = Object.fromEntries(e.details.map((d) => [d.path, d.message]));
-        return { ok: false, message: e.message, fieldErrors, at };
+        return { ok: false, message: e.message, fieldErrors, values: echo(form), at };
       }
       logger.error("server action failed", { error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
-      return { ok: false, message: "Something went wrong on our side. Try again.", at };
+      return { ok: false, message: "Something went wrong on our side. Try again.", values: echo(form), at };
     }
   };
+}
+
+/** React resets a form after every action; echoing the input back lets a failed form keep it. */
+function echo(form: FormData): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of form.entries()) if (typeof v === "string" && !/password|^\$/i.test(k)) out[k] = v;
+  return out;
 }
 
 function toFieldErrors(issues: z.core.$ZodIssue[]): Record<string, string> {

@@ -1,6 +1,6 @@
 import "server-only";
 import { getServerSession } from "next-auth";
-import { redirect } from "next/navigation";
+import { forbidden, redirect } from "next/navigation";
 import { principalForUserId } from "@/lib/users/principal-for-user";
 import { authOptions } from "./auth-options";
 import type { OperatorPrincipal, Principal, TenantPrincipal } from "./principal";
@@ -16,7 +16,7 @@ export async function getSessionPrincipal(): Promise<Principal | null> {
 export async function requireOperatorPage(path: string): Promise<OperatorPrincipal> {
   const p = await getSessionPrincipal();
   if (!p) redirect(`/login?callbackUrl=${encodeURIComponent(path)}`);
-  if (p.kind !== "operator") redirect("/forbidden");
+  if (p.kind !== "operator") forbidden();
   return p;
 }
 
@@ -24,7 +24,7 @@ export async function requireTenantPage(path: string): Promise<TenantPrincipal> 
   const p = await getSessionPrincipal();
   if (!p) redirect(`/login?callbackUrl=${encodeURIComponent(path)}`);
   if (p.kind === "operator") redirect("/admin");
-  if (p.kind !== "tenant") redirect("/forbidden");
+  if (p.kind !== "tenant") forbidden();
   return p;
 }
 

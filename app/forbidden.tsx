@@ -3,6 +3,7 @@ import Link from "next/link";
 export const metadata = { title: "Not allowed" };
 
 export default function Forbidden() {
+  // Rendered by forbidden() with HTTP status 403.
   return (
     <main className="flex min-h-screen flex-col items-center justify-center gap-3 px-6 text-center">
       <p className="text-sm font-semibold text-indigo-600">403</p>

@@ -1,0 +1,200 @@
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser } from "../support/browser";
+import { makeTenant, makeUser } from "../support/fixtures";
+import { api } from "../support/http";
+
+let browser: Browser;
+const base = () => inject("baseUrl");
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
+
+let tenant: Awaited<ReturnType<typeof makeTenant>>;
+let operator: Awaited<ReturnType<typeof makeUser>>;
+let admin: Awaited<ReturnType<typeof makeUser>>;
+let member: Awaited<ReturnType<typeof makeUser>>;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  tenant = await makeTenant(24);
+  operator = await makeUser("operator");
+  admin = await makeUser("tenant_admin", tenant.id);
+  member = await makeUser("tenant_member", tenant.id);
+});
+afterAll(async () => browser?.close());
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.fill("#f-email", email);
+  await page.fill("#f-password", password);
+  await page.click("form[aria-label='Sign in'] button[type=submit]");
+}
+
+async function newPage() {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  return context.newPage();
+}
+
+describe("sign-in and role routing", () => {
+  it("sends an anonymous visitor of the tenant plane to sign-in and back", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/dashboard/users`);
+    await page.waitForURL(/\/login\?callbackUrl=%2Fdashboard%2Fusers/);
+    await shot(page, "login");
+    await signIn(page, admin.email, admin.password);
+    await page.waitForURL(`${base()}/dashboard/users`);
+    await page.getByRole("heading", { name: "Users", exact: true }).waitFor();
+    await shot(page, "tenant-users");
+    await page.context().close();
+  });
+
+  it("lands operators on /admin and tenant users on /dashboard", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login`);
+    await signIn(page, operator.email, operator.password);
+    await page.waitForURL(`${base()}/admin`);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await shot(page, "admin-overview");
+    await page.context().close();
+
+    const p2 = await newPage();
+    await p2.goto(`${base()}/login`);
+    await signIn(p2, member.email, member.password);
+    await p2.waitForURL(`${base()}/dashboard`);
+    await p2.getByRole("heading", { name: tenant.name }).waitFor();
+    // members see neither user nor key management
+    expect(await p2.getByRole("link", { name: "API keys" }).count()).toBe(0);
+    await p2.goto(`${base()}/dashboard/api-keys`);
+    await p2.waitForURL(`${base()}/dashboard`);
+    await p2.context().close();
+  });
+
+  it("refuses a tenant user who opens the operator plane", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login`);
+    await signIn(page, admin.email, admin.password);
+    await page.waitForURL(`${base()}/dashboard`);
+    const res = await page.goto(`${base()}/admin/tenants`);
+    expect(res?.status()).toBe(403);
+    await page.getByRole("heading", { name: "This area is for platform operators" }).waitFor();
+    await shot(page, "admin-forbidden");
+    await page.context().close();
+  });
+
+  it("shows a clear error for a wrong password and signs in by keyboard alone", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login`);
+    await page.keyboard.type(admin.email); // the email field has focus on arrival
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("not-the-password");
+    await page.keyboard.press("Enter");
+    await page.getByTestId("login-error").waitFor();
+    expect(await page.getByTestId("login-error").textContent()).toContain("Wrong email or password");
+    await page.focus("#f-password");
+    await page.fill("#f-password", admin.password);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${base()}/dashboard`);
+    await page.context().close();
+  });
+
+  it("signs out from the user menu", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login`);
+    await signIn(page, operator.email, operator.password);
+    await page.waitForURL(`${base()}/admin`);
+    await page.getByRole("button", { name: /Operator|operator/ }).first().click();
+    await page.getByRole("menuitem", { name: "Sign out" }).click();
+    await page.waitForURL(/\/login/);
+    await page.goto(`${base()}/admin`);
+    await page.waitForURL(/\/login\?callbackUrl=%2Fadmin/);
+    await page.context().close();
+  });
+});
+
+describe("API keys in the UI", () => {
+  it("a tenant admin creates a key, sees it once, uses it, and revokes it", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login?callbackUrl=/dashboard/api-keys`);
+    await signIn(page, admin.email, admin.password);
+    await page.waitForURL(`${base()}/dashboard/api-keys`);
+    await page.fill("#f-name", "ui-created-key");
+    await page.click("form[aria-label='Create API key'] button[type=submit]");
+    const key = (await page.getByTestId("new-api-key").textContent())!.trim();
+    expect(key).toMatch(/^gf_[0-9A-Za-z]{43}$/);
+    await shot(page, "api-key-created");
+
+    const ok = await api("GET", "/api/users", { key });
+    expect(ok.status).toBe(200);
+
+    // the full key is shown once: after a reload only the prefix is on the page
+    await page.reload();
+    expect(await page.content()).not.toContain(key);
+    const row = page.getByTestId(`api-key-row-${key.slice(0, 12)}`);
+    await row.waitFor();
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByText("revoked").waitFor();
+    await shot(page, "api-key-revoked");
+    expect((await api("GET", "/api/users", { key })).status).toBe(401);
+    await page.context().close();
+  });
+
+  it("an operator creates an agent key bound to a cluster", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login?callbackUrl=/admin/clusters`);
+    await signIn(page, operator.email, operator.password);
+    await page.waitForURL(`${base()}/admin/clusters`);
+    const clusterName = `ui-cluster-${Date.now()}`;
+    await page.fill("#f-name", clusterName);
+    await page.click("form[aria-label='Register cluster'] button[type=submit]");
+    await page.getByText(`Cluster “${clusterName}” registered`).waitFor();
+    await page.goto(`${base()}/admin/api-keys`);
+    await page.fill("#f-name", "rack-7 agents");
+    await page.selectOption("#f-scope", "agent");
+    await page.selectOption("#f-cluster_id", { label: clusterName });
+    await page.click("form[aria-label='Create API key'] button[type=submit]");
+    const key = (await page.getByTestId("new-api-key").textContent())!.trim();
+    const clusters = await api("GET", "/api/clusters", { key });
+    expect(clusters.body.data.map((c: { name: string }) => c.name)).toEqual([clusterName]);
+    await page.context().close();
+  });
+});
+
+describe("tenants in the UI", () => {
+  it("an operator creates a tenant, sees field errors for bad input, and suspends it", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login?callbackUrl=/admin/tenants`);
+    await signIn(page, operator.email, operator.password);
+    await page.waitForURL(`${base()}/admin/tenants`);
+    // a duplicate name is refused with the error beside the field
+    await page.fill("#f-name", tenant.name);
+    await page.fill("#f-gpu_quota", "8");
+    await page.click("form[aria-label='Create tenant'] button[type=submit]");
+    await page.locator("#f-name-error").waitFor();
+    expect(await page.locator("#f-name-error").textContent()).toContain("already exists");
+    await shot(page, "tenant-duplicate-error");
+
+    const name = `UI Tenant ${Date.now()}`;
+    await page.fill("#f-name", name);
+    await page.click("form[aria-label='Create tenant'] button[type=submit]");
+    await page.getByRole("link", { name }).click();
+    await page.getByRole("heading", { name }).waitFor();
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Suspend tenant" }).click();
+    await page.getByRole("button", { name: "Reactivate tenant" }).waitFor();
+    await shot(page, "tenant-suspended");
+    await page.context().close();
+  });
+
+  it("refuses cookie-authenticated API writes that are not JSON, accepts JSON ones", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login`);
+    await signIn(page, operator.email, operator.password);
+    await page.waitForURL(`${base()}/admin`);
+    const form = await page.request.post(`${base()}/api/clusters`, { form: { name: "csrf-attempt" } });
+    expect(form.status()).toBe(400);
+    expect((await form.json()).error.details[0].path).toBe("content-type");
+    const json = await page.request.post(`${base()}/api/clusters`, { data: { name: `session-${Date.now()}` } });
+    expect(json.status()).toBe(201);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { api, expectErrorShape } from "../support/http";
+import { ACTORS, buildWorld, operationCases, type World } from "./world";
+
+// Walks every operation of the API as six kinds of caller and checks each answer. Driven by the
+// server's own OpenAPI document; a route file that the document does not describe, or an
+// operation without an expectation here, fails the walk.
+
+type Doc = { paths: Record<string, Record<string, { operationId: string }>> };
+
+// Routes that speak someone else's protocol, with their own authentication, outside our contract.
+const FOREIGN_ROUTES = new Set(["/api/auth/{...nextauth}", "/api/inngest"]);
+
+function routeFiles(dir = "app/api", prefix = "/api"): Array<{ path: string; methods: string[] }> {
+  const out: Array<{ path: string; methods: string[] }> = [];
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) {
+      const seg = entry.replace(/^\[(.+)\]$/, "{$1}");
+      out.push(...routeFiles(full, `${prefix}/${seg}`));
+    } else if (entry === "route.ts") {
+      const src = readFileSync(full, "utf8");
+      const methods = [...src.matchAll(/export const (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]!);
+      out.push({ path: prefix, methods });
+    }
+  }
+  return out;
+}
+
+let doc: Doc;
+let world: World;
+
+beforeAll(async () => {
+  doc = (await api("GET", "/api/openapi.json")).body;
+  world = await buildWorld();
+});
+
+describe("API isolation", () => {
+  it("every route file is described by the OpenAPI document, and nothing else is", () => {
+    const files = routeFiles().filter((r) => !FOREIGN_ROUTES.has(r.path));
+    const fromFiles = files.flatMap((r) => r.methods.map((m) => `${m} ${r.path}`)).sort();
+    const fromDoc = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
+    expect(fromFiles).toEqual(fromDoc);
+  });
+
+  it("every operation in the document has an expectation for every kind of caller", () => {
+    const cases = operationCases(world);
+    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    expect(ids.filter((id) => !cases[id]).map((id) => `no isolation expectation for ${id}`)).toEqual([]);
+    expect(Object.keys(cases).filter((id) => !ids.includes(id)).map((id) => `stale expectation ${id}`)).toEqual([]);
+  });
+
+  it("answers each caller as expected on every operation, and refused calls write nothing", async () => {
+    const cases = operationCases(world);
+    const failures: string[] = [];
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const c = cases[op.operationId];
+        if (!c) continue;
+        for (const actor of ACTORS) {
+          const target = await c.path();
+          const auditBefore = await db().auditLog.count();
+          const reply = await api(method.toUpperCase(), target, { key: world.keys[actor], body: c.body?.() });
+          const want = c.expect[actor];
+          if (reply.status !== want) {
+            failures.push(`${op.operationId} (${method.toUpperCase()} ${p}) as ${actor}: got ${reply.status}, want ${want} ${JSON.stringify(reply.body).slice(0, 160)}`);
+            continue;
+          }
+          if (want >= 400) {
+            try {
+              expectErrorShape(reply, { 401: "unauthorized", 403: "forbidden", 404: "not_found" }[want as 401 | 403 | 404]);
+            } catch (e) {
+              failures.push(`${op.operationId} as ${actor}: ${(e as Error).message}`);
+            }
+            if (method !== "get" && (await db().auditLog.count()) !== auditBefore) {
+              failures.push(`${op.operationId} as ${actor}: refused with ${want} but something was written`);
+            }
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("a tenant's lists never contain another tenant's objects", async () => {
+    const asB = world.keys.other_tenant;
+    const tenants = (await api("GET", "/api/tenants", { key: asB })).body.data as Array<{ id: string }>;
+    expect(tenants.map((t) => t.id)).toEqual([world.b.id]);
+    const keys = (await api("GET", "/api/api-keys?include_revoked=true", { key: asB })).body.data as Array<{ tenant_id: string }>;
+    expect(keys.every((k) => k.tenant_id === world.b.id)).toBe(true);
+    const users = (await api("GET", "/api/users", { key: asB })).body.data as Array<{ tenant_id: string }>;
+    expect(users.every((u) => u.tenant_id === world.b.id)).toBe(true);
+    const audit = (await api("GET", "/api/audit-log?limit=500", { key: asB })).body.data as Array<{ tenant_id: string }>;
+    expect(audit.every((e) => e.tenant_id === world.b.id)).toBe(true);
+    const clusters = (await api("GET", "/api/clusters", { key: world.keys.agent })).body.data as Array<{ id: string }>;
+    expect(clusters.map((c) => c.id)).toEqual([world.clusterC.id]);
+    expect((await api("GET", `/api/clusters/${world.clusterC.id}`, { key: world.keys.agent })).status).toBe(200);
+  });
+
+  it("a revoked key stops working at once, and the response says unauthorized", async () => {
+    const created = await api("POST", "/api/api-keys", { key: world.keys.own_tenant, body: { name: "short-lived", scope: "tenant" } });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^gf_/);
+    expect(created.body.api_key.prefix).toBe(created.body.key.slice(0, 12));
+    expect((await api("GET", "/api/users", { key: created.body.key })).status).toBe(200);
+    expect((await api("DELETE", `/api/api-keys/${created.body.api_key.id}`, { key: world.keys.own_tenant })).status).toBe(200);
+    const after = await api("GET", "/api/users", { key: created.body.key });
+    expect(after.status).toBe(401);
+    expectErrorShape(after, "unauthorized");
+  });
+
+  it("answers garbage credentials with 401, never 500", async () => {
+    for (const header of ["Bearer", "Bearer gf_nope", "Basic dXNlcjpwYXNz", "Bearer " + "x".repeat(5000), "gf_raw"]) {
+      const r = await api("GET", "/api/tenants", { headers: { authorization: header } });
+      expect(r.status, header.slice(0, 20)).toBe(401);
+    }
+  });
+});

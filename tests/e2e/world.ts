@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
+import { systemActor } from "@/lib/auth/principal";
+import { makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
+
+// The cast of the isolation and bad-input walks: tenant A (whose objects are the targets),
+// tenant B (the neighbour), agent keys, a revoked key, and an operator.
+export type ActorName = "anonymous" | "revoked" | "agent" | "other_tenant" | "own_tenant" | "operator";
+export const ACTORS: ActorName[] = ["anonymous", "revoked", "agent", "other_tenant", "own_tenant", "operator"];
+
+export async function buildWorld() {
+  const a = await makeTenant(32);
+  const b = await makeTenant(32);
+  const clusterC = await makeCluster();
+  const clusterD = await makeCluster();
+  const keys: Record<ActorName, string | undefined> = {
+    anonymous: undefined,
+    revoked: undefined,
+    agent: (await makeKey({ scope: "agent", cluster_id: clusterC.id })).key,
+    other_tenant: (await makeKey({ scope: "tenant", tenant_id: b.id })).key,
+    own_tenant: (await makeKey({ scope: "tenant", tenant_id: a.id })).key,
+    operator: (await makeKey({ scope: "operator" })).key,
+  };
+  const revoked = await makeKey({ scope: "tenant", tenant_id: a.id });
+  await revokeApiKey(systemActor, revoked.apiKey.id);
+  keys.revoked = revoked.key;
+  return { a, b, clusterC, clusterD, keys };
+}
+
+export type World = Awaited<ReturnType<typeof buildWorld>>;
+
+export interface OperationCase {
+  /** a concrete path (ids filled in), made fresh per call where the call may consume it */
+  path: () => Promise<string>;
+  /** a valid body for the operator / own tenant, when the operation takes one */
+  body?: () => Record<string, unknown>;
+  expect: Record<ActorName, number>;
+}
+
+const all = (n: number): Record<ActorName, number> => ({ anonymous: n, revoked: n, agent: n, other_tenant: n, own_tenant: n, operator: n });
+const authed = (agent: number, other: number, own: number, operator: number): Record<ActorName, number> => ({
+  anonymous: 401,
+  revoked: 401,
+  agent,
+  other_tenant: other,
+  own_tenant: own,
+  operator,
+});
+
+/** One entry per operationId in the OpenAPI document; a missing entry fails the walk. */
+export function operationCases(w: World): Record<string, OperationCase> {
+  const fixed = (p: string) => async () => p;
+  return {
+    getHealth: { path: fixed("/api/health"), expect: all(200) },
+    getOpenApi: { path: fixed("/api/openapi.json"), expect: all(200) },
+    listAuditLog: { path: fixed("/api/audit-log"), expect: authed(403, 200, 200, 200) },
+
+    createTenant: {
+      path: fixed("/api/tenants"),
+      body: () => ({ name: unique("walk"), gpu_quota: 4 }),
+      expect: authed(403, 403, 403, 201),
+    },
+    listTenants: { path: fixed("/api/tenants"), expect: authed(403, 200, 200, 200) },
+    getTenant: { path: fixed(`/api/tenants/${w.a.id}`), expect: authed(403, 404, 200, 200) },
+    updateTenant: { path: fixed(`/api/tenants/${w.a.id}`), body: () => ({ gpu_quota: 32 }), expect: authed(403, 403, 403, 200) },
+
+    listUsers: { path: fixed("/api/users"), expect: authed(403, 200, 200, 200) },
+    createUser: {
+      path: fixed("/api/users"),
+      body: () => ({ email: `${unique("u")}@walk.test`, name: "Walker", password: "walk-password-123", role: "tenant_member", tenant_id: w.a.id }),
+      expect: authed(403, 403, 201, 201),
+    },
+    updateUser: {
+      path: async () => `/api/users/${(await makeUser("tenant_member", w.a.id)).id}`,
+      body: () => ({ name: "Renamed" }),
+      expect: authed(403, 404, 200, 200),
+    },
+
+    createApiKey: {
+      path: fixed("/api/api-keys"),
+      body: () => ({ name: unique("k"), scope: "tenant", tenant_id: w.a.id }),
+      expect: authed(403, 403, 201, 201),
+    },
+    listApiKeys: { path: fixed("/api/api-keys"), expect: authed(403, 200, 200, 200) },
+    revokeApiKey: {
+      path: async () => `/api/api-keys/${(await makeKey({ scope: "tenant", tenant_id: w.a.id })).apiKey.id}`,
+      expect: authed(403, 404, 200, 200),
+    },
+
+    createCluster: { path: fixed("/api/clusters"), body: () => ({ name: unique("c") }), expect: authed(403, 403, 403, 201) },
+    listClusters: { path: fixed("/api/clusters"), expect: authed(200, 200, 200, 200) },
+    // cluster D is not the agent's cluster: the agent must not learn it exists
+    getCluster: { path: fixed(`/api/clusters/${w.clusterD.id}`), expect: authed(404, 200, 200, 200) },
+    updateCluster: { path: fixed(`/api/clusters/${w.clusterD.id}`), body: () => ({ region: `r-${randomUUID().slice(0, 4)}` }), expect: authed(403, 403, 403, 200) },
+    deleteCluster: { path: async () => `/api/clusters/${(await makeCluster()).id}`, expect: authed(403, 403, 403, 204) },
+  };
+}
