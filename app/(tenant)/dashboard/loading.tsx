@@ -1,13 +1,1 @@
-import { Skeleton } from "@/components/ui/card";
-
-export default function Loading() {
-  return (
-    <div role="status" aria-label="Loading" className="space-y-6">
-      <Skeleton className="h-8 w-64" />
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        {[0, 1, 2, 3].map((i) => <Skeleton key={i} className="h-24" />)}
-      </div>
-      <Skeleton className="h-72" />
-    </div>
-  );
-}
+export { PageSkeleton as default } from "@/components/shell/page-skeleton";
