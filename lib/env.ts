@@ -32,6 +32,12 @@ const envSchema = z.object({
   BACKGROUND_DRIVER: z.enum(["auto", "in-process", "off"]).default("auto"),
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  NODE_OFFLINE_AFTER_S: z.coerce.number().int().min(5).max(86_400).default(90),
+  AGENT_HEARTBEAT_INTERVAL_S: z.coerce.number().int().min(1).max(3_600).default(15),
+  METRICS_RAW_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(48),
+  METRICS_ROLLUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  GPU_TEMP_WARNING_C: z.coerce.number().min(30).max(120).default(80),
+  GPU_TEMP_CRITICAL_C: z.coerce.number().min(30).max(130).default(90),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(730),
 });
 

@@ -35,9 +35,8 @@ export class InProcessDriver {
 
   start(): void {
     for (const job of this.jobs) {
-      if (job.cron) {
-        this.crons.push(new Cron(job.cron, { timezone: "UTC", protect: true }, () => void this.runJob(job, "cron")));
-      }
+      const pattern = job.everySeconds ? `*/${job.everySeconds} * * * * *` : job.cron;
+      if (pattern) this.crons.push(new Cron(pattern, { timezone: "UTC", protect: true }, () => void this.runJob(job, "cron")));
     }
     localBus.on("event", this.onEvent);
     logger.info("in-process background driver started", { jobs: this.jobs.map((j) => j.id) });

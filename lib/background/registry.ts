@@ -1,6 +1,9 @@
 import "server-only";
 import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
 import { env } from "@/lib/env";
+import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
+import { pruneMetrics } from "@/lib/metrics/prune-metrics";
+import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
 import type { BackgroundJob } from "./types";
 
 // Every background job of the platform. Issues add theirs here; inngest/functions and the
@@ -12,5 +15,25 @@ export const backgroundJobs: BackgroundJob[] = [
     cron: "17 3 * * *",
     events: ["platform/audit.prune.requested"],
     run: () => pruneAuditLog(env().AUDIT_RETENTION_DAYS),
+  },
+  {
+    id: "fleet-offline-sweep",
+    description: "Mark nodes offline after NODE_OFFLINE_AFTER_S without a heartbeat",
+    cron: "* * * * *",
+    everySeconds: 10,
+    run: () => markOfflineNodes(env().NODE_OFFLINE_AFTER_S),
+  },
+  {
+    id: "metrics-cluster-rollup",
+    description: "Fold per-GPU minute rollups into per-cluster rollups",
+    cron: "* * * * *",
+    everySeconds: 20,
+    run: () => rollupClusterMetrics(10),
+  },
+  {
+    id: "metrics-retention",
+    description: "Prune raw samples and rollups past their retention",
+    cron: "7 * * * *",
+    run: () => pruneMetrics({ rawHours: env().METRICS_RAW_RETENTION_HOURS, rollupDays: env().METRICS_ROLLUP_RETENTION_DAYS }),
   },
 ];

@@ -11,6 +11,8 @@ export interface BackgroundJob<E extends EventName = EventName> {
   description: string;
   /** cron expression (UTC) for the sweep that catches whatever events missed */
   cron?: string;
+  /** the in-process driver runs the sweep this often instead (Inngest's cron granularity is a minute) */
+  everySeconds?: number;
   events?: readonly E[];
   /** events arriving closer together than this run the job once */
   debounceMs?: number;

@@ -39,3 +39,19 @@ export function tenantMemberPrincipal(tenantId: string, userId?: string): Princi
 export async function makeKey(input: { scope: "operator" | "tenant" | "agent"; tenant_id?: string; cluster_id?: string }) {
   return createApiKey(systemActor, { name: unique("key"), ...input });
 }
+
+export function agentPrincipal(clusterId: string): Principal {
+  return { kind: "agent", clusterId, keyId: "00000000-0000-4000-8000-00000000a9e7", label: "test agent" };
+}
+
+export const operatorPrincipal: Principal = { kind: "operator", label: "test operator" };
+
+export function inventory(count = 8, gpuType = "H100", prefix = unique("GPU")) {
+  return Array.from({ length: count }, (_, i) => ({
+    uuid: `${prefix}-${i}`,
+    index: i,
+    gpu_type: gpuType,
+    model: `NVIDIA ${gpuType}`,
+    memory_total_mb: 81_559,
+  }));
+}

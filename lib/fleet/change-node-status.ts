@@ -1,0 +1,44 @@
+import "server-only";
+import type { Actor } from "@/lib/auth/principal";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { db } from "@/lib/db/client";
+import { forbidden, invalidTransition } from "@/lib/errors";
+import { lockNodeOrThrow } from "./node-access";
+import { transition, type NodeState, type OperatorTarget } from "./node-lifecycle";
+import { nodeSelect } from "./node-schemas";
+
+/**
+ * Operator lifecycle actions: drain, maintenance, quarantine, return to service. Returning a node
+ * to service is the operator's word that it was inspected: its GPUs' hardware flags are cleared.
+ */
+export async function changeNodeStatus(actor: Actor, nodeId: string, target: OperatorTarget, reason?: string) {
+  if (actor.principal.kind !== "operator") throw forbidden("Operator access required");
+  return db().$transaction(async (tx) => {
+    const row = await lockNodeOrThrow(tx, actor.principal, nodeId);
+    const state = { status: row.status, statusBeforeOffline: row.status_before_offline } as NodeState;
+    const t = transition(state, { kind: "operator", target });
+    if (!t.ok) throw invalidTransition(t.reason);
+    const why = reason ?? `operator set ${target}`;
+    if (t.changed) {
+      await tx.node.update({ where: { id: nodeId }, data: { status: t.state.status, statusBeforeOffline: t.state.statusBeforeOffline } });
+      await tx.nodeEvent.create({ data: { nodeId, fromStatus: t.from, toStatus: t.to, reason: why, actor: actor.principal.label } });
+    } else if (t.state.statusBeforeOffline !== state.statusBeforeOffline) {
+      // quarantining an offline node: it will come back quarantined
+      await tx.node.update({ where: { id: nodeId }, data: { statusBeforeOffline: t.state.statusBeforeOffline } });
+      await tx.nodeEvent.create({ data: { nodeId, fromStatus: "offline", toStatus: "quarantined", reason: `${why} (applies when it returns)`, actor: actor.principal.label } });
+    }
+    let gpusCleared = 0;
+    if (target === "available" && t.changed) {
+      gpusCleared = await tx.$executeRaw`
+        UPDATE gpus SET status = 'available', unhealthy_reason = NULL, ecc_uncorrected = NULL, remap_failure = false, updated_at = now()
+         WHERE node_id = ${nodeId}::uuid AND status = 'unhealthy'`;
+    }
+    await recordAudit(tx, actor, {
+      action: `node.${target === "available" ? "returned_to_service" : target}`,
+      targetType: "node",
+      targetId: nodeId,
+      details: { from: row.status, to: t.state.status, reason: why, gpus_cleared: gpusCleared },
+    });
+    return tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });
+  });
+}

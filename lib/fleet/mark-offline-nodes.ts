@@ -1,0 +1,23 @@
+import "server-only";
+import { db } from "@/lib/db/client";
+
+/**
+ * Marks nodes whose heartbeats stopped as offline, remembering the state each was in, in one
+ * statement. Rows another transaction holds are skipped; the next sweep catches them.
+ */
+export async function markOfflineNodes(afterSeconds: number): Promise<{ marked: number; node_ids: string[] }> {
+  const rows = await db().$queryRaw<Array<{ node_id: string }>>`
+    WITH stale AS (
+      SELECT id, status FROM nodes
+       WHERE status <> 'offline' AND COALESCE(last_heartbeat_at, created_at) < now() - make_interval(secs => ${afterSeconds}::int)
+       FOR UPDATE SKIP LOCKED
+    ), marked AS (
+      UPDATE nodes n SET status = 'offline', status_before_offline = s.status, updated_at = now()
+        FROM stale s WHERE n.id = s.id
+      RETURNING n.id, s.status AS from_status
+    )
+    INSERT INTO node_events (node_id, from_status, to_status, reason, actor)
+    SELECT id, from_status, 'offline', ${`no heartbeat for ${afterSeconds} s`}, 'system' FROM marked
+    RETURNING node_id`;
+  return { marked: rows.length, node_ids: rows.map((r) => r.node_id) };
+}

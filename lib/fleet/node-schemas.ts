@@ -1,0 +1,191 @@
+import { z } from "zod";
+import { paginationQuery } from "@/lib/http/pagination";
+import { NODE_STATUSES, OPERATOR_TARGETS } from "./node-lifecycle";
+
+const label = z.string().trim().min(1).max(100);
+
+export const gpuInventoryItem = z.strictObject({
+  uuid: z.string().trim().min(1).max(128),
+  index: z.number().int().min(0).max(63),
+  gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
+  model: z.string().trim().max(128).nullish(),
+  memory_total_mb: z.number().int().min(1).max(10_000_000),
+});
+
+export const registerNodeBody = z
+  .strictObject({
+    cluster_id: z.uuid("Must be a cluster id").optional(),
+    hostname: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9._-]+$/, "Must be a hostname"),
+    pod: label.nullish(),
+    rack: label.nullish(),
+    cpu_cores: z.number().int().min(1).max(100_000).nullish(),
+    memory_gb: z.number().int().min(1).max(1_000_000).nullish(),
+    agent_version: z.string().trim().max(64).nullish(),
+    gpus: z.array(gpuInventoryItem).max(64),
+  })
+  .superRefine((b, ctx) => {
+    const seenUuid = new Map<string, number>();
+    const seenIndex = new Map<number, number>();
+    b.gpus.forEach((g, i) => {
+      if (seenUuid.has(g.uuid)) ctx.addIssue({ code: "custom", path: ["gpus", i, "uuid"], message: `Duplicate of gpus[${seenUuid.get(g.uuid)}].uuid` });
+      if (seenIndex.has(g.index)) ctx.addIssue({ code: "custom", path: ["gpus", i, "index"], message: `Duplicate of gpus[${seenIndex.get(g.index)}].index` });
+      seenUuid.set(g.uuid, i);
+      seenIndex.set(g.index, i);
+    });
+  })
+  .meta({
+    id: "RegisterNode",
+    example: {
+      hostname: "gpu-node-001",
+      pod: "pod-a",
+      rack: "r12",
+      cpu_cores: 224,
+      memory_gb: 2048,
+      agent_version: "0.1.0",
+      gpus: [{ uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", index: 0, gpu_type: "H100", model: "NVIDIA H100 80GB HBM3", memory_total_mb: 81559 }],
+    },
+  });
+
+export const heartbeatBody = z
+  .strictObject({
+    gpus: z
+      .array(
+        z.strictObject({
+          uuid: z.string().trim().min(1).max(128),
+          healthy: z.boolean(),
+          xid_errors: z.array(z.number().int().min(0).max(100_000)).max(100).optional(),
+          ecc_uncorrected: z.number().int().min(0).max(1_000_000_000).optional(),
+          remap_failure: z.boolean().optional(),
+        }),
+      )
+      .max(64)
+      .optional(),
+  })
+  .meta({ id: "Heartbeat", example: { gpus: [{ uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", healthy: true }] } });
+
+export const updateNodeBody = z
+  .strictObject({
+    status: z.enum(OPERATOR_TARGETS),
+    reason: z.string().trim().min(1).max(500).optional(),
+  })
+  .meta({ id: "UpdateNode", example: { status: "draining", reason: "Firmware update" } });
+
+export const listNodesQuery = z.strictObject({
+  ...paginationQuery,
+  cluster_id: z.uuid().optional(),
+  status: z.enum(NODE_STATUSES).optional(),
+});
+
+export const listGpusQuery = z.strictObject({
+  ...paginationQuery,
+  cluster_id: z.uuid().optional(),
+  status: z.enum(["available", "unhealthy", "missing"]).optional(),
+  gpu_type: z.string().max(32).optional(),
+});
+
+export type RegisterNodeInput = z.output<typeof registerNodeBody>;
+export type HeartbeatInput = z.output<typeof heartbeatBody>;
+export type UpdateNodeInput = z.output<typeof updateNodeBody>;
+
+export const nodeJsonSchema = z
+  .object({
+    id: z.string(),
+    cluster_id: z.string(),
+    hostname: z.string(),
+    pod: z.string().nullable(),
+    rack: z.string().nullable(),
+    cpu_cores: z.number().nullable(),
+    memory_gb: z.number().nullable(),
+    agent_version: z.string().nullable(),
+    status: z.enum(NODE_STATUSES),
+    last_heartbeat_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: "Node" });
+
+export const gpuJsonSchema = z
+  .object({
+    id: z.string(),
+    node_id: z.string(),
+    uuid: z.string(),
+    index: z.number(),
+    gpu_type: z.string(),
+    model: z.string().nullable(),
+    memory_total_mb: z.number(),
+    status: z.enum(["available", "unhealthy", "missing"]),
+    unhealthy_reason: z.string().nullable(),
+    last_xid: z.number().nullable(),
+  })
+  .meta({ id: "Gpu" });
+
+export const nodeSelect = {
+  id: true,
+  clusterId: true,
+  hostname: true,
+  pod: true,
+  rack: true,
+  cpuCores: true,
+  memoryGb: true,
+  agentVersion: true,
+  status: true,
+  statusBeforeOffline: true,
+  lastHeartbeatAt: true,
+  createdAt: true,
+} as const;
+
+export const gpuSelect = {
+  id: true,
+  nodeId: true,
+  uuid: true,
+  index: true,
+  gpuType: true,
+  model: true,
+  memoryTotalMb: true,
+  status: true,
+  unhealthyReason: true,
+  lastXid: true,
+} as const;
+
+type NodeRow = { [K in keyof typeof nodeSelect]: K extends "createdAt" ? Date : K extends "lastHeartbeatAt" ? Date | null : unknown };
+
+export function nodeJson(n: NodeRow & { id: string; clusterId: string; hostname: string }): z.infer<typeof nodeJsonSchema> {
+  return {
+    id: n.id,
+    cluster_id: n.clusterId,
+    hostname: n.hostname,
+    pod: (n.pod as string | null) ?? null,
+    rack: (n.rack as string | null) ?? null,
+    cpu_cores: (n.cpuCores as number | null) ?? null,
+    memory_gb: (n.memoryGb as number | null) ?? null,
+    agent_version: (n.agentVersion as string | null) ?? null,
+    status: n.status as (typeof NODE_STATUSES)[number],
+    last_heartbeat_at: n.lastHeartbeatAt?.toISOString() ?? null,
+    created_at: n.createdAt.toISOString(),
+  };
+}
+
+export function gpuJson(g: {
+  id: string;
+  nodeId: string;
+  uuid: string;
+  index: number;
+  gpuType: string;
+  model: string | null;
+  memoryTotalMb: number;
+  status: string;
+  unhealthyReason: string | null;
+  lastXid: number | null;
+}): z.infer<typeof gpuJsonSchema> {
+  return {
+    id: g.id,
+    node_id: g.nodeId,
+    uuid: g.uuid,
+    index: g.index,
+    gpu_type: g.gpuType,
+    model: g.model,
+    memory_total_mb: g.memoryTotalMb,
+    status: g.status as "available" | "unhealthy" | "missing",
+    unhealthy_reason: g.unhealthyReason,
+    last_xid: g.lastXid,
+  };
+}

@@ -1,0 +1,79 @@
+import "server-only";
+import type { Actor } from "@/lib/auth/principal";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { db } from "@/lib/db/client";
+import { conflict, forbidden, validationFailed } from "@/lib/errors";
+import { gpuSelect, nodeSelect, type RegisterNodeInput } from "./node-schemas";
+
+/**
+ * Registers a node, or updates it: the same hostname in the same cluster is the same node, and
+ * GPUs are matched by UUID. A GPU the agent no longer reports is marked missing (its history
+ * stays); one that comes back is present again. An agent key registers into its own cluster
+ * only, and never claims a GPU UUID that belongs to another cluster.
+ */
+export async function registerNode(actor: Actor, input: RegisterNodeInput) {
+  const p = actor.principal;
+  let clusterId: string;
+  if (p.kind === "agent") {
+    if (input.cluster_id && input.cluster_id !== p.clusterId) throw forbidden("Agent keys register nodes into their own cluster only");
+    clusterId = p.clusterId;
+  } else if (p.kind === "operator") {
+    if (!input.cluster_id) throw validationFailed([{ path: "cluster_id", message: "Required with an operator key" }]);
+    if (!(await db().cluster.count({ where: { id: input.cluster_id } }))) {
+      throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
+    }
+    clusterId = input.cluster_id;
+  } else {
+    throw forbidden("Only agents and operators register nodes");
+  }
+
+  return db().$transaction(async (tx) => {
+    const [upserted] = await tx.$queryRaw<Array<{ id: string; inserted: boolean }>>`
+      INSERT INTO nodes (cluster_id, hostname, pod, rack, cpu_cores, memory_gb, agent_version)
+      VALUES (${clusterId}::uuid, ${input.hostname}, ${input.pod ?? null}, ${input.rack ?? null},
+              ${input.cpu_cores ?? null}::int, ${input.memory_gb ?? null}::int, ${input.agent_version ?? null})
+      ON CONFLICT (cluster_id, hostname) DO UPDATE SET
+        pod = EXCLUDED.pod, rack = EXCLUDED.rack, cpu_cores = EXCLUDED.cpu_cores,
+        memory_gb = EXCLUDED.memory_gb, agent_version = EXCLUDED.agent_version, updated_at = now()
+      RETURNING id, (xmax = 0) AS inserted`;
+    const nodeId = upserted!.id;
+
+    const uuids = input.gpus.map((g) => g.uuid);
+    const foreign = await tx.$queryRaw<Array<{ uuid: string }>>`
+      SELECT g.uuid FROM gpus g JOIN nodes n ON n.id = g.node_id
+       WHERE g.uuid = ANY(${uuids}::text[]) AND n.cluster_id <> ${clusterId}::uuid`;
+    if (foreign.length) {
+      const i = uuids.indexOf(foreign[0]!.uuid);
+      throw conflict("A GPU with this UUID is registered in another cluster", [{ path: `gpus[${i}].uuid`, message: "Registered in another cluster" }]);
+    }
+
+    // GPUs that left the inventory go missing first, so a replacement can take their slot.
+    const wentMissing = await tx.$executeRaw`
+      UPDATE gpus SET status = 'missing', missing_since = now(), unhealthy_reason = NULL, updated_at = now()
+       WHERE node_id = ${nodeId}::uuid AND missing_since IS NULL AND NOT (uuid = ANY(${uuids}::text[]))`;
+
+    if (input.gpus.length) {
+      await tx.$executeRaw`
+        INSERT INTO gpus (node_id, uuid, index, gpu_type, model, memory_total_mb)
+        SELECT ${nodeId}::uuid, t.uuid, t.idx, t.gpu_type, t.model, t.mem
+          FROM unnest(${uuids}::text[], ${input.gpus.map((g) => g.index)}::int[], ${input.gpus.map((g) => g.gpu_type)}::text[],
+                      ${input.gpus.map((g) => g.model ?? null)}::text[], ${input.gpus.map((g) => g.memory_total_mb)}::int[])
+               AS t(uuid, idx, gpu_type, model, mem)
+        ON CONFLICT (uuid) DO UPDATE SET
+          node_id = EXCLUDED.node_id, index = EXCLUDED.index, gpu_type = EXCLUDED.gpu_type, model = EXCLUDED.model,
+          memory_total_mb = EXCLUDED.memory_total_mb,
+          status = CASE WHEN gpus.status = 'missing' THEN 'available' ELSE gpus.status END,
+          missing_since = NULL, updated_at = now()`;
+    }
+
+    const node = await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });
+    const gpus = await tx.gpu.findMany({ where: { nodeId }, orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }], select: gpuSelect });
+    await recordAudit(tx, actor, {
+      action: upserted!.inserted ? "node.registered" : "node.updated",
+      targetType: "node",
+      targetId: nodeId,
+      details: { hostname: input.hostname, cluster_id: clusterId, gpus: input.gpus.length, gpus_missing: wentMissing },
+    });
+    return { node, gpus, created: upserted!.inserted };
+  });
+}

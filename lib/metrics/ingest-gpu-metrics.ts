@@ -1,0 +1,115 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/principal";
+import { pool } from "@/lib/db/client";
+import { forbidden, payloadTooLarge } from "@/lib/errors";
+import { zodIssuesToDetails } from "@/lib/http/error-response";
+import { reviveOfflineNodes } from "@/lib/fleet/revive-offline-nodes";
+import { FATAL_XIDS } from "@/lib/fleet/xid-policy";
+import { gpuSample, MAX_SAMPLES_PER_REQUEST, type GpuSample } from "./schemas";
+
+const MAX_FUTURE_MS = 5 * 60_000;
+
+// One statement, one round trip: resolve GPUs (only within the agent's cluster), store the new
+// samples (idempotent on gpu + recorded_at), fold exactly those into the per-minute rollups,
+// mark GPUs with fatal XIDs unhealthy, and count the report as a heartbeat of each node.
+const INGEST_SQL = `
+WITH input AS (
+  SELECT * FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[], $5::real[], $6::int[], $7::int[], $8::real[], $9::real[], $10::text[])
+    AS t(idx, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids)
+), resolved AS (
+  SELECT i.*, COALESCE(a.id, b.id) AS gid, COALESCE(a.node_id, b.node_id) AS node_id
+    FROM input i
+    LEFT JOIN gpus a ON a.id = i.gpu_id
+    LEFT JOIN gpus b ON i.gpu_id IS NULL AND b.uuid = i.gpu_uuid
+), scoped AS (
+  SELECT r.*, n.status AS node_status FROM resolved r JOIN nodes n ON n.id = r.node_id
+   WHERE $11::uuid IS NULL OR n.cluster_id = $11::uuid
+), ins AS (
+  INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, memory_total_mb, temperature_c, power_draw_w, xid_errors)
+  SELECT gid, recorded_at, util, mem_used, mem_total, temp, power, xids::int[] FROM scoped
+  ON CONFLICT (gpu_id, recorded_at) DO NOTHING
+  RETURNING gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w, xid_errors
+), roll AS (
+  INSERT INTO gpu_metrics_1m AS m (gpu_id, bucket, samples, utilization_sum, utilization_max, memory_used_sum, memory_used_max,
+                                   temperature_sum, temperature_max, power_sum, power_max)
+  SELECT gpu_id, date_trunc('minute', recorded_at), count(*), sum(utilization_pct), max(utilization_pct), sum(memory_used_mb),
+         max(memory_used_mb), sum(temperature_c), max(temperature_c), sum(power_draw_w), max(power_draw_w)
+    FROM ins GROUP BY 1, 2
+  ON CONFLICT (gpu_id, bucket) DO UPDATE SET
+    samples = m.samples + EXCLUDED.samples,
+    utilization_sum = m.utilization_sum + EXCLUDED.utilization_sum, utilization_max = greatest(m.utilization_max, EXCLUDED.utilization_max),
+    memory_used_sum = m.memory_used_sum + EXCLUDED.memory_used_sum, memory_used_max = greatest(m.memory_used_max, EXCLUDED.memory_used_max),
+    temperature_sum = m.temperature_sum + EXCLUDED.temperature_sum, temperature_max = greatest(m.temperature_max, EXCLUDED.temperature_max),
+    power_sum = m.power_sum + EXCLUDED.power_sum, power_max = greatest(m.power_max, EXCLUDED.power_max)
+  RETURNING 1
+), fatal AS (
+  UPDATE gpus g SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:' || f.xid, last_xid = f.xid, last_xid_at = now(), updated_at = now()
+    FROM (SELECT DISTINCT ON (gpu_id) gpu_id, x AS xid FROM ins, unnest(xid_errors) AS x
+           WHERE x = ANY($12::int[]) ORDER BY gpu_id, recorded_at DESC) f
+   WHERE g.id = f.gpu_id AND g.status <> 'missing'
+  RETURNING g.id, g.node_id
+), alive AS (
+  UPDATE nodes SET last_heartbeat_at = now()
+   WHERE id IN (SELECT DISTINCT node_id FROM scoped WHERE node_status <> 'offline')
+     AND (last_heartbeat_at IS NULL OR last_heartbeat_at < now() - interval '5 seconds')
+  RETURNING id
+)
+SELECT (SELECT count(*) FROM scoped)::int AS accepted,
+       (SELECT count(*) FROM ins)::int AS stored,
+       (SELECT coalesce(array_agg(idx), '{}') FROM resolved r WHERE NOT EXISTS (SELECT 1 FROM scoped s WHERE s.idx = r.idx)) AS unknown,
+       (SELECT coalesce(array_agg(DISTINCT node_id), '{}') FROM scoped WHERE node_status = 'offline') AS offline_nodes,
+       (SELECT coalesce(array_agg(DISTINCT node_id), '{}') FROM fatal) AS fatal_nodes,
+       (SELECT count(*) FROM roll)::int AS rollups,
+       (SELECT count(*) FROM alive)::int AS touched`;
+
+export interface IngestResult {
+  accepted: number;
+  stored: number;
+  rejected: Array<{ index: number; error: string }>;
+  fatalNodeIds: string[];
+}
+
+export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Promise<IngestResult> {
+  if (principal.kind === "tenant") throw forbidden("Metrics are posted by agents and operators");
+  if (raw.length > MAX_SAMPLES_PER_REQUEST) {
+    throw payloadTooLarge(`A request carries at most ${MAX_SAMPLES_PER_REQUEST} samples; this one has ${raw.length}`);
+  }
+  const rejected: IngestResult["rejected"] = [];
+  const valid: Array<{ index: number; sample: GpuSample; at: Date }> = [];
+  const now = Date.now();
+  raw.forEach((value, index) => {
+    const r = gpuSample.safeParse(value);
+    if (!r.success) {
+      rejected.push({ index, error: zodIssuesToDetails(r.error.issues, "sample").map((d) => `${d.path}: ${d.message}`).join("; ") });
+      return;
+    }
+    const at = r.data.recorded_at ? new Date(r.data.recorded_at) : new Date(now);
+    if (at.getTime() > now + MAX_FUTURE_MS) {
+      rejected.push({ index, error: "recorded_at: More than 5 minutes in the future" });
+      return;
+    }
+    valid.push({ index, sample: r.data, at });
+  });
+  if (valid.length === 0) return { accepted: 0, stored: 0, rejected, fatalNodeIds: [] };
+
+  const s = valid.map((v) => v.sample);
+  const { rows } = await pool().query<{ accepted: number; stored: number; unknown: number[]; offline_nodes: string[]; fatal_nodes: string[] }>(INGEST_SQL, [
+    valid.map((v) => v.index),
+    s.map((x) => x.gpu_id ?? null),
+    s.map((x) => x.gpu_uuid ?? null),
+    valid.map((v) => v.at.toISOString()),
+    s.map((x) => x.utilization_pct),
+    s.map((x) => x.memory_used_mb),
+    s.map((x) => x.memory_total_mb ?? null),
+    s.map((x) => x.temperature_c),
+    s.map((x) => x.power_draw_w),
+    s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
+    principal.kind === "agent" ? principal.clusterId : null,
+    FATAL_XIDS,
+  ]);
+  const result = rows[0]!;
+  for (const index of result.unknown) rejected.push({ index, error: "gpu: No such GPU in this cluster" });
+  rejected.sort((a, b) => a.index - b.index);
+  if (result.offline_nodes.length) await reviveOfflineNodes(result.offline_nodes, principal.label);
+  return { accepted: result.accepted, stored: result.stored, rejected, fatalNodeIds: result.fatal_nodes };
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
+import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
+import { registerNode } from "@/lib/fleet/register-node";
+import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
+import { pruneMetrics } from "@/lib/metrics/prune-metrics";
+import { fleetUtilizationSeries, gpuMetricSeries } from "@/lib/metrics/queries";
+import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
+import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, unique } from "../support/fixtures";
+
+async function fleetOf(nodes: number) {
+  const cluster = await makeCluster();
+  const out = [];
+  for (let i = 0; i < nodes; i++) {
+    const r = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(8) });
+    out.push(r);
+  }
+  return { cluster, nodes: out, gpus: out.flatMap((n) => n.gpus) };
+}
+
+const minuteAgo = (m: number, s = 0) => new Date(Math.floor(Date.now() / 60_000) * 60_000 - m * 60_000 + s * 1000).toISOString();
+const sample = (gpu: { uuid: string }, at: string, util: number, extra: Record<string, unknown> = {}) => ({
+  gpu_uuid: gpu.uuid, recorded_at: at, utilization_pct: util, memory_used_mb: 1000, temperature_c: 60, power_draw_w: 300, ...extra,
+});
+
+describe("metrics ingestion", () => {
+  it("stores a batch once: re-sending it stores nothing twice and the rollups do not double", async () => {
+    const { cluster, gpus } = await fleetOf(2);
+    const batch = gpus.map((g, i) => sample(g, minuteAgo(2, i % 60), 50));
+    const agent = agentPrincipal(cluster.id);
+    const first = await ingestGpuMetrics(agent, batch);
+    expect(first).toMatchObject({ accepted: 16, stored: 16, rejected: [] });
+    const again = await ingestGpuMetrics(agent, batch);
+    expect(again).toMatchObject({ accepted: 16, stored: 0, rejected: [] });
+    const ids = gpus.map((g) => g.id);
+    expect(await db().gpuMetric.count({ where: { gpuId: { in: ids } } })).toBe(16);
+    const roll = await db().gpuMetricMinute.aggregate({ where: { gpuId: { in: ids } }, _sum: { samples: true } });
+    expect(roll._sum.samples).toBe(16);
+  });
+
+  it("rejects bad samples by index and stores the rest", async () => {
+    const { cluster, gpus } = await fleetOf(1);
+    const other = await fleetOf(1);
+    const batch = [
+      sample(gpus[0]!, minuteAgo(1), 10),
+      sample(gpus[1]!, minuteAgo(1), 150), // out of range
+      { ...sample(gpus[2]!, minuteAgo(1), 10), temperature_c: "hot" }, // wrong type
+      sample({ uuid: "GPU-does-not-exist" }, minuteAgo(1), 10), // unknown GPU
+      sample(other.gpus[0]!, minuteAgo(1), 10), // another cluster's GPU
+      { utilization_pct: 1, memory_used_mb: 1, temperature_c: 1, power_draw_w: 1 }, // no GPU named
+      sample(gpus[3]!, new Date(Date.now() + 3_600_000).toISOString(), 10), // the future
+      "not an object",
+      sample(gpus[4]!, minuteAgo(1), 99.5),
+    ];
+    const r = await ingestGpuMetrics(agentPrincipal(cluster.id), batch);
+    expect(r.accepted).toBe(2);
+    expect(r.stored).toBe(2);
+    expect(r.rejected.map((x) => x.index)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(r.rejected.find((x) => x.index === 1)!.error).toMatch(/utilization_pct/);
+    expect(r.rejected.find((x) => x.index === 2)!.error).toMatch(/temperature_c/);
+    expect(r.rejected.find((x) => x.index === 4)!.error).toMatch(/No such GPU in this cluster/);
+    expect(await db().gpuMetric.count({ where: { gpuId: other.gpus[0]!.id } })).toBe(0);
+  });
+
+  it("refuses more than 5,000 samples in one request", async () => {
+    const { cluster } = await fleetOf(1);
+    const err = await ingestGpuMetrics(agentPrincipal(cluster.id), Array.from({ length: 5_001 }, () => ({}))).catch((e) => e);
+    expect(err.code).toBe("payload_too_large");
+  });
+
+  it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute", async () => {
+    const { cluster, gpus } = await fleetOf(1);
+    const agent = agentPrincipal(cluster.id);
+    const batches = Array.from({ length: 6 }, (_, b) => gpus.map((g) => sample(g, minuteAgo(3, b * 5), 10 * (b + 1), { temperature_c: 50 + b })));
+    const results = await Promise.all(batches.map((batch) => ingestGpuMetrics(agent, batch)));
+    expect(results.reduce((n, r) => n + r.stored, 0)).toBe(48);
+    for (const g of gpus) {
+      const m = await db().gpuMetricMinute.findFirstOrThrow({ where: { gpuId: g.id } });
+      expect(m.samples).toBe(6);
+      expect(m.utilizationSum).toBeCloseTo(10 + 20 + 30 + 40 + 50 + 60);
+      expect(m.utilizationMax).toBe(60);
+      expect(m.temperatureMax).toBe(55);
+    }
+  });
+
+  it("a fatal XID in a sample marks its GPU unhealthy", async () => {
+    const { cluster, gpus } = await fleetOf(1);
+    await ingestGpuMetrics(agentPrincipal(cluster.id), [sample(gpus[0]!, minuteAgo(0), 5, { xid_errors: [79] }), sample(gpus[1]!, minuteAgo(0), 5, { xid_errors: [13] })]);
+    expect((await db().gpu.findUniqueOrThrow({ where: { id: gpus[0]!.id } })).status).toBe("unhealthy");
+    expect((await db().gpu.findUniqueOrThrow({ where: { id: gpus[1]!.id } })).status).toBe("available");
+  });
+
+  it("counts as a heartbeat, bringing an offline node back to where it was", async () => {
+    const { cluster, nodes, gpus } = await fleetOf(1);
+    const node = nodes[0]!.node;
+    await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), node.id, {});
+    await db().$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - interval '1 hour' WHERE id = ${node.id}::uuid`;
+    await markOfflineNodes(300);
+    expect((await db().node.findUniqueOrThrow({ where: { id: node.id } })).status).toBe("offline");
+    await ingestGpuMetrics(agentPrincipal(cluster.id), [sample(gpus[0]!, minuteAgo(0), 5)]);
+    const after = await db().node.findUniqueOrThrow({ where: { id: node.id } });
+    expect(after.status).toBe("available");
+    expect(after.lastHeartbeatAt!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+});
+
+describe("metric series", () => {
+  it("serves raw points for short steps and rollups for minute steps, with the same averages", async () => {
+    const { cluster, gpus } = await fleetOf(1);
+    const g = gpus[0]!;
+    const batch = [0, 15, 30, 45].flatMap((s) => [sample(g, minuteAgo(5, s), 20), sample(g, minuteAgo(4, s), 60)]);
+    await ingestGpuMetrics(agentPrincipal(cluster.id), batch);
+    const from = minuteAgo(5);
+    const to = minuteAgo(3);
+    const raw = await gpuMetricSeries(operatorPrincipal, g.id, { from, to, step: 30 });
+    expect(raw.source).toBe("raw");
+    expect(raw.points).toHaveLength(4);
+    const rolled = await gpuMetricSeries(operatorPrincipal, g.id, { from, to, step: 60 });
+    expect(rolled.source).toBe("rollup");
+    expect(rolled.points.map((p) => [p.utilization_avg, p.samples])).toEqual([[20, 4], [60, 4]]);
+    const two = await gpuMetricSeries(operatorPrincipal, g.id, { from, to, step: 120 });
+    expect(two.points).toEqual([expect.objectContaining({ utilization_avg: 40, utilization_max: 60, samples: 8 })]);
+  });
+
+  it("refuses inverted ranges and steps that would return too many points, naming the field", async () => {
+    const { gpus } = await fleetOf(1);
+    const e1 = await gpuMetricSeries(operatorPrincipal, gpus[0]!.id, { from: minuteAgo(0), to: minuteAgo(5) }).catch((e) => e);
+    expect(e1.details[0].path).toBe("from");
+    const e2 = await gpuMetricSeries(operatorPrincipal, gpus[0]!.id, { from: minuteAgo(60 * 24 * 7), to: minuteAgo(0), step: 1 }).catch((e) => e);
+    expect(e2.details[0].path).toBe("step");
+  });
+
+  it("hides another cluster's GPU from an agent", async () => {
+    const { gpus } = await fleetOf(1);
+    const other = await makeCluster();
+    const err = await gpuMetricSeries(agentPrincipal(other.id), gpus[0]!.id, {}).catch((e) => e);
+    expect(err.code).toBe("not_found");
+  });
+
+  it("folds GPU rollups into a cluster series and prunes by retention", async () => {
+    const { cluster, gpus } = await fleetOf(1);
+    await ingestGpuMetrics(agentPrincipal(cluster.id), gpus.map((g) => sample(g, minuteAgo(1), 40)));
+    await rollupClusterMetrics(10);
+    const series = await fleetUtilizationSeries(1, 1, cluster.id);
+    expect(series.at(-1)).toMatchObject({ utilization: 40 });
+
+    await db().$executeRaw`INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
+      VALUES (${gpus[0]!.id}::uuid, now() - interval '30 days', 1, 1, 1, 1)`;
+    const pruned = await pruneMetrics({ rawHours: 24, rollupDays: 365 });
+    expect(pruned.raw_deleted).toBeGreaterThanOrEqual(1);
+    expect(await db().gpuMetric.count({ where: { gpuId: gpus[0]!.id } })).toBe(1);
+  });
+});
