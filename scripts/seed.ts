@@ -1,25 +1,47 @@
 // `npm run db:seed`: migrates, then seeds the demo tenants, accounts and clusters (idempotent).
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { disconnectDb } from "@/lib/db/client";
+import { existsSync, readFileSync } from "node:fs";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { systemActor } from "@/lib/auth/principal";
+import { db, disconnectDb } from "@/lib/db/client";
 import { seedDemo } from "@/lib/platform/seed-demo";
 import { repoRoot, withDatabaseUrl } from "./lib/database-url";
 import { runMigrations } from "./lib/run-migrations";
+
+export const simulatorKeysFile = path.join(repoRoot, ".data", "demo-agent-keys.json");
 
 export async function migrateAndSeed(url: string): Promise<void> {
   await runMigrations(url);
   process.env.DATABASE_URL = url;
   const result = await seedDemo();
   if (result.seeded) {
-    // Agent keys exist only as hashes in the database; the demo simulator reads them from here.
-    const file = path.join(repoRoot, ".data", "demo-agent-keys.json");
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify(result.agentKeys, null, 2), { mode: 0o600 });
+    await writeKeys(result.agentKeys);
     console.log("[seed] demo tenants, accounts and clusters created");
   } else {
     console.log("[seed] demo data already present");
   }
   await disconnectDb();
+}
+
+/**
+ * Agent keys exist only as hashes in the database, so the demo simulator keeps its own under
+ * .data/. When that file is gone (a fresh .data with an old database), new keys are minted.
+ */
+export async function simulatorKeys(url: string): Promise<Record<string, string>> {
+  if (existsSync(simulatorKeysFile)) return JSON.parse(readFileSync(simulatorKeysFile, "utf8")) as Record<string, string>;
+  process.env.DATABASE_URL = url;
+  const clusters = await db().cluster.findMany({ orderBy: { createdAt: "asc" }, take: 2, select: { id: true } });
+  const keys: Record<string, string> = {};
+  for (const c of clusters) keys[c.id] = (await createApiKey(systemActor, { name: "demo simulator", scope: "agent", cluster_id: c.id })).key;
+  await writeKeys(keys);
+  await disconnectDb();
+  return keys;
+}
+
+async function writeKeys(keys: Record<string, string>) {
+  await mkdir(path.dirname(simulatorKeysFile), { recursive: true });
+  await writeFile(simulatorKeysFile, JSON.stringify(keys, null, 2), { mode: 0o600 });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -9,19 +9,22 @@ import { EMBEDDED_DB_NAME, EMBEDDED_PORT, repoRoot } from "./lib/database-url";
 import { ensureDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./lib/embedded-db";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "./lib/next-server";
 import { runMigrations } from "./lib/run-migrations";
-import { migrateAndSeed } from "./seed";
+import { simClusters, startSimulator } from "../agent/src/simulator";
+import { migrateAndSeed, simulatorKeys } from "./seed";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
 const env: NodeJS.ProcessEnv = { ...process.env };
 let database: EmbeddedDatabase | undefined;
 let app: ReturnType<typeof startNext> | undefined;
+let simulator: ReturnType<typeof startSimulator> | undefined;
 let stopping = false;
 
 async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
   console.log("\n[gpuforge] stopping…");
+  simulator?.stop();
   await app?.stop();
   await database?.stop();
   console.log("[gpuforge] stopped");
@@ -64,6 +67,17 @@ async function main() {
   app = startNext({ port, dev, env });
   app.child.once("exit", (code) => void shutdown(code ?? 1));
   await waitForHealthy(`http://127.0.0.1:${port}`, dev ? 180_000 : 90_000);
+  // The demo's fleet: simulated agents that speak the same HTTP API a real agent does.
+  if ((database || process.argv.includes("--simulate")) && process.env.SIMULATOR !== "0") {
+    const keys = await simulatorKeys(env.DATABASE_URL!);
+    simulator = startSimulator({
+      baseUrl: `http://127.0.0.1:${port}`,
+      clusters: simClusters(keys, { pods: 2, racksPerPod: 2, nodesPerRack: 2 }),
+      stateDir: path.join(repoRoot, ".data", "simulator"),
+      log: (m) => console.log(`[simulator] ${m}`),
+    });
+    await simulator.ready;
+  }
   console.log(`\n[gpuforge] ready on http://localhost:${port}${env.DEMO_MODE === "1" ? "  (demo accounts are listed on /login)" : ""}\n`);
 }
 

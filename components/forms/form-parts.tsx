@@ -48,10 +48,22 @@ export function Field({
   );
 }
 
-export function SubmitButton({ children, variant = "primary", size }: { children: React.ReactNode; variant?: "primary" | "secondary" | "danger"; size?: "sm" | "md" }) {
+export function SubmitButton({
+  children,
+  variant = "primary",
+  size,
+  name,
+  value,
+}: {
+  children: React.ReactNode;
+  variant?: "primary" | "secondary" | "danger";
+  size?: "sm" | "md";
+  name?: string;
+  value?: string;
+}) {
   const { pending } = useFormStatus();
   return (
-    <Button type="submit" variant={variant} size={size} disabled={pending} aria-busy={pending}>
+    <Button type="submit" variant={variant} size={size} disabled={pending} aria-busy={pending} name={name} value={value}>
       {pending ? "Working…" : children}
     </Button>
   );

@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import type { z } from "zod";
+import { env } from "@/lib/env";
 import type { Contract } from "@/lib/http/contract";
 import { allContracts } from "./contracts";
 
@@ -26,6 +27,7 @@ export function buildOpenApiDocument(contracts: Contract[] = allContracts, serve
           : `Allowed: ${c.access.join(", ")} credentials${c.tenantRole ? ` (tenant users need ${c.tenantRole})` : ""}.`,
       security: c.access === "public" ? [] : [{ apiKey: [] }],
       "x-gpuforge-access": c.access,
+      ...(c.body ? { "x-gpuforge-body-limit-bytes": c.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES } : {}),
       request: {
         ...(c.params ? { params: c.params as z.ZodObject } : {}),
         ...(c.query ? { query: c.query as z.ZodObject } : {}),

@@ -10,7 +10,7 @@ import { buildWorld, operationCases, type World } from "./world";
 // write nothing. The valid body must then succeed, so the refusals are about the input.
 
 type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; required?: string[]; enum?: unknown[]; anyOf?: JsonSchema[]; $ref?: string };
-type Op = { operationId: string; requestBody?: { content: { "application/json": { schema: JsonSchema } } }; parameters?: Array<{ name: string; in: string }> };
+type Op = { operationId: string; "x-gpuforge-body-limit-bytes"?: number; requestBody?: { content: { "application/json": { schema: JsonSchema } } }; parameters?: Array<{ name: string; in: string }> };
 type Doc = { paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, JsonSchema> } };
 
 let doc: Doc;
@@ -77,7 +77,9 @@ describe("bad input on every write route", () => {
       await expectRefused(label("empty body"), failures, () => api(method, target, { key, rawBody: "" }), 400, "validation_failed", "body");
       await expectRefused(label("array body"), failures, () => api(method, target, { key, body: [c.body!()] }), 400, "validation_failed");
       await expectRefused(label("string body"), failures, () => api(method, target, { key, body: "hello" }), 400, "validation_failed");
-      await expectRefused(label("oversized body"), failures, () => api(method, target, { key, body: { ...c.body!(), padding: "x".repeat(2 * 1024 * 1024) } }), 413, "payload_too_large");
+      const limit = op["x-gpuforge-body-limit-bytes"];
+      if (!limit) failures.push(`${op.operationId}: the document does not state its body limit`);
+      await expectRefused(label("oversized body"), failures, () => api(method, target, { key, body: { ...c.body!(), padding: "x".repeat((limit ?? 1 << 20) + 1) } }), 413, "payload_too_large");
       await expectRefused(label("unknown field"), failures, () => api(method, target, { key, body: { ...c.body!(), surprise: 1 } }), 400, "validation_failed", "body");
     }
     expect(failures).toEqual([]);

@@ -98,6 +98,11 @@ describe("API isolation", () => {
     const clusters = (await api("GET", "/api/clusters", { key: world.keys.agent })).body.data as Array<{ id: string }>;
     expect(clusters.map((c) => c.id)).toEqual([world.clusterC.id]);
     expect((await api("GET", `/api/clusters/${world.clusterC.id}`, { key: world.keys.agent })).status).toBe(200);
+    const nodes = (await api("GET", "/api/nodes?limit=500", { key: world.keys.agent })).body.data as Array<{ cluster_id: string }>;
+    expect(nodes.length).toBeGreaterThan(0);
+    expect(nodes.every((n) => n.cluster_id === world.clusterC.id)).toBe(true);
+    const gpus = (await api("GET", "/api/gpus?limit=500", { key: world.keys.agent })).body.data as Array<{ node_id: string }>;
+    expect(gpus.every((g) => g.node_id === world.nodeC.node.id)).toBe(true);
   });
 
   it("a revoked key stops working at once, and the response says unauthorized", async () => {
@@ -110,6 +115,18 @@ describe("API isolation", () => {
     const after = await api("GET", "/api/users", { key: created.body.key });
     expect(after.status).toBe(401);
     expectErrorShape(after, "unauthorized");
+  });
+
+  it("registration without a valid agent key never returns or changes anything", async () => {
+    const body = { hostname: world.nodeC.node.hostname, rack: "hijacked", gpus: [] };
+    for (const key of [undefined, world.keys.revoked, "gf_" + "x".repeat(43)]) {
+      const r = await api("POST", "/api/clusters/nodes", { key, body });
+      expect(r.status).toBe(401);
+      expect(JSON.stringify(r.body)).not.toContain(world.nodeC.node.id);
+    }
+    const node = await db().node.findUniqueOrThrow({ where: { id: world.nodeC.node.id } });
+    expect(node.rack).not.toBe("hijacked");
+    expect(await db().gpu.count({ where: { nodeId: node.id, status: "missing" } })).toBe(0);
   });
 
   it("answers garbage credentials with 401, never 500", async () => {

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { systemActor } from "@/lib/auth/principal";
-import { makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
+import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
+import { registerNode } from "@/lib/fleet/register-node";
+import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 
 // The cast of the isolation and bad-input walks: tenant A (whose objects are the targets),
 // tenant B (the neighbour), agent keys, a revoked key, and an operator.
@@ -24,7 +26,12 @@ export async function buildWorld() {
   const revoked = await makeKey({ scope: "tenant", tenant_id: a.id });
   await revokeApiKey(systemActor, revoked.apiKey.id);
   keys.revoked = revoked.key;
-  return { a, b, clusterC, clusterD, keys };
+  // a node in the agent's cluster (C) and one in cluster D, which that agent must never see
+  const agentC = { principal: agentPrincipal(clusterC.id) };
+  const nodeC = await registerNode(agentC, { hostname: unique("c-node"), gpus: inventory(2) });
+  const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), gpus: inventory(2) });
+  await recordHeartbeat(agentC, nodeC.node.id, {});
+  return { a, b, clusterC, clusterD, keys, nodeC, nodeD };
 }
 
 export type World = Awaited<ReturnType<typeof buildWorld>>;
@@ -93,5 +100,33 @@ export function operationCases(w: World): Record<string, OperationCase> {
     getCluster: { path: fixed(`/api/clusters/${w.clusterD.id}`), expect: authed(404, 200, 200, 200) },
     updateCluster: { path: fixed(`/api/clusters/${w.clusterD.id}`), body: () => ({ region: `r-${randomUUID().slice(0, 4)}` }), expect: authed(403, 403, 403, 200) },
     deleteCluster: { path: async () => `/api/clusters/${(await makeCluster()).id}`, expect: authed(403, 403, 403, 204) },
+
+    // Agents act in their own cluster (C); the operator names one. Node D belongs to cluster D.
+    registerNode: {
+      path: fixed("/api/clusters/nodes"),
+      body: () => ({ cluster_id: w.clusterC.id, hostname: w.nodeC.node.hostname, gpus: inventoryOf(w.nodeC.gpus) }),
+      expect: authed(200, 403, 403, 200),
+    },
+    nodeHeartbeat: { path: fixed(`/api/clusters/nodes/${w.nodeD.node.id}/heartbeat`), body: () => ({ gpus: [] }), expect: authed(404, 403, 403, 200) },
+    postGpuMetrics: {
+      path: fixed("/api/clusters/metrics"),
+      body: () => ({ metrics: [{ gpu_uuid: w.nodeC.gpus[0]!.uuid, utilization_pct: 50, memory_used_mb: 10, temperature_c: 50, power_draw_w: 100 }] }),
+      expect: authed(202, 403, 403, 202),
+    },
+    listGpus: { path: fixed("/api/gpus"), expect: authed(200, 403, 403, 200) },
+    getGpu: { path: fixed(`/api/gpus/${w.nodeD.gpus[0]!.id}`), expect: authed(404, 403, 403, 200) },
+    getGpuMetrics: { path: fixed(`/api/gpus/${w.nodeD.gpus[0]!.id}/metrics`), expect: authed(404, 403, 403, 200) },
+    listNodes: { path: fixed("/api/nodes"), expect: authed(200, 403, 403, 200) },
+    getNode: { path: fixed(`/api/nodes/${w.nodeD.node.id}`), expect: authed(404, 403, 403, 200) },
+    updateNode: {
+      path: async () => `/api/nodes/${(await registerNode({ principal: agentPrincipal(w.clusterD.id) }, { hostname: unique("q"), gpus: [] })).node.id}`,
+      body: () => ({ status: "quarantined", reason: "walk" }),
+      expect: authed(403, 403, 403, 200),
+    },
+    getDashboard: { path: fixed("/api/dashboard"), expect: authed(403, 403, 403, 200) },
   };
+}
+
+function inventoryOf(gpus: Array<{ uuid: string; index: number; gpuType: string; memoryTotalMb: number }>) {
+  return gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: g.gpuType, memory_total_mb: g.memoryTotalMb }));
 }

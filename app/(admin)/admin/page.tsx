@@ -1,30 +1,53 @@
 import Link from "next/link";
 import { AuditList } from "@/components/shell/audit-list";
-import { ButtonLink } from "@/components/ui/button";
-import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
+import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { FleetUtilizationChart } from "@/components/fleet/charts";
+import { FleetFloor } from "@/components/fleet/fleet-floor";
+import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { requireOperatorPage } from "@/lib/auth/session";
+import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
+import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { operatorOverview } from "@/lib/platform/overview";
 
-export const metadata = { title: "Operator overview" };
+export const metadata = { title: "Fleet overview" };
 
 export default async function AdminHome() {
   const p = await requireOperatorPage("/admin");
-  const o = await operatorOverview(p);
+  const [fleet, series, floor, o] = await Promise.all([fleetSummary(), fleetUtilizationSeries(24, 15), fleetFloor(), operatorOverview(p)]);
   return (
     <>
-      <PageHeader
-        title="Overview"
-        description="Tenants, access and activity across the platform."
-        actions={<ButtonLink href="/admin/tenants">Manage tenants</ButtonLink>}
-      />
+      <PageHeader title="Fleet overview" description="Every GPU in every cluster, live." actions={<AutoRefresh seconds={10} />} />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Stat label="Active tenants" value={o.tenantsActive} hint={`${o.tenantsSuspended} suspended`} />
-        <Stat label="GPU quota granted" value={o.quotaGranted} hint="Sum over active tenants" />
-        <Stat label="Clusters" value={o.clusters} hint={`${o.keysByScope.agent ?? 0} live agent keys`} />
-        <Stat label="Users" value={o.users} hint={`${(o.keysByScope.tenant ?? 0) + (o.keysByScope.operator ?? 0)} live API keys`} />
+        <Stat label="GPUs" value={fleet.gpus_total} hint={`${fleet.gpus_schedulable} schedulable`} />
+        <Stat label="Unhealthy GPUs" value={fleet.gpus_unhealthy} hint="Fatal XIDs, ECC, agent reports" />
+        <Stat label="Avg utilization" value={fleet.utilization_avg_pct === null ? "—" : `${fleet.utilization_avg_pct} %`} hint="Last 5 minutes" />
+        <Stat label="Nodes online" value={fleet.nodes_online} hint={`${fleet.nodes_offline} offline · ${fleet.nodes_quarantined} quarantined`} />
       </div>
       <Card className="mt-6">
-        <CardHeader title="Recent activity" description="Every write is recorded." actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/admin/audit">Full audit log</Link>} />
+        <CardHeader title="Utilization, last 24 hours" description="Fleet average per 15 minutes, from the per-minute rollups." />
+        <div className="p-5">
+          {series.length === 0 ? <EmptyState title="No metrics yet">Agents report every few seconds once nodes are registered.</EmptyState> : <FleetUtilizationChart points={series} />}
+        </div>
+      </Card>
+      <Card className="mt-6">
+        <CardHeader title="Fleet floor" description="Nodes grouped by pod and rack; each square is a GPU. Select a node for details." />
+        <div className="p-5">
+          {floor.length === 0 ? (
+            <EmptyState title="No nodes registered">
+              Create an agent key for a cluster and start <code>npm run agent</code> on each GPU node.
+            </EmptyState>
+          ) : (
+            <FleetFloor racks={floor} />
+          )}
+        </div>
+      </Card>
+      <div className="mt-6 grid gap-6 lg:grid-cols-3">
+        <Stat label="Active tenants" value={o.tenantsActive} hint={`${o.quotaGranted} GPUs of quota granted`} />
+        <Stat label="Clusters" value={o.clusters} hint={`${o.keysByScope.agent ?? 0} live agent keys`} />
+        <Stat label="Users" value={o.users} />
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="Recent activity" actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/admin/audit">Full audit log</Link>} />
         <AuditList entries={o.recent} />
       </Card>
     </>

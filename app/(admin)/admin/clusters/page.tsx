@@ -1,16 +1,16 @@
+import Link from "next/link";
 import { createClusterAction } from "@/app/_actions/clusters";
 import { CreateClusterForm } from "@/components/forms/cluster-form";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
-import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireOperatorPage } from "@/lib/auth/session";
-import { listClusters } from "@/lib/fleet/cluster-queries";
+import { clusterOverview } from "@/lib/fleet/queries";
 
 export const metadata = { title: "Clusters" };
 
 export default async function ClustersPage() {
-  const p = await requireOperatorPage("/admin/clusters");
-  const clusters = await listClusters(p, { limit: 500 });
+  await requireOperatorPage("/admin/clusters");
+  const clusters = await clusterOverview();
   return (
     <>
       <PageHeader title="Clusters" description="Groups of GPU nodes managed together. Node agents register into a cluster with that cluster's agent key." />
@@ -19,19 +19,22 @@ export default async function ClustersPage() {
         <CreateClusterForm action={createClusterAction} />
       </Card>
       <Card>
-        <CardHeader title={`Clusters (${clusters.data.length})`} />
-        {clusters.data.length === 0 ? (
+        <CardHeader title={`Clusters (${clusters.length})`} />
+        {clusters.length === 0 ? (
           <EmptyState title="No clusters yet">Register one above, then create an agent key for it under API keys.</EmptyState>
         ) : (
           <Table caption="Clusters">
-            <thead className="bg-slate-50"><tr><Th>Name</Th><Th>Region</Th><Th>Provider</Th><Th>Registered</Th></tr></thead>
+            <thead className="bg-slate-50"><tr><Th>Name</Th><Th>Region</Th><Th>Provider</Th><Th className="text-right">Nodes</Th><Th className="text-right">Offline</Th><Th className="text-right">GPUs</Th><Th className="text-right">Unhealthy</Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
-              {clusters.data.map((c) => (
-                <tr key={c.id}>
-                  <Td className="font-medium text-slate-900">{c.name}</Td>
+              {clusters.map((c) => (
+                <tr key={c.id} className="hover:bg-slate-50">
+                  <Td><Link className="font-medium text-indigo-700 hover:underline" href={`/admin/clusters/${c.id}`}>{c.name}</Link></Td>
                   <Td>{c.region ?? "—"}</Td>
                   <Td>{c.provider ?? "—"}</Td>
-                  <Td>{formatDateTime(c.createdAt)}</Td>
+                  <Td className="text-right tabular-nums">{c.nodes}</Td>
+                  <Td className="text-right tabular-nums">{c.offline}</Td>
+                  <Td className="text-right tabular-nums">{c.gpus}</Td>
+                  <Td className="text-right tabular-nums">{c.unhealthy}</Td>
                 </tr>
               ))}
             </tbody>

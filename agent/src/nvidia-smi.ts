@@ -1,0 +1,101 @@
+// Reading the GPUs of a node from nvidia-smi, and XID errors from the kernel log. Pure parsing
+// functions (tested with recorded outputs of several GPU models) plus thin readers that run the
+// commands.
+
+export const QUERY_FIELDS = [
+  "index",
+  "uuid",
+  "name",
+  "memory.total",
+  "memory.used",
+  "utilization.gpu",
+  "temperature.gpu",
+  "power.draw",
+  "pci.bus_id",
+] as const;
+
+export const NVIDIA_SMI_ARGS = [`--query-gpu=${QUERY_FIELDS.join(",")}`, "--format=csv,noheader,nounits"];
+
+export interface GpuReading {
+  index: number;
+  uuid: string;
+  name: string;
+  gpuType: string;
+  memoryTotalMb: number;
+  memoryUsedMb: number | null;
+  utilizationPct: number | null;
+  temperatureC: number | null;
+  powerDrawW: number | null;
+  pciBusId: string | null;
+}
+
+export interface ParseResult {
+  gpus: GpuReading[];
+  /** lines that could not be read, with why: reported, never fatal for the other GPUs */
+  skipped: Array<{ line: number; reason: string }>;
+}
+
+const NOT_AVAILABLE = /^\[?(N\/A|Not Supported|Unknown Error|Insufficient Permissions|GPU requires reset)\]?$/i;
+
+function num(raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  const v = raw.trim();
+  if (v === "" || NOT_AVAILABLE.test(v)) return null;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** "NVIDIA H100 80GB HBM3" → "H100"; "NVIDIA A100-SXM4-80GB" → "A100"; "NVIDIA L40S" → "L40S". */
+export function gpuTypeFromName(name: string): string {
+  const cleaned = name.replace(/^(NVIDIA|Tesla|GeForce|Quadro)\s+/gi, "").trim();
+  const known = /\b(GH200|GB200|B200|B100|H200|H100|H800|A100|A800|A40|A30|A10G?|L40S|L40|L4|V100|T4|RTX\s?\d{4}\w*)\b/i.exec(cleaned);
+  if (known) return known[1]!.replace(/\s+/g, "").toUpperCase();
+  const first = cleaned.split(/[\s-]+/)[0] ?? "GPU";
+  return first.replace(/[^A-Za-z0-9._-]/g, "").toUpperCase() || "GPU";
+}
+
+export function parseNvidiaSmi(csv: string): ParseResult {
+  const gpus: GpuReading[] = [];
+  const skipped: ParseResult["skipped"] = [];
+  csv.split(/\r?\n/).forEach((rawLine, i) => {
+    const line = rawLine.trim();
+    if (!line) return;
+    const f = line.split(",").map((x) => x.trim());
+    const index = num(f[0]);
+    const uuid = f[1];
+    const name = f[2];
+    const memoryTotalMb = num(f[3]);
+    if (index === null || !uuid || NOT_AVAILABLE.test(uuid) || !name || memoryTotalMb === null) {
+      skipped.push({ line: i + 1, reason: "missing index, uuid, name or memory.total" });
+      return;
+    }
+    gpus.push({
+      index,
+      uuid,
+      name,
+      gpuType: gpuTypeFromName(name),
+      memoryTotalMb: Math.round(memoryTotalMb),
+      memoryUsedMb: num(f[4]) === null ? null : Math.round(num(f[4])!),
+      utilizationPct: num(f[5]),
+      temperatureC: num(f[6]),
+      powerDrawW: num(f[7]),
+      pciBusId: f[8] && !NOT_AVAILABLE.test(f[8]) ? normaliseBusId(f[8]) : null,
+    });
+  });
+  return { gpus, skipped };
+}
+
+/** nvidia-smi prints 00000000:3B:00.0, the kernel log 0000:3b:00: compare on bus:device. */
+export function normaliseBusId(id: string): string {
+  const m = /([0-9a-f]{2}):([0-9a-f]{2})(?:\.[0-9a-f])?$/i.exec(id.trim());
+  return m ? `${m[1]!.toLowerCase()}:${m[2]!.toLowerCase()}` : id.trim().toLowerCase();
+}
+
+/** Kernel lines like `NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.` */
+export function parseXidLines(text: string): Array<{ busId: string; xid: number }> {
+  const out: Array<{ busId: string; xid: number }> = [];
+  for (const m of text.matchAll(/NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\): (\d+)/g)) {
+    out.push({ busId: normaliseBusId(m[1]!), xid: Number(m[2]) });
+  }
+  return out;
+}

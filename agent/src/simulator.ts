@@ -1,0 +1,272 @@
+// The fleet simulator: N virtual nodes × 8 GPUs that behave like real agents and speak only the
+// HTTP API. Utilization, temperature and power follow what runs on each GPU; assigned work runs
+// for its duration_s and is reported through the same durable outbox as the real agent; faults
+// (XID 79, overheating, a node going silent) are injected on request.
+//
+// `npm run simulator -- --keys .data/demo-agent-keys.json` (cluster id → agent key), with a control
+// endpoint on 127.0.0.1:$SIM_CONTROL_PORT: POST /faults {"hostname", "kind": "xid79"|"overheat"|"silent"|"clear", "gpu_index"?}.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createClient, type Client } from "./client";
+import { Outbox } from "./outbox";
+import type { Assignment } from "./runner";
+
+export interface SimCluster {
+  clusterId: string;
+  key: string;
+  gpuType: string;
+  memoryMb: number;
+  tdpW: number;
+  pods: number;
+  racksPerPod: number;
+  nodesPerRack: number;
+}
+
+export type FaultKind = "xid79" | "overheat" | "silent" | "clear";
+
+interface SimGpu {
+  index: number;
+  uuid: string;
+  id?: string;
+  util: number;
+  jobId?: string;
+  xidPending?: number;
+  overheat?: boolean;
+}
+
+interface SimNode {
+  hostname: string;
+  pod: string;
+  rack: string;
+  cluster: SimCluster;
+  client: Client;
+  id?: string;
+  gpus: SimGpu[];
+  silent: boolean;
+  jobs: Map<string, NodeJS.Timeout>;
+}
+
+const noise = (spread: number) => (Math.random() * 2 - 1) * spread;
+
+export function buildNodes(clusters: SimCluster[], baseUrl: string, log: (m: string) => void): SimNode[] {
+  const nodes: SimNode[] = [];
+  for (const c of clusters) {
+    const client = createClient({ baseUrl, key: c.key, retryForMs: 30_000, log });
+    const tag = c.clusterId.slice(0, 6);
+    for (let p = 0; p < c.pods; p++)
+      for (let r = 0; r < c.racksPerPod; r++)
+        for (let n = 0; n < c.nodesPerRack; n++) {
+          const hostname = `sim-${tag}-p${p + 1}-r${r + 1}-n${n + 1}`;
+          const seed = createHash("sha256").update(hostname).digest("hex");
+          nodes.push({
+            hostname,
+            pod: `pod-${p + 1}`,
+            rack: `rack-${p + 1}${String.fromCharCode(97 + r)}`,
+            cluster: c,
+            client,
+            silent: false,
+            jobs: new Map(),
+            gpus: Array.from({ length: 8 }, (_, i) => ({ index: i, uuid: `GPU-sim-${seed.slice(0, 8)}-${seed.slice(8, 12)}-${i}`, util: Math.random() * 4 })),
+          });
+        }
+  }
+  return nodes;
+}
+
+export function startSimulator(opts: {
+  baseUrl: string;
+  clusters: SimCluster[];
+  heartbeatS?: number;
+  metricsS?: number;
+  stateDir?: string;
+  log?: (m: string) => void;
+}) {
+  const log = opts.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} simulator: ${m}\n`));
+  const nodes = buildNodes(opts.clusters, opts.baseUrl, log);
+  const outbox = new Outbox(path.join(opts.stateDir ?? path.join(os.tmpdir(), "gpuforge-simulator"), "exit-reports.json"));
+  const timers: NodeJS.Timeout[] = [];
+  let stopped = false;
+
+  const register = async (n: SimNode) => {
+    const reply = await n.client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string }> }>("POST", "/api/clusters/nodes", {
+      hostname: n.hostname,
+      pod: n.pod,
+      rack: n.rack,
+      cpu_cores: 224,
+      memory_gb: 2048,
+      agent_version: "0.1.0-sim",
+      gpus: n.gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: n.cluster.gpuType, model: `NVIDIA ${n.cluster.gpuType} (simulated)`, memory_total_mb: n.cluster.memoryMb })),
+    });
+    n.id = reply.node.id;
+    const byUuid = new Map(reply.gpus.map((g) => [g.uuid, g.id]));
+    for (const g of n.gpus) g.id = byUuid.get(g.uuid);
+  };
+
+  const reconcile = (n: SimNode, assignments: Assignment[]) => {
+    const wanted = new Set(assignments.map((a) => a.job_id));
+    for (const [jobId, timer] of n.jobs) {
+      if (wanted.has(jobId)) continue;
+      clearTimeout(timer);
+      n.jobs.delete(jobId);
+      for (const g of n.gpus) if (g.jobId === jobId) g.jobId = undefined;
+    }
+    for (const a of assignments) {
+      if (n.jobs.has(a.job_id)) continue;
+      for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = a.job_id;
+      n.jobs.set(
+        a.job_id,
+        setTimeout(() => {
+          n.jobs.delete(a.job_id);
+          for (const g of n.gpus) if (g.jobId === a.job_id) g.jobId = undefined;
+          outbox.add({ job_id: a.job_id, status: "completed", exit_code: 0, finished_at: new Date().toISOString() });
+        }, (a.duration_s ?? 300) * 1000),
+      );
+    }
+  };
+
+  const heartbeat = async (n: SimNode) => {
+    if (n.silent || !n.id) return;
+    const reply = await n.client.call<{ assignments: Assignment[] }>("POST", `/api/clusters/nodes/${n.id}/heartbeat`, {
+      gpus: n.gpus.map((g) => ({ uuid: g.uuid, healthy: true, ...(g.xidPending ? { xid_errors: [g.xidPending] } : {}) })),
+    });
+    for (const g of n.gpus) g.xidPending = undefined;
+    reconcile(n, reply.assignments);
+  };
+
+  const sample = (n: SimNode, g: SimGpu, at: string) => {
+    const target = g.jobId ? 90 + noise(8) : 2 + noise(2);
+    g.util = Math.min(100, Math.max(0, g.util + (target - g.util) * 0.6 + noise(1.5)));
+    const temp = 30 + g.util * 0.45 + noise(1.5) + (g.overheat ? 40 : 0);
+    const power = 70 + (g.util / 100) * (n.cluster.tdpW - 70) + noise(8);
+    return {
+      gpu_uuid: g.uuid,
+      recorded_at: at,
+      utilization_pct: Math.round(g.util * 10) / 10,
+      memory_used_mb: g.jobId ? Math.round(n.cluster.memoryMb * (0.7 + Math.random() * 0.25)) : 0,
+      memory_total_mb: n.cluster.memoryMb,
+      temperature_c: Math.round(Math.min(120, temp) * 10) / 10,
+      power_draw_w: Math.round(Math.max(0, power) * 10) / 10,
+      ...(g.xidPending ? { xid_errors: [g.xidPending] } : {}),
+    };
+  };
+
+  const metrics = async (n: SimNode) => {
+    if (n.silent || !n.id) return;
+    const at = new Date().toISOString();
+    await n.client.call("POST", "/api/clusters/metrics", { metrics: n.gpus.map((g) => sample(n, g, at)) });
+  };
+
+  const every = (seconds: number, fn: () => Promise<unknown>) => {
+    const tick = async () => {
+      if (stopped) return;
+      await fn().catch((e: unknown) => log((e as Error).message));
+      if (!stopped) timers.push(setTimeout(tick, seconds * 1000));
+    };
+    timers.push(setTimeout(tick, Math.random() * seconds * 1000));
+  };
+
+  const ready = (async () => {
+    for (const n of nodes) await register(n);
+    log(`registered ${nodes.length} node(s), ${nodes.length * 8} GPUs`);
+    for (const n of nodes) {
+      every(opts.heartbeatS ?? 10, () => heartbeat(n));
+      every(opts.metricsS ?? 5, () => metrics(n));
+    }
+    every(opts.heartbeatS ?? 10, () => outbox.flush(nodes[0]!.client));
+  })();
+
+  return {
+    nodes,
+    ready,
+    injectFault(hostname: string, kind: FaultKind, gpuIndex = 0): boolean {
+      const n = nodes.find((x) => x.hostname === hostname);
+      if (!n) return false;
+      const g = n.gpus[gpuIndex] ?? n.gpus[0]!;
+      if (kind === "xid79") g.xidPending = 79;
+      if (kind === "overheat") g.overheat = true;
+      if (kind === "silent") n.silent = true;
+      if (kind === "clear") {
+        n.silent = false;
+        for (const x of n.gpus) x.overheat = false;
+      }
+      log(`fault ${kind} on ${hostname} GPU ${g.index}`);
+      return true;
+    },
+    /** pushes one heartbeat and one metrics report of a node now (benchmarks use it to time faults) */
+    async reportNow(hostname: string) {
+      const n = nodes.find((x) => x.hostname === hostname);
+      if (!n) return;
+      await metrics(n);
+      await heartbeat(n);
+    },
+    stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      for (const n of nodes) for (const t of n.jobs.values()) clearTimeout(t);
+    },
+  };
+}
+
+const GPU_PROFILES: Record<string, { memoryMb: number; tdpW: number }> = {
+  H100: { memoryMb: 81_559, tdpW: 700 },
+  H200: { memoryMb: 143_771, tdpW: 700 },
+  A100: { memoryMb: 81_920, tdpW: 400 },
+  L40S: { memoryMb: 46_068, tdpW: 350 },
+};
+
+export function simClusters(keys: Record<string, string>, layout: { pods: number; racksPerPod: number; nodesPerRack: number }, gpuTypes = ["H100", "A100"]): SimCluster[] {
+  return Object.entries(keys).map(([clusterId, key], i) => {
+    const gpuType = gpuTypes[i % gpuTypes.length]!;
+    return { clusterId, key, gpuType, ...GPU_PROFILES[gpuType]!, ...layout };
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      url: { type: "string", default: process.env.GPUFORGE_URL ?? "http://127.0.0.1:3000" },
+      keys: { type: "string", default: ".data/demo-agent-keys.json" },
+      pods: { type: "string", default: "2" },
+      racks: { type: "string", default: "2" },
+      nodes: { type: "string", default: "2" },
+    },
+  });
+  const keys = JSON.parse(readFileSync(values.keys!, "utf8")) as Record<string, string>;
+  const sim = startSimulator({
+    baseUrl: values.url!,
+    clusters: simClusters(keys, { pods: Number(values.pods), racksPerPod: Number(values.racks), nodesPerRack: Number(values.nodes) }),
+    stateDir: path.resolve(".data", "simulator"),
+  });
+  const port = Number(process.env.SIM_CONTROL_PORT ?? 0);
+  if (port) {
+    http
+      .createServer((req, res) => {
+        let body = "";
+        req.on("data", (c) => (body += c));
+        req.on("end", () => {
+          if (req.method === "GET" && req.url === "/nodes") {
+            res.end(JSON.stringify(sim.nodes.map((n) => ({ hostname: n.hostname, id: n.id, silent: n.silent }))));
+            return;
+          }
+          if (req.method === "POST" && req.url === "/faults") {
+            try {
+              const f = JSON.parse(body) as { hostname: string; kind: FaultKind; gpu_index?: number };
+              const ok = sim.injectFault(f.hostname, f.kind, f.gpu_index);
+              res.writeHead(ok ? 200 : 404).end(JSON.stringify({ ok }));
+            } catch {
+              res.writeHead(400).end(JSON.stringify({ ok: false }));
+            }
+            return;
+          }
+          res.writeHead(404).end();
+        });
+      })
+      .listen(port, "127.0.0.1");
+  }
+  process.on("SIGINT", () => (sim.stop(), process.exit(0)));
+  process.on("SIGTERM", () => (sim.stop(), process.exit(0)));
+}

@@ -1,0 +1,67 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { FleetUtilizationChart } from "@/components/fleet/charts";
+import { FleetFloor } from "@/components/fleet/fleet-floor";
+import { StatusBadge } from "@/components/fleet/node-status-badge";
+import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
+import { formatRelative } from "@/components/ui/format";
+import { Table, Td, Th } from "@/components/ui/table";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
+import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
+import { fleetUtilizationSeries } from "@/lib/metrics/queries";
+
+export const metadata = { title: "Cluster" };
+
+export default async function ClusterPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const p = await requireOperatorPage(`/admin/clusters/${id}`);
+  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  const cluster = await getClusterOrThrow(p, id).catch(() => null);
+  if (!cluster) notFound();
+  const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(24, 15, id)]);
+  const nodes = floor.flatMap((r) => r.nodes.map((n) => ({ ...n, pod: r.pod, rack: r.rack })));
+  return (
+    <>
+      <PageHeader title={cluster.name} description={[cluster.region, cluster.provider].filter(Boolean).join(" · ") || "Cluster"} actions={<AutoRefresh seconds={10} />} />
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        <Stat label="GPUs" value={summary.gpus_total} hint={`${summary.gpus_schedulable} schedulable`} />
+        <Stat label="Unhealthy GPUs" value={summary.gpus_unhealthy} />
+        <Stat label="Avg utilization" value={summary.utilization_avg_pct === null ? "—" : `${summary.utilization_avg_pct} %`} hint="Last 5 minutes" />
+        <Stat label="Nodes online" value={summary.nodes_online} hint={`${summary.nodes_offline} offline`} />
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="Utilization, last 24 hours" />
+        <div className="p-5">{series.length ? <FleetUtilizationChart points={series} /> : <EmptyState title="No metrics yet" />}</div>
+      </Card>
+      <Card className="mt-6">
+        <CardHeader title="Floor" />
+        <div className="p-5">{floor.length ? <FleetFloor racks={floor} /> : <EmptyState title="No nodes registered in this cluster" />}</div>
+      </Card>
+      <Card className="mt-6">
+        <CardHeader title={`Nodes (${nodes.length})`} />
+        {nodes.length === 0 ? (
+          <EmptyState title="No nodes yet">Start the agent on a GPU node with this cluster's agent key.</EmptyState>
+        ) : (
+          <Table caption="Nodes">
+            <thead className="bg-slate-50"><tr><Th>Hostname</Th><Th>Pod / rack</Th><Th>Status</Th><Th className="text-right">GPUs</Th><Th className="text-right">Unhealthy</Th><Th className="text-right">Busy (≥50 %)</Th></tr></thead>
+            <tbody className="divide-y divide-slate-100">
+              {nodes.map((n) => (
+                <tr key={n.id} className="hover:bg-slate-50">
+                  <Td><Link className="font-medium text-indigo-700 hover:underline" href={`/admin/nodes/${n.id}`}>{n.hostname}</Link></Td>
+                  <Td>{n.pod} / {n.rack}</Td>
+                  <Td><StatusBadge status={n.status} /></Td>
+                  <Td className="text-right tabular-nums">{n.gpus.length}</Td>
+                  <Td className="text-right tabular-nums">{n.gpus.filter((g) => g.status === "unhealthy").length}</Td>
+                  <Td className="text-right tabular-nums">{n.gpus.filter((g) => (g.util ?? 0) >= 50).length}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
+      <p className="mt-4 text-xs text-slate-500">Registered {formatRelative(cluster.createdAt)}.</p>
+    </>
+  );
+}

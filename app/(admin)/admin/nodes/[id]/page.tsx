@@ -1,0 +1,121 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { changeNodeStatusAction } from "@/app/_actions/nodes";
+import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { NodeGpuChart } from "@/components/fleet/charts";
+import { StatusBadge } from "@/components/fleet/node-status-badge";
+import { NodeActions } from "@/components/forms/node-actions";
+import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
+import { formatDateTime, formatRelative } from "@/components/ui/format";
+import { Table, Td, Th } from "@/components/ui/table";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { env } from "@/lib/env";
+import { gpuHealth, nodeHealth } from "@/lib/fleet/health";
+import { OPERATOR_TARGETS, transition, type NodeState } from "@/lib/fleet/node-lifecycle";
+import { nodeDetail } from "@/lib/fleet/queries";
+import { nodeGpuUtilization } from "@/lib/metrics/queries";
+
+export const metadata = { title: "Node" };
+
+export default async function NodePage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  await requireOperatorPage(`/admin/nodes/${id}`);
+  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  const node = await nodeDetail(id);
+  if (!node) notFound();
+  const series = (await nodeGpuUtilization(id, 60)).map((r) => ({ t: new Date(r.t).toISOString(), idx: r.idx, util: Number(r.util), temp: Number(r.temp) }));
+  const e = env();
+  const limits = { warningC: e.GPU_TEMP_WARNING_C, criticalC: e.GPU_TEMP_CRITICAL_C };
+  const lastTemp = new Map<number, number>();
+  for (const r of series) lastTemp.set(r.idx, r.temp);
+  const gpus = node.gpus.map((g) => ({
+    ...g,
+    health: gpuHealth(
+      {
+        status: g.status as "available" | "unhealthy" | "missing",
+        temperatureC: lastTemp.get(g.index) ?? null,
+        recentXids: g.lastXid !== null ? [g.lastXid] : [],
+        eccUncorrected: g.eccUncorrected,
+        remapFailure: g.remapFailure,
+      },
+      limits,
+    ),
+  }));
+  const present = gpus.filter((g) => g.status !== "missing");
+  const ageS = node.lastHeartbeatAt ? (Date.now() - node.lastHeartbeatAt.getTime()) / 1000 : null;
+  const health = nodeHealth({ status: node.status, heartbeatAgeS: ageS, heartbeatIntervalS: e.AGENT_HEARTBEAT_INTERVAL_S, gpus: present.map((g) => g.health) });
+  const state = { status: node.status, statusBeforeOffline: node.statusBeforeOffline } as NodeState;
+  const allowed = OPERATOR_TARGETS.filter((t) => {
+    const r = transition(state, { kind: "operator", target: t });
+    return r.ok && (r.changed || r.state.statusBeforeOffline !== state.statusBeforeOffline);
+  });
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
+        <Link href="/admin/clusters" className="hover:underline">Clusters</Link> / <Link href={`/admin/clusters/${node.cluster.id}`} className="hover:underline">{node.cluster.name}</Link>
+      </nav>
+      <PageHeader
+        title={node.hostname}
+        description={`Pod ${node.pod ?? "—"} · rack ${node.rack ?? "—"} · ${node.cpuCores ?? "?"} cores · ${node.memoryGb ?? "?"} GB · agent ${node.agentVersion ?? "unknown"}`}
+        actions={<div className="flex items-center gap-4"><StatusBadge status={node.status} /><AutoRefresh seconds={10} /></div>}
+      />
+      <div className="grid gap-4 sm:grid-cols-3">
+        <Stat label="Health score" value={health.score} hint={health.reasons[0] ?? "No issues"} />
+        <Stat label="GPUs" value={present.length} hint={`${present.filter((g) => g.status === "unhealthy").length} unhealthy · ${gpus.length - present.length} missing`} />
+        <Stat label="Last heartbeat" value={formatRelative(node.lastHeartbeatAt)} hint={node.lastHeartbeatAt ? formatDateTime(node.lastHeartbeatAt) : "Never"} />
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="Lifecycle" description={node.status === "offline" ? `Offline; it returns to “${node.statusBeforeOffline}” on its next heartbeat.` : "Drain before maintenance; quarantine takes it out of service at once."} />
+        <div className="p-5"><NodeActions action={changeNodeStatusAction} nodeId={node.id} allowed={[...allowed]} /></div>
+      </Card>
+      <div className="mt-6 grid gap-6 lg:grid-cols-2">
+        <Card>
+          <CardHeader title="GPU utilization, last hour" />
+          <div className="p-5">{series.length ? <NodeGpuChart rows={series} metric="util" /> : <EmptyState title="No metrics in the last hour" />}</div>
+        </Card>
+        <Card>
+          <CardHeader title="GPU temperature, last hour" />
+          <div className="p-5">{series.length ? <NodeGpuChart rows={series} metric="temp" /> : <EmptyState title="No metrics in the last hour" />}</div>
+        </Card>
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="GPUs" />
+        {gpus.length === 0 ? (
+          <EmptyState title="This node reported no GPUs" />
+        ) : (
+          <Table caption="GPUs">
+            <thead className="bg-slate-50"><tr><Th>#</Th><Th>Model</Th><Th>UUID</Th><Th>Memory</Th><Th>Status</Th><Th className="text-right">Health</Th><Th>Why</Th></tr></thead>
+            <tbody className="divide-y divide-slate-100">
+              {gpus.map((g) => (
+                <tr key={g.id}>
+                  <Td className="tabular-nums">{g.index}</Td>
+                  <Td>{g.model ?? g.gpuType}</Td>
+                  <Td className="font-mono text-xs">{g.uuid}</Td>
+                  <Td className="tabular-nums">{Math.round(g.memoryTotalMb / 1024)} GiB</Td>
+                  <Td><StatusBadge status={g.status} /></Td>
+                  <Td className="text-right tabular-nums">{g.health.score}</Td>
+                  <Td className="max-w-xs truncate text-xs text-slate-500">{g.unhealthyReason ?? g.health.reasons.join("; ") ?? ""}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
+      <Card className="mt-6">
+        <CardHeader title="Lifecycle history" />
+        {node.events.length === 0 ? (
+          <EmptyState title="No transitions yet" />
+        ) : (
+          <ol className="divide-y divide-slate-100">
+            {node.events.map((ev) => (
+              <li key={String(ev.id)} className="flex items-center justify-between gap-4 px-5 py-3 text-sm">
+                <span><StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} /> <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-400">· {ev.actor}</span></span>
+                <time className="text-xs text-slate-500" dateTime={ev.createdAt.toISOString()}>{formatDateTime(ev.createdAt)}</time>
+              </li>
+            ))}
+          </ol>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,50 @@
+"use client";
+import { AreaChart, LineChart } from "@tremor/react";
+
+// Tremor charts run in the browser; the pages pass plain, already-shaped data.
+
+const time = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+
+export function FleetUtilizationChart({ points }: { points: Array<{ t: string; utilization: number }> }) {
+  const data = points.map((p) => ({ time: time(p.t), "Utilization %": p.utilization }));
+  return (
+    <AreaChart
+      className="h-64"
+      data={data}
+      index="time"
+      categories={["Utilization %"]}
+      colors={["indigo"]}
+      minValue={0}
+      maxValue={100}
+      valueFormatter={(v) => `${v.toFixed(0)} %`}
+      showAnimation={false}
+      yAxisWidth={48}
+    />
+  );
+}
+
+export function NodeGpuChart({ rows, metric }: { rows: Array<{ t: string; idx: number; util: number; temp: number }>; metric: "util" | "temp" }) {
+  const byTime = new Map<string, Record<string, string | number>>();
+  const gpus = new Set<number>();
+  for (const r of rows) {
+    const key = time(r.t);
+    const point = byTime.get(key) ?? { time: key };
+    point[`GPU ${r.idx}`] = Math.round(metric === "util" ? r.util : r.temp);
+    byTime.set(key, point);
+    gpus.add(r.idx);
+  }
+  const categories = [...gpus].sort((a, b) => a - b).map((i) => `GPU ${i}`);
+  return (
+    <LineChart
+      className="h-56"
+      data={[...byTime.values()]}
+      index="time"
+      categories={categories}
+      colors={["indigo", "emerald", "amber", "rose", "sky", "violet", "lime", "fuchsia"]}
+      valueFormatter={(v) => (metric === "util" ? `${v} %` : `${v} °C`)}
+      showAnimation={false}
+      yAxisWidth={48}
+      {...(metric === "util" ? { minValue: 0, maxValue: 100 } : {})}
+    />
+  );
+}
