@@ -16,6 +16,7 @@ interface Node {
   gpus: Gpu[];
 }
 interface Rack {
+  cluster: string;
   pod: string;
   rack: string;
   nodes: Node[];
@@ -42,13 +43,17 @@ const nodeRing: Record<string, string> = {
 
 export function FleetFloor({ racks }: { racks: Rack[] }) {
   const pods = new Map<string, Rack[]>();
-  for (const r of racks) pods.set(r.pod, [...(pods.get(r.pod) ?? []), r]);
+  for (const r of racks) pods.set(`${r.cluster}\u0000${r.pod}`, [...(pods.get(`${r.cluster}\u0000${r.pod}`) ?? []), r]);
+  const manyClusters = new Set(racks.map((r) => r.cluster)).size > 1;
   return (
     <div className="space-y-5">
       <Legend />
-      {[...pods.entries()].map(([pod, podRacks]) => (
-        <section key={pod} aria-label={`Pod ${pod}`}>
-          <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Pod {pod}</h3>
+      {[...pods.entries()].map(([key, podRacks]) => {
+        const { cluster, pod } = podRacks[0]!;
+        const title = manyClusters ? `${cluster} · pod ${pod}` : `Pod ${pod}`;
+        return (
+        <section key={key} aria-label={title}>
+          <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</h3>
           <div className="flex flex-wrap gap-3">
             {podRacks.map((rack) => (
               <div key={rack.rack} className="rounded-md bg-slate-50 p-2 ring-1 ring-slate-200">
@@ -77,7 +82,8 @@ export function FleetFloor({ racks }: { racks: Rack[] }) {
             ))}
           </div>
         </section>
-      ))}
+        );
+      })}
     </div>
   );
 }

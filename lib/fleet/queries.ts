@@ -100,6 +100,7 @@ export interface FloorNode {
   gpus: FloorGpu[];
 }
 export interface FloorRack {
+  cluster: string;
   pod: string;
   rack: string;
   nodes: FloorNode[];
@@ -108,7 +109,7 @@ export interface FloorRack {
 /** Every node and GPU grouped by pod and rack with each GPU's last-minute utilization: one query. */
 export async function fleetFloor(clusterId?: string): Promise<FloorRack[]> {
   const { rows } = await pool().query<{
-    node_id: string; hostname: string; pod: string | null; rack: string | null; node_status: string;
+    node_id: string; cluster: string; hostname: string; pod: string | null; rack: string | null; node_status: string;
     gpu_id: string | null; idx: number | null; gpu_status: string | null; util: number | null; temp: number | null;
   }>(
     `WITH latest AS (
@@ -116,21 +117,22 @@ export async function fleetFloor(clusterId?: string): Promise<FloorRack[]> {
          FROM gpu_metrics_1m WHERE bucket >= date_trunc('minute', now()) - interval '3 minutes'
         ORDER BY gpu_id, bucket DESC
      )
-     SELECT n.id AS node_id, n.hostname, n.pod, n.rack, n.status AS node_status,
+     SELECT n.id AS node_id, c.name AS cluster, n.hostname, n.pod, n.rack, n.status AS node_status,
             g.id AS gpu_id, g.index AS idx, g.status AS gpu_status, l.util, l.temp
        FROM nodes n
+       JOIN clusters c ON c.id = n.cluster_id
        LEFT JOIN gpus g ON g.node_id = n.id AND g.status <> 'missing'
        LEFT JOIN latest l ON l.gpu_id = g.id
       WHERE ($1::uuid IS NULL OR n.cluster_id = $1::uuid)
-      ORDER BY n.pod NULLS LAST, n.rack NULLS LAST, n.hostname, g.index`,
+      ORDER BY c.name, n.pod NULLS LAST, n.rack NULLS LAST, n.hostname, g.index`,
     [clusterId ?? null],
   );
   const racks = new Map<string, FloorRack>();
   const nodes = new Map<string, FloorNode>();
   for (const r of rows) {
-    const key = `${r.pod ?? "—"}/${r.rack ?? "—"}`;
+    const key = `${r.cluster}/${r.pod ?? "—"}/${r.rack ?? "—"}`;
     let rack = racks.get(key);
-    if (!rack) racks.set(key, (rack = { pod: r.pod ?? "unassigned", rack: r.rack ?? "unassigned", nodes: [] }));
+    if (!rack) racks.set(key, (rack = { cluster: r.cluster, pod: r.pod ?? "unassigned", rack: r.rack ?? "unassigned", nodes: [] }));
     let node = nodes.get(r.node_id);
     if (!node) {
       node = { id: r.node_id, hostname: r.hostname, status: r.node_status, gpus: [] };
