@@ -1,6 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
-import { db } from "@/lib/db/client";
+import { pool } from "@/lib/db/client";
 import { forbidden, unauthorized } from "@/lib/errors";
 import { hashApiKey, isWellFormedApiKey } from "./key-format";
 
@@ -13,25 +13,25 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  */
 export async function authenticateApiKey(key: string): Promise<Principal> {
   if (!isWellFormedApiKey(key)) throw unauthorized("Invalid API key");
-  const row = await db().apiKey.findUnique({
-    where: { keyHash: hashApiKey(key) },
-    select: {
-      id: true,
-      prefix: true,
-      scope: true,
-      tenantId: true,
-      clusterId: true,
-      revokedAt: true,
-      lastUsedAt: true,
-      tenant: { select: { status: true } },
-    },
+  // Every API request passes here: one indexed query over the pool, planned once per connection.
+  const { rows } = await pool().query<{
+    id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null;
+    revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null;
+  }>({
+    name: "authenticate_api_key",
+    text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.revoked_at, k.last_used_at, t.status AS tenant_status
+             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
+    values: [hashApiKey(key)],
   });
-  if (!row || row.revokedAt) throw unauthorized("Invalid or revoked API key");
-  if (row.tenant && row.tenant.status !== "active") throw forbidden("Tenant is suspended");
+  const row = rows[0];
+  if (!row || row.revoked_at) throw unauthorized("Invalid or revoked API key");
+  if (row.tenant_status !== null && row.tenant_status !== "active") throw forbidden("Tenant is suspended");
 
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db().$executeRaw`UPDATE api_keys SET last_used_at = now()
-      WHERE id = ${row.id}::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
+  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    await pool().query(
+      `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [row.id],
+    );
   }
 
   const via = { keyId: row.id, label: `key ${row.prefix}…` };
@@ -39,9 +39,9 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
     case "operator":
       return { kind: "operator", ...via };
     case "tenant":
-      return { kind: "tenant", tenantId: row.tenantId!, role: "tenant_admin", ...via };
+      return { kind: "tenant", tenantId: row.tenant_id!, role: "tenant_admin", ...via };
     case "agent":
-      return { kind: "agent", clusterId: row.clusterId!, ...via };
+      return { kind: "agent", clusterId: row.cluster_id!, ...via };
     default:
       throw unauthorized("Invalid API key");
   }

@@ -9,3 +9,10 @@ export const REMAP_FAILURE = "remap_failure";
 export function isStickyReason(reason: string | null): boolean {
   return reason !== null && reason !== AGENT_REPORTED;
 }
+
+/** A reason as operators read it: "XID 79 — GPU has fallen off the bus" rather than "fatal_xid:79". */
+export function describeUnhealthyReason(reason: string, xidName: (xid: number) => string): string {
+  const m = /^fatal_xid:(\d+)$/.exec(reason);
+  if (m) return `XID ${m[1]} — ${xidName(Number(m[1]))}`;
+  return { agent_reported: "reported unhealthy by the agent", ecc_uncorrected: "uncorrectable ECC errors", remap_failure: "row remapping failed" }[reason] ?? reason;
+}

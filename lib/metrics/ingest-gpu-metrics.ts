@@ -17,10 +17,14 @@ WITH input AS (
   SELECT * FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[], $5::real[], $6::int[], $7::int[], $8::real[], $9::real[], $10::text[])
     AS t(idx, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids)
 ), resolved AS (
-  SELECT i.*, COALESCE(a.id, b.id) AS gid, COALESCE(a.node_id, b.node_id) AS node_id
+  -- one index lookup per sample (the planner cannot see the batch size and would scan every GPU)
+  SELECT i.*, g.id AS gid, g.node_id
     FROM input i
-    LEFT JOIN gpus a ON a.id = i.gpu_id
-    LEFT JOIN gpus b ON i.gpu_id IS NULL AND b.uuid = i.gpu_uuid
+    LEFT JOIN LATERAL (
+      SELECT id, node_id FROM gpus WHERE i.gpu_id IS NOT NULL AND id = i.gpu_id
+      UNION ALL
+      SELECT id, node_id FROM gpus WHERE i.gpu_id IS NULL AND uuid = i.gpu_uuid
+    ) g ON true
 ), scoped AS (
   SELECT r.*, n.status AS node_status FROM resolved r JOIN nodes n ON n.id = r.node_id
    WHERE $11::uuid IS NULL OR n.cluster_id = $11::uuid
@@ -93,7 +97,8 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
   if (valid.length === 0) return { accepted: 0, stored: 0, rejected, fatalNodeIds: [] };
 
   const s = valid.map((v) => v.sample);
-  const { rows } = await pool().query<{ accepted: number; stored: number; unknown: number[]; offline_nodes: string[]; fatal_nodes: string[] }>(INGEST_SQL, [
+  // a named statement is planned once per connection
+  const { rows } = await pool().query<{ accepted: number; stored: number; unknown: number[]; offline_nodes: string[]; fatal_nodes: string[] }>({ name: "ingest_gpu_metrics", text: INGEST_SQL, values: [
     valid.map((v) => v.index),
     s.map((x) => x.gpu_id ?? null),
     s.map((x) => x.gpu_uuid ?? null),
@@ -106,7 +111,7 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
     s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
     principal.kind === "agent" ? principal.clusterId : null,
     FATAL_XIDS,
-  ]);
+  ] });
   const result = rows[0]!;
   for (const index of result.unknown) rejected.push({ index, error: "gpu: No such GPU in this cluster" });
   rejected.sort((a, b) => a.index - b.index);

@@ -63,7 +63,7 @@ export const postMetrics = defineContract({
   access: ["operator", "agent"],
   body: metricsBatchBody,
   bodyLimitBytes: 4 * 1024 * 1024,
-  rateLimitPerMinute: 60_000,
+  rateLimitPerMinute: 600_000,
   responses: {
     202: { description: "Accepted samples stored; rejected ones listed by index", schema: metricsBatchReply },
     413: { description: "More than 5,000 samples, or a body over 4 MiB", schema: errorBodySchema },

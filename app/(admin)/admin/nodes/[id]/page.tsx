@@ -10,7 +10,9 @@ import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { env } from "@/lib/env";
+import { describeUnhealthyReason } from "@/lib/fleet/gpu-health-reasons";
 import { gpuHealth, nodeHealth } from "@/lib/fleet/health";
+import { classifyXid } from "@/lib/fleet/xid-policy";
 import { OPERATOR_TARGETS, transition, type NodeState } from "@/lib/fleet/node-lifecycle";
 import { nodeDetail } from "@/lib/fleet/queries";
 import { nodeGpuUtilization } from "@/lib/metrics/queries";
@@ -94,7 +96,7 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
                   <Td className="tabular-nums">{Math.round(g.memoryTotalMb / 1024)} GiB</Td>
                   <Td><StatusBadge status={g.status} /></Td>
                   <Td className="text-right tabular-nums">{g.health.score}</Td>
-                  <Td className="max-w-xs truncate text-xs text-slate-500">{g.unhealthyReason ?? g.health.reasons.join("; ") ?? ""}</Td>
+                  <Td className="max-w-xs truncate text-xs text-slate-500">{g.unhealthyReason ? describeUnhealthyReason(g.unhealthyReason, (x) => classifyXid(x).name) : g.health.reasons.join("; ")}</Td>
                 </tr>
               ))}
             </tbody>

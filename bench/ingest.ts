@@ -1,0 +1,178 @@
+// `npm run bench:ingest`: metrics ingestion at fleet scale. Prints one JSON object:
+//   samples_per_s             HTTP, 1,000-sample batches, concurrent clients, production build
+//   raw_insert_samples_per_s  the same kind of rows INSERTed straight into gpu_metrics, same database, same run
+//   ratio                     samples_per_s / raw_insert_samples_per_s
+//   reports_per_s, p50_ms, p99_ms   8-sample agent reports (one node's GPUs), concurrent agents
+// The HTTP path also validates every sample, resolves GPUs by uuid within the agent's cluster,
+// keeps per-minute rollups and counts node heartbeats; the raw baseline does none of that.
+import pg from "pg";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { systemActor } from "@/lib/auth/principal";
+import { disconnectDb } from "@/lib/db/client";
+import { createCluster } from "@/lib/fleet/create-cluster";
+import { percentile, round, withBenchStack } from "./lib/harness";
+
+const NODES = Number(process.env.BENCH_NODES ?? 1250);
+const BATCH = 1000;
+const HTTP_CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
+const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const REPORT_CLIENTS = Number(process.env.BENCH_REPORT_CLIENTS ?? 32);
+
+interface Gpu {
+  id: string;
+  uuid: string;
+}
+
+async function registerFleet(databaseUrl: string, clusterId: string): Promise<Gpu[][]> {
+  // Set-based setup (the benchmark measures ingestion, not registration).
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  await c.query(
+    `INSERT INTO nodes (cluster_id, hostname, pod, rack, status, last_heartbeat_at)
+     SELECT $1, 'bench-' || i, 'pod-' || (i % 10), 'rack-' || (i % 100), 'available', now() FROM generate_series(1, $2) i`,
+    [clusterId, NODES],
+  );
+  await c.query(
+    `INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb)
+     SELECT n.id, 'GPU-bench-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g WHERE n.cluster_id = $1`,
+    [clusterId],
+  );
+  const { rows } = await c.query<{ node_id: string; id: string; uuid: string }>(
+    `SELECT g.node_id, g.id, g.uuid FROM gpus g JOIN nodes n ON n.id = g.node_id WHERE n.cluster_id = $1 ORDER BY n.hostname, g.index`,
+    [clusterId],
+  );
+  await c.end();
+  const byNode = new Map<string, Gpu[]>();
+  for (const r of rows) byNode.set(r.node_id, [...(byNode.get(r.node_id) ?? []), { id: r.id, uuid: r.uuid }]);
+  return [...byNode.values()];
+}
+
+function samples(gpus: Gpu[], at: Date) {
+  const iso = at.toISOString();
+  return gpus.map((g, i) => ({
+    gpu_uuid: g.uuid,
+    recorded_at: iso,
+    utilization_pct: (i * 7) % 100,
+    memory_used_mb: 40_000 + i,
+    temperature_c: 40 + (i % 40),
+    power_draw_w: 300 + (i % 300),
+  }));
+}
+
+async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][]) {
+  const all = nodes.flat();
+  const slice = Math.floor(all.length / HTTP_CLIENTS);
+  let accepted = 0;
+  let requests = 0;
+  const started = Date.now();
+  const deadline = started + HTTP_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: HTTP_CLIENTS }, async (_, w) => {
+      const mine = all.slice(w * slice, (w + 1) * slice);
+      let tick = 0;
+      while (Date.now() < deadline) {
+        const offset = (tick * BATCH) % Math.max(1, mine.length - BATCH);
+        // every batch gets its own timestamp: nothing is deduplicated away
+        const at = new Date(Date.UTC(2026, 0, 1) + w * 1e9 + tick * 1000);
+        const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ metrics: samples(mine.slice(offset, offset + BATCH), at) }),
+        });
+        const body = (await res.json()) as { accepted: number };
+        if (res.status !== 202) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body)}`);
+        accepted += body.accepted;
+        requests++;
+        tick++;
+      }
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  return { samples_per_s: accepted / seconds, requests, seconds };
+}
+
+async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
+  const all = nodes.flat();
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: HTTP_CLIENTS });
+  const slice = Math.floor(all.length / HTTP_CLIENTS);
+  let inserted = 0;
+  const started = Date.now();
+  const deadline = started + HTTP_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: HTTP_CLIENTS }, async (_, w) => {
+      const mine = all.slice(w * slice, (w + 1) * slice);
+      let tick = 0;
+      while (Date.now() < deadline) {
+        const offset = (tick * BATCH) % Math.max(1, mine.length - BATCH);
+        const at = new Date(Date.UTC(2027, 0, 1) + w * 1e9 + tick * 1000).toISOString();
+        const rows = samples(mine.slice(offset, offset + BATCH), new Date(at));
+        const ids = mine.slice(offset, offset + BATCH).map((g) => g.id);
+        const r = await pool.query(
+          `INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
+           SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::real[], $4::int[], $5::real[], $6::real[])`,
+          [ids, rows.map(() => at), rows.map((s) => s.utilization_pct), rows.map((s) => s.memory_used_mb), rows.map((s) => s.temperature_c), rows.map((s) => s.power_draw_w)],
+        );
+        inserted += r.rowCount ?? 0;
+        tick++;
+      }
+    }),
+  );
+  await pool.end();
+  return inserted / ((Date.now() - started) / 1000);
+}
+
+async function agentReports(baseUrl: string, key: string, nodes: Gpu[][]) {
+  const latencies: number[] = [];
+  const started = Date.now();
+  const deadline = started + HTTP_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: REPORT_CLIENTS }, async (_, w) => {
+      let tick = 0;
+      while (Date.now() < deadline) {
+        const node = nodes[(w + tick * REPORT_CLIENTS) % nodes.length]!;
+        const body = JSON.stringify({ metrics: samples(node, new Date(Date.UTC(2028, 0, 1) + w * 1e9 + tick * 1000)) });
+        const t0 = performance.now();
+        const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body,
+        });
+        await res.arrayBuffer();
+        if (res.status !== 202) throw new Error(`report: HTTP ${res.status}`);
+        latencies.push(performance.now() - t0);
+        tick++;
+      }
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { reports_per_s: latencies.length / seconds, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99) };
+}
+
+const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
+  const cluster = await createCluster(systemActor, { name: "bench", region: null, provider: null });
+  const { key } = await createApiKey(systemActor, { name: "bench agent", scope: "agent", cluster_id: cluster.id });
+  const nodes = await registerFleet(databaseUrl, cluster.id);
+  await disconnectDb();
+  // warm-up: JIT, connection pools, plan caches
+  await fetch(`${baseUrl}/api/health`);
+  const http = await httpThroughput(baseUrl, key, nodes);
+  const raw = await rawInsertRate(databaseUrl, nodes);
+  const reports = await agentReports(baseUrl, key, nodes);
+  return {
+    gpus: nodes.length * 8,
+    batch_size: BATCH,
+    http_clients: HTTP_CLIENTS,
+    seconds_per_phase: HTTP_SECONDS,
+    samples_per_s: Math.round(http.samples_per_s),
+    raw_insert_samples_per_s: Math.round(raw),
+    ratio: round(http.samples_per_s / raw, 2),
+    report_clients: REPORT_CLIENTS,
+    reports_per_s: Math.round(reports.reports_per_s),
+    p50_ms: round(reports.p50_ms),
+    p99_ms: round(reports.p99_ms),
+    cores: (await import("node:os")).cpus().length,
+  };
+});
+console.log(JSON.stringify(result, null, 2));
+process.exit(0);

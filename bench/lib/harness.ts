@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ensureDatabase, freePort, startEmbeddedDatabase } from "../../scripts/lib/embedded-db";
+import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../../scripts/lib/next-server";
+import { runMigrations } from "../../scripts/lib/run-migrations";
+
+/**
+ * A benchmark's world: a fresh migrated database (embedded, or a new database on the server of
+ * DATABASE_URL) and the production build serving it on a free port. Everything stops afterwards.
+ */
+export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl: string }) => Promise<T>): Promise<T> {
+  const tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-bench-"));
+  const server = process.env.DATABASE_URL
+    ? { serverUrl: process.env.DATABASE_URL, stop: async () => {} }
+    : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), log: () => {} });
+  const databaseUrl = await ensureDatabase(server.serverUrl, `gpuforge_bench_${Date.now().toString(36)}`);
+  await runMigrations(databaseUrl);
+  process.env.DATABASE_URL = databaseUrl;
+  const env = { ...process.env, DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: "bench-secret-0123456789abcdef", NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20" } as NodeJS.ProcessEnv;
+  if (!buildIsFresh()) nextBuild(env);
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const app = startNext({ port, env, quiet: true });
+  try {
+    await waitForHealthy(baseUrl);
+    return await fn({ baseUrl, databaseUrl });
+  } finally {
+    await app.stop();
+    await server.stop();
+    rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;

@@ -1,0 +1,133 @@
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { simClusters, startSimulator } from "@/agent/src/simulator";
+import { db } from "@/lib/db/client";
+import { launchBrowser } from "../support/browser";
+import { makeCluster, makeKey, makeUser } from "../support/fixtures";
+import { api } from "../support/http";
+
+// The fleet pages with the simulator running: real agents' HTTP traffic, a real browser.
+
+let browser: Browser;
+let sim: ReturnType<typeof startSimulator>;
+let operator: Awaited<ReturnType<typeof makeUser>>;
+let clusterId: string;
+let operatorKey: string;
+
+beforeAll(async () => {
+  const cluster = await makeCluster();
+  clusterId = cluster.id;
+  const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
+  operatorKey = (await makeKey({ scope: "operator" })).key;
+  sim = startSimulator({
+    baseUrl: inject("baseUrl"),
+    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 2, nodesPerRack: 2 }, ["H100"]),
+    heartbeatS: 1,
+    metricsS: 1,
+    log: () => {},
+  });
+  await sim.ready;
+  browser = await launchBrowser();
+  operator = await makeUser("operator");
+  // a few rounds of reports, so there are metrics to draw
+  await new Promise((r) => setTimeout(r, 3_000));
+});
+
+afterAll(async () => {
+  sim?.stop();
+  await browser?.close();
+});
+
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
+
+async function signedInPage(target: string) {
+  const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+  await page.goto(`${inject("baseUrl")}/login?callbackUrl=${encodeURIComponent(target)}`);
+  await page.fill("#f-email", operator.email);
+  await page.fill("#f-password", operator.password);
+  await page.click("form[aria-label='Sign in'] button[type=submit]");
+  await page.waitForURL(`${inject("baseUrl")}${target}`);
+  return page;
+}
+
+describe("fleet pages with the simulator running", () => {
+  it("the simulated nodes registered, heartbeat and report through the public API", async () => {
+    const nodes = await db().node.findMany({ where: { clusterId } });
+    expect(nodes).toHaveLength(4);
+    expect(nodes.every((n) => n.status === "available")).toBe(true);
+    const [{ n }] = (await db().$queryRaw<Array<{ n: number }>>`
+      SELECT count(*)::int AS n FROM gpu_metrics m JOIN gpus g ON g.id = m.gpu_id JOIN nodes x ON x.id = g.node_id WHERE x.cluster_id = ${clusterId}::uuid`) as [{ n: number }];
+    expect(n).toBeGreaterThanOrEqual(32);
+    const dash = await api("GET", "/api/dashboard", { key: operatorKey });
+    expect(dash.status).toBe(200);
+    expect(dash.body.gpus_total).toBeGreaterThanOrEqual(32);
+  });
+
+  it("shows the fleet overview, the cluster and a node with live charts", async () => {
+    const page = await signedInPage("/admin");
+    await page.getByRole("heading", { name: "Fleet overview" }).waitFor();
+    await page.getByText("Fleet floor").waitFor();
+    const node = sim.nodes[0]!;
+    await page.locator(`a[href="/admin/nodes/${node.id}"]`).first().waitFor();
+    await shot(page, "fleet-overview");
+
+    await page.goto(`${inject("baseUrl")}/admin/clusters/${clusterId}`);
+    await page.getByRole("heading", { name: /Nodes \(4\)/ }).waitFor();
+    await shot(page, "fleet-cluster");
+
+    await page.locator(`a[href="/admin/nodes/${node.id}"]`).first().click();
+    await page.getByRole("heading", { name: node.hostname }).waitFor();
+    await page.getByText("GPU utilization, last hour").waitFor();
+    expect(await page.locator(".recharts-surface").count()).toBeGreaterThan(0);
+    await shot(page, "fleet-node");
+    await page.context().close();
+  });
+
+  it("shows a fatal XID as an unhealthy GPU, and an operator quarantines and returns the node", async () => {
+    const node = sim.nodes[1]!;
+    sim.injectFault(node.hostname, "xid79", 3);
+    await sim.reportNow(node.hostname);
+    const gpu = await db().gpu.findFirstOrThrow({ where: { nodeId: node.id!, index: 3 } });
+    expect(gpu).toMatchObject({ status: "unhealthy", unhealthyReason: "fatal_xid:79" });
+
+    const page = await signedInPage(`/admin/nodes/${node.id}`);
+    await page.getByText("XID 79 — GPU has fallen off the bus").waitFor();
+    await page.fill("#node-reason", "XID 79 on GPU 3");
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Quarantine" }).click();
+    await page.getByText(`${node.hostname} is now quarantined.`).waitFor();
+    expect((await db().node.findUniqueOrThrow({ where: { id: node.id! } })).status).toBe("quarantined");
+    await shot(page, "fleet-node-quarantined");
+
+    // heartbeats keep coming, and do not bring it back
+    await sim.reportNow(node.hostname);
+    expect((await db().node.findUniqueOrThrow({ where: { id: node.id! } })).status).toBe("quarantined");
+
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Return to service" }).click();
+    await page.getByText(`${node.hostname} is now available.`).waitFor();
+    expect((await db().gpu.findUniqueOrThrow({ where: { id: gpu.id } })).status).toBe("available");
+    const events = await db().nodeEvent.findMany({ where: { nodeId: node.id! }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.toStatus)).toEqual(["available", "quarantined", "available"]);
+    expect(events[1]!.reason).toBe("XID 79 on GPU 3");
+    await page.context().close();
+  });
+
+  it("serves a GPU's series over the API from what the simulator reported", async () => {
+    const gpuId = sim.nodes[0]!.gpus[0]!.id!;
+    const series = await api("GET", `/api/gpus/${gpuId}/metrics?step=1`, { key: operatorKey });
+    expect(series.status).toBe(200);
+    expect(series.body.source).toBe("raw");
+    expect(series.body.points.length).toBeGreaterThan(0);
+    expect(series.body.points[0].temperature_avg_c).toBeGreaterThan(20);
+  });
+
+  it("answers 413 for more than 5,000 samples in one request", async () => {
+    const { key } = await makeKey({ scope: "agent", cluster_id: clusterId });
+    const metrics = Array.from({ length: 5_001 }, () => ({ gpu_uuid: "x", utilization_pct: 1, memory_used_mb: 1, temperature_c: 1, power_draw_w: 1 }));
+    const r = await api("POST", "/api/clusters/metrics", { key, body: { metrics } });
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe("payload_too_large");
+  });
+});
