@@ -10,6 +10,10 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
+import { fleetFloor } from "@/lib/fleet/queries";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
+import { FleetFloor } from "@/components/fleet/fleet-floor";
 import { percentile, round, withBenchStack } from "./lib/harness";
 
 const NODES = Number(process.env.BENCH_NODES ?? 1250);
@@ -149,10 +153,39 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][]) {
   return { reports_per_s: latencies.length / seconds, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99) };
 }
 
+/** The fleet floor at 10,000 GPUs: one query, against the naive per-node lookup, plus its HTML size. */
+async function floorFigures(databaseUrl: string) {
+  const times: number[] = [];
+  let racks: Awaited<ReturnType<typeof fleetFloor>> = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    racks = await fleetFloor();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  const t0 = performance.now();
+  const nodes = await c.query<{ id: string }>("SELECT id FROM nodes ORDER BY pod, rack, hostname");
+  for (const n of nodes.rows) await c.query("SELECT id, index, status FROM gpus WHERE node_id = $1 ORDER BY index", [n.id]);
+  const naive = performance.now() - t0;
+  await c.end();
+  const r0 = performance.now();
+  const html = renderToString(createElement(FleetFloor, { racks }));
+  return {
+    floor_gpus: racks.reduce((n, r) => n + r.nodes.reduce((m, x) => m + x.gpus.length, 0), 0),
+    floor_query_ms: round(percentile(times, 50)),
+    floor_naive_per_node_ms: round(naive),
+    floor_render_ms: round(performance.now() - r0),
+    floor_html_kb: Math.round(html.length / 1024),
+  };
+}
+
 const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const cluster = await createCluster(systemActor, { name: "bench", region: null, provider: null });
   const { key } = await createApiKey(systemActor, { name: "bench agent", scope: "agent", cluster_id: cluster.id });
   const nodes = await registerFleet(databaseUrl, cluster.id);
+  const floor = await floorFigures(databaseUrl);
   await disconnectDb();
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
@@ -171,6 +204,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     reports_per_s: Math.round(reports.reports_per_s),
     p50_ms: round(reports.p50_ms),
     p99_ms: round(reports.p99_ms),
+    ...floor,
     cores: (await import("node:os")).cpus().length,
   };
 });

@@ -30,7 +30,7 @@ WITH input AS (
    WHERE $11::uuid IS NULL OR n.cluster_id = $11::uuid
 ), ins AS (
   INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, memory_total_mb, temperature_c, power_draw_w, xid_errors)
-  SELECT gid, recorded_at, util, mem_used, mem_total, temp, power, xids::int[] FROM scoped
+  SELECT gid, recorded_at, util, mem_used, mem_total, temp, power, COALESCE(xids::int[], '{}') FROM scoped
   ON CONFLICT (gpu_id, recorded_at) DO NOTHING
   RETURNING gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w, xid_errors
 ), roll AS (

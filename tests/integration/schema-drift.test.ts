@@ -31,6 +31,17 @@ const PG_TYPES: Record<string, string[]> = {
   Decimal: ["numeric"],
 };
 
+// @db.* native types, where a model names one
+const NATIVE_TYPES: Record<string, string> = {
+  Uuid: "uuid",
+  Real: "real",
+  Timestamptz: "timestamp with time zone",
+  Text: "text",
+  Integer: "integer",
+  BigInt: "bigint",
+  DoublePrecision: "double precision",
+};
+
 describe("schema drift", () => {
   it("the Prisma schema matches the migrated database column for column", async () => {
     const dmmf = JSON.parse(
@@ -72,7 +83,8 @@ describe("schema drift", () => {
           continue;
         }
         if (c.nullable === field.isRequired) problems.push(`${table}.${col}: Prisma says ${field.isRequired ? "required" : "optional"}, database says ${c.nullable ? "NULL" : "NOT NULL"}`);
-        const want = field.isList ? ["ARRAY"] : (PG_TYPES[field.type] ?? []);
+        const native = field.nativeType ? NATIVE_TYPES[field.nativeType[0]] : undefined;
+        const want = field.isList ? ["ARRAY"] : native ? [native] : (PG_TYPES[field.type] ?? []);
         if (!want.includes(c.type)) problems.push(`${table}.${col}: Prisma type ${field.type}, database type ${c.type}`);
       }
     }

@@ -86,7 +86,7 @@ CREATE TABLE "gpu_metrics" (
     "memory_total_mb" INTEGER,
     "temperature_c"   REAL NOT NULL,
     "power_draw_w"    REAL NOT NULL,
-    "xid_errors"      INTEGER[],
+    "xid_errors"      INTEGER[] NOT NULL DEFAULT '{}',
     CONSTRAINT "gpu_metrics_pkey" PRIMARY KEY ("gpu_id", "recorded_at"),
     CONSTRAINT "gpu_metrics_ranges_check" CHECK (
         "utilization_pct" BETWEEN 0 AND 100 AND "memory_used_mb" >= 0 AND
