@@ -5,6 +5,7 @@ import { z } from "zod";
 export const eventSchemas = {
   "platform/tenant.suspended": z.object({ tenant_id: z.string() }),
   "platform/audit.prune.requested": z.object({ requested_by: z.string() }),
+  "scheduler/run.requested": z.object({ reason: z.string() }),
 } as const;
 
 export type EventName = keyof typeof eventSchemas;

@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import type { BackgroundJob } from "./types";
 
 // Every background job of the platform. Issues add theirs here; inngest/functions and the
@@ -15,6 +16,17 @@ export const backgroundJobs: BackgroundJob[] = [
     cron: "17 3 * * *",
     events: ["platform/audit.prune.requested"],
     run: () => pruneAuditLog(env().AUDIT_RETENTION_DAYS),
+  },
+  {
+    // Woken by submits, finished jobs and freed GPUs (debounced); the sweep catches the rest,
+    // including retries whose backoff ended.
+    id: "scheduler-cycle",
+    description: "Place waiting jobs on free GPUs",
+    cron: "* * * * *",
+    everySeconds: 5,
+    events: ["scheduler/run.requested"],
+    debounceMs: 25,
+    run: async ({ event }) => ({ ...(await runSchedulerCycle(event ? `event: ${(event.data as { reason?: string }).reason ?? event.name}` : "sweep")) }),
   },
   {
     id: "fleet-offline-sweep",

@@ -1,7 +1,9 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
+import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
+import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
 import { forbidden, invalidTransition } from "@/lib/errors";
 import { lockNodeOrThrow } from "./node-access";
 import { transition, type NodeState, type OperatorTarget } from "./node-lifecycle";
@@ -13,7 +15,7 @@ import { nodeSelect } from "./node-schemas";
  */
 export async function changeNodeStatus(actor: Actor, nodeId: string, target: OperatorTarget, reason?: string) {
   if (actor.principal.kind !== "operator") throw forbidden("Operator access required");
-  return db().$transaction(async (tx) => {
+  const result = await db().$transaction(async (tx) => {
     const row = await lockNodeOrThrow(tx, actor.principal, nodeId);
     const state = { status: row.status, statusBeforeOffline: row.status_before_offline } as NodeState;
     const t = transition(state, { kind: "operator", target });
@@ -27,6 +29,8 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
       await tx.node.update({ where: { id: nodeId }, data: { statusBeforeOffline: t.state.statusBeforeOffline } });
       await tx.nodeEvent.create({ data: { nodeId, fromStatus: "offline", toStatus: "quarantined", reason: `${why} (applies when it returns)`, actor: actor.principal.label } });
     }
+    // work on a node taken out of service goes back to the queue, the tenant's retries untouched
+    const requeued = t.changed && (target === "quarantined" || target === "maintenance") ? await requeueJobsOnNodes(tx, [nodeId], `node ${target}`, actor.principal.label) : [];
     let gpusCleared = 0;
     if (target === "available" && t.changed) {
       gpusCleared = await tx.$executeRaw`
@@ -37,8 +41,10 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
       action: `node.${target === "available" ? "returned_to_service" : target}`,
       targetType: "node",
       targetId: nodeId,
-      details: { from: row.status, to: t.state.status, reason: why, gpus_cleared: gpusCleared },
+      details: { from: row.status, to: t.state.status, reason: why, gpus_cleared: gpusCleared, jobs_requeued: requeued.length },
     });
-    return tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });
+    return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), wake: requeued.length > 0 || target === "available" };
   });
+  if (result.wake) await emitEvent("scheduler/run.requested", { reason: `node ${target}` });
+  return result.node;
 }

@@ -1,12 +1,15 @@
 import "server-only";
+import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
+import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
 
 /**
  * Marks nodes whose heartbeats stopped as offline, remembering the state each was in, in one
  * statement. Rows another transaction holds are skipped; the next sweep catches them.
  */
-export async function markOfflineNodes(afterSeconds: number): Promise<{ marked: number; node_ids: string[] }> {
-  const rows = await db().$queryRaw<Array<{ node_id: string }>>`
+export async function markOfflineNodes(afterSeconds: number): Promise<{ marked: number; node_ids: string[]; jobs_requeued: number }> {
+  const { rows, requeued } = await db().$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<Array<{ node_id: string }>>`
     WITH stale AS (
       SELECT id, status FROM nodes
        WHERE status <> 'offline' AND COALESCE(last_heartbeat_at, created_at) < now() - make_interval(secs => ${afterSeconds}::int)
@@ -19,5 +22,9 @@ export async function markOfflineNodes(afterSeconds: number): Promise<{ marked: 
     INSERT INTO node_events (node_id, from_status, to_status, reason, actor)
     SELECT id, from_status, 'offline', ${`no heartbeat for ${afterSeconds} s`}, 'system' FROM marked
     RETURNING node_id`;
-  return { marked: rows.length, node_ids: rows.map((r) => r.node_id) };
+    const requeued = await requeueJobsOnNodes(tx, rows.map((r) => r.node_id), "node went offline", "system");
+    return { rows, requeued };
+  });
+  if (requeued.length) await emitEvent("scheduler/run.requested", { reason: "nodes went offline" });
+  return { marked: rows.length, node_ids: rows.map((r) => r.node_id), jobs_requeued: requeued.length };
 }

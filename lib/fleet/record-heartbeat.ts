@@ -1,6 +1,7 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
+import { assignmentsForNode } from "@/lib/jobs/queries";
 import { AGENT_REPORTED, ECC_UNCORRECTED, fatalXidReason, REMAP_FAILURE } from "./gpu-health-reasons";
 import { lockNodeOrThrow } from "./node-access";
 import { transition, type NodeState } from "./node-lifecycle";
@@ -53,9 +54,6 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
       }
     }
 
-    const node = await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });
-    // Work placement arrives with the scheduler; until then a node has nothing to run.
-    const assignments: Array<{ job_id: string; gpu_ids: string[]; image?: string; command?: string; duration_s?: number }> = [];
-    return { node, assignments };
-  });
+    return tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });
+  }).then(async (node) => ({ node, assignments: await assignmentsForNode(nodeId) }));
 }

@@ -2,12 +2,13 @@ import type { Contract } from "@/lib/http/contract";
 import * as apiKeys from "./api-keys";
 import * as clusters from "./clusters";
 import * as fleet from "./fleet";
+import * as jobs from "./jobs";
 import * as platform from "./platform";
 import * as tenants from "./tenants";
 
-export { apiKeys, clusters, fleet, platform, tenants };
+export { apiKeys, clusters, fleet, jobs, platform, tenants };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
-export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet].flatMap((group) =>
+export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet, jobs].flatMap((group) =>
   Object.values(group as Record<string, Contract>),
 );

@@ -1,0 +1,5 @@
+import { jobs } from "@/lib/api/contracts";
+import { json, route } from "@/lib/http/route";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+
+export const POST = route(jobs.runScheduler, async () => json(200, { cycle: await runSchedulerCycle("manual") }));

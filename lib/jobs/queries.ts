@@ -1,0 +1,75 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/principal";
+import { db, pool } from "@/lib/db/client";
+import { forbidden, notFound } from "@/lib/errors";
+import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { jobSelect } from "./schemas";
+
+/** Jobs a caller may see: a tenant its own, an operator all, an agent those on its cluster's nodes. */
+function scopeWhere(p: Principal) {
+  if (p.kind === "tenant") return { tenantId: p.tenantId };
+  if (p.kind === "agent") return { gpus: { some: { node: { clusterId: p.clusterId } } } };
+  return {};
+}
+
+export async function getJobOrThrow(p: Principal, id: string) {
+  const job = await db().job.findFirst({ where: { id, ...scopeWhere(p) }, select: jobSelect });
+  if (!job) throw notFound("Job");
+  return job;
+}
+
+export async function listJobs(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
+  if (p.kind === "agent") throw forbidden("Agents see the jobs assigned to them through heartbeats");
+  const tenantId = p.kind === "tenant" ? p.tenantId : opts.tenant_id;
+  const cursor = opts.cursor ? decodeJobCursor(opts.cursor) : undefined;
+  const rows = await db().job.findMany({
+    where: { ...(tenantId ? { tenantId } : {}), ...(opts.status ? { status: opts.status } : {}), ...(cursor ? afterJobCursor(cursor) : {}) },
+    orderBy: [{ submittedAt: "desc" }, { id: "desc" }],
+    take: opts.limit + 1,
+    select: jobSelect,
+  });
+  const mapped = rows.map((r) => ({ ...r, createdAt: r.submittedAt }));
+  return page(mapped, opts.limit);
+}
+
+const decodeJobCursor = decodeCursor;
+function afterJobCursor(c: { createdAt: Date; id: string }) {
+  const w = afterCursor(c) as { OR: Array<Record<string, unknown>> };
+  return { OR: w.OR.map((cond) => Object.fromEntries(Object.entries(cond).map(([k, v]) => [k === "createdAt" ? "submittedAt" : k, v]))) };
+}
+
+export async function listJobEvents(p: Principal, jobId: string) {
+  await getJobOrThrow(p, jobId);
+  return db().jobEvent.findMany({ where: { jobId }, orderBy: { id: "asc" } });
+}
+
+/** What a node must be running now: running jobs holding GPUs on it, with the GPUs it holds there. */
+export async function assignmentsForNode(nodeId: string) {
+  const { rows } = await pool().query<{ job_id: string; gpu_ids: string[]; image: string | null; command: string | null; duration_s: number | null }>(
+    `SELECT j.id AS job_id, array_agg(g.id ORDER BY g.index) AS gpu_ids, j.image, j.command, j.duration_s
+       FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
+      WHERE g.node_id = $1 AND j.status = 'running' GROUP BY j.id`,
+    [nodeId],
+  );
+  return rows.map((r) => ({
+    job_id: r.job_id,
+    gpu_ids: r.gpu_ids,
+    ...(r.image ? { image: r.image } : {}),
+    ...(r.command ? { command: r.command } : {}),
+    ...(r.duration_s ? { duration_s: r.duration_s } : {}),
+  }));
+}
+
+export async function listSchedulerLogs(limit: number) {
+  const rows = await db().schedulerLog.findMany({ orderBy: { id: "desc" }, take: limit });
+  return rows.map((r) => ({
+    id: r.id.toString(),
+    trigger: r.trigger,
+    considered: r.considered,
+    placed: r.placed,
+    blocked: r.blocked,
+    duration_ms: r.durationMs,
+    decisions: r.decisions,
+    created_at: r.createdAt.toISOString(),
+  }));
+}

@@ -1,0 +1,25 @@
+import "server-only";
+import type { Tx } from "@/lib/db/client";
+
+/**
+ * Jobs running on nodes that were quarantined or went offline go back to the queue without
+ * spending the tenant's retries; their GPUs (on every node of the gang) are freed. Runs inside the
+ * transaction that changed the nodes' state.
+ */
+export async function requeueJobsOnNodes(tx: Tx, nodeIds: string[], why: string, actor: string): Promise<string[]> {
+  if (nodeIds.length === 0) return [];
+  const jobs = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT DISTINCT j.id FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id
+     WHERE g.node_id = ANY(${nodeIds}::uuid[]) AND j.status = 'running' FOR UPDATE OF j`;
+  const ids = jobs.map((j) => j.id);
+  if (ids.length === 0) return [];
+  await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY(${ids}::uuid[])`;
+  await tx.$executeRaw`
+    UPDATE jobs SET status = 'queued', started_at = NULL, not_before = NULL, updated_at = now(),
+           pending_reason = ${`Requeued: ${why}; your retries were not spent`}
+     WHERE id = ANY(${ids}::uuid[])`;
+  await tx.$executeRaw`
+    INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
+    SELECT id, 'running', 'queued', ${`requeued: ${why}`}, ${actor} FROM unnest(${ids}::uuid[]) AS id`;
+  return ids;
+}

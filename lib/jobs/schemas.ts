@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { paginationQuery } from "@/lib/http/pagination";
+import { JOB_STATUSES } from "./job-lifecycle";
+
+export const submitJobBody = z
+  .strictObject({
+    tenant_id: z.uuid("Must be a tenant id").optional(),
+    name: z.string().trim().min(1, "Name is required").max(200),
+    gpu_count: z.number().int().min(1).max(4096),
+    gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
+    priority: z.number().int().min(1).max(10).default(5),
+    cluster_id: z.uuid("Must be a cluster id").optional(),
+    max_retries: z.number().int().min(0).max(10).default(0),
+    image: z.string().trim().min(1).max(500).optional(),
+    command: z.string().trim().min(1).max(10_000).optional(),
+    duration_s: z.number().int().min(1).max(30 * 86_400).optional(),
+  })
+  .meta({ id: "SubmitJob", example: { name: "llama-finetune", gpu_count: 8, gpu_type: "H100", priority: 3, max_retries: 2, duration_s: 3600 } });
+
+export const updateJobBody = z
+  .strictObject({
+    status: z.enum(["completed", "failed", "cancelled"]),
+    exit_code: z.number().int().min(-1_000_000).max(1_000_000).optional(),
+    error: z.string().max(10_000).optional(),
+  })
+  .meta({ id: "UpdateJob", example: { status: "completed", exit_code: 0 } });
+
+export const listJobsQuery = z.strictObject({
+  ...paginationQuery,
+  status: z.enum(JOB_STATUSES).optional(),
+  tenant_id: z.uuid().optional(),
+});
+
+export type SubmitJobInput = z.output<typeof submitJobBody>;
+export type UpdateJobInput = z.output<typeof updateJobBody>;
+
+export const jobJsonSchema = z
+  .object({
+    id: z.string(),
+    tenant_id: z.string(),
+    name: z.string(),
+    status: z.enum(JOB_STATUSES),
+    block_reason: z.enum(["quota", "billing"]).nullable(),
+    pending_reason: z.string().nullable().meta({ description: "Why the job is not running yet" }),
+    gpu_count: z.number(),
+    gpu_type: z.string(),
+    priority: z.number(),
+    cluster_id: z.string().nullable(),
+    max_retries: z.number(),
+    attempts: z.number(),
+    failures: z.number(),
+    image: z.string().nullable(),
+    command: z.string().nullable(),
+    duration_s: z.number().nullable(),
+    exit_code: z.number().nullable(),
+    error: z.string().nullable(),
+    gpu_ids: z.array(z.string()),
+    node_ids: z.array(z.string()),
+    submitted_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: "Job" });
+
+export const jobSelect = {
+  id: true,
+  tenantId: true,
+  name: true,
+  status: true,
+  blockReason: true,
+  pendingReason: true,
+  gpuCount: true,
+  gpuType: true,
+  priority: true,
+  clusterId: true,
+  maxRetries: true,
+  attempts: true,
+  failures: true,
+  image: true,
+  command: true,
+  durationS: true,
+  exitCode: true,
+  error: true,
+  submittedAt: true,
+  startedAt: true,
+  finishedAt: true,
+  gpus: { select: { id: true, nodeId: true }, orderBy: { index: "asc" as const } },
+} as const;
+
+export interface JobRow {
+  id: string;
+  tenantId: string;
+  name: string;
+  status: string;
+  blockReason: string | null;
+  pendingReason: string | null;
+  gpuCount: number;
+  gpuType: string;
+  priority: number;
+  clusterId: string | null;
+  maxRetries: number;
+  attempts: number;
+  failures: number;
+  image: string | null;
+  command: string | null;
+  durationS: number | null;
+  exitCode: number | null;
+  error: string | null;
+  submittedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  gpus: Array<{ id: string; nodeId: string }>;
+}
+
+export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
+  return {
+    id: j.id,
+    tenant_id: j.tenantId,
+    name: j.name,
+    status: j.status as (typeof JOB_STATUSES)[number],
+    block_reason: j.blockReason as "quota" | "billing" | null,
+    pending_reason: j.pendingReason,
+    gpu_count: j.gpuCount,
+    gpu_type: j.gpuType,
+    priority: j.priority,
+    cluster_id: j.clusterId,
+    max_retries: j.maxRetries,
+    attempts: j.attempts,
+    failures: j.failures,
+    image: j.image,
+    command: j.command,
+    duration_s: j.durationS,
+    exit_code: j.exitCode,
+    error: j.error,
+    gpu_ids: j.gpus.map((g) => g.id),
+    node_ids: [...new Set(j.gpus.map((g) => g.nodeId))],
+    submitted_at: j.submittedAt.toISOString(),
+    started_at: j.startedAt?.toISOString() ?? null,
+    finished_at: j.finishedAt?.toISOString() ?? null,
+  };
+}

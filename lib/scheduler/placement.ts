@@ -1,0 +1,190 @@
+// The scheduler's brain: a pure function from (free GPUs, queue, tenants' usage, running work)
+// to decisions. No I/O; lib/scheduler/run-cycle.ts loads its input and writes its output in one
+// transaction.
+//
+// Order: priority (1 first), then fair share among tenants of equal priority (the tenant using the
+// smallest share of its quota goes first, re-evaluated after every placement), then age.
+// Placement: gangs are whole (all of a job's GPUs or none); a job that fits on one node goes to the
+// node with the fewest free GPUs that still fits it (best fit keeps whole nodes free for large
+// jobs); a larger job spreads over as few nodes as possible. Only healthy GPUs on available nodes
+// are offered as free.
+// Backfill (EASY): the first job of a GPU type that does not fit becomes that type's head and gets
+// a reservation at its earliest start, computed from the declared duration_s of running work (work
+// without one counts as running until it ends). A later job may start now only if it ends before
+// that time or leaves enough GPUs for the head; so backfill never delays the head.
+
+export interface FreeNode {
+  nodeId: string;
+  clusterId: string;
+  gpuType: string;
+  freeGpuIds: string[];
+}
+
+export interface QueuedJob {
+  id: string;
+  tenantId: string;
+  gpuCount: number;
+  gpuType: string;
+  clusterId: string | null;
+  priority: number;
+  submittedAt: number;
+  durationS: number | null;
+  status: "queued" | "blocked";
+}
+
+export interface TenantUsage {
+  quota: number;
+  inUse: number;
+}
+
+export interface RunningWork {
+  gpuType: string;
+  clusterId: string;
+  gpuCount: number;
+  /** epoch ms when its declared duration ends; null when it declared none */
+  endsAt: number | null;
+}
+
+export type Decision =
+  | { jobId: string; outcome: "placed"; gpuIds: string[]; nodeIds: string[] }
+  | { jobId: string; outcome: "blocked_quota"; reason: string }
+  | { jobId: string; outcome: "pending"; reason: string };
+
+interface Reservation {
+  headId: string;
+  headPriority: number;
+  clusterId: string | null;
+  /** GPUs the head can count on at its start, minus what it needs (≥ 0 means the reservation holds) */
+  spareAtStart: number;
+  startsAt: number;
+}
+
+const short = (id: string) => id.slice(0, 8);
+
+export function place(input: {
+  now: number;
+  nodes: FreeNode[];
+  queue: QueuedJob[];
+  tenants: Map<string, TenantUsage>;
+  running: RunningWork[];
+}): Decision[] {
+  const free = input.nodes.map((n) => ({ ...n, freeGpuIds: [...n.freeGpuIds] }));
+  const usage = new Map([...input.tenants].map(([id, u]) => [id, { ...u }]));
+  const running = [...input.running];
+  const reservations = new Map<string, Reservation>();
+  const decisions: Decision[] = [];
+
+  for (const job of fairOrder(input.queue, usage)) {
+    const tenant = usage.get(job.tenantId) ?? { quota: 0, inUse: 0 };
+    if (tenant.inUse + job.gpuCount > tenant.quota) {
+      decisions.push({
+        jobId: job.id,
+        outcome: "blocked_quota",
+        reason: `Quota: your organisation holds ${tenant.inUse} of its ${tenant.quota} GPUs; this job needs ${job.gpuCount}`,
+      });
+      continue;
+    }
+    const eligible = free.filter((n) => n.gpuType === job.gpuType && (!job.clusterId || n.clusterId === job.clusterId) && n.freeGpuIds.length > 0);
+    const pick = choose(eligible, job.gpuCount);
+    const where = job.clusterId ? ` in cluster ${short(job.clusterId)}` : "";
+    if (!pick) {
+      const available = eligible.reduce((s, n) => s + n.freeGpuIds.length, 0);
+      if (!reservations.has(job.gpuType)) {
+        reservations.set(job.gpuType, reserve(job, available, running, input.now));
+        decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free now. Capacity is reserved for it.` });
+      } else {
+        const r = reservations.get(job.gpuType)!;
+        decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free, and waiting behind job ${short(r.headId)} (priority ${r.headPriority})` });
+      }
+      continue;
+    }
+    const r = reservations.get(job.gpuType);
+    if (r) {
+      const endsBeforeHead = job.durationS !== null && input.now + job.durationS * 1000 <= r.startsAt;
+      const impact = r.clusterId ? pick.filter((p) => p.node.clusterId === r.clusterId).reduce((s, p) => s + p.take, 0) : job.gpuCount;
+      if (!endsBeforeHead && impact > r.spareAtStart) {
+        decisions.push({ jobId: job.id, outcome: "pending", reason: `Waiting behind job ${short(r.headId)} (priority ${r.headPriority}): starting now would delay it` });
+        continue;
+      }
+      if (!endsBeforeHead) r.spareAtStart -= impact;
+    }
+    const gpuIds: string[] = [];
+    const nodeIds: string[] = [];
+    for (const p of pick) {
+      gpuIds.push(...p.node.freeGpuIds.splice(0, p.take));
+      nodeIds.push(p.node.nodeId);
+    }
+    tenant.inUse += job.gpuCount;
+    usage.set(job.tenantId, tenant);
+    running.push({ gpuType: job.gpuType, clusterId: pick[0]!.node.clusterId, gpuCount: job.gpuCount, endsAt: job.durationS === null ? null : input.now + job.durationS * 1000 });
+    decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds });
+  }
+  return decisions;
+}
+
+/** Best fit on one node, or the fewest nodes (largest free first); null when the gang cannot be whole. */
+export function choose(eligible: FreeNode[], need: number): Array<{ node: FreeNode; take: number }> | null {
+  let best: FreeNode | undefined;
+  for (const n of eligible) {
+    if (n.freeGpuIds.length >= need && (!best || n.freeGpuIds.length < best.freeGpuIds.length || (n.freeGpuIds.length === best.freeGpuIds.length && n.nodeId < best.nodeId))) best = n;
+  }
+  if (best) return [{ node: best, take: need }];
+  const total = eligible.reduce((s, n) => s + n.freeGpuIds.length, 0);
+  if (total < need) return null;
+  const sorted = [...eligible].sort((a, b) => b.freeGpuIds.length - a.freeGpuIds.length || (a.nodeId < b.nodeId ? -1 : 1));
+  const out: Array<{ node: FreeNode; take: number }> = [];
+  let left = need;
+  for (const n of sorted) {
+    if (left === 0) break;
+    const take = Math.min(left, n.freeGpuIds.length);
+    out.push({ node: n, take });
+    left -= take;
+  }
+  return out;
+}
+
+/** When the head can start, from the declared ends of running work of its type, and what is spare then. */
+function reserve(head: QueuedJob, freeNow: number, running: RunningWork[], now: number): Reservation {
+  const relevant = running.filter((r) => r.gpuType === head.gpuType && (!head.clusterId || r.clusterId === head.clusterId));
+  const ending = relevant.filter((r) => r.endsAt !== null).sort((a, b) => a.endsAt! - b.endsAt!);
+  let available = freeNow;
+  for (const r of ending) {
+    available += r.gpuCount;
+    if (available >= head.gpuCount) {
+      return { headId: head.id, headPriority: head.priority, clusterId: head.clusterId, startsAt: Math.max(now, r.endsAt!), spareAtStart: available - head.gpuCount };
+    }
+  }
+  // Not reachable from declared ends alone: it starts when work without a declared end finishes.
+  const eventually = available + relevant.filter((r) => r.endsAt === null).reduce((s, r) => s + r.gpuCount, 0);
+  return { headId: head.id, headPriority: head.priority, clusterId: head.clusterId, startsAt: Number.POSITIVE_INFINITY, spareAtStart: Math.max(-1, eventually - head.gpuCount) };
+}
+
+/** Priority groups in order; inside a group, repeatedly the job of the tenant with the smallest share of its quota. */
+export function* fairOrder(queue: QueuedJob[], usage: Map<string, TenantUsage>): Generator<QueuedJob> {
+  const byPriority = new Map<number, QueuedJob[]>();
+  for (const j of queue) byPriority.set(j.priority, [...(byPriority.get(j.priority) ?? []), j]);
+  for (const priority of [...byPriority.keys()].sort((a, b) => a - b)) {
+    const perTenant = new Map<string, QueuedJob[]>();
+    for (const j of byPriority.get(priority)!.sort((a, b) => a.submittedAt - b.submittedAt || (a.id < b.id ? -1 : 1))) {
+      perTenant.set(j.tenantId, [...(perTenant.get(j.tenantId) ?? []), j]);
+    }
+    while (perTenant.size) {
+      let pickTenant: string | undefined;
+      let pickShare = Infinity;
+      let pickAge = Infinity;
+      for (const [tenantId, jobs] of perTenant) {
+        const u = usage.get(tenantId);
+        const share = u && u.quota > 0 ? u.inUse / u.quota : Infinity;
+        const age = jobs[0]!.submittedAt;
+        if (share < pickShare || (share === pickShare && age < pickAge) || pickTenant === undefined) {
+          pickTenant = tenantId;
+          pickShare = share;
+          pickAge = age;
+        }
+      }
+      const jobs = perTenant.get(pickTenant!)!;
+      yield jobs.shift()!;
+      if (jobs.length === 0) perTenant.delete(pickTenant!);
+    }
+  }
+}

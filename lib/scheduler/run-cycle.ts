@@ -1,0 +1,150 @@
+import "server-only";
+import type pg from "pg";
+import { pool } from "@/lib/db/client";
+import { place, type Decision, type QueuedJob } from "./placement";
+
+const SCHEDULER_LOCK = 72_417_002;
+const MAX_QUEUE = 50_000;
+const LOGGED_DECISIONS = 200;
+
+export interface CycleResult {
+  id: string;
+  considered: number;
+  placed: number;
+  blocked: number;
+  duration_ms: number;
+}
+
+/**
+ * One scheduling cycle in one transaction. Cycles are serialised across app instances by an
+ * advisory lock; waiting jobs and candidate GPUs are locked FOR UPDATE SKIP LOCKED so a job being
+ * cancelled or a GPU being released at this moment is simply left for the next cycle. The database
+ * triggers re-check every allocation (one job per GPU, gang sizes, quotas) at commit.
+ */
+export async function runSchedulerCycle(trigger: string, client?: pg.PoolClient): Promise<CycleResult> {
+  const started = performance.now();
+  const c = client ?? (await pool().connect());
+  try {
+    await c.query("BEGIN");
+    await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+    const queue = await c.query<{ id: string; tenant_id: string; gpu_count: number; gpu_type: string; cluster_id: string | null; priority: number; submitted_ms: string; duration_s: number | null; status: "queued" | "blocked" }>(
+      `SELECT id, tenant_id, gpu_count, gpu_type, cluster_id, priority, (extract(epoch FROM submitted_at) * 1000)::bigint AS submitted_ms, duration_s, status
+         FROM jobs WHERE status IN ('queued', 'blocked') AND (block_reason IS NULL OR block_reason = 'quota')
+          AND (not_before IS NULL OR not_before <= now())
+        ORDER BY priority, submitted_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [MAX_QUEUE],
+    );
+    if (queue.rowCount === 0) {
+      await c.query("COMMIT");
+      return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
+    }
+    const free = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string }>(
+      `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
+        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND n.status = 'available'
+        ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
+    );
+    const tenantIds = [...new Set(queue.rows.map((j) => j.tenant_id))];
+    const tenants = await c.query<{ id: string; gpu_quota: number; in_use: number }>(
+      `SELECT t.id, t.gpu_quota, COALESCE(u.in_use, 0)::int AS in_use FROM tenants t
+         LEFT JOIN (SELECT j.tenant_id, count(*) AS in_use FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id GROUP BY 1) u ON u.tenant_id = t.id
+        WHERE t.id = ANY($1::uuid[])`,
+      [tenantIds],
+    );
+    const running = await c.query<{ gpu_type: string; cluster_id: string; gpu_count: number; ends_ms: string | null }>(
+      `SELECT j.gpu_type, min(n.cluster_id::text) AS cluster_id, j.gpu_count,
+              (extract(epoch FROM j.started_at + make_interval(secs => j.duration_s)) * 1000)::bigint AS ends_ms
+         FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id JOIN nodes n ON n.id = g.node_id
+        WHERE j.status = 'running' GROUP BY j.id`,
+    );
+
+    const nodes = new Map<string, { nodeId: string; clusterId: string; gpuType: string; freeGpuIds: string[] }>();
+    for (const g of free.rows) {
+      const key = `${g.node_id}/${g.gpu_type}`;
+      if (!nodes.has(key)) nodes.set(key, { nodeId: g.node_id, clusterId: g.cluster_id, gpuType: g.gpu_type, freeGpuIds: [] });
+      nodes.get(key)!.freeGpuIds.push(g.id);
+    }
+    const jobs: QueuedJob[] = queue.rows.map((j) => ({
+      id: j.id,
+      tenantId: j.tenant_id,
+      gpuCount: j.gpu_count,
+      gpuType: j.gpu_type,
+      clusterId: j.cluster_id,
+      priority: j.priority,
+      submittedAt: Number(j.submitted_ms),
+      durationS: j.duration_s,
+      status: j.status,
+    }));
+    const decisions = place({
+      now: Date.now(),
+      nodes: [...nodes.values()],
+      queue: jobs,
+      tenants: new Map(tenants.rows.map((t) => [t.id, { quota: t.gpu_quota, inUse: t.in_use }])),
+      running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
+    });
+    await writeDecisions(c, decisions, new Map(jobs.map((j) => [j.id, j.status])));
+
+    const placed = decisions.filter((d) => d.outcome === "placed").length;
+    const blocked = decisions.filter((d) => d.outcome === "blocked_quota").length;
+    const durationMs = Math.round(performance.now() - started);
+    const log = await c.query<{ id: string }>(
+      `INSERT INTO scheduler_logs (trigger, considered, placed, blocked, duration_ms, decisions) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text`,
+      [trigger, decisions.length, placed, blocked, durationMs, JSON.stringify(summarise(decisions))],
+    );
+    await c.query("COMMIT");
+    return { id: log.rows[0]!.id, considered: decisions.length, placed, blocked, duration_ms: durationMs };
+  } catch (e) {
+    await c.query("ROLLBACK").catch(() => {});
+    throw e;
+  } finally {
+    if (!client) c.release();
+  }
+}
+
+async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: Map<string, "queued" | "blocked">) {
+  const placed = decisions.filter((d): d is Extract<Decision, { outcome: "placed" }> => d.outcome === "placed");
+  if (placed.length) {
+    const gpuIds = placed.flatMap((d) => d.gpuIds);
+    const gpuJobs = placed.flatMap((d) => d.gpuIds.map(() => d.jobId));
+    await c.query(
+      `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, job_id) WHERE g.id = x.gpu_id`,
+      [gpuIds, gpuJobs],
+    );
+    await c.query(
+      `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, block_reason = NULL, pending_reason = NULL,
+              not_before = NULL, updated_at = now() WHERE id = ANY($1::uuid[])`,
+      [placed.map((d) => d.jobId)],
+    );
+    await c.query(
+      `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
+       SELECT x.id, x.from_status, 'running', 'placed on ' || x.nodes || ' node(s)', 'scheduler'
+         FROM unnest($1::uuid[], $2::text[], $3::int[]) AS x(id, from_status, nodes)`,
+      [placed.map((d) => d.jobId), placed.map((d) => before.get(d.jobId)!), placed.map((d) => d.nodeIds.length)],
+    );
+  }
+  // Unplaced jobs: set the reason a tenant reads; move between queued and blocked where the cause changed.
+  const waiting = decisions.filter((d): d is Exclude<Decision, { outcome: "placed" }> => d.outcome !== "placed");
+  if (waiting.length === 0) return;
+  const target = waiting.map((d) => (d.outcome === "blocked_quota" ? "blocked" : "queued"));
+  await c.query(
+    `UPDATE jobs j SET pending_reason = x.reason, status = x.status, block_reason = CASE WHEN x.status = 'blocked' THEN 'quota' END, updated_at = now()
+       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, reason, status)
+      WHERE j.id = x.id AND (j.pending_reason IS DISTINCT FROM x.reason OR j.status <> x.status)`,
+    [waiting.map((d) => d.jobId), waiting.map((d) => d.reason), target],
+  );
+  const changed = waiting.map((d, i) => ({ id: d.jobId, from: before.get(d.jobId)!, to: target[i]! })).filter((x) => x.from !== x.to);
+  if (changed.length) {
+    await c.query(
+      `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
+       SELECT x.id, x.from_status, x.to_status, CASE WHEN x.to_status = 'blocked' THEN 'over quota' ELSE 'quota freed' END, 'scheduler'
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, from_status, to_status)`,
+      [changed.map((x) => x.id), changed.map((x) => x.from), changed.map((x) => x.to)],
+    );
+  }
+}
+
+/** What the log keeps of a cycle's decisions: counts by outcome and the first few, with reasons. */
+function summarise(decisions: Decision[]) {
+  return decisions.slice(0, LOGGED_DECISIONS).map((d) =>
+    d.outcome === "placed" ? { job_id: d.jobId, outcome: d.outcome, gpus: d.gpuIds.length, nodes: d.nodeIds.length } : { job_id: d.jobId, outcome: d.outcome, reason: d.reason },
+  );
+}

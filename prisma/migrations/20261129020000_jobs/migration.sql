@@ -1,0 +1,153 @@
+-- Jobs, their events, GPU allocations and the scheduler's log. The invariants the scheduler
+-- promises are repeated here so that no code path, and no race, can break them.
+
+CREATE TABLE "jobs" (
+    "id"             UUID NOT NULL DEFAULT gen_random_uuid(),
+    "tenant_id"      UUID NOT NULL,
+    "name"           TEXT NOT NULL,
+    "gpu_count"      INTEGER NOT NULL,
+    "gpu_type"       TEXT NOT NULL,
+    "priority"       INTEGER NOT NULL DEFAULT 5,
+    "cluster_id"     UUID,
+    "max_retries"    INTEGER NOT NULL DEFAULT 0,
+    "attempts"       INTEGER NOT NULL DEFAULT 0,
+    "failures"       INTEGER NOT NULL DEFAULT 0,
+    "image"          TEXT,
+    "command"        TEXT,
+    "duration_s"     INTEGER,
+    "status"         TEXT NOT NULL,
+    "block_reason"   TEXT,
+    "pending_reason" TEXT,
+    "not_before"     TIMESTAMPTZ(3),
+    "exit_code"      INTEGER,
+    "error"          TEXT,
+    "submitted_at"   TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "started_at"     TIMESTAMPTZ(3),
+    "finished_at"    TIMESTAMPTZ(3),
+    "updated_at"     TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "jobs_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "jobs_status_check" CHECK ("status" IN ('queued', 'blocked', 'running', 'completed', 'failed', 'cancelled')),
+    CONSTRAINT "jobs_block_reason_check" CHECK (("status" = 'blocked') = ("block_reason" IS NOT NULL) AND ("block_reason" IS NULL OR "block_reason" IN ('quota', 'billing'))),
+    CONSTRAINT "jobs_gpu_count_check" CHECK ("gpu_count" BETWEEN 1 AND 4096),
+    CONSTRAINT "jobs_priority_check" CHECK ("priority" BETWEEN 1 AND 10),
+    CONSTRAINT "jobs_retries_check" CHECK ("max_retries" BETWEEN 0 AND 10 AND "failures" >= 0 AND "attempts" >= 0),
+    CONSTRAINT "jobs_duration_check" CHECK ("duration_s" IS NULL OR "duration_s" > 0),
+    CONSTRAINT "jobs_running_times_check" CHECK ("status" <> 'running' OR ("started_at" IS NOT NULL AND "finished_at" IS NULL)),
+    CONSTRAINT "jobs_finished_times_check" CHECK (("status" IN ('completed', 'failed', 'cancelled')) = ("finished_at" IS NOT NULL))
+);
+CREATE INDEX "jobs_tenant_id_status_idx" ON "jobs"("tenant_id", "status");
+-- the scheduler's queue: only waiting jobs, in its own order
+CREATE INDEX "jobs_waiting_idx" ON "jobs"("priority", "submitted_at") WHERE "status" IN ('queued', 'blocked');
+CREATE INDEX "jobs_running_idx" ON "jobs"("gpu_type") WHERE "status" = 'running';
+ALTER TABLE "jobs" ADD CONSTRAINT "jobs_tenant_id_fkey" FOREIGN KEY ("tenant_id") REFERENCES "tenants"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+ALTER TABLE "jobs" ADD CONSTRAINT "jobs_cluster_id_fkey" FOREIGN KEY ("cluster_id") REFERENCES "clusters"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+CREATE TABLE "job_events" (
+    "id"          BIGSERIAL NOT NULL,
+    "job_id"      UUID NOT NULL,
+    "from_status" TEXT,
+    "to_status"   TEXT NOT NULL,
+    "reason"      TEXT NOT NULL,
+    "actor"       TEXT NOT NULL,
+    "created_at"  TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "job_events_pkey" PRIMARY KEY ("id")
+);
+CREATE INDEX "job_events_job_id_idx" ON "job_events"("job_id", "id");
+ALTER TABLE "job_events" ADD CONSTRAINT "job_events_job_id_fkey" FOREIGN KEY ("job_id") REFERENCES "jobs"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- A GPU's allocation is one column: it can never hold two jobs.
+ALTER TABLE "gpus" ADD COLUMN "allocated_job_id" UUID;
+ALTER TABLE "gpus" ADD CONSTRAINT "gpus_allocated_job_id_fkey" FOREIGN KEY ("allocated_job_id") REFERENCES "jobs"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+CREATE INDEX "gpus_allocated_job_id_idx" ON "gpus"("allocated_job_id") WHERE "allocated_job_id" IS NOT NULL;
+
+-- New allocations only go to healthy, present GPUs on available nodes (a quarantined, draining,
+-- offline or maintenance node takes no new work).
+CREATE FUNCTION "gpus_allocation_guard"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.allocated_job_id IS NOT NULL AND NEW.allocated_job_id IS DISTINCT FROM OLD.allocated_job_id THEN
+        IF OLD.allocated_job_id IS NOT NULL THEN
+            RAISE EXCEPTION 'GPU % is already allocated to job %', NEW.id, OLD.allocated_job_id USING ERRCODE = '23P01';
+        END IF;
+        IF NEW.status <> 'available' THEN
+            RAISE EXCEPTION 'GPU % is % and cannot be allocated', NEW.id, NEW.status USING ERRCODE = '23514';
+        END IF;
+        IF (SELECT status FROM nodes WHERE id = NEW.node_id) <> 'available' THEN
+            RAISE EXCEPTION 'node of GPU % is not available for new work', NEW.id USING ERRCODE = '23514';
+        END IF;
+    END IF;
+    RETURN NEW;
+END;
+$$;
+CREATE TRIGGER "gpus_allocation_guard" BEFORE UPDATE OF "allocated_job_id" ON "gpus"
+    FOR EACH ROW EXECUTE FUNCTION "gpus_allocation_guard"();
+
+-- A running job holds exactly gpu_count GPUs; any other job holds none. Checked at commit, so a
+-- transaction may move a job and its GPUs in either order.
+CREATE FUNCTION "jobs_allocation_check"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    held INTEGER;
+    j RECORD;
+BEGIN
+    SELECT status, gpu_count INTO j FROM jobs WHERE id = NEW.id;
+    IF NOT FOUND THEN RETURN NULL; END IF;
+    SELECT count(*) INTO held FROM gpus WHERE allocated_job_id = NEW.id;
+    IF j.status = 'running' AND held <> j.gpu_count THEN
+        RAISE EXCEPTION 'running job % holds % GPUs, needs exactly %', NEW.id, held, j.gpu_count USING ERRCODE = '23514';
+    ELSIF j.status <> 'running' AND held <> 0 THEN
+        RAISE EXCEPTION '% job % still holds % GPUs', j.status, NEW.id, held USING ERRCODE = '23514';
+    END IF;
+    RETURN NULL;
+END;
+$$;
+CREATE CONSTRAINT TRIGGER "jobs_allocation_check" AFTER INSERT OR UPDATE OF "status", "gpu_count" ON "jobs"
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "jobs_allocation_check"();
+
+-- GPUs allocated or released outside a job status change are checked too (for the job they name).
+CREATE FUNCTION "gpus_allocation_job_check"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    held INTEGER;
+    j RECORD;
+BEGIN
+    FOR j IN SELECT DISTINCT x.job_id FROM (SELECT NEW.allocated_job_id AS job_id UNION SELECT OLD.allocated_job_id) x WHERE x.job_id IS NOT NULL LOOP
+        SELECT count(*) INTO held FROM gpus WHERE allocated_job_id = j.job_id;
+        IF EXISTS (SELECT 1 FROM jobs WHERE id = j.job_id AND ((status = 'running' AND gpu_count <> held) OR (status <> 'running' AND held <> 0))) THEN
+            RAISE EXCEPTION 'job % would hold % GPUs in its state', j.job_id, held USING ERRCODE = '23514';
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END;
+$$;
+CREATE CONSTRAINT TRIGGER "gpus_allocation_job_check" AFTER UPDATE OF "allocated_job_id" ON "gpus"
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "gpus_allocation_job_check"();
+
+-- A tenant never holds more GPUs than its quota: checked once per statement for the tenants it touched.
+CREATE FUNCTION "gpus_quota_check"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    over RECORD;
+BEGIN
+    SELECT t.id, t.gpu_quota, count(*) AS in_use INTO over
+      FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id JOIN tenants t ON t.id = j.tenant_id
+     WHERE t.id IN (SELECT j2.tenant_id FROM new_rows n JOIN jobs j2 ON j2.id = n.allocated_job_id)
+     GROUP BY t.id, t.gpu_quota HAVING count(*) > t.gpu_quota LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'tenant % would hold % GPUs, over its quota of %', over.id, over.in_use, over.gpu_quota USING ERRCODE = '23514';
+    END IF;
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER "gpus_quota_check" AFTER UPDATE ON "gpus"
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "gpus_quota_check"();
+
+CREATE TABLE "scheduler_logs" (
+    "id"          BIGSERIAL NOT NULL,
+    "trigger"     TEXT NOT NULL,
+    "considered"  INTEGER NOT NULL,
+    "placed"      INTEGER NOT NULL,
+    "blocked"     INTEGER NOT NULL,
+    "duration_ms" INTEGER NOT NULL,
+    "decisions"   JSONB NOT NULL DEFAULT '[]',
+    "created_at"  TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "scheduler_logs_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "scheduler_logs_counts_check" CHECK ("considered" >= 0 AND "placed" >= 0 AND "blocked" >= 0 AND "placed" + "blocked" <= "considered")
+);
+CREATE INDEX "scheduler_logs_created_at_idx" ON "scheduler_logs"("created_at");
