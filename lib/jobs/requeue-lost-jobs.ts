@@ -9,8 +9,9 @@ import type { Tx } from "@/lib/db/client";
 export async function requeueJobsOnNodes(tx: Tx, nodeIds: string[], why: string, actor: string): Promise<string[]> {
   if (nodeIds.length === 0) return [];
   const jobs = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT DISTINCT j.id FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id
-     WHERE g.node_id = ANY(${nodeIds}::uuid[]) AND j.status = 'running' FOR UPDATE OF j`;
+    SELECT j.id FROM jobs j
+     WHERE j.status = 'running' AND EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_job_id = j.id AND g.node_id = ANY(${nodeIds}::uuid[]))
+     FOR UPDATE OF j`;
   const ids = jobs.map((j) => j.id);
   if (ids.length === 0) return [];
   await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY(${ids}::uuid[])`;

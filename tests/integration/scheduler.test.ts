@@ -1,0 +1,191 @@
+import { describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { changeNodeStatus } from "@/lib/fleet/change-node-status";
+import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
+import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
+import { registerNode } from "@/lib/fleet/register-node";
+import { finishJob } from "@/lib/jobs/finish-job";
+import { getJobOrThrow } from "@/lib/jobs/queries";
+import { submitJob } from "@/lib/jobs/submit-job";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+
+const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+const operator = actorFor(operatorPrincipal);
+
+/** A cluster of available nodes with GPUs of a type unique to this test, so tests don't compete. */
+async function fleet(nodes: number, gpusPerNode = 8) {
+  const cluster = await makeCluster();
+  const gpuType = unique("T").replace(/-/g, "").slice(0, 12).toUpperCase();
+  const out = [];
+  for (let i = 0; i < nodes; i++) {
+    const r = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(gpusPerNode, gpuType) });
+    await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), r.node.id, {});
+    out.push(r);
+  }
+  return { cluster, gpuType, nodes: out };
+}
+
+async function heldBy(jobId: string) {
+  return db().gpu.count({ where: { allocatedJobId: jobId } });
+}
+
+describe("submitting", () => {
+  it("queues within quota, blocks over quota, refuses what can never run (422 naming gpu_count)", async () => {
+    const { gpuType } = await fleet(1);
+    const t = await makeTenant(8);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const a = await submitJob(asT, { name: "a", gpu_count: 6, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    expect(a.status).toBe("queued");
+    await runSchedulerCycle("test");
+    const b = await submitJob(asT, { name: "b", gpu_count: 4, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    expect(b).toMatchObject({ status: "blocked", blockReason: "quota" });
+    const tooBig = await submitJob(asT, { name: "c", gpu_count: 9, gpu_type: gpuType, priority: 5, max_retries: 0 }).catch((e) => e);
+    expect(tooBig).toMatchObject({ code: "unsatisfiable", details: [{ path: "gpu_count" }] });
+    const t2 = await makeTenant(64);
+    const noSuchCapacity = await submitJob(actorFor(tenantAdminPrincipal(t2.id)), { name: "d", gpu_count: 16, gpu_type: gpuType, priority: 5, max_retries: 0 }).catch((e) => e);
+    expect(noSuchCapacity.code).toBe("unsatisfiable");
+    expect(await db().job.count({ where: { tenantId: t2.id } })).toBe(0);
+  });
+
+  it("returns a quota-blocked job to the queue by itself when quota frees, and runs it", async () => {
+    const { gpuType } = await fleet(1);
+    const t = await makeTenant(8);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const a = await submitJob(asT, { name: "a", gpu_count: 8, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    const b = await submitJob(asT, { name: "b", gpu_count: 4, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    expect((await getJobOrThrow(operatorPrincipal, b.id)).status).toBe("blocked");
+    await finishJob(operator, a.id, { status: "completed", exit_code: 0 });
+    await runSchedulerCycle("test");
+    const after = await getJobOrThrow(operatorPrincipal, b.id);
+    expect(after.status).toBe("running");
+    const events = await db().jobEvent.findMany({ where: { jobId: b.id }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.toStatus)).toEqual(["blocked", "running"]);
+  });
+});
+
+describe("scheduling cycles", () => {
+  it("places a gang whole, records the cycle, and tells the node through its heartbeat", async () => {
+    const { gpuType, nodes, cluster } = await fleet(2);
+    const t = await makeTenant(64);
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "big", gpu_count: 12, gpu_type: gpuType, priority: 5, max_retries: 0, duration_s: 60 });
+    const cycle = await runSchedulerCycle("test");
+    expect(cycle.placed).toBeGreaterThanOrEqual(1);
+    const running = await getJobOrThrow(operatorPrincipal, job.id);
+    expect(running.status).toBe("running");
+    expect(running.gpus).toHaveLength(12);
+    expect(new Set(running.gpus.map((g) => g.nodeId)).size).toBe(2);
+    const log = await db().schedulerLog.findUniqueOrThrow({ where: { id: BigInt(cycle.id) } });
+    expect(log.considered).toBeGreaterThanOrEqual(1);
+    const hb = await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), nodes[0]!.node.id, {});
+    expect(hb.assignments.find((a) => a.job_id === job.id)).toMatchObject({ duration_s: 60 });
+  });
+
+  it("explains why a job waits", async () => {
+    const { gpuType } = await fleet(1);
+    const t = await makeTenant(64);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    await submitJob(asT, { name: "fill", gpu_count: 8, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    const waiting = await submitJob(asT, { name: "wait", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    expect((await getJobOrThrow(operatorPrincipal, waiting.id)).pendingReason).toMatch(new RegExp(`Needs 2 free ${gpuType} GPUs; 0 free`));
+  });
+
+  it("never double-assigns a GPU or breaks a quota under parallel submits and parallel cycles", async () => {
+    const { gpuType } = await fleet(3); // 24 GPUs
+    const tenants = await Promise.all([makeTenant(10), makeTenant(10), makeTenant(10)]);
+    const submits = tenants.flatMap((t) => Array.from({ length: 8 }, (_, i) => submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: `p${i}`, gpu_count: 1 + (i % 3), gpu_type: gpuType, priority: 1 + (i % 3), max_retries: 0 })));
+    await Promise.all(submits);
+    await Promise.all(Array.from({ length: 6 }, () => runSchedulerCycle("parallel")));
+    const [dup] = await db().$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM (SELECT allocated_job_id FROM gpus WHERE allocated_job_id IS NOT NULL GROUP BY id HAVING count(*) > 1) x`;
+    expect(dup!.n).toBe(0);
+    for (const t of tenants) {
+      const [row] = await db().$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = ${t.id}::uuid`;
+      expect(row!.n).toBeLessThanOrEqual(10);
+    }
+    const running = await db().job.findMany({ where: { tenantId: { in: tenants.map((t) => t.id) }, status: "running" }, include: { _count: { select: { gpus: true } } } });
+    expect(running.length).toBeGreaterThan(0);
+    for (const j of running) expect(j._count.gpus).toBe(j.gpuCount);
+  });
+
+  it("the database refuses a second allocation of a GPU, work on a quarantined node, and a partial gang", async () => {
+    const { gpuType, nodes } = await fleet(1, 2);
+    const t = await makeTenant(8);
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "x", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    const other = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "y", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    const gpu = await db().gpu.findFirstOrThrow({ where: { allocatedJobId: job.id } });
+    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${gpu.id}::uuid`).rejects.toThrow(/already allocated/);
+    await expect(db().$transaction(async (tx) => {
+      await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL WHERE id = ${gpu.id}::uuid`;
+    })).rejects.toThrow(/holds 1 GPUs, needs exactly 2|would hold/);
+    await changeNodeStatus(operator, nodes[0]!.node.id, "quarantined", "test");
+    const free = await db().gpu.findFirstOrThrow({ where: { nodeId: nodes[0]!.node.id, allocatedJobId: null } });
+    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${free.id}::uuid`).rejects.toThrow(/not available for new work/);
+  });
+});
+
+describe("completion, retries and lost nodes", () => {
+  it("frees GPUs when a job ends, retries a failure after a backoff, and fails for good when retries are spent", async () => {
+    const { gpuType, cluster } = await fleet(1);
+    const t = await makeTenant(8);
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "flaky", gpu_count: 4, gpu_type: gpuType, priority: 5, max_retries: 1 });
+    await runSchedulerCycle("test");
+    const agent = actorFor(agentPrincipal(cluster.id));
+    const retried = await finishJob(agent, job.id, { status: "failed", exit_code: 3 });
+    expect(retried).toMatchObject({ status: "queued", failures: 1, attempts: 1 });
+    expect(await heldBy(job.id)).toBe(0);
+    await runSchedulerCycle("test"); // inside the backoff: stays queued
+    expect((await getJobOrThrow(operatorPrincipal, job.id)).status).toBe("queued");
+    await db().$executeRaw`UPDATE jobs SET not_before = now() - interval '1 second' WHERE id = ${job.id}::uuid`;
+    await runSchedulerCycle("test");
+    expect((await getJobOrThrow(operatorPrincipal, job.id)).attempts).toBe(2);
+    const failed = await finishJob(agent, job.id, { status: "failed", exit_code: 3, error: "CUDA OOM" });
+    expect(failed).toMatchObject({ status: "failed", failures: 2, error: "CUDA OOM" });
+    // a finished job holds no GPUs on the agent's nodes any more: a late report is not the agent's to make
+    expect(await codeOf(finishJob(agent, job.id, { status: "completed" }))).toBe("not_found");
+    expect(await codeOf(finishJob(operator, job.id, { status: "completed" }))).toBe("invalid_transition");
+  });
+
+  it("lets tenants cancel only their own jobs, and agents report only jobs on their nodes", async () => {
+    const { gpuType } = await fleet(1);
+    const a = await makeTenant(8);
+    const b = await makeTenant(8);
+    const job = await submitJob(actorFor(tenantAdminPrincipal(a.id)), { name: "mine", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    expect(await codeOf(finishJob(actorFor(tenantAdminPrincipal(b.id)), job.id, { status: "cancelled" }))).toBe("not_found");
+    expect(await codeOf(finishJob(actorFor(tenantAdminPrincipal(a.id)), job.id, { status: "completed" }))).toBe("forbidden");
+    const otherCluster = await makeCluster();
+    expect(await codeOf(finishJob(actorFor(agentPrincipal(otherCluster.id)), job.id, { status: "completed" }))).toBe("not_found");
+    expect((await finishJob(actorFor(tenantAdminPrincipal(a.id)), job.id, { status: "cancelled" })).status).toBe("cancelled");
+    expect(await heldBy(job.id)).toBe(0);
+  });
+
+  it("requeues work from a quarantined or offline node without spending retries, and places it elsewhere", async () => {
+    const { gpuType, nodes } = await fleet(2);
+    const t = await makeTenant(16);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const job = await submitJob(asT, { name: "moved", gpu_count: 8, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    const first = await getJobOrThrow(operatorPrincipal, job.id);
+    const firstNode = first.gpus[0]!.nodeId;
+    await changeNodeStatus(operator, firstNode, "quarantined", "XID 79");
+    const requeued = await getJobOrThrow(operatorPrincipal, job.id);
+    expect(requeued).toMatchObject({ status: "queued", failures: 0 });
+    expect(requeued.pendingReason).toMatch(/retries were not spent/);
+    await runSchedulerCycle("test");
+    const second = await getJobOrThrow(operatorPrincipal, job.id);
+    expect(second.status).toBe("running");
+    expect(second.gpus.every((g) => g.nodeId !== firstNode)).toBe(true);
+
+    const secondNode = second.gpus[0]!.nodeId;
+    await db().$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - interval '1 hour' WHERE id = ${secondNode}::uuid`;
+    const swept = await markOfflineNodes(300);
+    expect(swept.node_ids).toContain(secondNode);
+    expect(await getJobOrThrow(operatorPrincipal, job.id)).toMatchObject({ status: "queued", failures: 0 });
+    expect(nodes).toHaveLength(2);
+  });
+});
