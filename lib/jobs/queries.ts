@@ -73,3 +73,22 @@ export async function listSchedulerLogs(limit: number) {
     created_at: r.createdAt.toISOString(),
   }));
 }
+
+/** GPU types present in the fleet, for the submit form. */
+export async function fleetGpuTypes(): Promise<string[]> {
+  const rows = await db().gpu.findMany({ where: { status: { not: "missing" } }, distinct: ["gpuType"], select: { gpuType: true }, orderBy: { gpuType: "asc" } });
+  return rows.map((r) => r.gpuType);
+}
+
+/** The operator's view: every waiting job in scheduling order, and what runs now. */
+export async function operatorQueue() {
+  const [waiting, running] = await Promise.all([
+    db().job.findMany({ where: { status: { in: ["queued", "blocked"] } }, orderBy: [{ priority: "asc" }, { submittedAt: "asc" }], take: 500, include: { tenant: { select: { name: true } } } }),
+    db().job.findMany({ where: { status: "running" }, orderBy: { startedAt: "desc" }, take: 500, include: { tenant: { select: { name: true } }, gpus: { select: { node: { select: { hostname: true } } } } } }),
+  ]);
+  return { waiting, running };
+}
+
+export async function tenantGpuUsage(tenantId: string): Promise<number> {
+  return db().gpu.count({ where: { allocatedJob: { tenantId } } });
+}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { simClusters, startSimulator } from "@/agent/src/simulator";
 import { db } from "@/lib/db/client";
 import { launchBrowser } from "../support/browser";
-import { makeCluster, makeKey, makeUser } from "../support/fixtures";
+import { makeCluster, makeKey, makeTenant, makeUser } from "../support/fixtures";
 import { api } from "../support/http";
 
 // The fleet pages with the simulator running: real agents' HTTP traffic, a real browser.
@@ -22,7 +22,8 @@ beforeAll(async () => {
   operatorKey = (await makeKey({ scope: "operator" })).key;
   sim = startSimulator({
     baseUrl: inject("baseUrl"),
-    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 2, nodesPerRack: 2 }, ["H100"]),
+    // L40S: a GPU type no other suite registers, so jobs of this walk land on simulated nodes only
+    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 2, nodesPerRack: 2 }, ["L40S"]),
     heartbeatS: 1,
     metricsS: 1,
     log: () => {},
@@ -129,5 +130,44 @@ describe("fleet pages with the simulator running", () => {
     const r = await api("POST", "/api/clusters/metrics", { key, body: { metrics } });
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe("payload_too_large");
+  });
+});
+
+describe("jobs in the tenant plane with the simulator running", () => {
+  it("a tenant submits a job, sees it running with its GPUs, then completed, with its timeline", async () => {
+    const tenant = await makeTenant(16);
+    const admin = await makeUser("tenant_admin", tenant.id);
+    const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+    await page.goto(`${inject("baseUrl")}/login?callbackUrl=/dashboard/jobs`);
+    await page.fill("#f-email", admin.email);
+    await page.fill("#f-password", admin.password);
+    await page.click("form[aria-label='Sign in'] button[type=submit]");
+    await page.waitForURL(`${inject("baseUrl")}/dashboard/jobs`);
+
+    // bad input first: the server names the field
+    await page.fill("#f-name", "too-big");
+    await page.selectOption("#f-gpu_type", "L40S");
+    await page.fill("#f-gpu_count", "17");
+    await page.click("form[aria-label='Submit job'] button[type=submit]");
+    await page.locator("#f-gpu_count-error").waitFor();
+    expect(await page.locator("#f-gpu_count-error").textContent()).toMatch(/quota/);
+
+    await page.fill("#f-name", "walk-finetune");
+    await page.fill("#f-gpu_count", "4");
+    await page.fill("#f-duration_s", "12");
+    await page.click("form[aria-label='Submit job'] button[type=submit]");
+    const row = page.getByTestId("job-row-walk-finetune");
+    await row.waitFor();
+    await row.getByText("running").waitFor({ timeout: 20_000 });
+    await shot(page, "jobs-running");
+    await row.getByText("completed").waitFor({ timeout: 45_000 });
+    await row.getByRole("link", { name: "walk-finetune" }).click();
+    await page.getByRole("heading", { name: "Timeline" }).waitFor();
+    await shot(page, "job-detail");
+    const job = await db().job.findFirstOrThrow({ where: { tenantId: tenant.id, name: "walk-finetune" } });
+    const events = await db().jobEvent.findMany({ where: { jobId: job.id }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.toStatus)).toEqual(["queued", "running", "completed"]);
+    expect(await db().gpu.count({ where: { allocatedJobId: job.id } })).toBe(0);
+    await page.context().close();
   });
 });

@@ -3,6 +3,8 @@ import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
+import { submitJob } from "@/lib/jobs/submit-job";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 
 // The cast of the isolation and bad-input walks: tenant A (whose objects are the targets),
@@ -31,7 +33,22 @@ export async function buildWorld() {
   const nodeC = await registerNode(agentC, { hostname: unique("c-node"), gpus: inventory(2) });
   const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), gpus: inventory(2) });
   await recordHeartbeat(agentC, nodeC.node.id, {});
+  await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, nodeD.node.id, {});
   return { a, b, clusterC, clusterD, keys, nodeC, nodeD };
+}
+
+/** A job of tenant A running on node D (so the cluster C agent must not see it). */
+export async function runningJobOfA(w: World): Promise<string> {
+  const job = await submitJob({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
+    name: unique("walk-job"),
+    gpu_count: 1,
+    gpu_type: w.nodeD.gpus[0]!.gpuType,
+    cluster_id: w.clusterD.id,
+    priority: 1,
+    max_retries: 0,
+  });
+  await runSchedulerCycle("walk");
+  return job.id;
 }
 
 export type World = Awaited<ReturnType<typeof buildWorld>>;
@@ -124,6 +141,18 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: authed(403, 403, 403, 200),
     },
     getDashboard: { path: fixed("/api/dashboard"), expect: authed(403, 403, 403, 200) },
+
+    submitJob: {
+      path: fixed("/api/jobs"),
+      body: () => ({ name: unique("walk"), gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, tenant_id: w.a.id }),
+      expect: authed(403, 403, 201, 201),
+    },
+    listJobs: { path: fixed("/api/jobs"), expect: authed(403, 200, 200, 200) },
+    getJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, expect: authed(404, 404, 200, 200) },
+    listJobEvents: { path: async () => `/api/jobs/${await runningJobOfA(w)}/events`, expect: authed(404, 404, 200, 200) },
+    updateJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, body: () => ({ status: "cancelled" }), expect: authed(404, 404, 200, 200) },
+    runScheduler: { path: fixed("/api/scheduler/run"), expect: authed(403, 403, 403, 200) },
+    listSchedulerLogs: { path: fixed("/api/scheduler/logs"), expect: authed(403, 403, 403, 200) },
   };
 }
 

@@ -8,6 +8,8 @@ const nav = [
   { href: "/admin", label: "Overview" },
   { href: "/admin/tenants", label: "Tenants" },
   { href: "/admin/clusters", label: "Clusters" },
+  { href: "/admin/jobs", label: "Queue" },
+  { href: "/admin/scheduler", label: "Scheduler" },
   { href: "/admin/api-keys", label: "API keys" },
   { href: "/admin/audit", label: "Audit log" },
   { href: "/docs/api", label: "API reference" },

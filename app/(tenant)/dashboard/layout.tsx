@@ -9,6 +9,7 @@ export default async function TenantLayout({ children }: { children: React.React
   const [user, name] = await Promise.all([userSummary(p.userId), tenantName(p.tenantId)]);
   const nav = [
     { href: "/dashboard", label: "Overview" },
+    { href: "/dashboard/jobs", label: "Jobs" },
     ...(p.role === "tenant_admin"
       ? [
           { href: "/dashboard/users", label: "Users" },
