@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
+import { advanceRunningPipelines } from "@/lib/pipelines/advance-pipeline";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import type { BackgroundJob } from "./types";
 
@@ -27,6 +28,13 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["scheduler/run.requested"],
     debounceMs: 25,
     run: async ({ event }) => ({ ...(await runSchedulerCycle(event ? `event: ${(event.data as { reason?: string }).reason ?? event.name}` : "sweep")) }),
+  },
+  {
+    id: "pipelines-sweep",
+    description: "Advance running pipelines whose steps' jobs ended",
+    cron: "* * * * *",
+    everySeconds: 15,
+    run: () => advanceRunningPipelines(),
   },
   {
     id: "fleet-offline-sweep",

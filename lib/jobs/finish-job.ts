@@ -4,6 +4,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
 import { forbidden, invalidTransition, notFound } from "@/lib/errors";
+import { advancePipeline } from "@/lib/pipelines/advance-pipeline";
 import { jobTransition, retryBackoffSeconds, type JobStatus } from "./job-lifecycle";
 import { releaseGpus } from "./release-gpus";
 import { jobSelect, type UpdateJobInput } from "./schemas";
@@ -57,8 +58,10 @@ export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInp
           : `${input.status}${input.exit_code !== undefined ? ` (exit ${input.exit_code})` : ""}`;
     await tx.jobEvent.create({ data: { jobId, fromStatus: job.status, toStatus: t.to, reason, actor: p.label } });
     await recordAudit(tx, actor, { action: `job.${input.status}`, targetType: "job", targetId: jobId, tenantId: job.tenant_id, details: { to: t.to, exit_code: input.exit_code ?? null, gpus_freed: freed } });
-    return { freed };
+    return { freed, pipelineId: await tx.job.findUniqueOrThrow({ where: { id: jobId }, select: { pipelineId: true } }).then((j) => j.pipelineId) };
   });
-  if (result.freed > 0 || input.status === "failed") await emitEvent("scheduler/run.requested", { reason: "GPUs freed" });
+  // a pipeline step's job ended: start what depended on it (the pipeline sweep would otherwise)
+  if (result.pipelineId) await advancePipeline(result.pipelineId);
+  if (result.freed > 0 || input.status === "failed" || result.pipelineId) await emitEvent("scheduler/run.requested", { reason: "GPUs freed" });
   return db().job.findUniqueOrThrow({ where: { id: jobId }, select: jobSelect });
 }

@@ -4,6 +4,7 @@ import { systemActor } from "@/lib/auth/principal";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { submitJob } from "@/lib/jobs/submit-job";
+import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 
@@ -35,6 +36,14 @@ export async function buildWorld() {
   await recordHeartbeat(agentC, nodeC.node.id, {});
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, nodeD.node.id, {});
   return { a, b, clusterC, clusterD, keys, nodeC, nodeD };
+}
+
+export async function pipelineOfA(w: World): Promise<string> {
+  const p = await createPipeline({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
+    name: unique("walk-pipeline"),
+    steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 5, max_retries: 0, repeat: 1 }],
+  });
+  return p.id;
 }
 
 /** A job of tenant A running on node D (so the cluster C agent must not see it). */
@@ -152,6 +161,13 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listJobEvents: { path: async () => `/api/jobs/${await runningJobOfA(w)}/events`, expect: authed(404, 404, 200, 200) },
     updateJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, body: () => ({ status: "cancelled" }), expect: authed(404, 404, 200, 200) },
     runScheduler: { path: fixed("/api/scheduler/run"), expect: authed(403, 403, 403, 200) },
+    createPipeline: {
+      path: fixed("/api/pipelines"),
+      body: () => ({ name: unique("walk"), tenant_id: w.a.id, steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType }] }),
+      expect: authed(403, 403, 201, 201),
+    },
+    listPipelines: { path: fixed("/api/pipelines"), expect: authed(403, 200, 200, 200) },
+    getPipeline: { path: async () => `/api/pipelines/${await pipelineOfA(w)}`, expect: authed(403, 404, 200, 200) },
     listSchedulerLogs: { path: fixed("/api/scheduler/logs"), expect: authed(403, 403, 403, 200) },
   };
 }

@@ -10,6 +10,7 @@ export default async function TenantLayout({ children }: { children: React.React
   const nav = [
     { href: "/dashboard", label: "Overview" },
     { href: "/dashboard/jobs", label: "Jobs" },
+    { href: "/dashboard/pipelines", label: "Pipelines" },
     ...(p.role === "tenant_admin"
       ? [
           { href: "/dashboard/users", label: "Users" },

@@ -1,0 +1,70 @@
+import "server-only";
+import type { Tx } from "@/lib/db/client";
+import { forbidden, unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
+import { jobSelect } from "./schemas";
+
+export interface NewJob {
+  name: string;
+  gpu_count: number;
+  gpu_type: string;
+  priority: number;
+  cluster_id?: string;
+  max_retries: number;
+  image?: string;
+  command?: string;
+  duration_s?: number;
+}
+
+/**
+ * Creates a job inside the caller's transaction: queued, or blocked by quota. Refuses (422) a job
+ * that can never run. `field` prefixes the paths of field errors (e.g. `steps[2].`).
+ */
+export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string } = {}) {
+  const f = opts.field ?? "";
+  // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot is exact
+  const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string; in_use: number }>>`
+    SELECT t.gpu_quota, t.status,
+           (SELECT count(*)::int FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = t.id) AS in_use
+      FROM tenants t WHERE t.id = ${tenantId}::uuid FOR UPDATE OF t`;
+  const tenant = rows[0];
+  if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
+  if (tenant.status !== "active") throw forbidden("Tenant is suspended");
+  const issue = (message: string): FieldIssue[] => [{ path: `${f}gpu_count`, message }];
+  if (input.gpu_count > tenant.gpu_quota) {
+    throw unsatisfiable(`The job needs ${input.gpu_count} GPUs but the tenant's whole quota is ${tenant.gpu_quota}`, issue(`More than the quota of ${tenant.gpu_quota}`));
+  }
+  if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } }))) {
+    throw validationFailed([{ path: `${f}cluster_id`, message: "No such cluster" }]);
+  }
+  const capacity = await tx.gpu.count({
+    where: { gpuType: input.gpu_type, status: { not: "missing" }, ...(input.cluster_id ? { node: { clusterId: input.cluster_id } } : {}) },
+  });
+  if (input.gpu_count > capacity) {
+    throw unsatisfiable(
+      `The fleet has ${capacity} ${input.gpu_type} GPUs${input.cluster_id ? " in that cluster" : ""}; the job needs ${input.gpu_count}`,
+      issue(`More than the ${capacity} ${input.gpu_type} GPUs there are`),
+    );
+  }
+  const overQuota = tenant.in_use + input.gpu_count > tenant.gpu_quota;
+  const created = await tx.job.create({
+    data: {
+      tenantId,
+      name: input.name,
+      gpuCount: input.gpu_count,
+      gpuType: input.gpu_type,
+      priority: input.priority,
+      clusterId: input.cluster_id ?? null,
+      maxRetries: input.max_retries,
+      image: input.image ?? null,
+      command: input.command ?? null,
+      durationS: input.duration_s ?? null,
+      pipelineId: opts.pipelineId ?? null,
+      status: overQuota ? "blocked" : "queued",
+      blockReason: overQuota ? "quota" : null,
+      pendingReason: overQuota ? `Quota: your organisation holds ${tenant.in_use} of its ${tenant.gpu_quota} GPUs; this job needs ${input.gpu_count}` : "Waiting for the next scheduling cycle",
+    },
+    select: jobSelect,
+  });
+  await tx.jobEvent.create({ data: { jobId: created.id, fromStatus: null, toStatus: created.status, reason: overQuota ? "submitted over quota" : "submitted", actor: actorLabel } });
+  return created;
+}

@@ -1,0 +1,54 @@
+import "server-only";
+import type { Actor } from "@/lib/auth/principal";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { emitEvent } from "@/lib/background/emit";
+import { db } from "@/lib/db/client";
+import { unsatisfiable, validationFailed } from "@/lib/errors";
+import { submittingTenant } from "@/lib/jobs/submit-job";
+import { advanceInTx } from "./advance-pipeline";
+import { validateDag } from "./dag";
+import { pipelineInclude, type CreatePipelineInput } from "./schemas";
+
+/**
+ * Accepts a pipeline: the DAG is validated (unknown steps, duplicates, cycles → 400 naming the
+ * field), every step must be able to run at all (422), and its root steps are submitted as jobs
+ * in the same transaction.
+ */
+export async function createPipeline(actor: Actor, input: CreatePipelineInput) {
+  const tenantId = submittingTenant(actor, input.tenant_id);
+  const issues = validateDag(input.steps);
+  if (issues.length) throw validationFailed(issues, "The pipeline is not a valid DAG");
+  const pipeline = await db().$transaction(async (tx) => {
+    const tenant = await tx.tenant.findUnique({ where: { id: tenantId }, select: { gpuQuota: true } });
+    if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
+    for (const [i, s] of input.steps.entries()) {
+      const capacity = await tx.gpu.count({ where: { gpuType: s.gpu_type, status: { not: "missing" } } });
+      if (s.gpu_count > Math.min(capacity, tenant.gpuQuota)) {
+        throw unsatisfiable(`Step “${s.name}” can never run`, [{ path: `steps[${i}].gpu_count`, message: `More than the ${Math.min(capacity, tenant.gpuQuota)} ${s.gpu_type} GPUs available to you` }]);
+      }
+    }
+    const created = await tx.pipeline.create({ data: { tenantId, name: input.name } });
+    await tx.pipelineStep.createMany({
+      data: input.steps.map((s, i) => ({
+        pipelineId: created.id,
+        name: s.name,
+        position: i,
+        dependsOn: s.depends_on ?? [],
+        gpuCount: s.gpu_count,
+        gpuType: s.gpu_type,
+        priority: s.priority,
+        maxRetries: s.max_retries,
+        repeat: s.repeat,
+        image: s.image ?? null,
+        command: s.command ?? null,
+        durationS: s.duration_s ?? null,
+      })),
+    });
+    await tx.pipelineEvent.create({ data: { pipelineId: created.id, message: `submitted with ${input.steps.length} step(s)` } });
+    await advanceInTx(tx, created.id);
+    await recordAudit(tx, actor, { action: "pipeline.created", targetType: "pipeline", targetId: created.id, tenantId, details: { name: input.name, steps: input.steps.length } });
+    return tx.pipeline.findUniqueOrThrow({ where: { id: created.id }, include: pipelineInclude });
+  });
+  await emitEvent("scheduler/run.requested", { reason: "pipeline submitted" });
+  return pipeline;
+}
