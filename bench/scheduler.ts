@@ -47,9 +47,10 @@ async function seed(c: pg.Client) {
 }
 
 async function reset(c: pg.Client) {
+  // jobs first, then their GPUs, as every writer does (the allocation check runs per statement)
   await c.query("BEGIN");
-  await c.query(`UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id IS NOT NULL`);
   await c.query(`UPDATE jobs SET status = 'queued', block_reason = NULL, started_at = NULL, attempts = 0, pending_reason = 'bench'`);
+  await c.query(`UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id IS NOT NULL`);
   await c.query("COMMIT");
   await c.query(`DELETE FROM job_events`);
 }
@@ -80,8 +81,10 @@ async function naiveCycle(c: pg.Client): Promise<{ ms: number; processed: number
       await c.query("COMMIT");
       continue;
     }
-    for (const g of free.rows) await c.query(`UPDATE gpus SET allocated_job_id = $1 WHERE id = $2`, [id, g.id]);
     await c.query(`UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1 WHERE id = $1`, [id]);
+    // the gang in one statement (the database refuses a half-allocated running job at statement end);
+    // this makes the baseline a little faster than the original's statement per GPU
+    await c.query(`UPDATE gpus SET allocated_job_id = $1 WHERE id = ANY($2::uuid[])`, [id, free.rows.map((g) => g.id)]);
     await c.query(`INSERT INTO job_events (job_id, from_status, to_status, reason, actor) VALUES ($1, 'queued', 'running', 'naive', 'bench')`, [id]);
     await c.query("COMMIT");
     placed++;
@@ -89,9 +92,12 @@ async function naiveCycle(c: pg.Client): Promise<{ ms: number; processed: number
   return { ms: performance.now() - started, processed, placed, capped: false };
 }
 
+const WARM_UP_SUBMITS = 3;
+
 async function submitLatency(baseUrl: string, key: string): Promise<number[]> {
   const out: number[] = [];
-  for (let i = 0; i < LATENCY_SAMPLES; i++) {
+  // the first requests load the route modules; they are run but not counted
+  for (let i = 0; i < LATENCY_SAMPLES + WARM_UP_SUBMITS; i++) {
     const t0 = performance.now();
     const res = await fetch(`${baseUrl}/api/jobs`, {
       method: "POST",
@@ -107,7 +113,7 @@ async function submitLatency(baseUrl: string, key: string): Promise<number[]> {
       if (performance.now() - t0 > 30_000) throw new Error("job did not start within 30 s");
       await new Promise((r2) => setTimeout(r2, 5));
     }
-    out.push(performance.now() - t0);
+    if (i >= WARM_UP_SUBMITS) out.push(performance.now() - t0);
   }
   return out.sort((a, b) => a - b);
 }
@@ -166,6 +172,8 @@ try {
         submit_to_running_p50_ms: round(percentile(latencies, 50)),
         submit_to_running_p99_ms: round(percentile(latencies, 99)),
         latency_samples: latencies.length,
+        latency_warm_up_submits_not_counted: WARM_UP_SUBMITS,
+        submit_to_running_max_ms: round(latencies[latencies.length - 1] ?? 0),
         cores: os.cpus().length,
       },
       null,

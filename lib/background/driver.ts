@@ -23,6 +23,8 @@ export interface RunRecord {
 export class InProcessDriver {
   private crons: Cron[] = [];
   private timers = new Map<string, NodeJS.Timeout>();
+  private inFlight = new Set<string>();
+  private again = new Set<string>();
   private running = new Set<Promise<unknown>>();
   private stopped = false;
   private readonly onEvent = (e: { name: EventName; data: Record<string, unknown> }) => this.handleEvent(e);
@@ -54,21 +56,37 @@ export class InProcessDriver {
   private handleEvent(e: { name: EventName; data: Record<string, unknown> }): void {
     for (const job of this.jobs) {
       if (!job.events?.includes(e.name)) continue;
-      const wait = job.debounceMs ?? 0;
+      // An event must never be lost to a run already under way: that run may have read the world
+      // before the event's change. Mark it, and run once more when the current run ends.
+      if (this.inFlight.has(job.id)) {
+        this.again.add(job.id);
+        continue;
+      }
       if (this.timers.has(job.id)) continue; // already scheduled: this event joins that run
-      this.timers.set(
-        job.id,
-        setTimeout(() => {
-          this.timers.delete(job.id);
-          void this.runJob(job, "event", e as never);
-        }, wait),
-      );
+      this.schedule(job, job.debounceMs ?? 0, e as never, 0);
     }
+  }
+
+  private schedule(job: BackgroundJob, wait: number, event: { name: EventName; data: never }, attempt: number) {
+    this.timers.set(
+      job.id,
+      setTimeout(async () => {
+        this.timers.delete(job.id);
+        const record = await this.runJob(job, "event", event);
+        // another instance held the lock: its run may predate this event, so try again shortly
+        if (!record.ran && !this.stopped && attempt < 50) this.schedule(job, 20, event, attempt + 1);
+      }, wait),
+    );
   }
 
   /** Runs a job now under its lock; returns what happened. Also used by tests and scripts. */
   async runJob(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }): Promise<RunRecord> {
     if (this.stopped) return { jobId: job.id, trigger, ran: false };
+    if (this.inFlight.has(job.id)) {
+      this.again.add(job.id);
+      return { jobId: job.id, trigger, ran: false };
+    }
+    this.inFlight.add(job.id);
     const work = this.runLocked(job, trigger, event);
     this.running.add(work);
     try {
@@ -77,6 +95,8 @@ export class InProcessDriver {
       return record;
     } finally {
       this.running.delete(work);
+      this.inFlight.delete(job.id);
+      if (this.again.delete(job.id) && !this.stopped) this.schedule(job, 0, event ?? ({ name: "rerun", data: {} } as never), 0);
     }
   }
 

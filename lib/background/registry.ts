@@ -27,7 +27,7 @@ export const backgroundJobs: BackgroundJob[] = [
     everySeconds: 5,
     events: ["scheduler/run.requested"],
     debounceMs: 25,
-    run: async ({ event }) => ({ ...(await runSchedulerCycle(event ? `event: ${(event.data as { reason?: string }).reason ?? event.name}` : "sweep")) }),
+    run: async ({ event }) => ({ ...(await runSchedulerCycle(event ? `event: ${(event.data as { reason?: string } | undefined)?.reason ?? event.name}` : "sweep")) }),
   },
   {
     id: "pipelines-sweep",

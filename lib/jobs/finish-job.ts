@@ -34,7 +34,6 @@ export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInp
     const t = jobTransition({ status: job.status, failures: job.failures, maxRetries: job.max_retries }, event);
     if (!t.ok) throw invalidTransition(t.reason);
 
-    const freed = job.status === "running" ? await releaseGpus(tx, jobId) : 0;
     const final = t.to === "completed" || t.to === "failed" || t.to === "cancelled";
     await tx.job.update({
       where: { id: jobId },
@@ -50,6 +49,8 @@ export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInp
         ...(t.retry ? { startedAt: null } : {}),
       },
     });
+    // the job's new state first, then its GPUs: the allocation check sees a consistent pair
+    const freed = job.status === "running" ? await releaseGpus(tx, jobId) : 0;
     const reason =
       input.status === "cancelled"
         ? "cancelled"

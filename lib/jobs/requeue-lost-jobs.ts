@@ -14,11 +14,11 @@ export async function requeueJobsOnNodes(tx: Tx, nodeIds: string[], why: string,
      FOR UPDATE OF j`;
   const ids = jobs.map((j) => j.id);
   if (ids.length === 0) return [];
-  await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY(${ids}::uuid[])`;
   await tx.$executeRaw`
     UPDATE jobs SET status = 'queued', started_at = NULL, not_before = NULL, updated_at = now(),
            pending_reason = ${`Requeued: ${why}; your retries were not spent`}
      WHERE id = ANY(${ids}::uuid[])`;
+  await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY(${ids}::uuid[])`;
   await tx.$executeRaw`
     INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
     SELECT id, 'running', 'queued', ${`requeued: ${why}`}, ${actor} FROM unnest(${ids}::uuid[]) AS id`;

@@ -105,14 +105,15 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
   if (placed.length) {
     const gpuIds = placed.flatMap((d) => d.gpuIds);
     const gpuJobs = placed.flatMap((d) => d.gpuIds.map(() => d.jobId));
-    await c.query(
-      `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, job_id) WHERE g.id = x.gpu_id`,
-      [gpuIds, gpuJobs],
-    );
+    // jobs first, then their GPUs: the statement-level check on gpus sees each job running with its gang
     await c.query(
       `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, block_reason = NULL, pending_reason = NULL,
               not_before = NULL, updated_at = now() WHERE id = ANY($1::uuid[])`,
       [placed.map((d) => d.jobId)],
+    );
+    await c.query(
+      `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, job_id) WHERE g.id = x.gpu_id`,
+      [gpuIds, gpuJobs],
     );
     await c.query(
       `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
@@ -125,14 +126,20 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
   const waiting = decisions.filter((d): d is Exclude<Decision, { outcome: "placed" }> => d.outcome !== "placed");
   if (waiting.length === 0) return;
   const target = waiting.map((d) => (d.outcome === "blocked_quota" ? "blocked" : "queued"));
+  // reasons only (the status column untouched, so no status trigger fires for jobs that stay put)
   await c.query(
-    `UPDATE jobs j SET pending_reason = x.reason, status = x.status, block_reason = CASE WHEN x.status = 'blocked' THEN 'quota' END, updated_at = now()
-       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, reason, status)
-      WHERE j.id = x.id AND (j.pending_reason IS DISTINCT FROM x.reason OR j.status <> x.status)`,
-    [waiting.map((d) => d.jobId), waiting.map((d) => d.reason), target],
+    `UPDATE jobs j SET pending_reason = x.reason, updated_at = now()
+       FROM unnest($1::uuid[], $2::text[]) AS x(id, reason)
+      WHERE j.id = x.id AND j.pending_reason IS DISTINCT FROM x.reason`,
+    [waiting.map((d) => d.jobId), waiting.map((d) => d.reason)],
   );
   const changed = waiting.map((d, i) => ({ id: d.jobId, from: before.get(d.jobId)!, to: target[i]! })).filter((x) => x.from !== x.to);
   if (changed.length) {
+    await c.query(
+      `UPDATE jobs j SET status = x.status, block_reason = CASE WHEN x.status = 'blocked' THEN 'quota' END, updated_at = now()
+         FROM unnest($1::uuid[], $2::text[]) AS x(id, status) WHERE j.id = x.id`,
+      [changed.map((x) => x.id), changed.map((x) => x.to)],
+    );
     await c.query(
       `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
        SELECT x.id, x.from_status, x.to_status, CASE WHEN x.to_status = 'blocked' THEN 'over quota' ELSE 'quota freed' END, 'scheduler'

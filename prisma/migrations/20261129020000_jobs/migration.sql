@@ -61,18 +61,15 @@ ALTER TABLE "gpus" ADD CONSTRAINT "gpus_allocated_job_id_fkey" FOREIGN KEY ("all
 CREATE INDEX "gpus_allocated_job_id_idx" ON "gpus"("allocated_job_id") WHERE "allocated_job_id" IS NOT NULL;
 
 -- New allocations only go to healthy, present GPUs on available nodes (a quarantined, draining,
--- offline or maintenance node takes no new work).
+-- offline or maintenance node takes no new work), and never take a GPU from another job.
 CREATE FUNCTION "gpus_allocation_guard"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF NEW.allocated_job_id IS NOT NULL AND NEW.allocated_job_id IS DISTINCT FROM OLD.allocated_job_id THEN
         IF OLD.allocated_job_id IS NOT NULL THEN
             RAISE EXCEPTION 'GPU % is already allocated to job %', NEW.id, OLD.allocated_job_id USING ERRCODE = '23P01';
         END IF;
-        IF NEW.status <> 'available' THEN
-            RAISE EXCEPTION 'GPU % is % and cannot be allocated', NEW.id, NEW.status USING ERRCODE = '23514';
-        END IF;
-        IF (SELECT status FROM nodes WHERE id = NEW.node_id) <> 'available' THEN
-            RAISE EXCEPTION 'node of GPU % is not available for new work', NEW.id USING ERRCODE = '23514';
+        IF NEW.status <> 'available' OR (SELECT status FROM nodes WHERE id = NEW.node_id) <> 'available' THEN
+            RAISE EXCEPTION 'GPU % is unhealthy or its node is not available for new work', NEW.id USING ERRCODE = '23514';
         END IF;
     END IF;
     RETURN NEW;
@@ -80,6 +77,32 @@ END;
 $$;
 CREATE TRIGGER "gpus_allocation_guard" BEFORE UPDATE OF "allocated_job_id" ON "gpus"
     FOR EACH ROW EXECUTE FUNCTION "gpus_allocation_guard"();
+
+-- Every job a statement allocated or released GPUs for holds exactly its gang if it is running,
+-- and nothing otherwise. Once per statement (a scheduling cycle allocates thousands of GPUs in one),
+-- so writers update a job's status before its GPUs.
+CREATE FUNCTION "gpus_gang_check"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    bad RECORD;
+BEGIN
+    WITH touched AS (
+        SELECT allocated_job_id AS job_id FROM new_rows WHERE allocated_job_id IS NOT NULL
+        UNION
+        SELECT allocated_job_id FROM old_rows WHERE allocated_job_id IS NOT NULL
+    )
+    SELECT j.id, j.status, j.gpu_count, c.held INTO bad
+      FROM touched t JOIN jobs j ON j.id = t.job_id
+      CROSS JOIN LATERAL (SELECT count(*) AS held FROM gpus g WHERE g.allocated_job_id = j.id) c
+     WHERE (j.status = 'running' AND c.held <> j.gpu_count) OR (j.status <> 'running' AND c.held <> 0)
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '% job % would hold % GPUs (gang of %)', bad.status, bad.id, bad.held, bad.gpu_count USING ERRCODE = '23514';
+    END IF;
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER "gpus_gang_check" AFTER UPDATE ON "gpus"
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "gpus_gang_check"();
 
 -- A running job holds exactly gpu_count GPUs; any other job holds none. Checked at commit, so a
 -- transaction may move a job and its GPUs in either order.
@@ -101,24 +124,6 @@ END;
 $$;
 CREATE CONSTRAINT TRIGGER "jobs_allocation_check" AFTER INSERT OR UPDATE OF "status", "gpu_count" ON "jobs"
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "jobs_allocation_check"();
-
--- GPUs allocated or released outside a job status change are checked too (for the job they name).
-CREATE FUNCTION "gpus_allocation_job_check"() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    held INTEGER;
-    j RECORD;
-BEGIN
-    FOR j IN SELECT DISTINCT x.job_id FROM (SELECT NEW.allocated_job_id AS job_id UNION SELECT OLD.allocated_job_id) x WHERE x.job_id IS NOT NULL LOOP
-        SELECT count(*) INTO held FROM gpus WHERE allocated_job_id = j.job_id;
-        IF EXISTS (SELECT 1 FROM jobs WHERE id = j.job_id AND ((status = 'running' AND gpu_count <> held) OR (status <> 'running' AND held <> 0))) THEN
-            RAISE EXCEPTION 'job % would hold % GPUs in its state', j.job_id, held USING ERRCODE = '23514';
-        END IF;
-    END LOOP;
-    RETURN NULL;
-END;
-$$;
-CREATE CONSTRAINT TRIGGER "gpus_allocation_job_check" AFTER UPDATE OF "allocated_job_id" ON "gpus"
-    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "gpus_allocation_job_check"();
 
 -- A tenant never holds more GPUs than its quota: checked once per statement for the tenants it touched.
 CREATE FUNCTION "gpus_quota_check"() RETURNS trigger LANGUAGE plpgsql AS $$
