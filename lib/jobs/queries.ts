@@ -92,3 +92,9 @@ export async function operatorQueue() {
 export async function tenantGpuUsage(tenantId: string): Promise<number> {
   return db().gpu.count({ where: { allocatedJob: { tenantId } } });
 }
+
+export async function jobCounts() {
+  const rows = await db().job.groupBy({ by: ["status"], where: { status: { in: ["queued", "running", "blocked"] } }, _count: { _all: true } });
+  const n = (s: string) => rows.find((r) => r.status === s)?._count._all ?? 0;
+  return { queued: n("queued"), running: n("running"), blocked: n("blocked") };
+}

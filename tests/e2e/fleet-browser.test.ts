@@ -63,6 +63,8 @@ describe("fleet pages with the simulator running", () => {
     const dash = await api("GET", "/api/dashboard", { key: operatorKey });
     expect(dash.status).toBe(200);
     expect(dash.body.gpus_total).toBeGreaterThanOrEqual(32);
+    expect(dash.body.gpus_allocated + dash.body.gpus_idle + dash.body.gpus_unhealthy).toBeLessThanOrEqual(dash.body.gpus_total);
+    expect(dash.body).toEqual(expect.objectContaining({ jobs_queued: expect.any(Number), jobs_running: expect.any(Number), jobs_blocked: expect.any(Number) }));
   });
 
   it("shows the fleet overview, the cluster and a node with live charts", async () => {

@@ -18,7 +18,7 @@ export default async function AdminHome() {
     <>
       <PageHeader title="Fleet overview" description="Every GPU in every cluster, live." actions={<AutoRefresh seconds={10} />} />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Stat label="GPUs" value={fleet.gpus_total} hint={`${fleet.gpus_schedulable} schedulable`} />
+        <Stat label="GPUs" value={fleet.gpus_total} hint={`${fleet.gpus_allocated} allocated · ${fleet.gpus_schedulable} idle`} />
         <Stat label="Unhealthy GPUs" value={fleet.gpus_unhealthy} hint="Fatal XIDs, ECC, agent reports" />
         <Stat label="Avg utilization" value={fleet.utilization_avg_pct === null ? "—" : `${fleet.utilization_avg_pct} %`} hint="Last 5 minutes" />
         <Stat label="Nodes online" value={fleet.nodes_online} hint={`${fleet.nodes_offline} offline · ${fleet.nodes_quarantined} quarantined`} />

@@ -1,16 +1,21 @@
 import { fleet } from "@/lib/api/contracts";
 import { fleetSummary } from "@/lib/fleet/queries";
+import { jobCounts } from "@/lib/jobs/queries";
 import { json, route } from "@/lib/http/route";
 
 export const GET = route(fleet.dashboard, async () => {
-  const s = await fleetSummary();
+  const [s, jobs] = await Promise.all([fleetSummary(), jobCounts()]);
   return json(200, {
     gpus_total: s.gpus_total,
+    gpus_allocated: s.gpus_allocated,
     gpus_idle: s.gpus_schedulable,
     gpus_unhealthy: s.gpus_unhealthy,
     utilization_avg_pct: s.utilization_avg_pct,
     nodes_online: s.nodes_online,
     nodes_offline: s.nodes_offline,
     nodes_quarantined: s.nodes_quarantined,
+    jobs_queued: jobs.queued,
+    jobs_running: jobs.running,
+    jobs_blocked: jobs.blocked,
   });
 });
