@@ -63,66 +63,55 @@ function samples(gpus: Gpu[], at: Date) {
   }));
 }
 
-async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][]) {
+/**
+ * HTTP_CLIENTS workers, each with its own slice of the GPUs (no two write the same rows), sending
+ * 1,000-sample batches with fresh timestamps until time is up; returns samples stored per second.
+ */
+async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>): Promise<number> {
   const all = nodes.flat();
   const slice = Math.floor(all.length / HTTP_CLIENTS);
-  let accepted = 0;
-  let requests = 0;
+  let stored = 0;
   const started = Date.now();
   const deadline = started + HTTP_SECONDS * 1000;
   await Promise.all(
     Array.from({ length: HTTP_CLIENTS }, async (_, w) => {
       const mine = all.slice(w * slice, (w + 1) * slice);
-      let tick = 0;
-      while (Date.now() < deadline) {
+      for (let tick = 0; Date.now() < deadline; tick++) {
         const offset = (tick * BATCH) % Math.max(1, mine.length - BATCH);
         // every batch gets its own timestamp: nothing is deduplicated away
-        const at = new Date(Date.UTC(2026, 0, 1) + w * 1e9 + tick * 1000);
-        const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ metrics: samples(mine.slice(offset, offset + BATCH), at) }),
-        });
-        const body = (await res.json()) as { accepted: number };
-        if (res.status !== 202) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body)}`);
-        accepted += body.accepted;
-        requests++;
-        tick++;
+        stored += await send(mine.slice(offset, offset + BATCH), new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000));
       }
     }),
   );
-  const seconds = (Date.now() - started) / 1000;
-  return { samples_per_s: accepted / seconds, requests, seconds };
+  return stored / ((Date.now() - started) / 1000);
+}
+
+async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][]) {
+  return batchesPerWorker(2026, nodes, async (batch, at) => {
+    const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ metrics: samples(batch, at) }),
+    });
+    const body = (await res.json()) as { accepted: number };
+    if (res.status !== 202) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body)}`);
+    return body.accepted;
+  });
 }
 
 async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
-  const all = nodes.flat();
   const pool = new pg.Pool({ connectionString: databaseUrl, max: HTTP_CLIENTS });
-  const slice = Math.floor(all.length / HTTP_CLIENTS);
-  let inserted = 0;
-  const started = Date.now();
-  const deadline = started + HTTP_SECONDS * 1000;
-  await Promise.all(
-    Array.from({ length: HTTP_CLIENTS }, async (_, w) => {
-      const mine = all.slice(w * slice, (w + 1) * slice);
-      let tick = 0;
-      while (Date.now() < deadline) {
-        const offset = (tick * BATCH) % Math.max(1, mine.length - BATCH);
-        const at = new Date(Date.UTC(2027, 0, 1) + w * 1e9 + tick * 1000).toISOString();
-        const rows = samples(mine.slice(offset, offset + BATCH), new Date(at));
-        const ids = mine.slice(offset, offset + BATCH).map((g) => g.id);
-        const r = await pool.query(
-          `INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
-           SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::real[], $4::int[], $5::real[], $6::real[])`,
-          [ids, rows.map(() => at), rows.map((s) => s.utilization_pct), rows.map((s) => s.memory_used_mb), rows.map((s) => s.temperature_c), rows.map((s) => s.power_draw_w)],
-        );
-        inserted += r.rowCount ?? 0;
-        tick++;
-      }
-    }),
-  );
+  const rate = await batchesPerWorker(2027, nodes, async (batch, at) => {
+    const rows = samples(batch, at);
+    const r = await pool.query(
+      `INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
+       SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::real[], $4::int[], $5::real[], $6::real[])`,
+      [batch.map((g) => g.id), rows.map(() => at.toISOString()), rows.map((s) => s.utilization_pct), rows.map((s) => s.memory_used_mb), rows.map((s) => s.temperature_c), rows.map((s) => s.power_draw_w)],
+    );
+    return r.rowCount ?? 0;
+  });
   await pool.end();
-  return inserted / ((Date.now() - started) / 1000);
+  return rate;
 }
 
 async function agentReports(baseUrl: string, key: string, nodes: Gpu[][]) {
@@ -189,7 +178,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   await disconnectDb();
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
-  const http = await httpThroughput(baseUrl, key, nodes);
+  const httpRate = await httpThroughput(baseUrl, key, nodes);
   const raw = await rawInsertRate(databaseUrl, nodes);
   const reports = await agentReports(baseUrl, key, nodes);
   return {
@@ -197,9 +186,9 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     batch_size: BATCH,
     http_clients: HTTP_CLIENTS,
     seconds_per_phase: HTTP_SECONDS,
-    samples_per_s: Math.round(http.samples_per_s),
+    samples_per_s: Math.round(httpRate),
     raw_insert_samples_per_s: Math.round(raw),
-    ratio: round(http.samples_per_s / raw, 2),
+    ratio: round(httpRate / raw, 2),
     report_clients: REPORT_CLIENTS,
     reports_per_s: Math.round(reports.reports_per_s),
     p50_ms: round(reports.p50_ms),

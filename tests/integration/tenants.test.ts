@@ -19,11 +19,11 @@ describe("tenants", () => {
 
   it("refuses a duplicate name with a conflict naming the field, and changes nothing", async () => {
     const t = await makeTenant();
-    const before = await db().tenant.count();
     const err = await createTenant(systemActor, { name: t.name, gpu_quota: 1, billing_email: null }).catch((e) => e);
     expect(err.code).toBe("conflict");
     expect(err.details[0].path).toBe("name");
-    expect(await db().tenant.count()).toBe(before);
+    expect(await db().tenant.count({ where: { name: t.name } })).toBe(1);
+    expect(await db().auditLog.count({ where: { action: "tenant.created", details: { path: ["name"], equals: t.name } } })).toBe(1);
   });
 
   it("lets exactly one of many parallel creators of the same name win", async () => {
@@ -60,7 +60,9 @@ describe("tenants", () => {
   });
 
   it("pages through tenants with a stable cursor", async () => {
-    for (let i = 0; i < 5; i++) await makeTenant();
+    // other test files create tenants concurrently: check ours, each exactly once
+    const mine: string[] = [];
+    for (let i = 0; i < 5; i++) mine.push((await makeTenant()).id);
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
@@ -71,7 +73,7 @@ describe("tenants", () => {
       }
       cursor = p.nextCursor ?? undefined;
     } while (cursor);
-    expect(seen.size).toBe(await db().tenant.count());
+    for (const id of mine) expect(seen.has(id)).toBe(true);
   });
 
   it("the database itself refuses a negative quota or an unknown status", async () => {
