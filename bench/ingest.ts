@@ -11,9 +11,7 @@ import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
-import { createElement } from "react";
-import { renderToString } from "react-dom/server";
-import { FleetFloor } from "@/components/fleet/fleet-floor";
+import { spawnSync } from "node:child_process";
 import { percentile, round, withBenchStack } from "./lib/harness";
 
 const NODES = Number(process.env.BENCH_NODES ?? 1250);
@@ -79,7 +77,9 @@ async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch:
       for (let tick = 0; Date.now() < deadline; tick++) {
         const offset = (tick * BATCH) % Math.max(1, mine.length - BATCH);
         // every batch gets its own timestamp: nothing is deduplicated away
-        stored += await send(mine.slice(offset, offset + BATCH), new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000));
+        const n = await send(mine.slice(offset, offset + BATCH), new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000));
+        stored += n; // added after the await: `stored += await …` would read a stale total across workers
+
       }
     }),
   );
@@ -159,14 +159,14 @@ async function floorFigures(databaseUrl: string) {
   for (const n of nodes.rows) await c.query("SELECT id, index, status FROM gpus WHERE node_id = $1 ORDER BY index", [n.id]);
   const naive = performance.now() - t0;
   await c.end();
-  const r0 = performance.now();
-  const html = renderToString(createElement(FleetFloor, { racks }));
+  const rendered = spawnSync(process.execPath, ["--import", "tsx", "bench/lib/render-floor.ts"], { input: JSON.stringify(racks), encoding: "utf8", maxBuffer: 64 << 20 });
+  const { render_ms, bytes } = JSON.parse(rendered.stdout) as { render_ms: number; bytes: number };
   return {
     floor_gpus: racks.reduce((n, r) => n + r.nodes.reduce((m, x) => m + x.gpus.length, 0), 0),
     floor_query_ms: round(percentile(times, 50)),
     floor_naive_per_node_ms: round(naive),
-    floor_render_ms: round(performance.now() - r0),
-    floor_html_kb: Math.round(html.length / 1024),
+    floor_render_ms: round(render_ms),
+    floor_html_kb: Math.round(bytes / 1024),
   };
 }
 
