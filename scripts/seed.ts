@@ -39,6 +39,21 @@ export async function simulatorKeys(url: string): Promise<Record<string, string>
   return keys;
 }
 
+const tenantKeysFile = path.join(repoRoot, ".data", "demo-tenant-keys.json");
+
+/** Tenant keys the demo workload submits with (minted once, kept under .data/ like the agent keys). */
+export async function demoTenantKeys(url: string): Promise<string[]> {
+  if (existsSync(tenantKeysFile)) return JSON.parse(readFileSync(tenantKeysFile, "utf8")) as string[];
+  process.env.DATABASE_URL = url;
+  const tenants = await db().tenant.findMany({ where: { name: { in: ["Acme AI", "Helix Bio"] }, status: "active" }, select: { id: true } });
+  const keys: string[] = [];
+  for (const t of tenants) keys.push((await createApiKey(systemActor, { name: "demo workload", scope: "tenant", tenant_id: t.id })).key);
+  await mkdir(path.dirname(tenantKeysFile), { recursive: true });
+  await writeFile(tenantKeysFile, JSON.stringify(keys), { mode: 0o600 });
+  await disconnectDb();
+  return keys;
+}
+
 async function writeKeys(keys: Record<string, string>) {
   await mkdir(path.dirname(simulatorKeysFile), { recursive: true });
   await writeFile(simulatorKeysFile, JSON.stringify(keys, null, 2), { mode: 0o600 });

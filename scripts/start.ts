@@ -9,8 +9,9 @@ import { EMBEDDED_DB_NAME, EMBEDDED_PORT, repoRoot } from "./lib/database-url";
 import { ensureDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./lib/embedded-db";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "./lib/next-server";
 import { runMigrations } from "./lib/run-migrations";
+import { startDemoWorkload } from "../agent/src/demo-workload";
 import { simClusters, startSimulator } from "../agent/src/simulator";
-import { migrateAndSeed, simulatorKeys } from "./seed";
+import { demoTenantKeys, migrateAndSeed, simulatorKeys } from "./seed";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
@@ -18,12 +19,14 @@ const env: NodeJS.ProcessEnv = { ...process.env };
 let database: EmbeddedDatabase | undefined;
 let app: ReturnType<typeof startNext> | undefined;
 let simulator: ReturnType<typeof startSimulator> | undefined;
+let workload: ReturnType<typeof startDemoWorkload> | undefined;
 let stopping = false;
 
 async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
   console.log("\n[gpuforge] stopping…");
+  workload?.stop();
   simulator?.stop();
   await app?.stop();
   await database?.stop();
@@ -77,6 +80,15 @@ async function main() {
       log: (m) => console.log(`[simulator] ${m}`),
     });
     await simulator.ready;
+    // …and the demo tenants submitting work to it, through the same public API
+    if (process.env.DEMO_WORKLOAD !== "0") {
+      workload = startDemoWorkload({
+        baseUrl: `http://127.0.0.1:${port}`,
+        tenantKeys: await demoTenantKeys(env.DATABASE_URL!),
+        gpuTypes: ["H100", "A100"],
+        log: (m) => console.log(`[workload] ${m}`),
+      });
+    }
   }
   console.log(`\n[gpuforge] ready on http://localhost:${port}${env.DEMO_MODE === "1" ? "  (demo accounts are listed on /login)" : ""}\n`);
 }
