@@ -7,6 +7,8 @@ import { registerNode } from "@/lib/fleet/register-node";
 import { finishJob } from "@/lib/jobs/finish-job";
 import { getJobOrThrow } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
+import { systemActor } from "@/lib/auth/principal";
+import { updateTenant } from "@/lib/tenants/update-tenant";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
 
@@ -125,6 +127,31 @@ describe("scheduling cycles", () => {
     await changeNodeStatus(operator, nodes[0]!.node.id, "quarantined", "test");
     const free = await db().gpu.findFirstOrThrow({ where: { nodeId: nodes[0]!.node.id, allocatedJobId: null } });
     await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${free.id}::uuid`).rejects.toThrow(/not available for new work/);
+  });
+});
+
+describe("quota changes", () => {
+  it("lowering a quota below what running jobs hold keeps them running, blocks new work, and GPU updates still work", async () => {
+    const { gpuType, cluster, nodes } = await fleet(1);
+    const t = await makeTenant(8);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const running = await submitJob(asT, { name: "big", gpu_count: 6, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    await updateTenant(systemActor, t.id, { gpu_quota: 2 });
+    const next = await submitJob(asT, { name: "next", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    expect(next).toMatchObject({ status: "blocked", blockReason: "quota" });
+    await runSchedulerCycle("test");
+    expect((await getJobOrThrow(operatorPrincipal, running.id)).status).toBe("running");
+    // the agent reports one of the job's GPUs unhealthy: the update must not trip the quota check
+    const held = await db().gpu.findFirstOrThrow({ where: { allocatedJobId: running.id } });
+    await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), nodes[0]!.node.id, { gpus: [{ uuid: held.uuid, healthy: false }] });
+    expect((await db().gpu.findUniqueOrThrow({ where: { id: held.id } })).status).toBe("unhealthy");
+    // and the database itself refuses growing past the lowered quota
+    const free = await db().gpu.findFirstOrThrow({ where: { nodeId: nodes[0]!.node.id, allocatedJobId: null, status: "available" } });
+    await expect(db().$transaction(async (tx) => {
+      await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now() WHERE id = ${next.id}::uuid`;
+      await tx.$executeRaw`UPDATE gpus SET allocated_job_id = ${next.id}::uuid WHERE id = ${free.id}::uuid`;
+    })).rejects.toThrow(/over its quota/);
   });
 });
 

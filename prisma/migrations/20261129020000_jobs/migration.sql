@@ -125,15 +125,25 @@ $$;
 CREATE CONSTRAINT TRIGGER "jobs_allocation_check" AFTER INSERT OR UPDATE OF "status", "gpu_count" ON "jobs"
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "jobs_allocation_check"();
 
--- A tenant never holds more GPUs than its quota: checked once per statement for the tenants it touched.
+-- A tenant never gains GPUs beyond its quota: checked once per statement, for the tenants whose
+-- allocations the statement increased (lowering a quota below what running jobs hold is allowed;
+-- those jobs keep their GPUs, and updates of those GPUs keep working).
 CREATE FUNCTION "gpus_quota_check"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     over RECORD;
 BEGIN
-    SELECT t.id, t.gpu_quota, count(*) AS in_use INTO over
-      FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id JOIN tenants t ON t.id = j.tenant_id
-     WHERE t.id IN (SELECT j2.tenant_id FROM new_rows n JOIN jobs j2 ON j2.id = n.allocated_job_id)
-     GROUP BY t.id, t.gpu_quota HAVING count(*) > t.gpu_quota LIMIT 1;
+    WITH gained AS (
+        SELECT tenant_id, sum(delta) AS delta FROM (
+            SELECT j.tenant_id, 1 AS delta FROM new_rows n JOIN jobs j ON j.id = n.allocated_job_id
+            UNION ALL
+            SELECT j.tenant_id, -1 FROM old_rows o JOIN jobs j ON j.id = o.allocated_job_id
+        ) d GROUP BY tenant_id HAVING sum(delta) > 0
+    )
+    SELECT t.id, t.gpu_quota, u.in_use INTO over
+      FROM gained g JOIN tenants t ON t.id = g.tenant_id
+      CROSS JOIN LATERAL (SELECT count(*) AS in_use FROM gpus x JOIN jobs j ON j.id = x.allocated_job_id WHERE j.tenant_id = t.id) u
+     WHERE u.in_use > t.gpu_quota
+     LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'tenant % would hold % GPUs, over its quota of %', over.id, over.in_use, over.gpu_quota USING ERRCODE = '23514';
     END IF;
@@ -141,7 +151,7 @@ BEGIN
 END;
 $$;
 CREATE TRIGGER "gpus_quota_check" AFTER UPDATE ON "gpus"
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "gpus_quota_check"();
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "gpus_quota_check"();
 
 CREATE TABLE "scheduler_logs" (
     "id"          BIGSERIAL NOT NULL,
