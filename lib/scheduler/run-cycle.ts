@@ -7,6 +7,13 @@ const SCHEDULER_LOCK = 72_417_002;
 const MAX_QUEUE = 50_000;
 const LOGGED_DECISIONS = 200;
 
+/** A job changed under the cycle (cancelled, say): roll back; the next cycle reads fresh facts. */
+export class CycleConflict extends Error {
+  constructor() {
+    super("a waiting job changed during the scheduling cycle; it will run again");
+  }
+}
+
 export interface CycleResult {
   id: string;
   considered: number;
@@ -17,11 +24,23 @@ export interface CycleResult {
 
 /**
  * One scheduling cycle in one transaction. Cycles are serialised across app instances by an
- * advisory lock; waiting jobs and candidate GPUs are locked FOR UPDATE SKIP LOCKED so a job being
- * cancelled or a GPU being released at this moment is simply left for the next cycle. The database
- * triggers re-check every allocation (one job per GPU, gang sizes, quotas) at commit.
+ * advisory lock; candidate GPUs are locked FOR UPDATE SKIP LOCKED so a GPU changing at this moment
+ * is simply left for the next cycle. Waiting jobs are read without locks (a cycle changes only some
+ * of them): every write re-checks the job is still waiting, and if one was cancelled meanwhile the
+ * cycle rolls back and the next one starts from fresh facts. The database triggers re-check every
+ * allocation (one job per GPU, gang sizes, quotas).
  */
 export async function runSchedulerCycle(trigger: string, client?: pg.PoolClient): Promise<CycleResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await attemptCycle(trigger, client);
+    } catch (e) {
+      if (!(e instanceof CycleConflict) || attempt >= 5) throw e;
+    }
+  }
+}
+
+async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<CycleResult> {
   const started = performance.now();
   const c = client ?? (await pool().connect());
   try {
@@ -31,7 +50,7 @@ export async function runSchedulerCycle(trigger: string, client?: pg.PoolClient)
       `SELECT id, tenant_id, gpu_count, gpu_type, cluster_id, priority, (extract(epoch FROM submitted_at) * 1000)::bigint AS submitted_ms, duration_s, status
          FROM jobs WHERE status IN ('queued', 'blocked') AND (block_reason IS NULL OR block_reason = 'quota')
           AND (not_before IS NULL OR not_before <= now())
-        ORDER BY priority, submitted_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        ORDER BY priority, submitted_at LIMIT $1`,
       [MAX_QUEUE],
     );
     if (queue.rowCount === 0) {
@@ -106,11 +125,12 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
     const gpuIds = placed.flatMap((d) => d.gpuIds);
     const gpuJobs = placed.flatMap((d) => d.gpuIds.map(() => d.jobId));
     // jobs first, then their GPUs: the statement-level check on gpus sees each job running with its gang
-    await c.query(
+    const started = await c.query(
       `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, block_reason = NULL, pending_reason = NULL,
-              not_before = NULL, updated_at = now() WHERE id = ANY($1::uuid[])`,
+              not_before = NULL, updated_at = now() WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'blocked')`,
       [placed.map((d) => d.jobId)],
     );
+    if (started.rowCount !== placed.length) throw new CycleConflict();
     await c.query(
       `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, job_id) WHERE g.id = x.gpu_id`,
       [gpuIds, gpuJobs],
@@ -130,16 +150,17 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
   await c.query(
     `UPDATE jobs j SET pending_reason = x.reason, updated_at = now()
        FROM unnest($1::uuid[], $2::text[]) AS x(id, reason)
-      WHERE j.id = x.id AND j.pending_reason IS DISTINCT FROM x.reason`,
+      WHERE j.id = x.id AND j.status IN ('queued', 'blocked') AND j.pending_reason IS DISTINCT FROM x.reason`,
     [waiting.map((d) => d.jobId), waiting.map((d) => d.reason)],
   );
   const changed = waiting.map((d, i) => ({ id: d.jobId, from: before.get(d.jobId)!, to: target[i]! })).filter((x) => x.from !== x.to);
   if (changed.length) {
-    await c.query(
+    const moved = await c.query(
       `UPDATE jobs j SET status = x.status, block_reason = CASE WHEN x.status = 'blocked' THEN 'quota' END, updated_at = now()
-         FROM unnest($1::uuid[], $2::text[]) AS x(id, status) WHERE j.id = x.id`,
-      [changed.map((x) => x.id), changed.map((x) => x.to)],
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, status, from_status) WHERE j.id = x.id AND j.status = x.from_status`,
+      [changed.map((x) => x.id), changed.map((x) => x.to), changed.map((x) => x.from)],
     );
+    if (moved.rowCount !== changed.length) throw new CycleConflict();
     await c.query(
       `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
        SELECT x.id, x.from_status, x.to_status, CASE WHEN x.to_status = 'blocked' THEN 'over quota' ELSE 'quota freed' END, 'scheduler'

@@ -216,3 +216,23 @@ describe("completion, retries and lost nodes", () => {
     expect(nodes).toHaveLength(2);
   });
 });
+
+describe("cycles racing cancellations", () => {
+  it("a job cancelled while cycles run is never started, and every cycle still completes", async () => {
+    const { gpuType } = await fleet(2);
+    const t = await makeTenant(16);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const jobs = await Promise.all(Array.from({ length: 12 }, (_, i) => submitJob(asT, { name: `race-${i}`, gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 })));
+    const results = await Promise.allSettled([
+      runSchedulerCycle("race"),
+      ...jobs.slice(0, 6).map((j) => finishJob(asT, j.id, { status: "cancelled" })),
+      runSchedulerCycle("race"),
+    ]);
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    for (const j of jobs.slice(0, 6)) {
+      const after = await getJobOrThrow(operatorPrincipal, j.id);
+      expect(after.status).toBe("cancelled");
+      expect(await heldBy(j.id)).toBe(0);
+    }
+  });
+});

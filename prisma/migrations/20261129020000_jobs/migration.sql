@@ -139,10 +139,11 @@ BEGIN
             SELECT j.tenant_id, -1 FROM old_rows o JOIN jobs j ON j.id = o.allocated_job_id
         ) d GROUP BY tenant_id HAVING sum(delta) > 0
     )
-    SELECT t.id, t.gpu_quota, u.in_use INTO over
-      FROM gained g JOIN tenants t ON t.id = g.tenant_id
-      CROSS JOIN LATERAL (SELECT count(*) AS in_use FROM gpus x JOIN jobs j ON j.id = x.allocated_job_id WHERE j.tenant_id = t.id) u
-     WHERE u.in_use > t.gpu_quota
+    -- one grouped pass over allocated GPUs for all the tenants that gained
+    SELECT t.id, t.gpu_quota, count(*) AS in_use INTO over
+      FROM gpus x JOIN jobs j ON j.id = x.allocated_job_id JOIN tenants t ON t.id = j.tenant_id
+     WHERE t.id IN (SELECT tenant_id FROM gained)
+     GROUP BY t.id, t.gpu_quota HAVING count(*) > t.gpu_quota
      LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'tenant % would hold % GPUs, over its quota of %', over.id, over.in_use, over.gpu_quota USING ERRCODE = '23514';
