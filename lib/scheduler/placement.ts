@@ -74,6 +74,7 @@ export function place(input: {
   const reservations = new Map<string, Reservation>();
   const decisions: Decision[] = [];
 
+  const pools = new FreePools(free);
   for (const job of fairOrder(input.queue, usage)) {
     const tenant = usage.get(job.tenantId) ?? { quota: 0, inUse: 0 };
     if (tenant.inUse + job.gpuCount > tenant.quota) {
@@ -84,11 +85,10 @@ export function place(input: {
       });
       continue;
     }
-    const eligible = free.filter((n) => n.gpuType === job.gpuType && (!job.clusterId || n.clusterId === job.clusterId) && n.freeGpuIds.length > 0);
-    const pick = choose(eligible, job.gpuCount);
+    const pick = pools.choose(job.gpuType, job.clusterId, job.gpuCount);
     const where = job.clusterId ? ` in cluster ${short(job.clusterId)}` : "";
     if (!pick) {
-      const available = eligible.reduce((s, n) => s + n.freeGpuIds.length, 0);
+      const available = pools.available(job.gpuType, job.clusterId);
       if (!reservations.has(job.gpuType)) {
         reservations.set(job.gpuType, reserve(job, available, running, input.now));
         decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free now. Capacity is reserved for it.` });
@@ -111,7 +111,7 @@ export function place(input: {
     const gpuIds: string[] = [];
     const nodeIds: string[] = [];
     for (const p of pick) {
-      gpuIds.push(...p.node.freeGpuIds.splice(0, p.take));
+      gpuIds.push(...pools.take(p.node, p.take));
       nodeIds.push(p.node.nodeId);
     }
     tenant.inUse += job.gpuCount;
@@ -120,6 +120,68 @@ export function place(input: {
     decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds });
   }
   return decisions;
+}
+
+/**
+ * Free GPUs per type, with nodes bucketed by how many GPUs they have free, so best fit is a few
+ * bucket lookups rather than a scan of every node (10,000 jobs × 1,250 nodes otherwise).
+ * Cluster-constrained jobs filter the type's nodes (the less common case).
+ */
+class FreePools {
+  private byType = new Map<string, { buckets: Set<FreeNode>[]; nodes: FreeNode[] }>();
+
+  constructor(nodes: FreeNode[]) {
+    for (const n of nodes) {
+      let pool = this.byType.get(n.gpuType);
+      if (!pool) this.byType.set(n.gpuType, (pool = { buckets: [], nodes: [] }));
+      pool.nodes.push(n);
+      this.bucket(pool, n.freeGpuIds.length).add(n);
+    }
+  }
+
+  private bucket(pool: { buckets: Set<FreeNode>[] }, k: number): Set<FreeNode> {
+    return (pool.buckets[k] ??= new Set());
+  }
+
+  available(gpuType: string, clusterId: string | null): number {
+    const pool = this.byType.get(gpuType);
+    if (!pool) return 0;
+    return pool.nodes.reduce((s, n) => s + (!clusterId || n.clusterId === clusterId ? n.freeGpuIds.length : 0), 0);
+  }
+
+  choose(gpuType: string, clusterId: string | null, need: number): Array<{ node: FreeNode; take: number }> | null {
+    const pool = this.byType.get(gpuType);
+    if (!pool) return null;
+    if (clusterId) return choose(pool.nodes.filter((n) => n.clusterId === clusterId && n.freeGpuIds.length > 0), need);
+    for (let k = need; k < pool.buckets.length; k++) {
+      const set = pool.buckets[k];
+      if (!set || set.size === 0) continue;
+      let best: FreeNode | undefined;
+      for (const n of set) if (!best || n.nodeId < best.nodeId) best = n;
+      return [{ node: best!, take: need }];
+    }
+    const out: Array<{ node: FreeNode; take: number }> = [];
+    let left = need;
+    for (let k = pool.buckets.length - 1; k >= 1 && left > 0; k--) {
+      const set = pool.buckets[k];
+      if (!set) continue;
+      for (const n of [...set].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1))) {
+        if (left === 0) break;
+        const take = Math.min(left, k);
+        out.push({ node: n, take });
+        left -= take;
+      }
+    }
+    return left === 0 ? out : null;
+  }
+
+  take(node: FreeNode, count: number): string[] {
+    const pool = this.byType.get(node.gpuType)!;
+    this.bucket(pool, node.freeGpuIds.length).delete(node);
+    const taken = node.freeGpuIds.splice(0, count);
+    this.bucket(pool, node.freeGpuIds.length).add(node);
+    return taken;
+  }
 }
 
 /** Best fit on one node, or the fewest nodes (largest free first); null when the gang cannot be whole. */
@@ -162,12 +224,19 @@ function reserve(head: QueuedJob, freeNow: number, running: RunningWork[], now: 
 /** Priority groups in order; inside a group, repeatedly the job of the tenant with the smallest share of its quota. */
 export function* fairOrder(queue: QueuedJob[], usage: Map<string, TenantUsage>): Generator<QueuedJob> {
   const byPriority = new Map<number, QueuedJob[]>();
-  for (const j of queue) byPriority.set(j.priority, [...(byPriority.get(j.priority) ?? []), j]);
+  for (const j of queue) {
+    const group = byPriority.get(j.priority);
+    if (group) group.push(j);
+    else byPriority.set(j.priority, [j]);
+  }
   for (const priority of [...byPriority.keys()].sort((a, b) => a - b)) {
     const perTenant = new Map<string, QueuedJob[]>();
     for (const j of byPriority.get(priority)!.sort((a, b) => a.submittedAt - b.submittedAt || (a.id < b.id ? -1 : 1))) {
-      perTenant.set(j.tenantId, [...(perTenant.get(j.tenantId) ?? []), j]);
+      const list = perTenant.get(j.tenantId);
+      if (list) list.push(j);
+      else perTenant.set(j.tenantId, [j]);
     }
+    const cursors = new Map<string, number>();
     while (perTenant.size) {
       let pickTenant: string | undefined;
       let pickShare = Infinity;
@@ -175,7 +244,7 @@ export function* fairOrder(queue: QueuedJob[], usage: Map<string, TenantUsage>):
       for (const [tenantId, jobs] of perTenant) {
         const u = usage.get(tenantId);
         const share = u && u.quota > 0 ? u.inUse / u.quota : Infinity;
-        const age = jobs[0]!.submittedAt;
+        const age = jobs[cursors.get(tenantId) ?? 0]!.submittedAt;
         if (share < pickShare || (share === pickShare && age < pickAge) || pickTenant === undefined) {
           pickTenant = tenantId;
           pickShare = share;
@@ -183,8 +252,10 @@ export function* fairOrder(queue: QueuedJob[], usage: Map<string, TenantUsage>):
         }
       }
       const jobs = perTenant.get(pickTenant!)!;
-      yield jobs.shift()!;
-      if (jobs.length === 0) perTenant.delete(pickTenant!);
+      const cursor = (cursors.get(pickTenant!) ?? 0) + 1;
+      cursors.set(pickTenant!, cursor);
+      yield jobs[cursor - 1]!;
+      if (cursor >= jobs.length) perTenant.delete(pickTenant!);
     }
   }
 }

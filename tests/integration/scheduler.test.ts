@@ -120,13 +120,25 @@ describe("scheduling cycles", () => {
     await runSchedulerCycle("test");
     const other = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "y", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 });
     const gpu = await db().gpu.findFirstOrThrow({ where: { allocatedJobId: job.id } });
-    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${gpu.id}::uuid`).rejects.toThrow(/already allocated/);
+    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${gpu.id}::uuid`).rejects.toThrow(/already allocated|would hold/);
     await expect(db().$transaction(async (tx) => {
       await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL WHERE id = ${gpu.id}::uuid`;
     })).rejects.toThrow(/holds 1 GPUs, needs exactly 2|would hold/);
+    // an allocation must name a real job, and a job holding GPUs cannot be deleted
+    const spare = await fleet(1, 1);
+    const spareGpu = spare.nodes[0]!.gpus[0]!.id;
+    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = gen_random_uuid() WHERE id = ${spareGpu}::uuid`).rejects.toThrow(/does not exist/);
+    await expect(db().$executeRaw`DELETE FROM jobs WHERE id = ${job.id}::uuid`).rejects.toThrow(/cannot be deleted/);
     await changeNodeStatus(operator, nodes[0]!.node.id, "quarantined", "test");
+    // what the scheduler does, on a quarantined node: start the job and allocate its GPU in one transaction
+    await finishJob(operator, job.id, { status: "cancelled" });
     const free = await db().gpu.findFirstOrThrow({ where: { nodeId: nodes[0]!.node.id, allocatedJobId: null } });
-    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${free.id}::uuid`).rejects.toThrow(/not available for new work/);
+    await expect(
+      db().$transaction(async (tx) => {
+        await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now() WHERE id = ${other.id}::uuid`;
+        await tx.$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${free.id}::uuid`;
+      }),
+    ).rejects.toThrow(/not available for new work/);
   });
 });
 

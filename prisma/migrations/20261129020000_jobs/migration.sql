@@ -55,32 +55,48 @@ CREATE TABLE "job_events" (
 CREATE INDEX "job_events_job_id_idx" ON "job_events"("job_id", "id");
 ALTER TABLE "job_events" ADD CONSTRAINT "job_events_job_id_fkey" FOREIGN KEY ("job_id") REFERENCES "jobs"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- A GPU's allocation is one column: it can never hold two jobs.
+-- A GPU's allocation is one column: it can never hold two jobs. Its reference to the job is kept
+-- by statement-level checks rather than a row-level foreign key: a scheduling cycle allocates
+-- thousands of GPUs in one statement, and per-row referential checks were a sixth of its time.
+-- The promises are the same: an allocation names an existing job (gpus_gang_check below), and a
+-- job that holds GPUs cannot be deleted (jobs_delete_guard).
 ALTER TABLE "gpus" ADD COLUMN "allocated_job_id" UUID;
-ALTER TABLE "gpus" ADD CONSTRAINT "gpus_allocated_job_id_fkey" FOREIGN KEY ("allocated_job_id") REFERENCES "jobs"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 CREATE INDEX "gpus_allocated_job_id_idx" ON "gpus"("allocated_job_id") WHERE "allocated_job_id" IS NOT NULL;
 
--- New allocations only go to healthy, present GPUs on available nodes (a quarantined, draining,
--- offline or maintenance node takes no new work), and never take a GPU from another job.
-CREATE FUNCTION "gpus_allocation_guard"() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION "jobs_delete_guard"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF NEW.allocated_job_id IS NOT NULL AND NEW.allocated_job_id IS DISTINCT FROM OLD.allocated_job_id THEN
-        IF OLD.allocated_job_id IS NOT NULL THEN
-            RAISE EXCEPTION 'GPU % is already allocated to job %', NEW.id, OLD.allocated_job_id USING ERRCODE = '23P01';
-        END IF;
-        IF NEW.status <> 'available' OR (SELECT status FROM nodes WHERE id = NEW.node_id) <> 'available' THEN
-            RAISE EXCEPTION 'GPU % is unhealthy or its node is not available for new work', NEW.id USING ERRCODE = '23514';
-        END IF;
+    IF EXISTS (SELECT 1 FROM old_rows o JOIN gpus g ON g.allocated_job_id = o.id) THEN
+        RAISE EXCEPTION 'a job that holds GPUs cannot be deleted' USING ERRCODE = '23503';
     END IF;
-    RETURN NEW;
+    RETURN NULL;
 END;
 $$;
-CREATE TRIGGER "gpus_allocation_guard" BEFORE UPDATE OF "allocated_job_id" ON "gpus"
-    FOR EACH ROW EXECUTE FUNCTION "gpus_allocation_guard"();
 
--- Every job a statement allocated or released GPUs for holds exactly its gang if it is running,
--- and nothing otherwise. Once per statement (a scheduling cycle allocates thousands of GPUs in one),
--- so writers update a job's status before its GPUs.
+-- New allocations only go to healthy, present GPUs on available nodes (a quarantined, draining,
+-- offline or maintenance node takes no new work). Checked once per statement: an allocation is
+-- new when its job started in this transaction (started_at = now(), at the column's millisecond
+-- precision); a GPU taken from another job
+-- is caught by the gang check below, since that job would be left short.
+CREATE FUNCTION "gpus_allocation_guard"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    bad RECORD;
+BEGIN
+    SELECT n.id INTO bad
+      FROM new_rows n JOIN jobs j ON j.id = n.allocated_job_id JOIN nodes nd ON nd.id = n.node_id
+     WHERE j.started_at = now()::timestamptz(3) AND (n.status <> 'available' OR nd.status <> 'available')
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'GPU % is unhealthy or its node is not available for new work', bad.id USING ERRCODE = '23514';
+    END IF;
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER "gpus_allocation_guard" AFTER UPDATE ON "gpus"
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "gpus_allocation_guard"();
+
+-- Every job a statement allocated or released GPUs for exists, and holds exactly its gang if it is
+-- running, and nothing otherwise. Once per statement (a scheduling cycle allocates thousands of GPUs
+-- in one), so writers update a job's status before its GPUs.
 CREATE FUNCTION "gpus_gang_check"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     bad RECORD;
@@ -90,12 +106,14 @@ BEGIN
         UNION
         SELECT allocated_job_id FROM old_rows WHERE allocated_job_id IS NOT NULL
     )
-    SELECT j.id, j.status, j.gpu_count, c.held INTO bad
-      FROM touched t JOIN jobs j ON j.id = t.job_id
-      CROSS JOIN LATERAL (SELECT count(*) AS held FROM gpus g WHERE g.allocated_job_id = j.id) c
-     WHERE (j.status = 'running' AND c.held <> j.gpu_count) OR (j.status <> 'running' AND c.held <> 0)
+    SELECT t.job_id AS id, j.status, j.gpu_count, c.held INTO bad
+      FROM touched t LEFT JOIN jobs j ON j.id = t.job_id
+      CROSS JOIN LATERAL (SELECT count(*) AS held FROM gpus g WHERE g.allocated_job_id = t.job_id) c
+     WHERE j.id IS NULL OR (j.status = 'running' AND c.held <> j.gpu_count) OR (j.status <> 'running' AND c.held <> 0)
      LIMIT 1;
-    IF FOUND THEN
+    IF FOUND AND bad.status IS NULL THEN
+        RAISE EXCEPTION 'GPU allocated to job %, which does not exist', bad.id USING ERRCODE = '23503';
+    ELSIF FOUND THEN
         RAISE EXCEPTION '% job % would hold % GPUs (gang of %)', bad.status, bad.id, bad.held, bad.gpu_count USING ERRCODE = '23514';
     END IF;
     RETURN NULL;
@@ -103,6 +121,8 @@ END;
 $$;
 CREATE TRIGGER "gpus_gang_check" AFTER UPDATE ON "gpus"
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "gpus_gang_check"();
+CREATE TRIGGER "jobs_delete_guard" AFTER DELETE ON "jobs"
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "jobs_delete_guard"();
 
 -- A running job holds exactly gpu_count GPUs; any other job holds none. Checked at commit, so a
 -- transaction may move a job and its GPUs in either order.
