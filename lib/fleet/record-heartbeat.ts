@@ -29,29 +29,38 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
       });
     }
 
-    for (const g of input.gpus ?? []) {
+    // What the agent says of each GPU, applied in one statement. Only rows that change are written:
+    // a healthy report of a healthy GPU costs nothing.
+    const reports = (input.gpus ?? []).map((g) => {
       const fatal = firstFatalXid(g.xid_errors);
       const hardware = fatal !== undefined ? fatalXidReason(fatal) : (g.ecc_uncorrected ?? 0) > 0 ? ECC_UNCORRECTED : g.remap_failure ? REMAP_FAILURE : null;
-      const lastXid = g.xid_errors?.length ? g.xid_errors[g.xid_errors.length - 1]! : null;
-      if (hardware) {
-        await tx.$executeRaw`
-          UPDATE gpus SET status = 'unhealthy', unhealthy_reason = ${hardware}, ecc_uncorrected = ${g.ecc_uncorrected ?? null}::int,
-                 remap_failure = ${g.remap_failure ?? false}, last_xid = COALESCE(${lastXid}::int, last_xid),
-                 last_xid_at = CASE WHEN ${lastXid}::int IS NULL THEN last_xid_at ELSE now() END, updated_at = now()
-           WHERE node_id = ${nodeId}::uuid AND uuid = ${g.uuid} AND status <> 'missing'`;
-      } else if (!g.healthy) {
-        await tx.$executeRaw`
-          UPDATE gpus SET status = 'unhealthy', unhealthy_reason = COALESCE(unhealthy_reason, ${AGENT_REPORTED}),
-                 last_xid = COALESCE(${lastXid}::int, last_xid), updated_at = now()
-           WHERE node_id = ${nodeId}::uuid AND uuid = ${g.uuid} AND status <> 'missing'`;
-      } else {
-        await tx.$executeRaw`
-          UPDATE gpus SET status = 'available', unhealthy_reason = NULL, updated_at = now()
-           WHERE node_id = ${nodeId}::uuid AND uuid = ${g.uuid} AND status = 'unhealthy' AND unhealthy_reason = ${AGENT_REPORTED}`;
-        if (lastXid !== null) {
-          await tx.$executeRaw`UPDATE gpus SET last_xid = ${lastXid}::int, last_xid_at = now() WHERE node_id = ${nodeId}::uuid AND uuid = ${g.uuid}`;
-        }
-      }
+      return {
+        uuid: g.uuid,
+        kind: hardware ? "hardware" : g.healthy ? "healthy" : "agent",
+        reason: hardware,
+        ecc: g.ecc_uncorrected ?? null,
+        remap: g.remap_failure ?? false,
+        lastXid: g.xid_errors?.length ? g.xid_errors[g.xid_errors.length - 1]! : null,
+      };
+    });
+    if (reports.length) {
+      await tx.$executeRaw`
+        UPDATE gpus g SET
+          status = CASE WHEN x.kind <> 'healthy' THEN 'unhealthy'
+                        WHEN g.unhealthy_reason = ${AGENT_REPORTED} THEN 'available' ELSE g.status END,
+          unhealthy_reason = CASE WHEN x.kind = 'hardware' THEN x.reason
+                                  WHEN x.kind = 'agent' THEN COALESCE(g.unhealthy_reason, ${AGENT_REPORTED})
+                                  WHEN g.unhealthy_reason = ${AGENT_REPORTED} THEN NULL ELSE g.unhealthy_reason END,
+          ecc_uncorrected = CASE WHEN x.kind = 'hardware' THEN x.ecc ELSE g.ecc_uncorrected END,
+          remap_failure = CASE WHEN x.kind = 'hardware' THEN x.remap ELSE g.remap_failure END,
+          last_xid = COALESCE(x.last_xid, g.last_xid),
+          last_xid_at = CASE WHEN x.last_xid IS NULL THEN g.last_xid_at ELSE now() END,
+          updated_at = now()
+          FROM unnest(${reports.map((r) => r.uuid)}::text[], ${reports.map((r) => r.kind)}::text[], ${reports.map((r) => r.reason)}::text[],
+                      ${reports.map((r) => r.ecc)}::int[], ${reports.map((r) => r.remap)}::boolean[], ${reports.map((r) => r.lastXid)}::int[])
+               AS x(uuid, kind, reason, ecc, remap, last_xid)
+         WHERE g.node_id = ${nodeId}::uuid AND g.uuid = x.uuid AND g.status <> 'missing'
+           AND (x.kind <> 'healthy' OR g.unhealthy_reason = ${AGENT_REPORTED} OR x.last_xid IS NOT NULL)`;
     }
 
     return tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });

@@ -121,6 +121,22 @@ describe("heartbeats and lifecycle", () => {
     expect((await gpus())[inv[0]!.uuid]!.status).toBe("available");
   });
 
+  it("marks a GPU unhealthy on uncorrectable ECC errors or a failed row remap, and writes nothing for healthy reports", async () => {
+    const { cluster, node, inv } = await freshNode(3);
+    const before = await db().gpu.findUniqueOrThrow({ where: { uuid: inv[2]!.uuid } });
+    await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), node.id, {
+      gpus: [
+        { uuid: inv[0]!.uuid, healthy: true, ecc_uncorrected: 3 },
+        { uuid: inv[1]!.uuid, healthy: true, remap_failure: true },
+        { uuid: inv[2]!.uuid, healthy: true },
+      ],
+    });
+    const g = Object.fromEntries((await db().gpu.findMany({ where: { nodeId: node.id } })).map((x) => [x.uuid, x]));
+    expect(g[inv[0]!.uuid]).toMatchObject({ status: "unhealthy", unhealthyReason: "ecc_uncorrected", eccUncorrected: 3 });
+    expect(g[inv[1]!.uuid]).toMatchObject({ status: "unhealthy", unhealthyReason: "remap_failure", remapFailure: true });
+    expect(g[inv[2]!.uuid]!.updatedAt).toEqual(before.updatedAt);
+  });
+
   it("refuses impossible operator transitions with invalid_transition and changes nothing", async () => {
     const { node } = await freshNode();
     expect(await codeOf(changeNodeStatus(operator, node.id, "draining"))).toBe("invalid_transition");
