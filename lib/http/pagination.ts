@@ -27,15 +27,15 @@ export function decodeCursor(raw: string | undefined): Cursor | undefined {
   return { createdAt, id };
 }
 
-/** Prisma `where` for rows after the cursor when listing newest first. */
-export function afterCursor(c: Cursor | undefined) {
+/** Prisma `where` for rows after the cursor when listing newest first by `field` (then id). */
+export function afterCursor(c: Cursor | undefined, field = "createdAt") {
   if (!c) return {};
-  return { OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] };
+  return { OR: [{ [field]: { lt: c.createdAt } }, { [field]: c.createdAt, id: { lt: c.id } }] };
 }
 
-/** Takes `limit + 1` rows and splits them into the page and the next cursor. */
-export function page<T extends { createdAt: Date; id: string }>(rows: T[], limit: number) {
+/** Takes `limit + 1` rows and splits them into the page and the next cursor (ordered by `timeOf`, then id). */
+export function page<T extends { id: string }>(rows: T[], limit: number, timeOf: (row: T) => Date = (r) => (r as unknown as { createdAt: Date }).createdAt) {
   const data = rows.slice(0, limit);
   const last = data[data.length - 1];
-  return { data, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { data, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: timeOf(last), id: last.id }) : null };
 }

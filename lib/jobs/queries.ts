@@ -21,21 +21,13 @@ export async function getJobOrThrow(p: Principal, id: string) {
 export async function listJobs(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
   if (p.kind === "agent") throw forbidden("Agents see the jobs assigned to them through heartbeats");
   const tenantId = p.kind === "tenant" ? p.tenantId : opts.tenant_id;
-  const cursor = opts.cursor ? decodeJobCursor(opts.cursor) : undefined;
   const rows = await db().job.findMany({
-    where: { ...(tenantId ? { tenantId } : {}), ...(opts.status ? { status: opts.status } : {}), ...(cursor ? afterJobCursor(cursor) : {}) },
+    where: { ...(tenantId ? { tenantId } : {}), ...(opts.status ? { status: opts.status } : {}), ...afterCursor(decodeCursor(opts.cursor), "submittedAt") },
     orderBy: [{ submittedAt: "desc" }, { id: "desc" }],
     take: opts.limit + 1,
     select: jobSelect,
   });
-  const mapped = rows.map((r) => ({ ...r, createdAt: r.submittedAt }));
-  return page(mapped, opts.limit);
-}
-
-const decodeJobCursor = decodeCursor;
-function afterJobCursor(c: { createdAt: Date; id: string }) {
-  const w = afterCursor(c) as { OR: Array<Record<string, unknown>> };
-  return { OR: w.OR.map((cond) => Object.fromEntries(Object.entries(cond).map(([k, v]) => [k === "createdAt" ? "submittedAt" : k, v]))) };
+  return page(rows, opts.limit, (j) => j.submittedAt);
 }
 
 export async function listJobEvents(p: Principal, jobId: string) {

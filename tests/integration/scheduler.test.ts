@@ -5,7 +5,7 @@ import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { finishJob } from "@/lib/jobs/finish-job";
-import { getJobOrThrow } from "@/lib/jobs/queries";
+import { getJobOrThrow, listJobs } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { systemActor } from "@/lib/auth/principal";
 import { updateTenant } from "@/lib/tenants/update-tenant";
@@ -246,5 +246,25 @@ describe("cycles racing cancellations", () => {
       expect(after.status).toBe("cancelled");
       expect(await heldBy(j.id)).toBe(0);
     }
+  });
+});
+
+describe("listing jobs", () => {
+  it("pages through a tenant's jobs newest first, each exactly once", async () => {
+    const { gpuType } = await fleet(1);
+    const t = await makeTenant(8);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await submitJob(asT, { name: `page-${i}`, gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 })).id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const p = await listJobs(tenantAdminPrincipal(t.id), { limit: 2, cursor });
+      seen.push(...p.data.map((j) => j.id));
+      cursor = p.nextCursor ?? undefined;
+    } while (cursor);
+    // jobs submitted in the same millisecond tie on submitted_at and order by id: check each once
+    expect(seen).toHaveLength(ids.length);
+    expect(new Set(seen)).toEqual(new Set(ids));
   });
 });
