@@ -1,6 +1,7 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
-import { forbidden, unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
+import { forbidden, validationFailed } from "@/lib/errors";
+import { assertSatisfiable } from "./assert-satisfiable";
 import { jobSelect } from "./schemas";
 
 export interface NewJob {
@@ -29,22 +30,7 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
   const tenant = rows[0];
   if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
   if (tenant.status !== "active") throw forbidden("Tenant is suspended");
-  const issue = (message: string): FieldIssue[] => [{ path: `${f}gpu_count`, message }];
-  if (input.gpu_count > tenant.gpu_quota) {
-    throw unsatisfiable(`The job needs ${input.gpu_count} GPUs but the tenant's whole quota is ${tenant.gpu_quota}`, issue(`More than the quota of ${tenant.gpu_quota}`));
-  }
-  if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } }))) {
-    throw validationFailed([{ path: `${f}cluster_id`, message: "No such cluster" }]);
-  }
-  const capacity = await tx.gpu.count({
-    where: { gpuType: input.gpu_type, status: { not: "missing" }, ...(input.cluster_id ? { node: { clusterId: input.cluster_id } } : {}) },
-  });
-  if (input.gpu_count > capacity) {
-    throw unsatisfiable(
-      `The fleet has ${capacity} ${input.gpu_type} GPUs${input.cluster_id ? " in that cluster" : ""}; the job needs ${input.gpu_count}`,
-      issue(`More than the ${capacity} ${input.gpu_type} GPUs there are`),
-    );
-  }
+  await assertSatisfiable(tx, { ...input, quota: tenant.gpu_quota }, f);
   const overQuota = tenant.in_use + input.gpu_count > tenant.gpu_quota;
   const created = await tx.job.create({
     data: {

@@ -3,7 +3,8 @@ import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
-import { unsatisfiable, validationFailed } from "@/lib/errors";
+import { validationFailed } from "@/lib/errors";
+import { assertSatisfiable } from "@/lib/jobs/assert-satisfiable";
 import { submittingTenant } from "@/lib/jobs/submit-job";
 import { advanceInTx } from "./advance-pipeline";
 import { validateDag } from "./dag";
@@ -21,12 +22,7 @@ export async function createPipeline(actor: Actor, input: CreatePipelineInput) {
   const pipeline = await db().$transaction(async (tx) => {
     const tenant = await tx.tenant.findUnique({ where: { id: tenantId }, select: { gpuQuota: true } });
     if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
-    for (const [i, s] of input.steps.entries()) {
-      const capacity = await tx.gpu.count({ where: { gpuType: s.gpu_type, status: { not: "missing" } } });
-      if (s.gpu_count > Math.min(capacity, tenant.gpuQuota)) {
-        throw unsatisfiable(`Step “${s.name}” can never run`, [{ path: `steps[${i}].gpu_count`, message: `More than the ${Math.min(capacity, tenant.gpuQuota)} ${s.gpu_type} GPUs available to you` }]);
-      }
-    }
+    for (const [i, s] of input.steps.entries()) await assertSatisfiable(tx, { ...s, quota: tenant.gpuQuota }, `steps[${i}].`);
     const created = await tx.pipeline.create({ data: { tenantId, name: input.name } });
     await tx.pipelineStep.createMany({
       data: input.steps.map((s, i) => ({
