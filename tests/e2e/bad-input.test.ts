@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { api, expectErrorShape } from "../support/http";
+import { makeKey } from "../support/fixtures";
 import { buildWorld, operationCases, type World } from "./world";
 
 // Every write operation in the OpenAPI document gets the same battery of bad inputs, generated
@@ -135,5 +136,23 @@ describe("bad input on every write route", () => {
     // Without a session the request is simply unauthorized; the JSON rule is covered in the browser suite.
     const r = await api("POST", "/api/tenants", { rawBody: "name=x&gpu_quota=1", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(r.status).toBe(401);
+  });
+});
+
+describe("rate limits", () => {
+  it("answers 429 with Retry-After once a caller exceeds an operation's limit, writes nothing, and leaves other callers alone", async () => {
+    // createUser allows 60 requests a minute per caller; the limit counts before validation
+    const { key } = await makeKey({ scope: "operator" });
+    const before = await db().auditLog.count();
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await api("POST", "/api/users", { key, body: {} })).status);
+    expect(new Set(statuses)).toEqual(new Set([400]));
+    const limited = await api("POST", "/api/users", { key, body: {} });
+    expect(limited.status).toBe(429);
+    expectErrorShape(limited, "rate_limited");
+    expect(limited.headers.get("retry-after")).toBe("60");
+    expect(await db().auditLog.count()).toBe(before);
+    const other = await api("POST", "/api/users", { key: world.keys.operator, body: {} });
+    expect(other.status).toBe(400);
   });
 });
