@@ -39,6 +39,22 @@ const envSchema = z.object({
   GPU_TEMP_WARNING_C: z.coerce.number().min(30).max(120).default(80),
   GPU_TEMP_CRITICAL_C: z.coerce.number().min(30).max(130).default(90),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(730),
+  SMTP_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .pipe(z.string().regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL").optional()),
+  ALERT_EMAIL_FROM: z.string().trim().default("GPUForge alerts <alerts@gpuforge.local>"),
+  ALERT_EMAIL_TO: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v.split(",").map((x) => x.trim()).filter(Boolean) : []))
+    .pipe(z.array(z.email("must be a comma-separated list of email addresses"))),
+  ALERT_WEBHOOK_URL: optionalUrl,
+  REMEDIATION_CAP: z.coerce.number().int().min(0).max(10_000).default(5),
+  REMEDIATION_WINDOW_S: z.coerce.number().int().min(60).max(7 * 86_400).default(600),
 });
 
 export type Env = z.infer<typeof envSchema>;

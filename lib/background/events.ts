@@ -6,6 +6,8 @@ export const eventSchemas = {
   "platform/tenant.suspended": z.object({ tenant_id: z.string() }),
   "platform/audit.prune.requested": z.object({ requested_by: z.string() }),
   "scheduler/run.requested": z.object({ reason: z.string() }),
+  "alerts/evaluate.requested": z.object({ reason: z.string() }),
+  "alerts/notifications.queued": z.object({ count: z.number().int() }),
 } as const;
 
 export type EventName = keyof typeof eventSchemas;

@@ -1,4 +1,6 @@
 import "server-only";
+import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
+import { deliverNotifications } from "@/lib/alerts/notification-outbox";
 import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
 import { env } from "@/lib/env";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
@@ -42,6 +44,26 @@ export const backgroundJobs: BackgroundJob[] = [
     cron: "* * * * *",
     everySeconds: 10,
     run: () => markOfflineNodes(env().NODE_OFFLINE_AFTER_S),
+  },
+  {
+    // Woken by metric reports (throttled) and at once by fatal XIDs, so a failing GPU's node is
+    // quarantined within seconds; the sweep resolves what cleared in between.
+    id: "alerts-evaluate",
+    description: "Evaluate alert rules, fire and resolve events, remediate hardware faults within the cap",
+    cron: "* * * * *",
+    everySeconds: 15,
+    events: ["alerts/evaluate.requested"],
+    debounceMs: 50,
+    run: async () => ({ ...(await evaluateAlerts()) }),
+  },
+  {
+    id: "notifications-deliver",
+    description: "Deliver queued alert notifications (email, webhook) with retries and backoff",
+    cron: "* * * * *",
+    everySeconds: 10,
+    events: ["alerts/notifications.queued"],
+    debounceMs: 20,
+    run: async () => ({ ...(await deliverNotifications()) }),
   },
   {
     id: "metrics-cluster-rollup",

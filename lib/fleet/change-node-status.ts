@@ -6,7 +6,8 @@ import { db } from "@/lib/db/client";
 import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
 import { forbidden, invalidTransition } from "@/lib/errors";
 import { lockNodeOrThrow } from "./node-access";
-import { transition, type NodeState, type OperatorTarget } from "./node-lifecycle";
+import { applyNodeTransition } from "./apply-node-transition";
+import type { OperatorTarget } from "./node-lifecycle";
 import { nodeSelect } from "./node-schemas";
 
 /**
@@ -17,18 +18,9 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
   if (actor.principal.kind !== "operator") throw forbidden("Operator access required");
   const result = await db().$transaction(async (tx) => {
     const row = await lockNodeOrThrow(tx, actor.principal, nodeId);
-    const state = { status: row.status, statusBeforeOffline: row.status_before_offline } as NodeState;
-    const t = transition(state, { kind: "operator", target });
-    if (!t.ok) throw invalidTransition(t.reason);
     const why = reason ?? `operator set ${target}`;
-    if (t.changed) {
-      await tx.node.update({ where: { id: nodeId }, data: { status: t.state.status, statusBeforeOffline: t.state.statusBeforeOffline } });
-      await tx.nodeEvent.create({ data: { nodeId, fromStatus: t.from, toStatus: t.to, reason: why, actor: actor.principal.label } });
-    } else if (t.state.statusBeforeOffline !== state.statusBeforeOffline) {
-      // quarantining an offline node: it will come back quarantined
-      await tx.node.update({ where: { id: nodeId }, data: { statusBeforeOffline: t.state.statusBeforeOffline } });
-      await tx.nodeEvent.create({ data: { nodeId, fromStatus: "offline", toStatus: "quarantined", reason: `${why} (applies when it returns)`, actor: actor.principal.label } });
-    }
+    const t = await applyNodeTransition(tx, row, { kind: "operator", target }, why, actor.principal.label);
+    if (!t.ok) throw invalidTransition(t.reason);
     // work on a node taken out of service goes back to the queue, the tenant's retries untouched
     const requeued = t.changed && (target === "quarantined" || target === "maintenance") ? await requeueJobsOnNodes(tx, [nodeId], `node ${target}`, actor.principal.label) : [];
     let gpusCleared = 0;

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
+import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
 import { assignmentsForNode } from "@/lib/jobs/queries";
 import { AGENT_REPORTED, ECC_UNCORRECTED, fatalXidReason, REMAP_FAILURE } from "./gpu-health-reasons";
@@ -14,7 +15,7 @@ import { firstFatalXid } from "./xid-policy";
  * node back to its previous state, never more (lib/fleet/node-lifecycle.ts).
  */
 export async function recordHeartbeat(actor: Actor, nodeId: string, input: HeartbeatInput) {
-  return db().$transaction(async (tx) => {
+  const result = await db().$transaction(async (tx) => {
     const row = await lockNodeOrThrow(tx, actor.principal, nodeId);
     const state = { status: row.status, statusBeforeOffline: row.status_before_offline } as NodeState;
     const t = transition(state, { kind: "heartbeat" });
@@ -63,6 +64,9 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
            AND (x.kind <> 'healthy' OR g.unhealthy_reason = ${AGENT_REPORTED} OR x.last_xid IS NOT NULL)`;
     }
 
-    return tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });
-  }).then(async (node) => ({ node, assignments: await assignmentsForNode(nodeId) }));
+    return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), hardwareFault: reports.some((r) => r.kind === "hardware") };
+  });
+  // a hardware fault must reach the evaluator (and the remediator) now, not at the next sweep
+  if (result.hardwareFault) await emitEvent("alerts/evaluate.requested", { reason: "hardware fault reported by heartbeat" });
+  return { node: result.node, assignments: await assignmentsForNode(nodeId) };
 }

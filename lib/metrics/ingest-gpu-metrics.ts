@@ -3,6 +3,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
 import { forbidden, payloadTooLarge } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
+import { emitEvent } from "@/lib/background/emit";
 import { reviveOfflineNodes } from "@/lib/fleet/revive-offline-nodes";
 import { FATAL_XIDS } from "@/lib/fleet/xid-policy";
 import { gpuSample, MAX_SAMPLES_PER_REQUEST, type GpuSample } from "./schemas";
@@ -66,6 +67,17 @@ SELECT (SELECT count(*) FROM scoped)::int AS accepted,
        (SELECT count(*) FROM roll)::int AS rollups,
        (SELECT count(*) FROM alive)::int AS touched`;
 
+const EVALUATE_AT_MOST_EVERY_MS = 10_000;
+let lastWake = 0;
+
+/** New samples may change what fires: wake the evaluator, at once for a fatal XID, otherwise at most every 10 s per process. */
+async function wakeAlertEvaluation(fatal: boolean) {
+  const now = Date.now();
+  if (!fatal && now - lastWake < EVALUATE_AT_MOST_EVERY_MS) return;
+  lastWake = now;
+  await emitEvent("alerts/evaluate.requested", { reason: fatal ? "fatal XID reported" : "metrics arrived" });
+}
+
 export interface IngestResult {
   accepted: number;
   stored: number;
@@ -116,5 +128,6 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
   for (const index of result.unknown) rejected.push({ index, error: "gpu: No such GPU in this cluster" });
   rejected.sort((a, b) => a.index - b.index);
   if (result.offline_nodes.length) await reviveOfflineNodes(result.offline_nodes, principal.label);
+  await wakeAlertEvaluation(result.fatal_nodes.length > 0);
   return { accepted: result.accepted, stored: result.stored, rejected, fatalNodeIds: result.fatal_nodes };
 }

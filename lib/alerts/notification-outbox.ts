@@ -1,0 +1,163 @@
+import "server-only";
+import nodemailer from "nodemailer";
+import { emitEvent } from "@/lib/background/emit";
+import { pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/logger";
+import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText } from "./delivery-policy";
+
+// The notification outbox. Rows are written in the evaluator's run, delivered by a background
+// function that claims them with a lease, retried with backoff, and never deleted: a channel that
+// is down delays a notification, it does not lose it.
+
+export interface ChannelConfig {
+  smtpUrl?: string;
+  emailFrom: string;
+  emailTo: string[];
+  webhookUrl?: string;
+  publicUrl: string;
+}
+
+export function channelConfigFromEnv(): ChannelConfig {
+  const e = env();
+  return { smtpUrl: e.SMTP_URL, emailFrom: e.ALERT_EMAIL_FROM, emailTo: e.ALERT_EMAIL_TO, webhookUrl: e.ALERT_WEBHOOK_URL, publicUrl: e.NEXTAUTH_URL ?? "http://localhost:3000" };
+}
+
+/** A webhook URL carries its secret in the path: only the host is ever stored or shown. */
+export function redactWebhook(url: string): string {
+  try {
+    return `webhook ${new URL(url).host}`;
+  } catch {
+    return "webhook";
+  }
+}
+
+async function emailRecipients(cfg: ChannelConfig): Promise<string[]> {
+  if (cfg.emailTo.length) return cfg.emailTo;
+  const { rows } = await pool().query<{ email: string }>(`SELECT email FROM users WHERE role = 'operator' AND disabled_at IS NULL ORDER BY email`);
+  return rows.map((r) => r.email);
+}
+
+/**
+ * Queues one notification per configured channel for each event (firing or resolved). With no
+ * channel configured, a `console` row records that the operator plane is where it is read.
+ * Enqueuing the same event twice adds nothing (unique per event, kind and channel).
+ */
+export async function enqueueNotifications(eventIds: string[], kind: "firing" | "resolved", cfg: ChannelConfig = channelConfigFromEnv()): Promise<number> {
+  if (eventIds.length === 0) return 0;
+  const { rows: events } = await pool().query<{ id: string; severity: string; rule_name: string | null; rule_type: string; subject_label: string; message: string; fired_at: Date; resolved_at: Date | null }>(
+    `SELECT e.id, e.severity, r.name AS rule_name, e.rule_type, e.subject_label, e.message, e.fired_at, e.resolved_at
+       FROM alert_events e LEFT JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ANY($1::uuid[])`,
+    [eventIds],
+  );
+  const recipients = cfg.smtpUrl ? await emailRecipients(cfg) : [];
+  const channels: Array<{ channel: string; target: string }> = [
+    ...(cfg.smtpUrl && recipients.length ? [{ channel: "email", target: recipients.join(", ") }] : []),
+    ...(cfg.webhookUrl ? [{ channel: "webhook", target: redactWebhook(cfg.webhookUrl) }] : []),
+  ];
+  if (channels.length === 0) channels.push({ channel: "console", target: "operator plane" });
+  const rows = events.flatMap((e) => {
+    const text = notificationText({
+      status: kind,
+      severity: e.severity,
+      rule_name: e.rule_name ?? (e.rule_type === "remediation_capped" ? "Automatic remediation capped" : e.rule_type),
+      subject_label: e.subject_label,
+      message: e.message,
+      fired_at: e.fired_at,
+      resolved_at: kind === "resolved" ? e.resolved_at : null,
+      link: `${cfg.publicUrl.replace(/\/$/, "")}/admin/alerts?alert=${e.id}`,
+    });
+    return channels.map((c) => ({ event: e.id, ...c, ...text }));
+  });
+  const { rowCount } = await pool().query(
+    `INSERT INTO notifications (alert_event_id, kind, channel, target, subject, body, status, sent_at)
+     SELECT x.event, $1, x.channel, x.target, x.subject, x.body,
+            CASE WHEN x.channel = 'console' THEN 'sent' ELSE 'pending' END,
+            CASE WHEN x.channel = 'console' THEN now() END
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(event, channel, target, subject, body)
+     ON CONFLICT (alert_event_id, kind, channel) DO NOTHING`,
+    [kind, rows.map((r) => r.event), rows.map((r) => r.channel), rows.map((r) => r.target), rows.map((r) => r.subject), rows.map((r) => r.text)],
+  );
+  if (rows.some((r) => r.channel !== "console")) await emitEvent("alerts/notifications.queued", { count: rows.length });
+  return rowCount ?? 0;
+}
+
+interface Claimed {
+  id: string;
+  alert_event_id: string;
+  kind: string;
+  channel: string;
+  target: string;
+  subject: string;
+  body: string;
+  attempts: number;
+  severity: string;
+  rule_type: string;
+  subject_label: string;
+}
+
+/** How long a claimed notification is held before another deliverer may try it (a crashed one). */
+const LEASE_S = 120;
+
+async function send(n: Claimed, cfg: ChannelConfig): Promise<void> {
+  if (n.channel === "email") {
+    if (!cfg.smtpUrl) throw new Error("SMTP_URL is no longer configured");
+    const transport = nodemailer.createTransport(cfg.smtpUrl, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+    try {
+      await transport.sendMail({ from: cfg.emailFrom, to: n.target.split(", "), subject: n.subject, text: n.body });
+    } finally {
+      transport.close();
+    }
+    return;
+  }
+  if (n.channel === "webhook") {
+    if (!cfg.webhookUrl) throw new Error("ALERT_WEBHOOK_URL is no longer configured");
+    const res = await fetch(cfg.webhookUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      // `text` is what Slack-compatible receivers show; the rest is for machines
+      body: JSON.stringify({
+        text: `${n.subject}\n${n.body}`,
+        gpuforge: { notification_id: n.id, alert_id: n.alert_event_id, kind: n.kind, severity: n.severity, rule_type: n.rule_type, subject: n.subject_label },
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
+  }
+}
+
+/** Delivers due notifications (at most `batch` per run). Each is claimed under a lease, so parallel deliverers never send one twice at once. */
+export async function deliverNotifications(cfg: ChannelConfig = channelConfigFromEnv(), batch = 50): Promise<{ sent: number; retried: number; failed: number }> {
+  const { rows } = await pool().query<Claimed>(
+    `WITH due AS (
+       SELECT id FROM notifications WHERE status = 'pending' AND next_attempt_at <= now()
+        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE notifications n SET attempts = n.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::int)
+       FROM due, alert_events e
+      WHERE n.id = due.id AND e.id = n.alert_event_id
+     RETURNING n.id, n.alert_event_id, n.kind, n.channel, n.target, n.subject, n.body, n.attempts, e.severity, e.rule_type, e.subject_label`,
+    [batch, LEASE_S],
+  );
+  const out = { sent: 0, retried: 0, failed: 0 };
+  await Promise.all(
+    rows.map(async (n) => {
+      try {
+        await send(n, cfg);
+        await pool().query(`UPDATE notifications SET status = 'sent', sent_at = now(), last_error = NULL WHERE id = $1`, [n.id]);
+        out.sent++;
+      } catch (e) {
+        const error = (e as Error).message.slice(0, 500);
+        const giveUp = n.attempts >= MAX_DELIVERY_ATTEMPTS;
+        await pool().query(
+          `UPDATE notifications SET status = $2, last_error = $3, next_attempt_at = now() + make_interval(secs => $4::int) WHERE id = $1`,
+          [n.id, giveUp ? "failed" : "pending", error, deliveryBackoffSeconds(n.attempts)],
+        );
+        if (giveUp) out.failed++;
+        else out.retried++;
+        logger.warn("notification delivery failed", { id: n.id, channel: n.channel, attempt: n.attempts, error });
+      }
+    }),
+  );
+  return out;
+}

@@ -1,0 +1,116 @@
+import "server-only";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { systemActor } from "@/lib/auth/principal";
+import { emitEvent } from "@/lib/background/emit";
+import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { applyNodeTransition } from "@/lib/fleet/apply-node-transition";
+import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
+import { enqueueNotifications } from "./notification-outbox";
+import { decideRemediations, type RemediationCandidate } from "./remediation-cap";
+
+export interface NodeFault extends RemediationCandidate {
+  alert_event_id: string | null;
+  summary: string;
+}
+
+export interface RemediationOutcome {
+  quarantined: Array<{ node_id: string; cause: string; jobs_requeued: string[] }>;
+  capped: Array<{ node_id: string; cause: string }>;
+  used_in_window: number;
+  cap: number;
+}
+
+/** The same 64-bit key in every app instance: remediation decisions are taken one at a time, fleet-wide. */
+const REMEDIATION_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('gpuforge:remediation', 0))";
+const ACTOR = "remediation";
+
+/**
+ * Quarantines nodes with hardware faults, within the blast-radius cap. Under a Postgres advisory
+ * lock it counts the automatic quarantines of the window in the remediations table, so the cap
+ * holds across app instances; past it a critical alert calls a human instead. A node is decided
+ * once per fault: after a quarantine or a capped decision nothing happens to it automatically
+ * until an operator returns it to service. Jobs on a quarantined node are requeued without
+ * spending their tenants' retries, and each tenant sees why its job moved.
+ */
+export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; windowS?: number } = {}): Promise<RemediationOutcome> {
+  const cap = opts.cap ?? env().REMEDIATION_CAP;
+  const windowS = opts.windowS ?? env().REMEDIATION_WINDOW_S;
+  const empty: RemediationOutcome = { quarantined: [], capped: [], used_in_window: 0, cap };
+  if (faults.length === 0) return empty;
+
+  const result = await db().$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe(REMEDIATION_LOCK);
+      const ids = [...new Set(faults.map((f) => f.node_id))];
+      // re-read under the lock: another remediator may have decided these nodes a moment ago
+      const nodes = await tx.$queryRaw<Array<{ id: string; hostname: string; status: string; status_before_offline: string | null }>>`
+        SELECT n.id, n.hostname, n.status, n.status_before_offline FROM nodes n
+         WHERE n.id = ANY(${ids}::uuid[])
+           AND n.status <> 'quarantined' AND n.status_before_offline IS DISTINCT FROM 'quarantined'
+           AND NOT EXISTS (
+             SELECT 1 FROM remediations r
+              WHERE r.node_id = n.id
+                AND r.created_at > COALESCE((SELECT max(e.created_at) FROM node_events e WHERE e.node_id = n.id AND e.to_status = 'available'), '-infinity'))
+         ORDER BY n.id FOR UPDATE OF n`;
+      const byId = new Map(nodes.map((n) => [n.id, n]));
+      const eligible = faults.filter((f) => byId.has(f.node_id));
+      const [{ used }] = await tx.$queryRaw<[{ used: number }]>`
+        SELECT count(*)::int AS used FROM remediations
+         WHERE outcome = 'quarantined' AND created_at > clock_timestamp() - make_interval(secs => ${windowS}::int)`;
+      const decision = decideRemediations(eligible, used, cap);
+
+      const quarantined: RemediationOutcome["quarantined"] = [];
+      for (const f of decision.quarantine) {
+        const node = byId.get(f.node_id)!;
+        await applyNodeTransition(tx, node, { kind: "auto_quarantine" }, `automatic quarantine: ${f.summary}`, ACTOR);
+        const requeued = await requeueJobsOnNodes(tx, [node.id], `node ${node.hostname} quarantined (${f.summary})`, ACTOR);
+        await tx.remediation.create({
+          data: { nodeId: node.id, alertEventId: f.alert_event_id, cause: f.cause, outcome: "quarantined", jobsRequeued: requeued.length, details: { hostname: node.hostname, summary: f.summary, jobs: requeued, from_status: node.status, cap, window_s: windowS } },
+        });
+        if (requeued.length) {
+          // each tenant sees that its job moved, and why; it resolves once the job runs again
+          await tx.$executeRaw`
+            INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, tenant_id, severity, message, details)
+            SELECT 'job_moved', 'job_moved:' || j.id, 'job', j.id::text, j.name, n.cluster_id, n.id, j.tenant_id, 'warning',
+                   'Job ' || j.name || ' was moved off node ' || n.hostname || ' after a hardware fault; it is queued to run elsewhere and its retries were not spent',
+                   jsonb_build_object('node', n.hostname, 'cause', ${f.summary}::text)
+              FROM jobs j, nodes n WHERE j.id = ANY(${requeued}::uuid[]) AND n.id = ${node.id}::uuid
+            ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now(), details = EXCLUDED.details, message = EXCLUDED.message`;
+        }
+        await recordAudit(tx, systemActor, {
+          action: "node.auto_quarantined",
+          targetType: "node",
+          targetId: node.id,
+          details: { hostname: node.hostname, cause: f.cause, summary: f.summary, jobs_requeued: requeued.length },
+        });
+        quarantined.push({ node_id: node.id, cause: f.cause, jobs_requeued: requeued });
+      }
+
+      const cappedEventIds: string[] = [];
+      for (const f of decision.capped) {
+        const node = byId.get(f.node_id)!;
+        await tx.remediation.create({
+          data: { nodeId: node.id, alertEventId: f.alert_event_id, cause: f.cause, outcome: "capped", details: { hostname: node.hostname, summary: f.summary, used_in_window: used, cap, window_s: windowS } },
+        });
+        const rows = await tx.$queryRaw<Array<{ id: string; inserted: boolean }>>`
+          INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
+          SELECT 'remediation_capped', 'remediation_capped:' || n.id, 'node', n.id::text, n.hostname, n.cluster_id, n.id, 'critical',
+                 'Automatic quarantine of ' || n.hostname || ' (' || ${f.summary}::text || ') was not done: ' || ${cap}::int || ' automatic quarantines in '
+                   || ${Math.round(windowS / 60)}::int || ' minutes reached the cap. Inspect the node and quarantine or return it by hand.',
+                 jsonb_build_object('cause', ${f.cause}::text, 'summary', ${f.summary}::text, 'cap', ${cap}::int, 'window_s', ${windowS}::int, 'used_in_window', ${used}::int)
+            FROM nodes n WHERE n.id = ${node.id}::uuid
+          ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now()
+          RETURNING id, (xmax = 0) AS inserted`;
+        for (const r of rows) if (r.inserted) cappedEventIds.push(r.id);
+      }
+      return { quarantined, capped: decision.capped.map((f) => ({ node_id: f.node_id, cause: f.cause })), used, cappedEventIds };
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
+
+  if (result.quarantined.some((q) => q.jobs_requeued.length)) await emitEvent("scheduler/run.requested", { reason: "nodes quarantined" });
+  // a human must hear about a capped remediation whatever the rule's notification setting
+  await enqueueNotifications(result.cappedEventIds, "firing");
+  return { quarantined: result.quarantined, capped: result.capped, used_in_window: result.used + result.quarantined.length, cap };
+}

@@ -1,0 +1,85 @@
+import "server-only";
+import { pool } from "@/lib/db/client";
+import type { RuleFacts, RuleForEvaluation } from "./evaluate-rule";
+import { IDLE_UTILIZATION_PCT } from "./rule-types";
+
+// One set-based statement per rule gathers what its evaluation needs, over the per-minute rollups
+// and the registry; never a query per GPU. `$1` is the rule's cluster (NULL: the whole fleet).
+
+const IDLE_GPU_SQL = `
+WITH recent AS (
+  SELECT gpu_id, max(utilization_max) AS util_max FROM gpu_metrics_1m
+   WHERE bucket >= date_trunc('minute', now() - make_interval(secs => $2::int)) GROUP BY gpu_id
+)
+SELECT c.id AS cluster_id, c.name AS cluster_name, count(g.id)::int AS gpus_in_service,
+       count(g.id) FILTER (WHERE g.allocated_job_id IS NULL AND COALESCE(r.util_max, 0) < $3::real)::int AS gpus_idle
+  FROM clusters c
+  JOIN nodes n ON n.cluster_id = c.id AND n.status = 'available'
+  JOIN gpus g ON g.node_id = n.id AND g.status = 'available'
+  LEFT JOIN recent r ON r.gpu_id = g.id
+ WHERE $1::uuid IS NULL OR c.id = $1::uuid
+ GROUP BY c.id`;
+
+const IDLE_ALLOCATION_SQL = `
+SELECT j.id AS job_id, j.name AS job_name, j.tenant_id, (array_agg(DISTINCT n.cluster_id))[1] AS cluster_id,
+       count(DISTINCT g.id)::int AS gpus,
+       extract(epoch FROM now() - j.started_at)::float8 AS running_s,
+       count(DISTINCT m.bucket)::int AS minutes_observed,
+       max(m.utilization_sum / m.samples)::float8 AS peak_minute_avg_pct,
+       (sum(m.utilization_sum) / NULLIF(sum(m.samples), 0))::float8 AS avg_pct
+  FROM jobs j
+  JOIN gpus g ON g.allocated_job_id = j.id
+  JOIN nodes n ON n.id = g.node_id
+  LEFT JOIN gpu_metrics_1m m ON m.gpu_id = g.id AND m.bucket >= date_trunc('minute', now() - make_interval(secs => $2::int))
+ WHERE j.status = 'running' AND j.started_at <= now() - make_interval(secs => $2::int)
+   AND ($1::uuid IS NULL OR n.cluster_id = $1::uuid)
+ GROUP BY j.id`;
+
+const TEMPERATURE_SQL = `
+SELECT g.id AS gpu_id, g.index AS gpu_index, n.id AS node_id, n.hostname, n.cluster_id,
+       count(*) FILTER (WHERE m.temperature_max >= $3::real)::int AS hot_minutes, max(m.temperature_max)::float8 AS peak_c
+  FROM gpu_metrics_1m m JOIN gpus g ON g.id = m.gpu_id JOIN nodes n ON n.id = g.node_id
+ WHERE m.bucket >= date_trunc('minute', now() - make_interval(secs => $2::int))
+   AND ($1::uuid IS NULL OR n.cluster_id = $1::uuid)
+ GROUP BY g.id, n.id
+HAVING count(*) FILTER (WHERE m.temperature_max >= $3::real) > 0`;
+
+const UNREACHABLE_SQL = `
+SELECT n.id AS node_id, n.hostname, n.cluster_id, n.status, n.status_before_offline,
+       extract(epoch FROM now() - COALESCE(n.last_heartbeat_at, n.created_at))::float8 AS silent_s, n.last_heartbeat_at
+  FROM nodes n
+ WHERE COALESCE(n.last_heartbeat_at, n.created_at) < now() - make_interval(secs => $2::int)
+   AND ($1::uuid IS NULL OR n.cluster_id = $1::uuid)`;
+
+const XID_SQL = `
+SELECT g.id AS gpu_id, g.index AS gpu_index, g.uuid AS gpu_uuid, n.id AS node_id, n.hostname, n.cluster_id,
+       g.unhealthy_reason, g.last_xid_at, g.allocated_job_id
+  FROM gpus g JOIN nodes n ON n.id = g.node_id
+ WHERE g.status = 'unhealthy' AND g.unhealthy_reason LIKE 'fatal_xid:%'
+   AND ($1::uuid IS NULL OR n.cluster_id = $1::uuid) AND $2::int >= 0`;
+
+export async function gatherRuleFacts(rule: RuleForEvaluation & { cluster_id: string | null }): Promise<RuleFacts> {
+  const q = async <T>(sql: string, extra: unknown[] = []) =>
+    (await pool().query({ name: `alert_facts_${rule.rule_type}`, text: sql, values: [rule.cluster_id, rule.window_s, ...extra] })).rows as T[];
+  switch (rule.rule_type) {
+    case "idle_gpu":
+      return { rule_type: "idle_gpu", rows: await q(IDLE_GPU_SQL, [IDLE_UTILIZATION_PCT]) };
+    case "idle_allocation":
+      return { rule_type: "idle_allocation", rows: await q(IDLE_ALLOCATION_SQL) };
+    case "gpu_temperature":
+      return { rule_type: "gpu_temperature", rows: await q(TEMPERATURE_SQL, [rule.threshold]) };
+    case "node_unreachable":
+      return {
+        rule_type: "node_unreachable",
+        rows: (await q<{ last_heartbeat_at: Date | null }>(UNREACHABLE_SQL)).map((r) => ({ ...r, last_heartbeat_at: r.last_heartbeat_at?.toISOString() ?? null })) as never,
+      };
+    case "gpu_xid":
+      return {
+        rule_type: "gpu_xid",
+        rows: (await q<{ last_xid_at: Date | null }>(XID_SQL)).map((r) => ({ ...r, last_xid_at: r.last_xid_at?.toISOString() ?? null })) as never,
+      };
+    case "sla_breach":
+      // inference endpoints and their samples do not exist in this deployment yet: nothing breaches
+      return { rule_type: "sla_breach", rows: [] };
+  }
+}
