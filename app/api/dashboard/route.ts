@@ -1,10 +1,11 @@
+import { firingAlertCounts } from "@/lib/alerts/queries";
 import { fleet } from "@/lib/api/contracts";
 import { fleetSummary } from "@/lib/fleet/queries";
 import { jobCounts } from "@/lib/jobs/queries";
 import { json, route } from "@/lib/http/route";
 
-export const GET = route(fleet.dashboard, async () => {
-  const [s, jobs] = await Promise.all([fleetSummary(), jobCounts()]);
+export const GET = route(fleet.dashboard, async ({ principal }) => {
+  const [s, jobs, alerts] = await Promise.all([fleetSummary(), jobCounts(), firingAlertCounts(principal)]);
   return json(200, {
     gpus_total: s.gpus_total,
     gpus_allocated: s.gpus_allocated,
@@ -17,5 +18,7 @@ export const GET = route(fleet.dashboard, async () => {
     jobs_queued: jobs.queued,
     jobs_running: jobs.running,
     jobs_blocked: jobs.blocked,
+    alerts_firing: alerts.total,
+    alerts_critical: alerts.critical,
   });
 });

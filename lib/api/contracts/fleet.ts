@@ -161,6 +161,8 @@ export const dashboard = defineContract({
         jobs_queued: z.number(),
         jobs_running: z.number(),
         jobs_blocked: z.number(),
+        alerts_firing: z.number(),
+        alerts_critical: z.number(),
       }),
     },
     ...authErrors,

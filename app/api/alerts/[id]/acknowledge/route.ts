@@ -1,0 +1,5 @@
+import { acknowledgeAlert, alertJson } from "@/lib/alerts/queries";
+import { alerts } from "@/lib/api/contracts";
+import { json, route } from "@/lib/http/route";
+
+export const POST = route(alerts.acknowledgeAlert, async ({ actor, params }) => json(200, { alert: alertJson(await acknowledgeAlert(actor, params.id), actor.principal) }));

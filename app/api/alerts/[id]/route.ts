@@ -1,0 +1,5 @@
+import { alertJson, getAlertOrThrow } from "@/lib/alerts/queries";
+import { alerts } from "@/lib/api/contracts";
+import { json, route } from "@/lib/http/route";
+
+export const GET = route(alerts.getAlert, async ({ principal, params }) => json(200, { alert: alertJson(await getAlertOrThrow(principal, params.id), principal) }));

@@ -1,0 +1,5 @@
+import { notificationJson, retryNotification } from "@/lib/alerts/queries";
+import { alerts } from "@/lib/api/contracts";
+import { json, route } from "@/lib/http/route";
+
+export const POST = route(alerts.retryNotification, async ({ actor, params }) => json(200, { notification: notificationJson(await retryNotification(actor, params.id)) }));

@@ -1,0 +1,176 @@
+import "server-only";
+import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { emitEvent } from "@/lib/background/emit";
+import { db, pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { conflict, forbidden, notFound } from "@/lib/errors";
+import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import type { ListAlertsQuery } from "./schemas";
+
+const alertInclude = { rule: { select: { name: true } } } as const;
+type AlertRow = NonNullable<Awaited<ReturnType<typeof findAlert>>>;
+const findAlert = (id: string) => db().alertEvent.findUnique({ where: { id }, include: alertInclude });
+
+/** Who sees which alerts: operators all of them, a tenant those about its own work, agents none. */
+function alertScope(p: Principal) {
+  if (p.kind === "operator") return {};
+  if (p.kind === "tenant") return { tenantId: p.tenantId };
+  throw forbidden("Alerts are for operators and tenants");
+}
+
+export function alertJson(a: AlertRow, p: Principal) {
+  // a tenant learns what happened to its work, not the fleet's internal ids
+  const fleetIds = p.kind === "operator";
+  return {
+    id: a.id,
+    rule_id: fleetIds ? a.ruleId : null,
+    rule_name: a.rule?.name ?? null,
+    rule_type: a.ruleType as never,
+    status: a.status as "firing" | "resolved",
+    severity: a.severity as "info" | "warning" | "critical",
+    subject_type: a.subjectType,
+    subject_id: a.subjectId,
+    subject_label: a.subjectLabel,
+    cluster_id: fleetIds ? a.clusterId : null,
+    node_id: fleetIds ? a.nodeId : null,
+    tenant_id: a.tenantId,
+    message: a.message,
+    details: (a.details ?? {}) as Record<string, unknown>,
+    fired_at: a.firedAt.toISOString(),
+    last_seen_at: a.lastSeenAt.toISOString(),
+    resolved_at: a.resolvedAt?.toISOString() ?? null,
+    acknowledged_at: a.acknowledgedAt?.toISOString() ?? null,
+    acknowledged_by: a.acknowledgedBy,
+  };
+}
+
+export async function listAlerts(p: Principal, q: ListAlertsQuery) {
+  const rows = await db().alertEvent.findMany({
+    where: {
+      ...alertScope(p),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.severity ? { severity: q.severity } : {}),
+      ...(q.rule_type ? { ruleType: q.rule_type } : {}),
+      ...(q.cluster_id ? { clusterId: q.cluster_id } : {}),
+      ...(q.node_id ? { nodeId: q.node_id } : {}),
+      ...afterCursor(decodeCursor(q.cursor), "firedAt"),
+    },
+    orderBy: [{ firedAt: "desc" }, { id: "desc" }],
+    take: q.limit + 1,
+    include: alertInclude,
+  });
+  return page(rows, q.limit, (a) => a.firedAt);
+}
+
+export async function getAlertOrThrow(p: Principal, id: string) {
+  const a = await findAlert(id);
+  if (!a || (p.kind === "tenant" && a.tenantId !== p.tenantId)) throw notFound("Alert");
+  alertScope(p);
+  return a;
+}
+
+/** An operator takes an alert: the plane shows who is on it. Acknowledging twice keeps the first. */
+export async function acknowledgeAlert(actor: Actor, id: string) {
+  assertOperator(actor.principal);
+  return db().$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<Array<{ id: string; acknowledged_at: Date | null }>>`SELECT id, acknowledged_at FROM alert_events WHERE id = ${id}::uuid FOR UPDATE`;
+    if (!rows[0]) throw notFound("Alert");
+    if (!rows[0].acknowledged_at) {
+      await tx.alertEvent.update({ where: { id }, data: { acknowledgedAt: new Date(), acknowledgedBy: actor.principal.label } });
+      await recordAudit(tx, actor, { action: "alert.acknowledged", targetType: "alert", targetId: id });
+    }
+    return tx.alertEvent.findUniqueOrThrow({ where: { id }, include: alertInclude });
+  });
+}
+
+/** Firing alerts by severity, for the fleet overview and the dashboard. */
+export async function firingAlertCounts(p: Principal): Promise<{ total: number; critical: number; warning: number; info: number }> {
+  const groups = await db().alertEvent.groupBy({ by: ["severity"], where: { status: "firing", ...alertScope(p) }, _count: { _all: true } });
+  const by = Object.fromEntries(groups.map((g) => [g.severity, g._count._all])) as Record<string, number>;
+  return { total: groups.reduce((s, g) => s + g._count._all, 0), critical: by.critical ?? 0, warning: by.warning ?? 0, info: by.info ?? 0 };
+}
+
+export async function listNotifications(p: Principal, q: { limit: number; cursor?: string; status?: string; channel?: string }) {
+  assertOperator(p);
+  const rows = await db().notification.findMany({
+    where: { ...(q.status ? { status: q.status } : {}), ...(q.channel ? { channel: q.channel } : {}), ...afterCursor(decodeCursor(q.cursor)) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: q.limit + 1,
+  });
+  return page(rows, q.limit);
+}
+
+export type NotificationRow = Awaited<ReturnType<typeof listNotifications>>["data"][number];
+
+export function notificationJson(n: NotificationRow) {
+  return {
+    id: n.id,
+    alert_id: n.alertEventId,
+    kind: n.kind as "firing" | "resolved",
+    channel: n.channel as "email" | "webhook" | "console",
+    target: n.target,
+    subject: n.subject,
+    status: n.status as "pending" | "sent" | "failed",
+    attempts: n.attempts,
+    next_attempt_at: n.status === "pending" ? n.nextAttemptAt.toISOString() : null,
+    last_error: n.lastError,
+    sent_at: n.sentAt?.toISOString() ?? null,
+    created_at: n.createdAt.toISOString(),
+  };
+}
+
+/** An operator sends a failed (or waiting) notification again now, with a fresh set of attempts. */
+export async function retryNotification(actor: Actor, id: string) {
+  assertOperator(actor.principal);
+  const n = await db().$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<Array<{ status: string }>>`SELECT status FROM notifications WHERE id = ${id}::uuid FOR UPDATE`;
+    if (!rows[0]) throw notFound("Notification");
+    if (rows[0].status === "sent") throw conflict("This notification was delivered; there is nothing to retry", [{ path: "id", message: "Already sent" }]);
+    const updated = await tx.notification.update({ where: { id }, data: { status: "pending", attempts: 0, nextAttemptAt: new Date(), lastError: null } });
+    await recordAudit(tx, actor, { action: "notification.retried", targetType: "notification", targetId: id });
+    return updated;
+  });
+  await emitEvent("alerts/notifications.queued", { count: 1 });
+  return n;
+}
+
+export async function listRemediations(p: Principal, q: { limit: number; cursor?: string; outcome?: string }) {
+  assertOperator(p);
+  const rows = await db().remediation.findMany({
+    where: { ...(q.outcome ? { outcome: q.outcome } : {}), ...afterCursor(decodeCursor(q.cursor)) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: q.limit + 1,
+  });
+  const hostnames = new Map(
+    (await db().node.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.nodeId))] } }, select: { id: true, hostname: true } })).map((n) => [n.id, n.hostname]),
+  );
+  return { ...page(rows.map((r) => ({ ...r, hostname: hostnames.get(r.nodeId) ?? "(deleted node)" })), q.limit), cap: await remediationCapStatus() };
+}
+
+/** The blast-radius cap as it stands: how many automatic quarantines the window has used. */
+export async function remediationCapStatus() {
+  const { REMEDIATION_CAP: limit, REMEDIATION_WINDOW_S: windowS } = env();
+  const { rows } = await pool().query<{ used: number }>(
+    `SELECT count(*)::int AS used FROM remediations WHERE outcome = 'quarantined' AND created_at > clock_timestamp() - make_interval(secs => $1::int)`,
+    [windowS],
+  );
+  return { limit, window_s: windowS, used: rows[0]!.used };
+}
+
+export type RemediationRow = Awaited<ReturnType<typeof listRemediations>>["data"][number];
+
+export function remediationJson(r: RemediationRow) {
+  return {
+    id: r.id,
+    node_id: r.nodeId,
+    hostname: r.hostname,
+    alert_id: r.alertEventId,
+    cause: r.cause,
+    action: "quarantine" as const,
+    outcome: r.outcome as "quarantined" | "capped",
+    jobs_requeued: r.jobsRequeued,
+    details: (r.details ?? {}) as Record<string, unknown>,
+    created_at: r.createdAt.toISOString(),
+  };
+}
