@@ -20,5 +20,6 @@ export function Th({ children, className }: { children?: React.ReactNode; classN
 }
 
 export function Td({ children, className }: { children?: React.ReactNode; className?: string }) {
-  return <td className={cn("whitespace-nowrap px-5 py-3 text-slate-700", className)}>{children}</td>;
+  // cells do not wrap unless the caller says how (class order cannot override a utility)
+  return <td className={cn(className?.includes("whitespace-") ? null : "whitespace-nowrap", "px-5 py-3 text-slate-700", className)}>{children}</td>;
 }

@@ -25,3 +25,8 @@ export async function listClusters(principal: Principal, opts: { limit: number; 
   });
   return page(rows, opts.limit);
 }
+
+/** Every cluster's id and name, for pickers (rule scopes, job placement). */
+export async function clusterNames() {
+  return db().cluster.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
+}

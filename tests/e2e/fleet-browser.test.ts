@@ -42,11 +42,22 @@ afterAll(async () => {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
 
-async function signedInPage(target: string) {
+/** Polls `read` until `done` holds (background work runs on its own schedule). */
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function signedInPage(target: string, user: { email: string; password: string } = operator) {
   const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
   await page.goto(`${inject("baseUrl")}/login?callbackUrl=${encodeURIComponent(target)}`);
-  await page.fill("#f-email", operator.email);
-  await page.fill("#f-password", operator.password);
+  await page.fill("#f-email", user.email);
+  await page.fill("#f-password", user.password);
   await page.click("form[aria-label='Sign in'] button[type=submit]");
   await page.waitForURL(`${inject("baseUrl")}${target}`);
   return page;
@@ -87,33 +98,81 @@ describe("fleet pages with the simulator running", () => {
     await page.context().close();
   });
 
-  it("shows a fatal XID as an unhealthy GPU, and an operator quarantines and returns the node", async () => {
-    const node = sim.nodes[1]!;
+  it("a fatal XID under a tenant's job: alert, automatic quarantine, the job moves, an operator returns the node", async () => {
+    // a tenant's 8-GPU job on one of the simulated nodes
+    const tenant = await makeTenant(8);
+    const tenantUser = await makeUser("tenant_admin", tenant.id);
+    const { key: tenantKey } = await makeKey({ scope: "tenant", tenant_id: tenant.id });
+    const submitted = await api("POST", "/api/jobs", { key: tenantKey, body: { name: "llama-finetune", gpu_count: 8, gpu_type: "L40S", cluster_id: clusterId, duration_s: 3600 } });
+    expect(submitted.status).toBe(201);
+    const jobId = submitted.body.job.id as string;
+    const placed = await until(async () => (await api("GET", `/api/jobs/${jobId}`, { key: tenantKey })).body.job, (j) => j.status === "running");
+    const node = sim.nodes.find((n) => n.id === placed.node_ids[0])!;
+
     sim.injectFault(node.hostname, "xid79", 3);
     await sim.reportNow(node.hostname);
     const gpu = await db().gpu.findFirstOrThrow({ where: { nodeId: node.id!, index: 3 } });
     expect(gpu).toMatchObject({ status: "unhealthy", unhealthyReason: "fatal_xid:79" });
+    // nobody touches anything: the platform quarantines the node and moves the job
+    await until(() => db().node.findUniqueOrThrow({ where: { id: node.id! } }), (n) => n.status === "quarantined", 15_000);
+    const remediation = await db().remediation.findFirstOrThrow({ where: { nodeId: node.id! } });
+    expect(remediation).toMatchObject({ outcome: "quarantined", cause: "fatal_xid:79", jobsRequeued: 1 });
+    const moved = await until(async () => (await api("GET", `/api/jobs/${jobId}`, { key: tenantKey })).body.job, (j) => j.status === "running", 15_000);
+    expect(moved.node_ids).not.toContain(node.id);
+    expect(moved.failures).toBe(0);
 
-    const page = await signedInPage(`/admin/nodes/${node.id}`);
-    await page.getByText("XID 79 — GPU has fallen off the bus").waitFor();
-    await page.fill("#node-reason", "XID 79 on GPU 3");
-    page.once("dialog", (d) => void d.accept());
-    await page.getByRole("button", { name: "Quarantine" }).click();
-    await page.getByText(`${node.hostname} is now quarantined.`).waitFor();
-    expect((await db().node.findUniqueOrThrow({ where: { id: node.id! } })).status).toBe("quarantined");
-    await shot(page, "fleet-node-quarantined");
+    const page = await signedInPage(`/admin/alerts`);
+    const row = page.locator("tr", { hasText: `XID 79 (GPU has fallen off the bus) on ${node.hostname} GPU 3` }).first();
+    await row.waitFor();
+    await row.getByRole("button", { name: "Acknowledge" }).click();
+    await row.getByText(/Taken by/).waitFor();
+    await shot(page, "alerts-firing");
+    await page.getByRole("link", { name: "Remediations" }).click();
+    await page.locator("tr", { hasText: node.hostname }).getByText("quarantined").waitFor();
+    await shot(page, "alerts-remediations");
+    await page.getByRole("link", { name: "Notifications" }).click();
+    await page.getByRole("heading", { name: "Notifications" }).waitFor();
+    await page.getByText(`[GPUForge] FIRING critical: Fatal XID on a GPU — ${node.hostname} GPU 3`).first().waitFor();
+    await shot(page, "alerts-notifications");
+    // the rules editor names a knob out of range for the type, and keeps what was typed
+    await page.getByRole("link", { name: "Rules" }).click();
+    await page.getByRole("cell", { name: /Fatal XID on a GPU/ }).waitFor();
+    const form = page.locator("form[aria-label='Add rule']");
+    await form.locator("#f-name").fill("Idle L40S capacity");
+    await form.locator("#f-rule_type").selectOption("idle_gpu");
+    await form.locator("#f-threshold").fill("400");
+    await form.getByRole("button", { name: "Add rule" }).click();
+    await form.getByText("Must be between 1 and 100").waitFor();
+    expect(await form.locator("#f-name").inputValue()).toBe("Idle L40S capacity");
+    await form.locator("#f-threshold").fill("60");
+    await form.getByRole("button", { name: "Add rule" }).click();
+    await form.getByText("Rule “Idle L40S capacity” added.").waitFor();
+    await page.getByRole("link", { name: "Idle L40S capacity" }).waitFor();
+    await shot(page, "alerts-rules");
 
     // heartbeats keep coming, and do not bring it back
     await sim.reportNow(node.hostname);
     expect((await db().node.findUniqueOrThrow({ where: { id: node.id! } })).status).toBe("quarantined");
 
+    // the tenant sees why its job moved
+    const tenantPage = await signedInPage("/dashboard/alerts", tenantUser);
+    await tenantPage.getByText(/Job llama-finetune was moved off node/).first().waitFor();
+    await shot(tenantPage, "tenant-alerts");
+    await tenantPage.context().close();
+
+    // after inspection, an operator returns the node to service from its page
+    await page.goto(`${inject("baseUrl")}/admin/nodes/${node.id}`);
+    await page.getByText("XID 79 — GPU has fallen off the bus").waitFor();
+    await page.fill("#node-reason", "GPU 3 reseated and tested");
     page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Return to service" }).click();
     await page.getByText(`${node.hostname} is now available.`).waitFor();
     expect((await db().gpu.findUniqueOrThrow({ where: { id: gpu.id } })).status).toBe("available");
     const events = await db().nodeEvent.findMany({ where: { nodeId: node.id! }, orderBy: { id: "asc" } });
-    expect(events.map((e) => e.toStatus)).toEqual(["available", "quarantined", "available"]);
-    expect(events[1]!.reason).toBe("XID 79 on GPU 3");
+    expect(events.map((e) => [e.toStatus, e.actor])).toEqual([["available", expect.any(String)], ["quarantined", "remediation"], ["available", operator.email]]);
+    // the alert resolves by itself at the next evaluation
+    const alert = await db().alertEvent.findFirstOrThrow({ where: { ruleType: "gpu_xid", nodeId: node.id! } });
+    await until(() => db().alertEvent.findUniqueOrThrow({ where: { id: alert.id } }), (a) => a.status === "resolved", 40_000);
     await page.context().close();
   });
 

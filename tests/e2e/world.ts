@@ -5,6 +5,8 @@ import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
+import { createAlertRule } from "@/lib/alerts/alert-rules";
+import { db } from "@/lib/db/client";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 
@@ -35,7 +37,23 @@ export async function buildWorld() {
   const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), gpus: inventory(2) });
   await recordHeartbeat(agentC, nodeC.node.id, {});
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, nodeD.node.id, {});
-  return { a, b, clusterC, clusterD, keys, nodeC, nodeD };
+  // an alert about tenant A's work, a rule to edit, for the alert operations
+  const alertOfA = await db().alertEvent.create({
+    data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: a.id, severity: "warning", message: "moved for the walk" },
+  });
+  const rule = await createAlertRule(systemActor, { name: unique("walk-rule"), rule_type: "gpu_temperature", cluster_id: clusterD.id, severity: "warning", enabled: false, notify: false, auto_remediate: false });
+  return { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule };
+}
+
+/** A notification whose delivery failed, fresh per call (retrying consumes it). */
+export async function failedNotification(w: World): Promise<string> {
+  const event = await db().alertEvent.create({
+    data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: w.a.id, severity: "warning", message: "walk", status: "resolved", resolvedAt: new Date() },
+  });
+  const n = await db().notification.create({
+    data: { alertEventId: event.id, kind: "firing", channel: "webhook", target: unique("webhook"), subject: "walk", body: "walk", status: "failed", attempts: 12, lastError: "HTTP 503" },
+  });
+  return n.id;
 }
 
 export async function pipelineOfA(w: World): Promise<string> {
@@ -169,6 +187,20 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listPipelines: { path: fixed("/api/pipelines"), expect: authed(403, 200, 200, 200) },
     getPipeline: { path: async () => `/api/pipelines/${await pipelineOfA(w)}`, expect: authed(403, 404, 200, 200) },
     listSchedulerLogs: { path: fixed("/api/scheduler/logs"), expect: authed(403, 403, 403, 200) },
+
+    listAlertRules: { path: fixed("/api/alerts/rules"), expect: authed(403, 403, 403, 200) },
+    createAlertRule: {
+      path: fixed("/api/alerts/rules"),
+      body: () => ({ name: unique("walk-rule"), rule_type: "node_unreachable", cluster_id: w.clusterD.id, window_s: 300, enabled: false }),
+      expect: authed(403, 403, 403, 201),
+    },
+    updateAlertRule: { path: fixed(`/api/alerts/rules/${w.rule.id}`), body: () => ({ threshold: 85 }), expect: authed(403, 403, 403, 200) },
+    listAlerts: { path: fixed("/api/alerts"), expect: authed(403, 200, 200, 200) },
+    getAlert: { path: fixed(`/api/alerts/${w.alertOfA.id}`), expect: authed(403, 404, 200, 200) },
+    acknowledgeAlert: { path: fixed(`/api/alerts/${w.alertOfA.id}/acknowledge`), expect: authed(403, 403, 403, 200) },
+    listNotifications: { path: fixed("/api/notifications"), expect: authed(403, 403, 403, 200) },
+    retryNotification: { path: async () => `/api/notifications/${await failedNotification(w)}/retry`, expect: authed(403, 403, 403, 200) },
+    listRemediations: { path: fixed("/api/remediations"), expect: authed(403, 403, 403, 200) },
   };
 }
 

@@ -4,6 +4,7 @@ import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
 import { FleetFloor } from "@/components/fleet/fleet-floor";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
+import { firingAlertCounts } from "@/lib/alerts/queries";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
@@ -13,11 +14,14 @@ export const metadata = { title: "Fleet overview" };
 
 export default async function AdminHome() {
   const p = await requireOperatorPage("/admin");
-  const [fleet, series, floor, o] = await Promise.all([fleetSummary(), fleetUtilizationSeries(24, 15), fleetFloor(), operatorOverview(p)]);
+  const [fleet, series, floor, o, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(24, 15), fleetFloor(), operatorOverview(p), firingAlertCounts(p)]);
   return (
     <>
       <PageHeader title="Fleet overview" description="Every GPU in every cluster, live." actions={<AutoRefresh seconds={10} />} />
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
+        <Link href="/admin/alerts" className="rounded-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600" aria-label={`Alerts firing: ${alerts.total}, ${alerts.critical} critical`}>
+          <Stat label="Alerts firing" value={<span className={alerts.critical ? "text-red-700" : undefined}>{alerts.total}</span>} hint={`${alerts.critical} critical · ${alerts.warning} warning`} />
+        </Link>
         <Stat label="GPUs" value={fleet.gpus_total} hint={`${fleet.gpus_allocated} allocated · ${fleet.gpus_schedulable} idle`} />
         <Stat label="Unhealthy GPUs" value={fleet.gpus_unhealthy} hint="Fatal XIDs, ECC, agent reports" />
         <Stat label="Avg utilization" value={fleet.utilization_avg_pct === null ? "—" : `${fleet.utilization_avg_pct} %`} hint="Last 5 minutes" />

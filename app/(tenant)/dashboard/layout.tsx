@@ -11,6 +11,7 @@ export default async function TenantLayout({ children }: { children: React.React
     { href: "/dashboard", label: "Overview" },
     { href: "/dashboard/jobs", label: "Jobs" },
     { href: "/dashboard/pipelines", label: "Pipelines" },
+    { href: "/dashboard/alerts", label: "Alerts" },
     ...(p.role === "tenant_admin"
       ? [
           { href: "/dashboard/users", label: "Users" },

@@ -1,0 +1,85 @@
+import Link from "next/link";
+import { retryNotificationAction } from "@/app/_actions/alerts";
+import { DeliveryBadge } from "@/components/alerts/alert-badges";
+import { AlertsNav } from "@/components/alerts/alerts-nav";
+import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { InlineAction } from "@/components/forms/alert-forms";
+import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
+import { formatDateTime, formatRelative } from "@/components/ui/format";
+import { Table, Td, Th } from "@/components/ui/table";
+import { listNotifications, notificationJson } from "@/lib/alerts/queries";
+import { listNotificationsQuery } from "@/lib/alerts/schemas";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { env } from "@/lib/env";
+
+export const metadata = { title: "Notifications" };
+
+const channelLabels: Record<string, string> = { email: "Email", webhook: "Webhook", console: "Console only" };
+
+export default async function NotificationsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const p = await requireOperatorPage("/admin/alerts/notifications");
+  const sp = await searchParams;
+  const parsed = listNotificationsQuery.safeParse({ status: sp.status || undefined, cursor: sp.cursor || undefined, limit: 50 });
+  const q = parsed.success ? parsed.data : { limit: 50 };
+  const page = await listNotifications(p, q).catch(() => listNotifications(p, { limit: 50 }));
+  const e = env();
+  const channels = [e.SMTP_URL ? "email" : null, e.ALERT_WEBHOOK_URL ? "webhook" : null].filter(Boolean);
+  return (
+    <>
+      <PageHeader
+        title="Notifications"
+        description="Every alert announcement and how its delivery went. Failed deliveries are retried with backoff and kept until they are sent."
+        actions={<AutoRefresh seconds={10} />}
+      />
+      <AlertsNav current="/admin/alerts/notifications" />
+      <p className="mb-4 rounded-md bg-slate-100 px-4 py-2.5 text-sm text-slate-700">
+        {channels.length
+          ? `Delivering by ${channels.join(" and ")}.`
+          : "No channel is configured (SMTP_URL, ALERT_WEBHOOK_URL): notifications are recorded here for the operator plane only."}
+      </p>
+      <Card>
+        <CardHeader
+          title="Outbox"
+          actions={
+            <nav aria-label="Filter by delivery status" className="flex gap-1 text-sm">
+              {[["", "All"], ["pending", "Pending"], ["failed", "Failed"], ["sent", "Sent"]].map(([value, label]) => (
+                <Link key={value} href={value ? `/admin/alerts/notifications?status=${value}` : "/admin/alerts/notifications"} aria-current={(q.status ?? "") === value ? "page" : undefined}
+                  className="rounded-md px-2.5 py-1 text-slate-600 hover:bg-slate-100 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white">{label}</Link>
+              ))}
+            </nav>
+          }
+        />
+        {page.data.length === 0 ? (
+          <EmptyState title="No notifications">Alerts of rules with notifications on are announced here when they fire and when they resolve.</EmptyState>
+        ) : (
+          <Table caption="Notifications">
+            <thead className="bg-slate-50"><tr><Th>Queued</Th><Th>Message</Th><Th>Channel</Th><Th>Delivery</Th><Th>Attempts</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+            <tbody className="divide-y divide-slate-100">
+              {page.data.map(notificationJson).map((n) => (
+                <tr key={n.id} className="align-top">
+                  <Td><span title={formatDateTime(n.created_at)}>{formatRelative(n.created_at)}</span></Td>
+                  <Td className="max-w-xl whitespace-normal">
+                    <Link href={`/admin/alerts?alert=${n.alert_id}`} className="font-medium text-slate-900 hover:underline">{n.subject}</Link>
+                    {n.last_error ? <p className="mt-0.5 text-xs text-red-700">Last error: {n.last_error}</p> : null}
+                  </Td>
+                  <Td>{channelLabels[n.channel]}<p className="text-xs text-slate-500">{n.target}</p></Td>
+                  <Td>
+                    <DeliveryBadge status={n.status} channel={n.channel} />
+                    <p className="mt-1 text-xs text-slate-500">{n.channel === "console" ? "no channel configured" : n.sent_at ? `sent ${formatRelative(n.sent_at)}` : n.next_attempt_at ? `next try ${formatDateTime(n.next_attempt_at)}` : ""}</p>
+                  </Td>
+                  <Td className="tabular-nums">{n.attempts}</Td>
+                  <Td className="text-right">{n.status !== "sent" ? <InlineAction action={retryNotificationAction} fields={{ id: n.id }} label="Retry now" /> : null}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+        {page.nextCursor ? (
+          <div className="border-t border-slate-100 px-5 py-3 text-right">
+            <Link className="text-sm font-medium text-indigo-700 hover:underline" href={`/admin/alerts/notifications?cursor=${page.nextCursor}${q.status ? `&status=${q.status}` : ""}`}>Older →</Link>
+          </div>
+        ) : null}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+"use server";
+import { z } from "zod";
+import { createAlertRule, updateAlertRule } from "@/lib/alerts/alert-rules";
+import { acknowledgeAlert, retryNotification } from "@/lib/alerts/queries";
+import { createRuleBody, updateRuleBody } from "@/lib/alerts/schemas";
+import { formText, serverAction } from "@/lib/auth/action";
+
+const pages = ["/admin/alerts", "/admin/alerts/rules", "/admin/alerts/notifications", "/admin"];
+const isOperator = (p: { kind: string }) => p.kind === "operator";
+
+/** Decimal knobs (°C, %) come as text; anything that is not a number is passed on for the schema to name. */
+const formNumber = (f: FormData, name: string) => {
+  const v = formText(f, name);
+  return v === undefined ? undefined : /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v;
+};
+const checkbox = (f: FormData, name: string) => f.get(name) === "on";
+
+const ruleFromForm = (f: FormData) => ({
+  name: formText(f, "name"),
+  cluster_id: formText(f, "cluster_id") ?? null,
+  threshold: formNumber(f, "threshold"),
+  window_s: formNumber(f, "window_s"),
+  occurrences: formNumber(f, "occurrences"),
+  severity: formText(f, "severity"),
+  enabled: checkbox(f, "enabled"),
+  notify: checkbox(f, "notify"),
+  auto_remediate: checkbox(f, "auto_remediate"),
+});
+
+export const createAlertRuleAction = serverAction(
+  {
+    schema: createRuleBody,
+    fromForm: (f) => ({ ...ruleFromForm(f), name: formText(f, "name") ?? "", rule_type: formText(f, "rule_type") }),
+    allow: isOperator,
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    const rule = await createAlertRule(actor, input);
+    return { message: `Rule “${rule.name}” added. It is evaluated within 15 seconds.` };
+  },
+);
+
+export const updateAlertRuleAction = serverAction(
+  { schema: z.object({ id: z.uuid(), change: updateRuleBody }), fromForm: (f) => ({ id: formText(f, "id"), change: ruleFromForm(f) }), allow: isOperator, revalidate: pages },
+  async (actor, { id, change }) => {
+    const rule = await updateAlertRule(actor, id, change);
+    return { message: `Rule “${rule.name}” saved.` };
+  },
+);
+
+export const toggleAlertRuleAction = serverAction(
+  { schema: z.object({ id: z.uuid(), enabled: z.boolean() }), fromForm: (f) => ({ id: formText(f, "id"), enabled: formText(f, "enabled") === "true" }), allow: isOperator, revalidate: pages },
+  async (actor, { id, enabled }) => {
+    const rule = await updateAlertRule(actor, id, { enabled });
+    return { message: `“${rule.name}” ${rule.enabled ? "enabled" : "disabled"}.` };
+  },
+);
+
+export const acknowledgeAlertAction = serverAction(
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: isOperator, revalidate: pages },
+  async (actor, { id }) => {
+    const alert = await acknowledgeAlert(actor, id);
+    return { message: `Acknowledged: ${alert.subjectLabel}.` };
+  },
+);
+
+export const retryNotificationAction = serverAction(
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: isOperator, revalidate: pages },
+  async (actor, { id }) => {
+    const n = await retryNotification(actor, id);
+    return { message: `Queued again: ${n.subject}` };
+  },
+);

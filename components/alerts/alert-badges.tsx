@@ -1,0 +1,30 @@
+import { Badge, type Tone } from "@/components/ui/badge";
+
+const severityTones: Record<string, Tone> = { critical: "red", warning: "amber", info: "sky" };
+const deliveryTones: Record<string, Tone> = { sent: "green", pending: "amber", failed: "red" };
+
+export function SeverityBadge({ severity }: { severity: string }) {
+  return <Badge tone={severityTones[severity] ?? "neutral"}>{severity}</Badge>;
+}
+
+export function AlertStatusBadge({ status }: { status: string }) {
+  return <Badge tone={status === "firing" ? "red" : "green"}>{status}</Badge>;
+}
+
+/** A console notification was never sent anywhere: it is recorded for the operator plane. */
+export function DeliveryBadge({ status, channel }: { status: string; channel?: string }) {
+  if (channel === "console") return <Badge tone="neutral">recorded</Badge>;
+  return <Badge tone={deliveryTones[status] ?? "neutral"}>{status}</Badge>;
+}
+
+/** How an alert type reads in the planes. */
+export const ALERT_TYPE_LABELS: Record<string, string> = {
+  idle_gpu: "Idle capacity",
+  idle_allocation: "Allocated but idle",
+  gpu_temperature: "GPU overheating",
+  node_unreachable: "Node unreachable",
+  gpu_xid: "Fatal XID",
+  sla_breach: "SLA breach",
+  remediation_capped: "Remediation capped",
+  job_moved: "Job moved",
+};
