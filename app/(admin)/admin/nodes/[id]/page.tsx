@@ -8,6 +8,9 @@ import { NodeActions } from "@/components/forms/node-actions";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
+import { acknowledgeAlertAction } from "@/app/_actions/alerts";
+import { AlertsTable } from "@/components/alerts/alerts-table";
+import { alertJson, listAlerts } from "@/lib/alerts/queries";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { describeUnhealthyReason } from "@/lib/fleet/gpu-health-reasons";
@@ -21,10 +24,11 @@ export const metadata = { title: "Node" };
 
 export default async function NodePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  await requireOperatorPage(`/admin/nodes/${id}`);
+  const p = await requireOperatorPage(`/admin/nodes/${id}`);
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const node = await nodeDetail(id);
   if (!node) notFound();
+  const alerts = await listAlerts(p, { limit: 20, status: "firing", node_id: id });
   const series = (await nodeGpuUtilization(id, 60)).map((r) => ({ t: new Date(r.t).toISOString(), idx: r.idx, util: Number(r.util), temp: Number(r.temp) }));
   const e = env();
   const limits = { warningC: e.GPU_TEMP_WARNING_C, criticalC: e.GPU_TEMP_CRITICAL_C };
@@ -66,6 +70,12 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
         <Stat label="GPUs" value={present.length} hint={`${present.filter((g) => g.status === "unhealthy").length} unhealthy · ${gpus.length - present.length} missing`} />
         <Stat label="Last heartbeat" value={formatRelative(node.lastHeartbeatAt)} hint={node.lastHeartbeatAt ? formatDateTime(node.lastHeartbeatAt) : "Never"} />
       </div>
+      {alerts.data.length ? (
+        <Card className="mt-6">
+          <CardHeader title={`Firing alerts (${alerts.data.length})`} description="They resolve by themselves once the condition clears; a fatal XID clears when the node is returned to service." />
+          <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} alerts={alerts.data.map((a) => alertJson(a, p))} />
+        </Card>
+      ) : null}
       <Card className="mt-6">
         <CardHeader title="Lifecycle" description={node.status === "offline" ? `Offline; it returns to “${node.statusBeforeOffline}” on its next heartbeat.` : "Drain before maintenance; quarantine takes it out of service at once."} />
         <div className="p-5"><NodeActions action={changeNodeStatusAction} nodeId={node.id} allowed={[...allowed]} /></div>
