@@ -53,6 +53,8 @@ async function reset(c: pg.Client) {
   await c.query(`UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id IS NOT NULL`);
   await c.query("COMMIT");
   await c.query(`DELETE FROM job_events`);
+  // the reset ended the previous cycle's runs, which billed them; the next cycle's runs reuse attempt numbers
+  await c.query(`DELETE FROM usage_events`);
 }
 
 /** The original design: one job at a time, a query per check, a transaction per job. */
