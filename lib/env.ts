@@ -54,6 +54,10 @@ const envSchema = z.object({
     .pipe(z.array(z.email("must be a comma-separated list of email addresses"))),
   ALERT_WEBHOOK_URL: optionalUrl,
   REMEDIATION_CAP: z.coerce.number().int().min(0).max(10_000).default(5),
+  PREPAID_GRACE_S: z.coerce.number().int().min(0).max(30 * 86_400).default(900),
+  STRIPE_SECRET_KEY: z.string().trim().optional().transform((v) => (v ? v : undefined)),
+  STRIPE_WEBHOOK_SECRET: z.string().trim().optional().transform((v) => (v ? v : undefined)),
+  STRIPE_API_BASE: optionalUrl,
   REMEDIATION_WINDOW_S: z.coerce.number().int().min(60).max(7 * 86_400).default(600),
 });
 

@@ -39,6 +39,7 @@ export const invalidTransition = (message: string) => new AppError("invalid_tran
 export const payloadTooLarge = (message: string) => new AppError("payload_too_large", message);
 export const unsatisfiable = (message: string, details: FieldIssue[] = []) =>
   new AppError("unsatisfiable", message, details);
+export const nothingToInvoice = (message: string) => new AppError("nothing_to_invoice", message);
 export const rateLimited = (message = "Too many requests") => new AppError("rate_limited", message);
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {

@@ -1,6 +1,8 @@
 import "server-only";
 import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
 import { deliverNotifications } from "@/lib/alerts/notification-outbox";
+import { invoiceLastMonth } from "@/lib/billing/invoices";
+import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
 import { env } from "@/lib/env";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
@@ -64,6 +66,22 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["alerts/notifications.queued"],
     debounceMs: 20,
     run: async () => ({ ...(await deliverNotifications()) }),
+  },
+  {
+    // Prepaid tenants' running work is charged at least every minute (segments of 45 s or more);
+    // invoiced tenants' every hour, so month-end invoices include work still running.
+    id: "billing-meter",
+    description: "Bill running work, charge prepaid balances, block or stop work at zero balance",
+    cron: "* * * * *",
+    everySeconds: 15,
+    run: async () => ({ ...(await accrueRunningUsage()), ...(await enforcePrepaidBalances()) }),
+  },
+  {
+    id: "billing-monthly-invoices",
+    description: "Invoice last month's usage of every active invoiced tenant (idempotent per tenant and period)",
+    cron: "5 0 1 * *",
+    events: ["billing/invoices.requested"],
+    run: async () => ({ ...(await invoiceLastMonth()) }),
   },
   {
     id: "metrics-cluster-rollup",

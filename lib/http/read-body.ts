@@ -1,10 +1,10 @@
 import { payloadTooLarge, validationFailed } from "@/lib/errors";
 
 /**
- * Reads a JSON body without ever holding more than `limit` bytes: a missing or lying
+ * Reads a body as text without ever holding more than `limit` bytes: a missing or lying
  * Content-Length cannot make the server buffer an unbounded stream.
  */
-export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+export async function readTextBody(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
     throw payloadTooLarge(`Request body is ${declared} bytes; the limit is ${limit}`);
@@ -23,7 +23,12 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Reads and parses a JSON body within `limit` bytes (see readTextBody). */
+export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  const text = await readTextBody(request, limit);
   if (text.trim() === "") throw validationFailed([{ path: "body", message: "A JSON request body is required" }]);
   try {
     return JSON.parse(text);

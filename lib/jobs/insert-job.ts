@@ -23,15 +23,18 @@ export interface NewJob {
 export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string } = {}) {
   const f = opts.field ?? "";
   // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot is exact
-  const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string; in_use: number }>>`
+  const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string; in_use: number; out_of_funds: boolean }>>`
     SELECT t.gpu_quota, t.status,
-           (SELECT count(*)::int FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = t.id) AS in_use
+           (SELECT count(*)::int FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = t.id) AS in_use,
+           (t.billing_mode = 'prepaid' AND COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0) <= 0) AS out_of_funds
       FROM tenants t WHERE t.id = ${tenantId}::uuid FOR UPDATE OF t`;
   const tenant = rows[0];
   if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
   if (tenant.status !== "active") throw forbidden("Tenant is suspended");
   await assertSatisfiable(tx, { ...input, quota: tenant.gpu_quota }, f);
   const overQuota = tenant.in_use + input.gpu_count > tenant.gpu_quota;
+  // a prepaid tenant without funds can queue work; it runs once funds arrive
+  const blockReason = tenant.out_of_funds ? "billing" : overQuota ? "quota" : null;
   const created = await tx.job.create({
     data: {
       tenantId,
@@ -45,12 +48,17 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
       command: input.command ?? null,
       durationS: input.duration_s ?? null,
       pipelineId: opts.pipelineId ?? null,
-      status: overQuota ? "blocked" : "queued",
-      blockReason: overQuota ? "quota" : null,
-      pendingReason: overQuota ? `Quota: your organisation holds ${tenant.in_use} of its ${tenant.gpu_quota} GPUs; this job needs ${input.gpu_count}` : "Waiting for the next scheduling cycle",
+      status: blockReason ? "blocked" : "queued",
+      blockReason,
+      pendingReason:
+        blockReason === "billing"
+          ? "Billing: your prepaid balance is used up; add funds and it runs"
+          : blockReason === "quota"
+            ? `Quota: your organisation holds ${tenant.in_use} of its ${tenant.gpu_quota} GPUs; this job needs ${input.gpu_count}`
+            : "Waiting for the next scheduling cycle",
     },
     select: jobSelect,
   });
-  await tx.jobEvent.create({ data: { jobId: created.id, fromStatus: null, toStatus: created.status, reason: overQuota ? "submitted over quota" : "submitted", actor: actorLabel } });
+  await tx.jobEvent.create({ data: { jobId: created.id, fromStatus: null, toStatus: created.status, reason: blockReason === "billing" ? "submitted without prepaid funds" : overQuota ? "submitted over quota" : "submitted", actor: actorLabel } });
   return created;
 }

@@ -2,13 +2,14 @@ import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
 
 export const TENANT_STATUSES = ["active", "suspended"] as const;
+export const BILLING_MODES = ["invoice", "prepaid"] as const;
 
 const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 characters");
 const gpuQuota = z.number().int("Must be a whole number").min(0).max(1_000_000);
 const billingEmail = z.email("Must be an email address").max(254).toLowerCase();
 
 export const createTenantBody = z
-  .strictObject({ name, gpu_quota: gpuQuota, billing_email: billingEmail.nullish() })
+  .strictObject({ name, gpu_quota: gpuQuota, billing_email: billingEmail.nullish(), billing_mode: z.enum(BILLING_MODES).default("invoice") })
   .meta({ id: "CreateTenant", example: { name: "Acme Research", gpu_quota: 64, billing_email: "finance@acme.test" } });
 
 export const updateTenantBody = z
@@ -17,13 +18,14 @@ export const updateTenantBody = z
     gpu_quota: gpuQuota.optional(),
     status: z.enum(TENANT_STATUSES).optional(),
     billing_email: billingEmail.nullish(),
+    billing_mode: z.enum(BILLING_MODES).optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
   .meta({ id: "UpdateTenant", example: { gpu_quota: 128 } });
 
 export const listTenantsQuery = z.strictObject({ ...paginationQuery, status: z.enum(TENANT_STATUSES).optional() });
 
-export type CreateTenantInput = z.output<typeof createTenantBody>;
+export type CreateTenantInput = z.input<typeof createTenantBody>;
 export type UpdateTenantInput = z.output<typeof updateTenantBody>;
 
 export const tenantJsonSchema = z
@@ -33,6 +35,7 @@ export const tenantJsonSchema = z
     gpu_quota: z.number().int(),
     status: z.enum(TENANT_STATUSES),
     billing_email: z.string().nullable(),
+    billing_mode: z.enum(BILLING_MODES),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -44,6 +47,7 @@ export const tenantSelect = {
   gpuQuota: true,
   status: true,
   billingEmail: true,
+  billingMode: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -54,6 +58,7 @@ export interface TenantRow {
   gpuQuota: number;
   status: string;
   billingEmail: string | null;
+  billingMode: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -65,6 +70,7 @@ export function tenantJson(t: TenantRow): z.infer<typeof tenantJsonSchema> {
     gpu_quota: t.gpuQuota,
     status: t.status as (typeof TENANT_STATUSES)[number],
     billing_email: t.billingEmail,
+    billing_mode: t.billingMode as (typeof BILLING_MODES)[number],
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };

@@ -19,6 +19,9 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
           gpuQuota: input.gpu_quota,
           status: input.status,
           billingEmail: input.billing_email === undefined ? undefined : input.billing_email,
+          billingMode: input.billing_mode,
+          // leaving prepaid forgets the exhausted state (the database requires it)
+          ...(input.billing_mode === "invoice" ? { balanceExhaustedAt: null } : {}),
         },
         select: tenantSelect,
       });

@@ -1,11 +1,12 @@
 import { firingAlertCounts } from "@/lib/alerts/queries";
 import { fleet } from "@/lib/api/contracts";
+import { billingSummary } from "@/lib/billing/usage";
 import { fleetSummary } from "@/lib/fleet/queries";
 import { jobCounts } from "@/lib/jobs/queries";
 import { json, route } from "@/lib/http/route";
 
 export const GET = route(fleet.dashboard, async ({ principal }) => {
-  const [s, jobs, alerts] = await Promise.all([fleetSummary(), jobCounts(), firingAlertCounts(principal)]);
+  const [s, jobs, alerts, billing] = await Promise.all([fleetSummary(), jobCounts(), firingAlertCounts(principal), billingSummary()]);
   return json(200, {
     gpus_total: s.gpus_total,
     gpus_allocated: s.gpus_allocated,
@@ -20,5 +21,6 @@ export const GET = route(fleet.dashboard, async ({ principal }) => {
     jobs_blocked: jobs.blocked,
     alerts_firing: alerts.total,
     alerts_critical: alerts.critical,
+    revenue_month_cents: billing.revenue_month_cents,
   });
 });

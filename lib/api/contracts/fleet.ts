@@ -163,6 +163,7 @@ export const dashboard = defineContract({
         jobs_blocked: z.number(),
         alerts_firing: z.number(),
         alerts_critical: z.number(),
+        revenue_month_cents: z.number().int(),
       }),
     },
     ...authErrors,

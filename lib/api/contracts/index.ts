@@ -1,15 +1,16 @@
 import type { Contract } from "@/lib/http/contract";
 import * as alerts from "./alerts";
 import * as apiKeys from "./api-keys";
+import * as billing from "./billing";
 import * as clusters from "./clusters";
 import * as fleet from "./fleet";
 import * as jobs from "./jobs";
 import * as platform from "./platform";
 import * as tenants from "./tenants";
 
-export { alerts, apiKeys, clusters, fleet, jobs, platform, tenants };
+export { alerts, apiKeys, billing, clusters, fleet, jobs, platform, tenants };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
-export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet, jobs, alerts].flatMap((group) =>
+export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet, jobs, alerts, billing].flatMap((group) =>
   Object.values(group as Record<string, Contract>),
 );

@@ -37,7 +37,11 @@ export const getTenant = defineContract({
   tags: ["Tenants"],
   access: ["operator", "tenant"],
   params: idParams,
-  responses: { 200: { description: "The tenant", schema: tenantReply }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "The tenant, with GPUs held now and its prepaid balance", schema: z.object({ tenant: tenantJsonSchema.extend({ gpu_in_use: z.number().int(), balance_cents: z.number().int() }) }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const updateTenant = defineContract({

@@ -183,6 +183,8 @@ BEGIN
     IF p_run_started IS NULL THEN RETURN NULL; END IF;
     SELECT max("ended_at") INTO last_end FROM "usage_events" WHERE "job_id" = p_job AND "attempt" = p_attempt;
     seg_start := GREATEST(p_run_started, COALESCE(last_end, p_run_started));
+    -- an accrual up to a time already billed has nothing to add
+    IF p_kind = 'accrual' AND p_end <= seg_start THEN RETURN NULL; END IF;
     seg_end := date_trunc('milliseconds', GREATEST(p_end, seg_start));
     SELECT "cents_per_hour" INTO rate FROM "gpu_rates"
      WHERE "gpu_type" IN (p_gpu_type, '*') AND "effective_from" <= seg_start

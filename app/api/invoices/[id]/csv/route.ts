@@ -1,0 +1,9 @@
+import { billing } from "@/lib/api/contracts";
+import { getInvoiceOrThrow } from "@/lib/billing/invoices";
+import { invoiceCsv } from "@/lib/billing/invoice-documents";
+import { route } from "@/lib/http/route";
+
+export const GET = route(billing.invoiceCsv, async ({ principal, params }) => {
+  const { filename, body } = invoiceCsv(await getInvoiceOrThrow(principal, params.id));
+  return new Response(body, { status: 200, headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${filename}"` } });
+});

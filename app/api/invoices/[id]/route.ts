@@ -1,0 +1,5 @@
+import { billing } from "@/lib/api/contracts";
+import { getInvoiceOrThrow, invoiceJson } from "@/lib/billing/invoices";
+import { json, route } from "@/lib/http/route";
+
+export const GET = route(billing.getInvoice, async ({ principal, params }) => json(200, { invoice: invoiceJson(await getInvoiceOrThrow(principal, params.id)) }));

@@ -1,0 +1,5 @@
+import { billing } from "@/lib/api/contracts";
+import { invoiceJson, voidInvoice } from "@/lib/billing/invoices";
+import { json, route } from "@/lib/http/route";
+
+export const POST = route(billing.voidInvoice, async ({ actor, params }) => json(200, { invoice: invoiceJson(await voidInvoice(actor, params.id)) }));

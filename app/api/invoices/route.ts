@@ -1,0 +1,8 @@
+import { billing } from "@/lib/api/contracts";
+import { invoiceJson, listInvoices } from "@/lib/billing/invoices";
+import { json, route } from "@/lib/http/route";
+
+export const GET = route(billing.listInvoices, async ({ principal, query }) => {
+  const { data, nextCursor } = await listInvoices(principal, query);
+  return json(200, { data: data.map(invoiceJson), next_cursor: nextCursor });
+});

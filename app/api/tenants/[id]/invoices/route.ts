@@ -1,0 +1,8 @@
+import { billing } from "@/lib/api/contracts";
+import { invoiceJson, listInvoices } from "@/lib/billing/invoices";
+import { json, route } from "@/lib/http/route";
+
+export const GET = route(billing.listTenantInvoices, async ({ principal, params, query }) => {
+  const { data, nextCursor } = await listInvoices(principal, { ...query, tenantId: params.id });
+  return json(200, { data: data.map(invoiceJson), next_cursor: nextCursor });
+});

@@ -1,0 +1,58 @@
+import "server-only";
+import type { Actor, Principal } from "@/lib/auth/principal";
+import { assertOperator } from "@/lib/auth/principal";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { db, pool, type Tx } from "@/lib/db/client";
+import { forbidden, notFound } from "@/lib/errors";
+import { enforcePrepaidBalances } from "./meter";
+
+/** A tenant's balance is the sum of its ledger, never stored anywhere else. */
+export async function balanceOf(tenantId: string, tx?: Tx): Promise<number> {
+  const q = tx ?? db();
+  const r = await q.$queryRaw<[{ b: bigint }]>`SELECT COALESCE(sum(amount_cents), 0)::bigint AS b FROM ledger_entries WHERE tenant_id = ${tenantId}::uuid`;
+  return Number(r[0].b);
+}
+
+export function assertTenantVisible(p: Principal, tenantId: string) {
+  if (p.kind === "agent") throw forbidden("Billing is for operators and tenants");
+  if (p.kind === "tenant" && p.tenantId !== tenantId) throw notFound("Tenant");
+}
+
+/** Operators credit a tenant's prepaid balance (a wire received, a goodwill credit). Tenants never credit themselves. */
+export async function depositFunds(actor: Actor, tenantId: string, amountCents: number, description?: string) {
+  assertOperator(actor.principal);
+  const entry = await db().$transaction(async (tx) => {
+    const t = await tx.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
+    if (!t) throw notFound("Tenant");
+    const e = await tx.ledgerEntry.create({ data: { tenantId, kind: "deposit", amountCents: BigInt(amountCents), description: description ?? "Deposit recorded by an operator", createdBy: actor.principal.label } });
+    await recordAudit(tx, actor, { action: "billing.deposit", targetType: "tenant", targetId: tenantId, tenantId, details: { amount_cents: amountCents, description: description ?? null } });
+    return e;
+  });
+  // a tenant blocked for billing can run again at once
+  await enforcePrepaidBalances();
+  return entry;
+}
+
+/** The ledger, newest first, with the running balance after each entry. */
+export async function listTransactions(p: Principal, tenantId: string, opts: { limit: number; cursor?: string }) {
+  assertTenantVisible(p, tenantId);
+  if (!(await db().tenant.findUnique({ where: { id: tenantId }, select: { id: true } }))) throw notFound("Tenant");
+  const before = opts.cursor && /^\d+$/.test(opts.cursor) ? opts.cursor : null;
+  const { rows } = await pool().query<{ id: string; kind: string; amount_cents: string; balance_after: string; description: string; invoice_id: string | null; created_by: string; created_at: Date }>(
+    `SELECT id::text, kind, amount_cents::text, balance_after::text, description, invoice_id, created_by, created_at FROM (
+       SELECT l.*, sum(amount_cents) OVER (ORDER BY id) AS balance_after FROM ledger_entries l WHERE tenant_id = $1
+     ) x WHERE $2::bigint IS NULL OR id < $2::bigint ORDER BY id DESC LIMIT $3`,
+    [tenantId, before, opts.limit + 1],
+  );
+  const data = rows.slice(0, opts.limit).map((r) => ({
+    id: r.id,
+    kind: r.kind as "deposit" | "charge" | "invoice_payment",
+    amount_cents: Number(r.amount_cents),
+    balance_after_cents: Number(r.balance_after),
+    description: r.description,
+    invoice_id: r.invoice_id,
+    created_by: r.created_by,
+    created_at: r.created_at.toISOString(),
+  }));
+  return { data, nextCursor: rows.length > opts.limit ? data[data.length - 1]!.id : null };
+}

@@ -1,0 +1,93 @@
+import "server-only";
+import { emitEvent } from "@/lib/background/emit";
+import { pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
+
+/**
+ * Bills the elapsed part of running jobs: prepaid tenants' every `prepaidEveryS` (their balance
+ * is charged in the same statement), invoiced tenants' every `invoiceEveryS`, so a month-end
+ * invoice holds work that is still running. Each segment starts where the run's last one ended
+ * (the database refuses overlaps); jobs another transaction holds are skipped until the next run.
+ */
+export async function accrueRunningUsage(opts: { prepaidEveryS?: number; invoiceEveryS?: number; tenantId?: string; until?: Date } = {}) {
+  const { rows } = await pool().query<{ billed: number }>(
+    `WITH due AS (
+       SELECT j.id, j.tenant_id, j.attempts, j.gpu_type, j.gpu_count, j.started_at
+         FROM jobs j JOIN tenants t ON t.id = j.tenant_id
+        WHERE j.status = 'running' AND j.started_at IS NOT NULL
+          AND ($3::uuid IS NULL OR j.tenant_id = $3::uuid)
+          AND COALESCE((SELECT max(u.ended_at) FROM usage_events u WHERE u.job_id = j.id AND u.attempt = j.attempts), j.started_at)
+              <= COALESCE($4::timestamptz, now()) - make_interval(secs => CASE WHEN t.billing_mode = 'prepaid' THEN $1::int ELSE $2::int END)
+        FOR UPDATE OF j SKIP LOCKED
+     )
+     SELECT count(bill_usage_segment(id, tenant_id, attempts, gpu_type, gpu_count, started_at, 'accrual', LEAST(COALESCE($4::timestamptz, now()), now())))::int AS billed
+       FROM due`,
+    [opts.prepaidEveryS ?? 45, opts.invoiceEveryS ?? 3600, opts.tenantId ?? null, opts.until?.toISOString() ?? null],
+  );
+  return { segments: rows[0]!.billed };
+}
+
+/**
+ * Prepaid tenants at or below zero: their waiting jobs are blocked for billing at once, and their
+ * running jobs stop once the grace period the operator configured (PREPAID_GRACE_S) has passed.
+ * A tenant back above zero has its billing-blocked jobs queued again.
+ */
+export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
+  const c = await pool().connect();
+  try {
+    await c.query("BEGIN");
+    const { rows: tenants } = await c.query<{ id: string; exhausted: boolean; was_exhausted: boolean; over_grace: boolean }>(
+      `WITH b AS (
+         SELECT t.id, t.balance_exhausted_at, COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0) AS balance
+           FROM tenants t WHERE t.billing_mode = 'prepaid' FOR UPDATE OF t
+       )
+       UPDATE tenants t SET balance_exhausted_at = CASE WHEN b.balance <= 0 THEN COALESCE(b.balance_exhausted_at, now()) END
+         FROM b WHERE t.id = b.id
+       RETURNING t.id, b.balance <= 0 AS exhausted, b.balance_exhausted_at IS NOT NULL AS was_exhausted,
+                 (b.balance <= 0 AND b.balance_exhausted_at < now() - make_interval(secs => $1::int)) AS over_grace`,
+      [graceS],
+    );
+    const exhausted = tenants.filter((t) => t.exhausted).map((t) => t.id);
+    const replenished = tenants.filter((t) => !t.exhausted && t.was_exhausted).map((t) => t.id);
+    const overGrace = tenants.filter((t) => t.over_grace).map((t) => t.id);
+
+    const blocked = await c.query(
+      `WITH old AS (
+         SELECT id, status FROM jobs WHERE tenant_id = ANY($1::uuid[]) AND (status = 'queued' OR (status = 'blocked' AND block_reason = 'quota')) FOR UPDATE
+       ), b AS (
+         UPDATE jobs j SET status = 'blocked', block_reason = 'billing', updated_at = now(),
+                pending_reason = 'Billing: your prepaid balance is used up; add funds and it runs'
+           FROM old WHERE j.id = old.id
+          RETURNING j.id, old.status AS from_status
+       ) INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
+         SELECT id, from_status, 'blocked', 'prepaid balance used up', 'billing' FROM b WHERE from_status <> 'blocked'`,
+      [exhausted],
+    );
+    const stopped = await c.query<{ id: string }>(
+      `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now(), error = 'Stopped: the prepaid balance stayed at zero past the grace period'
+        WHERE tenant_id = ANY($1::uuid[]) AND status = 'running' RETURNING id`,
+      [overGrace],
+    );
+    if (stopped.rows.length) {
+      const ids = stopped.rows.map((r) => r.id);
+      // the job's new state first, then its GPUs (the allocation check sees a consistent pair)
+      await c.query(`UPDATE gpus SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY($1::uuid[])`, [ids]);
+      await c.query(`INSERT INTO job_events (job_id, from_status, to_status, reason, actor) SELECT id, 'running', 'cancelled', 'prepaid balance at zero past the grace period', 'billing' FROM unnest($1::uuid[]) id`, [ids]);
+    }
+    const unblocked = await c.query(
+      `WITH u AS (
+         UPDATE jobs SET status = 'queued', block_reason = NULL, pending_reason = 'Funds added; waiting for the next scheduling cycle', updated_at = now()
+          WHERE tenant_id = ANY($1::uuid[]) AND status = 'blocked' AND block_reason = 'billing' RETURNING id
+       ) INSERT INTO job_events (job_id, from_status, to_status, reason, actor) SELECT id, 'blocked', 'queued', 'funds added', 'billing' FROM u`,
+      [replenished],
+    );
+    await c.query("COMMIT");
+    if ((unblocked.rowCount ?? 0) > 0 || stopped.rows.length) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });
+    return { exhausted: exhausted.length, jobs_blocked: blocked.rowCount ?? 0, jobs_stopped: stopped.rows.length, jobs_unblocked: unblocked.rowCount ?? 0 };
+  } catch (e) {
+    await c.query("ROLLBACK");
+    throw e;
+  } finally {
+    c.release();
+  }
+}

@@ -1,0 +1,62 @@
+import "server-only";
+import type Stripe from "stripe";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { db } from "@/lib/db/client";
+import { notFound, validationFailed } from "@/lib/errors";
+import { enforcePrepaidBalances } from "./meter";
+import { stripeConfigFromEnv, verifyStripeEvent, type StripeConfig } from "./stripe";
+
+/** The only events that change anything; every other type is acknowledged and ignored. */
+export const HANDLED_STRIPE_EVENTS = ["checkout.session.completed", "checkout.session.async_payment_succeeded"] as const;
+
+export type WebhookOutcome = "invoice_paid" | "already_paid" | "invoice_void" | "deposit_credited" | "not_paid_yet" | "unknown_invoice" | "ignored" | "duplicate";
+
+const actor = { principal: { kind: "operator" as const, label: "stripe webhook" } };
+
+/**
+ * Applies a Stripe webhook: the signature is checked on the raw body with STRIPE_WEBHOOK_SECRET,
+ * each event id is stored once (a redelivery changes nothing), and a paid Checkout Session marks
+ * its invoice paid or credits the prepaid deposit it was for.
+ */
+export async function handleStripeWebhook(rawBody: string, signature: string | null, cfg: StripeConfig = stripeConfigFromEnv()): Promise<{ id: string; outcome: WebhookOutcome }> {
+  if (!cfg.webhookSecret) throw notFound("Stripe webhooks are not configured");
+  if (!signature) throw validationFailed([{ path: "stripe-signature", message: "Missing Stripe-Signature header" }]);
+  let event: Stripe.Event;
+  try {
+    event = verifyStripeEvent(rawBody, signature, cfg.webhookSecret);
+  } catch (e) {
+    throw validationFailed([{ path: "stripe-signature", message: `Signature verification failed: ${(e as Error).message.split("\n")[0]}` }]);
+  }
+  const outcome = await db().$transaction(async (tx) => {
+    const first = await tx.$executeRaw`INSERT INTO stripe_events (id, type, outcome) VALUES (${event.id}, ${event.type}, 'processing') ON CONFLICT (id) DO NOTHING`;
+    if (first === 0) return "duplicate" as const;
+    let result: WebhookOutcome = "ignored";
+    if ((HANDLED_STRIPE_EVENTS as readonly string[]).includes(event.type)) {
+      const session = event.data.object as Stripe.Checkout.Session;
+      const invoiceId = session.metadata?.invoice_id;
+      const depositTenant = session.metadata?.deposit_tenant_id;
+      if (session.payment_status !== "paid") {
+        result = "not_paid_yet";
+      } else if (invoiceId) {
+        const [inv] = await tx.$queryRaw<Array<{ status: string; tenant_id: string }>>`SELECT status, tenant_id FROM invoices WHERE id::text = ${invoiceId} FOR UPDATE`;
+        if (!inv) result = "unknown_invoice";
+        else if (inv.status === "paid") result = "already_paid";
+        // money for a voided invoice is not applied: its usage may be invoiced again; an operator refunds it
+        else if (inv.status === "void") result = "invoice_void";
+        else {
+          await tx.invoice.update({ where: { id: invoiceId }, data: { status: "paid", paidAt: new Date(), paymentMethod: "stripe", paymentReference: session.payment_intent ? String(session.payment_intent) : session.id } });
+          await recordAudit(tx, actor, { action: "billing.invoice_paid", targetType: "invoice", targetId: invoiceId, tenantId: inv.tenant_id, details: { method: "stripe", stripe_event: event.id, session: session.id } });
+          result = "invoice_paid";
+        }
+      } else if (depositTenant && session.amount_total && session.amount_total > 0) {
+        await tx.ledgerEntry.create({ data: { tenantId: depositTenant, kind: "deposit", amountCents: BigInt(session.amount_total), stripeEventId: event.id, description: "Card payment through Stripe Checkout", createdBy: "stripe webhook" } });
+        await recordAudit(tx, actor, { action: "billing.deposit", targetType: "tenant", targetId: depositTenant, tenantId: depositTenant, details: { amount_cents: session.amount_total, stripe_event: event.id } });
+        result = "deposit_credited";
+      }
+    }
+    await tx.$executeRaw`UPDATE stripe_events SET outcome = ${result} WHERE id = ${event.id}`;
+    return result;
+  });
+  if (outcome === "deposit_credited") await enforcePrepaidBalances();
+  return { id: event.id, outcome };
+}

@@ -1,0 +1,53 @@
+import "server-only";
+import Stripe from "stripe";
+import { env } from "@/lib/env";
+
+export interface StripeConfig {
+  secretKey?: string;
+  webhookSecret?: string;
+  /** another host for Stripe's API (a proxy, or a local stand-in in tests) */
+  apiBase?: string;
+}
+
+export function stripeConfigFromEnv(): StripeConfig {
+  const e = env();
+  return { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiBase: e.STRIPE_API_BASE };
+}
+
+export function stripeClient(cfg: StripeConfig = stripeConfigFromEnv()): Stripe | null {
+  if (!cfg.secretKey) return null;
+  const base = cfg.apiBase ? new URL(cfg.apiBase) : null;
+  return new Stripe(cfg.secretKey, {
+    maxNetworkRetries: 2,
+    timeout: 10_000,
+    ...(base ? { host: base.hostname, port: Number(base.port) || (base.protocol === "https:" ? 443 : 80), protocol: base.protocol === "https:" ? "https" : "http" } : {}),
+  });
+}
+
+/** A Checkout Session that pays one invoice; the invoice id travels in its metadata to the webhook. */
+export async function createInvoiceCheckout(
+  client: Stripe,
+  invoice: { id: string; label: string; amountCents: number; customerEmail: string | null },
+  urls: { success: string; cancel: string },
+): Promise<{ id: string; url: string }> {
+  const session = await client.checkout.sessions.create(
+    {
+      mode: "payment",
+      client_reference_id: invoice.id,
+      metadata: { invoice_id: invoice.id },
+      payment_intent_data: { metadata: { invoice_id: invoice.id } },
+      line_items: [{ quantity: 1, price_data: { currency: "usd", unit_amount: invoice.amountCents, product_data: { name: `GPUForge ${invoice.label}` } } }],
+      ...(invoice.customerEmail ? { customer_email: invoice.customerEmail } : {}),
+      success_url: urls.success,
+      cancel_url: urls.cancel,
+    },
+    { idempotencyKey: `invoice-${invoice.id}` },
+  );
+  if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+  return { id: session.id, url: session.url };
+}
+
+/** Verifies a webhook's signature on the raw body; throws Stripe's error when it does not match. */
+export function verifyStripeEvent(rawBody: string, signature: string, webhookSecret: string): Stripe.Event {
+  return Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret);
+}
