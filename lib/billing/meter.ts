@@ -30,25 +30,25 @@ export async function accrueRunningUsage(opts: { prepaidEveryS?: number; invoice
 /**
  * Prepaid tenants at or below zero: their waiting jobs are blocked for billing at once, and their
  * running jobs stop once the grace period the operator configured (PREPAID_GRACE_S) has passed.
- * A tenant back above zero has its billing-blocked jobs queued again.
+ * Jobs blocked for billing of any tenant that is not at zero (funds arrived, or it left prepaid)
+ * are queued again.
  */
 export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
   const c = await pool().connect();
   try {
     await c.query("BEGIN");
-    const { rows: tenants } = await c.query<{ id: string; exhausted: boolean; was_exhausted: boolean; over_grace: boolean }>(
+    const { rows: tenants } = await c.query<{ id: string; exhausted: boolean; over_grace: boolean }>(
       `WITH b AS (
          SELECT t.id, t.balance_exhausted_at, COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0) AS balance
            FROM tenants t WHERE t.billing_mode = 'prepaid' FOR UPDATE OF t
        )
        UPDATE tenants t SET balance_exhausted_at = CASE WHEN b.balance <= 0 THEN COALESCE(b.balance_exhausted_at, now()) END
          FROM b WHERE t.id = b.id
-       RETURNING t.id, b.balance <= 0 AS exhausted, b.balance_exhausted_at IS NOT NULL AS was_exhausted,
+       RETURNING t.id, b.balance <= 0 AS exhausted,
                  (b.balance <= 0 AND b.balance_exhausted_at < now() - make_interval(secs => $1::int)) AS over_grace`,
       [graceS],
     );
     const exhausted = tenants.filter((t) => t.exhausted).map((t) => t.id);
-    const replenished = tenants.filter((t) => !t.exhausted && t.was_exhausted).map((t) => t.id);
     const overGrace = tenants.filter((t) => t.over_grace).map((t) => t.id);
 
     const blocked = await c.query(
@@ -77,9 +77,9 @@ export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
     const unblocked = await c.query(
       `WITH u AS (
          UPDATE jobs SET status = 'queued', block_reason = NULL, pending_reason = 'Funds added; waiting for the next scheduling cycle', updated_at = now()
-          WHERE tenant_id = ANY($1::uuid[]) AND status = 'blocked' AND block_reason = 'billing' RETURNING id
+          WHERE NOT (tenant_id = ANY($1::uuid[])) AND status = 'blocked' AND block_reason = 'billing' RETURNING id
        ) INSERT INTO job_events (job_id, from_status, to_status, reason, actor) SELECT id, 'blocked', 'queued', 'funds added', 'billing' FROM u`,
-      [replenished],
+      [exhausted],
     );
     await c.query("COMMIT");
     if ((unblocked.rowCount ?? 0) > 0 || stopped.rows.length) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });

@@ -106,10 +106,11 @@ ALTER TABLE "invoice_lines" ADD CONSTRAINT "invoice_lines_job_id_fkey" FOREIGN K
 -- An invoice's total is the sum of its lines, checked when its transaction commits.
 CREATE FUNCTION "invoices_total_check"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    inv UUID := COALESCE(NEW."invoice_id", NEW."id");
+    inv UUID;
     total BIGINT;
     lines BIGINT;
 BEGIN
+    IF TG_TABLE_NAME = 'invoices' THEN inv := NEW."id"; ELSE inv := NEW."invoice_id"; END IF;
     SELECT "amount_cents" INTO total FROM "invoices" WHERE "id" = inv;
     IF total IS NULL THEN RETURN NULL; END IF;
     SELECT COALESCE(sum("amount_cents"), 0) INTO lines FROM "invoice_lines" WHERE "invoice_id" = inv;
