@@ -1,5 +1,5 @@
 "use client";
-import { AreaChart, LineChart } from "@tremor/react";
+import { AreaChart, BarChart, LineChart } from "@tremor/react";
 
 // Tremor charts run in the browser; the pages pass plain, already-shaped data.
 
@@ -45,6 +45,46 @@ export function NodeGpuChart({ rows, metric }: { rows: Array<{ t: string; idx: n
       showAnimation={false}
       yAxisWidth={48}
       {...(metric === "util" ? { minValue: 0, maxValue: 100 } : {})}
+    />
+  );
+}
+
+/** Billed amounts per month, stacked by GPU type (dollars). */
+export function RevenueByMonthChart({ rows }: { rows: Array<{ month: string; gpu_type: string; cents: number }> }) {
+  const types = [...new Set(rows.map((r) => r.gpu_type))].sort();
+  const byMonth = new Map<string, Record<string, string | number>>();
+  for (const r of rows) {
+    const point = byMonth.get(r.month) ?? { month: r.month };
+    point[r.gpu_type] = Math.round(r.cents) / 100;
+    byMonth.set(r.month, point);
+  }
+  return (
+    <BarChart
+      className="h-64"
+      data={[...byMonth.values()]}
+      index="month"
+      categories={types}
+      colors={["indigo", "sky", "emerald", "amber", "rose", "violet"]}
+      stack
+      valueFormatter={(v) => `$${v.toLocaleString("en-US", { maximumFractionDigits: 0 })}`}
+      showAnimation={false}
+      yAxisWidth={72}
+    />
+  );
+}
+
+/** This month's cost by GPU type (dollars). */
+export function UsageByTypeChart({ rows }: { rows: Array<{ gpu_type: string; amount_cents: number }> }) {
+  return (
+    <BarChart
+      className="h-56"
+      data={rows.map((r) => ({ type: r.gpu_type, Cost: r.amount_cents / 100 }))}
+      index="type"
+      categories={["Cost"]}
+      colors={["indigo"]}
+      valueFormatter={(v) => `$${v.toFixed(2)}`}
+      showAnimation={false}
+      yAxisWidth={64}
     />
   );
 }

@@ -30,11 +30,11 @@ export function AppShell({
   children: React.ReactNode;
 }) {
   return (
-    <div className="min-h-screen lg:pl-60">
+    <div className="min-h-screen lg:pl-60 print:pl-0">
       <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
-      <aside className="bg-slate-900 lg:fixed lg:inset-y-0 lg:left-0 lg:w-60" aria-label={`${planeLabel} navigation`}>
+      <aside className="bg-slate-900 lg:fixed lg:inset-y-0 lg:left-0 lg:w-60 print:hidden" aria-label={`${planeLabel} navigation`}>
         <div className="flex h-14 items-center justify-between px-5 lg:h-16">
           <Link href={root} aria-label="GPUForge home">
             <Logo />
@@ -48,7 +48,7 @@ export function AppShell({
         </nav>
       </aside>
       <div>
-        <header className="sticky top-0 z-10 flex h-16 items-center justify-between border-b border-slate-200 bg-white/90 px-6 backdrop-blur">
+        <header className="sticky top-0 z-10 flex h-16 print:hidden items-center justify-between border-b border-slate-200 bg-white/90 px-6 backdrop-blur">
           <p className="text-sm text-slate-500">{context}</p>
           <UserMenu {...user} />
         </header>

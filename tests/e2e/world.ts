@@ -3,9 +3,11 @@ import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
+import { finishJob } from "@/lib/jobs/finish-job";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { createAlertRule } from "@/lib/alerts/alert-rules";
+import { generateInvoice } from "@/lib/billing/invoices";
 import { db } from "@/lib/db/client";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
@@ -42,7 +44,27 @@ export async function buildWorld() {
     data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: a.id, severity: "warning", message: "moved for the walk" },
   });
   const rule = await createAlertRule(systemActor, { name: unique("walk-rule"), rule_type: "gpu_temperature", cluster_id: clusterD.id, severity: "warning", enabled: false, notify: false, auto_remediate: false });
-  return { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule };
+  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule };
+  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0) };
+}
+
+/** Billed usage of tenant A inside a window of its own (a job that ran there); returns the window. */
+export async function usageWindowOfA(w: { a: { id: string }; nodeD: { gpus: Array<{ gpuType: string }> } }) {
+  const job = await submitJob({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, { name: unique("walk-billed"), gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 9, max_retries: 0 });
+  // it never runs: the usage below stands for a run that ended inside the window
+  await finishJob(systemActor, job.id, { status: "cancelled" });
+  const end = new Date(Date.now() - 1000 - Math.floor(Math.random() * 1e9));
+  const start = new Date(end.getTime() - 3_600_000);
+  await db().$executeRaw`
+    INSERT INTO usage_events (tenant_id, job_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
+    VALUES (${w.a.id}::uuid, ${job.id}::uuid, 1, 'final', 'invoice', 'H100', 1, ${start}, ${end}, 3600, 249, 249)`;
+  return { period_start: new Date(start.getTime() - 1).toISOString(), period_end: end.toISOString() };
+}
+
+/** A pending invoice of tenant A, fresh per call (paying or voiding consumes it). */
+export async function pendingInvoiceOfA(w: Parameters<typeof usageWindowOfA>[0]): Promise<string> {
+  const inv = await generateInvoice(systemActor, w.a.id, await usageWindowOfA(w));
+  return inv.id;
 }
 
 /** A notification whose delivery failed, fresh per call (retrying consumes it). */
@@ -97,6 +119,8 @@ const authed = (agent: number, other: number, own: number, operator: number): Re
   own_tenant: own,
   operator,
 });
+
+let invoiceWindow: { period_start: string; period_end: string } | undefined;
 
 /** One entry per operationId in the OpenAPI document; a missing entry fails the walk. */
 export function operationCases(w: World): Record<string, OperationCase> {
@@ -201,6 +225,28 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listNotifications: { path: fixed("/api/notifications"), expect: authed(403, 403, 403, 200) },
     retryNotification: { path: async () => `/api/notifications/${await failedNotification(w)}/retry`, expect: authed(403, 403, 403, 200) },
     listRemediations: { path: fixed("/api/remediations"), expect: authed(403, 403, 403, 200) },
+
+    listGpuRates: { path: fixed("/api/billing/rates"), expect: authed(403, 200, 200, 200) },
+    setGpuRate: { path: fixed("/api/billing/rates/WALK"), body: () => ({ cents_per_hour: 123 }), expect: authed(403, 403, 403, 200) },
+    getTenantUsage: { path: fixed(`/api/tenants/${w.a.id}/usage`), expect: authed(403, 404, 200, 200) },
+    createInvoice: {
+      path: async () => {
+        invoiceWindow = await usageWindowOfA(w);
+        return `/api/tenants/${w.a.id}/invoice`;
+      },
+      body: () => ({ ...invoiceWindow }),
+      expect: authed(403, 403, 403, 201),
+    },
+    listTenantInvoices: { path: fixed(`/api/tenants/${w.a.id}/invoices`), expect: authed(403, 404, 200, 200) },
+    listInvoices: { path: fixed("/api/invoices"), expect: authed(403, 403, 403, 200) },
+    getInvoice: { path: fixed(`/api/invoices/${w.invoiceOfA}`), expect: authed(403, 404, 200, 200) },
+    getInvoiceCsv: { path: fixed(`/api/invoices/${w.invoiceOfA}/csv`), expect: authed(403, 404, 200, 200) },
+    payInvoice: { path: async () => `/api/invoices/${await pendingInvoiceOfA(w)}/pay`, body: () => ({ method: "bank", reference: "walk transfer" }), expect: authed(403, 404, 403, 200) },
+    voidInvoice: { path: async () => `/api/invoices/${await pendingInvoiceOfA(w)}/void`, expect: authed(403, 403, 403, 200) },
+    getBillingSummary: { path: fixed("/api/billing/summary"), expect: authed(403, 403, 403, 200) },
+    createDeposit: { path: fixed(`/api/tenants/${w.a.id}/deposits`), body: () => ({ amount_cents: 100 }), expect: authed(403, 403, 403, 201) },
+    listTenantTransactions: { path: fixed(`/api/tenants/${w.a.id}/transactions`), expect: authed(403, 404, 200, 200) },
+    stripeWebhook: { path: fixed("/api/webhooks/stripe"), expect: all(400) },
   };
 }
 

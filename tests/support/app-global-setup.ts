@@ -4,6 +4,8 @@ import type { TestProject } from "vitest/node";
 import { freePort } from "../../scripts/lib/embedded-db";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../../scripts/lib/next-server";
 
+export const E2E_STRIPE_WEBHOOK_SECRET = "whsec_e2e_0123456789abcdef0123456789";
+
 declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
@@ -21,6 +23,8 @@ export default async function setup(project: TestProject) {
     NODE_ENV: "production",
     DEMO_MODE: "0",
     LOG_LEVEL: "warn",
+    // webhooks are verified for real in the walks; no STRIPE_SECRET_KEY, so invoices use the local payment page
+    STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
   } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();

@@ -11,6 +11,7 @@ const nav = [
   { href: "/admin/jobs", label: "Queue" },
   { href: "/admin/scheduler", label: "Scheduler" },
   { href: "/admin/alerts", label: "Alerts" },
+  { href: "/admin/billing", label: "Billing" },
   { href: "/admin/api-keys", label: "API keys" },
   { href: "/admin/audit", label: "Audit log" },
   { href: "/docs/api", label: "API reference" },

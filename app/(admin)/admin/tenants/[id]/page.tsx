@@ -1,5 +1,9 @@
 import { notFound } from "next/navigation";
+import { depositAction, generateInvoiceAction, setBillingModeAction } from "@/app/_actions/billing";
 import { updateTenantAction } from "@/app/_actions/tenants";
+import { BillingModeForm, DepositForm, GenerateInvoiceForm } from "@/components/forms/billing-forms";
+import { balanceOf } from "@/lib/billing/ledger";
+import { formatCents } from "@/lib/billing/money";
 import { createUserAction, updateUserAction } from "@/app/_actions/users";
 import { EditTenantForm, TenantStatusForm } from "@/components/forms/tenant-forms";
 import { CreateUserForm } from "@/components/forms/user-forms";
@@ -19,7 +23,7 @@ export default async function TenantPage({ params }: { params: Promise<{ id: str
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const tenant = await getTenantOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!tenant) notFound();
-  const users = await listUsers(p, { limit: 500, tenant_id: id });
+  const [users, balance] = await Promise.all([listUsers(p, { limit: 500, tenant_id: id }), balanceOf(id)]);
   return (
     <>
       <PageHeader
@@ -30,6 +34,17 @@ export default async function TenantPage({ params }: { params: Promise<{ id: str
       <Card className="mb-6">
         <CardHeader title="Settings" />
         <EditTenantForm action={updateTenantAction} tenant={tenant} />
+      </Card>
+      <Card className="mb-6">
+        <CardHeader
+          title="Billing"
+          description={`${tenant.billingMode === "prepaid" ? "Prepaid: work is charged to the balance as it runs; at zero new work waits and running work stops after the grace period." : "Invoiced monthly for the month before."} Balance ${formatCents(balance)}.`}
+          actions={<BillingModeForm action={setBillingModeAction} tenantId={tenant.id} mode={tenant.billingMode} />}
+        />
+        <div className="grid divide-y divide-slate-100 lg:grid-cols-2 lg:divide-x lg:divide-y-0">
+          <GenerateInvoiceForm action={generateInvoiceAction} tenantId={tenant.id} openBase="/admin/billing/invoices" />
+          <DepositForm action={depositAction} tenantId={tenant.id} />
+        </div>
       </Card>
       <Card className="mb-6">
         <CardHeader title="Add a user" description="Tenant admins can also add their own users from their dashboard." />

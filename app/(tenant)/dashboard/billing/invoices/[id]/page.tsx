@@ -1,0 +1,54 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { payFromBalanceAction } from "@/app/_actions/billing";
+import { InvoiceDocument } from "@/components/billing/invoice-document";
+import { PrintButton } from "@/components/billing/print-button";
+import { InvoiceButton } from "@/components/forms/billing-forms";
+import { buttonClass } from "@/components/ui/button";
+import { Card, CardHeader } from "@/components/ui/card";
+import { requireTenantPage } from "@/lib/auth/session";
+import { getInvoiceOrThrow, invoiceJson } from "@/lib/billing/invoices";
+import { balanceOf } from "@/lib/billing/ledger";
+import { formatCents } from "@/lib/billing/money";
+import { isAppError } from "@/lib/errors";
+import { getTenantOrThrow } from "@/lib/tenants/queries";
+
+export const metadata = { title: "Invoice" };
+
+/** The tenant's invoice, and its payment page when Stripe is not configured (pay from the prepaid balance). */
+export default async function TenantInvoicePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ paid?: string }> }) {
+  const { id } = await params;
+  const p = await requireTenantPage(`/dashboard/billing/invoices/${id}`);
+  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  const inv = await getInvoiceOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  if (!inv) notFound();
+  const [tenant, balance, sp] = await Promise.all([getTenantOrThrow(p, p.tenantId), balanceOf(p.tenantId), searchParams]);
+  const view = invoiceJson(inv);
+  const covers = balance >= view.amount_cents;
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="mb-4 text-sm text-slate-500 print:hidden"><Link href="/dashboard/billing" className="hover:underline">Billing</Link> / {view.number}</nav>
+      {sp.paid === "stripe" && view.status === "pending" ? (
+        <p role="status" className="mb-4 rounded-md bg-sky-50 px-4 py-2.5 text-sm text-sky-800 print:hidden">Stripe is confirming your payment; this page shows it paid as soon as Stripe tells us.</p>
+      ) : null}
+      {view.status === "pending" ? (
+        <Card className="mb-6 print:hidden">
+          <CardHeader title={`Pay ${formatCents(view.amount_cents)}`} description={inv.stripeUrl ? "Pay by card through Stripe Checkout." : "Local payment: card payments are not configured on this installation. Pay from your prepaid balance, or by bank transfer, which your operator records."} />
+          <div className="flex flex-wrap items-center gap-4 p-5">
+            {inv.stripeUrl ? <a className={buttonClass("primary")} href={inv.stripeUrl}>Pay by card</a> : null}
+            {covers ? (
+              <InvoiceButton action={payFromBalanceAction} invoiceId={id} label={`Pay from balance (${formatCents(balance)})`} variant={inv.stripeUrl ? "secondary" : "primary"} />
+            ) : (
+              <p className="text-sm text-slate-600">Your balance ({formatCents(balance)}) does not cover this invoice.</p>
+            )}
+          </div>
+        </Card>
+      ) : null}
+      <div className="mb-4 flex flex-wrap gap-3 print:hidden">
+        <PrintButton />
+        <a className={buttonClass("secondary")} href={`/api/invoices/${id}/csv`} download>Download CSV</a>
+      </div>
+      <InvoiceDocument invoice={view} tenantName={tenant.name} billingEmail={tenant.billingEmail} />
+    </>
+  );
+}

@@ -1,0 +1,87 @@
+"use server";
+import { z } from "zod";
+import { formText, serverAction } from "@/lib/auth/action";
+import { generateInvoice, payInvoice, voidInvoice } from "@/lib/billing/invoices";
+import { depositFunds } from "@/lib/billing/ledger";
+import { invoiceLabel } from "@/lib/billing/money";
+import { setRate } from "@/lib/billing/rates";
+import { createInvoiceBody, depositBody, gpuTypeParams, setRateBody } from "@/lib/billing/schemas";
+import { updateTenant } from "@/lib/tenants/update-tenant";
+import { BILLING_MODES } from "@/lib/tenants/schemas";
+
+const pages = ["/admin/billing", "/dashboard/billing", "/admin/tenants"];
+const isOperator = (p: { kind: string }) => p.kind === "operator";
+const id = z.uuid("Must be an id");
+/** A dollar amount typed in a form ("1,250.50") as whole cents; anything else is passed on for the schema to name. */
+const dollarsToCents = (v: string | undefined) => {
+  if (v === undefined) return undefined;
+  const clean = v.replace(/[$,\s]/g, "");
+  return /^\d+(\.\d{1,2})?$/.test(clean) ? Math.round(Number(clean) * 100) : v;
+};
+
+export const setRateAction = serverAction(
+  {
+    schema: z.object({ ...gpuTypeParams.shape, ...setRateBody.shape }),
+    fromForm: (f) => ({ gpu_type: formText(f, "gpu_type")?.trim() ?? "", cents_per_hour: dollarsToCents(formText(f, "price")) }),
+    allow: isOperator,
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    const r = await setRate(actor, input.gpu_type, input.cents_per_hour);
+    return { message: `${r.gpu_type} now costs $${(r.cents_per_hour / 100).toFixed(2)} per GPU-hour.` };
+  },
+);
+
+export const generateInvoiceAction = serverAction(
+  { schema: z.object({ tenant_id: id, period: createInvoiceBody }), fromForm: (f) => ({ tenant_id: formText(f, "tenant_id"), period: { period_start: formText(f, "period_start"), period_end: formText(f, "period_end") } }), allow: isOperator, revalidate: pages },
+  async (actor, { tenant_id, period }) => {
+    const inv = await generateInvoice(actor, tenant_id, period);
+    return { message: `${invoiceLabel(inv.number)} created for $${(Number(inv.amountCents) / 100).toFixed(2)}.`, data: { id: inv.id } };
+  },
+);
+
+export const payFromBalanceAction = serverAction(
+  { schema: z.object({ id }), fromForm: (f) => ({ id: formText(f, "id") }), allow: (p) => p.kind === "tenant" || p.kind === "operator", revalidate: pages },
+  async (actor, input) => {
+    const inv = await payInvoice(actor, input.id, { method: "balance" });
+    return { message: `${invoiceLabel(inv.number)} is paid from the prepaid balance.` };
+  },
+);
+
+export const recordBankPaymentAction = serverAction(
+  { schema: z.object({ id, reference: z.string().trim().min(1, "The transfer's reference is required").max(200) }), fromForm: (f) => ({ id: formText(f, "id"), reference: formText(f, "reference") ?? "" }), allow: isOperator, revalidate: pages },
+  async (actor, input) => {
+    const inv = await payInvoice(actor, input.id, { method: "bank", reference: input.reference });
+    return { message: `${invoiceLabel(inv.number)} recorded as paid by bank transfer.` };
+  },
+);
+
+export const voidInvoiceAction = serverAction(
+  { schema: z.object({ id }), fromForm: (f) => ({ id: formText(f, "id") }), allow: isOperator, revalidate: pages },
+  async (actor, input) => {
+    const inv = await voidInvoice(actor, input.id);
+    return { message: `${invoiceLabel(inv.number)} is void; its usage can be invoiced again.` };
+  },
+);
+
+export const depositAction = serverAction(
+  {
+    schema: z.object({ tenant_id: id, deposit: depositBody }),
+    fromForm: (f) => ({ tenant_id: formText(f, "tenant_id"), deposit: { amount_cents: dollarsToCents(formText(f, "amount")), description: formText(f, "description") } }),
+    allow: isOperator,
+    revalidate: pages,
+  },
+  async (actor, { tenant_id, deposit }) => {
+    await depositFunds(actor, tenant_id, deposit.amount_cents, deposit.description);
+    return { message: `$${(deposit.amount_cents / 100).toFixed(2)} credited.` };
+  },
+);
+
+export const setBillingModeAction = serverAction(
+  { schema: z.object({ id, billing_mode: z.enum(BILLING_MODES) }), fromForm: (f) => ({ id: formText(f, "id"), billing_mode: formText(f, "billing_mode") }), allow: isOperator, revalidate: pages },
+  async (actor, input) => {
+    const t = await updateTenant(actor, input.id, { billing_mode: input.billing_mode });
+    return { message: `${t.name} is billed ${t.billingMode === "prepaid" ? "from a prepaid balance" : "by invoice"}.` };
+  },
+);
+

@@ -1,0 +1,105 @@
+"use client";
+import { useRouter } from "next/navigation";
+import { useEffect } from "react";
+import { Field, FormMessage, SubmitButton } from "./form-parts";
+import { useActionForm, type FormAction } from "./use-action-form";
+
+/** Sets a GPU type's price per GPU-hour (typed in dollars). */
+export function SetRateForm({ action, gpuType }: { action: FormAction; gpuType?: string }) {
+  const { state, dispatch, formRef } = useActionForm(action);
+  const e = state.fieldErrors ?? {};
+  const v = state.values ?? {};
+  return (
+    <form ref={formRef} action={dispatch} aria-label={gpuType ? `Set the ${gpuType} rate` : "Set a rate"} className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
+      <Field label="GPU type" name="gpu_type" error={e.gpu_type} hint="* prices every type without its own rate">
+        {(p) => <input {...p} key={`t${state.at}`} defaultValue={v.gpu_type ?? gpuType} required placeholder="H100" />}
+      </Field>
+      <Field label="Price per GPU-hour (USD)" name="price" error={e.cents_per_hour} hint="Applies from now; past usage keeps its rate">
+        {(p) => <input {...p} key={`p${state.at}`} defaultValue={v.price} required inputMode="decimal" placeholder="2.49" />}
+      </Field>
+      <div className="sm:pt-6"><SubmitButton>Set rate</SubmitButton></div>
+      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+    </form>
+  );
+}
+
+/** Generates an invoice for a tenant: the last full month unless a period is given. Opens it when created. */
+export function GenerateInvoiceForm({ action, tenantId, openBase }: { action: FormAction<{ id: string }>; tenantId: string; openBase: string }) {
+  const { state, dispatch } = useActionForm(action, false);
+  const router = useRouter();
+  useEffect(() => {
+    if (state.ok && state.data?.id) router.push(`${openBase}/${state.data.id}`);
+  }, [state, router, openBase]);
+  const e = state.fieldErrors ?? {};
+  return (
+    <form action={dispatch} aria-label="Generate invoice" className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
+      <input type="hidden" name="tenant_id" value={tenantId} />
+      <Field label="Period start (optional)" name="period_start" error={e["period.period_start"] ?? e.period_start} hint="ISO time, e.g. 2026-11-01T00:00:00Z">
+        {(p) => <input {...p} placeholder="last full month" />}
+      </Field>
+      <Field label="Period end (optional)" name="period_end" error={e["period.period_end"] ?? e.period_end}>
+        {(p) => <input {...p} placeholder="last full month" />}
+      </Field>
+      <div className="sm:pt-6"><SubmitButton>Generate invoice</SubmitButton></div>
+      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+    </form>
+  );
+}
+
+/** Credits a tenant's prepaid balance (operators). */
+export function DepositForm({ action, tenantId }: { action: FormAction; tenantId: string }) {
+  const { state, dispatch, formRef } = useActionForm(action);
+  const e = state.fieldErrors ?? {};
+  const v = state.values ?? {};
+  return (
+    <form ref={formRef} action={dispatch} aria-label="Record deposit" className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
+      <input type="hidden" name="tenant_id" value={tenantId} />
+      <Field label="Amount (USD)" name="amount" error={e["deposit.amount_cents"]}>{(p) => <input {...p} key={`a${state.at}`} defaultValue={v.amount} required inputMode="decimal" placeholder="500.00" />}</Field>
+      <Field label="Note" name="description" error={e["deposit.description"]}>{(p) => <input {...p} key={`d${state.at}`} defaultValue={v.description} placeholder="Wire 2026-11-28" maxLength={200} />}</Field>
+      <div className="sm:pt-6"><SubmitButton>Record deposit</SubmitButton></div>
+      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+    </form>
+  );
+}
+
+/** Records a bank transfer against a pending invoice (operators). */
+export function BankPaymentForm({ action, invoiceId }: { action: FormAction; invoiceId: string }) {
+  const { state, dispatch } = useActionForm(action, false);
+  const e = state.fieldErrors ?? {};
+  return (
+    <form action={dispatch} aria-label="Record bank payment" className="flex flex-wrap items-end gap-3">
+      <input type="hidden" name="id" value={invoiceId} />
+      <div className="min-w-64 flex-1">
+        <Field label="Bank transfer reference" name="reference" error={e.reference}>{(p) => <input {...p} placeholder="e.g. SEPA ref 2026-11-30-0042" maxLength={200} />}</Field>
+      </div>
+      <SubmitButton variant="secondary">Record bank payment</SubmitButton>
+      <div className="w-full"><FormMessage state={state} /></div>
+    </form>
+  );
+}
+
+/** One-click actions with a visible outcome: pay from balance, void. */
+export function InvoiceButton({ action, invoiceId, label, variant = "primary", confirmText }: { action: FormAction; invoiceId: string; label: string; variant?: "primary" | "secondary" | "danger"; confirmText?: string }) {
+  const { state, dispatch } = useActionForm(action, false);
+  return (
+    <form action={dispatch} className="flex flex-wrap items-center gap-3" onSubmit={(ev) => { if (confirmText && !confirm(confirmText)) ev.preventDefault(); }}>
+      <input type="hidden" name="id" value={invoiceId} />
+      <SubmitButton variant={variant}>{label}</SubmitButton>
+      <FormMessage state={state} />
+    </form>
+  );
+}
+
+/** Switches a tenant between invoicing and a prepaid balance. */
+export function BillingModeForm({ action, tenantId, mode }: { action: FormAction; tenantId: string; mode: string }) {
+  const { state, dispatch } = useActionForm(action, false);
+  const next = mode === "prepaid" ? "invoice" : "prepaid";
+  return (
+    <form action={dispatch} className="flex flex-wrap items-center gap-3">
+      <input type="hidden" name="id" value={tenantId} />
+      <input type="hidden" name="billing_mode" value={next} />
+      <SubmitButton variant="secondary" size="sm">{next === "prepaid" ? "Switch to prepaid balance" : "Switch to monthly invoices"}</SubmitButton>
+      <FormMessage state={state} />
+    </form>
+  );
+}
