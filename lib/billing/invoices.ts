@@ -161,10 +161,10 @@ export async function listInvoices(p: Principal, opts: { tenantId?: string; stat
 export async function payInvoice(actor: Actor, id: string, input: { method: "balance" | "bank"; reference?: string }) {
   const p = actor.principal;
   if (p.kind === "agent") throw forbidden("Agents do not pay invoices");
-  if (input.method === "bank" && p.kind !== "operator") throw forbidden("Only operators record bank payments");
   await db().$transaction(async (tx) => {
     const found = await tx.invoice.findUnique({ where: { id }, select: { tenantId: true } });
     if (!found || (p.kind === "tenant" && found.tenantId !== p.tenantId)) throw notFound("Invoice");
+    if (input.method === "bank" && p.kind !== "operator") throw forbidden("Only operators record bank payments");
     await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${found.tenantId}::uuid FOR UPDATE`;
     const [inv] = await tx.$queryRaw<Array<{ status: string; amount_cents: bigint; number: number }>>`SELECT status, amount_cents, number FROM invoices WHERE id = ${id}::uuid FOR UPDATE`;
     if (inv!.status !== "pending") throw invalidTransition(`This invoice is ${inv!.status}`);

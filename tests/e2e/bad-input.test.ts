@@ -122,10 +122,12 @@ describe("bad input on every write route", () => {
           await expectRefused(`${op.operationId} bad id`, failures, () => api(method.toUpperCase(), path.replace("{id}", "not-an-id"), { key, body }), 400, "validation_failed", "id");
         }
         if (op.parameters?.some((p) => p.name === "limit")) {
+          // a well-formed id, so the query is what is judged
+          const listPath = path.replace("{id}", "00000000-0000-4000-8000-000000000000");
           for (const limit of ["0", "501", "ten"]) {
-            await expectRefused(`${op.operationId} limit=${limit}`, failures, () => api("GET", `${path}?limit=${limit}`, { key }), 400, "validation_failed", "limit");
+            await expectRefused(`${op.operationId} limit=${limit}`, failures, () => api("GET", `${listPath}?limit=${limit}`, { key }), 400, "validation_failed", "limit");
           }
-          await expectRefused(`${op.operationId} unknown query`, failures, () => api("GET", `${path}?bogus=1`, { key }), 400, "validation_failed");
+          await expectRefused(`${op.operationId} unknown query`, failures, () => api("GET", `${listPath}?bogus=1`, { key }), 400, "validation_failed");
         }
       }
     }

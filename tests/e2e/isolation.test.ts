@@ -71,7 +71,7 @@ describe("API isolation", () => {
           }
           if (want >= 400) {
             try {
-              expectErrorShape(reply, { 401: "unauthorized", 403: "forbidden", 404: "not_found" }[want as 401 | 403 | 404]);
+              expectErrorShape(reply, { 400: "validation_failed", 401: "unauthorized", 403: "forbidden", 404: "not_found" }[want as 400 | 401 | 403 | 404]);
             } catch (e) {
               failures.push(`${op.operationId} as ${actor}: ${(e as Error).message}`);
             }

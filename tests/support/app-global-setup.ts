@@ -2,9 +2,8 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { freePort } from "../../scripts/lib/embedded-db";
+import { E2E_STRIPE_WEBHOOK_SECRET } from "./stripe";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../../scripts/lib/next-server";
-
-export const E2E_STRIPE_WEBHOOK_SECRET = "whsec_e2e_0123456789abcdef0123456789";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -48,7 +48,7 @@ export default async function AdminBillingPage({ searchParams }: { searchParams:
         <CardHeader title="Tenants" description="Open a tenant to invoice it, record a deposit or change how it is billed." />
         {tenants.length === 0 ? <EmptyState title="No tenants yet" /> : (
           <Table caption="Billing by tenant">
-            <thead className="bg-slate-50"><tr><Th>Tenant</Th><Th>Billing</Th><Th className="text-right">This month</Th><Th className="text-right">Outstanding</Th><Th className="text-right">Prepaid balance</Th></tr></thead>
+            <thead className="bg-slate-50"><tr><Th>Tenant</Th><Th>Billing</Th><Th className="text-right">This month</Th><Th className="text-right">Outstanding</Th><Th className="text-right">Balance</Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
               {tenants.map((t) => (
                 <tr key={t.id}>

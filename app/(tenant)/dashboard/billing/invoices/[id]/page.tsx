@@ -31,6 +31,11 @@ export default async function TenantInvoicePage({ params, searchParams }: { para
       {sp.paid === "stripe" && view.status === "pending" ? (
         <p role="status" className="mb-4 rounded-md bg-sky-50 px-4 py-2.5 text-sm text-sky-800 print:hidden">Stripe is confirming your payment; this page shows it paid as soon as Stripe tells us.</p>
       ) : null}
+      {view.status === "paid" ? (
+        <p role="status" className="mb-4 rounded-md bg-emerald-50 px-4 py-2.5 text-sm text-emerald-800 print:hidden">
+          {view.number} is paid ({view.payment_method === "balance" ? "from your prepaid balance" : view.payment_method === "stripe" ? "by card through Stripe" : "by bank transfer"}). Thank you.
+        </p>
+      ) : null}
       {view.status === "pending" ? (
         <Card className="mb-6 print:hidden">
           <CardHeader title={`Pay ${formatCents(view.amount_cents)}`} description={inv.stripeUrl ? "Pay by card through Stripe Checkout." : "Local payment: card payments are not configured on this installation. Pay from your prepaid balance, or by bank transfer, which your operator records."} />
