@@ -1,6 +1,7 @@
 import "server-only";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
+import { depositFunds } from "@/lib/billing/ledger";
 import { db } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { createTenant } from "@/lib/tenants/create-tenant";
@@ -10,7 +11,8 @@ import { DEMO_ACCOUNTS } from "./demo-accounts";
 const DEMO_TENANTS = [
   { name: "Acme AI", gpu_quota: 64, billing_email: "finance@acme.test" },
   { name: "Helix Bio", gpu_quota: 32, billing_email: "ap@helix.test" },
-  { name: "Orbital Labs", gpu_quota: 16, billing_email: null },
+  // a GPU-marketplace style customer: its work is charged to a prepaid balance as it runs
+  { name: "Orbital Labs", gpu_quota: 16, billing_email: null, billing_mode: "prepaid" as const },
 ];
 
 const DEMO_CLUSTERS = [
@@ -39,6 +41,7 @@ export async function seedDemo(): Promise<{ seeded: boolean; agentKeys: Record<s
       tenant_id: a.tenant ? tenantIds.get(a.tenant) : undefined,
     });
   }
+  await depositFunds(systemActor, tenantIds.get("Orbital Labs")!, 250_00, "Opening deposit (demo)");
   const agentKeys: Record<string, string> = {};
   for (const c of DEMO_CLUSTERS) {
     const cluster = await createCluster(systemActor, c);
