@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { formText, serverAction } from "@/lib/auth/action";
 import { generateInvoice, payInvoice, voidInvoice } from "@/lib/billing/invoices";
-import { depositFunds } from "@/lib/billing/ledger";
+import { depositFunds, startCardDeposit } from "@/lib/billing/ledger";
 import { invoiceLabel } from "@/lib/billing/money";
 import { setRate } from "@/lib/billing/rates";
 import { createInvoiceBody, depositBody, gpuTypeParams, setRateBody } from "@/lib/billing/schemas";
@@ -85,3 +85,11 @@ export const setBillingModeAction = serverAction(
   },
 );
 
+
+export const cardDepositAction = serverAction(
+  { schema: depositBody.pick({ amount_cents: true }), fromForm: (f) => ({ amount_cents: dollarsToCents(formText(f, "amount")) }), allow: (p) => p.kind === "tenant" },
+  async (actor, input) => {
+    const session = await startCardDeposit(actor, input.amount_cents);
+    return { message: "Opening Stripe Checkout…", data: { url: session.url } };
+  },
+);

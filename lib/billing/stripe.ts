@@ -51,3 +51,18 @@ export async function createInvoiceCheckout(
 export function verifyStripeEvent(rawBody: string, signature: string, webhookSecret: string): Stripe.Event {
   return Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret);
 }
+
+/** A Checkout Session that adds funds to a tenant's prepaid balance; the webhook credits it once paid. */
+export async function createDepositCheckout(client: Stripe, deposit: { tenantId: string; amountCents: number; customerEmail: string | null }, urls: { success: string; cancel: string }) {
+  const session = await client.checkout.sessions.create({
+    mode: "payment",
+    client_reference_id: deposit.tenantId,
+    metadata: { deposit_tenant_id: deposit.tenantId },
+    line_items: [{ quantity: 1, price_data: { currency: "usd", unit_amount: deposit.amountCents, product_data: { name: "GPUForge prepaid credit" } } }],
+    ...(deposit.customerEmail ? { customer_email: deposit.customerEmail } : {}),
+    success_url: urls.success,
+    cancel_url: urls.cancel,
+  });
+  if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+  return { id: session.id, url: session.url };
+}

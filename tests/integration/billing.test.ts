@@ -4,7 +4,7 @@ import fc from "fast-check";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateInvoice, invoiceJson, payInvoice, voidInvoice } from "@/lib/billing/invoices";
-import { balanceOf, depositFunds, listTransactions } from "@/lib/billing/ledger";
+import { balanceOf, depositFunds, listTransactions, startCardDeposit } from "@/lib/billing/ledger";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { segmentAmountCents } from "@/lib/billing/money";
 import { handleStripeWebhook } from "@/lib/billing/stripe-webhook";
@@ -304,6 +304,18 @@ describe("Stripe", () => {
     const other = event(unique("evt"), "customer.created", { id: "cus_1", object: "customer" });
     expect(await handleStripeWebhook(other, signed(other), cfg)).toMatchObject({ outcome: "ignored" });
     expect(await codeOf(handleStripeWebhook(payload, signed(payload), {}))).toBe("not_found");
+  });
+
+  it("a tenant's card deposit opens Checkout for its own balance; only operators credit directly", async () => {
+    const w = await world({ mode: "prepaid" });
+    const session = await startCardDeposit(w.asTenant, 5000, { secretKey: "sk_test_x", apiBase });
+    expect(session.url).toBe("https://checkout.stripe.test/c/pay/cs_test_123");
+    const sent = requests.filter((r) => r.startsWith("POST /v1/checkout/sessions")).at(-1)!;
+    expect(sent).toContain(`metadata[deposit_tenant_id]=${w.tenant.id}`);
+    expect(sent).toContain("unit_amount]=5000");
+    expect(await balanceOf(w.tenant.id)).toBe(0); // nothing until Stripe says it is paid
+    expect(await codeOf(startCardDeposit(operator, 5000, { secretKey: "sk_test_x", apiBase }))).toBe("forbidden");
+    expect(await codeOf(startCardDeposit(w.asTenant, 5000, {}))).toBe("conflict");
   });
 
   it("a paid deposit checkout credits the prepaid balance once", async () => {

@@ -1,5 +1,8 @@
 import Link from "next/link";
+import { cardDepositAction } from "@/app/_actions/billing";
 import { InvoiceStatus } from "@/components/billing/invoice-document";
+import { CardDepositForm } from "@/components/forms/billing-forms";
+import { stripeConfigFromEnv } from "@/lib/billing/stripe";
 import { UsageByTypeChart } from "@/components/fleet/charts";
 import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
@@ -73,6 +76,12 @@ export default async function TenantBillingPage() {
           </Table>
         )}
       </Card>
+      {stripeConfigFromEnv().secretKey ? (
+        <Card className="mt-6">
+          <CardHeader title="Add funds" description="Pay by card through Stripe; your balance is credited as soon as Stripe confirms the payment." />
+          <CardDepositForm action={cardDepositAction} />
+        </Card>
+      ) : null}
       <Card className="mt-6">
         <CardHeader title="Balance history" description="Every deposit, usage charge and payment; the balance is their sum." />
         {ledger.data.length === 0 ? <EmptyState title="No transactions yet">Your operator records deposits; usage charges appear here in prepaid mode.</EmptyState> : (
