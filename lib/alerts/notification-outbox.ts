@@ -38,6 +38,17 @@ async function emailRecipients(cfg: ChannelConfig): Promise<string[]> {
   return rows.map((r) => r.email);
 }
 
+/** The channels a notification goes to now: email and/or webhook when configured, else the console. */
+export async function activeChannels(cfg: ChannelConfig): Promise<Array<{ channel: string; target: string }>> {
+  const recipients = cfg.smtpUrl ? await emailRecipients(cfg) : [];
+  const channels: Array<{ channel: string; target: string }> = [
+    ...(cfg.smtpUrl && recipients.length ? [{ channel: "email", target: recipients.join(", ") }] : []),
+    ...(cfg.webhookUrl ? [{ channel: "webhook", target: redactWebhook(cfg.webhookUrl) }] : []),
+  ];
+  if (channels.length === 0) channels.push({ channel: "console", target: "operator plane" });
+  return channels;
+}
+
 /**
  * Queues one notification per configured channel for each event (firing or resolved). With no
  * channel configured, a `console` row records that the operator plane is where it is read.
@@ -50,12 +61,7 @@ export async function enqueueNotifications(eventIds: string[], kind: "firing" | 
        FROM alert_events e LEFT JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ANY($1::uuid[])`,
     [eventIds],
   );
-  const recipients = cfg.smtpUrl ? await emailRecipients(cfg) : [];
-  const channels: Array<{ channel: string; target: string }> = [
-    ...(cfg.smtpUrl && recipients.length ? [{ channel: "email", target: recipients.join(", ") }] : []),
-    ...(cfg.webhookUrl ? [{ channel: "webhook", target: redactWebhook(cfg.webhookUrl) }] : []),
-  ];
-  if (channels.length === 0) channels.push({ channel: "console", target: "operator plane" });
+  const channels = await activeChannels(cfg);
   const rows = events.flatMap((e) => {
     const text = notificationText({
       status: kind,
@@ -84,16 +90,17 @@ export async function enqueueNotifications(eventIds: string[], kind: "firing" | 
 
 interface Claimed {
   id: string;
-  alert_event_id: string;
+  alert_event_id: string | null;
+  demo_request_id: string | null;
   kind: string;
   channel: string;
   target: string;
   subject: string;
   body: string;
   attempts: number;
-  severity: string;
-  rule_type: string;
-  subject_label: string;
+  severity: string | null;
+  rule_type: string | null;
+  subject_label: string | null;
 }
 
 /** How long a claimed notification is held before another deliverer may try it (a crashed one). */
@@ -118,7 +125,9 @@ async function send(n: Claimed, cfg: ChannelConfig): Promise<void> {
       // `text` is what Slack-compatible receivers show; the rest is for machines
       body: JSON.stringify({
         text: `${n.subject}\n${n.body}`,
-        gpuforge: { notification_id: n.id, alert_id: n.alert_event_id, kind: n.kind, severity: n.severity, rule_type: n.rule_type, subject: n.subject_label },
+        gpuforge: n.alert_event_id
+          ? { notification_id: n.id, alert_id: n.alert_event_id, kind: n.kind, severity: n.severity, rule_type: n.rule_type, subject: n.subject_label }
+          : { notification_id: n.id, demo_request_id: n.demo_request_id, kind: "demo_request" },
       }),
       signal: AbortSignal.timeout(10_000),
     });
@@ -134,9 +143,12 @@ export async function deliverNotifications(cfg: ChannelConfig = channelConfigFro
         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
      )
      UPDATE notifications n SET attempts = n.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::int)
-       FROM due, alert_events e
-      WHERE n.id = due.id AND e.id = n.alert_event_id
-     RETURNING n.id, n.alert_event_id, n.kind, n.channel, n.target, n.subject, n.body, n.attempts, e.severity, e.rule_type, e.subject_label`,
+       FROM due
+      WHERE n.id = due.id
+     RETURNING n.id, n.alert_event_id, n.demo_request_id, n.kind, n.channel, n.target, n.subject, n.body, n.attempts,
+               (SELECT severity FROM alert_events e WHERE e.id = n.alert_event_id) AS severity,
+               (SELECT rule_type FROM alert_events e WHERE e.id = n.alert_event_id) AS rule_type,
+               (SELECT subject_label FROM alert_events e WHERE e.id = n.alert_event_id) AS subject_label`,
     [batch, LEASE_S],
   );
   const out = { sent: 0, retried: 0, failed: 0 };

@@ -107,7 +107,8 @@ export function notificationJson(n: NotificationRow) {
   return {
     id: n.id,
     alert_id: n.alertEventId,
-    kind: n.kind as "firing" | "resolved",
+    demo_request_id: n.demoRequestId,
+    kind: n.kind as "firing" | "resolved" | "demo_request",
     channel: n.channel as "email" | "webhook" | "console",
     target: n.target,
     subject: n.subject,

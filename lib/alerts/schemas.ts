@@ -107,8 +107,9 @@ export const NOTIFICATION_CHANNELS = ["email", "webhook", "console"] as const;
 export const notificationJsonSchema = z
   .object({
     id: z.string(),
-    alert_id: z.string(),
-    kind: z.enum(["firing", "resolved"]),
+    alert_id: z.string().nullable(),
+    demo_request_id: z.string().nullable(),
+    kind: z.enum(["firing", "resolved", "demo_request"]),
     channel: z.enum(NOTIFICATION_CHANNELS),
     target: z.string(),
     subject: z.string(),

@@ -8,6 +8,7 @@ import { submitJob } from "@/lib/jobs/submit-job";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { createAlertRule } from "@/lib/alerts/alert-rules";
 import { generateInvoice } from "@/lib/billing/invoices";
+import { createDemoRequest } from "@/lib/marketing/site";
 import { db } from "@/lib/db/client";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
@@ -45,7 +46,8 @@ export async function buildWorld() {
   });
   const rule = await createAlertRule(systemActor, { name: unique("walk-rule"), rule_type: "gpu_temperature", cluster_id: clusterD.id, severity: "warning", enabled: false, notify: false, auto_remediate: false });
   const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule };
-  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0) };
+  const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
+  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest };
 }
 
 /** Billed usage of tenant A inside a window of its own (a job that ran there); returns the window. */
@@ -247,6 +249,13 @@ export function operationCases(w: World): Record<string, OperationCase> {
     createDeposit: { path: fixed(`/api/tenants/${w.a.id}/deposits`), body: () => ({ amount_cents: 100 }), expect: authed(403, 403, 403, 201) },
     listTenantTransactions: { path: fixed(`/api/tenants/${w.a.id}/transactions`), expect: authed(403, 404, 200, 200) },
     stripeWebhook: { path: fixed("/api/webhooks/stripe"), expect: all(400) },
+
+    createDemoRequest: { path: fixed("/api/demo-requests"), body: () => ({ name: "Grace Hopper", email: `${unique("g")}@example.test`, company: "Navy Labs" }), expect: all(201) },
+    createEarlyAccess: { path: fixed("/api/early-access"), body: () => ({ email: `${unique("early")}@example.test` }), expect: all(201) },
+    recordPageView: { path: fixed("/api/analytics/pageview"), body: () => ({ path: "/use-cases/gpu-cluster-management", referrer: "https://news.example.com/a" }), expect: all(202) },
+    listDemoRequests: { path: fixed("/api/demo-requests"), expect: authed(403, 403, 403, 200) },
+    updateDemoRequest: { path: fixed(`/api/demo-requests/${w.demoRequest.id}`), body: () => ({ status: "contacted" }), expect: authed(403, 403, 403, 200) },
+    getSiteAnalytics: { path: fixed("/api/analytics/summary"), expect: authed(403, 403, 403, 200) },
   };
 }
 

@@ -59,7 +59,7 @@ export default async function NotificationsPage({ searchParams }: { searchParams
                 <tr key={n.id} className="align-top">
                   <Td><span title={formatDateTime(n.created_at)}>{formatRelative(n.created_at)}</span></Td>
                   <Td className="max-w-xl whitespace-normal">
-                    <Link href={`/admin/alerts?alert=${n.alert_id}`} className="font-medium text-slate-900 hover:underline">{n.subject}</Link>
+                    <Link href={n.alert_id ? `/admin/alerts?alert=${n.alert_id}` : "/admin/demo-requests"} className="font-medium text-slate-900 hover:underline">{n.subject}</Link>
                     {n.last_error ? <p className="mt-0.5 text-xs text-red-700">Last error: {n.last_error}</p> : null}
                   </Td>
                   <Td>{channelLabels[n.channel]}<p className="text-xs text-slate-500">{n.target}</p></Td>

@@ -1,0 +1,121 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { channelConfigFromEnv, activeChannels, type ChannelConfig } from "@/lib/alerts/notification-outbox";
+import { emitEvent } from "@/lib/background/emit";
+import { db, pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { notFound } from "@/lib/errors";
+import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+
+/** A visitor asks for a demo: stored for the operators' inbox and announced through the notification outbox. */
+export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, cfg: ChannelConfig = channelConfigFromEnv()) {
+  const request = await db().demoRequest.create({ data: { name: input.name, email: input.email, company: input.company || null, message: input.message || null } });
+  const channels = await activeChannels(cfg);
+  const subject = `[GPUForge] Demo request from ${request.name}${request.company ? ` (${request.company})` : ""}`;
+  const body = [subject, `Email: ${request.email}`, request.message ? `Message: ${request.message}` : null, `Inbox: ${cfg.publicUrl.replace(/\/$/, "")}/admin/demo-requests`].filter(Boolean).join("\n");
+  await db().notification.createMany({
+    data: channels.map((c) => ({ demoRequestId: request.id, kind: "demo_request", channel: c.channel, target: c.target, subject, body, status: c.channel === "console" ? "sent" : "pending", sentAt: c.channel === "console" ? new Date() : null })),
+    skipDuplicates: true,
+  });
+  if (channels.some((c) => c.channel !== "console")) await emitEvent("alerts/notifications.queued", { count: channels.length });
+  return request;
+}
+
+/** Early-access signup; signing up twice is not an error and adds nothing. */
+export async function signUpEarlyAccess(email: string): Promise<{ created: boolean }> {
+  const { rowCount } = await pool().query(`INSERT INTO early_access (email) VALUES ($1) ON CONFLICT (email) DO NOTHING`, [email]);
+  return { created: (rowCount ?? 0) > 0 };
+}
+
+export function demoRequestJson(r: { id: string; name: string; email: string; company: string | null; message: string | null; status: string; handledBy: string | null; createdAt: Date }) {
+  return { id: r.id, name: r.name, email: r.email, company: r.company, message: r.message, status: r.status as "new" | "contacted" | "closed", handled_by: r.handledBy, created_at: r.createdAt.toISOString() };
+}
+
+export async function listDemoRequests(p: Principal, q: { limit: number; cursor?: string; status?: string }) {
+  assertOperator(p);
+  const rows = await db().demoRequest.findMany({
+    where: { ...(q.status ? { status: q.status } : {}), ...afterCursor(decodeCursor(q.cursor)) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: q.limit + 1,
+  });
+  return page(rows, q.limit);
+}
+
+export async function updateDemoRequest(actor: Actor, id: string, status: "new" | "contacted" | "closed") {
+  assertOperator(actor.principal);
+  return db().$transaction(async (tx) => {
+    const found = await tx.demoRequest.findUnique({ where: { id }, select: { id: true } });
+    if (!found) throw notFound("Demo request");
+    const r = await tx.demoRequest.update({ where: { id }, data: { status, handledBy: status === "new" ? null : actor.principal.label, handledAt: status === "new" ? null : new Date() } });
+    await recordAudit(tx, actor, { action: "demo_request.updated", targetType: "demo_request", targetId: id, details: { status } });
+    return r;
+  });
+}
+
+/** Visitors who ask not to be tracked (Do Not Track, Global Privacy Control) are not recorded. */
+export function trackingRefused(headers: Headers): boolean {
+  return headers.get("dnt") === "1" || headers.get("sec-gpc") === "1";
+}
+
+/**
+ * An anonymous session: a hash of the day, the address and the browser, salted with the app's
+ * secret. No cookie; it cannot be followed from one day to the next, and the address is never stored.
+ */
+export function sessionHash(ip: string, userAgent: string, now = new Date()): string {
+  const salt = env().NEXTAUTH_SECRET ?? "gpuforge-analytics";
+  return createHash("sha256").update(`${now.toISOString().slice(0, 10)}|${ip}|${userAgent}|${salt}`).digest("hex");
+}
+
+/** Only the referring site's host is kept, and none for the site's own pages. */
+export function referrerHost(referrer: string | undefined, ownHost: string | null): string | null {
+  if (!referrer) return null;
+  try {
+    const host = new URL(referrer).host.toLowerCase();
+    return host && host !== ownHost?.toLowerCase() ? host.slice(0, 253) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function recordPageView(input: { path: string; referrer?: string }, visitor: { ip: string; userAgent: string; host: string | null }) {
+  const path = input.path.split(/[?#]/)[0]!.slice(0, 300) || "/";
+  await pool().query(`INSERT INTO page_views (path, referrer_host, session_hash) VALUES ($1, $2, $3)`, [path, referrerHost(input.referrer, visitor.host), sessionHash(visitor.ip, visitor.userAgent)]);
+}
+
+/** Views per day, top pages, referrers and demo-request conversion over the last `days` days. */
+export async function siteAnalytics(days: number) {
+  const since = `now() - make_interval(days => $1::int)`;
+  const [totals, byDay, pages, refs] = await Promise.all([
+    pool().query<{ views: number; sessions: number; demos: number; early: number }>(
+      `SELECT (SELECT count(*) FROM page_views WHERE created_at > ${since})::int AS views,
+              (SELECT count(DISTINCT session_hash) FROM page_views WHERE created_at > ${since})::int AS sessions,
+              (SELECT count(*) FROM demo_requests WHERE created_at > ${since})::int AS demos,
+              (SELECT count(*) FROM early_access WHERE created_at > ${since})::int AS early`,
+      [days],
+    ),
+    pool().query<{ day: Date; views: number; sessions: number }>(
+      `SELECT date_trunc('day', created_at) AS day, count(*)::int AS views, count(DISTINCT session_hash)::int AS sessions
+         FROM page_views WHERE created_at > ${since} GROUP BY 1 ORDER BY 1`,
+      [days],
+    ),
+    pool().query<{ path: string; views: number }>(`SELECT path, count(*)::int AS views FROM page_views WHERE created_at > ${since} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`, [days]),
+    pool().query<{ host: string; views: number }>(
+      `SELECT COALESCE(referrer_host, 'direct') AS host, count(*)::int AS views FROM page_views WHERE created_at > ${since} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`,
+      [days],
+    ),
+  ]);
+  const t = totals.rows[0]!;
+  return {
+    days,
+    views: t.views,
+    sessions: t.sessions,
+    demo_requests: t.demos,
+    early_access: t.early,
+    conversion_pct: t.sessions ? Math.round((1000 * t.demos) / t.sessions) / 10 : null,
+    by_day: byDay.rows.map((r) => ({ day: r.day.toISOString().slice(0, 10), views: r.views, sessions: r.sessions })),
+    top_pages: pages.rows,
+    referrers: refs.rows,
+  };
+}
