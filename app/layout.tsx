@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import localFont from "next/font/local";
 import "./globals.css";
+import { siteUrl } from "@/lib/marketing/site-url";
 
 // Self-hosted Inter: next/font/google would download at build time, which offline machines can't.
 const inter = localFont({
@@ -10,6 +11,8 @@ const inter = localFont({
 });
 
 export const metadata: Metadata = {
+  metadataBase: siteUrl(),
+  openGraph: { siteName: "GPUForge", type: "website" },
   title: { default: "GPUForge — the control plane for GPU clouds", template: "%s · GPUForge" },
   description:
     "Turn racks of GPU servers into a shared, billed, self-healing service: fleet registry, fair scheduling with quotas, per-second billing and automatic remediation.",

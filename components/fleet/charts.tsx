@@ -88,3 +88,18 @@ export function UsageByTypeChart({ rows }: { rows: Array<{ gpu_type: string; amo
     />
   );
 }
+
+/** Public-site page views and visitors per day. */
+export function SiteViewsChart({ rows }: { rows: Array<{ day: string; views: number; sessions: number }> }) {
+  return (
+    <AreaChart
+      className="h-56"
+      data={rows.map((r) => ({ day: r.day, Views: r.views, Visitors: r.sessions }))}
+      index="day"
+      categories={["Views", "Visitors"]}
+      colors={["indigo", "emerald"]}
+      showAnimation={false}
+      yAxisWidth={48}
+    />
+  );
+}

@@ -12,6 +12,8 @@ const nav = [
   { href: "/admin/scheduler", label: "Scheduler" },
   { href: "/admin/alerts", label: "Alerts" },
   { href: "/admin/billing", label: "Billing" },
+  { href: "/admin/demo-requests", label: "Demo requests" },
+  { href: "/admin/analytics", label: "Site analytics" },
   { href: "/admin/api-keys", label: "API keys" },
   { href: "/admin/audit", label: "Audit log" },
   { href: "/docs/api", label: "API reference" },
