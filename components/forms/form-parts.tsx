@@ -19,15 +19,18 @@ export function Field({
   name,
   error,
   hint,
+  idPrefix = "f",
   children,
 }: {
   label: string;
   name: string;
+  /** when two forms on one page share field names */
+  idPrefix?: string;
   error?: string;
   hint?: string;
   children: (props: { id: string; name: string; "aria-invalid": boolean; "aria-describedby"?: string; className: string }) => React.ReactNode;
 }) {
-  const id = `f-${name}`;
+  const id = `${idPrefix}-${name}`;
   const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
     <div>

@@ -1,5 +1,5 @@
 "use client";
-import { useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { requestDemoAction, earlyAccessAction } from "@/app/_actions/marketing";
 import { Field, FormMessage, SubmitButton } from "@/components/forms/form-parts";
 import { useActionForm } from "@/components/forms/use-action-form";
@@ -7,13 +7,18 @@ import { useActionForm } from "@/components/forms/use-action-form";
 /** "Request a demo": a native modal dialog (focus trapped, Escape closes) with the demo-request form. */
 export function DemoRequestButton({ label = "Request a demo" }: { label?: string }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // the form exists only while its dialog is open, so several buttons on a page never duplicate it
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (open && !dialog.current?.open) dialog.current?.showModal();
+  }, [open]);
   return (
     <>
-      <button type="button" onClick={() => dialog.current?.showModal()} className="rounded-md bg-indigo-500 px-5 py-3 text-sm font-semibold text-white hover:bg-indigo-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white">
+      <button type="button" onClick={() => setOpen(true)} className="rounded-md bg-indigo-500 px-5 py-3 text-sm font-semibold text-white hover:bg-indigo-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white">
         {label}
       </button>
-      <dialog ref={dialog} aria-labelledby="demo-title" className="m-auto w-full max-w-lg rounded-xl p-0 shadow-2xl backdrop:bg-slate-900/60">
-        <DemoRequestForm onClose={() => dialog.current?.close()} />
+      <dialog ref={dialog} onClose={() => setOpen(false)} aria-labelledby="demo-title" className="m-auto w-full max-w-lg rounded-xl p-0 shadow-2xl backdrop:bg-slate-900/60">
+        {open ? <DemoRequestForm onClose={() => dialog.current?.close()} /> : null}
       </dialog>
     </>
   );
@@ -49,7 +54,7 @@ export function EarlyAccessForm() {
   return (
     <form ref={formRef} action={dispatch} aria-label="Early access" className="flex flex-wrap items-start gap-3">
       <div className="min-w-64 flex-1">
-        <Field label="Email for early access" name="email" error={e.email}>{(p) => <input {...p} key={`e${state.at}`} defaultValue={state.values?.email} type="email" autoComplete="email" placeholder="you@company.com" />}</Field>
+        <Field label="Email for early access" name="email" idPrefix="early" error={e.email}>{(p) => <input {...p} key={`e${state.at}`} defaultValue={state.values?.email} type="email" autoComplete="email" placeholder="you@company.com" />}</Field>
       </div>
       <div className="pt-6"><SubmitButton variant="secondary">Join the list</SubmitButton></div>
       <div className="w-full"><FormMessage state={state} /></div>

@@ -19,7 +19,7 @@ export default async function AdminHome() {
     <>
       <PageHeader title="Fleet overview" description="Every GPU in every cluster, live." actions={<AutoRefresh seconds={10} />} />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
-        <Link href="/admin/alerts" className="rounded-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600" aria-label={`Alerts firing: ${alerts.total}, ${alerts.critical} critical`}>
+        <Link href="/admin/alerts" className="rounded-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
           <Stat label="Alerts firing" value={<span className={alerts.critical ? "text-red-700" : undefined}>{alerts.total}</span>} hint={`${alerts.critical} critical · ${alerts.warning} warning`} />
         </Link>
         <Stat label="GPUs" value={fleet.gpus_total} hint={`${fleet.gpus_allocated} allocated · ${fleet.gpus_schedulable} idle`} />

@@ -1,0 +1,175 @@
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { USE_CASES } from "@/content/use-cases";
+import { db } from "@/lib/db/client";
+import { launchBrowser } from "../support/browser";
+import { makeTenant, makeUser, unique } from "../support/fixtures";
+import { api } from "../support/http";
+
+// The public site against the production build: static pages really are static, the demo
+// request reaches the operators' inbox, analytics honour Do Not Track, and the public pages and
+// both planes' main pages have no serious or critical accessibility violations (axe-core).
+
+let browser: Browser;
+let operator: Awaited<ReturnType<typeof makeUser>>;
+let tenantUser: Awaited<ReturnType<typeof makeUser>>;
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  operator = await makeUser("operator");
+  tenantUser = await makeUser("tenant_admin", (await makeTenant(4)).id);
+});
+afterAll(async () => browser?.close());
+
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
+const visit = async (target: string, user?: { email: string; password: string }) => {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  if (user) {
+    await page.goto(`${inject("baseUrl")}/login?callbackUrl=${encodeURIComponent(target)}`);
+    await page.fill("#f-email", user.email);
+    await page.fill("#f-password", user.password);
+    await page.click("form[aria-label='Sign in'] button[type=submit]");
+    await page.waitForURL(`${inject("baseUrl")}${target}`);
+  } else {
+    await page.goto(`${inject("baseUrl")}${target}`);
+  }
+  return page;
+};
+
+describe("static generation", () => {
+  it("emits every use-case and blog page as static HTML at build time", () => {
+    const out = path.resolve(".next/server/app");
+    for (const u of USE_CASES) {
+      const file = path.join(out, "use-cases", `${u.slug}.html`);
+      expect(existsSync(file), file).toBe(true);
+      expect(readFileSync(file, "utf8")).toContain(u.headline.replace(/'/g, "&#x27;").replace(/,/g, ","));
+    }
+    for (const slug of ["event-driven-scheduling", "per-second-billing-in-integer-cents", "capping-automatic-quarantine"]) {
+      expect(existsSync(path.join(out, "blog", `${slug}.html`)), slug).toBe(true);
+    }
+  });
+
+  it("serves a sitemap of the public pages, robots rules and an Open Graph image", async () => {
+    const sitemap = await fetch(`${inject("baseUrl")}/sitemap.xml`).then((r) => r.text());
+    for (const u of USE_CASES) expect(sitemap).toContain(`/use-cases/${u.slug}</loc>`);
+    expect(sitemap).toContain("/blog/event-driven-scheduling</loc>");
+    const robots = await fetch(`${inject("baseUrl")}/robots.txt`).then((r) => r.text());
+    expect(robots).toMatch(/Disallow: \/admin/);
+    expect(robots).toMatch(/Sitemap: .*\/sitemap\.xml/);
+    const html = await fetch(`${inject("baseUrl")}/use-cases/gpu-billing-and-chargeback`).then((r) => r.text());
+    expect(html).toContain('rel="canonical"');
+    expect(html).toContain('application/ld+json');
+    const og = /property="og:image" content="([^"]+)"/.exec(await fetch(`${inject("baseUrl")}/`).then((r) => r.text()))?.[1];
+    expect(og).toBeTruthy();
+    const image = await fetch(new URL(new URL(og!).pathname, inject("baseUrl")));
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect((await fetch(`${inject("baseUrl")}/use-cases/no-such-page`)).status).toBe(404);
+  });
+});
+
+describe("landing and demo requests", () => {
+  it("a visitor asks for a demo (field errors first); operators find it in their inbox", async () => {
+    const page = await visit("/");
+    await page.getByRole("heading", { level: 1, name: /Turn racks of GPU servers/ }).waitFor();
+    await page.getByRole("button", { name: "Request a demo" }).first().click();
+    const form = page.locator("form[aria-label='Request a demo']");
+    await form.getByRole("button", { name: "Send request" }).click();
+    await form.getByText("Your name is required").waitFor();
+    await form.getByText("Must be an email address").waitFor();
+    const email = `${unique("visitor")}@example.test`;
+    await form.locator("#f-name").fill("Katherine Johnson");
+    await form.locator("#f-email").fill(email);
+    await form.locator("#f-company").fill("Orbital GPU Co");
+    await form.locator("#f-message").fill("600 H100s, 40 research teams");
+    await form.getByRole("button", { name: "Send request" }).click();
+    await form.getByText(`We will write to ${email}`).waitFor();
+    await shot(page, "public-landing-demo");
+    await page.context().close();
+    const stored = await db().demoRequest.findFirstOrThrow({ where: { email } });
+    expect(stored).toMatchObject({ name: "Katherine Johnson", company: "Orbital GPU Co", status: "new" });
+    expect(await db().notification.count({ where: { demoRequestId: stored.id } })).toBeGreaterThan(0);
+
+    const inbox = await visit("/admin/demo-requests", operator);
+    const row = inbox.locator("tr", { hasText: email });
+    await row.getByRole("button", { name: "Mark contacted" }).click();
+    await row.getByText("contacted").waitFor();
+    await shot(inbox, "admin-demo-requests");
+    await inbox.goto(`${inject("baseUrl")}/admin/analytics`);
+    await inbox.getByRole("heading", { name: "Site analytics" }).waitFor();
+    await shot(inbox, "admin-analytics");
+    await inbox.context().close();
+  });
+
+  it("records first-party page views without cookies, and none for Do Not Track", async () => {
+    const path0 = `/blog/event-driven-scheduling`;
+    const before = await db().pageView.count({ where: { path: path0 } });
+    const page = await visit(path0);
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    await expect.poll(() => db().pageView.count({ where: { path: path0 } }), { timeout: 10_000 }).toBeGreaterThan(before);
+    expect((await page.context().cookies()).length).toBe(0);
+    await page.context().close();
+    const quiet = `/docs/agent-${unique("dnt")}`;
+    for (const headers of [{ dnt: "1" }, { "sec-gpc": "1" }] as Array<Record<string, string>>) {
+      const r = await api("POST", "/api/analytics/pageview", { body: { path: quiet }, headers });
+      expect(r).toMatchObject({ status: 202, body: { recorded: false } });
+    }
+    expect(await db().pageView.count({ where: { path: quiet } })).toBe(0);
+    const recorded = await api("POST", "/api/analytics/pageview", { body: { path: "/docs?utm=x#top", referrer: "https://www.google.com/search?q=gpu" }, headers: { "x-forwarded-for": "203.0.113.9" } });
+    expect(recorded.body.recorded).toBe(true);
+    const last = await db().pageView.findFirstOrThrow({ orderBy: { id: "desc" } });
+    expect(last).toMatchObject({ path: "/docs", referrerHost: "www.google.com" });
+    expect(last.sessionHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("rate-limits the three public endpoints per address, writing nothing once limited", async () => {
+    const cases = [
+      { path: "/api/demo-requests", limit: 20, body: () => ({ name: "Spam", email: `${unique("s")}@example.test` }), count: () => db().demoRequest.count() },
+      { path: "/api/early-access", limit: 20, body: () => ({ email: `${unique("s")}@example.test` }), count: () => db().earlyAccess.count() },
+      { path: "/api/analytics/pageview", limit: 300, body: () => ({ path: "/" }), count: () => db().pageView.count() },
+    ];
+    for (const c of cases) {
+      const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
+      for (let i = 0; i < c.limit; i++) expect((await api("POST", c.path, { body: c.body(), headers: { "x-forwarded-for": ip } })).status).toBeLessThan(300);
+      const before = await c.count();
+      const limited = await api("POST", c.path, { body: c.body(), headers: { "x-forwarded-for": ip } });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect(await c.count()).toBe(before);
+      expect((await api("POST", c.path, { body: c.body(), headers: { "x-forwarded-for": "192.0.2.77" } })).status).toBeLessThan(300);
+    }
+  });
+});
+
+describe("accessibility (axe-core)", () => {
+  const pages: Array<[string, "visitor" | "operator" | "tenant"]> = [
+    ["/", "visitor"],
+    ["/use-cases/gpu-cluster-management", "visitor"],
+    ["/blog/capping-automatic-quarantine", "visitor"],
+    ["/docs", "visitor"],
+    ["/login", "visitor"],
+    ["/admin", "operator"],
+    ["/admin/alerts", "operator"],
+    ["/admin/billing", "operator"],
+    ["/dashboard", "tenant"],
+    ["/dashboard/billing", "tenant"],
+  ];
+  it("finds no serious or critical violations on the public pages and both planes' main pages", async () => {
+    const found: string[] = [];
+    for (const [target, who] of pages) {
+      const page = await visit(target, who === "operator" ? operator : who === "tenant" ? tenantUser : undefined);
+      await page.waitForLoadState("networkidle");
+      await page.addScriptTag({ content: axeSource });
+      const violations = await page.evaluate(async () => {
+        const r = await (window as unknown as { axe: { run: (ctx: unknown, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+        return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+      });
+      for (const v of violations) found.push(`${target}: ${v}`);
+      await page.context().close();
+    }
+    expect(found).toEqual([]);
+  });
+});
