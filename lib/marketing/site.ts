@@ -1,11 +1,11 @@
 import "server-only";
-import { createHash } from "node:crypto";
 import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { channelConfigFromEnv, activeChannels, type ChannelConfig } from "@/lib/alerts/notification-outbox";
 import { emitEvent } from "@/lib/background/emit";
 import { db, pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { referrerHost, sessionHash } from "./privacy";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 
@@ -54,34 +54,9 @@ export async function updateDemoRequest(actor: Actor, id: string, status: "new" 
   });
 }
 
-/** Visitors who ask not to be tracked (Do Not Track, Global Privacy Control) are not recorded. */
-export function trackingRefused(headers: Headers): boolean {
-  return headers.get("dnt") === "1" || headers.get("sec-gpc") === "1";
-}
-
-/**
- * An anonymous session: a hash of the day, the address and the browser, salted with the app's
- * secret. No cookie; it cannot be followed from one day to the next, and the address is never stored.
- */
-export function sessionHash(ip: string, userAgent: string, now = new Date()): string {
-  const salt = env().NEXTAUTH_SECRET ?? "gpuforge-analytics";
-  return createHash("sha256").update(`${now.toISOString().slice(0, 10)}|${ip}|${userAgent}|${salt}`).digest("hex");
-}
-
-/** Only the referring site's host is kept, and none for the site's own pages. */
-export function referrerHost(referrer: string | undefined, ownHost: string | null): string | null {
-  if (!referrer) return null;
-  try {
-    const host = new URL(referrer).host.toLowerCase();
-    return host && host !== ownHost?.toLowerCase() ? host.slice(0, 253) : null;
-  } catch {
-    return null;
-  }
-}
-
 export async function recordPageView(input: { path: string; referrer?: string }, visitor: { ip: string; userAgent: string; host: string | null }) {
   const path = input.path.split(/[?#]/)[0]!.slice(0, 300) || "/";
-  await pool().query(`INSERT INTO page_views (path, referrer_host, session_hash) VALUES ($1, $2, $3)`, [path, referrerHost(input.referrer, visitor.host), sessionHash(visitor.ip, visitor.userAgent)]);
+  await pool().query(`INSERT INTO page_views (path, referrer_host, session_hash) VALUES ($1, $2, $3)`, [path, referrerHost(input.referrer, visitor.host), sessionHash(visitor.ip, visitor.userAgent, env().NEXTAUTH_SECRET ?? "gpuforge-analytics")]);
 }
 
 /** Views per day, top pages, referrers and demo-request conversion over the last `days` days. */

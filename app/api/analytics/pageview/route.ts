@@ -1,6 +1,7 @@
 import { marketing } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
-import { recordPageView, trackingRefused } from "@/lib/marketing/site";
+import { trackingRefused } from "@/lib/marketing/privacy";
+import { recordPageView } from "@/lib/marketing/site";
 
 export const POST = route(marketing.recordPageView, async ({ request, body }) => {
   if (trackingRefused(request.headers)) return json(202, { recorded: false });
