@@ -168,6 +168,7 @@ describe("accessibility (axe-core)", () => {
         return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
       });
       for (const v of violations) found.push(`${target}: ${v}`);
+      if (who === "visitor") await shot(page, `public${target.replace(/\//g, "-") || "-home"}`);
       await page.context().close();
     }
     expect(found).toEqual([]);
