@@ -116,7 +116,12 @@ export function place(input: {
     }
     tenant.inUse += job.gpuCount;
     usage.set(job.tenantId, tenant);
-    running.push({ gpuType: job.gpuType, clusterId: pick[0]!.node.clusterId, gpuCount: job.gpuCount, endsAt: job.durationS === null ? null : input.now + job.durationS * 1000 });
+    // a gang without a cluster constraint may span clusters: each cluster gets its share back when it ends
+    const perCluster = new Map<string, number>();
+    for (const p of pick) perCluster.set(p.node.clusterId, (perCluster.get(p.node.clusterId) ?? 0) + p.take);
+    for (const [clusterId, gpuCount] of perCluster) {
+      running.push({ gpuType: job.gpuType, clusterId, gpuCount, endsAt: job.durationS === null ? null : input.now + job.durationS * 1000 });
+    }
     decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds });
   }
   return decisions;

@@ -116,6 +116,19 @@ describe("placement", () => {
     expect(d.find((x) => x.jobId === short.id)).toMatchObject({ outcome: "placed" });
   });
 
+  it("a gang spanning clusters gives each cluster its share back: backfill cannot delay a head in one of them", () => {
+    // found by the property below: a 16-GPU gang over clusters c1 and c2 used to count as c1 only,
+    // so the c2 head looked unreachable and a job ending after the gang was backfilled in front of it
+    const gang = job({ id: "gang", gpuCount: 16, priority: 1, durationS: 60 });
+    const head = job({ id: "head", gpuCount: 6, priority: 2, clusterId: "c2" });
+    const late = job({ id: "late", gpuCount: 2, priority: 2, durationS: 61 });
+    const nodes = [node("n0", 2, "H100", "c1"), node("n1", 1, "H100", "c2"), node("n2", 6, "H100", "c1"), node("n3", 5, "H100", "c2"), node("n4", 4, "H100", "c1")];
+    const d = place({ now: 0, nodes, queue: [head, late, gang], tenants: tenants(["t1", 22, 0]), running: [] });
+    expect(d.find((x) => x.jobId === "gang")).toMatchObject({ outcome: "placed" });
+    expect(d.find((x) => x.jobId === "head")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserved") });
+    expect(d.find((x) => x.jobId === "late")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("would delay it") });
+  });
+
   it("backfills without a duration only from GPUs the head will not need", () => {
     const now = 0;
     const running: RunningWork[] = [{ gpuType: "H100", clusterId: "c1", gpuCount: 8, endsAt: 1_000 }];
