@@ -8,11 +8,13 @@ import { IDLE_UTILIZATION_PCT } from "./rule-types";
 
 const IDLE_GPU_SQL = `
 WITH recent AS (
-  SELECT gpu_id, max(utilization_max) AS util_max FROM gpu_metrics_1m
+  SELECT gpu_id, max(utilization_max) AS util_max, count(*) AS minutes FROM gpu_metrics_1m
    WHERE bucket >= date_trunc('minute', now() - make_interval(secs => $2::int)) GROUP BY gpu_id
 )
+-- idle: unallocated, and observed for most of the window without real work (a GPU that only just
+-- started reporting is not known to be idle yet)
 SELECT c.id AS cluster_id, c.name AS cluster_name, count(g.id)::int AS gpus_in_service,
-       count(g.id) FILTER (WHERE g.allocated_job_id IS NULL AND COALESCE(r.util_max, 0) < $3::real)::int AS gpus_idle
+       count(g.id) FILTER (WHERE g.allocated_job_id IS NULL AND r.minutes >= $4::int AND r.util_max < $3::real)::int AS gpus_idle
   FROM clusters c
   JOIN nodes n ON n.cluster_id = c.id AND n.status = 'available'
   JOIN gpus g ON g.node_id = n.id AND g.status = 'available'
@@ -63,7 +65,7 @@ export async function gatherRuleFacts(rule: RuleForEvaluation & { cluster_id: st
     (await pool().query({ name: `alert_facts_${rule.rule_type}`, text: sql, values: [rule.cluster_id, rule.window_s, ...extra] })).rows as T[];
   switch (rule.rule_type) {
     case "idle_gpu":
-      return { rule_type: "idle_gpu", rows: await q(IDLE_GPU_SQL, [IDLE_UTILIZATION_PCT]) };
+      return { rule_type: "idle_gpu", rows: await q(IDLE_GPU_SQL, [IDLE_UTILIZATION_PCT, Math.max(1, Math.floor((rule.window_s / 60) * 0.8))]) };
     case "idle_allocation":
       return { rule_type: "idle_allocation", rows: await q(IDLE_ALLOCATION_SQL) };
     case "gpu_temperature":

@@ -38,7 +38,7 @@ export const RULE_TYPE_SPECS: Record<RuleType, RuleTypeSpec> = {
   idle_gpu: {
     label: "Idle capacity",
     subject: "cluster",
-    description: `Fires per cluster when the share of in-service GPUs that are unallocated and stayed under ${IDLE_UTILIZATION_PCT} % utilization for the whole window reaches the threshold.`,
+    description: `Fires per cluster when the share of in-service GPUs that are unallocated and stayed under ${IDLE_UTILIZATION_PCT} % utilization for the whole window (observed for at least 80 % of it) reaches the threshold.`,
     threshold: { min: 1, max: 100, meaning: "share of idle GPUs, %" },
     window: { min: 60, max: 86_400, meaning: "how long a GPU must have been idle, seconds" },
     occurrences: null,

@@ -135,6 +135,29 @@ describe("evaluation", () => {
     expect(await firingOf(silent.id)).toEqual([]);
   });
 
+  it("idle capacity counts only GPUs observed idle for most of the window", async () => {
+    const { cluster, nodes } = await fleet(1, 4);
+    const r = await rule(cluster.id, { rule_type: "idle_gpu", threshold: 50, window_s: 600, severity: "info" });
+    const gpus = nodes[0]!.gpus.map((g) => g.id);
+    const minutes = async (ids: string[], count: number, util: number) =>
+      pool().query(
+        `INSERT INTO gpu_metrics_1m (gpu_id, bucket, samples, utilization_sum, utilization_max, memory_used_sum, memory_used_max, temperature_sum, temperature_max, power_sum, power_max)
+         SELECT g, date_trunc('minute', now()) - make_interval(mins => m), 1, $3::real, $3::real, 1, 1, 40, 40, 100, 100 FROM unnest($1::uuid[]) g, generate_series(0, $2::int - 1) m
+         ON CONFLICT DO NOTHING`,
+        [ids, count, util],
+      );
+    // just registered: two minutes of data say nothing about ten minutes of idleness
+    await minutes(gpus, 2, 1);
+    await evaluateAlerts();
+    expect(await firingOf(r.id)).toEqual([]);
+    // eight idle minutes on three GPUs, one busy: 3 of 4 idle, above the 50 % threshold
+    await minutes(gpus.slice(0, 3), 8, 1);
+    await minutes(gpus.slice(3), 8, 90);
+    await evaluateAlerts();
+    const [e] = await firingOf(r.id);
+    expect(e).toMatchObject({ subjectType: "cluster", subjectId: cluster.id, details: { gpus_idle: 3, gpus_in_service: 4 } });
+  });
+
   it("idle allocations tell the tenant that pays for them; disabling a rule resolves its events", async () => {
     const { cluster, gpuType, nodes } = await fleet(1);
     const r = await rule(cluster.id, { rule_type: "idle_allocation", threshold: 5, window_s: 600, severity: "warning" });
