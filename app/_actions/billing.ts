@@ -1,11 +1,11 @@
 "use server";
 import { z } from "zod";
 import { formText, serverAction } from "@/lib/auth/action";
-import { generateInvoice, payInvoice, voidInvoice } from "@/lib/billing/invoices";
+import { generateInvoice, payInvoice, refundInvoice, voidInvoice } from "@/lib/billing/invoices";
 import { depositFunds, startCardDeposit } from "@/lib/billing/ledger";
 import { invoiceLabel } from "@/lib/billing/money";
 import { setRate } from "@/lib/billing/rates";
-import { createInvoiceBody, depositBody, gpuTypeParams, setRateBody } from "@/lib/billing/schemas";
+import { createInvoiceBody, depositBody, gpuTypeParams, refundBody, setRateBody } from "@/lib/billing/schemas";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { BILLING_MODES } from "@/lib/tenants/schemas";
 
@@ -91,5 +91,18 @@ export const cardDepositAction = serverAction(
   async (actor, input) => {
     const session = await startCardDeposit(actor, input.amount_cents);
     return { message: "Opening Stripe Checkout…", data: { url: session.url } };
+  },
+);
+
+export const refundAction = serverAction(
+  {
+    schema: z.object({ id, refund: refundBody }),
+    fromForm: (f) => ({ id: formText(f, "id"), refund: { amount_cents: dollarsToCents(formText(f, "amount")), reason: formText(f, "reason") ?? "" } }),
+    allow: isOperator,
+    revalidate: pages,
+  },
+  async (actor, { id: invoiceId, refund }) => {
+    const r = await refundInvoice(actor, invoiceId, refund);
+    return { message: `$${(refund.amount_cents / 100).toFixed(2)} refunded to the balance; $${(r.refundable / 100).toFixed(2)} of this invoice can still be refunded.` };
   },
 );

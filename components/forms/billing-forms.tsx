@@ -121,3 +121,19 @@ export function CardDepositForm({ action }: { action: FormAction<{ url: string }
     </form>
   );
 }
+
+/** Refunds part or all of a paid invoice to the tenant's balance (operators). */
+export function RefundForm({ action, invoiceId }: { action: FormAction; invoiceId: string }) {
+  const { state, dispatch, formRef } = useActionForm(action);
+  const e = state.fieldErrors ?? {};
+  const v = state.values ?? {};
+  return (
+    <form ref={formRef} action={dispatch} aria-label="Refund" className="grid gap-3 sm:grid-cols-3 sm:items-start">
+      <input type="hidden" name="id" value={invoiceId} />
+      <Field label="Amount (USD)" name="amount" error={e["refund.amount_cents"]}>{(p) => <input {...p} key={`a${state.at}`} defaultValue={v.amount} required inputMode="decimal" placeholder="12.00" />}</Field>
+      <Field label="Reason (the tenant reads it)" name="reason" error={e["refund.reason"]}>{(p) => <input {...p} key={`r${state.at}`} defaultValue={v.reason} required maxLength={200} placeholder="SLA credit" />}</Field>
+      <div className="sm:pt-6"><SubmitButton variant="secondary">Refund to balance</SubmitButton></div>
+      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+    </form>
+  );
+}

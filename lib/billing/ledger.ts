@@ -6,6 +6,7 @@ import { db, pool, type Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { conflict, forbidden, notFound } from "@/lib/errors";
 import { enforcePrepaidBalances } from "./meter";
+import type { LEDGER_KINDS } from "./schemas";
 import { createDepositCheckout, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 
 /** A tenant's balance is the sum of its ledger, never stored anywhere else. */
@@ -48,7 +49,7 @@ export async function listTransactions(p: Principal, tenantId: string, opts: { l
   );
   const data = rows.slice(0, opts.limit).map((r) => ({
     id: r.id,
-    kind: r.kind as "deposit" | "charge" | "invoice_payment",
+    kind: r.kind as (typeof LEDGER_KINDS)[number],
     amount_cents: Number(r.amount_cents),
     balance_after_cents: Number(r.balance_after),
     description: r.description,

@@ -66,8 +66,14 @@ export const depositBody = z
   .strictObject({ amount_cents: cents(100_000_000), description: z.string().trim().max(200).optional() })
   .meta({ id: "Deposit", example: { amount_cents: 50_000, description: "Wire transfer 2026-11-28" } });
 
+export const refundBody = z
+  .strictObject({ amount_cents: cents(100_000_000), reason: z.string().trim().min(1, "Say why; the tenant reads it").max(200) })
+  .meta({ id: "Refund", example: { amount_cents: 1200, reason: "SLA credit: node lost on 2026-11-12" } });
+
+export const LEDGER_KINDS = ["deposit", "charge", "invoice_payment", "refund"] as const;
+
 export const ledgerEntrySchema = z
-  .object({ id: z.string(), kind: z.enum(["deposit", "charge", "invoice_payment"]), amount_cents: z.number().int(), balance_after_cents: z.number().int().nullable(), description: z.string(), invoice_id: z.string().nullable(), created_by: z.string(), created_at: z.string() })
+  .object({ id: z.string(), kind: z.enum(LEDGER_KINDS), amount_cents: z.number().int(), balance_after_cents: z.number().int().nullable(), description: z.string(), invoice_id: z.string().nullable(), created_by: z.string(), created_at: z.string() })
   .meta({ id: "LedgerEntry" });
 
 export const payInvoiceBody = z

@@ -7,7 +7,7 @@ import { finishJob } from "@/lib/jobs/finish-job";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { createAlertRule } from "@/lib/alerts/alert-rules";
-import { generateInvoice } from "@/lib/billing/invoices";
+import { generateInvoice, payInvoice } from "@/lib/billing/invoices";
 import { createDemoRequest } from "@/lib/marketing/site";
 import { db } from "@/lib/db/client";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
@@ -245,6 +245,15 @@ export function operationCases(w: World): Record<string, OperationCase> {
     getInvoiceCsv: { path: fixed(`/api/invoices/${w.invoiceOfA}/csv`), expect: authed(403, 404, 200, 200) },
     payInvoice: { path: async () => `/api/invoices/${await pendingInvoiceOfA(w)}/pay`, body: () => ({ method: "bank", reference: "walk transfer" }), expect: authed(403, 404, 403, 200) },
     voidInvoice: { path: async () => `/api/invoices/${await pendingInvoiceOfA(w)}/void`, expect: authed(403, 403, 403, 200) },
+    refundInvoice: {
+      path: async () => {
+        const id = await pendingInvoiceOfA(w);
+        await payInvoice(systemActor, id, { method: "bank", reference: "walk" });
+        return `/api/invoices/${id}/refund`;
+      },
+      body: () => ({ amount_cents: 1, reason: "walk credit" }),
+      expect: authed(403, 403, 403, 201),
+    },
     getBillingSummary: { path: fixed("/api/billing/summary"), expect: authed(403, 403, 403, 200) },
     createDeposit: { path: fixed(`/api/tenants/${w.a.id}/deposits`), body: () => ({ amount_cents: 100 }), expect: authed(403, 403, 403, 201) },
     listTenantTransactions: { path: fixed(`/api/tenants/${w.a.id}/transactions`), expect: authed(403, 404, 200, 200) },

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateInvoice, invoiceJson, payInvoice, voidInvoice } from "@/lib/billing/invoices";
+import { generateInvoice, invoiceJson, payInvoice, refundInvoice, voidInvoice } from "@/lib/billing/invoices";
 import { balanceOf, depositFunds, listTransactions, startCardDeposit } from "@/lib/billing/ledger";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { segmentAmountCents } from "@/lib/billing/money";
@@ -252,6 +252,26 @@ describe("prepaid balances", () => {
     expect(await codeOf(payInvoice(w.asTenant, paid.id, { method: "bank", reference: "x" }))).toBe("forbidden");
     const other = await world();
     expect(await codeOf(payInvoice(other.asTenant, inv1.id, { method: "balance" }))).toBe("not_found");
+  });
+});
+
+describe("refunds", () => {
+  it("credit a paid invoice back to the balance, never more than was paid, even when operators race", async () => {
+    const w = await world();
+    await finishJob(operator, (await runningJob(w, 4, 3600)).id, { status: "completed" });
+    const inv = await generateInvoice(operator, w.tenant.id, { period_start: "2020-01-01T00:00:00Z" });
+    const amount = Number(inv.amountCents);
+    expect(await codeOf(refundInvoice(operator, inv.id, { amount_cents: 1, reason: "early" }))).toBe("invalid_transition");
+    await payInvoice(operator, inv.id, { method: "bank", reference: "wire" });
+    expect(await codeOf(refundInvoice(w.asTenant, inv.id, { amount_cents: 1, reason: "self-service" }))).toBe("forbidden");
+    const third = Math.floor(amount / 3) + 1;
+    const results = await Promise.allSettled([0, 1, 2, 3].map(() => refundInvoice(operator, inv.id, { amount_cents: third, reason: "SLA credit" })));
+    const ok = results.filter((r) => r.status === "fulfilled").length;
+    expect(ok).toBe(2); // a third would pass the invoice's amount
+    expect(await balanceOf(w.tenant.id)).toBe(2 * third);
+    const entries = await listTransactions(w.asTenant.principal, w.tenant.id, { limit: 10 });
+    expect(entries.data.map((e) => e.kind)).toEqual(["refund", "refund"]);
+    expect(entries.data[0]!.description).toContain("SLA credit");
   });
 });
 

@@ -7,6 +7,7 @@ import {
   ledgerEntrySchema,
   listInvoicesQuery,
   payInvoiceBody,
+  refundBody,
   rateJsonSchema,
   setRateBody,
   summaryJsonSchema,
@@ -139,6 +140,23 @@ export const voidInvoice = defineContract({
   access: ["operator"],
   params: idParams,
   responses: { 200: { description: "Voided", schema: invoiceReply }, ...authErrors, ...notFoundError, ...transitionError },
+});
+
+export const refundInvoice = defineContract({
+  operationId: "refundInvoice",
+  method: "POST",
+  path: "/api/invoices/{id}/refund",
+  summary: "Refund (part of) a paid invoice to the tenant's balance (never more than was paid)",
+  tags: ["Billing"],
+  access: ["operator"],
+  params: idParams,
+  body: refundBody,
+  responses: {
+    201: { description: "Refunded", schema: z.object({ entry: ledgerEntrySchema, balance_cents: z.number().int(), refundable_cents: z.number().int() }) },
+    ...authErrors,
+    ...notFoundError,
+    ...transitionError,
+  },
 });
 
 export const billingSummary = defineContract({

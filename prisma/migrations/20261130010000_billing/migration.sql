@@ -137,12 +137,15 @@ CREATE TABLE "ledger_entries" (
     "created_at"     TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     CONSTRAINT "ledger_entries_pkey" PRIMARY KEY ("id"),
     -- credits are positive, debits negative; what each kind must point at
+    -- a refund credits (part of) a paid invoice back to the balance, and names which invoice
     CONSTRAINT "ledger_entries_kind_check" CHECK (
         ("kind" = 'deposit' AND "amount_cents" > 0)
         OR ("kind" = 'charge' AND "amount_cents" < 0 AND "usage_event_id" IS NOT NULL)
-        OR ("kind" = 'invoice_payment' AND "amount_cents" < 0 AND "invoice_id" IS NOT NULL))
+        OR ("kind" = 'invoice_payment' AND "amount_cents" < 0 AND "invoice_id" IS NOT NULL)
+        OR ("kind" = 'refund' AND "amount_cents" > 0 AND "invoice_id" IS NOT NULL AND "usage_event_id" IS NULL))
 );
 CREATE UNIQUE INDEX "ledger_entries_usage_event_id_key" ON "ledger_entries"("usage_event_id");
+CREATE INDEX "ledger_entries_invoice_id_idx" ON "ledger_entries"("invoice_id");
 CREATE UNIQUE INDEX "ledger_entries_invoice_payment_key" ON "ledger_entries"("invoice_id") WHERE "kind" = 'invoice_payment';
 CREATE UNIQUE INDEX "ledger_entries_stripe_event_id_key" ON "ledger_entries"("stripe_event_id");
 CREATE INDEX "ledger_entries_tenant_id_idx" ON "ledger_entries"("tenant_id", "id");

@@ -18,7 +18,7 @@ import { getTenantOrThrow } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Billing" };
 
-const kindLabels: Record<string, string> = { deposit: "Deposit", charge: "Usage", invoice_payment: "Invoice payment" };
+const kindLabels: Record<string, string> = { deposit: "Deposit", charge: "Usage", invoice_payment: "Invoice payment", refund: "Refund" };
 
 export default async function TenantBillingPage() {
   const p = await requireTenantPage("/dashboard/billing");

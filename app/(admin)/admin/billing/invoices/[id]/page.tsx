@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { recordBankPaymentAction, voidInvoiceAction } from "@/app/_actions/billing";
+import { recordBankPaymentAction, refundAction, voidInvoiceAction } from "@/app/_actions/billing";
 import { InvoiceDocument } from "@/components/billing/invoice-document";
-import { BankPaymentForm, InvoiceButton } from "@/components/forms/billing-forms";
+import { BankPaymentForm, InvoiceButton, RefundForm } from "@/components/forms/billing-forms";
 import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
 import { requireOperatorPage } from "@/lib/auth/session";
@@ -38,6 +38,12 @@ export default async function AdminInvoicePage({ params }: { params: Promise<{ i
             <BankPaymentForm action={recordBankPaymentAction} invoiceId={id} />
             <InvoiceButton action={voidInvoiceAction} invoiceId={id} label="Void invoice" variant="danger" confirmText="Void this invoice? Its usage returns to the next invoice." />
           </div>
+        </Card>
+      ) : null}
+      {view.status === "paid" ? (
+        <Card className="mt-6 print:hidden">
+          <CardHeader title="Refund" description="Credit part or all of this invoice back to the tenant's balance. Refunds never add up to more than was paid." />
+          <div className="p-5"><RefundForm action={refundAction} invoiceId={id} /></div>
         </Card>
       ) : null}
     </>
