@@ -3,6 +3,8 @@
 //   raw_insert_samples_per_s  the same kind of rows INSERTed straight into gpu_metrics, same database, same run
 //   ratio                     samples_per_s / raw_insert_samples_per_s
 //   reports_per_s, p50_ms, p99_ms   8-sample agent reports (one node's GPUs), concurrent agents
+//   ingest_server_*           the same batch and report loads against `npm run ingest` (the same
+//                             handlers on plain node:http, in its own process), same database, same run
 // The HTTP path also validates every sample, resolves GPUs by uuid within the agent's cluster,
 // keeps per-minute rollups and counts node heartbeats; the raw baseline does none of that.
 import pg from "pg";
@@ -11,7 +13,8 @@ import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { freePort } from "../scripts/lib/embedded-db";
 import { percentile, round, withBenchStack } from "./lib/harness";
 
 const NODES = Number(process.env.BENCH_NODES ?? 1250);
@@ -86,8 +89,8 @@ async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch:
   return stored / ((Date.now() - started) / 1000);
 }
 
-async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][]) {
-  return batchesPerWorker(2026, nodes, async (batch, at) => {
+async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2026) {
+  return batchesPerWorker(epochYear, nodes, async (batch, at) => {
     const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -114,7 +117,7 @@ async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
   return rate;
 }
 
-async function agentReports(baseUrl: string, key: string, nodes: Gpu[][]) {
+async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2028) {
   const latencies: number[] = [];
   const started = Date.now();
   const deadline = started + HTTP_SECONDS * 1000;
@@ -123,7 +126,7 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][]) {
       let tick = 0;
       while (Date.now() < deadline) {
         const node = nodes[(w + tick * REPORT_CLIENTS) % nodes.length]!;
-        const body = JSON.stringify({ metrics: samples(node, new Date(Date.UTC(2028, 0, 1) + w * 1e9 + tick * 1000)) });
+        const body = JSON.stringify({ metrics: samples(node, new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000)) });
         const t0 = performance.now();
         const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
           method: "POST",
@@ -140,6 +143,21 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][]) {
   const seconds = (Date.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return { reports_per_s: latencies.length / seconds, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99) };
+}
+
+async function startIngestServer(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "scripts/ingest-server.ts"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, INGEST_PORT: String(port), NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20", NEXTAUTH_SECRET: "bench-secret-0123456789abcdef" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (await fetch(`${url}/api/health`).then((r) => r.ok, () => false)) return { url, stop: () => child.kill("SIGTERM") };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill("SIGKILL");
+  throw new Error("the ingest server did not start");
 }
 
 /** The fleet floor at 10,000 GPUs: one query, against the naive per-node lookup, plus its HTML size. */
@@ -181,6 +199,14 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const httpRate = await httpThroughput(baseUrl, key, nodes);
   const raw = await rawInsertRate(databaseUrl, nodes);
   const reports = await agentReports(baseUrl, key, nodes);
+  // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
+  const ingest = await startIngestServer(databaseUrl);
+  let viaIngest: { rate: number; reports: Awaited<ReturnType<typeof agentReports>> };
+  try {
+    viaIngest = { rate: await httpThroughput(ingest.url, key, nodes, 2029), reports: await agentReports(ingest.url, key, nodes, 2030) };
+  } finally {
+    ingest.stop();
+  }
   return {
     gpus: nodes.length * 8,
     batch_size: BATCH,
@@ -193,6 +219,11 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     reports_per_s: Math.round(reports.reports_per_s),
     p50_ms: round(reports.p50_ms),
     p99_ms: round(reports.p99_ms),
+    ingest_server_samples_per_s: Math.round(viaIngest.rate),
+    ingest_server_ratio: round(viaIngest.rate / raw, 2),
+    ingest_server_reports_per_s: Math.round(viaIngest.reports.reports_per_s),
+    ingest_server_p50_ms: round(viaIngest.reports.p50_ms),
+    ingest_server_p99_ms: round(viaIngest.reports.p99_ms),
     ...floor,
     cores: (await import("node:os")).cpus().length,
   };

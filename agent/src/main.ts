@@ -1,6 +1,7 @@
 // The GPUForge node agent: `npm run agent` on a GPU node.
 //   GPUFORGE_URL          control plane, e.g. https://gpuforge.example.com
 //   GPUFORGE_AGENT_KEY    the cluster's agent key (gf_…)
+//   GPUFORGE_INGEST_URL   optional: heartbeats and metrics go to this ingest server (`npm run ingest`)
 //   GPUFORGE_HOSTNAME     defaults to the machine's hostname; GPUFORGE_POD, GPUFORGE_RACK optional
 //   HEARTBEAT_INTERVAL_S  default 15;  METRICS_INTERVAL_S default 10
 //   AGENT_STATE_DIR       where unsent exit reports wait (default ~/.gpuforge-agent)
@@ -46,6 +47,8 @@ async function readXids(sinceS: number): Promise<Array<{ busId: string; xid: num
 
 async function main() {
   const client = createClient({ baseUrl: required("GPUFORGE_URL").replace(/\/$/, ""), key: required("GPUFORGE_AGENT_KEY"), retryForMs: Infinity, log });
+  // heartbeats and metrics may go to a dedicated ingest server (`npm run ingest`); the rest to the app
+  const hot = env.GPUFORGE_INGEST_URL ? createClient({ baseUrl: env.GPUFORGE_INGEST_URL.replace(/\/$/, ""), key: required("GPUFORGE_AGENT_KEY"), retryForMs: Infinity, log }) : client;
   const hostname = env.GPUFORGE_HOSTNAME ?? os.hostname();
   const heartbeatS = Number(env.HEARTBEAT_INTERVAL_S ?? 15);
   const metricsS = Number(env.METRICS_INTERVAL_S ?? 10);
@@ -72,7 +75,7 @@ async function main() {
     const xids = await readXids(heartbeatS * 2);
     const byBus = new Map<string, number[]>();
     for (const x of xids) byBus.set(x.busId, [...(byBus.get(x.busId) ?? []), x.xid]);
-    const reply = await client.call<{ assignments: Assignment[] }>("POST", `/api/clusters/nodes/${nodeId}/heartbeat`, {
+    const reply = await hot.call<{ assignments: Assignment[] }>("POST", `/api/clusters/nodes/${nodeId}/heartbeat`, {
       gpus: gpus.map((g) => ({
         uuid: g.uuid,
         healthy: g.temperatureC !== null || g.utilizationPct !== null,
@@ -86,7 +89,7 @@ async function main() {
   const metrics = async () => {
     gpus = await readGpus();
     const at = new Date().toISOString();
-    await client.call("POST", "/api/clusters/metrics", {
+    await hot.call("POST", "/api/clusters/metrics", {
       metrics: gpus.map((g) => ({
         gpu_uuid: g.uuid,
         recorded_at: at,

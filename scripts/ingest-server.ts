@@ -1,0 +1,48 @@
+// `npm run ingest`: the agents' hot paths — POST /api/clusters/metrics and node heartbeats — on a
+// plain node:http server. The handlers, contracts, key auth, validation and error shapes are the
+// app's own (imported from app/api); only Next's router and renderer are left out, which cost
+// about 5 ms of CPU per request. Run it beside the app and send /api/clusters/* to it (agents:
+// GPUFORGE_INGEST_URL); everything else stays on the app. INGEST_PORT (3001) sets the port.
+import http from "node:http";
+import { POST as heartbeat } from "@/app/api/clusters/nodes/[id]/heartbeat/route";
+import { POST as metrics } from "@/app/api/clusters/metrics/route";
+import { GET as health } from "@/app/api/health/route";
+import { sendResponse, toNextRequest } from "@/lib/http/node-bridge";
+import { logger } from "@/lib/logger";
+
+type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?: string }> = [
+  { method: "POST", pattern: /^\/api\/clusters\/metrics$/, handler: metrics as Handler },
+  { method: "POST", pattern: /^\/api\/clusters\/nodes\/([^/]+)\/heartbeat$/, handler: heartbeat as Handler, param: "id" },
+  { method: "GET", pattern: /^\/api\/health$/, handler: health as Handler },
+];
+
+export function createIngestServer(origin: string) {
+  return http.createServer(async (req, res) => {
+    try {
+      const path = (req.url ?? "/").split("?")[0]!;
+      const match = routes.map((r) => ({ r, m: r.method === req.method ? r.pattern.exec(path) : null })).find((x) => x.m);
+      if (!match) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "not_found", message: "The ingest server serves POST /api/clusters/metrics and node heartbeats only", details: [] } }));
+        return;
+      }
+      const params = match.r.param ? { [match.r.param]: decodeURIComponent(match.m![1]!) } : {};
+      await sendResponse(res, await match.r.handler(toNextRequest(req, origin), { params: Promise.resolve(params) }));
+    } catch (e) {
+      // the handlers map every error themselves; this is the last line for a broken connection
+      logger.error("ingest server failed", { error: String(e) });
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "internal", message: "Internal error", details: [] } }));
+    }
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const port = Number(process.env.INGEST_PORT ?? 3001);
+  const server = createIngestServer(`http://127.0.0.1:${port}`);
+  server.keepAliveTimeout = 65_000;
+  server.listen(port, () => console.log(`[ingest] agents' metrics and heartbeats on http://localhost:${port}`));
+  const stop = () => server.close(() => process.exit(0));
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}

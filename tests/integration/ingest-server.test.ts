@@ -1,0 +1,50 @@
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { registerNode } from "@/lib/fleet/register-node";
+import { createIngestServer } from "../../scripts/ingest-server";
+import { actorFor, agentPrincipal, inventory, makeCluster, makeKey, unique } from "../support/fixtures";
+
+// The agents' ingest server runs the app's own handlers on plain node:http: same auth, same
+// validation, same error shapes, same writes.
+let server: ReturnType<typeof createIngestServer>;
+let url = "";
+
+beforeAll(async () => {
+  server = createIngestServer("http://127.0.0.1");
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const post = (path: string, key: string | null, body: unknown) =>
+  fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: typeof body === "string" ? body : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+describe("ingest server", () => {
+  it("stores metrics and heartbeats for the agent's own cluster, and answers like the app otherwise", async () => {
+    const cluster = await makeCluster();
+    const other = await makeCluster();
+    const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
+    const inv = inventory(2);
+    const { node } = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("ingest"), gpus: inv });
+    const foreign = await registerNode(actorFor(agentPrincipal(other.id)), { hostname: unique("foreign"), gpus: inventory(1) });
+
+    const sample = (uuid: string) => ({ gpu_uuid: uuid, utilization_pct: 55, memory_used_mb: 100, temperature_c: 60, power_draw_w: 300 });
+    const ok = await post("/api/clusters/metrics", key, { metrics: [sample(inv[0]!.uuid), sample(inv[1]!.uuid), sample(foreign.gpus[0]!.uuid), { gpu_uuid: inv[0]!.uuid, utilization_pct: 900 }] });
+    expect(ok).toMatchObject({ status: 202, body: { accepted: 2, stored: 2 } });
+    expect(ok.body.rejected.map((r: { index: number }) => r.index)).toEqual([2, 3]);
+    expect(await db().gpuMetric.count({ where: { gpuId: { in: (await db().gpu.findMany({ where: { nodeId: node.id } })).map((g) => g.id) } } })).toBe(2);
+
+    const hb = await post(`/api/clusters/nodes/${node.id}/heartbeat`, key, { gpus: [] });
+    expect(hb).toMatchObject({ status: 200, body: { node: { id: node.id, status: "available" }, assignments: [] } });
+    expect((await post(`/api/clusters/nodes/${foreign.node.id}/heartbeat`, key, { gpus: [] })).status).toBe(404);
+
+    expect(await post("/api/clusters/metrics", null, { metrics: [] })).toMatchObject({ status: 401, body: { error: { code: "unauthorized" } } });
+    expect(await post("/api/clusters/metrics", "gf_not_a_key", { metrics: [] })).toMatchObject({ status: 401 });
+    expect(await post("/api/clusters/metrics", key, "{oops")).toMatchObject({ status: 400, body: { error: { code: "validation_failed", details: [{ path: "body" }] } } });
+    const tooMany = await post("/api/clusters/metrics", key, { metrics: Array.from({ length: 5001 }, () => sample(inv[0]!.uuid)) });
+    expect(tooMany).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+    expect((await post("/api/tenants", key, {})).status).toBe(404);
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+  });
+});
