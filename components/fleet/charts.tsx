@@ -1,7 +1,27 @@
 "use client";
 import { AreaChart, BarChart, LineChart } from "@tremor/react";
 
-// Tremor charts run in the browser; the pages pass plain, already-shaped data.
+// Tremor charts run in the browser; the pages pass plain, already-shaped data. Tremor's own
+// legend renders list items inside buttons, which screen readers cannot follow (axe "list"):
+// charts with several series get this legend instead.
+
+const SWATCH: Record<string, string> = {
+  indigo: "bg-indigo-500", emerald: "bg-emerald-500", amber: "bg-amber-500", rose: "bg-rose-500",
+  sky: "bg-sky-500", violet: "bg-violet-500", lime: "bg-lime-500", fuchsia: "bg-fuchsia-500",
+};
+
+function Legend({ items, colors }: { items: string[]; colors: string[] }) {
+  return (
+    <ul className="mb-3 flex flex-wrap justify-end gap-x-4 gap-y-1 text-xs text-slate-600" aria-label="Legend">
+      {items.map((item, i) => (
+        <li key={item} className="flex items-center gap-1.5">
+          <span aria-hidden className={`h-2 w-2 rounded-full ${SWATCH[colors[i % colors.length]!] ?? "bg-slate-400"}`} />
+          {item}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
 
@@ -18,6 +38,7 @@ export function FleetUtilizationChart({ points }: { points: Array<{ t: string; u
       maxValue={100}
       valueFormatter={(v) => `${v.toFixed(0)} %`}
       showAnimation={false}
+      showLegend={false}
       yAxisWidth={48}
     />
   );
@@ -34,18 +55,23 @@ export function NodeGpuChart({ rows, metric }: { rows: Array<{ t: string; idx: n
     gpus.add(r.idx);
   }
   const categories = [...gpus].sort((a, b) => a - b).map((i) => `GPU ${i}`);
+  const colors = ["indigo", "emerald", "amber", "rose", "sky", "violet", "lime", "fuchsia"];
   return (
+    <>
+    <Legend items={categories} colors={colors} />
     <LineChart
       className="h-56"
       data={[...byTime.values()]}
       index="time"
       categories={categories}
-      colors={["indigo", "emerald", "amber", "rose", "sky", "violet", "lime", "fuchsia"]}
+      colors={colors}
       valueFormatter={(v) => (metric === "util" ? `${v} %` : `${v} °C`)}
       showAnimation={false}
+      showLegend={false}
       yAxisWidth={48}
       {...(metric === "util" ? { minValue: 0, maxValue: 100 } : {})}
     />
+    </>
   );
 }
 
@@ -58,18 +84,23 @@ export function RevenueByMonthChart({ rows }: { rows: Array<{ month: string; gpu
     point[r.gpu_type] = Math.round(r.cents) / 100;
     byMonth.set(r.month, point);
   }
+  const colors = ["indigo", "sky", "emerald", "amber", "rose", "violet"];
   return (
+    <>
+    <Legend items={types} colors={colors} />
     <BarChart
       className="h-64"
       data={[...byMonth.values()]}
       index="month"
       categories={types}
-      colors={["indigo", "sky", "emerald", "amber", "rose", "violet"]}
+      colors={colors}
       stack
       valueFormatter={(v) => `$${v.toLocaleString("en-US", { maximumFractionDigits: 0 })}`}
       showAnimation={false}
+      showLegend={false}
       yAxisWidth={72}
     />
+    </>
   );
 }
 
@@ -84,6 +115,7 @@ export function UsageByTypeChart({ rows }: { rows: Array<{ gpu_type: string; amo
       colors={["indigo"]}
       valueFormatter={(v) => `$${v.toFixed(2)}`}
       showAnimation={false}
+      showLegend={false}
       yAxisWidth={64}
     />
   );
@@ -92,6 +124,8 @@ export function UsageByTypeChart({ rows }: { rows: Array<{ gpu_type: string; amo
 /** Public-site page views and visitors per day. */
 export function SiteViewsChart({ rows }: { rows: Array<{ day: string; views: number; sessions: number }> }) {
   return (
+    <>
+    <Legend items={["Views", "Visitors"]} colors={["indigo", "emerald"]} />
     <AreaChart
       className="h-56"
       data={rows.map((r) => ({ day: r.day, Views: r.views, Visitors: r.sessions }))}
@@ -99,7 +133,9 @@ export function SiteViewsChart({ rows }: { rows: Array<{ day: string; views: num
       categories={["Views", "Visitors"]}
       colors={["indigo", "emerald"]}
       showAnimation={false}
+      showLegend={false}
       yAxisWidth={48}
     />
+    </>
   );
 }

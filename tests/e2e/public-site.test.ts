@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { USE_CASES } from "@/content/use-cases";
 import { db } from "@/lib/db/client";
 import { launchBrowser } from "../support/browser";
-import { makeTenant, makeUser, unique } from "../support/fixtures";
+import { makeCluster, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
 
 // The public site against the production build: static pages really are static, the demo
@@ -21,7 +21,18 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/
 beforeAll(async () => {
   browser = await launchBrowser();
   operator = await makeUser("operator");
-  tenantUser = await makeUser("tenant_admin", (await makeTenant(4)).id);
+  const tenant = await makeTenant(4);
+  tenantUser = await makeUser("tenant_admin", tenant.id);
+  // the scanned pages draw their charts (whatever ran before): fleet utilization and billed usage
+  const cluster = await makeCluster();
+  await db().$executeRaw`
+    INSERT INTO cluster_metrics_1m (cluster_id, bucket, gpus_reporting, samples, utilization_sum, temperature_max, power_sum)
+    SELECT ${cluster.id}::uuid, date_trunc('minute', now()) - make_interval(mins => m), 8, 8, 400, 60, 2400 FROM generate_series(1, 3) m
+    ON CONFLICT DO NOTHING`;
+  const job = await db().job.create({ data: { tenantId: tenant.id, name: "charted", gpuCount: 2, gpuType: "H100", priority: 5, maxRetries: 0, status: "cancelled", finishedAt: new Date() } });
+  await db().$executeRaw`
+    INSERT INTO usage_events (tenant_id, job_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
+    VALUES (${tenant.id}::uuid, ${job.id}::uuid, 1, 'final', 'invoice', 'H100', 2, now() - interval '2 hours', now() - interval '1 hour', 7200, 249, 498)`;
 });
 afterAll(async () => browser?.close());
 
