@@ -89,7 +89,9 @@ async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch:
   return stored / ((Date.now() - started) / 1000);
 }
 
-async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2026) {
+// Each phase writes samples dated in its own past year: nothing collides, nothing is "in the future"
+// (the API rejects samples more than 5 minutes ahead, which would measure validation only).
+async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2021) {
   return batchesPerWorker(epochYear, nodes, async (batch, at) => {
     const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
       method: "POST",
@@ -97,14 +99,14 @@ async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epoc
       body: JSON.stringify({ metrics: samples(batch, at) }),
     });
     const body = (await res.json()) as { accepted: number };
-    if (res.status !== 202) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body)}`);
+    if (res.status !== 202 || body.accepted !== batch.length) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
     return body.accepted;
   });
 }
 
 async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: HTTP_CLIENTS });
-  const rate = await batchesPerWorker(2027, nodes, async (batch, at) => {
+  const rate = await batchesPerWorker(2020, nodes, async (batch, at) => {
     const rows = samples(batch, at);
     const r = await pool.query(
       `INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
@@ -117,7 +119,7 @@ async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
   return rate;
 }
 
-async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2028) {
+async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2022) {
   const latencies: number[] = [];
   const started = Date.now();
   const deadline = started + HTTP_SECONDS * 1000;
@@ -133,8 +135,8 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
           headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
           body,
         });
-        await res.arrayBuffer();
-        if (res.status !== 202) throw new Error(`report: HTTP ${res.status}`);
+        const reply = (await res.json()) as { accepted?: number };
+        if (res.status !== 202 || reply.accepted !== node.length) throw new Error(`report: HTTP ${res.status}, ${JSON.stringify(reply).slice(0, 200)}`);
         latencies.push(performance.now() - t0);
         tick++;
       }
@@ -203,7 +205,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const ingest = await startIngestServer(databaseUrl);
   let viaIngest: { rate: number; reports: Awaited<ReturnType<typeof agentReports>> };
   try {
-    viaIngest = { rate: await httpThroughput(ingest.url, key, nodes, 2029), reports: await agentReports(ingest.url, key, nodes, 2030) };
+    viaIngest = { rate: await httpThroughput(ingest.url, key, nodes, 2023), reports: await agentReports(ingest.url, key, nodes, 2024) };
   } finally {
     ingest.stop();
   }
