@@ -117,8 +117,8 @@ export async function attachStripeCheckout(invoiceId: string, cfg: StripeConfig 
 }
 
 /** The monthly run (cron, 1st of the month): one invoice per active tenant with usage, idempotent per tenant and period. */
-export async function invoiceLastMonth(now = new Date()) {
-  const tenants = await db().tenant.findMany({ where: { status: "active", billingMode: "invoice" }, select: { id: true } });
+export async function invoiceLastMonth(now = new Date(), only?: string[]) {
+  const tenants = await db().tenant.findMany({ where: { status: "active", billingMode: "invoice", ...(only ? { id: { in: only } } : {}) }, select: { id: true } });
   const out = { created: 0, nothing: 0, already: 0 };
   for (const t of tenants) {
     try {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateInvoice, invoiceJson, payInvoice, refundInvoice, voidInvoice } from "@/lib/billing/invoices";
+import { generateInvoice, invoiceJson, invoiceLastMonth, payInvoice, refundInvoice, voidInvoice } from "@/lib/billing/invoices";
 import { balanceOf, depositFunds, listTransactions, startCardDeposit } from "@/lib/billing/ledger";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { segmentAmountCents } from "@/lib/billing/money";
@@ -110,6 +110,24 @@ describe("invoices", () => {
     expect(Number(again.amountCents)).toBe(json.amount_cents);
     expect(again.number).toBeGreaterThan(inv.number);
     expect(await codeOf(generateInvoice(actorFor(tenantAdminPrincipal(w.tenant.id)), w.tenant.id, {}))).toBe("forbidden");
+  });
+
+  it("the monthly run invoices last month once per tenant, however often it runs", async () => {
+    const w = await world();
+    const job = await submitJob(w.asTenant, { name: "january", gpu_count: 1, gpu_type: w.gpuType, priority: 9, max_retries: 0 });
+    await finishJob(operator, job.id, { status: "cancelled" });
+    // a run that ended in January 2021, billed then
+    await pool().query(
+      `INSERT INTO usage_events (tenant_id, job_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
+       VALUES ($1, $2, 1, 'final', 'invoice', $3, 1, '2021-01-10T00:00:00Z', '2021-01-10T01:00:00Z', 3600, $4::int, $4::bigint)`,
+      [w.tenant.id, job.id, w.gpuType, RATE],
+    );
+    const at = new Date("2021-02-01T00:05:00Z");
+    expect(await invoiceLastMonth(at, [w.tenant.id])).toEqual({ created: 1, nothing: 0, already: 0 });
+    expect(await invoiceLastMonth(at, [w.tenant.id])).toEqual({ created: 0, nothing: 0, already: 1 });
+    const [inv] = await db().invoice.findMany({ where: { tenantId: w.tenant.id } });
+    expect(inv).toMatchObject({ periodStart: new Date("2021-01-01T00:00:00Z"), periodEnd: new Date("2021-02-01T00:00:00Z"), amountCents: BigInt(RATE), createdBy: "monthly invoicing" });
+    expect(await invoiceLastMonth(new Date("2021-03-01T00:05:00Z"), [w.tenant.id])).toEqual({ created: 0, nothing: 1, already: 0 });
   });
 
   it("the database refuses an invoice whose total is not the sum of its lines", async () => {
