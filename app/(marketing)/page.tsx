@@ -71,7 +71,7 @@ export default async function Landing() {
           </div>
           <dl className="mt-14 grid max-w-3xl gap-6 sm:grid-cols-3">
             {figures.map(([figure, label]) => (
-              <div key={label} className="border-l border-white/20 pl-4">
+              <div key={label} className="flex flex-col border-l border-white/20 pl-4">
                 <dt className="text-sm text-slate-300">{label}</dt>
                 <dd className="order-first text-2xl font-semibold text-white">{figure}</dd>
               </div>

@@ -58,7 +58,7 @@ export default async function UseCasePage({ params }: { params: Promise<{ slug: 
         <h2 id="proof" className="text-2xl font-semibold text-slate-900">Measured, not promised</h2>
         <dl className="mt-8 grid gap-6 md:grid-cols-3">
           {u.proof.map((p) => (
-            <div key={p.label} className="rounded-xl p-6 ring-1 ring-slate-200">
+            <div key={p.label} className="flex flex-col rounded-xl p-6 ring-1 ring-slate-200">
               <dt className="text-sm text-slate-700">{p.label}</dt>
               <dd className="order-first text-3xl font-semibold tracking-tight text-indigo-700">{p.figure}</dd>
             </div>

@@ -59,7 +59,9 @@ export default async function TenantBillingPage() {
       </div>
       <Card className="mt-6">
         <CardHeader title="Invoices" />
-        {invoices.data.length === 0 ? <EmptyState title="No invoices yet">Invoices are issued on the 1st of each month for the month before.</EmptyState> : (
+        {invoices.data.length === 0 ? (
+          <EmptyState title="No invoices yet">{prepaid ? "Your usage is charged to your balance as it runs; invoices appear here only when your operator issues one." : "Invoices are issued on the 1st of each month for the month before."}</EmptyState>
+        ) : (
           <Table caption="Invoices">
             <thead className="bg-slate-50"><tr><Th>Number</Th><Th>Period</Th><Th className="text-right">Amount</Th><Th>Status</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
