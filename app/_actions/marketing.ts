@@ -6,6 +6,7 @@ import { formText } from "@/lib/auth/action";
 import { isAppError } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { clientIp } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
 import { createDemoRequest, signUpEarlyAccess } from "@/lib/marketing/site";
 import { demoRequestBody, earlyAccessBody } from "@/lib/marketing/schemas";
@@ -23,9 +24,7 @@ async function publicForm<S extends z.ZodType>(key: string, perMinute: number, s
     return { ok: false, message: "Check the highlighted fields.", fieldErrors, values, at };
   }
   try {
-    const h = await headers();
-    const ip = h.get("x-forwarded-for")?.split(",")[0]?.trim() || h.get("x-real-ip") || "local";
-    await consumeRateLimit(`${key}:${ip}`, perMinute);
+    await consumeRateLimit(`${key}:${clientIp(await headers())}`, perMinute);
     return { ok: true, message: await run(parsed.data), at };
   } catch (e) {
     if (isAppError(e)) return { ok: false, message: e.code === "rate_limited" ? "Too many requests from your network; try again in a minute." : e.message, values, at };

@@ -58,27 +58,27 @@ SELECT g.id AS gpu_id, g.index AS gpu_index, g.uuid AS gpu_uuid, n.id AS node_id
        g.unhealthy_reason, g.last_xid_at, g.allocated_job_id
   FROM gpus g JOIN nodes n ON n.id = g.node_id
  WHERE g.status = 'unhealthy' AND g.unhealthy_reason LIKE 'fatal_xid:%'
-   AND ($1::uuid IS NULL OR n.cluster_id = $1::uuid) AND $2::int >= 0`;
+   AND ($1::uuid IS NULL OR n.cluster_id = $1::uuid)`;
 
 export async function gatherRuleFacts(rule: RuleForEvaluation & { cluster_id: string | null }): Promise<RuleFacts> {
-  const q = async <T>(sql: string, extra: unknown[] = []) =>
-    (await pool().query({ name: `alert_facts_${rule.rule_type}`, text: sql, values: [rule.cluster_id, rule.window_s, ...extra] })).rows as T[];
+  // $1 is always the cluster; each query takes only the parameters it uses after it
+  const q = async <T>(sql: string, params: unknown[]) => (await pool().query({ name: `alert_facts_${rule.rule_type}`, text: sql, values: [rule.cluster_id, ...params] })).rows as T[];
   switch (rule.rule_type) {
     case "idle_gpu":
-      return { rule_type: "idle_gpu", rows: await q(IDLE_GPU_SQL, [IDLE_UTILIZATION_PCT, Math.max(1, Math.floor((rule.window_s / 60) * 0.8))]) };
+      return { rule_type: "idle_gpu", rows: await q(IDLE_GPU_SQL, [rule.window_s, IDLE_UTILIZATION_PCT, Math.max(1, Math.floor((rule.window_s / 60) * 0.8))]) };
     case "idle_allocation":
-      return { rule_type: "idle_allocation", rows: await q(IDLE_ALLOCATION_SQL) };
+      return { rule_type: "idle_allocation", rows: await q(IDLE_ALLOCATION_SQL, [rule.window_s]) };
     case "gpu_temperature":
-      return { rule_type: "gpu_temperature", rows: await q(TEMPERATURE_SQL, [rule.threshold]) };
+      return { rule_type: "gpu_temperature", rows: await q(TEMPERATURE_SQL, [rule.window_s, rule.threshold]) };
     case "node_unreachable":
       return {
         rule_type: "node_unreachable",
-        rows: (await q<{ last_heartbeat_at: Date | null }>(UNREACHABLE_SQL)).map((r) => ({ ...r, last_heartbeat_at: r.last_heartbeat_at?.toISOString() ?? null })) as never,
+        rows: (await q<{ last_heartbeat_at: Date | null }>(UNREACHABLE_SQL, [rule.window_s])).map((r) => ({ ...r, last_heartbeat_at: r.last_heartbeat_at?.toISOString() ?? null })) as never,
       };
     case "gpu_xid":
       return {
         rule_type: "gpu_xid",
-        rows: (await q<{ last_xid_at: Date | null }>(XID_SQL)).map((r) => ({ ...r, last_xid_at: r.last_xid_at?.toISOString() ?? null })) as never,
+        rows: (await q<{ last_xid_at: Date | null }>(XID_SQL, [])).map((r) => ({ ...r, last_xid_at: r.last_xid_at?.toISOString() ?? null })) as never,
       };
     case "sla_breach":
       // inference endpoints and their samples do not exist in this deployment yet: nothing breaches

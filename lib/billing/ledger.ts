@@ -73,3 +73,17 @@ export async function startCardDeposit(actor: Actor, amountCents: number, cfg: S
   const base = `${(env().NEXTAUTH_URL ?? "http://localhost:3000").replace(/\/$/, "")}/dashboard/billing`;
   return createDepositCheckout(client, { tenantId: p.tenantId, amountCents, customerEmail: tenant.billingEmail }, { success: `${base}?deposit=stripe`, cancel: base });
 }
+
+/** One ledger entry as the API shows it. */
+export function ledgerEntryJson(e: { id: bigint; kind: string; amountCents: bigint; description: string; invoiceId: string | null; createdBy: string; createdAt: Date }, balanceAfter: number | null) {
+  return {
+    id: e.id.toString(),
+    kind: e.kind as (typeof LEDGER_KINDS)[number],
+    amount_cents: Number(e.amountCents),
+    balance_after_cents: balanceAfter,
+    description: e.description,
+    invoice_id: e.invoiceId,
+    created_by: e.createdBy,
+    created_at: e.createdAt.toISOString(),
+  };
+}

@@ -2,7 +2,7 @@ import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { assertTenantVisible, balanceOf } from "./ledger";
+import { assertTenantVisible } from "./ledger";
 import { currentMonth } from "./money";
 
 /** A tenant's billed usage for a window (default: this month so far), by GPU type and event. */
@@ -94,4 +94,3 @@ export async function tenantBillingTable(now = new Date()) {
   return rows.map((r) => ({ id: r.id, name: r.name, billingMode: r.billing_mode, monthCents: Number(r.month_cents), outstandingCents: Number(r.outstanding), balanceCents: Number(r.balance) }));
 }
 
-export { balanceOf };

@@ -39,7 +39,7 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
       const principal = await authorize(contract, request);
       const rateKey = principal ? principal.keyId ?? ("userId" in principal ? principal.userId : undefined) : undefined;
       await consumeRateLimit(
-        `${contract.operationId}:${rateKey ?? clientIp(request)}`,
+        `${contract.operationId}:${rateKey ?? clientIp(request.headers)}`,
         contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
       );
 
@@ -92,8 +92,9 @@ function isJson(request: Request): boolean {
   return /^application\/(.+\+)?json\b/i.test(request.headers.get("content-type") ?? "");
 }
 
-function clientIp(request: Request): string {
-  return request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || request.headers.get("x-real-ip") || "local";
+/** The caller's address as the proxy in front reports it (rate limits, anonymous analytics). */
+export function clientIp(headers: Headers): string {
+  return headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "local";
 }
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
