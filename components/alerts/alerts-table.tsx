@@ -42,7 +42,7 @@ export function AlertsTable({ alerts, plane, acknowledgeAction }: { alerts: Aler
             <tr key={a.id} id={`alert-${a.id}`} className="align-top">
               <Td><SeverityBadge severity={a.severity} /></Td>
               <Td><AlertStatusBadge status={a.status} />{a.resolved_at ? <p className="mt-1 text-xs text-slate-500">{formatRelative(a.resolved_at)}</p> : null}</Td>
-              <Td className="min-w-80 max-w-xl whitespace-normal">
+              <Td wrap className="min-w-80 max-w-xl">
                 <p className="font-medium text-slate-900">{a.rule_name ?? ALERT_TYPE_LABELS[a.rule_type] ?? a.rule_type}</p>
                 <p className="mt-0.5 text-slate-600">{a.message}</p>
               </Td>

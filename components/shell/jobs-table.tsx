@@ -45,7 +45,7 @@ export function JobsTable({ jobs, hrefBase, cancelAction, showTenant = false }: 
             <Td><JobStatus status={j.status} /></Td>
             <Td className="tabular-nums">{j.gpuCount} × {j.gpuType}</Td>
             <Td className="text-right tabular-nums">{j.priority}</Td>
-            <Td className="max-w-sm whitespace-normal text-xs text-slate-600">{j.status === "queued" || j.status === "blocked" ? j.pendingReason : "—"}</Td>
+            <Td wrap className="max-w-sm text-xs text-slate-600">{j.status === "queued" || j.status === "blocked" ? j.pendingReason : "—"}</Td>
             <Td>{formatRelative(j.submittedAt)}</Td>
             {cancelAction ? <Td className="text-right">{["queued", "blocked", "running"].includes(j.status) ? <CancelJobButton action={cancelAction} id={j.id} name={j.name} /> : null}</Td> : null}
           </tr>

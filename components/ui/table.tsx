@@ -19,7 +19,7 @@ export function Th({ children, className }: { children?: React.ReactNode; classN
   );
 }
 
-export function Td({ children, className }: { children?: React.ReactNode; className?: string }) {
-  // cells do not wrap unless the caller says how (class order cannot override a utility)
-  return <td className={cn(className?.includes("whitespace-") ? null : "whitespace-nowrap", "px-5 py-3 text-slate-700", className)}>{children}</td>;
+/** A cell; it keeps to one line unless `wrap` is set (for messages and descriptions). */
+export function Td({ children, className, wrap = false }: { children?: React.ReactNode; className?: string; wrap?: boolean }) {
+  return <td className={cn(wrap ? "whitespace-normal" : "whitespace-nowrap", "px-5 py-3 text-slate-700", className)}>{children}</td>;
 }

@@ -4,6 +4,7 @@ import { ALERT_TYPE_LABELS } from "@/components/alerts/alert-badges";
 import { AlertsNav } from "@/components/alerts/alerts-nav";
 import { AlertsTable } from "@/components/alerts/alerts-table";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { AlertStatusBadge, SeverityBadge } from "@/components/alerts/alert-badges";
 import { formatDateTime } from "@/components/ui/format";
@@ -93,11 +94,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
         ) : (
           <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} alerts={recent.data.map((a) => alertJson(a, p))} />
         )}
-        {recent.nextCursor ? (
-          <div className="border-t border-slate-100 px-5 py-3 text-right">
-            <Link className="text-sm font-medium text-indigo-700 hover:underline" href={`/admin/alerts?${qs(recent.nextCursor)}`}>Older alerts →</Link>
-          </div>
-        ) : null}
+        <OlderLink label="Older alerts →" href={recent.nextCursor ? `/admin/alerts?${qs(recent.nextCursor)}` : null} />
       </Card>
     </>
   );

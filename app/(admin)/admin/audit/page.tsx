@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -48,13 +48,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             </tbody>
           </Table>
         )}
-        {page.next_cursor ? (
-          <div className="border-t border-slate-100 px-5 py-3 text-right">
-            <Link className="text-sm font-medium text-indigo-700 hover:underline" href={`/admin/audit?cursor=${page.next_cursor}${action ? `&action=${encodeURIComponent(action)}` : ""}`}>
-              Older entries →
-            </Link>
-          </div>
-        ) : null}
+        <OlderLink label="Older entries →" href={page.next_cursor ? `/admin/audit?cursor=${page.next_cursor}${action ? `&action=${encodeURIComponent(action)}` : ""}` : null} />
       </Card>
     </>
   );

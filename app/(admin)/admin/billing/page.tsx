@@ -4,6 +4,7 @@ import { InvoiceStatus } from "@/components/billing/invoice-document";
 import { RevenueByMonthChart } from "@/components/fleet/charts";
 import { SetRateForm } from "@/components/forms/billing-forms";
 import { Badge } from "@/components/ui/badge";
+import { FilterTabs, OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -67,12 +68,7 @@ export default async function AdminBillingPage({ searchParams }: { searchParams:
         <CardHeader
           title="Invoices"
           actions={
-            <nav aria-label="Filter invoices" className="flex gap-1 text-sm">
-              {[["", "All"], ["pending", "Pending"], ["paid", "Paid"], ["void", "Void"]].map(([value, label]) => (
-                <Link key={value} href={value ? `/admin/billing?status=${value}` : "/admin/billing"} aria-current={(q.status ?? "") === value ? "page" : undefined}
-                  className="rounded-md px-2.5 py-1 text-slate-600 hover:bg-slate-100 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white">{label}</Link>
-              ))}
-            </nav>
+            <FilterTabs label="Filter invoices" base="/admin/billing" current={q.status} options={[["", "All"], ["pending", "Pending"], ["paid", "Paid"], ["void", "Void"]]} />
           }
         />
         {invoices.data.length === 0 ? <EmptyState title="No invoices">Generate one from a tenant's page; the 1st of each month invoices everyone automatically.</EmptyState> : (
@@ -92,11 +88,7 @@ export default async function AdminBillingPage({ searchParams }: { searchParams:
             </tbody>
           </Table>
         )}
-        {invoices.nextCursor ? (
-          <div className="border-t border-slate-100 px-5 py-3 text-right">
-            <Link className="text-sm font-medium text-indigo-700 hover:underline" href={`/admin/billing?cursor=${invoices.nextCursor}${q.status ? `&status=${q.status}` : ""}`}>Older →</Link>
-          </div>
-        ) : null}
+        <OlderLink href={invoices.nextCursor ? `/admin/billing?cursor=${invoices.nextCursor}${q.status ? `&status=${q.status}` : ""}` : null} />
       </Card>
       <Card className="mt-6">
         <CardHeader title="GPU rates" description="Per GPU-hour, billed per second. Changes apply from now on; history is kept." />

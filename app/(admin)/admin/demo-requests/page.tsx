@@ -1,7 +1,7 @@
-import Link from "next/link";
 import { updateDemoRequestAction } from "@/app/_actions/site";
 import { InlineAction } from "@/components/forms/alert-forms";
 import { Badge } from "@/components/ui/badge";
+import { FilterTabs, OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -25,12 +25,7 @@ export default async function DemoRequestsPage({ searchParams }: { searchParams:
         <CardHeader
           title="Inbox"
           actions={
-            <nav aria-label="Filter by status" className="flex gap-1 text-sm">
-              {[["", "All"], ["new", "New"], ["contacted", "Contacted"], ["closed", "Closed"]].map(([value, label]) => (
-                <Link key={value} href={value ? `/admin/demo-requests?status=${value}` : "/admin/demo-requests"} aria-current={(status ?? "") === value ? "page" : undefined}
-                  className="rounded-md px-2.5 py-1 text-slate-600 hover:bg-slate-100 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white">{label}</Link>
-              ))}
-            </nav>
+            <FilterTabs label="Filter by status" base="/admin/demo-requests" current={status} options={[["", "All"], ["new", "New"], ["contacted", "Contacted"], ["closed", "Closed"]]} />
           }
         />
         {page.data.length === 0 ? <EmptyState title="No demo requests">The “Request a demo” button on the public site lands here.</EmptyState> : (
@@ -40,8 +35,8 @@ export default async function DemoRequestsPage({ searchParams }: { searchParams:
               {page.data.map((r) => (
                 <tr key={r.id} className="align-top">
                   <Td>{formatDateTime(r.createdAt)}</Td>
-                  <Td className="whitespace-normal"><p className="font-medium text-slate-900">{r.name}</p><a className="text-indigo-700 hover:underline" href={`mailto:${r.email}`}>{r.email}</a>{r.company ? <p className="text-xs text-slate-500">{r.company}</p> : null}</Td>
-                  <Td className="max-w-md whitespace-normal text-slate-600">{r.message ?? "—"}</Td>
+                  <Td wrap><p className="font-medium text-slate-900">{r.name}</p><a className="text-indigo-700 hover:underline" href={`mailto:${r.email}`}>{r.email}</a>{r.company ? <p className="text-xs text-slate-500">{r.company}</p> : null}</Td>
+                  <Td wrap className="max-w-md text-slate-600">{r.message ?? "—"}</Td>
                   <Td><Badge tone={tones[r.status as keyof typeof tones] ?? "neutral"}>{r.status}</Badge>{r.handledBy ? <p className="mt-1 text-xs text-slate-500">by {r.handledBy}</p> : null}</Td>
                   <Td className="space-x-2 text-right">
                     {r.status === "new" ? <InlineAction action={updateDemoRequestAction} fields={{ id: r.id, status: "contacted" }} label="Mark contacted" /> : null}
@@ -52,7 +47,7 @@ export default async function DemoRequestsPage({ searchParams }: { searchParams:
             </tbody>
           </Table>
         )}
-        {page.nextCursor ? <div className="border-t border-slate-100 px-5 py-3 text-right"><Link className="text-sm font-medium text-indigo-700 hover:underline" href={`/admin/demo-requests?cursor=${page.nextCursor}${status ? `&status=${status}` : ""}`}>Older →</Link></div> : null}
+        <OlderLink href={page.nextCursor ? `/admin/demo-requests?cursor=${page.nextCursor}${status ? `&status=${status}` : ""}` : null} />
       </Card>
     </>
   );

@@ -4,6 +4,7 @@ import { DeliveryBadge } from "@/components/alerts/alert-badges";
 import { AlertsNav } from "@/components/alerts/alerts-nav";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { InlineAction } from "@/components/forms/alert-forms";
+import { FilterTabs, OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -41,12 +42,7 @@ export default async function NotificationsPage({ searchParams }: { searchParams
         <CardHeader
           title="Outbox"
           actions={
-            <nav aria-label="Filter by delivery status" className="flex gap-1 text-sm">
-              {[["", "All"], ["pending", "Pending"], ["failed", "Failed"], ["sent", "Sent"]].map(([value, label]) => (
-                <Link key={value} href={value ? `/admin/alerts/notifications?status=${value}` : "/admin/alerts/notifications"} aria-current={(q.status ?? "") === value ? "page" : undefined}
-                  className="rounded-md px-2.5 py-1 text-slate-600 hover:bg-slate-100 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white">{label}</Link>
-              ))}
-            </nav>
+            <FilterTabs label="Filter by delivery status" base="/admin/alerts/notifications" current={q.status} options={[["", "All"], ["pending", "Pending"], ["failed", "Failed"], ["sent", "Sent"]]} />
           }
         />
         {page.data.length === 0 ? (
@@ -58,7 +54,7 @@ export default async function NotificationsPage({ searchParams }: { searchParams
               {page.data.map(notificationJson).map((n) => (
                 <tr key={n.id} className="align-top">
                   <Td><span title={formatDateTime(n.created_at)}>{formatRelative(n.created_at)}</span></Td>
-                  <Td className="max-w-xl whitespace-normal">
+                  <Td wrap className="max-w-xl">
                     <Link href={n.alert_id ? `/admin/alerts?alert=${n.alert_id}` : "/admin/demo-requests"} className="font-medium text-slate-900 hover:underline">{n.subject}</Link>
                     {n.last_error ? <p className="mt-0.5 text-xs text-red-700">Last error: {n.last_error}</p> : null}
                   </Td>
@@ -74,11 +70,7 @@ export default async function NotificationsPage({ searchParams }: { searchParams
             </tbody>
           </Table>
         )}
-        {page.nextCursor ? (
-          <div className="border-t border-slate-100 px-5 py-3 text-right">
-            <Link className="text-sm font-medium text-indigo-700 hover:underline" href={`/admin/alerts/notifications?cursor=${page.nextCursor}${q.status ? `&status=${q.status}` : ""}`}>Older →</Link>
-          </div>
-        ) : null}
+        <OlderLink href={page.nextCursor ? `/admin/alerts/notifications?cursor=${page.nextCursor}${q.status ? `&status=${q.status}` : ""}` : null} />
       </Card>
     </>
   );

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { AlertsNav } from "@/components/alerts/alerts-nav";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { Badge } from "@/components/ui/badge";
+import { OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -43,7 +44,7 @@ export default async function RemediationsPage({ searchParams }: { searchParams:
                 <tr key={r.id}>
                   <Td><span title={formatDateTime(r.created_at)}>{formatRelative(r.created_at)}</span></Td>
                   <Td><Link className="font-medium text-indigo-700 hover:underline" href={`/admin/nodes/${r.node_id}`}>{r.hostname}</Link></Td>
-                  <Td className="whitespace-normal">{String(r.details.summary ?? r.cause)}</Td>
+                  <Td wrap>{String(r.details.summary ?? r.cause)}</Td>
                   <Td>{r.outcome === "quarantined" ? <Badge tone="red">quarantined</Badge> : <Badge tone="amber">capped: left to a human</Badge>}</Td>
                   <Td className="tabular-nums">{r.jobs_requeued}</Td>
                 </tr>
@@ -51,11 +52,7 @@ export default async function RemediationsPage({ searchParams }: { searchParams:
             </tbody>
           </Table>
         )}
-        {page.nextCursor ? (
-          <div className="border-t border-slate-100 px-5 py-3 text-right">
-            <Link className="text-sm font-medium text-indigo-700 hover:underline" href={`/admin/alerts/remediations?cursor=${page.nextCursor}`}>Older →</Link>
-          </div>
-        ) : null}
+        <OlderLink href={page.nextCursor ? `/admin/alerts/remediations?cursor=${page.nextCursor}` : null} />
       </Card>
     </>
   );

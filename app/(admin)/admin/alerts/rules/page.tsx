@@ -32,7 +32,7 @@ export default async function AlertRulesPage() {
             <tbody className="divide-y divide-slate-100">
               {rules.map((r) => (
                 <tr key={r.id} className={r.enabled ? "" : "bg-slate-50/60 text-slate-500"}>
-                  <Td className="whitespace-normal">
+                  <Td wrap>
                     <Link href={`/admin/alerts/rules/${r.id}`} className="font-medium text-indigo-700 hover:underline">{r.name}</Link>
                     <p className="text-xs text-slate-500">{RULE_TYPE_SPECS[r.ruleType as RuleType]?.label ?? r.ruleType}</p>
                   </Td>
