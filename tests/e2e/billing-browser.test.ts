@@ -1,12 +1,11 @@
-import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db, pool } from "@/lib/db/client";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, openPage, shot } from "../support/browser";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 import { E2E_STRIPE_WEBHOOK_SECRET } from "../support/stripe";
 import { api } from "../support/http";
@@ -48,17 +47,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
-
-async function signedIn(user: { email: string; password: string }, target: string) {
-  const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
-  await page.goto(`${inject("baseUrl")}/login?callbackUrl=${encodeURIComponent(target)}`);
-  await page.fill("#f-email", user.email);
-  await page.fill("#f-password", user.password);
-  await page.click("form[aria-label='Sign in'] button[type=submit]");
-  await page.waitForURL(`${inject("baseUrl")}${target}`);
-  return page;
-}
+const signedIn = (user: { email: string; password: string }, target: string) => openPage(browser, target, user);
 
 describe("billing in both planes", () => {
   it("tenant sees its running cost; operator invoices it; tenant pays on the local payment page; both planes show it paid", async () => {

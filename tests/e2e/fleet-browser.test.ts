@@ -1,9 +1,8 @@
-import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { simClusters, startSimulator } from "@/agent/src/simulator";
 import { db } from "@/lib/db/client";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, openPage, shot } from "../support/browser";
 import { makeCluster, makeKey, makeTenant, makeUser } from "../support/fixtures";
 import { api } from "../support/http";
 
@@ -40,7 +39,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
 
 /** Polls `read` until `done` holds (background work runs on its own schedule). */
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -53,15 +51,7 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeout
   }
 }
 
-async function signedInPage(target: string, user: { email: string; password: string } = operator) {
-  const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
-  await page.goto(`${inject("baseUrl")}/login?callbackUrl=${encodeURIComponent(target)}`);
-  await page.fill("#f-email", user.email);
-  await page.fill("#f-password", user.password);
-  await page.click("form[aria-label='Sign in'] button[type=submit]");
-  await page.waitForURL(`${inject("baseUrl")}${target}`);
-  return page;
-}
+const signedInPage = (target: string, user: { email: string; password: string } = operator) => openPage(browser, target, user);
 
 describe("fleet pages with the simulator running", () => {
   it("the simulated nodes registered, heartbeat and report through the public API", async () => {

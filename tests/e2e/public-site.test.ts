@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { USE_CASES } from "@/content/use-cases";
 import { db } from "@/lib/db/client";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, openPage, shot } from "../support/browser";
 import { makeCluster, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
 
@@ -36,20 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
-const visit = async (target: string, user?: { email: string; password: string }) => {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  if (user) {
-    await page.goto(`${inject("baseUrl")}/login?callbackUrl=${encodeURIComponent(target)}`);
-    await page.fill("#f-email", user.email);
-    await page.fill("#f-password", user.password);
-    await page.click("form[aria-label='Sign in'] button[type=submit]");
-    await page.waitForURL(`${inject("baseUrl")}${target}`);
-  } else {
-    await page.goto(`${inject("baseUrl")}${target}`);
-  }
-  return page;
-};
+const visit = (target: string, user?: { email: string; password: string }) => openPage(browser, target, user, { width: 1280, height: 900 });
 
 describe("static generation", () => {
   it("emits every use-case and blog page as static HTML at build time", () => {

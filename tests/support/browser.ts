@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { inject } from "vitest";
 
 // Playwright's own browser download cannot work offline, so we drive an installed Chromium:
 // CHROMIUM_PATH, Debian's /usr/bin/chromium, or a browser Playwright installed elsewhere.
@@ -36,3 +38,22 @@ export async function launchBrowser(): Promise<Browser> {
     ],
   });
 }
+
+/** A fresh browser context on `target`, signed in through the login form when a user is given. */
+export async function openPage(browser: Browser, target: string, user?: { email: string; password: string }, viewport = { width: 1400, height: 1000 }): Promise<Page> {
+  const page = await (await browser.newContext({ viewport })).newPage();
+  const base = inject("baseUrl");
+  if (!user) {
+    await page.goto(`${base}${target}`);
+    return page;
+  }
+  await page.goto(`${base}/login?callbackUrl=${encodeURIComponent(target)}`);
+  await page.fill("#f-email", user.email);
+  await page.fill("#f-password", user.password);
+  await page.click("form[aria-label='Sign in'] button[type=submit]");
+  await page.waitForURL(`${base}${target}`);
+  return page;
+}
+
+/** A full-page screenshot kept with the test results. */
+export const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
