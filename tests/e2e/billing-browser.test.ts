@@ -122,6 +122,11 @@ describe("billing in both planes", () => {
     expect(first).toMatchObject({ status: 200, body: { received: true, outcome: "invoice_paid" } });
     expect((await send(payload, header)).body.outcome).toBe("duplicate");
     expect((await api("GET", `/api/invoices/${invoiceId}`, { key: tenantKey })).body.invoice).toMatchObject({ status: "paid", payment_method: "stripe" });
+    // a GPU type that is not one is named, and no rate is written
+    const bad = await api("PUT", `/api/billing/rates/${encodeURIComponent("bad type!")}`, { key: operatorKey, body: { cents_per_hour: 100 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([expect.objectContaining({ path: "gpu_type" })]);
+    expect(await db().gpuRate.count({ where: { gpuType: "bad type!" } })).toBe(0);
     const summary = (await api("GET", "/api/billing/summary", { key: operatorKey })).body;
     expect(summary.revenue_cents).toBeGreaterThan(0);
     expect((await api("GET", "/api/dashboard", { key: operatorKey })).body.revenue_month_cents).toBeGreaterThan(0);

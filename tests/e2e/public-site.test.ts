@@ -123,6 +123,14 @@ describe("landing and demo requests", () => {
     expect(last.sessionHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("refuses a page view whose path is not a path, naming it, and records nothing", async () => {
+    const before = await db().pageView.count({ where: { path: "nope" } });
+    const r = await api("POST", "/api/analytics/pageview", { body: { path: "nope" }, headers: { "x-forwarded-for": "198.51.100.251" } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details).toEqual([expect.objectContaining({ path: "path" })]);
+    expect(await db().pageView.count({ where: { path: "nope" } })).toBe(before);
+  });
+
   it("rate-limits the three public endpoints per address, writing nothing once limited", async () => {
     const cases = [
       { path: "/api/demo-requests", limit: 20, body: () => ({ name: "Spam", email: `${unique("s")}@example.test` }), count: () => db().demoRequest.count() },

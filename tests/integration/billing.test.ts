@@ -7,6 +7,7 @@ import { generateInvoice, invoiceJson, invoiceLastMonth, payInvoice, refundInvoi
 import { balanceOf, depositFunds, listTransactions, startCardDeposit } from "@/lib/billing/ledger";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { segmentAmountCents } from "@/lib/billing/money";
+import { setRate } from "@/lib/billing/rates";
 import { handleStripeWebhook } from "@/lib/billing/stripe-webhook";
 import { db, pool } from "@/lib/db/client";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
@@ -80,6 +81,25 @@ describe("usage", () => {
       [w.tenant.id, job.id, segments[0]!.startedAt, new Date(segments[0]!.startedAt.getTime() + 1000)],
     );
     await expect(overlap).rejects.toMatchObject({ code: "23P01" });
+  });
+});
+
+describe("rates", () => {
+  it("a new rate applies from now on; what already ran keeps the rate in force when it ran", async () => {
+    const w = await world();
+    const job = await runningJob(w, 1, 600);
+    const pause = () => new Promise((r) => setTimeout(r, 25));
+    await accrueRunningUsage({ tenantId: w.tenant.id, invoiceEveryS: 0 });
+    const rate = await setRate(operator, w.gpuType, 720);
+    expect(rate.history.map((h) => h.cents_per_hour)).toEqual([720, RATE]);
+    await pause();
+    // this segment started before the change: still the old rate
+    await accrueRunningUsage({ tenantId: w.tenant.id, invoiceEveryS: 0 });
+    await pause();
+    await finishJob(operator, job.id, { status: "completed" });
+    const segs = await usageOf(job.id);
+    expect(segs.map((s) => s.centsPerHour)).toEqual([RATE, RATE, 720]);
+    expect(await codeOf(setRate(w.asTenant, w.gpuType, 1))).toBe("forbidden");
   });
 });
 
@@ -264,6 +284,8 @@ describe("prepaid balances", () => {
     await depositFunds(operator, w.tenant.id, Math.max(Number(inv1.amountCents), Number(inv2.amountCents)) + 10);
     const results = await Promise.allSettled([payInvoice(w.asTenant, inv1.id, { method: "balance" }), payInvoice(w.asTenant, inv2.id, { method: "balance" })]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: "conflict", details: [{ path: "method", message: "Insufficient balance" }] });
     expect(await balanceOf(w.tenant.id)).toBeGreaterThanOrEqual(0);
     const paid = (await db().invoice.findMany({ where: { tenantId: w.tenant.id, status: "paid" } }))[0]!;
     expect(await codeOf(payInvoice(w.asTenant, paid.id, { method: "balance" }))).toBe("invalid_transition");
@@ -281,6 +303,7 @@ describe("refunds", () => {
     const amount = Number(inv.amountCents);
     expect(await codeOf(refundInvoice(operator, inv.id, { amount_cents: 1, reason: "early" }))).toBe("invalid_transition");
     await payInvoice(operator, inv.id, { method: "bank", reference: "wire" });
+    expect(await codeOf(voidInvoice(operator, inv.id))).toBe("invalid_transition"); // paid: refund it instead
     expect(await codeOf(refundInvoice(w.asTenant, inv.id, { amount_cents: 1, reason: "self-service" }))).toBe("forbidden");
     const third = Math.floor(amount / 3) + 1;
     const results = await Promise.allSettled([0, 1, 2, 3].map(() => refundInvoice(operator, inv.id, { amount_cents: third, reason: "SLA credit" })));
