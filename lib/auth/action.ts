@@ -1,8 +1,11 @@
 import "server-only";
 import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
 import type { z } from "zod";
 import { isAppError } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
+import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { clientIp } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
 import type { Actor, Principal } from "./principal";
 import { getSessionPrincipal } from "./session";
@@ -25,9 +28,14 @@ interface ActionOptions<S extends z.ZodType> {
   schema: S;
   /** turns the submitted form into the shape the schema (shared with the API) expects */
   fromForm: (form: FormData) => unknown;
-  allow: (p: Principal) => boolean;
+  /** who may run it; "public" runs without a session (the public site's forms) */
+  allow: ((p: Principal) => boolean) | "public";
+  /** per-address limit of valid submissions, shared with the API operation of the same name */
+  rateLimit?: { key: string; perMinute: number };
   revalidate?: string[];
 }
+
+const ANONYMOUS: Principal = { kind: "operator", label: "anonymous" };
 
 export function serverAction<S extends z.ZodType, T>(
   options: ActionOptions<S>,
@@ -36,18 +44,22 @@ export function serverAction<S extends z.ZodType, T>(
   return async (_prev: ActionState<T>, form: FormData): Promise<ActionState<T>> => {
     const at = Date.now();
     const principal = await getSessionPrincipal();
-    if (!principal) return { ok: false, message: "Your session has ended. Sign in again.", at };
-    if (!options.allow(principal)) return { ok: false, message: "You are not allowed to do this.", at };
+    if (options.allow !== "public") {
+      if (!principal) return { ok: false, message: "Your session has ended. Sign in again.", at };
+      if (!options.allow(principal)) return { ok: false, message: "You are not allowed to do this.", at };
+    }
     const parsed = options.schema.safeParse(options.fromForm(form));
     if (!parsed.success) {
       return { ok: false, message: "Check the highlighted fields.", fieldErrors: toFieldErrors(parsed.error.issues), values: echo(form), at };
     }
     try {
-      const result = await run({ principal }, parsed.data);
+      if (options.rateLimit) await consumeRateLimit(`${options.rateLimit.key}:${clientIp(await headers())}`, options.rateLimit.perMinute);
+      const result = await run({ principal: principal ?? ANONYMOUS }, parsed.data);
       for (const path of options.revalidate ?? []) revalidatePath(path);
       return { ok: true, message: result.message, data: result.data, at };
     } catch (e) {
       if (isAppError(e)) {
+        if (e.code === "rate_limited") return { ok: false, message: "Too many requests from your network; try again in a minute.", values: echo(form), at };
         const fieldErrors = Object.fromEntries(e.details.map((d) => [d.path, d.message]));
         return { ok: false, message: e.message, fieldErrors, values: echo(form), at };
       }
