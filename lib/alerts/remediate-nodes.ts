@@ -87,23 +87,32 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
         quarantined.push({ node_id: node.id, cause: f.cause, jobs_requeued: requeued });
       }
 
-      const cappedEventIds: string[] = [];
-      for (const f of decision.capped) {
-        const node = byId.get(f.node_id)!;
-        await tx.remediation.create({
-          data: { nodeId: node.id, alertEventId: f.alert_event_id, cause: f.cause, outcome: "capped", details: { hostname: node.hostname, summary: f.summary, used_in_window: used, cap, window_s: windowS } },
-        });
-        const rows = await tx.$queryRaw<Array<{ id: string; inserted: boolean }>>`
-          INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
-          SELECT 'remediation_capped', 'remediation_capped:' || n.id, 'node', n.id::text, n.hostname, n.cluster_id, n.id, 'critical',
-                 'Automatic quarantine of ' || n.hostname || ' (' || ${f.summary}::text || ') was not done: ' || ${cap}::int || ' automatic quarantines in '
-                   || ${Math.round(windowS / 60)}::int || ' minutes reached the cap. Inspect the node and quarantine or return it by hand.',
-                 jsonb_build_object('cause', ${f.cause}::text, 'summary', ${f.summary}::text, 'cap', ${cap}::int, 'window_s', ${windowS}::int, 'used_in_window', ${used}::int)
-            FROM nodes n WHERE n.id = ${node.id}::uuid
-          ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now()
-          RETURNING id, (xmax = 0) AS inserted`;
-        for (const r of rows) if (r.inserted) cappedEventIds.push(r.id);
-      }
+      // everything past the cap, in two statements however many nodes failed at once
+      const capped = decision.capped;
+      const cappedEventIds = capped.length
+        ? (
+            await tx.$queryRaw<Array<{ id: string; inserted: boolean }>>`
+              WITH c AS (
+                SELECT * FROM unnest(${capped.map((f) => f.node_id)}::uuid[], ${capped.map((f) => f.cause)}::text[], ${capped.map((f) => f.summary)}::text[], ${capped.map((f) => f.alert_event_id)}::uuid[])
+                  AS c(node_id, cause, summary, alert_event_id)
+              ), logged AS (
+                INSERT INTO remediations (node_id, alert_event_id, cause, outcome, details)
+                SELECT c.node_id, c.alert_event_id, c.cause, 'capped',
+                       jsonb_build_object('hostname', n.hostname, 'summary', c.summary, 'used_in_window', ${used}::int, 'cap', ${cap}::int, 'window_s', ${windowS}::int)
+                  FROM c JOIN nodes n ON n.id = c.node_id
+              )
+              INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
+              SELECT 'remediation_capped', 'remediation_capped:' || n.id, 'node', n.id::text, n.hostname, n.cluster_id, n.id, 'critical',
+                     'Automatic quarantine of ' || n.hostname || ' (' || c.summary || ') was not done: ' || ${cap}::int || ' automatic quarantines in '
+                       || ${Math.round(windowS / 60)}::int || ' minutes reached the cap. Inspect the node and quarantine or return it by hand.',
+                     jsonb_build_object('cause', c.cause, 'summary', c.summary, 'cap', ${cap}::int, 'window_s', ${windowS}::int, 'used_in_window', ${used}::int)
+                FROM c JOIN nodes n ON n.id = c.node_id
+              ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now()
+              RETURNING id, (xmax = 0) AS inserted`
+          )
+            .filter((r) => r.inserted)
+            .map((r) => r.id)
+        : [];
       return { quarantined, capped: decision.capped.map((f) => ({ node_id: f.node_id, cause: f.cause })), used, cappedEventIds };
     },
     { timeout: 30_000, maxWait: 30_000 },
