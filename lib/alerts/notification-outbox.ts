@@ -1,7 +1,7 @@
 import "server-only";
 import nodemailer from "nodemailer";
 import { emitEvent } from "@/lib/background/emit";
-import { pool } from "@/lib/db/client";
+import { db, pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText } from "./delivery-policy";
@@ -73,19 +73,33 @@ export async function enqueueNotifications(eventIds: string[], kind: "firing" | 
       resolved_at: kind === "resolved" ? e.resolved_at : null,
       link: `${cfg.publicUrl.replace(/\/$/, "")}/admin/alerts?alert=${e.id}`,
     });
-    return channels.map((c) => ({ event: e.id, ...c, ...text }));
+    return channels.map((c) => ({ alertEventId: e.id, kind, ...c, subject: text.subject, body: text.text }));
   });
-  const { rowCount } = await pool().query(
-    `INSERT INTO notifications (alert_event_id, kind, channel, target, subject, body, status, sent_at)
-     SELECT x.event, $1, x.channel, x.target, x.subject, x.body,
-            CASE WHEN x.channel = 'console' THEN 'sent' ELSE 'pending' END,
-            CASE WHEN x.channel = 'console' THEN now() END
-       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(event, channel, target, subject, body)
-     ON CONFLICT (alert_event_id, kind, channel) DO NOTHING`,
-    [kind, rows.map((r) => r.event), rows.map((r) => r.channel), rows.map((r) => r.target), rows.map((r) => r.subject), rows.map((r) => r.text)],
-  );
+  return queueNotifications(rows);
+}
+
+export interface OutboxRow {
+  alertEventId?: string;
+  demoRequestId?: string;
+  kind: "firing" | "resolved" | "demo_request";
+  channel: string;
+  target: string;
+  subject: string;
+  body: string;
+}
+
+/**
+ * Writes outbox rows (once each: the unique indexes skip repeats) and wakes the deliverer. A
+ * console row is already where it will be read, so it is recorded as sent.
+ */
+export async function queueNotifications(rows: OutboxRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const { count } = await db().notification.createMany({
+    data: rows.map((r) => ({ ...r, status: r.channel === "console" ? "sent" : "pending", sentAt: r.channel === "console" ? new Date() : null })),
+    skipDuplicates: true,
+  });
   if (rows.some((r) => r.channel !== "console")) await emitEvent("alerts/notifications.queued", { count: rows.length });
-  return rowCount ?? 0;
+  return count;
 }
 
 interface Claimed {

@@ -1,8 +1,7 @@
 import "server-only";
 import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { channelConfigFromEnv, activeChannels, type ChannelConfig } from "@/lib/alerts/notification-outbox";
-import { emitEvent } from "@/lib/background/emit";
+import { activeChannels, channelConfigFromEnv, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
 import { db, pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { referrerHost, sessionHash } from "./privacy";
@@ -15,11 +14,7 @@ export async function createDemoRequest(input: { name: string; email: string; co
   const channels = await activeChannels(cfg);
   const subject = `[GPUForge] Demo request from ${request.name}${request.company ? ` (${request.company})` : ""}`;
   const body = [subject, `Email: ${request.email}`, request.message ? `Message: ${request.message}` : null, `Inbox: ${cfg.publicUrl.replace(/\/$/, "")}/admin/demo-requests`].filter(Boolean).join("\n");
-  await db().notification.createMany({
-    data: channels.map((c) => ({ demoRequestId: request.id, kind: "demo_request", channel: c.channel, target: c.target, subject, body, status: c.channel === "console" ? "sent" : "pending", sentAt: c.channel === "console" ? new Date() : null })),
-    skipDuplicates: true,
-  });
-  if (channels.some((c) => c.channel !== "console")) await emitEvent("alerts/notifications.queued", { count: channels.length });
+  await queueNotifications(channels.map((c) => ({ demoRequestId: request.id, kind: "demo_request", ...c, subject, body })));
   return request;
 }
 
