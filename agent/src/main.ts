@@ -6,6 +6,7 @@
 //   HEARTBEAT_INTERVAL_S  default 15;  METRICS_INTERVAL_S default 10
 //   AGENT_STATE_DIR       where unsent exit reports wait (default ~/.gpuforge-agent)
 //   NVIDIA_SMI            path to nvidia-smi (default: found on PATH)
+//   GPUFORGE_SERVE_COMMAND optional: started once per endpoint replica assigned here (see replica-supervisor.ts)
 import { execFile } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
@@ -13,7 +14,8 @@ import { promisify } from "node:util";
 import { createClient } from "./client";
 import { NVIDIA_SMI_ARGS, normaliseBusId, parseNvidiaSmi, parseXidLines, type GpuReading } from "./nvidia-smi";
 import { Outbox } from "./outbox";
-import { dockerAvailable, Runner, type Assignment } from "./runner";
+import { ReplicaSupervisor } from "./replica-supervisor";
+import { dockerAvailable, jobsOf, replicasOf, Runner, type Assignment } from "./runner";
 
 const run = promisify(execFile);
 const env = process.env;
@@ -69,6 +71,15 @@ async function main() {
   log(`registered ${hostname} as node ${nodeId} with ${gpus.length} GPU(s)`);
 
   const runner = new Runner({ gpuIndexOf: (id) => indexById.get(id), docker: dockerAvailable(), onExit: (r) => outbox.add(r), log });
+  const replicas = new ReplicaSupervisor({
+    serveCommand: env.GPUFORGE_SERVE_COMMAND,
+    baseUrl: required("GPUFORGE_URL").replace(/\/$/, ""),
+    agentKey: required("GPUFORGE_AGENT_KEY"),
+    gpuIndexOf: (id) => indexById.get(id),
+    reportUnhealthy: (a) =>
+      client.call("POST", a.metrics_path, { samples: [{ replica_id: a.replica_id, requests: 0, errors: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0, healthy: false }] }, 60_000).then(() => {}),
+    log,
+  });
   let stopping = false;
 
   const heartbeat = async () => {
@@ -82,7 +93,8 @@ async function main() {
         ...(g.pciBusId && byBus.get(normaliseBusId(g.pciBusId)) ? { xid_errors: byBus.get(normaliseBusId(g.pciBusId)) } : {}),
       })),
     });
-    runner.reconcile(reply.assignments);
+    runner.reconcile(jobsOf(reply.assignments));
+    replicas.reconcile(replicasOf(reply.assignments));
     await outbox.flush(client);
   };
 
@@ -111,6 +123,7 @@ async function main() {
   const shutdown = () => {
     stopping = true;
     runner.stopAll();
+    replicas.stopAll();
     log("stopping");
     setTimeout(() => process.exit(0), 500);
   };

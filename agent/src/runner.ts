@@ -1,7 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import type { ExitReport } from "./outbox";
 
-export interface Assignment {
+export interface JobAssignment {
+  kind?: "job";
   job_id: string;
   gpu_ids: string[];
   image?: string;
@@ -9,8 +10,24 @@ export interface Assignment {
   duration_s?: number;
 }
 
+export interface ReplicaAssignment {
+  kind: "endpoint_replica";
+  replica_id: string;
+  endpoint_id: string;
+  endpoint_name: string;
+  model: string;
+  gpu_ids: string[];
+  metrics_path: string;
+}
+
+/** What a heartbeat answers: jobs to run and endpoint replicas to serve (older servers send jobs without `kind`). */
+export type Assignment = JobAssignment | ReplicaAssignment;
+
+export const jobsOf = (a: Assignment[]) => a.filter((x): x is JobAssignment => x.kind !== "endpoint_replica");
+export const replicasOf = (a: Assignment[]) => a.filter((x): x is ReplicaAssignment => x.kind === "endpoint_replica");
+
 interface Running {
-  assignment: Assignment;
+  assignment: JobAssignment;
   proc?: ChildProcess;
   timer?: NodeJS.Timeout;
   stopping?: boolean;
@@ -41,7 +58,7 @@ export class Runner {
     return [...this.running.keys()];
   }
 
-  reconcile(assignments: Assignment[]): void {
+  reconcile(assignments: JobAssignment[]): void {
     const wanted = new Set(assignments.map((a) => a.job_id));
     for (const [id, r] of this.running) if (!wanted.has(id)) this.stop(id, r);
     for (const a of assignments) if (!this.running.has(a.job_id)) this.start(a);
@@ -51,7 +68,7 @@ export class Runner {
     for (const [id, r] of this.running) this.stop(id, r);
   }
 
-  private start(a: Assignment) {
+  private start(a: JobAssignment) {
     const devices = a.gpu_ids.map((id) => this.opts.gpuIndexOf(id)).filter((i): i is number => i !== undefined);
     const r: Running = { assignment: a };
     this.running.set(a.job_id, r);

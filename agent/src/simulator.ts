@@ -1,7 +1,10 @@
 // The fleet simulator: N virtual nodes × 8 GPUs that behave like real agents and speak only the
 // HTTP API. Utilization, temperature and power follow what runs on each GPU; assigned work runs
 // for its duration_s and is reported through the same durable outbox as the real agent; faults
-// (XID 79, overheating, a node going silent) are injected on request.
+// (XID 79, overheating, a node going silent) are injected on request. Endpoint replicas assigned to
+// a node "load their model" for a few seconds and then serve simulated traffic: a slow wave of
+// requests per endpoint shared by its replicas, latency rising with each replica's load, posted to
+// the endpoint's metrics route like a real serving sidecar.
 //
 // `npm run simulator -- --keys .data/demo-agent-keys.json` (cluster id → agent key), with a control
 // endpoint on 127.0.0.1:$SIM_CONTROL_PORT: POST /faults {"hostname", "kind": "xid79"|"overheat"|"silent"|"clear", "gpu_index"?}.
@@ -13,7 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createClient, type Client } from "./client";
 import { Outbox } from "./outbox";
-import type { Assignment } from "./runner";
+import { jobsOf, replicasOf, type Assignment, type ReplicaAssignment } from "./runner";
 
 export interface SimCluster {
   clusterId: string;
@@ -48,6 +51,35 @@ interface SimNode {
   gpus: SimGpu[];
   silent: boolean;
   jobs: Map<string, NodeJS.Timeout>;
+  replicas: Map<string, { assignment: ReplicaAssignment; servingFrom: number }>;
+}
+
+/** Seconds a simulated replica takes to load its model before it reports healthy. */
+export const SIM_MODEL_LOAD_S = 6;
+
+/** Requests per second an endpoint receives at time t: its own base rate on a ten-minute wave. */
+export function simulatedEndpointLoad(endpointId: string, t: number): number {
+  const h = createHash("sha256").update(endpointId).digest();
+  const base = 6 + (h[0]! % 15);
+  const phase = (h[1]! / 255) * 2 * Math.PI;
+  return base * (1 + 0.5 * Math.sin((2 * Math.PI * t) / 600_000 + phase));
+}
+
+/** One serving sample of a replica carrying `rps` requests per second over `seconds`. */
+export function simulatedReplicaSample(replicaId: string, rps: number, seconds: number, at: string) {
+  const requests = Math.max(0, Math.round(rps * seconds + noise(1)));
+  const p50 = 80 + 7 * rps + noise(4);
+  const p95 = p50 * 2.1 + noise(10);
+  return {
+    replica_id: replicaId,
+    recorded_at: at,
+    requests,
+    errors: Math.random() < 0.05 ? Math.min(requests, 1) : 0,
+    p50_ms: Math.round(Math.max(1, p50)),
+    p95_ms: Math.round(Math.max(p50, p95)),
+    p99_ms: Math.round(Math.max(p50, p95) * 1.45),
+    tokens_per_s: Math.round(rps * 170),
+  };
 }
 
 const noise = (spread: number) => (Math.random() * 2 - 1) * spread;
@@ -70,6 +102,7 @@ export function buildNodes(clusters: SimCluster[], baseUrl: string, log: (m: str
             client,
             silent: false,
             jobs: new Map(),
+            replicas: new Map(),
             gpus: Array.from({ length: 8 }, (_, i) => ({ index: i, uuid: `GPU-sim-${seed.slice(0, 8)}-${seed.slice(8, 12)}-${i}`, util: Math.random() * 4 })),
           });
         }
@@ -106,7 +139,38 @@ export function startSimulator(opts: {
     for (const g of n.gpus) g.id = byUuid.get(g.uuid);
   };
 
-  const reconcile = (n: SimNode, assignments: Assignment[]) => {
+  const reconcileReplicas = (n: SimNode, assignments: ReplicaAssignment[]) => {
+    const wanted = new Set(assignments.map((a) => a.replica_id));
+    for (const id of n.replicas.keys()) {
+      if (wanted.has(id)) continue;
+      n.replicas.delete(id);
+      for (const g of n.gpus) if (g.jobId === `replica:${id}`) g.jobId = undefined;
+    }
+    for (const a of assignments) {
+      if (n.replicas.has(a.replica_id)) continue;
+      n.replicas.set(a.replica_id, { assignment: a, servingFrom: Date.now() + SIM_MODEL_LOAD_S * 1000 });
+      for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = `replica:${a.replica_id}`;
+    }
+  };
+
+  /** Every replica of every node posts a sample for the last `seconds`, sharing its endpoint's load with its siblings. */
+  const serve = async (seconds: number) => {
+    const now = Date.now();
+    const serving = nodes.flatMap((n) => (n.silent ? [] : [...n.replicas.values()].filter((r) => r.servingFrom <= now).map((r) => ({ n, r }))));
+    const siblings = new Map<string, number>();
+    for (const { r } of serving) siblings.set(r.assignment.endpoint_id, (siblings.get(r.assignment.endpoint_id) ?? 0) + 1);
+    const at = new Date(now).toISOString();
+    await Promise.all(
+      serving.map(({ n, r }) => {
+        const rps = simulatedEndpointLoad(r.assignment.endpoint_id, now) / siblings.get(r.assignment.endpoint_id)!;
+        return n.client.call("POST", r.assignment.metrics_path, { samples: [simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at)] }, 10_000).catch((e: unknown) => log((e as Error).message));
+      }),
+    );
+  };
+
+  const reconcile = (n: SimNode, all: Assignment[]) => {
+    reconcileReplicas(n, replicasOf(all));
+    const assignments = jobsOf(all);
     const wanted = new Set(assignments.map((a) => a.job_id));
     for (const [jobId, timer] of n.jobs) {
       if (wanted.has(jobId)) continue;
@@ -138,7 +202,7 @@ export function startSimulator(opts: {
   };
 
   const sample = (n: SimNode, g: SimGpu, at: string) => {
-    const target = g.jobId ? 90 + noise(8) : 2 + noise(2);
+    const target = g.jobId?.startsWith("replica:") ? 55 + noise(10) : g.jobId ? 90 + noise(8) : 2 + noise(2);
     g.util = Math.min(100, Math.max(0, g.util + (target - g.util) * 0.6 + noise(1.5)));
     const temp = 30 + g.util * 0.45 + noise(1.5) + (g.overheat ? 40 : 0);
     const power = 70 + (g.util / 100) * (n.cluster.tdpW - 70) + noise(8);
@@ -177,6 +241,7 @@ export function startSimulator(opts: {
       every(opts.metricsS ?? 5, () => metrics(n));
     }
     every(opts.heartbeatS ?? 10, () => outbox.flush(nodes[0]!.client));
+    every(opts.metricsS ?? 5, () => serve(opts.metricsS ?? 5));
   })();
 
   return {

@@ -12,7 +12,7 @@ export interface InvoiceView {
   payment_method: string | null;
   paid_at: string | null;
   created_at: string;
-  lines: Array<{ gpu_type: string; gpu_seconds: number; amount_cents: number; jobs: Array<{ job_id: string; description: string; gpu_seconds: number; amount_cents: number }> }>;
+  lines: Array<{ gpu_type: string; gpu_seconds: number; amount_cents: number; jobs: Array<{ job_id: string | null; endpoint_id: string | null; description: string; gpu_seconds: number; amount_cents: number }> }>;
 }
 
 const statusTone = { pending: "amber", paid: "green", void: "neutral" } as const;
@@ -51,7 +51,7 @@ export function InvoiceDocument({ invoice, tenantName, billingEmail }: { invoice
           <tbody key={l.gpu_type} className="border-b border-slate-100">
             <tr className="font-medium text-slate-900"><td className="pt-4">{l.gpu_type}</td><td className="pt-4 text-right tabular-nums">{gpuHours(l.gpu_seconds).toLocaleString("en-US")}</td><td className="pt-4 text-right tabular-nums">{formatCents(l.amount_cents)}</td></tr>
             {l.jobs.map((j) => (
-              <tr key={j.job_id} className="text-slate-600"><td className="py-1 pl-4">{j.description}</td><td className="py-1 text-right tabular-nums">{gpuHours(j.gpu_seconds).toLocaleString("en-US")}</td><td className="py-1 text-right tabular-nums">{formatCents(j.amount_cents)}</td></tr>
+              <tr key={j.job_id ?? j.endpoint_id} className="text-slate-600"><td className="py-1 pl-4">{j.description}</td><td className="py-1 text-right tabular-nums">{gpuHours(j.gpu_seconds).toLocaleString("en-US")}</td><td className="py-1 text-right tabular-nums">{formatCents(j.amount_cents)}</td></tr>
             ))}
           </tbody>
         ))}

@@ -64,6 +64,21 @@ export interface UnreachableFacts {
   last_heartbeat_at: string | null;
 }
 
+export interface SlaFacts {
+  endpoint_id: string;
+  endpoint_name: string;
+  tenant_id: string;
+  cluster_id: string | null;
+  status: string;
+  minutes_expected: number;
+  availability_pct: number | null;
+  availability_target: number | null;
+  p95_compliance_pct: number | null;
+  p95_target_ms: number | null;
+  p95_worst_ms: number | null;
+  error_budget_remaining_pct: number | null;
+}
+
 export interface XidFacts {
   gpu_id: string;
   gpu_index: number;
@@ -82,7 +97,7 @@ export type RuleFacts =
   | { rule_type: "gpu_temperature"; rows: TemperatureFacts[] }
   | { rule_type: "node_unreachable"; rows: UnreachableFacts[] }
   | { rule_type: "gpu_xid"; rows: XidFacts[] }
-  | { rule_type: "sla_breach"; rows: [] };
+  | { rule_type: "sla_breach"; rows: SlaFacts[] };
 
 const pct = (n: number) => Math.round(n * 10) / 10;
 const gpuLabel = (hostname: string, index: number) => `${hostname} GPU ${index}`;
@@ -146,7 +161,28 @@ export function evaluateRule(rule: RuleForEvaluation, facts: RuleFacts): Violati
         }];
       });
     case "sla_breach":
-      return [];
+      // an SLA needs at least a minute of expected service in the window before it can be missed
+      return facts.rows.flatMap((e) => {
+        if (e.minutes_expected < 1) return [];
+        const missed: string[] = [];
+        if (e.availability_target !== null && e.availability_pct !== null && e.availability_pct < e.availability_target) {
+          missed.push(`availability ${e.availability_pct.toFixed(2)} % < ${e.availability_target} %`);
+        }
+        if (e.p95_target_ms !== null && e.p95_compliance_pct !== null && e.p95_compliance_pct < 95) {
+          missed.push(`p95 met the ${e.p95_target_ms} ms target in only ${pct(e.p95_compliance_pct)} % of minutes`);
+        }
+        if (missed.length === 0) return [];
+        return [{
+          subject_type: "endpoint" as const,
+          subject_id: e.endpoint_id,
+          subject_label: e.endpoint_name,
+          cluster_id: e.cluster_id,
+          node_id: null,
+          tenant_id: e.tenant_id,
+          message: `Endpoint ${e.endpoint_name} missed its SLA over the last ${Math.round(rule.window_s / 60)} min: ${missed.join("; ")}`,
+          details: { ...e, window_s: rule.window_s },
+        }];
+      });
   }
 }
 

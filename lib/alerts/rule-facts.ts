@@ -1,6 +1,8 @@
 import "server-only";
 import { pool } from "@/lib/db/client";
-import type { RuleFacts, RuleForEvaluation } from "./evaluate-rule";
+import { slaFacts } from "@/lib/endpoints/endpoint-sla";
+import { computeSla } from "@/lib/endpoints/sla";
+import type { RuleFacts, RuleForEvaluation, SlaFacts } from "./evaluate-rule";
 import { IDLE_UTILIZATION_PCT } from "./rule-types";
 
 // One set-based statement per rule gathers what its evaluation needs, over the per-minute rollups
@@ -14,7 +16,7 @@ WITH recent AS (
 -- idle: unallocated, and observed for most of the window without real work (a GPU that only just
 -- started reporting is not known to be idle yet)
 SELECT c.id AS cluster_id, c.name AS cluster_name, count(g.id)::int AS gpus_in_service,
-       count(g.id) FILTER (WHERE g.allocated_job_id IS NULL AND r.minutes >= $4::int AND r.util_max < $3::real)::int AS gpus_idle
+       count(g.id) FILTER (WHERE g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND r.minutes >= $4::int AND r.util_max < $3::real)::int AS gpus_idle
   FROM clusters c
   JOIN nodes n ON n.cluster_id = c.id AND n.status = 'available'
   JOIN gpus g ON g.node_id = n.id AND g.status = 'available'
@@ -60,6 +62,38 @@ SELECT g.id AS gpu_id, g.index AS gpu_index, g.uuid AS gpu_uuid, n.id AS node_id
  WHERE g.status = 'unhealthy' AND g.unhealthy_reason LIKE 'fatal_xid:%'
    AND ($1::uuid IS NULL OR n.cluster_id = $1::uuid)`;
 
+/** Endpoints serving (not provisioning or stopped) with SLA targets, their SLA over the rule's window. */
+async function slaBreachFacts(clusterId: string | null, windowS: number): Promise<SlaFacts[]> {
+  const { rows } = await pool().query<{ id: string; name: string; tenant_id: string; cluster_id: string | null; status: string; sla_p95_ms: number | null; sla_availability_pct: number | null }>(
+    `SELECT e.id, e.name, e.tenant_id, e.cluster_id, e.status, e.sla_p95_ms, e.sla_availability_pct FROM endpoints e
+      WHERE e.deleted_at IS NULL AND e.status NOT IN ('provisioning', 'stopped') AND (e.sla_p95_ms IS NOT NULL OR e.sla_availability_pct IS NOT NULL)
+        AND ($1::uuid IS NULL OR e.cluster_id = $1::uuid
+             OR EXISTS (SELECT 1 FROM endpoint_replicas r JOIN nodes n ON n.id = r.node_id WHERE r.endpoint_id = e.id AND r.status <> 'stopped' AND n.cluster_id = $1::uuid))`,
+    [clusterId],
+  );
+  if (rows.length === 0) return [];
+  const now = Date.now();
+  const from = new Date(now - windowS * 1000);
+  const facts = await slaFacts(rows.map((r) => r.id), from, new Date(now));
+  return rows.map((e) => {
+    const sla = computeSla({ from: from.getTime(), to: now, now, ...facts.get(e.id)!, targets: { p95Ms: e.sla_p95_ms, availabilityPct: e.sla_availability_pct } });
+    return {
+      endpoint_id: e.id,
+      endpoint_name: e.name,
+      tenant_id: e.tenant_id,
+      cluster_id: e.cluster_id,
+      status: e.status,
+      minutes_expected: sla.minutes_expected,
+      availability_pct: sla.availability_pct,
+      availability_target: e.sla_availability_pct,
+      p95_compliance_pct: sla.p95_compliance_pct,
+      p95_target_ms: e.sla_p95_ms,
+      p95_worst_ms: sla.p95_worst_ms,
+      error_budget_remaining_pct: sla.error_budget?.remaining_pct ?? null,
+    };
+  });
+}
+
 export async function gatherRuleFacts(rule: RuleForEvaluation & { cluster_id: string | null }): Promise<RuleFacts> {
   // $1 is always the cluster; each query takes only the parameters it uses after it
   const q = async <T>(sql: string, params: unknown[]) => (await pool().query({ name: `alert_facts_${rule.rule_type}`, text: sql, values: [rule.cluster_id, ...params] })).rows as T[];
@@ -81,7 +115,6 @@ export async function gatherRuleFacts(rule: RuleForEvaluation & { cluster_id: st
         rows: (await q<{ last_xid_at: Date | null }>(XID_SQL, [])).map((r) => ({ ...r, last_xid_at: r.last_xid_at?.toISOString() ?? null })) as never,
       };
     case "sla_breach":
-      // inference endpoints and their samples do not exist in this deployment yet: nothing breaches
-      return { rule_type: "sla_breach", rows: [] };
+      return { rule_type: "sla_breach", rows: await slaBreachFacts(rule.cluster_id, rule.window_s) };
   }
 }

@@ -83,7 +83,7 @@ export const RULE_TYPE_SPECS: Record<RuleType, RuleTypeSpec> = {
   sla_breach: {
     label: "Inference SLA breach",
     subject: "endpoint",
-    description: "Fires per inference endpoint whose p95 latency or availability over the window misses its SLA targets. It reads the samples inference endpoints report; with no endpoints it has nothing to evaluate.",
+    description: "Fires per serving inference endpoint whose availability over the window is below its target, or whose p95 met its latency target in under 95 % of the minutes with traffic (the endpoint's tenant sees it). Resolves when both hold again.",
     threshold: null,
     window: { min: 60, max: 86_400, meaning: "SLA window, seconds" },
     occurrences: null,

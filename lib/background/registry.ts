@@ -5,6 +5,7 @@ import { invoiceLastMonth } from "@/lib/billing/invoices";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
 import { env } from "@/lib/env";
+import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
@@ -32,6 +33,17 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["scheduler/run.requested"],
     debounceMs: 25,
     run: async ({ event }) => ({ ...(await runSchedulerCycle(event ? `event: ${(event.data as { reason?: string } | undefined)?.reason ?? event.name}` : "sweep")) }),
+  },
+  {
+    // Replaces replicas whose node or GPU left service, marks silent ones unhealthy, autoscales
+    // and places missing replicas; woken when a node leaves service so replicas move in seconds.
+    id: "endpoints-reconcile",
+    description: "Keep inference endpoints at their desired healthy replicas; autoscale; move statuses",
+    cron: "* * * * *",
+    everySeconds: 5,
+    events: ["endpoints/reconcile.requested"],
+    debounceMs: 25,
+    run: async () => ({ ...(await reconcileEndpoints()) }),
   },
   {
     id: "pipelines-sweep",

@@ -4,7 +4,7 @@ import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 
 /**
- * Bills the elapsed part of running jobs: prepaid tenants' every `prepaidEveryS` (their balance
+ * Bills the elapsed part of running jobs and live endpoint replicas: prepaid tenants' every `prepaidEveryS` (their balance
  * is charged in the same statement), invoiced tenants' every `invoiceEveryS`, so a month-end
  * invoice holds work that is still running. Each segment starts where the run's last one ended
  * (the database refuses overlaps); jobs another transaction holds are skipped until the next run.
@@ -24,7 +24,18 @@ export async function accrueRunningUsage(opts: { prepaidEveryS?: number; invoice
        FROM due`,
     [opts.prepaidEveryS ?? 45, opts.invoiceEveryS ?? 3600, opts.tenantId ?? null, opts.until?.toISOString() ?? null],
   );
-  return { segments: rows[0]!.billed };
+  const replicas = await pool().query<{ billed: number }>(
+    `WITH due AS (
+       SELECT r.id FROM endpoint_replicas r JOIN tenants t ON t.id = r.tenant_id
+        WHERE r.status <> 'stopped' AND ($3::uuid IS NULL OR r.tenant_id = $3::uuid)
+          AND COALESCE((SELECT max(u.ended_at) FROM usage_events u WHERE u.replica_id = r.id), r.started_at)
+              <= COALESCE($4::timestamptz, now()) - make_interval(secs => CASE WHEN t.billing_mode = 'prepaid' THEN $1::int ELSE $2::int END)
+        FOR UPDATE OF r SKIP LOCKED
+     )
+     SELECT count(bill_replica_segment(id, 'accrual', LEAST(COALESCE($4::timestamptz, now()), now())))::int AS billed FROM due`,
+    [opts.prepaidEveryS ?? 45, opts.invoiceEveryS ?? 3600, opts.tenantId ?? null, opts.until?.toISOString() ?? null],
+  );
+  return { segments: rows[0]!.billed + replicas.rows[0]!.billed };
 }
 
 /**

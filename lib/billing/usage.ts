@@ -25,14 +25,14 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
     gpu_seconds: byType.reduce((s, r) => s + r.gpu_seconds, 0),
     by_gpu_type: byType,
     events: events.map((e) => ({
-      id: e.id, job_id: e.jobId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
+      id: e.id, job_id: e.jobId, endpoint_id: e.endpointId, replica_id: e.replicaId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
       started_at: e.startedAt.toISOString(), ended_at: e.endedAt.toISOString(), gpu_seconds: Number(e.gpuSeconds),
       cents_per_hour: e.centsPerHour, amount_cents: Number(e.amountCents), invoice_id: e.invoiceId,
     })),
   };
 }
 
-/** What running work has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
+/** What running work (jobs and endpoint replicas) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
 export async function unbilledRunningCents(tenantId?: string): Promise<number> {
   const { rows } = await pool().query<{ c: string }>(
     `SELECT COALESCE(sum(round(extract(epoch FROM now() - GREATEST(j.started_at, COALESCE(u.last_end, j.started_at))) * j.gpu_count
@@ -44,7 +44,17 @@ export async function unbilledRunningCents(tenantId?: string): Promise<number> {
       WHERE j.status = 'running' AND ($1::uuid IS NULL OR j.tenant_id = $1::uuid)`,
     [tenantId ?? null],
   );
-  return Number(rows[0]!.c);
+  const replicas = await pool().query<{ c: string }>(
+    `SELECT COALESCE(sum(round(extract(epoch FROM now() - GREATEST(x.started_at, COALESCE(u.last_end, x.started_at))) * x.gpu_count
+                            * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c
+       FROM endpoint_replicas x
+       LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
+       LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (x.gpu_type, '*') AND effective_from <= now()
+                          ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) r ON true
+      WHERE x.status <> 'stopped' AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid)`,
+    [tenantId ?? null],
+  );
+  return Number(rows[0]!.c) + Number(replicas.rows[0]!.c);
 }
 
 /** Revenue figures for operators: paid, outstanding, counts, and what this month has billed so far. */

@@ -59,7 +59,7 @@ export async function listGpus(principal: Principal, opts: { limit: number; curs
 export async function fleetSummary(clusterId?: string) {
   const { rows } = await pool().query(
     `WITH g AS (
-       SELECT g.id, g.status, g.allocated_job_id, n.status AS node_status FROM gpus g JOIN nodes n ON n.id = g.node_id
+       SELECT g.id, g.status, (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL) AS allocated, n.status AS node_status FROM gpus g JOIN nodes n ON n.id = g.node_id
         WHERE ($1::uuid IS NULL OR n.cluster_id = $1::uuid) AND g.status <> 'missing'
      ), recent AS (
        SELECT sum(m.utilization_sum) / nullif(sum(m.samples), 0) AS util
@@ -67,8 +67,8 @@ export async function fleetSummary(clusterId?: string) {
      )
      SELECT (SELECT count(*) FROM g)::int AS gpus_total,
             (SELECT count(*) FROM g WHERE status = 'unhealthy')::int AS gpus_unhealthy,
-            (SELECT count(*) FROM g WHERE status = 'available' AND node_status = 'available' AND allocated_job_id IS NULL)::int AS gpus_schedulable,
-            (SELECT count(*) FROM g WHERE allocated_job_id IS NOT NULL)::int AS gpus_allocated,
+            (SELECT count(*) FROM g WHERE status = 'available' AND node_status = 'available' AND NOT allocated)::int AS gpus_schedulable,
+            (SELECT count(*) FROM g WHERE allocated)::int AS gpus_allocated,
             (SELECT util FROM recent) AS utilization_avg_pct,
             (SELECT count(*) FROM nodes WHERE ($1::uuid IS NULL OR cluster_id = $1::uuid) AND status <> 'offline')::int AS nodes_online,
             (SELECT count(*) FROM nodes WHERE ($1::uuid IS NULL OR cluster_id = $1::uuid) AND status = 'offline')::int AS nodes_offline,

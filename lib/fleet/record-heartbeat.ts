@@ -2,6 +2,7 @@ import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
+import { replicaAssignmentsForNode } from "@/lib/endpoints/node-assignments";
 import { assignmentsForNode } from "@/lib/jobs/queries";
 import { AGENT_REPORTED, ECC_UNCORRECTED, fatalXidReason, REMAP_FAILURE } from "./gpu-health-reasons";
 import { lockNodeOrThrow } from "./node-access";
@@ -11,7 +12,7 @@ import { firstFatalXid } from "./xid-policy";
 
 /**
  * A node's heartbeat: marks it alive, applies what the agent says of its GPUs, and answers with
- * what the node should be running. It can make a registered node available and bring an offline
+ * what the node should be running (jobs and endpoint replicas). It can make a registered node available and bring an offline
  * node back to its previous state, never more (lib/fleet/node-lifecycle.ts).
  */
 export async function recordHeartbeat(actor: Actor, nodeId: string, input: HeartbeatInput) {
@@ -68,5 +69,6 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
   });
   // a hardware fault must reach the evaluator (and the remediator) now, not at the next sweep
   if (result.hardwareFault) await emitEvent("alerts/evaluate.requested", { reason: "hardware fault reported by heartbeat" });
-  return { node: result.node, assignments: await assignmentsForNode(nodeId) };
+  const [jobs, replicas] = await Promise.all([assignmentsForNode(nodeId), replicaAssignmentsForNode(nodeId)]);
+  return { node: result.node, assignments: [...jobs, ...replicas] };
 }

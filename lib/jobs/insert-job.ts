@@ -25,7 +25,7 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
   // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot is exact
   const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string; in_use: number; out_of_funds: boolean }>>`
     SELECT t.gpu_quota, t.status,
-           (SELECT count(*)::int FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = t.id) AS in_use,
+           COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[t.id])), 0) AS in_use,
            (t.billing_mode = 'prepaid' AND COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0) <= 0) AS out_of_funds
       FROM tenants t WHERE t.id = ${tenantId}::uuid FOR UPDATE OF t`;
   const tenant = rows[0];

@@ -44,6 +44,7 @@ export async function assignmentsForNode(nodeId: string) {
     [nodeId],
   );
   return rows.map((r) => ({
+    kind: "job" as const,
     job_id: r.job_id,
     gpu_ids: r.gpu_ids,
     ...(r.image ? { image: r.image } : {}),

@@ -1,7 +1,7 @@
 import "server-only";
 import { pool } from "@/lib/db/client";
 
-/** Deletes raw samples and rollups past their retention, in batches so no delete holds locks for long. */
+/** Deletes raw samples and rollups (GPU, cluster and endpoint) past their retention, in batches so no delete holds locks for long. */
 export async function pruneMetrics(opts: { rawHours: number; rollupDays: number; batchSize?: number }) {
   const batch = opts.batchSize ?? 50_000;
   const drain = async (sql: string, arg: number) => {
@@ -24,5 +24,13 @@ export async function pruneMetrics(opts: { rawHours: number; rollupDays: number;
     `DELETE FROM cluster_metrics_1m WHERE ctid = ANY(ARRAY(SELECT ctid FROM cluster_metrics_1m WHERE bucket < now() - make_interval(days => $1) LIMIT $2))`,
     opts.rollupDays,
   );
-  return { raw_deleted: raw, rollups_deleted: rollups, cluster_rollups_deleted: clusters };
+  const endpointRaw = await drain(
+    `DELETE FROM endpoint_metrics WHERE ctid = ANY(ARRAY(SELECT ctid FROM endpoint_metrics WHERE recorded_at < now() - make_interval(hours => $1) LIMIT $2))`,
+    opts.rawHours,
+  );
+  const endpointRollups = await drain(
+    `DELETE FROM endpoint_metrics_1m WHERE ctid = ANY(ARRAY(SELECT ctid FROM endpoint_metrics_1m WHERE bucket < now() - make_interval(days => $1) LIMIT $2))`,
+    opts.rollupDays,
+  );
+  return { raw_deleted: raw, rollups_deleted: rollups, cluster_rollups_deleted: clusters, endpoint_raw_deleted: endpointRaw, endpoint_rollups_deleted: endpointRollups };
 }

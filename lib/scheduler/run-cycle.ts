@@ -3,7 +3,8 @@ import type pg from "pg";
 import { pool } from "@/lib/db/client";
 import { place, type Decision, type QueuedJob } from "./placement";
 
-const SCHEDULER_LOCK = 72_417_002;
+/** Serialises everything that allocates GPUs: scheduling cycles and endpoint replica placement. */
+export const SCHEDULER_LOCK = 72_417_002;
 const MAX_QUEUE = 50_000;
 const LOGGED_DECISIONS = 200;
 
@@ -59,13 +60,13 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
     }
     const free = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string }>(
       `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND n.status = 'available'
+        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
         ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
     );
     const tenantIds = [...new Set(queue.rows.map((j) => j.tenant_id))];
     const tenants = await c.query<{ id: string; gpu_quota: number; in_use: number }>(
       `SELECT t.id, t.gpu_quota, COALESCE(u.in_use, 0)::int AS in_use FROM tenants t
-         LEFT JOIN (SELECT j.tenant_id, count(*) AS in_use FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id GROUP BY 1) u ON u.tenant_id = t.id
+         LEFT JOIN tenant_gpus_in_use($1::uuid[]) u ON u.tenant_id = t.id
         WHERE t.id = ANY($1::uuid[])`,
       [tenantIds],
     );

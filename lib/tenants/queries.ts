@@ -43,10 +43,10 @@ export async function listTenantsWithCounts() {
   });
 }
 
-/** What GET /api/tenants/{id} adds to a tenant: GPUs held now and the prepaid balance (the ledger's sum). */
+/** What GET /api/tenants/{id} adds to a tenant: GPUs held now (jobs and endpoint replicas) and the prepaid balance (the ledger's sum). */
 export async function tenantFigures(id: string): Promise<{ gpu_in_use: number; balance_cents: number }> {
   const [r] = await db().$queryRaw<[{ in_use: number; balance: bigint }]>`
-    SELECT (SELECT count(*)::int FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = ${id}::uuid) AS in_use,
+    SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[${id}::uuid])), 0) AS in_use,
            (SELECT COALESCE(sum(amount_cents), 0)::bigint FROM ledger_entries WHERE tenant_id = ${id}::uuid) AS balance`;
   return { gpu_in_use: r.in_use, balance_cents: Number(r.balance) };
 }

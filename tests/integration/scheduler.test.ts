@@ -82,7 +82,7 @@ describe("scheduling cycles", () => {
     const log = await db().schedulerLog.findUniqueOrThrow({ where: { id: BigInt(cycle.id) } });
     expect(log.considered).toBeGreaterThanOrEqual(1);
     const hb = await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), nodes[0]!.node.id, {});
-    expect(hb.assignments.find((a) => a.job_id === job.id)).toMatchObject({ duration_s: 60 });
+    expect(hb.assignments.find((a) => a.kind === "job" && a.job_id === job.id)).toMatchObject({ duration_s: 60 });
   });
 
   it("explains why a job waits", async () => {

@@ -37,13 +37,16 @@ describe("invoice CSV", () => {
       periodEnd: new Date("2026-11-01T00:00:00Z"),
       amountCents: 1500n,
       lines: [
-        { gpuType: "H100", jobId: "j1", description: "train, big (8 × H100)", gpuSeconds: 7200n, amountCents: 1000n },
-        { gpuType: "H100", jobId: "j2", description: "=HYPERLINK(\"x\")", gpuSeconds: 3600n, amountCents: 500n },
+        { gpuType: "H100", jobId: "j1", endpointId: null, description: "train, big (8 × H100)", gpuSeconds: 7200n, amountCents: 1000n },
+        { gpuType: "H100", jobId: null, endpointId: "e1", description: "=HYPERLINK(\"x\")", gpuSeconds: 3600n, amountCents: 500n },
       ],
     });
     expect(filename).toBe("INV-000007.csv");
     const rows = body.trim().split("\r\n");
     expect(rows).toHaveLength(4);
+    expect(rows[0]).toContain("gpu_type,job_id,endpoint_id,description");
+    expect(rows[1]).toContain(",j1,,");
+    expect(rows[2]).toContain(",,e1,");
     expect(rows[1]).toContain('"train, big (8 × H100)"');
     expect(rows[2]).toContain(`"'=HYPERLINK(""x"")"`);
     expect(rows[3]).toMatch(/Total,10800,,1500,15\.00$/);

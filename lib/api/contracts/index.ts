@@ -3,15 +3,16 @@ import * as alerts from "./alerts";
 import * as apiKeys from "./api-keys";
 import * as billing from "./billing";
 import * as clusters from "./clusters";
+import * as endpoints from "./endpoints";
 import * as fleet from "./fleet";
 import * as jobs from "./jobs";
 import * as marketing from "./marketing";
 import * as platform from "./platform";
 import * as tenants from "./tenants";
 
-export { alerts, apiKeys, billing, marketing, clusters, fleet, jobs, platform, tenants };
+export { alerts, apiKeys, billing, marketing, clusters, endpoints, fleet, jobs, platform, tenants };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
-export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet, jobs, alerts, billing, marketing].flatMap((group) =>
+export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet, jobs, endpoints, alerts, billing, marketing].flatMap((group) =>
   Object.values(group as Record<string, Contract>),
 );

@@ -1,0 +1,10 @@
+import { endpoints } from "@/lib/api/contracts";
+import { createEndpoint, endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
+import { json, route } from "@/lib/http/route";
+
+export const POST = route(endpoints.createEndpoint, async ({ actor, body }) => json(201, { endpoint: endpointJson(await createEndpoint(actor, body)) }));
+
+export const GET = route(endpoints.listEndpoints, async ({ principal, query }) => {
+  const { data, nextCursor } = await listEndpoints(principal, query);
+  return json(200, { data: data.map(endpointJson), next_cursor: nextCursor });
+});

@@ -1,0 +1,136 @@
+import { z } from "zod";
+import { defineContract } from "@/lib/http/contract";
+import { errorBodySchema } from "@/lib/http/error-response";
+import {
+  createEndpointBody,
+  endpointJsonSchema,
+  endpointMetricsBody,
+  endpointSeriesSchema,
+  listEndpointsQuery,
+  slaJsonSchema,
+  timeWindowQuery,
+  updateEndpointBody,
+} from "@/lib/endpoints/schemas";
+import { authErrors, conflictError, idParams, listOf, notFoundError } from "./common";
+
+const endpointReply = z.object({ endpoint: endpointJsonSchema });
+const unsatisfiableError = { 422: { description: "The endpoint can never run (unsatisfiable): quota or per-node capacity", schema: errorBodySchema } } as const;
+
+export const createEndpoint = defineContract({
+  operationId: "createEndpoint",
+  method: "POST",
+  path: "/api/endpoints",
+  summary: "Create an inference endpoint; its replicas are placed at once where GPUs and quota allow",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  body: createEndpointBody,
+  responses: { 201: { description: "Created", schema: endpointReply }, ...authErrors, ...conflictError, ...unsatisfiableError },
+});
+
+export const listEndpoints = defineContract({
+  operationId: "listEndpoints",
+  method: "GET",
+  path: "/api/endpoints",
+  summary: "List endpoints (a tenant sees its own)",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  query: listEndpointsQuery,
+  responses: { 200: { description: "Endpoints, newest first", schema: listOf(endpointJsonSchema) }, ...authErrors },
+});
+
+export const getEndpoint = defineContract({
+  operationId: "getEndpoint",
+  method: "GET",
+  path: "/api/endpoints/{id}",
+  summary: "An endpoint with its replicas, their nodes and GPUs",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  responses: { 200: { description: "The endpoint", schema: endpointReply }, ...authErrors, ...notFoundError },
+});
+
+export const updateEndpoint = defineContract({
+  operationId: "updateEndpoint",
+  method: "PATCH",
+  path: "/api/endpoints/{id}",
+  summary: "Scale, change SLA targets or autoscaling, stop or start an endpoint",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  body: updateEndpointBody,
+  responses: { 200: { description: "Updated; replicas already follow", schema: endpointReply }, ...authErrors, ...notFoundError, ...unsatisfiableError },
+});
+
+export const deleteEndpoint = defineContract({
+  operationId: "deleteEndpoint",
+  method: "DELETE",
+  path: "/api/endpoints/{id}",
+  summary: "Delete an endpoint: replicas stop, GPUs are released, billing ends",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  responses: { 204: { description: "Deleted" }, ...authErrors, ...notFoundError },
+});
+
+export const postEndpointMetrics = defineContract({
+  operationId: "postEndpointMetrics",
+  method: "POST",
+  path: "/api/endpoints/{id}/metrics",
+  summary: "Report serving samples (requests, errors, latency percentiles, tokens/s, health) of an endpoint's replicas",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant", "agent"],
+  params: idParams,
+  body: endpointMetricsBody,
+  bodyLimitBytes: 1024 * 1024,
+  rateLimitPerMinute: 60_000,
+  responses: {
+    202: { description: "Accepted samples stored; rejected ones listed by index", schema: z.object({ accepted: z.number(), rejected: z.array(z.object({ index: z.number(), error: z.string() })) }) },
+    ...authErrors,
+    ...notFoundError,
+  },
+});
+
+export const getEndpointMetrics = defineContract({
+  operationId: "getEndpointMetrics",
+  method: "GET",
+  path: "/api/endpoints/{id}/metrics",
+  summary: "Per-minute throughput, errors, latency and tokens/s (default: the last hour)",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  query: timeWindowQuery,
+  responses: { 200: { description: "The series", schema: endpointSeriesSchema }, ...authErrors, ...notFoundError },
+});
+
+export const getEndpointSla = defineContract({
+  operationId: "getEndpointSla",
+  method: "GET",
+  path: "/api/endpoints/{id}/sla",
+  summary: "Availability, p95 compliance and error budget over a window (default: the last 24 hours)",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  query: timeWindowQuery,
+  responses: { 200: { description: "The SLA report", schema: z.object({ sla: slaJsonSchema }) }, ...authErrors, ...notFoundError },
+});
+
+export const listEndpointEvents = defineContract({
+  operationId: "listEndpointEvents",
+  method: "GET",
+  path: "/api/endpoints/{id}/events",
+  summary: "Status transitions and scaling decisions, newest first",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  responses: {
+    200: {
+      description: "History",
+      schema: z.object({
+        transitions: z.array(z.object({ from_status: z.string().nullable(), to_status: z.string(), reason: z.string(), actor: z.string(), created_at: z.string() })),
+        scaling: z.array(z.object({ from_replicas: z.number(), to_replicas: z.number(), metric: z.string(), observed: z.number().nullable(), target: z.number().nullable(), outcome: z.string(), reason: z.string(), created_at: z.string() })),
+      }),
+    },
+    ...authErrors,
+    ...notFoundError,
+  },
+});

@@ -1,0 +1,160 @@
+import "server-only";
+import type { Actor, Principal } from "@/lib/auth/principal";
+import { pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { notFound } from "@/lib/errors";
+import { getEndpointOrThrow } from "./endpoints";
+import type { EndpointSample } from "./schemas";
+
+const FUTURE_SLACK_MS = 5 * 60_000;
+
+/**
+ * The endpoint a caller may post samples for: a tenant its own, an operator any, an agent one with
+ * a live replica on its cluster's nodes (and then only for replicas there).
+ */
+async function endpointForSamples(p: Principal, id: string): Promise<{ id: string; agentReplicaIds: Set<string> | null }> {
+  if (p.kind !== "agent") {
+    await getEndpointOrThrow(p, id);
+    return { id, agentReplicaIds: null };
+  }
+  const { rows } = await pool().query<{ id: string }>(
+    `SELECT r.id FROM endpoint_replicas r JOIN nodes n ON n.id = r.node_id JOIN endpoints e ON e.id = r.endpoint_id
+      WHERE r.endpoint_id = $1 AND r.status <> 'stopped' AND n.cluster_id = $2 AND e.deleted_at IS NULL`,
+    [id, p.clusterId],
+  );
+  if (rows.length === 0) throw notFound("Endpoint");
+  return { id, agentReplicaIds: new Set(rows.map((r) => r.id)) };
+}
+
+/**
+ * Stores serving samples (each (replica, recorded_at) once), refreshes the per-minute rollups of the
+ * minutes they touch from the raw rows (exact, and idempotent under re-sends), and applies what they
+ * say of each replica's health: a healthy sample makes a starting or unhealthy replica ready, an
+ * unhealthy one marks it unhealthy at once. Samples that cannot be stored are reported by index.
+ */
+export async function ingestEndpointMetrics(actor: Actor, endpointId: string, samples: EndpointSample[], now = new Date()) {
+  const target = await endpointForSamples(actor.principal, endpointId);
+  const { rows: known } = await pool().query<{ id: string }>(`SELECT id FROM endpoint_replicas WHERE endpoint_id = $1`, [endpointId]);
+  const replicaIds = new Set(known.map((r) => r.id));
+  const oldest = now.getTime() - env().METRICS_RAW_RETENTION_HOURS * 3_600_000;
+  const rejected: Array<{ index: number; error: string }> = [];
+  const accepted: Array<EndpointSample & { at: Date }> = [];
+  samples.forEach((s, index) => {
+    const at = s.recorded_at ? new Date(s.recorded_at) : now;
+    if (at.getTime() > now.getTime() + FUTURE_SLACK_MS) return rejected.push({ index, error: "recorded_at is in the future" });
+    if (at.getTime() < oldest) return rejected.push({ index, error: "recorded_at is older than the raw retention" });
+    if (s.replica_id && !replicaIds.has(s.replica_id)) return rejected.push({ index, error: "replica_id is not a replica of this endpoint" });
+    if (target.agentReplicaIds && (!s.replica_id || !target.agentReplicaIds.has(s.replica_id))) return rejected.push({ index, error: "an agent reports only for live replicas on its cluster's nodes" });
+    accepted.push({ ...s, at });
+  });
+  if (accepted.length === 0) return { accepted: 0, rejected };
+
+  const c = await pool().connect();
+  try {
+    await c.query("BEGIN");
+    const inserted = await c.query<{ replica_id: string | null; recorded_at: Date; healthy: boolean }>(
+      `INSERT INTO endpoint_metrics (endpoint_id, replica_id, recorded_at, requests, errors, p50_ms, p95_ms, p99_ms, tokens_per_s, healthy)
+       SELECT $1, * FROM unnest($2::uuid[], $3::timestamptz[], $4::int[], $5::int[], $6::real[], $7::real[], $8::real[], $9::real[], $10::boolean[])
+       ON CONFLICT (endpoint_id, (COALESCE(replica_id, '00000000-0000-0000-0000-000000000000'::uuid)), recorded_at) DO NOTHING
+       RETURNING replica_id, recorded_at, healthy`,
+      [
+        endpointId,
+        accepted.map((s) => s.replica_id ?? null),
+        accepted.map((s) => s.at),
+        accepted.map((s) => s.requests),
+        accepted.map((s) => s.errors),
+        accepted.map((s) => s.p50_ms),
+        accepted.map((s) => s.p95_ms),
+        accepted.map((s) => s.p99_ms),
+        accepted.map((s) => s.tokens_per_s ?? null),
+        accepted.map((s) => s.healthy),
+      ],
+    );
+    if (inserted.rows.length) {
+      await refreshRollups(c, endpointId, inserted.rows.map((r) => r.recorded_at));
+      await applyReplicaHealth(c, endpointId, [...new Set(inserted.rows.flatMap((r) => (r.replica_id ? [r.replica_id] : [])))]);
+    }
+    await c.query("COMMIT");
+    return { accepted: accepted.length, rejected };
+  } catch (e) {
+    await c.query("ROLLBACK").catch(() => {});
+    throw e;
+  } finally {
+    c.release();
+  }
+}
+
+/**
+ * Recomputes the minutes touched from the raw rows. Latency percentiles of a minute are the
+ * request-weighted means of the samples' (p95_max_ms keeps the worst); tokens/s is the sum over
+ * replicas of each one's mean.
+ */
+async function refreshRollups(c: import("pg").PoolClient, endpointId: string, times: Date[]) {
+  await c.query(
+    `WITH buckets AS (SELECT DISTINCT date_trunc('minute', t) AS b FROM unnest($2::timestamptz[]) t),
+     per_replica AS (
+       SELECT date_trunc('minute', m.recorded_at) AS b, m.replica_id, count(*) AS n, count(*) FILTER (WHERE NOT m.healthy) AS bad,
+              sum(m.requests) AS req, sum(m.errors) AS err, sum(GREATEST(m.requests, 1)) AS w,
+              sum(m.p50_ms * GREATEST(m.requests, 1)) AS p50w, sum(m.p95_ms * GREATEST(m.requests, 1)) AS p95w,
+              max(m.p95_ms) AS p95max, sum(m.p99_ms * GREATEST(m.requests, 1)) AS p99w, avg(m.tokens_per_s) AS tok
+         FROM endpoint_metrics m JOIN buckets ON m.recorded_at >= buckets.b AND m.recorded_at < buckets.b + interval '1 minute'
+        WHERE m.endpoint_id = $1
+        GROUP BY 1, 2
+     )
+     INSERT INTO endpoint_metrics_1m (endpoint_id, bucket, samples, replicas_reporting, unhealthy_samples, requests, errors, p50_ms, p95_ms, p95_max_ms, p99_ms, tokens_per_s)
+     SELECT $1, b, sum(n), count(replica_id), sum(bad), sum(req), sum(err), sum(p50w) / sum(w), sum(p95w) / sum(w), max(p95max), sum(p99w) / sum(w), sum(tok)
+       FROM per_replica GROUP BY b
+     ON CONFLICT (endpoint_id, bucket) DO UPDATE SET samples = excluded.samples, replicas_reporting = excluded.replicas_reporting,
+        unhealthy_samples = excluded.unhealthy_samples, requests = excluded.requests, errors = excluded.errors, p50_ms = excluded.p50_ms,
+        p95_ms = excluded.p95_ms, p95_max_ms = excluded.p95_max_ms, p99_ms = excluded.p99_ms, tokens_per_s = excluded.tokens_per_s`,
+    [endpointId, times],
+  );
+}
+
+/** Each live replica that just reported takes the health its newest sample reports (newer than what it last heard). */
+async function applyReplicaHealth(c: import("pg").PoolClient, endpointId: string, replicaIds: string[]) {
+  if (replicaIds.length === 0) return;
+  await c.query(
+    `WITH latest AS (
+       SELECT DISTINCT ON (replica_id) replica_id, recorded_at, healthy FROM endpoint_metrics
+        WHERE endpoint_id = $1 AND replica_id = ANY($2::uuid[])
+        ORDER BY replica_id, recorded_at DESC
+     )
+     UPDATE endpoint_replicas r SET
+        last_sample_at = GREATEST(r.last_sample_at, l.recorded_at),
+        status = CASE WHEN l.healthy THEN 'ready' ELSE 'unhealthy' END,
+        ready_at = CASE WHEN l.healthy THEN COALESCE(r.ready_at, now()) ELSE r.ready_at END,
+        unhealthy_since = CASE WHEN l.healthy THEN NULL ELSE COALESCE(r.unhealthy_since, now()) END,
+        health_reason = CASE WHEN l.healthy THEN NULL ELSE COALESCE(r.health_reason, 'health check failing') END
+       FROM latest l
+      WHERE r.id = l.replica_id AND r.status <> 'stopped'
+        AND (r.last_sample_at IS NULL OR l.recorded_at >= r.last_sample_at)
+        AND (r.last_sample_at IS DISTINCT FROM GREATEST(r.last_sample_at, l.recorded_at) OR r.status <> CASE WHEN l.healthy THEN 'ready' ELSE 'unhealthy' END)`,
+    [endpointId, replicaIds],
+  );
+}
+
+/** Per-minute series for charts: throughput, error rate, latency percentiles, tokens/s. */
+export async function endpointSeries(p: Principal, endpointId: string, q: { from?: string; to?: string }, now = new Date()) {
+  await getEndpointOrThrow(p, endpointId);
+  const to = q.to ? new Date(q.to) : now;
+  const from = q.from ? new Date(q.from) : new Date(to.getTime() - 3_600_000);
+  const { rows } = await pool().query<{ bucket: Date; requests: string; errors: string; p50_ms: number; p95_ms: number; p99_ms: number; tokens_per_s: number | null; replicas_reporting: number }>(
+    `SELECT bucket, requests::text, errors::text, p50_ms, p95_ms, p99_ms, tokens_per_s, replicas_reporting FROM endpoint_metrics_1m
+      WHERE endpoint_id = $1 AND bucket >= date_trunc('minute', $2::timestamptz) AND bucket < $3 ORDER BY bucket LIMIT 20000`,
+    [endpointId, from, to],
+  );
+  return {
+    step: "1m" as const,
+    points: rows.map((r) => ({
+      t: r.bucket.toISOString(),
+      requests_per_s: Math.round((Number(r.requests) / 60) * 100) / 100,
+      error_rate_pct: Number(r.requests) > 0 ? Math.round((10_000 * Number(r.errors)) / Number(r.requests)) / 100 : null,
+      p50_ms: Math.round(r.p50_ms),
+      p95_ms: Math.round(r.p95_ms),
+      p99_ms: Math.round(r.p99_ms),
+      tokens_per_s: r.tokens_per_s === null ? null : Math.round(r.tokens_per_s),
+      replicas_reporting: r.replicas_reporting,
+    })),
+  };
+}

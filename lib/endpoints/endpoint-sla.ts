@@ -1,0 +1,44 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/principal";
+import { db, pool } from "@/lib/db/client";
+import { getEndpointOrThrow } from "./endpoints";
+import { computeSla, servingSpans, type MinuteBucket } from "./sla";
+
+const DAY_MS = 86_400_000;
+
+/** Rollups and serving spans of endpoints, as the SLA arithmetic wants them. */
+export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
+  const [buckets, events, endpoints] = await Promise.all([
+    pool().query<{ endpoint_id: string; bucket: Date; samples: number; unhealthy_samples: number; requests: string; errors: string; p95_ms: number }>(
+      `SELECT endpoint_id, bucket, samples, unhealthy_samples, requests::text, errors::text, p95_ms FROM endpoint_metrics_1m
+        WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) AND bucket < $3`,
+      [endpointIds, from, to],
+    ),
+    db().endpointEvent.findMany({ where: { endpointId: { in: endpointIds }, OR: [{ toStatus: "stopped" }, { fromStatus: "stopped" }] }, orderBy: { id: "asc" } }),
+    db().endpoint.findMany({ where: { id: { in: endpointIds } }, select: { id: true, createdAt: true, deletedAt: true } }),
+  ]);
+  return new Map(
+    endpoints.map((e) => [
+      e.id,
+      {
+        serving: servingSpans(
+          e.createdAt.getTime(),
+          e.deletedAt?.getTime() ?? null,
+          events.filter((x) => x.endpointId === e.id).map((x) => ({ at: x.createdAt.getTime(), from: x.fromStatus, to: x.toStatus })),
+        ),
+        buckets: buckets.rows
+          .filter((b) => b.endpoint_id === e.id)
+          .map((b): MinuteBucket => ({ bucket: b.bucket.getTime(), samples: b.samples, unhealthySamples: b.unhealthy_samples, requests: Number(b.requests), errors: Number(b.errors), p95Ms: b.p95_ms })),
+      },
+    ]),
+  );
+}
+
+/** GET /api/endpoints/{id}/sla: availability, p95 compliance and error budget over a window (default the last 24 hours). */
+export async function endpointSla(p: Principal, id: string, q: { from?: string; to?: string }, now = new Date()) {
+  const e = await getEndpointOrThrow(p, id);
+  const to = q.to ? new Date(q.to) : now;
+  const from = q.from ? new Date(q.from) : new Date(to.getTime() - DAY_MS);
+  const facts = (await slaFacts([id], from, to)).get(id)!;
+  return computeSla({ from: from.getTime(), to: to.getTime(), now: now.getTime(), ...facts, targets: { p95Ms: e.slaP95Ms, availabilityPct: e.slaAvailabilityPct } });
+}

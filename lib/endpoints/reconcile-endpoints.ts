@@ -1,0 +1,305 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { emitEvent } from "@/lib/background/emit";
+import { pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
+import { decideScale, type AutoscaleMetric } from "./autoscaler";
+import { nextEndpointStatus, transitionPath, type EndpointStatus } from "./endpoint-lifecycle";
+import { REPLACE_UNHEALTHY_AFTER_S, STALE_AFTER_S, START_TIMEOUT_S } from "./replica-health";
+import { placeReplicas, type FreeNode } from "./replica-placement";
+
+interface EndpointRow {
+  id: string;
+  tenant_id: string;
+  gpu_type: string;
+  gpus_per_replica: number;
+  cluster_id: string | null;
+  desired_replicas: number;
+  min_replicas: number;
+  max_replicas: number;
+  scaling_from: number | null;
+  autoscale_metric: AutoscaleMetric;
+  autoscale_target: number | null;
+  cooldown_s: number;
+  status: EndpointStatus;
+  status_reason: string | null;
+  stop_requested: boolean;
+  ever_ready: boolean;
+  without_ready_since: Date | null;
+  last_scaled_at: Date | null;
+  may_place: boolean;
+  place_blocker: string | null;
+}
+
+interface LiveReplica {
+  id: string;
+  endpoint_id: string;
+  node_id: string;
+  status: "starting" | "ready" | "unhealthy";
+  started_at: Date;
+}
+
+export interface ReconcileResult {
+  replicas_stopped: number;
+  replicas_placed: number;
+  scaled: number;
+  transitions: number;
+}
+
+/**
+ * Brings every endpoint's replicas to what it wants, in one transaction under the allocation lock
+ * the scheduler also takes (so jobs and replicas never race for a GPU or a quota): marks silent
+ * replicas unhealthy, replaces replicas that lost their node or GPU or stayed unhealthy, applies
+ * autoscaling decisions, removes replicas beyond the desired count, places missing ones, and moves
+ * each endpoint's status through its state machine, recording every transition.
+ */
+export async function reconcileEndpoints(opts: { endpointId?: string; client?: pg.PoolClient } = {}): Promise<ReconcileResult> {
+  const c = opts.client ?? (await pool().connect());
+  const only = opts.endpointId ?? null;
+  const result: ReconcileResult = { replicas_stopped: 0, replicas_placed: 0, scaled: 0, transitions: 0 };
+  try {
+    await c.query("BEGIN");
+    await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+
+    await c.query(
+      `UPDATE endpoint_replicas SET status = 'unhealthy', unhealthy_since = now(), health_reason = 'no samples for ' || $1::int || ' s'
+        WHERE status = 'ready' AND last_sample_at < now() - make_interval(secs => $1::int) AND ($2::uuid IS NULL OR endpoint_id = $2::uuid)`,
+      [STALE_AFTER_S, only],
+    );
+
+    // replicas that must go, each with the reason its tenant reads
+    const { rows: doomed } = await c.query<{ id: string; reason: string }>(
+      `SELECT id, reason FROM (
+         SELECT r.id, CASE
+             WHEN e.stop_requested THEN 'endpoint stopped'
+             WHEN nd.id IS NULL OR nd.status <> 'available' THEN 'node ' || COALESCE(nd.hostname, '(gone)') || ' is ' || COALESCE(nd.status, 'deleted') || '; replaced'
+             WHEN EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_replica_id = r.id AND g.status <> 'available') THEN 'a GPU of the replica became unhealthy; replaced'
+             WHEN t.billing_mode = 'prepaid' AND t.balance_exhausted_at < now() - make_interval(secs => $4::int) THEN 'prepaid balance at zero past the grace period'
+             WHEN r.status = 'unhealthy' AND r.unhealthy_since < now() - make_interval(secs => $1::int) THEN 'unhealthy for over ' || $1::int || ' s (' || r.health_reason || '); replaced'
+             WHEN r.status = 'starting' AND r.started_at < now() - make_interval(secs => $2::int) THEN 'not ready within ' || $2::int || ' s; replaced'
+           END AS reason
+           FROM endpoint_replicas r JOIN endpoints e ON e.id = r.endpoint_id JOIN tenants t ON t.id = r.tenant_id
+           LEFT JOIN nodes nd ON nd.id = r.node_id
+          WHERE r.status <> 'stopped' AND ($3::uuid IS NULL OR r.endpoint_id = $3::uuid)
+       ) x WHERE reason IS NOT NULL`,
+      [REPLACE_UNHEALTHY_AFTER_S, START_TIMEOUT_S, only, env().PREPAID_GRACE_S],
+    );
+    result.replicas_stopped += await stopReplicas(c, doomed);
+
+    const { rows: endpoints } = await c.query<EndpointRow>(
+      `SELECT e.id, e.tenant_id, e.gpu_type, e.gpus_per_replica, e.cluster_id, e.desired_replicas, e.min_replicas, e.max_replicas,
+              e.scaling_from, e.autoscale_metric, e.autoscale_target, e.cooldown_s, e.status, e.status_reason, e.stop_requested,
+              e.ever_ready, e.without_ready_since, e.last_scaled_at,
+              (t.status = 'active' AND t.balance_exhausted_at IS NULL) AS may_place,
+              CASE WHEN t.status <> 'active' THEN 'tenant suspended' WHEN t.balance_exhausted_at IS NOT NULL THEN 'prepaid balance used up' END AS place_blocker
+         FROM endpoints e JOIN tenants t ON t.id = e.tenant_id
+        WHERE (e.status <> 'stopped' OR NOT e.stop_requested) AND ($1::uuid IS NULL OR e.id = $1::uuid)
+        ORDER BY e.created_at FOR UPDATE OF e`,
+      [only],
+    );
+    if (endpoints.length === 0) {
+      await c.query("COMMIT");
+      return result;
+    }
+    const ids = endpoints.map((e) => e.id);
+
+    result.scaled += await autoscale(c, endpoints.filter((e) => !e.stop_requested && e.autoscale_metric !== "none"));
+
+    let live = await liveReplicas(c, ids);
+    // beyond the desired count: the unhealthy go first, then the still starting, then the newest
+    const extra: Array<{ id: string; reason: string }> = [];
+    for (const e of endpoints) {
+      const mine = live.filter((r) => r.endpoint_id === e.id);
+      const over = mine.length - (e.stop_requested ? 0 : e.desired_replicas);
+      if (over <= 0) continue;
+      const rank = { unhealthy: 0, starting: 1, ready: 2 } as const;
+      mine.sort((a, b) => rank[a.status] - rank[b.status] || b.started_at.getTime() - a.started_at.getTime());
+      for (const r of mine.slice(0, over)) extra.push({ id: r.id, reason: `scaled down to ${e.desired_replicas}` });
+    }
+    result.replicas_stopped += await stopReplicas(c, extra);
+    if (extra.length) live = await liveReplicas(c, ids);
+
+    result.replicas_placed += await placeMissing(c, endpoints, live);
+    if (result.replicas_placed) live = await liveReplicas(c, ids);
+
+    result.transitions += await moveStatuses(c, endpoints, live);
+    await c.query("COMMIT");
+  } catch (e) {
+    await c.query("ROLLBACK").catch(() => {});
+    throw e;
+  } finally {
+    if (!opts.client) c.release();
+  }
+  // GPUs freed by stopped replicas can take queued jobs now
+  if (result.replicas_stopped) await emitEvent("scheduler/run.requested", { reason: "endpoint replicas released GPUs" });
+  return result;
+}
+
+async function liveReplicas(c: pg.PoolClient, endpointIds: string[]) {
+  const { rows } = await c.query<LiveReplica>(
+    `SELECT id, endpoint_id, node_id, status, started_at FROM endpoint_replicas WHERE endpoint_id = ANY($1::uuid[]) AND status <> 'stopped'`,
+    [endpointIds],
+  );
+  return rows;
+}
+
+/** Stops replicas: the replica first, then its GPUs (the checks see a consistent pair); the stop bills its last segment. */
+export async function stopReplicas(c: pg.PoolClient, replicas: Array<{ id: string; reason: string }>): Promise<number> {
+  if (replicas.length === 0) return 0;
+  await c.query(
+    `UPDATE endpoint_replicas r SET status = 'stopped', stopped_at = now(), stop_reason = x.reason, unhealthy_since = NULL, health_reason = NULL
+       FROM unnest($1::uuid[], $2::text[]) AS x(id, reason) WHERE r.id = x.id AND r.status <> 'stopped'`,
+    [replicas.map((r) => r.id), replicas.map((r) => r.reason)],
+  );
+  await c.query(`UPDATE gpus SET allocated_replica_id = NULL, updated_at = now() WHERE allocated_replica_id = ANY($1::uuid[])`, [replicas.map((r) => r.id)]);
+  return replicas.length;
+}
+
+/** Autoscaling over the last two minutes of rollups; every change (and the first refusal after one) is logged. */
+async function autoscale(c: pg.PoolClient, endpoints: EndpointRow[]): Promise<number> {
+  if (endpoints.length === 0) return 0;
+  const { rows: figures } = await c.query<{ endpoint_id: string; requests_per_s: number | null; p95_ms: number | null; last_outcome: string | null }>(
+    `SELECT e.id AS endpoint_id,
+            m.requests::float / GREATEST(extract(epoch FROM now() - (date_trunc('minute', now()) - interval '2 minutes')), 1) AS requests_per_s,
+            m.p95 AS p95_ms,
+            (SELECT outcome FROM endpoint_scaling_decisions d WHERE d.endpoint_id = e.id ORDER BY d.id DESC LIMIT 1) AS last_outcome
+       FROM endpoints e
+       LEFT JOIN LATERAL (
+         SELECT sum(requests) AS requests, sum(p95_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p95, count(*) AS buckets
+           FROM endpoint_metrics_1m WHERE endpoint_id = e.id AND bucket >= date_trunc('minute', now()) - interval '2 minutes'
+       ) m ON m.buckets > 0
+      WHERE e.id = ANY($1::uuid[])`,
+    [endpoints.map((e) => e.id)],
+  );
+  const byId = new Map(figures.map((f) => [f.endpoint_id, f]));
+  let scaled = 0;
+  for (const e of endpoints) {
+    const f = byId.get(e.id);
+    const d = decideScale({
+      policy: { metric: e.autoscale_metric, target: e.autoscale_target, min: e.min_replicas, max: e.max_replicas, cooldownS: e.cooldown_s },
+      desired: e.desired_replicas,
+      requestsPerS: f?.requests_per_s ?? null,
+      p95Ms: f?.p95_ms ?? null,
+      lastScaledAt: e.last_scaled_at?.getTime() ?? null,
+      now: Date.now(),
+    });
+    if (d.outcome === "held") {
+      // a refused change is logged once, not every pass while it stays refused
+      if (d.blocked && f?.last_outcome !== "held") await logDecision(c, e, d.to, d.outcome, d.observed, d.reason);
+      continue;
+    }
+    await c.query(
+      `UPDATE endpoints SET desired_replicas = $2, scaling_from = COALESCE(scaling_from, desired_replicas), last_scaled_at = now(), updated_at = now() WHERE id = $1`,
+      [e.id, d.to],
+    );
+    await logDecision(c, e, d.to, d.outcome, d.observed, d.reason);
+    e.scaling_from ??= e.desired_replicas;
+    e.desired_replicas = d.to;
+    scaled++;
+  }
+  return scaled;
+}
+
+function logDecision(c: pg.PoolClient, e: EndpointRow, to: number, outcome: string, observed: number | null, reason: string) {
+  return c.query(
+    `INSERT INTO endpoint_scaling_decisions (endpoint_id, from_replicas, to_replicas, metric, observed, target, outcome, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [e.id, e.desired_replicas, to, e.autoscale_metric, observed, e.autoscale_target, outcome, reason],
+  );
+}
+
+/** Places the replicas each endpoint lacks on free healthy GPUs of its type, within its tenant's quota. */
+async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: LiveReplica[]): Promise<number> {
+  const wanting = endpoints.filter((e) => !e.stop_requested && e.may_place && live.filter((r) => r.endpoint_id === e.id).length < e.desired_replicas);
+  if (wanting.length === 0) return 0;
+  const { rows: free } = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string }>(
+    `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
+      WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
+        AND g.gpu_type = ANY($1::text[])
+      ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
+    [[...new Set(wanting.map((e) => e.gpu_type))]],
+  );
+  const tenantIds = [...new Set(wanting.map((e) => e.tenant_id))];
+  const { rows: quotas } = await c.query<{ id: string; left: number }>(
+    `SELECT t.id, t.gpu_quota - COALESCE(u.in_use, 0) AS left FROM tenants t LEFT JOIN tenant_gpus_in_use($1::uuid[]) u ON u.tenant_id = t.id WHERE t.id = ANY($1::uuid[])`,
+    [tenantIds],
+  );
+  const quotaLeft = new Map(quotas.map((q) => [q.id, q.left]));
+  const taken = new Set<string>();
+  const rows: Array<{ endpoint: EndpointRow; nodeId: string; gpuIds: string[] }> = [];
+  for (const e of wanting) {
+    const mine = live.filter((r) => r.endpoint_id === e.id);
+    const nodes = new Map<string, FreeNode>();
+    for (const g of free) {
+      if (g.gpu_type !== e.gpu_type || taken.has(g.id) || (e.cluster_id && g.cluster_id !== e.cluster_id)) continue;
+      if (!nodes.has(g.node_id)) nodes.set(g.node_id, { nodeId: g.node_id, freeGpuIds: [] });
+      nodes.get(g.node_id)!.freeGpuIds.push(g.id);
+    }
+    const placements = placeReplicas({
+      need: e.desired_replicas - mine.length,
+      gpusPerReplica: e.gpus_per_replica,
+      nodes: [...nodes.values()],
+      occupiedNodeIds: mine.map((r) => r.node_id),
+      quotaLeft: quotaLeft.get(e.tenant_id) ?? 0,
+    });
+    for (const p of placements) {
+      p.gpuIds.forEach((id) => taken.add(id));
+      quotaLeft.set(e.tenant_id, (quotaLeft.get(e.tenant_id) ?? 0) - p.gpuIds.length);
+      rows.push({ endpoint: e, nodeId: p.nodeId, gpuIds: p.gpuIds });
+    }
+  }
+  if (rows.length === 0) return 0;
+  const ids = rows.map(() => randomUUID());
+  await c.query(
+    `INSERT INTO endpoint_replicas (id, endpoint_id, tenant_id, node_id, gpu_type, gpu_count)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int[])`,
+    [ids, rows.map((r) => r.endpoint.id), rows.map((r) => r.endpoint.tenant_id), rows.map((r) => r.nodeId), rows.map((r) => r.endpoint.gpu_type), rows.map((r) => r.gpuIds.length)],
+  );
+  const gpuIds = rows.flatMap((r) => r.gpuIds);
+  const owners = rows.flatMap((r, i) => r.gpuIds.map(() => ids[i]!));
+  await c.query(`UPDATE gpus g SET allocated_replica_id = x.replica_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, replica_id) WHERE g.id = x.gpu_id`, [gpuIds, owners]);
+  return rows.length;
+}
+
+/** Moves each endpoint's status where its replicas put it, through allowed transitions only, each recorded. */
+async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: LiveReplica[]): Promise<number> {
+  let moved = 0;
+  const now = Date.now();
+  for (const e of endpoints) {
+    const mine = live.filter((r) => r.endpoint_id === e.id);
+    const ready = mine.filter((r) => r.status === "ready").length;
+    const unhealthy = mine.filter((r) => r.status === "unhealthy").length;
+    const withoutReadySince = e.stop_requested || ready > 0 ? null : (e.without_ready_since?.getTime() ?? now);
+    const decision = nextEndpointStatus({
+      status: e.status,
+      stopRequested: e.stop_requested,
+      desired: e.desired_replicas,
+      live: mine.length,
+      ready,
+      unhealthy,
+      everReady: e.ever_ready,
+      scaling: e.scaling_from !== null,
+      withoutReadySince,
+      now,
+    });
+    let reason = decision.reason;
+    if (!e.stop_requested && mine.length < e.desired_replicas) reason += e.may_place ? "; waiting for free GPUs or quota" : `; not placing: ${e.place_blocker}`;
+    const converged = decision.status === "ready" || decision.status === "stopped";
+    const everReady = decision.status === "stopped" ? false : e.ever_ready || ready > 0;
+    await c.query(
+      `UPDATE endpoints SET status = $2, status_reason = $3, ever_ready = $4, without_ready_since = $5,
+              scaling_from = CASE WHEN $6 THEN NULL ELSE scaling_from END,
+              status_changed_at = CASE WHEN status <> $2 THEN now() ELSE status_changed_at END, updated_at = CASE WHEN status <> $2 THEN now() ELSE updated_at END
+        WHERE id = $1 AND (status <> $2 OR status_reason IS DISTINCT FROM $3 OR ever_ready <> $4 OR without_ready_since IS DISTINCT FROM $5 OR ($6 AND scaling_from IS NOT NULL))`,
+      [e.id, decision.status, reason, everReady, withoutReadySince === null ? null : new Date(withoutReadySince), converged],
+    );
+    let from = e.status;
+    for (const to of transitionPath(e.status, decision.status)) {
+      await c.query(`INSERT INTO endpoint_events (endpoint_id, from_status, to_status, reason, actor) VALUES ($1, $2, $3, $4, 'reconciler')`, [e.id, from, to, reason]);
+      from = to;
+      moved++;
+    }
+  }
+  return moved;
+}

@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { decideScale, type ScalePolicy } from "@/lib/endpoints/autoscaler";
+import { canTransition, ENDPOINT_STATUSES, FAILED_AFTER_S, nextEndpointStatus, transitionPath, type EndpointObservation, type EndpointStatus } from "@/lib/endpoints/endpoint-lifecycle";
+import { placeReplicas } from "@/lib/endpoints/replica-placement";
+import { computeSla, servingSpans, type MinuteBucket } from "@/lib/endpoints/sla";
+
+// Every (from, to) pair of the endpoint state machine, written out: true = allowed.
+const TABLE: Record<EndpointStatus, Record<EndpointStatus, boolean>> = {
+  provisioning: { provisioning: false, ready: true, degraded: false, scaling: true, stopped: true, failed: true },
+  ready: { provisioning: false, ready: false, degraded: true, scaling: true, stopped: true, failed: false },
+  scaling: { provisioning: false, ready: true, degraded: true, scaling: false, stopped: true, failed: true },
+  degraded: { provisioning: false, ready: true, degraded: false, scaling: true, stopped: true, failed: true },
+  failed: { provisioning: true, ready: true, degraded: true, scaling: false, stopped: true, failed: false },
+  stopped: { provisioning: true, ready: false, degraded: false, scaling: false, stopped: false, failed: false },
+};
+
+describe("endpoint state machine", () => {
+  for (const from of ENDPOINT_STATUSES) {
+    for (const to of ENDPOINT_STATUSES) {
+      it(`${from} → ${to} is ${TABLE[from][to] ? "allowed" : "refused"}`, () => expect(canTransition(from, to)).toBe(TABLE[from][to]));
+    }
+  }
+
+  it("finds a path through allowed moves (a stopped endpoint reaches ready through provisioning)", () => {
+    expect(transitionPath("stopped", "ready")).toEqual(["provisioning", "ready"]);
+    expect(transitionPath("ready", "ready")).toEqual([]);
+    expect(transitionPath("ready", "failed")).toEqual(["scaling", "failed"]);
+    for (const from of ENDPOINT_STATUSES) for (const to of ENDPOINT_STATUSES) {
+      const path = transitionPath(from, to);
+      let at = from;
+      for (const step of path) {
+        expect(canTransition(at, step)).toBe(true);
+        at = step;
+      }
+      expect(at).toBe(to);
+    }
+  });
+
+  const obs = (o: Partial<EndpointObservation>): EndpointObservation => ({
+    status: "provisioning", stopRequested: false, desired: 2, live: 2, ready: 0, unhealthy: 0, everReady: false, scaling: false, withoutReadySince: 0, now: 1_000, ...o,
+  });
+
+  it("derives each status from what the replicas do", () => {
+    expect(nextEndpointStatus(obs({ stopRequested: true, status: "ready" })).status).toBe("stopped");
+    expect(nextEndpointStatus(obs({ status: "stopped" })).status).toBe("provisioning");
+    expect(nextEndpointStatus(obs({ ready: 2 })).status).toBe("ready");
+    expect(nextEndpointStatus(obs({ ready: 1 })).status).toBe("provisioning");
+    expect(nextEndpointStatus(obs({ ready: 1, everReady: true, scaling: true, live: 2, desired: 3, status: "ready" })).status).toBe("scaling");
+    // capacity lost (no scaling asked): degraded; an unhealthy replica while scaling: degraded too
+    expect(nextEndpointStatus(obs({ ready: 1, live: 1, everReady: true, status: "ready" })).status).toBe("degraded");
+    expect(nextEndpointStatus(obs({ ready: 1, unhealthy: 1, everReady: true, scaling: true, status: "scaling" })).status).toBe("degraded");
+    // more live than desired (scaling down not finished) is not ready yet
+    expect(nextEndpointStatus(obs({ ready: 3, live: 3, desired: 2, everReady: true, scaling: true, status: "ready" })).status).toBe("scaling");
+  });
+
+  it("fails only after FAILED_AFTER_S without a ready replica, and says why", () => {
+    const start = 0;
+    expect(nextEndpointStatus(obs({ live: 0, withoutReadySince: start, now: (FAILED_AFTER_S - 1) * 1000 })).status).toBe("provisioning");
+    const failed = nextEndpointStatus(obs({ live: 0, withoutReadySince: start, now: FAILED_AFTER_S * 1000 }));
+    expect(failed).toMatchObject({ status: "failed", reason: expect.stringContaining("could be placed") });
+    expect(nextEndpointStatus(obs({ live: 2, withoutReadySince: start, now: FAILED_AFTER_S * 1000 })).reason).toContain("became ready");
+    // a failed endpoint that gets a ready replica recovers
+    expect(nextEndpointStatus(obs({ status: "failed", ready: 2, withoutReadySince: null })).status).toBe("ready");
+  });
+});
+
+describe("replica placement", () => {
+  const nodes = [
+    { nodeId: "a", freeGpuIds: ["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"] },
+    { nodeId: "b", freeGpuIds: ["b0", "b1", "b2"] },
+    { nodeId: "c", freeGpuIds: ["c0", "c1", "c2", "c3"] },
+  ];
+
+  it("spreads replicas over distinct nodes first, best fit among them", () => {
+    const p = placeReplicas({ need: 3, gpusPerReplica: 2, nodes, occupiedNodeIds: [], quotaLeft: 100 });
+    expect(p.map((x) => x.nodeId)).toEqual(["b", "c", "a"]);
+    expect(p[0]!.gpuIds).toEqual(["b0", "b1"]);
+  });
+
+  it("doubles up only when every fitting node already has one; never splits a replica across nodes", () => {
+    expect(placeReplicas({ need: 1, gpusPerReplica: 4, nodes, occupiedNodeIds: ["c"], quotaLeft: 100 }).map((x) => x.nodeId)).toEqual(["a"]);
+    const p = placeReplicas({ need: 3, gpusPerReplica: 4, nodes, occupiedNodeIds: ["c"], quotaLeft: 100 });
+    expect(p.map((x) => x.nodeId)).toEqual(["a", "a", "c"]);
+    expect(p.every((x) => x.gpuIds.length === 4 && x.gpuIds.every((g) => g.startsWith(x.nodeId)))).toBe(true);
+  });
+
+  it("stops at the quota and never hands out a GPU twice", () => {
+    expect(placeReplicas({ need: 4, gpusPerReplica: 2, nodes, occupiedNodeIds: [], quotaLeft: 5 })).toHaveLength(2);
+    const all = placeReplicas({ need: 10, gpusPerReplica: 1, nodes, occupiedNodeIds: [], quotaLeft: 100 }).flatMap((x) => x.gpuIds);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all).toHaveLength(10);
+  });
+});
+
+describe("autoscaler", () => {
+  const policy: ScalePolicy = { metric: "requests_per_replica", target: 10, min: 1, max: 5, cooldownS: 300 };
+  const base = { policy, desired: 2, requestsPerS: 20, p95Ms: null, lastScaledAt: null, now: 1_000_000 };
+
+  it("tracks requests per replica within min/max, holding inside the 10 % band", () => {
+    expect(decideScale({ ...base, requestsPerS: 21 })).toMatchObject({ outcome: "held", blocked: false });
+    expect(decideScale({ ...base, requestsPerS: 45 })).toMatchObject({ outcome: "scale_up", to: 5 });
+    expect(decideScale({ ...base, requestsPerS: 400 })).toMatchObject({ outcome: "scale_up", to: 5 });
+    expect(decideScale({ ...base, requestsPerS: 3 })).toMatchObject({ outcome: "scale_down", to: 1 });
+    expect(decideScale({ ...base, desired: 5, requestsPerS: 400 })).toMatchObject({ outcome: "held", blocked: true, reason: expect.stringContaining("max is 5") });
+    expect(decideScale({ ...base, policy: { ...policy, min: 2 }, requestsPerS: 3 })).toMatchObject({ outcome: "held", blocked: true, reason: expect.stringContaining("min is 2") });
+    // already at what the load needs: a plain hold, not a refusal to log
+    expect(decideScale({ ...base, desired: 1, requestsPerS: 0.8 })).toMatchObject({ outcome: "held", blocked: false });
+  });
+
+  it("waits a quarter cool-down (≥ 30 s) to scale up and the whole cool-down to scale down", () => {
+    expect(decideScale({ ...base, requestsPerS: 45, lastScaledAt: base.now - 60_000 })).toMatchObject({ outcome: "held", blocked: true });
+    expect(decideScale({ ...base, requestsPerS: 45, lastScaledAt: base.now - 75_000 })).toMatchObject({ outcome: "scale_up" });
+    expect(decideScale({ ...base, requestsPerS: 3, lastScaledAt: base.now - 299_000 })).toMatchObject({ outcome: "held", reason: expect.stringContaining("cool-down") });
+    expect(decideScale({ ...base, requestsPerS: 3, lastScaledAt: base.now - 300_000 })).toMatchObject({ outcome: "scale_down" });
+    const short = { ...policy, cooldownS: 60 };
+    expect(decideScale({ ...base, policy: short, requestsPerS: 45, lastScaledAt: base.now - 29_000 })).toMatchObject({ outcome: "held" });
+    expect(decideScale({ ...base, policy: short, requestsPerS: 45, lastScaledAt: base.now - 30_000 })).toMatchObject({ outcome: "scale_up" });
+  });
+
+  it("steps one replica at a time on p95, and holds without data or when off", () => {
+    const p95 = { ...policy, metric: "p95_ms" as const, target: 500 };
+    expect(decideScale({ ...base, policy: p95, p95Ms: 700 })).toMatchObject({ outcome: "scale_up", to: 3 });
+    expect(decideScale({ ...base, policy: p95, p95Ms: 540 })).toMatchObject({ outcome: "held" });
+    expect(decideScale({ ...base, policy: p95, p95Ms: 200 })).toMatchObject({ outcome: "scale_down", to: 1 });
+    expect(decideScale({ ...base, policy: p95, p95Ms: null })).toMatchObject({ outcome: "held", reason: expect.stringContaining("no latency") });
+    expect(decideScale({ ...base, requestsPerS: null })).toMatchObject({ outcome: "held", reason: expect.stringContaining("no traffic") });
+    expect(decideScale({ ...base, policy: { ...policy, metric: "none", target: null } })).toMatchObject({ outcome: "held", reason: "autoscaling off" });
+  });
+});
+
+describe("SLA arithmetic", () => {
+  const M = 60_000;
+  const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
+  const minute = (i: number, o: Partial<MinuteBucket> = {}): MinuteBucket => ({ bucket: T0 + i * M, samples: 6, unhealthySamples: 0, requests: 600, errors: 0, p95Ms: 300, ...o });
+  const full = (n: number) => Array.from({ length: n }, (_, i) => minute(i));
+  const targets = { p95Ms: 400, availabilityPct: 99 };
+  const always = [{ start: T0 - 3_600_000, end: null }];
+
+  it("a clean hour is 100 % available with the whole error budget left", () => {
+    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 61 * M, serving: always, buckets: full(60), targets });
+    expect(r).toMatchObject({ minutes_expected: 60, minutes_available: 60, availability_pct: 100, p95_compliance_pct: 100, requests: 36_000, errors: 0, success_rate_pct: 100 });
+    expect(r.compliant).toEqual({ availability: true, p95: true });
+    expect(r.error_budget).toEqual({ allowed_minutes: 0.6, used_minutes: 0, remaining_minutes: 0.6, remaining_pct: 100 });
+  });
+
+  it("silent minutes and minutes with ≥ 5 % errors or only unhealthy samples are down; the budget goes negative", () => {
+    const b = full(60).filter((x) => x.bucket !== T0 + 10 * M);
+    b[20] = minute(21, { errors: 30 });
+    b[30] = minute(31, { errors: 29 });
+    b[40] = minute(41, { unhealthySamples: 6 });
+    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 61 * M, serving: always, buckets: b, targets });
+    expect(r.minutes_available).toBe(57);
+    expect(r.availability_pct).toBeCloseTo(95, 3);
+    expect(r.compliant.availability).toBe(false);
+    expect(r.error_budget).toMatchObject({ allowed_minutes: 0.6, used_minutes: 3, remaining_minutes: -2.4, remaining_pct: -400 });
+  });
+
+  it("counts partial edge minutes by their overlap, and nothing after now", () => {
+    const r = computeSla({ from: T0 + 30_000, to: T0 + 2 * M + 15_000, now: T0 + 10 * M, serving: always, buckets: [minute(0), minute(2)], targets });
+    expect(r.minutes_expected).toBeCloseTo(1.75, 3);
+    expect(r.minutes_available).toBeCloseTo(0.75, 3);
+    const future = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 30 * M, serving: always, buckets: full(60), targets });
+    expect(future.minutes_expected).toBe(30);
+    expect(future.to).toBe(new Date(T0 + 30 * M).toISOString());
+  });
+
+  it("ignores time before creation and while stopped; an empty window has no figures", () => {
+    const spans = servingSpans(T0 + 10 * M, null, [
+      { at: T0 + 20 * M, from: "ready", to: "stopped" },
+      { at: T0 + 40 * M, from: "stopped", to: "provisioning" },
+    ]);
+    expect(spans).toEqual([{ start: T0 + 10 * M, end: T0 + 20 * M }, { start: T0 + 40 * M, end: null }]);
+    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: spans, buckets: full(60), targets });
+    expect(r.minutes_expected).toBe(30);
+    const before = computeSla({ from: T0 - 60 * M, to: T0, now: T0 + 60 * M, serving: spans, buckets: [], targets });
+    expect(before).toMatchObject({ minutes_expected: 0, availability_pct: null, p95_compliance_pct: null, compliant: { availability: null, p95: null } });
+    expect(before.error_budget?.remaining_pct).toBeNull();
+  });
+
+  it("p95 compliance counts minutes with traffic only, and needs 95 % of them", () => {
+    const b = full(20).map((x, i) => (i < 2 ? { ...x, p95Ms: 900 } : i < 4 ? { ...x, requests: 0 } : x));
+    const r = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, targets });
+    expect(r.minutes_with_traffic).toBe(18);
+    expect(r.p95_compliance_pct).toBeCloseTo((100 * 16) / 18, 3);
+    expect(r.compliant.p95).toBe(false);
+    expect(r.p95_worst_ms).toBe(900);
+    const noTargets = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, targets: { p95Ms: null, availabilityPct: null } });
+    expect(noTargets).toMatchObject({ p95_compliance_pct: null, error_budget: null, compliant: { availability: null, p95: null } });
+  });
+});
