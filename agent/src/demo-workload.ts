@@ -1,6 +1,7 @@
 // The demo's tenants at work: submits jobs through the public API for each demo tenant key, so
 // the simulated fleet has something to run and the pages show a living queue. Bounded: a tenant
-// with enough waiting work submits nothing more.
+// with enough waiting work submits nothing more. Each tenant also keeps one inference endpoint
+// (created once through the API; the simulator serves its traffic).
 import { createClient } from "./client";
 
 const NAMES = ["llama-finetune", "embed-batch", "eval-suite", "rl-rollouts", "vision-pretrain", "rerank-train", "sweep-lr", "distill-7b"];
@@ -11,8 +12,22 @@ export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[];
   let timer: NodeJS.Timeout | undefined;
   const pick = <T,>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
+  const DEMO_ENDPOINTS = [
+    { name: "chat-8b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus_per_replica: 1, replicas: 2, max_replicas: 4, sla_p95_ms: 450, sla_availability_pct: 99.5, autoscale_metric: "requests_per_replica", autoscale_target: 8 },
+    { name: "embed-large", model: "BAAI/bge-large-en-v1.5", gpus_per_replica: 1, replicas: 1, sla_p95_ms: 400, sla_availability_pct: 99 },
+  ];
+  const endpointsMade = new Set<number>();
+  const ensureEndpoint = async (client: (typeof clients)[number], i: number) => {
+    if (endpointsMade.has(i)) return;
+    const spec = DEMO_ENDPOINTS[i % DEMO_ENDPOINTS.length]!;
+    const existing = await client.call<{ data: Array<{ name: string }> }>("GET", "/api/endpoints?limit=50");
+    if (!existing.data.some((e) => e.name === spec.name)) await client.call("POST", "/api/endpoints", { ...spec, gpu_type: opts.gpuTypes[i % opts.gpuTypes.length] });
+    endpointsMade.add(i);
+  };
+
   const tick = async () => {
-    for (const client of clients) {
+    for (const [i, client] of clients.entries()) {
+      await ensureEndpoint(client, i).catch((e: unknown) => opts.log?.(`demo endpoint: ${(e as Error).message}`));
       try {
         const waiting = await client.call<{ data: unknown[] }>("GET", "/api/jobs?status=queued&limit=10");
         if (waiting.data.length >= 4) continue;

@@ -139,3 +139,29 @@ export function SiteViewsChart({ rows }: { rows: Array<{ day: string; views: num
     </>
   );
 }
+
+/** An endpoint's throughput per minute: requests/s and, where reported, tokens/s (thousands). */
+export function EndpointTrafficChart({ points }: { points: Array<{ t: string; requests_per_s: number; tokens_per_s: number | null }> }) {
+  const data = points.map((p) => ({ time: time(p.t), "Requests/s": p.requests_per_s, "Tokens/s (k)": p.tokens_per_s === null ? null : Math.round(p.tokens_per_s / 100) / 10 }));
+  const categories = ["Requests/s", "Tokens/s (k)"];
+  const colors = ["indigo", "emerald"];
+  return (
+    <>
+    <Legend items={categories} colors={colors} />
+    <AreaChart className="h-56" data={data} index="time" categories={categories} colors={colors} valueFormatter={(v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 })} showAnimation={false} showLegend={false} yAxisWidth={48} connectNulls />
+    </>
+  );
+}
+
+/** Latency percentiles per minute against the SLA's p95 target, drawn as its own flat line. */
+export function EndpointLatencyChart({ points, slaP95Ms }: { points: Array<{ t: string; p50_ms: number; p95_ms: number; p99_ms: number }>; slaP95Ms: number | null }) {
+  const data = points.map((p) => ({ time: time(p.t), p50: p.p50_ms, p95: p.p95_ms, p99: p.p99_ms, ...(slaP95Ms ? { "SLA p95": slaP95Ms } : {}) }));
+  const categories = ["p50", "p95", "p99", ...(slaP95Ms ? ["SLA p95"] : [])];
+  const colors = ["sky", "indigo", "violet", "rose"];
+  return (
+    <>
+    <Legend items={categories} colors={colors} />
+    <LineChart className="h-56" data={data} index="time" categories={categories} colors={colors} valueFormatter={(v) => `${Math.round(v)} ms`} showAnimation={false} showLegend={false} yAxisWidth={64} />
+    </>
+  );
+}

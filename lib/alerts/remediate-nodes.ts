@@ -119,6 +119,8 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
   );
 
   if (result.quarantined.some((q) => q.jobs_requeued.length)) await emitEvent("scheduler/run.requested", { reason: "nodes quarantined" });
+  // endpoint replicas on those nodes are replaced elsewhere now, not at the next sweep
+  if (result.quarantined.length) await emitEvent("endpoints/reconcile.requested", { reason: "nodes quarantined" });
   // a human must hear about a capped remediation whatever the rule's notification setting
   await enqueueNotifications(result.cappedEventIds, "firing");
   return { quarantined: result.quarantined, capped: result.capped, used_in_window: result.used + result.quarantined.length, cap };

@@ -87,6 +87,10 @@ export const formText = (f: FormData, name: string) => {
   const v = f.get(name);
   return typeof v === "string" && v.trim() !== "" ? v : undefined;
 };
+export const formNumber = (f: FormData, name: string) => {
+  const v = formText(f, name);
+  return v === undefined ? undefined : /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v;
+};
 export const formInt = (f: FormData, name: string) => {
   const v = formText(f, name);
   return v === undefined ? undefined : /^-?\d+$/.test(v.trim()) ? Number(v) : v;

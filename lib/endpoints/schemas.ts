@@ -41,8 +41,8 @@ export const createEndpointBody = z
     example: { name: "llama-70b-chat", model: "meta-llama/Llama-3.1-70B-Instruct", gpu_type: "H100", gpus_per_replica: 4, replicas: 2, max_replicas: 4, sla_p95_ms: 800, sla_availability_pct: 99.5, autoscale_metric: "requests_per_replica", autoscale_target: 20 },
   });
 
-export const updateEndpointBody = z
-  .strictObject({
+/** The fields PATCH accepts (the settings form adds the endpoint's id to them). */
+export const updateEndpointFields = {
     replicas: replicaCount.optional(),
     min_replicas: replicaCount.optional(),
     max_replicas: replicaCount.optional(),
@@ -52,7 +52,10 @@ export const updateEndpointBody = z
     autoscale_target: autoscaleTarget.nullable().optional(),
     cooldown_s: cooldown.optional(),
     stopped: z.boolean().optional().meta({ description: "true stops the endpoint (replicas released, billing stops); false starts it again" }),
-  })
+};
+
+export const updateEndpointBody = z
+  .strictObject(updateEndpointFields)
   .refine((b) => Object.keys(b).length > 0, { message: "Nothing to change" })
   .meta({ id: "UpdateEndpoint", example: { replicas: 3, sla_p95_ms: 600 } });
 
@@ -170,3 +173,5 @@ export const endpointSeriesSchema = z.object({
   step: z.literal("1m"),
   points: z.array(z.object({ t: z.string(), requests_per_s: z.number(), error_rate_pct: z.number().nullable(), p50_ms: z.number(), p95_ms: z.number(), p99_ms: z.number(), tokens_per_s: z.number().nullable(), replicas_reporting: z.number() })),
 });
+export type SlaJson = z.infer<typeof slaJsonSchema>;
+export type SeriesJson = z.infer<typeof endpointSeriesSchema>;

@@ -38,5 +38,7 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
     return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), wake: requeued.length > 0 || target === "available" };
   });
   if (result.wake) await emitEvent("scheduler/run.requested", { reason: `node ${target}` });
+  // replicas leave a node that left service, and may be placed on one that came back
+  await emitEvent("endpoints/reconcile.requested", { reason: `node ${target}` });
   return result.node;
 }

@@ -26,5 +26,6 @@ export async function markOfflineNodes(afterSeconds: number): Promise<{ marked: 
     return { rows, requeued };
   });
   if (requeued.length) await emitEvent("scheduler/run.requested", { reason: "nodes went offline" });
+  if (rows.length) await emitEvent("endpoints/reconcile.requested", { reason: "nodes went offline" });
   return { marked: rows.length, node_ids: rows.map((r) => r.node_id), jobs_requeued: requeued.length };
 }

@@ -82,8 +82,10 @@ export async function operatorQueue() {
   return { waiting, running };
 }
 
+/** GPUs a tenant holds now, through jobs and endpoint replicas (what its quota counts). */
 export async function tenantGpuUsage(tenantId: string): Promise<number> {
-  return db().gpu.count({ where: { allocatedJob: { tenantId } } });
+  const { rows } = await pool().query<{ in_use: number }>(`SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])`, [tenantId]);
+  return rows[0]?.in_use ?? 0;
 }
 
 export async function jobCounts() {

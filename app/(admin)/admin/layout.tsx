@@ -10,6 +10,7 @@ const nav = [
   { href: "/admin/clusters", label: "Clusters" },
   { href: "/admin/jobs", label: "Queue" },
   { href: "/admin/scheduler", label: "Scheduler" },
+  { href: "/admin/endpoints", label: "Endpoints" },
   { href: "/admin/alerts", label: "Alerts" },
   { href: "/admin/billing", label: "Billing" },
   { href: "/admin/demo-requests", label: "Demo requests" },

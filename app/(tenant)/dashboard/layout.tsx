@@ -11,6 +11,7 @@ export default async function TenantLayout({ children }: { children: React.React
     { href: "/dashboard", label: "Overview" },
     { href: "/dashboard/jobs", label: "Jobs" },
     { href: "/dashboard/pipelines", label: "Pipelines" },
+    { href: "/dashboard/endpoints", label: "Endpoints" },
     { href: "/dashboard/alerts", label: "Alerts" },
     { href: "/dashboard/billing", label: "Billing" },
     ...(p.role === "tenant_admin"

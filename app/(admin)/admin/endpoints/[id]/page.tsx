@@ -1,0 +1,17 @@
+import { notFound } from "next/navigation";
+import { EndpointDetail } from "@/components/endpoints/endpoint-views";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { publicUrl } from "@/lib/billing/invoices";
+import { db } from "@/lib/db/client";
+import { endpointPageData } from "@/lib/endpoints/endpoint-page";
+
+export const metadata = { title: "Endpoint" };
+
+export default async function AdminEndpointPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const p = await requireOperatorPage(`/admin/endpoints/${id}`);
+  const data = await endpointPageData(p, id);
+  if (!data) notFound();
+  const tenant = await db().tenant.findUnique({ where: { id: data.endpoint.tenant_id }, select: { name: true } });
+  return <EndpointDetail {...data} listHref="/admin/endpoints" listLabel="Endpoints" tenantName={tenant?.name} apiBase={publicUrl()} />;
+}

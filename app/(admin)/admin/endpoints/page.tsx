@@ -1,0 +1,53 @@
+import Link from "next/link";
+import { EndpointsTable } from "@/components/endpoints/endpoint-views";
+import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
+import { Table, Td, Th } from "@/components/ui/table";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { endpointJson, listEndpoints, replicaHoldings } from "@/lib/endpoints/endpoints";
+
+export const metadata = { title: "Endpoints" };
+
+export default async function AdminEndpointsPage() {
+  const p = await requireOperatorPage("/admin/endpoints");
+  const [list, holdings, tenants] = await Promise.all([listEndpoints(p, { limit: 500 }), replicaHoldings(), db().tenant.findMany({ select: { id: true, name: true } })]);
+  const endpoints = list.data.map(endpointJson);
+  const gpus = holdings.reduce((s, h) => s + h.gpu_indexes.length, 0);
+  return (
+    <>
+      <PageHeader title="Inference endpoints" description="Every tenant's endpoints, their health, and the GPUs their replicas hold." actions={<AutoRefresh seconds={5} />} />
+      <div className="grid gap-4 sm:grid-cols-4">
+        <Stat label="Endpoints" value={endpoints.length} hint={`${endpoints.filter((e) => e.status === "ready").length} ready`} />
+        <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} />
+        <Stat label="Live replicas" value={holdings.length} />
+        <Stat label="GPUs held by replicas" value={gpus} />
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="Endpoints" />
+        <EndpointsTable endpoints={endpoints} hrefBase="/admin/endpoints" tenantNames={new Map(tenants.map((t) => [t.id, t.name]))} />
+      </Card>
+      <Card className="mt-6">
+        <CardHeader title="GPUs held by replicas" description="By cluster and node: which endpoint's replica holds which GPUs." />
+        {holdings.length === 0 ? <EmptyState title="No replica holds a GPU right now" /> : (
+          <Table caption="GPUs held by endpoint replicas">
+            <thead className="bg-slate-50"><tr><Th>Cluster</Th><Th>Node</Th><Th>GPUs</Th><Th>Endpoint</Th><Th>Tenant</Th><Th>Replica</Th></tr></thead>
+            <tbody className="divide-y divide-slate-100">
+              {holdings.map((h) => (
+                <tr key={h.replica_id}>
+                  <Td>{h.cluster_name}</Td>
+                  <Td>{h.hostname}</Td>
+                  <Td className="tabular-nums">{h.gpu_indexes.map((i) => `GPU ${i}`).join(", ")} <span className="text-xs text-slate-500">({h.gpu_type})</span></Td>
+                  <Td><Link className="text-indigo-700 hover:underline" href={`/admin/endpoints/${h.endpoint_id}`}>{h.endpoint_name}</Link></Td>
+                  <Td>{h.tenant_name}</Td>
+                  <Td><code className="mr-2 text-xs">{h.replica_id.slice(0, 8)}</code><Badge tone={h.status === "ready" ? "green" : h.status === "unhealthy" ? "amber" : "sky"}>{h.status}</Badge></Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,37 @@
+import { createEndpointAction } from "@/app/_actions/endpoints";
+import { EndpointsTable } from "@/components/endpoints/endpoint-views";
+import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { CreateEndpointForm } from "@/components/forms/endpoint-forms";
+import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
+import { requireTenantPage } from "@/lib/auth/session";
+import { endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
+import { fleetGpuTypes, tenantGpuUsage } from "@/lib/jobs/queries";
+import { tenantOverview } from "@/lib/platform/overview";
+
+export const metadata = { title: "Endpoints" };
+
+export default async function TenantEndpointsPage() {
+  const p = await requireTenantPage("/dashboard/endpoints");
+  const [list, types, inUse, o] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), tenantGpuUsage(p.tenantId), tenantOverview(p)]);
+  const endpoints = list.data.map(endpointJson);
+  const serving = endpoints.filter((e) => e.status === "ready" || e.status === "scaling" || e.status === "degraded");
+  return (
+    <>
+      <PageHeader title="Inference endpoints" description="Models served from replicas on the fleet's GPUs, kept healthy and scaled within your quota, measured against your SLA." actions={<AutoRefresh seconds={5} />} />
+      <div className="grid gap-4 sm:grid-cols-4">
+        <Stat label="Endpoints" value={endpoints.length} hint={`${serving.length} serving`} />
+        <Stat label="Replicas ready" value={endpoints.reduce((s, e) => s + e.ready_replicas, 0)} hint={`of ${endpoints.reduce((s, e) => s + (e.stopped ? 0 : e.replicas), 0)} wanted`} />
+        <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} />
+        <Stat label="GPUs in use" value={`${inUse} / ${o.tenant.gpuQuota}`} hint="Jobs and replicas share your quota" />
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="Your endpoints" description="Newest first." />
+        <EndpointsTable endpoints={endpoints} hrefBase="/dashboard/endpoints" />
+      </Card>
+      <Card className="mt-6">
+        <CardHeader title="Create an endpoint" description="Replicas are placed on distinct nodes where possible; each turns ready on its first healthy sample." />
+        <CreateEndpointForm action={createEndpointAction} gpuTypes={types} />
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+"use server";
+import { z } from "zod";
+import { formInt, formNumber, formText, serverAction } from "@/lib/auth/action";
+import { createEndpoint, deleteEndpoint, updateEndpoint } from "@/lib/endpoints/endpoints";
+import { createEndpointBody, updateEndpointFields } from "@/lib/endpoints/schemas";
+
+const pages = ["/dashboard/endpoints", "/admin/endpoints"];
+const tenantOrOperator = (p: { kind: string }) => p.kind === "tenant" || p.kind === "operator";
+/** An emptied optional number means "no target". */
+const orNull = (f: FormData, name: string) => formNumber(f, name) ?? null;
+
+export const createEndpointAction = serverAction(
+  {
+    schema: createEndpointBody,
+    fromForm: (f) => ({
+      name: formText(f, "name") ?? "",
+      model: formText(f, "model") ?? "",
+      gpu_type: formText(f, "gpu_type") ?? "",
+      gpus_per_replica: formInt(f, "gpus_per_replica"),
+      replicas: formInt(f, "replicas"),
+      min_replicas: formInt(f, "min_replicas"),
+      max_replicas: formInt(f, "max_replicas"),
+      sla_p95_ms: formInt(f, "sla_p95_ms"),
+      sla_availability_pct: formNumber(f, "sla_availability_pct"),
+      autoscale_metric: formText(f, "autoscale_metric") ?? "none",
+      autoscale_target: formNumber(f, "autoscale_target"),
+      cooldown_s: formInt(f, "cooldown_s") ?? 300,
+    }),
+    allow: (p) => p.kind === "tenant",
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    const e = await createEndpoint(actor, input);
+    return { message: `“${e.name}” created; placing ${e.desiredReplicas} replica(s).`, data: { id: e.id } };
+  },
+);
+
+export const updateEndpointAction = serverAction(
+  {
+    schema: z.strictObject({ id: z.uuid(), ...updateEndpointFields }),
+    fromForm: (f) => {
+      const metric = formText(f, "autoscale_metric") ?? "none";
+      return {
+        id: formText(f, "id"),
+        replicas: formInt(f, "replicas"),
+        min_replicas: formInt(f, "min_replicas"),
+        max_replicas: formInt(f, "max_replicas"),
+        sla_p95_ms: orNull(f, "sla_p95_ms"),
+        sla_availability_pct: orNull(f, "sla_availability_pct"),
+        autoscale_metric: metric,
+        autoscale_target: metric === "none" ? null : orNull(f, "autoscale_target"),
+        cooldown_s: formInt(f, "cooldown_s"),
+      };
+    },
+    allow: tenantOrOperator,
+    revalidate: pages,
+  },
+  async (actor, { id, ...changes }) => {
+    const e = await updateEndpoint(actor, id, changes);
+    return { message: `Saved. ${e.name} runs ${e.desiredReplicas} replica(s).` };
+  },
+);
+
+export const stopStartEndpointAction = serverAction(
+  { schema: z.object({ id: z.uuid(), stopped: z.enum(["true", "false"]) }), fromForm: (f) => ({ id: formText(f, "id"), stopped: formText(f, "stopped") }), allow: tenantOrOperator, revalidate: pages },
+  async (actor, { id, stopped }) => {
+    const e = await updateEndpoint(actor, id, { stopped: stopped === "true" });
+    return { message: e.stopRequested ? `“${e.name}” stopped; its GPUs are released.` : `“${e.name}” is starting.` };
+  },
+);
+
+export const deleteEndpointAction = serverAction(
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: tenantOrOperator, revalidate: pages },
+  async (actor, { id }) => {
+    await deleteEndpoint(actor, id);
+    return { message: "Endpoint deleted." };
+  },
+);

@@ -1,0 +1,168 @@
+import Link from "next/link";
+import { deleteEndpointAction, stopStartEndpointAction, updateEndpointAction } from "@/app/_actions/endpoints";
+import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { EndpointLatencyChart, EndpointTrafficChart } from "@/components/fleet/charts";
+import { DeleteEndpointButton, EndpointSettingsForm, StopStartEndpointButton } from "@/components/forms/endpoint-forms";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
+import { formatDateTime, formatRelative } from "@/components/ui/format";
+import { Table, Td, Th } from "@/components/ui/table";
+import type { EndpointJson, SeriesJson, SlaJson } from "@/lib/endpoints/schemas";
+
+const endpointTones: Record<string, Tone> = { provisioning: "sky", ready: "green", scaling: "indigo", degraded: "amber", failed: "red", stopped: "neutral" };
+const replicaTones: Record<string, Tone> = { starting: "sky", ready: "green", unhealthy: "amber", stopped: "neutral" };
+export const EndpointStatus = ({ status }: { status: string }) => <Badge tone={endpointTones[status] ?? "neutral"}>{status}</Badge>;
+const ReplicaStatus = ({ status }: { status: string }) => <Badge tone={replicaTones[status] ?? "neutral"}>{status}</Badge>;
+
+const pct = (v: number | null, digits = 2) => (v === null ? "—" : `${v.toFixed(digits)} %`);
+
+export function EndpointsTable({ endpoints, hrefBase, tenantNames }: { endpoints: EndpointJson[]; hrefBase: string; tenantNames?: Map<string, string> }) {
+  if (endpoints.length === 0) {
+    return <EmptyState title="No inference endpoints yet">An endpoint serves a model from replicas on the fleet&apos;s GPUs; its status, traffic and SLA show here.</EmptyState>;
+  }
+  return (
+    <Table caption="Inference endpoints">
+      <thead className="bg-slate-50">
+        <tr>
+          <Th>Name</Th>
+          {tenantNames ? <Th>Tenant</Th> : null}
+          <Th>Status</Th>
+          <Th>Model</Th>
+          <Th className="text-right">Replicas ready</Th>
+          <Th>GPUs held</Th>
+          <Th>SLA</Th>
+          <Th>Created</Th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {endpoints.map((e) => (
+          <tr key={e.id} data-testid={`endpoint-row-${e.name}`}>
+            <Td className="font-medium text-slate-900"><Link className="text-indigo-700 hover:underline" href={`${hrefBase}/${e.id}`}>{e.name}</Link></Td>
+            {tenantNames ? <Td>{tenantNames.get(e.tenant_id) ?? e.tenant_id.slice(0, 8)}</Td> : null}
+            <Td><EndpointStatus status={e.status} /></Td>
+            <Td wrap className="max-w-xs text-xs text-slate-600">{e.model}</Td>
+            <Td className="text-right tabular-nums">{e.ready_replicas} / {e.replicas}<span className="text-xs text-slate-500"> ({e.min_replicas}–{e.max_replicas})</span></Td>
+            <Td className="tabular-nums">{e.gpus_held} × {e.gpu_type}</Td>
+            <Td className="text-xs text-slate-600">{[e.sla_p95_ms ? `p95 ≤ ${e.sla_p95_ms} ms` : null, e.sla_availability_pct ? `${e.sla_availability_pct} %` : null].filter(Boolean).join(" · ") || "—"}</Td>
+            <Td>{formatRelative(e.created_at)}</Td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
+
+export function EndpointDetail(props: {
+  endpoint: EndpointJson;
+  series: SeriesJson;
+  sla: SlaJson;
+  history: { transitions: Array<{ from_status: string | null; to_status: string; reason: string; actor: string; created_at: string }>; scaling: Array<{ from_replicas: number; to_replicas: number; metric: string; observed: number | null; outcome: string; reason: string; created_at: string }> };
+  listHref: string;
+  listLabel: string;
+  tenantName?: string;
+  apiBase: string;
+}) {
+  const { endpoint: e, series, sla, history } = props;
+  const live = e.replica_list.filter((r) => r.status !== "stopped");
+  const stopped = e.replica_list.filter((r) => r.status === "stopped");
+  const budget = sla.error_budget;
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href={props.listHref} className="hover:underline">{props.listLabel}</Link></nav>
+      <PageHeader
+        title={e.name}
+        description={`${e.model} · ${e.gpus_per_replica} × ${e.gpu_type} per replica${props.tenantName ? ` · ${props.tenantName}` : ""}`}
+        actions={
+          <div className="flex flex-wrap items-center gap-3">
+            <EndpointStatus status={e.status} />
+            <StopStartEndpointButton action={stopStartEndpointAction} id={e.id} name={e.name} stopped={e.stopped} />
+            <DeleteEndpointButton action={deleteEndpointAction} id={e.id} name={e.name} after={props.listHref} />
+            <AutoRefresh seconds={5} />
+          </div>
+        }
+      />
+      {e.status_reason ? (
+        <p role="status" className={`mb-6 rounded-lg px-4 py-3 text-sm ring-1 ${e.status === "ready" ? "bg-emerald-50 text-emerald-900 ring-emerald-200" : e.status === "failed" || e.status === "degraded" ? "bg-amber-50 text-amber-900 ring-amber-200" : "bg-sky-50 text-sky-900 ring-sky-200"}`}>
+          <strong className="capitalize">{e.status}:</strong> {e.status_reason}
+        </p>
+      ) : null}
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
+        <Stat label="Replicas ready" value={`${e.ready_replicas} / ${e.replicas}`} hint={`min ${e.min_replicas}, max ${e.max_replicas}${e.autoscale_metric !== "none" ? ", autoscaled" : ""}`} />
+        <Stat label="GPUs held" value={e.gpus_held} hint={`${e.gpu_type}, on ${new Set(live.map((r) => r.node_id)).size} node(s)`} />
+        <Stat label="Availability (24 h)" value={pct(sla.availability_pct)} hint={sla.targets.availability_pct ? `target ${sla.targets.availability_pct} %` : "no target set"} />
+        <Stat label="p95 within SLA (24 h)" value={pct(sla.p95_compliance_pct, 1)} hint={sla.targets.p95_ms ? `of minutes with traffic, target ${sla.targets.p95_ms} ms` : "no latency target"} />
+        <Stat label="Error budget left" value={budget ? pct(budget.remaining_pct, 0) : "—"} hint={budget ? `${budget.used_minutes.toFixed(1)} of ${budget.allowed_minutes.toFixed(1)} min used` : "set an availability target"} />
+      </div>
+      <div className="mt-6 grid gap-6 lg:grid-cols-2">
+        <Card>
+          <CardHeader title="Throughput" description="Per minute, last hour" />
+          <div className="p-5">{series.points.length ? <EndpointTrafficChart points={series.points} /> : <EmptyState title="No traffic reported yet">Samples posted to the metrics API appear here within seconds.</EmptyState>}</div>
+        </Card>
+        <Card>
+          <CardHeader title="Latency" description={e.sla_p95_ms ? `p50 / p95 / p99 against the ${e.sla_p95_ms} ms p95 target` : "p50 / p95 / p99 per minute"} />
+          <div className="p-5">{series.points.length ? <EndpointLatencyChart points={series.points} slaP95Ms={e.sla_p95_ms} /> : <EmptyState title="No latency reported yet" />}</div>
+        </Card>
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="Replicas" description="Where each replica runs and how it is doing; replaced replicas are kept below for a while." />
+        {e.replica_list.length === 0 ? <EmptyState title="No replicas placed">{e.stopped ? "The endpoint is stopped." : "Waiting for free GPUs of this type within your quota."}</EmptyState> : (
+          <Table caption="Replicas">
+            <thead className="bg-slate-50"><tr><Th>Replica</Th><Th>Status</Th><Th>Node</Th><Th>GPUs</Th><Th>Started</Th><Th>Last sample</Th><Th>Note</Th></tr></thead>
+            <tbody className="divide-y divide-slate-100">
+              {[...live, ...stopped].map((r) => (
+                <tr key={r.id} className={r.status === "stopped" ? "text-slate-400" : undefined}>
+                  <Td><code className="text-xs">{r.id.slice(0, 8)}</code></Td>
+                  <Td><ReplicaStatus status={r.status} /></Td>
+                  <Td>{r.hostname ?? "—"}</Td>
+                  <Td className="tabular-nums">{r.gpu_indexes.length ? r.gpu_indexes.map((i) => `GPU ${i}`).join(", ") : "—"}</Td>
+                  <Td>{formatRelative(r.started_at)}</Td>
+                  <Td>{formatRelative(r.last_sample_at)}</Td>
+                  <Td wrap className="max-w-sm text-xs">{r.stop_reason ?? r.health_reason ?? (r.status === "starting" ? "loading the model; ready on its first healthy sample" : "")}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
+      <Card className="mt-6">
+        <CardHeader title="Scaling and SLA targets" description="Replica changes apply at once; the autoscaler stays within min and max." />
+        <EndpointSettingsForm
+          action={updateEndpointAction}
+          endpoint={{ id: e.id, replicas: e.replicas, min: e.min_replicas, max: e.max_replicas, slaP95Ms: e.sla_p95_ms, slaAvailabilityPct: e.sla_availability_pct, metric: e.autoscale_metric, target: e.autoscale_target, cooldownS: e.cooldown_s }}
+        />
+      </Card>
+      <div className="mt-6 grid gap-6 lg:grid-cols-2">
+        <Card>
+          <CardHeader title="Scaling decisions" />
+          {history.scaling.length === 0 ? <EmptyState title="No scaling decisions yet" /> : (
+            <ol className="divide-y divide-slate-100">
+              {history.scaling.slice(0, 20).map((d, i) => (
+                <li key={i} className="flex items-start justify-between gap-4 px-5 py-3 text-sm">
+                  <span><Badge tone={d.outcome === "held" ? "neutral" : d.outcome === "scale_up" ? "indigo" : "sky"}>{d.outcome.replace("_", " ")}</Badge> <span className="ml-1 tabular-nums">{d.from_replicas} → {d.to_replicas}</span> <span className="ml-2 text-slate-600">{d.reason}</span></span>
+                  <time className="shrink-0 text-xs text-slate-500" dateTime={d.created_at}>{formatDateTime(d.created_at)}</time>
+                </li>
+              ))}
+            </ol>
+          )}
+        </Card>
+        <Card>
+          <CardHeader title="Status history" />
+          <ol className="divide-y divide-slate-100">
+            {history.transitions.slice(0, 20).map((t, i) => (
+              <li key={i} className="flex items-start justify-between gap-4 px-5 py-3 text-sm">
+                <span>{t.from_status ? <><EndpointStatus status={t.from_status} /> → </> : null}<EndpointStatus status={t.to_status} /> <span className="ml-2 text-slate-600">{t.reason}</span> <span className="text-slate-400">· {t.actor}</span></span>
+                <time className="shrink-0 text-xs text-slate-500" dateTime={t.created_at}>{formatDateTime(t.created_at)}</time>
+              </li>
+            ))}
+          </ol>
+        </Card>
+      </div>
+      <Card className="mt-6">
+        <CardHeader title="Report serving metrics" description="The serving side (or the agent beside it, with GPUFORGE_SERVE_COMMAND) posts samples per replica; a sample with healthy=false marks its replica unhealthy." />
+        <pre className="overflow-x-auto p-5 text-xs text-slate-700"><code>{`curl -X POST ${props.apiBase}/api/endpoints/${e.id}/metrics \\
+  -H "Authorization: Bearer $GPUFORGE_KEY" -H "content-type: application/json" \\
+  -d '{"samples":[{"replica_id":"${live[0]?.id ?? "<replica id>"}","requests":412,"errors":1,"p50_ms":180,"p95_ms":540,"p99_ms":910,"tokens_per_s":5200}]}'`}</code></pre>
+      </Card>
+    </>
+  );
+}
