@@ -15,6 +15,7 @@ export const EndpointStatus = ({ status }: { status: string }) => <Badge tone={e
 const ReplicaStatus = ({ status }: { status: string }) => <Badge tone={replicaTones[status] ?? "neutral"}>{status}</Badge>;
 
 const pct = (v: number | null, digits = 2) => (v === null ? "—" : `${v.toFixed(digits)} %`);
+const minutes = (v: number) => v.toFixed(v < 10 ? 2 : 1);
 
 export function EndpointsTable({ endpoints, hrefBase, tenantNames }: { endpoints: EndpointJson[]; hrefBase: string; tenantNames?: Map<string, string> }) {
   if (endpoints.length === 0) {
@@ -91,7 +92,7 @@ export function EndpointDetail(props: {
         <Stat label="GPUs held" value={e.gpus_held} hint={`${e.gpu_type}, on ${new Set(live.map((r) => r.node_id)).size} node(s)`} />
         <Stat label="Availability (24 h)" value={pct(sla.availability_pct)} hint={sla.targets.availability_pct ? `target ${sla.targets.availability_pct} %` : "no target set"} />
         <Stat label="p95 within SLA (24 h)" value={pct(sla.p95_compliance_pct, 1)} hint={sla.targets.p95_ms ? `of minutes with traffic, target ${sla.targets.p95_ms} ms` : "no latency target"} />
-        <Stat label="Error budget left" value={budget ? pct(budget.remaining_pct, 0) : "—"} hint={budget ? `${budget.used_minutes.toFixed(1)} of ${budget.allowed_minutes.toFixed(1)} min used` : "set an availability target"} />
+        <Stat label="Error budget left" value={budget ? pct(budget.remaining_pct, 0) : "—"} hint={budget ? `${minutes(budget.used_minutes)} of ${minutes(budget.allowed_minutes)} min of downtime allowed used` : "set an availability target"} />
       </div>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>

@@ -31,6 +31,8 @@ export interface ScaleInput {
   now: number;
 }
 
+const replicas = (n: number) => `${n} replica${n === 1 ? "" : "s"}`;
+
 export type ScaleDecision =
   | { outcome: "scale_up" | "scale_down"; to: number; observed: number; reason: string }
   | { outcome: "held"; to: number; observed: number | null; reason: string; blocked: boolean };
@@ -55,16 +57,16 @@ export function decideScale(i: ScaleInput): ScaleDecision {
     else return hold("p95 within the target band", observed);
   }
 
-  if (wanted === desired) return hold(`${desired} replicas is what the load needs`, observed);
+  if (wanted === desired) return hold(`${replicas(desired)} is what the load needs`, observed);
   const clamped = Math.min(p.max, Math.max(p.min, wanted));
   if (clamped === desired) {
-    return hold(wanted > desired ? `wants ${wanted} replicas but max is ${p.max}` : `wants ${wanted} replicas but min is ${p.min}`, observed, true);
+    return hold(wanted > desired ? `wants ${replicas(wanted)} but max is ${p.max}` : `wants ${replicas(wanted)} but min is ${p.min}`, observed, true);
   }
   const up = clamped > desired;
   const waitS = up ? Math.max(30, p.cooldownS / 4) : p.cooldownS;
   if (i.lastScaledAt !== null && i.now - i.lastScaledAt < waitS * 1000) {
     const leftS = Math.ceil(waitS - (i.now - i.lastScaledAt) / 1000);
-    return hold(`wants ${clamped} replicas; cool-down has ${leftS} s left`, observed, true);
+    return hold(`wants ${replicas(clamped)}; cool-down has ${leftS} s left`, observed, true);
   }
   const what = p.metric === "requests_per_replica" ? `${observed.toFixed(1)} req/s per replica vs target ${p.target}` : `p95 ${observed.toFixed(0)} ms vs target ${p.target} ms`;
   return { outcome: up ? "scale_up" : "scale_down", to: clamped, observed, reason: `${what}: ${desired} → ${clamped}` };

@@ -160,8 +160,10 @@ describe("accessibility (axe-core)", () => {
     ["/admin", "operator"],
     ["/admin/alerts", "operator"],
     ["/admin/billing", "operator"],
+    ["/admin/endpoints", "operator"],
     ["/dashboard", "tenant"],
     ["/dashboard/billing", "tenant"],
+    ["/dashboard/endpoints", "tenant"],
   ];
   it("finds no serious or critical violations on the public pages and both planes' main pages", async () => {
     const found: string[] = [];

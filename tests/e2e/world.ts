@@ -9,6 +9,7 @@ import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { createAlertRule } from "@/lib/alerts/alert-rules";
 import { generateInvoice, payInvoice } from "@/lib/billing/invoices";
 import { createDemoRequest } from "@/lib/marketing/site";
+import { createEndpoint } from "@/lib/endpoints/endpoints";
 import { db } from "@/lib/db/client";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
@@ -37,7 +38,8 @@ export async function buildWorld() {
   // a node in the agent's cluster (C) and one in cluster D, which that agent must never see
   const agentC = { principal: agentPrincipal(clusterC.id) };
   const nodeC = await registerNode(agentC, { hostname: unique("c-node"), gpus: inventory(2) });
-  const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), gpus: inventory(2) });
+  // node D has room for tenant A's endpoint replica (1 GPU) besides the jobs the walk runs there
+  const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), gpus: inventory(4) });
   await recordHeartbeat(agentC, nodeC.node.id, {});
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, nodeD.node.id, {});
   // an alert about tenant A's work, a rule to edit, for the alert operations
@@ -45,9 +47,15 @@ export async function buildWorld() {
     data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: a.id, severity: "warning", message: "moved for the walk" },
   });
   const rule = await createAlertRule(systemActor, { name: unique("walk-rule"), rule_type: "gpu_temperature", cluster_id: clusterD.id, severity: "warning", enabled: false, notify: false, auto_remediate: false });
-  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule };
+  // tenant A's endpoint, served in cluster D: agent C has nothing to do with it
+  const endpointOfA = await createEndpoint({ principal: { kind: "tenant", tenantId: a.id, role: "tenant_admin", label: "walk" } }, endpointBody(clusterD.id, nodeD.gpus[0]!.gpuType));
+  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule, endpointOfA };
   const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
   return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest };
+}
+
+function endpointBody(clusterId: string, gpuType: string) {
+  return { name: unique("walk-ep"), model: "walk/model", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: clusterId, autoscale_metric: "none" as const, cooldown_s: 300 };
 }
 
 /** Billed usage of tenant A inside a window of its own (a job that ran there); returns the window. */
@@ -205,6 +213,24 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listJobEvents: { path: async () => `/api/jobs/${await runningJobOfA(w)}/events`, expect: authed(404, 404, 200, 200) },
     updateJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, body: () => ({ status: "cancelled" }), expect: authed(404, 404, 200, 200) },
     runScheduler: { path: fixed("/api/scheduler/run"), expect: authed(403, 403, 403, 200) },
+
+    // endpoints made by the walk go to cluster C, so they never take the GPUs node D's walk jobs need
+    createEndpoint: { path: fixed("/api/endpoints"), body: () => ({ ...endpointBody(w.clusterC.id, w.nodeC.gpus[0]!.gpuType), tenant_id: w.a.id }), expect: authed(403, 403, 201, 201) },
+    listEndpoints: { path: fixed("/api/endpoints"), expect: authed(403, 200, 200, 200) },
+    getEndpoint: { path: fixed(`/api/endpoints/${w.endpointOfA.id}`), expect: authed(403, 404, 200, 200) },
+    updateEndpoint: { path: fixed(`/api/endpoints/${w.endpointOfA.id}`), body: () => ({ sla_p95_ms: 600, sla_availability_pct: 99.5 }), expect: authed(403, 404, 200, 200) },
+    deleteEndpoint: {
+      path: async () => `/api/endpoints/${(await createEndpoint({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, endpointBody(w.clusterC.id, w.nodeC.gpus[0]!.gpuType))).id}`,
+      expect: authed(403, 404, 204, 204),
+    },
+    postEndpointMetrics: {
+      path: fixed(`/api/endpoints/${w.endpointOfA.id}/metrics`),
+      body: () => ({ samples: [{ requests: 10, errors: 0, p50_ms: 20, p95_ms: 40, p99_ms: 60 }] }),
+      expect: authed(404, 404, 202, 202),
+    },
+    getEndpointMetrics: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/metrics`), expect: authed(403, 404, 200, 200) },
+    getEndpointSla: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/sla`), expect: authed(403, 404, 200, 200) },
+    listEndpointEvents: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/events`), expect: authed(403, 404, 200, 200) },
     createPipeline: {
       path: fixed("/api/pipelines"),
       body: () => ({ name: unique("walk"), tenant_id: w.a.id, steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType }] }),

@@ -1,0 +1,101 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { simClusters, startSimulator } from "@/agent/src/simulator";
+import { db } from "@/lib/db/client";
+import { launchBrowser, openPage, shot } from "../support/browser";
+import { makeCluster, makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { api } from "../support/http";
+
+// Inference endpoints end to end: a tenant creates one in the browser, the simulated fleet
+// (speaking only the HTTP API, like real agents) serves its replicas and reports their traffic,
+// the page shows it ready with live charts; the operator sees the GPUs it holds.
+
+let browser: Browser;
+let sim: ReturnType<typeof startSimulator>;
+let tenantUser: Awaited<ReturnType<typeof makeUser>>;
+let operator: Awaited<ReturnType<typeof makeUser>>;
+let tenantKey: string;
+
+beforeAll(async () => {
+  const cluster = await makeCluster();
+  const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
+  sim = startSimulator({
+    baseUrl: inject("baseUrl"),
+    // H200: a GPU type no other suite registers, so this walk's replicas land on simulated nodes only
+    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 1, nodesPerRack: 2 }, ["H200"]),
+    heartbeatS: 1,
+    metricsS: 1,
+    log: () => {},
+  });
+  await sim.ready;
+  const tenant = await makeTenant(16);
+  tenantUser = await makeUser("tenant_admin", tenant.id);
+  tenantKey = (await makeKey({ scope: "tenant", tenant_id: tenant.id })).key;
+  operator = await makeUser("operator");
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  sim?.stop();
+  await browser?.close();
+});
+
+describe("inference endpoints in the browser", () => {
+  it("a tenant creates an endpoint, sees it turn ready with live charts, the operator sees its GPUs", async () => {
+    const page = await openPage(browser, "/dashboard/endpoints", tenantUser);
+    await page.getByRole("heading", { name: "Inference endpoints" }).waitFor();
+    await page.getByText("No inference endpoints yet").waitFor();
+    const form = page.locator("form[aria-label='Create endpoint']");
+    await form.locator("#f-name").fill("chat-h200");
+    await form.locator("#f-model").fill("meta-llama/Llama-3.1-8B-Instruct");
+    await form.locator("#f-gpu_type").selectOption("H200");
+    await form.locator("#f-replicas").fill("2");
+    await form.locator("#f-max_replicas").fill("1");
+    await form.locator("#f-sla_p95_ms").fill("500");
+    await form.locator("#f-sla_availability_pct").fill("99.5");
+    await form.getByRole("button", { name: "Create endpoint" }).click();
+    // a field error names the bad bound and keeps what was typed
+    await form.getByText("Must not be below replicas").waitFor();
+    expect(await form.locator("#f-name").inputValue()).toBe("chat-h200");
+    await form.locator("#f-max_replicas").fill("3");
+    await form.locator("#f-autoscale_metric").selectOption("requests_per_replica");
+    await form.locator("#f-autoscale_target").fill("50");
+    await form.getByRole("button", { name: "Create endpoint" }).click();
+    await page.waitForURL(/\/dashboard\/endpoints\/[0-9a-f-]{36}$/);
+    await page.getByRole("heading", { name: "chat-h200" }).waitFor();
+    const id = page.url().split("/").pop()!;
+
+    // the simulator loads the model, reports healthy samples; the page refreshes itself
+    await page.getByText("2 of 2 replicas ready").first().waitFor({ timeout: 45_000 });
+    await page.getByText("2 / 2").first().waitFor({ timeout: 15_000 });
+    await page.locator(".recharts-surface").first().waitFor({ timeout: 30_000 });
+    expect(await page.locator(".recharts-surface").count()).toBeGreaterThanOrEqual(2);
+    await page.getByText("SLA p95").first().waitFor();
+    await shot(page, "endpoint-ready");
+
+    // the API agrees: two ready replicas on distinct simulated nodes, samples stored and rolled up
+    const got = await api("GET", `/api/endpoints/${id}`, { key: tenantKey });
+    expect(got.body.endpoint).toMatchObject({ status: "ready", ready_replicas: 2, gpus_held: 2 });
+    const nodes = got.body.endpoint.replica_list.filter((r: { status: string }) => r.status === "ready").map((r: { node_id: string }) => r.node_id);
+    expect(new Set(nodes).size).toBe(2);
+    expect(await db().endpointMetricMinute.count({ where: { endpointId: id } })).toBeGreaterThan(0);
+    const sla = await api("GET", `/api/endpoints/${id}/sla`, { key: tenantKey });
+    expect(sla.status).toBe(200);
+    expect(sla.body.sla.requests).toBeGreaterThan(0);
+
+    // scaling from the settings form applies at once
+    const settings = page.locator("form[aria-label='Endpoint settings']");
+    await settings.locator("#s-replicas").fill("3");
+    await settings.getByRole("button", { name: "Save changes" }).click();
+    await settings.getByText(/runs 3 replica/).waitFor();
+    await page.getByText("scale up").first().waitFor();
+    await page.context().close();
+
+    const admin = await openPage(browser, "/admin/endpoints", operator);
+    await admin.getByRole("link", { name: "chat-h200" }).first().waitFor();
+    await admin.getByRole("heading", { name: "GPUs held by replicas" }).waitFor();
+    expect(await admin.locator("tr", { hasText: "chat-h200" }).count()).toBeGreaterThanOrEqual(3);
+    await shot(admin, "endpoints-admin");
+    await admin.context().close();
+  });
+});
