@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
 import { createAlertRule } from "@/lib/alerts/alert-rules";
 import { generateInvoice } from "@/lib/billing/invoices";
-import { accrueRunningUsage } from "@/lib/billing/meter";
+import { depositFunds } from "@/lib/billing/ledger";
+import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
+import { createTenant } from "@/lib/tenants/create-tenant";
 import { db, pool } from "@/lib/db/client";
 import { endpointSeries, ingestEndpointMetrics } from "@/lib/endpoints/endpoint-metrics";
 import { endpointSla } from "@/lib/endpoints/endpoint-sla";
@@ -343,4 +345,33 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(inv.lines).toHaveLength(1);
     expect(inv.lines[0]).toMatchObject({ endpointId: e.id, jobId: null, gpuSeconds: BigInt(total), description: expect.stringContaining(`Endpoint ${e.name}`) });
   });
+
+  it("charges a prepaid balance for replica time; at zero no new replica is placed, past the grace replicas stop, funds bring them back", async () => {
+    const { gpuType } = await fleet(1);
+    const t = await createTenant(systemActor, { name: unique("prepaid"), gpu_quota: 8, billing_email: null, billing_mode: "prepaid" });
+    await depositFunds(systemActor, t.id, 100, "test deposit");
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const e = await createEndpoint(asT, spec(gpuType, { replicas: 1, gpus_per_replica: 1 }));
+    // the replica has run for an hour: more than the $1 deposit at any list price
+    await pool().query(`UPDATE endpoint_replicas SET started_at = now() - interval '1 hour' WHERE endpoint_id = $1`, [e.id]);
+    await makeReady(e.id, asT);
+    await accrueRunningUsage({ tenantId: t.id });
+    const charged = await db().ledgerEntry.findMany({ where: { tenantId: t.id, kind: "charge" } });
+    expect(charged).toHaveLength(1);
+    expect(charged[0]!.description).toContain("endpoint replica");
+    await enforcePrepaidBalances(0);
+    // zero since longer than the grace period (PREPAID_GRACE_S)
+    await pool().query(`UPDATE tenants SET balance_exhausted_at = now() - interval '1 day' WHERE id = $1`, [t.id]);
+    await reconcileEndpoints({ endpointId: e.id });
+    let now = await getEndpointOrThrow(asT.principal, e.id);
+    expect(now.replicas.filter((r) => r.status !== "stopped")).toHaveLength(0);
+    expect(now.replicas[0]!.stopReason).toContain("prepaid balance");
+    expect(now.statusReason).toContain("not placing: prepaid balance used up");
+    await depositFunds(systemActor, t.id, 100_000, "top-up");
+    await enforcePrepaidBalances(0);
+    await reconcileEndpoints({ endpointId: e.id });
+    now = await getEndpointOrThrow(asT.principal, e.id);
+    expect(now.replicas.filter((r) => r.status === "starting")).toHaveLength(1);
+  });
 });
+
