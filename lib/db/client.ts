@@ -8,7 +8,7 @@ import { databaseUrlOrThrow, env } from "@/lib/env";
 // never opens a connection. Prisma serves the typed queries; the pool serves hot paths that
 // need set-based SQL in one round trip.
 
-const globalForDb = globalThis as unknown as { prisma?: PrismaClient; pgPool?: pg.Pool };
+const globalForDb = globalThis as unknown as { prisma?: PrismaClient; pgPool?: pg.Pool; ingestPool?: pg.Pool };
 
 export function db(): PrismaClient {
   globalForDb.prisma ??= new PrismaClient({
@@ -22,11 +22,23 @@ export function pool(): pg.Pool {
   return globalForDb.pgPool;
 }
 
+/**
+ * Connections for GPU telemetry only: their commits do not wait for the WAL to reach disk
+ * (synchronous_commit=off). A database crash can lose the last fraction of a second of samples —
+ * never corrupt anything, never a job report, a bill or an allocation, which all use pool().
+ */
+export function ingestPool(): pg.Pool {
+  globalForDb.ingestPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE, options: "-c synchronous_commit=off" });
+  return globalForDb.ingestPool;
+}
+
 export async function disconnectDb(): Promise<void> {
   await globalForDb.prisma?.$disconnect();
   await globalForDb.pgPool?.end();
+  await globalForDb.ingestPool?.end();
   globalForDb.prisma = undefined;
   globalForDb.pgPool = undefined;
+  globalForDb.ingestPool = undefined;
 }
 
 export type Db = PrismaClient;

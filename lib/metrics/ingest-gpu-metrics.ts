@@ -1,22 +1,25 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
-import { pool } from "@/lib/db/client";
+import { ingestPool } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { forbidden, payloadTooLarge } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { emitEvent } from "@/lib/background/emit";
 import { reviveOfflineNodes } from "@/lib/fleet/revive-offline-nodes";
 import { FATAL_XIDS } from "@/lib/fleet/xid-policy";
+import { GroupCommit } from "./group-commit";
 import { gpuSample, MAX_SAMPLES_PER_REQUEST, type GpuSample } from "./schemas";
 
 const MAX_FUTURE_MS = 5 * 60_000;
 
-// One statement, one round trip: resolve GPUs (only within the agent's cluster), store the new
-// samples (idempotent on gpu + recorded_at), fold exactly those into the per-minute rollups,
-// mark GPUs with fatal XIDs unhealthy, and count the report as a heartbeat of each node.
+// One statement, one round trip, for the reports of several callers at once (group commit, below):
+// resolve GPUs (an agent's samples only within its cluster), store the new samples (idempotent on
+// gpu + recorded_at), fold exactly those into the per-minute rollups, mark GPUs with fatal XIDs
+// unhealthy, and count the reports as heartbeats. Figures come back per caller (\`req\`).
 const INGEST_SQL = `
 WITH input AS (
-  SELECT * FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[], $5::real[], $6::int[], $7::int[], $8::real[], $9::real[], $10::text[])
-    AS t(idx, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids)
+  SELECT * FROM unnest($1::int[], $2::int[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::real[], $8::int[], $9::int[], $10::real[], $11::real[], $12::text[])
+    AS t(req, idx, scope, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids)
 ), resolved AS (
   -- one index lookup per sample (the planner cannot see the batch size and would scan every GPU)
   SELECT i.*, g.id AS gid, g.node_id
@@ -28,18 +31,19 @@ WITH input AS (
     ) g ON true
 ), scoped AS (
   SELECT r.*, n.status AS node_status FROM resolved r JOIN nodes n ON n.id = r.node_id
-   WHERE $11::uuid IS NULL OR n.cluster_id = $11::uuid
+   WHERE r.scope IS NULL OR n.cluster_id = r.scope
 ), ins AS (
   INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, memory_total_mb, temperature_c, power_draw_w, xid_errors)
   SELECT gid, recorded_at, util, mem_used, mem_total, temp, power, COALESCE(xids::int[], '{}') FROM scoped
   ON CONFLICT (gpu_id, recorded_at) DO NOTHING
   RETURNING gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w, xid_errors
 ), roll AS (
+  -- in key order, so concurrent statements folding into the same rows wait rather than deadlock
   INSERT INTO gpu_metrics_1m AS m (gpu_id, bucket, samples, utilization_sum, utilization_max, memory_used_sum, memory_used_max,
                                    temperature_sum, temperature_max, power_sum, power_max)
   SELECT gpu_id, date_trunc('minute', recorded_at), count(*), sum(utilization_pct), max(utilization_pct), sum(memory_used_mb),
          max(memory_used_mb), sum(temperature_c), max(temperature_c), sum(power_draw_w), max(power_draw_w)
-    FROM ins GROUP BY 1, 2
+    FROM ins GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (gpu_id, bucket) DO UPDATE SET
     samples = m.samples + EXCLUDED.samples,
     utilization_sum = m.utilization_sum + EXCLUDED.utilization_sum, utilization_max = greatest(m.utilization_max, EXCLUDED.utilization_max),
@@ -50,7 +54,7 @@ WITH input AS (
 ), fatal AS (
   UPDATE gpus g SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:' || f.xid, last_xid = f.xid, last_xid_at = now(), updated_at = now()
     FROM (SELECT DISTINCT ON (gpu_id) gpu_id, x AS xid FROM ins, unnest(xid_errors) AS x
-           WHERE x = ANY($12::int[]) ORDER BY gpu_id, recorded_at DESC) f
+           WHERE x = ANY($13::int[]) ORDER BY gpu_id, recorded_at DESC) f
    WHERE g.id = f.gpu_id AND g.status <> 'missing'
   RETURNING g.id, g.node_id
 ), alive AS (
@@ -58,14 +62,75 @@ WITH input AS (
    WHERE id IN (SELECT DISTINCT node_id FROM scoped WHERE node_status <> 'offline')
      AND (last_heartbeat_at IS NULL OR last_heartbeat_at < now() - interval '5 seconds')
   RETURNING id
+), stored AS (
+  -- a sample sent twice in one statement is stored once, and counted for the first caller
+  SELECT DISTINCT ON (s.gid, s.recorded_at) s.req FROM scoped s JOIN ins ON ins.gpu_id = s.gid AND ins.recorded_at = s.recorded_at
+   ORDER BY s.gid, s.recorded_at, s.req
 )
-SELECT (SELECT count(*) FROM scoped)::int AS accepted,
-       (SELECT count(*) FROM ins)::int AS stored,
-       (SELECT coalesce(array_agg(idx), '{}') FROM resolved r WHERE NOT EXISTS (SELECT 1 FROM scoped s WHERE s.idx = r.idx)) AS unknown,
-       (SELECT coalesce(array_agg(DISTINCT node_id), '{}') FROM scoped WHERE node_status = 'offline') AS offline_nodes,
-       (SELECT coalesce(array_agg(DISTINCT node_id), '{}') FROM fatal) AS fatal_nodes,
+SELECT r.req,
+       (SELECT count(*) FROM scoped s WHERE s.req = r.req)::int AS accepted,
+       (SELECT count(*) FROM stored x WHERE x.req = r.req)::int AS stored,
+       (SELECT coalesce(array_agg(u.idx), '{}') FROM resolved u WHERE u.req = r.req AND NOT EXISTS (SELECT 1 FROM scoped s WHERE s.req = u.req AND s.idx = u.idx)) AS unknown,
+       (SELECT coalesce(array_agg(DISTINCT s.node_id), '{}') FROM scoped s WHERE s.req = r.req AND s.xids IS NOT NULL AND s.xids::int[] && $13::int[]) AS fatal_nodes,
+       (SELECT coalesce(array_agg(DISTINCT s.node_id), '{}') FROM scoped s WHERE s.req = r.req AND s.node_status = 'offline') AS offline_nodes,
        (SELECT count(*) FROM roll)::int AS rollups,
-       (SELECT count(*) FROM alive)::int AS touched`;
+       (SELECT count(*) FROM fatal)::int AS marked,
+       (SELECT count(*) FROM alive)::int AS touched
+  FROM (SELECT DISTINCT req FROM input) r`;
+
+interface Report {
+  scope: string | null;
+  samples: Array<{ index: number; sample: GpuSample; at: Date }>;
+}
+interface ReportOutcome {
+  accepted: number;
+  stored: number;
+  unknown: number[];
+  fatal_nodes: string[];
+  offline_nodes: string[];
+}
+
+async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
+  const rows = reports.flatMap((r, req) => r.samples.map((v) => ({ req, scope: r.scope, ...v })));
+  const s = rows.map((v) => v.sample);
+  // a named statement is planned once per connection; the ingest pool does not wait for WAL flush
+  const { rows: out } = await ingestPool().query<ReportOutcome & { req: number }>({ name: "ingest_gpu_metrics_v2", text: INGEST_SQL, values: [
+    rows.map((v) => v.req),
+    rows.map((v) => v.index),
+    rows.map((v) => v.scope),
+    s.map((x) => x.gpu_id ?? null),
+    s.map((x) => x.gpu_uuid ?? null),
+    rows.map((v) => v.at.toISOString()),
+    s.map((x) => x.utilization_pct),
+    s.map((x) => x.memory_used_mb),
+    s.map((x) => x.memory_total_mb ?? null),
+    s.map((x) => x.temperature_c),
+    s.map((x) => x.power_draw_w),
+    s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
+    FATAL_XIDS,
+  ] });
+  const byReq = new Map(out.map((o) => [o.req, o]));
+  return reports.map((_, req) => byReq.get(req) ?? { accepted: 0, stored: 0, unknown: [], fatal_nodes: [], offline_nodes: [] });
+}
+
+/**
+ * Several reports in one statement when the database is busy; if that statement fails, each
+ * report is written on its own, so one report's problem never fails another's.
+ */
+async function writeGrouped(reports: Report[]): Promise<ReportOutcome[]> {
+  try {
+    return await writeReports(reports);
+  } catch (e) {
+    if (reports.length === 1) throw e;
+    return Promise.all(reports.map(async (r) => (await writeReports([r]))[0]!));
+  }
+}
+
+const globalForIngest = globalThis as unknown as { gpuMetricsGroupCommit?: GroupCommit<Report, ReportOutcome> };
+function groupCommit() {
+  globalForIngest.gpuMetricsGroupCommit ??= new GroupCommit(writeGrouped, { maxInFlight: Math.max(2, Math.floor(env().DATABASE_POOL_SIZE / 2)), maxWeight: MAX_SAMPLES_PER_REQUEST });
+  return globalForIngest.gpuMetricsGroupCommit;
+}
 
 const EVALUATE_AT_MOST_EVERY_MS = 10_000;
 let lastWake = 0;
@@ -108,23 +173,7 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
   });
   if (valid.length === 0) return { accepted: 0, stored: 0, rejected, fatalNodeIds: [] };
 
-  const s = valid.map((v) => v.sample);
-  // a named statement is planned once per connection
-  const { rows } = await pool().query<{ accepted: number; stored: number; unknown: number[]; offline_nodes: string[]; fatal_nodes: string[] }>({ name: "ingest_gpu_metrics", text: INGEST_SQL, values: [
-    valid.map((v) => v.index),
-    s.map((x) => x.gpu_id ?? null),
-    s.map((x) => x.gpu_uuid ?? null),
-    valid.map((v) => v.at.toISOString()),
-    s.map((x) => x.utilization_pct),
-    s.map((x) => x.memory_used_mb),
-    s.map((x) => x.memory_total_mb ?? null),
-    s.map((x) => x.temperature_c),
-    s.map((x) => x.power_draw_w),
-    s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
-    principal.kind === "agent" ? principal.clusterId : null,
-    FATAL_XIDS,
-  ] });
-  const result = rows[0]!;
+  const result = await groupCommit().submit({ scope: principal.kind === "agent" ? principal.clusterId : null, samples: valid }, valid.length);
   for (const index of result.unknown) rejected.push({ index, error: "gpu: No such GPU in this cluster" });
   rejected.sort((a, b) => a.index - b.index);
   if (result.offline_nodes.length) await reviveOfflineNodes(result.offline_nodes, principal.label);

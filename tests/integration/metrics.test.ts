@@ -69,6 +69,29 @@ describe("metrics ingestion", () => {
     expect(err.code).toBe("payload_too_large");
   });
 
+  it("writes concurrent reports of different agents together yet answers each for itself, within its own cluster", async () => {
+    const x = await fleetOf(2);
+    const y = await fleetOf(1);
+    // 24 reports at once: more than the concurrent statements allowed, so they are grouped
+    const calls = Array.from({ length: 24 }, (_, i) => {
+      const own = i % 3 !== 2;
+      const agent = agentPrincipal(own ? x.cluster.id : y.cluster.id);
+      // every third report is cluster Y's agent naming cluster X's GPUs: refused, whatever it is grouped with
+      const gpus = x.nodes[i % 2]!.gpus;
+      return ingestGpuMetrics(agent, gpus.map((g, k) => sample(g, minuteAgo(2, i * 2 + (k % 2)), 10 + k))).then((r) => ({ own, r }));
+    });
+    const results = await Promise.all(calls);
+    for (const { own, r } of results) {
+      if (own) expect(r).toMatchObject({ accepted: 8, rejected: [] });
+      else expect(r).toMatchObject({ accepted: 0, stored: 0, rejected: Array.from({ length: 8 }, (_, index) => ({ index, error: "gpu: No such GPU in this cluster" })) });
+    }
+    const stored = results.filter((c) => c.own).reduce((n, c) => n + c.r.stored, 0);
+    const [{ n }] = await db().$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM gpu_metrics WHERE gpu_id = ANY(${x.gpus.map((g) => g.id)}::uuid[])`;
+    expect(stored).toBe(n);
+    expect(n).toBe(16 * 8);
+    expect(y.gpus.length).toBe(8);
+  });
+
   it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute", async () => {
     const { cluster, gpus } = await fleetOf(1);
     const agent = agentPrincipal(cluster.id);

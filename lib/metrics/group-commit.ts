@@ -1,0 +1,50 @@
+/**
+ * Group commit: callers submit work items; while fewer than `maxInFlight` flushes run, an item
+ * is flushed at once (no added latency at low load); once every slot is busy, items queue and the
+ * next free slot flushes all of them together (up to `maxWeight`). Under load, many small writes
+ * become a few large statements and commits; each caller still gets its own result.
+ * Pure scheduling: what a flush does is the caller's function.
+ */
+export class GroupCommit<I, R> {
+  private queue: Array<{ item: I; weight: number; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly flush: (items: I[]) => Promise<R[]>,
+    private readonly opts: { maxInFlight: number; maxWeight: number },
+  ) {}
+
+  submit(item: I, weight: number): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ item, weight, resolve, reject });
+      this.pump();
+    });
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  private pump() {
+    while (this.inFlight < this.opts.maxInFlight && this.queue.length > 0) {
+      const group: typeof this.queue = [];
+      let weight = 0;
+      // always take one; then more while they fit
+      do {
+        const next = this.queue.shift()!;
+        group.push(next);
+        weight += next.weight;
+      } while (this.queue.length > 0 && weight + this.queue[0]!.weight <= this.opts.maxWeight);
+      this.inFlight++;
+      this.flush(group.map((g) => g.item))
+        .then(
+          (results) => group.forEach((g, i) => g.resolve(results[i]!)),
+          (e: unknown) => group.forEach((g) => g.reject(e)),
+        )
+        .finally(() => {
+          this.inFlight--;
+          this.pump();
+        });
+    }
+  }
+}

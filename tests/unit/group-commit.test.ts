@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { GroupCommit } from "@/lib/metrics/group-commit";
+
+const deferred = () => {
+  let release!: () => void;
+  const done = new Promise<void>((r) => (release = r));
+  return { done, release };
+};
+
+describe("group commit", () => {
+  it("flushes at once while a slot is free, then groups what queued behind busy slots", async () => {
+    const flushes: number[][] = [];
+    const gate = deferred();
+    const gc = new GroupCommit<number, string>(async (items) => {
+      flushes.push(items);
+      if (flushes.length === 1) await gate.done;
+      return items.map((i) => `r${i}`);
+    }, { maxInFlight: 1, maxWeight: 100 });
+    const first = gc.submit(0, 1);
+    const rest = [1, 2, 3, 4].map((i) => gc.submit(i, 1));
+    expect(flushes).toEqual([[0]]);
+    expect(gc.pending).toBe(4);
+    gate.release();
+    expect(await Promise.all([first, ...rest])).toEqual(["r0", "r1", "r2", "r3", "r4"]);
+    expect(flushes).toEqual([[0], [1, 2, 3, 4]]);
+  });
+
+  it("never groups beyond the weight limit, but always sends an item heavier than it alone", async () => {
+    const flushes: number[][] = [];
+    const gate = deferred();
+    const gc = new GroupCommit<number, number>(async (items) => {
+      flushes.push(items);
+      if (flushes.length === 1) await gate.done;
+      return items;
+    }, { maxInFlight: 1, maxWeight: 10 });
+    const all = [gc.submit(0, 1), gc.submit(1, 6), gc.submit(2, 4), gc.submit(3, 5), gc.submit(4, 30)];
+    gate.release();
+    await Promise.all(all);
+    expect(flushes).toEqual([[0], [1, 2], [3], [4]]);
+  });
+
+  it("runs up to maxInFlight flushes at once and rejects every caller of a failed flush", async () => {
+    let running = 0;
+    let peak = 0;
+    const gc = new GroupCommit<number, number>(async (items) => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+      if (items.includes(13)) throw new Error("boom");
+      return items;
+    }, { maxInFlight: 3, maxWeight: 2 });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => gc.submit(i, 1)));
+    expect(peak).toBe(3);
+    const failed = results.flatMap((r, i) => (r.status === "rejected" ? [i] : []));
+    expect(failed).toContain(13);
+    expect(failed.length).toBeLessThanOrEqual(2);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(20 - failed.length);
+  });
+});
