@@ -22,16 +22,17 @@ WITH input AS (
     AS t(req, idx, scope, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids)
 ), resolved AS (
   -- one index lookup per sample (the planner cannot see the batch size and would scan every GPU)
-  SELECT i.*, g.id AS gid, g.node_id
+  SELECT i.*, g.id AS gid, g.node_id, n.status AS node_status,
+         (g.id IS NOT NULL AND (i.scope IS NULL OR n.cluster_id = i.scope)) AS in_scope
     FROM input i
     LEFT JOIN LATERAL (
       SELECT id, node_id FROM gpus WHERE i.gpu_id IS NOT NULL AND id = i.gpu_id
       UNION ALL
       SELECT id, node_id FROM gpus WHERE i.gpu_id IS NULL AND uuid = i.gpu_uuid
     ) g ON true
+    LEFT JOIN nodes n ON n.id = g.node_id
 ), scoped AS (
-  SELECT r.*, n.status AS node_status FROM resolved r JOIN nodes n ON n.id = r.node_id
-   WHERE r.scope IS NULL OR n.cluster_id = r.scope
+  SELECT * FROM resolved WHERE in_scope
 ), ins AS (
   INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, memory_total_mb, temperature_c, power_draw_w, xid_errors)
   SELECT gid, recorded_at, util, mem_used, mem_total, temp, power, COALESCE(xids::int[], '{}') FROM scoped
@@ -68,15 +69,16 @@ WITH input AS (
    ORDER BY s.gid, s.recorded_at, s.req
 )
 SELECT r.req,
-       (SELECT count(*) FROM scoped s WHERE s.req = r.req)::int AS accepted,
-       (SELECT count(*) FROM stored x WHERE x.req = r.req)::int AS stored,
-       (SELECT coalesce(array_agg(u.idx), '{}') FROM resolved u WHERE u.req = r.req AND NOT EXISTS (SELECT 1 FROM scoped s WHERE s.req = u.req AND s.idx = u.idx)) AS unknown,
-       (SELECT coalesce(array_agg(DISTINCT s.node_id), '{}') FROM scoped s WHERE s.req = r.req AND s.xids IS NOT NULL AND s.xids::int[] && $13::int[]) AS fatal_nodes,
-       (SELECT coalesce(array_agg(DISTINCT s.node_id), '{}') FROM scoped s WHERE s.req = r.req AND s.node_status = 'offline') AS offline_nodes,
+       count(*) FILTER (WHERE r.in_scope)::int AS accepted,
+       COALESCE(max(st.n), 0)::int AS stored,
+       COALESCE(array_agg(r.idx) FILTER (WHERE NOT r.in_scope), '{}') AS unknown,
+       COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.xids IS NOT NULL AND r.xids::int[] && $13::int[]), '{}') AS fatal_nodes,
+       COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.node_status = 'offline'), '{}') AS offline_nodes,
        (SELECT count(*) FROM roll)::int AS rollups,
        (SELECT count(*) FROM fatal)::int AS marked,
        (SELECT count(*) FROM alive)::int AS touched
-  FROM (SELECT DISTINCT req FROM input) r`;
+  FROM resolved r LEFT JOIN (SELECT req, count(*) AS n FROM stored GROUP BY req) st ON st.req = r.req
+ GROUP BY r.req`;
 
 interface Report {
   scope: string | null;
