@@ -1,7 +1,7 @@
 "use client";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { Field, FormMessage, SubmitButton } from "./form-parts";
+import { Field, FormMessage, GpuTypeField, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
 const METRICS = [
@@ -44,14 +44,7 @@ export function CreateEndpointForm({ action, gpuTypes }: { action: FormAction<{ 
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Create endpoint">
       <Field label="Name" name="name" error={e.name} hint="Lower-case, digits, dashes">{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name} required maxLength={100} placeholder="llama-70b-chat" />}</Field>
       <Field label="Model" name="model" error={e.model}>{(p) => <input {...p} key={`m${state.at}`} defaultValue={v.model} required maxLength={300} placeholder="meta-llama/Llama-3.1-70B-Instruct" />}</Field>
-      <Field label="GPU type" name="gpu_type" error={e.gpu_type}>
-        {(p) => (
-          <select {...p} key={`t${state.at}`} defaultValue={v.gpu_type ?? gpuTypes[0]} required>
-            {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
-            {gpuTypes.map((t) => <option key={t} value={t}>{t}</option>)}
-          </select>
-        )}
-      </Field>
+      <GpuTypeField error={e.gpu_type} value={v.gpu_type} gpuTypes={gpuTypes} at={state.at} />
       <Field label="GPUs per replica" name="gpus_per_replica" error={e.gpus_per_replica} hint="On one node">{(p) => <input {...p} key={`g${state.at}`} defaultValue={v.gpus_per_replica ?? "1"} type="number" min={1} max={64} required />}</Field>
       <Field label="Replicas" name="replicas" error={e.replicas}>{(p) => <input {...p} key={`r${state.at}`} defaultValue={v.replicas ?? "2"} type="number" min={1} max={64} required />}</Field>
       <Field label="Min replicas" name="min_replicas" error={e.min_replicas} hint="Defaults to replicas">{(p) => <input {...p} key={`mi${state.at}`} defaultValue={v.min_replicas} type="number" min={1} max={64} />}</Field>

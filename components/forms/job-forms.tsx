@@ -1,5 +1,5 @@
 "use client";
-import { Field, FormMessage, SubmitButton } from "./form-parts";
+import { Field, FormMessage, GpuTypeField, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
 export function SubmitJobForm({ action, gpuTypes }: { action: FormAction; gpuTypes: string[] }) {
@@ -9,14 +9,7 @@ export function SubmitJobForm({ action, gpuTypes }: { action: FormAction; gpuTyp
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Submit job">
       <Field label="Name" name="name" error={e.name}>{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name} required maxLength={200} placeholder="llama-finetune" />}</Field>
-      <Field label="GPU type" name="gpu_type" error={e.gpu_type}>
-        {(p) => (
-          <select {...p} key={`t${state.at}`} defaultValue={v.gpu_type ?? gpuTypes[0]} required>
-            {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
-            {gpuTypes.map((t) => <option key={t} value={t}>{t}</option>)}
-          </select>
-        )}
-      </Field>
+      <GpuTypeField error={e.gpu_type} value={v.gpu_type} gpuTypes={gpuTypes} at={state.at} />
       <Field label="GPUs" name="gpu_count" error={e.gpu_count}>{(p) => <input {...p} key={`c${state.at}`} defaultValue={v.gpu_count ?? "1"} type="number" min={1} required />}</Field>
       <Field label="Priority" name="priority" error={e.priority} hint="1 is highest">
         {(p) => <input {...p} key={`p${state.at}`} defaultValue={v.priority ?? "5"} type="number" min={1} max={10} />}

@@ -1,36 +1,31 @@
 import "server-only";
 import { pool } from "@/lib/db/client";
 
+// What each retention applies to: raw samples by hours, per-minute rollups by days.
+const TABLES = [
+  { key: "raw_deleted", table: "gpu_metrics", column: "recorded_at", unit: "hours" },
+  { key: "rollups_deleted", table: "gpu_metrics_1m", column: "bucket", unit: "days" },
+  { key: "cluster_rollups_deleted", table: "cluster_metrics_1m", column: "bucket", unit: "days" },
+  { key: "endpoint_raw_deleted", table: "endpoint_metrics", column: "recorded_at", unit: "hours" },
+  { key: "endpoint_rollups_deleted", table: "endpoint_metrics_1m", column: "bucket", unit: "days" },
+] as const;
+
+type PruneResult = Record<(typeof TABLES)[number]["key"], number>;
+
 /** Deletes raw samples and rollups (GPU, cluster and endpoint) past their retention, in batches so no delete holds locks for long. */
-export async function pruneMetrics(opts: { rawHours: number; rollupDays: number; batchSize?: number }) {
+export async function pruneMetrics(opts: { rawHours: number; rollupDays: number; batchSize?: number }): Promise<PruneResult> {
   const batch = opts.batchSize ?? 50_000;
-  const drain = async (sql: string, arg: number) => {
+  const result = {} as PruneResult;
+  for (const t of TABLES) {
+    const sql = `DELETE FROM ${t.table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t.table} WHERE ${t.column} < now() - make_interval(${t.unit} => $1) LIMIT $2))`;
+    const age = t.unit === "hours" ? opts.rawHours : opts.rollupDays;
     let total = 0;
     for (;;) {
-      const { rowCount } = await pool().query(sql, [arg, batch]);
+      const { rowCount } = await pool().query(sql, [age, batch]);
       total += rowCount ?? 0;
-      if ((rowCount ?? 0) < batch) return total;
+      if ((rowCount ?? 0) < batch) break;
     }
-  };
-  const raw = await drain(
-    `DELETE FROM gpu_metrics WHERE ctid = ANY(ARRAY(SELECT ctid FROM gpu_metrics WHERE recorded_at < now() - make_interval(hours => $1) LIMIT $2))`,
-    opts.rawHours,
-  );
-  const rollups = await drain(
-    `DELETE FROM gpu_metrics_1m WHERE ctid = ANY(ARRAY(SELECT ctid FROM gpu_metrics_1m WHERE bucket < now() - make_interval(days => $1) LIMIT $2))`,
-    opts.rollupDays,
-  );
-  const clusters = await drain(
-    `DELETE FROM cluster_metrics_1m WHERE ctid = ANY(ARRAY(SELECT ctid FROM cluster_metrics_1m WHERE bucket < now() - make_interval(days => $1) LIMIT $2))`,
-    opts.rollupDays,
-  );
-  const endpointRaw = await drain(
-    `DELETE FROM endpoint_metrics WHERE ctid = ANY(ARRAY(SELECT ctid FROM endpoint_metrics WHERE recorded_at < now() - make_interval(hours => $1) LIMIT $2))`,
-    opts.rawHours,
-  );
-  const endpointRollups = await drain(
-    `DELETE FROM endpoint_metrics_1m WHERE ctid = ANY(ARRAY(SELECT ctid FROM endpoint_metrics_1m WHERE bucket < now() - make_interval(days => $1) LIMIT $2))`,
-    opts.rollupDays,
-  );
-  return { raw_deleted: raw, rollups_deleted: rollups, cluster_rollups_deleted: clusters, endpoint_raw_deleted: endpointRaw, endpoint_rollups_deleted: endpointRollups };
+    result[t.key] = total;
+  }
+  return result;
 }
