@@ -39,6 +39,8 @@ interface LiveReplica {
   node_id: string;
   status: "starting" | "ready" | "unhealthy";
   started_at: Date;
+  /** on a draining node: it keeps serving until a replacement elsewhere is ready */
+  draining: boolean;
 }
 
 export interface ReconcileResult {
@@ -74,7 +76,7 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
       `SELECT id, reason FROM (
          SELECT r.id, CASE
              WHEN e.stop_requested THEN 'endpoint stopped'
-             WHEN nd.id IS NULL OR nd.status <> 'available' THEN 'node ' || COALESCE(nd.hostname, '(gone)') || ' is ' || COALESCE(nd.status, 'deleted') || '; replaced'
+             WHEN nd.id IS NULL OR nd.status NOT IN ('available', 'draining') THEN 'node ' || COALESCE(nd.hostname, '(gone)') || ' is ' || COALESCE(nd.status, 'deleted') || '; replaced'
              WHEN EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_replica_id = r.id AND g.status <> 'available') THEN 'a GPU of the replica became unhealthy; replaced'
              WHEN t.billing_mode = 'prepaid' AND t.balance_exhausted_at < now() - make_interval(secs => $4::int) THEN 'prepaid balance at zero past the grace period'
              WHEN r.status = 'unhealthy' AND r.unhealthy_since < now() - make_interval(secs => $1::int) THEN 'unhealthy for over ' || $1::int || ' s (' || r.health_reason || '); replaced'
@@ -109,9 +111,10 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
 
     let live = await liveReplicas(c, ids);
     // beyond the desired count: the unhealthy go first, then the still starting, then the newest
+    // (replicas on draining nodes are not counted: they leave below, once their replacements serve)
     const extra: Array<{ id: string; reason: string }> = [];
     for (const e of endpoints) {
-      const mine = live.filter((r) => r.endpoint_id === e.id);
+      const mine = live.filter((r) => r.endpoint_id === e.id && !r.draining);
       const over = mine.length - (e.stop_requested ? 0 : e.desired_replicas);
       if (over <= 0) continue;
       const rank = { unhealthy: 0, starting: 1, ready: 2 } as const;
@@ -123,6 +126,17 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
 
     result.replicas_placed += await placeMissing(c, endpoints, live);
     if (result.replicas_placed) live = await liveReplicas(c, ids);
+
+    // make before break: a replica on a draining node stops once enough replicas elsewhere are
+    // ready (or at once if it serves nothing itself); until then it keeps serving
+    const moved = live.filter((r) => {
+      if (!r.draining) return false;
+      if (r.status !== "ready") return true;
+      const e = endpoints.find((x) => x.id === r.endpoint_id)!;
+      return live.filter((x) => x.endpoint_id === r.endpoint_id && !x.draining && x.status === "ready").length >= e.desired_replicas;
+    });
+    result.replicas_stopped += await stopReplicas(c, moved.map((r) => ({ id: r.id, reason: "node is draining; moved to another node" })));
+    if (moved.length) live = await liveReplicas(c, ids);
 
     result.transitions += await moveStatuses(c, endpoints, live);
     await c.query("COMMIT");
@@ -139,7 +153,8 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
 
 async function liveReplicas(c: pg.PoolClient, endpointIds: string[]) {
   const { rows } = await c.query<LiveReplica>(
-    `SELECT id, endpoint_id, node_id, status, started_at FROM endpoint_replicas WHERE endpoint_id = ANY($1::uuid[]) AND status <> 'stopped'`,
+    `SELECT r.id, r.endpoint_id, r.node_id, r.status, r.started_at, n.status = 'draining' AS draining
+       FROM endpoint_replicas r JOIN nodes n ON n.id = r.node_id WHERE r.endpoint_id = ANY($1::uuid[]) AND r.status <> 'stopped'`,
     [endpointIds],
   );
   return rows;
@@ -211,7 +226,8 @@ function logDecision(c: pg.PoolClient, e: EndpointRow, to: number, outcome: stri
 
 /** Places the replicas each endpoint lacks on free healthy GPUs of its type, within its tenant's quota. */
 async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: LiveReplica[]): Promise<number> {
-  const wanting = endpoints.filter((e) => !e.stop_requested && e.may_place && live.filter((r) => r.endpoint_id === e.id).length < e.desired_replicas);
+  const staying = (e: EndpointRow) => live.filter((r) => r.endpoint_id === e.id && !r.draining);
+  const wanting = endpoints.filter((e) => !e.stop_requested && e.may_place && staying(e).length < e.desired_replicas);
   if (wanting.length === 0) return 0;
   const { rows: free } = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string }>(
     `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
@@ -230,6 +246,7 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   const rows: Array<{ endpoint: EndpointRow; nodeId: string; gpuIds: string[] }> = [];
   for (const e of wanting) {
     const mine = live.filter((r) => r.endpoint_id === e.id);
+    const stay = staying(e);
     const nodes = new Map<string, FreeNode>();
     for (const g of free) {
       if (g.gpu_type !== e.gpu_type || taken.has(g.id) || (e.cluster_id && g.cluster_id !== e.cluster_id)) continue;
@@ -237,7 +254,7 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
       nodes.get(g.node_id)!.freeGpuIds.push(g.id);
     }
     const placements = placeReplicas({
-      need: e.desired_replicas - mine.length,
+      need: e.desired_replicas - stay.length,
       gpusPerReplica: e.gpus_per_replica,
       nodes: [...nodes.values()],
       occupiedNodeIds: mine.map((r) => r.node_id),
@@ -268,14 +285,17 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   const now = Date.now();
   for (const e of endpoints) {
     const mine = live.filter((r) => r.endpoint_id === e.id);
-    const ready = mine.filter((r) => r.status === "ready").length;
+    // while replicas move off a draining node, old and new serve side by side: count at most the desired number
+    const migrating = mine.some((r) => r.draining);
+    const cap = (n: number) => (migrating ? Math.min(n, e.desired_replicas) : n);
+    const ready = cap(mine.filter((r) => r.status === "ready").length);
     const unhealthy = mine.filter((r) => r.status === "unhealthy").length;
     const withoutReadySince = e.stop_requested || ready > 0 ? null : (e.without_ready_since?.getTime() ?? now);
     const decision = nextEndpointStatus({
       status: e.status,
       stopRequested: e.stop_requested,
       desired: e.desired_replicas,
-      live: mine.length,
+      live: cap(mine.length),
       ready,
       unhealthy,
       everReady: e.ever_ready,
@@ -284,7 +304,7 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
       now,
     });
     let reason = decision.reason;
-    if (!e.stop_requested && mine.length < e.desired_replicas) reason += e.may_place ? "; waiting for free GPUs or quota" : `; not placing: ${e.place_blocker}`;
+    if (!e.stop_requested && cap(mine.length) < e.desired_replicas) reason += e.may_place ? "; waiting for free GPUs or quota" : `; not placing: ${e.place_blocker}`;
     const converged = decision.status === "ready" || decision.status === "stopped";
     const everReady = decision.status === "stopped" ? false : e.ever_ready || ready > 0;
     await c.query(

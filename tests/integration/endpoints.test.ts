@@ -184,6 +184,34 @@ describe("endpoints: replacement and scaling", () => {
     expect(nodes.length).toBe(3);
   });
 
+  it("moves replicas off a draining node make-before-break: the old one serves until its replacement is ready", async () => {
+    const { gpuType } = await fleet(3);
+    const t = await makeTenant(32);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const e = await makeReady((await createEndpoint(asT, spec(gpuType, { replicas: 2 }))).id, asT);
+    const old = e.replicas.find((r) => r.status === "ready")!;
+    await changeNodeStatus(operator, old.nodeId!, "draining", "kernel upgrade");
+    await reconcileEndpoints({ endpointId: e.id });
+    let now = await getEndpointOrThrow(asT.principal, e.id);
+    const live = now.replicas.filter((r) => r.status !== "stopped");
+    expect(live).toHaveLength(3);
+    expect(live.find((r) => r.id === old.id)!.status).toBe("ready");
+    const replacement = live.find((r) => r.status === "starting")!;
+    expect(replacement.nodeId).not.toBe(old.nodeId);
+    // two replicas serve throughout: the endpoint stays ready, and more passes change nothing until the new one is
+    expect(now.status).toBe("ready");
+    await reconcileEndpoints({ endpointId: e.id });
+    expect((await getEndpointOrThrow(asT.principal, e.id)).replicas.find((r) => r.id === old.id)!.status).toBe("ready");
+    await ingestEndpointMetrics(asT, e.id, [healthy(replacement.id)]);
+    await reconcileEndpoints({ endpointId: e.id });
+    now = await getEndpointOrThrow(asT.principal, e.id);
+    expect(now.replicas.find((r) => r.id === old.id)).toMatchObject({ status: "stopped", stopReason: expect.stringContaining("draining") });
+    expect(now.replicas.filter((r) => r.status === "ready")).toHaveLength(2);
+    expect(now.status).toBe("ready");
+    expect(await db().gpu.count({ where: { nodeId: old.nodeId!, allocatedReplicaId: { not: null } } })).toBe(0);
+    expect((await listEndpointHistory(asT.principal, e.id)).transitions.map((x) => x.to_status)).not.toContain("degraded");
+  });
+
   it("marks a silent replica unhealthy, one reporting unhealthy at once, and replaces it after the grace", async () => {
     const { gpuType } = await fleet(2);
     const t = await makeTenant(32);
