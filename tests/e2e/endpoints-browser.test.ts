@@ -45,6 +45,7 @@ describe("inference endpoints in the browser", () => {
     const page = await openPage(browser, "/dashboard/endpoints", tenantUser);
     await page.getByRole("heading", { name: "Inference endpoints" }).waitFor();
     await page.getByText("No inference endpoints yet").waitFor();
+    await shot(page, "endpoints-empty");
     const form = page.locator("form[aria-label='Create endpoint']");
     await form.locator("#f-name").fill("chat-h200");
     await form.locator("#f-model").fill("meta-llama/Llama-3.1-8B-Instruct");
@@ -89,6 +90,9 @@ describe("inference endpoints in the browser", () => {
     await settings.getByRole("button", { name: "Save changes" }).click();
     await settings.getByText(/runs 3 replica/).waitFor();
     await page.getByText("scale up").first().waitFor();
+    await page.goto(`${inject("baseUrl")}/dashboard/endpoints`);
+    await page.getByRole("link", { name: "chat-h200" }).waitFor();
+    await shot(page, "endpoints-list");
     await page.context().close();
 
     const admin = await openPage(browser, "/admin/endpoints", operator);
