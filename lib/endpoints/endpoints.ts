@@ -172,7 +172,7 @@ export async function updateEndpoint(actor: Actor, id: string, input: UpdateEndp
   await db().$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Array<{ tenant_id: string; desired_replicas: number; min_replicas: number; max_replicas: number; gpus_per_replica: number; gpu_type: string; cluster_id: string | null; autoscale_metric: string; autoscale_target: number | null; stop_requested: boolean }>>`
       SELECT tenant_id, desired_replicas, min_replicas, max_replicas, gpus_per_replica, gpu_type, cluster_id, autoscale_metric, autoscale_target, stop_requested
-        FROM endpoints WHERE id = ${id}::uuid AND deleted_at IS NULL FOR UPDATE`;
+        FROM endpoints WHERE id = ${id}::uuid AND deleted_at IS NULL FOR NO KEY UPDATE`;
     const cur = rows[0];
     if (!cur || (p.kind === "tenant" && cur.tenant_id !== p.tenantId)) throw notFound("Endpoint");
     if (p.kind === "agent") throw forbidden("Agents do not change endpoints");

@@ -98,7 +98,8 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
               CASE WHEN t.status <> 'active' THEN 'tenant suspended' WHEN t.balance_exhausted_at IS NOT NULL THEN 'prepaid balance used up' END AS place_blocker
          FROM endpoints e JOIN tenants t ON t.id = e.tenant_id
         WHERE (e.status <> 'stopped' OR NOT e.stop_requested) AND ($1::uuid IS NULL OR e.id = $1::uuid)
-        ORDER BY e.created_at FOR UPDATE OF e`,
+        -- NO KEY UPDATE: samples arriving meanwhile hold KEY SHARE on their endpoint (their foreign key)
+        ORDER BY e.created_at FOR NO KEY UPDATE OF e`,
       [only],
     );
     if (endpoints.length === 0) {

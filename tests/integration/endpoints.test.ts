@@ -312,6 +312,29 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(own.rejected[0]!.error).toContain("agent reports only");
   });
 
+  it("takes samples while the reconciler works on the same endpoint, without deadlocks or lost health", async () => {
+    const { gpuType } = await fleet(2);
+    const t = await makeTenant(16);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const e = await makeReady((await createEndpoint(asT, spec(gpuType, { replicas: 2, gpus_per_replica: 1 }))).id, asT);
+    const replicas = e.replicas.filter((r) => r.status === "ready");
+    const base = Date.now() - 60_000;
+    const rounds = Array.from({ length: 8 }, (_, round) =>
+      Promise.all([
+        ...replicas.map((r, k) => ingestEndpointMetrics(asT, e.id, [healthy(r.id, { recorded_at: new Date(base + round * 1000 + k).toISOString() })])),
+        reconcileEndpoints({ endpointId: e.id }),
+        reconcileEndpoints(),
+      ]),
+    );
+    const settled = await Promise.allSettled(rounds);
+    expect(settled.filter((x) => x.status === "rejected")).toEqual([]);
+    const now = await getEndpointOrThrow(asT.principal, e.id);
+    expect(now.status).toBe("ready");
+    expect(now.replicas.filter((r) => r.status === "ready")).toHaveLength(2);
+    const [{ n }] = await db().$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM endpoint_metrics WHERE endpoint_id = ${e.id}::uuid AND recorded_at >= ${new Date(base)} AND recorded_at < ${new Date(base + 10_000)}`;
+    expect(n).toBe(16);
+  });
+
   it("computes SLA over a window from real rollups, and fires an sla_breach alert its tenant sees", async () => {
     const { cluster, gpuType } = await fleet(1);
     const t = await makeTenant(16);
