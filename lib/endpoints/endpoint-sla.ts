@@ -1,10 +1,13 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
+import { validationFailed } from "@/lib/errors";
 import { getEndpointOrThrow } from "./endpoints";
 import { computeSla, servingSpans, type MinuteBucket } from "./sla";
 
 const DAY_MS = 86_400_000;
+/** The longest window one report covers (the query schema says the same when both ends are given). */
+export const MAX_SLA_WINDOW_DAYS = 92;
 
 /** Rollups and serving spans of endpoints, as the SLA arithmetic wants them. */
 export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
@@ -39,6 +42,9 @@ export async function endpointSla(p: Principal, id: string, q: { from?: string; 
   const e = await getEndpointOrThrow(p, id);
   const to = q.to ? new Date(q.to) : now;
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - DAY_MS);
+  if (to.getTime() - from.getTime() > MAX_SLA_WINDOW_DAYS * DAY_MS) {
+    throw validationFailed([{ path: q.from ? "from" : "to", message: `A window spans at most ${MAX_SLA_WINDOW_DAYS} days` }]);
+  }
   const facts = (await slaFacts([id], from, to)).get(id)!;
   return computeSla({ from: from.getTime(), to: to.getTime(), now: now.getTime(), ...facts, targets: { p95Ms: e.slaP95Ms, availabilityPct: e.slaAvailabilityPct } });
 }

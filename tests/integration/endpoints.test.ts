@@ -348,6 +348,8 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(sla).toMatchObject({ minutes_expected: 60, minutes_available: 30, availability_pct: 50, minutes_with_traffic: 30, p95_worst_ms: 900, compliant: { availability: false, p95: false } });
     expect(sla.p95_compliance_pct).toBeCloseTo(90, 3);
     expect(sla.error_budget).toMatchObject({ allowed_minutes: 0.6, used_minutes: 30 });
+    // a window is at most 92 days, whichever end was left to its default
+    expect(await codeOf(endpointSla(asT.principal, e.id, { from: "2020-01-01T00:00:00Z" }))).toBe("validation_failed:from");
 
     const rule = await createAlertRule(systemActor, { name: unique("sla"), rule_type: "sla_breach", cluster_id: cluster.id, window_s: 3600, severity: "critical", enabled: true, notify: false, auto_remediate: false });
     await evaluateAlerts();
