@@ -115,6 +115,8 @@ export const gpuJsonSchema = z
     status: z.enum(["available", "unhealthy", "missing"]),
     unhealthy_reason: z.string().nullable(),
     last_xid: z.number().nullable(),
+    allocated_job_id: z.string().nullable().meta({ description: "The job holding this GPU" }),
+    allocated_replica_id: z.string().nullable().meta({ description: "The endpoint replica holding this GPU (never both)" }),
   })
   .meta({ id: "Gpu" });
 
@@ -144,6 +146,8 @@ export const gpuSelect = {
   status: true,
   unhealthyReason: true,
   lastXid: true,
+  allocatedJobId: true,
+  allocatedReplicaId: true,
 } as const;
 
 type NodeRow = { [K in keyof typeof nodeSelect]: K extends "createdAt" ? Date : K extends "lastHeartbeatAt" ? Date | null : unknown };
@@ -175,6 +179,8 @@ export function gpuJson(g: {
   status: string;
   unhealthyReason: string | null;
   lastXid: number | null;
+  allocatedJobId: string | null;
+  allocatedReplicaId: string | null;
 }): z.infer<typeof gpuJsonSchema> {
   return {
     id: g.id,
@@ -187,5 +193,7 @@ export function gpuJson(g: {
     status: g.status as "available" | "unhealthy" | "missing",
     unhealthy_reason: g.unhealthyReason,
     last_xid: g.lastXid,
+    allocated_job_id: g.allocatedJobId,
+    allocated_replica_id: g.allocatedReplicaId,
   };
 }

@@ -163,7 +163,16 @@ export async function nodeDetail(nodeId: string) {
     select: {
       ...nodeSelect,
       cluster: { select: { id: true, name: true } },
-      gpus: { orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }], select: { ...gpuSelect, eccUncorrected: true, remapFailure: true, missingSince: true } },
+      gpus: { orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }], select: {
+          ...gpuSelect,
+          eccUncorrected: true,
+          remapFailure: true,
+          missingSince: true,
+          // who holds each GPU: a job, or an endpoint's replica
+          allocatedJob: { select: { name: true, tenant: { select: { name: true } } } },
+          allocatedReplica: { select: { endpoint: { select: { id: true, name: true, tenant: { select: { name: true } } } } } },
+        },
+      },
       events: { orderBy: { id: "desc" }, take: 20 },
     },
   });

@@ -12,6 +12,8 @@ import { createEndpoint, deleteEndpoint, getEndpointOrThrow, listEndpointHistory
 import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
 import type { CreateEndpointInput } from "@/lib/endpoints/schemas";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
+import { gpuJson } from "@/lib/fleet/node-schemas";
+import { getGpuOrThrow, nodeDetail } from "@/lib/fleet/queries";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { submitJob } from "@/lib/jobs/submit-job";
@@ -77,6 +79,10 @@ describe("endpoints: creation, placement, readiness", () => {
     const hb = await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), live[0]!.nodeId!, {});
     const served = hb.assignments.find((a) => a.kind === "endpoint_replica" && a.replica_id === live[0]!.id);
     expect(served).toMatchObject({ endpoint_id: e.id, model: e.model, gpu_ids: live[0]!.gpus.map((g) => g.id), metrics_path: `/api/endpoints/${e.id}/metrics` });
+    // the registry says who holds each GPU
+    expect(gpuJson(await getGpuOrThrow(operatorPrincipal, live[0]!.gpus[0]!.id))).toMatchObject({ allocated_replica_id: live[0]!.id, allocated_job_id: null });
+    const node = await nodeDetail(live[0]!.nodeId!);
+    expect(node!.gpus.filter((g) => g.allocatedReplica?.endpoint.name === e.name)).toHaveLength(2);
 
     // two replicas report healthy: not ready yet; the third makes it ready
     await ingestEndpointMetrics(asT, e.id, live.slice(0, 2).map((r) => healthy(r.id)));

@@ -96,7 +96,7 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
           <EmptyState title="This node reported no GPUs" />
         ) : (
           <Table caption="GPUs">
-            <thead className="bg-slate-50"><tr><Th>#</Th><Th>Model</Th><Th>UUID</Th><Th>Memory</Th><Th>Status</Th><Th className="text-right">Health</Th><Th>Why</Th></tr></thead>
+            <thead className="bg-slate-50"><tr><Th>#</Th><Th>Model</Th><Th>UUID</Th><Th>Memory</Th><Th>Status</Th><Th>Held by</Th><Th className="text-right">Health</Th><Th>Why</Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
               {gpus.map((g) => (
                 <tr key={g.id}>
@@ -105,6 +105,11 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
                   <Td className="font-mono text-xs">{g.uuid}</Td>
                   <Td className="tabular-nums">{Math.round(g.memoryTotalMb / 1024)} GiB</Td>
                   <Td><StatusBadge status={g.status} /></Td>
+                  <Td className="text-xs">
+                    {g.allocatedJob ? <>job {g.allocatedJob.name} <span className="text-slate-500">· {g.allocatedJob.tenant.name}</span></>
+                      : g.allocatedReplica ? <>endpoint <Link className="text-indigo-700 hover:underline" href={`/admin/endpoints/${g.allocatedReplica.endpoint.id}`}>{g.allocatedReplica.endpoint.name}</Link> <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span></>
+                      : <span className="text-slate-400">free</span>}
+                  </Td>
                   <Td className="text-right tabular-nums">{g.health.score}</Td>
                   <Td className="max-w-xs truncate text-xs text-slate-500">{g.unhealthyReason ? describeUnhealthyReason(g.unhealthyReason, (x) => classifyXid(x).name) : g.health.reasons.join("; ")}</Td>
                 </tr>
