@@ -88,11 +88,18 @@ function faultOf(rule: RuleRow, v: Violation, eventId: string | null): NodeFault
  * per rule and subject, kept so by a unique index). Disabled rules' events resolve. Hardware faults
  * of auto-remediating rules go to the remediator; notifications are queued for whatever changed.
  */
-export async function evaluateAlerts(opts: { remediation?: { cap?: number; windowS?: number } } = {}): Promise<EvaluationSummary> {
+/**
+ * Evaluates every enabled rule (or only `ruleIds`: then the platform-wide housekeeping — resolving
+ * events of disabled rules and of system events — is left to the full pass).
+ */
+export async function evaluateAlerts(opts: { remediation?: { cap?: number; windowS?: number }; ruleIds?: string[] } = {}): Promise<EvaluationSummary> {
   const started = performance.now();
+  const only = opts.ruleIds ?? null;
   const { rows: rules } = await pool().query<RuleRow & { threshold: number }>(
     `SELECT id, name, rule_type, cluster_id, threshold, window_s, occurrences, severity, enabled, notify, auto_remediate
-       FROM alert_rules WHERE enabled ORDER BY CASE rule_type WHEN 'gpu_xid' THEN 0 WHEN 'gpu_temperature' THEN 1 ELSE 2 END, created_at`,
+       FROM alert_rules WHERE enabled AND ($1::uuid[] IS NULL OR id = ANY($1::uuid[]))
+      ORDER BY CASE rule_type WHEN 'gpu_xid' THEN 0 WHEN 'gpu_temperature' THEN 1 ELSE 2 END, created_at`,
+    [only],
   );
   const fired: string[] = [];
   const resolved: string[] = [];
@@ -120,10 +127,10 @@ export async function evaluateAlerts(opts: { remediation?: { cap?: number; windo
     }
   }
   // a disabled rule stops speaking for its subjects
-  await pool().query(`UPDATE alert_events e SET status = 'resolved', resolved_at = now() FROM alert_rules r WHERE r.id = e.rule_id AND NOT r.enabled AND e.status = 'firing'`);
+  if (!only) await pool().query(`UPDATE alert_events e SET status = 'resolved', resolved_at = now() FROM alert_rules r WHERE r.id = e.rule_id AND NOT r.enabled AND e.status = 'firing'`);
 
   const remediation = await remediateNodes(faults, opts.remediation);
-  const systemResolved = await resolveSystemEvents();
+  const systemResolved = only ? [] : await resolveSystemEvents();
   resolved.push(...systemResolved);
   await enqueueNotifications(fired, "firing");
   await enqueueNotifications(resolved, "resolved");

@@ -170,6 +170,8 @@ describe("accessibility (axe-core)", () => {
     for (const [target, who] of pages) {
       const page = await visit(target, who === "operator" ? operator : who === "tenant" ? tenantUser : undefined);
       await page.waitForLoadState("networkidle");
+      // streamed metadata: the <title> can land after the body (and a live refresh re-renders it)
+      await page.waitForFunction(() => document.title.length > 0);
       await page.addScriptTag({ content: axeSource });
       const violations = await page.evaluate(async () => {
         const r = await (window as unknown as { axe: { run: (ctx: unknown, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });

@@ -3,30 +3,18 @@ import { db } from "@/lib/db/client";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
-import { registerNode } from "@/lib/fleet/register-node";
 import { finishJob } from "@/lib/jobs/finish-job";
 import { getJobOrThrow, listJobs } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { systemActor } from "@/lib/auth/principal";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, availableFleet, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal } from "../support/fixtures";
 
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const operator = actorFor(operatorPrincipal);
 
-/** A cluster of available nodes with GPUs of a type unique to this test, so tests don't compete. */
-async function fleet(nodes: number, gpusPerNode = 8) {
-  const cluster = await makeCluster();
-  const gpuType = unique("T").replace(/-/g, "").slice(0, 12).toUpperCase();
-  const out = [];
-  for (let i = 0; i < nodes; i++) {
-    const r = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(gpusPerNode, gpuType) });
-    await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), r.node.id, {});
-    out.push(r);
-  }
-  return { cluster, gpuType, nodes: out };
-}
+const fleet = (nodes: number, gpusPerNode = 8) => availableFleet(nodes, gpusPerNode, "T");
 
 async function heldBy(jobId: string) {
   return db().gpu.count({ where: { allocatedJobId: jobId } });

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor, type Actor, type Principal } from "@/lib/auth/principal";
 import { createCluster } from "@/lib/fleet/create-cluster";
+import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
+import { registerNode } from "@/lib/fleet/register-node";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { createUser } from "@/lib/users/create-user";
 
@@ -54,4 +56,21 @@ export function inventory(count = 8, gpuType = "H100", prefix = unique("GPU")) {
     model: `NVIDIA ${gpuType}`,
     memory_total_mb: 81_559,
   }));
+}
+
+/**
+ * A cluster of available nodes (registered, first heartbeat seen) with GPUs of a type unique to
+ * the caller, so tests running in parallel never compete for the same GPUs.
+ */
+export async function availableFleet(nodes: number, gpusPerNode = 8, typePrefix = "T") {
+  const cluster = await makeCluster();
+  const gpuType = unique(typePrefix).replace(/-/g, "").slice(0, 12).toUpperCase();
+  const agent = actorFor(agentPrincipal(cluster.id));
+  const out = [];
+  for (let i = 0; i < nodes; i++) {
+    const r = await registerNode(agent, { hostname: unique("n"), gpus: inventory(gpusPerNode, gpuType) });
+    await recordHeartbeat(agent, r.node.id, {});
+    out.push(r);
+  }
+  return { cluster, gpuType, nodes: out };
 }
