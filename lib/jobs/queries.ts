@@ -82,12 +82,6 @@ export async function operatorQueue() {
   return { waiting, running };
 }
 
-/** GPUs a tenant holds now, through jobs and endpoint replicas (what its quota counts). */
-export async function tenantGpuUsage(tenantId: string): Promise<number> {
-  const { rows } = await pool().query<{ in_use: number }>(`SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])`, [tenantId]);
-  return rows[0]?.in_use ?? 0;
-}
-
 export async function jobCounts() {
   const rows = await db().job.groupBy({ by: ["status"], where: { status: { in: ["queued", "running", "blocked"] } }, _count: { _all: true } });
   const n = (s: string) => rows.find((r) => r.status === s)?._count._all ?? 0;

@@ -1,6 +1,6 @@
 import "server-only";
 import type { OperatorPrincipal, TenantPrincipal } from "@/lib/auth/principal";
-import { db } from "@/lib/db/client";
+import { db, pool } from "@/lib/db/client";
 
 /** Figures for the operator's home page, in one round trip per table. */
 export async function operatorOverview(_p: OperatorPrincipal) {
@@ -24,14 +24,31 @@ export async function operatorOverview(_p: OperatorPrincipal) {
   };
 }
 
+/** A tenant's home page: its account, and what its work is doing now (jobs and endpoints). */
 export async function tenantOverview(p: TenantPrincipal) {
-  const [tenant, users, keys, recent] = await Promise.all([
+  const [tenant, users, keys, recent, jobs, endpoints, inUse] = await Promise.all([
     db().tenant.findUniqueOrThrow({ where: { id: p.tenantId } }),
     db().user.count({ where: { tenantId: p.tenantId, disabledAt: null } }),
     db().apiKey.count({ where: { tenantId: p.tenantId, revokedAt: null } }),
     db().auditLog.findMany({ where: { tenantId: p.tenantId }, orderBy: { id: "desc" }, take: 8 }),
+    db().job.groupBy({ by: ["status"], where: { tenantId: p.tenantId, status: { in: ["queued", "blocked", "running"] } }, _count: { _all: true } }),
+    db().endpoint.groupBy({ by: ["status"], where: { tenantId: p.tenantId, deletedAt: null }, _count: { _all: true } }),
+    pool().query<{ in_use: number }>(`SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])`, [p.tenantId]),
   ]);
-  return { tenant, users, keys, recent };
+  const count = <T extends { status: string; _count: { _all: number } }>(rows: T[], ...statuses: string[]) =>
+    rows.filter((r) => statuses.includes(r.status)).reduce((n, r) => n + r._count._all, 0);
+  return {
+    tenant,
+    users,
+    keys,
+    recent,
+    gpusInUse: inUse.rows[0]?.in_use ?? 0,
+    jobsRunning: count(jobs, "running"),
+    jobsWaiting: count(jobs, "queued", "blocked"),
+    endpointsServing: count(endpoints, "ready", "scaling"),
+    endpointsAttention: count(endpoints, "degraded", "failed"),
+    endpointsTotal: count(endpoints, "provisioning", "ready", "scaling", "degraded", "failed", "stopped"),
+  };
 }
 
 export async function tenantName(tenantId: string): Promise<string> {

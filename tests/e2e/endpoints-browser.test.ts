@@ -93,6 +93,10 @@ describe("inference endpoints in the browser", () => {
     await page.goto(`${inject("baseUrl")}/dashboard/endpoints`);
     await page.getByRole("link", { name: "chat-h200" }).waitFor();
     await shot(page, "endpoints-list");
+    // the tenant's home page links its serving endpoints
+    await page.goto(`${inject("baseUrl")}/dashboard`);
+    await page.getByRole("link", { name: /Inference endpoints\s*1 serving/ }).waitFor();
+    await shot(page, "tenant-home");
     await page.context().close();
 
     const admin = await openPage(browser, "/admin/endpoints", operator);

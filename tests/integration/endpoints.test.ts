@@ -17,7 +17,8 @@ import { getGpuOrThrow, nodeDetail } from "@/lib/fleet/queries";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
-import { systemActor } from "@/lib/auth/principal";
+import { systemActor, type TenantPrincipal } from "@/lib/auth/principal";
+import { tenantOverview } from "@/lib/platform/overview";
 import { actorFor, agentPrincipal, availableFleet, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
 
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; details?: Array<{ path: string }> }) => `${e.code ?? String(e)}${e.details?.[0] ? `:${e.details[0].path}` : ""}`);
@@ -113,6 +114,8 @@ describe("endpoints: one allocator with jobs", () => {
     expect(job).toMatchObject({ status: "blocked", blockReason: "quota" });
     const { rows } = await pool().query<{ in_use: number }>(`SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])`, [t.id]);
     expect(rows[0]!.in_use).toBe(6);
+    // the tenant's home page counts the same
+    expect(await tenantOverview(tenantAdminPrincipal(t.id) as TenantPrincipal)).toMatchObject({ gpusInUse: 6, jobsRunning: 0, jobsWaiting: 1, endpointsTotal: 1, endpointsServing: 0 });
   });
 
   it("the database refuses a GPU held by a job and a replica at once, and a replica short of its GPUs", async () => {

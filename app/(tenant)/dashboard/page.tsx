@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { AuditList } from "@/components/shell/audit-list";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
@@ -17,6 +18,15 @@ export default async function TenantHome() {
         actions={<Badge tone={o.tenant.status === "active" ? "green" : "amber"}>{o.tenant.status}</Badge>}
       />
       <div className="grid gap-4 sm:grid-cols-3">
+        <Stat label="GPUs in use" value={`${o.gpusInUse} / ${o.tenant.gpuQuota}`} hint="Jobs and endpoint replicas, against your quota" />
+        <Link href="/dashboard/jobs" className="block rounded-lg transition hover:shadow-md focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <Stat label="Jobs" value={`${o.jobsRunning} running`} hint={`${o.jobsWaiting} waiting · open the queue`} />
+        </Link>
+        <Link href="/dashboard/endpoints" className="block rounded-lg transition hover:shadow-md focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <Stat label="Inference endpoints" value={`${o.endpointsServing} serving`} hint={`${o.endpointsTotal} in all${o.endpointsAttention ? ` · ${o.endpointsAttention} need attention` : ""}`} />
+        </Link>
+      </div>
+      <div className="mt-4 grid gap-4 sm:grid-cols-3">
         <Stat label="GPU quota" value={o.tenant.gpuQuota} hint="Most GPUs your work may hold at once" />
         <Stat label="Users" value={o.users} />
         <Stat label="Live API keys" value={o.keys} />

@@ -5,14 +5,14 @@ import { CreateEndpointForm } from "@/components/forms/endpoint-forms";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
 import { endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
-import { fleetGpuTypes, tenantGpuUsage } from "@/lib/jobs/queries";
+import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { tenantOverview } from "@/lib/platform/overview";
 
 export const metadata = { title: "Endpoints" };
 
 export default async function TenantEndpointsPage() {
   const p = await requireTenantPage("/dashboard/endpoints");
-  const [list, types, inUse, o] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), tenantGpuUsage(p.tenantId), tenantOverview(p)]);
+  const [list, types, o] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), tenantOverview(p)]);
   const endpoints = list.data.map(endpointJson);
   const serving = endpoints.filter((e) => e.status === "ready" || e.status === "scaling" || e.status === "degraded");
   return (
@@ -22,7 +22,7 @@ export default async function TenantEndpointsPage() {
         <Stat label="Endpoints" value={endpoints.length} hint={`${serving.length} serving`} />
         <Stat label="Replicas ready" value={endpoints.reduce((s, e) => s + e.ready_replicas, 0)} hint={`of ${endpoints.reduce((s, e) => s + (e.stopped ? 0 : e.replicas), 0)} wanted`} />
         <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} />
-        <Stat label="GPUs in use" value={`${inUse} / ${o.tenant.gpuQuota}`} hint="Jobs and replicas share your quota" />
+        <Stat label="GPUs in use" value={`${o.gpusInUse} / ${o.tenant.gpuQuota}`} hint="Jobs and replicas share your quota" />
       </div>
       <Card className="mt-6">
         <CardHeader title="Your endpoints" description="Newest first." />
