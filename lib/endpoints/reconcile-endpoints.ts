@@ -280,17 +280,22 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   return rows.length;
 }
 
-/** Moves each endpoint's status where its replicas put it, through allowed transitions only, each recorded. */
+/**
+ * Moves each endpoint's status where its replicas put it, through allowed transitions only, each
+ * recorded: decided in memory, then written with one UPDATE (rows that changed) and one INSERT.
+ */
 async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: LiveReplica[]): Promise<number> {
-  let moved = 0;
   const now = Date.now();
+  const byEndpoint = new Map<string, LiveReplica[]>();
+  for (const r of live) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
+  const changes: Array<{ id: string; status: EndpointStatus; reason: string; everReady: boolean; withoutReadySince: Date | null; clearScaling: boolean; statusChanged: boolean }> = [];
+  const events: Array<{ id: string; from: EndpointStatus; to: EndpointStatus; reason: string }> = [];
   for (const e of endpoints) {
-    const mine = live.filter((r) => r.endpoint_id === e.id);
+    const mine = byEndpoint.get(e.id) ?? [];
     // while replicas move off a draining node, old and new serve side by side: count at most the desired number
     const migrating = mine.some((r) => r.draining);
     const cap = (n: number) => (migrating ? Math.min(n, e.desired_replicas) : n);
     const ready = cap(mine.filter((r) => r.status === "ready").length);
-    const unhealthy = mine.filter((r) => r.status === "unhealthy").length;
     const withoutReadySince = e.stop_requested || ready > 0 ? null : (e.without_ready_since?.getTime() ?? now);
     const decision = nextEndpointStatus({
       status: e.status,
@@ -298,7 +303,7 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
       desired: e.desired_replicas,
       live: cap(mine.length),
       ready,
-      unhealthy,
+      unhealthy: mine.filter((r) => r.status === "unhealthy").length,
       everReady: e.ever_ready,
       scaling: e.scaling_from !== null,
       withoutReadySince,
@@ -306,21 +311,42 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
     });
     let reason = decision.reason;
     if (!e.stop_requested && cap(mine.length) < e.desired_replicas) reason += e.may_place ? "; waiting for free GPUs or quota" : `; not placing: ${e.place_blocker}`;
-    const converged = decision.status === "ready" || decision.status === "stopped";
     const everReady = decision.status === "stopped" ? false : e.ever_ready || ready > 0;
-    await c.query(
-      `UPDATE endpoints SET status = $2, status_reason = $3, ever_ready = $4, without_ready_since = $5,
-              scaling_from = CASE WHEN $6 THEN NULL ELSE scaling_from END,
-              status_changed_at = CASE WHEN status <> $2 THEN now() ELSE status_changed_at END, updated_at = CASE WHEN status <> $2 THEN now() ELSE updated_at END
-        WHERE id = $1 AND (status <> $2 OR status_reason IS DISTINCT FROM $3 OR ever_ready <> $4 OR without_ready_since IS DISTINCT FROM $5 OR ($6 AND scaling_from IS NOT NULL))`,
-      [e.id, decision.status, reason, everReady, withoutReadySince === null ? null : new Date(withoutReadySince), converged],
-    );
+    const clearScaling = (decision.status === "ready" || decision.status === "stopped") && e.scaling_from !== null;
+    const change = {
+      id: e.id,
+      status: decision.status,
+      reason,
+      everReady,
+      withoutReadySince: withoutReadySince === null ? null : new Date(withoutReadySince),
+      clearScaling,
+      statusChanged: decision.status !== e.status,
+    };
+    if (change.statusChanged || reason !== e.status_reason || everReady !== e.ever_ready || clearScaling || (e.without_ready_since?.getTime() ?? null) !== withoutReadySince) changes.push(change);
     let from = e.status;
     for (const to of transitionPath(e.status, decision.status)) {
-      await c.query(`INSERT INTO endpoint_events (endpoint_id, from_status, to_status, reason, actor) VALUES ($1, $2, $3, $4, 'reconciler')`, [e.id, from, to, reason]);
+      events.push({ id: e.id, from, to, reason });
       from = to;
-      moved++;
     }
   }
-  return moved;
+  if (changes.length) {
+    await c.query(
+      `UPDATE endpoints e SET status = x.status, status_reason = x.reason, ever_ready = x.ever_ready, without_ready_since = x.without_ready_since,
+              scaling_from = CASE WHEN x.clear_scaling THEN NULL ELSE e.scaling_from END,
+              status_changed_at = CASE WHEN x.status_changed THEN now() ELSE e.status_changed_at END,
+              updated_at = CASE WHEN x.status_changed THEN now() ELSE e.updated_at END
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::timestamptz[], $6::boolean[], $7::boolean[])
+              AS x(id, status, reason, ever_ready, without_ready_since, clear_scaling, status_changed)
+        WHERE e.id = x.id`,
+      [changes.map((x) => x.id), changes.map((x) => x.status), changes.map((x) => x.reason), changes.map((x) => x.everReady), changes.map((x) => x.withoutReadySince), changes.map((x) => x.clearScaling), changes.map((x) => x.statusChanged)],
+    );
+  }
+  if (events.length) {
+    await c.query(
+      `INSERT INTO endpoint_events (endpoint_id, from_status, to_status, reason, actor)
+       SELECT id, from_status, to_status, reason, 'reconciler' FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS x(id, from_status, to_status, reason, ord) ORDER BY ord`,
+      [events.map((x) => x.id), events.map((x) => x.from), events.map((x) => x.to), events.map((x) => x.reason)],
+    );
+  }
+  return events.length;
 }
