@@ -129,6 +129,9 @@ describe("endpoints: one allocator with jobs", () => {
     const replica = e.replicas[0]!;
     await expect(pool().query(`UPDATE gpus SET allocated_replica_id = $1 WHERE id = $2`, [replica.id, jobGpu.id])).rejects.toMatchObject({ code: "23514" });
     await expect(pool().query(`UPDATE gpus SET allocated_replica_id = NULL WHERE id = $1`, [replica.gpus[0]!.id])).rejects.toMatchObject({ code: "23514" });
+    // a replica always belongs to its endpoint's tenant (the quota counts it there)
+    const other = await makeTenant(16);
+    await expect(pool().query(`UPDATE endpoint_replicas SET tenant_id = $2 WHERE id = $1`, [replica.id, other.id])).rejects.toMatchObject({ code: "23503" });
     expect(await allocationInvariants(gpuType)).toEqual({ both: 0, short_replicas: 0, short_jobs: 0 });
   });
 
@@ -384,7 +387,14 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
         [t.id, r.id, e.id, gpuType],
       ),
     ).rejects.toMatchObject({ code: "23P01" });
-    // and a replica segment naming a job too
+    // and a replica segment naming another endpoint, or a job too
+    await expect(
+      pool().query(
+        `INSERT INTO usage_events (tenant_id, replica_id, endpoint_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
+         SELECT $1, $2, e.id, 1, 'accrual', 'invoice', $3, 2, now() + interval '1 day', now() + interval '2 days', 1, 0, 0 FROM endpoints e WHERE e.id <> $4 LIMIT 1`,
+        [t.id, r.id, gpuType, e.id],
+      ),
+    ).rejects.toMatchObject({ code: "23503" });
     await expect(
       pool().query(
         `INSERT INTO usage_events (tenant_id, job_id, replica_id, endpoint_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)

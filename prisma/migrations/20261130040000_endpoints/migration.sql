@@ -33,6 +33,8 @@ CREATE TABLE "endpoints" (
     "updated_at"           TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "deleted_at"           TIMESTAMPTZ(3),
     CONSTRAINT "endpoints_pkey" PRIMARY KEY ("id"),
+    -- the target of replicas' (endpoint, tenant) reference: a replica is always its endpoint's tenant's
+    CONSTRAINT "endpoints_id_tenant_key" UNIQUE ("id", "tenant_id"),
     CONSTRAINT "endpoints_name_check" CHECK (length("name") BETWEEN 1 AND 100),
     CONSTRAINT "endpoints_model_check" CHECK (length("model") BETWEEN 1 AND 300),
     CONSTRAINT "endpoints_gpus_check" CHECK ("gpus_per_replica" BETWEEN 1 AND 64),
@@ -100,6 +102,8 @@ CREATE TABLE "endpoint_replicas" (
     "stopped_at"      TIMESTAMPTZ(3),
     "stop_reason"     TEXT,
     CONSTRAINT "endpoint_replicas_pkey" PRIMARY KEY ("id"),
+    -- the target of usage events' (replica, endpoint) reference
+    CONSTRAINT "endpoint_replicas_id_endpoint_key" UNIQUE ("id", "endpoint_id"),
     CONSTRAINT "endpoint_replicas_status_check" CHECK ("status" IN ('starting', 'ready', 'unhealthy', 'stopped')),
     CONSTRAINT "endpoint_replicas_stopped_check" CHECK (("status" = 'stopped') = ("stopped_at" IS NOT NULL) AND ("status" = 'stopped') = ("stop_reason" IS NOT NULL)),
     CONSTRAINT "endpoint_replicas_unhealthy_check" CHECK (("status" = 'unhealthy') = ("unhealthy_since" IS NOT NULL) AND ("status" = 'unhealthy') = ("health_reason" IS NOT NULL)),
@@ -108,8 +112,8 @@ CREATE TABLE "endpoint_replicas" (
 );
 CREATE INDEX "endpoint_replicas_endpoint_id_idx" ON "endpoint_replicas"("endpoint_id", "started_at");
 CREATE INDEX "endpoint_replicas_live_idx" ON "endpoint_replicas"("node_id") WHERE "status" <> 'stopped';
-ALTER TABLE "endpoint_replicas" ADD CONSTRAINT "endpoint_replicas_endpoint_id_fkey" FOREIGN KEY ("endpoint_id") REFERENCES "endpoints"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
-ALTER TABLE "endpoint_replicas" ADD CONSTRAINT "endpoint_replicas_tenant_id_fkey" FOREIGN KEY ("tenant_id") REFERENCES "tenants"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+-- tenant_id is kept on the replica for the quota checks' joins; this reference keeps it its endpoint's
+ALTER TABLE "endpoint_replicas" ADD CONSTRAINT "endpoint_replicas_endpoint_tenant_fkey" FOREIGN KEY ("endpoint_id", "tenant_id") REFERENCES "endpoints"("id", "tenant_id") ON DELETE RESTRICT ON UPDATE CASCADE;
 ALTER TABLE "endpoint_replicas" ADD CONSTRAINT "endpoint_replicas_node_id_fkey" FOREIGN KEY ("node_id") REFERENCES "nodes"("id") ON DELETE SET NULL ON UPDATE CASCADE;
 
 -- A GPU is held by a job or by a replica, never both.
@@ -252,8 +256,8 @@ ALTER TABLE "usage_events" ADD CONSTRAINT "usage_events_subject_check" CHECK (
     ("job_id" IS NOT NULL AND "replica_id" IS NULL AND "endpoint_id" IS NULL) OR ("job_id" IS NULL AND "replica_id" IS NOT NULL AND "endpoint_id" IS NOT NULL));
 ALTER TABLE "usage_events" ADD CONSTRAINT "usage_events_replica_no_overlap" EXCLUDE USING gist ("replica_id" WITH =, tstzrange("started_at", "ended_at", '[)') WITH &&);
 CREATE UNIQUE INDEX "usage_events_replica_final_key" ON "usage_events"("replica_id") WHERE "kind" = 'final';
-ALTER TABLE "usage_events" ADD CONSTRAINT "usage_events_replica_id_fkey" FOREIGN KEY ("replica_id") REFERENCES "endpoint_replicas"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
-ALTER TABLE "usage_events" ADD CONSTRAINT "usage_events_endpoint_id_fkey" FOREIGN KEY ("endpoint_id") REFERENCES "endpoints"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+-- endpoint_id is kept for invoicing by endpoint; this reference keeps it the replica's endpoint
+ALTER TABLE "usage_events" ADD CONSTRAINT "usage_events_replica_endpoint_fkey" FOREIGN KEY ("replica_id", "endpoint_id") REFERENCES "endpoint_replicas"("id", "endpoint_id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 ALTER TABLE "invoice_lines" ALTER COLUMN "job_id" DROP NOT NULL;
 ALTER TABLE "invoice_lines" ADD COLUMN "endpoint_id" UUID;
