@@ -3,6 +3,8 @@
  * is flushed at once (no added latency at low load); once every slot is busy, items queue and the
  * next free slot flushes all of them together (up to `maxWeight`). Under load, many small writes
  * become a few large statements and commits; each caller still gets its own result.
+ * With `retryAloneOnError`, a group whose flush fails is flushed again item by item, so one bad
+ * item never fails the others it happened to be grouped with.
  * Pure scheduling: what a flush does is the caller's function.
  */
 export class GroupCommit<I, R> {
@@ -11,7 +13,7 @@ export class GroupCommit<I, R> {
 
   constructor(
     private readonly flush: (items: I[]) => Promise<R[]>,
-    private readonly opts: { maxInFlight: number; maxWeight: number },
+    private readonly opts: { maxInFlight: number; maxWeight: number; retryAloneOnError?: boolean },
   ) {}
 
   submit(item: I, weight: number): Promise<R> {
@@ -36,15 +38,23 @@ export class GroupCommit<I, R> {
         weight += next.weight;
       } while (this.queue.length > 0 && weight + this.queue[0]!.weight <= this.opts.maxWeight);
       this.inFlight++;
-      this.flush(group.map((g) => g.item))
-        .then(
-          (results) => group.forEach((g, i) => g.resolve(results[i]!)),
-          (e: unknown) => group.forEach((g) => g.reject(e)),
-        )
-        .finally(() => {
-          this.inFlight--;
-          this.pump();
-        });
+      void this.flushGroup(group).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  private async flushGroup(group: typeof this.queue): Promise<void> {
+    try {
+      const results = await this.flush(group.map((g) => g.item));
+      group.forEach((g, i) => g.resolve(results[i]!));
+    } catch (e) {
+      if (group.length === 1 || !this.opts.retryAloneOnError) {
+        group.forEach((g) => g.reject(e));
+        return;
+      }
+      await Promise.all(group.map((g) => this.flush([g.item]).then((r) => g.resolve(r[0]!), g.reject)));
     }
   }
 }

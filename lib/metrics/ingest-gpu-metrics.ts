@@ -115,22 +115,14 @@ async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
   return reports.map((_, req) => byReq.get(req) ?? { accepted: 0, stored: 0, unknown: [], fatal_nodes: [], offline_nodes: [] });
 }
 
-/**
- * Several reports in one statement when the database is busy; if that statement fails, each
- * report is written on its own, so one report's problem never fails another's.
- */
-async function writeGrouped(reports: Report[]): Promise<ReportOutcome[]> {
-  try {
-    return await writeReports(reports);
-  } catch (e) {
-    if (reports.length === 1) throw e;
-    return Promise.all(reports.map(async (r) => (await writeReports([r]))[0]!));
-  }
-}
-
 const globalForIngest = globalThis as unknown as { gpuMetricsGroupCommit?: GroupCommit<Report, ReportOutcome> };
 function groupCommit() {
-  globalForIngest.gpuMetricsGroupCommit ??= new GroupCommit(writeGrouped, { maxInFlight: Math.max(2, Math.floor(env().DATABASE_POOL_SIZE / 2)), maxWeight: MAX_SAMPLES_PER_REQUEST });
+  globalForIngest.gpuMetricsGroupCommit ??= new GroupCommit(writeReports, {
+    maxInFlight: Math.max(2, Math.floor(env().DATABASE_POOL_SIZE / 2)),
+    maxWeight: MAX_SAMPLES_PER_REQUEST,
+    // one report's problem never fails the reports it was grouped with
+    retryAloneOnError: true,
+  });
   return globalForIngest.gpuMetricsGroupCommit;
 }
 

@@ -57,4 +57,22 @@ describe("group commit", () => {
     expect(failed.length).toBeLessThanOrEqual(2);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(20 - failed.length);
   });
+
+  it("with retryAloneOnError, a failed group is flushed again item by item: only the bad item fails", async () => {
+    const flushes: number[][] = [];
+    const gate = deferred();
+    const gc = new GroupCommit<number, number>(async (items) => {
+      flushes.push(items);
+      if (flushes.length === 1) await gate.done;
+      if (items.includes(13)) throw new Error(`bad item in ${items.join(",")}`);
+      return items.map((i) => i * 10);
+    }, { maxInFlight: 1, maxWeight: 100, retryAloneOnError: true });
+    const first = gc.submit(0, 1);
+    const grouped = [12, 13, 14].map((i) => gc.submit(i, 1));
+    gate.release();
+    const settled = await Promise.allSettled([first, ...grouped]);
+    expect(settled.map((r) => (r.status === "fulfilled" ? r.value : "failed"))).toEqual([0, 120, "failed", 140]);
+    expect((settled[2] as PromiseRejectedResult).reason.message).toBe("bad item in 13");
+    expect(flushes).toEqual([[0], [12, 13, 14], [12], [13], [14]]);
+  });
 });
