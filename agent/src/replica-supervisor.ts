@@ -29,7 +29,7 @@ export class ReplicaSupervisor {
       agentKey: string;
       gpuIndexOf: (gpuId: string) => number | undefined;
       reportUnhealthy: (a: ReplicaAssignment, reason: string) => Promise<void>;
-      spawnProcess?: typeof spawn;
+      restartAfterMs?: number;
       log?: (m: string) => void;
     },
   ) {}
@@ -56,7 +56,7 @@ export class ReplicaSupervisor {
       return;
     }
     const devices = a.gpu_ids.map((id) => this.opts.gpuIndexOf(id)).filter((i): i is number => i !== undefined);
-    const proc = (this.opts.spawnProcess ?? spawn)("sh", ["-c", this.opts.serveCommand], {
+    const proc = spawn("sh", ["-c", this.opts.serveCommand], {
       stdio: "ignore",
       env: {
         ...process.env,
@@ -69,13 +69,14 @@ export class ReplicaSupervisor {
       },
     });
     s.proc = proc;
+    const restartAfterMs = this.opts.restartAfterMs ?? RESTART_AFTER_MS;
     const exited = (why: string) => {
       if (s.stopping || this.served.get(a.replica_id) !== s) return;
-      this.opts.log?.(`replica ${a.replica_id} serving process ${why}; reporting it unhealthy, restarting in ${RESTART_AFTER_MS / 1000} s`);
+      this.opts.log?.(`replica ${a.replica_id} serving process ${why}; reporting it unhealthy, restarting in ${restartAfterMs / 1000} s`);
       void this.opts.reportUnhealthy(a, `serving process ${why}`).catch(() => {});
       s.restart = setTimeout(() => {
         if (this.served.get(a.replica_id) === s && !s.stopping) this.start({ assignment: a });
-      }, RESTART_AFTER_MS);
+      }, restartAfterMs);
     };
     proc.once("error", (e) => exited(`failed to start: ${e.message}`));
     proc.once("exit", (code, signal) => exited(signal ? `killed by ${signal}` : `exited with ${code}`));

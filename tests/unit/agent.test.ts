@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, backoffMs, createClient } from "@/agent/src/client";
 import { gpuTypeFromName, parseNvidiaSmi, parseXidLines } from "@/agent/src/nvidia-smi";
 import { Outbox } from "@/agent/src/outbox";
-import { Runner } from "@/agent/src/runner";
+import { ReplicaSupervisor } from "@/agent/src/replica-supervisor";
+import { jobsOf, replicasOf, Runner, type Assignment, type ReplicaAssignment } from "@/agent/src/runner";
 
 const fixture = (name: string) => readFileSync(path.join("agent/fixtures", name), "utf8");
 
@@ -163,3 +164,53 @@ describe("runner", () => {
     expect(runner.jobIds).toEqual([]);
   });
 });
+
+describe("endpoint replicas on the node", () => {
+  const replica = (id: string, gpuIds: string[]): ReplicaAssignment => ({
+    kind: "endpoint_replica", replica_id: id, endpoint_id: "ep-1", endpoint_name: "chat", model: "org/model", gpu_ids: gpuIds, metrics_path: "/api/endpoints/ep-1/metrics",
+  });
+
+  it("splits a heartbeat's assignments into jobs (older servers send no kind) and replicas", () => {
+    const all: Assignment[] = [{ job_id: "j1", gpu_ids: ["a"] }, { kind: "job", job_id: "j2", gpu_ids: ["b"] }, replica("r1", ["c"])];
+    expect(jobsOf(all).map((j) => j.job_id)).toEqual(["j1", "j2"]);
+    expect(replicasOf(all).map((r) => r.replica_id)).toEqual(["r1"]);
+  });
+
+  it("starts the serve command per replica on its GPUs with what it needs to report, and stops it when unassigned", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "gf-serve-"));
+    const sup = new ReplicaSupervisor({
+      serveCommand: `echo "$CUDA_VISIBLE_DEVICES|$GPUFORGE_MODEL|$GPUFORGE_REPLICA_ID|$GPUFORGE_METRICS_URL|$GPUFORGE_AGENT_KEY" > ${dir}/$GPUFORGE_REPLICA_ID.env; exec sleep 30`,
+      baseUrl: "https://cp.example",
+      agentKey: "gf_agentkey",
+      gpuIndexOf: (id) => ({ a: 0, b: 1, c: 2 })[id],
+      reportUnhealthy: async () => {},
+    });
+    sup.reconcile([replica("r1", ["a", "b"]), replica("r2", ["c"])]);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(readFileSync(path.join(dir, "r1.env"), "utf8").trim()).toBe("0,1|org/model|r1|https://cp.example/api/endpoints/ep-1/metrics|gf_agentkey");
+    expect(readFileSync(path.join(dir, "r2.env"), "utf8").trim()).toMatch(/^2\|/);
+    sup.reconcile([replica("r2", ["c"])]);
+    expect(sup.replicaIds).toEqual(["r2"]);
+    sup.stopAll();
+    expect(sup.replicaIds).toEqual([]);
+  });
+
+  it("reports a replica whose serving process died unhealthy, then starts it again", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "gf-serve-"));
+    const reported: string[] = [];
+    const sup = new ReplicaSupervisor({
+      serveCommand: `echo x >> ${dir}/starts; exit 3`,
+      baseUrl: "https://cp.example",
+      agentKey: "gf_k",
+      gpuIndexOf: () => 0,
+      reportUnhealthy: async (a, reason) => void reported.push(`${a.replica_id}: ${reason}`),
+      restartAfterMs: 100,
+    });
+    sup.reconcile([replica("r1", ["a"])]);
+    await new Promise((r) => setTimeout(r, 600));
+    sup.stopAll();
+    expect(reported[0]).toBe("r1: serving process exited with 3");
+    expect(readFileSync(path.join(dir, "starts"), "utf8").trim().split("\n").length).toBeGreaterThanOrEqual(2);
+  });
+});
+

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { createEndpointBody, endpointMetricsBody, timeWindowQuery, updateEndpointBody } from "@/lib/endpoints/schemas";
+import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { decideScale, type ScalePolicy } from "@/lib/endpoints/autoscaler";
 import { canTransition, ENDPOINT_STATUSES, FAILED_AFTER_S, nextEndpointStatus, transitionPath, type EndpointObservation, type EndpointStatus } from "@/lib/endpoints/endpoint-lifecycle";
 import { placeReplicas } from "@/lib/endpoints/replica-placement";
@@ -186,5 +189,38 @@ describe("SLA arithmetic", () => {
     expect(r.p95_worst_ms).toBe(900);
     const noTargets = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, targets: { p95Ms: null, availabilityPct: null } });
     expect(noTargets).toMatchObject({ p95_compliance_pct: null, error_budget: null, compliant: { availability: null, p95: null } });
+  });
+});
+
+describe("endpoint request validation (the API's 400s name each field)", () => {
+  const paths = (r: { success: boolean; error?: { issues: z.core.$ZodIssue[] } }) => (r.success ? [] : zodIssuesToDetails(r.error!.issues, "body").map((d) => d.path));
+  const sample = { requests: 10, errors: 1, p50_ms: 50, p95_ms: 120, p99_ms: 200 };
+  const create = { name: "chat", model: "org/model", gpu_type: "H100", gpus_per_replica: 1, replicas: 2 };
+
+  it("refuses samples whose errors exceed requests or whose percentiles are out of order, by index", () => {
+    expect(paths(endpointMetricsBody.safeParse({ samples: [sample] }))).toEqual([]);
+    expect(paths(endpointMetricsBody.safeParse({ samples: [sample, { ...sample, errors: 11 }, { ...sample, p50_ms: 130 }, { ...sample, p99_ms: 100 }] }))).toEqual([
+      "samples[1].errors",
+      "samples[2].p50_ms",
+      "samples[3].p95_ms",
+    ]);
+    expect(paths(endpointMetricsBody.safeParse({ samples: [] }))).toEqual(["samples"]);
+    expect(paths(endpointMetricsBody.safeParse({ samples: [{ ...sample, replica_id: "r1", requests: -1 }] }))).toEqual(["samples[0].replica_id", "samples[0].requests", "samples[0].errors"]);
+  });
+
+  it("refuses bounds around replicas, a target without a metric and a metric without a target", () => {
+    expect(paths(createEndpointBody.safeParse(create))).toEqual([]);
+    expect(paths(createEndpointBody.safeParse({ ...create, min_replicas: 3 }))).toEqual(["min_replicas"]);
+    expect(paths(createEndpointBody.safeParse({ ...create, max_replicas: 1 }))).toEqual(["max_replicas"]);
+    expect(paths(createEndpointBody.safeParse({ ...create, autoscale_metric: "p95_ms" }))).toEqual(["autoscale_target"]);
+    expect(paths(createEndpointBody.safeParse({ ...create, autoscale_target: 5 }))).toEqual(["autoscale_target"]);
+    expect(paths(createEndpointBody.safeParse({ ...create, name: "Chat Bot", sla_availability_pct: 100 }))).toEqual(["name", "sla_availability_pct"]);
+    expect(paths(updateEndpointBody.safeParse({}))).toEqual(["body"]);
+  });
+
+  it("refuses windows that end before they start or span over 92 days", () => {
+    expect(paths(timeWindowQuery.safeParse({ from: "2026-11-02T00:00:00Z", to: "2026-11-01T00:00:00Z" }))).toEqual(["to"]);
+    expect(paths(timeWindowQuery.safeParse({ from: "2026-01-01T00:00:00Z", to: "2026-11-01T00:00:00Z" }))).toEqual(["from"]);
+    expect(paths(timeWindowQuery.safeParse({ from: "yesterday" }))).toEqual(["from"]);
   });
 });
