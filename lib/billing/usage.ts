@@ -34,27 +34,24 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
 
 /** What running work (jobs and endpoint replicas) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
 export async function unbilledRunningCents(tenantId?: string): Promise<number> {
+  // what runs: each job's current run and each live replica, from where its billing stopped
   const { rows } = await pool().query<{ c: string }>(
-    `SELECT COALESCE(sum(round(extract(epoch FROM now() - GREATEST(j.started_at, COALESCE(u.last_end, j.started_at))) * j.gpu_count
-                            * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c
-       FROM jobs j
-       LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE job_id = j.id AND attempt = j.attempts) u ON true
-       LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (j.gpu_type, '*') AND effective_from <= now()
-                          ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) r ON true
-      WHERE j.status = 'running' AND ($1::uuid IS NULL OR j.tenant_id = $1::uuid)`,
+    `WITH running AS (
+       SELECT j.gpu_type, j.gpu_count, GREATEST(j.started_at, COALESCE(u.last_end, j.started_at)) AS billed_to
+         FROM jobs j LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE job_id = j.id AND attempt = j.attempts) u ON true
+        WHERE j.status = 'running' AND ($1::uuid IS NULL OR j.tenant_id = $1::uuid)
+       UNION ALL
+       SELECT x.gpu_type, x.gpu_count, GREATEST(x.started_at, COALESCE(u.last_end, x.started_at))
+         FROM endpoint_replicas x LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
+        WHERE x.status <> 'stopped' AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid)
+     )
+     SELECT COALESCE(sum(round(extract(epoch FROM now() - w.billed_to) * w.gpu_count * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c
+       FROM running w
+       LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (w.gpu_type, '*') AND effective_from <= now()
+                          ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) r ON true`,
     [tenantId ?? null],
   );
-  const replicas = await pool().query<{ c: string }>(
-    `SELECT COALESCE(sum(round(extract(epoch FROM now() - GREATEST(x.started_at, COALESCE(u.last_end, x.started_at))) * x.gpu_count
-                            * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c
-       FROM endpoint_replicas x
-       LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
-       LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (x.gpu_type, '*') AND effective_from <= now()
-                          ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) r ON true
-      WHERE x.status <> 'stopped' AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid)`,
-    [tenantId ?? null],
-  );
-  return Number(rows[0]!.c) + Number(replicas.rows[0]!.c);
+  return Number(rows[0]!.c);
 }
 
 /** Revenue figures for operators: paid, outstanding, counts, and what this month has billed so far. */

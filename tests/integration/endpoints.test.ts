@@ -3,6 +3,7 @@ import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
 import { createAlertRule } from "@/lib/alerts/alert-rules";
 import { generateInvoice } from "@/lib/billing/invoices";
 import { depositFunds } from "@/lib/billing/ledger";
+import { unbilledRunningCents } from "@/lib/billing/usage";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { db, pool } from "@/lib/db/client";
@@ -366,7 +367,13 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     const r = e.replicas[0]!;
     // the replica has run for two hours
     await pool().query(`UPDATE endpoint_replicas SET started_at = now() - interval '2 hours' WHERE id = $1`, [r.id]);
+    // not billed yet, but counted as running cost: 2 GPUs × 2 h at the price of any type without its own ('*')
+    const [{ rate }] = await db().$queryRaw<[{ rate: number }]>`SELECT cents_per_hour AS rate FROM gpu_rates WHERE gpu_type = '*' AND effective_from <= now() ORDER BY effective_from DESC LIMIT 1`;
+    const running = await unbilledRunningCents(t.id);
+    expect(running).toBeGreaterThanOrEqual(4 * rate);
+    expect(running).toBeLessThan(4 * rate + 5);
     await Promise.all([accrueRunningUsage({ tenantId: t.id }), accrueRunningUsage({ tenantId: t.id })]);
+    expect(await unbilledRunningCents(t.id)).toBeLessThan(5);
     await deleteEndpoint(asT, e.id);
     const usage = await db().usageEvent.findMany({ where: { replicaId: r.id }, orderBy: { startedAt: "asc" } });
     // racing meters may each add a segment, never the same seconds: the segments tile the replica's life
