@@ -394,24 +394,24 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
         [t.id, r.id, e.id, gpuType],
       ),
     ).rejects.toMatchObject({ code: "23P01" });
+    const inv = await generateInvoice(operator, t.id, { period_start: new Date(Date.now() - 3 * 3_600_000).toISOString() });
+    expect(inv.lines).toHaveLength(1);
+    expect(inv.lines[0]).toMatchObject({ endpointId: e.id, jobId: null, gpuSeconds: BigInt(total), description: expect.stringContaining(`Endpoint ${e.name}`) });
     // and a replica segment naming another endpoint, or a job too
     await expect(
       pool().query(
         `INSERT INTO usage_events (tenant_id, replica_id, endpoint_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
-         SELECT $1, $2, e.id, 1, 'accrual', 'invoice', $3, 2, now() + interval '1 day', now() + interval '2 days', 1, 0, 0 FROM endpoints e WHERE e.id <> $4 LIMIT 1`,
-        [t.id, r.id, gpuType, e.id],
+         VALUES ($1, $2, $4, 1, 'accrual', 'invoice', $3, 2, now() + interval '1 day', now() + interval '2 days', 1, 0, 0)`,
+        [t.id, r.id, gpuType, (await createEndpoint(asT, spec(gpuType, { replicas: 1, gpus_per_replica: 1 }))).id],
       ),
     ).rejects.toMatchObject({ code: "23503" });
     await expect(
       pool().query(
         `INSERT INTO usage_events (tenant_id, job_id, replica_id, endpoint_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
-         SELECT $1, id, $2, $3, 1, 'accrual', 'invoice', $4, 2, now() + interval '1 day', now() + interval '2 days', 1, 0, 0 FROM jobs LIMIT 1`,
-        [t.id, r.id, e.id, gpuType],
+         VALUES ($1, $5, $2, $3, 1, 'accrual', 'invoice', $4, 2, now() + interval '1 day', now() + interval '2 days', 1, 0, 0)`,
+        [t.id, r.id, e.id, gpuType, (await submitJob(asT, { name: "j", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 })).id],
       ),
     ).rejects.toMatchObject({ code: "23514" });
-    const inv = await generateInvoice(operator, t.id, { period_start: new Date(Date.now() - 3 * 3_600_000).toISOString() });
-    expect(inv.lines).toHaveLength(1);
-    expect(inv.lines[0]).toMatchObject({ endpointId: e.id, jobId: null, gpuSeconds: BigInt(total), description: expect.stringContaining(`Endpoint ${e.name}`) });
   });
 
   it("charges a prepaid balance for replica time; at zero no new replica is placed, past the grace replicas stop, funds bring them back", async () => {
