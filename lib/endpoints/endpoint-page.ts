@@ -1,5 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
+import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import { endpointSeries } from "./endpoint-metrics";
 import { endpointSla } from "./endpoint-sla";
@@ -10,6 +11,11 @@ export async function endpointPageData(p: Principal, id: string) {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
   const row = await getEndpointOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!row) return null;
-  const [series, sla, history] = await Promise.all([endpointSeries(p, id, {}), endpointSla(p, id, {}), listEndpointHistory(p, id)]);
-  return { endpoint: endpointJson(row), series, sla, history };
+  const [series, sla, history, tenant] = await Promise.all([
+    endpointSeries(p, id, {}),
+    endpointSla(p, id, {}),
+    listEndpointHistory(p, id),
+    db().tenant.findUniqueOrThrow({ where: { id: row.tenantId }, select: { name: true } }),
+  ]);
+  return { endpoint: endpointJson(row), series, sla, history, tenantName: tenant.name };
 }

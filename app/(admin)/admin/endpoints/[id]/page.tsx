@@ -2,7 +2,6 @@ import { notFound } from "next/navigation";
 import { EndpointDetail } from "@/components/endpoints/endpoint-views";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { publicUrl } from "@/lib/billing/invoices";
-import { db } from "@/lib/db/client";
 import { endpointPageData } from "@/lib/endpoints/endpoint-page";
 
 export const metadata = { title: "Endpoint" };
@@ -12,6 +11,5 @@ export default async function AdminEndpointPage({ params }: { params: Promise<{ 
   const p = await requireOperatorPage(`/admin/endpoints/${id}`);
   const data = await endpointPageData(p, id);
   if (!data) notFound();
-  const tenant = await db().tenant.findUnique({ where: { id: data.endpoint.tenant_id }, select: { name: true } });
-  return <EndpointDetail {...data} listHref="/admin/endpoints" listLabel="Endpoints" tenantName={tenant?.name} apiBase={publicUrl()} />;
+  return <EndpointDetail {...data} listHref="/admin/endpoints" listLabel="Endpoints" apiBase={publicUrl()} />;
 }

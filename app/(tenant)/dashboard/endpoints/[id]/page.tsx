@@ -11,5 +11,6 @@ export default async function TenantEndpointPage({ params }: { params: Promise<{
   const p = await requireTenantPage(`/dashboard/endpoints/${id}`);
   const data = await endpointPageData(p, id);
   if (!data) notFound();
-  return <EndpointDetail {...data} listHref="/dashboard/endpoints" listLabel="Endpoints" apiBase={publicUrl()} />;
+  // a tenant knows whose endpoint it is
+  return <EndpointDetail {...data} tenantName={undefined} listHref="/dashboard/endpoints" listLabel="Endpoints" apiBase={publicUrl()} />;
 }
