@@ -333,7 +333,6 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
     await c.query(
       `UPDATE endpoints e SET status = x.status, status_reason = x.reason, ever_ready = x.ever_ready, without_ready_since = x.without_ready_since,
               scaling_from = CASE WHEN x.clear_scaling THEN NULL ELSE e.scaling_from END,
-              status_changed_at = CASE WHEN x.status_changed THEN now() ELSE e.status_changed_at END,
               updated_at = CASE WHEN x.status_changed THEN now() ELSE e.updated_at END
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::timestamptz[], $6::boolean[], $7::boolean[])
               AS x(id, status, reason, ever_ready, without_ready_since, clear_scaling, status_changed)

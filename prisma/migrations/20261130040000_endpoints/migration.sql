@@ -27,7 +27,6 @@ CREATE TABLE "endpoints" (
     "ever_ready"           BOOLEAN NOT NULL DEFAULT false,
     "without_ready_since"  TIMESTAMPTZ(3),
     "last_scaled_at"       TIMESTAMPTZ(3),
-    "status_changed_at"    TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "created_by"           TEXT NOT NULL,
     "created_at"           TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at"           TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
