@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
+import { db, ingestPool, pool } from "@/lib/db/client";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
@@ -90,6 +90,11 @@ describe("metrics ingestion", () => {
     expect(stored).toBe(n);
     expect(n).toBe(16 * 8);
     expect(y.gpus.length).toBe(8);
+  });
+
+  it("writes telemetry without waiting for the WAL flush, and only telemetry: the main pool stays durable", async () => {
+    expect((await ingestPool().query<{ synchronous_commit: string }>("SHOW synchronous_commit")).rows[0]!.synchronous_commit).toBe("off");
+    expect((await pool().query<{ synchronous_commit: string }>("SHOW synchronous_commit")).rows[0]!.synchronous_commit).toBe("on");
   });
 
   it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute", async () => {
