@@ -15,6 +15,8 @@ import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
 import { spawn, spawnSync } from "node:child_process";
 import { freePort } from "../scripts/lib/embedded-db";
+import { cpuMark, type Role } from "./lib/cpu";
+import { postJson } from "./lib/post-json";
 import { percentile, round, withBenchStack } from "./lib/harness";
 
 const NODES = Number(process.env.BENCH_NODES ?? 1250);
@@ -68,10 +70,11 @@ function samples(gpus: Gpu[], at: Date) {
  * HTTP_CLIENTS workers, each with its own slice of the GPUs (no two write the same rows), sending
  * 1,000-sample batches with fresh timestamps until time is up; returns samples stored per second.
  */
-async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>): Promise<number> {
+async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>) {
   const all = nodes.flat();
   const slice = Math.floor(all.length / HTTP_CLIENTS);
   let stored = 0;
+  const cpu = cpuMark();
   const started = Date.now();
   const deadline = started + HTTP_SECONDS * 1000;
   await Promise.all(
@@ -86,19 +89,21 @@ async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch:
       }
     }),
   );
-  return stored / ((Date.now() - started) / 1000);
+  return { rate: stored / ((Date.now() - started) / 1000), cpu_us_per_sample: perUnit(cpu.since(), stored) };
+}
+
+/** CPU microseconds per unit of work, by role (null where /proc cannot be read). */
+function perUnit(cpu: Record<Role, number> | null, units: number) {
+  if (!cpu || units === 0) return null;
+  return Object.fromEntries(Object.entries(cpu).filter(([, s]) => s > 0).map(([role, s]) => [role, round((s * 1e6) / units)]));
 }
 
 // Each phase writes samples dated in its own past year: nothing collides, nothing is "in the future"
 // (the API rejects samples more than 5 minutes ahead, which would measure validation only).
 async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2021) {
   return batchesPerWorker(epochYear, nodes, async (batch, at) => {
-    const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ metrics: samples(batch, at) }),
-    });
-    const body = (await res.json()) as { accepted: number };
+    const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, JSON.stringify({ metrics: samples(batch, at) }));
+    const body = res.body as { accepted: number };
     if (res.status !== 202 || body.accepted !== batch.length) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
     return body.accepted;
   });
@@ -106,7 +111,7 @@ async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epoc
 
 async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: HTTP_CLIENTS });
-  const rate = await batchesPerWorker(2020, nodes, async (batch, at) => {
+  const measured = await batchesPerWorker(2020, nodes, async (batch, at) => {
     const rows = samples(batch, at);
     const r = await pool.query(
       `INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
@@ -116,11 +121,12 @@ async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
     return r.rowCount ?? 0;
   });
   await pool.end();
-  return rate;
+  return measured;
 }
 
 async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2022) {
   const latencies: number[] = [];
+  const cpu = cpuMark();
   const started = Date.now();
   const deadline = started + HTTP_SECONDS * 1000;
   await Promise.all(
@@ -130,12 +136,8 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
         const node = nodes[(w + tick * REPORT_CLIENTS) % nodes.length]!;
         const body = JSON.stringify({ metrics: samples(node, new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000)) });
         const t0 = performance.now();
-        const res = await fetch(`${baseUrl}/api/clusters/metrics`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body,
-        });
-        const reply = (await res.json()) as { accepted?: number };
+        const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, body);
+        const reply = res.body as { accepted?: number };
         if (res.status !== 202 || reply.accepted !== node.length) throw new Error(`report: HTTP ${res.status}, ${JSON.stringify(reply).slice(0, 200)}`);
         latencies.push(performance.now() - t0);
         tick++;
@@ -143,8 +145,9 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
     }),
   );
   const seconds = (Date.now() - started) / 1000;
+  const cpu_us_per_report = perUnit(cpu.since(), latencies.length);
   latencies.sort((a, b) => a - b);
-  return { reports_per_s: latencies.length / seconds, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99) };
+  return { reports_per_s: latencies.length / seconds, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99), cpu_us_per_report };
 }
 
 async function startIngestServer(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
@@ -198,14 +201,14 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   await disconnectDb();
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
-  const httpRate = await httpThroughput(baseUrl, key, nodes);
+  const http = await httpThroughput(baseUrl, key, nodes);
   const raw = await rawInsertRate(databaseUrl, nodes);
   const reports = await agentReports(baseUrl, key, nodes);
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
   const ingest = await startIngestServer(databaseUrl);
-  let viaIngest: { rate: number; reports: Awaited<ReturnType<typeof agentReports>> };
+  let viaIngest: { batches: Awaited<ReturnType<typeof httpThroughput>>; reports: Awaited<ReturnType<typeof agentReports>> };
   try {
-    viaIngest = { rate: await httpThroughput(ingest.url, key, nodes, 2023), reports: await agentReports(ingest.url, key, nodes, 2024) };
+    viaIngest = { batches: await httpThroughput(ingest.url, key, nodes, 2023), reports: await agentReports(ingest.url, key, nodes, 2024) };
   } finally {
     ingest.stop();
   }
@@ -214,19 +217,23 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     batch_size: BATCH,
     http_clients: HTTP_CLIENTS,
     seconds_per_phase: HTTP_SECONDS,
-    samples_per_s: Math.round(httpRate),
-    raw_insert_samples_per_s: Math.round(raw),
-    ratio: round(httpRate / raw, 2),
+    samples_per_s: Math.round(http.rate),
+    raw_insert_samples_per_s: Math.round(raw.rate),
+    ratio: round(http.rate / raw.rate, 2),
     report_clients: REPORT_CLIENTS,
     reports_per_s: Math.round(reports.reports_per_s),
     p50_ms: round(reports.p50_ms),
     p99_ms: round(reports.p99_ms),
-    ingest_server_samples_per_s: Math.round(viaIngest.rate),
-    ingest_server_ratio: round(viaIngest.rate / raw, 2),
+    ingest_server_samples_per_s: Math.round(viaIngest.batches.rate),
+    ingest_server_ratio: round(viaIngest.batches.rate / raw.rate, 2),
     ingest_server_reports_per_s: Math.round(viaIngest.reports.reports_per_s),
     ingest_server_p50_ms: round(viaIngest.reports.p50_ms),
     ingest_server_p99_ms: round(viaIngest.reports.p99_ms),
     ...floor,
+    // where each phase's CPU went (database, server under test, load generator): on two shared
+    // cores these add up to the wall clock, so they say which side to make cheaper
+    cpu_us_per_sample: { batches: http.cpu_us_per_sample, raw_insert: raw.cpu_us_per_sample, ingest_server_batches: viaIngest.batches.cpu_us_per_sample },
+    cpu_us_per_report: { reports: reports.cpu_us_per_report, ingest_server_reports: viaIngest.reports.cpu_us_per_report },
     cores: (await import("node:os")).cpus().length,
   };
 });
