@@ -28,7 +28,7 @@ export function pool(): pg.Pool {
  * never corrupt anything, never a job report, a bill or an allocation, which all use pool().
  */
 export function ingestPool(): pg.Pool {
-  globalForDb.ingestPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE, options: "-c synchronous_commit=off" });
+  globalForDb.ingestPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE, options: "-c synchronous_commit=off -c plan_cache_mode=force_generic_plan" });
   return globalForDb.ingestPool;
 }
 

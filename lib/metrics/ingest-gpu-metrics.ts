@@ -11,12 +11,18 @@ import { GroupCommit } from "./group-commit";
 import { gpuSample, MAX_SAMPLES_PER_REQUEST, type GpuSample } from "./schemas";
 
 const MAX_FUTURE_MS = 5 * 60_000;
+const FATAL_XID_SET = new Set(FATAL_XIDS);
 
 // One statement, one round trip, for the reports of several callers at once (group commit, below):
 // resolve GPUs (an agent's samples only within its cluster), store the new samples (idempotent on
-// gpu + recorded_at), fold exactly those into the per-minute rollups, mark GPUs with fatal XIDs
-// unhealthy, and count the reports as heartbeats. Figures come back per caller (\`req\`).
-const INGEST_SQL = `
+// gpu + recorded_at), fold exactly those into the per-minute rollups, count the reports as
+// heartbeats and, only in the variant for groups that carry a fatal XID, mark those GPUs
+// unhealthy (an UPDATE of gpus fires its statement triggers even when it changes no row).
+// Figures come back per caller (`req`).
+// The ingest pool plans each variant once per connection (a generic plan): every step below is an
+// index lookup per input row, so one plan fits a report of 8 samples and a batch of 5,000 alike.
+function ingestSql(withFatal: boolean): string {
+  return `
 WITH input AS (
   SELECT * FROM unnest($1::int[], $2::int[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::real[], $8::int[], $9::int[], $10::real[], $11::real[], $12::text[])
     AS t(req, idx, scope, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids)
@@ -52,17 +58,20 @@ WITH input AS (
     temperature_sum = m.temperature_sum + EXCLUDED.temperature_sum, temperature_max = greatest(m.temperature_max, EXCLUDED.temperature_max),
     power_sum = m.power_sum + EXCLUDED.power_sum, power_max = greatest(m.power_max, EXCLUDED.power_max)
   RETURNING 1
-), fatal AS (
+),${withFatal ? ` fatal AS (
   UPDATE gpus g SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:' || f.xid, last_xid = f.xid, last_xid_at = now(), updated_at = now()
     FROM (SELECT DISTINCT ON (gpu_id) gpu_id, x AS xid FROM ins, unnest(xid_errors) AS x
            WHERE x = ANY($13::int[]) ORDER BY gpu_id, recorded_at DESC) f
    WHERE g.id = f.gpu_id AND g.status <> 'missing'
   RETURNING g.id, g.node_id
+),` : ""} reporting AS (
+  SELECT DISTINCT node_id FROM scoped WHERE node_status <> 'offline'
 ), alive AS (
-  UPDATE nodes SET last_heartbeat_at = now()
-   WHERE id IN (SELECT DISTINCT node_id FROM scoped WHERE node_status <> 'offline')
-     AND (last_heartbeat_at IS NULL OR last_heartbeat_at < now() - interval '5 seconds')
-  RETURNING id
+  -- joined by key, so a generic plan looks each node up rather than scanning them all
+  UPDATE nodes n SET last_heartbeat_at = now()
+    FROM reporting r
+   WHERE n.id = r.node_id AND (n.last_heartbeat_at IS NULL OR n.last_heartbeat_at < now() - interval '5 seconds')
+  RETURNING n.id
 ), stored AS (
   -- a sample sent twice in one statement is stored once, and counted for the first caller
   SELECT DISTINCT ON (s.gid, s.recorded_at) s.req FROM scoped s JOIN ins ON ins.gpu_id = s.gid AND ins.recorded_at = s.recorded_at
@@ -72,13 +81,16 @@ SELECT r.req,
        count(*) FILTER (WHERE r.in_scope)::int AS accepted,
        COALESCE(max(st.n), 0)::int AS stored,
        COALESCE(array_agg(r.idx) FILTER (WHERE NOT r.in_scope), '{}') AS unknown,
-       COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.xids IS NOT NULL AND r.xids::int[] && $13::int[]), '{}') AS fatal_nodes,
+       ${withFatal ? `COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.xids IS NOT NULL AND r.xids::int[] && $13::int[]), '{}')` : `'{}'::uuid[]`} AS fatal_nodes,
        COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.node_status = 'offline'), '{}') AS offline_nodes,
        (SELECT count(*) FROM roll)::int AS rollups,
-       (SELECT count(*) FROM fatal)::int AS marked,
+       ${withFatal ? "(SELECT count(*) FROM fatal)::int" : "0"} AS marked,
        (SELECT count(*) FROM alive)::int AS touched
   FROM resolved r LEFT JOIN (SELECT req, count(*) AS n FROM stored GROUP BY req) st ON st.req = r.req
  GROUP BY r.req`;
+}
+const INGEST_SQL = ingestSql(false);
+const INGEST_WITH_FATAL_XIDS_SQL = ingestSql(true);
 
 interface Report {
   scope: string | null;
@@ -95,8 +107,12 @@ interface ReportOutcome {
 async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
   const rows = reports.flatMap((r, req) => r.samples.map((v) => ({ req, scope: r.scope, ...v })));
   const s = rows.map((v) => v.sample);
+  const withFatal = s.some((x) => x.xid_errors?.some((xid) => FATAL_XID_SET.has(xid)));
   // a named statement is planned once per connection; the ingest pool does not wait for WAL flush
-  const { rows: out } = await ingestPool().query<ReportOutcome & { req: number }>({ name: "ingest_gpu_metrics_v2", text: INGEST_SQL, values: [
+  const { rows: out } = await ingestPool().query<ReportOutcome & { req: number }>({
+    name: withFatal ? "ingest_gpu_metrics_fatal_v3" : "ingest_gpu_metrics_v3",
+    text: withFatal ? INGEST_WITH_FATAL_XIDS_SQL : INGEST_SQL,
+    values: [
     rows.map((v) => v.req),
     rows.map((v) => v.index),
     rows.map((v) => v.scope),
@@ -109,7 +125,7 @@ async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
     s.map((x) => x.temperature_c),
     s.map((x) => x.power_draw_w),
     s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
-    FATAL_XIDS,
+    ...(withFatal ? [FATAL_XIDS] : []),
   ] });
   const byReq = new Map(out.map((o) => [o.req, o]));
   return reports.map((_, req) => byReq.get(req) ?? { accepted: 0, stored: 0, unknown: [], fatal_nodes: [], offline_nodes: [] });
@@ -118,8 +134,11 @@ async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
 const globalForIngest = globalThis as unknown as { gpuMetricsGroupCommit?: GroupCommit<Report, ReportOutcome> };
 function groupCommit() {
   globalForIngest.gpuMetricsGroupCommit ??= new GroupCommit(writeReports, {
-    maxInFlight: Math.max(2, Math.floor(env().DATABASE_POOL_SIZE / 2)),
+    maxInFlight: Math.min(env().INGEST_MAX_STATEMENTS, env().DATABASE_POOL_SIZE),
     maxWeight: MAX_SAMPLES_PER_REQUEST,
+    // agents' small reports share one statement at a time (a statement's fixed cost dwarfs 8
+    // samples); large batches also get the other slots
+    minWeightBeyondFirst: 500,
     // one report's problem never fails the reports it was grouped with
     retryAloneOnError: true,
   });

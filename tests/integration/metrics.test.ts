@@ -121,6 +121,31 @@ describe("metrics ingestion", () => {
     expect((await db().gpu.findUniqueOrThrow({ where: { id: gpus[1]!.id } })).status).toBe("available");
   });
 
+  it("a fatal XID grouped with plain reports marks only its GPU, and only its caller hears of it", async () => {
+    const { cluster, nodes } = await fleetOf(3);
+    const agent = agentPrincipal(cluster.id);
+    const [sick, ...well] = nodes;
+    const reports = [
+      ingestGpuMetrics(agent, sick!.gpus.map((g, k) => sample(g, minuteAgo(1, 7), 50, k === 3 ? { xid_errors: [13, 79] } : {}))),
+      ...well.flatMap((n) => [0, 1, 2].map((s) => ingestGpuMetrics(agent, n.gpus.map((g) => sample(g, minuteAgo(1, s), 50, { xid_errors: [13] }))))),
+    ];
+    const [sickResult, ...wellResults] = await Promise.all(reports);
+    expect(sickResult!.fatalNodeIds).toEqual([sick!.node.id]);
+    for (const r of wellResults) expect(r).toMatchObject({ accepted: 8, stored: 8, fatalNodeIds: [] });
+    const statuses = await db().gpu.findMany({ where: { nodeId: { in: nodes.map((n) => n.node.id) } }, select: { id: true, status: true, lastXid: true } });
+    expect(statuses.filter((g) => g.status === "unhealthy")).toEqual([{ id: sick!.gpus[3]!.id, status: "unhealthy", lastXid: 79 }]);
+  });
+
+  it("refreshes the heartbeat of a node that reports metrics (at most every few seconds)", async () => {
+    const { cluster, nodes, gpus } = await fleetOf(2);
+    const stale = new Date(Date.now() - 60_000);
+    await db().node.updateMany({ where: { id: { in: nodes.map((n) => n.node.id) } }, data: { lastHeartbeatAt: stale } });
+    await ingestGpuMetrics(agentPrincipal(cluster.id), [sample(gpus[0]!, minuteAgo(0), 5)]);
+    const [reporting, silent] = await Promise.all(nodes.map((n) => db().node.findUniqueOrThrow({ where: { id: n.node.id } })));
+    expect(reporting!.lastHeartbeatAt!.getTime()).toBeGreaterThan(Date.now() - 10_000);
+    expect(silent!.lastHeartbeatAt!.getTime()).toBe(stale.getTime());
+  });
+
   it("counts as a heartbeat, bringing an offline node back to where it was", async () => {
     const { cluster, nodes, gpus } = await fleetOf(1);
     const node = nodes[0]!.node;

@@ -25,6 +25,33 @@ describe("group commit", () => {
     expect(flushes).toEqual([[0], [1, 2, 3, 4]]);
   });
 
+  it("keeps small items behind the running flush, yet opens another slot for enough queued weight", async () => {
+    const flushes: number[][] = [];
+    const gates = [deferred(), deferred(), deferred()];
+    const gc = new GroupCommit<number, number>(async (items) => {
+      const n = flushes.push(items);
+      await gates[Math.min(n, gates.length) - 1]!.done;
+      return items;
+    }, { maxInFlight: 2, maxWeight: 100, minWeightBeyondFirst: 10 });
+    const first = gc.submit(0, 8);
+    // small reports wait for the running flush rather than taking the free slot one by one
+    const small = [1, 2, 3].map((i) => gc.submit(i, 3));
+    expect(flushes).toEqual([[0]]);
+    // a fourth brings the queue to the threshold: the second slot takes them all at once
+    const fourth = gc.submit(4, 1);
+    expect(flushes).toEqual([[0], [1, 2, 3, 4]]);
+    // both slots busy: a large item waits too, then goes as soon as one frees
+    const large = gc.submit(5, 50);
+    expect(flushes).toHaveLength(2);
+    gates[0]!.release();
+    await first;
+    await new Promise((r) => setTimeout(r, 0)); // the freed slot is refilled after the caller hears back
+    expect(flushes).toEqual([[0], [1, 2, 3, 4], [5]]);
+    gates[1]!.release();
+    gates[2]!.release();
+    expect(await Promise.all([...small, fourth, large])).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it("never groups beyond the weight limit, but always sends an item heavier than it alone", async () => {
     const flushes: number[][] = [];
     const gate = deferred();
