@@ -30,6 +30,8 @@ const envSchema = z.object({
   INNGEST_BASE_URL: optionalUrl,
   INNGEST_DEV: z.string().optional(),
   BACKGROUND_DRIVER: z.enum(["auto", "in-process", "off"]).default("auto"),
+  // how long a process trusts an agent key it checked, unless the database says it changed first; 0 checks every request
+  API_KEY_CACHE_TTL_S: z.coerce.number().int().min(0).max(300).default(30),
   // GPU metric statements one process runs at once; reports arriving meanwhile share the next one
   // (bench:ingest on 2 cores: 2 beat 4 and 10 on both reports/s and latency)
   INGEST_MAX_STATEMENTS: z.coerce.number().int().min(1).max(64).default(2),

@@ -1,19 +1,51 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
+import { ChannelListener } from "@/lib/db/listen";
+import { env } from "@/lib/env";
 import { forbidden, unauthorized } from "@/lib/errors";
 import { hashApiKey, isWellFormedApiKey } from "./key-format";
+import { RememberedKeys } from "./remembered-keys";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+// Agents' keys are remembered for API_KEY_CACHE_TTL_S, and only while this process listens to
+// the database's `api_keys_changed` (a trigger sends it on every revocation, rebinding or
+// deletion): the agents' hot paths then skip a round trip per request, and a revoked key is
+// refused as soon as the notification arrives — milliseconds after the revocation commits.
+// Tenant and operator keys are checked on every request (they also depend on a tenant's status).
+const globalForKeys = globalThis as unknown as { rememberedAgentKeys?: { keys: RememberedKeys; listener: ChannelListener } };
+function rememberedAgentKeys(): RememberedKeys | null {
+  const ttlMs = env().API_KEY_CACHE_TTL_S * 1000;
+  if (ttlMs === 0) return null;
+  if (!globalForKeys.rememberedAgentKeys) {
+    const keys = new RememberedKeys({ ttlMs, maxEntries: 10_000 });
+    const listener = new ChannelListener("api_keys_changed", { onNotify: () => keys.forget(), onLost: () => keys.forget() });
+    globalForKeys.rememberedAgentKeys = { keys, listener };
+  }
+  const { keys, listener } = globalForKeys.rememberedAgentKeys;
+  listener.start();
+  keys.trusted = listener.live;
+  return keys;
+}
+
+/** Forgets every remembered key at once (a revocation in this process; others hear the database). */
+export function forgetRememberedKeys(): void {
+  globalForKeys.rememberedAgentKeys?.keys.forget();
+}
+
 /**
- * Resolves a Bearer key to its principal. Revocation is effective on the next request: there is
- * no cache between the database and this check. last_used_at is written at most once a minute
- * per key so hot agent paths do not turn every request into a write.
+ * Resolves a Bearer key to its principal. last_used_at is written at most once a minute per key
+ * so hot agent paths do not turn every request into a write.
  */
 export async function authenticateApiKey(key: string): Promise<Principal> {
   if (!isWellFormedApiKey(key)) throw unauthorized("Invalid API key");
-  // Every API request passes here: one indexed query over the pool, planned once per connection.
+  const keyHash = hashApiKey(key);
+  const remembered = rememberedAgentKeys();
+  const known = remembered?.recall(keyHash);
+  if (known) return known;
+  const ticket = remembered?.ticket() ?? null;
+  // Every other API request passes here: one indexed query over the pool, planned once per connection.
   const { rows } = await pool().query<{
     id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null;
     revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null;
@@ -21,7 +53,7 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
     name: "authenticate_api_key",
     text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.revoked_at, k.last_used_at, t.status AS tenant_status
              FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
-    values: [hashApiKey(key)],
+    values: [keyHash],
   });
   const row = rows[0];
   if (!row || row.revoked_at) throw unauthorized("Invalid or revoked API key");
@@ -40,8 +72,11 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
       return { kind: "operator", ...via };
     case "tenant":
       return { kind: "tenant", tenantId: row.tenant_id!, role: "tenant_admin", ...via };
-    case "agent":
-      return { kind: "agent", clusterId: row.cluster_id!, ...via };
+    case "agent": {
+      const agent = { kind: "agent" as const, clusterId: row.cluster_id!, ...via };
+      remembered?.remember(ticket, keyHash, agent);
+      return agent;
+    }
     default:
       throw unauthorized("Invalid API key");
   }

@@ -3,13 +3,17 @@ import { assertTenantAdminOrOperator, type Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
+import { forgetRememberedKeys } from "./authenticate-api-key";
 import { apiKeySelect } from "./schemas";
 
-/** Revokes a key; the next request made with it is refused. Revoking twice changes nothing. */
+/**
+ * Revokes a key; the next request made with it is refused (other processes forget it when the
+ * database's notification reaches them, milliseconds after the commit). Revoking twice changes nothing.
+ */
 export async function revokeApiKey(actor: Actor, id: string) {
   const p = actor.principal;
   assertTenantAdminOrOperator(p);
-  return db().$transaction(async (tx) => {
+  const revoked = await db().$transaction(async (tx) => {
     const key = await tx.apiKey.findFirst({
       where: { id, ...(p.kind === "tenant" ? { tenantId: p.tenantId } : {}) },
       select: apiKeySelect,
@@ -26,4 +30,6 @@ export async function revokeApiKey(actor: Actor, id: string) {
     });
     return revoked;
   });
+  forgetRememberedKeys();
+  return revoked;
 }

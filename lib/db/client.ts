@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { databaseUrlOrThrow, env } from "@/lib/env";
+import { stopAllListeners } from "./listen";
 
 // One Prisma client and one pg pool per process, created lazily so that importing a module
 // never opens a connection. Prisma serves the typed queries; the pool serves hot paths that
@@ -36,6 +37,7 @@ export async function disconnectDb(): Promise<void> {
   await globalForDb.prisma?.$disconnect();
   await globalForDb.pgPool?.end();
   await globalForDb.ingestPool?.end();
+  await stopAllListeners();
   globalForDb.prisma = undefined;
   globalForDb.pgPool = undefined;
   globalForDb.ingestPool = undefined;

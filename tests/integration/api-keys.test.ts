@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { authenticateApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { hashApiKey } from "@/lib/api-keys/key-format";
 import { listApiKeys } from "@/lib/api-keys/queries";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { systemActor } from "@/lib/auth/principal";
-import { db } from "@/lib/db/client";
+import { db, pool } from "@/lib/db/client";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { actorFor, makeCluster, makeKey, makeTenant, tenantAdminPrincipal, tenantMemberPrincipal, unique } from "../support/fixtures";
 
@@ -96,5 +96,92 @@ describe("API keys", () => {
     await expect(
       db().$executeRaw`INSERT INTO api_keys (name, prefix, key_hash, scope, tenant_id) VALUES ('bad', 'gf_123456789', ${hashApiKey(unique("k"))}, 'agent', ${t.id}::uuid)`,
     ).rejects.toThrow(/api_keys_scope_binding_check/);
+  });
+
+  describe("agent keys remembered between requests", () => {
+    const lookups = () => vi.spyOn(pool(), "query");
+    /** Authenticates until a request no longer reads the database (the listener is up), or fails. */
+    async function untilRemembered(key: string) {
+      const spy = lookups();
+      try {
+        for (let i = 0; i < 100; i++) {
+          spy.mockClear();
+          await authenticateApiKey(key);
+          if (spy.mock.calls.length === 0) return;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error("the agent key was never remembered");
+      } finally {
+        spy.mockRestore();
+      }
+    }
+    async function untilRefused(key: string) {
+      for (let i = 0; i < 100; i++) {
+        if ((await codeOf(authenticateApiKey(key))) === "unauthorized") return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error("the revoked key was still accepted after 5 s");
+    }
+
+    it("skips the database for a known agent key, but never for tenant keys", async () => {
+      const c = await makeCluster();
+      const agent = await makeKey({ scope: "agent", cluster_id: c.id });
+      await untilRemembered(agent.key);
+      const t = await makeTenant();
+      const tenant = await makeKey({ scope: "tenant", tenant_id: t.id });
+      await authenticateApiKey(tenant.key);
+      const spy = lookups();
+      expect(await authenticateApiKey(agent.key)).toMatchObject({ kind: "agent", clusterId: c.id, keyId: agent.apiKey.id });
+      expect(spy).not.toHaveBeenCalled();
+      await authenticateApiKey(tenant.key);
+      expect(spy).toHaveBeenCalled();
+      spy.mockRestore();
+    });
+
+    it("refuses a remembered key on the next request after revocation through the service", async () => {
+      const c = await makeCluster();
+      const { apiKey, key } = await makeKey({ scope: "agent", cluster_id: c.id });
+      await untilRemembered(key);
+      await revokeApiKey(systemActor, apiKey.id);
+      expect(await codeOf(authenticateApiKey(key))).toBe("unauthorized");
+    });
+
+    it("hears of a revocation made straight in the database, and of a deleted cluster's keys", async () => {
+      const c = await makeCluster();
+      const revoked = await makeKey({ scope: "agent", cluster_id: c.id });
+      await untilRemembered(revoked.key);
+      await db().$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE id = ${revoked.apiKey.id}::uuid`;
+      await untilRefused(revoked.key);
+
+      const gone = await makeCluster();
+      const deleted = await makeKey({ scope: "agent", cluster_id: gone.id });
+      await untilRemembered(deleted.key);
+      await db().$executeRaw`DELETE FROM api_keys WHERE id = ${deleted.apiKey.id}::uuid`;
+      await untilRefused(deleted.key);
+    });
+
+    it("trusts nothing it remembered once its listening connection drops, and resumes when it is back", async () => {
+      const c = await makeCluster();
+      const first = await makeKey({ scope: "agent", cluster_id: c.id });
+      const second = await makeKey({ scope: "agent", cluster_id: c.id });
+      await untilRemembered(first.key);
+      await untilRemembered(second.key);
+      const { rows } = await pool().query<{ n: number }>(
+        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'listen:api_keys_changed' AND datname = current_database()",
+      );
+      expect(rows[0]!.n).toBeGreaterThan(0);
+      // while nobody listens, every request reads the database: a revocation now is seen at once
+      const spy = lookups();
+      for (let i = 0; i < 100 && spy.mock.calls.length === 0; i++) {
+        await authenticateApiKey(second.key);
+        if (spy.mock.calls.length === 0) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(spy).toHaveBeenCalled();
+      spy.mockRestore();
+      await db().$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE id = ${first.apiKey.id}::uuid`;
+      expect(await codeOf(authenticateApiKey(first.key))).toBe("unauthorized");
+      // the listener reconnects and keys are remembered again
+      await untilRemembered(second.key);
+    });
   });
 });

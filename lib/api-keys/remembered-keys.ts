@@ -1,0 +1,53 @@
+import type { AgentPrincipal } from "@/lib/auth/principal";
+
+/**
+ * Agents' keys a process has checked against the database lately, by key hash. Pure bookkeeping:
+ * whoever owns it says when it may be trusted (`trusted`) and when to forget (`forget`).
+ *
+ * The race it closes: a lookup that read a key as valid just before a revocation committed must
+ * not be remembered after the revocation's "forget" arrived. So a lookup takes a ticket before
+ * it reads the database, and `remember` refuses a ticket from before the last `forget`.
+ */
+export class RememberedKeys {
+  private entries = new Map<string, { principal: AgentPrincipal; expiresAt: number }>();
+  private generation = 0;
+  trusted = false;
+
+  constructor(private readonly opts: { ttlMs: number; maxEntries: number; now?: () => number }) {}
+
+  private now(): number {
+    return this.opts.now ? this.opts.now() : Date.now();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  recall(keyHash: string): AgentPrincipal | undefined {
+    if (!this.trusted) return undefined;
+    const entry = this.entries.get(keyHash);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.entries.delete(keyHash);
+      return undefined;
+    }
+    return entry.principal;
+  }
+
+  /** Taken before reading the database; null when nothing read now may be remembered. */
+  ticket(): number | null {
+    return this.trusted && this.opts.ttlMs > 0 ? this.generation : null;
+  }
+
+  remember(ticket: number | null, keyHash: string, principal: AgentPrincipal): void {
+    if (ticket === null || ticket !== this.generation || !this.trusted) return;
+    // a bound, not an LRU: a fleet has far fewer agent keys than this
+    if (this.entries.size >= this.opts.maxEntries) this.entries.clear();
+    this.entries.set(keyHash, { principal, expiresAt: this.now() + this.opts.ttlMs });
+  }
+
+  forget(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
