@@ -7,10 +7,16 @@ import http from "node:http";
 import { POST as heartbeat } from "@/app/api/clusters/nodes/[id]/heartbeat/route";
 import { POST as metrics } from "@/app/api/clusters/metrics/route";
 import { GET as health } from "@/app/api/health/route";
-import { sendResponse, toNextRequest } from "@/lib/http/node-bridge";
+import { fleet } from "@/lib/api/contracts";
+import { env } from "@/lib/env";
+import { isAppError } from "@/lib/errors";
+import { errorResponse } from "@/lib/http/error-response";
+import { readNodeBody, sendResponse, toNextRequest } from "@/lib/http/node-bridge";
 import { logger } from "@/lib/logger";
 
 type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+const metricsBodyLimit = fleet.postMetrics.bodyLimitBytes ?? 0;
 
 const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?: string }> = [
   { method: "POST", pattern: /^\/api\/clusters\/metrics$/, handler: metrics as Handler },
@@ -18,18 +24,35 @@ const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?:
   { method: "GET", pattern: /^\/api\/health$/, handler: health as Handler },
 ];
 
+function safeDecode(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
 export function createIngestServer(origin: string) {
   return http.createServer(async (req, res) => {
     try {
       const path = (req.url ?? "/").split("?")[0]!;
       const match = routes.map((r) => ({ r, m: r.method === req.method ? r.pattern.exec(path) : null })).find((x) => x.m);
-      if (!match) {
+      const param = match?.r.param ? safeDecode(match.m![1]!) : "";
+      if (!match || param === null) {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "not_found", message: "The ingest server serves POST /api/clusters/metrics and node heartbeats only", details: [] } }));
         return;
       }
-      const params = match.r.param ? { [match.r.param]: decodeURIComponent(match.m![1]!) } : {};
-      await sendResponse(res, await match.r.handler(toNextRequest(req, origin), { params: Promise.resolve(params) }));
+      const params = match.r.param ? { [match.r.param]: param } : {};
+      // the largest body any route here takes (each route then applies its own limit)
+      const body = req.method === "POST" ? await readNodeBody(req, Math.max(metricsBodyLimit, env().API_BODY_LIMIT_BYTES)) : null;
+      await sendResponse(res, await match.r.handler(toNextRequest(req, origin, body), { params: Promise.resolve(params) }));
     } catch (e) {
+      if (isAppError(e) && !res.headersSent) {
+        // refused before reaching a handler (a body over the limit): answer, then drop the rest
+        res.setHeader("connection", "close");
+        await sendResponse(res, errorResponse(e));
+        return;
+      }
       // the handlers map every error themselves; this is the last line for a broken connection
       logger.error("ingest server failed", { error: String(e) });
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "internal", message: "Internal error", details: [] } }));

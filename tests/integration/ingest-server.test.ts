@@ -44,6 +44,10 @@ describe("ingest server", () => {
     expect(await post("/api/clusters/metrics", key, "{oops")).toMatchObject({ status: 400, body: { error: { code: "validation_failed", details: [{ path: "body" }] } } });
     const tooMany = await post("/api/clusters/metrics", key, { metrics: Array.from({ length: 5001 }, () => sample(inv[0]!.uuid)) });
     expect(tooMany).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+    const huge = await post("/api/clusters/metrics", key, `{"metrics":["${"x".repeat(5 * 1024 * 1024)}"]}`);
+    expect(huge).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+    expect(await post("/api/clusters/metrics", key, "")).toMatchObject({ status: 400, body: { error: { code: "validation_failed", details: [{ path: "body" }] } } });
+    expect((await post("/api/clusters/nodes/%E0%A4%A/heartbeat", key, { gpus: [] })).status).toBe(404);
     expect((await post("/api/tenants", key, {})).status).toBe(404);
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
   });
