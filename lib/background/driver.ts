@@ -2,6 +2,8 @@ import "server-only";
 import { Cron } from "croner";
 import type pg from "pg";
 import { logger } from "@/lib/logger";
+import type { ChannelListener } from "@/lib/db/listen";
+import { listenForEvents } from "./cross-process";
 import type { EventName } from "./events";
 import { localBus } from "./local-bus";
 import type { BackgroundJob } from "./types";
@@ -27,12 +29,15 @@ export class InProcessDriver {
   private again = new Set<string>();
   private running = new Set<Promise<unknown>>();
   private stopped = false;
+  private listener: ChannelListener | null = null;
   private readonly onEvent = (e: { name: EventName; data: Record<string, unknown> }) => this.handleEvent(e);
 
   constructor(
     private readonly jobs: BackgroundJob[],
     private readonly pool: pg.Pool,
     private readonly onRun: (r: RunRecord) => void = () => {},
+    /** also hear events that processes without a driver send through the database (cross-process.ts) */
+    private readonly opts: { listenChannel?: string } = {},
   ) {}
 
   start(): void {
@@ -41,12 +46,14 @@ export class InProcessDriver {
       if (pattern) this.crons.push(new Cron(pattern, { timezone: "UTC", protect: true }, () => void this.runJob(job, "cron")));
     }
     localBus.on("event", this.onEvent);
+    if (this.opts.listenChannel) this.listener = listenForEvents(this.onEvent, this.opts.listenChannel);
     logger.info("in-process background driver started", { jobs: this.jobs.map((j) => j.id) });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     localBus.off("event", this.onEvent);
+    await this.listener?.stop();
     for (const c of this.crons) c.stop();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();

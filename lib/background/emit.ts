@@ -2,13 +2,15 @@ import "server-only";
 import { inngestConfigured } from "@/lib/env";
 import { inngest } from "@/lib/integrations/inngest";
 import { logger } from "@/lib/logger";
+import { sendToDriver } from "./cross-process";
 import { eventSchemas, type EventName, type EventPayloads } from "./events";
 import { localBus } from "./local-bus";
 
 /**
  * Emits a background event. With an Inngest server configured it is sent there; otherwise it
- * goes to the in-process driver. Never sent into the void: `inngest.send()` without a server
- * blocks the request for seconds and then fails.
+ * goes to the in-process driver, or, in a process that runs none (the ingest server), to the
+ * app's driver through the database. Never sent into the void: `inngest.send()` without a
+ * server blocks the request for seconds and then fails.
  */
 export async function emitEvent<E extends EventName>(name: E, data: EventPayloads[E]): Promise<void> {
   const payload = eventSchemas[name].parse(data);
@@ -22,5 +24,13 @@ export async function emitEvent<E extends EventName>(name: E, data: EventPayload
       return;
     }
   }
-  localBus.emit("event", { name, data: payload });
+  if (localBus.listenerCount("event") > 0) {
+    localBus.emit("event", { name, data: payload });
+    return;
+  }
+  try {
+    await sendToDriver(name, payload as Record<string, unknown>);
+  } catch (e) {
+    logger.warn("could not pass an event to the background driver; the sweep will catch up", { event: name, error: String(e) });
+  }
 }

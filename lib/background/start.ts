@@ -2,6 +2,7 @@ import "server-only";
 import { pool } from "@/lib/db/client";
 import { env, inngestConfigured } from "@/lib/env";
 import { logger } from "@/lib/logger";
+import { BACKGROUND_EVENTS_CHANNEL } from "./cross-process";
 import { InProcessDriver } from "./driver";
 import { backgroundJobs } from "./registry";
 
@@ -19,7 +20,7 @@ export async function startBackgroundDriver(): Promise<InProcessDriver | undefin
     return undefined;
   }
   if (!globalForDriver.gpuforgeDriver) {
-    globalForDriver.gpuforgeDriver = new InProcessDriver(backgroundJobs, pool());
+    globalForDriver.gpuforgeDriver = new InProcessDriver(backgroundJobs, pool(), undefined, { listenChannel: BACKGROUND_EVENTS_CHANNEL });
     globalForDriver.gpuforgeDriver.start();
   }
   return globalForDriver.gpuforgeDriver;

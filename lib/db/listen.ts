@@ -27,7 +27,7 @@ export class ChannelListener {
 
   constructor(
     private readonly channel: string,
-    private readonly handlers: { onNotify: () => void; onLost: () => void },
+    private readonly handlers: { onNotify: (payload: string) => void; onLost: () => void },
   ) {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`unsafe channel name: ${channel}`);
   }
@@ -39,7 +39,7 @@ export class ChannelListener {
     const client = new pg.Client({ connectionString: databaseUrlOrThrow(), application_name: `listen:${this.channel}`, keepAlive: true });
     this.client = client;
     client.on("notification", (n) => {
-      if (n.channel === this.channel) this.handlers.onNotify();
+      if (n.channel === this.channel) this.handlers.onNotify(n.payload ?? "");
     });
     const lost = (why: string) => {
       if (this.client !== client) return;

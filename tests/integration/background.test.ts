@@ -2,7 +2,9 @@ import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
 import { InProcessDriver, type RunRecord } from "@/lib/background/driver";
+import { BACKGROUND_EVENTS_CHANNEL, sendToDriver } from "@/lib/background/cross-process";
 import { emitEvent } from "@/lib/background/emit";
+import { localBus } from "@/lib/background/local-bus";
 import type { BackgroundJob } from "@/lib/background/types";
 import { db } from "@/lib/db/client";
 import { makeTenant } from "../support/fixtures";
@@ -62,6 +64,58 @@ describe("in-process background driver", () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ ran: true, trigger: "event", result: { ok: true } });
     expect(payload).toEqual({ tenant_id: "t0" });
+  });
+
+  it("hears, through the database, events from a process that runs no driver (the ingest server)", async () => {
+    const channel = `events_test_${Date.now()}`;
+    const payloads: unknown[] = [];
+    const job: BackgroundJob = {
+      id: `cross-test-${Date.now()}`,
+      description: "test",
+      events: ["alerts/evaluate.requested"],
+      async run({ event }) {
+        payloads.push(event?.data);
+        return {};
+      },
+    };
+    const driver = new InProcessDriver([job], newPool(), undefined, { listenChannel: channel });
+    driver.start();
+    try {
+      // the listener connects in the background; send until the driver has heard one
+      for (let i = 0; i < 100 && payloads.length === 0; i++) {
+        await sendToDriver("alerts/evaluate.requested", { reason: "fatal XID reported" }, channel);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(payloads[0]).toEqual({ reason: "fatal XID reported" });
+      // a malformed or unknown event is dropped; the driver keeps listening
+      const before = payloads.length;
+      await pools[0]!.query("SELECT pg_notify($1, $2)", [channel, JSON.stringify({ name: "alerts/evaluate.requested", data: { reason: 42 } })]);
+      await pools[0]!.query("SELECT pg_notify($1, $2)", [channel, "{not json"]);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(payloads.length).toBe(before);
+    } finally {
+      await driver.stop();
+    }
+  });
+
+  it("sends an event through the database when this process runs no driver", async () => {
+    expect(localBus.listenerCount("event")).toBe(0);
+    const listener = new pg.Client({ connectionString: inject("databaseUrl") });
+    await listener.connect();
+    try {
+      await listener.query(`LISTEN ${BACKGROUND_EVENTS_CHANNEL}`);
+      // other test files' processes send on this channel too: wait for this one
+      const reason = `metrics arrived ${Date.now()}`;
+      const heard = new Promise<unknown>((resolve) =>
+        listener.on("notification", (n) => {
+          if (n.payload?.includes(reason)) resolve(JSON.parse(n.payload));
+        }),
+      );
+      await emitEvent("alerts/evaluate.requested", { reason });
+      expect(await heard).toEqual({ name: "alerts/evaluate.requested", data: { reason } });
+    } finally {
+      await listener.end();
+    }
   });
 
   it("reports a failing job instead of crashing the driver", async () => {
