@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { NextRequest } from "next/server";
 import { payloadTooLarge } from "@/lib/errors";
+import { attachBody } from "./read-body";
 
 // Serves the app's route handlers from a plain node:http server (the agents' ingest process):
 // the same handlers, contracts, auth and errors as under Next, without its router and renderer.
 
 /**
  * Reads a request body into memory, never more than `limit` bytes (a lying or missing
- * Content-Length included). Handing the handler bytes rather than a Node stream turned into a web
- * stream saves a good share of the ingest server's CPU per small report.
+ * Content-Length included), for toNextRequest to hand over as they are.
  */
 export async function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "NaN");
@@ -29,11 +29,10 @@ export function toNextRequest(req: IncomingMessage, origin: string, body: Buffer
     if (Array.isArray(v)) for (const x of v) headers.append(k, x);
     else if (v !== undefined) headers.set(k, v);
   }
-  return new NextRequest(new URL(req.url ?? "/", origin), {
-    method: req.method,
-    headers,
-    ...(body !== null ? { body } : {}),
-  } as ConstructorParameters<typeof NextRequest>[1]);
+  const request = new NextRequest(new URL(req.url ?? "/", origin), { method: req.method, headers });
+  // handlers read bodies through readJsonBody, which takes these bytes as they are
+  if (body !== null) attachBody(request, body);
+  return request;
 }
 
 export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
