@@ -18,7 +18,8 @@ const FATAL_XID_SET = new Set(FATAL_XIDS);
 // gpu + recorded_at), fold exactly those into the per-minute rollups, count the reports as
 // heartbeats and, only in the variant for groups that carry a fatal XID, mark those GPUs
 // unhealthy (an UPDATE of gpus fires its statement triggers even when it changes no row).
-// Figures come back per caller (`req`).
+// Figures come back per caller (`req`). The writing steps need not be read to run: PostgreSQL
+// runs every data-modifying WITH step to completion whether or not the main query reads it.
 // The ingest pool plans each variant once per connection (a generic plan): every step below is an
 // index lookup per input row, so one plan fits a report of 8 samples and a batch of 5,000 alike.
 function ingestSql(withFatal: boolean): string {
@@ -57,13 +58,11 @@ WITH input AS (
     memory_used_sum = m.memory_used_sum + EXCLUDED.memory_used_sum, memory_used_max = greatest(m.memory_used_max, EXCLUDED.memory_used_max),
     temperature_sum = m.temperature_sum + EXCLUDED.temperature_sum, temperature_max = greatest(m.temperature_max, EXCLUDED.temperature_max),
     power_sum = m.power_sum + EXCLUDED.power_sum, power_max = greatest(m.power_max, EXCLUDED.power_max)
-  RETURNING 1
 ),${withFatal ? ` fatal AS (
   UPDATE gpus g SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:' || f.xid, last_xid = f.xid, last_xid_at = now(), updated_at = now()
     FROM (SELECT DISTINCT ON (gpu_id) gpu_id, x AS xid FROM ins, unnest(xid_errors) AS x
            WHERE x = ANY($13::int[]) ORDER BY gpu_id, recorded_at DESC) f
    WHERE g.id = f.gpu_id AND g.status <> 'missing'
-  RETURNING g.id, g.node_id
 ),` : ""} reporting AS (
   SELECT DISTINCT node_id FROM scoped WHERE node_status <> 'offline'
 ), alive AS (
@@ -71,7 +70,6 @@ WITH input AS (
   UPDATE nodes n SET last_heartbeat_at = now()
     FROM reporting r
    WHERE n.id = r.node_id AND (n.last_heartbeat_at IS NULL OR n.last_heartbeat_at < now() - interval '5 seconds')
-  RETURNING n.id
 ), stored AS (
   -- a sample sent twice in one statement is stored once, and counted for the first caller
   SELECT DISTINCT ON (s.gid, s.recorded_at) s.req FROM scoped s JOIN ins ON ins.gpu_id = s.gid AND ins.recorded_at = s.recorded_at
@@ -82,10 +80,7 @@ SELECT r.req,
        COALESCE(max(st.n), 0)::int AS stored,
        COALESCE(array_agg(r.idx) FILTER (WHERE NOT r.in_scope), '{}') AS unknown,
        ${withFatal ? `COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.xids IS NOT NULL AND r.xids::int[] && $13::int[]), '{}')` : `'{}'::uuid[]`} AS fatal_nodes,
-       COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.node_status = 'offline'), '{}') AS offline_nodes,
-       (SELECT count(*) FROM roll)::int AS rollups,
-       ${withFatal ? "(SELECT count(*) FROM fatal)::int" : "0"} AS marked,
-       (SELECT count(*) FROM alive)::int AS touched
+       COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.node_status = 'offline'), '{}') AS offline_nodes
   FROM resolved r LEFT JOIN (SELECT req, count(*) AS n FROM stored GROUP BY req) st ON st.req = r.req
  GROUP BY r.req`;
 }
@@ -110,7 +105,7 @@ async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
   const withFatal = s.some((x) => x.xid_errors?.some((xid) => FATAL_XID_SET.has(xid)));
   // a named statement is planned once per connection; the ingest pool does not wait for WAL flush
   const { rows: out } = await ingestPool().query<ReportOutcome & { req: number }>({
-    name: withFatal ? "ingest_gpu_metrics_fatal_v3" : "ingest_gpu_metrics_v3",
+    name: withFatal ? "ingest_gpu_metrics_fatal_v4" : "ingest_gpu_metrics_v4",
     text: withFatal ? INGEST_WITH_FATAL_XIDS_SQL : INGEST_SQL,
     values: [
     rows.map((v) => v.req),
