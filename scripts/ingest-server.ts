@@ -11,7 +11,8 @@ import { fleet } from "@/lib/api/contracts";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/error-response";
-import { readNodeBody, sendResponse, toNextRequest } from "@/lib/http/node-bridge";
+import { sendResponse, toNextRequest } from "@/lib/http/node-bridge";
+import { readWithinLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/logger";
 
 type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -44,7 +45,7 @@ export function createIngestServer(origin: string) {
       }
       const params = match.r.param ? { [match.r.param]: param } : {};
       // the largest body any route here takes (each route then applies its own limit)
-      const body = req.method === "POST" ? await readNodeBody(req, Math.max(metricsBodyLimit, env().API_BODY_LIMIT_BYTES)) : null;
+      const body = req.method === "POST" ? await readWithinLimit(req, req.headers["content-length"], Math.max(metricsBodyLimit, env().API_BODY_LIMIT_BYTES)) : null;
       await sendResponse(res, await match.r.handler(toNextRequest(req, origin, body), { params: Promise.resolve(params) }));
     } catch (e) {
       if (isAppError(e) && !res.headersSent) {

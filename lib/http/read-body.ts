@@ -10,34 +10,32 @@ export function attachBody(request: Request, body: Buffer): void {
 }
 
 /**
- * Reads a body as text without ever holding more than `limit` bytes: a missing or lying
- * Content-Length cannot make the server buffer an unbounded stream.
+ * Collects a body without ever holding more than `limit` bytes: a missing or lying Content-Length
+ * cannot make the server buffer an unbounded stream. Takes a web body or a Node request alike.
  */
-export async function readTextBody(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
+export async function readWithinLimit(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, declaredLength: string | null | undefined, limit: number): Promise<Buffer> {
+  const declared = Number(declaredLength ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
     throw payloadTooLarge(`Request body is ${declared} bytes; the limit is ${limit}`);
   }
-  const inMemory = bodiesInMemory.get(request);
-  if (inMemory) {
-    if (inMemory.length > limit) throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
-    return inMemory.toString("utf8");
-  }
-  if (!request.body) throw validationFailed([{ path: "body", message: "A JSON request body is required" }]);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const parts: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
-    }
-    chunks.push(value);
+  // leaving the loop early (the throw) cancels the stream
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    if (size > limit) throw payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`);
+    parts.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return parts.length === 1 && Buffer.isBuffer(parts[0]) ? parts[0] : Buffer.concat(parts);
+}
+
+/** Reads a body as text within `limit` bytes (see readWithinLimit). */
+export async function readTextBody(request: Request, limit: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  const inMemory = bodiesInMemory.get(request);
+  if (inMemory) return (await readWithinLimit([inMemory], declared, limit)).toString("utf8");
+  if (!request.body) throw validationFailed([{ path: "body", message: "A JSON request body is required" }]);
+  return (await readWithinLimit(request.body as unknown as AsyncIterable<Uint8Array>, declared, limit)).toString("utf8");
 }
 
 /** Reads and parses a JSON body within `limit` bytes (see readTextBody). */

@@ -46,6 +46,22 @@ describe("ingest server", () => {
     expect(tooMany).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
     const huge = await post("/api/clusters/metrics", key, `{"metrics":["${"x".repeat(5 * 1024 * 1024)}"]}`);
     expect(huge).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+    // no Content-Length (chunked): refused once the bytes pass the limit, not after buffering them all
+    const chunked = await fetch(`${url}/api/clusters/metrics`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < 6; i++) c.enqueue(new Uint8Array(1024 * 1024).fill(32));
+          c.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit).then(async (r) => ({ status: r.status, body: await r.json() }));
+    expect(chunked).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+    // within what the server reads, yet over the heartbeat route's own limit
+    const bigHeartbeat = await post(`/api/clusters/nodes/${node.id}/heartbeat`, key, `{"gpus":[],"pad":"${"z".repeat(2 * 1024 * 1024)}"}`);
+    expect(bigHeartbeat).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
     expect(await post("/api/clusters/metrics", key, "")).toMatchObject({ status: 400, body: { error: { code: "validation_failed", details: [{ path: "body" }] } } });
     expect((await post("/api/clusters/nodes/%E0%A4%A/heartbeat", key, { gpus: [] })).status).toBe(404);
     expect((await post("/api/tenants", key, {})).status).toBe(404);
