@@ -19,13 +19,12 @@ function rememberedAgentKeys(): RememberedKeys | null {
   const ttlMs = env().API_KEY_CACHE_TTL_S * 1000;
   if (ttlMs === 0) return null;
   if (!globalForKeys.rememberedAgentKeys) {
-    const keys = new RememberedKeys({ ttlMs, maxEntries: 10_000 });
-    const listener = new ChannelListener("api_keys_changed", { onNotify: () => keys.forget(), onLost: () => keys.forget() });
+    const listener: ChannelListener = new ChannelListener("api_keys_changed", { onNotify: () => keys.forget(), onLost: () => keys.forget() });
+    const keys = new RememberedKeys({ ttlMs, maxEntries: 10_000, trusted: () => listener.live });
     globalForKeys.rememberedAgentKeys = { keys, listener };
   }
   const { keys, listener } = globalForKeys.rememberedAgentKeys;
   listener.start();
-  keys.trusted = listener.live;
   return keys;
 }
 

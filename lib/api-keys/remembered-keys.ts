@@ -2,7 +2,7 @@ import type { AgentPrincipal } from "@/lib/auth/principal";
 
 /**
  * Agents' keys a process has checked against the database lately, by key hash. Pure bookkeeping:
- * whoever owns it says when it may be trusted (`trusted`) and when to forget (`forget`).
+ * whoever owns it says when it may be trusted (`trusted`, asked at every use) and when to forget.
  *
  * The race it closes: a lookup that read a key as valid just before a revocation committed must
  * not be remembered after the revocation's "forget" arrived. So a lookup takes a ticket before
@@ -11,9 +11,12 @@ import type { AgentPrincipal } from "@/lib/auth/principal";
 export class RememberedKeys {
   private entries = new Map<string, { principal: AgentPrincipal; expiresAt: number }>();
   private generation = 0;
-  trusted = false;
 
-  constructor(private readonly opts: { ttlMs: number; maxEntries: number; now?: () => number }) {}
+  constructor(private readonly opts: { ttlMs: number; maxEntries: number; trusted: () => boolean; now?: () => number }) {}
+
+  private get trusted(): boolean {
+    return this.opts.trusted();
+  }
 
   private now(): number {
     return this.opts.now ? this.opts.now() : Date.now();

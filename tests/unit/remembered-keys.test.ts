@@ -6,9 +6,9 @@ const agent = (clusterId: string): AgentPrincipal => ({ kind: "agent", clusterId
 
 function keys(ttlMs = 30_000, maxEntries = 100) {
   let now = 1_000_000;
-  const k = new RememberedKeys({ ttlMs, maxEntries, now: () => now });
-  k.trusted = true;
-  return { k, advance: (ms: number) => (now += ms) };
+  const listening = { live: true };
+  const k = new RememberedKeys({ ttlMs, maxEntries, trusted: () => listening.live, now: () => now });
+  return { k, listening, advance: (ms: number) => (now += ms) };
 }
 
 describe("remembered agent keys", () => {
@@ -44,13 +44,13 @@ describe("remembered agent keys", () => {
   });
 
   it("trusts nothing, and remembers nothing, while nobody listens for changes", () => {
-    const { k } = keys();
+    const { k, listening } = keys();
     k.remember(k.ticket(), "h1", agent("c1"));
-    k.trusted = false;
+    listening.live = false;
     expect(k.recall("h1")).toBeUndefined();
     expect(k.ticket()).toBeNull();
     k.remember(null, "h2", agent("c2"));
-    k.trusted = true;
+    listening.live = true;
     expect(k.recall("h2")).toBeUndefined();
   });
 
