@@ -6,12 +6,11 @@ import { forbidden, payloadTooLarge } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { emitEvent } from "@/lib/background/emit";
 import { reviveOfflineNodes } from "@/lib/fleet/revive-offline-nodes";
-import { FATAL_XIDS } from "@/lib/fleet/xid-policy";
+import { FATAL_XIDS, firstFatalXid } from "@/lib/fleet/xid-policy";
 import { GroupCommit } from "./group-commit";
 import { gpuSample, MAX_SAMPLES_PER_REQUEST, type GpuSample } from "./schemas";
 
 const MAX_FUTURE_MS = 5 * 60_000;
-const FATAL_XID_SET = new Set(FATAL_XIDS);
 
 // One statement, one round trip, for the reports of several callers at once (group commit, below):
 // resolve GPUs (an agent's samples only within its cluster), store the new samples (idempotent on
@@ -102,7 +101,7 @@ interface ReportOutcome {
 async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
   const rows = reports.flatMap((r, req) => r.samples.map((v) => ({ req, scope: r.scope, ...v })));
   const s = rows.map((v) => v.sample);
-  const withFatal = s.some((x) => x.xid_errors?.some((xid) => FATAL_XID_SET.has(xid)));
+  const withFatal = s.some((x) => firstFatalXid(x.xid_errors) !== undefined);
   // a named statement is planned once per connection; the ingest pool does not wait for WAL flush
   const { rows: out } = await ingestPool().query<ReportOutcome & { req: number }>({
     name: withFatal ? "ingest_gpu_metrics_fatal_v4" : "ingest_gpu_metrics_v4",
