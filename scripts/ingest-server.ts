@@ -9,7 +9,7 @@ import { POST as metrics } from "@/app/api/clusters/metrics/route";
 import { GET as health } from "@/app/api/health/route";
 import { fleet } from "@/lib/api/contracts";
 import { env } from "@/lib/env";
-import { isAppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/error-response";
 import { sendResponse, toNextRequest } from "@/lib/http/node-bridge";
 import { readWithinLimit } from "@/lib/http/read-body";
@@ -40,7 +40,7 @@ export function createIngestServer(origin: string) {
       const match = routes.map((r) => ({ r, m: r.method === req.method ? r.pattern.exec(path) : null })).find((x) => x.m);
       const param = match?.r.param ? safeDecode(match.m![1]!) : "";
       if (!match || param === null) {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "not_found", message: "The ingest server serves POST /api/clusters/metrics and node heartbeats only", details: [] } }));
+        await sendResponse(res, errorResponse(new AppError("not_found", "The ingest server serves POST /api/clusters/metrics and node heartbeats only")));
         return;
       }
       const params = match.r.param ? { [match.r.param]: param } : {};
@@ -48,15 +48,14 @@ export function createIngestServer(origin: string) {
       const body = req.method === "POST" ? await readWithinLimit(req, req.headers["content-length"], Math.max(metricsBodyLimit, env().API_BODY_LIMIT_BYTES)) : null;
       await sendResponse(res, await match.r.handler(toNextRequest(req, origin, body), { params: Promise.resolve(params) }));
     } catch (e) {
-      if (isAppError(e) && !res.headersSent) {
-        // refused before reaching a handler (a body over the limit): answer, then drop the rest
-        res.setHeader("connection", "close");
-        await sendResponse(res, errorResponse(e));
+      // Handlers map their own errors; what lands here was refused before one ran (a body over the
+      // limit: answer, then drop the rest of it) or is a broken connection. Same error shapes as the app.
+      if (res.headersSent) {
+        logger.error("ingest server failed after answering", { error: String(e) });
         return;
       }
-      // the handlers map every error themselves; this is the last line for a broken connection
-      logger.error("ingest server failed", { error: String(e) });
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "internal", message: "Internal error", details: [] } }));
+      if (isAppError(e)) res.setHeader("connection", "close");
+      await sendResponse(res, errorResponse(e)).catch(() => res.destroy());
     }
   });
 }

@@ -64,7 +64,7 @@ describe("ingest server", () => {
     expect(bigHeartbeat).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
     expect(await post("/api/clusters/metrics", key, "")).toMatchObject({ status: 400, body: { error: { code: "validation_failed", details: [{ path: "body" }] } } });
     expect((await post("/api/clusters/nodes/%E0%A4%A/heartbeat", key, { gpus: [] })).status).toBe(404);
-    expect((await post("/api/tenants", key, {})).status).toBe(404);
+    expect(await post("/api/tenants", key, {})).toMatchObject({ status: 404, body: { error: { code: "not_found", request_id: expect.any(String) } } });
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
   });
 });
