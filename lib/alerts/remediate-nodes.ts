@@ -43,7 +43,11 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
     async (tx) => {
       await tx.$executeRawUnsafe(REMEDIATION_LOCK);
       const ids = [...new Set(faults.map((f) => f.node_id))];
-      // re-read under the lock: another remediator may have decided these nodes a moment ago
+      const isXid = (f: NodeFault) => f.cause.startsWith("fatal_xid:");
+      const xidOnlyNodeIds = ids.filter((id) => faults.every((f) => f.node_id !== id || isXid(f)));
+      // Re-read under the lock: another remediator may have decided these nodes a moment ago, and
+      // an operator may have returned a node after its facts were read (a fatal XID fault still
+      // holds only while a GPU of the node is unhealthy for it; returning the node clears that).
       const nodes = await tx.$queryRaw<Array<{ id: string; hostname: string; status: string; status_before_offline: string | null }>>`
         SELECT n.id, n.hostname, n.status, n.status_before_offline FROM nodes n
          WHERE n.id = ANY(${ids}::uuid[])
@@ -52,6 +56,8 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
              SELECT 1 FROM remediations r
               WHERE r.node_id = n.id
                 AND r.created_at > COALESCE((SELECT max(e.created_at) FROM node_events e WHERE e.node_id = n.id AND e.to_status = 'available'), '-infinity'))
+           AND (n.id <> ALL(${xidOnlyNodeIds}::uuid[])
+                OR EXISTS (SELECT 1 FROM gpus g WHERE g.node_id = n.id AND g.status = 'unhealthy' AND g.unhealthy_reason LIKE 'fatal_xid:%'))
          ORDER BY n.id FOR UPDATE OF n`;
       const byId = new Map(nodes.map((n) => [n.id, n]));
       const eligible = faults.filter((f) => byId.has(f.node_id));

@@ -231,6 +231,25 @@ describe("automatic remediation", () => {
     expect(await db().remediation.count({ where: { nodeId: victim.node.id } })).toBe(1);
   });
 
+  it("a decision made on facts read before an operator returned the node does not quarantine it again", async () => {
+    const { cluster, nodes } = await fleet(1, 2);
+    const [n] = nodes;
+    await rule(cluster.id, { rule_type: "gpu_xid", auto_remediate: true });
+    await fatalXid(cluster.id, n!.node.id, n!.inv[0]!.uuid);
+    // a pass read the fault…
+    const stale = [{ node_id: n!.node.id, cause: "fatal_xid:79", summary: `XID 79 on ${n!.node.hostname}`, alert_event_id: null }];
+    expect((await remediateNodes(stale, { cap: 50, windowS: 600 })).quarantined).toHaveLength(1);
+    // …the operator inspects the GPU and returns the node, which clears the GPU's fault…
+    await changeNodeStatus(operator, n!.node.id, "available", "GPU reseated");
+    expect(await nodeStatus(n!.node.id)).toBe("available");
+    // …and a remediator acting on what it had read before must not undo that
+    expect(await remediateNodes(stale, { cap: 50, windowS: 600 })).toMatchObject({ quarantined: [], capped: [] });
+    expect(await nodeStatus(n!.node.id)).toBe("available");
+    // a new fatal XID after the return is a new fault, and is acted on
+    await fatalXid(cluster.id, n!.node.id, n!.inv[1]!.uuid);
+    expect((await remediateNodes(stale, { cap: 50, windowS: 600 })).quarantined).toHaveLength(1);
+  });
+
   it("parallel remediators never quarantine more than the cap; the rest raise critical alerts for a human", async () => {
     const { cluster, nodes } = await fleet(12, 1);
     for (const n of nodes) await fatalXid(cluster.id, n.node.id, n.inv[0]!.uuid);
