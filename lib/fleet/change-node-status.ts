@@ -33,7 +33,15 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
       action: `node.${target === "available" ? "returned_to_service" : target}`,
       targetType: "node",
       targetId: nodeId,
-      details: { from: row.status, to: t.state.status, reason: why, gpus_cleared: gpusCleared, jobs_requeued: requeued.length },
+      details: {
+        from: row.status,
+        to: t.state.status,
+        // an offline node keeps its status; what changed is the state it returns in
+        ...(t.state.status === "offline" ? { returns_as: t.state.statusBeforeOffline } : {}),
+        reason: why,
+        gpus_cleared: gpusCleared,
+        jobs_requeued: requeued.length,
+      },
     });
     return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), wake: requeued.length > 0 || target === "available" };
   });

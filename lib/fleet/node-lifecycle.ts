@@ -8,6 +8,7 @@
 //                                 draining ──maintenance─┘
 //   any ──quarantine──▶ quarantined ──return (operator only)──▶ available
 //   any ──heartbeats stop──▶ offline ──next heartbeat──▶ the state it was in before
+//   offline ──quarantine / maintenance──▶ offline, returning in that state
 //
 // A heartbeat can only do two things: make a registered node available, and bring an offline
 // node back to where it was. It never takes a node out of maintenance or quarantine.
@@ -65,9 +66,19 @@ export function transition(state: NodeState, event: NodeEventKind): Transition {
     case "operator": {
       const target: OperatorTarget = event.kind === "auto_quarantine" ? "quarantined" : event.target;
       if (state.status === "offline") {
-        // an offline node can be quarantined: it will come back quarantined, not in service
-        if (target === "quarantined") return same({ status: "offline", statusBeforeOffline: "quarantined" });
-        return { ok: false, reason: "The node is offline; it returns to its previous state on its next heartbeat" };
+        // An offline node can be taken out of service (a dead node sent for repair, power work):
+        // it stays offline and comes back in that state, by the same rules as if it were there.
+        // Putting it back in service or draining waits for the node: there is nothing to drain,
+        // and returning it is the operator's word on hardware that cannot be seen while it is off.
+        if (target !== "quarantined" && target !== "maintenance") {
+          return { ok: false, reason: "The node is offline; it returns to its previous state on its next heartbeat" };
+        }
+        const before = state.statusBeforeOffline ?? "available";
+        if (before === target) return same(state);
+        if (!OPERATOR_ALLOWED[target].includes(before)) {
+          return { ok: false, reason: `The node is offline and returns ${before}; a ${before} node cannot become ${target}` };
+        }
+        return same({ status: "offline", statusBeforeOffline: target });
       }
       if (state.status === target) return same(state);
       if (!OPERATOR_ALLOWED[target].includes(state.status)) {

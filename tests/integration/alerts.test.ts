@@ -10,6 +10,7 @@ import { acknowledgeAlert, listAlerts, retryNotification } from "@/lib/alerts/qu
 import { remediateNodes } from "@/lib/alerts/remediate-nodes";
 import { db, pool } from "@/lib/db/client";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
+import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { getJobOrThrow } from "@/lib/jobs/queries";
@@ -126,13 +127,33 @@ describe("evaluation", () => {
          FROM (VALUES ($1::uuid, 1, 95), ($1::uuid, 2, 96), ($1::uuid, 3, 97), ($2::uuid, 1, 99), ($2::uuid, 2, 60)) AS v(g, m, t)`,
       [gpuA, gpuB],
     );
-    await pool().query(`UPDATE nodes SET last_heartbeat_at = now() - interval '5 minutes' WHERE id = $1`, [b!.node.id]);
+    await pool().query(`UPDATE nodes SET last_heartbeat_at = now() - interval '2 minutes' WHERE id = $1`, [b!.node.id]);
     await evaluateAlerts();
     expect((await firingOf(hot.id)).map((e) => e.subjectId)).toEqual([gpuA]);
     expect((await firingOf(silent.id)).map((e) => e.subjectId)).toEqual([b!.node.id]);
     await changeNodeStatus(operator, b!.node.id, "maintenance", "power work");
     await evaluateAlerts();
     expect(await firingOf(silent.id)).toEqual([]);
+  });
+
+  it("an operator sends an offline node to maintenance: its unreachable alert resolves, and it comes back in maintenance", async () => {
+    const { cluster, nodes } = await fleet(1);
+    const silent = await rule(cluster.id, { rule_type: "node_unreachable", window_s: 60, severity: "warning" });
+    const n = nodes[0]!;
+    await pool().query(`UPDATE nodes SET last_heartbeat_at = now() - interval '10 minutes' WHERE id = $1`, [n.node.id]);
+    expect((await markOfflineNodes(300)).node_ids).toContain(n.node.id);
+    await evaluateAlerts();
+    expect((await firingOf(silent.id)).map((e) => e.subjectId)).toEqual([n.node.id]);
+    // draining or returning it waits for the node; maintenance applies now and when it returns
+    expect(await codeOf(changeNodeStatus(operator, n.node.id, "draining"))).toBe("invalid_transition");
+    const off = await changeNodeStatus(operator, n.node.id, "maintenance", "PSU replacement");
+    expect(off).toMatchObject({ status: "offline", statusBeforeOffline: "maintenance" });
+    await evaluateAlerts();
+    expect(await firingOf(silent.id)).toEqual([]);
+    const events = await db().nodeEvent.findMany({ where: { nodeId: n.node.id }, orderBy: { id: "asc" } });
+    expect(events.map((e) => [e.fromStatus, e.toStatus])).toEqual([["registered", "available"], ["available", "offline"], ["offline", "maintenance"]]);
+    await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), n.node.id, {});
+    expect(await nodeStatus(n.node.id)).toBe("maintenance");
   });
 
   it("idle capacity counts only GPUs observed idle for most of the window", async () => {

@@ -49,12 +49,28 @@ describe("node lifecycle", () => {
     expect(transition(at("offline", "maintenance"), { kind: "heartbeat_missed" })).toMatchObject({ changed: false, state: { statusBeforeOffline: "maintenance" } });
   });
 
-  it("quarantining an offline node makes it come back quarantined; other operator actions wait for it", () => {
+  it("quarantining an offline node makes it come back quarantined; returning or draining waits for it", () => {
     const q = transition(at("offline", "available"), { kind: "operator", target: "quarantined" });
     expect(q).toMatchObject({ ok: true, changed: false, state: { status: "offline", statusBeforeOffline: "quarantined" } });
     expect(transition(q.ok ? q.state : at("offline"), { kind: "heartbeat" })).toMatchObject({ to: "quarantined" });
-    for (const target of ["available", "draining", "maintenance"] as const) {
-      expect(transition(at("offline"), { kind: "operator", target }).ok).toBe(false);
+    for (const target of ["available", "draining"] as const) {
+      for (const before of ["registered", "available", "draining", "maintenance", "quarantined"] as const) {
+        expect(transition(at("offline", before), { kind: "operator", target }).ok).toBe(false);
+      }
+    }
+  });
+
+  // Taking an offline node out of service follows the table for the state it will return in.
+  it.each(["registered", "available", "draining", "maintenance", "quarantined"] as const)("an offline node that returns %s is sent to maintenance or quarantine by the same rules", (before) => {
+    for (const target of ["maintenance", "quarantined"] as const) {
+      const t = transition(at("offline", before), { kind: "operator", target });
+      const expected = OPERATOR_TABLE[before][target];
+      if (expected === "refused") {
+        expect(t.ok).toBe(false);
+        continue;
+      }
+      expect(t).toMatchObject({ ok: true, changed: false, state: { status: "offline", statusBeforeOffline: target } });
+      expect(transition(t.ok ? t.state : at("offline"), { kind: "heartbeat" })).toMatchObject({ changed: true, to: target });
     }
   });
 
