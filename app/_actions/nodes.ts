@@ -13,6 +13,7 @@ export const changeNodeStatusAction = serverAction(
   },
   async (actor, { id, change }) => {
     const node = await changeNodeStatus(actor, id, change.status, change.reason);
+    if (node.status === "offline") return { message: `${node.hostname} is offline; it will return in ${node.statusBeforeOffline} on its next heartbeat.` };
     return { message: `${node.hostname} is now ${node.status}.` };
   },
 );

@@ -48,5 +48,7 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
   if (result.wake) await emitEvent("scheduler/run.requested", { reason: `node ${target}` });
   // replicas leave a node that left service, and may be placed on one that came back
   await emitEvent("endpoints/reconcile.requested", { reason: `node ${target}` });
+  // what fires depends on the node's state (a node in maintenance is not unreachable, say)
+  await emitEvent("alerts/evaluate.requested", { reason: `node ${target}` });
   return result.node;
 }

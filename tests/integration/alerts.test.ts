@@ -8,6 +8,7 @@ import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
 import { deliverNotifications, enqueueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
 import { acknowledgeAlert, listAlerts, retryNotification } from "@/lib/alerts/queries";
 import { remediateNodes } from "@/lib/alerts/remediate-nodes";
+import { localBus } from "@/lib/background/local-bus";
 import { db, pool } from "@/lib/db/client";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
@@ -147,8 +148,17 @@ describe("evaluation", () => {
     expect((await firingOf(silent.id)).map((e) => e.subjectId)).toEqual([n.node.id]);
     // draining or returning it waits for the node; maintenance applies now and when it returns
     expect(await codeOf(changeNodeStatus(operator, n.node.id, "draining"))).toBe("invalid_transition");
-    const off = await changeNodeStatus(operator, n.node.id, "maintenance", "PSU replacement");
-    expect(off).toMatchObject({ status: "offline", statusBeforeOffline: "maintenance" });
+    // the change wakes alert evaluation (here the test evaluates; in the app, the driver does)
+    const wakes: string[] = [];
+    const onEvent = (e: { name: string; data: { reason?: string } }) => void (e.name === "alerts/evaluate.requested" && wakes.push(e.data.reason ?? ""));
+    localBus.on("event", onEvent);
+    try {
+      const off = await changeNodeStatus(operator, n.node.id, "maintenance", "PSU replacement");
+      expect(off).toMatchObject({ status: "offline", statusBeforeOffline: "maintenance" });
+    } finally {
+      localBus.off("event", onEvent);
+    }
+    expect(wakes).toEqual(["node maintenance"]);
     await evaluateAlerts();
     expect(await firingOf(silent.id)).toEqual([]);
     const events = await db().nodeEvent.findMany({ where: { nodeId: n.node.id }, orderBy: { id: "asc" } });
