@@ -1,6 +1,7 @@
 import "server-only";
 import type { OperatorPrincipal, TenantPrincipal } from "@/lib/auth/principal";
-import { db, pool } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
+import { tenantFigures } from "@/lib/tenants/queries";
 
 /** Figures for the operator's home page, in one round trip per table. */
 export async function operatorOverview(_p: OperatorPrincipal) {
@@ -26,14 +27,14 @@ export async function operatorOverview(_p: OperatorPrincipal) {
 
 /** A tenant's home page: its account, and what its work is doing now (jobs and endpoints). */
 export async function tenantOverview(p: TenantPrincipal) {
-  const [tenant, users, keys, recent, jobs, endpoints, inUse] = await Promise.all([
+  const [tenant, users, keys, recent, jobs, endpoints, figures] = await Promise.all([
     db().tenant.findUniqueOrThrow({ where: { id: p.tenantId } }),
     db().user.count({ where: { tenantId: p.tenantId, disabledAt: null } }),
     db().apiKey.count({ where: { tenantId: p.tenantId, revokedAt: null } }),
     db().auditLog.findMany({ where: { tenantId: p.tenantId }, orderBy: { id: "desc" }, take: 8 }),
     db().job.groupBy({ by: ["status"], where: { tenantId: p.tenantId, status: { in: ["queued", "blocked", "running"] } }, _count: { _all: true } }),
     db().endpoint.groupBy({ by: ["status"], where: { tenantId: p.tenantId, deletedAt: null }, _count: { _all: true } }),
-    pool().query<{ in_use: number }>(`SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])`, [p.tenantId]),
+    tenantFigures(p.tenantId),
   ]);
   const count = <T extends { status: string; _count: { _all: number } }>(rows: T[], ...statuses: string[]) =>
     rows.filter((r) => statuses.includes(r.status)).reduce((n, r) => n + r._count._all, 0);
@@ -42,7 +43,7 @@ export async function tenantOverview(p: TenantPrincipal) {
     users,
     keys,
     recent,
-    gpusInUse: inUse.rows[0]?.in_use ?? 0,
+    gpusInUse: figures.gpu_in_use,
     jobsRunning: count(jobs, "running"),
     jobsWaiting: count(jobs, "queued", "blocked"),
     endpointsServing: count(endpoints, "ready", "scaling"),

@@ -6,13 +6,13 @@ import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
 import { endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
-import { tenantOverview } from "@/lib/platform/overview";
+import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Endpoints" };
 
 export default async function TenantEndpointsPage() {
   const p = await requireTenantPage("/dashboard/endpoints");
-  const [list, types, o] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), tenantOverview(p)]);
+  const [list, types, tenant, figures] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId)]);
   const endpoints = list.data.map(endpointJson);
   const serving = endpoints.filter((e) => e.status === "ready" || e.status === "scaling" || e.status === "degraded");
   return (
@@ -22,7 +22,7 @@ export default async function TenantEndpointsPage() {
         <Stat label="Endpoints" value={endpoints.length} hint={`${serving.length} serving`} />
         <Stat label="Replicas ready" value={endpoints.reduce((s, e) => s + e.ready_replicas, 0)} hint={`of ${endpoints.reduce((s, e) => s + (e.stopped ? 0 : e.replicas), 0)} wanted`} />
         <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} />
-        <Stat label="GPUs in use" value={`${o.gpusInUse} / ${o.tenant.gpuQuota}`} hint="Jobs and replicas share your quota" />
+        <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Jobs and replicas share your quota" />
       </div>
       <Card className="mt-6">
         <CardHeader title="Your endpoints" description="Newest first." />

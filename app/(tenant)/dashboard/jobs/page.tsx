@@ -5,19 +5,19 @@ import { JobsTable } from "@/components/shell/jobs-table";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
 import { fleetGpuTypes, listJobs } from "@/lib/jobs/queries";
-import { tenantOverview } from "@/lib/platform/overview";
+import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Jobs" };
 
 export default async function TenantJobsPage() {
   const p = await requireTenantPage("/dashboard/jobs");
-  const [jobs, types, o] = await Promise.all([listJobs(p, { limit: 200 }), fleetGpuTypes(), tenantOverview(p)]);
+  const [jobs, types, tenant, figures] = await Promise.all([listJobs(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId)]);
   const counts = (s: string) => jobs.data.filter((j) => j.status === s).length;
   return (
     <>
       <PageHeader title="Jobs" description="Work scheduled onto the fleet's GPUs by priority and fair share within your quota." actions={<AutoRefresh seconds={5} />} />
       <div className="grid gap-4 sm:grid-cols-4">
-        <Stat label="GPUs in use" value={`${o.gpusInUse} / ${o.tenant.gpuQuota}`} hint="Your quota" />
+        <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Your quota" />
         <Stat label="Running" value={counts("running")} />
         <Stat label="Waiting" value={counts("queued") + counts("blocked")} hint={`${counts("blocked")} over quota`} />
         <Stat label="Finished" value={counts("completed") + counts("failed") + counts("cancelled")} hint={`${counts("failed")} failed`} />
