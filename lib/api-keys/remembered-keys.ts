@@ -14,10 +14,6 @@ export class RememberedKeys {
 
   constructor(private readonly opts: { ttlMs: number; maxEntries: number; trusted: () => boolean; now?: () => number }) {}
 
-  private get trusted(): boolean {
-    return this.opts.trusted();
-  }
-
   private now(): number {
     return this.opts.now ? this.opts.now() : Date.now();
   }
@@ -27,7 +23,7 @@ export class RememberedKeys {
   }
 
   recall(keyHash: string): AgentPrincipal | undefined {
-    if (!this.trusted) return undefined;
+    if (!this.opts.trusted()) return undefined;
     const entry = this.entries.get(keyHash);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.now()) {
@@ -39,11 +35,11 @@ export class RememberedKeys {
 
   /** Taken before reading the database; null when nothing read now may be remembered. */
   ticket(): number | null {
-    return this.trusted && this.opts.ttlMs > 0 ? this.generation : null;
+    return this.opts.trusted() ? this.generation : null;
   }
 
   remember(ticket: number | null, keyHash: string, principal: AgentPrincipal): void {
-    if (ticket === null || ticket !== this.generation || !this.trusted) return;
+    if (ticket === null || ticket !== this.generation || !this.opts.trusted()) return;
     // a bound, not an LRU: a fleet has far fewer agent keys than this
     if (this.entries.size >= this.opts.maxEntries) this.entries.clear();
     this.entries.set(keyHash, { principal, expiresAt: this.now() + this.opts.ttlMs });

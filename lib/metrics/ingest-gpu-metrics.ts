@@ -107,20 +107,21 @@ async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
     name: withFatal ? "ingest_gpu_metrics_fatal_v4" : "ingest_gpu_metrics_v4",
     text: withFatal ? INGEST_WITH_FATAL_XIDS_SQL : INGEST_SQL,
     values: [
-    rows.map((v) => v.req),
-    rows.map((v) => v.index),
-    rows.map((v) => v.scope),
-    s.map((x) => x.gpu_id ?? null),
-    s.map((x) => x.gpu_uuid ?? null),
-    rows.map((v) => v.at.toISOString()),
-    s.map((x) => x.utilization_pct),
-    s.map((x) => x.memory_used_mb),
-    s.map((x) => x.memory_total_mb ?? null),
-    s.map((x) => x.temperature_c),
-    s.map((x) => x.power_draw_w),
-    s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
-    ...(withFatal ? [FATAL_XIDS] : []),
-  ] });
+      rows.map((v) => v.req),
+      rows.map((v) => v.index),
+      rows.map((v) => v.scope),
+      s.map((x) => x.gpu_id ?? null),
+      s.map((x) => x.gpu_uuid ?? null),
+      rows.map((v) => v.at.toISOString()),
+      s.map((x) => x.utilization_pct),
+      s.map((x) => x.memory_used_mb),
+      s.map((x) => x.memory_total_mb ?? null),
+      s.map((x) => x.temperature_c),
+      s.map((x) => x.power_draw_w),
+      s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
+      ...(withFatal ? [FATAL_XIDS] : []),
+    ],
+  });
   const byReq = new Map(out.map((o) => [o.req, o]));
   return reports.map((_, req) => byReq.get(req) ?? { accepted: 0, stored: 0, unknown: [], fatal_nodes: [], offline_nodes: [] });
 }
