@@ -7,15 +7,21 @@ const deferred = () => {
   return { done, release };
 };
 
+/** A group commit that records every flush and holds the first one until `gate.release()`. */
+function heldFirstFlush<R>(result: (items: number[]) => R[], opts: ConstructorParameters<typeof GroupCommit<number, R>>[1]) {
+  const flushes: number[][] = [];
+  const gate = deferred();
+  const gc = new GroupCommit<number, R>(async (items) => {
+    flushes.push(items);
+    if (flushes.length === 1) await gate.done;
+    return result(items);
+  }, opts);
+  return { gc, flushes, gate };
+}
+
 describe("group commit", () => {
   it("flushes at once while a slot is free, then groups what queued behind busy slots", async () => {
-    const flushes: number[][] = [];
-    const gate = deferred();
-    const gc = new GroupCommit<number, string>(async (items) => {
-      flushes.push(items);
-      if (flushes.length === 1) await gate.done;
-      return items.map((i) => `r${i}`);
-    }, { maxInFlight: 1, maxWeight: 100 });
+    const { gc, flushes, gate } = heldFirstFlush((items) => items.map((i) => `r${i}`), { maxInFlight: 1, maxWeight: 100 });
     const first = gc.submit(0, 1);
     const rest = [1, 2, 3, 4].map((i) => gc.submit(i, 1));
     expect(flushes).toEqual([[0]]);
@@ -53,13 +59,7 @@ describe("group commit", () => {
   });
 
   it("never groups beyond the weight limit, but always sends an item heavier than it alone", async () => {
-    const flushes: number[][] = [];
-    const gate = deferred();
-    const gc = new GroupCommit<number, number>(async (items) => {
-      flushes.push(items);
-      if (flushes.length === 1) await gate.done;
-      return items;
-    }, { maxInFlight: 1, maxWeight: 10 });
+    const { gc, flushes, gate } = heldFirstFlush((items) => items, { maxInFlight: 1, maxWeight: 10 });
     const all = [gc.submit(0, 1), gc.submit(1, 6), gc.submit(2, 4), gc.submit(3, 5), gc.submit(4, 30)];
     gate.release();
     await Promise.all(all);
@@ -86,14 +86,13 @@ describe("group commit", () => {
   });
 
   it("with retryAloneOnError, a failed group is flushed again item by item: only the bad item fails", async () => {
-    const flushes: number[][] = [];
-    const gate = deferred();
-    const gc = new GroupCommit<number, number>(async (items) => {
-      flushes.push(items);
-      if (flushes.length === 1) await gate.done;
-      if (items.includes(13)) throw new Error(`bad item in ${items.join(",")}`);
-      return items.map((i) => i * 10);
-    }, { maxInFlight: 1, maxWeight: 100, retryAloneOnError: true });
+    const { gc, flushes, gate } = heldFirstFlush(
+      (items) => {
+        if (items.includes(13)) throw new Error(`bad item in ${items.join(",")}`);
+        return items.map((i) => i * 10);
+      },
+      { maxInFlight: 1, maxWeight: 100, retryAloneOnError: true },
+    );
     const first = gc.submit(0, 1);
     const grouped = [12, 13, 14].map((i) => gc.submit(i, 1));
     gate.release();
