@@ -163,6 +163,8 @@ describe("evaluation", () => {
     expect(await firingOf(silent.id)).toEqual([]);
     const events = await db().nodeEvent.findMany({ where: { nodeId: n.node.id }, orderBy: { id: "asc" } });
     expect(events.map((e) => [e.fromStatus, e.toStatus])).toEqual([["registered", "available"], ["available", "offline"], ["offline", "maintenance"]]);
+    const audit = await db().auditLog.findFirstOrThrow({ where: { targetId: n.node.id, action: "node.maintenance" } });
+    expect(audit.details).toMatchObject({ from: "offline", to: "offline", returns_as: "maintenance", reason: "PSU replacement" });
     await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), n.node.id, {});
     expect(await nodeStatus(n.node.id)).toBe("maintenance");
   });
