@@ -6,6 +6,9 @@
 //                              time, a query per check, a transaction per job
 //   speedup                    naive_cycle_ms / cycle_ms
 //   submit_to_running_p50_ms / _p99_ms   HTTP submit → the job reads `running`, with free capacity
+//   dead_cluster_*             the same 10,000 jobs, but every priority-1 job is pinned to a second
+//                              cluster whose nodes are all in maintenance: such a head must reserve
+//                              nothing, so the cycle should place about as much as the plain one
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -139,6 +142,20 @@ try {
   const naive = await naiveCycle(c);
   const naiveMs = naive.capped ? (naive.ms / naive.processed) * JOBS : naive.ms;
 
+  // head-of-line: the top-priority jobs pinned to a cluster that cannot take work
+  await reset(c);
+  const deadCluster = (await c.query(`INSERT INTO clusters (name) VALUES ('bench-dead') RETURNING id`)).rows[0].id as string;
+  await c.query(
+    `INSERT INTO nodes (cluster_id, hostname, status, last_heartbeat_at) SELECT $1, 'dead-' || i, 'maintenance', now() + interval '1 day' FROM generate_series(1, 125) i`,
+    [deadCluster],
+  );
+  await c.query(`INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g WHERE n.cluster_id = $1`, [deadCluster]);
+  const pinned = await c.query(`UPDATE jobs SET cluster_id = $1 WHERE priority = 1`, [deadCluster]);
+  await c.query("ANALYZE");
+  const dead = await runSchedulerCycle("bench dead cluster");
+  await reset(c);
+  await c.query(`UPDATE jobs SET cluster_id = NULL WHERE cluster_id = $1`, [deadCluster]);
+
   // latency: free capacity of its own type, the app's event-driven scheduling, over HTTP
   await reset(c);
   await c.query(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE status = 'queued'`);
@@ -171,6 +188,10 @@ try {
         naive_placed: naive.placed,
         naive_extrapolated_from_jobs: naive.capped ? naive.processed : undefined,
         speedup: round(naiveMs / cycle.duration_ms, 1),
+        dead_cluster_pinned_jobs: pinned.rowCount,
+        dead_cluster_cycle_ms: dead.duration_ms,
+        dead_cluster_placed: dead.placed,
+        dead_cluster_placements_per_s: Math.round(dead.placed / (dead.duration_ms / 1000)),
         submit_to_running_p50_ms: round(percentile(latencies, 50)),
         submit_to_running_p99_ms: round(percentile(latencies, 99)),
         latency_samples: latencies.length,

@@ -8,10 +8,16 @@
 // node with the fewest free GPUs that still fits it (best fit keeps whole nodes free for large
 // jobs); a larger job spreads over as few nodes as possible. Only healthy GPUs on available nodes
 // are offered as free.
-// Backfill (EASY): the first job of a GPU type that does not fit becomes that type's head and gets
-// a reservation at its earliest start, computed from the declared duration_s of running work (work
-// without one counts as running until it ends). A later job may start now only if it ends before
-// that time or leaves enough GPUs for the head; so backfill never delays the head.
+// Backfill (EASY, per capacity scope): a job's scope is the GPUs it could ever use: its GPU type,
+// in its cluster when it is pinned to one. The first job of a scope that does not fit becomes that
+// scope's head and gets a reservation at its earliest start, computed from the declared duration_s
+// of running work in the scope (work without one counts as running until it ends). A later job may
+// start now only if, for every reservation whose scope holds GPUs it would take, it ends before that
+// head's start or leaves enough of those GPUs for the head; so backfill never delays a head, and
+// work on GPUs no waiting head could use never waits behind one.
+// A job whose scope has too few usable GPUs (healthy GPUs on available nodes, busy or not) for it
+// to ever start, with every node that could host it in maintenance, quarantined, offline or
+// draining, reserves nothing: it keeps its place and becomes a head again when capacity returns.
 
 export interface FreeNode {
   nodeId: string;
@@ -45,6 +51,13 @@ export interface RunningWork {
   endsAt: number | null;
 }
 
+/** Healthy GPUs of a type in a cluster on nodes that can take work now, free or busy. */
+export interface Capacity {
+  gpuType: string;
+  clusterId: string;
+  gpus: number;
+}
+
 export type Decision =
   | { jobId: string; outcome: "placed"; gpuIds: string[]; nodeIds: string[] }
   | { jobId: string; outcome: "blocked_quota"; reason: string }
@@ -53,6 +66,7 @@ export type Decision =
 interface Reservation {
   headId: string;
   headPriority: number;
+  gpuType: string;
   clusterId: string | null;
   /** GPUs the head can count on at its start, minus what it needs (≥ 0 means the reservation holds) */
   spareAtStart: number;
@@ -67,10 +81,12 @@ export function place(input: {
   queue: QueuedJob[];
   tenants: Map<string, TenantUsage>;
   running: RunningWork[];
+  capacity: Capacity[];
 }): Decision[] {
   const free = input.nodes.map((n) => ({ ...n, freeGpuIds: [...n.freeGpuIds] }));
   const usage = new Map([...input.tenants].map(([id, u]) => [id, { ...u }]));
   const running = [...input.running];
+  const capacity = new ScopeTotals(input.capacity);
   const reservations = new Map<string, Reservation>();
   const decisions: Decision[] = [];
 
@@ -85,46 +101,114 @@ export function place(input: {
       });
       continue;
     }
-    const pick = pools.choose(job.gpuType, job.clusterId, job.gpuCount);
     const where = job.clusterId ? ` in cluster ${short(job.clusterId)}` : "";
-    if (!pick) {
+    const scope = scopeKey(job.gpuType, job.clusterId);
+    const usable = capacity.of(job.gpuType, job.clusterId);
+    if (usable < job.gpuCount) {
+      decisions.push({
+        jobId: job.id,
+        outcome: "pending",
+        reason:
+          `Needs ${job.gpuCount} ${job.gpuType} GPUs${where}, but only ${usable} can take work: every other node that could host it is in maintenance, ` +
+          `quarantined, offline or draining. It reserves nothing, keeps its place and starts when capacity returns.`,
+      });
+      continue;
+    }
+    const fit = chooseAroundReservations(pools, job, reservations, input.now);
+    if (!fit.pick) {
       const available = pools.available(job.gpuType, job.clusterId);
-      if (!reservations.has(job.gpuType)) {
-        reservations.set(job.gpuType, reserve(job, available, running, input.now));
+      const head = reservations.get(scope);
+      if (fit.blockedBy) {
+        decisions.push({ jobId: job.id, outcome: "pending", reason: `Waiting behind job ${short(fit.blockedBy.headId)} (priority ${fit.blockedBy.headPriority}): starting now would delay it` });
+      } else if (!head) {
+        reservations.set(scope, reserve(job, available, running, input.now));
         decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free now. Capacity is reserved for it.` });
       } else {
-        const r = reservations.get(job.gpuType)!;
-        decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free, and waiting behind job ${short(r.headId)} (priority ${r.headPriority})` });
+        decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free, and waiting behind job ${short(head.headId)} (priority ${head.headPriority})` });
       }
       continue;
     }
-    const r = reservations.get(job.gpuType);
-    if (r) {
-      const endsBeforeHead = job.durationS !== null && input.now + job.durationS * 1000 <= r.startsAt;
-      const impact = r.clusterId ? pick.filter((p) => p.node.clusterId === r.clusterId).reduce((s, p) => s + p.take, 0) : job.gpuCount;
-      if (!endsBeforeHead && impact > r.spareAtStart) {
-        decisions.push({ jobId: job.id, outcome: "pending", reason: `Waiting behind job ${short(r.headId)} (priority ${r.headPriority}): starting now would delay it` });
-        continue;
-      }
-      if (!endsBeforeHead) r.spareAtStart -= impact;
-    }
+    for (const { reservation, impact } of fit.charges) reservation.spareAtStart -= impact;
     const gpuIds: string[] = [];
     const nodeIds: string[] = [];
-    for (const p of pick) {
+    for (const p of fit.pick) {
       gpuIds.push(...pools.take(p.node, p.take));
       nodeIds.push(p.node.nodeId);
     }
     tenant.inUse += job.gpuCount;
     usage.set(job.tenantId, tenant);
     // a gang without a cluster constraint may span clusters: each cluster gets its share back when it ends
-    const perCluster = new Map<string, number>();
-    for (const p of pick) perCluster.set(p.node.clusterId, (perCluster.get(p.node.clusterId) ?? 0) + p.take);
-    for (const [clusterId, gpuCount] of perCluster) {
+    for (const [clusterId, gpuCount] of perCluster(fit.pick)) {
       running.push({ gpuType: job.gpuType, clusterId, gpuCount, endsAt: job.durationS === null ? null : input.now + job.durationS * 1000 });
     }
     decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds });
   }
   return decisions;
+}
+
+const scopeKey = (gpuType: string, clusterId: string | null) => `${gpuType}\u0000${clusterId ?? "*"}`;
+
+type Pick = Array<{ node: FreeNode; take: number }>;
+
+function perCluster(pick: Pick): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of pick) out.set(p.node.clusterId, (out.get(p.node.clusterId) ?? 0) + p.take);
+  return out;
+}
+
+/**
+ * The job's best pick that delays no waiting head. A pick that would delay the head of a pinned
+ * scope is tried again without that cluster (an unpinned job may well fit elsewhere); one that would
+ * delay an unpinned head cannot avoid it by going elsewhere. Returns the reservations to charge, or
+ * the head it must wait behind.
+ */
+function chooseAroundReservations(
+  pools: FreePools,
+  job: QueuedJob,
+  reservations: Map<string, Reservation>,
+  now: number,
+): { pick: Pick | null; charges: Array<{ reservation: Reservation; impact: number }>; blockedBy?: Reservation } {
+  const avoid = new Set<string>();
+  let blockedBy: Reservation | undefined;
+  for (;;) {
+    const pick = pools.choose(job.gpuType, job.clusterId, job.gpuCount, avoid);
+    if (!pick) return { pick: null, charges: [], blockedBy };
+    const taken = perCluster(pick);
+    const charges: Array<{ reservation: Reservation; impact: number }> = [];
+    let delays: Reservation | undefined;
+    for (const r of reservations.values()) {
+      if (r.gpuType !== job.gpuType) continue;
+      const impact = r.clusterId ? (taken.get(r.clusterId) ?? 0) : job.gpuCount;
+      if (impact === 0) continue;
+      // a head whose start is unknown (it waits on work that declared no end) may start any moment
+      const endsBeforeHead = job.durationS !== null && Number.isFinite(r.startsAt) && now + job.durationS * 1000 <= r.startsAt;
+      if (endsBeforeHead) continue;
+      if (impact > r.spareAtStart) {
+        delays = r;
+        break;
+      }
+      charges.push({ reservation: r, impact });
+    }
+    if (!delays) return { pick, charges };
+    blockedBy = delays;
+    if (!delays.clusterId || job.clusterId) return { pick: null, charges: [], blockedBy };
+    avoid.add(delays.clusterId);
+  }
+}
+
+/** Usable GPUs per (type, cluster), summed per type for unpinned work. */
+class ScopeTotals {
+  private byScope = new Map<string, number>();
+
+  constructor(rows: Capacity[]) {
+    for (const r of rows) {
+      for (const key of [scopeKey(r.gpuType, r.clusterId), scopeKey(r.gpuType, null)]) this.byScope.set(key, (this.byScope.get(key) ?? 0) + r.gpus);
+    }
+  }
+
+  of(gpuType: string, clusterId: string | null): number {
+    return this.byScope.get(scopeKey(gpuType, clusterId)) ?? 0;
+  }
 }
 
 /**
@@ -154,10 +238,11 @@ class FreePools {
     return pool.nodes.reduce((s, n) => s + (!clusterId || n.clusterId === clusterId ? n.freeGpuIds.length : 0), 0);
   }
 
-  choose(gpuType: string, clusterId: string | null, need: number): Array<{ node: FreeNode; take: number }> | null {
+  choose(gpuType: string, clusterId: string | null, need: number, avoidClusters: ReadonlySet<string> = new Set()): Pick | null {
     const pool = this.byType.get(gpuType);
     if (!pool) return null;
     if (clusterId) return choose(pool.nodes.filter((n) => n.clusterId === clusterId && n.freeGpuIds.length > 0), need);
+    if (avoidClusters.size) return choose(pool.nodes.filter((n) => !avoidClusters.has(n.clusterId) && n.freeGpuIds.length > 0), need);
     for (let k = need; k < pool.buckets.length; k++) {
       const set = pool.buckets[k];
       if (!set || set.size === 0) continue;
@@ -218,12 +303,12 @@ function reserve(head: QueuedJob, freeNow: number, running: RunningWork[], now: 
   for (const r of ending) {
     available += r.gpuCount;
     if (available >= head.gpuCount) {
-      return { headId: head.id, headPriority: head.priority, clusterId: head.clusterId, startsAt: Math.max(now, r.endsAt!), spareAtStart: available - head.gpuCount };
+      return { headId: head.id, headPriority: head.priority, gpuType: head.gpuType, clusterId: head.clusterId, startsAt: Math.max(now, r.endsAt!), spareAtStart: available - head.gpuCount };
     }
   }
   // Not reachable from declared ends alone: it starts when work without a declared end finishes.
   const eventually = available + relevant.filter((r) => r.endsAt === null).reduce((s, r) => s + r.gpuCount, 0);
-  return { headId: head.id, headPriority: head.priority, clusterId: head.clusterId, startsAt: Number.POSITIVE_INFINITY, spareAtStart: Math.max(-1, eventually - head.gpuCount) };
+  return { headId: head.id, headPriority: head.priority, gpuType: head.gpuType, clusterId: head.clusterId, startsAt: Number.POSITIVE_INFINITY, spareAtStart: Math.max(-1, eventually - head.gpuCount) };
 }
 
 /** Priority groups in order; inside a group, repeatedly the job of the tenant with the smallest share of its quota. */

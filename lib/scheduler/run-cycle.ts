@@ -70,11 +70,18 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
         WHERE t.id = ANY($1::uuid[])`,
       [tenantIds],
     );
+    // Running work by cluster, counting only the GPUs that can take work again when it ends
+    // (healthy, on an available node): a draining or quarantined node gives nothing back to a head.
     const running = await c.query<{ gpu_type: string; cluster_id: string; gpu_count: number; ends_ms: string | null }>(
-      `SELECT j.gpu_type, min(n.cluster_id::text) AS cluster_id, j.gpu_count,
+      `SELECT j.gpu_type, n.cluster_id, count(*)::int AS gpu_count,
               (extract(epoch FROM j.started_at + make_interval(secs => j.duration_s)) * 1000)::bigint AS ends_ms
          FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id JOIN nodes n ON n.id = g.node_id
-        WHERE j.status = 'running' GROUP BY j.id`,
+        WHERE j.status = 'running' AND g.status = 'available' AND n.status = 'available'
+        GROUP BY j.id, n.cluster_id`,
+    );
+    const capacity = await c.query<{ gpu_type: string; cluster_id: string; gpus: number }>(
+      `SELECT g.gpu_type, n.cluster_id, count(*)::int AS gpus FROM gpus g JOIN nodes n ON n.id = g.node_id
+        WHERE g.status = 'available' AND n.status = 'available' GROUP BY g.gpu_type, n.cluster_id`,
     );
 
     const nodes = new Map<string, { nodeId: string; clusterId: string; gpuType: string; freeGpuIds: string[] }>();
@@ -100,6 +107,7 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       queue: jobs,
       tenants: new Map(tenants.rows.map((t) => [t.id, { quota: t.gpu_quota, inUse: t.in_use }])),
       running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
+      capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, gpus: r.gpus })),
     });
     await writeDecisions(c, decisions, new Map(jobs.map((j) => [j.id, j.status])));
 

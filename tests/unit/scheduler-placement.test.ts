@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jobTransition, retryBackoffSeconds, type JobStatus } from "@/lib/jobs/job-lifecycle";
-import { fairOrder, place, type FreeNode, type QueuedJob, type RunningWork, type TenantUsage } from "@/lib/scheduler/placement";
+import { fairOrder, place, type Capacity, type FreeNode, type QueuedJob, type RunningWork, type TenantUsage } from "@/lib/scheduler/placement";
 
 const node = (id: string, free: number, gpuType = "H100", clusterId = "c1"): FreeNode => ({
   nodeId: id,
@@ -22,6 +22,21 @@ const job = (o: Partial<QueuedJob>): QueuedJob => ({
   status: "queued",
   ...o,
 });
+/** Usable capacity as run-cycle reads it: every free GPU plus what running work holds, per type and cluster. */
+function capacityFrom(nodes: FreeNode[], running: RunningWork[]): Capacity[] {
+  const sums = new Map<string, Capacity>();
+  const add = (gpuType: string, clusterId: string, gpus: number) => {
+    const key = `${gpuType}/${clusterId}`;
+    const c = sums.get(key) ?? { gpuType, clusterId, gpus: 0 };
+    c.gpus += gpus;
+    sums.set(key, c);
+  };
+  for (const n of nodes) add(n.gpuType, n.clusterId, n.freeGpuIds.length);
+  for (const r of running) add(r.gpuType, r.clusterId, r.gpuCount);
+  return [...sums.values()];
+}
+type PlanInput = Omit<Parameters<typeof place>[0], "capacity"> & { capacity?: Capacity[] };
+const plan = (input: PlanInput) => place({ ...input, capacity: input.capacity ?? capacityFrom(input.nodes, input.running) });
 const tenants = (...entries: Array<[string, number, number]>) => new Map<string, TenantUsage>(entries.map(([id, quota, inUse]) => [id, { quota, inUse }]));
 
 describe("job lifecycle", () => {
@@ -62,19 +77,19 @@ describe("job lifecycle", () => {
 
 describe("placement", () => {
   it("best fit: a 2-GPU job takes the node with the fewest free GPUs that still fits", () => {
-    const d = place({ now: 0, nodes: [node("a", 8), node("b", 3), node("c", 2)], queue: [job({ gpuCount: 2 })], tenants: tenants(["t1", 64, 0]), running: [] });
+    const d = plan({ now: 0, nodes: [node("a", 8), node("b", 3), node("c", 2)], queue: [job({ gpuCount: 2 })], tenants: tenants(["t1", 64, 0]), running: [] });
     expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["c"] });
   });
 
   it("packs a large gang on as few nodes as possible, all or nothing", () => {
-    const d = place({ now: 0, nodes: [node("a", 8), node("b", 8), node("c", 4)], queue: [job({ gpuCount: 12 }), job({ gpuCount: 9 })], tenants: tenants(["t1", 64, 0]), running: [] });
+    const d = plan({ now: 0, nodes: [node("a", 8), node("b", 8), node("c", 4)], queue: [job({ gpuCount: 12 }), job({ gpuCount: 9 })], tenants: tenants(["t1", 64, 0]), running: [] });
     expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["a", "b"] });
     expect(d[0]!.outcome === "placed" && d[0]!.gpuIds.length).toBe(12);
     expect(d[1]).toMatchObject({ outcome: "pending" }); // 8 left, needs 9: nothing partial
   });
 
   it("respects GPU type and cluster constraints", () => {
-    const d = place({
+    const d = plan({
       now: 0,
       nodes: [node("a", 8, "A100", "c1"), node("b", 8, "H100", "c2"), node("c", 8, "H100", "c1")],
       queue: [job({ gpuType: "A100", gpuCount: 4 }), job({ gpuType: "H100", clusterId: "c2", gpuCount: 4 })],
@@ -85,7 +100,7 @@ describe("placement", () => {
   });
 
   it("blocks over-quota jobs with a reason and places a smaller job of the same tenant that fits", () => {
-    const d = place({ now: 0, nodes: [node("a", 8)], queue: [job({ gpuCount: 6 }), job({ gpuCount: 2 })], tenants: tenants(["t1", 4, 1]), running: [] });
+    const d = plan({ now: 0, nodes: [node("a", 8)], queue: [job({ gpuCount: 6 }), job({ gpuCount: 2 })], tenants: tenants(["t1", 4, 1]), running: [] });
     expect(d[0]).toMatchObject({ outcome: "blocked_quota", reason: expect.stringContaining("holds 1 of its 4") });
     expect(d[1]).toMatchObject({ outcome: "placed" });
   });
@@ -98,7 +113,7 @@ describe("placement", () => {
 
   it("alternates between tenants of equal share as it places", () => {
     const queue = [job({ tenantId: "a" }), job({ tenantId: "a" }), job({ tenantId: "a" }), job({ tenantId: "b" }), job({ tenantId: "b" })];
-    const d = place({ now: 0, nodes: [node("n", 4)], queue, tenants: tenants(["a", 8, 0], ["b", 8, 0]), running: [] });
+    const d = plan({ now: 0, nodes: [node("n", 4)], queue, tenants: tenants(["a", 8, 0], ["b", 8, 0]), running: [] });
     const placedTenants = d.filter((x) => x.outcome === "placed").map((x) => queue.find((j) => j.id === x.jobId)!.tenantId);
     expect(placedTenants).toEqual(["a", "b", "a", "b"]);
   });
@@ -110,7 +125,7 @@ describe("placement", () => {
     const head = job({ gpuCount: 8, priority: 1 });
     const short = job({ gpuCount: 1, priority: 5, durationS: 600 });
     const long = job({ gpuCount: 1, priority: 5, durationS: 7_200 });
-    const d = place({ now, nodes: [node("a", 2)], queue: [head, long, short], tenants: tenants(["t1", 64, 6]), running });
+    const d = plan({ now, nodes: [node("a", 2)], queue: [head, long, short], tenants: tenants(["t1", 64, 6]), running });
     expect(d.find((x) => x.jobId === head.id)).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserved") });
     expect(d.find((x) => x.jobId === long.id)).toMatchObject({ outcome: "pending", reason: expect.stringContaining(`Waiting behind job ${head.id.slice(0, 8)}`) });
     expect(d.find((x) => x.jobId === short.id)).toMatchObject({ outcome: "placed" });
@@ -123,7 +138,7 @@ describe("placement", () => {
     const head = job({ id: "head", gpuCount: 6, priority: 2, clusterId: "c2" });
     const late = job({ id: "late", gpuCount: 2, priority: 2, durationS: 61 });
     const nodes = [node("n0", 2, "H100", "c1"), node("n1", 1, "H100", "c2"), node("n2", 6, "H100", "c1"), node("n3", 5, "H100", "c2"), node("n4", 4, "H100", "c1")];
-    const d = place({ now: 0, nodes, queue: [head, late, gang], tenants: tenants(["t1", 22, 0]), running: [] });
+    const d = plan({ now: 0, nodes, queue: [head, late, gang], tenants: tenants(["t1", 22, 0]), running: [] });
     expect(d.find((x) => x.jobId === "gang")).toMatchObject({ outcome: "placed" });
     expect(d.find((x) => x.jobId === "head")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserved") });
     expect(d.find((x) => x.jobId === "late")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("would delay it") });
@@ -134,21 +149,70 @@ describe("placement", () => {
     const running: RunningWork[] = [{ gpuType: "H100", clusterId: "c1", gpuCount: 8, endsAt: 1_000 }];
     const head = job({ gpuCount: 8, priority: 1 });
     const filler = job({ gpuCount: 3, priority: 9 });
-    const d = place({ now, nodes: [node("a", 4)], queue: [head, filler], tenants: tenants(["t1", 64, 8]), running });
+    const d = plan({ now, nodes: [node("a", 4)], queue: [head, filler], tenants: tenants(["t1", 64, 8]), running });
     // at the head's start 4 + 8 = 12 are free; it needs 8, so 4 may run past it
     expect(d.find((x) => x.jobId === filler.id)).toMatchObject({ outcome: "placed" });
+  });
+
+  describe("capacity scopes (a head waits only for GPUs it could use)", () => {
+    it("a head pinned to a cluster with no usable node reserves nothing; other clusters' work runs", () => {
+      // C1's only node is in maintenance (no free GPUs, no capacity); C2 has an idle 8-GPU node
+      const head = job({ id: "t1-head", tenantId: "t1", gpuCount: 4, gpuType: "L40S", priority: 1, clusterId: "c1" });
+      const other = job({ id: "t2-job", tenantId: "t2", gpuCount: 1, gpuType: "L40S", priority: 5, clusterId: "c2" });
+      const anywhere = job({ id: "t2-any", tenantId: "t2", gpuCount: 2, gpuType: "L40S", priority: 5 });
+      const d = plan({ now: 0, nodes: [node("c2-n1", 8, "L40S", "c2")], queue: [head, other, anywhere], tenants: tenants(["t1", 64, 0], ["t2", 64, 0]), running: [] });
+      expect(d.find((x) => x.jobId === head.id)).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserves nothing") });
+      expect(d.find((x) => x.jobId === head.id)!.outcome === "pending" && d.find((x) => x.jobId === head.id)).toMatchObject({ reason: expect.stringContaining("only 0 can take work") });
+      expect(d.find((x) => x.jobId === other.id)).toMatchObject({ outcome: "placed", nodeIds: ["c2-n1"] });
+      expect(d.find((x) => x.jobId === anywhere.id)).toMatchObject({ outcome: "placed" });
+    });
+
+    it("a head pinned to a busy cluster reserves only that cluster: work pinned elsewhere and work that can go elsewhere runs", () => {
+      // c1: 1 free GPU + 3 held by work without an end = exactly the head's 4
+      const running: RunningWork[] = [{ gpuType: "L40S", clusterId: "c1", gpuCount: 3, endsAt: null }];
+      const head = job({ id: "head", gpuCount: 4, gpuType: "L40S", priority: 1, clusterId: "c1" });
+      const pinnedC2 = job({ id: "c2-pinned", gpuCount: 1, gpuType: "L40S", priority: 5, clusterId: "c2" });
+      // best fit alone would pick c1's 1-GPU node; it must go to c2 rather than wait behind the head
+      const unpinned = job({ id: "free-to-move", gpuCount: 1, gpuType: "L40S", priority: 5 });
+      const pinnedC1 = job({ id: "c1-pinned", gpuCount: 1, gpuType: "L40S", priority: 5, clusterId: "c1" });
+      const nodes = [node("c1-a", 1, "L40S", "c1"), node("c2-a", 8, "L40S", "c2")];
+      const d = plan({ now: 0, nodes, queue: [head, pinnedC2, unpinned, pinnedC1], tenants: tenants(["t1", 64, 3]), running });
+      expect(d.find((x) => x.jobId === "head")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("Capacity is reserved for it") });
+      expect(d.find((x) => x.jobId === "c2-pinned")).toMatchObject({ outcome: "placed", nodeIds: ["c2-a"] });
+      expect(d.find((x) => x.jobId === "free-to-move")).toMatchObject({ outcome: "placed", nodeIds: ["c2-a"] });
+      // c1's one free GPU is the head's: taking it would leave the head short for good
+      expect(d.find((x) => x.jobId === "c1-pinned")).toMatchObject({ outcome: "pending", reason: "Waiting behind job head (priority 1): starting now would delay it" });
+    });
+
+    it("an unpinned head claims every cluster of its type, so it names the job that really waits for them", () => {
+      const running: RunningWork[] = [{ gpuType: "L40S", clusterId: "c1", gpuCount: 8, endsAt: null }];
+      const head = job({ id: "big-head", gpuCount: 12, gpuType: "L40S", priority: 1 });
+      // eventually 6 + 8 = 14 for a head of 12: 2 spare, so a 3-GPU filler anywhere would delay it
+      const filler = job({ id: "filler", gpuCount: 3, gpuType: "L40S", priority: 5, clusterId: "c2" });
+      const d = plan({ now: 0, nodes: [node("c2-a", 6, "L40S", "c2")], queue: [head, filler], tenants: tenants(["t1", 64, 8]), running });
+      expect(d.find((x) => x.jobId === "big-head")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserved") });
+      expect(d.find((x) => x.jobId === "filler")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("Waiting behind job big-hea") });
+    });
+
+    it("a GPU type with no usable capacity at all leaves the other types alone and says why", () => {
+      const head = job({ id: "h100-head", gpuCount: 8, gpuType: "H100", priority: 1 });
+      const a100 = job({ id: "a100", gpuCount: 8, gpuType: "A100", priority: 9 });
+      const d = plan({ now: 0, nodes: [node("a", 8, "A100")], queue: [head, a100], tenants: tenants(["t1", 64, 0]), running: [], capacity: [{ gpuType: "A100", clusterId: "c1", gpus: 8 }, { gpuType: "H100", clusterId: "c1", gpus: 4 }] });
+      expect(d[0]).toMatchObject({ jobId: "h100-head", outcome: "pending", reason: expect.stringContaining("only 4 can take work") });
+      expect(d[1]).toMatchObject({ jobId: "a100", outcome: "placed" });
+    });
   });
 
   // ---- properties on random fleets and queues ----
   const world = fc
     .record({
-      nodes: fc.array(fc.record({ free: fc.integer({ min: 0, max: 8 }), type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2") }), { minLength: 1, maxLength: 12 }),
+      nodes: fc.array(fc.record({ free: fc.integer({ min: 0, max: 8 }), type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2", "c3") }), { minLength: 1, maxLength: 12 }),
       jobs: fc.array(
         fc.record({
           tenant: fc.constantFrom("t1", "t2", "t3"),
           count: fc.integer({ min: 1, max: 20 }),
           type: fc.constantFrom("H100", "A100"),
-          cluster: fc.constantFrom(null, "c1", "c2"),
+          cluster: fc.constantFrom(null, "c1", "c2", "c3", "c4"),
           priority: fc.integer({ min: 1, max: 10 }),
           duration: fc.option(fc.integer({ min: 60, max: 20_000 }), { nil: null }),
         }),
@@ -156,14 +220,23 @@ describe("placement", () => {
       ),
       quotas: fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 })),
       used: fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 10 })),
-      running: fc.array(fc.record({ type: fc.constantFrom("H100", "A100"), count: fc.integer({ min: 1, max: 8 }), ends: fc.option(fc.integer({ min: 1, max: 50_000 }), { nil: null }) }), { maxLength: 6 }),
+      running: fc.array(
+        fc.record({ type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2"), count: fc.integer({ min: 1, max: 8 }), ends: fc.option(fc.integer({ min: 1, max: 50_000 }), { nil: null }) }),
+        { maxLength: 6 },
+      ),
+      // clusters whose nodes are all out of service (maintenance, quarantine, offline, draining): nothing free, no capacity
+      down: fc.subarray(["c1", "c2", "c3"]),
+      // busy GPUs held by work without a record here (endpoint replicas, say): capacity beyond free + running
+      held: fc.array(fc.record({ type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2", "c3"), gpus: fc.integer({ min: 1, max: 8 }) }), { maxLength: 3 }),
     })
     .map((w) => {
-      const nodes = w.nodes.map((n, i) => node(`n${i}`, n.free, n.type, n.cluster));
+      const down = new Set<string>(w.down);
+      const nodes = w.nodes.filter((n) => !down.has(n.cluster)).map((n, i) => node(`n${i}`, n.free, n.type, n.cluster));
       const queue = w.jobs.map((j, i) => ({ id: `q${String(i).padStart(3, "0")}`, tenantId: j.tenant, gpuCount: j.count, gpuType: j.type, clusterId: j.cluster, priority: j.priority, submittedAt: i, durationS: j.duration, status: "queued" as const }));
       const t = tenants(["t1", w.quotas[0], Math.min(w.used[0], w.quotas[0])], ["t2", w.quotas[1], Math.min(w.used[1], w.quotas[1])], ["t3", w.quotas[2], Math.min(w.used[2], w.quotas[2])]);
-      const running = w.running.map((r) => ({ gpuType: r.type, clusterId: "c1", gpuCount: r.count, endsAt: r.ends === null ? null : r.ends * 1000 }));
-      return { nodes, queue, tenants: t, running };
+      const running = w.running.filter((r) => !down.has(r.cluster)).map((r) => ({ gpuType: r.type, clusterId: r.cluster, gpuCount: r.count, endsAt: r.ends === null ? null : r.ends * 1000 }));
+      const held = w.held.filter((h) => !down.has(h.cluster)).map((h) => ({ gpuType: h.type, clusterId: h.cluster, gpus: h.gpus }));
+      return { nodes, queue, tenants: t, running, capacity: [...capacityFrom(nodes, running), ...held] };
     });
 
   it("never hands out a GPU twice or one that was not free, and keeps every gang whole", () => {
@@ -171,7 +244,7 @@ describe("placement", () => {
       fc.property(world, (w) => {
         const freeIds = new Set(w.nodes.flatMap((n) => n.freeGpuIds));
         const seen = new Set<string>();
-        for (const d of place({ now: 0, ...w })) {
+        for (const d of plan({ now: 0, ...w })) {
           if (d.outcome !== "placed") continue;
           const j = w.queue.find((q) => q.id === d.jobId)!;
           expect(d.gpuIds).toHaveLength(j.gpuCount);
@@ -193,7 +266,7 @@ describe("placement", () => {
     fc.assert(
       fc.property(world, (w) => {
         const use = new Map([...w.tenants].map(([id, u]) => [id, u.inUse]));
-        for (const d of place({ now: 0, ...w })) {
+        for (const d of plan({ now: 0, ...w })) {
           if (d.outcome !== "placed") continue;
           const j = w.queue.find((q) => q.id === d.jobId)!;
           use.set(j.tenantId, use.get(j.tenantId)! + j.gpuCount);
@@ -207,7 +280,7 @@ describe("placement", () => {
   it("gives every unplaced job a reason", () => {
     fc.assert(
       fc.property(world, (w) => {
-        const d = place({ now: 0, ...w });
+        const d = plan({ now: 0, ...w });
         expect(d).toHaveLength(w.queue.length);
         for (const x of d) if (x.outcome !== "placed") expect(x.reason.length).toBeGreaterThan(10);
       }),
@@ -215,18 +288,58 @@ describe("placement", () => {
     );
   });
 
-  it("never delays the head job: its GPUs are there at its reserved start", () => {
+  it("is work-conserving up to reservations: a job waits while GPUs it could use are free only behind a named head that could use them", () => {
+    fc.assert(
+      fc.property(world, (w) => {
+        const d = plan({ now: 0, ...w });
+        const byId = new Map(w.queue.map((q) => [q.id, q]));
+        const usable = (type: string, cluster: string | null) => w.capacity.filter((c) => c.gpuType === type && (!cluster || c.clusterId === cluster)).reduce((s, c) => s + c.gpus, 0);
+        // what is still free after the cycle, per node
+        const taken = new Set(d.flatMap((x) => (x.outcome === "placed" ? x.gpuIds : [])));
+        const freeAfter = w.nodes.map((n) => ({ ...n, left: n.freeGpuIds.filter((g) => !taken.has(g)).length }));
+        const freeIn = (type: string, inScope: (cluster: string) => boolean) => freeAfter.filter((n) => n.gpuType === type && inScope(n.clusterId)).reduce((s, n) => s + n.left, 0);
+        const heads = d.filter((x) => x.outcome === "pending" && x.reason.includes("reserved")).map((x) => byId.get(x.jobId)!);
+        const overlaps = (a: QueuedJob, b: QueuedJob) => a.gpuType === b.gpuType && (!a.clusterId || !b.clusterId || a.clusterId === b.clusterId);
+        for (const x of d) {
+          if (x.outcome !== "pending") continue;
+          const j = byId.get(x.jobId)!;
+          const jobScope = (cluster: string) => !j.clusterId || cluster === j.clusterId;
+          if (x.reason.includes("reserves nothing")) {
+            // only when it really can never start on what can take work now
+            expect(usable(j.gpuType, j.clusterId)).toBeLessThan(j.gpuCount);
+            continue;
+          }
+          // a head or a waiting job always has the capacity it waits for
+          expect(usable(j.gpuType, j.clusterId)).toBeGreaterThanOrEqual(j.gpuCount);
+          if (x.reason.includes("reserved")) expect(heads).toContain(j);
+          if (freeIn(j.gpuType, jobScope) < j.gpuCount) continue; // it does not fit: waiting is work-conserving
+          // it fits on free GPUs, so a head with a real claim on those GPUs must be named
+          const named = /[Ww]aiting behind job (\S+) /.exec(x.reason)?.[1];
+          expect(named, x.reason).toBeDefined();
+          const head = heads.find((h) => h.id.startsWith(named!));
+          expect(head, `${x.reason}: names no waiting head`).toBeDefined();
+          expect(overlaps(head!, j)).toBe(true);
+          // and it could not have run on free GPUs that no head of its type claims
+          const unclaimed = (cluster: string) => jobScope(cluster) && !heads.some((h) => h.gpuType === j.gpuType && (!h.clusterId || h.clusterId === cluster));
+          expect(freeIn(j.gpuType, unclaimed)).toBeLessThan(j.gpuCount);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("never delays a head job: its GPUs are there at its reserved start (every head, every scope)", () => {
     fc.assert(
       fc.property(world, (w) => {
         const now = 0;
-        const d = place({ now, ...w });
+        const d = plan({ now, ...w });
         const byId = new Map(w.queue.map((q) => [q.id, q]));
         const clusterOf = (g: string) => w.nodes.find((n) => n.freeGpuIds.includes(g))!.clusterId;
-        for (const type of ["H100", "A100"]) {
-          // the head: the first job of this type, in the order the scheduler used, pending for capacity
-          const headIndex = d.findIndex((x) => x.outcome === "pending" && byId.get(x.jobId)!.gpuType === type && x.reason.includes("reserved"));
-          if (headIndex < 0) continue;
-          const h = byId.get(d[headIndex]!.jobId)!;
+        for (const [headIndex, head] of d.entries()) {
+          // a head: pending for capacity with a reservation
+          if (head.outcome !== "pending" || !head.reason.includes("reserved")) continue;
+          const h = byId.get(head.jobId)!;
+          const type = h.gpuType;
           const inScope = (clusterId: string) => !h.clusterId || clusterId === h.clusterId;
           // the world as the scheduler saw it when it reached the head: jobs placed before it are running work
           const before = d.slice(0, headIndex).filter((x): x is Extract<typeof x, { outcome: "placed" }> => x.outcome === "placed" && byId.get(x.jobId)!.gpuType === type);
