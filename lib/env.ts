@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
 
 // Every environment variable the app reads is declared and validated here, once.
 // Anything else in the code base reads configuration through `env()`.
@@ -64,6 +65,14 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().trim().optional().transform((v) => (v ? v : undefined)),
   STRIPE_API_BASE: optionalUrl,
   REMEDIATION_WINDOW_S: z.coerce.number().int().min(60).max(7 * 86_400).default(600),
+  // Node execution: tenant code runs only in containers. A job with a command and no image runs in
+  // DEFAULT_JOB_IMAGE, or is refused at submit when none is configured; replicas of endpoints that
+  // name no image serve from DEFAULT_SERVE_IMAGE (or the agent's GPUFORGE_SERVE_IMAGE).
+  DEFAULT_JOB_IMAGE: z.string().trim().optional().transform((v) => (v ? v : undefined)).pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference").optional()),
+  DEFAULT_SERVE_IMAGE: z.string().trim().optional().transform((v) => (v ? v : undefined)).pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference").optional()),
+  // workload logs: what one run (a job attempt or a replica) may store, and for how long
+  WORKLOAD_LOG_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(8 * 1024 * 1024),
+  WORKLOAD_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(14),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -8,6 +8,7 @@ export type ErrorCode =
   | "not_found"
   | "conflict"
   | "invalid_transition"
+  | "stale_report"
   | "payload_too_large"
   | "unsatisfiable"
   | "nothing_to_invoice"
@@ -36,6 +37,8 @@ export const forbidden = (message = "You are not allowed to do this") => new App
 export const notFound = (what = "Resource") => new AppError("not_found", `${what} not found`);
 export const conflict = (message: string, details: FieldIssue[] = []) => new AppError("conflict", message, details);
 export const invalidTransition = (message: string) => new AppError("invalid_transition", message);
+/** An agent's report about a placement that is no longer current: the work has moved on. */
+export const staleReport = (message = "This report is about a placement that is no longer current; nothing was changed") => new AppError("stale_report", message);
 export const payloadTooLarge = (message: string) => new AppError("payload_too_large", message);
 export const unsatisfiable = (message: string, details: FieldIssue[] = []) =>
   new AppError("unsatisfiable", message, details);
@@ -49,6 +52,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   invalid_transition: 409,
+  stale_report: 409,
   payload_too_large: 413,
   unsatisfiable: 422,
   nothing_to_invoice: 422,

@@ -1,5 +1,5 @@
 // `npm run key -- create --scope operator --name NAME` (or --scope tenant --tenant ID,
-// --scope agent --cluster ID) prints the new key as the last line of standard output.
+// --scope agent --cluster ID [--node ID]) prints the new key as the last line of standard output.
 // `npm run key -- list` and `npm run key -- revoke ID` manage existing keys.
 import { parseArgs } from "node:util";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
@@ -13,13 +13,13 @@ import { withDatabaseUrl } from "./lib/database-url";
 import { runMigrations } from "./lib/run-migrations";
 
 const USAGE = `usage:
-  npm run key -- create --scope operator|tenant|agent --name NAME [--tenant ID] [--cluster ID]
+  npm run key -- create --scope operator|tenant|agent --name NAME [--tenant ID] [--cluster ID [--node ID]]
   npm run key -- list
   npm run key -- revoke KEY_ID`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { scope: { type: "string" }, name: { type: "string" }, tenant: { type: "string" }, cluster: { type: "string" } },
+  options: { scope: { type: "string" }, name: { type: "string" }, tenant: { type: "string" }, cluster: { type: "string" }, node: { type: "string" } },
 });
 
 async function main(url: string) {
@@ -27,7 +27,7 @@ async function main(url: string) {
   process.env.DATABASE_URL = url;
   const [command, arg] = positionals;
   if (command === "create") {
-    const input = createApiKeyBody.safeParse({ name: values.name, scope: values.scope, tenant_id: values.tenant, cluster_id: values.cluster });
+    const input = createApiKeyBody.safeParse({ name: values.name, scope: values.scope, tenant_id: values.tenant, cluster_id: values.cluster, node_id: values.node });
     if (!input.success) {
       for (const i of input.error.issues) console.error(`--${String(i.path[0]).replace("_id", "")}: ${i.message}`);
       throw new Error(USAGE);

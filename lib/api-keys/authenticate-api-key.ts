@@ -46,11 +46,11 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
   const ticket = remembered?.ticket() ?? null;
   // Every other API request passes here: one indexed query over the pool, planned once per connection.
   const { rows } = await pool().query<{
-    id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null;
+    id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null; node_id: string | null;
     revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null;
   }>({
     name: "authenticate_api_key",
-    text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.revoked_at, k.last_used_at, t.status AS tenant_status
+    text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.node_id, k.revoked_at, k.last_used_at, t.status AS tenant_status
              FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
     values: [keyHash],
   });
@@ -72,7 +72,7 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
     case "tenant":
       return { kind: "tenant", tenantId: row.tenant_id!, role: "tenant_admin", ...via };
     case "agent": {
-      const agent = { kind: "agent" as const, clusterId: row.cluster_id!, ...via };
+      const agent = { kind: "agent" as const, clusterId: row.cluster_id!, ...(row.node_id ? { nodeId: row.node_id } : {}), ...via };
       remembered?.remember(ticket, keyHash, agent);
       return agent;
     }

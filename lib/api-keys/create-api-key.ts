@@ -15,6 +15,8 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
   assertTenantAdminOrOperator(p);
   let tenantId: string | null = null;
   let clusterId: string | null = null;
+  let nodeId: string | null = null;
+  if (input.node_id && input.scope !== "agent") throw validationFailed([{ path: "node_id", message: "Only agent keys are bound to a node" }]);
 
   if (p.kind === "tenant") {
     if (input.scope !== "tenant") throw forbidden("Tenant admins can only create tenant keys");
@@ -35,6 +37,10 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
       throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
     }
     clusterId = input.cluster_id;
+    if (input.node_id) {
+      if (!(await db().node.count({ where: { id: input.node_id, clusterId } }))) throw validationFailed([{ path: "node_id", message: "No such node in that cluster" }]);
+      nodeId = input.node_id;
+    }
   } else if (input.tenant_id || input.cluster_id) {
     throw validationFailed([
       { path: input.tenant_id ? "tenant_id" : "cluster_id", message: "Operator keys are not bound to a tenant or cluster" },
@@ -49,6 +55,7 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
         scope: input.scope,
         tenantId,
         clusterId,
+        nodeId,
         prefix: displayPrefix(key),
         keyHash: hashApiKey(key),
         createdByUserId: "userId" in p ? (p.userId ?? null) : null,
@@ -60,7 +67,7 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
       targetType: "api_key",
       targetId: created.id,
       tenantId,
-      details: { name: created.name, scope: created.scope, prefix: created.prefix, cluster_id: clusterId },
+      details: { name: created.name, scope: created.scope, prefix: created.prefix, cluster_id: clusterId, ...(nodeId ? { node_id: nodeId } : {}) },
     });
     return created;
   });

@@ -10,6 +10,7 @@ export const createApiKeyBody = z
     scope: z.enum(KEY_SCOPES),
     tenant_id: z.uuid("Must be a tenant id").optional(),
     cluster_id: z.uuid("Must be a cluster id").optional(),
+    node_id: z.uuid("Must be a node id").optional().meta({ description: "Agent keys only: bind the key to one node of its cluster" }),
   })
   .meta({ id: "CreateApiKey", example: { name: "ci-pipeline", scope: "tenant" } });
 
@@ -30,6 +31,7 @@ export const apiKeyJsonSchema = z
     scope: z.enum(KEY_SCOPES),
     tenant_id: z.string().nullable(),
     cluster_id: z.string().nullable(),
+    node_id: z.string().nullable().meta({ description: "A node-bound agent key speaks for this node only" }),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
@@ -43,6 +45,7 @@ export const apiKeySelect = {
   scope: true,
   tenantId: true,
   clusterId: true,
+  nodeId: true,
   createdAt: true,
   lastUsedAt: true,
   revokedAt: true,
@@ -55,6 +58,7 @@ export interface ApiKeyRow {
   scope: string;
   tenantId: string | null;
   clusterId: string | null;
+  nodeId: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
@@ -68,6 +72,7 @@ export function apiKeyJson(k: ApiKeyRow): z.infer<typeof apiKeyJsonSchema> {
     scope: k.scope as KeyScope,
     tenant_id: k.tenantId,
     cluster_id: k.clusterId,
+    node_id: k.nodeId,
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,

@@ -22,9 +22,9 @@ export function buildOpenApiDocument(contracts: Contract[] = allContracts, serve
       summary: c.summary,
       tags: c.tags,
       description:
-        c.access === "public"
+        (c.access === "public"
           ? "No credentials needed."
-          : `Allowed: ${c.access.join(", ")} credentials${c.tenantRole ? ` (tenant users need ${c.tenantRole})` : ""}.`,
+          : `Allowed: ${c.access.join(", ")} credentials${c.tenantRole ? ` (tenant users need ${c.tenantRole})` : ""}.`) + (c.description ? ` ${c.description}` : ""),
       security: c.access === "public" ? [] : [{ apiKey: [] }],
       "x-gpuforge-access": c.access,
       ...(c.body ? { "x-gpuforge-body-limit-bytes": c.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES } : {}),

@@ -5,7 +5,7 @@ import { forbidden } from "@/lib/errors";
 
 export type TenantRole = "tenant_admin" | "tenant_member";
 export type UserRole = "operator" | TenantRole;
-export type PrincipalKind = "operator" | "tenant" | "agent";
+export type PrincipalKind = "operator" | "tenant" | "agent" | "workload";
 
 interface Via {
   userId?: string;
@@ -16,8 +16,14 @@ interface Via {
 
 export type OperatorPrincipal = { kind: "operator" } & Via;
 export type TenantPrincipal = { kind: "tenant"; tenantId: string; role: TenantRole } & Via;
-export type AgentPrincipal = { kind: "agent"; clusterId: string; keyId: string; label: string };
-export type Principal = OperatorPrincipal | TenantPrincipal | AgentPrincipal;
+/** A node agent's key: one cluster's nodes, or (a node-bound key) one node of it. */
+export type AgentPrincipal = { kind: "agent"; clusterId: string; nodeId?: string; keyId: string; label: string };
+/**
+ * A workload on a node, holding a credential scoped to its own placement (a serving container's
+ * report token): it may report its own replica's samples and nothing else.
+ */
+export type WorkloadPrincipal = { kind: "workload"; replicaId: string; endpointId: string; tenantId: string; keyId?: undefined; label: string };
+export type Principal = OperatorPrincipal | TenantPrincipal | AgentPrincipal | WorkloadPrincipal;
 
 /** A caller plus the request it came with: what services need to act and to audit. */
 export interface Actor {

@@ -11,6 +11,7 @@ import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
 import { advanceRunningPipelines } from "@/lib/pipelines/advance-pipeline";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
 import type { BackgroundJob } from "./types";
 
 // Every background job of the platform. Issues add theirs here; inngest/functions and the
@@ -107,5 +108,11 @@ export const backgroundJobs: BackgroundJob[] = [
     description: "Prune raw samples and rollups past their retention",
     cron: "7 * * * *",
     run: () => pruneMetrics({ rawHours: env().METRICS_RAW_RETENTION_HOURS, rollupDays: env().METRICS_ROLLUP_RETENTION_DAYS }),
+  },
+  {
+    id: "workload-logs-retention",
+    description: "Delete workload log chunks older than WORKLOAD_LOG_RETENTION_DAYS",
+    cron: "23 * * * *",
+    run: () => pruneWorkloadLogs(env().WORKLOAD_LOG_RETENTION_DAYS),
   },
 ];

@@ -2,28 +2,42 @@ import "server-only";
 import type { Actor, Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { notFound } from "@/lib/errors";
+import { notFound, staleReport, validationFailed } from "@/lib/errors";
 import { getEndpointOrThrow } from "./endpoints";
 import type { EndpointSample } from "./schemas";
 
 const FUTURE_SLACK_MS = 5 * 60_000;
 
 /**
- * The endpoint a caller may post samples for: a tenant its own, an operator any, an agent one with
- * a live replica on its cluster's nodes (and then only for replicas there).
+ * Who may post samples for an endpoint, and for which replicas: a tenant its own endpoints', an
+ * operator any; an agent only for replicas on its cluster's nodes (its node, for a node-bound key),
+ * naming each replica's placement by its fence; a serving container's report token only for its
+ * own replica.
  */
-async function endpointForSamples(p: Principal, id: string): Promise<{ id: string; agentReplicaIds: Set<string> | null }> {
+type Reporter =
+  | { kind: "any" }
+  | { kind: "agent"; replicas: Map<string, { fence: string; live: boolean; inScope: boolean }> }
+  | { kind: "workload"; replicaId: string };
+
+async function reporterFor(p: Principal, id: string): Promise<Reporter> {
+  if (p.kind === "workload") {
+    if (p.endpointId !== id) throw notFound("Endpoint");
+    return { kind: "workload", replicaId: p.replicaId };
+  }
   if (p.kind !== "agent") {
     await getEndpointOrThrow(p, id);
-    return { id, agentReplicaIds: null };
+    return { kind: "any" };
   }
-  const { rows } = await pool().query<{ id: string }>(
-    `SELECT r.id FROM endpoint_replicas r JOIN nodes n ON n.id = r.node_id JOIN endpoints e ON e.id = r.endpoint_id
-      WHERE r.endpoint_id = $1 AND r.status <> 'stopped' AND n.cluster_id = $2 AND e.deleted_at IS NULL`,
-    [id, p.clusterId],
+  const { rows } = await pool().query<{ id: string; fence: string; live: boolean; in_scope: boolean }>(
+    `SELECT r.id, r.fence::text AS fence, r.status <> 'stopped' AS live,
+            (n.cluster_id = $2 AND ($3::uuid IS NULL OR n.id = $3::uuid)) AS in_scope
+       FROM endpoint_replicas r JOIN endpoints e ON e.id = r.endpoint_id LEFT JOIN nodes n ON n.id = r.node_id
+      WHERE r.endpoint_id = $1 AND e.deleted_at IS NULL`,
+    [id, p.clusterId, p.nodeId ?? null],
   );
-  if (rows.length === 0) throw notFound("Endpoint");
-  return { id, agentReplicaIds: new Set(rows.map((r) => r.id)) };
+  // an endpoint this agent never served is not its business
+  if (!rows.some((r) => r.in_scope)) throw notFound("Endpoint");
+  return { kind: "agent", replicas: new Map(rows.map((r) => [r.id, { fence: r.fence, live: r.live, inScope: r.in_scope }])) };
 }
 
 /**
@@ -33,25 +47,47 @@ async function endpointForSamples(p: Principal, id: string): Promise<{ id: strin
  * unhealthy one marks it unhealthy at once. Samples that cannot be stored are reported by index.
  */
 export async function ingestEndpointMetrics(actor: Actor, endpointId: string, samples: EndpointSample[], now = new Date()) {
-  const target = await endpointForSamples(actor.principal, endpointId);
+  const reporter = await reporterFor(actor.principal, endpointId);
   const { rows: known } = await pool().query<{ id: string }>(`SELECT id FROM endpoint_replicas WHERE endpoint_id = $1`, [endpointId]);
   const replicaIds = new Set(known.map((r) => r.id));
   const oldest = now.getTime() - env().METRICS_RAW_RETENTION_HOURS * 3_600_000;
   const rejected: Array<{ index: number; error: string }> = [];
   const accepted: Array<EndpointSample & { at: Date }> = [];
-  samples.forEach((s, index) => {
+  const missingFence: number[] = [];
+  let stale = false;
+  samples.forEach((raw, index) => {
+    const s = reporter.kind === "workload" && !raw.replica_id ? { ...raw, replica_id: reporter.replicaId } : raw;
     const at = s.recorded_at ? new Date(s.recorded_at) : now;
     if (at.getTime() > now.getTime() + FUTURE_SLACK_MS) return rejected.push({ index, error: "recorded_at is in the future" });
     if (at.getTime() < oldest) return rejected.push({ index, error: "recorded_at is older than the raw retention" });
     if (s.replica_id && !replicaIds.has(s.replica_id)) return rejected.push({ index, error: "replica_id is not a replica of this endpoint" });
-    if (target.agentReplicaIds && (!s.replica_id || !target.agentReplicaIds.has(s.replica_id))) return rejected.push({ index, error: "an agent reports only for live replicas on its cluster's nodes" });
+    if (reporter.kind === "workload" && s.replica_id !== reporter.replicaId) return rejected.push({ index, error: "a report token reports only for its own replica" });
+    if (reporter.kind === "agent") {
+      const r = s.replica_id ? reporter.replicas.get(s.replica_id) : undefined;
+      if (!r || !r.inScope) return rejected.push({ index, error: "an agent reports only for replicas on its own nodes" });
+      if (!s.fence) return missingFence.push(index);
+      if (!r.live || r.fence !== s.fence) stale = true;
+    }
     accepted.push({ ...s, at });
   });
+  if (missingFence.length) throw validationFailed(missingFence.map((i) => ({ path: `body.samples[${i}].fence`, message: "Agents name the replica's placement: its assignment's fence" })));
+  if (stale) throw staleReport("A sample is about a replica placement that is no longer current; nothing was stored");
   if (accepted.length === 0) return { accepted: 0, rejected };
 
   const c = await pool().connect();
   try {
     await c.query("BEGIN");
+    if (reporter.kind === "agent") {
+      // the fences again, under lock, in the transaction that applies the samples: a replica stopped
+      // or replaced since the read above makes the whole report stale
+      const pairs = [...new Map(accepted.map((s) => [s.replica_id!, s.fence!])).entries()];
+      const current = await c.query(
+        `SELECT r.id FROM endpoint_replicas r JOIN unnest($1::uuid[], $2::uuid[]) AS x(id, fence) ON r.id = x.id AND r.fence = x.fence
+          WHERE r.status <> 'stopped' FOR UPDATE OF r`,
+        [pairs.map((x) => x[0]), pairs.map((x) => x[1])],
+      );
+      if (current.rowCount !== pairs.length) throw staleReport("A sample is about a replica placement that is no longer current; nothing was stored");
+    }
     const inserted = await c.query<{ replica_id: string | null; recorded_at: Date; healthy: boolean }>(
       `INSERT INTO endpoint_metrics (endpoint_id, replica_id, recorded_at, requests, errors, p50_ms, p95_ms, p99_ms, tokens_per_s, healthy)
        SELECT $1, * FROM unnest($2::uuid[], $3::timestamptz[], $4::int[], $5::int[], $6::real[], $7::real[], $8::real[], $9::real[], $10::boolean[])

@@ -44,6 +44,7 @@ export function endpointJson(e: EndpointRow): EndpointJson {
     tenant_id: e.tenantId,
     name: e.name,
     model: e.model,
+    image: e.image,
     gpu_type: e.gpuType,
     gpus_per_replica: e.gpusPerReplica,
     cluster_id: e.clusterId,
@@ -92,7 +93,8 @@ export async function listEndpoints(p: Principal, opts: { limit: number; cursor?
 
 /**
  * Refuses (422) an endpoint that could never run: its minimum replicas need more GPUs than the
- * tenant's whole quota, or no node of the fleet (of its cluster) has gpus_per_replica GPUs of the type.
+ * tenant's whole quota, or no node of the fleet (of its cluster) that runs containers has
+ * gpus_per_replica GPUs of the type (a replica is a serving container on one node).
  */
 async function assertEndpointSatisfiable(tx: Tx, tenantQuota: number, e: { gpu_type: string; gpus_per_replica: number; min_replicas: number; cluster_id: string | null }) {
   const needed = e.gpus_per_replica * e.min_replicas;
@@ -104,13 +106,13 @@ async function assertEndpointSatisfiable(tx: Tx, tenantQuota: number, e: { gpu_t
   const [{ biggest }] = await tx.$queryRaw<[{ biggest: number }]>`
     SELECT COALESCE(max(n), 0)::int AS biggest FROM (
       SELECT count(*) AS n FROM gpus g JOIN nodes nd ON nd.id = g.node_id
-       WHERE g.gpu_type = ${e.gpu_type} AND g.status <> 'missing' AND (${e.cluster_id}::uuid IS NULL OR nd.cluster_id = ${e.cluster_id}::uuid)
+       WHERE g.gpu_type = ${e.gpu_type} AND g.status <> 'missing' AND nd.containers AND (${e.cluster_id}::uuid IS NULL OR nd.cluster_id = ${e.cluster_id}::uuid)
        GROUP BY g.node_id) x`;
   if (biggest < e.gpus_per_replica) {
     throw unsatisfiable(
       biggest === 0
-        ? `The fleet has no ${e.gpu_type} GPUs${e.cluster_id ? " in that cluster" : ""}`
-        : `No node has ${e.gpus_per_replica} ${e.gpu_type} GPUs (the largest has ${biggest}); a replica runs on one node`,
+        ? `The fleet has no ${e.gpu_type} GPUs on nodes that run containers${e.cluster_id ? " in that cluster" : ""}`
+        : `No node that runs containers has ${e.gpus_per_replica} ${e.gpu_type} GPUs (the largest has ${biggest}); a replica runs on one node`,
       [{ path: biggest === 0 ? "gpu_type" : "gpus_per_replica", message: biggest === 0 ? `No ${e.gpu_type} GPUs` : `At most ${biggest} per node` }],
     );
   }
@@ -139,6 +141,7 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
           tenantId,
           name: input.name,
           model: input.model,
+          image: input.image ?? null,
           gpuType: input.gpu_type,
           gpusPerReplica: input.gpus_per_replica,
           clusterId: input.cluster_id ?? null,

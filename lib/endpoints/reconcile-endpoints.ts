@@ -225,7 +225,7 @@ function logDecision(c: pg.PoolClient, e: EndpointRow, to: number, outcome: stri
   );
 }
 
-/** Places the replicas each endpoint lacks on free healthy GPUs of its type, within its tenant's quota. */
+/** Places the replicas each endpoint lacks on free healthy GPUs of its type on container nodes (a replica runs a serving container), within its tenant's quota. */
 async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: LiveReplica[]): Promise<number> {
   const staying = (e: EndpointRow) => live.filter((r) => r.endpoint_id === e.id && !r.draining);
   const wanting = endpoints.filter((e) => !e.stop_requested && e.may_place && staying(e).length < e.desired_replicas);
@@ -233,7 +233,7 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   const { rows: free } = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string }>(
     `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
       WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
-        AND g.gpu_type = ANY($1::text[])
+        AND n.containers AND g.gpu_type = ANY($1::text[])
       ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
     [[...new Set(wanting.map((e) => e.gpu_type))]],
   );
@@ -277,6 +277,13 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   const gpuIds = rows.flatMap((r) => r.gpuIds);
   const owners = rows.flatMap((r, i) => r.gpuIds.map(() => ids[i]!));
   await c.query(`UPDATE gpus g SET allocated_replica_id = x.replica_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, replica_id) WHERE g.id = x.gpu_id`, [gpuIds, owners]);
+  // what each replica holds, remembered after it lets go (its GPU telemetry is read for these GPUs)
+  await c.query(
+    `UPDATE endpoint_replicas r SET gpu_ids = x.gpu_ids
+       FROM (SELECT allocated_replica_id AS id, array_agg(id ORDER BY index) AS gpu_ids FROM gpus WHERE allocated_replica_id = ANY($1::uuid[]) GROUP BY 1) x
+      WHERE r.id = x.id`,
+    [ids],
+  );
   return rows.length;
 }
 

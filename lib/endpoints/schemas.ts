@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
+import { imageField } from "@/lib/jobs/schemas";
 import { AUTOSCALE_METRICS } from "./autoscaler";
 import { ENDPOINT_STATUSES, REPLICA_STATUSES } from "./endpoint-lifecycle";
 
@@ -15,6 +16,7 @@ export const createEndpointBody = z
     tenant_id: z.uuid("Must be a tenant id").optional(),
     name,
     model: z.string().trim().min(1, "Model is required").max(300),
+    image: imageField.optional().meta({ description: "The serving container image (vLLM, TGI, Triton…); the operator's default serving image when absent" }),
     gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
     gpus_per_replica: z.number().int("Must be a whole number").min(1).max(64),
     replicas: replicaCount,
@@ -78,6 +80,7 @@ export const endpointSampleSchema = z
     p99_ms: z.number().min(0).max(3_600_000),
     tokens_per_s: z.number().min(0).max(100_000_000).optional(),
     healthy: z.boolean().default(true).meta({ description: "The replica's own health check; false marks it unhealthy at once" }),
+    fence: z.uuid("Must be the replica's fence, as its assignment carried it").optional().meta({ description: "Agents: the fence of the replica's placement (required with an agent key)" }),
   })
   .superRefine((s, ctx) => {
     if (s.errors > s.requests) ctx.addIssue({ code: "custom", path: ["errors"], message: "Cannot exceed requests" });
@@ -126,6 +129,7 @@ export const endpointJsonSchema = z
     tenant_id: z.string(),
     name: z.string(),
     model: z.string(),
+    image: z.string().nullable().meta({ description: "The serving image; null: the operator's default" }),
     gpu_type: z.string(),
     gpus_per_replica: z.number(),
     cluster_id: z.string().nullable(),

@@ -3,10 +3,10 @@ import type { Principal } from "@/lib/auth/principal";
 import type { Tx } from "@/lib/db/client";
 import { forbidden, notFound } from "@/lib/errors";
 
-/** Fleet objects are visible to operators, and to the agent keys of their own cluster only. */
-export function fleetScope(p: Principal): { clusterId?: string } {
+/** Fleet objects are visible to operators, and to the agent keys of their own cluster (or node) only. */
+export function fleetScope(p: Principal): { clusterId?: string; nodeId?: string } {
   if (p.kind === "operator") return {};
-  if (p.kind === "agent") return { clusterId: p.clusterId };
+  if (p.kind === "agent") return { clusterId: p.clusterId, ...(p.nodeId ? { nodeId: p.nodeId } : {}) };
   throw forbidden("Fleet hardware is visible to operators and agents");
 }
 
@@ -16,6 +16,6 @@ export async function lockNodeOrThrow(tx: Tx, p: Principal, nodeId: string) {
   const rows = await tx.$queryRaw<Array<{ id: string; cluster_id: string; status: string; status_before_offline: string | null }>>`
     SELECT id, cluster_id, status, status_before_offline FROM nodes WHERE id = ${nodeId}::uuid FOR UPDATE`;
   const node = rows[0];
-  if (!node || (scope.clusterId && node.cluster_id !== scope.clusterId)) throw notFound("Node");
+  if (!node || (scope.clusterId && node.cluster_id !== scope.clusterId) || (scope.nodeId && node.id !== scope.nodeId)) throw notFound("Node");
   return node;
 }

@@ -21,6 +21,20 @@ export const registerNodeBody = z
     cpu_cores: z.number().int().min(1).max(100_000).nullish(),
     memory_gb: z.number().int().min(1).max(1_000_000).nullish(),
     agent_version: z.string().trim().max(64).nullish(),
+    capabilities: z
+      .strictObject({
+        containers: z.boolean().meta({ description: "The node runs tenant work in containers (required for any job or replica that runs an image or a command)" }),
+        runtime: z.string().trim().min(1).max(100).optional().meta({ description: "The container runtime and version, e.g. docker 27.3.1" }),
+      })
+      .optional(),
+    system: z
+      .strictObject({
+        os: z.string().trim().max(200).optional(),
+        kernel: z.string().trim().max(200).optional(),
+        driver_version: z.string().trim().max(64).optional(),
+        cuda_version: z.string().trim().max(64).optional(),
+      })
+      .optional(),
     gpus: z.array(gpuInventoryItem).max(64),
   })
   .superRefine((b, ctx) => {
@@ -41,7 +55,9 @@ export const registerNodeBody = z
       rack: "r12",
       cpu_cores: 224,
       memory_gb: 2048,
-      agent_version: "0.1.0",
+      agent_version: "0.2.0",
+      capabilities: { containers: true, runtime: "docker 27.3.1" },
+      system: { os: "Ubuntu 22.04.4 LTS", kernel: "5.15.0-105-generic", driver_version: "550.90.07", cuda_version: "12.4" },
       gpus: [{ uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", index: 0, gpu_type: "H100", model: "NVIDIA H100 80GB HBM3", memory_total_mb: 81559 }],
     },
   });
@@ -97,6 +113,8 @@ export const nodeJsonSchema = z
     cpu_cores: z.number().nullable(),
     memory_gb: z.number().nullable(),
     agent_version: z.string().nullable(),
+    capabilities: z.object({ containers: z.boolean(), runtime: z.string().nullable() }),
+    system: z.object({ os: z.string().nullable(), kernel: z.string().nullable(), driver_version: z.string().nullable(), cuda_version: z.string().nullable() }),
     status: z.enum(NODE_STATUSES),
     last_heartbeat_at: z.string().nullable(),
     created_at: z.string(),
@@ -129,6 +147,12 @@ export const nodeSelect = {
   cpuCores: true,
   memoryGb: true,
   agentVersion: true,
+  containers: true,
+  containerRuntime: true,
+  os: true,
+  kernel: true,
+  driverVersion: true,
+  cudaVersion: true,
   status: true,
   statusBeforeOffline: true,
   lastHeartbeatAt: true,
@@ -150,7 +174,9 @@ export const gpuSelect = {
   allocatedReplicaId: true,
 } as const;
 
-type NodeRow = { [K in keyof typeof nodeSelect]: K extends "createdAt" ? Date : K extends "lastHeartbeatAt" ? Date | null : unknown };
+type NodeRow = { [K in keyof typeof nodeSelect]: K extends "createdAt" ? Date : K extends "lastHeartbeatAt" ? Date | null : K extends "containers" ? boolean : unknown };
+
+const text = (v: unknown) => (v as string | null) ?? null;
 
 export function nodeJson(n: NodeRow & { id: string; clusterId: string; hostname: string }): z.infer<typeof nodeJsonSchema> {
   return {
@@ -162,6 +188,8 @@ export function nodeJson(n: NodeRow & { id: string; clusterId: string; hostname:
     cpu_cores: (n.cpuCores as number | null) ?? null,
     memory_gb: (n.memoryGb as number | null) ?? null,
     agent_version: (n.agentVersion as string | null) ?? null,
+    capabilities: { containers: n.containers, runtime: text(n.containerRuntime) },
+    system: { os: text(n.os), kernel: text(n.kernel), driver_version: text(n.driverVersion), cuda_version: text(n.cudaVersion) },
     status: n.status as (typeof NODE_STATUSES)[number],
     last_heartbeat_at: n.lastHeartbeatAt?.toISOString() ?? null,
     created_at: n.createdAt.toISOString(),

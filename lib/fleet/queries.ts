@@ -8,7 +8,7 @@ import { gpuSelect, nodeSelect } from "./node-schemas";
 
 export async function getNodeOrThrow(principal: Principal, id: string) {
   const scope = fleetScope(principal);
-  const node = await db().node.findFirst({ where: { id, ...(scope.clusterId ? { clusterId: scope.clusterId } : {}) }, select: nodeSelect });
+  const node = await db().node.findFirst({ where: { id, ...(scope.clusterId ? { clusterId: scope.clusterId } : {}), ...(scope.nodeId ? { id: scope.nodeId } : {}) }, select: nodeSelect });
   if (!node) throw notFound("Node");
   return node;
 }
@@ -16,7 +16,7 @@ export async function getNodeOrThrow(principal: Principal, id: string) {
 export async function getGpuOrThrow(principal: Principal, id: string) {
   const scope = fleetScope(principal);
   const gpu = await db().gpu.findFirst({
-    where: { id, ...(scope.clusterId ? { node: { clusterId: scope.clusterId } } : {}) },
+    where: { id, ...(scope.clusterId ? { node: { clusterId: scope.clusterId } } : {}), ...(scope.nodeId ? { nodeId: scope.nodeId } : {}) },
     select: gpuSelect,
   });
   if (!gpu) throw notFound("GPU");
@@ -28,6 +28,7 @@ export async function listNodes(principal: Principal, opts: { limit: number; cur
   const rows = await db().node.findMany({
     where: {
       ...(scope.clusterId ? { clusterId: scope.clusterId } : opts.cluster_id ? { clusterId: opts.cluster_id } : {}),
+      ...(scope.nodeId ? { id: scope.nodeId } : {}),
       ...(opts.status ? { status: opts.status } : {}),
       ...afterCursor(decodeCursor(opts.cursor)),
     },
@@ -44,6 +45,7 @@ export async function listGpus(principal: Principal, opts: { limit: number; curs
   const rows = await db().gpu.findMany({
     where: {
       ...(clusterId ? { node: { clusterId } } : {}),
+      ...(scope.nodeId ? { nodeId: scope.nodeId } : {}),
       ...(opts.status ? { status: opts.status } : {}),
       ...(opts.gpu_type ? { gpuType: opts.gpu_type } : {}),
       ...afterCursor(decodeCursor(opts.cursor)),

@@ -2,6 +2,7 @@ import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { replicaAssignmentsForNode } from "@/lib/endpoints/node-assignments";
 import { assignmentsForNode } from "@/lib/jobs/queries";
 import { AGENT_REPORTED, ECC_UNCORRECTED, fatalXidReason, REMAP_FAILURE } from "./gpu-health-reasons";
@@ -70,5 +71,6 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
   // a hardware fault must reach the evaluator (and the remediator) now, not at the next sweep
   if (result.hardwareFault) await emitEvent("alerts/evaluate.requested", { reason: "hardware fault reported by heartbeat" });
   const [jobs, replicas] = await Promise.all([assignmentsForNode(nodeId), replicaAssignmentsForNode(nodeId)]);
-  return { node: result.node, assignments: [...jobs, ...replicas] };
+  // the lease: an agent that cannot renew it for this long stops its work (the control plane has moved it by then)
+  return { node: result.node, assignments: [...jobs, ...replicas], leaseS: env().NODE_OFFLINE_AFTER_S };
 }

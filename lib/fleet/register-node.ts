@@ -17,6 +17,11 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
   if (p.kind === "agent") {
     if (input.cluster_id && input.cluster_id !== p.clusterId) throw forbidden("Agent keys register nodes into their own cluster only");
     clusterId = p.clusterId;
+    if (p.nodeId) {
+      // a node-bound key re-registers its own node, under its own hostname, and nothing else
+      const bound = await db().node.findUnique({ where: { id: p.nodeId }, select: { hostname: true } });
+      if (bound?.hostname !== input.hostname) throw forbidden(`This agent key is bound to node ${bound?.hostname ?? p.nodeId} and registers that node only`);
+    }
   } else if (p.kind === "operator") {
     if (!input.cluster_id) throw validationFailed([{ path: "cluster_id", message: "Required with an operator key" }]);
     if (!(await db().cluster.count({ where: { id: input.cluster_id } }))) {
@@ -27,14 +32,22 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
     throw forbidden("Only agents and operators register nodes");
   }
 
+  // An agent that says nothing of containers (an older one) runs nothing but placeholders there.
+  const caps = input.capabilities ?? { containers: false };
+  const sys = input.system ?? {};
   return db().$transaction(async (tx) => {
     const [upserted] = await tx.$queryRaw<Array<{ id: string; inserted: boolean }>>`
-      INSERT INTO nodes (cluster_id, hostname, pod, rack, cpu_cores, memory_gb, agent_version)
+      INSERT INTO nodes (cluster_id, hostname, pod, rack, cpu_cores, memory_gb, agent_version,
+                         containers, container_runtime, os, kernel, driver_version, cuda_version)
       VALUES (${clusterId}::uuid, ${input.hostname}, ${input.pod ?? null}, ${input.rack ?? null},
-              ${input.cpu_cores ?? null}::int, ${input.memory_gb ?? null}::int, ${input.agent_version ?? null})
+              ${input.cpu_cores ?? null}::int, ${input.memory_gb ?? null}::int, ${input.agent_version ?? null},
+              ${caps.containers}, ${caps.containers ? (caps.runtime ?? null) : null}, ${sys.os ?? null}, ${sys.kernel ?? null},
+              ${sys.driver_version ?? null}, ${sys.cuda_version ?? null})
       ON CONFLICT (cluster_id, hostname) DO UPDATE SET
         pod = EXCLUDED.pod, rack = EXCLUDED.rack, cpu_cores = EXCLUDED.cpu_cores,
-        memory_gb = EXCLUDED.memory_gb, agent_version = EXCLUDED.agent_version, updated_at = now()
+        memory_gb = EXCLUDED.memory_gb, agent_version = EXCLUDED.agent_version,
+        containers = EXCLUDED.containers, container_runtime = EXCLUDED.container_runtime, os = EXCLUDED.os, kernel = EXCLUDED.kernel,
+        driver_version = EXCLUDED.driver_version, cuda_version = EXCLUDED.cuda_version, updated_at = now()
       RETURNING id, (xmax = 0) AS inserted`;
     const nodeId = upserted!.id;
 
@@ -72,7 +85,7 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
       action: upserted!.inserted ? "node.registered" : "node.updated",
       targetType: "node",
       targetId: nodeId,
-      details: { hostname: input.hostname, cluster_id: clusterId, gpus: input.gpus.length, gpus_missing: wentMissing },
+      details: { hostname: input.hostname, cluster_id: clusterId, gpus: input.gpus.length, gpus_missing: wentMissing, containers: caps.containers },
     });
     return { node, gpus, created: upserted!.inserted };
   });

@@ -7,19 +7,25 @@ import type { PrincipalKind, TenantRole } from "@/lib/auth/principal";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/** Who may call an operation: anyone, or the principal kinds listed. */
+export type Access = "public" | readonly PrincipalKind[];
+
 export interface Contract<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
+  A extends Access = Access,
 > {
   operationId: string;
   method: HttpMethod;
   /** OpenAPI-style path, e.g. /api/tenants/{id} */
   path: string;
   summary: string;
+  /** longer prose for the OpenAPI document: who may call it and what it refuses */
+  description?: string;
   tags: string[];
   /** "public" or the principal kinds allowed; anything else answers 403 (401 without credentials) */
-  access: "public" | readonly PrincipalKind[];
+  access: A;
   /** tenant principals must also hold this role (API keys of tenant scope count as tenant_admin) */
   tenantRole?: TenantRole;
   params?: P;
@@ -32,8 +38,8 @@ export interface Contract<
   rateLimitPerMinute?: number;
 }
 
-export function defineContract<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
-  c: Contract<P, Q, B>,
-): Contract<P, Q, B> {
+export function defineContract<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, const A extends Access>(
+  c: Contract<P, Q, B, A>,
+): Contract<P, Q, B, A> {
   return c;
 }

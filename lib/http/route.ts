@@ -15,7 +15,8 @@ type Out<S> = [NonNullable<S>] extends [z.ZodType] ? z.output<NonNullable<S>> : 
 
 export interface RouteContext<C extends Contract> {
   request: NextRequest;
-  principal: C["access"] extends "public" ? Principal | null : Principal;
+  /** the caller, narrowed to the kinds the contract lets in */
+  principal: C["access"] extends readonly (infer K)[] ? Extract<Principal, { kind: K }> : Principal | null;
   actor: Actor;
   requestId: string;
   params: Out<C["params"]>;
@@ -37,7 +38,11 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
     const requestId = randomUUID();
     try {
       const principal = await authorize(contract, request);
-      const rateKey = principal ? principal.keyId ?? ("userId" in principal ? principal.userId : undefined) : undefined;
+      const rateKey = principal
+        ? principal.kind === "workload"
+          ? principal.replicaId
+          : (principal.keyId ?? ("userId" in principal ? principal.userId : undefined))
+        : undefined;
       await consumeRateLimit(
         `${contract.operationId}:${rateKey ?? clientIp(request.headers)}`,
         contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,

@@ -3,23 +3,34 @@ import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
-import { forbidden, invalidTransition, notFound } from "@/lib/errors";
+import { forbidden, invalidTransition, notFound, staleReport, validationFailed } from "@/lib/errors";
 import { advancePipeline } from "@/lib/pipelines/advance-pipeline";
-import { jobTransition, retryBackoffSeconds, type JobStatus } from "./job-lifecycle";
+import { jobTransition, retryBackoffSeconds, type JobEvent, type JobStatus } from "./job-lifecycle";
+import { agentMayReportOn } from "./placement-access";
 import { releaseGpus } from "./release-gpus";
 import { jobSelect, type UpdateJobInput } from "./schemas";
 
 /**
- * Reports a job's end or cancels it. Agents report jobs on their cluster's nodes; tenants may only
- * cancel their own; operators may do either. GPUs are freed in the same transaction; a failure with
- * retries left requeues the job after a backoff.
+ * Reports a job's end or cancels it. Agents report jobs placed on their nodes, and only about the
+ * current placement: the report names its attempt and fence, and one that is not the job's current
+ * running placement is stale (409 stale_report) and changes nothing, so a node that was cut off and
+ * comes back can never end a run that moved elsewhere. Tenants may only cancel their own jobs;
+ * operators may do either. GPUs are freed in the same transaction; a failure with retries left
+ * requeues the job after a backoff; an interrupted run (the node stopped it when its lease lapsed)
+ * is requeued without spending a retry.
  */
 export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInput) {
   const p = actor.principal;
+  if (p.kind === "agent") {
+    const missing = (["attempt", "fence"] as const).filter((f) => input[f] === undefined);
+    if (missing.length) throw validationFailed(missing.map((f) => ({ path: f, message: "Agents must name the placement they report on (its heartbeat assignment's attempt and fence)" })));
+    if (input.status === "cancelled") throw forbidden("Agents report completed, failed or interrupted");
+  } else if (input.status === "interrupted") {
+    throw forbidden("Only the node's agent reports a run as interrupted");
+  }
   const result = await db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: JobStatus; failures: number; max_retries: number; cluster_ids: string[] | null }>>`
-      SELECT j.tenant_id, j.status, j.failures, j.max_retries,
-             (SELECT array_agg(DISTINCT n.cluster_id) FROM gpus g JOIN nodes n ON n.id = g.node_id WHERE g.allocated_job_id = j.id) AS cluster_ids
+    const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: JobStatus; failures: number; max_retries: number; attempts: number; fence: string | null }>>`
+      SELECT j.tenant_id, j.status, j.failures, j.max_retries, j.attempts, j.fence::text AS fence
         FROM jobs j WHERE j.id = ${jobId}::uuid FOR UPDATE OF j`;
     const job = rows[0];
     if (!job) throw notFound("Job");
@@ -27,16 +38,21 @@ export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInp
       if (job.tenant_id !== p.tenantId) throw notFound("Job");
       if (input.status !== "cancelled") throw forbidden("Tenants can cancel their jobs; agents report how they ended");
     }
-    if (p.kind === "agent" && !(job.cluster_ids ?? []).includes(p.clusterId)) throw notFound("Job");
-    if (p.kind === "agent" && input.status === "cancelled") throw forbidden("Agents report completed or failed");
+    if (p.kind === "agent") {
+      if (!(await agentMayReportOn(tx, p, jobId))) throw notFound("Job");
+      if (job.status !== "running" || job.attempts !== input.attempt || job.fence !== input.fence) throw staleReport();
+    }
 
-    const event = input.status === "completed" ? { kind: "complete" as const } : input.status === "failed" ? { kind: "fail" as const } : { kind: "cancel" as const };
+    const event: JobEvent =
+      input.status === "completed" ? { kind: "complete" } : input.status === "failed" ? { kind: "fail" } : input.status === "interrupted" ? { kind: "node_lost" } : { kind: "cancel" };
     const t = jobTransition({ status: job.status, failures: job.failures, maxRetries: job.max_retries }, event);
     if (!t.ok) throw invalidTransition(t.reason);
 
     const final = t.to === "completed" || t.to === "failed" || t.to === "cancelled";
-    await tx.job.update({
-      where: { id: jobId },
+    const requeued = input.status === "interrupted";
+    // The fence is compared in the statement that changes the job, not only in the read above.
+    const changed = await tx.job.updateMany({
+      where: { id: jobId, status: job.status, ...(p.kind === "agent" ? { attempts: input.attempt, fence: input.fence } : {}) },
       data: {
         status: t.to,
         failures: t.failures,
@@ -45,20 +61,33 @@ export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInp
         finishedAt: final ? new Date() : null,
         blockReason: null,
         notBefore: t.retry ? new Date(Date.now() + retryBackoffSeconds(t.failures) * 1000) : null,
-        pendingReason: t.retry ? `Retry ${t.failures} of ${job.max_retries} after a ${retryBackoffSeconds(t.failures)} s backoff` : null,
-        ...(t.retry ? { startedAt: null } : {}),
+        pendingReason: t.retry
+          ? `Retry ${t.failures} of ${job.max_retries} after a ${retryBackoffSeconds(t.failures)} s backoff`
+          : requeued
+            ? `Requeued: the node stopped the run (${input.error ?? "its lease lapsed"}); your retries were not spent`
+            : null,
+        ...(t.retry || requeued ? { startedAt: null } : {}),
       },
     });
+    if (changed.count !== 1) throw p.kind === "agent" ? staleReport() : invalidTransition("The job changed meanwhile; read it again");
     // the job's new state first, then its GPUs: the allocation check sees a consistent pair
     const freed = job.status === "running" ? await releaseGpus(tx, jobId) : 0;
     const reason =
       input.status === "cancelled"
         ? "cancelled"
-        : t.retry
-          ? `failed (exit ${input.exit_code ?? "?"}); retry ${t.failures} of ${job.max_retries}`
-          : `${input.status}${input.exit_code !== undefined ? ` (exit ${input.exit_code})` : ""}`;
+        : requeued
+          ? `requeued: run interrupted on its node (${input.error ?? "lease lapsed"})`
+          : t.retry
+            ? `failed (exit ${input.exit_code ?? "?"}); retry ${t.failures} of ${job.max_retries}`
+            : `${input.status}${input.exit_code !== undefined ? ` (exit ${input.exit_code})` : ""}`;
     await tx.jobEvent.create({ data: { jobId, fromStatus: job.status, toStatus: t.to, reason, actor: p.label } });
-    await recordAudit(tx, actor, { action: `job.${input.status}`, targetType: "job", targetId: jobId, tenantId: job.tenant_id, details: { to: t.to, exit_code: input.exit_code ?? null, gpus_freed: freed } });
+    await recordAudit(tx, actor, {
+      action: `job.${input.status}`,
+      targetType: "job",
+      targetId: jobId,
+      tenantId: job.tenant_id,
+      details: { to: t.to, exit_code: input.exit_code ?? null, gpus_freed: freed, ...(input.attempt ? { attempt: input.attempt } : {}) },
+    });
     return { freed, pipelineId: await tx.job.findUniqueOrThrow({ where: { id: jobId }, select: { pipelineId: true } }).then((j) => j.pipelineId) };
   });
   // a pipeline step's job ended: start what depended on it (the pipeline sweep would otherwise)

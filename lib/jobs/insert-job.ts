@@ -1,5 +1,6 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { forbidden, validationFailed } from "@/lib/errors";
 import { assertSatisfiable } from "./assert-satisfiable";
 import { jobSelect } from "./schemas";
@@ -31,7 +32,12 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
   const tenant = rows[0];
   if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
   if (tenant.status !== "active") throw forbidden("Tenant is suspended");
-  await assertSatisfiable(tx, { ...input, quota: tenant.gpu_quota }, f);
+  // tenant code runs only in containers: a command needs an image, the operator's default at the least
+  const image = input.image ?? (input.command ? env().DEFAULT_JOB_IMAGE : undefined);
+  if (input.command && !image) {
+    throw validationFailed([{ path: `${f}image`, message: "Required with a command: commands run only inside a container image, and no default image is configured" }]);
+  }
+  await assertSatisfiable(tx, { ...input, quota: tenant.gpu_quota, needs_containers: Boolean(image || input.command) }, f);
   const overQuota = tenant.in_use + input.gpu_count > tenant.gpu_quota;
   // a prepaid tenant without funds can queue work; it runs once funds arrive
   const blockReason = tenant.out_of_funds ? "billing" : overQuota ? "quota" : null;
@@ -44,7 +50,7 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
       priority: input.priority,
       clusterId: input.cluster_id ?? null,
       maxRetries: input.max_retries,
-      image: input.image ?? null,
+      image: image ?? null,
       command: input.command ?? null,
       durationS: input.duration_s ?? null,
       pipelineId: opts.pipelineId ?? null,

@@ -1,6 +1,8 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import type { JobAssignment } from "@/lib/fleet/assignments";
 import { forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { jobSelect } from "./schemas";
@@ -8,7 +10,7 @@ import { jobSelect } from "./schemas";
 /** Jobs a caller may see: a tenant its own, an operator all, an agent those on its cluster's nodes. */
 function scopeWhere(p: Principal) {
   if (p.kind === "tenant") return { tenantId: p.tenantId };
-  if (p.kind === "agent") return { gpus: { some: { node: { clusterId: p.clusterId } } } };
+  if (p.kind === "agent") return { gpus: { some: { node: { clusterId: p.clusterId, ...(p.nodeId ? { id: p.nodeId } : {}) } } } };
   return {};
 }
 
@@ -35,22 +37,32 @@ export async function listJobEvents(p: Principal, jobId: string) {
   return db().jobEvent.findMany({ where: { jobId }, orderBy: { id: "asc" } });
 }
 
-/** What a node must be running now: running jobs holding GPUs on it, with the GPUs it holds there. */
-export async function assignmentsForNode(nodeId: string) {
-  const { rows } = await pool().query<{ job_id: string; gpu_ids: string[]; image: string | null; command: string | null; duration_s: number | null }>(
-    `SELECT j.id AS job_id, array_agg(g.id ORDER BY g.index) AS gpu_ids, j.image, j.command, j.duration_s
+/**
+ * What a node must be running now: running jobs holding GPUs on it, with the GPUs each holds there
+ * and the placement (attempt, fence) its reports must name. A job with a command and no image
+ * (submitted before images were required) runs in the operator's default image, or not at all.
+ */
+export async function assignmentsForNode(nodeId: string): Promise<JobAssignment[]> {
+  const { rows } = await pool().query<{ job_id: string; gpu_ids: string[]; image: string | null; command: string | null; duration_s: number | null; attempt: number; fence: string }>(
+    `SELECT j.id AS job_id, array_agg(g.id ORDER BY g.index) AS gpu_ids, j.image, j.command, j.duration_s, j.attempts AS attempt, j.fence::text AS fence
        FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
       WHERE g.node_id = $1 AND j.status = 'running' GROUP BY j.id`,
     [nodeId],
   );
-  return rows.map((r) => ({
-    kind: "job" as const,
-    job_id: r.job_id,
-    gpu_ids: r.gpu_ids,
-    ...(r.image ? { image: r.image } : {}),
-    ...(r.command ? { command: r.command } : {}),
-    ...(r.duration_s ? { duration_s: r.duration_s } : {}),
-  }));
+  return rows.map((r) => {
+    const image = r.image ?? (r.command ? env().DEFAULT_JOB_IMAGE : undefined);
+    return {
+      kind: "job" as const,
+      job_id: r.job_id,
+      attempt: r.attempt,
+      fence: r.fence,
+      gpu_ids: r.gpu_ids,
+      logs_path: `/api/jobs/${r.job_id}/logs`,
+      ...(image ? { image } : {}),
+      ...(r.command ? { command: r.command } : {}),
+      ...(r.duration_s ? { duration_s: r.duration_s } : {}),
+    };
+  });
 }
 
 export async function listSchedulerLogs(limit: number) {

@@ -1,6 +1,15 @@
 import { z } from "zod";
+import { isImageReference } from "@/lib/fleet/image-reference";
 import { paginationQuery } from "@/lib/http/pagination";
 import { JOB_STATUSES } from "./job-lifecycle";
+
+/** A container image reference; never something a container runtime could read as an option. */
+export const imageField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .refine(isImageReference, "Must be a container image reference, such as nvcr.io/nvidia/pytorch:24.05-py3");
 
 export const submitJobBody = z
   .strictObject({
@@ -11,19 +20,29 @@ export const submitJobBody = z
     priority: z.number().int().min(1).max(10).default(5),
     cluster_id: z.uuid("Must be a cluster id").optional(),
     max_retries: z.number().int().min(0).max(10).default(0),
-    image: z.string().trim().min(1).max(500).optional(),
+    image: imageField.optional(),
     command: z.string().trim().min(1).max(10_000).optional(),
     duration_s: z.number().int().min(1).max(30 * 86_400).optional(),
   })
   .meta({ id: "SubmitJob", example: { name: "llama-finetune", gpu_count: 8, gpu_type: "H100", priority: 3, max_retries: 2, duration_s: 3600 } });
 
+/** The placement an agent's report is about: the attempt and fence its heartbeat assignment carried. */
+export const placementRef = {
+  attempt: z.number().int().min(1).max(1_000_000),
+  fence: z.uuid("Must be the fence of the placement, as its assignment carried it"),
+};
+
 export const updateJobBody = z
   .strictObject({
-    status: z.enum(["completed", "failed", "cancelled"]),
+    status: z
+      .enum(["completed", "failed", "cancelled", "interrupted"])
+      .meta({ description: "interrupted (agents only): the node stopped the run without an outcome (its lease lapsed); the job is requeued without spending a retry" }),
     exit_code: z.number().int().min(-1_000_000).max(1_000_000).optional(),
     error: z.string().max(10_000).optional(),
+    attempt: placementRef.attempt.optional().meta({ description: "Agents: the attempt of the placement this report is about" }),
+    fence: placementRef.fence.optional().meta({ description: "Agents: the fence of the placement this report is about" }),
   })
-  .meta({ id: "UpdateJob", example: { status: "completed", exit_code: 0 } });
+  .meta({ id: "UpdateJob", example: { status: "completed", exit_code: 0, attempt: 1, fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11" } });
 
 export const listJobsQuery = z.strictObject({
   ...paginationQuery,

@@ -13,7 +13,7 @@ import { gpuSample, MAX_SAMPLES_PER_REQUEST, type GpuSample } from "./schemas";
 const MAX_FUTURE_MS = 5 * 60_000;
 
 // One statement, one round trip, for the reports of several callers at once (group commit, below):
-// resolve GPUs (an agent's samples only within its cluster), store the new samples (idempotent on
+// resolve GPUs (an agent's samples only within its cluster, or its node for a node-bound key), store the new samples (idempotent on
 // gpu + recorded_at), fold exactly those into the per-minute rollups, count the reports as
 // heartbeats and, only in the variant for groups that carry a fatal XID, mark those GPUs
 // unhealthy (an UPDATE of gpus fires its statement triggers even when it changes no row).
@@ -24,12 +24,12 @@ const MAX_FUTURE_MS = 5 * 60_000;
 function ingestSql(withFatal: boolean): string {
   return `
 WITH input AS (
-  SELECT * FROM unnest($1::int[], $2::int[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::real[], $8::int[], $9::int[], $10::real[], $11::real[], $12::text[])
-    AS t(req, idx, scope, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids)
+  SELECT * FROM unnest($1::int[], $2::int[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::real[], $8::int[], $9::int[], $10::real[], $11::real[], $12::text[], $13::uuid[])
+    AS t(req, idx, scope, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids, node_scope)
 ), resolved AS (
   -- one index lookup per sample (the planner cannot see the batch size and would scan every GPU)
   SELECT i.*, g.id AS gid, g.node_id, n.status AS node_status,
-         (g.id IS NOT NULL AND (i.scope IS NULL OR n.cluster_id = i.scope)) AS in_scope
+         (g.id IS NOT NULL AND (i.scope IS NULL OR n.cluster_id = i.scope) AND (i.node_scope IS NULL OR g.node_id = i.node_scope)) AS in_scope
     FROM input i
     LEFT JOIN LATERAL (
       SELECT id, node_id FROM gpus WHERE i.gpu_id IS NOT NULL AND id = i.gpu_id
@@ -60,7 +60,7 @@ WITH input AS (
 ),${withFatal ? ` fatal AS (
   UPDATE gpus g SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:' || f.xid, last_xid = f.xid, last_xid_at = now(), updated_at = now()
     FROM (SELECT DISTINCT ON (gpu_id) gpu_id, x AS xid FROM ins, unnest(xid_errors) AS x
-           WHERE x = ANY($13::int[]) ORDER BY gpu_id, recorded_at DESC) f
+           WHERE x = ANY($14::int[]) ORDER BY gpu_id, recorded_at DESC) f
    WHERE g.id = f.gpu_id AND g.status <> 'missing'
 ),` : ""} reporting AS (
   SELECT DISTINCT node_id FROM scoped WHERE node_status <> 'offline'
@@ -78,7 +78,7 @@ SELECT r.req,
        count(*) FILTER (WHERE r.in_scope)::int AS accepted,
        COALESCE(max(st.n), 0)::int AS stored,
        COALESCE(array_agg(r.idx) FILTER (WHERE NOT r.in_scope), '{}') AS unknown,
-       ${withFatal ? `COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.xids IS NOT NULL AND r.xids::int[] && $13::int[]), '{}')` : `'{}'::uuid[]`} AS fatal_nodes,
+       ${withFatal ? `COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.xids IS NOT NULL AND r.xids::int[] && $14::int[]), '{}')` : `'{}'::uuid[]`} AS fatal_nodes,
        COALESCE(array_agg(DISTINCT r.node_id) FILTER (WHERE r.in_scope AND r.node_status = 'offline'), '{}') AS offline_nodes
   FROM resolved r LEFT JOIN (SELECT req, count(*) AS n FROM stored GROUP BY req) st ON st.req = r.req
  GROUP BY r.req`;
@@ -88,6 +88,7 @@ const INGEST_WITH_FATAL_XIDS_SQL = ingestSql(true);
 
 interface Report {
   scope: string | null;
+  nodeScope: string | null;
   samples: Array<{ index: number; sample: GpuSample; at: Date }>;
 }
 interface ReportOutcome {
@@ -99,12 +100,12 @@ interface ReportOutcome {
 }
 
 async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
-  const rows = reports.flatMap((r, req) => r.samples.map((v) => ({ req, scope: r.scope, ...v })));
+  const rows = reports.flatMap((r, req) => r.samples.map((v) => ({ req, scope: r.scope, nodeScope: r.nodeScope, ...v })));
   const s = rows.map((v) => v.sample);
   const withFatal = s.some((x) => firstFatalXid(x.xid_errors) !== undefined);
   // a named statement is planned once per connection; the ingest pool does not wait for WAL flush
   const { rows: out } = await ingestPool().query<ReportOutcome & { req: number }>({
-    name: withFatal ? "ingest_gpu_metrics_fatal_v4" : "ingest_gpu_metrics_v4",
+    name: withFatal ? "ingest_gpu_metrics_fatal_v5" : "ingest_gpu_metrics_v5",
     text: withFatal ? INGEST_WITH_FATAL_XIDS_SQL : INGEST_SQL,
     values: [
       rows.map((v) => v.req),
@@ -119,6 +120,7 @@ async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
       s.map((x) => x.temperature_c),
       s.map((x) => x.power_draw_w),
       s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
+      rows.map((v) => v.nodeScope),
       ...(withFatal ? [FATAL_XIDS] : []),
     ],
   });
@@ -181,8 +183,9 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
   });
   if (valid.length === 0) return { accepted: 0, stored: 0, rejected, fatalNodeIds: [] };
 
-  const result = await groupCommit().submit({ scope: principal.kind === "agent" ? principal.clusterId : null, samples: valid }, valid.length);
-  for (const index of result.unknown) rejected.push({ index, error: "gpu: No such GPU in this cluster" });
+  const agent = principal.kind === "agent" ? principal : null;
+  const result = await groupCommit().submit({ scope: agent?.clusterId ?? null, nodeScope: agent?.nodeId ?? null, samples: valid }, valid.length);
+  for (const index of result.unknown) rejected.push({ index, error: agent?.nodeId ? "gpu: No such GPU on this key's node" : "gpu: No such GPU in this cluster" });
   rejected.sort((a, b) => a.index - b.index);
   if (result.offline_nodes.length) await reviveOfflineNodes(result.offline_nodes, principal.label);
   await wakeAlertEvaluation(result.fatal_nodes.length > 0);

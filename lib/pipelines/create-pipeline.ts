@@ -3,6 +3,7 @@ import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { validationFailed } from "@/lib/errors";
 import { assertSatisfiable } from "@/lib/jobs/assert-satisfiable";
 import { submittingTenant } from "@/lib/jobs/submit-job";
@@ -22,7 +23,13 @@ export async function createPipeline(actor: Actor, input: CreatePipelineInput) {
   const pipeline = await db().$transaction(async (tx) => {
     const tenant = await tx.tenant.findUnique({ where: { id: tenantId }, select: { gpuQuota: true } });
     if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
-    for (const [i, s] of input.steps.entries()) await assertSatisfiable(tx, { ...s, quota: tenant.gpuQuota }, `steps[${i}].`);
+    for (const [i, s] of input.steps.entries()) {
+      // steps run as jobs: a command needs an image (the operator's default at the least)
+      if (s.command && !s.image && !env().DEFAULT_JOB_IMAGE) {
+        throw validationFailed([{ path: `steps[${i}].image`, message: "Required with a command: commands run only inside a container image, and no default image is configured" }]);
+      }
+      await assertSatisfiable(tx, { ...s, quota: tenant.gpuQuota, needs_containers: Boolean(s.image || s.command) }, `steps[${i}].`);
+    }
     const created = await tx.pipeline.create({ data: { tenantId, name: input.name } });
     await tx.pipelineStep.createMany({
       data: input.steps.map((s, i) => ({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { imageField } from "@/lib/jobs/schemas";
 
 export const pipelineStepBody = z.strictObject({
   name: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
@@ -8,7 +9,7 @@ export const pipelineStepBody = z.strictObject({
   priority: z.number().int().min(1).max(10).default(5),
   max_retries: z.number().int().min(0).max(10).default(0),
   repeat: z.number().int().min(1).max(100).default(1).meta({ description: "Run the step this many times in a row (a bounded loop)" }),
-  image: z.string().trim().min(1).max(500).optional(),
+  image: imageField.optional(),
   command: z.string().trim().min(1).max(10_000).optional(),
   duration_s: z.number().int().min(1).max(30 * 86_400).optional(),
 });

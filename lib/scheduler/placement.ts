@@ -7,14 +7,15 @@
 // Placement: gangs are whole (all of a job's GPUs or none); a job that fits on one node goes to the
 // node with the fewest free GPUs that still fits it (best fit keeps whole nodes free for large
 // jobs); a larger job spreads over as few nodes as possible. Only healthy GPUs on available nodes
-// are offered as free.
-// Backfill (EASY, per capacity scope): a job's scope is the GPUs it could ever use: its GPU type,
-// in its cluster when it is pinned to one. The first job of a scope that does not fit becomes that
-// scope's head and gets a reservation at its earliest start, computed from the declared duration_s
-// of running work in the scope (work without one counts as running until it ends). A later job may
-// start now only if, for every reservation whose scope holds GPUs it would take, it ends before that
-// head's start or leaves enough of those GPUs for the head; so backfill never delays a head, and
-// work on GPUs no waiting head could use never waits behind one.
+// are offered as free, and work that runs an image or a command only on nodes that run containers.
+// Backfill (EASY, per scope): a job's scope is the GPUs it could ever use: its GPU type, in its
+// cluster when it is pinned to one, on container nodes when it runs an image or a command. The
+// first job of a scope that does not fit becomes that scope's head and gets a reservation at its
+// earliest start, computed from the declared duration_s of running work in the scope (work without
+// one counts as running until it ends). A later job may start now only if, for every reservation
+// whose scope holds GPUs it would take, it ends before that head's start or leaves enough of those
+// GPUs for the head; a job that would delay a head tries GPUs outside that head's scope before it
+// waits. So backfill never delays a head, and work on GPUs no waiting head could use never waits.
 // A job whose scope has too few usable GPUs (healthy GPUs on available nodes, busy or not) for it
 // to ever start, with every node that could host it in maintenance, quarantined, offline or
 // draining, reserves nothing: it keeps its place and becomes a head again when capacity returns.
@@ -23,6 +24,8 @@ export interface FreeNode {
   nodeId: string;
   clusterId: string;
   gpuType: string;
+  /** the node runs containers (tenant images and commands run nowhere else) */
+  containers: boolean;
   freeGpuIds: string[];
 }
 
@@ -32,6 +35,8 @@ export interface QueuedJob {
   gpuCount: number;
   gpuType: string;
   clusterId: string | null;
+  /** it runs an image or a command: container nodes only */
+  needsContainers: boolean;
   priority: number;
   submittedAt: number;
   durationS: number | null;
@@ -46,6 +51,7 @@ export interface TenantUsage {
 export interface RunningWork {
   gpuType: string;
   clusterId: string;
+  containers: boolean;
   gpuCount: number;
   /** epoch ms when its declared duration ends; null when it declared none */
   endsAt: number | null;
@@ -55,6 +61,7 @@ export interface RunningWork {
 export interface Capacity {
   gpuType: string;
   clusterId: string;
+  containers: boolean;
   gpus: number;
 }
 
@@ -63,17 +70,28 @@ export type Decision =
   | { jobId: string; outcome: "blocked_quota"; reason: string }
   | { jobId: string; outcome: "pending"; reason: string };
 
-interface Reservation {
-  headId: string;
-  headPriority: number;
+/** The GPUs a job could ever use. */
+interface Scope {
   gpuType: string;
   clusterId: string | null;
+  containersOnly: boolean;
+}
+
+interface Reservation extends Scope {
+  headId: string;
+  headPriority: number;
   /** GPUs the head can count on at its start, minus what it needs (≥ 0 means the reservation holds) */
   spareAtStart: number;
   startsAt: number;
 }
 
+type Pick = Array<{ node: FreeNode; take: number }>;
+
 const short = (id: string) => id.slice(0, 8);
+const scopeOf = (j: QueuedJob): Scope => ({ gpuType: j.gpuType, clusterId: j.clusterId, containersOnly: j.needsContainers });
+const scopeKey = (s: Scope) => `${s.gpuType}\u0000${s.clusterId ?? "*"}\u0000${s.containersOnly ? "c" : "-"}`;
+const inScope = (s: Scope, n: { gpuType: string; clusterId: string; containers: boolean }) =>
+  n.gpuType === s.gpuType && (!s.clusterId || n.clusterId === s.clusterId) && (!s.containersOnly || n.containers);
 
 export function place(input: {
   now: number;
@@ -86,7 +104,6 @@ export function place(input: {
   const free = input.nodes.map((n) => ({ ...n, freeGpuIds: [...n.freeGpuIds] }));
   const usage = new Map([...input.tenants].map(([id, u]) => [id, { ...u }]));
   const running = [...input.running];
-  const capacity = new ScopeTotals(input.capacity);
   const reservations = new Map<string, Reservation>();
   const decisions: Decision[] = [];
 
@@ -101,9 +118,9 @@ export function place(input: {
       });
       continue;
     }
-    const where = job.clusterId ? ` in cluster ${short(job.clusterId)}` : "";
-    const scope = scopeKey(job.gpuType, job.clusterId);
-    const usable = capacity.of(job.gpuType, job.clusterId);
+    const scope = scopeOf(job);
+    const where = `${job.clusterId ? ` in cluster ${short(job.clusterId)}` : ""}${job.needsContainers ? " on nodes that run containers" : ""}`;
+    const usable = input.capacity.reduce((s, c) => s + (inScope(scope, c) ? c.gpus : 0), 0);
     if (usable < job.gpuCount) {
       decisions.push({
         jobId: job.id,
@@ -116,12 +133,12 @@ export function place(input: {
     }
     const fit = chooseAroundReservations(pools, job, reservations, input.now);
     if (!fit.pick) {
-      const available = pools.available(job.gpuType, job.clusterId);
-      const head = reservations.get(scope);
+      const available = pools.available(scope);
+      const head = reservations.get(scopeKey(scope));
       if (fit.blockedBy) {
         decisions.push({ jobId: job.id, outcome: "pending", reason: `Waiting behind job ${short(fit.blockedBy.headId)} (priority ${fit.blockedBy.headPriority}): starting now would delay it` });
       } else if (!head) {
-        reservations.set(scope, reserve(job, available, running, input.now));
+        reservations.set(scopeKey(scope), reserve(job, available, running, input.now));
         decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free now. Capacity is reserved for it.` });
       } else {
         decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free, and waiting behind job ${short(head.headId)} (priority ${head.headPriority})` });
@@ -137,30 +154,19 @@ export function place(input: {
     }
     tenant.inUse += job.gpuCount;
     usage.set(job.tenantId, tenant);
-    // a gang without a cluster constraint may span clusters: each cluster gets its share back when it ends
-    for (const [clusterId, gpuCount] of perCluster(fit.pick)) {
-      running.push({ gpuType: job.gpuType, clusterId, gpuCount, endsAt: job.durationS === null ? null : input.now + job.durationS * 1000 });
+    // a gang may span nodes of different clusters or kinds: each gets its share back when it ends
+    for (const p of fit.pick) {
+      running.push({ gpuType: job.gpuType, clusterId: p.node.clusterId, containers: p.node.containers, gpuCount: p.take, endsAt: job.durationS === null ? null : input.now + job.durationS * 1000 });
     }
     decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds });
   }
   return decisions;
 }
 
-const scopeKey = (gpuType: string, clusterId: string | null) => `${gpuType}\u0000${clusterId ?? "*"}`;
-
-type Pick = Array<{ node: FreeNode; take: number }>;
-
-function perCluster(pick: Pick): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const p of pick) out.set(p.node.clusterId, (out.get(p.node.clusterId) ?? 0) + p.take);
-  return out;
-}
-
 /**
- * The job's best pick that delays no waiting head. A pick that would delay the head of a pinned
- * scope is tried again without that cluster (an unpinned job may well fit elsewhere); one that would
- * delay an unpinned head cannot avoid it by going elsewhere. Returns the reservations to charge, or
- * the head it must wait behind.
+ * The job's best pick that delays no waiting head. A pick that would delay a head is tried again
+ * without that head's GPUs (the job may fit elsewhere in its own scope); when nothing is left it
+ * waits behind that head. Returns the reservations the pick draws on, or the head it waits behind.
  */
 function chooseAroundReservations(
   pools: FreePools,
@@ -168,17 +174,16 @@ function chooseAroundReservations(
   reservations: Map<string, Reservation>,
   now: number,
 ): { pick: Pick | null; charges: Array<{ reservation: Reservation; impact: number }>; blockedBy?: Reservation } {
-  const avoid = new Set<string>();
+  const avoid: Reservation[] = [];
   let blockedBy: Reservation | undefined;
   for (;;) {
-    const pick = pools.choose(job.gpuType, job.clusterId, job.gpuCount, avoid);
+    const pick = pools.choose(scopeOf(job), job.gpuCount, avoid);
     if (!pick) return { pick: null, charges: [], blockedBy };
-    const taken = perCluster(pick);
     const charges: Array<{ reservation: Reservation; impact: number }> = [];
     let delays: Reservation | undefined;
     for (const r of reservations.values()) {
       if (r.gpuType !== job.gpuType) continue;
-      const impact = r.clusterId ? (taken.get(r.clusterId) ?? 0) : job.gpuCount;
+      const impact = pick.reduce((s, p) => s + (inScope(r, p.node) ? p.take : 0), 0);
       if (impact === 0) continue;
       // a head whose start is unknown (it waits on work that declared no end) may start any moment
       const endsBeforeHead = job.durationS !== null && Number.isFinite(r.startsAt) && now + job.durationS * 1000 <= r.startsAt;
@@ -191,58 +196,55 @@ function chooseAroundReservations(
     }
     if (!delays) return { pick, charges };
     blockedBy = delays;
-    if (!delays.clusterId || job.clusterId) return { pick: null, charges: [], blockedBy };
-    avoid.add(delays.clusterId);
+    avoid.push(delays);
   }
 }
 
-/** Usable GPUs per (type, cluster), summed per type for unpinned work. */
-class ScopeTotals {
-  private byScope = new Map<string, number>();
-
-  constructor(rows: Capacity[]) {
-    for (const r of rows) {
-      for (const key of [scopeKey(r.gpuType, r.clusterId), scopeKey(r.gpuType, null)]) this.byScope.set(key, (this.byScope.get(key) ?? 0) + r.gpus);
-    }
-  }
-
-  of(gpuType: string, clusterId: string | null): number {
-    return this.byScope.get(scopeKey(gpuType, clusterId)) ?? 0;
-  }
+interface Pool {
+  buckets: Set<FreeNode>[];
+  nodes: FreeNode[];
 }
 
 /**
- * Free GPUs per type, with nodes bucketed by how many GPUs they have free, so best fit is a few
- * bucket lookups rather than a scan of every node (10,000 jobs × 1,250 nodes otherwise).
- * Cluster-constrained jobs filter the type's nodes (the less common case).
+ * Free GPUs per type (and per type on container nodes), with nodes bucketed by how many GPUs they
+ * have free, so best fit is a few bucket lookups rather than a scan of every node (10,000 jobs ×
+ * 1,250 nodes otherwise). Cluster-constrained jobs, and jobs steering around a head, filter the
+ * pool's nodes (the less common case).
  */
 class FreePools {
-  private byType = new Map<string, { buckets: Set<FreeNode>[]; nodes: FreeNode[] }>();
+  private pools = new Map<string, Pool>();
+  private memberOf = new Map<FreeNode, Pool[]>();
 
   constructor(nodes: FreeNode[]) {
     for (const n of nodes) {
-      let pool = this.byType.get(n.gpuType);
-      if (!pool) this.byType.set(n.gpuType, (pool = { buckets: [], nodes: [] }));
-      pool.nodes.push(n);
-      this.bucket(pool, n.freeGpuIds.length).add(n);
+      const keys = n.containers ? [n.gpuType, `${n.gpuType}\u0000c`] : [n.gpuType];
+      const pools = keys.map((k) => {
+        let pool = this.pools.get(k);
+        if (!pool) this.pools.set(k, (pool = { buckets: [], nodes: [] }));
+        pool.nodes.push(n);
+        bucket(pool, n.freeGpuIds.length).add(n);
+        return pool;
+      });
+      this.memberOf.set(n, pools);
     }
   }
 
-  private bucket(pool: { buckets: Set<FreeNode>[] }, k: number): Set<FreeNode> {
-    return (pool.buckets[k] ??= new Set());
+  private poolFor(scope: Scope): Pool | undefined {
+    return this.pools.get(scope.containersOnly ? `${scope.gpuType}\u0000c` : scope.gpuType);
   }
 
-  available(gpuType: string, clusterId: string | null): number {
-    const pool = this.byType.get(gpuType);
+  available(scope: Scope): number {
+    const pool = this.poolFor(scope);
     if (!pool) return 0;
-    return pool.nodes.reduce((s, n) => s + (!clusterId || n.clusterId === clusterId ? n.freeGpuIds.length : 0), 0);
+    return pool.nodes.reduce((s, n) => s + (!scope.clusterId || n.clusterId === scope.clusterId ? n.freeGpuIds.length : 0), 0);
   }
 
-  choose(gpuType: string, clusterId: string | null, need: number, avoidClusters: ReadonlySet<string> = new Set()): Pick | null {
-    const pool = this.byType.get(gpuType);
+  choose(scope: Scope, need: number, avoid: readonly Scope[] = []): Pick | null {
+    const pool = this.poolFor(scope);
     if (!pool) return null;
-    if (clusterId) return choose(pool.nodes.filter((n) => n.clusterId === clusterId && n.freeGpuIds.length > 0), need);
-    if (avoidClusters.size) return choose(pool.nodes.filter((n) => !avoidClusters.has(n.clusterId) && n.freeGpuIds.length > 0), need);
+    if (scope.clusterId || avoid.length) {
+      return choose(pool.nodes.filter((n) => n.freeGpuIds.length > 0 && (!scope.clusterId || n.clusterId === scope.clusterId) && !avoid.some((r) => inScope(r, n))), need);
+    }
     for (let k = need; k < pool.buckets.length; k++) {
       const set = pool.buckets[k];
       if (!set || set.size === 0) continue;
@@ -250,7 +252,7 @@ class FreePools {
       for (const n of set) if (!best || n.nodeId < best.nodeId) best = n;
       return [{ node: best!, take: need }];
     }
-    const out: Array<{ node: FreeNode; take: number }> = [];
+    const out: Pick = [];
     let left = need;
     for (let k = pool.buckets.length - 1; k >= 1 && left > 0; k--) {
       const set = pool.buckets[k];
@@ -266,16 +268,20 @@ class FreePools {
   }
 
   take(node: FreeNode, count: number): string[] {
-    const pool = this.byType.get(node.gpuType)!;
-    this.bucket(pool, node.freeGpuIds.length).delete(node);
+    const pools = this.memberOf.get(node)!;
+    for (const pool of pools) bucket(pool, node.freeGpuIds.length).delete(node);
     const taken = node.freeGpuIds.splice(0, count);
-    this.bucket(pool, node.freeGpuIds.length).add(node);
+    for (const pool of pools) bucket(pool, node.freeGpuIds.length).add(node);
     return taken;
   }
 }
 
+function bucket(pool: Pool, k: number): Set<FreeNode> {
+  return (pool.buckets[k] ??= new Set());
+}
+
 /** Best fit on one node, or the fewest nodes (largest free first); null when the gang cannot be whole. */
-export function choose(eligible: FreeNode[], need: number): Array<{ node: FreeNode; take: number }> | null {
+export function choose(eligible: FreeNode[], need: number): Pick | null {
   let best: FreeNode | undefined;
   for (const n of eligible) {
     if (n.freeGpuIds.length >= need && (!best || n.freeGpuIds.length < best.freeGpuIds.length || (n.freeGpuIds.length === best.freeGpuIds.length && n.nodeId < best.nodeId))) best = n;
@@ -284,7 +290,7 @@ export function choose(eligible: FreeNode[], need: number): Array<{ node: FreeNo
   const total = eligible.reduce((s, n) => s + n.freeGpuIds.length, 0);
   if (total < need) return null;
   const sorted = [...eligible].sort((a, b) => b.freeGpuIds.length - a.freeGpuIds.length || (a.nodeId < b.nodeId ? -1 : 1));
-  const out: Array<{ node: FreeNode; take: number }> = [];
+  const out: Pick = [];
   let left = need;
   for (const n of sorted) {
     if (left === 0) break;
@@ -295,20 +301,20 @@ export function choose(eligible: FreeNode[], need: number): Array<{ node: FreeNo
   return out;
 }
 
-/** When the head can start, from the declared ends of running work of its type, and what is spare then. */
+/** When the head can start, from the declared ends of running work in its scope, and what is spare then. */
 function reserve(head: QueuedJob, freeNow: number, running: RunningWork[], now: number): Reservation {
-  const relevant = running.filter((r) => r.gpuType === head.gpuType && (!head.clusterId || r.clusterId === head.clusterId));
+  const scope = scopeOf(head);
+  const relevant = running.filter((r) => inScope(scope, r));
   const ending = relevant.filter((r) => r.endsAt !== null).sort((a, b) => a.endsAt! - b.endsAt!);
+  const base = { headId: head.id, headPriority: head.priority, ...scope };
   let available = freeNow;
   for (const r of ending) {
     available += r.gpuCount;
-    if (available >= head.gpuCount) {
-      return { headId: head.id, headPriority: head.priority, gpuType: head.gpuType, clusterId: head.clusterId, startsAt: Math.max(now, r.endsAt!), spareAtStart: available - head.gpuCount };
-    }
+    if (available >= head.gpuCount) return { ...base, startsAt: Math.max(now, r.endsAt!), spareAtStart: available - head.gpuCount };
   }
   // Not reachable from declared ends alone: it starts when work without a declared end finishes.
   const eventually = available + relevant.filter((r) => r.endsAt === null).reduce((s, r) => s + r.gpuCount, 0);
-  return { headId: head.id, headPriority: head.priority, gpuType: head.gpuType, clusterId: head.clusterId, startsAt: Number.POSITIVE_INFINITY, spareAtStart: Math.max(-1, eventually - head.gpuCount) };
+  return { ...base, startsAt: Number.POSITIVE_INFINITY, spareAtStart: Math.max(-1, eventually - head.gpuCount) };
 }
 
 /** Priority groups in order; inside a group, repeatedly the job of the tenant with the smallest share of its quota. */

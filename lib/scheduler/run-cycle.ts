@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { pool } from "@/lib/db/client";
-import { place, type Decision, type QueuedJob } from "./placement";
+import { place, type Decision, type FreeNode, type QueuedJob } from "./placement";
 
 /** Serialises everything that allocates GPUs: scheduling cycles and endpoint replica placement. */
 export const SCHEDULER_LOCK = 72_417_002;
@@ -47,8 +47,12 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
   try {
     await c.query("BEGIN");
     await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
-    const queue = await c.query<{ id: string; tenant_id: string; gpu_count: number; gpu_type: string; cluster_id: string | null; priority: number; submitted_ms: string; duration_s: number | null; status: "queued" | "blocked" }>(
-      `SELECT id, tenant_id, gpu_count, gpu_type, cluster_id, priority, (extract(epoch FROM submitted_at) * 1000)::bigint AS submitted_ms, duration_s, status
+    const queue = await c.query<{
+      id: string; tenant_id: string; gpu_count: number; gpu_type: string; cluster_id: string | null; needs_containers: boolean;
+      priority: number; submitted_ms: string; duration_s: number | null; status: "queued" | "blocked";
+    }>(
+      `SELECT id, tenant_id, gpu_count, gpu_type, cluster_id, (image IS NOT NULL OR command IS NOT NULL) AS needs_containers, priority,
+              (extract(epoch FROM submitted_at) * 1000)::bigint AS submitted_ms, duration_s, status
          FROM jobs WHERE status IN ('queued', 'blocked') AND (block_reason IS NULL OR block_reason = 'quota')
           AND (not_before IS NULL OR not_before <= now())
         ORDER BY priority, submitted_at LIMIT $1`,
@@ -58,8 +62,8 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       await c.query("COMMIT");
       return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
     }
-    const free = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string }>(
-      `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
+    const free = await c.query<{ id: string; node_id: string; cluster_id: string; containers: boolean; gpu_type: string }>(
+      `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
         WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
         ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
     );
@@ -72,22 +76,22 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
     );
     // Running work by cluster, counting only the GPUs that can take work again when it ends
     // (healthy, on an available node): a draining or quarantined node gives nothing back to a head.
-    const running = await c.query<{ gpu_type: string; cluster_id: string; gpu_count: number; ends_ms: string | null }>(
-      `SELECT j.gpu_type, n.cluster_id, count(*)::int AS gpu_count,
+    const running = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpu_count: number; ends_ms: string | null }>(
+      `SELECT j.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpu_count,
               (extract(epoch FROM j.started_at + make_interval(secs => j.duration_s)) * 1000)::bigint AS ends_ms
          FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id JOIN nodes n ON n.id = g.node_id
         WHERE j.status = 'running' AND g.status = 'available' AND n.status = 'available'
-        GROUP BY j.id, n.cluster_id`,
+        GROUP BY j.id, n.cluster_id, n.containers`,
     );
-    const capacity = await c.query<{ gpu_type: string; cluster_id: string; gpus: number }>(
-      `SELECT g.gpu_type, n.cluster_id, count(*)::int AS gpus FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND n.status = 'available' GROUP BY g.gpu_type, n.cluster_id`,
+    const capacity = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpus: number }>(
+      `SELECT g.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpus FROM gpus g JOIN nodes n ON n.id = g.node_id
+        WHERE g.status = 'available' AND n.status = 'available' GROUP BY g.gpu_type, n.cluster_id, n.containers`,
     );
 
-    const nodes = new Map<string, { nodeId: string; clusterId: string; gpuType: string; freeGpuIds: string[] }>();
+    const nodes = new Map<string, FreeNode>();
     for (const g of free.rows) {
       const key = `${g.node_id}/${g.gpu_type}`;
-      if (!nodes.has(key)) nodes.set(key, { nodeId: g.node_id, clusterId: g.cluster_id, gpuType: g.gpu_type, freeGpuIds: [] });
+      if (!nodes.has(key)) nodes.set(key, { nodeId: g.node_id, clusterId: g.cluster_id, gpuType: g.gpu_type, containers: g.containers, freeGpuIds: [] });
       nodes.get(key)!.freeGpuIds.push(g.id);
     }
     const jobs: QueuedJob[] = queue.rows.map((j) => ({
@@ -96,6 +100,7 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       gpuCount: j.gpu_count,
       gpuType: j.gpu_type,
       clusterId: j.cluster_id,
+      needsContainers: j.needs_containers,
       priority: j.priority,
       submittedAt: Number(j.submitted_ms),
       durationS: j.duration_s,
@@ -106,8 +111,8 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       nodes: [...nodes.values()],
       queue: jobs,
       tenants: new Map(tenants.rows.map((t) => [t.id, { quota: t.gpu_quota, inUse: t.in_use }])),
-      running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
-      capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, gpus: r.gpus })),
+      running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
+      capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpus: r.gpus })),
     });
     await writeDecisions(c, decisions, new Map(jobs.map((j) => [j.id, j.status])));
 
@@ -135,8 +140,8 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
     const gpuJobs = placed.flatMap((d) => d.gpuIds.map(() => d.jobId));
     // jobs first, then their GPUs: the statement-level check on gpus sees each job running with its gang
     const started = await c.query(
-      `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, block_reason = NULL, pending_reason = NULL,
-              not_before = NULL, updated_at = now() WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'blocked')`,
+      `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, fence = gen_random_uuid(), block_reason = NULL,
+              pending_reason = NULL, not_before = NULL, updated_at = now() WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'blocked')`,
       [placed.map((d) => d.jobId)],
     );
     if (started.rowCount !== placed.length) throw new CycleConflict();
@@ -144,9 +149,16 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
       `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, job_id) WHERE g.id = x.gpu_id`,
       [gpuIds, gpuJobs],
     );
+    // each attempt's placement, with its fence: what the node's reports, logs and telemetry are keyed by
+    await c.query(
+      `INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at)
+       SELECT j.id, j.attempts, j.fence, array_agg(g.id ORDER BY g.node_id, g.index), array_agg(DISTINCT g.node_id), j.started_at
+         FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id WHERE j.id = ANY($1::uuid[]) GROUP BY j.id`,
+      [placed.map((d) => d.jobId)],
+    );
     await c.query(
       `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
-       SELECT x.id, x.from_status, 'running', 'placed on ' || x.nodes || ' node(s)', 'scheduler'
+       SELECT x.id, x.from_status, 'running', 'placed on ' || x.nodes || CASE WHEN x.nodes = 1 THEN ' node' ELSE ' nodes' END, 'scheduler'
          FROM unnest($1::uuid[], $2::text[], $3::int[]) AS x(id, from_status, nodes)`,
       [placed.map((d) => d.jobId), placed.map((d) => before.get(d.jobId)!), placed.map((d) => d.nodeIds.length)],
     );

@@ -17,7 +17,7 @@ import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { systemActor } from "@/lib/auth/principal";
-import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
 
 const operator = actorFor(operatorPrincipal);
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
@@ -52,7 +52,7 @@ describe("usage", () => {
   it("a finished run is billed once: its GPU-seconds at the rate in force, rounded once", async () => {
     const w = await world();
     const job = await runningJob(w, 3, 100);
-    await finishJob(actorFor(agentPrincipal(w.cluster.id)), job.id, { status: "completed", exit_code: 0 });
+    await finishJob(actorFor(agentPrincipal(w.cluster.id)), job.id, { status: "completed", exit_code: 0, ...(await placementOf(job.id)) });
     const [u, ...rest] = await usageOf(job.id);
     expect(rest).toEqual([]);
     expect(u).toMatchObject({ kind: "final", attempt: 1, gpuCount: 3, gpuType: w.gpuType, centsPerHour: RATE, settlement: "invoice" });

@@ -308,7 +308,8 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
 
     const otherCluster = await makeCluster();
     expect(await codeOf(ingestEndpointMetrics(actorFor(agentPrincipal(otherCluster.id)), e.id, [healthy(r)]))).toBe("not_found");
-    const own = await ingestEndpointMetrics(actorFor(agentPrincipal(cluster.id)), e.id, [healthy(r), { ...healthy(r), replica_id: undefined, recorded_at: new Date(Date.now() - 5000).toISOString() }]);
+    const { fence } = await db().endpointReplica.findUniqueOrThrow({ where: { id: r }, select: { fence: true } });
+    const own = await ingestEndpointMetrics(actorFor(agentPrincipal(cluster.id)), e.id, [healthy(r, { fence }), { ...healthy(r), replica_id: undefined, recorded_at: new Date(Date.now() - 5000).toISOString() }]);
     expect(own.accepted).toBe(1);
     expect(own.rejected[0]!.error).toContain("agent reports only");
   });

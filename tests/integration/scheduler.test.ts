@@ -10,7 +10,7 @@ import { systemActor } from "@/lib/auth/principal";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { registerNode } from "@/lib/fleet/register-node";
-import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
 
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const operator = actorFor(operatorPrincipal);
@@ -184,7 +184,7 @@ describe("scheduling cycles", () => {
     const free = await db().gpu.findFirstOrThrow({ where: { nodeId: nodes[0]!.node.id, allocatedJobId: null } });
     await expect(
       db().$transaction(async (tx) => {
-        await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now() WHERE id = ${other.id}::uuid`;
+        await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now(), fence = gen_random_uuid() WHERE id = ${other.id}::uuid`;
         await tx.$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${free.id}::uuid`;
       }),
     ).rejects.toThrow(/not available for new work/);
@@ -210,7 +210,7 @@ describe("quota changes", () => {
     // and the database itself refuses growing past the lowered quota
     const free = await db().gpu.findFirstOrThrow({ where: { nodeId: nodes[0]!.node.id, allocatedJobId: null, status: "available" } });
     await expect(db().$transaction(async (tx) => {
-      await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now() WHERE id = ${next.id}::uuid`;
+      await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now(), fence = gen_random_uuid() WHERE id = ${next.id}::uuid`;
       await tx.$executeRaw`UPDATE gpus SET allocated_job_id = ${next.id}::uuid WHERE id = ${free.id}::uuid`;
     })).rejects.toThrow(/over its quota/);
   });
@@ -223,7 +223,8 @@ describe("completion, retries and lost nodes", () => {
     const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "flaky", gpu_count: 4, gpu_type: gpuType, priority: 5, max_retries: 1 });
     await runSchedulerCycle("test");
     const agent = actorFor(agentPrincipal(cluster.id));
-    const retried = await finishJob(agent, job.id, { status: "failed", exit_code: 3 });
+    const firstRun = await placementOf(job.id);
+    const retried = await finishJob(agent, job.id, { status: "failed", exit_code: 3, ...firstRun });
     expect(retried).toMatchObject({ status: "queued", failures: 1, attempts: 1 });
     expect(await heldBy(job.id)).toBe(0);
     await runSchedulerCycle("test"); // inside the backoff: stays queued
@@ -231,10 +232,16 @@ describe("completion, retries and lost nodes", () => {
     await db().$executeRaw`UPDATE jobs SET not_before = now() - interval '1 second' WHERE id = ${job.id}::uuid`;
     await runSchedulerCycle("test");
     expect((await getJobOrThrow(operatorPrincipal, job.id)).attempts).toBe(2);
-    const failed = await finishJob(agent, job.id, { status: "failed", exit_code: 3, error: "CUDA OOM" });
+    const secondRun = await placementOf(job.id);
+    expect(secondRun.fence).not.toBe(firstRun.fence);
+    // a late report about the first run changes nothing now that the job runs again
+    expect(await codeOf(finishJob(agent, job.id, { status: "completed", exit_code: 0, ...firstRun }))).toBe("stale_report");
+    const failed = await finishJob(agent, job.id, { status: "failed", exit_code: 3, error: "CUDA OOM", ...secondRun });
     expect(failed).toMatchObject({ status: "failed", failures: 2, error: "CUDA OOM" });
-    // a finished job holds no GPUs on the agent's nodes any more: a late report is not the agent's to make
-    expect(await codeOf(finishJob(agent, job.id, { status: "completed" }))).toBe("not_found");
+    // a finished job has no current placement: a repeated report is stale and changes nothing
+    expect(await codeOf(finishJob(agent, job.id, { status: "completed", ...secondRun }))).toBe("stale_report");
+    // and an agent must name the placement at all
+    expect(await codeOf(finishJob(agent, job.id, { status: "completed" }))).toBe("validation_failed");
     expect(await codeOf(finishJob(operator, job.id, { status: "completed" }))).toBe("invalid_transition");
   });
 
@@ -247,7 +254,7 @@ describe("completion, retries and lost nodes", () => {
     expect(await codeOf(finishJob(actorFor(tenantAdminPrincipal(b.id)), job.id, { status: "cancelled" }))).toBe("not_found");
     expect(await codeOf(finishJob(actorFor(tenantAdminPrincipal(a.id)), job.id, { status: "completed" }))).toBe("forbidden");
     const otherCluster = await makeCluster();
-    expect(await codeOf(finishJob(actorFor(agentPrincipal(otherCluster.id)), job.id, { status: "completed" }))).toBe("not_found");
+    expect(await codeOf(finishJob(actorFor(agentPrincipal(otherCluster.id)), job.id, { status: "completed", ...(await placementOf(job.id)) }))).toBe("not_found");
     expect((await finishJob(actorFor(tenantAdminPrincipal(a.id)), job.id, { status: "cancelled" })).status).toBe("cancelled");
     expect(await heldBy(job.id)).toBe(0);
   });

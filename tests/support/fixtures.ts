@@ -4,6 +4,7 @@ import { systemActor, type Actor, type Principal } from "@/lib/auth/principal";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
+import { db } from "@/lib/db/client";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { createUser } from "@/lib/users/create-user";
 
@@ -59,8 +60,8 @@ export function inventory(count = 8, gpuType = "H100", prefix = unique("GPU")) {
 }
 
 /**
- * A cluster of available nodes (registered, first heartbeat seen) with GPUs of a type unique to
- * the caller, so tests running in parallel never compete for the same GPUs.
+ * A cluster of available nodes (registered, first heartbeat seen, running containers) with GPUs of
+ * a type unique to the caller, so tests running in parallel never compete for the same GPUs.
  */
 export async function availableFleet(nodes: number, gpusPerNode = 8, typePrefix = "T") {
   const cluster = await makeCluster();
@@ -68,9 +69,16 @@ export async function availableFleet(nodes: number, gpusPerNode = 8, typePrefix 
   const agent = actorFor(agentPrincipal(cluster.id));
   const out = [];
   for (let i = 0; i < nodes; i++) {
-    const r = await registerNode(agent, { hostname: unique("n"), gpus: inventory(gpusPerNode, gpuType) });
+    const r = await registerNode(agent, { hostname: unique("n"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(gpusPerNode, gpuType) });
     await recordHeartbeat(agent, r.node.id, {});
     out.push(r);
   }
   return { cluster, gpuType, nodes: out };
+}
+
+/** The placement an agent reports on: the job's current attempt and fence, as its heartbeat assignment carries them. */
+export async function placementOf(jobId: string): Promise<{ attempt: number; fence: string }> {
+  const j = await db().job.findUniqueOrThrow({ where: { id: jobId }, select: { attempts: true, fence: true } });
+  if (!j.fence) throw new Error(`job ${jobId} has never been placed`);
+  return { attempt: j.attempts, fence: j.fence };
 }

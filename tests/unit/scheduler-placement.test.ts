@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { jobTransition, retryBackoffSeconds, type JobStatus } from "@/lib/jobs/job-lifecycle";
 import { fairOrder, place, type Capacity, type FreeNode, type QueuedJob, type RunningWork, type TenantUsage } from "@/lib/scheduler/placement";
 
-const node = (id: string, free: number, gpuType = "H100", clusterId = "c1"): FreeNode => ({
+const node = (id: string, free: number, gpuType = "H100", clusterId = "c1", containers = true): FreeNode => ({
   nodeId: id,
   clusterId,
   gpuType,
+  containers,
   freeGpuIds: Array.from({ length: free }, (_, i) => `${id}-g${i}`),
 });
 let seq = 0;
@@ -16,6 +17,7 @@ const job = (o: Partial<QueuedJob>): QueuedJob => ({
   gpuCount: 1,
   gpuType: "H100",
   clusterId: null,
+  needsContainers: false,
   priority: 5,
   submittedAt: seq,
   durationS: null,
@@ -25,14 +27,14 @@ const job = (o: Partial<QueuedJob>): QueuedJob => ({
 /** Usable capacity as run-cycle reads it: every free GPU plus what running work holds, per type and cluster. */
 function capacityFrom(nodes: FreeNode[], running: RunningWork[]): Capacity[] {
   const sums = new Map<string, Capacity>();
-  const add = (gpuType: string, clusterId: string, gpus: number) => {
-    const key = `${gpuType}/${clusterId}`;
-    const c = sums.get(key) ?? { gpuType, clusterId, gpus: 0 };
+  const add = (gpuType: string, clusterId: string, containers: boolean, gpus: number) => {
+    const key = `${gpuType}/${clusterId}/${containers}`;
+    const c = sums.get(key) ?? { gpuType, clusterId, containers, gpus: 0 };
     c.gpus += gpus;
     sums.set(key, c);
   };
-  for (const n of nodes) add(n.gpuType, n.clusterId, n.freeGpuIds.length);
-  for (const r of running) add(r.gpuType, r.clusterId, r.gpuCount);
+  for (const n of nodes) add(n.gpuType, n.clusterId, n.containers, n.freeGpuIds.length);
+  for (const r of running) add(r.gpuType, r.clusterId, r.containers, r.gpuCount);
   return [...sums.values()];
 }
 type PlanInput = Omit<Parameters<typeof place>[0], "capacity"> & { capacity?: Capacity[] };
@@ -120,7 +122,7 @@ describe("placement", () => {
 
   it("backfills a short job that ends before the head can start, but not a long one", () => {
     const now = 1_000_000;
-    const running: RunningWork[] = [{ gpuType: "H100", clusterId: "c1", gpuCount: 6, endsAt: now + 3_600_000 }];
+    const running: RunningWork[] = [{ gpuType: "H100", clusterId: "c1", containers: true, gpuCount: 6, endsAt: now + 3_600_000 }];
     // 2 free now + 6 released in an hour = exactly the head's 8: nothing spare at its start
     const head = job({ gpuCount: 8, priority: 1 });
     const short = job({ gpuCount: 1, priority: 5, durationS: 600 });
@@ -146,7 +148,7 @@ describe("placement", () => {
 
   it("backfills without a duration only from GPUs the head will not need", () => {
     const now = 0;
-    const running: RunningWork[] = [{ gpuType: "H100", clusterId: "c1", gpuCount: 8, endsAt: 1_000 }];
+    const running: RunningWork[] = [{ gpuType: "H100", clusterId: "c1", containers: true, gpuCount: 8, endsAt: 1_000 }];
     const head = job({ gpuCount: 8, priority: 1 });
     const filler = job({ gpuCount: 3, priority: 9 });
     const d = plan({ now, nodes: [node("a", 4)], queue: [head, filler], tenants: tenants(["t1", 64, 8]), running });
@@ -169,7 +171,7 @@ describe("placement", () => {
 
     it("a head pinned to a busy cluster reserves only that cluster: work pinned elsewhere and work that can go elsewhere runs", () => {
       // c1: 1 free GPU + 3 held by work without an end = exactly the head's 4
-      const running: RunningWork[] = [{ gpuType: "L40S", clusterId: "c1", gpuCount: 3, endsAt: null }];
+      const running: RunningWork[] = [{ gpuType: "L40S", clusterId: "c1", containers: true, gpuCount: 3, endsAt: null }];
       const head = job({ id: "head", gpuCount: 4, gpuType: "L40S", priority: 1, clusterId: "c1" });
       const pinnedC2 = job({ id: "c2-pinned", gpuCount: 1, gpuType: "L40S", priority: 5, clusterId: "c2" });
       // best fit alone would pick c1's 1-GPU node; it must go to c2 rather than wait behind the head
@@ -185,7 +187,7 @@ describe("placement", () => {
     });
 
     it("an unpinned head claims every cluster of its type, so it names the job that really waits for them", () => {
-      const running: RunningWork[] = [{ gpuType: "L40S", clusterId: "c1", gpuCount: 8, endsAt: null }];
+      const running: RunningWork[] = [{ gpuType: "L40S", clusterId: "c1", containers: true, gpuCount: 8, endsAt: null }];
       const head = job({ id: "big-head", gpuCount: 12, gpuType: "L40S", priority: 1 });
       // eventually 6 + 8 = 14 for a head of 12: 2 spare, so a 3-GPU filler anywhere would delay it
       const filler = job({ id: "filler", gpuCount: 3, gpuType: "L40S", priority: 5, clusterId: "c2" });
@@ -197,22 +199,39 @@ describe("placement", () => {
     it("a GPU type with no usable capacity at all leaves the other types alone and says why", () => {
       const head = job({ id: "h100-head", gpuCount: 8, gpuType: "H100", priority: 1 });
       const a100 = job({ id: "a100", gpuCount: 8, gpuType: "A100", priority: 9 });
-      const d = plan({ now: 0, nodes: [node("a", 8, "A100")], queue: [head, a100], tenants: tenants(["t1", 64, 0]), running: [], capacity: [{ gpuType: "A100", clusterId: "c1", gpus: 8 }, { gpuType: "H100", clusterId: "c1", gpus: 4 }] });
+      const d = plan({ now: 0, nodes: [node("a", 8, "A100")], queue: [head, a100], tenants: tenants(["t1", 64, 0]), running: [], capacity: [{ gpuType: "A100", clusterId: "c1", containers: true, gpus: 8 }, { gpuType: "H100", clusterId: "c1", containers: true, gpus: 4 }] });
       expect(d[0]).toMatchObject({ jobId: "h100-head", outcome: "pending", reason: expect.stringContaining("only 4 can take work") });
       expect(d[1]).toMatchObject({ jobId: "a100", outcome: "placed" });
     });
   });
 
+  it("runs images and commands only on nodes that run containers; work without either goes anywhere", () => {
+    const bare = node("bare", 8, "H100", "c1", false);
+    const docker = node("docker", 4, "H100", "c1", true);
+    const image = job({ id: "image", gpuCount: 2, needsContainers: true });
+    const placeholder = job({ id: "hold", gpuCount: 2 });
+    const tooBig = job({ id: "too-big", gpuCount: 6, needsContainers: true, priority: 9 });
+    const d = plan({ now: 0, nodes: [bare, docker], queue: [image, placeholder, tooBig], tenants: tenants(["t1", 64, 0]), running: [] });
+    expect(d.find((x) => x.jobId === "image")).toMatchObject({ outcome: "placed", nodeIds: ["docker"] });
+    expect(d.find((x) => x.jobId === "hold")).toMatchObject({ outcome: "placed" });
+    // the bare node's 8 free GPUs cannot serve it: only 4 container GPUs exist, so it can never start there
+    expect(d.find((x) => x.jobId === "too-big")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("on nodes that run containers, but only 4 can take work") });
+  });
+
   // ---- properties on random fleets and queues ----
   const world = fc
     .record({
-      nodes: fc.array(fc.record({ free: fc.integer({ min: 0, max: 8 }), type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2", "c3") }), { minLength: 1, maxLength: 12 }),
+      nodes: fc.array(
+        fc.record({ free: fc.integer({ min: 0, max: 8 }), type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2", "c3"), containers: fc.boolean() }),
+        { minLength: 1, maxLength: 12 },
+      ),
       jobs: fc.array(
         fc.record({
           tenant: fc.constantFrom("t1", "t2", "t3"),
           count: fc.integer({ min: 1, max: 20 }),
           type: fc.constantFrom("H100", "A100"),
           cluster: fc.constantFrom(null, "c1", "c2", "c3", "c4"),
+          containers: fc.boolean(),
           priority: fc.integer({ min: 1, max: 10 }),
           duration: fc.option(fc.integer({ min: 60, max: 20_000 }), { nil: null }),
         }),
@@ -221,21 +240,30 @@ describe("placement", () => {
       quotas: fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 })),
       used: fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 10 })),
       running: fc.array(
-        fc.record({ type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2"), count: fc.integer({ min: 1, max: 8 }), ends: fc.option(fc.integer({ min: 1, max: 50_000 }), { nil: null }) }),
+        fc.record({
+          type: fc.constantFrom("H100", "A100"),
+          cluster: fc.constantFrom("c1", "c2"),
+          containers: fc.boolean(),
+          count: fc.integer({ min: 1, max: 8 }),
+          ends: fc.option(fc.integer({ min: 1, max: 50_000 }), { nil: null }),
+        }),
         { maxLength: 6 },
       ),
       // clusters whose nodes are all out of service (maintenance, quarantine, offline, draining): nothing free, no capacity
       down: fc.subarray(["c1", "c2", "c3"]),
       // busy GPUs held by work without a record here (endpoint replicas, say): capacity beyond free + running
-      held: fc.array(fc.record({ type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2", "c3"), gpus: fc.integer({ min: 1, max: 8 }) }), { maxLength: 3 }),
+      held: fc.array(
+        fc.record({ type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2", "c3"), containers: fc.boolean(), gpus: fc.integer({ min: 1, max: 8 }) }),
+        { maxLength: 3 },
+      ),
     })
     .map((w) => {
       const down = new Set<string>(w.down);
-      const nodes = w.nodes.filter((n) => !down.has(n.cluster)).map((n, i) => node(`n${i}`, n.free, n.type, n.cluster));
-      const queue = w.jobs.map((j, i) => ({ id: `q${String(i).padStart(3, "0")}`, tenantId: j.tenant, gpuCount: j.count, gpuType: j.type, clusterId: j.cluster, priority: j.priority, submittedAt: i, durationS: j.duration, status: "queued" as const }));
+      const nodes = w.nodes.filter((n) => !down.has(n.cluster)).map((n, i) => node(`n${i}`, n.free, n.type, n.cluster, n.containers));
+      const queue = w.jobs.map((j, i) => ({ id: `q${String(i).padStart(3, "0")}`, tenantId: j.tenant, gpuCount: j.count, gpuType: j.type, clusterId: j.cluster, needsContainers: j.containers, priority: j.priority, submittedAt: i, durationS: j.duration, status: "queued" as const }));
       const t = tenants(["t1", w.quotas[0], Math.min(w.used[0], w.quotas[0])], ["t2", w.quotas[1], Math.min(w.used[1], w.quotas[1])], ["t3", w.quotas[2], Math.min(w.used[2], w.quotas[2])]);
-      const running = w.running.filter((r) => !down.has(r.cluster)).map((r) => ({ gpuType: r.type, clusterId: r.cluster, gpuCount: r.count, endsAt: r.ends === null ? null : r.ends * 1000 }));
-      const held = w.held.filter((h) => !down.has(h.cluster)).map((h) => ({ gpuType: h.type, clusterId: h.cluster, gpus: h.gpus }));
+      const running = w.running.filter((r) => !down.has(r.cluster)).map((r) => ({ gpuType: r.type, clusterId: r.cluster, containers: r.containers, gpuCount: r.count, endsAt: r.ends === null ? null : r.ends * 1000 }));
+      const held = w.held.filter((h) => !down.has(h.cluster)).map((h) => ({ gpuType: h.type, clusterId: h.cluster, containers: h.containers, gpus: h.gpus }));
       return { nodes, queue, tenants: t, running, capacity: [...capacityFrom(nodes, running), ...held] };
     });
 
@@ -255,6 +283,7 @@ describe("placement", () => {
             const n = w.nodes.find((x) => x.freeGpuIds.includes(g))!;
             expect(n.gpuType).toBe(j.gpuType);
             if (j.clusterId) expect(n.clusterId).toBe(j.clusterId);
+            if (j.needsContainers) expect(n.containers).toBe(true);
           }
         }
       }),
@@ -293,35 +322,35 @@ describe("placement", () => {
       fc.property(world, (w) => {
         const d = plan({ now: 0, ...w });
         const byId = new Map(w.queue.map((q) => [q.id, q]));
-        const usable = (type: string, cluster: string | null) => w.capacity.filter((c) => c.gpuType === type && (!cluster || c.clusterId === cluster)).reduce((s, c) => s + c.gpus, 0);
+        // the GPUs a job could ever use: its type, its cluster if pinned, container nodes if it runs an image or a command
+        const canUse = (j: QueuedJob, n: { gpuType: string; clusterId: string; containers: boolean }) =>
+          n.gpuType === j.gpuType && (!j.clusterId || n.clusterId === j.clusterId) && (!j.needsContainers || n.containers);
+        const usable = (j: QueuedJob) => w.capacity.filter((c) => canUse(j, c)).reduce((s, c) => s + c.gpus, 0);
         // what is still free after the cycle, per node
         const taken = new Set(d.flatMap((x) => (x.outcome === "placed" ? x.gpuIds : [])));
         const freeAfter = w.nodes.map((n) => ({ ...n, left: n.freeGpuIds.filter((g) => !taken.has(g)).length }));
-        const freeIn = (type: string, inScope: (cluster: string) => boolean) => freeAfter.filter((n) => n.gpuType === type && inScope(n.clusterId)).reduce((s, n) => s + n.left, 0);
+        const freeWhere = (ok: (n: FreeNode) => boolean) => freeAfter.filter(ok).reduce((s, n) => s + n.left, 0);
         const heads = d.filter((x) => x.outcome === "pending" && x.reason.includes("reserved")).map((x) => byId.get(x.jobId)!);
-        const overlaps = (a: QueuedJob, b: QueuedJob) => a.gpuType === b.gpuType && (!a.clusterId || !b.clusterId || a.clusterId === b.clusterId);
         for (const x of d) {
           if (x.outcome !== "pending") continue;
           const j = byId.get(x.jobId)!;
-          const jobScope = (cluster: string) => !j.clusterId || cluster === j.clusterId;
           if (x.reason.includes("reserves nothing")) {
             // only when it really can never start on what can take work now
-            expect(usable(j.gpuType, j.clusterId)).toBeLessThan(j.gpuCount);
+            expect(usable(j)).toBeLessThan(j.gpuCount);
             continue;
           }
           // a head or a waiting job always has the capacity it waits for
-          expect(usable(j.gpuType, j.clusterId)).toBeGreaterThanOrEqual(j.gpuCount);
+          expect(usable(j)).toBeGreaterThanOrEqual(j.gpuCount);
           if (x.reason.includes("reserved")) expect(heads).toContain(j);
-          if (freeIn(j.gpuType, jobScope) < j.gpuCount) continue; // it does not fit: waiting is work-conserving
-          // it fits on free GPUs, so a head with a real claim on those GPUs must be named
+          if (freeWhere((n) => canUse(j, n)) < j.gpuCount) continue; // it does not fit: waiting is work-conserving
+          // it fits on free GPUs, so a head with a real claim on some of those GPUs must be named
           const named = /[Ww]aiting behind job (\S+) /.exec(x.reason)?.[1];
           expect(named, x.reason).toBeDefined();
           const head = heads.find((h) => h.id.startsWith(named!));
           expect(head, `${x.reason}: names no waiting head`).toBeDefined();
-          expect(overlaps(head!, j)).toBe(true);
-          // and it could not have run on free GPUs that no head of its type claims
-          const unclaimed = (cluster: string) => jobScope(cluster) && !heads.some((h) => h.gpuType === j.gpuType && (!h.clusterId || h.clusterId === cluster));
-          expect(freeIn(j.gpuType, unclaimed)).toBeLessThan(j.gpuCount);
+          expect(freeWhere((n) => canUse(j, n) && canUse(head!, n)), "the named head claims none of the free GPUs the job could use").toBeGreaterThan(0);
+          // and it could not have run on free GPUs that no head claims
+          expect(freeWhere((n) => canUse(j, n) && !heads.some((h) => canUse(h, n)))).toBeLessThan(j.gpuCount);
         }
       }),
       { numRuns: 3000 },
@@ -334,23 +363,24 @@ describe("placement", () => {
         const now = 0;
         const d = plan({ now, ...w });
         const byId = new Map(w.queue.map((q) => [q.id, q]));
-        const clusterOf = (g: string) => w.nodes.find((n) => n.freeGpuIds.includes(g))!.clusterId;
+        const nodeOf = (g: string) => w.nodes.find((n) => n.freeGpuIds.includes(g))!;
         for (const [headIndex, head] of d.entries()) {
           // a head: pending for capacity with a reservation
           if (head.outcome !== "pending" || !head.reason.includes("reserved")) continue;
           const h = byId.get(head.jobId)!;
           const type = h.gpuType;
-          const inScope = (clusterId: string) => !h.clusterId || clusterId === h.clusterId;
+          const inScope = (n: { clusterId: string; containers: boolean }) => (!h.clusterId || n.clusterId === h.clusterId) && (!h.needsContainers || n.containers);
+          const claimed = (g: string) => inScope(nodeOf(g));
           // the world as the scheduler saw it when it reached the head: jobs placed before it are running work
           const before = d.slice(0, headIndex).filter((x): x is Extract<typeof x, { outcome: "placed" }> => x.outcome === "placed" && byId.get(x.jobId)!.gpuType === type);
           const running = [
-            ...w.running.filter((r) => r.gpuType === type && inScope(r.clusterId)).map((r) => ({ at: r.endsAt, n: r.gpuCount })),
-            ...before.map((x) => ({ at: byId.get(x.jobId)!.durationS === null ? null : now + byId.get(x.jobId)!.durationS! * 1000, n: x.gpuIds.filter((g) => inScope(clusterOf(g))).length })),
+            ...w.running.filter((r) => r.gpuType === type && inScope(r)).map((r) => ({ at: r.endsAt, n: r.gpuCount })),
+            ...before.map((x) => ({ at: byId.get(x.jobId)!.durationS === null ? null : now + byId.get(x.jobId)!.durationS! * 1000, n: x.gpuIds.filter(claimed).length })),
           ];
           const ends = running.filter((r): r is { at: number; n: number } => r.at !== null).sort((a, b) => a.at - b.at);
           const freeBefore =
-            w.nodes.filter((n) => n.gpuType === type && inScope(n.clusterId)).reduce((s, n) => s + n.freeGpuIds.length, 0) -
-            before.reduce((s, x) => s + x.gpuIds.filter((g) => inScope(clusterOf(g))).length, 0);
+            w.nodes.filter((n) => n.gpuType === type && inScope(n)).reduce((s, n) => s + n.freeGpuIds.length, 0) -
+            before.reduce((s, x) => s + x.gpuIds.filter(claimed).length, 0);
           let t = Infinity;
           let acc = freeBefore;
           for (const e of ends) {
@@ -367,7 +397,7 @@ describe("placement", () => {
             if (x.outcome !== "placed") continue;
             const j = byId.get(x.jobId)!;
             if (j.gpuType !== type) continue;
-            const taken = x.gpuIds.filter((g) => inScope(clusterOf(g))).length;
+            const taken = x.gpuIds.filter(claimed).length;
             const endsBy = j.durationS !== null && now + j.durationS * 1000 <= t;
             if (!endsBy) atT -= taken;
           }

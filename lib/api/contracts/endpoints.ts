@@ -77,8 +77,11 @@ export const postEndpointMetrics = defineContract({
   method: "POST",
   path: "/api/endpoints/{id}/metrics",
   summary: "Report serving samples (requests, errors, latency percentiles, tokens/s, health) of an endpoint's replicas",
+  description:
+    "Tenants and operators report for any replica of the endpoint. Agents name each replica's placement with its fence and may report only for replicas on their own nodes. " +
+    "A serving container reports with its replica's report token (from the agent), which covers its own replica only.",
   tags: ["Endpoints"],
-  access: ["operator", "tenant", "agent"],
+  access: ["operator", "tenant", "agent", "workload"],
   params: idParams,
   body: endpointMetricsBody,
   bodyLimitBytes: 1024 * 1024,
@@ -87,6 +90,7 @@ export const postEndpointMetrics = defineContract({
     202: { description: "Accepted samples stored; rejected ones listed by index", schema: z.object({ accepted: z.number(), rejected: z.array(z.object({ index: z.number(), error: z.string() })) }) },
     ...authErrors,
     ...notFoundError,
+    409: { description: "An agent's sample names a replica placement that is no longer current (stale_report); nothing was stored", schema: errorBodySchema },
   },
 });
 

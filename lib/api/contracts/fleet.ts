@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assignmentSchema } from "@/lib/fleet/assignments";
 import {
   gpuJsonSchema,
   heartbeatBody,
@@ -46,20 +47,8 @@ export const heartbeat = defineContract({
       description: "The node and its desired assignments",
       schema: z.object({
         node: nodeJsonSchema,
-        assignments: z.array(
-          z.discriminatedUnion("kind", [
-            z.object({ kind: z.literal("job"), job_id: z.string(), gpu_ids: z.array(z.string()), image: z.string().optional(), command: z.string().optional(), duration_s: z.number().optional() }),
-            z.object({
-              kind: z.literal("endpoint_replica"),
-              replica_id: z.string(),
-              endpoint_id: z.string(),
-              endpoint_name: z.string(),
-              model: z.string(),
-              gpu_ids: z.array(z.string()),
-              metrics_path: z.string().meta({ description: "Where the serving side (or the agent) posts this replica's samples" }),
-            }),
-          ]),
-        ).meta({ description: "Jobs to run and endpoint replicas to serve; anything else the node runs it must stop" }),
+        assignments: z.array(assignmentSchema).meta({ description: "Jobs to run and endpoint replicas to serve, one entry per placement; anything else the node runs it must stop" }),
+        lease_s: z.number().meta({ description: "The node's lease: an agent that cannot heartbeat for this long must stop its work (the control plane moves it elsewhere by then)" }),
       }),
     },
     ...authErrors,

@@ -4,6 +4,6 @@ import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { json, route } from "@/lib/http/route";
 
 export const POST = route(fleet.heartbeat, async ({ actor, params, body }) => {
-  const { node, assignments } = await recordHeartbeat(actor, params.id, body);
-  return json(200, { node: nodeJson(node), assignments });
+  const { node, assignments, leaseS } = await recordHeartbeat(actor, params.id, body);
+  return json(200, { node: nodeJson(node), assignments, lease_s: leaseS });
 });

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+// What a heartbeat tells a node to run: the one definition the control plane answers with, the
+// OpenAPI document publishes and the node agent reads (it imports these types). Every entry is one
+// placement: `attempt` and `fence` name it, and every report the agent makes about it (exit, logs,
+// health) must carry them back; anything about an older placement is refused as stale.
+
+const placement = {
+  attempt: z.number().int().min(1).meta({ description: "Which placement of the work this is (a job's attempt; 1 for a replica)" }),
+  fence: z.string().meta({ description: "Opaque token of this placement, new for every placement; reports about it must carry it" }),
+  gpu_ids: z.array(z.string()),
+  logs_path: z.string().meta({ description: "Where the agent posts this placement's stdout/stderr chunks" }),
+};
+
+export const jobAssignmentSchema = z.object({
+  kind: z.literal("job"),
+  job_id: z.string(),
+  ...placement,
+  image: z.string().optional().meta({ description: "The container image to run; absent only for work that runs nothing (it holds its GPUs for duration_s)" }),
+  command: z.string().optional().meta({ description: "Run as `sh -c` inside the image" }),
+  duration_s: z.number().optional(),
+});
+
+export const replicaAssignmentSchema = z.object({
+  kind: z.literal("endpoint_replica"),
+  replica_id: z.string(),
+  endpoint_id: z.string(),
+  endpoint_name: z.string(),
+  model: z.string(),
+  ...placement,
+  image: z.string().optional().meta({ description: "The serving image; absent: the operator's default serving image on the node" }),
+  metrics_path: z.string().meta({ description: "Where the serving side (or the agent) posts this replica's samples" }),
+  report_token: z.string().meta({ description: "A credential scoped to this replica's placement: it may post this replica's samples and nothing else. Given to the serving container instead of the agent key" }),
+});
+
+export const assignmentSchema = z.discriminatedUnion("kind", [jobAssignmentSchema, replicaAssignmentSchema]);
+
+export type JobAssignment = z.infer<typeof jobAssignmentSchema>;
+export type ReplicaAssignment = z.infer<typeof replicaAssignmentSchema>;
+export type Assignment = z.infer<typeof assignmentSchema>;
+
+/** How a placement is named in the agent's memory and in its reports. */
+export function placementKey(a: Assignment): string {
+  return a.kind === "job" ? `job:${a.job_id}:${a.attempt}:${a.fence}` : `replica:${a.replica_id}:${a.attempt}:${a.fence}`;
+}

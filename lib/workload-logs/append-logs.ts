@@ -1,0 +1,134 @@
+import "server-only";
+import type pg from "pg";
+import type { AgentPrincipal } from "@/lib/auth/principal";
+import { pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { notFound, staleReport } from "@/lib/errors";
+import type { AppendLogsInput, LogChunk } from "./schemas";
+
+const MAX_FUTURE_MS = 5 * 60_000;
+
+type Subject = { kind: "job"; jobId: string; attempt: number } | { kind: "replica"; replicaId: string };
+
+export interface AppendLogsResult {
+  accepted: number;
+  stored: number;
+  truncated: boolean;
+}
+
+/**
+ * Stores a job attempt's output chunks, sent by the agent of the node it ran on. Fenced like exit
+ * reports: the chunks must name the job's latest placement by attempt and fence (its log may still
+ * arrive after the run ended), and chunks of a placement the job has moved on from answer 409
+ * stale_report and store nothing. The placement row is locked while the chunks are written, so a
+ * run's byte count and its cap hold under parallel and repeated deliveries.
+ */
+export async function appendJobLogs(p: AgentPrincipal, jobId: string, input: AppendLogsInput): Promise<AppendLogsResult> {
+  return inTransaction(async (c) => {
+    const { rows } = await c.query<{ log_bytes: string; log_truncated: boolean; latest: boolean }>(
+      `SELECT jp.log_bytes, jp.log_truncated, (j.attempts = jp.attempt) AS latest
+         FROM job_placements jp JOIN jobs j ON j.id = jp.job_id
+        WHERE jp.job_id = $1 AND jp.attempt = $2 AND jp.fence = $3
+          AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = ANY(jp.node_ids) AND n.cluster_id = $4 AND ($5::uuid IS NULL OR n.id = $5::uuid))
+        FOR UPDATE OF jp`,
+      [jobId, input.attempt, input.fence, p.clusterId, p.nodeId ?? null],
+    );
+    const placement = rows[0];
+    if (!placement) {
+      // a placement this agent could have run but does not match: stale; anything else is not its business
+      const { rows: known } = await c.query(
+        `SELECT 1 FROM job_placements jp JOIN nodes n ON n.id = ANY(jp.node_ids) WHERE jp.job_id = $1 AND n.cluster_id = $2 AND ($3::uuid IS NULL OR n.id = $3::uuid) LIMIT 1`,
+        [jobId, p.clusterId, p.nodeId ?? null],
+      );
+      throw known.length ? staleReport() : notFound("Job");
+    }
+    if (!placement.latest) throw staleReport("The job has been placed again since; this placement's log is closed");
+    return storeChunks(c, { kind: "job", jobId, attempt: input.attempt }, input.chunks, { logBytes: Number(placement.log_bytes), truncated: placement.log_truncated });
+  });
+}
+
+/** An endpoint replica's output chunks, from the agent of its node, while the replica is live. */
+export async function appendReplicaLogs(p: AgentPrincipal, endpointId: string, replicaId: string, input: AppendLogsInput): Promise<AppendLogsResult> {
+  return inTransaction(async (c) => {
+    const { rows } = await c.query<{ log_bytes: string; log_truncated: boolean; live: boolean; fence_ok: boolean }>(
+      `SELECT r.log_bytes, r.log_truncated, r.status <> 'stopped' AS live, (r.fence = $3 AND $4 = 1) AS fence_ok
+         FROM endpoint_replicas r JOIN nodes n ON n.id = r.node_id
+        WHERE r.id = $1 AND r.endpoint_id = $2 AND n.cluster_id = $5 AND ($6::uuid IS NULL OR n.id = $6::uuid)
+        FOR UPDATE OF r`,
+      [replicaId, endpointId, input.fence, input.attempt, p.clusterId, p.nodeId ?? null],
+    );
+    const replica = rows[0];
+    if (!replica) throw notFound("Replica");
+    if (!replica.fence_ok || !replica.live) throw staleReport();
+    return storeChunks(c, { kind: "replica", replicaId }, input.chunks, { logBytes: Number(replica.log_bytes), truncated: replica.log_truncated });
+  });
+}
+
+async function inTransaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool().connect();
+  try {
+    await c.query("BEGIN");
+    const out = await fn(c);
+    await c.query("COMMIT");
+    return out;
+  } catch (e) {
+    await c.query("ROLLBACK").catch(() => {});
+    throw e;
+  } finally {
+    c.release();
+  }
+}
+
+export function truncationMarker(capBytes: number): string {
+  return `[GPUForge] This run's log reached its cap of ${(capBytes / 1024 / 1024).toFixed(capBytes % (1024 * 1024) ? 1 : 0)} MiB; later output was dropped.\n`;
+}
+
+/**
+ * Writes the chunks not stored yet, in seq order, until the run's cap: the first chunk that would
+ * pass it is stored as a truncation marker in its place, and the rest are acknowledged but dropped.
+ */
+async function storeChunks(c: pg.PoolClient, subject: Subject, chunks: LogChunk[], state: { logBytes: number; truncated: boolean }): Promise<AppendLogsResult> {
+  if (state.truncated) return { accepted: chunks.length, stored: 0, truncated: true };
+  const where = subject.kind === "job" ? `job_id = $1 AND attempt = $2` : `replica_id = $1`;
+  const key = subject.kind === "job" ? [subject.jobId, subject.attempt] : [subject.replicaId];
+  const { rows: existing } = await c.query<{ seq: number }>(`SELECT seq FROM workload_logs WHERE ${where} AND seq = ANY($${key.length + 1}::int[])`, [...key, chunks.map((x) => x.seq)]);
+  const known = new Set(existing.map((r) => r.seq));
+  const cap = env().WORKLOAD_LOG_MAX_BYTES;
+  const now = Date.now();
+  let budget = cap - state.logBytes;
+  let truncated = false;
+  const rows: Array<{ seq: number; stream: string; text: string; at: Date; bytes: number }> = [];
+  for (const chunk of [...chunks].sort((a, b) => a.seq - b.seq)) {
+    if (known.has(chunk.seq)) continue;
+    const bytes = Buffer.byteLength(chunk.text, "utf8");
+    const at = chunk.at && new Date(chunk.at).getTime() <= now + MAX_FUTURE_MS ? new Date(chunk.at) : new Date(now);
+    if (bytes > budget) {
+      rows.push({ seq: chunk.seq, stream: "system", text: truncationMarker(cap), at, bytes: 0 });
+      truncated = true;
+      break;
+    }
+    budget -= bytes;
+    rows.push({ seq: chunk.seq, stream: chunk.stream, text: chunk.text, at, bytes });
+  }
+  if (rows.length === 0) return { accepted: chunks.length, stored: 0, truncated: false };
+  const conflict = subject.kind === "job" ? `(job_id, attempt, seq) WHERE job_id IS NOT NULL` : `(replica_id, seq) WHERE replica_id IS NOT NULL`;
+  const inserted = await c.query<{ seq: number }>(
+    `INSERT INTO workload_logs (job_id, attempt, replica_id, seq, stream, text, at)
+     SELECT $1::uuid, $2::int, $3::uuid, x.seq, x.stream, x.text, x.at FROM unnest($4::int[], $5::text[], $6::text[], $7::timestamptz[]) AS x(seq, stream, text, at)
+     ON CONFLICT ${conflict} DO NOTHING RETURNING seq`,
+    [
+      subject.kind === "job" ? subject.jobId : null,
+      subject.kind === "job" ? subject.attempt : null,
+      subject.kind === "replica" ? subject.replicaId : null,
+      rows.map((r) => r.seq),
+      rows.map((r) => r.stream),
+      rows.map((r) => r.text),
+      rows.map((r) => r.at.toISOString()),
+    ],
+  );
+  const stored = new Set(inserted.rows.map((r) => r.seq));
+  const added = rows.filter((r) => stored.has(r.seq)).reduce((s, r) => s + r.bytes, 0);
+  const table = subject.kind === "job" ? `job_placements SET log_bytes = log_bytes + $3, log_truncated = log_truncated OR $4 WHERE job_id = $1 AND attempt = $2` : `endpoint_replicas SET log_bytes = log_bytes + $2, log_truncated = log_truncated OR $3 WHERE id = $1`;
+  await c.query(`UPDATE ${table}`, [...key, added, truncated]);
+  return { accepted: chunks.length, stored: stored.size, truncated };
+}

@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { placementRef } from "@/lib/jobs/schemas";
+
+// Workload output as the node agent ships it: stdout and stderr of one placement (a job attempt or
+// an endpoint replica) in sequenced chunks. A chunk is stored once per (placement, seq), however
+// often it is re-sent; a run's log stops growing at WORKLOAD_LOG_MAX_BYTES with a marker saying so.
+
+export const MAX_CHUNK_CHARS = 16_384;
+export const MAX_CHUNKS_PER_REQUEST = 200;
+
+const isoTime = z.iso.datetime({ offset: true, message: "Must be an ISO-8601 time" });
+
+export const logChunk = z.strictObject({
+  seq: z.number().int("A whole number").min(0).max(2_147_483_647),
+  stream: z.enum(["stdout", "stderr"]),
+  text: z.string().max(MAX_CHUNK_CHARS, `At most ${MAX_CHUNK_CHARS} characters a chunk`),
+  at: isoTime.optional().meta({ description: "When the agent captured it (default: when it arrives)" }),
+});
+
+export const appendLogsBody = z
+  .strictObject({
+    ...placementRef,
+    chunks: z.array(logChunk).min(1, "At least one chunk").max(MAX_CHUNKS_PER_REQUEST, `At most ${MAX_CHUNKS_PER_REQUEST} chunks a request`),
+  })
+  .superRefine((b, ctx) => {
+    const seen = new Map<number, number>();
+    b.chunks.forEach((c, i) => {
+      if (seen.has(c.seq)) ctx.addIssue({ code: "custom", path: ["chunks", i, "seq"], message: `Duplicate of chunks[${seen.get(c.seq)}].seq` });
+      seen.set(c.seq, i);
+    });
+  })
+  .meta({
+    id: "AppendLogs",
+    example: { attempt: 1, fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11", chunks: [{ seq: 0, stream: "stdout", text: "epoch 1/10 loss=2.31\n" }] },
+  });
+
+export const appendLogsReply = z.object({
+  accepted: z.number().meta({ description: "Chunks acknowledged (stored now, stored before, or dropped past the run's cap): do not resend them" }),
+  stored: z.number(),
+  truncated: z.boolean().meta({ description: "The run's log reached its cap; later output is dropped" }),
+});
+
+export const readLogsQuery = z.strictObject({
+  attempt: z.coerce.number().int().min(1).max(1_000_000).optional().meta({ description: "Which attempt's log (default: the latest)" }),
+  after_seq: z.coerce.number().int().min(-1).max(2_147_483_647).optional().meta({ description: "Only chunks after this seq (poll with the previous answer's next_seq)" }),
+  limit: z.coerce.number().int().min(1).max(1000).default(200),
+});
+
+export const readReplicaLogsQuery = readLogsQuery.omit({ attempt: true }).extend({
+  replica_id: z.uuid("Must be a replica id").optional().meta({ description: "Which replica's log (default: the newest replica)" }),
+});
+
+export const logLine = z.object({ seq: z.number(), stream: z.enum(["stdout", "stderr", "system"]), text: z.string(), at: z.string() });
+
+export const jobLogsReply = z.object({
+  attempt: z.number().nullable().meta({ description: "The attempt read; null when the job has not run yet" }),
+  data: z.array(logLine),
+  next_seq: z.number().nullable().meta({ description: "Pass as after_seq to read on" }),
+  truncated: z.boolean(),
+});
+
+export const replicaLogsReply = z.object({
+  replica_id: z.string().nullable(),
+  data: z.array(logLine),
+  next_seq: z.number().nullable(),
+  truncated: z.boolean(),
+});
+
+export type AppendLogsInput = z.output<typeof appendLogsBody>;
+export type LogChunk = z.output<typeof logChunk>;
+export type ReadLogsQuery = z.output<typeof readLogsQuery>;
+export type ReadReplicaLogsQuery = z.output<typeof readReplicaLogsQuery>;
