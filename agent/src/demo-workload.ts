@@ -5,6 +5,13 @@
 import { createClient } from "./client";
 
 const NAMES = ["llama-finetune", "embed-batch", "eval-suite", "rl-rollouts", "vision-pretrain", "rerank-train", "sweep-lr", "distill-7b"];
+// what the demo tenants run: real-looking images and commands (the simulator plays the containers)
+const WORKLOADS = [
+  { image: "nvcr.io/nvidia/pytorch:24.05-py3", command: "torchrun --nproc_per_node=$(nvidia-smi -L | wc -l) train.py --config configs/finetune.yaml" },
+  { image: "ghcr.io/acme/embeddings:1.4.2", command: "python embed.py --input s3://corpus/shard-0042 --batch-size 512" },
+  { image: "nvcr.io/nvidia/pytorch:24.05-py3", command: "python -m lm_eval --model hf --tasks mmlu,hellaswag --batch_size 16" },
+  { image: "rayproject/ray-ml:2.9.0-gpu", command: "python rollout.py --episodes 4096" },
+];
 
 export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[]; gpuTypes: string[]; everyS?: number; log?: (m: string) => void }) {
   const clients = opts.tenantKeys.map((key) => createClient({ baseUrl: opts.baseUrl, key, retryForMs: 5_000, log: opts.log }));
@@ -13,8 +20,8 @@ export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[];
   const pick = <T,>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
   const DEMO_ENDPOINTS = [
-    { name: "chat-8b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus_per_replica: 1, replicas: 2, max_replicas: 4, sla_p95_ms: 450, sla_availability_pct: 99.5, autoscale_metric: "requests_per_replica", autoscale_target: 8 },
-    { name: "embed-large", model: "BAAI/bge-large-en-v1.5", gpus_per_replica: 1, replicas: 1, sla_p95_ms: 400, sla_availability_pct: 99 },
+    { name: "chat-8b", model: "meta-llama/Llama-3.1-8B-Instruct", image: "vllm/vllm-openai:v0.6.3", gpus_per_replica: 1, replicas: 2, max_replicas: 4, sla_p95_ms: 450, sla_availability_pct: 99.5, autoscale_metric: "requests_per_replica", autoscale_target: 8 },
+    { name: "embed-large", model: "BAAI/bge-large-en-v1.5", image: "ghcr.io/huggingface/text-embeddings-inference:1.5", gpus_per_replica: 1, replicas: 1, sla_p95_ms: 400, sla_availability_pct: 99 },
   ];
   const endpointsMade = new Set<number>();
   const ensureEndpoint = async (client: (typeof clients)[number], i: number) => {
@@ -33,6 +40,7 @@ export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[];
         if (waiting.data.length >= 4) continue;
         await client.call("POST", "/api/jobs", {
           name: `${pick(NAMES)}-${Math.floor(Math.random() * 1000)}`,
+          ...pick(WORKLOADS),
           gpu_count: pick([1, 1, 2, 2, 4, 8]),
           gpu_type: pick(opts.gpuTypes),
           priority: pick([3, 5, 5, 5, 7]),

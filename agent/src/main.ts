@@ -1,25 +1,37 @@
-// The GPUForge node agent: `npm run agent` on a GPU node.
+// The GPUForge node agent: installed on a GPU node by the control plane's install.sh (or run with
+// `npm run agent` from a checkout). Configuration, from the environment (install.sh writes it to
+// /etc/gpuforge/agent.env, mode 0600):
 //   GPUFORGE_URL          control plane, e.g. https://gpuforge.example.com
-//   GPUFORGE_AGENT_KEY    the cluster's agent key (gf_…)
+//   GPUFORGE_AGENT_KEY    the cluster's (or this node's) agent key, gf_…; never given to workloads
 //   GPUFORGE_INGEST_URL   optional: heartbeats and metrics go to this ingest server (`npm run ingest`)
 //   GPUFORGE_HOSTNAME     defaults to the machine's hostname; GPUFORGE_POD, GPUFORGE_RACK optional
+//   GPUFORGE_SERVE_IMAGE  optional: the serving image for endpoints that name none
 //   HEARTBEAT_INTERVAL_S  default 15;  METRICS_INTERVAL_S default 10
-//   AGENT_STATE_DIR       where unsent exit reports wait (default ~/.gpuforge-agent)
+//   AGENT_STATE_DIR       placements, unsent exit reports and log spools (default ~/.gpuforge-agent)
 //   NVIDIA_SMI            path to nvidia-smi (default: found on PATH)
-//   GPUFORGE_SERVE_COMMAND optional: started once per endpoint replica assigned here (see replica-supervisor.ts)
+// Tenant work runs only in containers (docker); a node without a container runtime registers
+// without the capability and is given no work that runs an image or a command.
 import { execFile } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { placementKey } from "../../lib/fleet/assignments";
 import { createClient } from "./client";
-import { NVIDIA_SMI_ARGS, normaliseBusId, parseNvidiaSmi, parseXidLines, type GpuReading } from "./nvidia-smi";
+import { DockerLauncher, limitsFor } from "./container";
+import { LogSpool } from "./log-spool";
+import { BASE_QUERY_FIELDS, NVIDIA_SMI_ARGS, NVIDIA_SMI_BASE_ARGS, NVIDIA_SMI_REMAP_ARGS, normaliseBusId, parseNvidiaSmi, parseRemappedRows, parseXidLines, type GpuReading } from "./nvidia-smi";
+import { readSystem } from "./node-info";
 import { Outbox } from "./outbox";
+import { PlacementBook } from "./placement-book";
 import { ReplicaSupervisor } from "./replica-supervisor";
-import { dockerAvailable, jobsOf, replicasOf, Runner, type Assignment } from "./runner";
+import { jobsOf, replicasOf, Runner, type Assignment } from "./runner";
+
+export const AGENT_VERSION = "0.2.0";
 
 const run = promisify(execFile);
 const env = process.env;
 const log = (m: string) => process.stderr.write(`${new Date().toISOString()} agent: ${m}\n`);
+const nvidiaSmi = env.NVIDIA_SMI ?? "nvidia-smi";
 
 function required(name: string): string {
   const v = env[name];
@@ -30,11 +42,29 @@ function required(name: string): string {
   return v;
 }
 
+let signalFields = true;
 async function readGpus(): Promise<GpuReading[]> {
-  const { stdout } = await run(env.NVIDIA_SMI ?? "nvidia-smi", NVIDIA_SMI_ARGS, { timeout: 20_000 });
+  let stdout: string;
+  try {
+    ({ stdout } = await run(nvidiaSmi, signalFields ? NVIDIA_SMI_ARGS : NVIDIA_SMI_BASE_ARGS, { timeout: 20_000 }));
+  } catch (e) {
+    if (!signalFields) throw e;
+    // an older driver that does not know the ECC fields refuses the whole query: read without them
+    signalFields = false;
+    log(`nvidia-smi refused the ECC fields (${(e as Error).message.split("\n")[0]}); reading ${BASE_QUERY_FIELDS.length} fields only`);
+    ({ stdout } = await run(nvidiaSmi, NVIDIA_SMI_BASE_ARGS, { timeout: 20_000 }));
+  }
   const { gpus, skipped } = parseNvidiaSmi(stdout);
   for (const s of skipped) log(`nvidia-smi line ${s.line} skipped: ${s.reason}`);
   return gpus;
+}
+
+async function readRemapFailures(): Promise<Map<string, boolean>> {
+  try {
+    return parseRemappedRows((await run(nvidiaSmi, NVIDIA_SMI_REMAP_ARGS, { timeout: 20_000 })).stdout);
+  } catch {
+    return new Map(); // GPUs before Ampere have no row remapping
+  }
 }
 
 /** XIDs the kernel logged since the last look (best effort: needs journalctl and permission). */
@@ -48,54 +78,107 @@ async function readXids(sinceS: number): Promise<Array<{ busId: string; xid: num
 }
 
 async function main() {
-  const client = createClient({ baseUrl: required("GPUFORGE_URL").replace(/\/$/, ""), key: required("GPUFORGE_AGENT_KEY"), retryForMs: Infinity, log });
-  // heartbeats and metrics may go to a dedicated ingest server (`npm run ingest`); the rest to the app
-  const hot = env.GPUFORGE_INGEST_URL ? createClient({ baseUrl: env.GPUFORGE_INGEST_URL.replace(/\/$/, ""), key: required("GPUFORGE_AGENT_KEY"), retryForMs: Infinity, log }) : client;
-  const hostname = env.GPUFORGE_HOSTNAME ?? os.hostname();
+  if (process.argv.includes("--version")) {
+    console.log(`gpuforge-agent ${AGENT_VERSION}`);
+    return;
+  }
+  const baseUrl = required("GPUFORGE_URL").replace(/\/$/, "");
+  const key = required("GPUFORGE_AGENT_KEY");
   const heartbeatS = Number(env.HEARTBEAT_INTERVAL_S ?? 15);
   const metricsS = Number(env.METRICS_INTERVAL_S ?? 10);
-  const outbox = new Outbox(path.join(env.AGENT_STATE_DIR ?? path.join(os.homedir(), ".gpuforge-agent"), "exit-reports.json"));
+  const client = createClient({ baseUrl, key, retryForMs: Infinity, log });
+  // heartbeats and metrics may go to a dedicated ingest server (`npm run ingest`); the rest to the app
+  const hot = env.GPUFORGE_INGEST_URL ? createClient({ baseUrl: env.GPUFORGE_INGEST_URL.replace(/\/$/, ""), key, retryForMs: Infinity, log }) : client;
+  const hostname = env.GPUFORGE_HOSTNAME ?? os.hostname();
+  const stateDir = env.AGENT_STATE_DIR ?? path.join(os.homedir(), ".gpuforge-agent");
+  const book = new PlacementBook(path.join(stateDir, "placements.json"));
+  const outbox = new Outbox(path.join(stateDir, "exit-reports.json"), log);
+  const logs = new LogSpool(path.join(stateDir, "logs"), { log });
+  const launcher = new DockerLauncher();
 
   let gpus = await readGpus();
+  const runtime = launcher.runtime();
+  if (!runtime) log("no container runtime answers (docker): this node registers without containers and runs no tenant images or commands");
   const registration = await client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string; index: number }> }>("POST", "/api/clusters/nodes", {
     hostname,
     pod: env.GPUFORGE_POD,
     rack: env.GPUFORGE_RACK,
     cpu_cores: os.cpus().length,
     memory_gb: Math.round(os.totalmem() / 2 ** 30),
-    agent_version: "0.1.0",
+    agent_version: AGENT_VERSION,
+    capabilities: { containers: runtime !== null, ...(runtime ? { runtime } : {}) },
+    system: { ...(await readSystem(nvidiaSmi)), ...(gpus[0]?.driverVersion ? { driver_version: gpus[0].driverVersion } : {}) },
     gpus: gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: g.gpuType, model: g.name, memory_total_mb: g.memoryTotalMb })),
   });
   const nodeId = registration.node.id;
   const indexById = new Map(registration.gpus.map((g) => [g.id, g.index]));
-  log(`registered ${hostname} as node ${nodeId} with ${gpus.length} GPU(s)`);
+  log(`registered ${hostname} as node ${nodeId} with ${gpus.length} GPU(s)${runtime ? `, running containers with ${runtime}` : ""}`);
 
-  const runner = new Runner({ gpuIndexOf: (id) => indexById.get(id), docker: dockerAvailable(), onExit: (r) => outbox.add(r), log });
+  const node = { gpus: Math.max(1, gpus.length), cpuCores: os.cpus().length, memoryMb: Math.floor(os.totalmem() / 2 ** 20) };
+  const limits = (n: number) => limitsFor(n, node);
+  const gpuIndexOf = (id: string) => indexById.get(id);
+  const runner = new Runner({ book, outbox, logs, launcher, gpuIndexOf, limits, log });
+  runner.resume();
   const replicas = new ReplicaSupervisor({
-    serveCommand: env.GPUFORGE_SERVE_COMMAND,
-    baseUrl: required("GPUFORGE_URL").replace(/\/$/, ""),
-    agentKey: required("GPUFORGE_AGENT_KEY"),
-    gpuIndexOf: (id) => indexById.get(id),
+    launcher,
+    logs,
+    baseUrl,
+    serveImage: env.GPUFORGE_SERVE_IMAGE || undefined,
+    gpuIndexOf,
+    limits,
     reportUnhealthy: (a) =>
-      client.call("POST", a.metrics_path, { samples: [{ replica_id: a.replica_id, requests: 0, errors: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0, healthy: false }] }, 60_000).then(() => {}),
+      client.call("POST", a.metrics_path, { samples: [{ replica_id: a.replica_id, fence: a.fence, requests: 0, errors: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0, healthy: false }] }, 60_000).then(() => {}),
     log,
   });
+
+  // The lease: while heartbeats reach the control plane the work here is this node's; once they
+  // have not for lease_s, the control plane has moved it, so it stops here (self-fencing).
+  let leaseMs = 90_000;
+  let lastRenewed = Date.now();
+  let fenced = false;
   let stopping = false;
 
   const heartbeat = async () => {
+    // what the node's work printed, then how it ended, and only then what it should run now: a
+    // finished placement is never handed back by a heartbeat that raced its report
+    await logs.flush(client);
+    await outbox.flush(client);
     const xids = await readXids(heartbeatS * 2);
+    const remap = await readRemapFailures();
     const byBus = new Map<string, number[]>();
     for (const x of xids) byBus.set(x.busId, [...(byBus.get(x.busId) ?? []), x.xid]);
-    const reply = await hot.call<{ assignments: Assignment[] }>("POST", `/api/clusters/nodes/${nodeId}/heartbeat`, {
-      gpus: gpus.map((g) => ({
-        uuid: g.uuid,
-        healthy: g.temperatureC !== null || g.utilizationPct !== null,
-        ...(g.pciBusId && byBus.get(normaliseBusId(g.pciBusId)) ? { xid_errors: byBus.get(normaliseBusId(g.pciBusId)) } : {}),
-      })),
-    });
+    const reply = await hot.call<{ assignments: Assignment[]; lease_s?: number }>(
+      "POST",
+      `/api/clusters/nodes/${nodeId}/heartbeat`,
+      {
+        gpus: gpus.map((g) => ({
+          uuid: g.uuid,
+          healthy: g.temperatureC !== null || g.utilizationPct !== null,
+          ...(g.pciBusId && byBus.get(normaliseBusId(g.pciBusId)) ? { xid_errors: byBus.get(normaliseBusId(g.pciBusId)) } : {}),
+          ...(g.eccUncorrected !== null ? { ecc_uncorrected: g.eccUncorrected } : {}),
+          ...(remap.has(g.uuid) ? { remap_failure: remap.get(g.uuid) } : {}),
+        })),
+      },
+      Math.max(heartbeatS * 2, 10) * 1000,
+    );
+    lastRenewed = Date.now();
+    if (reply.lease_s) leaseMs = reply.lease_s * 1000;
+    if (fenced) {
+      fenced = false;
+      log("lease renewed: the control plane hears this node again; reporting what was stopped while it could not");
+    }
     runner.reconcile(jobsOf(reply.assignments));
     replicas.reconcile(replicasOf(reply.assignments));
-    await outbox.flush(client);
+    book.forget(new Set(reply.assignments.map(placementKey)), (k) => outbox.has(k) || logs.has(k));
+  };
+
+  const watchLease = async () => {
+    if (fenced || Date.now() - lastRenewed <= leaseMs) return;
+    fenced = true;
+    const why = `the node lost its lease: no heartbeat reached the control plane for ${Math.round((Date.now() - lastRenewed) / 1000)} s, so its work has been moved elsewhere`;
+    log(`${why}; stopping everything this node runs`);
+    runner.interruptAll(why);
+    replicas.stopAll("lease lapsed");
   };
 
   const metrics = async () => {
@@ -122,14 +205,13 @@ async function main() {
   };
   const shutdown = () => {
     stopping = true;
-    runner.stopAll();
-    replicas.stopAll();
-    log("stopping");
-    setTimeout(() => process.exit(0), 500);
+    // containers keep running: the next agent process finds them again (an upgrade does not stop work)
+    log(`stopping; ${runner.running.length} job(s) keep running in their containers for the next agent process`);
+    setTimeout(() => process.exit(0), 200);
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
-  await Promise.all([loop(heartbeat, heartbeatS, "heartbeat"), loop(metrics, metricsS, "metrics")]);
+  await Promise.all([loop(heartbeat, heartbeatS, "heartbeat"), loop(metrics, metricsS, "metrics"), loop(watchLease, 1, "lease"), loop(() => logs.flush(client).then(() => {}), 2, "logs")]);
 }
 
 main().catch((e: unknown) => {

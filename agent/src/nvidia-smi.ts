@@ -2,7 +2,7 @@
 // functions (tested with recorded outputs of several GPU models) plus thin readers that run the
 // commands.
 
-export const QUERY_FIELDS = [
+export const BASE_QUERY_FIELDS = [
   "index",
   "uuid",
   "name",
@@ -14,7 +14,14 @@ export const QUERY_FIELDS = [
   "pci.bus_id",
 ] as const;
 
-export const NVIDIA_SMI_ARGS = [`--query-gpu=${QUERY_FIELDS.join(",")}`, "--format=csv,noheader,nounits"];
+/** The hardware signals behind the health score; a driver that does not know a field refuses the whole query, so they come after the base ones. */
+export const SIGNAL_QUERY_FIELDS = ["driver_version", "ecc.mode.current", "ecc.errors.uncorrected.volatile.total"] as const;
+
+export const NVIDIA_SMI_ARGS = [`--query-gpu=${[...BASE_QUERY_FIELDS, ...SIGNAL_QUERY_FIELDS].join(",")}`, "--format=csv,noheader,nounits"];
+/** For drivers that refuse the signal fields: the readings without them. */
+export const NVIDIA_SMI_BASE_ARGS = [`--query-gpu=${BASE_QUERY_FIELDS.join(",")}`, "--format=csv,noheader,nounits"];
+/** Row-remapping failures (Ampere and newer; [N/A] before): a separate query of nvidia-smi's. */
+export const NVIDIA_SMI_REMAP_ARGS = ["--query-remapped-rows=gpu_uuid,remapped_rows.failure", "--format=csv,noheader"];
 
 export interface GpuReading {
   index: number;
@@ -27,6 +34,11 @@ export interface GpuReading {
   temperatureC: number | null;
   powerDrawW: number | null;
   pciBusId: string | null;
+  driverVersion: string | null;
+  /** null: the GPU has no ECC (or the driver did not say) */
+  eccEnabled: boolean | null;
+  /** uncorrected ECC errors since the driver loaded; null when ECC is off or unknown */
+  eccUncorrected: number | null;
 }
 
 export interface ParseResult {
@@ -43,6 +55,11 @@ function num(raw: string | undefined): number | null {
   if (v === "" || NOT_AVAILABLE.test(v)) return null;
   const n = Number(v);
   return Number.isFinite(n) ? n : null;
+}
+
+function text(raw: string | undefined): string | null {
+  const v = raw?.trim();
+  return v && !NOT_AVAILABLE.test(v) ? v : null;
 }
 
 /** "NVIDIA H100 80GB HBM3" → "H100"; "NVIDIA A100-SXM4-80GB" → "A100"; "NVIDIA L40S" → "L40S". */
@@ -80,6 +97,9 @@ export function parseNvidiaSmi(csv: string): ParseResult {
       temperatureC: num(f[6]),
       powerDrawW: num(f[7]),
       pciBusId: f[8] && !NOT_AVAILABLE.test(f[8]) ? normaliseBusId(f[8]) : null,
+      driverVersion: text(f[9]),
+      eccEnabled: /^enabled$/i.test(f[10] ?? "") ? true : /^disabled$/i.test(f[10] ?? "") ? false : null,
+      eccUncorrected: /^disabled$/i.test(f[10] ?? "") ? null : num(f[11]),
     });
   });
   return { gpus, skipped };
@@ -98,4 +118,27 @@ export function parseXidLines(text: string): Array<{ busId: string; xid: number 
     out.push({ busId: normaliseBusId(m[1]!), xid: Number(m[2]) });
   }
   return out;
+}
+
+/**
+ * `nvidia-smi --query-remapped-rows=gpu_uuid,remapped_rows.failure`: whether a GPU's memory could
+ * not remap a failing row (the GPU needs service). Missing or [N/A] (before Ampere): unknown.
+ */
+export function parseRemappedRows(csv: string): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  for (const line of csv.split(/\r?\n/)) {
+    const [uuid, raw] = line.split(",").map((x) => x.trim());
+    if (!uuid || !raw || NOT_AVAILABLE.test(raw)) continue;
+    if (/^(yes|true)$/i.test(raw) || (/^\d+$/.test(raw) && Number(raw) > 0)) out.set(uuid, true);
+    else if (/^(no|false|0)$/i.test(raw)) out.set(uuid, false);
+  }
+  return out;
+}
+
+/** The driver and CUDA versions from the header of plain `nvidia-smi`. */
+export function parseSmiHeader(text: string): { driverVersion: string | null; cudaVersion: string | null } {
+  return {
+    driverVersion: /Driver Version:\s*([0-9][0-9.]*)/.exec(text)?.[1] ?? null,
+    cudaVersion: /CUDA Version:\s*([0-9][0-9.]*)/.exec(text)?.[1] ?? null,
+  };
 }

@@ -2,13 +2,20 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ApiError, type Client } from "./client";
 
-// Finished-job reports wait here, on disk, until the control plane has them. Written before the
-// agent forgets a job, removed only after a 2xx (or an answer saying the report is moot), so a
-// crash or an outage never loses one.
+// Exit reports wait here, on disk, until the control plane has them. Written before the agent lets
+// go of a placement, removed only after a 2xx or an answer saying the report is moot, so a crash or
+// an outage never loses one. Each names its placement (attempt and fence): a report about a
+// placement the control plane has moved on from is answered 409 and dropped here, having changed
+// nothing there.
 
 export interface ExitReport {
+  /** the placement's key in the agent's book */
+  key: string;
   job_id: string;
-  status: "completed" | "failed";
+  attempt: number;
+  fence: string;
+  /** interrupted: the agent stopped the run without an outcome (its lease lapsed, or it lost the container) */
+  status: "completed" | "failed" | "interrupted";
   exit_code: number;
   error?: string;
   finished_at: string;
@@ -17,10 +24,14 @@ export interface ExitReport {
 export class Outbox {
   private reports: ExitReport[];
 
-  constructor(private readonly file: string) {
+  constructor(
+    private readonly file: string,
+    private readonly log: (m: string) => void = () => {},
+  ) {
     mkdirSync(path.dirname(file), { recursive: true });
     try {
-      this.reports = JSON.parse(readFileSync(file, "utf8")) as ExitReport[];
+      // reports of an older agent that named no placement can never be accepted: leave them behind
+      this.reports = (JSON.parse(readFileSync(file, "utf8")) as ExitReport[]).filter((r) => r.key && r.fence);
     } catch {
       this.reports = [];
     }
@@ -30,25 +41,31 @@ export class Outbox {
     return this.reports;
   }
 
+  has(key: string): boolean {
+    return this.reports.some((r) => r.key === key);
+  }
+
   add(report: ExitReport): void {
-    if (this.reports.some((r) => r.job_id === report.job_id)) return;
+    if (this.has(report.key)) return;
     this.reports.push(report);
     this.save();
   }
 
-  /** Sends what it can; keeps the rest for the next flush. */
+  /** Sends what it can, oldest first; keeps the rest for the next flush. */
   async flush(client: Client): Promise<{ sent: number; kept: number }> {
     let sent = 0;
     for (const report of [...this.reports]) {
       try {
-        const { job_id, finished_at: _at, ...body } = report;
-        await client.call("PATCH", `/api/jobs/${job_id}`, body, 0);
-        this.remove(job_id);
+        const { job_id, status, exit_code, error, attempt, fence } = report;
+        await client.call("PATCH", `/api/jobs/${job_id}`, { status, exit_code, ...(error ? { error } : {}), attempt, fence }, 0);
+        this.remove(report.key);
         sent++;
       } catch (e) {
-        // 404: the job is gone; 409: it was already finished (or cancelled) — nothing left to tell.
-        if (e instanceof ApiError && (e.status === 404 || e.status === 409)) {
-          this.remove(report.job_id);
+        // 404: not a job of this node; 409: stale (the job moved on) or already ended; other 4xx: never acceptable
+        if (e instanceof ApiError) {
+          if (e.status === 409) this.log(`exit report of job ${report.job_id} attempt ${report.attempt} is stale: the control plane has moved on; dropped`);
+          else if (e.status !== 404) this.log(`exit report of job ${report.job_id} refused (HTTP ${e.status}); dropped`);
+          this.remove(report.key);
           continue;
         }
         break;
@@ -57,8 +74,8 @@ export class Outbox {
     return { sent, kept: this.reports.length };
   }
 
-  private remove(jobId: string) {
-    this.reports = this.reports.filter((r) => r.job_id !== jobId);
+  private remove(key: string) {
+    this.reports = this.reports.filter((r) => r.key !== key);
     this.save();
   }
 

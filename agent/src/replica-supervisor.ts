@@ -1,33 +1,40 @@
-// Endpoint replicas on this node. Model serving (vLLM, TGI, Triton…) is not GPUForge's: with
-// GPUFORGE_SERVE_COMMAND set, the agent starts that command once per replica it is assigned, on the
-// replica's GPUs, and stops it when the assignment goes away. The command reads:
-//   CUDA_VISIBLE_DEVICES   the replica's GPU indexes on this node
+// Endpoint replicas on this node. Each replica runs its endpoint's serving image (or the operator's
+// default, GPUFORGE_SERVE_IMAGE on the node) in a container on the replica's GPUs. The container
+// gets, in its environment and nothing more:
 //   GPUFORGE_MODEL         the endpoint's model;  GPUFORGE_ENDPOINT_ID, GPUFORGE_REPLICA_ID
-//   GPUFORGE_METRICS_URL   where to POST its samples ({samples: [{replica_id, requests, errors, p50_ms, …}]})
-//   GPUFORGE_AGENT_KEY     the key to post them with
-// When the serving process exits on its own, the agent reports the replica unhealthy at once (the
-// control plane replaces it if it stays so) and starts it again after a pause.
-import { spawn, type ChildProcess } from "node:child_process";
-import type { ReplicaAssignment } from "./runner";
+//   GPUFORGE_METRICS_URL   where to POST its samples ({samples: [{requests, errors, p50_ms, …}]})
+//   GPUFORGE_REPORT_TOKEN  a credential for that URL scoped to this replica alone (never the agent key)
+// Its output goes to the replica's log. When the serving container exits on its own, the agent
+// reports the replica unhealthy at once (the control plane replaces it if it stays so) and starts
+// a fresh container after a pause.
+import { placementKey, type ReplicaAssignment } from "../../lib/fleet/assignments";
+import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
+import type { LogSpool } from "./log-spool";
 
 interface Served {
   assignment: ReplicaAssignment;
-  proc?: ChildProcess;
+  key: string;
+  workload?: Workload;
   restart?: NodeJS.Timeout;
   stopping?: boolean;
 }
 
 export const RESTART_AFTER_MS = 10_000;
 
+export const replicaContainerName = (a: { replica_id: string }) => `gpuforge-replica-${a.replica_id}`;
+
 export class ReplicaSupervisor {
   private served = new Map<string, Served>();
 
   constructor(
     private readonly opts: {
-      serveCommand: string | undefined;
+      launcher: Launcher;
+      logs: LogSpool;
       baseUrl: string;
-      agentKey: string;
+      /** the operator's default serving image on this node, for endpoints that name none */
+      serveImage: string | undefined;
       gpuIndexOf: (gpuId: string) => number | undefined;
+      limits: (gpus: number) => ResourceLimits;
       reportUnhealthy: (a: ReplicaAssignment, reason: string) => Promise<void>;
       restartAfterMs?: number;
       log?: (m: string) => void;
@@ -40,54 +47,75 @@ export class ReplicaSupervisor {
 
   reconcile(assignments: ReplicaAssignment[]): void {
     const wanted = new Set(assignments.map((a) => a.replica_id));
-    for (const [id, s] of this.served) if (!wanted.has(id)) this.stop(id, s);
-    for (const a of assignments) if (!this.served.has(a.replica_id)) this.start({ assignment: a });
+    for (const [id, s] of this.served) if (!wanted.has(id)) this.stop(id, s, "no longer assigned to this node");
+    for (const a of assignments) if (!this.served.has(a.replica_id)) this.start({ assignment: a, key: placementKey(a) });
   }
 
-  stopAll(): void {
-    for (const [id, s] of this.served) this.stop(id, s);
+  stopAll(reason: string): void {
+    for (const [id, s] of this.served) this.stop(id, s, reason);
   }
 
   private start(s: Served) {
     const a = s.assignment;
     this.served.set(a.replica_id, s);
-    if (!this.opts.serveCommand) {
-      this.opts.log?.(`replica ${a.replica_id} of ${a.endpoint_name} (${a.model}) assigned; GPUFORGE_SERVE_COMMAND is not set, so the serving side must be started by other means`);
+    this.opts.logs.open(s.key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
+    const image = a.image ?? this.opts.serveImage;
+    const devices = a.gpu_ids.map((id) => this.opts.gpuIndexOf(id)).filter((i): i is number => i !== undefined);
+    if (!image) {
+      this.opts.log?.(`replica ${a.replica_id} of ${a.endpoint_name} (${a.model}) assigned, but neither the endpoint nor this node (GPUFORGE_SERVE_IMAGE) names a serving image`);
+      void this.opts.reportUnhealthy(a, "no serving image: the endpoint names none and the node has no default").catch(() => {});
       return;
     }
-    const devices = a.gpu_ids.map((id) => this.opts.gpuIndexOf(id)).filter((i): i is number => i !== undefined);
-    const proc = spawn("sh", ["-c", this.opts.serveCommand], {
-      stdio: "ignore",
-      env: {
-        ...process.env,
-        CUDA_VISIBLE_DEVICES: devices.join(","),
-        GPUFORGE_MODEL: a.model,
-        GPUFORGE_ENDPOINT_ID: a.endpoint_id,
-        GPUFORGE_REPLICA_ID: a.replica_id,
-        GPUFORGE_METRICS_URL: this.opts.baseUrl + a.metrics_path,
-        GPUFORGE_AGENT_KEY: this.opts.agentKey,
-      },
-    });
-    s.proc = proc;
+    // a container of an earlier agent process for this replica goes first; the new one starts clean
+    this.opts.launcher.remove(replicaContainerName(a));
+    let workload: Workload;
+    try {
+      workload = this.opts.launcher.start({
+        name: replicaContainerName(a),
+        image,
+        gpus: devices,
+        env: {
+          GPUFORGE_MODEL: a.model,
+          GPUFORGE_ENDPOINT_ID: a.endpoint_id,
+          GPUFORGE_REPLICA_ID: a.replica_id,
+          GPUFORGE_METRICS_URL: this.opts.baseUrl + a.metrics_path,
+          GPUFORGE_REPORT_TOKEN: a.report_token,
+        },
+        labels: { "gpuforge.endpoint": a.endpoint_id, "gpuforge.replica": a.replica_id },
+        limits: this.opts.limits(devices.length),
+      });
+    } catch (e) {
+      const why = e instanceof RefusedSpec ? e.message : (e as Error).message;
+      this.opts.log?.(`replica ${a.replica_id}: not started: ${why}`);
+      void this.opts.reportUnhealthy(a, `not started: ${why}`).catch(() => {});
+      return;
+    }
+    s.workload = workload;
+    workload.onOutput((stream, data) => this.opts.logs.write(s.key, stream, data));
     const restartAfterMs = this.opts.restartAfterMs ?? RESTART_AFTER_MS;
-    const exited = (why: string) => {
-      if (s.stopping || this.served.get(a.replica_id) !== s) return;
-      this.opts.log?.(`replica ${a.replica_id} serving process ${why}; reporting it unhealthy, restarting in ${restartAfterMs / 1000} s`);
-      void this.opts.reportUnhealthy(a, `serving process ${why}`).catch(() => {});
+    workload.onExit((code, error) => {
+      if (s.stopping) return this.opts.launcher.remove(replicaContainerName(a));
+      if (this.served.get(a.replica_id) !== s) return;
+      const why = error ?? `exited with ${code}`;
+      this.opts.log?.(`replica ${a.replica_id} serving container ${why}; reporting it unhealthy, restarting in ${restartAfterMs / 1000} s`);
+      this.opts.logs.write(s.key, "stderr", `[gpuforge-agent] serving container ${why}; restarting in ${restartAfterMs / 1000} s\n`);
+      void this.opts.reportUnhealthy(a, `serving container ${why}`).catch(() => {});
       s.restart = setTimeout(() => {
-        if (this.served.get(a.replica_id) === s && !s.stopping) this.start({ assignment: a });
+        if (this.served.get(a.replica_id) === s && !s.stopping) {
+          this.served.delete(a.replica_id);
+          this.start({ assignment: a, key: s.key });
+        }
       }, restartAfterMs);
-    };
-    proc.once("error", (e) => exited(`failed to start: ${e.message}`));
-    proc.once("exit", (code, signal) => exited(signal ? `killed by ${signal}` : `exited with ${code}`));
-    this.opts.log?.(`serving ${a.model} for replica ${a.replica_id} on GPUs ${devices.join(",")}`);
+    });
+    this.opts.log?.(`serving ${a.model} for replica ${a.replica_id} on GPUs ${devices.join(",")} in ${image}`);
   }
 
-  private stop(id: string, s: Served) {
+  private stop(id: string, s: Served, why: string) {
     s.stopping = true;
     if (s.restart) clearTimeout(s.restart);
-    if (s.proc && s.proc.exitCode === null) s.proc.kill("SIGTERM");
+    s.workload?.stop();
+    this.opts.logs.close(s.key);
     this.served.delete(id);
-    this.opts.log?.(`stopped replica ${id}: no longer assigned to this node`);
+    this.opts.log?.(`stopped replica ${id}: ${why}`);
   }
 }

@@ -1,112 +1,175 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import type { ExitReport } from "./outbox";
+// Jobs on this node: each assignment is one placement (a job attempt, named by its fence), run in a
+// container on the placement's GPUs and nothing else (containers only: a command runs inside its
+// image, never on the host). The placement book guarantees a placement starts at most once;
+// its exit is written to the outbox before the agent lets go of it; its output goes to the log
+// spool. Work the control plane no longer assigns is stopped without a report (it was taken
+// away); work stopped because the agent's lease lapsed is reported interrupted.
+import { placementKey, type Assignment, type JobAssignment, type ReplicaAssignment } from "../../lib/fleet/assignments";
+import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
+import type { LogSpool } from "./log-spool";
+import type { ExitReport, Outbox } from "./outbox";
+import type { PlacementBook, PlacementEntry } from "./placement-book";
 
-export interface JobAssignment {
-  kind?: "job";
-  job_id: string;
-  gpu_ids: string[];
-  image?: string;
-  command?: string;
-  duration_s?: number;
-}
+export type { Assignment, JobAssignment, ReplicaAssignment };
 
-export interface ReplicaAssignment {
-  kind: "endpoint_replica";
-  replica_id: string;
-  endpoint_id: string;
-  endpoint_name: string;
-  model: string;
-  gpu_ids: string[];
-  metrics_path: string;
-}
-
-/** What a heartbeat answers: jobs to run and endpoint replicas to serve (older servers send jobs without `kind`). */
-export type Assignment = JobAssignment | ReplicaAssignment;
-
-export const jobsOf = (a: Assignment[]) => a.filter((x): x is JobAssignment => x.kind !== "endpoint_replica");
+export const jobsOf = (a: Assignment[]) => a.filter((x): x is JobAssignment => x.kind === "job");
 export const replicasOf = (a: Assignment[]) => a.filter((x): x is ReplicaAssignment => x.kind === "endpoint_replica");
 
-interface Running {
-  assignment: JobAssignment;
-  proc?: ChildProcess;
+export const containerName = (a: { job_id: string; attempt: number }) => `gpuforge-job-${a.job_id}-${a.attempt}`;
+
+export interface RunnerOptions {
+  book: PlacementBook;
+  outbox: Outbox;
+  logs: LogSpool;
+  launcher: Launcher;
+  gpuIndexOf: (gpuId: string) => number | undefined;
+  limits: (gpus: number) => ResourceLimits;
+  log?: (m: string) => void;
+}
+
+interface Live {
+  entry: PlacementEntry;
+  workload?: Workload;
   timer?: NodeJS.Timeout;
-  stopping?: boolean;
+  /** set when the agent stops it: the exit that follows is not the workload's own */
+  stopping?: "unassigned" | "interrupted";
+  interruptReason?: string;
 }
 
-export function dockerAvailable(): boolean {
-  return spawnSync("docker", ["info", "--format", "{{.ServerVersion}}"], { stdio: "ignore", timeout: 5_000 }).status === 0;
-}
-
-/**
- * Runs what the control plane assigns: a container when an image is given and Docker runs here,
- * else a local process, else (no command) a placeholder that holds the GPUs for duration_s.
- * Work the control plane no longer assigns is stopped without a report (it was taken away).
- */
 export class Runner {
-  private running = new Map<string, Running>();
+  private live = new Map<string, Live>();
 
-  constructor(
-    private readonly opts: {
-      gpuIndexOf: (gpuId: string) => number | undefined;
-      docker: boolean;
-      onExit: (report: ExitReport) => void;
-      log?: (m: string) => void;
-    },
-  ) {}
+  constructor(private readonly opts: RunnerOptions) {}
 
-  get jobIds(): string[] {
-    return [...this.running.keys()];
+  /** Placements running now (by key). */
+  get running(): string[] {
+    return [...this.live.keys()];
   }
 
+  /**
+   * After an agent restart: containers of placements the book says were running are found again
+   * (their output and exit are followed as before), or, when they are gone, reported interrupted.
+   */
+  resume(): void {
+    for (const e of this.opts.book.list("running")) {
+      if (e.kind !== "job" || this.live.has(e.key)) continue;
+      if (this.opts.outbox.has(e.key)) {
+        this.opts.book.ended(e.key, "finished"); // it ended and was recorded just before the restart
+        continue;
+      }
+      if (!e.container) {
+        // work that runs nothing: hold its GPUs for what is left of its time
+        const rest = e.holdUntil ? Math.max(0, new Date(e.holdUntil).getTime() - Date.now()) : 0;
+        this.live.set(e.key, { entry: e, timer: setTimeout(() => this.finish(e.key, 0), rest) });
+        continue;
+      }
+      const workload = this.opts.launcher.adopt(e.container, e.startedAt);
+      if (!workload) {
+        this.opts.log?.(`job ${e.id} attempt ${e.attempt}: its container is gone after the agent restarted; reporting it interrupted`);
+        this.report(e, { status: "interrupted", exit_code: -1, error: "the container was lost while the node agent restarted" });
+        this.opts.book.ended(e.key, "finished");
+        continue;
+      }
+      this.opts.log?.(`job ${e.id} attempt ${e.attempt}: found its container again after a restart`);
+      this.follow(e, workload);
+    }
+  }
+
+  /** Starts what is assigned and was never started here; stops what runs and is no longer assigned. */
   reconcile(assignments: JobAssignment[]): void {
-    const wanted = new Set(assignments.map((a) => a.job_id));
-    for (const [id, r] of this.running) if (!wanted.has(id)) this.stop(id, r);
-    for (const a of assignments) if (!this.running.has(a.job_id)) this.start(a);
+    const wanted = new Map(assignments.map((a) => [placementKey(a), a]));
+    for (const [key, l] of this.live) if (!wanted.has(key)) this.stop(key, l, "unassigned");
+    for (const [key, a] of wanted) {
+      // the one rule: a placement this node has ever started is never started again
+      if (this.opts.book.has(key)) continue;
+      this.start(key, a);
+    }
   }
 
-  stopAll(): void {
-    for (const [id, r] of this.running) this.stop(id, r);
+  /** The agent's lease lapsed: the control plane has moved this work elsewhere, so it stops here. */
+  interruptAll(reason: string): void {
+    for (const [key, l] of this.live) this.stop(key, l, "interrupted", reason);
   }
 
-  private start(a: JobAssignment) {
+  private start(key: string, a: JobAssignment) {
     const devices = a.gpu_ids.map((id) => this.opts.gpuIndexOf(id)).filter((i): i is number => i !== undefined);
-    const r: Running = { assignment: a };
-    this.running.set(a.job_id, r);
-    const finish = (exitCode: number, error?: string) => {
-      if (r.timer) clearTimeout(r.timer);
-      this.running.delete(a.job_id);
-      if (r.stopping) return;
-      this.opts.onExit({
-        job_id: a.job_id,
-        status: exitCode === 0 ? "completed" : "failed",
-        exit_code: exitCode,
-        ...(error ? { error } : {}),
-        finished_at: new Date().toISOString(),
-      });
-    };
-    if (!a.command && !a.image) {
-      r.timer = setTimeout(() => finish(0), Math.max(0, (a.duration_s ?? 0) * 1000));
+    const runsSomething = Boolean(a.image || a.command);
+    const entry = this.opts.book.started({
+      key,
+      kind: "job",
+      id: a.job_id,
+      attempt: a.attempt,
+      fence: a.fence,
+      ...(runsSomething ? { container: containerName(a) } : { holdUntil: new Date(Date.now() + (a.duration_s ?? 0) * 1000).toISOString() }),
+    });
+    if (!runsSomething) {
+      this.live.set(key, { entry, timer: setTimeout(() => this.finish(key, 0), (a.duration_s ?? 0) * 1000) });
       return;
     }
-    const proc =
-      a.image && this.opts.docker
-        ? spawn("docker", ["run", "--rm", "--name", `gpuforge-${a.job_id}`, "--gpus", `"device=${devices.join(",")}"`, a.image, ...(a.command ? ["sh", "-c", a.command] : [])], { stdio: "ignore" })
-        : spawn("sh", ["-c", a.command ?? "true"], { stdio: "ignore", env: { ...process.env, CUDA_VISIBLE_DEVICES: devices.join(","), GPUFORGE_JOB_ID: a.job_id } });
-    r.proc = proc;
-    proc.once("error", (e) => finish(127, e.message));
-    proc.once("exit", (code, signal) => finish(code ?? 128, signal ? `killed by ${signal}` : undefined));
-    if (a.duration_s) r.timer = setTimeout(() => proc.kill("SIGTERM"), a.duration_s * 1000);
-    this.opts.log?.(`started job ${a.job_id} on GPUs ${devices.join(",")}`);
+    this.opts.logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
+    const refuse = (why: string) => {
+      this.opts.log?.(`job ${a.job_id} attempt ${a.attempt} refused: ${why}`);
+      this.opts.logs.write(key, "stderr", `[gpuforge-agent] not started: ${why}\n`);
+      this.opts.logs.close(key);
+      this.report(entry, { status: "failed", exit_code: 125, error: `not started: ${why}` });
+      this.opts.book.ended(key, "finished");
+    };
+    if (!a.image) return refuse("a command runs only inside a container image, and the assignment names none");
+    if (devices.length !== a.gpu_ids.length) return refuse("the assignment names GPUs this node does not have");
+    let workload: Workload;
+    try {
+      workload = this.opts.launcher.start({
+        name: containerName(a),
+        image: a.image,
+        ...(a.command !== undefined ? { command: a.command } : {}),
+        gpus: devices,
+        env: { GPUFORGE_JOB_ID: a.job_id, GPUFORGE_ATTEMPT: String(a.attempt) },
+        labels: { "gpuforge.job": a.job_id, "gpuforge.attempt": String(a.attempt) },
+        limits: this.opts.limits(devices.length),
+      });
+    } catch (e) {
+      return refuse(e instanceof RefusedSpec ? e.message : `the container could not be started: ${(e as Error).message}`);
+    }
+    this.opts.log?.(`started job ${a.job_id} attempt ${a.attempt} on GPUs ${devices.join(",")} in ${a.image}`);
+    const l = this.follow(entry, workload);
+    if (a.duration_s) l.timer = setTimeout(() => workload.stop(), a.duration_s * 1000);
   }
 
-  private stop(id: string, r: Running) {
-    r.stopping = true;
-    if (r.timer) clearTimeout(r.timer);
-    if (r.proc && r.proc.exitCode === null) {
-      if (r.assignment.image && this.opts.docker) spawn("docker", ["stop", `gpuforge-${id}`], { stdio: "ignore" });
-      r.proc.kill("SIGTERM");
+  private follow(entry: PlacementEntry, workload: Workload): Live {
+    const l: Live = { entry, workload };
+    this.live.set(entry.key, l);
+    workload.onOutput((stream, data) => this.opts.logs.write(entry.key, stream, data));
+    workload.onExit((code, error) => this.finish(entry.key, code, error));
+    return l;
+  }
+
+  private finish(key: string, exitCode: number, error?: string) {
+    const l = this.live.get(key);
+    if (!l) return;
+    this.live.delete(key);
+    if (l.timer) clearTimeout(l.timer);
+    this.opts.logs.close(key);
+    if (l.entry.container) this.opts.launcher.remove(l.entry.container);
+    if (l.stopping === "unassigned") {
+      this.opts.book.ended(key, "stopped");
+      return;
     }
-    this.running.delete(id);
-    this.opts.log?.(`stopped job ${id}: no longer assigned to this node`);
+    // the outcome is on disk before the book lets go of the placement
+    if (l.stopping === "interrupted") this.report(l.entry, { status: "interrupted", exit_code: exitCode, error: l.interruptReason ?? "stopped by the node agent" });
+    else this.report(l.entry, { status: exitCode === 0 ? "completed" : "failed", exit_code: exitCode, ...(error ? { error } : {}) });
+    this.opts.book.ended(key, "finished");
+  }
+
+  private stop(key: string, l: Live, why: "unassigned" | "interrupted", reason?: string) {
+    if (l.stopping) return;
+    l.stopping = why;
+    l.interruptReason = reason;
+    this.opts.log?.(`stopping job ${l.entry.id} attempt ${l.entry.attempt}: ${why === "unassigned" ? "no longer assigned to this node" : reason}`);
+    if (l.workload) l.workload.stop();
+    else this.finish(key, -1);
+  }
+
+  private report(e: PlacementEntry, outcome: Pick<ExitReport, "status" | "exit_code" | "error">) {
+    this.opts.outbox.add({ key: e.key, job_id: e.id, attempt: e.attempt, fence: e.fence, ...outcome, finished_at: new Date().toISOString() });
   }
 }

@@ -1,10 +1,12 @@
 // The fleet simulator: N virtual nodes × 8 GPUs that behave like real agents and speak only the
-// HTTP API. Utilization, temperature and power follow what runs on each GPU; assigned work runs
-// for its duration_s and is reported through the same durable outbox as the real agent; faults
+// HTTP API. Each node declares that it runs containers and simulates them: assigned work runs for
+// its duration_s, prints plausible training output (shipped through the same log spool as the real
+// agent), and is reported, fenced, through the same durable outbox; like the real agent it starts a
+// placement at most once. Utilization, temperature and power follow what runs on each GPU; faults
 // (XID 79, overheating, a node going silent) are injected on request. Endpoint replicas assigned to
 // a node "load their model" for a few seconds and then serve simulated traffic: a slow wave of
 // requests per endpoint shared by its replicas, latency rising with each replica's load, posted to
-// the endpoint's metrics route like a real serving sidecar.
+// the endpoint's metrics route (with the replica's fence) like a real serving sidecar.
 //
 // `npm run simulator -- --keys .data/demo-agent-keys.json` (cluster id → agent key), with a control
 // endpoint on 127.0.0.1:$SIM_CONTROL_PORT: POST /faults {"hostname", "kind": "xid79"|"overheat"|"silent"|"clear", "gpu_index"?}.
@@ -14,7 +16,9 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { placementKey, type JobAssignment } from "../../lib/fleet/assignments";
 import { createClient, type Client } from "./client";
+import { LogSpool } from "./log-spool";
 import { Outbox } from "./outbox";
 import { jobsOf, replicasOf, type Assignment, type ReplicaAssignment } from "./runner";
 
@@ -50,7 +54,10 @@ interface SimNode {
   id?: string;
   gpus: SimGpu[];
   silent: boolean;
-  jobs: Map<string, NodeJS.Timeout>;
+  /** running placements by key */
+  jobs: Map<string, { assignment: JobAssignment; timers: NodeJS.Timeout[] }>;
+  /** every placement this node ever started, until the control plane stops assigning it and has its report */
+  started: Set<string>;
   replicas: Map<string, { assignment: ReplicaAssignment; servingFrom: number }>;
 }
 
@@ -102,6 +109,7 @@ export function buildNodes(clusters: SimCluster[], baseUrl: string, log: (m: str
             client,
             silent: false,
             jobs: new Map(),
+            started: new Set(),
             replicas: new Map(),
             gpus: Array.from({ length: 8 }, (_, i) => ({ index: i, uuid: `GPU-sim-${seed.slice(0, 8)}-${seed.slice(8, 12)}-${i}`, util: Math.random() * 4 })),
           });
@@ -120,7 +128,19 @@ export function startSimulator(opts: {
 }) {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} simulator: ${m}\n`));
   const nodes = buildNodes(opts.clusters, opts.baseUrl, log);
-  const outbox = new Outbox(path.join(opts.stateDir ?? path.join(os.tmpdir(), "gpuforge-simulator"), "exit-reports.json"));
+  const stateDir = opts.stateDir ?? path.join(os.tmpdir(), "gpuforge-simulator");
+  // one outbox and one log spool per cluster: each cluster's reports go out with its own agent key
+  const perCluster = new Map(
+    opts.clusters.map((c) => [
+      c.clusterId,
+      {
+        client: nodes.find((n) => n.cluster === c)!.client,
+        outbox: new Outbox(path.join(stateDir, c.clusterId, "exit-reports.json"), log),
+        logs: new LogSpool(path.join(stateDir, c.clusterId, "logs"), { log }),
+      },
+    ]),
+  );
+  const of = (n: SimNode) => perCluster.get(n.cluster.clusterId)!;
   const timers: NodeJS.Timeout[] = [];
   let stopped = false;
 
@@ -131,7 +151,9 @@ export function startSimulator(opts: {
       rack: n.rack,
       cpu_cores: 224,
       memory_gb: 2048,
-      agent_version: "0.1.0-sim",
+      agent_version: "0.2.0-sim",
+      capabilities: { containers: true, runtime: "simulated containers" },
+      system: { os: "Ubuntu 22.04.4 LTS (simulated)", kernel: "5.15.0-105-generic", driver_version: "560.35.03", cuda_version: "12.6" },
       gpus: n.gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: n.cluster.gpuType, model: `NVIDIA ${n.cluster.gpuType} (simulated)`, memory_total_mb: n.cluster.memoryMb })),
     });
     n.id = reply.node.id;
@@ -141,15 +163,20 @@ export function startSimulator(opts: {
 
   const reconcileReplicas = (n: SimNode, assignments: ReplicaAssignment[]) => {
     const wanted = new Set(assignments.map((a) => a.replica_id));
-    for (const id of n.replicas.keys()) {
+    for (const [id, r] of n.replicas) {
       if (wanted.has(id)) continue;
       n.replicas.delete(id);
+      of(n).logs.close(placementKey(r.assignment));
       for (const g of n.gpus) if (g.jobId === `replica:${id}`) g.jobId = undefined;
     }
     for (const a of assignments) {
       if (n.replicas.has(a.replica_id)) continue;
       n.replicas.set(a.replica_id, { assignment: a, servingFrom: Date.now() + SIM_MODEL_LOAD_S * 1000 });
       for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = `replica:${a.replica_id}`;
+      const key = placementKey(a);
+      of(n).logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
+      of(n).logs.write(key, "stdout", `INFO loading ${a.model} on ${a.gpu_ids.length} GPU(s) (${a.image ?? "default serving image"})\n`);
+      timers.push(setTimeout(() => n.replicas.has(a.replica_id) && of(n).logs.write(key, "stdout", `INFO model loaded in ${SIM_MODEL_LOAD_S}.0 s; serving on 0.0.0.0:8000\n`), SIM_MODEL_LOAD_S * 1000));
     }
   };
 
@@ -163,32 +190,59 @@ export function startSimulator(opts: {
     await Promise.all(
       serving.map(({ n, r }) => {
         const rps = simulatedEndpointLoad(r.assignment.endpoint_id, now) / siblings.get(r.assignment.endpoint_id)!;
-        return n.client.call("POST", r.assignment.metrics_path, { samples: [simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at)] }, 10_000).catch((e: unknown) => log((e as Error).message));
+        const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence };
+        if (Math.random() < seconds / 60) of(n).logs.write(placementKey(r.assignment), "stdout", `INFO ${sample.requests} requests in ${seconds} s, p95 ${sample.p95_ms} ms\n`);
+        return n.client.call("POST", r.assignment.metrics_path, { samples: [sample] }, 10_000).catch((e: unknown) => log((e as Error).message));
       }),
     );
+  };
+
+  /** What a simulated container prints: a training loop's progress, now and then a warning. */
+  const startOutput = (n: SimNode, a: JobAssignment, key: string): NodeJS.Timeout[] => {
+    if (!a.image && !a.command) return [];
+    const logs = of(n).logs;
+    logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
+    logs.write(key, "stdout", `+ ${a.command ?? "(image entrypoint)"}\n[simulated container ${a.image ?? ""} on ${a.gpu_ids.length} GPU(s), attempt ${a.attempt}]\n`);
+    const steps = Math.max(1, Math.floor((a.duration_s ?? 300) / 5));
+    let step = 0;
+    let loss = 2.4 + Math.random() * 0.6;
+    const tick = setInterval(() => {
+      step++;
+      loss *= 0.97 + Math.random() * 0.02;
+      logs.write(key, "stdout", `step ${step}/${steps}  loss=${loss.toFixed(4)}  lr=${(3e-4 * (1 - step / (steps + 1))).toExponential(2)}  tokens/s=${Math.round(9000 + Math.random() * 900) * a.gpu_ids.length}\n`);
+      if (Math.random() < 0.05) logs.write(key, "stderr", `UserWarning: gradient norm ${(5 + Math.random() * 10).toFixed(2)} clipped to 1.0\n`);
+    }, 5_000);
+    return [tick];
   };
 
   const reconcile = (n: SimNode, all: Assignment[]) => {
     reconcileReplicas(n, replicasOf(all));
     const assignments = jobsOf(all);
-    const wanted = new Set(assignments.map((a) => a.job_id));
-    for (const [jobId, timer] of n.jobs) {
-      if (wanted.has(jobId)) continue;
-      clearTimeout(timer);
-      n.jobs.delete(jobId);
-      for (const g of n.gpus) if (g.jobId === jobId) g.jobId = undefined;
+    const wanted = new Map(assignments.map((a) => [placementKey(a), a]));
+    for (const [key, run] of n.jobs) {
+      if (wanted.has(key)) continue;
+      for (const t of run.timers) clearTimeout(t);
+      n.jobs.delete(key);
+      of(n).logs.close(key);
+      for (const g of n.gpus) if (g.jobId === key) g.jobId = undefined;
     }
-    for (const a of assignments) {
-      if (n.jobs.has(a.job_id)) continue;
-      for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = a.job_id;
-      n.jobs.set(
-        a.job_id,
-        setTimeout(() => {
-          n.jobs.delete(a.job_id);
-          for (const g of n.gpus) if (g.jobId === a.job_id) g.jobId = undefined;
-          outbox.add({ job_id: a.job_id, status: "completed", exit_code: 0, finished_at: new Date().toISOString() });
-        }, (a.duration_s ?? 300) * 1000),
-      );
+    // like the real agent: a placement this node started is never started again, and is
+    // forgotten only once the control plane stopped assigning it and has its report
+    for (const key of [...n.started]) if (!wanted.has(key) && !n.jobs.has(key) && !of(n).outbox.has(key)) n.started.delete(key);
+    for (const [key, a] of wanted) {
+      if (n.started.has(key)) continue;
+      n.started.add(key);
+      for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = key;
+      const output = startOutput(n, a, key);
+      const done = setTimeout(() => {
+        n.jobs.delete(key);
+        for (const t of output) clearInterval(t);
+        for (const g of n.gpus) if (g.jobId === key) g.jobId = undefined;
+        if (a.image || a.command) of(n).logs.write(key, "stdout", "training finished; checkpoint saved to /workspace/out\n");
+        of(n).logs.close(key);
+        of(n).outbox.add({ key, job_id: a.job_id, attempt: a.attempt, fence: a.fence, status: "completed", exit_code: 0, finished_at: new Date().toISOString() });
+      }, (a.duration_s ?? 300) * 1000);
+      n.jobs.set(key, { assignment: a, timers: [done, ...output] });
     }
   };
 
@@ -240,7 +294,10 @@ export function startSimulator(opts: {
       every(opts.heartbeatS ?? 10, () => heartbeat(n));
       every(opts.metricsS ?? 5, () => metrics(n));
     }
-    every(opts.heartbeatS ?? 10, () => outbox.flush(nodes[0]!.client));
+    for (const c of perCluster.values()) {
+      every(opts.heartbeatS ?? 10, () => c.outbox.flush(c.client));
+      every(2, () => c.logs.flush(c.client));
+    }
     every(opts.metricsS ?? 5, () => serve(opts.metricsS ?? 5));
   })();
 
@@ -271,7 +328,7 @@ export function startSimulator(opts: {
     stop() {
       stopped = true;
       for (const t of timers) clearTimeout(t);
-      for (const n of nodes) for (const t of n.jobs.values()) clearTimeout(t);
+      for (const n of nodes) for (const run of n.jobs.values()) for (const t of run.timers) clearTimeout(t);
     },
   };
 }

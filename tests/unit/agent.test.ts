@@ -5,10 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, backoffMs, createClient } from "@/agent/src/client";
-import { gpuTypeFromName, parseNvidiaSmi, parseXidLines } from "@/agent/src/nvidia-smi";
-import { Outbox } from "@/agent/src/outbox";
-import { ReplicaSupervisor } from "@/agent/src/replica-supervisor";
-import { jobsOf, replicasOf, Runner, type Assignment, type ReplicaAssignment } from "@/agent/src/runner";
+import { parseOsRelease } from "@/agent/src/node-info";
+import { gpuTypeFromName, parseNvidiaSmi, parseRemappedRows, parseSmiHeader, parseXidLines } from "@/agent/src/nvidia-smi";
+import { Outbox, type ExitReport } from "@/agent/src/outbox";
 
 const fixture = (name: string) => readFileSync(path.join("agent/fixtures", name), "utf8");
 
@@ -28,14 +27,54 @@ describe("nvidia-smi parsing", () => {
       temperatureC: 71,
       powerDrawW: 612.45,
       pciBusId: "18:00",
+      driverVersion: "550.90.07",
+      eccEnabled: true,
+      eccUncorrected: 0,
     });
     expect(gpus[3]!.powerDrawW).toBeNull();
+    // uncorrected ECC errors since the driver loaded: what the heartbeat reports as ecc_uncorrected
+    expect(gpus.map((g) => g.eccUncorrected)).toEqual([0, 0, 2, 0]);
+  });
+
+  it("reads ECC off (L40S: Disabled, errors [N/A]) as unknown, not as zero errors", () => {
+    const { gpus } = parseNvidiaSmi(fixture("l40s.csv"));
+    expect(gpus.map((g) => [g.eccEnabled, g.eccUncorrected, g.driverVersion])).toEqual([
+      [false, null, "550.54.15"],
+      [false, null, "550.54.15"],
+    ]);
+  });
+
+  it("reads an older driver's output without the signal fields (the agent's fallback query)", () => {
+    const { gpus, skipped } = parseNvidiaSmi(fixture("v100-old-driver.csv"));
+    expect(skipped).toEqual([]);
+    expect(gpus.map((g) => [g.gpuType, g.memoryTotalMb, g.driverVersion, g.eccEnabled, g.eccUncorrected])).toEqual([
+      ["V100", 32510, null, null, null],
+      ["V100", 32510, null, null, null],
+    ]);
+  });
+
+  it("reads row-remapping failures per GPU; [N/A] (before Ampere) is unknown", () => {
+    expect([...parseRemappedRows(fixture("remapped-h100.csv"))]).toEqual([
+      ["GPU-a9f1c3d2-51b7-4e0f-8c3a-1f2e3d4c5b60", false],
+      ["GPU-b8e2d4c3-62c8-4f1a-9d4b-2a3b4c5d6e71", false],
+      ["GPU-c7d3e5f4-73d9-4a2b-8e5c-3b4c5d6e7f82", true],
+    ]);
+    expect(parseRemappedRows(fixture("remapped-v100.csv")).size).toBe(0);
+    expect([...parseRemappedRows("GPU-x, Yes\nGPU-y, No\n")]).toEqual([["GPU-x", true], ["GPU-y", false]]);
+  });
+
+  it("reads the driver and CUDA versions from nvidia-smi's header, and the OS from os-release", () => {
+    expect(parseSmiHeader(fixture("nvidia-smi-header.txt"))).toEqual({ driverVersion: "560.35.03", cudaVersion: "12.6" });
+    expect(parseSmiHeader("no GPUs here")).toEqual({ driverVersion: null, cudaVersion: null });
+    expect(parseOsRelease('NAME="Ubuntu"\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\nID=ubuntu\n')).toBe("Ubuntu 22.04.4 LTS");
+    expect(parseOsRelease("PRETTY_NAME=Debian GNU/Linux 12 (bookworm)\n")).toBe("Debian GNU/Linux 12 (bookworm)");
+    expect(parseOsRelease("ID=alpine\n")).toBeNull();
   });
 
   it("reads A100 (SXM4 40 and 80 GB) with a GPU whose readings are all [N/A]", () => {
     const { gpus } = parseNvidiaSmi(fixture("a100.csv"));
     expect(gpus.map((g) => [g.gpuType, g.memoryTotalMb])).toEqual([["A100", 81920], ["A100", 81920], ["A100", 40960]]);
-    expect(gpus[1]).toMatchObject({ memoryUsedMb: null, utilizationPct: null, temperatureC: null, powerDrawW: null });
+    expect(gpus[1]).toMatchObject({ memoryUsedMb: null, utilizationPct: null, temperatureC: null, powerDrawW: null, eccEnabled: null, eccUncorrected: null });
   });
 
   it("reads H200", () => {
@@ -113,12 +152,15 @@ describe("agent client and outbox", () => {
     }
   });
 
-  it("keeps exit reports on disk until the control plane has them, across restarts", async () => {
+  it("keeps exit reports on disk until the control plane has them, across restarts, naming their placement", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "outbox-")), "exit-reports.json");
     const outbox = new Outbox(file);
-    outbox.add({ job_id: "j1", status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z" });
-    outbox.add({ job_id: "j2", status: "failed", exit_code: 3, finished_at: "2026-01-01T00:00:01Z" });
-    outbox.add({ job_id: "j1", status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z" });
+    const report = (job: string, o: Partial<ExitReport> = {}): ExitReport => ({
+      key: `job:${job}:1:f-${job}`, job_id: job, attempt: 1, fence: `f-${job}`, status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z", ...o,
+    });
+    outbox.add(report("j1"));
+    outbox.add(report("j2", { status: "failed", exit_code: 3 }));
+    outbox.add(report("j1"));
     expect(outbox.pending).toHaveLength(2);
 
     // control plane down: nothing is lost
@@ -135,82 +177,16 @@ describe("agent client and outbox", () => {
     expect(reopened.pending.map((r) => r.job_id)).toEqual(["j1", "j2"]);
     expect(await reopened.flush(createClient({ baseUrl: url, key: "gf_test" }))).toEqual({ sent: 2, kept: 0 });
     expect(received).toEqual([
-      { url: "/api/jobs/j1", body: { status: "completed", exit_code: 0 } },
-      { url: "/api/jobs/j2", body: { status: "failed", exit_code: 3 } },
+      { url: "/api/jobs/j1", body: { status: "completed", exit_code: 0, attempt: 1, fence: "f-j1" } },
+      { url: "/api/jobs/j2", body: { status: "failed", exit_code: 3, attempt: 1, fence: "f-j2" } },
     ]);
     expect(new Outbox(file).pending).toEqual([]);
   });
-});
 
-describe("runner", () => {
-  it("runs local processes on the assigned GPUs and reports their exit codes; stops work no longer assigned", async () => {
-    const reports: Array<{ job_id: string; status: string; exit_code: number }> = [];
-    const runner = new Runner({ gpuIndexOf: (id) => ({ a: 0, b: 1 })[id], docker: false, onExit: (r) => reports.push(r) });
-    runner.reconcile([
-      { job_id: "ok", gpu_ids: ["a"], command: 'test "$CUDA_VISIBLE_DEVICES" = 0' },
-      { job_id: "bad", gpu_ids: ["b"], command: "exit 7" },
-      { job_id: "long", gpu_ids: ["a", "b"], command: "sleep 30" },
-      { job_id: "hold", gpu_ids: ["a"], duration_s: 0.05 },
-    ]);
-    await new Promise((r) => setTimeout(r, 800));
-    runner.reconcile([{ job_id: "long", gpu_ids: ["a", "b"], command: "sleep 30" }]);
-    runner.reconcile([]);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(reports.map((r) => [r.job_id, r.status, r.exit_code]).sort()).toEqual([
-      ["bad", "failed", 7],
-      ["hold", "completed", 0],
-      ["ok", "completed", 0],
-    ]);
-    expect(runner.jobIds).toEqual([]);
+  it("drops a report the control plane calls stale (409) or unknown (404), and keeps going", async () => {
+    const outbox = new Outbox(path.join(mkdtempSync(path.join(os.tmpdir(), "outbox-")), "exit-reports.json"));
+    for (const job of ["stale", "gone", "ok"]) outbox.add({ key: job, job_id: job, attempt: 2, fence: job, status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z" });
+    const url = await serve((req) => (req.url === "/api/jobs/stale" ? [409, { error: { code: "stale_report" } }] : req.url === "/api/jobs/gone" ? [404, { error: { code: "not_found" } }] : [200, {}]));
+    expect(await outbox.flush(createClient({ baseUrl: url, key: "gf_test" }))).toEqual({ sent: 1, kept: 0 });
   });
 });
-
-describe("endpoint replicas on the node", () => {
-  const replica = (id: string, gpuIds: string[]): ReplicaAssignment => ({
-    kind: "endpoint_replica", replica_id: id, endpoint_id: "ep-1", endpoint_name: "chat", model: "org/model", gpu_ids: gpuIds, metrics_path: "/api/endpoints/ep-1/metrics",
-  });
-
-  it("splits a heartbeat's assignments into jobs (older servers send no kind) and replicas", () => {
-    const all: Assignment[] = [{ job_id: "j1", gpu_ids: ["a"] }, { kind: "job", job_id: "j2", gpu_ids: ["b"] }, replica("r1", ["c"])];
-    expect(jobsOf(all).map((j) => j.job_id)).toEqual(["j1", "j2"]);
-    expect(replicasOf(all).map((r) => r.replica_id)).toEqual(["r1"]);
-  });
-
-  it("starts the serve command per replica on its GPUs with what it needs to report, and stops it when unassigned", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "gf-serve-"));
-    const sup = new ReplicaSupervisor({
-      serveCommand: `echo "$CUDA_VISIBLE_DEVICES|$GPUFORGE_MODEL|$GPUFORGE_REPLICA_ID|$GPUFORGE_METRICS_URL|$GPUFORGE_AGENT_KEY" > ${dir}/$GPUFORGE_REPLICA_ID.env; exec sleep 30`,
-      baseUrl: "https://cp.example",
-      agentKey: "gf_agentkey",
-      gpuIndexOf: (id) => ({ a: 0, b: 1, c: 2 })[id],
-      reportUnhealthy: async () => {},
-    });
-    sup.reconcile([replica("r1", ["a", "b"]), replica("r2", ["c"])]);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(readFileSync(path.join(dir, "r1.env"), "utf8").trim()).toBe("0,1|org/model|r1|https://cp.example/api/endpoints/ep-1/metrics|gf_agentkey");
-    expect(readFileSync(path.join(dir, "r2.env"), "utf8").trim()).toMatch(/^2\|/);
-    sup.reconcile([replica("r2", ["c"])]);
-    expect(sup.replicaIds).toEqual(["r2"]);
-    sup.stopAll();
-    expect(sup.replicaIds).toEqual([]);
-  });
-
-  it("reports a replica whose serving process died unhealthy, then starts it again", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "gf-serve-"));
-    const reported: string[] = [];
-    const sup = new ReplicaSupervisor({
-      serveCommand: `echo x >> ${dir}/starts; exit 3`,
-      baseUrl: "https://cp.example",
-      agentKey: "gf_k",
-      gpuIndexOf: () => 0,
-      reportUnhealthy: async (a, reason) => void reported.push(`${a.replica_id}: ${reason}`),
-      restartAfterMs: 100,
-    });
-    sup.reconcile([replica("r1", ["a"])]);
-    await new Promise((r) => setTimeout(r, 600));
-    sup.stopAll();
-    expect(reported[0]).toBe("r1: serving process exited with 3");
-    expect(readFileSync(path.join(dir, "starts"), "utf8").trim().split("\n").length).toBeGreaterThanOrEqual(2);
-  });
-});
-

@@ -1,0 +1,171 @@
+// How the agent runs tenant work: always in a container, never on the host. This file holds the
+// one place that builds a `docker run` command line (a pure function, tested against hostile
+// inputs) and the launcher that runs it, captures the container's output and re-adopts containers
+// after an agent restart.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { isImageReference } from "../../lib/fleet/image-reference";
+
+export interface ContainerSpec {
+  /** container name: unique per placement, so a restarted agent finds its containers again */
+  name: string;
+  image: string;
+  /** run as `sh -c command` inside the image; absent: the image's own entrypoint */
+  command?: string;
+  /** GPU indexes on this node */
+  gpus: number[];
+  /** the container's whole environment: nothing of the agent's leaks in */
+  env: Record<string, string>;
+  labels: Record<string, string>;
+  limits: ResourceLimits;
+}
+
+export interface ResourceLimits {
+  cpus: number;
+  memoryMb: number;
+  pids: number;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const LABEL_KEY = /^[a-z0-9][a-z0-9.-]*$/;
+
+export class RefusedSpec extends Error {}
+
+/**
+ * The `docker run` arguments for a placement. Every value a tenant controls (image, command,
+ * environment values) is passed as one argument in a place where docker cannot read it as an
+ * option: the image only after `--`, the command only after the image. The container gets the
+ * placement's GPUs only, the default bridge network, no new privileges, no raw sockets, bounded
+ * CPU, memory (no swap), processes and shared memory.
+ */
+export function dockerRunArgs(spec: ContainerSpec): string[] {
+  if (!isImageReference(spec.image)) throw new RefusedSpec(`not a container image reference: ${JSON.stringify(spec.image.slice(0, 80))}`);
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(spec.name)) throw new RefusedSpec(`not a container name: ${spec.name}`);
+  if (spec.gpus.length === 0 || spec.gpus.some((g) => !Number.isInteger(g) || g < 0)) throw new RefusedSpec("no GPUs of this node were assigned");
+  const args = [
+    "run",
+    "--name", spec.name,
+    "--init",
+    "--gpus", `"device=${spec.gpus.join(",")}"`,
+    "--network", "bridge",
+    "--security-opt", "no-new-privileges",
+    "--cap-drop", "NET_RAW",
+    "--cap-drop", "MKNOD",
+    "--cpus", String(spec.limits.cpus),
+    "--memory", `${spec.limits.memoryMb}m`,
+    "--memory-swap", `${spec.limits.memoryMb}m`,
+    "--shm-size", `${Math.max(64, Math.min(16_384, Math.floor(spec.limits.memoryMb / 4)))}m`,
+    "--pids-limit", String(spec.limits.pids),
+    "--ulimit", "memlock=-1",
+    "--stop-timeout", "10",
+  ];
+  for (const [k, v] of Object.entries(spec.labels)) {
+    if (!LABEL_KEY.test(k)) throw new RefusedSpec(`not a label key: ${k}`);
+    args.push("--label", `${k}=${v}`);
+  }
+  for (const [k, v] of Object.entries(spec.env)) {
+    if (!ENV_NAME.test(k)) throw new RefusedSpec(`not an environment variable name: ${k}`);
+    args.push("--env", `${k}=${v}`);
+  }
+  args.push("--", spec.image);
+  if (spec.command !== undefined) args.push("sh", "-c", spec.command);
+  return args;
+}
+
+/** A node's share of CPU and memory for a placement: in proportion to the GPUs it holds. */
+export function limitsFor(gpus: number, node: { gpus: number; cpuCores: number; memoryMb: number }): ResourceLimits {
+  const share = Math.min(1, gpus / Math.max(1, node.gpus));
+  return {
+    cpus: Math.max(1, Math.floor(node.cpuCores * share)),
+    // leave a tenth of the node's memory to the host, the agent and the driver
+    memoryMb: Math.max(1024, Math.floor(node.memoryMb * 0.9 * share)),
+    pids: 16_384,
+  };
+}
+
+/** What the docker CLI may see of the agent's environment: where the engine is, never the agent's key. */
+export function dockerClientEnv(source: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const out: Record<string, string> = {};
+  for (const k of ["PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY"]) {
+    const v = source[k];
+    if (v) out[k] = v;
+  }
+  return out as NodeJS.ProcessEnv;
+}
+
+/** A container the agent started or found again. */
+export interface Workload {
+  onOutput(fn: (stream: "stdout" | "stderr", data: Buffer) => void): void;
+  onExit(fn: (exitCode: number, error?: string) => void): void;
+  stop(): void;
+}
+
+export interface Launcher {
+  start(spec: ContainerSpec): Workload;
+  /** finds a container of an earlier agent process by name: its outcome if it ended, or it running */
+  adopt(name: string, sinceIso: string): Workload | null;
+  /** removes an ended container once its outcome is recorded */
+  remove(name: string): void;
+  /** the runtime and its version, for registration; null when no runtime answers */
+  runtime(): string | null;
+}
+
+/** Runs containers with the docker CLI (the engine may be Docker or any daemon it talks to). */
+export class DockerLauncher implements Launcher {
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(env: Record<string, string | undefined> = dockerClientEnv(process.env)) {
+    this.env = env as NodeJS.ProcessEnv;
+  }
+
+  runtime(): string | null {
+    const r = spawnSync("docker", ["version", "--format", "{{.Server.Version}}"], { env: this.env, encoding: "utf8", timeout: 10_000 });
+    return r.status === 0 && r.stdout.trim() ? `docker ${r.stdout.trim()}` : null;
+  }
+
+  start(spec: ContainerSpec): Workload {
+    return this.attach(spawn("docker", dockerRunArgs(spec), { env: this.env, stdio: ["ignore", "pipe", "pipe"] }), spec.name);
+  }
+
+  adopt(name: string, sinceIso: string): Workload | null {
+    const r = spawnSync("docker", ["inspect", "--format", "{{json .State}}", name], { env: this.env, encoding: "utf8", timeout: 15_000 });
+    if (r.status !== 0) return null;
+    let state: { Status?: string; ExitCode?: number };
+    try {
+      state = JSON.parse(r.stdout) as typeof state;
+    } catch {
+      return null;
+    }
+    const logs = spawn("docker", ["logs", "--follow", "--since", sinceIso, name], { env: this.env, stdio: ["ignore", "pipe", "pipe"] });
+    if (state.Status !== "running") {
+      // it ended while no agent was watching: its code is on record
+      const w = this.attach(logs, name);
+      return { ...w, onExit: (fn) => logs.once("exit", () => fn(state.ExitCode ?? 125, state.Status === "exited" ? undefined : `container ${state.Status ?? "gone"}`)) };
+    }
+    const waiter = spawn("docker", ["wait", name], { env: this.env, stdio: ["ignore", "pipe", "ignore"] });
+    let code = "";
+    waiter.stdout!.on("data", (d: Buffer) => (code += d.toString()));
+    const w = this.attach(logs, name);
+    return { ...w, onExit: (fn) => waiter.once("close", () => fn(Number.parseInt(code.trim(), 10) || 0)) };
+  }
+
+  remove(name: string): void {
+    spawn("docker", ["rm", "-f", name], { env: this.env, stdio: "ignore" }).once("error", () => {});
+  }
+
+  private attach(proc: ChildProcess, name: string): Workload {
+    return {
+      onOutput: (fn) => {
+        proc.stdout?.on("data", (d: Buffer) => fn("stdout", d));
+        proc.stderr?.on("data", (d: Buffer) => fn("stderr", d));
+      },
+      onExit: (fn) => {
+        proc.once("error", (e) => fn(127, `the container runtime could not be started: ${e.message}`));
+        // docker run answers 125 when the engine refused to start it (bad image, no such GPU, …)
+        proc.once("exit", (code, signal) => fn(code ?? 128, code === 125 ? "the container runtime refused to start the container" : signal ? `killed by ${signal}` : undefined));
+      },
+      stop: () => {
+        spawn("docker", ["stop", "--time", "10", name], { env: this.env, stdio: "ignore" }).once("error", () => {});
+      },
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * A docker stand-in on PATH (tests/support/docker-standin-cli.mjs) with its own state directory, for
+ * tests of the node agent's runner: what the agent ran, with which arguments and environment.
+ */
+export function dockerStandin(config: { refuseImages?: string[]; entrypoint?: string; noEngine?: boolean } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "docker-standin-"));
+  const bin = path.join(dir, "bin");
+  const state = path.join(dir, "config");
+  mkdirSync(bin);
+  mkdirSync(state);
+  writeFileSync(path.join(state, "standin.json"), JSON.stringify(config));
+  const script = path.resolve("tests/support/docker-standin-cli.mjs");
+  writeFileSync(path.join(bin, "docker"), `#!/bin/sh\nexec "${process.execPath}" "${script}" "$@"\n`);
+  chmodSync(path.join(bin, "docker"), 0o755);
+  return {
+    /** the environment the agent's docker client gets (PATH with the stand-in first, its state as DOCKER_CONFIG) */
+    env: { PATH: `${bin}:${process.env.PATH}`, DOCKER_CONFIG: state, HOME: dir } as Record<string, string>,
+    calls(): Array<{ args: string[]; env: string[] }> {
+      const file = path.join(state, "calls.jsonl");
+      return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+    },
+    runs(): string[][] {
+      return this.calls().filter((c) => c.args[0] === "run").map((c) => c.args);
+    },
+  };
+}
