@@ -5,6 +5,8 @@ const config: NextConfig = {
   poweredByHeader: false,
   allowedDevOrigins: ["127.0.0.1"],
   typedRoutes: false,
+  // the agent bundle (lib/agent-install) builds with esbuild and packs with tar at run time
+  serverExternalPackages: ["esbuild", "tar"],
   // forbidden() from next/navigation: a tenant user in the operator plane gets a real 403 page
   experimental: { authInterrupts: true },
   async headers() {

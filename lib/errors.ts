@@ -12,7 +12,8 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsatisfiable"
   | "nothing_to_invoice"
-  | "rate_limited";
+  | "rate_limited"
+  | "unavailable";
 
 export interface FieldIssue {
   path: string;
@@ -44,6 +45,8 @@ export const unsatisfiable = (message: string, details: FieldIssue[] = []) =>
   new AppError("unsatisfiable", message, details);
 export const nothingToInvoice = (message: string) => new AppError("nothing_to_invoice", message);
 export const rateLimited = (message = "Too many requests") => new AppError("rate_limited", message);
+/** Something this deployment cannot do at all right now (not the caller's fault, not a bug). */
+export const unavailable = (message: string) => new AppError("unavailable", message);
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   validation_failed: 400,
@@ -57,6 +60,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unsatisfiable: 422,
   nothing_to_invoice: 422,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 export function isAppError(e: unknown): e is AppError {

@@ -25,8 +25,8 @@ import { Outbox } from "./outbox";
 import { PlacementBook } from "./placement-book";
 import { ReplicaSupervisor } from "./replica-supervisor";
 import { jobsOf, replicasOf, Runner, type Assignment } from "./runner";
+import { AGENT_VERSION } from "./version";
 
-export const AGENT_VERSION = "0.2.0";
 
 const run = promisify(execFile);
 const env = process.env;

@@ -124,6 +124,8 @@ export function startSimulator(opts: {
   heartbeatS?: number;
   metricsS?: number;
   stateDir?: string;
+  /** how often a simulated container prints a training step (default 5 s) */
+  outputEveryS?: number;
   log?: (m: string) => void;
 }) {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} simulator: ${m}\n`));
@@ -203,7 +205,8 @@ export function startSimulator(opts: {
     const logs = of(n).logs;
     logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
     logs.write(key, "stdout", `+ ${a.command ?? "(image entrypoint)"}\n[simulated container ${a.image ?? ""} on ${a.gpu_ids.length} GPU(s), attempt ${a.attempt}]\n`);
-    const steps = Math.max(1, Math.floor((a.duration_s ?? 300) / 5));
+    const everyS = opts.outputEveryS ?? 5;
+    const steps = Math.max(1, Math.floor((a.duration_s ?? 300) / everyS));
     let step = 0;
     let loss = 2.4 + Math.random() * 0.6;
     const tick = setInterval(() => {
@@ -211,7 +214,7 @@ export function startSimulator(opts: {
       loss *= 0.97 + Math.random() * 0.02;
       logs.write(key, "stdout", `step ${step}/${steps}  loss=${loss.toFixed(4)}  lr=${(3e-4 * (1 - step / (steps + 1))).toExponential(2)}  tokens/s=${Math.round(9000 + Math.random() * 900) * a.gpu_ids.length}\n`);
       if (Math.random() < 0.05) logs.write(key, "stderr", `UserWarning: gradient norm ${(5 + Math.random() * 10).toFixed(2)} clipped to 1.0\n`);
-    }, 5_000);
+    }, everyS * 1000);
     return [tick];
   };
 
@@ -338,6 +341,7 @@ const GPU_PROFILES: Record<string, { memoryMb: number; tdpW: number }> = {
   H200: { memoryMb: 143_771, tdpW: 700 },
   A100: { memoryMb: 81_920, tdpW: 400 },
   L40S: { memoryMb: 46_068, tdpW: 350 },
+  B200: { memoryMb: 183_359, tdpW: 1_000 },
 };
 
 export function simClusters(keys: Record<string, string>, layout: { pods: number; racksPerPod: number; nodesPerRack: number }, gpuTypes = ["H100", "A100"]): SimCluster[] {

@@ -21,11 +21,7 @@ import { jobSelect, type UpdateJobInput } from "./schemas";
  */
 export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInput) {
   const p = actor.principal;
-  if (p.kind === "agent") {
-    const missing = (["attempt", "fence"] as const).filter((f) => input[f] === undefined);
-    if (missing.length) throw validationFailed(missing.map((f) => ({ path: f, message: "Agents must name the placement they report on (its heartbeat assignment's attempt and fence)" })));
-    if (input.status === "cancelled") throw forbidden("Agents report completed, failed or interrupted");
-  } else if (input.status === "interrupted") {
+  if (p.kind !== "agent" && input.status === "interrupted") {
     throw forbidden("Only the node's agent reports a run as interrupted");
   }
   const result = await db().$transaction(async (tx) => {
@@ -39,7 +35,11 @@ export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInp
       if (input.status !== "cancelled") throw forbidden("Tenants can cancel their jobs; agents report how they ended");
     }
     if (p.kind === "agent") {
+      // another cluster's job is not found, whatever the report says
       if (!(await agentMayReportOn(tx, p, jobId))) throw notFound("Job");
+      const missing = (["attempt", "fence"] as const).filter((f) => input[f] === undefined);
+      if (missing.length) throw validationFailed(missing.map((f) => ({ path: f, message: "Agents must name the placement they report on (its heartbeat assignment's attempt and fence)" })));
+      if (input.status === "cancelled") throw forbidden("Agents report completed, failed or interrupted");
       if (job.status !== "running" || job.attempts !== input.attempt || job.fence !== input.fence) throw staleReport();
     }
 

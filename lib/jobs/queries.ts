@@ -32,6 +32,15 @@ export async function listJobs(p: Principal, opts: { limit: number; cursor?: str
   return page(rows, opts.limit, (j) => j.submittedAt);
 }
 
+/** Where each attempt of a job ran and when, newest first (its logs and GPU telemetry are per attempt). */
+export async function listJobPlacements(p: Principal, jobId: string) {
+  await getJobOrThrow(p, jobId);
+  const rows = await db().jobPlacement.findMany({ where: { jobId }, orderBy: { attempt: "desc" }, select: { attempt: true, nodeIds: true, startedAt: true, endedAt: true, endStatus: true } });
+  const nodes = await db().node.findMany({ where: { id: { in: [...new Set(rows.flatMap((r) => r.nodeIds))] } }, select: { id: true, hostname: true } });
+  const host = new Map(nodes.map((n) => [n.id, n.hostname]));
+  return rows.map((r) => ({ ...r, hostnames: r.nodeIds.map((id) => host.get(id) ?? id.slice(0, 8)) }));
+}
+
 export async function listJobEvents(p: Principal, jobId: string) {
   await getJobOrThrow(p, jobId);
   return db().jobEvent.findMany({ where: { jobId }, orderBy: { id: "asc" } });

@@ -13,10 +13,21 @@ import { chooseStep } from "./queries";
 // then only minutes wholly inside the holding, so no other tenant's minute is ever shown.
 
 const MAX_POINTS = 5_000;
+const MIN_STEP_S = 20;
 
-interface Holding {
+interface SeriesOf {
+  gpu_id: string;
+  gpu_index: number | null;
+  hostname: string | null;
+  held_from: string;
+  held_to: string;
+  points: Array<{ t: string; utilization_avg: number; memory_used_avg_mb: number; temperature_avg_c: number; power_avg_w: number }>;
+}
+
+interface Holding<H> {
   gpuId: string;
-  holder: { attempt: number } | { replica_id: string };
+  /** who held it: the job's attempt, or the endpoint's replica */
+  holder: H;
   start: Date;
   end: Date;
 }
@@ -59,16 +70,17 @@ export async function endpointGpuTelemetry(p: Principal, endpointId: string, q: 
   return series(holdings, from, to);
 }
 
-async function series(holdings: Holding[], from: Date, to: Date) {
+async function series<H extends object>(holdings: Array<Holding<H>>, from: Date, to: Date) {
   const rangeS = (to.getTime() - from.getTime()) / 1000;
-  const step = chooseStep(rangeS);
+  // nodes sample every 10 s or so, each at its own second: buckets of at least 20 s line their GPUs up
+  const step = Math.max(MIN_STEP_S, chooseStep(rangeS));
   if (rangeS / step > MAX_POINTS) throw validationFailed([{ path: "from", message: `Would return more than ${MAX_POINTS} points per GPU` }]);
   const raw = from.getTime() >= Date.now() - env().METRICS_RAW_RETENTION_HOURS * 3_600_000;
   const clipped = holdings
     .map((h) => ({ ...h, start: new Date(Math.max(h.start.getTime(), from.getTime())), end: new Date(Math.min(h.end.getTime(), to.getTime())) }))
     .filter((h) => h.start < h.end);
   const base = { from: from.toISOString(), to: to.toISOString(), step_s: step, source: raw ? ("raw" as const) : ("rollup" as const) };
-  if (clipped.length === 0) return { ...base, series: [] };
+  if (clipped.length === 0) return { ...base, series: [] as Array<H & SeriesOf> };
   const sql = raw
     ? `SELECT w.n, date_bin(make_interval(secs => $4), m.recorded_at, $5::timestamptz) AS t, avg(m.utilization_pct) AS ua, avg(m.memory_used_mb) AS ma,
               avg(m.temperature_c) AS ta, avg(m.power_draw_w) AS pa
@@ -102,7 +114,7 @@ async function series(holdings: Holding[], from: Date, to: Date) {
   }
   return {
     ...base,
-    series: clipped.map((h, i) => ({
+    series: clipped.map((h, i): H & SeriesOf => ({
       gpu_id: h.gpuId,
       gpu_index: gpuInfo.get(h.gpuId)?.index ?? null,
       hostname: gpuInfo.get(h.gpuId)?.hostname ?? null,

@@ -13,8 +13,32 @@ interface LogRow {
   at: Date;
 }
 
-const lines = (rows: LogRow[]) => rows.map((r) => ({ seq: r.seq, stream: r.stream, text: r.text, at: r.at.toISOString() }));
-const nextSeq = (rows: LogRow[], after: number | undefined) => rows.at(-1)?.seq ?? after ?? null;
+type Window = Pick<ReadLogsQuery, "after_seq" | "tail" | "before_seq" | "limit">;
+
+/**
+ * One page of a placement's log: onwards from after_seq (a live tail polls this way), or the last
+ * `tail` chunks before before_seq (the end of a log, and further back from there).
+ */
+async function readWindow(subject: { where: string; key: unknown[] }, q: Window) {
+  const n = subject.key.length;
+  const rows =
+    q.tail !== undefined
+      ? (
+          await pool().query<LogRow>(
+            `SELECT seq, stream, text, at FROM workload_logs WHERE ${subject.where} AND seq < $${n + 1} ORDER BY seq DESC LIMIT $${n + 2}`,
+            [...subject.key, q.before_seq ?? 2_147_483_647, q.tail],
+          )
+        ).rows.reverse()
+      : (await pool().query<LogRow>(`SELECT seq, stream, text, at FROM workload_logs WHERE ${subject.where} AND seq > $${n + 1} ORDER BY seq LIMIT $${n + 2}`, [...subject.key, q.after_seq ?? -1, q.limit])).rows;
+  const first = rows[0]?.seq;
+  const earlier =
+    first === undefined ? false : (await pool().query(`SELECT 1 FROM workload_logs WHERE ${subject.where} AND seq < $${n + 1} LIMIT 1`, [...subject.key, first])).rowCount! > 0;
+  return {
+    data: rows.map((r) => ({ seq: r.seq, stream: r.stream, text: r.text, at: r.at.toISOString() })),
+    next_seq: rows.at(-1)?.seq ?? q.after_seq ?? null,
+    has_earlier: earlier,
+  };
+}
 
 /** A job attempt's log (the latest attempt unless one is named), for its tenant and operators. */
 export async function readJobLogs(p: Principal, jobId: string, q: ReadLogsQuery) {
@@ -26,13 +50,10 @@ export async function readJobLogs(p: Principal, jobId: string, q: ReadLogsQuery)
   const placement = placements[0];
   if (!placement) {
     if (q.attempt) throw notFound("Attempt");
-    return { attempt: null, data: [], next_seq: q.after_seq ?? null, truncated: false };
+    return { attempt: null, data: [], next_seq: q.after_seq ?? null, has_earlier: false, truncated: false };
   }
-  const { rows } = await pool().query<LogRow>(
-    `SELECT seq, stream, text, at FROM workload_logs WHERE job_id = $1 AND attempt = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
-    [jobId, placement.attempt, q.after_seq ?? -1, q.limit],
-  );
-  return { attempt: placement.attempt, data: lines(rows), next_seq: nextSeq(rows, q.after_seq), truncated: placement.log_truncated };
+  const page = await readWindow({ where: "job_id = $1 AND attempt = $2", key: [jobId, placement.attempt] }, q);
+  return { attempt: placement.attempt, ...page, truncated: placement.log_truncated };
 }
 
 /** An endpoint replica's log (the newest replica unless one is named), for its tenant and operators. */
@@ -45,12 +66,8 @@ export async function readReplicaLogs(p: Principal, endpointId: string, q: ReadR
   const replica = replicas[0];
   if (!replica) {
     if (q.replica_id) throw notFound("Replica");
-    return { replica_id: null, data: [], next_seq: q.after_seq ?? null, truncated: false };
+    return { replica_id: null, data: [], next_seq: q.after_seq ?? null, has_earlier: false, truncated: false };
   }
-  const { rows } = await pool().query<LogRow>(`SELECT seq, stream, text, at FROM workload_logs WHERE replica_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
-    replica.id,
-    q.after_seq ?? -1,
-    q.limit,
-  ]);
-  return { replica_id: replica.id, data: lines(rows), next_seq: nextSeq(rows, q.after_seq), truncated: replica.log_truncated };
+  const page = await readWindow({ where: "replica_id = $1", key: [replica.id] }, q);
+  return { replica_id: replica.id, ...page, truncated: replica.log_truncated };
 }

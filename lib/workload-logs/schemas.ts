@@ -40,30 +40,49 @@ export const appendLogsReply = z.object({
   truncated: z.boolean().meta({ description: "The run's log reached its cap; later output is dropped" }),
 });
 
-export const readLogsQuery = z.strictObject({
-  attempt: z.coerce.number().int().min(1).max(1_000_000).optional().meta({ description: "Which attempt's log (default: the latest)" }),
+const logWindow = {
   after_seq: z.coerce.number().int().min(-1).max(2_147_483_647).optional().meta({ description: "Only chunks after this seq (poll with the previous answer's next_seq)" }),
-  limit: z.coerce.number().int().min(1).max(1000).default(200),
-});
+  tail: z.coerce.number().int().min(1).max(500).optional().meta({ description: "The last N chunks (before before_seq, if given) instead of the first ones" }),
+  before_seq: z.coerce.number().int().min(0).max(2_147_483_647).optional().meta({ description: "With tail: only chunks before this seq (to read further back)" }),
+  limit: z.coerce.number().int().min(1).max(500).default(200),
+};
 
-export const readReplicaLogsQuery = readLogsQuery.omit({ attempt: true }).extend({
-  replica_id: z.uuid("Must be a replica id").optional().meta({ description: "Which replica's log (default: the newest replica)" }),
-});
+const oneWindow = (q: { after_seq?: number; tail?: number; before_seq?: number }, ctx: z.RefinementCtx) => {
+  if (q.tail !== undefined && q.after_seq !== undefined) ctx.addIssue({ code: "custom", path: ["tail"], message: "Either tail (the end of the log) or after_seq (onwards from a chunk), not both" });
+  if (q.before_seq !== undefined && q.tail === undefined) ctx.addIssue({ code: "custom", path: ["before_seq"], message: "Only with tail" });
+};
+
+export const readLogsQuery = z
+  .strictObject({
+    attempt: z.coerce.number().int().min(1).max(1_000_000).optional().meta({ description: "Which attempt's log (default: the latest)" }),
+    ...logWindow,
+  })
+  .superRefine(oneWindow);
+
+export const readReplicaLogsQuery = z
+  .strictObject({
+    replica_id: z.uuid("Must be a replica id").optional().meta({ description: "Which replica's log (default: the newest replica)" }),
+    ...logWindow,
+  })
+  .superRefine(oneWindow);
 
 export const logLine = z.object({ seq: z.number(), stream: z.enum(["stdout", "stderr", "system"]), text: z.string(), at: z.string() });
 
-export const jobLogsReply = z.object({
-  attempt: z.number().nullable().meta({ description: "The attempt read; null when the job has not run yet" }),
+const page = {
   data: z.array(logLine),
   next_seq: z.number().nullable().meta({ description: "Pass as after_seq to read on" }),
+  has_earlier: z.boolean().meta({ description: "Chunks before the first one returned exist (read them with tail and before_seq)" }),
   truncated: z.boolean(),
+};
+
+export const jobLogsReply = z.object({
+  attempt: z.number().nullable().meta({ description: "The attempt read; null when the job has not run yet" }),
+  ...page,
 });
 
 export const replicaLogsReply = z.object({
   replica_id: z.string().nullable(),
-  data: z.array(logLine),
-  next_seq: z.number().nullable(),
-  truncated: z.boolean(),
+  ...page,
 });
 
 export type AppendLogsInput = z.output<typeof appendLogsBody>;

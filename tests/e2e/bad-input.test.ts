@@ -69,9 +69,9 @@ describe("bad input on every write route", () => {
   it("refuses malformed, empty, non-object, oversized and unknown-field bodies", async () => {
     const cases = operationCases(world);
     const failures: string[] = [];
-    const key = world.keys.operator!;
     for (const { method, op } of writeOperations()) {
       const c = cases[op.operationId]!;
+      const key = world.keys[c.caller ?? "operator"]!;
       const target = await c.path();
       const label = (what: string) => `${op.operationId} ${what}`;
       await expectRefused(label("malformed JSON"), failures, () => api(method, target, { key, rawBody: '{"name": ', headers: { "content-type": "application/json" } }), 400, "validation_failed", "body");
@@ -89,9 +89,9 @@ describe("bad input on every write route", () => {
   it("names each field sent with the wrong type, each required field missing, and each unknown enum value", async () => {
     const cases = operationCases(world);
     const failures: string[] = [];
-    const key = world.keys.operator!;
     for (const { method, op } of writeOperations()) {
       const c = cases[op.operationId]!;
+      const key = world.keys[c.caller ?? "operator"]!;
       const schema = resolve(op.requestBody!.content["application/json"].schema);
       for (const [field, prop] of Object.entries(schema.properties ?? {})) {
         const target = await c.path();
@@ -114,9 +114,10 @@ describe("bad input on every write route", () => {
 
   it("refuses malformed ids in paths and out-of-range list parameters, naming them", async () => {
     const failures: string[] = [];
-    const key = world.keys.operator!;
+    const cases = operationCases(world);
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
+        const key = world.keys[cases[op.operationId]?.caller ?? "operator"]!;
         if (path.includes("{id}")) {
           const body = op.requestBody ? operationCases(world)[op.operationId]!.body!() : undefined;
           await expectRefused(`${op.operationId} bad id`, failures, () => api(method.toUpperCase(), path.replace("{id}", "not-an-id"), { key, body }), 400, "validation_failed", "id");

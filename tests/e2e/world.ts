@@ -37,9 +37,12 @@ export async function buildWorld() {
   keys.revoked = revoked.key;
   // a node in the agent's cluster (C) and one in cluster D, which that agent must never see
   const agentC = { principal: agentPrincipal(clusterC.id) };
-  const nodeC = await registerNode(agentC, { hostname: unique("c-node"), gpus: inventory(2) });
+  const containers = { containers: true, runtime: "docker walk" };
+  // a GPU type of this world's own: work an earlier walk left queued never lands on its nodes
+  const gpuType = unique("W").replace(/-/g, "").slice(0, 12).toUpperCase();
+  const nodeC = await registerNode(agentC, { hostname: unique("c-node"), capabilities: containers, gpus: inventory(2, gpuType) });
   // node D has room for tenant A's endpoint replica (1 GPU) besides the jobs the walk runs there
-  const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), gpus: inventory(4) });
+  const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), capabilities: containers, gpus: inventory(4, gpuType) });
   await recordHeartbeat(agentC, nodeC.node.id, {});
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, nodeD.node.id, {});
   // an alert about tenant A's work, a rule to edit, for the alert operations
@@ -48,8 +51,16 @@ export async function buildWorld() {
   });
   const rule = await createAlertRule(systemActor, { name: unique("walk-rule"), rule_type: "gpu_temperature", cluster_id: clusterD.id, severity: "warning", enabled: false, notify: false, auto_remediate: false });
   // tenant A's endpoint, served in cluster D: agent C has nothing to do with it
-  const endpointOfA = await createEndpoint({ principal: { kind: "tenant", tenantId: a.id, role: "tenant_admin", label: "walk" } }, endpointBody(clusterD.id, nodeD.gpus[0]!.gpuType));
-  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule, endpointOfA };
+  const asA = { principal: { kind: "tenant" as const, tenantId: a.id, role: "tenant_admin" as const, label: "walk" } };
+  const endpointOfA = await createEndpoint(asA, endpointBody(clusterD.id, nodeD.gpus[0]!.gpuType));
+  // work of tenant A on node C, the agent's own node: what the agent's fenced reports are about
+  const jobOnC = await submitJob(asA, { name: unique("walk-on-c"), gpu_count: 1, gpu_type: nodeC.gpus[0]!.gpuType, cluster_id: clusterC.id, priority: 1, max_retries: 0, image: "alpine:3.20", command: "sleep 3600" });
+  await runSchedulerCycle("walk");
+  const endpointOnC = await createEndpoint(asA, endpointBody(clusterC.id, nodeC.gpus[0]!.gpuType));
+  const placementOnC = await db().job.findUniqueOrThrow({ where: { id: jobOnC.id }, select: { attempts: true, fence: true, status: true } });
+  const replicaOnC = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: endpointOnC.id, status: { not: "stopped" } }, select: { id: true, fence: true } });
+  if (placementOnC.status !== "running") throw new Error("the walk's job on node C did not start");
+  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC } };
   const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
   return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest };
 }
@@ -115,8 +126,10 @@ export type World = Awaited<ReturnType<typeof buildWorld>>;
 export interface OperationCase {
   /** a concrete path (ids filled in), made fresh per call where the call may consume it */
   path: () => Promise<string>;
-  /** a valid body for the operator / own tenant, when the operation takes one */
+  /** a valid body for the operator / own tenant (or `caller`), when the operation takes one */
   body?: () => Record<string, unknown>;
+  /** who sends the bad-input battery and the valid body: the operator unless only others may call it */
+  caller?: ActorName;
   expect: Record<ActorName, number>;
 }
 
@@ -182,7 +195,7 @@ export function operationCases(w: World): Record<string, OperationCase> {
     // Agents act in their own cluster (C); the operator names one. Node D belongs to cluster D.
     registerNode: {
       path: fixed("/api/clusters/nodes"),
-      body: () => ({ cluster_id: w.clusterC.id, hostname: w.nodeC.node.hostname, gpus: inventoryOf(w.nodeC.gpus) }),
+      body: () => ({ cluster_id: w.clusterC.id, hostname: w.nodeC.node.hostname, capabilities: { containers: true }, gpus: inventoryOf(w.nodeC.gpus) }),
       expect: authed(200, 403, 403, 200),
     },
     nodeHeartbeat: { path: fixed(`/api/clusters/nodes/${w.nodeD.node.id}/heartbeat`), body: () => ({ gpus: [] }), expect: authed(404, 403, 403, 200) },
@@ -213,6 +226,23 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listJobEvents: { path: async () => `/api/jobs/${await runningJobOfA(w)}/events`, expect: authed(404, 404, 200, 200) },
     updateJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, body: () => ({ status: "cancelled" }), expect: authed(404, 404, 200, 200) },
     runScheduler: { path: fixed("/api/scheduler/run"), expect: authed(403, 403, 403, 200) },
+    // the agent of node C ships the output of tenant A's job there, fenced by its placement
+    appendJobLogs: {
+      path: fixed(`/api/jobs/${w.jobOnC.id}/logs`),
+      body: () => ({ attempt: w.jobOnC.attempt, fence: w.jobOnC.fence, chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stdout", text: "walk\n" }] }),
+      caller: "agent",
+      expect: authed(202, 403, 403, 403),
+    },
+    readJobLogs: { path: fixed(`/api/jobs/${w.jobOnC.id}/logs`), expect: authed(403, 404, 200, 200) },
+    getJobGpuMetrics: { path: fixed(`/api/jobs/${w.jobOnC.id}/metrics`), expect: authed(403, 404, 200, 200) },
+    appendReplicaLogs: {
+      path: fixed(`/api/endpoints/${w.replicaOnC.endpointId}/replicas/${w.replicaOnC.id}/logs`),
+      body: () => ({ attempt: 1, fence: w.replicaOnC.fence, chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stderr", text: "walk\n" }] }),
+      caller: "agent",
+      expect: authed(202, 403, 403, 403),
+    },
+    readEndpointLogs: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/logs`), expect: authed(403, 404, 200, 200) },
+    getEndpointGpuMetrics: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/gpu-metrics`), expect: authed(403, 404, 200, 200) },
 
     // endpoints made by the walk go to cluster C, so they never take the GPUs node D's walk jobs need
     createEndpoint: { path: fixed("/api/endpoints"), body: () => ({ ...endpointBody(w.clusterC.id, w.nodeC.gpus[0]!.gpuType), tenant_id: w.a.id }), expect: authed(403, 403, 201, 201) },

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
-import { systemActor, type Actor, type Principal } from "@/lib/auth/principal";
+import { systemActor, type Actor, type AgentPrincipal, type Principal } from "@/lib/auth/principal";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
@@ -43,8 +43,8 @@ export async function makeKey(input: { scope: "operator" | "tenant" | "agent"; t
   return createApiKey(systemActor, { name: unique("key"), ...input });
 }
 
-export function agentPrincipal(clusterId: string): Principal {
-  return { kind: "agent", clusterId, keyId: "00000000-0000-4000-8000-00000000a9e7", label: "test agent" };
+export function agentPrincipal(clusterId: string, nodeId?: string): AgentPrincipal {
+  return { kind: "agent", clusterId, ...(nodeId ? { nodeId } : {}), keyId: "00000000-0000-4000-8000-00000000a9e7", label: "test agent" };
 }
 
 export const operatorPrincipal: Principal = { kind: "operator", label: "test operator" };

@@ -1,5 +1,6 @@
 import { notFound } from "next/navigation";
 import { EndpointDetail } from "@/components/endpoints/endpoint-views";
+import { EndpointWorkload } from "@/components/workloads/endpoint-workload";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { publicUrl } from "@/lib/billing/invoices";
 import { endpointPageData } from "@/lib/endpoints/endpoint-page";
@@ -11,5 +12,10 @@ export default async function AdminEndpointPage({ params }: { params: Promise<{ 
   const p = await requireOperatorPage(`/admin/endpoints/${id}`);
   const data = await endpointPageData(p, id);
   if (!data) notFound();
-  return <EndpointDetail {...data} listHref="/admin/endpoints" listLabel="Endpoints" apiBase={publicUrl()} />;
+  return (
+    <>
+      <EndpointDetail {...data} listHref="/admin/endpoints" listLabel="Endpoints" apiBase={publicUrl()} />
+      <EndpointWorkload endpoint={data.endpoint} telemetry={data.gpuTelemetry} />
+    </>
+  );
 }

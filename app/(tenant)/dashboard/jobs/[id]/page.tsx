@@ -8,7 +8,9 @@ import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/
 import { formatDateTime } from "@/components/ui/format";
 import { requireTenantPage } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
-import { getJobOrThrow, listJobEvents } from "@/lib/jobs/queries";
+import { HeldGpusCard, OutputCard } from "@/components/workloads/workload-sections";
+import { getJobOrThrow, listJobEvents, listJobPlacements } from "@/lib/jobs/queries";
+import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 
 export const metadata = { title: "Job" };
 
@@ -18,7 +20,7 @@ export default async function JobPage({ params }: { params: Promise<{ id: string
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const job = await getJobOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!job) notFound();
-  const events = await listJobEvents(p, id);
+  const [events, placements, telemetry] = await Promise.all([listJobEvents(p, id), listJobPlacements(p, id), jobGpuTelemetry(p, id, {})]);
   const waiting = job.status === "queued" || job.status === "blocked";
   return (
     <>
@@ -48,13 +50,27 @@ export default async function JobPage({ params }: { params: Promise<{ id: string
         <ol className="divide-y divide-slate-100">
           {events.map((e) => (
             <li key={String(e.id)} className="flex items-center justify-between gap-4 px-5 py-3 text-sm">
-              <span>{e.fromStatus ? <><JobStatus status={e.fromStatus} /> → </> : null}<JobStatus status={e.toStatus} /> <span className="ml-2 text-slate-600">{e.reason}</span> <span className="text-slate-400">· {e.actor}</span></span>
+              <span>{e.fromStatus ? <><JobStatus status={e.fromStatus} /> → </> : null}<JobStatus status={e.toStatus} /> <span className="ml-2 text-slate-600">{e.reason}</span> <span className="text-slate-500">· {e.actor}</span></span>
               <time className="text-xs text-slate-500" dateTime={e.createdAt.toISOString()}>{formatDateTime(e.createdAt)}</time>
             </li>
           ))}
         </ol>
         {job.error ? <p className="border-t border-slate-100 px-5 py-3 font-mono text-xs text-red-700">{job.error}</p> : null}
       </Card>
+      <OutputCard
+        title="Output"
+        description="stdout and stderr of each attempt's container, as its node ships them"
+        sources={placements.map((pl) => ({ url: `/api/jobs/${job.id}/logs`, params: { attempt: String(pl.attempt) }, live: pl.endedAt === null }))}
+        labels={placements.map((pl) => `Attempt ${pl.attempt} on ${pl.hostnames.join(", ")}${pl.endedAt ? ` (${pl.endStatus})` : " (running)"}`)}
+        initial={0}
+        emptyText={job.image || job.command ? "Nothing printed yet. Output appears here seconds after the container writes it." : "This job runs no image or command, so it prints nothing."}
+      />
+      <HeldGpusCard
+        title="GPUs this job held"
+        window={telemetry}
+        series={telemetry.series.map((s) => ({ label: `GPU ${s.gpu_index ?? "?"} on ${s.hostname ?? "?"} · attempt ${s.attempt}`, points: s.points }))}
+        emptyText={placements.length ? "The node has not reported samples for these GPUs yet." : "The job has not run yet."}
+      />
     </>
   );
 }

@@ -1,0 +1,131 @@
+// `npm run bench:logs`: workload log ingestion. Prints one JSON object:
+//   chunks_per_s, p50_ms, p99_ms   HTTP, agents shipping 100-chunk batches (200 B lines) of their own
+//                                  jobs' output concurrently, production build: key auth, the fence
+//                                  check under the placement's row lock, dedupe, the per-run cap
+//   raw_insert_chunks_per_s        the same rows INSERTed straight into workload_logs in batches of
+//                                  100, same database, same run, same concurrency
+//   ratio                          chunks_per_s / raw_insert_chunks_per_s
+//   resend_chunks_per_s            the same batches sent again (an agent that lost the answers):
+//                                  acknowledged without storing anything twice
+import pg from "pg";
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { systemActor } from "@/lib/auth/principal";
+import { disconnectDb } from "@/lib/db/client";
+import { createCluster } from "@/lib/fleet/create-cluster";
+import { postJson } from "./lib/post-json";
+import { percentile, round, withBenchStack } from "./lib/harness";
+
+const JOBS = Number(process.env.BENCH_LOG_JOBS ?? 32);
+const BATCHES = Number(process.env.BENCH_LOG_BATCHES ?? 40);
+const CHUNKS = 100;
+const LINE = `step 1234/5000  loss=1.2345  lr=2.50e-4  tokens/s=74656 ${"x".repeat(143)}\n`; // 200 bytes
+
+interface Placement {
+  jobId: string;
+  attempt: number;
+  fence: string;
+}
+
+/** Running jobs with open placements on one container node, written set-based (the bench measures logs, not scheduling). */
+async function seedPlacements(c: pg.Client, clusterId: string, tag: string): Promise<Placement[]> {
+  const tenant = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ($1, $2) RETURNING id`, [`bench-logs-${tag}`, JOBS])).rows[0].id as string;
+  const node = (await c.query(`INSERT INTO nodes (cluster_id, hostname, status, containers, last_heartbeat_at) VALUES ($1, $2, 'available', true, now()) RETURNING id`, [clusterId, `bench-logs-${tag}`])).rows[0].id as string;
+  await c.query(`INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT $1, 'GPU-bench-logs-' || $3 || '-' || g, g, 'H100', 81559 FROM generate_series(0, $2 - 1) g`, [node, JOBS, tag]);
+  const out: Placement[] = [];
+  await c.query("BEGIN");
+  for (let i = 0; i < JOBS; i++) {
+    const fence = randomUUID();
+    const job = (
+      await c.query(
+        `INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, image, command, status, started_at, attempts, fence) VALUES ($1, $2, 1, 'H100', 'alpine:3.20', 'train', 'running', now(), 1, $3) RETURNING id`,
+        [tenant, `bench-log-${i}`, fence],
+      )
+    ).rows[0].id as string;
+    const gpu = (await c.query(`UPDATE gpus SET allocated_job_id = $1 WHERE id = (SELECT id FROM gpus WHERE node_id = $2 AND allocated_job_id IS NULL ORDER BY index LIMIT 1) RETURNING id`, [job, node])).rows[0].id as string;
+    await c.query(`INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at) VALUES ($1, 1, $2, ARRAY[$3::uuid], ARRAY[$4::uuid], now())`, [job, fence, gpu, node]);
+    out.push({ jobId: job, attempt: 1, fence });
+  }
+  await c.query("COMMIT");
+  return out;
+}
+
+const batch = (from: number) => Array.from({ length: CHUNKS }, (_, i) => ({ seq: from + i, stream: i % 10 === 9 ? "stderr" : "stdout", text: LINE }));
+
+async function timed(fn: (p: Placement, b: number) => Promise<void>, placements: Placement[]) {
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    placements.map(async (p) => {
+      for (let b = 0; b < BATCHES; b++) {
+        const t0 = performance.now();
+        await fn(p, b);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { chunksPerS: Math.round((placements.length * BATCHES * CHUNKS) / seconds), p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) };
+}
+
+const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  c.on("error", () => {}); // the stack stops the database under it at the end
+  await c.connect();
+  const cluster = await createCluster(systemActor, { name: "bench-logs", region: "bench", provider: "bench" });
+  const { key } = await createApiKey(systemActor, { name: "bench-logs-agent", scope: "agent", cluster_id: cluster.id });
+  await disconnectDb();
+  const placements = await seedPlacements(c, cluster.id, "http");
+
+  // the baseline: the same rows, straight in, same concurrency (a pool like the app's)
+  const raw = new pg.Pool({ connectionString: databaseUrl, max: 20 });
+  const rawTarget = await seedPlacements(c, cluster.id, "raw");
+  const baseline = await timed(async (p, b) => {
+    const rows = batch(b * CHUNKS);
+    await raw.query(
+      `INSERT INTO workload_logs (job_id, attempt, seq, stream, text) SELECT $1, $2, x.seq, x.stream, x.text FROM unnest($3::int[], $4::text[], $5::text[]) AS x(seq, stream, text)`,
+      [p.jobId, p.attempt, rows.map((r) => r.seq), rows.map((r) => r.stream), rows.map((r) => r.text)],
+    );
+  }, rawTarget);
+  await raw.end();
+
+  const send = (p: Placement, b: number) =>
+    postJson(`${baseUrl}/api/jobs/${p.jobId}/logs`, key, JSON.stringify({ attempt: p.attempt, fence: p.fence, chunks: batch(b * CHUNKS) })).then((r) => {
+      if (r.status !== 202) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+    });
+  // warm the route up before measuring
+  await send(placements[0]!, BATCHES + 1);
+  const http = await timed(send, placements);
+  const resend = await timed(send, placements);
+  const stored = (await c.query(`SELECT count(*)::int AS n FROM workload_logs WHERE job_id = ANY($1::uuid[])`, [placements.map((p) => p.jobId)])).rows[0].n as number;
+  await c.end();
+  return { http, baseline, resend, stored };
+});
+
+console.log(
+  JSON.stringify(
+    {
+      jobs: JOBS,
+      batches_per_job: BATCHES,
+      chunks_per_batch: CHUNKS,
+      chunk_bytes: LINE.length,
+      chunks_per_s: result.http.chunksPerS,
+      p50_ms: result.http.p50,
+      p99_ms: result.http.p99,
+      raw_insert_chunks_per_s: result.baseline.chunksPerS,
+      raw_insert_p99_ms: result.baseline.p99,
+      ratio: round(result.http.chunksPerS / result.baseline.chunksPerS, 2),
+      resend_chunks_per_s: result.resend.chunksPerS,
+      resend_p99_ms: result.resend.p99,
+      // every chunk once: the measured batches plus the warm-up batch, however often they were sent
+      chunks_stored: result.stored,
+      chunks_expected: JOBS * BATCHES * CHUNKS + CHUNKS,
+      cores: os.cpus().length,
+    },
+    null,
+    2,
+  ),
+);
+process.exit(0);

@@ -1,0 +1,154 @@
+#!/bin/sh
+# GPUForge node agent installer, served by the control plane at /install.sh:
+#
+#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --key gf_…
+#
+# Installs the self-contained agent (its own Node.js runtime, nothing else needed) under
+# /opt/gpuforge-agent, its configuration in /etc/gpuforge/agent.env (mode 0600: it holds the key),
+# its state in /var/lib/gpuforge-agent (kept across upgrades) and a systemd unit that restarts it.
+# Refuses, changing nothing, when the node lacks nvidia-smi or a container runtime. Run it again to
+# upgrade: the key and the state stay unless --key names a new one.
+#
+# Options: --key KEY (required on first install)   --url URL (default: the control plane that served this)
+#          --ingest-url URL   --hostname NAME   --pod NAME   --rack NAME   --serve-image IMAGE
+#          --root DIR (install under DIR instead of /, for image builds and tests)   --no-start
+set -eu
+
+URL="__GPUFORGE_URL__"
+KEY=""
+INGEST_URL=""
+NODE_NAME=""
+POD=""
+RACK=""
+SERVE_IMAGE=""
+ROOT="${GPUFORGE_INSTALL_ROOT:-}"
+START=1
+
+fail() {
+  echo "gpuforge-agent install: $*" >&2
+  exit 1
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --key) KEY="${2:-}"; shift 2 ;;
+    --url) URL="${2:-}"; shift 2 ;;
+    --ingest-url) INGEST_URL="${2:-}"; shift 2 ;;
+    --hostname) NODE_NAME="${2:-}"; shift 2 ;;
+    --pod) POD="${2:-}"; shift 2 ;;
+    --rack) RACK="${2:-}"; shift 2 ;;
+    --serve-image) SERVE_IMAGE="${2:-}"; shift 2 ;;
+    --root) ROOT="${2:-}"; shift 2 ;;
+    --no-start) START=0; shift ;;
+    -h|--help)
+      echo "usage: install.sh --key gf_… [--url URL] [--ingest-url URL] [--hostname NAME] [--pod NAME] [--rack NAME] [--serve-image IMAGE] [--root DIR] [--no-start]"
+      exit 0 ;;
+    *) fail "unknown option $1 (see --help)" ;;
+  esac
+done
+
+ROOT="${ROOT%/}"
+OPT="$ROOT/opt/gpuforge-agent"
+ETC="$ROOT/etc/gpuforge"
+STATE="$ROOT/var/lib/gpuforge-agent"
+UNIT="$ROOT/etc/systemd/system/gpuforge-agent.service"
+ENV_FILE="$ETC/agent.env"
+
+# --- what the node must have; nothing is changed before these pass ---------------------------
+if [ -z "$ROOT" ] && [ "$(id -u)" != "0" ]; then fail "run as root (sudo sh -s -- …)"; fi
+case "$URL" in http://*|https://*) ;; *) fail "--url must be the control plane's http(s) address" ;; esac
+URL="${URL%/}"
+if [ -n "$KEY" ]; then
+  printf '%s' "$KEY" | grep -Eq '^gf_[A-Za-z0-9]{43}$' || fail "--key must be an agent key: gf_ followed by 43 letters and digits"
+elif [ ! -f "$ENV_FILE" ]; then
+  fail "--key is required on the first install (an agent key of the node's cluster: npm run key -- create --scope agent --cluster ID)"
+fi
+for v in "$NODE_NAME" "$POD" "$RACK"; do
+  case "$v" in *[!A-Za-z0-9._-]*) fail "--hostname, --pod and --rack take letters, digits, dot, dash and underscore" ;; esac
+done
+case "$SERVE_IMAGE$INGEST_URL" in *[[:space:]\"\'\$\`\\]*) fail "--serve-image and --ingest-url take no spaces, quotes or shell characters" ;; esac
+[ "$(uname -s)" = "Linux" ] || fail "GPU nodes run Linux; this is $(uname -s)"
+ARCH="$(uname -m)"
+command -v nvidia-smi >/dev/null 2>&1 || fail "nvidia-smi not found: install the NVIDIA driver first"
+nvidia-smi -L >/dev/null 2>&1 || fail "nvidia-smi cannot read the GPUs (driver not loaded?): $(nvidia-smi -L 2>&1 | head -n 1)"
+command -v docker >/dev/null 2>&1 || fail "no container runtime: install Docker Engine and the NVIDIA Container Toolkit (tenant work runs only in containers)"
+docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || fail "docker is installed but its engine does not answer: start it (systemctl start docker)"
+command -v systemctl >/dev/null 2>&1 || fail "systemctl not found: the agent runs as a systemd service"
+if command -v curl >/dev/null 2>&1; then
+  fetch() { curl -fsSL "$1" -o "$2"; }
+elif command -v wget >/dev/null 2>&1; then
+  fetch() { wget -q "$1" -O "$2"; }
+else
+  fail "neither curl nor wget found"
+fi
+
+# --- the agent itself ----------------------------------------------------------------------------
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+BUNDLE="$URL/install/agent-linux-$ARCH.tar.gz"
+fetch "$BUNDLE" "$TMP/agent.tar.gz" || fail "could not download $BUNDLE (does this control plane serve $ARCH nodes?)"
+fetch "$BUNDLE.sha256" "$TMP/agent.tar.gz.sha256" || fail "could not download the bundle's checksum"
+WANT="$(cut -d' ' -f1 < "$TMP/agent.tar.gz.sha256")"
+GOT="$(sha256sum "$TMP/agent.tar.gz" | cut -d' ' -f1)"
+[ "$WANT" = "$GOT" ] || fail "the downloaded bundle does not match its checksum"
+mkdir -p "$TMP/x"
+tar -xzf "$TMP/agent.tar.gz" -C "$TMP/x"
+VERSION="$(cat "$TMP/x/gpuforge-agent/VERSION")"
+"$TMP/x/gpuforge-agent/bin/node" "$TMP/x/gpuforge-agent/agent.mjs" --version >/dev/null 2>&1 || fail "the downloaded agent does not run on this node"
+mkdir -p "$OPT/releases"
+rm -rf "$OPT/releases/$VERSION"
+mv "$TMP/x/gpuforge-agent" "$OPT/releases/$VERSION"
+ln -sfn "releases/$VERSION" "$OPT/current.new"
+mv -T "$OPT/current.new" "$OPT/current"
+
+# --- configuration (0600: it holds the key) and state (kept across upgrades) ---------------------
+mkdir -p "$ETC" "$STATE"
+chmod 0700 "$ETC" "$STATE"
+if [ -n "$KEY" ] || [ ! -f "$ENV_FILE" ]; then
+  umask 077
+  {
+    echo "# GPUForge node agent, written by install.sh"
+    echo "GPUFORGE_URL=$URL"
+    echo "GPUFORGE_AGENT_KEY=$KEY"
+    echo "AGENT_STATE_DIR=/var/lib/gpuforge-agent"
+    [ -n "$INGEST_URL" ] && echo "GPUFORGE_INGEST_URL=$INGEST_URL"
+    [ -n "$NODE_NAME" ] && echo "GPUFORGE_HOSTNAME=$NODE_NAME"
+    [ -n "$POD" ] && echo "GPUFORGE_POD=$POD"
+    [ -n "$RACK" ] && echo "GPUFORGE_RACK=$RACK"
+    [ -n "$SERVE_IMAGE" ] && echo "GPUFORGE_SERVE_IMAGE=$SERVE_IMAGE"
+    true
+  } > "$ENV_FILE.new"
+  chmod 0600 "$ENV_FILE.new"
+  mv "$ENV_FILE.new" "$ENV_FILE"
+fi
+
+mkdir -p "$(dirname "$UNIT")"
+cat > "$UNIT" <<UNIT_EOF
+[Unit]
+Description=GPUForge node agent
+Documentation=$URL/docs/agent
+After=network-online.target docker.service
+Wants=network-online.target
+Requires=docker.service
+
+[Service]
+EnvironmentFile=/etc/gpuforge/agent.env
+ExecStart=/opt/gpuforge-agent/current/bin/node /opt/gpuforge-agent/current/agent.mjs
+Restart=always
+RestartSec=5
+# stop the agent only: the containers it runs keep running, and the next agent process adopts them
+KillMode=process
+TimeoutStopSec=15
+
+[Install]
+WantedBy=multi-user.target
+UNIT_EOF
+
+if [ "$START" = "1" ]; then
+  systemctl daemon-reload
+  systemctl enable gpuforge-agent >/dev/null 2>&1 || systemctl enable gpuforge-agent
+  systemctl restart gpuforge-agent
+fi
+echo "gpuforge-agent $VERSION installed in $OPT; configuration in $ENV_FILE; state in $STATE"
+[ "$START" = "1" ] && echo "running: systemctl status gpuforge-agent · journalctl -u gpuforge-agent -f"
+exit 0
