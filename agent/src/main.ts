@@ -18,6 +18,7 @@ import { promisify } from "node:util";
 import { placementKey } from "../../lib/fleet/assignments";
 import { createClient } from "./client";
 import { DockerLauncher, limitsFor } from "./container";
+import { Lease } from "./lease";
 import { LogSpool } from "./log-spool";
 import { BASE_QUERY_FIELDS, NVIDIA_SMI_ARGS, NVIDIA_SMI_BASE_ARGS, NVIDIA_SMI_REMAP_ARGS, normaliseBusId, parseNvidiaSmi, parseRemappedRows, parseXidLines, type GpuReading } from "./nvidia-smi";
 import { readSystem } from "./node-info";
@@ -133,9 +134,7 @@ async function main() {
 
   // The lease: while heartbeats reach the control plane the work here is this node's; once they
   // have not for lease_s, the control plane has moved it, so it stops here (self-fencing).
-  let leaseMs = 90_000;
-  let lastRenewed = Date.now();
-  let fenced = false;
+  const lease = new Lease(Date.now());
   let stopping = false;
 
   const heartbeat = async () => {
@@ -161,21 +160,15 @@ async function main() {
       },
       Math.max(heartbeatS * 2, 10) * 1000,
     );
-    lastRenewed = Date.now();
-    if (reply.lease_s) leaseMs = reply.lease_s * 1000;
-    if (fenced) {
-      fenced = false;
-      log("lease renewed: the control plane hears this node again; reporting what was stopped while it could not");
-    }
+    if (lease.renew(Date.now(), reply.lease_s)) log("lease renewed: the control plane hears this node again; reporting what was stopped while it could not");
     runner.reconcile(jobsOf(reply.assignments));
     replicas.reconcile(replicasOf(reply.assignments));
     book.forget(new Set(reply.assignments.map(placementKey)), (k) => outbox.has(k) || logs.has(k));
   };
 
   const watchLease = async () => {
-    if (fenced || Date.now() - lastRenewed <= leaseMs) return;
-    fenced = true;
-    const why = `the node lost its lease: no heartbeat reached the control plane for ${Math.round((Date.now() - lastRenewed) / 1000)} s, so its work has been moved elsewhere`;
+    if (!lease.lapsed(Date.now())) return;
+    const why = `the node lost its lease: no heartbeat reached the control plane for ${lease.silentForS(Date.now())} s, so its work has been moved elsewhere`;
     log(`${why}; stopping everything this node runs`);
     runner.interruptAll(why);
     replicas.stopAll("lease lapsed");

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, createClient, type Client } from "@/agent/src/client";
 import { DockerLauncher, dockerClientEnv, dockerRunArgs, limitsFor, RefusedSpec, type ContainerSpec, type Launcher, type Workload } from "@/agent/src/container";
+import { Lease } from "@/agent/src/lease";
 import { LogSpool } from "@/agent/src/log-spool";
 import { Outbox } from "@/agent/src/outbox";
 import { PlacementBook } from "@/agent/src/placement-book";
@@ -207,6 +208,21 @@ describe("the runner, with a docker stand-in on PATH", () => {
     await until(() => a.outbox.pending.length === 1);
     expect(a.outbox.pending[0]).toMatchObject({ job_id: "fenced", attempt: 2, fence: fenced.fence, status: "interrupted", error: "the node lost its lease" });
     expect(a.runner.running).toEqual([]);
+  });
+});
+
+describe("the node's lease (self-fencing)", () => {
+  it("lapses once when no heartbeat got through for the lease the control plane gave, and is renewed by the next one", () => {
+    const lease = new Lease(0, 90);
+    expect(lease.lapsed(89_000)).toBe(false);
+    expect(lease.renew(89_000, 30)).toBe(false); // the reply sets the lease: 30 s from now on
+    expect(lease.lapsed(119_000)).toBe(false);
+    expect(lease.lapsed(119_001)).toBe(true);
+    expect(lease.silentForS(119_001)).toBe(30);
+    expect(lease.lapsed(200_000)).toBe(false); // once per lapse: the work was stopped already
+    expect(lease.renew(200_000)).toBe(true); // heard again
+    expect(lease.lapsed(229_000)).toBe(false);
+    expect(lease.lapsed(230_001)).toBe(true);
   });
 });
 
