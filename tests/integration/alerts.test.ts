@@ -11,13 +11,12 @@ import { remediateNodes } from "@/lib/alerts/remediate-nodes";
 import { localBus } from "@/lib/background/local-bus";
 import { db, pool } from "@/lib/db/client";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
-import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { getJobOrThrow } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
 
 // Alert evaluation reads the whole fleet, so every rule here is scoped to a cluster of its own
 // test, and the seeded fleet-wide rules are switched off for this file (the only one that evaluates).
@@ -142,7 +141,7 @@ describe("evaluation", () => {
     const silent = await rule(cluster.id, { rule_type: "node_unreachable", window_s: 60, severity: "warning" });
     const n = nodes[0]!;
     await pool().query(`UPDATE nodes SET last_heartbeat_at = now() - interval '10 minutes' WHERE id = $1`, [n.node.id]);
-    await markOfflineNodes(300); // this sweep, or another test file's on the shared database
+    await sweepUntilOffline(n.node.id); // this sweep, or another test file's on the shared database
     expect(await nodeStatus(n.node.id)).toBe("offline");
     await evaluateAlerts();
     expect((await firingOf(silent.id)).map((e) => e.subjectId)).toEqual([n.node.id]);

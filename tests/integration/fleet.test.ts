@@ -4,7 +4,7 @@ import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
-import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, sweepUntilOffline, unique } from "../support/fixtures";
 
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const agent = (clusterId: string) => actorFor(agentPrincipal(clusterId));
@@ -156,7 +156,7 @@ describe("offline detection", () => {
     for (const n of [a, m, q]) await backdateHeartbeat(n.node.id, 600);
 
     // test files share the database, so another file's sweep may be the one that marks them
-    await markOfflineNodes(300);
+    for (const n of [a, m, q]) await sweepUntilOffline(n.node.id);
     for (const n of [a, m, q]) expect((await db().node.findUniqueOrThrow({ where: { id: n.node.id } })).status).toBe("offline");
 
     const statusAfterHeartbeat = async (n: typeof a) => (await recordHeartbeat(agent(n.cluster.id), n.node.id, {})).node.status;
@@ -175,7 +175,7 @@ describe("offline detection", () => {
     expect(await offlineEvents()).toBe(0);
     await backdateHeartbeat(n.node.id, 600);
     // whichever sweep marks it (test files share the database), it is marked once
-    await markOfflineNodes(300);
+    await sweepUntilOffline(n.node.id);
     expect(await offlineEvents()).toBe(1);
     expect((await markOfflineNodes(300)).node_ids).not.toContain(n.node.id);
     expect(await offlineEvents()).toBe(1);

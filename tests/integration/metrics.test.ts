@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { db, ingestPool, pool } from "@/lib/db/client";
-import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { fleetUtilizationSeries, gpuMetricSeries } from "@/lib/metrics/queries";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
-import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, sweepUntilOffline, unique } from "../support/fixtures";
 
 async function fleetOf(nodes: number) {
   const cluster = await makeCluster();
@@ -151,7 +150,7 @@ describe("metrics ingestion", () => {
     const node = nodes[0]!.node;
     await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), node.id, {});
     await db().$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - interval '1 hour' WHERE id = ${node.id}::uuid`;
-    await markOfflineNodes(300);
+    await sweepUntilOffline(node.id);
     expect((await db().node.findUniqueOrThrow({ where: { id: node.id } })).status).toBe("offline");
     await ingestGpuMetrics(agentPrincipal(cluster.id), [sample(gpus[0]!, minuteAgo(0), 5)]);
     const after = await db().node.findUniqueOrThrow({ where: { id: node.id } });

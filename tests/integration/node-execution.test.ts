@@ -9,7 +9,6 @@ import { authenticateReplicaToken } from "@/lib/endpoints/authenticate-replica-t
 import { createEndpoint } from "@/lib/endpoints/endpoints";
 import { ingestEndpointMetrics } from "@/lib/endpoints/endpoint-metrics";
 import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
-import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { finishJob } from "@/lib/jobs/finish-job";
@@ -21,7 +20,7 @@ import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { appendJobLogs, appendReplicaLogs, truncationMarker } from "@/lib/workload-logs/append-logs";
 import { readJobLogs, readReplicaLogs } from "@/lib/workload-logs/queries";
 import { env } from "@/lib/env";
-import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
 
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const operator = actorFor(operatorPrincipal);
@@ -45,7 +44,7 @@ async function placedJob(o: { gpus?: number; retries?: number } = {}) {
 /** Node A is cut off: silent past the offline threshold, the sweep requeues its work, and the scheduler places it on B. */
 async function cutOffAndReplace(jobId: string, nodeA: string) {
   await db().$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - interval '1 hour' WHERE id = ${nodeA}::uuid`;
-  await markOfflineNodes(300); // this sweep, or another test file's
+  await sweepUntilOffline(nodeA); // this sweep, or another test file's
   await runSchedulerCycle("test");
   const moved = await getJobOrThrow(operatorPrincipal, jobId);
   expect(moved.status).toBe("running");
@@ -155,7 +154,7 @@ describe("fencing: reports about a placement that is no longer current change no
 
 async function cutOffAndReplaceQuiet(jobId: string, from: string): Promise<string | null> {
   await db().$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - interval '1 hour' WHERE id = ${from}::uuid`;
-  await markOfflineNodes(300);
+  await sweepUntilOffline(from);
   await runSchedulerCycle("test");
   const j = await db().job.findUniqueOrThrow({ where: { id: jobId }, include: { gpus: { select: { nodeId: true } } } });
   // the node comes back (its next heartbeat), ready to be cut off again later

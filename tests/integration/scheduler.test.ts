@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
-import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { finishJob } from "@/lib/jobs/finish-job";
 import { getJobOrThrow, listJobs } from "@/lib/jobs/queries";
@@ -10,7 +9,7 @@ import { systemActor } from "@/lib/auth/principal";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { registerNode } from "@/lib/fleet/register-node";
-import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
 
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const operator = actorFor(operatorPrincipal);
@@ -278,7 +277,7 @@ describe("completion, retries and lost nodes", () => {
 
     const secondNode = second.gpus[0]!.nodeId;
     await db().$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - interval '1 hour' WHERE id = ${secondNode}::uuid`;
-    await markOfflineNodes(300); // this sweep, or another test file's on the shared database
+    await sweepUntilOffline(secondNode); // this sweep, or another test file's on the shared database
     expect((await db().node.findUniqueOrThrow({ where: { id: secondNode } })).status).toBe("offline");
     expect(await getJobOrThrow(operatorPrincipal, job.id)).toMatchObject({ status: "queued", failures: 0 });
     expect(nodes).toHaveLength(2);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor, type Actor, type AgentPrincipal, type Principal } from "@/lib/auth/principal";
 import { createCluster } from "@/lib/fleet/create-cluster";
+import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { db } from "@/lib/db/client";
@@ -81,4 +82,19 @@ export async function placementOf(jobId: string): Promise<{ attempt: number; fen
   const j = await db().job.findUniqueOrThrow({ where: { id: jobId }, select: { attempts: true, fence: true } });
   if (!j.fence) throw new Error(`job ${jobId} has never been placed`);
   return { attempt: j.attempts, fence: j.fence };
+}
+
+/**
+ * Runs the offline sweep until the node (silent past the threshold) is offline. The sweep is
+ * fleet-wide and skips rows another transaction holds: another test file's sweep may hold this
+ * node and mark it a moment later, so one call returning is not the node being offline yet.
+ */
+export async function sweepUntilOffline(nodeId: string, afterSeconds = 300): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    await markOfflineNodes(afterSeconds);
+    const node = await db().node.findUniqueOrThrow({ where: { id: nodeId }, select: { status: true } });
+    if (node.status === "offline") return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`node ${nodeId} did not go offline`);
 }
