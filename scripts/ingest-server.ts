@@ -17,7 +17,7 @@ import { sendResponse, toNextRequest } from "@/lib/http/node-bridge";
 import { guardAddress, recordFailedAuth } from "@/lib/http/rate-limit";
 import { readWithinLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/logger";
-import { applyServerTimeouts, SERVER_TIMEOUTS } from "./lib/server-timeouts";
+import { applyServerTimeouts, SERVER_TIMEOUTS, type ServerTimeouts } from "./lib/server-timeouts";
 
 type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -42,8 +42,9 @@ function safeDecode(s: string): string | null {
  * megabytes; an address that keeps failing is answered 429 before the database is asked. Header,
  * body and idle timeouts bound how long any client may hold a connection.
  */
-export function createIngestServer(origin: string, timeouts = SERVER_TIMEOUTS) {
-  const server = http.createServer(async (req, res) => {
+export function createIngestServer(origin: string, timeouts: ServerTimeouts = SERVER_TIMEOUTS) {
+  // Node checks those timeouts on this interval (30 s by default, longer than the timeouts themselves)
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, timeouts.headersTimeoutMs) }, async (req, res) => {
     try {
       req.headers["x-forwarded-for"] = withPeerAddress(req.headers["x-forwarded-for"], req.socket.remoteAddress);
       const address = clientAddress(req.headers["x-forwarded-for"], proxyTrust());

@@ -31,7 +31,7 @@ try {
 const app = next({ dev, dir: repoRoot, hostname, port, ...(dev ? { turbopack: true } : {}) });
 await app.prepare();
 const handle = app.getRequestHandler();
-const server = http.createServer((req, res) => {
+const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
   req.headers["x-forwarded-for"] = withPeerAddress(req.headers["x-forwarded-for"], req.socket.remoteAddress);
   void handle(req, res);
 });

@@ -2,7 +2,14 @@ import type http from "node:http";
 
 // Limits every GPUForge HTTP server sets on its sockets (Node's defaults wait a minute for headers
 // and five for a body, which lets a slow client hold a connection for free).
-export const SERVER_TIMEOUTS = {
+export interface ServerTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+export const SERVER_TIMEOUTS: ServerTimeouts = {
   /** the whole request head must arrive within this */
   headersTimeoutMs: 10_000,
   /** the whole request, body included */
@@ -11,9 +18,9 @@ export const SERVER_TIMEOUTS = {
   keepAliveTimeoutMs: 65_000,
   /** a socket with no traffic at all */
   idleTimeoutMs: 120_000,
-} as const;
+};
 
-export function applyServerTimeouts(server: http.Server, t: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number } = SERVER_TIMEOUTS): void {
+export function applyServerTimeouts(server: http.Server, t: ServerTimeouts = SERVER_TIMEOUTS): void {
   server.headersTimeout = t.headersTimeoutMs;
   server.requestTimeout = t.requestTimeoutMs;
   server.keepAliveTimeout = t.keepAliveTimeoutMs;
