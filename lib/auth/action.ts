@@ -73,7 +73,7 @@ export function serverAction<S extends z.ZodType, T>(
       return { ok: true, message: result.message, data: result.data, at };
     } catch (e) {
       if (isAppError(e)) {
-        if (e.code === "rate_limited") return { ok: false, message: "Too many requests from your network; try again in a minute.", values: echo(form), at };
+        if (e.code === "rate_limited") return { ok: false, message: "Too many requests; try again in a minute.", values: echo(form), at };
         const fieldErrors = Object.fromEntries(e.details.map((d) => [d.path, d.message]));
         return { ok: false, message: e.message, fieldErrors, values: echo(form), at };
       }
