@@ -59,12 +59,12 @@ export function createIngestServer(origin: string, timeouts: ServerTimeouts = SE
       let principal = null;
       if (match.r.bodyLimit) {
         await guardAddress(address, true);
-        if (!req.headers.authorization) throw unauthorized("Send 'Authorization: Bearer <agent key>'");
-        principal = await resolvePrincipal(toNextRequest(req, origin, null)).catch(async (e: unknown) => {
-          if (isAppError(e) && e.code === "unauthorized") await recordFailedAuth(address);
-          throw e;
-        });
-        if (!principal) throw unauthorized();
+        principal = await (req.headers.authorization ? resolvePrincipal(toNextRequest(req, origin, null)) : Promise.resolve(null))
+          .then((p) => p ?? Promise.reject(unauthorized("Send 'Authorization: Bearer <agent key>'")))
+          .catch(async (e: unknown) => {
+            if (isAppError(e) && e.code === "unauthorized") await recordFailedAuth(address);
+            throw e;
+          });
       }
       const body = match.r.bodyLimit ? await readWithinLimit(req, req.headers["content-length"], match.r.bodyLimit()) : null;
       const request = toNextRequest(req, origin, body);
