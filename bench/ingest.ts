@@ -153,7 +153,7 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
 async function startIngestServer(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "scripts/ingest-server.ts"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, INGEST_PORT: String(port), NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20", NEXTAUTH_SECRET: "bench-secret-0123456789abcdef" },
+    env: { ...process.env, DATABASE_URL: databaseUrl, INGEST_PORT: String(port), NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20", NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789" },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;

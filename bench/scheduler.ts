@@ -9,6 +9,10 @@
 //   dead_cluster_*             the same 10,000 jobs, but every priority-1 job is pinned to a second
 //                              cluster whose nodes are all in maintenance: such a head must reserve
 //                              nothing, so the cycle should place about as much as the plain one
+//   backlog_*                  one tenant holds 50,000 quota-blocked jobs at priority 1 while another
+//                              submits: the cycle time, whether the newcomer's job was placed, the
+//                              rows the cycle read, what the old single window query alone cost on
+//                              the same data, and HTTP submit → running for the newcomer meanwhile
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,6 +31,8 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 10_000);
 const TENANTS = 50;
 const NAIVE_CAP_S = Number(process.env.BENCH_NAIVE_CAP_S ?? 120);
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 60);
+const BACKLOG = 50_000;
+const BACKLOG_LATENCY_SAMPLES = 20;
 
 async function seed(c: pg.Client) {
   await c.query(`INSERT INTO clusters (name) VALUES ('bench')`);
@@ -99,10 +105,10 @@ async function naiveCycle(c: pg.Client): Promise<{ ms: number; processed: number
 
 const WARM_UP_SUBMITS = 3;
 
-async function submitLatency(baseUrl: string, key: string): Promise<number[]> {
+async function submitLatency(baseUrl: string, key: string, samples = LATENCY_SAMPLES): Promise<number[]> {
   const out: number[] = [];
   // the first requests load the route modules; they are run but not counted
-  for (let i = 0; i < LATENCY_SAMPLES + WARM_UP_SUBMITS; i++) {
+  for (let i = 0; i < samples + WARM_UP_SUBMITS; i++) {
     const t0 = performance.now();
     const res = await fetch(`${baseUrl}/api/jobs`, {
       method: "POST",
@@ -159,6 +165,34 @@ try {
   // latency: free capacity of its own type, the app's event-driven scheduling, over HTTP
   await reset(c);
   await c.query(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE status = 'queued'`);
+
+  // fairness: one tenant's 50,000 blocked jobs at the best priority, and a newcomer's single job
+  const hog = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('backlog', 0) RETURNING id`)).rows[0].id as string;
+  await c.query(
+    `INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, status, block_reason, pending_reason, submitted_at)
+     SELECT $1, 'backlog-' || i, 1, 'H100', 1, 'blocked', 'quota', 'bench', now() - interval '1 hour' + i * interval '1 ms' FROM generate_series(1, $2) i`,
+    [hog, BACKLOG],
+  );
+  const newcomer = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('newcomer', 8) RETURNING id`)).rows[0].id as string;
+  const newJob = (await c.query(`INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, status) VALUES ($1, 'newcomer', 1, 'H100', 10, 'queued') RETURNING id`, [newcomer])).rows[0].id as string;
+  await c.query("ANALYZE");
+  // a warm-up cycle (plans, caches), then the newcomer's job is put back in the queue for the measured one
+  await runSchedulerCycle("bench backlog warm-up");
+  await c.query("BEGIN");
+  await c.query(`UPDATE jobs SET status = 'queued', started_at = NULL, attempts = 0 WHERE id = $1`, [newJob]);
+  await c.query(`UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id = $1`, [newJob]);
+  await c.query("COMMIT");
+  await c.query(`DELETE FROM usage_events WHERE job_id = $1`, [newJob]);
+  const backlog = await runSchedulerCycle("bench backlog");
+  const newcomerPlaced = (await c.query(`SELECT status FROM jobs WHERE id = $1`, [newJob])).rows[0].status === "running";
+  const oldWindowStarted = performance.now();
+  const oldWindow = await c.query(
+    `SELECT id, tenant_id, gpu_count, gpu_type, cluster_id, priority, (extract(epoch FROM submitted_at) * 1000)::bigint AS submitted_ms, duration_s, status
+       FROM jobs WHERE status IN ('queued', 'blocked') AND (block_reason IS NULL OR block_reason = 'quota') AND (not_before IS NULL OR not_before <= now())
+      ORDER BY priority, submitted_at LIMIT 50000`,
+  );
+  const oldWindowMs = performance.now() - oldWindowStarted;
+  const oldWindowHadNewcomer = oldWindow.rows.some((r) => r.id === newJob);
   await c.query(
     `INSERT INTO nodes (cluster_id, hostname, status, last_heartbeat_at) SELECT (SELECT id FROM clusters LIMIT 1), 'l4-' || i, 'available', now() + interval '1 day' FROM generate_series(1, 16) i`,
   );
@@ -167,11 +201,18 @@ try {
   await c.end();
   const { key } = await createApiKey(systemActor, { name: "bench", scope: "tenant", tenant_id: tenant });
   await disconnectDb();
-  const env = { ...process.env, DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: "bench-secret-0123456789abcdef", NODE_ENV: "production", LOG_LEVEL: "warn" } as NodeJS.ProcessEnv;
+  const env = { ...process.env, DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789", NODE_ENV: "production", LOG_LEVEL: "warn" } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
   app = startNext({ port, env, quiet: true });
   await waitForHealthy(`http://127.0.0.1:${port}`);
+  // the newcomer submitting over HTTP while the backlog waits
+  const backlogLatencies = await submitLatency(`http://127.0.0.1:${port}`, key, BACKLOG_LATENCY_SAMPLES);
+  // and the usual figure, without the backlog
+  const drop = new pg.Client({ connectionString: databaseUrl });
+  await drop.connect();
+  await drop.query(`DELETE FROM jobs WHERE tenant_id = $1`, [hog]);
+  await drop.end();
   const latencies = await submitLatency(`http://127.0.0.1:${port}`, key);
 
   console.log(
@@ -192,6 +233,14 @@ try {
         dead_cluster_cycle_ms: dead.duration_ms,
         dead_cluster_placed: dead.placed,
         dead_cluster_placements_per_s: Math.round(dead.placed / (dead.duration_ms / 1000)),
+        backlog_blocked_jobs: BACKLOG,
+        backlog_cycle_ms: backlog.duration_ms,
+        backlog_cycle_considered: backlog.considered,
+        backlog_newcomer_placed: newcomerPlaced,
+        backlog_old_window_query_ms: round(oldWindowMs),
+        backlog_old_window_included_newcomer: oldWindowHadNewcomer,
+        backlog_submit_to_running_p50_ms: round(percentile(backlogLatencies, 50)),
+        backlog_submit_to_running_p99_ms: round(percentile(backlogLatencies, 99)),
         submit_to_running_p50_ms: round(percentile(latencies, 50)),
         submit_to_running_p99_ms: round(percentile(latencies, 99)),
         latency_samples: latencies.length,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
+import { parseCidrList, type Cidr, type ProxyTrust } from "@/lib/http/client-address";
 
 // Every environment variable the app reads is declared and validated here, once.
 // Anything else in the code base reads configuration through `env()`.
@@ -23,7 +24,8 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
     .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  NEXTAUTH_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  // signs session tokens; there is no built-in fallback (a known secret lets anyone forge a session)
+  NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
   NEXTAUTH_URL: optionalUrl,
   DEMO_MODE: boolFlag,
   INNGEST_EVENT_KEY: z.string().optional(),
@@ -73,6 +75,35 @@ const envSchema = z.object({
   // workload logs: what one run (a job attempt or a replica) may store, and for how long
   WORKLOAD_LOG_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(8 * 1024 * 1024),
   WORKLOAD_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(14),
+  // How many proxies in front of the app append to X-Forwarded-For (0: none, use the socket address),
+  // or which networks they are in. Nothing else is believed about a client's address.
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0, "must be 0 or more").max(10).default(0),
+  TRUSTED_PROXIES: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx): Cidr[] => {
+      const list = parseCidrList(v ?? "");
+      if (list === null) {
+        ctx.addIssue({ code: "custom", message: "must be a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.0/8, 192.0.2.7" });
+        return z.NEVER;
+      }
+      return list;
+    }),
+  // salts the anonymous page-view session hash; derived from NEXTAUTH_SECRET when unset
+  ANALYTICS_SALT: z.string().min(16, "must be at least 16 characters").optional(),
+  // jobs one tenant may have waiting (queued or blocked) at once; a submit beyond it answers 429
+  MAX_WAITING_JOBS_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(5_000),
+  // waiting jobs of each tenant a scheduling cycle reads (its first ones in priority and age order)
+  SCHEDULER_TENANT_WINDOW: z.coerce.number().int().min(10).max(50_000).default(1_000),
+}).superRefine((e, ctx) => {
+  if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
+    ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: "set TRUSTED_PROXY_HOPS or TRUSTED_PROXIES, not both" });
+  }
+  // Inngest's dev mode serves functions without checking request signatures: never in production
+  if (e.NODE_ENV === "production" && e.INNGEST_DEV && !["0", "false"].includes(e.INNGEST_DEV.trim().toLowerCase())) {
+    ctx.addIssue({ code: "custom", path: ["INNGEST_DEV"], message: "must not be set in production: Inngest dev mode skips signature checks on /api/inngest" });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -118,13 +149,24 @@ export function databaseUrlOrThrow(e: Env = env()): string {
 }
 
 /**
- * next-auth needs a secret to sign session tokens. In production it must be configured;
- * in development and tests a fixed, clearly-labelled secret keeps sign-in working.
+ * The secret that signs session tokens. It must be configured in every mode: a built-in default
+ * would let anyone who read this repository forge a session against a real database. `npm start`
+ * generates and keeps one for the embedded demo; servers check it before they listen
+ * (assertServerConfig), so a missing secret stops the start instead of failing every request.
  */
 export function authSecret(e: Env = env()): string {
   if (e.NEXTAUTH_SECRET) return e.NEXTAUTH_SECRET;
-  if (e.NODE_ENV === "production" && !e.DEMO_MODE) {
-    throw new Error("NEXTAUTH_SECRET must be set in production (32+ random characters).");
-  }
-  return "gpuforge-development-secret-not-for-production";
+  throw new ConfigError([{ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is not set: sessions cannot be signed (32+ random characters, e.g. `openssl rand -base64 32`)", input: undefined }]);
+}
+
+/** Checked by every server before it accepts a request: the configuration parses and has what serving needs. */
+export function assertServerConfig(source: Record<string, string | undefined> = process.env): Env {
+  const e = parseEnv(source);
+  authSecret(e);
+  return e;
+}
+
+/** Whose word about a client's address counts (lib/http/client-address). */
+export function proxyTrust(e: Env = env()): ProxyTrust {
+  return { hops: e.TRUSTED_PROXY_HOPS, cidrs: e.TRUSTED_PROXIES };
 }

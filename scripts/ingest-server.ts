@@ -8,20 +8,23 @@ import { POST as heartbeat } from "@/app/api/clusters/nodes/[id]/heartbeat/route
 import { POST as metrics } from "@/app/api/clusters/metrics/route";
 import { GET as health } from "@/app/api/health/route";
 import { fleet } from "@/lib/api/contracts";
-import { env } from "@/lib/env";
-import { AppError, isAppError } from "@/lib/errors";
+import { attachPrincipal, resolvePrincipal } from "@/lib/auth/resolve-principal";
+import { env, proxyTrust } from "@/lib/env";
+import { AppError, isAppError, unauthorized } from "@/lib/errors";
+import { clientAddress, withPeerAddress } from "@/lib/http/client-address";
 import { errorResponse } from "@/lib/http/error-response";
 import { sendResponse, toNextRequest } from "@/lib/http/node-bridge";
+import { guardAddress, recordFailedAuth } from "@/lib/http/rate-limit";
 import { readWithinLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/logger";
+import { applyServerTimeouts, SERVER_TIMEOUTS, type ServerTimeouts } from "./lib/server-timeouts";
 
 type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-const metricsBodyLimit = fleet.postMetrics.bodyLimitBytes ?? 0;
-
-const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?: string }> = [
-  { method: "POST", pattern: /^\/api\/clusters\/metrics$/, handler: metrics as Handler },
-  { method: "POST", pattern: /^\/api\/clusters\/nodes\/([^/]+)\/heartbeat$/, handler: heartbeat as Handler, param: "id" },
+// each route's own body limit: nothing larger is ever read off a socket
+const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?: string; bodyLimit?: () => number }> = [
+  { method: "POST", pattern: /^\/api\/clusters\/metrics$/, handler: metrics as Handler, bodyLimit: () => fleet.postMetrics.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES },
+  { method: "POST", pattern: /^\/api\/clusters\/nodes\/([^/]+)\/heartbeat$/, handler: heartbeat as Handler, param: "id", bodyLimit: () => fleet.heartbeat.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES },
   { method: "GET", pattern: /^\/api\/health$/, handler: health as Handler },
 ];
 
@@ -33,9 +36,18 @@ function safeDecode(s: string): string | null {
   }
 }
 
-export function createIngestServer(origin: string) {
-  return http.createServer(async (req, res) => {
+/**
+ * The caller is checked before a byte of its body is read: a request without a valid key is
+ * answered 401 and its connection closed, so unauthenticated clients cannot make the server buffer
+ * megabytes; an address that keeps failing is answered 429 before the database is asked. Header,
+ * body and idle timeouts bound how long any client may hold a connection.
+ */
+export function createIngestServer(origin: string, timeouts: ServerTimeouts = SERVER_TIMEOUTS) {
+  // Node checks those timeouts on this interval (30 s by default, longer than the timeouts themselves)
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, timeouts.headersTimeoutMs) }, async (req, res) => {
     try {
+      req.headers["x-forwarded-for"] = withPeerAddress(req.headers["x-forwarded-for"], req.socket.remoteAddress);
+      const address = clientAddress(req.headers["x-forwarded-for"], proxyTrust());
       const path = (req.url ?? "/").split("?")[0]!;
       const match = routes.map((r) => ({ r, m: r.method === req.method ? r.pattern.exec(path) : null })).find((x) => x.m);
       const param = match?.r.param ? safeDecode(match.m![1]!) : "";
@@ -44,9 +56,20 @@ export function createIngestServer(origin: string) {
         return;
       }
       const params = match.r.param ? { [match.r.param]: param } : {};
-      // the largest body any route here takes (each route then applies its own limit)
-      const body = req.method === "POST" ? await readWithinLimit(req, req.headers["content-length"], Math.max(metricsBodyLimit, env().API_BODY_LIMIT_BYTES)) : null;
-      await sendResponse(res, await match.r.handler(toNextRequest(req, origin, body), { params: Promise.resolve(params) }));
+      let principal = null;
+      if (match.r.bodyLimit) {
+        await guardAddress(address, true);
+        principal = await (req.headers.authorization ? resolvePrincipal(toNextRequest(req, origin, null)) : Promise.resolve(null))
+          .then((p) => p ?? Promise.reject(unauthorized("Send 'Authorization: Bearer <agent key>'")))
+          .catch(async (e: unknown) => {
+            if (isAppError(e) && e.code === "unauthorized") await recordFailedAuth(address);
+            throw e;
+          });
+      }
+      const body = match.r.bodyLimit ? await readWithinLimit(req, req.headers["content-length"], match.r.bodyLimit()) : null;
+      const request = toNextRequest(req, origin, body);
+      if (principal) attachPrincipal(request, principal);
+      await sendResponse(res, await match.r.handler(request, { params: Promise.resolve(params) }));
     } catch (e) {
       // Handlers map their own errors; what lands here was refused before one ran (a body over the
       // limit: answer, then drop the rest of it) or is a broken connection. Same error shapes as the app.
@@ -58,12 +81,13 @@ export function createIngestServer(origin: string) {
       await sendResponse(res, errorResponse(e)).catch(() => res.destroy());
     }
   });
+  applyServerTimeouts(server, timeouts);
+  return server;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const port = Number(process.env.INGEST_PORT ?? 3001);
   const server = createIngestServer(`http://127.0.0.1:${port}`);
-  server.keepAliveTimeout = 65_000;
   server.listen(port, () => console.log(`[ingest] agents' metrics and heartbeats on http://localhost:${port}`));
   const stop = () => server.close(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -11,10 +11,10 @@ import { runMigrations } from "./lib/run-migrations";
 
 export const simulatorKeysFile = path.join(repoRoot, ".data", "demo-agent-keys.json");
 
-export async function migrateAndSeed(url: string): Promise<void> {
+export async function migrateAndSeed(url: string, demoMode: boolean): Promise<void> {
   await runMigrations(url);
   process.env.DATABASE_URL = url;
-  const result = await seedDemo();
+  const result = await seedDemo({ demoMode });
   if (result.seeded) {
     await writeKeys(result.agentKeys);
     console.log("[seed] demo tenants, accounts and clusters created");
@@ -60,7 +60,8 @@ async function writeKeys(keys: Record<string, string>) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await withDatabaseUrl((url) => migrateAndSeed(url)).catch((e: unknown) => {
+  // the embedded database is the demo's; any other database gets demo accounts only when asked for explicitly
+  await withDatabaseUrl((url, embedded) => migrateAndSeed(url, embedded || process.env.DEMO_MODE === "1" || process.env.DEMO_MODE === "true")).catch((e: unknown) => {
     console.error(`db:seed failed: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);
   });

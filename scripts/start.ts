@@ -9,6 +9,7 @@ import { EMBEDDED_DB_NAME, EMBEDDED_PORT, repoRoot } from "./lib/database-url";
 import { ensureDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./lib/embedded-db";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "./lib/next-server";
 import { runMigrations } from "./lib/run-migrations";
+import { assertServerConfig } from "@/lib/env";
 import { startDemoWorkload } from "../agent/src/demo-workload";
 import { simClusters, startSimulator } from "../agent/src/simulator";
 import { demoTenantKeys, migrateAndSeed, simulatorKeys } from "./seed";
@@ -51,17 +52,19 @@ async function main() {
   if (env.DATABASE_URL) {
     const report = await runMigrations(env.DATABASE_URL);
     console.log(`[db] ${report.applied.length} migration(s) applied`);
-    if (seed) await migrateAndSeed(env.DATABASE_URL);
+    if (seed) await migrateAndSeed(env.DATABASE_URL, env.DEMO_MODE === "1" || env.DEMO_MODE === "true");
   } else {
     console.log("[db] no DATABASE_URL: starting the embedded PostgreSQL under .data/");
     database = await startEmbeddedDatabase({ dataDir: path.join(repoRoot, ".data", "postgres"), port: EMBEDDED_PORT });
     env.DATABASE_URL = await ensureDatabase(database.serverUrl, EMBEDDED_DB_NAME);
-    await migrateAndSeed(env.DATABASE_URL);
     env.DEMO_MODE ??= "1";
+    await migrateAndSeed(env.DATABASE_URL, true);
     env.NEXTAUTH_SECRET ??= localAuthSecret();
   }
   env.NEXTAUTH_URL ??= `http://localhost:${port}`;
   Object.assign(env, { NODE_ENV: dev ? "development" : "production" });
+  // the same check the server makes, before minutes go into a build: a missing secret is named now
+  assertServerConfig(env);
 
   if (!dev && !buildIsFresh()) {
     console.log("[app] building the production bundle (first start, or sources changed)…");

@@ -29,6 +29,7 @@ export const updateTenantAction = serverAction(
       const changes: Record<string, unknown> = {};
       if (f.has("name")) changes.name = formText(f, "name") ?? "";
       if (f.has("gpu_quota")) changes.gpu_quota = formInt(f, "gpu_quota");
+      if (f.has("max_priority")) changes.max_priority = formInt(f, "max_priority");
       if (f.has("billing_email")) changes.billing_email = formText(f, "billing_email") ?? null;
       if (f.has("status")) changes.status = formText(f, "status");
       return { id: formText(f, "id"), changes };

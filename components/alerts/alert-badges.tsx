@@ -27,4 +27,5 @@ export const ALERT_TYPE_LABELS: Record<string, string> = {
   sla_breach: "SLA breach",
   remediation_capped: "Remediation capped",
   job_moved: "Job moved",
+  unexpected_payment: "Unexpected payment",
 };

@@ -24,6 +24,7 @@ export interface AlertRowView {
 function subjectHref(a: AlertRowView, plane: "admin" | "tenant"): string | null {
   if (plane === "tenant") return a.subject_type === "job" ? `/dashboard/jobs/${a.subject_id}` : null;
   if (a.subject_type === "cluster") return `/admin/clusters/${a.subject_id}`;
+  if (a.subject_type === "invoice") return `/admin/billing/invoices/${a.subject_id}`;
   if ((a.subject_type === "node" || a.subject_type === "gpu") && a.node_id) return `/admin/nodes/${a.node_id}`;
   return null;
 }

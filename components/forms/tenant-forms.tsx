@@ -28,7 +28,7 @@ export function EditTenantForm({
   tenant,
 }: {
   action: FormAction;
-  tenant: { id: string; name: string; gpuQuota: number; billingEmail: string | null };
+  tenant: { id: string; name: string; gpuQuota: number; billingEmail: string | null; maxPriority: number };
 }) {
   const { state, dispatch } = useActionForm(action, false);
   const e = state.fieldErrors ?? {};
@@ -42,6 +42,9 @@ export function EditTenantForm({
       </Field>
       <Field label="Billing email" name="billing_email" error={e["changes.billing_email"]}>
         {(p) => <input {...p} key={`b${state.at}`} type="email" defaultValue={v.billing_email ?? tenant.billingEmail ?? ""} />}
+      </Field>
+      <Field label="Highest allowed priority" name="max_priority" error={e["changes.max_priority"]} hint="1 allows any; 3 allows 3 to 10">
+        {(p) => <input {...p} key={`p${state.at}`} type="number" min={1} max={10} defaultValue={v.max_priority ?? tenant.maxPriority} required />}
       </Field>
       <div className="flex items-center gap-3 sm:col-span-3">
         <SubmitButton>Save changes</SubmitButton>

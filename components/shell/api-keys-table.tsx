@@ -11,6 +11,7 @@ export interface ApiKeyItem {
   prefix: string;
   scope: string;
   boundTo: string | null;
+  createdBy: string | null;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -23,7 +24,7 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
   return (
     <Table caption="API keys">
       <thead className="bg-slate-50">
-        <tr><Th>Name</Th><Th>Key</Th><Th>Scope</Th><Th>Bound to</Th><Th>Created</Th><Th>Last used</Th><Th className="text-right">Status</Th></tr>
+        <tr><Th>Name</Th><Th>Key</Th><Th>Scope</Th><Th>Bound to</Th><Th>Created by</Th><Th>Created</Th><Th>Last used</Th><Th className="text-right">Status</Th></tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
         {keys.map((k) => (
@@ -32,6 +33,7 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
             <Td><code className="font-mono text-xs">{k.prefix}…</code></Td>
             <Td><Badge tone={scopeTone[k.scope as keyof typeof scopeTone] ?? "neutral"}>{k.scope}</Badge></Td>
             <Td>{k.boundTo ?? "—"}</Td>
+            <Td>{k.createdBy ?? "platform"}</Td>
             <Td>{formatDateTime(k.createdAt)}</Td>
             <Td>{formatRelative(k.lastUsedAt)}</Td>
             <Td className="text-right">
@@ -55,7 +57,10 @@ export function toApiKeyItems(
     revokedAt: Date | null;
     tenant?: { name: string } | null;
     cluster?: { name: string } | null;
+    createdBy?: { email: string; role: string } | null;
   }>,
+  /** a tenant's plane names its own people only */
+  forTenant = false,
 ): ApiKeyItem[] {
   return rows.map((k) => ({
     id: k.id,
@@ -63,6 +68,7 @@ export function toApiKeyItems(
     prefix: k.prefix,
     scope: k.scope,
     boundTo: k.tenant?.name ?? k.cluster?.name ?? null,
+    createdBy: k.createdBy ? (forTenant && k.createdBy.role === "operator" ? "GPUForge operations" : k.createdBy.email) : null,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,

@@ -1,4 +1,8 @@
-// How the notification outbox retries, pure.
+// How the notification outbox retries, and what its messages say, pure.
+import { chatLine, plainLine } from "./chat-text";
+
+/** Chat webhooks get escaped text; email and the operator plane get it as written. */
+export type MessageFormat = "plain" | "chat";
 
 /** Attempts before a notification is marked failed (it stays listed; an operator can retry it). */
 export const MAX_DELIVERY_ATTEMPTS = 12;
@@ -24,14 +28,15 @@ export interface AlertForText {
   link: string;
 }
 
-/** What an email and a chat message say about an alert. */
-export function notificationText(a: AlertForText): NotificationText {
+/** What an email and a chat message say about an alert; every value may carry a tenant's words. */
+export function notificationText(a: AlertForText, format: MessageFormat = "plain"): NotificationText {
+  const v = format === "chat" ? chatLine : plainLine;
   const head = a.status === "firing" ? `FIRING ${a.severity}` : "RESOLVED";
-  const subject = `[GPUForge] ${head}: ${a.rule_name} — ${a.subject_label}`;
+  const subject = `[GPUForge] ${head}: ${v(a.rule_name)} — ${v(a.subject_label)}`;
   const lines = [
-    `${head}: ${a.rule_name}`,
-    a.message,
-    `Subject: ${a.subject_label}`,
+    `${head}: ${v(a.rule_name)}`,
+    v(a.message),
+    `Subject: ${v(a.subject_label)}`,
     `Fired: ${a.fired_at.toISOString()}`,
     ...(a.resolved_at ? [`Resolved: ${a.resolved_at.toISOString()}`] : []),
     `Details: ${a.link}`,

@@ -4,7 +4,7 @@ import { emitEvent } from "@/lib/background/emit";
 import { db, pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
-import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText } from "./delivery-policy";
+import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText, type MessageFormat } from "./delivery-policy";
 
 // The notification outbox. Rows are written in the evaluator's run, delivered by a background
 // function that claims them with a lease, retried with backoff, and never deleted: a channel that
@@ -63,19 +63,33 @@ export async function enqueueNotifications(eventIds: string[], kind: "firing" | 
   );
   const channels = await activeChannels(cfg);
   const rows = events.flatMap((e) => {
-    const text = notificationText({
+    const alert = {
       status: kind,
       severity: e.severity,
-      rule_name: e.rule_name ?? (e.rule_type === "remediation_capped" ? "Automatic remediation capped" : e.rule_type),
+      rule_name: e.rule_name ?? SYSTEM_EVENT_NAMES[e.rule_type] ?? e.rule_type,
       subject_label: e.subject_label,
       message: e.message,
       fired_at: e.fired_at,
       resolved_at: kind === "resolved" ? e.resolved_at : null,
       link: `${cfg.publicUrl.replace(/\/$/, "")}/admin/alerts?alert=${e.id}`,
+    };
+    return channels.map((c) => {
+      const text = notificationText(alert, formatFor(c.channel));
+      return { alertEventId: e.id, kind, ...c, subject: text.subject, body: text.text };
     });
-    return channels.map((c) => ({ alertEventId: e.id, kind, ...c, subject: text.subject, body: text.text }));
   });
   return queueNotifications(rows);
+}
+
+/** How events without a rule are named in messages. */
+const SYSTEM_EVENT_NAMES: Record<string, string> = {
+  remediation_capped: "Automatic remediation capped",
+  unexpected_payment: "Payment received for a settled invoice",
+};
+
+/** A webhook is a chat channel (its text is escaped); email and the console take text as written. */
+export function formatFor(channel: string): MessageFormat {
+  return channel === "webhook" ? "chat" : "plain";
 }
 
 export interface OutboxRow {

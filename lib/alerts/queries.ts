@@ -36,13 +36,30 @@ export function alertJson(a: AlertRow, p: Principal) {
     node_id: fleetIds ? a.nodeId : null,
     tenant_id: a.tenantId,
     message: a.message,
-    details: (a.details ?? {}) as Record<string, unknown>,
+    details: fleetIds ? ((a.details ?? {}) as Record<string, unknown>) : tenantSafeDetails(a.details),
     fired_at: a.firedAt.toISOString(),
     last_seen_at: a.lastSeenAt.toISOString(),
     resolved_at: a.resolvedAt?.toISOString() ?? null,
     acknowledged_at: a.acknowledgedAt?.toISOString() ?? null,
-    acknowledged_by: a.acknowledgedBy,
+    // who of the operators took it is the operators' business
+    acknowledged_by: fleetIds ? a.acknowledgedBy : a.acknowledgedBy ? "GPUForge operations" : null,
   };
+}
+
+const INTERNAL_DETAIL_KEYS = new Set(["node", "hostname", "node_id", "cluster_id", "gpu_id", "gpu_uuid", "rule_id", "jobs", "summary", "from_status", "by"]);
+const UUID_OR_EMAIL = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[^\s@]+@[^\s@]+|GPU-[0-9a-f-]{8,}/i;
+
+/** An alert's details as a tenant may read them: figures about its work, no fleet ids, hostnames or people. */
+export function tenantSafeDetails(details: unknown): Record<string, unknown> {
+  if (typeof details !== "object" || details === null || Array.isArray(details)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(details)) {
+    if (INTERNAL_DETAIL_KEYS.has(k) || k.endsWith("_id") || k.endsWith("_uuid")) continue;
+    if (typeof v === "string" && UUID_OR_EMAIL.test(v)) continue;
+    if (typeof v === "object" && v !== null) continue;
+    out[k] = v;
+  }
+  return out;
 }
 
 export async function listAlerts(p: Principal, q: ListAlertsQuery) {

@@ -6,7 +6,7 @@ export const RULE_TYPES = ["idle_gpu", "idle_allocation", "gpu_temperature", "no
 export type RuleType = (typeof RULE_TYPES)[number];
 
 /** Events the platform raises itself, without a rule. */
-export const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved"] as const;
+export const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved", "unexpected_payment"] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 
 export const SEVERITIES = ["info", "warning", "critical"] as const;

@@ -45,17 +45,22 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
   if (known) return known;
   const ticket = remembered?.ticket() ?? null;
   // Every other API request passes here: one indexed query over the pool, planned once per connection.
+  // The key's own rights, narrowed by its creator's as they are now: a key made by a user who was
+  // since disabled is refused, one made by a tenant admin since demoted acts as a member (the
+  // database also revokes and narrows such keys when the user changes; this is the second lock).
   const { rows } = await pool().query<{
-    id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null; node_id: string | null;
-    revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null;
+    id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null; node_id: string | null; tenant_role: string | null;
+    revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null; creator_disabled: boolean; creator_role: string | null;
   }>({
-    name: "authenticate_api_key",
-    text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.node_id, k.revoked_at, k.last_used_at, t.status AS tenant_status
-             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
+    name: "authenticate_api_key_v3",
+    text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.node_id, k.tenant_role, k.revoked_at, k.last_used_at, t.status AS tenant_status,
+                  (u.id IS NOT NULL AND u.disabled_at IS NOT NULL) AS creator_disabled, u.role AS creator_role
+             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id LEFT JOIN users u ON u.id = k.created_by_user_id
+            WHERE k.key_hash = $1`,
     values: [keyHash],
   });
   const row = rows[0];
-  if (!row || row.revoked_at) throw unauthorized("Invalid or revoked API key");
+  if (!row || row.revoked_at || row.creator_disabled) throw unauthorized("Invalid or revoked API key");
   if (row.tenant_status !== null && row.tenant_status !== "active") throw forbidden("Tenant is suspended");
 
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -70,7 +75,7 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
     case "operator":
       return { kind: "operator", ...via };
     case "tenant":
-      return { kind: "tenant", tenantId: row.tenant_id!, role: "tenant_admin", ...via };
+      return { kind: "tenant", tenantId: row.tenant_id!, role: row.tenant_role === "tenant_admin" && row.creator_role !== "tenant_member" ? "tenant_admin" : "tenant_member", ...via };
     case "agent": {
       const agent = { kind: "agent" as const, clusterId: row.cluster_id!, ...(row.node_id ? { nodeId: row.node_id } : {}), ...via };
       remembered?.remember(ticket, keyHash, agent);

@@ -56,6 +56,8 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
         tenantId,
         clusterId,
         nodeId,
+        // a key acts with its creator's tenant role at most (tenant admins and operators mint admin keys)
+        tenantRole: input.scope === "tenant" ? "tenant_admin" : null,
         prefix: displayPrefix(key),
         keyHash: hashApiKey(key),
         createdByUserId: "userId" in p ? (p.userId ?? null) : null,

@@ -6,7 +6,7 @@ import { apiKeySelect, type KeyScope } from "./schemas";
 
 export async function listApiKeys(
   principal: Principal,
-  opts: { limit: number; cursor?: string; scope?: KeyScope; tenant_id?: string; include_revoked?: "true" | "false" },
+  opts: { limit: number; cursor?: string; scope?: KeyScope; tenant_id?: string; include_revoked?: "true" | "false"; created_by_user_id?: string },
 ) {
   const scope = tenantFilter(principal);
   const tenantId = scope.tenantId ?? opts.tenant_id;
@@ -14,6 +14,7 @@ export async function listApiKeys(
     where: {
       ...(tenantId ? { tenantId } : {}),
       ...(opts.scope ? { scope: opts.scope } : {}),
+      ...(opts.created_by_user_id ? { createdByUserId: opts.created_by_user_id } : {}),
       ...(opts.include_revoked === "true" ? {} : { revokedAt: null }),
       ...afterCursor(decodeCursor(opts.cursor)),
     },

@@ -19,6 +19,7 @@ export const listApiKeysQuery = z.strictObject({
   scope: z.enum(KEY_SCOPES).optional(),
   tenant_id: z.uuid().optional(),
   include_revoked: z.enum(["true", "false"]).optional(),
+  created_by_user_id: z.uuid().optional(),
 });
 
 export type CreateApiKeyInput = z.output<typeof createApiKeyBody>;
@@ -32,6 +33,9 @@ export const apiKeyJsonSchema = z
     tenant_id: z.string().nullable(),
     cluster_id: z.string().nullable(),
     node_id: z.string().nullable().meta({ description: "A node-bound agent key speaks for this node only" }),
+    tenant_role: z.enum(["tenant_admin", "tenant_member"]).nullable().meta({ description: "What a tenant key may do: its creator's role at most" }),
+    created_by_user_id: z.string().nullable().meta({ description: "The user who created it (null: the platform); hidden from tenants when an operator made it" }),
+    created_by: z.string().nullable().meta({ description: "Its creator's email, as the caller may see it" }),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
@@ -46,6 +50,9 @@ export const apiKeySelect = {
   tenantId: true,
   clusterId: true,
   nodeId: true,
+  tenantRole: true,
+  createdByUserId: true,
+  createdBy: { select: { email: true, role: true } },
   createdAt: true,
   lastUsedAt: true,
   revokedAt: true,
@@ -59,12 +66,17 @@ export interface ApiKeyRow {
   tenantId: string | null;
   clusterId: string | null;
   nodeId: string | null;
+  tenantRole: string | null;
+  createdByUserId: string | null;
+  createdBy: { email: string; role: string } | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
 
-export function apiKeyJson(k: ApiKeyRow): z.infer<typeof apiKeyJsonSchema> {
+/** `forTenant`: a tenant sees who of its own people made a key, never an operator's identity. */
+export function apiKeyJson(k: ApiKeyRow, forTenant = false): z.infer<typeof apiKeyJsonSchema> {
+  const hideCreator = forTenant && k.createdBy?.role === "operator";
   return {
     id: k.id,
     name: k.name,
@@ -73,6 +85,9 @@ export function apiKeyJson(k: ApiKeyRow): z.infer<typeof apiKeyJsonSchema> {
     tenant_id: k.tenantId,
     cluster_id: k.clusterId,
     node_id: k.nodeId,
+    tenant_role: k.tenantRole as "tenant_admin" | "tenant_member" | null,
+    created_by_user_id: hideCreator ? null : k.createdByUserId,
+    created_by: hideCreator ? "GPUForge operations" : (k.createdBy?.email ?? null),
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import type { z } from "zod";
 import { env } from "@/lib/env";
@@ -53,4 +54,18 @@ export function buildOpenApiDocument(contracts: Contract[] = allContracts, serve
     },
     servers: [{ url: serverUrl }],
   });
+}
+
+let served: { body: string; etag: string } | undefined;
+
+/**
+ * The served document, serialised once per process: building it walks every contract's schemas
+ * (tens of milliseconds), which an anonymous caller could otherwise make us do on every request.
+ */
+export function openApiDocumentJson(): { body: string; etag: string } {
+  if (!served) {
+    const body = JSON.stringify(buildOpenApiDocument());
+    served = { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` };
+  }
+  return served;
 }

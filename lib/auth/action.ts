@@ -7,7 +7,7 @@ import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { clientIp } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
-import type { Actor, Principal } from "./principal";
+import { anonymousPrincipal, type Actor, type Principal, type PublicActor } from "./principal";
 import { getSessionPrincipal } from "./session";
 
 // The one wrapper for server actions: session → role → zod → use case → revalidate. It returns
@@ -35,11 +35,22 @@ interface ActionOptions<S extends z.ZodType> {
   revalidate?: string[];
 }
 
-const ANONYMOUS: Principal = { kind: "operator", label: "anonymous" };
+/** Submissions one signed-in user may make a minute through actions without a limit of their own. */
+export const ACTION_PER_MINUTE = 120;
 
+// Public actions run for an anonymous visitor (a PublicActor, which no service taking an `Actor`
+// accepts); every other action runs for the signed-in principal.
+export function serverAction<S extends z.ZodType, T>(
+  options: ActionOptions<S> & { allow: "public" },
+  run: (actor: PublicActor, input: z.output<S>) => Promise<{ message: string; data?: T }>,
+): (prev: ActionState<T>, form: FormData) => Promise<ActionState<T>>;
+export function serverAction<S extends z.ZodType, T>(
+  options: ActionOptions<S> & { allow: (p: Principal) => boolean },
+  run: (actor: Actor, input: z.output<S>) => Promise<{ message: string; data?: T }>,
+): (prev: ActionState<T>, form: FormData) => Promise<ActionState<T>>;
 export function serverAction<S extends z.ZodType, T>(
   options: ActionOptions<S>,
-  run: (actor: Actor, input: z.output<S>) => Promise<{ message: string; data?: T }>,
+  run: (actor: never, input: z.output<S>) => Promise<{ message: string; data?: T }>,
 ) {
   return async (_prev: ActionState<T>, form: FormData): Promise<ActionState<T>> => {
     const at = Date.now();
@@ -53,13 +64,16 @@ export function serverAction<S extends z.ZodType, T>(
       return { ok: false, message: "Check the highlighted fields.", fieldErrors: toFieldErrors(parsed.error.issues), values: echo(form), at };
     }
     try {
-      if (options.rateLimit) await consumeRateLimit(`${options.rateLimit.key}:${clientIp(await headers())}`, options.rateLimit.perMinute);
-      const result = await run({ principal: principal ?? ANONYMOUS }, parsed.data);
+      // public forms: per address and form; signed-in users: per user, across actions (or the action's own limit)
+      if (options.rateLimit) await consumeRateLimit(`${options.rateLimit.key}:${principal && options.allow !== "public" ? userKey(principal) : clientIp(await headers())}`, options.rateLimit.perMinute);
+      else if (principal && options.allow !== "public") await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);
+      const actor = options.allow === "public" ? { principal: principal ?? anonymousPrincipal } : { principal: principal! };
+      const result = await (run as (a: PublicActor, i: z.output<S>) => Promise<{ message: string; data?: T }>)(actor, parsed.data);
       for (const path of options.revalidate ?? []) revalidatePath(path);
       return { ok: true, message: result.message, data: result.data, at };
     } catch (e) {
       if (isAppError(e)) {
-        if (e.code === "rate_limited") return { ok: false, message: "Too many requests from your network; try again in a minute.", values: echo(form), at };
+        if (e.code === "rate_limited") return { ok: false, message: "Too many requests; try again in a minute.", values: echo(form), at };
         const fieldErrors = Object.fromEntries(e.details.map((d) => [d.path, d.message]));
         return { ok: false, message: e.message, fieldErrors, values: echo(form), at };
       }
@@ -67,6 +81,10 @@ export function serverAction<S extends z.ZodType, T>(
       return { ok: false, message: "Something went wrong on our side. Try again.", values: echo(form), at };
     }
   };
+}
+
+function userKey(p: Principal): string {
+  return ("userId" in p && p.userId) || p.keyId || p.label;
 }
 
 /** React resets a form after every action; echoing the input back lets a failed form keep it. */

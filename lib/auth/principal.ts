@@ -24,10 +24,23 @@ export type AgentPrincipal = { kind: "agent"; clusterId: string; nodeId?: string
  */
 export type WorkloadPrincipal = { kind: "workload"; replicaId: string; endpointId: string; tenantId: string; keyId?: undefined; label: string };
 export type Principal = OperatorPrincipal | TenantPrincipal | AgentPrincipal | WorkloadPrincipal;
+/**
+ * A caller without credentials (the public site's forms and routes). A kind of its own, outside
+ * `Principal`, so no function that takes a principal or an `Actor` (every operator-only path among
+ * them) can be handed one: the compiler refuses it.
+ */
+export type AnonymousPrincipal = { kind: "anonymous"; label: "anonymous" };
+export const anonymousPrincipal: AnonymousPrincipal = { kind: "anonymous", label: "anonymous" };
 
 /** A caller plus the request it came with: what services need to act and to audit. */
 export interface Actor {
   principal: Principal;
+  requestId?: string;
+}
+
+/** Who runs a public operation: a signed-in caller or an anonymous visitor. */
+export interface PublicActor {
+  principal: Principal | AnonymousPrincipal;
   requestId?: string;
 }
 

@@ -9,6 +9,14 @@ import { unauthorized } from "@/lib/errors";
 import { principalForUserId } from "@/lib/users/principal-for-user";
 import type { Principal } from "./principal";
 
+// A caller another layer already authenticated (the ingest server checks keys before it reads a
+// body): the route wrapper takes its word instead of asking the database a second time.
+const authenticated = new WeakMap<Request, Principal>();
+
+export function attachPrincipal(request: Request, principal: Principal): void {
+  authenticated.set(request, principal);
+}
+
 /**
  * One function decides who a request comes from: a Bearer API key (or a serving container's
  * replica report token), or else the next-auth session
@@ -16,6 +24,8 @@ import type { Principal } from "./principal";
  * a suspended tenant loses access at once rather than when the token expires.
  */
 export async function resolvePrincipal(request: NextRequest): Promise<Principal | null> {
+  const known = authenticated.get(request);
+  if (known) return known;
   const authorization = request.headers.get("authorization");
   if (authorization !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -25,7 +35,7 @@ export async function resolvePrincipal(request: NextRequest): Promise<Principal 
   }
   const token = await getToken({ req: request, secret: authSecret() });
   if (!token?.sub) return null;
-  const principal = await principalForUserId(token.sub);
+  const principal = await principalForUserId(token.sub, typeof token.sv === "number" ? token.sv : 0);
   if (!principal) throw unauthorized("Session is no longer valid; sign in again");
   return principal;
 }

@@ -8,9 +8,9 @@ import type { OperatorPrincipal, Principal, TenantPrincipal } from "./principal"
 /** The signed-in user's principal for pages and server actions, re-checked against the database. */
 export async function getSessionPrincipal(): Promise<Principal | null> {
   const session = await getServerSession(authOptions);
-  const userId = (session?.user as { id?: string } | undefined)?.id;
-  if (!userId) return null;
-  return principalForUserId(userId);
+  const user = session?.user as { id?: string; sv?: number } | undefined;
+  if (!user?.id) return null;
+  return principalForUserId(user.id, typeof user.sv === "number" ? user.sv : 0);
 }
 
 export async function requireOperatorPage(path: string): Promise<OperatorPrincipal> {

@@ -12,6 +12,8 @@ import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
 import { advanceRunningPipelines } from "@/lib/pipelines/advance-pipeline";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
+import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
+import { pruneSignInThrottles } from "@/lib/users/verify-credentials";
 import type { BackgroundJob } from "./types";
 
 // Every background job of the platform. Issues add theirs here; inngest/functions and the
@@ -88,6 +90,22 @@ export const backgroundJobs: BackgroundJob[] = [
     cron: "* * * * *",
     everySeconds: 15,
     run: async () => ({ ...(await accrueRunningUsage()), ...(await enforcePrepaidBalances()) }),
+  },
+  {
+    // Suspending a tenant stops its work in the same transaction; this catches whatever did not
+    // pass through that path (a status changed by hand in the database).
+    id: "tenants-suspension-sweep",
+    description: "Stop any remaining work of suspended tenants (cancel running jobs, block waiting ones, stop replicas)",
+    cron: "* * * * *",
+    everySeconds: 15,
+    events: ["platform/tenant.suspended"],
+    run: async () => ({ ...(await enforceSuspensions()) }),
+  },
+  {
+    id: "sign-in-throttle-retention",
+    description: "Forget sign-in failure counters quiet for a day",
+    cron: "23 * * * *",
+    run: () => pruneSignInThrottles(),
   },
   {
     id: "billing-monthly-invoices",

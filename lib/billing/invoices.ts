@@ -9,7 +9,7 @@ import { logger } from "@/lib/logger";
 import { assertTenantVisible, balanceOf } from "./ledger";
 import { accrueRunningUsage } from "./meter";
 import { gpuHours, invoiceLabel, lastFullMonth } from "./money";
-import { createInvoiceCheckout, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
+import { createInvoiceCheckout, expireCheckoutSession, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 
 const INVOICE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('gpuforge:invoices', 0))";
 const withLines = { lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] } };
@@ -161,7 +161,7 @@ export async function listInvoices(p: Principal, opts: { tenantId?: string; stat
  * Pays a pending invoice: from the tenant's prepaid balance (the tenant or an operator), or as a
  * bank transfer an operator received. The tenant row lock serialises spending of one balance.
  */
-export async function payInvoice(actor: Actor, id: string, input: { method: "balance" | "bank"; reference?: string }) {
+export async function payInvoice(actor: Actor, id: string, input: { method: "balance" | "bank"; reference?: string }, stripe?: StripeConfig) {
   const p = actor.principal;
   if (p.kind === "agent") throw forbidden("Agents do not pay invoices");
   await db().$transaction(async (tx) => {
@@ -180,11 +180,28 @@ export async function payInvoice(actor: Actor, id: string, input: { method: "bal
     await tx.invoice.update({ where: { id }, data: { status: "paid", paidAt: new Date(), paymentMethod: input.method, paymentReference: input.reference ?? null } });
     await recordAudit(tx, actor, { action: "billing.invoice_paid", targetType: "invoice", targetId: id, tenantId: found.tenantId, details: { method: input.method, reference: input.reference ?? null, amount_cents: amount } });
   });
+  await closeCheckout(id, stripe);
   return (await findInvoice(id))!;
 }
 
+/**
+ * A settled invoice's Stripe Checkout Session is expired, so it cannot take a card payment too. If
+ * Stripe cannot be reached the session stays open, and a payment through it is caught by the
+ * webhook, which raises an operator alert instead of keeping the money silently.
+ */
+async function closeCheckout(invoiceId: string, cfg: StripeConfig = stripeConfigFromEnv()) {
+  const inv = await db().invoice.findUnique({ where: { id: invoiceId }, select: { stripeSessionId: true } });
+  const client = stripeClient(cfg);
+  if (!inv?.stripeSessionId || !client) return;
+  try {
+    await expireCheckoutSession(client, inv.stripeSessionId);
+  } catch (e) {
+    logger.warn("could not expire the Stripe Checkout session of a settled invoice; a card payment through it will raise an alert", { invoice: invoiceId, error: String(e) });
+  }
+}
+
 /** Operators void a pending invoice (a mistake, a credit note); its usage can be invoiced again. */
-export async function voidInvoice(actor: Actor, id: string) {
+export async function voidInvoice(actor: Actor, id: string, stripe?: StripeConfig) {
   assertOperator(actor.principal);
   await db().$transaction(async (tx) => {
     const [inv] = await tx.$queryRaw<Array<{ status: string; tenant_id: string }>>`SELECT status, tenant_id FROM invoices WHERE id = ${id}::uuid FOR UPDATE`;
@@ -194,6 +211,7 @@ export async function voidInvoice(actor: Actor, id: string) {
     const released = await tx.$executeRaw`UPDATE usage_events SET invoice_id = NULL WHERE invoice_id = ${id}::uuid`;
     await recordAudit(tx, actor, { action: "billing.invoice_voided", targetType: "invoice", targetId: id, tenantId: inv.tenant_id, details: { usage_events_released: released } });
   });
+  await closeCheckout(id, stripe);
   return (await findInvoice(id))!;
 }
 

@@ -2,6 +2,7 @@ import "server-only";
 import { emitEvent } from "@/lib/background/emit";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { stopRunningJobs } from "@/lib/jobs/stop-running-jobs";
 
 /**
  * Bills the elapsed part of running jobs and live endpoint replicas: prepaid tenants' every `prepaidEveryS` (their balance
@@ -74,17 +75,7 @@ export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
          SELECT id, from_status, 'blocked', 'prepaid balance used up', 'billing' FROM b WHERE from_status <> 'blocked'`,
       [exhausted],
     );
-    const stopped = await c.query<{ id: string }>(
-      `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now(), error = 'Stopped: the prepaid balance stayed at zero past the grace period'
-        WHERE tenant_id = ANY($1::uuid[]) AND status = 'running' RETURNING id`,
-      [overGrace],
-    );
-    if (stopped.rows.length) {
-      const ids = stopped.rows.map((r) => r.id);
-      // the job's new state first, then its GPUs (the allocation check sees a consistent pair)
-      await c.query(`UPDATE gpus SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY($1::uuid[])`, [ids]);
-      await c.query(`INSERT INTO job_events (job_id, from_status, to_status, reason, actor) SELECT id, 'running', 'cancelled', 'prepaid balance at zero past the grace period', 'billing' FROM unnest($1::uuid[]) id`, [ids]);
-    }
+    const stopped = await stopRunningJobs(c, overGrace, { error: "Stopped: the prepaid balance stayed at zero past the grace period", reason: "prepaid balance at zero past the grace period", actor: "billing" });
     const unblocked = await c.query(
       `WITH u AS (
          UPDATE jobs SET status = 'queued', block_reason = NULL, pending_reason = 'Funds added; waiting for the next scheduling cycle', updated_at = now()
@@ -93,8 +84,8 @@ export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
       [exhausted],
     );
     await c.query("COMMIT");
-    if ((unblocked.rowCount ?? 0) > 0 || stopped.rows.length) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });
-    return { exhausted: exhausted.length, jobs_blocked: blocked.rowCount ?? 0, jobs_stopped: stopped.rows.length, jobs_unblocked: unblocked.rowCount ?? 0 };
+    if ((unblocked.rowCount ?? 0) > 0 || stopped.length) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });
+    return { exhausted: exhausted.length, jobs_blocked: blocked.rowCount ?? 0, jobs_stopped: stopped.length, jobs_unblocked: unblocked.rowCount ?? 0 };
   } catch (e) {
     await c.query("ROLLBACK");
     throw e;

@@ -3,7 +3,10 @@ import type Stripe from "stripe";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { notFound, validationFailed } from "@/lib/errors";
+import { enqueueNotifications } from "@/lib/alerts/notification-outbox";
+import type { Tx } from "@/lib/db/client";
 import { enforcePrepaidBalances } from "./meter";
+import { invoiceLabel } from "./money";
 import { stripeConfigFromEnv, verifyStripeEvent, type StripeConfig } from "./stripe";
 
 /** The only events that change anything; every other type is acknowledged and ignored. */
@@ -27,6 +30,7 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
   } catch (e) {
     throw validationFailed([{ path: "stripe-signature", message: `Signature verification failed: ${(e as Error).message.split("\n")[0]}` }]);
   }
+  let alertId: string | null = null;
   const outcome = await db().$transaction(async (tx) => {
     const first = await tx.$executeRaw`INSERT INTO stripe_events (id, type, outcome) VALUES (${event.id}, ${event.type}, 'processing') ON CONFLICT (id) DO NOTHING`;
     if (first === 0) return "duplicate" as const;
@@ -38,12 +42,20 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
       if (session.payment_status !== "paid") {
         result = "not_paid_yet";
       } else if (invoiceId) {
-        const [inv] = await tx.$queryRaw<Array<{ status: string; tenant_id: string }>>`SELECT status, tenant_id FROM invoices WHERE id::text = ${invoiceId} FOR UPDATE`;
+        const [inv] = await tx.$queryRaw<Array<{ status: string; tenant_id: string; number: number; payment_method: string | null; payment_reference: string | null }>>`
+          SELECT status, tenant_id, number, payment_method, payment_reference FROM invoices WHERE id::text = ${invoiceId} FOR UPDATE`;
+        const reference = session.payment_intent ? String(session.payment_intent) : session.id;
         if (!inv) result = "unknown_invoice";
-        else if (inv.status === "paid") result = "already_paid";
+        else if (inv.status === "paid") {
+          result = "already_paid";
+          // paid another way (balance, bank, another session): this money is extra, and a human must act
+          if (!(inv.payment_method === "stripe" && inv.payment_reference === reference)) alertId = await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference);
+        }
         // money for a voided invoice is not applied: its usage may be invoiced again; an operator refunds it
-        else if (inv.status === "void") result = "invoice_void";
-        else {
+        else if (inv.status === "void") {
+          result = "invoice_void";
+          alertId = await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference);
+        } else {
           await tx.invoice.update({ where: { id: invoiceId }, data: { status: "paid", paidAt: new Date(), paymentMethod: "stripe", paymentReference: session.payment_intent ? String(session.payment_intent) : session.id } });
           await recordAudit(tx, actor, { action: "billing.invoice_paid", targetType: "invoice", targetId: invoiceId, tenantId: inv.tenant_id, details: { method: "stripe", stripe_event: event.id, session: session.id } });
           result = "invoice_paid";
@@ -58,5 +70,19 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
     return result;
   });
   if (outcome === "deposit_credited") await enforcePrepaidBalances();
+  if (alertId) await enqueueNotifications([alertId], "firing");
   return { id: event.id, outcome };
+}
+
+/** A critical operator alert: a card payment arrived for an invoice that is already paid or void. */
+async function raiseUnexpectedPayment(tx: Tx, invoiceId: string, inv: { status: string; number: number }, session: Stripe.Checkout.Session, reference: string): Promise<string | null> {
+  const amount = session.amount_total ?? 0;
+  const label = invoiceLabel(inv.number);
+  const [row] = await tx.$queryRaw<Array<{ id: string }>>`
+    INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, severity, message, details)
+    VALUES ('unexpected_payment', ${`unexpected_payment:${session.id}`}, 'invoice', ${invoiceId}, ${label}, 'critical',
+            ${`A card payment of ${(amount / 100).toFixed(2)} ${(session.currency ?? "usd").toUpperCase()} arrived through Stripe for ${label}, which is already ${inv.status}. It was not applied: refund it in Stripe, or credit it by hand.`},
+            ${JSON.stringify({ invoice_id: invoiceId, invoice_status: inv.status, stripe_session: session.id, payment_reference: reference, amount_cents: amount })}::jsonb)
+    ON CONFLICT (dedupe_key) WHERE status = 'firing' DO NOTHING RETURNING id::text`;
+  return row?.id ?? null;
 }

@@ -47,6 +47,21 @@ export async function createInvoiceCheckout(
   return { id: session.id, url: session.url };
 }
 
+/**
+ * Closes an invoice's Checkout Session once the invoice is settled another way (paid from the
+ * balance or by bank, or voided), so nobody can pay it a second time by card. A session Stripe
+ * already closed (paid, expired) answers with an error, which is fine: there is nothing to close.
+ */
+export async function expireCheckoutSession(client: Stripe, sessionId: string): Promise<"expired" | "not_open"> {
+  try {
+    await client.checkout.sessions.expire(sessionId);
+    return "expired";
+  } catch (e) {
+    if ((e as { type?: string }).type === "StripeInvalidRequestError") return "not_open";
+    throw e;
+  }
+}
+
 /** Verifies a webhook's signature on the raw body; throws Stripe's error when it does not match. */
 export function verifyStripeEvent(rawBody: string, signature: string, webhookSecret: string): Stripe.Event {
   return Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret);

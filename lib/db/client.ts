@@ -45,3 +45,15 @@ export async function disconnectDb(): Promise<void> {
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+/**
+ * What set-based statements need from a connection: a pg client, or a Prisma transaction through
+ * txClient, so one statement helper serves both kinds of caller inside their own transaction.
+ */
+export interface SqlClient {
+  query<R extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+export function txClient(tx: Tx): SqlClient {
+  return { query: async <R,>(text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<R[]>(text, ...values) }) } as SqlClient;
+}

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { emitEvent } from "@/lib/background/emit";
-import { pool } from "@/lib/db/client";
+import { pool, type SqlClient } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
 import { decideScale, type AutoscaleMetric } from "./autoscaler";
@@ -76,6 +76,7 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
       `SELECT id, reason FROM (
          SELECT r.id, CASE
              WHEN e.stop_requested THEN 'endpoint stopped'
+             WHEN t.status <> 'active' THEN 'tenant suspended'
              WHEN nd.id IS NULL OR nd.status NOT IN ('available', 'draining') THEN 'node ' || COALESCE(nd.hostname, '(gone)') || ' is ' || COALESCE(nd.status, 'deleted') || '; replaced'
              WHEN EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_replica_id = r.id AND g.status <> 'available') THEN 'a GPU of the replica became unhealthy; replaced'
              WHEN t.billing_mode = 'prepaid' AND t.balance_exhausted_at < now() - make_interval(secs => $4::int) THEN 'prepaid balance at zero past the grace period'
@@ -162,7 +163,7 @@ async function liveReplicas(c: pg.PoolClient, endpointIds: string[]) {
 }
 
 /** Stops replicas: the replica first, then its GPUs (the checks see a consistent pair); the stop bills its last segment. */
-export async function stopReplicas(c: pg.PoolClient, replicas: Array<{ id: string; reason: string }>): Promise<number> {
+export async function stopReplicas(c: SqlClient, replicas: Array<{ id: string; reason: string }>): Promise<number> {
   if (replicas.length === 0) return 0;
   await c.query(
     `UPDATE endpoint_replicas r SET status = 'stopped', stopped_at = now(), stop_reason = x.reason, unhealthy_since = NULL, health_reason = NULL

@@ -2,7 +2,8 @@ import { RateLimiterMemory } from "rate-limiter-flexible";
 import { rateLimited } from "@/lib/errors";
 
 // Per-process limits, keyed by caller. Each app instance enforces its own share; that is the
-// usual trade-off for API rate limits (a shared store would add a round trip to every call).
+// usual trade-off for API rate limits (a shared store would add a round trip to every call, and
+// the guards below exist precisely so that unauthenticated traffic reaches no database).
 const limiters = new Map<number, RateLimiterMemory>();
 
 export async function consumeRateLimit(key: string, perMinute: number): Promise<void> {
@@ -17,4 +18,37 @@ export async function consumeRateLimit(key: string, perMinute: number): Promise<
     if (e instanceof Error) throw e;
     throw rateLimited(`Rate limit of ${perMinute} requests per minute exceeded`);
   }
+}
+
+/** Requests without credentials one address may make a minute, across every route, per process. */
+export const ANONYMOUS_PER_MINUTE = 600;
+/** Failed authentications (unknown, revoked or malformed keys, dead sessions) one address may make a minute. */
+export const FAILED_AUTH_PER_MINUTE = 30;
+
+const anonymous = new RateLimiterMemory({ points: ANONYMOUS_PER_MINUTE, duration: 60 });
+const failedAuth = new RateLimiterMemory({ points: FAILED_AUTH_PER_MINUTE, duration: 60 });
+
+/**
+ * Checked before anything touches the database: an address that has failed to authenticate too
+ * often this minute is answered 429 at once, so guessing keys (each guess would cost an indexed
+ * lookup) is throttled per address; anonymous requests are throttled likewise.
+ */
+export async function guardAddress(address: string, hasCredentials: boolean): Promise<void> {
+  const failures = await failedAuth.get(address);
+  if (failures && failures.consumedPoints >= FAILED_AUTH_PER_MINUTE) {
+    throw rateLimited("Too many failed authentications from your address; wait a minute");
+  }
+  if (!hasCredentials) {
+    try {
+      await anonymous.consume(address);
+    } catch (e) {
+      if (e instanceof Error) throw e;
+      throw rateLimited(`More than ${ANONYMOUS_PER_MINUTE} unauthenticated requests a minute from your address`);
+    }
+  }
+}
+
+/** Counts one failed authentication against an address. */
+export async function recordFailedAuth(address: string): Promise<void> {
+  await failedAuth.penalty(address, 1);
 }

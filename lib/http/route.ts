@@ -2,14 +2,15 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { z } from "zod";
-import type { Actor, Principal } from "@/lib/auth/principal";
+import { anonymousPrincipal, type Actor, type Principal, type PublicActor } from "@/lib/auth/principal";
 import { isSessionPrincipal, resolvePrincipal } from "@/lib/auth/resolve-principal";
-import { env } from "@/lib/env";
-import { forbidden, unauthorized, validationFailed } from "@/lib/errors";
+import { env, proxyTrust } from "@/lib/env";
+import { forbidden, isAppError, unauthorized, validationFailed } from "@/lib/errors";
+import { clientAddress } from "./client-address";
 import type { Contract } from "./contract";
 import { errorResponse, zodIssuesToDetails } from "./error-response";
 import { readJsonBody } from "./read-body";
-import { consumeRateLimit } from "./rate-limit";
+import { consumeRateLimit, guardAddress, recordFailedAuth } from "./rate-limit";
 
 type Out<S> = [NonNullable<S>] extends [z.ZodType] ? z.output<NonNullable<S>> : undefined;
 
@@ -17,7 +18,8 @@ export interface RouteContext<C extends Contract> {
   request: NextRequest;
   /** the caller, narrowed to the kinds the contract lets in */
   principal: C["access"] extends readonly (infer K)[] ? Extract<Principal, { kind: K }> : Principal | null;
-  actor: Actor;
+  /** public operations may run for an anonymous visitor, whom no service taking an `Actor` accepts */
+  actor: C["access"] extends "public" ? PublicActor : Actor;
   requestId: string;
   params: Out<C["params"]>;
   query: Out<C["query"]>;
@@ -37,16 +39,26 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
   return async (request: NextRequest, context: NextRouteContext): Promise<Response> => {
     const requestId = randomUUID();
     try {
-      const principal = await authorize(contract, request);
+      const address = clientIp(request.headers);
+      // before anything can reach the database: addresses that keep failing to authenticate, and
+      // anonymous floods, are answered here
+      await guardAddress(address, hasCredentials(request));
+      const principal = await authorize(contract, request).catch(async (e: unknown) => {
+        if (isAppError(e) && e.code === "unauthorized") await recordFailedAuth(address);
+        throw e;
+      });
       const rateKey = principal
         ? principal.kind === "workload"
           ? principal.replicaId
           : (principal.keyId ?? ("userId" in principal ? principal.userId : undefined))
         : undefined;
       await consumeRateLimit(
-        `${contract.operationId}:${rateKey ?? clientIp(request.headers)}`,
+        `${contract.operationId}:${rateKey ?? address}`,
         contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
       );
+      // A session cookie rides along with any request the browser makes, including ones another
+      // site starts. Writes made with one must come from this site: SameSite alone is not relied on.
+      if (principal && isSessionPrincipal(principal) && request.method !== "GET" && request.method !== "HEAD") assertSameOrigin(request);
 
       const params = parse(contract.params, context?.params ? await context.params : {}, "params");
       const query = parse(contract.query, Object.fromEntries(request.nextUrl.searchParams), "query");
@@ -61,7 +73,7 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
         body = parse(contract.body, raw, "body");
       }
 
-      const actor: Actor = { principal: principal ?? { kind: "operator", label: "anonymous" }, requestId };
+      const actor: PublicActor = { principal: principal ?? anonymousPrincipal, requestId };
       const response = await handler({ request, principal, actor, requestId, params, query, body } as RouteContext<C>);
       response.headers.set("x-request-id", requestId);
       return response;
@@ -97,9 +109,36 @@ function isJson(request: Request): boolean {
   return /^application\/(.+\+)?json\b/i.test(request.headers.get("content-type") ?? "");
 }
 
-/** The caller's address as the proxy in front reports it (rate limits, anonymous analytics). */
+/** The caller's address: the socket's, or what the configured trusted proxies vouch for (lib/http/client-address). */
 export function clientIp(headers: Headers): string {
-  return headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "local";
+  return clientAddress(headers.get("x-forwarded-for"), proxyTrust());
+}
+
+function hasCredentials(request: NextRequest): boolean {
+  return request.headers.has("authorization") || request.cookies.getAll().some((c) => c.name.includes("next-auth.session-token"));
+}
+
+/**
+ * The same-origin check for cookie-authenticated writes: the browser's Sec-Fetch-Site when it sends
+ * one, else its Origin, compared with the host the request was made to. A request with neither is
+ * not from a browser page of ours, and a cookie is not how other clients authenticate.
+ */
+function assertSameOrigin(request: NextRequest): void {
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null) {
+    if (site === "same-origin") return;
+    throw forbidden("Requests from other sites cannot use your session; use an API key");
+  }
+  const origin = request.headers.get("origin");
+  if (origin === null) throw forbidden("A write with a session cookie must come from this site (no Origin header)");
+  let from: string;
+  try {
+    from = new URL(origin).host;
+  } catch {
+    throw forbidden("A write with a session cookie must come from this site");
+  }
+  const hosts = [request.headers.get("host"), request.headers.get("x-forwarded-host"), env().NEXTAUTH_URL ? new URL(env().NEXTAUTH_URL!).host : null];
+  if (!hosts.includes(from)) throw forbidden("Requests from other sites cannot use your session; use an API key");
 }
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): Response {

@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { forbidden, validationFailed } from "@/lib/errors";
 import { assertSatisfiable } from "./assert-satisfiable";
 import { jobSelect } from "./schemas";
+import { assertUnderWaitingCap } from "./waiting-cap";
 
 export interface NewJob {
   name: string;
@@ -19,24 +20,31 @@ export interface NewJob {
 
 /**
  * Creates a job inside the caller's transaction: queued, or blocked by quota. Refuses (422) a job
- * that can never run. `field` prefixes the paths of field errors (e.g. `steps[2].`).
+ * that can never run, (400) a priority better than the tenant may use, and (429) a submission past
+ * the tenant's cap on waiting jobs (`capWaiting`: direct submissions; steps of an accepted pipeline
+ * are bounded by its size instead). `field` prefixes the paths of field errors (e.g. `steps[2].`).
  */
-export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string } = {}) {
+export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string; capWaiting?: boolean } = {}) {
   const f = opts.field ?? "";
-  // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot is exact
-  const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string; in_use: number; out_of_funds: boolean }>>`
-    SELECT t.gpu_quota, t.status,
+  // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot and the
+  // waiting count are exact
+  const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string; max_priority: number; in_use: number; out_of_funds: boolean }>>`
+    SELECT t.gpu_quota, t.status, t.max_priority,
            COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[t.id])), 0) AS in_use,
            (t.billing_mode = 'prepaid' AND COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0) <= 0) AS out_of_funds
       FROM tenants t WHERE t.id = ${tenantId}::uuid FOR UPDATE OF t`;
   const tenant = rows[0];
   if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
   if (tenant.status !== "active") throw forbidden("Tenant is suspended");
+  if (input.priority < tenant.max_priority) {
+    throw validationFailed([{ path: `${f}priority`, message: `Your organisation's highest allowed priority is ${tenant.max_priority} (1 is highest)` }]);
+  }
   // tenant code runs only in containers: a command needs an image, the operator's default at the least
   const image = input.image ?? (input.command ? env().DEFAULT_JOB_IMAGE : undefined);
   if (input.command && !image) {
     throw validationFailed([{ path: `${f}image`, message: "Required with a command: commands run only inside a container image, and no default image is configured" }]);
   }
+  if (opts.capWaiting) await assertUnderWaitingCap(tx, tenantId);
   await assertSatisfiable(tx, { ...input, quota: tenant.gpu_quota, needs_containers: Boolean(image || input.command) }, f);
   const overQuota = tenant.in_use + input.gpu_count > tenant.gpu_quota;
   // a prepaid tenant without funds can queue work; it runs once funds arrive

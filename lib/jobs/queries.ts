@@ -17,7 +17,27 @@ function scopeWhere(p: Principal) {
 export async function getJobOrThrow(p: Principal, id: string) {
   const job = await db().job.findFirst({ where: { id, ...scopeWhere(p) }, select: jobSelect });
   if (!job) throw notFound("Job");
-  return job;
+  return p.kind === "tenant" ? (await redactPendingReasons(p.tenantId, [job]))[0]! : job;
+}
+
+const JOB_REFERENCE = /\bjob ([0-9a-f]{8})\b/g;
+
+/**
+ * The scheduler explains a wait with the job ahead ("waiting behind job 1a2b3c4d"). A tenant may
+ * read that about its own jobs only: a reference to another tenant's job becomes "another
+ * organisation's job", so the queue does not leak who else is waiting. Operators see it all.
+ */
+export async function redactPendingReasons<T extends { pendingReason: string | null }>(tenantId: string, rows: T[]): Promise<T[]> {
+  const prefixes = [...new Set(rows.flatMap((r) => [...(r.pendingReason ?? "").matchAll(JOB_REFERENCE)].map((m) => m[1]!)))];
+  if (prefixes.length === 0) return rows;
+  // each prefix is a range of the primary key: one index probe per prefix
+  const { rows: own } = await pool().query<{ p: string }>(
+    `SELECT p FROM unnest($2::text[]) p
+      WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = $1 AND j.id BETWEEN (p || '-0000-0000-0000-000000000000')::uuid AND (p || '-ffff-ffff-ffff-ffffffffffff')::uuid)`,
+    [tenantId, prefixes],
+  );
+  const mine = new Set(own.map((r) => r.p));
+  return rows.map((r) => (r.pendingReason ? { ...r, pendingReason: r.pendingReason.replace(JOB_REFERENCE, (all, prefix: string) => (mine.has(prefix) ? all : "another organisation's job")) } : r));
 }
 
 export async function listJobs(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
@@ -29,7 +49,7 @@ export async function listJobs(p: Principal, opts: { limit: number; cursor?: str
     take: opts.limit + 1,
     select: jobSelect,
   });
-  return page(rows, opts.limit, (j) => j.submittedAt);
+  return page(p.kind === "tenant" ? await redactPendingReasons(p.tenantId, rows) : rows, opts.limit, (j) => j.submittedAt);
 }
 
 /** Where each attempt of a job ran and when, newest first (its logs and GPU telemetry are per attempt). */

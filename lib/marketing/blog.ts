@@ -2,9 +2,13 @@ import "server-only";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { marked } from "marked";
+import sanitizeHtml from "sanitize-html";
 
 // Blog posts are Markdown files in content/blog with a small front matter block. They are read
-// and rendered at build time (the pages are static); the content is the repository's own.
+// and rendered at build time (the pages are static). The content is the repository's own, yet
+// Markdown passes raw HTML through: the rendered HTML is sanitised to an allowlist of tags and
+// attributes (no script, no event handlers, no javascript: links), so no future author — or a
+// pasted snippet — can put script on the site.
 
 export interface Post {
   slug: string;
@@ -30,9 +34,22 @@ function parse(slug: string, raw: string): Post {
     description: meta.description!,
     date: meta.date!,
     author: meta.author!,
-    html: marked.parse(body, { async: false }) as string,
+    html: renderMarkdown(body),
     readingMinutes: Math.max(1, Math.round(body.split(/\s+/).length / 220)),
   };
+}
+
+const ALLOWED = {
+  allowedTags: [...sanitizeHtml.defaults.allowedTags, "img", "h1", "h2"],
+  allowedAttributes: { a: ["href", "title"], img: ["src", "alt", "title"], code: ["class"], th: ["align"], td: ["align"] },
+  allowedSchemes: ["https", "http", "mailto"],
+  allowedSchemesByTag: { img: ["https"] },
+  allowProtocolRelative: false,
+};
+
+/** Markdown to HTML that is safe to put into a page as it is. */
+export function renderMarkdown(markdown: string): string {
+  return sanitizeHtml(marked.parse(markdown, { async: false }) as string, ALLOWED);
 }
 
 export function allPosts(): Post[] {

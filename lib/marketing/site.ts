@@ -1,9 +1,12 @@
 import "server-only";
 import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { activeChannels, channelConfigFromEnv, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
+import { chatLine, chatQuote, plainLine } from "@/lib/alerts/chat-text";
+import type { MessageFormat } from "@/lib/alerts/delivery-policy";
+import { activeChannels, channelConfigFromEnv, formatFor, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
 import { db, pool } from "@/lib/db/client";
-import { env } from "@/lib/env";
+import { createHmac } from "node:crypto";
+import { authSecret, env } from "@/lib/env";
 import { referrerHost, sessionHash } from "./privacy";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
@@ -12,16 +15,21 @@ import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, cfg: ChannelConfig = channelConfigFromEnv()) {
   const request = await db().demoRequest.create({ data: { name: input.name, email: input.email, company: input.company || null, message: input.message || null } });
   const channels = await activeChannels(cfg);
-  const subject = `[GPUForge] Demo request from ${request.name}${request.company ? ` (${request.company})` : ""}`;
-  const body = [subject, `Email: ${request.email}`, request.message ? `Message: ${request.message}` : null, `Inbox: ${cfg.publicUrl.replace(/\/$/, "")}/admin/demo-requests`].filter(Boolean).join("\n");
-  await queueNotifications(channels.map((c) => ({ demoRequestId: request.id, kind: "demo_request", ...c, subject, body })));
+  const inbox = `${cfg.publicUrl.replace(/\/$/, "")}/admin/demo-requests`;
+  // everything here was typed by a visitor: escaped for chat channels, the message quoted
+  const render = (format: MessageFormat) => {
+    const v = format === "chat" ? chatLine : plainLine;
+    const subject = `[GPUForge] Demo request from ${v(request.name)}${request.company ? ` (${v(request.company)})` : ""}`;
+    const message = request.message ? (format === "chat" ? chatQuote(request.message) : request.message) : null;
+    return { subject, body: [subject, `Email: ${v(request.email)}`, message ? `Message:\n${message}` : null, `Inbox: ${inbox}`].filter(Boolean).join("\n") };
+  };
+  await queueNotifications(channels.map((c) => ({ demoRequestId: request.id, kind: "demo_request", ...c, ...render(formatFor(c.channel)) })));
   return request;
 }
 
-/** Early-access signup; signing up twice is not an error and adds nothing. */
-export async function signUpEarlyAccess(email: string): Promise<{ created: boolean }> {
-  const { rowCount } = await pool().query(`INSERT INTO early_access (email) VALUES ($1) ON CONFLICT (email) DO NOTHING`, [email]);
-  return { created: (rowCount ?? 0) > 0 };
+/** Early-access signup; signing up twice is not an error and adds nothing (and says nothing about it). */
+export async function signUpEarlyAccess(email: string): Promise<void> {
+  await pool().query(`INSERT INTO early_access (email) VALUES ($1) ON CONFLICT (email) DO NOTHING`, [email]);
 }
 
 export function demoRequestJson(r: { id: string; name: string; email: string; company: string | null; message: string | null; status: string; handledBy: string | null; createdAt: Date }) {
@@ -51,7 +59,12 @@ export async function updateDemoRequest(actor: Actor, id: string, status: "new" 
 
 export async function recordPageView(input: { path: string; referrer?: string }, visitor: { ip: string; userAgent: string; host: string | null }) {
   const path = input.path.split(/[?#]/)[0]!.slice(0, 300) || "/";
-  await pool().query(`INSERT INTO page_views (path, referrer_host, session_hash) VALUES ($1, $2, $3)`, [path, referrerHost(input.referrer, visitor.host), sessionHash(visitor.ip, visitor.userAgent, env().NEXTAUTH_SECRET ?? "gpuforge-analytics")]);
+  await pool().query(`INSERT INTO page_views (path, referrer_host, session_hash) VALUES ($1, $2, $3)`, [path, referrerHost(input.referrer, visitor.host), sessionHash(visitor.ip, visitor.userAgent, analyticsSalt())]);
+}
+
+/** ANALYTICS_SALT, or a key derived from the session secret (never the secret itself, never a constant). */
+export function analyticsSalt(): string {
+  return env().ANALYTICS_SALT ?? createHmac("sha256", authSecret()).update("gpuforge page-view session salt").digest("hex");
 }
 
 /** Views per day, top pages, referrers and demo-request conversion over the last `days` days. */

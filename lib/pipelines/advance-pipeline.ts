@@ -7,9 +7,11 @@ import { advance, type StepState } from "./dag";
 
 /** Applies the DAG's next decisions to one pipeline inside the caller's transaction. */
 export async function advanceInTx(tx: Tx, pipelineId: string): Promise<{ submitted: number }> {
-  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: string }>>`SELECT tenant_id, status FROM pipelines WHERE id = ${pipelineId}::uuid FOR UPDATE`;
+  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: string; tenant_status: string; max_priority: number }>>`
+    SELECT p.tenant_id, p.status, t.status AS tenant_status, t.max_priority FROM pipelines p JOIN tenants t ON t.id = p.tenant_id WHERE p.id = ${pipelineId}::uuid FOR UPDATE OF p`;
   const pipeline = rows[0];
-  if (!pipeline || pipeline.status !== "running") return { submitted: 0 };
+  // a suspended tenant's pipelines wait where they are and go on once it is reactivated
+  if (!pipeline || pipeline.status !== "running" || pipeline.tenant_status !== "active") return { submitted: 0 };
   const steps = await tx.pipelineStep.findMany({ where: { pipelineId }, orderBy: { position: "asc" }, include: { job: { select: { status: true } } } });
   const state: StepState[] = steps.map((s) => ({ name: s.name, dependsOn: s.dependsOn, status: s.status as StepState["status"], repeat: s.repeat, iteration: s.iteration, jobStatus: s.job?.status ?? null }));
   const decision = advance(state);
@@ -31,7 +33,8 @@ export async function advanceInTx(tx: Tx, pipelineId: string): Promise<{ submitt
           name: `${name}${step.repeat > 1 ? ` #${iteration + 1}` : ""}`,
           gpu_count: step.gpuCount,
           gpu_type: step.gpuType,
-          priority: step.priority,
+          // an operator may have capped the tenant's priority since the pipeline was accepted
+          priority: Math.max(step.priority, pipeline.max_priority),
           max_retries: step.maxRetries,
           image: step.image ?? undefined,
           command: step.command ?? undefined,

@@ -7,6 +7,7 @@ import { env } from "@/lib/env";
 import { validationFailed } from "@/lib/errors";
 import { assertSatisfiable } from "@/lib/jobs/assert-satisfiable";
 import { submittingTenant } from "@/lib/jobs/submit-job";
+import { assertUnderWaitingCap } from "@/lib/jobs/waiting-cap";
 import { advanceInTx } from "./advance-pipeline";
 import { validateDag } from "./dag";
 import { pipelineInclude, type CreatePipelineInput } from "./schemas";
@@ -21,8 +22,12 @@ export async function createPipeline(actor: Actor, input: CreatePipelineInput) {
   const issues = validateDag(input.steps);
   if (issues.length) throw validationFailed(issues, "The pipeline is not a valid DAG");
   const pipeline = await db().$transaction(async (tx) => {
-    const tenant = await tx.tenant.findUnique({ where: { id: tenantId }, select: { gpuQuota: true } });
+    const [tenant] = await tx.$queryRaw<Array<{ gpuQuota: number; maxPriority: number }>>`
+      SELECT gpu_quota AS "gpuQuota", max_priority AS "maxPriority" FROM tenants WHERE id = ${tenantId}::uuid FOR UPDATE`;
     if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
+    const tooHigh = input.steps.flatMap((s, i) => (s.priority < tenant.maxPriority ? [{ path: `steps[${i}].priority`, message: `Your organisation's highest allowed priority is ${tenant.maxPriority} (1 is highest)` }] : []));
+    if (tooHigh.length) throw validationFailed(tooHigh);
+    await assertUnderWaitingCap(tx, tenantId);
     for (const [i, s] of input.steps.entries()) {
       // steps run as jobs: a command needs an image (the operator's default at the least)
       if (s.command && !s.image && !env().DEFAULT_JOB_IMAGE) {

@@ -5,6 +5,7 @@ import { depositFunds } from "@/lib/billing/ledger";
 import { db } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { createTenant } from "@/lib/tenants/create-tenant";
+import { env } from "@/lib/env";
 import { createUser } from "@/lib/users/create-user";
 import { DEMO_ACCOUNTS } from "./demo-accounts";
 
@@ -23,9 +24,13 @@ const DEMO_CLUSTERS = [
 /**
  * Seeds the demo: tenants, the accounts shown on the sign-in page, and clusters. Goes through
  * the same services as the API, so the invariants and the audit trail are those of real use.
- * Idempotent: does nothing when the demo operator already exists.
+ * Idempotent: does nothing when the demo operator already exists. Only in demo mode: the accounts'
+ * passwords are published (README, sign-in page), so they must never reach a real database.
  */
-export async function seedDemo(): Promise<{ seeded: boolean; agentKeys: Record<string, string> }> {
+export async function seedDemo(opts: { demoMode?: boolean } = {}): Promise<{ seeded: boolean; agentKeys: Record<string, string> }> {
+  if (!(opts.demoMode ?? env().DEMO_MODE)) {
+    throw new Error("The demo seed creates accounts with published passwords; it runs only in demo mode (DEMO_MODE=1), e.g. for the embedded database of `npm start`.");
+  }
   const operator = DEMO_ACCOUNTS.find((a) => a.role === "operator")!;
   if (await db().user.findUnique({ where: { email: operator.email }, select: { id: true } })) {
     return { seeded: false, agentKeys: {} };

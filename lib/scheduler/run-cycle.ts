@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { place, type Decision, type FreeNode, type QueuedJob } from "./placement";
 
 /** Serialises everything that allocates GPUs: scheduling cycles and endpoint replica placement. */
@@ -47,16 +48,25 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
   try {
     await c.query("BEGIN");
     await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+    // The fair window (issue 15): each active tenant contributes at most SCHEDULER_TENANT_WINDOW of
+    // its waiting jobs, read through jobs_schedulable_idx, so one tenant's backlog (50,000 jobs
+    // blocked by quota, say) can neither fill the window nor make every cycle read all of it.
+    // Suspended tenants are not read at all (the database also refuses to start their work), and a
+    // job never ranks above the best priority its tenant may use now (tenants.max_priority).
     const queue = await c.query<{
       id: string; tenant_id: string; gpu_count: number; gpu_type: string; cluster_id: string | null; needs_containers: boolean;
       priority: number; submitted_ms: string; duration_s: number | null; status: "queued" | "blocked";
     }>(
-      `SELECT id, tenant_id, gpu_count, gpu_type, cluster_id, (image IS NOT NULL OR command IS NOT NULL) AS needs_containers, priority,
-              (extract(epoch FROM submitted_at) * 1000)::bigint AS submitted_ms, duration_s, status
-         FROM jobs WHERE status IN ('queued', 'blocked') AND (block_reason IS NULL OR block_reason = 'quota')
-          AND (not_before IS NULL OR not_before <= now())
-        ORDER BY priority, submitted_at LIMIT $1`,
-      [MAX_QUEUE],
+      `SELECT j.id, j.tenant_id, j.gpu_count, j.gpu_type, j.cluster_id, (j.image IS NOT NULL OR j.command IS NOT NULL) AS needs_containers,
+              GREATEST(j.priority, t.max_priority) AS priority, (extract(epoch FROM j.submitted_at) * 1000)::bigint AS submitted_ms, j.duration_s, j.status
+         FROM tenants t CROSS JOIN LATERAL (
+           SELECT * FROM jobs j
+            WHERE j.tenant_id = t.id AND (j.status = 'queued' OR (j.status = 'blocked' AND j.block_reason = 'quota'))
+              AND (j.not_before IS NULL OR j.not_before <= now())
+            ORDER BY j.priority, j.submitted_at LIMIT $2) j
+        WHERE t.status = 'active'
+        ORDER BY 7, j.submitted_at LIMIT $1`,
+      [MAX_QUEUE, env().SCHEDULER_TENANT_WINDOW],
     );
     if (queue.rowCount === 0) {
       await c.query("COMMIT");
@@ -141,7 +151,8 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
     // jobs first, then their GPUs: the statement-level check on gpus sees each job running with its gang
     const started = await c.query(
       `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, fence = gen_random_uuid(), block_reason = NULL,
-              pending_reason = NULL, not_before = NULL, updated_at = now() WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'blocked')`,
+              pending_reason = NULL, not_before = NULL, updated_at = now()
+        WHERE id = ANY($1::uuid[]) AND (status = 'queued' OR (status = 'blocked' AND block_reason = 'quota'))`,
       [placed.map((d) => d.jobId)],
     );
     if (started.rowCount !== placed.length) throw new CycleConflict();
@@ -178,7 +189,8 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
   if (changed.length) {
     const moved = await c.query(
       `UPDATE jobs j SET status = x.status, block_reason = CASE WHEN x.status = 'blocked' THEN 'quota' END, updated_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, status, from_status) WHERE j.id = x.id AND j.status = x.from_status`,
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, status, from_status)
+        WHERE j.id = x.id AND j.status = x.from_status AND (j.status <> 'blocked' OR j.block_reason = 'quota')`,
       [changed.map((x) => x.id), changed.map((x) => x.to), changed.map((x) => x.from)],
     );
     if (moved.rowCount !== changed.length) throw new CycleConflict();

@@ -7,9 +7,10 @@ export const BILLING_MODES = ["invoice", "prepaid"] as const;
 const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 characters");
 const gpuQuota = z.number().int("Must be a whole number").min(0).max(1_000_000);
 const billingEmail = z.email("Must be an email address").max(254).toLowerCase();
+const maxPriority = z.number().int("Must be a whole number").min(1).max(10).meta({ description: "The best priority the tenant's work may use (1 = any; 3 = 3 to 10)" });
 
 export const createTenantBody = z
-  .strictObject({ name, gpu_quota: gpuQuota, billing_email: billingEmail.nullish(), billing_mode: z.enum(BILLING_MODES).default("invoice") })
+  .strictObject({ name, gpu_quota: gpuQuota, billing_email: billingEmail.nullish(), billing_mode: z.enum(BILLING_MODES).default("invoice"), max_priority: maxPriority.optional() })
   .meta({ id: "CreateTenant", example: { name: "Acme Research", gpu_quota: 64, billing_email: "finance@acme.test" } });
 
 export const updateTenantBody = z
@@ -19,6 +20,7 @@ export const updateTenantBody = z
     status: z.enum(TENANT_STATUSES).optional(),
     billing_email: billingEmail.nullish(),
     billing_mode: z.enum(BILLING_MODES).optional(),
+    max_priority: maxPriority.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
   .meta({ id: "UpdateTenant", example: { gpu_quota: 128 } });
@@ -36,6 +38,7 @@ export const tenantJsonSchema = z
     status: z.enum(TENANT_STATUSES),
     billing_email: z.string().nullable(),
     billing_mode: z.enum(BILLING_MODES),
+    max_priority: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -48,6 +51,7 @@ export const tenantSelect = {
   status: true,
   billingEmail: true,
   billingMode: true,
+  maxPriority: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -59,6 +63,7 @@ export interface TenantRow {
   status: string;
   billingEmail: string | null;
   billingMode: string;
+  maxPriority: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -71,6 +76,7 @@ export function tenantJson(t: TenantRow): z.infer<typeof tenantJsonSchema> {
     status: t.status as (typeof TENANT_STATUSES)[number],
     billing_email: t.billingEmail,
     billing_mode: t.billingMode as (typeof BILLING_MODES)[number],
+    max_priority: t.maxPriority,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };

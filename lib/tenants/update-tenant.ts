@@ -1,17 +1,32 @@
 import "server-only";
 import { assertOperator, type Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { db } from "@/lib/db/client";
+import { emitEvent } from "@/lib/background/emit";
+import { db, txClient } from "@/lib/db/client";
 import { notFound, uniqueViolationToConflict } from "@/lib/errors";
+import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
 import { tenantSelect, type UpdateTenantInput } from "./schemas";
+import { resumeTenantWork, stopTenantWork } from "./tenant-work";
 
-/** Operators edit a tenant's name, quota, billing email and status (suspend / reactivate). */
+/**
+ * Operators edit a tenant's name, quota, billing, highest allowed priority and status.
+ *
+ * Suspending stops the tenant's work in the same transaction, under the allocation lock the
+ * scheduler and the replica reconciler take (so no cycle can place its work meanwhile): running
+ * jobs are cancelled (final segment billed once), waiting jobs blocked as 'suspended', replicas
+ * stopped. Reactivating queues those jobs again and lets the reconciler bring replicas back.
+ * Lowering the highest allowed priority moves the tenant's waiting jobs down to it.
+ */
 export async function updateTenant(actor: Actor, id: string, input: UpdateTenantInput) {
   assertOperator(actor.principal);
+  let statusChanged = false;
   try {
-    return await db().$transaction(async (tx) => {
-      const before = await tx.tenant.findUnique({ where: { id }, select: tenantSelect });
-      if (!before) throw notFound("Tenant");
+    const tenant = await db().$transaction(async (tx) => {
+      // the allocation lock first, then the tenant's row: the order every allocator uses
+      if (input.status) await tx.$queryRaw`SELECT pg_advisory_xact_lock(${SCHEDULER_LOCK}::bigint)::text`;
+      const [locked] = await tx.$queryRaw<Array<{ status: string }>>`SELECT status FROM tenants WHERE id = ${id}::uuid FOR UPDATE`;
+      if (!locked) throw notFound("Tenant");
+      const before = await tx.tenant.findUniqueOrThrow({ where: { id }, select: { ...tenantSelect } });
       const tenant = await tx.tenant.update({
         where: { id },
         data: {
@@ -20,26 +35,44 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
           status: input.status,
           billingEmail: input.billing_email === undefined ? undefined : input.billing_email,
           billingMode: input.billing_mode,
+          maxPriority: input.max_priority,
           // leaving prepaid forgets the exhausted state (the database requires it)
           ...(input.billing_mode === "invoice" ? { balanceExhaustedAt: null } : {}),
         },
         select: tenantSelect,
       });
-      const action =
-        input.status && input.status !== before.status
-          ? input.status === "suspended"
-            ? "tenant.suspended"
-            : "tenant.reactivated"
-          : "tenant.updated";
+      statusChanged = Boolean(input.status && input.status !== before.status);
+      const work = !statusChanged
+        ? {}
+        : input.status === "suspended"
+          ? await stopTenantWork(txClient(tx), [id], actor.principal.label)
+          : await resumeTenantWork(tx, id, actor.principal.label);
+      const reprioritised =
+        input.max_priority && input.max_priority > before.maxPriority
+          ? await tx.job.updateMany({ where: { tenantId: id, status: { in: ["queued", "blocked"] }, priority: { lt: input.max_priority } }, data: { priority: input.max_priority } })
+          : { count: 0 };
+      const action = statusChanged ? (input.status === "suspended" ? "tenant.suspended" : "tenant.reactivated") : "tenant.updated";
       await recordAudit(tx, actor, {
         action,
         targetType: "tenant",
         targetId: id,
         tenantId: id,
-        details: { changes: input, before: { name: before.name, gpu_quota: before.gpuQuota, status: before.status } },
+        details: {
+          changes: input,
+          before: { name: before.name, gpu_quota: before.gpuQuota, status: before.status, max_priority: before.maxPriority },
+          ...work,
+          ...(reprioritised.count ? { jobs_reprioritised: reprioritised.count } : {}),
+        },
       });
       return tenant;
     });
+    if (statusChanged) {
+      // freed GPUs go to others now; endpoints update their status (and, on reactivation, come back)
+      await emitEvent("scheduler/run.requested", { reason: `tenant ${input.status === "suspended" ? "suspended" : "reactivated"}` });
+      await emitEvent("endpoints/reconcile.requested", { reason: "tenant status changed" });
+      if (input.status === "suspended") await emitEvent("platform/tenant.suspended", { tenant_id: id });
+    }
+    return tenant;
   } catch (e) {
     return uniqueViolationToConflict(e, "name", "A tenant with this name already exists");
   }

@@ -28,8 +28,10 @@ export const updateUserBody = z
     role: z.enum(USER_ROLES).optional(),
     disabled: z.boolean().optional(),
     password: password.optional(),
+    // required when you change your own password (a stolen session alone cannot take the account)
+    current_password: z.string().min(1).max(200).optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
+  .refine((b) => Object.keys(b).some((k) => k !== "current_password"), { message: "Send at least one field to change" })
   .meta({ id: "UpdateUser", example: { disabled: true } });
 
 export const listUsersQuery = z.strictObject({ ...paginationQuery, tenant_id: z.uuid().optional() });

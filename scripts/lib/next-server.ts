@@ -4,6 +4,7 @@ import path from "node:path";
 import { repoRoot } from "./database-url";
 
 const nextBin = path.join(repoRoot, "node_modules", "next", "dist", "bin", "next");
+const serveScript = path.join(repoRoot, "scripts", "serve.ts");
 const SOURCE_DIRS = ["app", "components", "lib", "inngest", "public", "prisma"];
 const SOURCE_FILES = ["next.config.ts", "package.json", "proxy.ts", "instrumentation.ts", "postcss.config.mjs", "tsconfig.json"];
 
@@ -26,13 +27,14 @@ export function nextBuild(env: NodeJS.ProcessEnv): void {
 }
 
 /**
- * Starts `next start` (or `next dev`) in its own process group: killing only the parent leaves
- * next-server holding the port, so stop() signals the whole group.
+ * Starts the app's server (scripts/serve.ts: Next.js, production or dev, behind our own node:http
+ * server) in its own process group: killing only the parent could leave a child holding the port,
+ * so stop() signals the whole group.
  */
 export function startNext(opts: { port: number; dev?: boolean; env: NodeJS.ProcessEnv; quiet?: boolean }) {
   const child: ChildProcess = spawn(
     process.execPath,
-    [nextBin, opts.dev ? "dev" : "start", "-p", String(opts.port), "-H", "127.0.0.1"],
+    ["--import", "tsx", serveScript, ...(opts.dev ? ["--dev"] : []), "-p", String(opts.port), "-H", "127.0.0.1"],
     { cwd: repoRoot, detached: true, stdio: opts.quiet ? ["ignore", "ignore", "inherit"] : "inherit", env: { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" } },
   );
   let exited = false;

@@ -190,11 +190,55 @@ describe("tenants in the UI", () => {
     await page.goto(`${base()}/login`);
     await signIn(page, operator.email, operator.password);
     await page.waitForURL(`${base()}/admin`);
-    const form = await page.request.post(`${base()}/api/clusters`, { form: { name: "csrf-attempt" } });
+    const sameSite = { origin: base() };
+    const form = await page.request.post(`${base()}/api/clusters`, { form: { name: "csrf-attempt" }, headers: sameSite });
     expect(form.status()).toBe(400);
     expect((await form.json()).error.details[0].path).toBe("content-type");
-    const json = await page.request.post(`${base()}/api/clusters`, { data: { name: `session-${Date.now()}` } });
+    const json = await page.request.post(`${base()}/api/clusters`, { data: { name: `session-${Date.now()}` }, headers: sameSite });
     expect(json.status()).toBe(201);
+    await page.context().close();
+  });
+
+  it("refuses cookie-authenticated writes from other sites, body-less ones included", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login`);
+    await signIn(page, operator.email, operator.password);
+    await page.waitForURL(`${base()}/admin`);
+    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }, {}] as Array<Record<string, string>>) {
+      const r = await page.request.post(`${base()}/api/scheduler/run`, { headers });
+      expect(r.status(), JSON.stringify(headers)).toBe(403);
+    }
+    // the same request from the app's own pages is fine
+    const ok = await page.evaluate(async () => (await fetch("/api/scheduler/run", { method: "POST" })).status);
+    expect(ok).toBe(200);
+    await page.context().close();
+  });
+
+  it("goes nowhere but this site after sign-in, whatever callbackUrl says", async () => {
+    for (const evil of ["/%5Cevil.example", "/%09/evil.example", "//evil.example", "/%5C%5Cevil.example/x"]) {
+      const page = await newPage();
+      await page.goto(`${base()}/login?callbackUrl=${evil}`);
+      await signIn(page, operator.email, operator.password);
+      await page.waitForURL((u) => u.pathname.startsWith("/admin"));
+      expect(new URL(page.url()).origin, evil).toBe(base());
+      await page.context().close();
+    }
+  });
+
+  it("signing out ends the session everywhere: a copied cookie stops working", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login`);
+    const user = await makeUser("operator");
+    await signIn(page, user.email, user.password);
+    await page.waitForURL(`${base()}/admin`);
+    const cookies = await page.context().cookies();
+    const cookie = cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+    expect((await api("GET", "/api/tenants", { headers: { cookie } })).status).toBe(200);
+    await page.evaluate(async () => {
+      const { csrfToken } = await (await fetch("/api/auth/csrf")).json();
+      await fetch("/api/auth/signout", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrfToken, json: "true" }) });
+    });
+    expect((await api("GET", "/api/tenants", { headers: { cookie } })).status).toBe(401);
     await page.context().close();
   });
 });

@@ -367,6 +367,32 @@ describe("Stripe", () => {
     expect(await codeOf(handleStripeWebhook(payload, signed(payload), {}))).toBe("not_found");
   });
 
+  it("settling an invoice another way expires its Checkout Session; money that still arrives raises an operator alert", async () => {
+    const w = await world();
+    const cfg = { secretKey: "sk_test_x", apiBase, webhookSecret: secret };
+    const settle = async (how: "bank" | "void") => {
+      await finishJob(operator, (await runningJob(w, 1, 600)).id, { status: "completed" });
+      const inv = await generateInvoice(operator, w.tenant.id, { period_start: "2020-01-01T00:00:00Z" });
+      const session = unique("cs_live");
+      await db().invoice.update({ where: { id: inv.id }, data: { stripeSessionId: session, stripeUrl: `https://checkout.stripe.test/c/pay/${session}` } });
+      if (how === "bank") await payInvoice(operator, inv.id, { method: "bank", reference: "wire" }, cfg);
+      else await voidInvoice(operator, inv.id, cfg);
+      expect(requests).toContainEqual(expect.stringMatching(new RegExp(`^POST /v1/checkout/sessions/${session}/expire`)));
+      return { inv, session };
+    };
+    for (const how of ["bank", "void"] as const) {
+      const { inv, session } = await settle(how);
+      // the session was paid before it expired (or Stripe could not be reached): the money is not kept silently
+      const payload = event(unique("evt"), "checkout.session.completed", { id: session, object: "checkout.session", payment_status: "paid", payment_intent: unique("pi"), amount_total: 1234, currency: "usd", metadata: { invoice_id: inv.id } });
+      expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({ outcome: how === "bank" ? "already_paid" : "invoice_void" });
+      const alert = await db().alertEvent.findFirstOrThrow({ where: { ruleType: "unexpected_payment", subjectId: inv.id } });
+      expect(alert).toMatchObject({ status: "firing", severity: "critical", subjectType: "invoice", tenantId: null });
+      expect(alert.message).toContain("12.34 USD");
+      expect(await db().notification.count({ where: { alertEventId: alert.id } })).toBeGreaterThan(0);
+      expect((await db().invoice.findUniqueOrThrow({ where: { id: inv.id } })).status).toBe(how === "bank" ? "paid" : "void");
+    }
+  });
+
   it("a tenant's card deposit opens Checkout for its own balance; only operators credit directly", async () => {
     const w = await world({ mode: "prepaid" });
     const session = await startCardDeposit(w.asTenant, 5000, { secretKey: "sk_test_x", apiBase });

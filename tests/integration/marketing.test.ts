@@ -6,8 +6,8 @@ import { actorFor, operatorPrincipal, tenantAdminPrincipal, unique } from "../su
 describe("public site records", () => {
   it("early access: signing up twice is not an error and adds nothing", async () => {
     const email = `${unique("early")}@example.test`;
-    expect(await signUpEarlyAccess(email)).toEqual({ created: true });
-    expect(await signUpEarlyAccess(email)).toEqual({ created: false });
+    await signUpEarlyAccess(email);
+    await signUpEarlyAccess(email);
     expect(await db().earlyAccess.count({ where: { email } })).toBe(1);
   });
 

@@ -22,6 +22,8 @@ export default async function setup(project: TestProject) {
     NODE_ENV: "production",
     DEMO_MODE: "0",
     LOG_LEVEL: "warn",
+    // the tests' HTTP client acts as one trusted proxy (tests/support/http.ts)
+    TRUSTED_PROXY_HOPS: "1",
     // webhooks are verified for real in the walks; no STRIPE_SECRET_KEY, so invoices use the local payment page
     STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
   } as NodeJS.ProcessEnv;

@@ -6,13 +6,20 @@ export interface Reply {
   headers: Headers;
 }
 
+export function randomClientAddress(): string {
+  return `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+}
+
 /** A small HTTP client for the API under test: JSON in and out, bearer key optional. */
 export async function api(
   method: string,
   path: string,
   opts: { key?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {},
 ): Promise<Reply> {
-  const headers: Record<string, string> = { ...opts.headers };
+  // The e2e server trusts one proxy hop (TRUSTED_PROXY_HOPS=1): the test client plays that proxy
+  // and gives each request a client address of its own, so per-address limits of one test never
+  // spill into another. Tests about addresses pass their own X-Forwarded-For.
+  const headers: Record<string, string> = { "x-forwarded-for": randomClientAddress(), ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   let body: BodyInit | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody as BodyInit;

@@ -31,9 +31,9 @@ describe("configuration", () => {
     expect(inngestConfigured(parseEnv({ INNGEST_EVENT_KEY: "e", INNGEST_SIGNING_KEY: "s", BACKGROUND_DRIVER: "in-process" }))).toBe(false);
   });
 
-  it("refuses to run production without an auth secret, outside demo mode", () => {
+  it("refuses to run without an auth secret, in any mode", () => {
     expect(() => authSecret(parseEnv({ NODE_ENV: "production" }))).toThrow(/NEXTAUTH_SECRET/);
-    expect(authSecret(parseEnv({ NODE_ENV: "production", DEMO_MODE: "1" }))).toBeTruthy();
+    expect(() => authSecret(parseEnv({ NODE_ENV: "production", DEMO_MODE: "1" }))).toThrow(/NEXTAUTH_SECRET/);
     expect(authSecret(parseEnv({ NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(32) }))).toBe("x".repeat(32));
   });
 });

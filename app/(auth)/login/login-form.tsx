@@ -6,9 +6,15 @@ import { Field, inputClass } from "@/components/forms/form-parts";
 import { Button } from "@/components/ui/button";
 
 const messages: Record<string, string> = {
-  locked: "Too many failed attempts for this email. Try again in 15 minutes.",
   disabled: "This account or its organisation is disabled. Contact your administrator.",
 };
+
+/** next-auth hands back the reason authorize() threw; `throttled:<seconds>` says how long to wait. */
+function errorMessage(code: string | undefined): string {
+  const throttled = /^throttled:(\d+)$/.exec(code ?? "");
+  if (throttled) return `Too many sign-in attempts. Wait ${throttled[1]} seconds and try again.`;
+  return messages[code ?? ""] ?? "Wrong email or password.";
+}
 
 export function LoginForm({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {
   const router = useRouter();
@@ -28,13 +34,14 @@ export function LoginForm({ callbackUrl, initialError }: { callbackUrl: string; 
     });
     if (!result || result.error) {
       setPending(false);
-      setError(messages[result?.error ?? ""] ?? "Wrong email or password.");
+      setError(errorMessage(result?.error ?? undefined));
       return;
     }
     const session = await getSession();
     const role = (session?.user as { role?: string } | undefined)?.role;
     const home = role === "operator" ? "/admin" : "/dashboard";
-    const target = callbackUrl && callbackUrl.startsWith(home) ? callbackUrl : callbackUrl && role === "operator" ? callbackUrl : home;
+    // callbackUrl is a same-origin path already (the page checked it); a tenant user goes home unless it is theirs
+    const target = callbackUrl && (callbackUrl.startsWith(home) || role === "operator") ? callbackUrl : home;
     router.replace(target);
     router.refresh();
   }

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { Logo } from "@/components/shell/app-shell";
+import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { env } from "@/lib/env";
 import { DEMO_ACCOUNTS } from "@/lib/platform/demo-accounts";
 import { LoginForm } from "./login-form";
@@ -9,20 +10,21 @@ export const dynamic = "force-dynamic";
 
 const errors: Record<string, string> = {
   invalid: "Wrong email or password.",
-  locked: "Too many failed attempts for this email. Try again in 15 minutes.",
+  throttled: "Too many sign-in attempts. Wait a minute and try again.",
   disabled: "This account or its organisation is disabled. Contact your administrator.",
 };
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; error?: string }> }) {
   const sp = await searchParams;
-  const callbackUrl = sp.callbackUrl?.startsWith("/") && !sp.callbackUrl.startsWith("//") ? sp.callbackUrl : "";
+  // only a path of this site, after the normalisation a browser applies (no `/%5Cevil.example`)
+  const callbackUrl = safeCallbackPath(sp.callbackUrl, "http://gpuforge.invalid") ?? "";
   return (
     <div className="flex min-h-screen flex-col items-center justify-center bg-slate-900 px-4 py-12">
       <Link href="/" className="mb-8" aria-label="GPUForge home"><Logo /></Link>
       <main className="w-full max-w-sm rounded-xl bg-white p-8 shadow-xl">
         <h1 className="text-xl font-semibold text-slate-900">Sign in</h1>
         <p className="mt-1 text-sm text-slate-500">Operators land in the console, tenants in their dashboard.</p>
-        <LoginForm callbackUrl={callbackUrl} initialError={sp.error ? (errors[sp.error] ?? errors.invalid) : undefined} />
+        <LoginForm callbackUrl={callbackUrl} initialError={sp.error ? (errors[sp.error.split(":")[0]!] ?? errors.invalid) : undefined} />
       </main>
       {env().DEMO_MODE ? (
         <section aria-labelledby="demo-accounts" className="mt-6 w-full max-w-sm rounded-xl bg-white/5 p-5 text-sm text-slate-300 ring-1 ring-white/10">

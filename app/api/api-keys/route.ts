@@ -6,10 +6,10 @@ import { json, route } from "@/lib/http/route";
 
 export const POST = route(apiKeys.createApiKey, async ({ actor, body }) => {
   const { apiKey, key } = await createApiKey(actor, body);
-  return json(201, { api_key: apiKeyJson(apiKey), key }, { "cache-control": "no-store" });
+  return json(201, { api_key: apiKeyJson(apiKey, actor.principal.kind === "tenant"), key }, { "cache-control": "no-store" });
 });
 
 export const GET = route(apiKeys.listApiKeys, async ({ principal, query }) => {
   const { data, nextCursor } = await listApiKeys(principal, query);
-  return json(200, { data: data.map(apiKeyJson), next_cursor: nextCursor });
+  return json(200, { data: data.map((k) => apiKeyJson(k, principal.kind === "tenant")), next_cursor: nextCursor });
 });

@@ -1,5 +1,11 @@
 import { platform } from "@/lib/api/contracts";
-import { buildOpenApiDocument } from "@/lib/api/openapi";
-import { json, route } from "@/lib/http/route";
+import { openApiDocumentJson } from "@/lib/api/openapi";
+import { route } from "@/lib/http/route";
 
-export const GET = route(platform.openapi, async () => json(200, buildOpenApiDocument()));
+// Built once per process (the contracts cannot change while it runs) and revalidated by ETag.
+export const GET = route(platform.openapi, async ({ request }) => {
+  const { body, etag } = openApiDocumentJson();
+  const headers = { etag, "cache-control": "public, max-age=300", "content-type": "application/json" };
+  if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+  return new Response(body, { status: 200, headers });
+});

@@ -27,13 +27,13 @@ export const createEarlyAccess = defineContract({
   operationId: "createEarlyAccess",
   method: "POST",
   path: "/api/early-access",
-  summary: "Sign up for early access (public; signing up twice is not an error)",
+  summary: "Sign up for early access (public; the answer is the same whether or not the address was already listed)",
   tags: ["Marketing"],
   access: "public",
   body: earlyAccessBody,
   bodyLimitBytes: 4 * 1024,
   rateLimitPerMinute: 20,
-  responses: { 201: { description: "Signed up", schema: z.object({ early_access: z.object({ email: z.string(), created: z.boolean() }) }) }, ...publicErrors },
+  responses: { 201: { description: "Signed up", schema: z.object({ early_access: z.object({ email: z.string() }) }) }, ...publicErrors },
 });
 
 export const recordPageView = defineContract({

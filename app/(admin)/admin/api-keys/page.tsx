@@ -5,16 +5,20 @@ import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { listApiKeys } from "@/lib/api-keys/queries";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { listClusters } from "@/lib/fleet/cluster-queries";
+import { listUsers } from "@/lib/users/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
 
 export const metadata = { title: "API keys" };
 
-export default async function AdminApiKeysPage() {
+export default async function AdminApiKeysPage({ searchParams }: { searchParams: Promise<{ created_by?: string }> }) {
   const p = await requireOperatorPage("/admin/api-keys");
-  const [keys, tenants, clusters] = await Promise.all([
-    listApiKeys(p, { limit: 500, include_revoked: "true" }),
+  const { created_by } = await searchParams;
+  const creator = created_by && /^[0-9a-f-]{36}$/i.test(created_by) ? created_by : undefined;
+  const [keys, tenants, clusters, users] = await Promise.all([
+    listApiKeys(p, { limit: 500, include_revoked: "true", created_by_user_id: creator }),
     listTenantsWithCounts(),
     listClusters(p, { limit: 500 }),
+    listUsers(p, { limit: 500 }),
   ]);
   return (
     <>
@@ -33,6 +37,16 @@ export default async function AdminApiKeysPage() {
       </Card>
       <Card>
         <CardHeader title="Keys" />
+        <form method="get" className="mb-4 flex items-end gap-2 text-sm" aria-label="Filter keys by creator">
+          <label className="flex flex-col gap-1">
+            <span className="text-slate-600">Created by</span>
+            <select name="created_by" defaultValue={creator ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5">
+              <option value="">anyone</option>
+              {users.data.map((u) => <option key={u.id} value={u.id}>{u.email}{u.disabledAt ? " (disabled)" : ""}</option>)}
+            </select>
+          </label>
+          <button type="submit" className="rounded-md border border-slate-300 px-3 py-1.5 hover:bg-slate-50">Show</button>
+        </form>
         <ApiKeysTable keys={toApiKeyItems(keys.data)} revokeAction={revokeApiKeyAction} />
       </Card>
     </>

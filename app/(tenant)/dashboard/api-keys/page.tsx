@@ -24,7 +24,7 @@ export default async function TenantApiKeysPage() {
       </Card>
       <Card>
         <CardHeader title="Keys" />
-        <ApiKeysTable keys={toApiKeyItems(keys.data)} revokeAction={revokeApiKeyAction} />
+        <ApiKeysTable keys={toApiKeyItems(keys.data, true)} revokeAction={revokeApiKeyAction} />
       </Card>
     </>
   );

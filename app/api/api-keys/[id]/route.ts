@@ -4,5 +4,5 @@ import { apiKeyJson } from "@/lib/api-keys/schemas";
 import { json, route } from "@/lib/http/route";
 
 export const DELETE = route(apiKeys.revokeApiKey, async ({ actor, params }) =>
-  json(200, { api_key: apiKeyJson(await revokeApiKey(actor, params.id)) }),
+  json(200, { api_key: apiKeyJson(await revokeApiKey(actor, params.id), actor.principal.kind === "tenant") }),
 );

@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { authenticateApiKey } from "@/lib/api-keys/authenticate-api-key";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { listApiKeys } from "@/lib/api-keys/queries";
+import { systemActor, type Principal } from "@/lib/auth/principal";
+import { db } from "@/lib/db/client";
+import { endSessions } from "@/lib/users/end-sessions";
+import { principalForUserId } from "@/lib/users/principal-for-user";
+import { updateUser } from "@/lib/users/update-user";
+import { verifyCredentials } from "@/lib/users/verify-credentials";
+import { actorFor, makeTenant, makeUser, operatorPrincipal, unique } from "../support/fixtures";
+
+const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+const userPrincipal = (u: { id: string; email: string; role: string; tenantId: string | null }): Principal =>
+  u.role === "operator" ? { kind: "operator", userId: u.id, label: u.email } : { kind: "tenant", tenantId: u.tenantId!, role: u.role as "tenant_admin", userId: u.id, label: u.email };
+let n = 0;
+const freshAddress = () => `198.19.${(n = (n + 1) % 250)}.${Math.floor(Math.random() * 250)}`;
+
+describe("keys follow their owners", () => {
+  it("disabling an operator revokes the operator key they minted, at once and audited", async () => {
+    const leaving = await makeUser("operator");
+    const other = await makeUser("operator");
+    const { apiKey, key } = await createApiKey(actorFor(userPrincipal(leaving)), { name: unique("exit-key"), scope: "operator" });
+    expect(await authenticateApiKey(key)).toMatchObject({ kind: "operator" });
+    await updateUser(actorFor(userPrincipal(other)), leaving.id, { disabled: true });
+    expect(await codeOf(authenticateApiKey(key))).toBe("unauthorized");
+    expect((await db().apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).revokedAt).not.toBeNull();
+    const audit = await db().auditLog.findMany({ where: { targetId: apiKey.id, action: "api_key.revoked" } });
+    expect(audit).toHaveLength(1);
+    expect(JSON.stringify(audit[0]!.details)).toContain("was disabled");
+    // re-enabling does not bring it back
+    await updateUser(actorFor(userPrincipal(other)), leaving.id, { disabled: false });
+    expect(await codeOf(authenticateApiKey(key))).toBe("unauthorized");
+  });
+
+  it("demoting a tenant admin narrows their keys to member rights; operators list keys by creator", async () => {
+    const t = await makeTenant();
+    const admin = await makeUser("tenant_admin", t.id);
+    const boss = await makeUser("tenant_admin", t.id);
+    const { apiKey, key } = await createApiKey(actorFor(userPrincipal(admin)), { name: unique("ci"), scope: "tenant" });
+    expect(await authenticateApiKey(key)).toMatchObject({ kind: "tenant", role: "tenant_admin" });
+    await updateUser(actorFor(userPrincipal(boss)), admin.id, { role: "tenant_member" });
+    expect(await authenticateApiKey(key)).toMatchObject({ kind: "tenant", role: "tenant_member" });
+    expect((await db().apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).tenantRole).toBe("tenant_member");
+    expect(await db().auditLog.count({ where: { targetId: apiKey.id, action: "api_key.narrowed" } })).toBe(1);
+    const byCreator = await listApiKeys(operatorPrincipal, { limit: 50, created_by_user_id: admin.id, include_revoked: "true" });
+    expect(byCreator.data.map((k) => k.id)).toEqual([apiKey.id]);
+    expect(byCreator.data[0]!.createdBy).toMatchObject({ email: admin.email });
+  });
+
+  it("the database does it whatever path changed the user, and refuses keys beyond their creator", async () => {
+    const t = await makeTenant();
+    const admin = await makeUser("tenant_admin", t.id);
+    await makeUser("tenant_admin", t.id);
+    const { apiKey } = await createApiKey(actorFor(userPrincipal(admin)), { name: unique("k"), scope: "tenant" });
+    await db().$executeRaw`UPDATE users SET disabled_at = now() WHERE id = ${admin.id}::uuid`;
+    expect((await db().apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).revokedAt).not.toBeNull();
+    const member = await makeUser("tenant_member", t.id);
+    await expect(
+      db().$executeRaw`INSERT INTO api_keys (name, prefix, key_hash, scope, tenant_id, tenant_role, created_by_user_id)
+                       VALUES ('x', 'gf_abcdefghi', ${"a".repeat(64)}, 'tenant', ${t.id}::uuid, 'tenant_admin', ${member.id}::uuid)`,
+    ).rejects.toThrow(/more than its creator/);
+    await expect(
+      db().$executeRaw`INSERT INTO api_keys (name, prefix, key_hash, scope, tenant_id, tenant_role, created_by_user_id)
+                       VALUES ('x', 'gf_abcdefghi', ${"b".repeat(64)}, 'tenant', ${t.id}::uuid, 'tenant_admin', ${admin.id}::uuid)`,
+    ).rejects.toThrow(/disabled or gone/);
+  });
+});
+
+describe("sign-in throttling", () => {
+  it("parallel guesses at one account get the free allowance and one more, no more; each refused one costs no hash", async () => {
+    const victim = await makeUser("operator");
+    const results = await Promise.all(Array.from({ length: 30 }, () => verifyCredentials(victim.email, "not-the-password", freshAddress())));
+    const guessed = results.filter((r) => !r.ok && r.reason === "invalid").length;
+    expect(guessed).toBe(11);
+    expect(results.filter((r) => !r.ok && r.reason === "throttled")).toHaveLength(19);
+    // the right password waits out the back-off too, but it is a back-off, never a lock
+    const row = await db().signInThrottle.findUniqueOrThrow({ where: { key: `email:${victim.email}` } });
+    expect(row.blockedUntil!.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+    expect(await verifyCredentials(victim.email, victim.password, freshAddress())).toMatchObject({ ok: false, reason: "throttled" });
+    await db().signInThrottle.update({ where: { key: row.key }, data: { blockedUntil: new Date(Date.now() - 1) } });
+    expect(await verifyCredentials(victim.email, victim.password, freshAddress())).toMatchObject({ ok: true });
+    expect(await db().signInThrottle.findUniqueOrThrow({ where: { key: row.key } })).toMatchObject({ failures: 0, blockedUntil: null });
+  });
+
+  it("one address spraying one guess per account is throttled after its allowance", async () => {
+    const address = freshAddress();
+    const users = await Promise.all(Array.from({ length: 25 }, () => makeUser("operator")));
+    const results = await Promise.all(users.map((u) => verifyCredentials(u.email, "spray-password-1", address)));
+    expect(results.filter((r) => !r.ok && r.reason === "invalid")).toHaveLength(21);
+    expect(results.filter((r) => !r.ok && r.reason === "throttled")).toHaveLength(4);
+    // unknown accounts count the same (and cost nothing once throttled)
+    expect(await verifyCredentials(`${unique("nobody")}@example.test`, "x", address)).toMatchObject({ reason: "throttled" });
+  });
+});
+
+describe("sessions end when their user says so", () => {
+  it("a password change, a sign-out or disabling ends every earlier session; your own change needs the current password", async () => {
+    const t = await makeTenant();
+    const admin = await makeUser("tenant_admin", t.id);
+    const member = await makeUser("tenant_member", t.id);
+    const signedIn = await verifyCredentials(admin.email, admin.password, freshAddress());
+    if (!signedIn.ok) throw new Error("sign-in failed");
+    const v0 = signedIn.user.sessionVersion;
+    expect(await principalForUserId(admin.id, v0)).not.toBeNull();
+
+    const self = actorFor(userPrincipal(admin));
+    expect(await codeOf(updateUser(self, admin.id, { password: "a-brand-new-password" }))).toBe("validation_failed");
+    expect(await codeOf(updateUser(self, admin.id, { password: "a-brand-new-password", current_password: "wrong-one-entirely" }))).toBe("validation_failed");
+    await updateUser(self, admin.id, { password: "a-brand-new-password", current_password: admin.password });
+    expect(await principalForUserId(admin.id, v0)).toBeNull();
+    expect(await principalForUserId(admin.id, v0 + 1)).not.toBeNull();
+
+    await endSessions(admin.id, v0 + 1);
+    await endSessions(admin.id, v0 + 1); // a second tab signing out changes nothing more
+    expect(await principalForUserId(admin.id, v0 + 1)).toBeNull();
+    expect(await principalForUserId(admin.id, v0 + 2)).not.toBeNull();
+
+    // an admin resetting someone else's password, or disabling them, ends their sessions too
+    expect(await principalForUserId(member.id, 0)).not.toBeNull();
+    await updateUser(self, member.id, { password: "reset-by-the-admin" });
+    expect(await principalForUserId(member.id, 0)).toBeNull();
+    await updateUser(self, member.id, { disabled: true });
+    expect(await principalForUserId(member.id, 1)).toBeNull();
+    expect(systemActor.principal.kind).toBe("operator");
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { chatEscape, chatLine, chatQuote } from "@/lib/alerts/chat-text";
+import { notificationText } from "@/lib/alerts/delivery-policy";
+import { tenantSafeDetails } from "@/lib/alerts/queries";
+import { openApiDocumentJson } from "@/lib/api/openapi";
+import { safeCallbackPath } from "@/lib/auth/callback-url";
+import { anonymousPrincipal, assertOperator, tenantFilter, type Actor, type PublicActor } from "@/lib/auth/principal";
+import { ACCOUNT_POLICY, ADDRESS_POLICY, admit, afterSuccess, backoffMs } from "@/lib/auth/sign-in-throttle";
+import { authSecret, ConfigError, parseEnv } from "@/lib/env";
+import { clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
+import { renderMarkdown } from "@/lib/marketing/blog";
+
+describe("client addresses trust forwarded headers only from configured proxies", () => {
+  const none = { hops: 0, cidrs: [] };
+  it("without trust, the socket's address (the entry our server appended) is the client, whatever the client wrote", () => {
+    const header = withPeerAddress("1.2.3.4, 5.6.7.8", "203.0.113.9");
+    expect(header).toBe("1.2.3.4, 5.6.7.8, 203.0.113.9");
+    expect(clientAddress(header, none)).toBe("203.0.113.9");
+    expect(clientAddress(withPeerAddress(undefined, "::ffff:198.51.100.1"), none)).toBe("198.51.100.1");
+    // the old rule took the first value: rotating it evaded every per-address limit
+    for (const spoof of ["10.0.0.1", "10.0.0.2", "garbage"]) expect(clientAddress(withPeerAddress(spoof, "203.0.113.9"), none)).toBe("203.0.113.9");
+  });
+  it("with TRUSTED_PROXY_HOPS, walks left over that many proxies and no further", () => {
+    expect(clientAddress("9.9.9.9, 198.51.100.7, 10.0.0.5", { hops: 1, cidrs: [] })).toBe("198.51.100.7");
+    expect(clientAddress("9.9.9.9, 198.51.100.7, 10.0.0.5, 10.0.0.6", { hops: 2, cidrs: [] })).toBe("198.51.100.7");
+    expect(clientAddress("10.0.0.5", { hops: 1, cidrs: [] })).toBe("10.0.0.5");
+  });
+  it("with TRUSTED_PROXIES, skips addresses inside those networks from the right", () => {
+    const cidrs = parseCidrList("10.0.0.0/8, 2001:db8::/32")!;
+    expect(clientAddress("6.6.6.6, 198.51.100.7, 10.1.2.3, 2001:db8::1", { hops: 0, cidrs })).toBe("198.51.100.7");
+    expect(clientAddress("6.6.6.6, 198.51.100.8", { hops: 0, cidrs })).toBe("198.51.100.8");
+    expect(parseCidrList("10.0.0.0/33")).toBeNull();
+    expect(parseCidrList("not-an-ip")).toBeNull();
+    expect(parseCidrList("192.0.2.7")).toHaveLength(1);
+  });
+  it("configuration names bad proxy settings", () => {
+    expect(() => parseEnv({ TRUSTED_PROXIES: "10.0.0.0/99" })).toThrow(/TRUSTED_PROXIES/);
+    expect(() => parseEnv({ TRUSTED_PROXIES: "10.0.0.0/8", TRUSTED_PROXY_HOPS: "1" })).toThrow(/not both/);
+    expect(parseEnv({ TRUSTED_PROXIES: "10.0.0.0/8" }).TRUSTED_PROXIES).toHaveLength(1);
+  });
+});
+
+describe("callback URLs after sign-in", () => {
+  const origin = "https://gpuforge.example";
+  it("keeps same-origin paths", () => {
+    expect(safeCallbackPath("/admin/tenants?x=1#top", origin)).toBe("/admin/tenants?x=1#top");
+    expect(safeCallbackPath("/dashboard", origin)).toBe("/dashboard");
+  });
+  it("refuses whatever a browser would resolve to another origin", () => {
+    for (const bad of ["/%5Cevil.example", "/%09/evil.example", "/\\evil.example", "//evil.example", "/%2F/evil.example", "/%255Cevil.example", "https://evil.example/x", "javascript:alert(1)", "/\t/evil.example", "", "dashboard"]) {
+      expect(safeCallbackPath(bad, origin), bad).toBeNull();
+    }
+  });
+});
+
+describe("sign-in throttle policy", () => {
+  it("is free up to the allowance, then doubles each failure up to the cap", () => {
+    expect(backoffMs(10, ACCOUNT_POLICY)).toBe(0);
+    expect([11, 12, 13, 14].map((n) => backoffMs(n, ACCOUNT_POLICY))).toEqual([1000, 2000, 4000, 8000]);
+    expect(backoffMs(40, ACCOUNT_POLICY)).toBe(60_000);
+    expect(backoffMs(200, ADDRESS_POLICY)).toBe(15 * 60_000);
+  });
+  it("refuses while blocked without counting, forgets after a quiet spell, and a success gives back only its own attempt", () => {
+    const now = 1_000_000;
+    expect(admit({ failures: 12, blockedUntil: now + 500, lastFailureAt: now }, now, ACCOUNT_POLICY)).toEqual({ allowed: false, retryAfterMs: 500 });
+    expect(admit({ failures: 12, blockedUntil: now - 1, lastFailureAt: now - 20 * 60_000 }, now, ACCOUNT_POLICY)).toEqual({ allowed: true, next: { failures: 1, blockedUntil: null, lastFailureAt: now } });
+    const a = admit({ failures: 10, blockedUntil: null, lastFailureAt: now - 1 }, now, ACCOUNT_POLICY);
+    expect(a).toEqual({ allowed: true, next: { failures: 11, blockedUntil: now + 1000, lastFailureAt: now } });
+    expect(afterSuccess("account", { failures: 11, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({ failures: 0, blockedUntil: null, lastFailureAt: null });
+    expect(afterSuccess("address", { failures: 25, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({ failures: 24, blockedUntil: null, lastFailureAt: now });
+  });
+});
+
+describe("chat webhook text", () => {
+  it("escapes control sequences and line breaks in every user-chosen value", () => {
+    expect(chatEscape("<!channel> & <https://evil|click>")).toBe("&lt;!channel&gt; &amp; &lt;https://evil|click&gt;");
+    expect(chatLine("job\nDetails: <https://evil>")).toBe("job Details: &lt;https://evil&gt;");
+    expect(chatQuote("hi\n<!here>")).toBe("> hi\n> &lt;!here&gt;");
+    const text = notificationText(
+      { status: "firing", severity: "warning", rule_name: "Idle", subject_label: "<!channel> train", message: "Job <https://evil|x> idle", fired_at: new Date(0), resolved_at: null, link: "https://gpuforge.test/a" },
+      "chat",
+    );
+    expect(`${text.subject}\n${text.text}`).not.toMatch(/<(?!\/)/);
+    expect(text.text).toContain("&lt;!channel&gt; train");
+    // email keeps the words as written
+    expect(notificationText({ status: "firing", severity: "warning", rule_name: "Idle", subject_label: "a<b", message: "m", fired_at: new Date(0), resolved_at: null, link: "l" }).subject).toContain("a<b");
+  });
+});
+
+describe("tenants' view of alert details", () => {
+  it("keeps figures, drops fleet ids, hostnames and people", () => {
+    expect(tenantSafeDetails({ node: "gpu-a-01", cause: "XID 79 on gpu-a-01", window_s: 600, job_id: "0f0e0d0c-0000-4000-8000-000000000000", by: "ops@gpuforge.test", note: "ops@gpuforge.test", avg_utilization_pct: 2 })).toEqual({
+      cause: "XID 79 on gpu-a-01",
+      window_s: 600,
+      avg_utilization_pct: 2,
+    });
+  });
+});
+
+describe("blog Markdown", () => {
+  it("renders Markdown and strips script, handlers and javascript: links", () => {
+    const html = renderMarkdown("# Title\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1)) **bold**");
+    expect(html).toContain("<h1>Title</h1>");
+    expect(html).toContain("<strong>bold</strong>");
+    expect(html).not.toMatch(/<script|onerror|javascript:/i);
+  });
+});
+
+describe("configuration: no default secrets, no dev mode in production", () => {
+  it("has no built-in session secret in any mode", () => {
+    for (const mode of [{}, { NODE_ENV: "production", DEMO_MODE: "1" }, { NODE_ENV: "development" }]) {
+      expect(() => authSecret(parseEnv(mode))).toThrow(/NEXTAUTH_SECRET/);
+    }
+    expect(() => parseEnv({ NEXTAUTH_SECRET: "x".repeat(20) })).toThrow(ConfigError);
+  });
+  it("refuses Inngest dev mode in production", () => {
+    expect(() => parseEnv({ NODE_ENV: "production", INNGEST_DEV: "1" })).toThrow(/INNGEST_DEV/);
+    expect(parseEnv({ NODE_ENV: "development", INNGEST_DEV: "1" }).INNGEST_DEV).toBe("1");
+  });
+});
+
+describe("anonymous callers", () => {
+  it("are a principal kind of their own that operator-only code refuses", () => {
+    // the compiler refuses an anonymous caller wherever an Actor is expected (npm test type-checks this file)
+    // @ts-expect-error: a PublicActor is not an Actor
+    const asActor: Actor = { principal: anonymousPrincipal } satisfies PublicActor;
+    expect(() => assertOperator(asActor.principal)).toThrow(/Operator access required/);
+    expect(() => tenantFilter(asActor.principal)).toThrow();
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("is built once per process and served with a stable ETag", () => {
+    const first = openApiDocumentJson();
+    expect(openApiDocumentJson()).toBe(first);
+    expect(first.etag).toMatch(/^"[\w-]+"$/);
+  });
+});
