@@ -75,6 +75,19 @@ const envSchema = z.object({
   // workload logs: what one run (a job attempt or a replica) may store, and for how long
   WORKLOAD_LOG_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(8 * 1024 * 1024),
   WORKLOAD_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(14),
+  // Operations: GET /api/metrics answers operator keys, and this bearer token for Prometheus;
+  // per-GPU series stop at METRICS_MAX_GPU_SERIES (a gauge says when they were cut)
+  METRICS_TOKEN: z.string().trim().min(16, "must be at least 16 characters").optional().or(z.literal("").transform(() => undefined)),
+  METRICS_MAX_GPU_SERIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  // POST /api/webhooks/alertmanager answers this bearer token (Alertmanager's http_config) and operator keys
+  ALERTMANAGER_TOKEN: z.string().trim().min(16, "must be at least 16 characters").optional().or(z.literal("").transform(() => undefined)),
+  // Alertmanager alerts (by alertname) that quarantine their node, within the blast-radius cap;
+  // an alert's own label gpuforge_action="quarantine" (or "none") decides for that alert
+  ALERTMANAGER_REMEDIATE_ALERTS: z
+    .string()
+    .trim()
+    .default("GPUFatalXid,GPUXidFatal,GPUUncorrectableEccError,GPURowRemapFailure")
+    .transform((v) => v.split(",").map((x) => x.trim()).filter(Boolean)),
   // How many proxies in front of the app append to X-Forwarded-For (0: none, use the socket address),
   // or which networks they are in. Nothing else is believed about a client's address.
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0, "must be 0 or more").max(10).default(0),

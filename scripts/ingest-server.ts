@@ -7,7 +7,7 @@ import http from "node:http";
 import { POST as heartbeat } from "@/app/api/clusters/nodes/[id]/heartbeat/route";
 import { POST as metrics } from "@/app/api/clusters/metrics/route";
 import { GET as health } from "@/app/api/health/route";
-import { fleet } from "@/lib/api/contracts";
+import { fleet, operations } from "@/lib/api/contracts";
 import { attachPrincipal, resolvePrincipal } from "@/lib/auth/resolve-principal";
 import { env, proxyTrust } from "@/lib/env";
 import { AppError, isAppError, unauthorized } from "@/lib/errors";
@@ -16,8 +16,19 @@ import { errorResponse } from "@/lib/http/error-response";
 import { sendResponse, toNextRequest } from "@/lib/http/node-bridge";
 import { guardAddress, recordFailedAuth } from "@/lib/http/rate-limit";
 import { readWithinLimit } from "@/lib/http/read-body";
+import { route } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
+import { metricsExposition } from "@/lib/observability/exposition";
+import { assertOperatorOrToken } from "@/lib/observability/operator-or-token";
 import { applyServerTimeouts, SERVER_TIMEOUTS, type ServerTimeouts } from "./lib/server-timeouts";
+
+// This process's own figures (requests, ingested samples and rejections, runtime); the fleet's
+// gauges are the app's to serve.
+const processMetricsOnly = route(operations.metrics, async ({ request, principal }) => {
+  assertOperatorOrToken(principal, request.headers.get("authorization"), env().METRICS_TOKEN, "METRICS_TOKEN");
+  const { contentType, body } = await metricsExposition({ fleet: false });
+  return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
+});
 
 type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -26,6 +37,7 @@ const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?:
   { method: "POST", pattern: /^\/api\/clusters\/metrics$/, handler: metrics as Handler, bodyLimit: () => fleet.postMetrics.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES },
   { method: "POST", pattern: /^\/api\/clusters\/nodes\/([^/]+)\/heartbeat$/, handler: heartbeat as Handler, param: "id", bodyLimit: () => fleet.heartbeat.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES },
   { method: "GET", pattern: /^\/api\/health$/, handler: health as Handler },
+  { method: "GET", pattern: /^\/api\/metrics$/, handler: processMetricsOnly as Handler },
 ];
 
 function safeDecode(s: string): string | null {
@@ -52,7 +64,7 @@ export function createIngestServer(origin: string, timeouts: ServerTimeouts = SE
       const match = routes.map((r) => ({ r, m: r.method === req.method ? r.pattern.exec(path) : null })).find((x) => x.m);
       const param = match?.r.param ? safeDecode(match.m![1]!) : "";
       if (!match || param === null) {
-        await sendResponse(res, errorResponse(new AppError("not_found", "The ingest server serves POST /api/clusters/metrics and node heartbeats only")));
+        await sendResponse(res, errorResponse(new AppError("not_found", "The ingest server serves POST /api/clusters/metrics, node heartbeats, GET /api/health and GET /api/metrics only")));
         return;
       }
       const params = match.r.param ? { [match.r.param]: param } : {};

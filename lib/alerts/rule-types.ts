@@ -5,8 +5,8 @@
 export const RULE_TYPES = ["idle_gpu", "idle_allocation", "gpu_temperature", "node_unreachable", "gpu_xid", "sla_breach"] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 
-/** Events the platform raises itself, without a rule. */
-export const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved", "unexpected_payment"] as const;
+/** Events without a rule of ours: the platform's own, and external ones (Alertmanager). */
+export const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved", "unexpected_payment", "external"] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 
 export const SEVERITIES = ["info", "warning", "critical"] as const;

@@ -2,6 +2,7 @@ import "server-only";
 import { Cron } from "croner";
 import type pg from "pg";
 import { logger } from "@/lib/logger";
+import { processMetrics } from "@/lib/observability/process-metrics";
 import type { ChannelListener } from "@/lib/db/listen";
 import { listenForEvents } from "./cross-process";
 import type { EventName } from "./events";
@@ -96,8 +97,12 @@ export class InProcessDriver {
     this.inFlight.add(job.id);
     const work = this.runLocked(job, trigger, event);
     this.running.add(work);
+    const started = performance.now();
     try {
       const record = await work;
+      const m = processMetrics();
+      m.backgroundRuns.inc({ job: job.id, outcome: !record.ran ? "skipped" : record.error ? "failed" : "ok" });
+      if (record.ran) m.backgroundDuration.observe({ job: job.id }, (performance.now() - started) / 1000);
       this.onRun(record);
       return record;
     } finally {

@@ -10,6 +10,7 @@ import { clientAddress } from "./client-address";
 import type { Contract } from "./contract";
 import { errorResponse, zodIssuesToDetails } from "./error-response";
 import { readJsonBody } from "./read-body";
+import { processMetrics, statusClass } from "@/lib/observability/process-metrics";
 import { consumeRateLimit, guardAddress, recordFailedAuth } from "./rate-limit";
 
 type Out<S> = [NonNullable<S>] extends [z.ZodType] ? z.output<NonNullable<S>> : undefined;
@@ -38,6 +39,11 @@ const DEFAULT_RATE_LIMIT_PER_MINUTE = 6_000;
 export function route<C extends Contract>(contract: C, handler: (ctx: RouteContext<C>) => Promise<Response>) {
   return async (request: NextRequest, context: NextRouteContext): Promise<Response> => {
     const requestId = randomUUID();
+    const started = performance.now();
+    const done = (response: Response) => {
+      processMetrics().httpDuration.observe({ operation: contract.operationId, method: contract.method, status_class: statusClass(response.status) }, (performance.now() - started) / 1000);
+      return response;
+    };
     try {
       const address = clientIp(request.headers);
       // before anything can reach the database: addresses that keep failing to authenticate, and
@@ -76,9 +82,9 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
       const actor: PublicActor = { principal: principal ?? anonymousPrincipal, requestId };
       const response = await handler({ request, principal, actor, requestId, params, query, body } as RouteContext<C>);
       response.headers.set("x-request-id", requestId);
-      return response;
+      return done(response);
     } catch (e) {
-      return errorResponse(e, requestId);
+      return done(errorResponse(e, requestId));
     }
   };
 }

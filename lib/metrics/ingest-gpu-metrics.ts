@@ -7,6 +7,7 @@ import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { emitEvent } from "@/lib/background/emit";
 import { reviveOfflineNodes } from "@/lib/fleet/revive-offline-nodes";
 import { FATAL_XIDS, firstFatalXid } from "@/lib/fleet/xid-policy";
+import { processMetrics } from "@/lib/observability/process-metrics";
 import { GroupCommit } from "./group-commit";
 import { gpuSample, MAX_SAMPLES_PER_REQUEST, type GpuSample } from "./schemas";
 
@@ -181,12 +182,20 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
     }
     valid.push({ index, sample: r.data, at });
   });
-  if (valid.length === 0) return { accepted: 0, stored: 0, rejected, fatalNodeIds: [] };
+  if (valid.length === 0) {
+    processMetrics().ingestSamples.inc({ outcome: "rejected" }, rejected.length);
+    return { accepted: 0, stored: 0, rejected, fatalNodeIds: [] };
+  }
 
   const agent = principal.kind === "agent" ? principal : null;
   const result = await groupCommit().submit({ scope: agent?.clusterId ?? null, nodeScope: agent?.nodeId ?? null, samples: valid }, valid.length);
   for (const index of result.unknown) rejected.push({ index, error: agent?.nodeId ? "gpu: No such GPU on this key's node" : "gpu: No such GPU in this cluster" });
   rejected.sort((a, b) => a.index - b.index);
+  const m = processMetrics();
+  m.ingestReports.inc();
+  m.ingestSamples.inc({ outcome: "stored" }, result.stored);
+  m.ingestSamples.inc({ outcome: "duplicate" }, result.accepted - result.stored);
+  m.ingestSamples.inc({ outcome: "rejected" }, rejected.length);
   if (result.offline_nodes.length) await reviveOfflineNodes(result.offline_nodes, principal.label);
   await wakeAlertEvaluation(result.fatal_nodes.length > 0);
   return { accepted: result.accepted, stored: result.stored, rejected, fatalNodeIds: result.fatal_nodes };

@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { processMetrics } from "@/lib/observability/process-metrics";
 import { place, type Decision, type FreeNode, type QueuedJob } from "./placement";
 
 /** Serialises everything that allocates GPUs: scheduling cycles and endpoint replica placement. */
@@ -35,7 +36,12 @@ export interface CycleResult {
 export async function runSchedulerCycle(trigger: string, client?: pg.PoolClient): Promise<CycleResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await attemptCycle(trigger, client);
+      const cycle = await attemptCycle(trigger, client);
+      const m = processMetrics();
+      m.schedulerCycle.observe(cycle.duration_ms / 1000);
+      m.schedulerPlacements.inc(cycle.placed);
+      m.schedulerConsidered.inc(cycle.considered);
+      return cycle;
     } catch (e) {
       if (!(e instanceof CycleConflict) || attempt >= 5) throw e;
     }

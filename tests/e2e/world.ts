@@ -321,6 +321,17 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listDemoRequests: { path: fixed("/api/demo-requests"), expect: authed(403, 403, 403, 200) },
     updateDemoRequest: { path: fixed(`/api/demo-requests/${w.demoRequest.id}`), body: () => ({ status: "contacted" }), expect: authed(403, 403, 403, 200) },
     getSiteAnalytics: { path: fixed("/api/analytics/summary"), expect: authed(403, 403, 403, 200) },
+
+    // Prometheus and Alertmanager use tokens of their own (the operations e2e test); of API keys only an operator's
+    getPrometheusMetrics: { path: fixed("/api/metrics"), expect: authed(403, 403, 403, 200) },
+    alertmanagerWebhook: {
+      path: fixed("/api/webhooks/alertmanager"),
+      body: () => ({
+        version: "4", groupKey: "{}:{}", status: "firing", receiver: "walk", groupLabels: {}, commonLabels: {}, commonAnnotations: {}, externalURL: "http://alertmanager:9093",
+        alerts: [{ status: "firing", labels: { alertname: "WalkAlert" }, annotations: {}, startsAt: new Date().toISOString(), fingerprint: unique("walk") }],
+      }),
+      expect: authed(403, 403, 403, 200),
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { freePort } from "../../scripts/lib/embedded-db";
+import { E2E_ALERTMANAGER_TOKEN, E2E_METRICS_TOKEN } from "./operations-tokens";
 import { E2E_STRIPE_WEBHOOK_SECRET } from "./stripe";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../../scripts/lib/next-server";
 
@@ -26,6 +27,9 @@ export default async function setup(project: TestProject) {
     TRUSTED_PROXY_HOPS: "1",
     // webhooks are verified for real in the walks; no STRIPE_SECRET_KEY, so invoices use the local payment page
     STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
+    // Prometheus and Alertmanager authenticate with static tokens of their own
+    METRICS_TOKEN: E2E_METRICS_TOKEN,
+    ALERTMANAGER_TOKEN: E2E_ALERTMANAGER_TOKEN,
   } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
