@@ -24,8 +24,8 @@ import { applyServerTimeouts, SERVER_TIMEOUTS, type ServerTimeouts } from "./lib
 
 // This process's own figures (requests, ingested samples and rejections, runtime); the fleet's
 // gauges are the app's to serve.
-const processMetricsOnly = route(operations.metrics, async ({ request, principal }) => {
-  assertOperatorOrToken(principal, request.headers.get("authorization"), env().METRICS_TOKEN, "METRICS_TOKEN");
+const processMetricsOnly = route(operations.metrics, async ({ machineToken, principal }) => {
+  assertOperatorOrToken(principal, machineToken, "METRICS_TOKEN");
   const { contentType, body } = await metricsExposition({ fleet: false });
   return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
 });

@@ -25,6 +25,14 @@ export interface ResourceLimits {
   pids: number;
 }
 
+/**
+ * The network every workload container joins: a bridge network of its own with inter-container
+ * traffic off, so one tenant's container cannot reach another's on the same node (the default
+ * bridge lets them talk). What containers may reach beyond the node (the cloud's metadata service,
+ * say) is the host firewall's job: see SECURITY.md for the DOCKER-USER rule.
+ */
+export const WORKLOAD_NETWORK = "gpuforge-workloads";
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LABEL_KEY = /^[a-z0-9][a-z0-9.-]*$/;
 
@@ -34,7 +42,7 @@ export class RefusedSpec extends Error {}
  * The `docker run` arguments for a placement. Every value a tenant controls (image, command,
  * environment values) is passed as one argument in a place where docker cannot read it as an
  * option: the image only after `--`, the command only after the image. The container gets the
- * placement's GPUs only, the default bridge network, no new privileges, no raw sockets, bounded
+ * placement's GPUs only, the workload network (WORKLOAD_NETWORK), no new privileges, no raw sockets, bounded
  * CPU, memory (no swap), processes and shared memory.
  */
 export function dockerRunArgs(spec: ContainerSpec): string[] {
@@ -46,7 +54,7 @@ export function dockerRunArgs(spec: ContainerSpec): string[] {
     "--name", spec.name,
     "--init",
     "--gpus", `"device=${spec.gpus.join(",")}"`,
-    "--network", "bridge",
+    "--network", WORKLOAD_NETWORK,
     "--security-opt", "no-new-privileges",
     "--cap-drop", "NET_RAW",
     "--cap-drop", "MKNOD",
@@ -120,6 +128,27 @@ export class DockerLauncher implements Launcher {
   runtime(): string | null {
     const r = spawnSync("docker", ["version", "--format", "{{.Server.Version}}"], { env: this.env, encoding: "utf8", timeout: 10_000 });
     return r.status === 0 && r.stdout.trim() ? `docker ${r.stdout.trim()}` : null;
+  }
+
+  /**
+   * Makes sure the workload network exists (creating it with inter-container traffic off); the
+   * reason when it cannot, in which case this node must not run containers.
+   */
+  prepareNetwork(): string | null {
+    const opts = { env: this.env, encoding: "utf8" as const, timeout: 15_000 };
+    const found = spawnSync("docker", ["network", "inspect", "--format", "{{json .Options}}", WORKLOAD_NETWORK], opts);
+    if (found.status === 0) {
+      // an existing network of that name must keep containers apart, whoever created it
+      return /"com\.docker\.network\.bridge\.enable_icc":"false"/.test(found.stdout)
+        ? null
+        : `docker network ${WORKLOAD_NETWORK} exists but lets containers talk to each other; remove it (docker network rm ${WORKLOAD_NETWORK}) and restart the agent`;
+    }
+    const created = spawnSync(
+      "docker",
+      ["network", "create", "--driver", "bridge", "--opt", "com.docker.network.bridge.enable_icc=false", "--label", "io.gpuforge.role=workloads", WORKLOAD_NETWORK],
+      opts,
+    );
+    return created.status === 0 ? null : `cannot create docker network ${WORKLOAD_NETWORK}: ${(created.stderr || created.stdout).trim().slice(0, 300)}`;
   }
 
   start(spec: ContainerSpec): Workload {

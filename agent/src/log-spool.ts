@@ -11,6 +11,8 @@ import { ApiError, type Client } from "./client";
 
 export const MAX_CHUNK_CHARS = 8_192;
 export const CHUNKS_PER_REQUEST = 100;
+/** what one request may carry, as JSON (the control plane takes 1 MiB; escaped text can be 6× its characters) */
+export const BATCH_BYTES = 768 * 1024;
 export const SPOOL_CAP_BYTES = 64 * 1024 * 1024;
 /** a partial line is shipped after this long without its end */
 const PARTIAL_LINE_MS = 1_000;
@@ -37,6 +39,8 @@ interface Spool {
   meta: Meta;
   chunks: Chunk[];
   nextSeq: number;
+  /** chunks per request for this log (halved after a 413) */
+  maxChunks: number;
   partial: Record<"stdout" | "stderr", { text: string; since: number }>;
   decoders: Record<"stdout" | "stderr", StringDecoder>;
 }
@@ -74,7 +78,8 @@ export class LogSpool {
   write(key: string, stream: "stdout" | "stderr", data: Buffer | string): void {
     const s = this.spools.get(key);
     if (!s || s.meta.closed) return;
-    const text = typeof data === "string" ? data : s.decoders[stream].write(data);
+    // the control plane's database cannot hold NUL; a replacement character shows where one was
+    const text = (typeof data === "string" ? data : s.decoders[stream].write(data)).replaceAll("\u0000", "\uFFFD");
     const p = s.partial[stream];
     if (!p.text) p.since = Date.now();
     p.text += text;
@@ -122,7 +127,7 @@ export class LogSpool {
           this.append(s, stream, text);
         }
       }
-      const batch = s.chunks.slice(0, CHUNKS_PER_REQUEST);
+      const batch = this.nextBatch(s);
       if (batch.length === 0) {
         if (s.meta.closed) this.drop(s.meta.key);
         continue;
@@ -135,15 +140,35 @@ export class LogSpool {
         this.saveMeta(s.meta);
         if (s.meta.closed && s.chunks.length === 0) this.drop(s.meta.key);
       } catch (e) {
+        if (e instanceof ApiError && e.status === 413) {
+          // too large after all (escaping): smaller batches for this log from now on, never a loss
+          s.maxChunks = Math.max(1, Math.floor(batch.length / 2));
+          continue;
+        }
         if (e instanceof ApiError && e.status < 500 && e.status !== 408 && e.status !== 429) {
           this.opts.log?.(`log of ${s.meta.key} refused (HTTP ${e.status}): ${e.status === 409 ? "the placement is no longer current" : "dropped"}`);
           this.drop(s.meta.key);
           continue;
         }
-        break; // the control plane is away: try again next flush
+        // the control plane did not take it now: keep it, and give the other logs their turn
+        continue;
       }
     }
     return { sent };
+  }
+
+  /** The chunks to send next: in order, at most CHUNKS_PER_REQUEST (or fewer after a 413) and BATCH_BYTES of JSON. */
+  private nextBatch(s: Spool): Chunk[] {
+    const out: Chunk[] = [];
+    let bytes = 0;
+    for (const c of s.chunks) {
+      if (out.length >= s.maxChunks) break;
+      const size = Buffer.byteLength(JSON.stringify(c), "utf8");
+      if (out.length > 0 && bytes + size > BATCH_BYTES) break;
+      out.push(c);
+      bytes += size;
+    }
+    return out;
   }
 
   private fresh(meta: Meta, chunks: Chunk[], nextSeq: number): Spool {
@@ -151,6 +176,7 @@ export class LogSpool {
       meta,
       chunks,
       nextSeq,
+      maxChunks: CHUNKS_PER_REQUEST,
       partial: { stdout: { text: "", since: 0 }, stderr: { text: "", since: 0 } },
       decoders: { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") },
     };

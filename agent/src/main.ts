@@ -98,8 +98,11 @@ async function main() {
   const launcher = new DockerLauncher();
 
   let gpus = await readGpus();
-  const runtime = launcher.runtime();
-  if (!runtime) log("no container runtime answers (docker): this node registers without containers and runs no tenant images or commands");
+  const engine = launcher.runtime();
+  const networkProblem = engine ? launcher.prepareNetwork() : null;
+  const runtime = networkProblem ? null : engine;
+  if (!engine) log("no container runtime answers (docker): this node registers without containers and runs no tenant images or commands");
+  if (networkProblem) log(`${networkProblem}: this node registers without containers and runs no tenant images or commands`);
   const registration = await client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string; index: number }> }>("POST", "/api/clusters/nodes", {
     hostname,
     pod: env.GPUFORGE_POD,

@@ -1,14 +1,17 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { AGENT_VERSION } from "@/agent/src/version";
 
 // The self-contained agent a node installs: the agent bundled into one file, with the Node.js
 // runtime this control plane runs on beside it, so the node needs nothing but the NVIDIA driver and
-// a container runtime. Built once per agent version, Node version and architecture, on first request,
-// into the temporary directory, and served from there.
+// a container runtime. Built on first request and kept per agent code (the bundled script's hash, so
+// a changed agent is never served from an older build of the same version), Node version and
+// architecture, in a directory of the app's own (mode 0700 under .next/cache, never a shared temporary
+// directory another local user could fill first), and served from there. The archive is byte for
+// byte the same whoever builds it (fixed times, no owners), so app processes building at once agree
+// on its checksum.
 
 export interface AgentBundle {
   name: string;
@@ -24,7 +27,31 @@ export const bundleName = () => `gpuforge-agent-${AGENT_VERSION}-linux-${BUNDLE_
 
 let building: Promise<AgentBundle> | undefined;
 
-export function agentBundle(): Promise<AgentBundle> {
+function bundleDir(script: Uint8Array): string {
+  const code = createHash("sha256").update(script).digest("hex").slice(0, 16);
+  return path.join(process.cwd(), ".next", "cache", "gpuforge-agent", `${AGENT_VERSION}-${code}-node${process.versions.node}-${process.arch}`);
+}
+
+/** The agent and everything it imports, as one ES module (in memory). */
+async function bundleScript(): Promise<Uint8Array> {
+  const { build: esbuild } = await import("esbuild");
+  const out = await esbuild({
+    entryPoints: [path.join(process.cwd(), "agent", "src", "main.ts")],
+    write: false,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    // packages written as CommonJS still find require() in an ES module bundle
+    banner: { js: `import { createRequire as __gfCreateRequire } from "node:module"; const require = __gfCreateRequire(import.meta.url);` },
+    logLevel: "silent",
+  });
+  return out.outputFiles[0]!.contents;
+}
+
+export async function agentBundle(): Promise<AgentBundle> {
+  // a bundle removed since (a cache wipe) is built again rather than served as missing
+  if (building && !existsSync((await building.catch(() => ({ file: "" }))).file)) building = undefined;
   building ??= build().catch((e: unknown) => {
     building = undefined;
     throw e;
@@ -34,37 +61,25 @@ export function agentBundle(): Promise<AgentBundle> {
 
 async function build(): Promise<AgentBundle> {
   if (process.platform !== "linux") throw new Error(`agent bundles are built for Linux nodes; this control plane runs on ${process.platform}`);
-  const dir = path.join(os.tmpdir(), `gpuforge-agent-bundle-${AGENT_VERSION}-node${process.versions.node}-${process.arch}`);
+  const script = await bundleScript();
+  const dir = bundleDir(script);
   const file = path.join(dir, bundleName());
-  const shaFile = `${file}.sha256`;
-  if (existsSync(file) && existsSync(shaFile)) return { name: bundleName(), file, sha256: readFileSync(shaFile, "utf8").trim(), bytes: statSync(file).size };
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  if (existsSync(file)) return { name: bundleName(), file, sha256: await sha256Of(file), bytes: statSync(file).size };
   const staging = mkdtempSync(path.join(dir, "staging-"));
   try {
     const root = path.join(staging, "gpuforge-agent");
     mkdirSync(path.join(root, "bin"), { recursive: true });
-    const { build: esbuild } = await import("esbuild");
-    await esbuild({
-      entryPoints: [path.join(process.cwd(), "agent", "src", "main.ts")],
-      outfile: path.join(root, "agent.mjs"),
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      // packages written as CommonJS still find require() in an ES module bundle
-      banner: { js: `import { createRequire as __gfCreateRequire } from "node:module"; const require = __gfCreateRequire(import.meta.url);` },
-      logLevel: "silent",
-    });
+    writeFileSync(path.join(root, "agent.mjs"), script);
     copyFileSync(process.execPath, path.join(root, "bin", "node"));
     chmodSync(path.join(root, "bin", "node"), 0o755);
     writeFileSync(path.join(root, "VERSION"), `${AGENT_VERSION}\n`);
     const tar = await import("tar");
     const tmp = path.join(staging, "bundle.tar.gz");
-    await tar.create({ gzip: true, file: tmp, cwd: staging, portable: true }, ["gpuforge-agent"]);
-    const sha256 = await sha256Of(tmp);
+    await tar.create({ gzip: true, file: tmp, cwd: staging, portable: true, mtime: new Date(0) }, ["gpuforge-agent"]);
     renameSync(tmp, file);
-    writeFileSync(shaFile, `${sha256}\n`);
-    return { name: bundleName(), file, sha256, bytes: statSync(file).size };
+    return { name: bundleName(), file, sha256: await sha256Of(file), bytes: statSync(file).size };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

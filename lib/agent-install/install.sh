@@ -2,6 +2,10 @@
 # GPUForge node agent installer, served by the control plane at /install.sh:
 #
 #   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --key gf_…
+#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --key-file /root/gpuforge.key
+#
+# (--key-file keeps the key off the command line, where other users of the node can read it in the
+# process list while the installer runs.)
 #
 # Installs the self-contained agent (its own Node.js runtime, nothing else needed) under
 # /opt/gpuforge-agent, its configuration in /etc/gpuforge/agent.env (mode 0600: it holds the key),
@@ -9,7 +13,7 @@
 # Refuses, changing nothing, when the node lacks nvidia-smi or a container runtime. Run it again to
 # upgrade: the key and the state stay unless --key names a new one.
 #
-# Options: --key KEY (required on first install)   --url URL (default: the control plane that served this)
+# Options: --key KEY | --key-file FILE (required on first install)   --url URL (default: the control plane that served this)
 #          --ingest-url URL   --hostname NAME   --pod NAME   --rack NAME   --serve-image IMAGE
 #          --root DIR (install under DIR instead of /, for image builds and tests)   --no-start
 set -eu
@@ -32,6 +36,9 @@ fail() {
 while [ $# -gt 0 ]; do
   case "$1" in
     --key) KEY="${2:-}"; shift 2 ;;
+    --key-file)
+      [ -r "${2:-}" ] || fail "--key-file: cannot read ${2:-(missing)}"
+      read -r KEY < "$2" || true; shift 2 ;;
     --url) URL="${2:-}"; shift 2 ;;
     --ingest-url) INGEST_URL="${2:-}"; shift 2 ;;
     --hostname) NODE_NAME="${2:-}"; shift 2 ;;
@@ -41,7 +48,7 @@ while [ $# -gt 0 ]; do
     --root) ROOT="${2:-}"; shift 2 ;;
     --no-start) START=0; shift ;;
     -h|--help)
-      echo "usage: install.sh --key gf_… [--url URL] [--ingest-url URL] [--hostname NAME] [--pod NAME] [--rack NAME] [--serve-image IMAGE] [--root DIR] [--no-start]"
+      echo "usage: install.sh --key gf_…|--key-file FILE [--url URL] [--ingest-url URL] [--hostname NAME] [--pod NAME] [--rack NAME] [--serve-image IMAGE] [--root DIR] [--no-start]"
       exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
@@ -58,6 +65,10 @@ ENV_FILE="$ETC/agent.env"
 if [ -z "$ROOT" ] && [ "$(id -u)" != "0" ]; then fail "run as root (sudo sh -s -- …)"; fi
 case "$URL" in http://*|https://*) ;; *) fail "--url must be the control plane's http(s) address" ;; esac
 URL="${URL%/}"
+case "$URL" in
+  http://localhost*|http://127.*|http://\[::1\]*) ;;
+  http://*) echo "gpuforge-agent install: warning: $URL is plain http: the agent key and every report cross the network unencrypted; use https in production" >&2 ;;
+esac
 if [ -n "$KEY" ]; then
   printf '%s' "$KEY" | grep -Eq '^gf_[A-Za-z0-9]{43}$' || fail "--key must be an agent key: gf_ followed by 43 letters and digits"
 elif [ ! -f "$ENV_FILE" ]; then

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { isAppError } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { refuseNul } from "@/lib/http/refuse-nul";
 import { clientIp } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
 import { anonymousPrincipal, type Actor, type Principal, type PublicActor } from "./principal";
@@ -64,6 +65,7 @@ export function serverAction<S extends z.ZodType, T>(
       return { ok: false, message: "Check the highlighted fields.", fieldErrors: toFieldErrors(parsed.error.issues), values: echo(form), at };
     }
     try {
+      refuseNul(parsed.data);
       // public forms: per address and form; signed-in users: per user, across actions (or the action's own limit)
       if (options.rateLimit) await consumeRateLimit(`${options.rateLimit.key}:${principal && options.allow !== "public" ? userKey(principal) : clientIp(await headers())}`, options.rateLimit.perMinute);
       else if (principal && options.allow !== "public") await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);

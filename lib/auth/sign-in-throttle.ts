@@ -1,9 +1,14 @@
-// Sign-in throttling policy, pure. Two counters guard every attempt: one per address (a guesser
-// spraying many accounts from one place) and one per account (many places guessing one account).
+// Sign-in throttling policy, pure. Three counters guard every attempt:
+//   - per address (a guesser spraying many accounts from one place; IPv6 counted by its /64),
+//   - per account and address pair (one place guessing one account),
+//   - per account (many places guessing one account), with a larger allowance.
 // An attempt is counted before the password is hashed; past a free allowance every further failure
-// doubles the wait before the next attempt, up to a cap. The account's cap is short on purpose: a
-// stranger who fails on purpose can slow a real user down by at most that much, never lock them out,
-// while the address's long cap is the guesser's own problem. Failures are forgotten after a quiet spell.
+// doubles the wait before the next attempt, up to a cap. A pair that has signed in successfully
+// before skips the per-account counter: failures strangers pile onto an account never hold back
+// the places its owner signs in from, so nobody can lock a user out by failing on purpose. The
+// per-account cap is short for the same reason (a new place waits at most a minute), while the
+// address's and the pair's long caps are the guesser's own problem. Failures are forgotten after a
+// quiet spell.
 
 export interface ThrottlePolicy {
   /** failures allowed before any wait */
@@ -16,7 +21,10 @@ export interface ThrottlePolicy {
 }
 
 export const ADDRESS_POLICY: ThrottlePolicy = { free: 20, baseMs: 1_000, capMs: 15 * 60_000, resetAfterMs: 15 * 60_000 };
-export const ACCOUNT_POLICY: ThrottlePolicy = { free: 10, baseMs: 1_000, capMs: 60_000, resetAfterMs: 15 * 60_000 };
+export const PAIR_POLICY: ThrottlePolicy = { free: 10, baseMs: 1_000, capMs: 15 * 60_000, resetAfterMs: 15 * 60_000 };
+export const ACCOUNT_POLICY: ThrottlePolicy = { free: 50, baseMs: 1_000, capMs: 60_000, resetAfterMs: 15 * 60_000 };
+/** how long a successful sign-in vouches for its account and address pair */
+export const KNOWN_PAIR_MS = 90 * 24 * 3600_000;
 
 export interface ThrottleState {
   failures: number;
@@ -42,12 +50,17 @@ export function admit(state: ThrottleState | null, now: number, p: ThrottlePolic
   return { allowed: true, next: { failures, blockedUntil: wait > 0 ? now + wait : null, lastFailureAt: now } };
 }
 
+/** Whether a pair that last signed in at `succeededAt` skips the per-account counter now. */
+export function isKnownPair(succeededAt: number | null, now: number): boolean {
+  return succeededAt !== null && now - succeededAt <= KNOWN_PAIR_MS;
+}
+
 /**
- * A correct password: the account's counter starts over (its owner proved who they are); the
- * address gives back only the attempt it counted, so a guesser cannot clear its own record by
- * signing in to an account of its own between guesses.
+ * A correct password: the account's and the pair's counters start over (the owner proved who they
+ * are); the address gives back only the attempt it counted, so a guesser cannot clear its own
+ * record by signing in to an account of its own between guesses.
  */
-export function afterSuccess(kind: "address" | "account", state: ThrottleState): ThrottleState {
-  if (kind === "account") return { failures: 0, blockedUntil: null, lastFailureAt: null };
+export function afterSuccess(kind: "address" | "account" | "pair", state: ThrottleState): ThrottleState {
+  if (kind !== "address") return { failures: 0, blockedUntil: null, lastFailureAt: null };
   return { ...state, failures: Math.max(0, state.failures - 1), blockedUntil: null };
 }

@@ -8,7 +8,9 @@ import { gpuSelect, nodeSelect } from "./node-schemas";
 
 export async function getNodeOrThrow(principal: Principal, id: string) {
   const scope = fleetScope(principal);
-  const node = await db().node.findFirst({ where: { id, ...(scope.clusterId ? { clusterId: scope.clusterId } : {}), ...(scope.nodeId ? { id: scope.nodeId } : {}) }, select: nodeSelect });
+  // a node-bound key sees its own node only
+  if (scope.nodeId && scope.nodeId !== id) throw notFound("Node");
+  const node = await db().node.findFirst({ where: { id, ...(scope.clusterId ? { clusterId: scope.clusterId } : {}) }, select: nodeSelect });
   if (!node) throw notFound("Node");
   return node;
 }

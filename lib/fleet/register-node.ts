@@ -51,13 +51,20 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
       RETURNING id, (xmax = 0) AS inserted`;
     const nodeId = upserted!.id;
 
+    // GPUs this inventory names that are registered on another node. An agent never takes them:
+    // with its key (or another node's, bound or not) it could otherwise pull a running job's GPUs
+    // off their node. An operator may move an idle GPU; none moves a GPU that work holds.
     const uuids = input.gpus.map((g) => g.uuid);
-    const foreign = await tx.$queryRaw<Array<{ uuid: string }>>`
-      SELECT g.uuid FROM gpus g JOIN nodes n ON n.id = g.node_id
-       WHERE g.uuid = ANY(${uuids}::text[]) AND n.cluster_id <> ${clusterId}::uuid`;
-    if (foreign.length) {
-      const i = uuids.indexOf(foreign[0]!.uuid);
-      throw conflict("A GPU with this UUID is registered in another cluster", [{ path: `gpus[${i}].uuid`, message: "Registered in another cluster" }]);
+    const elsewhere = await tx.$queryRaw<Array<{ uuid: string; other_cluster: boolean; held: boolean; hostname: string }>>`
+      SELECT g.uuid, n.cluster_id <> ${clusterId}::uuid AS other_cluster,
+             (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL) AS held, n.hostname
+        FROM gpus g JOIN nodes n ON n.id = g.node_id
+       WHERE g.uuid = ANY(${uuids}::text[]) AND g.node_id <> ${nodeId}::uuid`;
+    for (const g of elsewhere) {
+      const path = `gpus[${uuids.indexOf(g.uuid)}].uuid`;
+      if (g.other_cluster) throw conflict("A GPU with this UUID is registered in another cluster", [{ path, message: "Registered in another cluster" }]);
+      if (g.held) throw conflict(`A GPU with this UUID is registered on node ${g.hostname}, where work holds it`, [{ path, message: `Held by work on ${g.hostname}` }]);
+      if (p.kind === "agent") throw conflict(`A GPU with this UUID is registered on node ${g.hostname}; an operator moves a GPU between nodes`, [{ path, message: `Registered on ${g.hostname}` }]);
     }
 
     // GPUs that left the inventory go missing first, so a replacement can take their slot.

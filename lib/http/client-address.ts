@@ -57,6 +57,18 @@ export function withPeerAddress(forwardedFor: string | string[] | null | undefin
   return existing ? `${existing}, ${peer}` : peer;
 }
 
+/**
+ * The unit a per-address limit should count: an IPv4 address as it is, an IPv6 address by its /64
+ * (one subscriber usually holds a whole /64, so counting single IPv6 addresses would give each
+ * guesser 2^64 fresh counters). Anything else is returned unchanged.
+ */
+export function addressScope(address: string): string {
+  const bytes = addressBytes(address);
+  if (!bytes || bytes.length === 4) return address;
+  const groups = Array.from({ length: 4 }, (_, i) => ((bytes[i * 2]! << 8) | bytes[i * 2 + 1]!).toString(16));
+  return `${groups.join(":")}::/64`;
+}
+
 /** IPv4-mapped IPv6 (`::ffff:1.2.3.4`) as IPv4; anything that is not an address is dropped. */
 function normaliseAddress(s: string): string | null {
   const bare = s.startsWith("[") && s.includes("]") ? s.slice(1, s.indexOf("]")) : s;

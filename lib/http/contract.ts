@@ -34,6 +34,11 @@ export interface Contract<
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   /** override of the default request body limit, in bytes */
   bodyLimitBytes?: number;
+  /**
+   * A machine client (Prometheus, Alertmanager) may instead send this configured static token as
+   * its bearer: the route wrapper compares it in constant time and tells the handler.
+   */
+  machineToken?: "METRICS_TOKEN" | "ALERTMANAGER_TOKEN";
   /** requests per minute per caller (per IP for anonymous callers) */
   rateLimitPerMinute?: number;
 }

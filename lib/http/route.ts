@@ -1,5 +1,5 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { z } from "zod";
 import { anonymousPrincipal, type Actor, type Principal, type PublicActor } from "@/lib/auth/principal";
@@ -10,6 +10,7 @@ import { clientAddress } from "./client-address";
 import type { Contract } from "./contract";
 import { errorResponse, zodIssuesToDetails } from "./error-response";
 import { readJsonBody } from "./read-body";
+import { refuseNul } from "./refuse-nul";
 import { processMetrics, statusClass } from "@/lib/observability/process-metrics";
 import { consumeRateLimit, guardAddress, recordFailedAuth } from "./rate-limit";
 
@@ -22,6 +23,8 @@ export interface RouteContext<C extends Contract> {
   /** public operations may run for an anonymous visitor, whom no service taking an `Actor` accepts */
   actor: C["access"] extends "public" ? PublicActor : Actor;
   requestId: string;
+  /** the bearer was the contract's configured machine token (the principal is then null) */
+  machineToken: boolean;
   params: Out<C["params"]>;
   query: Out<C["query"]>;
   body: Out<C["body"]>;
@@ -49,10 +52,19 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
       // before anything can reach the database: addresses that keep failing to authenticate, and
       // anonymous floods, are answered here
       await guardAddress(address, hasCredentials(request));
-      const principal = await authorize(contract, request).catch(async (e: unknown) => {
-        if (isAppError(e) && e.code === "unauthorized") await recordFailedAuth(address);
-        throw e;
-      });
+      const machineToken = contract.machineToken ? bearerIs(request, env()[contract.machineToken]) : false;
+      const principal = machineToken
+        ? null
+        : await authorize(contract, request).catch(async (e: unknown) => {
+            if (isAppError(e) && e.code === "unauthorized") await recordFailedAuth(address);
+            throw e;
+          });
+      // credentials a public route could not use (a junk key or cookie) earn no more than anonymity:
+      // the address's anonymous budget pays, and a bad key counts as a failed authentication
+      if (!principal && !machineToken && hasCredentials(request)) {
+        if (request.headers.has("authorization")) await recordFailedAuth(address);
+        await guardAddress(address, false);
+      }
       const rateKey = principal
         ? principal.kind === "workload"
           ? principal.replicaId
@@ -68,6 +80,7 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
 
       const params = parse(contract.params, context?.params ? await context.params : {}, "params");
       const query = parse(contract.query, Object.fromEntries(request.nextUrl.searchParams), "query");
+      refuseNul(query, "query");
       let body: unknown = undefined;
       if (contract.body) {
         // Browsers can only send JSON cross-site with a CORS preflight, which we never grant;
@@ -77,10 +90,11 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
         }
         const raw = await readJsonBody(request, contract.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES);
         body = parse(contract.body, raw, "body");
+        refuseNul(body, "body");
       }
 
       const actor: PublicActor = { principal: principal ?? anonymousPrincipal, requestId };
-      const response = await handler({ request, principal, actor, requestId, params, query, body } as RouteContext<C>);
+      const response = await handler({ request, principal, actor, requestId, machineToken, params, query, body } as RouteContext<C>);
       response.headers.set("x-request-id", requestId);
       return done(response);
     } catch (e) {
@@ -109,6 +123,12 @@ function parse(schema: z.ZodType | undefined, value: unknown, root: string): unk
   const result = schema.safeParse(value);
   if (!result.success) throw validationFailed(zodIssuesToDetails(result.error.issues, root));
   return result.data;
+}
+
+/** Whether the request's bearer is the given configured token (constant time; never when none is configured). */
+function bearerIs(request: Request, token: string | undefined): boolean {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  return Boolean(bearer && token && bearer.length === token.length && timingSafeEqual(Buffer.from(bearer), Buffer.from(token)));
 }
 
 function isJson(request: Request): boolean {

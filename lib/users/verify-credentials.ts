@@ -1,7 +1,9 @@
 import "server-only";
 import { verifyPassword } from "@/lib/auth/password";
-import { ACCOUNT_POLICY, ADDRESS_POLICY, admit, afterSuccess, type ThrottlePolicy, type ThrottleState } from "@/lib/auth/sign-in-throttle";
-import { db } from "@/lib/db/client";
+import { createHash } from "node:crypto";
+import { ACCOUNT_POLICY, ADDRESS_POLICY, KNOWN_PAIR_MS, PAIR_POLICY, admit, afterSuccess, isKnownPair, type ThrottlePolicy, type ThrottleState } from "@/lib/auth/sign-in-throttle";
+import { db, type Tx } from "@/lib/db/client";
+import { addressScope } from "@/lib/http/client-address";
 import { env } from "@/lib/env";
 import { DEMO_ACCOUNTS } from "@/lib/platform/demo-accounts";
 
@@ -13,14 +15,15 @@ export type SignInResult =
 const DEMO_EMAILS = new Set(DEMO_ACCOUNTS.map((a) => a.email));
 
 /**
- * Checks an email and password from `address`. Throttled per address and per account before the
- * password is hashed (lib/auth/sign-in-throttle.ts), with the counters in the database: the check
- * and the count happen in one transaction under the counters' row locks, so parallel attempts —
- * from one process or many app instances — are counted one by one and none slips past.
+ * Checks an email and password from `address`. Throttled per address, per account and address
+ * pair, and per account before the password is hashed (lib/auth/sign-in-throttle.ts), with the
+ * counters in the database: the check and the count happen in one transaction under the counters'
+ * row locks, so parallel attempts — from one process or many app instances — are counted one by
+ * one and none slips past.
  */
 export async function verifyCredentials(emailRaw: string, password: string, address: string): Promise<SignInResult> {
   const email = emailRaw.trim().toLowerCase().slice(0, 254);
-  const keys = { address: `ip:${address.slice(0, 100)}`, account: `email:${email}` };
+  const keys = throttleKeys(email, address);
   const gate = await countAttempt(keys);
   if (!gate.allowed) return { ok: false, reason: "throttled", retryAfterS: Math.ceil(gate.retryAfterMs / 1000) };
 
@@ -38,46 +41,82 @@ export async function verifyCredentials(emailRaw: string, password: string, addr
   return { ok: true, user: { id: usable.id, email: usable.email, name: usable.name, role: usable.role, tenantId: usable.tenantId, sessionVersion: usable.sessionVersion } };
 }
 
-type Row = { key: string; failures: number; blocked_until: Date | null; last_failure_at: Date | null };
+interface ThrottleKeys {
+  address: string;
+  account: string;
+  pair: string;
+}
+
+function throttleKeys(email: string, address: string): ThrottleKeys {
+  const scope = addressScope(address).slice(0, 100);
+  return {
+    address: `ip:${scope}`,
+    account: `email:${email}`,
+    // hashed: an email and an address together can outgrow the key's length limit
+    pair: `pair:${createHash("sha256").update(`${email}\n${scope}`).digest("hex")}`,
+  };
+}
+
+type Row = { key: string; failures: number; blocked_until: Date | null; last_failure_at: Date | null; succeeded_at: Date | null };
 const toState = (r: Row): ThrottleState => ({ failures: r.failures, blockedUntil: r.blocked_until?.getTime() ?? null, lastFailureAt: r.last_failure_at?.getTime() ?? null });
 
-/** Counts the attempt against both keys, or refuses it (changing nothing) when either is waiting out a back-off. */
-async function countAttempt(keys: { address: string; account: string }): Promise<{ allowed: true } | { allowed: false; retryAfterMs: number }> {
-  const policies: Record<string, ThrottlePolicy> = { [keys.address]: ADDRESS_POLICY, [keys.account]: ACCOUNT_POLICY };
+async function lockRows(tx: Tx, keys: ThrottleKeys): Promise<Row[]> {
+  // locked in key order, so two attempts never wait on each other crosswise
+  return tx.$queryRaw<Row[]>`
+    SELECT key, failures, blocked_until, last_failure_at, succeeded_at FROM sign_in_throttles
+     WHERE key IN (${keys.address}, ${keys.account}, ${keys.pair}) ORDER BY key FOR UPDATE`;
+}
+
+async function writeState(tx: Tx, key: string, next: ThrottleState, succeededAt?: Date): Promise<void> {
+  const blocked = next.blockedUntil === null ? null : new Date(next.blockedUntil);
+  const last = next.lastFailureAt === null ? null : new Date(next.lastFailureAt);
+  if (succeededAt) {
+    await tx.$executeRaw`UPDATE sign_in_throttles SET failures = ${next.failures}, blocked_until = ${blocked}, last_failure_at = ${last}, succeeded_at = ${succeededAt} WHERE key = ${key}`;
+  } else {
+    await tx.$executeRaw`UPDATE sign_in_throttles SET failures = ${next.failures}, blocked_until = ${blocked}, last_failure_at = ${last} WHERE key = ${key}`;
+  }
+}
+
+/**
+ * Counts the attempt against every counter that applies, or refuses it (changing nothing) when one
+ * is waiting out a back-off. A pair that signed in before leaves the per-account counter alone.
+ */
+async function countAttempt(keys: ThrottleKeys): Promise<{ allowed: true } | { allowed: false; retryAfterMs: number }> {
+  const policies: Record<string, ThrottlePolicy> = { [keys.address]: ADDRESS_POLICY, [keys.account]: ACCOUNT_POLICY, [keys.pair]: PAIR_POLICY };
   return db().$transaction(async (tx) => {
-    await tx.$executeRaw`INSERT INTO sign_in_throttles (key) VALUES (${keys.address}), (${keys.account}) ON CONFLICT (key) DO NOTHING`;
-    // locked in key order, so two attempts never wait on each other crosswise
-    const rows = await tx.$queryRaw<Row[]>`
-      SELECT key, failures, blocked_until, last_failure_at FROM sign_in_throttles WHERE key IN (${keys.address}, ${keys.account}) ORDER BY key FOR UPDATE`;
+    await tx.$executeRaw`INSERT INTO sign_in_throttles (key) VALUES (${keys.address}), (${keys.account}), (${keys.pair}) ON CONFLICT (key) DO NOTHING`;
+    const rows = await lockRows(tx, keys);
     const now = (await tx.$queryRaw<[{ now: Date }]>`SELECT clock_timestamp() AS now`)[0].now.getTime();
-    const decisions = rows.map((r) => ({ key: r.key, d: admit(toState(r), now, policies[r.key]!) }));
+    const pair = rows.find((r) => r.key === keys.pair);
+    const known = isKnownPair(pair?.succeeded_at?.getTime() ?? null, now);
+    const decisions = rows
+      .filter((r) => !(known && r.key === keys.account))
+      .map((r) => ({ key: r.key, d: admit(toState(r), now, policies[r.key]!) }));
     const refused = decisions.flatMap((x) => (x.d.allowed ? [] : [x.d.retryAfterMs]));
     if (refused.length) return { allowed: false as const, retryAfterMs: Math.max(...refused) };
-    for (const { key, d } of decisions) {
-      if (!d.allowed) continue;
-      await tx.$executeRaw`
-        UPDATE sign_in_throttles SET failures = ${d.next.failures}, blocked_until = ${d.next.blockedUntil === null ? null : new Date(d.next.blockedUntil)},
-               last_failure_at = ${new Date(d.next.lastFailureAt!)} WHERE key = ${key}`;
-    }
+    for (const { key, d } of decisions) if (d.allowed) await writeState(tx, key, d.next);
     return { allowed: true as const };
   });
 }
 
-async function giveBack(keys: { address: string; account: string }): Promise<void> {
+/** A correct password: the counters give the attempt back and the pair is remembered as known. */
+async function giveBack(keys: ThrottleKeys): Promise<void> {
   await db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Row[]>`
-      SELECT key, failures, blocked_until, last_failure_at FROM sign_in_throttles WHERE key IN (${keys.address}, ${keys.account}) ORDER BY key FOR UPDATE`;
-    for (const r of rows) {
-      const next = afterSuccess(r.key === keys.account ? "account" : "address", toState(r));
-      await tx.$executeRaw`
-        UPDATE sign_in_throttles SET failures = ${next.failures}, blocked_until = ${next.blockedUntil === null ? null : new Date(next.blockedUntil)},
-               last_failure_at = ${next.lastFailureAt === null ? null : new Date(next.lastFailureAt)} WHERE key = ${r.key}`;
+    for (const r of await lockRows(tx, keys)) {
+      const kind = r.key === keys.account ? "account" : r.key === keys.pair ? "pair" : "address";
+      await writeState(tx, r.key, afterSuccess(kind, toState(r)), kind === "pair" ? new Date() : undefined);
     }
   });
 }
 
-/** Forgets counters quiet for a day (the sweep; each row is re-created by the next attempt). */
+/**
+ * Forgets counters quiet for a day (the sweep; each row is re-created by the next attempt), except
+ * a pair's memory of a successful sign-in, kept while it still vouches for the pair.
+ */
 export async function pruneSignInThrottles(): Promise<{ deleted: number }> {
-  const deleted = await db().$executeRaw`DELETE FROM sign_in_throttles WHERE (blocked_until IS NULL OR blocked_until < now()) AND (last_failure_at IS NULL OR last_failure_at < now() - interval '1 day')`;
+  const deleted = await db().$executeRaw`
+    DELETE FROM sign_in_throttles
+     WHERE (blocked_until IS NULL OR blocked_until < now()) AND (last_failure_at IS NULL OR last_failure_at < now() - interval '1 day')
+       AND (succeeded_at IS NULL OR succeeded_at < now() - ${KNOWN_PAIR_MS / 1000} * interval '1 second')`;
   return { deleted };
 }

@@ -15,21 +15,44 @@ interface LogRow {
 
 type Window = Pick<ReadLogsQuery, "after_seq" | "tail" | "before_seq" | "limit">;
 
+/** What one page carries at most, as text (chunks go up to 16 KiB, and JSON escaping multiplies them). */
+const PAGE_CHARS = 512 * 1024;
+
+/** The longest run of rows, from the front (or, for a tail, from the back), within the page's budget; always one row at least. */
+function withinBudget(rows: LogRow[], fromBack: boolean): LogRow[] {
+  const ordered = fromBack ? [...rows].reverse() : rows;
+  const out: LogRow[] = [];
+  let chars = 0;
+  for (const r of ordered) {
+    if (out.length > 0 && chars + r.text.length > PAGE_CHARS) break;
+    out.push(r);
+    chars += r.text.length;
+  }
+  return fromBack ? out.reverse() : out;
+}
+
 /**
  * One page of a placement's log: onwards from after_seq (a live tail polls this way), or the last
- * `tail` chunks before before_seq (the end of a log, and further back from there).
+ * `tail` chunks before before_seq (the end of a log, and further back from there); at most about
+ * half a MiB of text a page, so no reader can make the server build tens of megabytes at once.
  */
 async function readWindow(subject: { where: string; key: unknown[] }, q: Window) {
   const n = subject.key.length;
   const rows =
     q.tail !== undefined
-      ? (
-          await pool().query<LogRow>(
-            `SELECT seq, stream, text, at FROM workload_logs WHERE ${subject.where} AND seq < $${n + 1} ORDER BY seq DESC LIMIT $${n + 2}`,
-            [...subject.key, q.before_seq ?? 2_147_483_647, q.tail],
-          )
-        ).rows.reverse()
-      : (await pool().query<LogRow>(`SELECT seq, stream, text, at FROM workload_logs WHERE ${subject.where} AND seq > $${n + 1} ORDER BY seq LIMIT $${n + 2}`, [...subject.key, q.after_seq ?? -1, q.limit])).rows;
+      ? withinBudget(
+          (
+            await pool().query<LogRow>(
+              `SELECT seq, stream, text, at FROM workload_logs WHERE ${subject.where} AND seq < $${n + 1} ORDER BY seq DESC LIMIT $${n + 2}`,
+              [...subject.key, q.before_seq ?? 2_147_483_647, q.tail],
+            )
+          ).rows.reverse(),
+          true,
+        )
+      : withinBudget(
+          (await pool().query<LogRow>(`SELECT seq, stream, text, at FROM workload_logs WHERE ${subject.where} AND seq > $${n + 1} ORDER BY seq LIMIT $${n + 2}`, [...subject.key, q.after_seq ?? -1, q.limit])).rows,
+          false,
+        );
   const first = rows[0]?.seq;
   const earlier =
     first === undefined ? false : (await pool().query(`SELECT 1 FROM workload_logs WHERE ${subject.where} AND seq < $${n + 1} LIMIT 1`, [...subject.key, first])).rowCount! > 0;

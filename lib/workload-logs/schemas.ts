@@ -13,7 +13,8 @@ const isoTime = z.iso.datetime({ offset: true, message: "Must be an ISO-8601 tim
 export const logChunk = z.strictObject({
   seq: z.number().int("A whole number").min(0).max(2_147_483_647),
   stream: z.enum(["stdout", "stderr"]),
-  text: z.string().max(MAX_CHUNK_CHARS, `At most ${MAX_CHUNK_CHARS} characters a chunk`),
+  // programs print NUL bytes now and then; the database's text cannot hold them: a replacement character shows where
+  text: z.string().max(MAX_CHUNK_CHARS, `At most ${MAX_CHUNK_CHARS} characters a chunk`).transform((t) => t.replaceAll("\u0000", "\uFFFD")),
   at: isoTime.optional().meta({ description: "When the agent captured it (default: when it arrives)" }),
 });
 

@@ -61,6 +61,9 @@ describe("the one-line agent install", () => {
       [fakeNode(), ["--key", "gf_short"], /must be an agent key/],
       [fakeNode(), [], /--key is required on the first install/],
       [fakeNode(), ["--key", agentKey, "--url", "ftp://x"], /http\(s\)/],
+      [fakeNode(), ["--key-file", "/nonexistent/gpuforge.key"], /--key-file: cannot read/],
+      // plain http to anywhere but this machine is warned about before anything else happens
+      [fakeNode({ nvidiaSmi: false }), ["--key", agentKey, "--url", "http://cp.example.test"], /warning: http:\/\/cp\.example\.test is plain http[\s\S]*nvidia-smi not found/],
     ];
     for (const [node, args, why] of cases) {
       const root = mkdtempSync(path.join(os.tmpdir(), "node-root-"));
@@ -97,6 +100,17 @@ describe("the one-line agent install", () => {
     expect(again.status, again.stderr).toBe(0);
     expect(readFileSync(envFile, "utf8")).toBe(config);
     expect(existsSync(state)).toBe(true);
+    expect(r.stderr + again.stderr).not.toMatch(/plain http/);
+  });
+
+  it("takes the key from a file, so it never appears in the node's process list", () => {
+    const node = fakeNode();
+    const root = mkdtempSync(path.join(os.tmpdir(), "node-root-"));
+    const keyFile = path.join(mkdtempSync(path.join(os.tmpdir(), "key-")), "gpuforge.key");
+    writeFileSync(keyFile, `${agentKey}\n`, { mode: 0o600 });
+    const r = install(node, root, ["--key-file", keyFile, "--no-start"]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(path.join(root, "etc/gpuforge/agent.env"), "utf8")).toContain(`GPUFORGE_AGENT_KEY=${agentKey}\n`);
   });
 
   it("the installed agent registers its node, runs a job in a container exactly once, ships its output and reports its exit", async () => {
@@ -148,6 +162,9 @@ describe("the one-line agent install", () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]!.slice(runs[0]!.indexOf("--"))).toEqual(["--", "alpine:3.20", "sh", "-c", "echo hello from the container; echo to stderr >&2; exit 3"]);
     expect(JSON.stringify(node.docker!.calls())).not.toContain(agentKey);
+    // on a network of its own that keeps tenants' containers apart, which the agent created
+    expect(runs[0]![runs[0]!.indexOf("--network") + 1]).toBe("gpuforge-workloads");
+    expect(node.docker!.calls().some((c) => c.args[0] === "network" && c.args[1] === "create" && c.args.includes("com.docker.network.bridge.enable_icc=false"))).toBe(true);
     proc.kill("SIGTERM");
   });
 });

@@ -8,13 +8,15 @@ import { endSessions } from "@/lib/users/end-sessions";
 import { principalForUserId } from "@/lib/users/principal-for-user";
 import { updateUser } from "@/lib/users/update-user";
 import { verifyCredentials } from "@/lib/users/verify-credentials";
+import { ACCOUNT_POLICY, ADDRESS_POLICY, PAIR_POLICY } from "@/lib/auth/sign-in-throttle";
 import { actorFor, makeTenant, makeUser, operatorPrincipal, unique } from "../support/fixtures";
 
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const userPrincipal = (u: { id: string; email: string; role: string; tenantId: string | null }): Principal =>
   u.role === "operator" ? { kind: "operator", userId: u.id, label: u.email } : { kind: "tenant", tenantId: u.tenantId!, role: u.role as "tenant_admin", userId: u.id, label: u.email };
-let n = 0;
-const freshAddress = () => `198.19.${(n = (n + 1) % 250)}.${Math.floor(Math.random() * 250)}`;
+let n = Math.floor(Math.random() * 60_000);
+// distinct within a run; a random start keeps runs against one database apart
+const freshAddress = () => ((n = (n + 1) % 62_500), `198.19.${Math.floor(n / 250)}.${n % 250}`);
 
 describe("keys follow their owners", () => {
   it("disabling an operator revokes the operator key they minted, at once and audited", async () => {
@@ -68,19 +70,41 @@ describe("keys follow their owners", () => {
 });
 
 describe("sign-in throttling", () => {
-  it("parallel guesses at one account get the free allowance and one more, no more; each refused one costs no hash", async () => {
+  it("parallel guesses at one account from many places get the account's allowance and one more; its owner's usual place is not held back", async () => {
     const victim = await makeUser("operator");
-    const results = await Promise.all(Array.from({ length: 30 }, () => verifyCredentials(victim.email, "not-the-password", freshAddress())));
-    const guessed = results.filter((r) => !r.ok && r.reason === "invalid").length;
-    expect(guessed).toBe(11);
-    expect(results.filter((r) => !r.ok && r.reason === "throttled")).toHaveLength(19);
-    // the right password waits out the back-off too, but it is a back-off, never a lock
+    const home = freshAddress();
+    expect(await verifyCredentials(victim.email, victim.password, home)).toMatchObject({ ok: true });
+    const results = await Promise.all(Array.from({ length: 60 }, () => verifyCredentials(victim.email, "not-the-password", freshAddress())));
+    expect(results.filter((r) => !r.ok && r.reason === "invalid")).toHaveLength(ACCOUNT_POLICY.free + 1);
+    expect(results.filter((r) => !r.ok && r.reason === "throttled")).toHaveLength(60 - ACCOUNT_POLICY.free - 1);
+    // a new place waits out the account's back-off — a back-off, never a lock (held at its cap
+    // here: the hashing above may outlast the first, one-second wait)
     const row = await db().signInThrottle.findUniqueOrThrow({ where: { key: `email:${victim.email}` } });
-    expect(row.blockedUntil!.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+    expect(row.blockedUntil!.getTime() - Date.now()).toBeLessThanOrEqual(ACCOUNT_POLICY.capMs);
+    await db().signInThrottle.update({ where: { key: row.key }, data: { blockedUntil: new Date(Date.now() + ACCOUNT_POLICY.capMs) } });
     expect(await verifyCredentials(victim.email, victim.password, freshAddress())).toMatchObject({ ok: false, reason: "throttled" });
-    await db().signInThrottle.update({ where: { key: row.key }, data: { blockedUntil: new Date(Date.now() - 1) } });
-    expect(await verifyCredentials(victim.email, victim.password, freshAddress())).toMatchObject({ ok: true });
+    // where the owner signed in before, the strangers' failures do not count
+    expect(await verifyCredentials(victim.email, victim.password, home)).toMatchObject({ ok: true });
     expect(await db().signInThrottle.findUniqueOrThrow({ where: { key: row.key } })).toMatchObject({ failures: 0, blockedUntil: null });
+    expect(await verifyCredentials(victim.email, victim.password, freshAddress())).toMatchObject({ ok: true });
+  });
+
+  it("one place guessing one account is held back by its own counter, and the account stays open to everyone else", async () => {
+    const victim = await makeUser("operator");
+    const guesser = freshAddress();
+    const results = await Promise.all(Array.from({ length: 15 }, () => verifyCredentials(victim.email, "not-the-password", guesser)));
+    expect(results.filter((r) => !r.ok && r.reason === "invalid")).toHaveLength(PAIR_POLICY.free + 1);
+    expect(results.filter((r) => !r.ok && r.reason === "throttled")).toHaveLength(15 - PAIR_POLICY.free - 1);
+    expect(await verifyCredentials(victim.email, victim.password, guesser)).toMatchObject({ reason: "throttled" });
+    expect(await verifyCredentials(victim.email, victim.password, freshAddress())).toMatchObject({ ok: true });
+  });
+
+  it("IPv6 addresses are counted by their /64: a guesser cannot reset its counter by rotating the low bits", async () => {
+    const prefix = `2001:db8:${(n % 65_000).toString(16)}:${Math.floor(Math.random() * 65_000).toString(16)}`;
+    const users = await Promise.all(Array.from({ length: 24 }, () => makeUser("operator")));
+    const results = await Promise.all(users.map((u, i) => verifyCredentials(u.email, "spray-password-1", `${prefix}::${(i + 1).toString(16)}`)));
+    expect(results.filter((r) => !r.ok && r.reason === "invalid")).toHaveLength(ADDRESS_POLICY.free + 1);
+    expect(await db().signInThrottle.findUnique({ where: { key: `ip:${prefix}::/64` } })).toMatchObject({ failures: ADDRESS_POLICY.free + 1 });
   });
 
   it("one address spraying one guess per account is throttled after its allowance", async () => {

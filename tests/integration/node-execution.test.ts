@@ -12,6 +12,7 @@ import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { finishJob } from "@/lib/jobs/finish-job";
+import { getNodeOrThrow } from "@/lib/fleet/queries";
 import { getJobOrThrow } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
@@ -52,6 +53,8 @@ async function cutOffAndReplace(jobId: string, nodeA: string) {
   return moved;
 }
 
+const inventoryOf = (n: { gpus: Array<{ uuid: string; index: number; gpuType: string; memoryTotalMb: number }> }) =>
+  n.gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: g.gpuType, memory_total_mb: g.memoryTotalMb }));
 const chunks = (from: number, n: number, text = (i: number) => `line ${i}\n`) => Array.from({ length: n }, (_, i) => ({ seq: from + i, stream: "stdout" as const, text: text(from + i) }));
 
 describe("fencing: reports about a placement that is no longer current change nothing", () => {
@@ -280,6 +283,34 @@ describe("node-bound agent keys and replica report tokens", () => {
     if (otherNode) expect(await codeOf(finishJob(bound, job.id, { status: "completed", ...(await placementOf(job.id)) }))).toBe("not_found");
     expect(await codeOf(createApiKey(systemActor, { name: "x", scope: "agent", cluster_id: (await makeCluster()).id, node_id: a!.node.id }))).toBe("validation_failed");
     expect(await codeOf(createApiKey(systemActor, { name: "x", scope: "tenant", tenant_id: t.id, node_id: a!.node.id }))).toBe("validation_failed");
+  });
+
+  it("no agent key takes another node's GPUs by re-registering its own node with their UUIDs; an operator moves only idle GPUs", async () => {
+    const { cluster, gpuType, nodes } = await availableFleet(2, 2);
+    const [a, b] = nodes;
+    const { key } = await createApiKey(systemActor, { name: unique("node-key"), scope: "agent", cluster_id: cluster.id, node_id: a!.node.id });
+    const bound = actorFor(await authenticateApiKey(key));
+    const t = await makeTenant(8);
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "on-b", gpu_count: 2, gpu_type: gpuType, priority: 1, max_retries: 0, cluster_id: cluster.id });
+    await runSchedulerCycle("test");
+    const held = await db().gpu.findMany({ where: { allocatedJobId: job.id }, select: { uuid: true, nodeId: true, index: true } });
+    const victim = nodes.find((n) => n.node.id === held[0]!.nodeId)!;
+    const thief = victim === a ? b! : a!;
+    const stolen = victim.gpus.map((g) => ({ uuid: g.uuid, index: g.index + 10, gpu_type: gpuType, memory_total_mb: 81_559 }));
+    const thiefActor = thief === a ? bound : actorFor(agentPrincipal(cluster.id));
+    const refused = await registerNode(thiefActor, { hostname: thief.node.hostname, gpus: [...inventoryOf(thief), ...stolen] }).catch((e) => e);
+    expect(refused).toMatchObject({ code: "conflict", details: [{ path: expect.stringMatching(/^gpus\[[23]\]\.uuid$/) }] });
+    expect((await db().gpu.findMany({ where: { uuid: { in: stolen.map((g) => g.uuid) } } })).every((g) => g.nodeId === victim.node.id)).toBe(true);
+    expect((await getJobOrThrow(operatorPrincipal, job.id)).status).toBe("running");
+    // the operator may re-home an idle GPU, never a held one
+    const idle = await db().gpu.findFirst({ where: { nodeId: thief.node.id, allocatedJobId: null } });
+    expect(idle).not.toBeNull();
+    expect(await codeOf(registerNode(operator, { cluster_id: cluster.id, hostname: victim.node.hostname, gpus: [...inventoryOf(victim), { uuid: idle!.uuid, index: 9, gpu_type: gpuType, memory_total_mb: 81_559 }] }))).toBe("ok");
+    const heldUuid = held[0]!.uuid;
+    expect(await codeOf(registerNode(operator, { cluster_id: cluster.id, hostname: thief.node.hostname, gpus: [{ uuid: heldUuid, index: 0, gpu_type: gpuType, memory_total_mb: 81_559 }] }))).toBe("conflict");
+    // and a key bound to node a reads node a, and no other
+    expect(await codeOf(getNodeOrThrow(bound.principal, a!.node.id))).toBe("ok");
+    expect(await codeOf(getNodeOrThrow(bound.principal, b!.node.id))).toBe("not_found");
   });
 
   it("a serving container's token reports its own replica's samples only, and dies with the placement", async () => {

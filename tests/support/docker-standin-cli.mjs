@@ -20,6 +20,9 @@ mkdirSync(containers, { recursive: true });
 appendFileSync(path.join(root, "calls.jsonl"), JSON.stringify({ args, env: Object.keys(process.env).sort() }) + "\n");
 const config = existsSync(path.join(root, "standin.json")) ? JSON.parse(readFileSync(path.join(root, "standin.json"), "utf8")) : {};
 const stateOf = (name) => path.join(containers, `${name}.json`);
+// networks: the ones created here, plus any the test says already existed (with their options)
+const networksFile = path.join(root, "networks.json");
+const networks = () => ({ ...(config.networks ?? {}), ...(existsSync(networksFile) ? JSON.parse(readFileSync(networksFile, "utf8")) : {}) });
 const read = (name) => (existsSync(stateOf(name)) ? JSON.parse(readFileSync(stateOf(name), "utf8")) : null);
 const write = (name, s) => writeFileSync(stateOf(name), JSON.stringify(s));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -31,8 +34,41 @@ async function main() {
     console.log(config.version ?? "27.3.1");
     return 0;
   }
+  if (cmd === "network") {
+    const [sub, ...more] = rest;
+    const name = more.at(-1);
+    if (sub === "inspect") {
+      const n = networks()[name];
+      if (!n) {
+        console.error(`Error response from daemon: network ${name} not found`);
+        return 1;
+      }
+      console.log(JSON.stringify(n.options ?? {}));
+      return 0;
+    }
+    if (sub === "create") {
+      if (networks()[name]) {
+        console.error(`Error response from daemon: network with name ${name} already exists`);
+        return 1;
+      }
+      const options = {};
+      for (let i = 0; i < more.length - 1; i++) if (more[i] === "--opt") {
+        const [k, ...v] = more[i + 1].split("=");
+        options[k] = v.join("=");
+      }
+      const existing = existsSync(networksFile) ? JSON.parse(readFileSync(networksFile, "utf8")) : {};
+      writeFileSync(networksFile, JSON.stringify({ ...existing, [name]: { options } }));
+      console.log(`net-${name}`);
+      return 0;
+    }
+  }
   if (cmd === "run") {
     const name = rest[rest.indexOf("--name") + 1];
+    const network = rest[rest.indexOf("--network") + 1];
+    if (!networks()[network]) {
+      console.error(`docker: Error response from daemon: network ${network} not found.`);
+      return 125;
+    }
     const dashdash = rest.indexOf("--");
     const image = rest[dashdash + 1];
     const command = rest.slice(dashdash + 2);

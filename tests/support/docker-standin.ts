@@ -6,13 +6,18 @@ import path from "node:path";
  * A docker stand-in on PATH (tests/support/docker-standin-cli.mjs) with its own state directory, for
  * tests of the node agent's runner: what the agent ran, with which arguments and environment.
  */
-export function dockerStandin(config: { refuseImages?: string[]; entrypoint?: string; noEngine?: boolean } = {}) {
+type StandinNetworks = Record<string, { options?: Record<string, string> }>;
+
+/** The workload network as a prepared agent leaves it (the default; pass `networks: {}` for a bare engine). */
+export const PREPARED_NETWORKS: StandinNetworks = { "gpuforge-workloads": { options: { "com.docker.network.bridge.enable_icc": "false" } } };
+
+export function dockerStandin(config: { refuseImages?: string[]; entrypoint?: string; noEngine?: boolean; networks?: StandinNetworks } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "docker-standin-"));
   const bin = path.join(dir, "bin");
   const state = path.join(dir, "config");
   mkdirSync(bin);
   mkdirSync(state);
-  writeFileSync(path.join(state, "standin.json"), JSON.stringify(config));
+  writeFileSync(path.join(state, "standin.json"), JSON.stringify({ networks: PREPARED_NETWORKS, ...config }));
   const script = path.resolve("tests/support/docker-standin-cli.mjs");
   writeFileSync(path.join(bin, "docker"), `#!/bin/sh\nexec "${process.execPath}" "${script}" "$@"\n`);
   chmodSync(path.join(bin, "docker"), 0o755);

@@ -38,7 +38,7 @@ export function fakeNode(opts: { nvidiaSmi?: boolean; docker?: boolean | "engine
 esac`,
     );
   }
-  const docker = opts.docker === false ? undefined : dockerStandin(opts.docker === "engine-down" ? { noEngine: true } : {});
+  const docker = opts.docker === false ? undefined : dockerStandin(opts.docker === "engine-down" ? { noEngine: true, networks: {} } : { networks: {} });
   if (docker) tool("docker", `DOCKER_CONFIG="${docker.env.DOCKER_CONFIG}" exec "${docker.env.PATH!.split(":")[0]}/docker" "$@"`);
   const calls = path.join(dir, "systemctl.calls");
   if (opts.systemctl !== false) tool("systemctl", `echo "$*" >> "${calls}"`);

@@ -7,7 +7,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, createClient, type Client } from "@/agent/src/client";
-import { DockerLauncher, dockerClientEnv, dockerRunArgs, limitsFor, RefusedSpec, type ContainerSpec, type Launcher, type Workload } from "@/agent/src/container";
+import { DockerLauncher, dockerClientEnv, dockerRunArgs, limitsFor, RefusedSpec, WORKLOAD_NETWORK, type ContainerSpec, type Launcher, type Workload } from "@/agent/src/container";
 import { Lease } from "@/agent/src/lease";
 import { LogSpool } from "@/agent/src/log-spool";
 import { Outbox } from "@/agent/src/outbox";
@@ -39,11 +39,11 @@ const spec = (o: Partial<ContainerSpec> = {}): ContainerSpec => ({
 });
 
 describe("the container command line", () => {
-  it("runs the image after `--` with the placement's GPUs only, bridge networking, no new privileges and bounded resources", () => {
+  it("runs the image after `--` with the placement's GPUs only, the workload network, no new privileges and bounded resources", () => {
     expect(dockerRunArgs(spec())).toEqual([
       "run", "--name", "gpuforge-job-j1-1", "--init",
       "--gpus", '"device=0,3"',
-      "--network", "bridge",
+      "--network", "gpuforge-workloads",
       "--security-opt", "no-new-privileges",
       "--cap-drop", "NET_RAW", "--cap-drop", "MKNOD",
       "--cpus", "8", "--memory", "65536m", "--memory-swap", "65536m", "--shm-size", "16384m", "--pids-limit", "16384",
@@ -147,6 +147,23 @@ function agentParts(dir: string, launcher: Launcher) {
   const runner = new Runner({ book, outbox, logs, launcher, gpuIndexOf: (id) => ({ g0: 0, g1: 1, g2: 2 })[id], limits: () => limits });
   return { book, outbox, logs, runner };
 }
+
+describe("the workload network", () => {
+  it("is created with inter-container traffic off when the engine lacks it, and found again after", () => {
+    const docker = dockerStandin({ networks: {} });
+    const launcher = new DockerLauncher(docker.env);
+    expect(launcher.prepareNetwork()).toBeNull();
+    const create = docker.calls().find((c) => c.args[0] === "network" && c.args[1] === "create")!;
+    expect(create.args).toEqual(["network", "create", "--driver", "bridge", "--opt", "com.docker.network.bridge.enable_icc=false", "--label", "io.gpuforge.role=workloads", WORKLOAD_NETWORK]);
+    expect(launcher.prepareNetwork()).toBeNull();
+    expect(docker.calls().filter((c) => c.args[1] === "create")).toHaveLength(1);
+  });
+
+  it("that someone else created letting containers talk is refused, so the node runs no containers", () => {
+    const docker = dockerStandin({ networks: { [WORKLOAD_NETWORK]: { options: {} } } });
+    expect(new DockerLauncher(docker.env).prepareNetwork()).toMatch(/lets containers talk to each other/);
+  });
+});
 
 describe("the runner, with a docker stand-in on PATH", () => {
   it("runs each job in a container with exactly the expected command line, reports exit codes with the placement, captures output, and never hands docker the agent key", async () => {

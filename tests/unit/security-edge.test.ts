@@ -5,10 +5,11 @@ import { tenantSafeDetails } from "@/lib/alerts/queries";
 import { openApiDocumentJson } from "@/lib/api/openapi";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { anonymousPrincipal, assertOperator, tenantFilter, type Actor, type PublicActor } from "@/lib/auth/principal";
-import { ACCOUNT_POLICY, ADDRESS_POLICY, admit, afterSuccess, backoffMs } from "@/lib/auth/sign-in-throttle";
+import { ACCOUNT_POLICY, ADDRESS_POLICY, KNOWN_PAIR_MS, PAIR_POLICY, admit, afterSuccess, backoffMs, isKnownPair } from "@/lib/auth/sign-in-throttle";
 import { authSecret, ConfigError, parseEnv } from "@/lib/env";
-import { clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
+import { addressScope, clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
 import { renderMarkdown } from "@/lib/marketing/blog";
+import { installScript } from "@/lib/agent-install/install-script";
 
 describe("client addresses trust forwarded headers only from configured proxies", () => {
   const none = { hops: 0, cidrs: [] };
@@ -33,6 +34,12 @@ describe("client addresses trust forwarded headers only from configured proxies"
     expect(parseCidrList("not-an-ip")).toBeNull();
     expect(parseCidrList("192.0.2.7")).toHaveLength(1);
   });
+  it("per-address limits count an IPv4 address alone and an IPv6 address by its /64", () => {
+    expect(addressScope("203.0.113.9")).toBe("203.0.113.9");
+    expect(addressScope("2001:db8:1:2::1")).toBe("2001:db8:1:2::/64");
+    expect(addressScope("2001:0db8:0001:0002:ffff:eeee:dddd:cccc")).toBe("2001:db8:1:2::/64");
+    expect(addressScope("unknown")).toBe("unknown");
+  });
   it("configuration names bad proxy settings", () => {
     expect(() => parseEnv({ TRUSTED_PROXIES: "10.0.0.0/99" })).toThrow(/TRUSTED_PROXIES/);
     expect(() => parseEnv({ TRUSTED_PROXIES: "10.0.0.0/8", TRUSTED_PROXY_HOPS: "1" })).toThrow(/not both/);
@@ -55,19 +62,27 @@ describe("callback URLs after sign-in", () => {
 
 describe("sign-in throttle policy", () => {
   it("is free up to the allowance, then doubles each failure up to the cap", () => {
-    expect(backoffMs(10, ACCOUNT_POLICY)).toBe(0);
-    expect([11, 12, 13, 14].map((n) => backoffMs(n, ACCOUNT_POLICY))).toEqual([1000, 2000, 4000, 8000]);
-    expect(backoffMs(40, ACCOUNT_POLICY)).toBe(60_000);
+    expect(backoffMs(10, PAIR_POLICY)).toBe(0);
+    expect([11, 12, 13, 14].map((n) => backoffMs(n, PAIR_POLICY))).toEqual([1000, 2000, 4000, 8000]);
+    expect(backoffMs(40, PAIR_POLICY)).toBe(15 * 60_000);
+    expect(backoffMs(80, ACCOUNT_POLICY)).toBe(60_000);
     expect(backoffMs(200, ADDRESS_POLICY)).toBe(15 * 60_000);
   });
   it("refuses while blocked without counting, forgets after a quiet spell, and a success gives back only its own attempt", () => {
     const now = 1_000_000;
-    expect(admit({ failures: 12, blockedUntil: now + 500, lastFailureAt: now }, now, ACCOUNT_POLICY)).toEqual({ allowed: false, retryAfterMs: 500 });
-    expect(admit({ failures: 12, blockedUntil: now - 1, lastFailureAt: now - 20 * 60_000 }, now, ACCOUNT_POLICY)).toEqual({ allowed: true, next: { failures: 1, blockedUntil: null, lastFailureAt: now } });
-    const a = admit({ failures: 10, blockedUntil: null, lastFailureAt: now - 1 }, now, ACCOUNT_POLICY);
+    expect(admit({ failures: 12, blockedUntil: now + 500, lastFailureAt: now }, now, PAIR_POLICY)).toEqual({ allowed: false, retryAfterMs: 500 });
+    expect(admit({ failures: 12, blockedUntil: now - 1, lastFailureAt: now - 20 * 60_000 }, now, PAIR_POLICY)).toEqual({ allowed: true, next: { failures: 1, blockedUntil: null, lastFailureAt: now } });
+    const a = admit({ failures: 10, blockedUntil: null, lastFailureAt: now - 1 }, now, PAIR_POLICY);
     expect(a).toEqual({ allowed: true, next: { failures: 11, blockedUntil: now + 1000, lastFailureAt: now } });
     expect(afterSuccess("account", { failures: 11, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({ failures: 0, blockedUntil: null, lastFailureAt: null });
     expect(afterSuccess("address", { failures: 25, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({ failures: 24, blockedUntil: null, lastFailureAt: now });
+  });
+  it("a pair that signed in within the window is known; older or never is not", () => {
+    const now = KNOWN_PAIR_MS * 2;
+    expect(isKnownPair(null, now)).toBe(false);
+    expect(isKnownPair(now - 1000, now)).toBe(true);
+    expect(isKnownPair(now - KNOWN_PAIR_MS - 1, now)).toBe(false);
+    expect(afterSuccess("pair", { failures: 11, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({ failures: 0, blockedUntil: null, lastFailureAt: null });
   });
 });
 
@@ -134,5 +149,14 @@ describe("the OpenAPI document", () => {
     const first = openApiDocumentJson();
     expect(openApiDocumentJson()).toBe(first);
     expect(first.etag).toMatch(/^"[\w-]+"$/);
+  });
+});
+
+describe("the node installer's embedded address", () => {
+  it("embeds a plain http(s) origin and refuses anything a shell could read as more than a word", () => {
+    expect(installScript("https://cp.example.com:8443/")).toContain('URL="https://cp.example.com:8443"');
+    for (const bad of ["https://x$(reboot)", "https://x`id`", "https://x\"; rm -rf /", "ftp://cp.example.com", "https://a b"]) {
+      expect(() => installScript(bad), bad).toThrow(/not a control plane URL/);
+    }
   });
 });

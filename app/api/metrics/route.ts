@@ -1,11 +1,10 @@
 import { operations } from "@/lib/api/contracts";
-import { env } from "@/lib/env";
 import { route } from "@/lib/http/route";
 import { metricsExposition } from "@/lib/observability/exposition";
 import { assertOperatorOrToken } from "@/lib/observability/operator-or-token";
 
-export const GET = route(operations.metrics, async ({ request, principal }) => {
-  assertOperatorOrToken(principal, request.headers.get("authorization"), env().METRICS_TOKEN, "METRICS_TOKEN");
+export const GET = route(operations.metrics, async ({ machineToken, principal }) => {
+  assertOperatorOrToken(principal, machineToken, "METRICS_TOKEN");
   const { contentType, body } = await metricsExposition();
   return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
 });

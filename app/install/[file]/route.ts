@@ -3,10 +3,16 @@ import { Readable } from "node:stream";
 import { agentBundle, BUNDLE_ARCH } from "@/lib/agent-install/agent-bundle";
 import { AppError, unavailable } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/error-response";
+import { admitDownload } from "@/lib/http/public-download";
 import { logger } from "@/lib/logger";
 
 // The self-contained agent the installer downloads (and its checksum): agent-linux-<arch>.tar.gz.
-export async function GET(_request: Request, context: { params: Promise<{ file: string }> }) {
+export async function GET(request: Request, context: { params: Promise<{ file: string }> }) {
+  try {
+    await admitDownload(request, "getAgentBundle", 60);
+  } catch (e) {
+    return errorResponse(e);
+  }
   const { file } = await context.params;
   const m = /^agent-linux-([a-z0-9_]+)\.tar\.gz(\.sha256)?$/.exec(file);
   if (!m) return errorResponse(new AppError("not_found", "Agent bundles are named agent-linux-<arch>.tar.gz"));

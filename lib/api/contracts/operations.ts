@@ -4,7 +4,7 @@ import { errorBodySchema } from "@/lib/http/error-response";
 
 // What the platform's own operators run beside it: Prometheus scrapes it, Alertmanager feeds it.
 // Both take an operator key, or a token of their own from the configuration (Prometheus and
-// Alertmanager send a static bearer token), checked by the handler.
+// Alertmanager send a static bearer token), compared by the route wrapper.
 
 const tokenErrors = {
   401: { description: "No credentials, or not the configured token", schema: errorBodySchema },
@@ -19,6 +19,7 @@ export const metrics = defineContract({
   description: "For an operator key or the METRICS_TOKEN bearer token. Every app process serves the same fleet gauges (scrape one, or aggregate with max) and its own request, scheduler, ingest and background figures.",
   tags: ["Operations"],
   access: "public",
+  machineToken: "METRICS_TOKEN",
   rateLimitPerMinute: 600,
   responses: { 200: { description: "text/plain; version=0.0.4" }, ...tokenErrors },
 });
@@ -31,6 +32,7 @@ export const alertmanagerWebhook = defineContract({
   description: "For the ALERTMANAGER_TOKEN bearer token (Alertmanager's http_config.authorization) or an operator key. Re-sent payloads change nothing.",
   tags: ["Operations"],
   access: "public",
+  machineToken: "ALERTMANAGER_TOKEN",
   body: alertmanagerWebhookBody,
   bodyLimitBytes: 1024 * 1024,
   rateLimitPerMinute: 600,

@@ -64,6 +64,8 @@ export const readJobLogs = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   query: readLogsQuery,
+  // the log page polls every 2 s; a page is at most about half a MiB
+  rateLimitPerMinute: 240,
   responses: { 200: { description: "Log chunks", schema: jobLogsReply }, ...authErrors, ...notFoundError },
 });
 
@@ -105,6 +107,7 @@ export const readReplicaLogs = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   query: readReplicaLogsQuery,
+  rateLimitPerMinute: 240,
   responses: { 200: { description: "Log chunks", schema: replicaLogsReply }, ...authErrors, ...notFoundError },
 });
 
