@@ -11,6 +11,8 @@ const settings: Array<[string, string]> = [
   ["REMEDIATION_CAP, REMEDIATION_WINDOW_S", "The blast-radius cap: at most this many automatic quarantines per window, fleet-wide (default 5 per 600 s)."],
   ["NODE_OFFLINE_AFTER_S", "Seconds without a heartbeat before a node is offline (default 90)."],
   ["METRICS_RAW_RETENTION_HOURS, METRICS_ROLLUP_RETENTION_DAYS", "How long raw GPU samples and per-minute rollups are kept (48 h and 30 days)."],
+  ["METRICS_TOKEN, METRICS_MAX_GPU_SERIES", "A bearer token (16+ characters) Prometheus scrapes /api/metrics with, besides operator keys; and the number of GPUs that get per-GPU series (default 10,000)."],
+  ["ALERTMANAGER_TOKEN, ALERTMANAGER_REMEDIATE_ALERTS", "The bearer token Alertmanager posts to /api/webhooks/alertmanager with, and the alert names that quarantine their node within the blast-radius cap."],
   ["NEXT_PUBLIC_GA_ID", "Optional GA4 measurement id for the public site; first-party page views are recorded either way (no cookies, Do Not Track honoured)."],
 ];
 
@@ -23,6 +25,22 @@ export default function SelfHostingDocs() {
         <h2>Install and migrate</h2>
         <pre><code>npm ci{"\n"}DATABASE_URL=postgres://… NEXTAUTH_SECRET=… NEXTAUTH_URL=https://gpuforge.example.com npm start</code></pre>
         <p>With <code>DATABASE_URL</code> set, <code>npm start</code> migrates that database (seeding nothing unless <code>SEED=1</code>), builds if needed and serves the app. Migrations are plain SQL in <code>prisma/migrations</code>, applied in order under an advisory lock; an edited migration is refused by name. Create the first operator key with <code>npm run key -- create --scope operator --name admin</code>.</p>
+        <h2>Monitoring</h2>
+        <p>Every app process serves <code>GET /api/metrics</code> in the Prometheus text format (operator keys, or the <code>METRICS_TOKEN</code> bearer): the fleet&apos;s gauges and its own request, scheduler, ingest and background figures. Ingest servers serve their own. Scrape them all:</p>
+        <pre><code>{`scrape_configs:
+  - job_name: gpuforge
+    metrics_path: /api/metrics
+    authorization: { credentials_file: /etc/prometheus/gpuforge-metrics-token }
+    static_configs:
+      - targets: [app-1.internal:3000, app-2.internal:3000, ingest-1.internal:3001]`}</code></pre>
+        <p>Import the <a href="/grafana/gpuforge-dashboard.json">Grafana dashboard</a> (fleet, queue, scheduler, ingest, API, background work, processes). Alertmanager alerts from dcgm-exporter rules reach remediation through a webhook receiver:</p>
+        <pre><code>{`receivers:
+  - name: gpuforge
+    webhook_configs:
+      - url: https://gpuforge.example.com/api/webhooks/alertmanager
+        http_config: { authorization: { credentials_file: /etc/alertmanager/gpuforge-token } }
+        send_resolved: true`}</code></pre>
+        <p>Alerts are matched to GPUs by their <code>UUID</code> label and to nodes by <code>Hostname</code>, <code>instance</code> or <code>node</code>; those named in <code>ALERTMANAGER_REMEDIATE_ALERTS</code> quarantine their node under the same blast-radius cap as GPUForge&apos;s own rules, and resolved alerts resolve.</p>
         <h2>Settings</h2>
       </div>
       <dl className="mt-6 divide-y divide-slate-200 rounded-xl ring-1 ring-slate-200">
