@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
+import { parseAllowList } from "@/lib/pipelines/allow-list";
 
 // Every environment variable the app reads is declared and validated here, once.
 // Anything else in the code base reads configuration through `env()`.
@@ -73,6 +74,10 @@ const envSchema = z.object({
   // workload logs: what one run (a job attempt or a replica) may store, and for how long
   WORKLOAD_LOG_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(8 * 1024 * 1024),
   WORKLOAD_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(14),
+  // Pipelines: the hosts http steps may call (host, host:port or *.domain, comma-separated; empty:
+  // none), and the largest output one step may post or store
+  TOOL_CALL_ALLOWED_HOSTS: z.string().trim().default("").transform(parseAllowList),
+  PIPELINE_OUTPUT_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
 });
 
 export type Env = z.infer<typeof envSchema>;

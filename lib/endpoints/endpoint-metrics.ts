@@ -21,7 +21,7 @@ type Reporter =
 
 async function reporterFor(p: Principal, id: string): Promise<Reporter> {
   if (p.kind === "workload") {
-    if (p.endpointId !== id) throw notFound("Endpoint");
+    if (p.placement !== "replica" || p.endpointId !== id) throw notFound("Endpoint");
     return { kind: "workload", replicaId: p.replicaId };
   }
   if (p.kind !== "agent") {
@@ -106,6 +106,15 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
         accepted.map((s) => s.healthy),
       ],
     );
+    // where replicas serve, as their serving side says (inference steps call it)
+    const addresses = [...new Map(accepted.filter((s) => s.replica_id && s.serving_url).map((s) => [s.replica_id!, s.serving_url!])).entries()];
+    if (addresses.length) {
+      await c.query(`UPDATE endpoint_replicas r SET serving_url = x.url FROM unnest($1::uuid[], $2::text[]) AS x(id, url) WHERE r.id = x.id AND r.endpoint_id = $3 AND r.serving_url IS DISTINCT FROM x.url`, [
+        addresses.map((a) => a[0]),
+        addresses.map((a) => a[1]),
+        endpointId,
+      ]);
+    }
     if (inserted.rows.length) {
       await refreshRollups(c, endpointId, inserted.rows.map((r) => r.recorded_at));
       await applyReplicaHealth(c, endpointId, [...new Set(inserted.rows.flatMap((r) => (r.replica_id ? [r.replica_id] : [])))]);

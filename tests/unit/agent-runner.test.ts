@@ -126,6 +126,8 @@ const job = (id: string, o: Partial<JobAssignment> = {}): JobAssignment => ({
   fence: randomUUID(),
   gpu_ids: ["g0"],
   logs_path: `/api/jobs/${id}/logs`,
+  outputs_path: `/api/jobs/${id}/outputs`,
+  report_token: `gfj_${id}-token`,
   image: "alpine:3.20",
   command: "true",
   ...o,
@@ -165,7 +167,7 @@ describe("the runner, with a docker stand-in on PATH", () => {
     const okRun = runs.find((r) => r.includes("gpuforge-job-ok-1"))!;
     expect(okRun).toEqual(dockerRunArgs({
       name: "gpuforge-job-ok-1", image: "alpine:3.20", command: "echo epoch 1 done; echo warn >&2", gpus: [0, 2],
-      env: { GPUFORGE_JOB_ID: "ok", GPUFORGE_ATTEMPT: "1" }, labels: { "gpuforge.job": "ok", "gpuforge.attempt": "1" }, limits,
+      env: { GPUFORGE_JOB_ID: "ok", GPUFORGE_ATTEMPT: "1", GPUFORGE_OUTPUTS_URL: "/api/jobs/ok/outputs", GPUFORGE_REPORT_TOKEN: "gfj_ok-token" }, labels: { "gpuforge.job": "ok", "gpuforge.attempt": "1" }, limits,
     }));
     expect(okRun.slice(okRun.indexOf("--"))).toEqual(["--", "alpine:3.20", "sh", "-c", "echo epoch 1 done; echo warn >&2"]);
     for (const c of docker.calls()) expect(c.env).not.toContain("GPUFORGE_AGENT_KEY");
