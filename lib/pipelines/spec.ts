@@ -101,7 +101,8 @@ export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {})
       const other = bodyOf.get(b);
       if (other) return at(i, "repeat", `its loop overlaps the loop ending at “${other.end}” (both hold “${b}”); loops cannot nest or overlap`);
     }
-    for (const b of body) bodyOf.set(b, { end: s.name, body });
+    const entry = { end: s.name, body };
+    for (const b of body) bodyOf.set(b, entry);
     if (loop.until) checkExpression(stripWrapper(loop.until), `repeat.until`, i, s.name, true);
   });
   // nothing outside a loop may start in the middle of it: depend on the step that ends it
