@@ -213,6 +213,50 @@ describe("the runner, with a docker stand-in on PATH", () => {
   });
 });
 
+describe("a job's outputs, posted by the workload itself", () => {
+  it("the container gets its step's environment, the outputs URL and a placement token (never the agent key), and can post its own outputs with them", async () => {
+    const received: Array<{ url: string; auth: string | undefined; body: string }> = [];
+    const server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        received.push({ url: req.url!, auth: req.headers.authorization, body });
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const docker = dockerStandin();
+      const launcher = new DockerLauncher(dockerClientEnv({ ...docker.env, GPUFORGE_AGENT_KEY: "gf_secret" }));
+      const dir = tmp("agent-");
+      const runner = new Runner({
+        book: new PlacementBook(path.join(dir, "placements.json")),
+        outbox: new Outbox(path.join(dir, "exit-reports.json")),
+        logs: new LogSpool(path.join(dir, "logs")),
+        launcher,
+        gpuIndexOf: () => 0,
+        limits: () => limits,
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      });
+      const a = job("step", {
+        env: { PLAN: "data/a.jsonl", GPUFORGE_JOB_ID: "forged" },
+        report_token: "gfj_0123456789abcdef0123456789abcdef_1_token",
+        command: `curl -sf -X POST -H "Authorization: Bearer $GPUFORGE_REPORT_TOKEN" -H 'content-type: application/json' -d "{\\"outputs\\": {\\"plan\\": \\"$PLAN\\", \\"job\\": \\"$GPUFORGE_JOB_ID\\"}}" "$GPUFORGE_OUTPUTS_URL"`,
+      });
+      runner.reconcile([a]);
+      await until(() => received.length === 1);
+      expect(received[0]).toEqual({ url: "/api/jobs/step/outputs", auth: "Bearer gfj_0123456789abcdef0123456789abcdef_1_token", body: '{"outputs": {"plan": "data/a.jsonl", "job": "step"}}' });
+      const run = docker.runs()[0]!;
+      expect(run).toContain("PLAN=data/a.jsonl");
+      expect(run).toContain("GPUFORGE_JOB_ID=step");
+      expect(run.join(" ")).not.toContain("gf_secret");
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe("the node's lease (self-fencing)", () => {
   it("lapses once when no heartbeat got through for the lease the control plane gave, and is renewed by the next one", () => {
     const lease = new Lease(0, 90);
