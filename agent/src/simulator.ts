@@ -95,13 +95,14 @@ export function simulatedReplicaSample(replicaId: string, rps: number, seconds: 
 const noise = (spread: number) => (Math.random() * 2 - 1) * spread;
 
 /**
- * What a simulated model answers: a grader prompt ("Reply PASS or RETRY") passes more often the
- * later the iteration it names; anything else gets a short plan.
+ * What a simulated model answers: a grader prompt ("Reply PASS or RETRY") never passes the first
+ * iteration (so a loop is seen looping), and passes more often the later the iteration it names,
+ * always by the fourth; anything else gets a short plan.
  */
 export function simulatedCompletion(prompt: string, model: string, random = Math.random()) {
   const iteration = Number(/iteration (\d+)/i.exec(prompt)?.[1] ?? 0);
   const content = /PASS or RETRY/i.test(prompt)
-    ? random < 0.3 + 0.3 * iteration ? "PASS" : "RETRY"
+    ? iteration >= 1 && random < 0.25 + 0.25 * iteration ? "PASS" : "RETRY"
     : `1. Lower the learning rate to ${(2 + Math.floor(random * 3)) * 1e-4}. 2. Train ${1 + Math.floor(random * 3)} more epochs on the cleaned shard. 3. Re-run the eval suite.`;
   return { id: `chatcmpl-sim-${Math.floor(random * 1e9)}`, object: "chat.completion", model, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) } };
 }
@@ -401,6 +402,7 @@ const GPU_PROFILES: Record<string, { memoryMb: number; tdpW: number }> = {
   A100: { memoryMb: 81_920, tdpW: 400 },
   L40S: { memoryMb: 46_068, tdpW: 350 },
   B200: { memoryMb: 183_359, tdpW: 1_000 },
+  MI300X: { memoryMb: 196_608, tdpW: 750 },
 };
 
 export function simClusters(keys: Record<string, string>, layout: { pods: number; racksPerPod: number; nodesPerRack: number }, gpuTypes = ["H100", "A100"]): SimCluster[] {

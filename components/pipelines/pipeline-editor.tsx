@@ -15,10 +15,12 @@ import { PipelineDag } from "./pipeline-dag";
 
 export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHosts }: { action: FormAction<{ id: string }>; gpuTypes: string[]; endpoints: string[]; secrets: string[]; allowedHosts: string[] }) {
   const router = useRouter();
-  const ctx = useMemo(() => ({ gpuType: gpuTypes[0] ?? "H100", endpoint: endpoints[0] }), [gpuTypes, endpoints]);
+  const [gpuType, setGpuType] = useState(gpuTypes[0] ?? "H100");
+  const [endpoint, setEndpoint] = useState(endpoints[0]);
+  const ctx = { gpuType, endpoint };
   const [format, setFormat] = useState<SpecFormat>("yaml");
   const [template, setTemplate] = useState(PIPELINE_TEMPLATES[1]!.id);
-  const [text, setText] = useState(() => stringify(PIPELINE_TEMPLATES[1]!.spec(ctx)));
+  const [text, setText] = useState(() => stringify(PIPELINE_TEMPLATES[1]!.spec({ gpuType: gpuTypes[0] ?? "H100", endpoint: endpoints[0] })));
   const deferred = useDeferredValue(text);
   const checkCtx = useMemo(() => ({ endpoints: new Set(endpoints), secrets: new Set(secrets), allowedHosts }), [endpoints, secrets, allowedHosts]);
   const { issues, nodes } = useMemo(() => analyzeSpec(deferred, format, checkCtx), [deferred, format, checkCtx]);
@@ -46,6 +48,21 @@ export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHo
     <form action={dispatch} aria-label="New pipeline" className="space-y-4 p-5">
       <fieldset>
         <legend className="mb-2 text-sm font-medium text-slate-800">Start from a template</legend>
+        <div className="mb-3 flex flex-wrap gap-4 text-sm">
+          <label className="flex items-center gap-2">
+            <span className="text-slate-700">GPU type</span>
+            <select value={gpuType} onChange={(e) => setGpuType(e.target.value)} className="rounded-md border-0 py-1 pl-2 pr-8 text-sm ring-1 ring-slate-300">
+              {(gpuTypes.length ? gpuTypes : ["H100"]).map((t) => <option key={t}>{t}</option>)}
+            </select>
+          </label>
+          <label className="flex items-center gap-2">
+            <span className="text-slate-700">Endpoint</span>
+            <select value={endpoint ?? ""} onChange={(e) => setEndpoint(e.target.value || undefined)} className="rounded-md border-0 py-1 pl-2 pr-8 text-sm ring-1 ring-slate-300">
+              {endpoints.length ? endpoints.map((t) => <option key={t}>{t}</option>) : <option value="">none yet (create one on Endpoints)</option>}
+            </select>
+          </label>
+          <span className="self-center text-xs text-slate-500">Templates are filled in with these.</span>
+        </div>
         <div className="grid gap-2 sm:grid-cols-3">
           {PIPELINE_TEMPLATES.map((t) => (
             <button

@@ -37,7 +37,7 @@ export const toolRequest = z.strictObject({
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).optional(),
   url: z.string().trim().min(1).max(2000).optional().meta({ description: "http steps: the URL (its host must be on the operator's allow-list)" }),
   headers: z.record(headerName, z.string().max(8000)).optional().meta({ description: "http steps: may use ${secrets.NAME}" }),
-  body: z.json().optional(),
+  body: z.unknown().optional().meta({ description: "JSON: the request body (http, inference); strings may hold ${…} expressions" }),
   endpoint: z.string().trim().min(1).max(100).optional().meta({ description: "inference steps: one of your endpoints, by name" }),
   path: z.string().trim().regex(/^\/[A-Za-z0-9/._~%-]*$/, "A path starting with /").max(500).optional().meta({ description: "inference steps: default /v1/chat/completions" }),
 });
@@ -137,7 +137,7 @@ export const jobOutputsBody = z
   .strictObject({
     attempt: z.number().int().min(1).max(1_000_000).optional().meta({ description: "Agents: the attempt of the placement (a workload's own token names it)" }),
     fence: z.uuid("Must be the fence of the placement, as its assignment carried it").optional().meta({ description: "Agents: the fence of the placement" }),
-    outputs: z.record(z.string(), z.json()).meta({ description: "A small JSON object; later steps read it as steps.<step>.outputs. Posting again replaces it" }),
+    outputs: z.record(z.string(), z.unknown()).meta({ description: "A small JSON object; later steps read it as steps.<step>.outputs. Posting again replaces it" }),
   })
   .meta({ id: "JobOutputs", example: { attempt: 1, fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11", outputs: { checkpoint: "s3://ckpt/run-7", eval_loss: 1.92 } } });
 export type JobOutputsInput = z.output<typeof jobOutputsBody>;
