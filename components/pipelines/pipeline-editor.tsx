@@ -99,6 +99,7 @@ export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHo
             value={text}
             onChange={(e) => setText(e.target.value)}
             spellCheck={false}
+            wrap="off"
             aria-invalid={issues.length > 0}
             aria-describedby="pipeline-issues"
             className="block h-[28rem] w-full resize-y rounded-md border-0 bg-slate-950 p-3 font-mono text-xs leading-5 text-slate-100 shadow-sm ring-1 ring-slate-300 focus:ring-2 focus:ring-indigo-600"
