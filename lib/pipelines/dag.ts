@@ -142,30 +142,31 @@ export function advance(steps: StepState[], ctx: AdvanceContext = { now: new Dat
       log(st.name, "completed", { iteration: st.iteration });
       continue;
     }
-    const runs = st.iteration + 1;
+    const iteration = st.iteration;
+    const runs = iteration + 1;
     let condition: boolean | undefined;
     if (loop.until) {
       try {
-        condition = evaluateCondition(loop.until, { ...ctx.scope, iteration: st.iteration });
+        condition = evaluateCondition(loop.until, { ...ctx.scope, iteration });
       } catch (e) {
         if (!(e instanceof ExpressionError)) throw e;
-        set(st.name, "failed", st.iteration, `loop condition: ${e.message}`);
-        log(st.name, `failed: loop condition: ${e.message}`, { iteration: st.iteration });
+        set(st.name, "failed", iteration, `loop condition: ${e.message}`);
+        log(st.name, `failed: loop condition: ${e.message}`, { iteration });
         continue;
       }
     }
     const elapsedMs = ctx.now.getTime() - (st.loopStartedAt ?? ctx.now).getTime();
     const d = loopDecision({ runs, max: loop.max, conditional: Boolean(loop.until), condition, elapsedMs, timeoutS: loop.timeoutS });
-    const details = { iteration: st.iteration, max: loop.max, ...(loop.until ? { until: loop.until, condition } : {}) };
+    const details = { iteration, max: loop.max, ...(loop.until ? { until: loop.until, condition } : {}) };
     if (d.kind === "again") {
       for (const b of loopBody(loop.from, st.name, anc)) set(b, "waiting", runs);
-      log(st.name, loop.until ? `iteration ${runs} of at most ${loop.max}: “${loop.until}” is false; starting iteration ${runs + 1}` : `run ${runs} of ${loop.max} completed; starting run ${runs + 1}`, { kind: "iteration", iteration: st.iteration, details });
+      log(st.name, loop.until ? `iteration ${runs} of at most ${loop.max}: “${loop.until}” is false; starting iteration ${runs + 1}` : `run ${runs} of ${loop.max} completed; starting run ${runs + 1}`, { kind: "iteration", iteration, details });
     } else if (d.kind === "done" || loop.onExhausted === "continue") {
       set(st.name, "completed", runs);
-      log(st.name, loop.until ? `loop done: ${d.reason}` : `all ${loop.max} runs completed`, { kind: "iteration", iteration: st.iteration, details: { ...details, outcome: d.kind } });
+      log(st.name, loop.until ? `loop done: ${d.reason}` : `all ${loop.max} runs completed`, { kind: "iteration", iteration, details: { ...details, outcome: d.kind } });
     } else {
-      set(st.name, "failed", st.iteration, `loop gave up: ${d.reason}`);
-      log(st.name, `failed: loop gave up: ${d.reason}`, { kind: "iteration", iteration: st.iteration, details: { ...details, outcome: d.kind } });
+      set(st.name, "failed", iteration, `loop gave up: ${d.reason}`);
+      log(st.name, `failed: loop gave up: ${d.reason}`, { kind: "iteration", iteration, details: { ...details, outcome: d.kind } });
     }
   }
 

@@ -16,6 +16,7 @@ let sim: ReturnType<typeof startSimulator>;
 let tenantUser: Awaited<ReturnType<typeof makeUser>>;
 let otherUser: Awaited<ReturnType<typeof makeUser>>;
 let tenantKey: string;
+let otherKey: string;
 const GPU = "MI300X"; // a GPU type no other suite registers
 
 beforeAll(async () => {
@@ -25,7 +26,9 @@ beforeAll(async () => {
   await sim.ready;
   const tenant = await makeTenant(16);
   tenantUser = await makeUser("tenant_admin", tenant.id);
-  otherUser = await makeUser("tenant_admin", (await makeTenant(4)).id);
+  const otherTenant = await makeTenant(4);
+  otherUser = await makeUser("tenant_admin", otherTenant.id);
+  otherKey = (await makeKey({ scope: "tenant", tenant_id: otherTenant.id })).key;
   tenantKey = (await makeKey({ scope: "tenant", tenant_id: tenant.id })).key;
   const ep = await api("POST", "/api/endpoints", { key: tenantKey, body: { name: "planner", model: "meta-llama/Llama-3.1-8B-Instruct", gpu_type: GPU, gpus_per_replica: 1, replicas: 1, autoscale_metric: "none" } });
   expect(ep.status).toBe(201);
@@ -102,7 +105,8 @@ describe("agentic pipelines in the browser", () => {
 
     // another tenant: 404, in the browser and the API
     const other = await openPage(browser, `/dashboard/pipelines/${id}`, otherUser);
-    await other.getByText(/not found/i).first().waitFor();
+    expect(await other.getByText(/could not be found/i).count()).toBeGreaterThan(0);
+    expect((await api("GET", `/api/pipelines/${id}`, { key: otherKey })).status).toBe(404);
     await other.context().close();
 
     const list = await openPage(browser, "/dashboard/pipelines", tenantUser, { width: 390, height: 844 });
