@@ -3,6 +3,7 @@ import type { Actor, Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { forbidden, notFound } from "@/lib/errors";
+import { logger } from "@/lib/logger";
 import { open, seal } from "./secret-box";
 
 // Tenants' secrets for pipelines' http steps: written and deleted by tenant admins (operators do not
@@ -42,8 +43,20 @@ export async function deleteSecret(actor: Actor, name: string) {
   });
 }
 
-/** The plaintext of a tenant's secrets: for the tool-call worker only. */
+/**
+ * The plaintext of a tenant's secrets: for the tool-call worker only. A secret sealed under another
+ * app secret (NEXTAUTH_SECRET was changed) cannot be read: it is left out, and a step using it
+ * fails naming it, rather than the worker failing every tenant's calls.
+ */
 export async function secretValues(tenantId: string): Promise<Record<string, string>> {
   const rows = await db().tenantSecret.findMany({ where: { tenantId }, select: { name: true, ciphertext: true } });
-  return Object.fromEntries(rows.map((r) => [r.name, open(r.ciphertext)]));
+  const out: Record<string, string> = {};
+  for (const r of rows) {
+    try {
+      out[r.name] = open(r.ciphertext);
+    } catch {
+      logger.warn("a tenant secret cannot be decrypted with this app's secret; set it again", { tenant_id: tenantId, name: r.name });
+    }
+  }
+  return out;
 }
