@@ -32,7 +32,8 @@ const fill: Record<string, string> = {
 };
 const kindLabel: Record<string, string> = { job: "GPU job", http: "http call", inference: "inference" };
 
-export function PipelineDag({ nodes, label }: { nodes: DagNode[]; label: string }) {
+/** `fit`: scale down to the width available (the editor's preview) instead of scrolling. */
+export function PipelineDag({ nodes, label, fit = false }: { nodes: DagNode[]; label: string; fit?: boolean }) {
   if (!nodes.length) return <p className="p-5 text-sm text-slate-500">No steps yet.</p>;
   const columns = new Map<number, DagNode[]>();
   for (const n of nodes) columns.set(n.depth, [...(columns.get(n.depth) ?? []), n]);
@@ -48,7 +49,7 @@ export function PipelineDag({ nodes, label }: { nodes: DagNode[]; label: string 
   const bottom = height - PAD - 6;
   return (
     <div className="overflow-x-auto">
-      <svg role="img" aria-label={label} width={width} height={height} viewBox={`0 0 ${width} ${height}`} className="block text-slate-700">
+      <svg role="img" aria-label={label} width={fit ? undefined : width} height={fit ? undefined : height} viewBox={`0 0 ${width} ${height}`} style={fit ? { maxWidth: width } : undefined} className={cn("block text-slate-700", fit && "h-auto w-full")}>
         <defs>
           <marker id="dag-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" className="fill-slate-400" />

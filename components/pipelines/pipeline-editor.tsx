@@ -110,7 +110,7 @@ export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHo
           <div>
             <p className="mb-1 text-sm font-medium text-slate-800">Preview</p>
             <div className="rounded-md bg-slate-50 ring-1 ring-slate-200" data-testid="dag-preview">
-              <PipelineDag label="Preview of the pipeline's steps" nodes={nodes.map((n) => ({ ...n, loop: n.loop }))} />
+              <PipelineDag fit label="Preview of the pipeline's steps" nodes={nodes} />
             </div>
           </div>
           <div id="pipeline-issues" aria-live="polite">
