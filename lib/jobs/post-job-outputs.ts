@@ -4,6 +4,7 @@ import { db, pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { forbidden, notFound, payloadTooLarge, staleReport, validationFailed } from "@/lib/errors";
 import type { JobOutputsInput } from "@/lib/pipelines/schemas";
+import { agentMayReportOn } from "./placement-access";
 import { getJobOrThrow } from "./queries";
 
 /**
@@ -43,14 +44,8 @@ export async function postJobOutputs(p: AgentPrincipal | WorkloadPrincipal, jobI
     [jobId, attempt, fence, text, bytes, cluster, node],
   );
   if (rows.length) return { job_id: jobId, attempt, bytes };
-  if (p.kind === "agent") {
-    // a placement this agent could have run but is not current: stale; anything else is not its business
-    const { rows: known } = await pool().query(
-      `SELECT 1 FROM job_placements jp JOIN nodes n ON n.id = ANY(jp.node_ids) WHERE jp.job_id = $1 AND n.cluster_id = $2 AND ($3::uuid IS NULL OR n.id = $3::uuid) LIMIT 1`,
-      [jobId, p.clusterId, p.nodeId ?? null],
-    );
-    if (!known.length) throw notFound("Job");
-  }
+  // a placement this agent could have run but is not current: stale; anything else is not its business
+  if (p.kind === "agent" && !(await agentMayReportOn(db(), p, jobId))) throw notFound("Job");
   throw staleReport("Outputs are accepted only from the job's current placement while it runs; nothing was stored");
 }
 

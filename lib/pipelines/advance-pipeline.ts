@@ -18,6 +18,9 @@ import type { StepKind } from "./schemas";
 
 export type StepWithJob = Prisma.PipelineStepGetPayload<{ include: { job: { select: { status: true; error: true; exitCode: true; attempts: true } } } }>;
 
+/** A step about to run again (next loop iteration, a retry): nothing of its last run carries over. */
+export const FRESH_RUN = { jobId: null, error: null, callAttempt: 0, callFence: null, callDueAt: null, callLeaseUntil: null, startedAt: null, finishedAt: null } as const;
+
 export interface StepOutcome {
   outcome: Outcome;
   error?: string;
@@ -131,7 +134,7 @@ export async function advanceInTx(tx: Tx, pipelineId: string, opts: { outcomes?:
           iteration: u.iteration,
           ...(u.error !== undefined ? { error: u.error } : {}),
           ...(final ? { finishedAt: now, callLeaseUntil: null, callDueAt: null } : {}),
-          ...(u.status === "waiting" ? { jobId: null, error: null, callAttempt: 0, callFence: null, callDueAt: null, callLeaseUntil: null, startedAt: null, finishedAt: null } : {}),
+          ...(u.status === "waiting" ? FRESH_RUN : {}),
         },
       });
     }

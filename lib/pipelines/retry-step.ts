@@ -3,7 +3,7 @@ import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { invalidTransition, notFound } from "@/lib/errors";
-import { advanceInTx, logEvents, wake } from "./advance-pipeline";
+import { advanceInTx, FRESH_RUN, logEvents, wake } from "./advance-pipeline";
 import { lockPipelineOrThrow } from "./cancel-pipeline";
 import { pipelineInclude } from "./present";
 
@@ -19,7 +19,7 @@ export async function retryPipelineStep(actor: Actor, pipelineId: string, stepNa
     if (!step) throw notFound("Step");
     if (row.status !== "failed") throw invalidTransition(`A ${row.status} pipeline's steps cannot be retried; only a failed pipeline's`);
     if (step.status !== "failed") throw invalidTransition(`Step “${stepName}” is ${step.status}; only failed steps are retried`);
-    const reset = { status: "waiting", jobId: null, error: null, callAttempt: 0, callFence: null, callDueAt: null, callLeaseUntil: null, startedAt: null, finishedAt: null };
+    const reset = { status: "waiting", ...FRESH_RUN };
     await tx.pipelineStep.update({ where: { id: step.id }, data: reset });
     const revived = await tx.pipelineStep.updateMany({ where: { pipelineId, status: "skipped" }, data: reset });
     await tx.pipeline.update({ where: { id: pipelineId }, data: { status: "running", reason: null, finishedAt: null } });
