@@ -298,6 +298,26 @@ describe("control", () => {
     expect((await pipelineLog(tenantAdminPrincipal(tenant.id), p.id)).some((e) => e.kind === "retry" && /retried by/.test(e.message))).toBe(true);
   });
 
+  it("a job step's retry policy: only the exit codes it names retry, after its own backoff", async () => {
+    const { gpuType, asT, agent, tenant } = await setup();
+    const p = await createPipeline(asT, { name: unique("policy"), steps: [job(gpuType, "train", { retry: { max: 3, backoff_s: 7, backoff_factor: 3, max_backoff_s: 100, on_exit_codes: [137] } })] });
+    const train = await runningJob(p.id, "train");
+    const before = Date.now();
+    await finishJob({ principal: agent }, train.id, { status: "failed", exit_code: 137, ...(await placementOf(train.id)) });
+    const requeued = await db().job.findUniqueOrThrow({ where: { id: train.id } });
+    expect(requeued.status).toBe("queued");
+    expect(requeued.notBefore!.getTime() - before).toBeGreaterThanOrEqual(6_500);
+    expect(requeued.notBefore!.getTime() - before).toBeLessThan(9_000);
+    expect(requeued.pendingReason).toMatch(/Retry 1 of 3 after a 7 s backoff/);
+    await db().job.update({ where: { id: train.id }, data: { notBefore: null } }); // the backoff, passed
+    await runningJob(p.id, "train");
+    await finishJob({ principal: agent }, train.id, { status: "failed", exit_code: 1, ...(await placementOf(train.id)) });
+    const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect((await db().job.findUniqueOrThrow({ where: { id: train.id } })).status).toBe("failed");
+    expect(after.status).toBe("failed");
+    expect(after.steps[0]!.error).toMatch(/exit code 1/);
+  });
+
   it("a pipeline past its deadline fails and its running work is cancelled", async () => {
     const { gpuType, asT, tenant } = await setup();
     const p = await createPipeline(asT, { name: unique("deadline"), deadline_s: 60, steps: [job(gpuType, "long")] });
