@@ -52,7 +52,7 @@ export const backgroundJobs: BackgroundJob[] = [
     id: "pipelines-sweep",
     description: "Advance running pipelines whose steps' jobs ended; fail those past their deadline",
     cron: "* * * * *",
-    everySeconds: 5,
+    everySeconds: 10,
     run: async () => ({ ...(await enforcePipelineDeadlines()), ...(await advanceRunningPipelines()) }),
   },
   {

@@ -62,6 +62,10 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
     if (at.getTime() < oldest) return rejected.push({ index, error: "recorded_at is older than the raw retention" });
     if (s.replica_id && !replicaIds.has(s.replica_id)) return rejected.push({ index, error: "replica_id is not a replica of this endpoint" });
     if (reporter.kind === "workload" && s.replica_id !== reporter.replicaId) return rejected.push({ index, error: "a report token reports only for its own replica" });
+    // the control plane calls this address (inference steps): only the node's agent, infrastructure
+    // rather than tenant code, may say where a replica serves, or a tenant could aim those calls at
+    // any address the control plane can reach
+    if (s.serving_url && reporter.kind !== "agent") return rejected.push({ index, error: "only the node's agent reports a replica's serving_url" });
     if (reporter.kind === "agent") {
       const r = s.replica_id ? reporter.replicas.get(s.replica_id) : undefined;
       if (!r || !r.inScope) return rejected.push({ index, error: "an agent reports only for replicas on its own nodes" });

@@ -231,7 +231,10 @@ describe("tool-call steps", () => {
     const { gpuType, asT, tenant, cluster } = await setup();
     const ep = await createEndpoint(asT, { name: unique("chat"), model: "test/model", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: cluster.id, autoscale_metric: "none", cooldown_s: 300 });
     const replica = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: ep.id, status: { not: "stopped" } } });
-    await ingestEndpointMetrics(asT, ep.id, [{ replica_id: replica.id, requests: 1, errors: 0, p50_ms: 5, p95_ms: 9, p99_ms: 10, healthy: true, serving_url: base }]);
+    const sample = { replica_id: replica.id, requests: 1, errors: 0, p50_ms: 5, p95_ms: 9, p99_ms: 10, healthy: true, serving_url: base };
+    // a tenant cannot aim the control plane's calls anywhere: only the node's agent says where a replica serves
+    expect((await ingestEndpointMetrics(asT, ep.id, [sample])).rejected).toEqual([{ index: 0, error: "only the node's agent reports a replica's serving_url" }]);
+    await ingestEndpointMetrics({ principal: agentPrincipal(cluster.id) }, ep.id, [{ ...sample, fence: replica.fence }]);
     const p = await createPipeline(asT, { name: unique("infer"), steps: [{ name: "plan", kind: "inference", request: { endpoint: ep.name, body: { messages: [{ role: "user", content: "tune ${pipeline.name}" }] } } }] });
     expect(await runDueToolCalls({ allowedHosts: [] })).toMatchObject({ completed: 1 });
     const out = await db().pipelineStepOutput.findFirstOrThrow({ where: { pipelineId: p.id, step: "plan" } });

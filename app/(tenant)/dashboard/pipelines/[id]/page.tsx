@@ -13,6 +13,7 @@ import { isAppError } from "@/lib/errors";
 import { depths } from "@/lib/pipelines/dag";
 import { stepLoop } from "@/lib/pipelines/present";
 import { getPipelineWithOutputs, pipelineLog } from "@/lib/pipelines/queries";
+import { ancestors, loopBody } from "@/lib/pipelines/spec";
 
 export const metadata = { title: "Pipeline" };
 
@@ -33,9 +34,12 @@ export default async function PipelinePage({ params }: { params: Promise<{ id: s
   const { pipeline, outputs } = found;
   const log = await pipelineLog(p, id);
   const depth = depths(pipeline.steps.map((s) => ({ name: s.name, depends_on: s.dependsOn })));
-  const loops = pipeline.steps.map((s) => [s, stepLoop(s)] as const).filter(([, l]) => l);
+  const anc = ancestors(pipeline.steps.map((s) => ({ name: s.name, depends_on: s.dependsOn })));
   const loopOfStep = new Map<string, { max: number }>();
-  for (const [end, l] of loops) for (const s of pipeline.steps) if (s.name === end.name || s.name === l!.from || s.iteration > 0) loopOfStep.set(s.name, { max: l!.max });
+  for (const end of pipeline.steps) {
+    const l = stepLoop(end);
+    if (l) for (const name of loopBody(l.from, end.name, anc)) loopOfStep.set(name, { max: l.max });
+  }
   const running = pipeline.status === "running";
   return (
     <>
