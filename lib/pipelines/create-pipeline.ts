@@ -5,6 +5,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { validationFailed } from "@/lib/errors";
+import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { assertSatisfiable } from "@/lib/jobs/assert-satisfiable";
 import { submittingTenant } from "@/lib/jobs/submit-job";
 import { advanceInTx, logEvents, wake } from "./advance-pipeline";
@@ -18,7 +19,10 @@ import { DEFAULT_TOOL_TIMEOUT_S, loopOf, validateSpec } from "./spec";
  * every job step must be able to run at all (422), and its root steps start in the same transaction.
  */
 export async function createPipeline(actor: Actor, request: z.input<typeof createPipelineBody>) {
-  const input = createPipelineBody.parse(request);
+  // the route has parsed it already; the editor's server action hands over what the YAML said
+  const parsed = createPipelineBody.safeParse(request);
+  if (!parsed.success) throw validationFailed(zodIssuesToDetails(parsed.error.issues, "spec"), "The pipeline is not valid");
+  const input = parsed.data;
   const tenantId = submittingTenant(actor, input.tenant_id);
   const [endpoints, secrets] = await Promise.all([
     db().endpoint.findMany({ where: { tenantId, deletedAt: null }, select: { name: true } }),

@@ -119,6 +119,8 @@ describe("step outputs", () => {
     const { gpuType, asT, agent, tenant } = await setup();
     const refused = await createPipeline(asT, { name: "bad-ref", steps: [job(gpuType, "plan", { outputs: ["files"] }), job(gpuType, "act", { depends_on: ["plan"], command: "run ${steps.plan.outputs.file}" })] }).catch((e) => e);
     expect(refused).toMatchObject({ code: "validation_failed", details: [{ path: "steps[1].command", message: expect.stringMatching(/declares the outputs files; not “file”/) }] });
+    // what the editor's YAML said, unparsed: a 400 naming the field, never an internal error
+    expect(await createPipeline(asT, { name: "yaml", steps: [{ name: "x", gpu_count: "two" }] } as never).catch((e) => e)).toMatchObject({ code: "validation_failed", details: [{ path: "steps[0].gpu_count" }] });
     expect(await db().pipeline.count({ where: { tenantId: tenant.id } })).toBe(0);
 
     const p = await createPipeline(asT, { name: unique("late-ref"), steps: [job(gpuType, "plan"), job(gpuType, "act", { depends_on: ["plan"], command: "run ${steps.plan.outputs.other}" })] });
