@@ -195,3 +195,19 @@ describe("the http allow-list", () => {
     expect(hostAllowed(new URL("https://api.example.com/"), [])).toBe(false);
   });
 });
+
+describe("the editor's analysis", () => {
+  it("parses YAML and JSON, says where the text is broken, and names step and field of every problem", async () => {
+    const { analyzeSpec } = await import("@/lib/pipelines/editor");
+    expect(analyzeSpec("name: x\nsteps: [\n", "yaml").issues[0]).toMatchObject({ path: "spec", message: expect.stringMatching(/^Not valid YAML \(line \d+\)/) });
+    expect(analyzeSpec("{", "json").issues[0]!.message).toMatch(/^Not valid JSON/);
+    const bad = analyzeSpec("name: x\nsteps:\n  - name: plan\n    gpu_count: two\n    gpu_type: H100\n", "yaml");
+    expect(bad.issues).toEqual([expect.objectContaining({ path: "steps[0].gpu_count", where: "steps[0] (plan) · gpu_count" })]);
+    const loop = analyzeSpec(JSON.stringify({ name: "l", steps: [{ name: "a", gpu_count: 1, gpu_type: "H100" }, { name: "b", depends_on: ["a"], gpu_count: 1, gpu_type: "H100", repeat: { from: "a", until: "steps.b.outputs.ok", max: 3 } }] }), "json");
+    expect(loop.issues).toEqual([]);
+    expect(loop.nodes).toEqual([
+      { name: "a", kind: "job", dependsOn: [], depth: 0, loop: null },
+      { name: "b", kind: "job", dependsOn: ["a"], depth: 1, loop: { from: "a", label: "until steps.b.outputs.ok · ≤ 3" } },
+    ]);
+  });
+});
