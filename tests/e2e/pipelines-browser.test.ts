@@ -105,7 +105,7 @@ describe("agentic pipelines in the browser", () => {
 
     // another tenant: 404, in the browser and the API
     const other = await openPage(browser, `/dashboard/pipelines/${id}`, otherUser);
-    expect(await other.getByText(/could not be found/i).count()).toBeGreaterThan(0);
+    await other.getByText(/could not be found/i).first().waitFor({ timeout: 15_000 });
     expect((await api("GET", `/api/pipelines/${id}`, { key: otherKey })).status).toBe(404);
     await other.context().close();
 
