@@ -274,7 +274,8 @@ describe("control", () => {
     const { asT, tenant } = await setup();
     const p = await createPipeline(asT, { name: unique("late"), steps: [{ name: "slow", kind: "http", request: { url: `${base}/slow` }, timeout_s: 5 }] });
     const worker = runDueToolCalls({ allowedHosts: allowed });
-    await new Promise((r) => setTimeout(r, 300));
+    // the worker holds the call (leased, in flight) when the cancel comes
+    for (let i = 0; i < 100 && !(await db().pipelineStep.findFirstOrThrow({ where: { pipelineId: p.id } })).callLeaseUntil; i++) await new Promise((r) => setTimeout(r, 20));
     await cancelPipeline(asT, p.id);
     expect(await worker).toMatchObject({ discarded: 1 });
     expect(await codeOf(cancelPipeline(asT, p.id))).toBe("invalid_transition");
