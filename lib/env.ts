@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
 import { parseCidrList, type Cidr, type ProxyTrust } from "@/lib/http/client-address";
+import { parseAllowList } from "@/lib/pipelines/allow-list";
 
 // Every environment variable the app reads is declared and validated here, once.
 // Anything else in the code base reads configuration through `env()`.
@@ -109,6 +110,10 @@ const envSchema = z.object({
   MAX_WAITING_JOBS_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(5_000),
   // waiting jobs of each tenant a scheduling cycle reads (its first ones in priority and age order)
   SCHEDULER_TENANT_WINDOW: z.coerce.number().int().min(10).max(50_000).default(1_000),
+  // Pipelines: the hosts http steps may call (host, host:port or *.domain, comma-separated; empty:
+  // none), and the largest output one step may post or store
+  TOOL_CALL_ALLOWED_HOSTS: z.string().trim().default("").transform(parseAllowList),
+  PIPELINE_OUTPUT_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
 }).superRefine((e, ctx) => {
   if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
     ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: "set TRUSTED_PROXY_HOPS or TRUSTED_PROXIES, not both" });

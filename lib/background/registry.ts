@@ -10,6 +10,8 @@ import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
 import { advanceRunningPipelines } from "@/lib/pipelines/advance-pipeline";
+import { enforcePipelineDeadlines } from "@/lib/pipelines/enforce-deadlines";
+import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
@@ -50,10 +52,22 @@ export const backgroundJobs: BackgroundJob[] = [
   },
   {
     id: "pipelines-sweep",
-    description: "Advance running pipelines whose steps' jobs ended",
+    description: "Advance running pipelines whose steps' jobs ended; fail those past their deadline",
     cron: "* * * * *",
-    everySeconds: 15,
-    run: () => advanceRunningPipelines(),
+    everySeconds: 10,
+    run: async () => ({ ...(await enforcePipelineDeadlines()), ...(await advanceRunningPipelines()) }),
+  },
+  {
+    // Pipelines' http and inference steps, without GPUs: woken when a call is queued; the sweep
+    // picks up retries whose backoff ended and calls whose worker died (their lease lapsed).
+    id: "pipelines-tool-calls",
+    description: "Make pipelines' tool calls (http, inference) with timeouts and retries; store responses as outputs",
+    cron: "* * * * *",
+    everySeconds: 2,
+    events: ["pipelines/tool-call.requested"],
+    debounceMs: 10,
+    durable: true,
+    run: async ({ step }) => ({ ...(await runDueToolCalls({ step })) }),
   },
   {
     id: "fleet-offline-sweep",

@@ -21,7 +21,7 @@ type Reporter =
 
 async function reporterFor(p: Principal, id: string): Promise<Reporter> {
   if (p.kind === "workload") {
-    if (p.endpointId !== id) throw notFound("Endpoint");
+    if (p.placement !== "replica" || p.endpointId !== id) throw notFound("Endpoint");
     return { kind: "workload", replicaId: p.replicaId };
   }
   if (p.kind !== "agent") {
@@ -62,6 +62,10 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
     if (at.getTime() < oldest) return rejected.push({ index, error: "recorded_at is older than the raw retention" });
     if (s.replica_id && !replicaIds.has(s.replica_id)) return rejected.push({ index, error: "replica_id is not a replica of this endpoint" });
     if (reporter.kind === "workload" && s.replica_id !== reporter.replicaId) return rejected.push({ index, error: "a report token reports only for its own replica" });
+    // the control plane calls this address (inference steps): only the node's agent, infrastructure
+    // rather than tenant code, may say where a replica serves, or a tenant could aim those calls at
+    // any address the control plane can reach
+    if (s.serving_url && reporter.kind !== "agent") return rejected.push({ index, error: "only the node's agent reports a replica's serving_url" });
     if (reporter.kind === "agent") {
       const r = s.replica_id ? reporter.replicas.get(s.replica_id) : undefined;
       if (!r || !r.inScope) return rejected.push({ index, error: "an agent reports only for replicas on its own nodes" });
@@ -106,6 +110,15 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
         accepted.map((s) => s.healthy),
       ],
     );
+    // where replicas serve, as their serving side says (inference steps call it)
+    const addresses = [...new Map(accepted.filter((s) => s.replica_id && s.serving_url).map((s) => [s.replica_id!, s.serving_url!])).entries()];
+    if (addresses.length) {
+      await c.query(`UPDATE endpoint_replicas r SET serving_url = x.url FROM unnest($1::uuid[], $2::text[]) AS x(id, url) WHERE r.id = x.id AND r.endpoint_id = $3 AND r.serving_url IS DISTINCT FROM x.url`, [
+        addresses.map((a) => a[0]),
+        addresses.map((a) => a[1]),
+        endpointId,
+      ]);
+    }
     if (inserted.rows.length) {
       await refreshRollups(c, endpointId, inserted.rows.map((r) => r.recorded_at));
       await applyReplicaHealth(c, endpointId, [...new Set(inserted.rows.flatMap((r) => (r.replica_id ? [r.replica_id] : [])))]);

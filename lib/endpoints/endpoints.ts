@@ -1,5 +1,5 @@
 import "server-only";
-import type { Actor, Principal } from "@/lib/auth/principal";
+import type { Actor, Principal, TenantPrincipal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
 import { forbidden, notFound, unsatisfiable, uniqueViolationToConflict, validationFailed, type FieldIssue } from "@/lib/errors";
@@ -256,4 +256,10 @@ export async function replicaHoldings() {
       GROUP BY r.id, e.id, t.name, n.hostname, c.name ORDER BY c.name, n.hostname, e.name LIMIT 2000`,
   );
   return rows;
+}
+
+/** The names of a tenant's live endpoints (what pipelines' inference steps name). */
+export async function tenantEndpointNames(p: TenantPrincipal): Promise<string[]> {
+  const rows = await db().endpoint.findMany({ where: { tenantId: p.tenantId, deletedAt: null }, select: { name: true }, orderBy: { name: "asc" } });
+  return rows.map((r) => r.name);
 }

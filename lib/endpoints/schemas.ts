@@ -81,6 +81,7 @@ export const endpointSampleSchema = z
     tokens_per_s: z.number().min(0).max(100_000_000).optional(),
     healthy: z.boolean().default(true).meta({ description: "The replica's own health check; false marks it unhealthy at once" }),
     fence: z.uuid("Must be the replica's fence, as its assignment carried it").optional().meta({ description: "Agents: the fence of the replica's placement (required with an agent key)" }),
+    serving_url: z.url({ protocol: /^https?$/, message: "An http:// or https:// URL" }).max(500).optional().meta({ description: "Agents only: where this replica serves requests (its OpenAI-compatible base URL); pipelines' inference steps call it until the inference gateway routes traffic" }),
   })
   .superRefine((s, ctx) => {
     if (s.errors > s.requests) ctx.addIssue({ code: "custom", path: ["errors"], message: "Cannot exceed requests" });

@@ -67,7 +67,9 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
       }
       const rateKey = principal
         ? principal.kind === "workload"
-          ? principal.replicaId
+          ? principal.placement === "replica"
+            ? principal.replicaId
+            : `${principal.jobId}:${principal.attempt}`
           : (principal.keyId ?? ("userId" in principal ? principal.userId : undefined))
         : undefined;
       await consumeRateLimit(

@@ -16,6 +16,9 @@ export interface NewJob {
   image?: string;
   command?: string;
   duration_s?: number;
+  env?: Record<string, string>;
+  /** retry policy beyond max_retries: backoff, and which exit codes retry (any, when absent) */
+  retry?: { backoff_s: number; backoff_factor: number; max_backoff_s: number; on_exit_codes?: number[] };
 }
 
 /**
@@ -61,6 +64,10 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
       image: image ?? null,
       command: input.command ?? null,
       durationS: input.duration_s ?? null,
+      env: input.env ?? {},
+      ...(input.retry
+        ? { retryBackoffS: input.retry.backoff_s, retryBackoffFactor: input.retry.backoff_factor, retryBackoffMaxS: input.retry.max_backoff_s, retryOnExitCodes: input.retry.on_exit_codes ?? [] }
+        : {}),
       pipelineId: opts.pipelineId ?? null,
       status: blockReason ? "blocked" : "queued",
       blockReason,

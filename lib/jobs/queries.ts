@@ -5,6 +5,7 @@ import { env } from "@/lib/env";
 import type { JobAssignment } from "@/lib/fleet/assignments";
 import { forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { jobReportToken } from "./job-token";
 import { jobSelect } from "./schemas";
 
 /** Jobs a caller may see: a tenant its own, an operator all, an agent those on its cluster's nodes. */
@@ -67,13 +68,13 @@ export async function listJobEvents(p: Principal, jobId: string) {
 }
 
 /**
- * What a node must be running now: running jobs holding GPUs on it, with the GPUs each holds there
- * and the placement (attempt, fence) its reports must name. A job with a command and no image
+ * What a node must be running now: running jobs holding GPUs on it, with the GPUs each holds there,
+ * the placement (attempt, fence) its reports must name, and the token its container posts outputs with. A job with a command and no image
  * (submitted before images were required) runs in the operator's default image, or not at all.
  */
 export async function assignmentsForNode(nodeId: string): Promise<JobAssignment[]> {
-  const { rows } = await pool().query<{ job_id: string; gpu_ids: string[]; image: string | null; command: string | null; duration_s: number | null; attempt: number; fence: string }>(
-    `SELECT j.id AS job_id, array_agg(g.id ORDER BY g.index) AS gpu_ids, j.image, j.command, j.duration_s, j.attempts AS attempt, j.fence::text AS fence
+  const { rows } = await pool().query<{ job_id: string; gpu_ids: string[]; image: string | null; command: string | null; duration_s: number | null; attempt: number; fence: string; env: Record<string, string> }>(
+    `SELECT j.id AS job_id, array_agg(g.id ORDER BY g.index) AS gpu_ids, j.image, j.command, j.duration_s, j.attempts AS attempt, j.fence::text AS fence, j.env
        FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
       WHERE g.node_id = $1 AND j.status = 'running' GROUP BY j.id`,
     [nodeId],
@@ -87,6 +88,9 @@ export async function assignmentsForNode(nodeId: string): Promise<JobAssignment[
       fence: r.fence,
       gpu_ids: r.gpu_ids,
       logs_path: `/api/jobs/${r.job_id}/logs`,
+      outputs_path: `/api/jobs/${r.job_id}/outputs`,
+      report_token: jobReportToken(r.job_id, r.attempt, r.fence),
+      ...(Object.keys(r.env ?? {}).length ? { env: r.env } : {}),
       ...(image ? { image } : {}),
       ...(r.command ? { command: r.command } : {}),
       ...(r.duration_s ? { duration_s: r.duration_s } : {}),

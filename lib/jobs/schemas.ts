@@ -11,6 +11,14 @@ export const imageField = z
   .max(500)
   .refine(isImageReference, "Must be a container image reference, such as nvcr.io/nvidia/pytorch:24.05-py3");
 
+/** A container environment of the tenant's: names a shell accepts, none of GPUForge's own. */
+export const envField = z
+  .record(
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "Environment variable names: letters, digits, underscore, not starting with a digit").refine((k) => !k.startsWith("GPUFORGE_"), "GPUFORGE_ variables are set by the platform"),
+    z.string().max(10_000),
+  )
+  .refine((e) => Object.keys(e).length <= 100, "At most 100 variables");
+
 export const submitJobBody = z
   .strictObject({
     tenant_id: z.uuid("Must be a tenant id").optional(),
@@ -23,6 +31,7 @@ export const submitJobBody = z
     image: imageField.optional(),
     command: z.string().trim().min(1).max(10_000).optional(),
     duration_s: z.number().int().min(1).max(30 * 86_400).optional(),
+    env: envField.optional().meta({ description: "Environment variables of the job's container" }),
   })
   .meta({ id: "SubmitJob", example: { name: "llama-finetune", gpu_count: 8, gpu_type: "H100", priority: 3, max_retries: 2, duration_s: 3600 } });
 

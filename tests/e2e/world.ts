@@ -13,11 +13,15 @@ import { createEndpoint } from "@/lib/endpoints/endpoints";
 import { db } from "@/lib/db/client";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
+import { api } from "../support/http";
+import { putSecret } from "@/lib/secrets/secrets";
+import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 
 // The cast of the isolation and bad-input walks: tenant A (whose objects are the targets),
-// tenant B (the neighbour), agent keys, a revoked key, and an operator.
-export type ActorName = "anonymous" | "revoked" | "agent" | "other_tenant" | "own_tenant" | "operator";
-export const ACTORS: ActorName[] = ["anonymous", "revoked", "agent", "other_tenant", "own_tenant", "operator"];
+// tenant B (the neighbour), agent keys, a revoked key, an operator, and a workload: the
+// placement-scoped token a job container of tenant A holds (what a compromised container has).
+export type ActorName = "anonymous" | "revoked" | "agent" | "other_tenant" | "own_tenant" | "operator" | "workload";
+export const ACTORS: ActorName[] = ["anonymous", "revoked", "agent", "other_tenant", "own_tenant", "operator", "workload"];
 
 export async function buildWorld() {
   const a = await makeTenant(32);
@@ -31,6 +35,7 @@ export async function buildWorld() {
     other_tenant: (await makeKey({ scope: "tenant", tenant_id: b.id })).key,
     own_tenant: (await makeKey({ scope: "tenant", tenant_id: a.id })).key,
     operator: (await makeKey({ scope: "operator" })).key,
+    workload: undefined,
   };
   const revoked = await makeKey({ scope: "tenant", tenant_id: a.id });
   await revokeApiKey(systemActor, revoked.apiKey.id);
@@ -60,6 +65,10 @@ export async function buildWorld() {
   const placementOnC = await db().job.findUniqueOrThrow({ where: { id: jobOnC.id }, select: { attempts: true, fence: true, status: true } });
   const replicaOnC = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: endpointOnC.id, status: { not: "stopped" } }, select: { id: true, fence: true } });
   if (placementOnC.status !== "running") throw new Error("the walk's job on node C did not start");
+  // the job container's own credential, as the server hands it to the agent in the heartbeat
+  const beat = await api("POST", `/api/clusters/nodes/${nodeC.node.id}/heartbeat`, { key: keys.agent, body: {} });
+  keys.workload = (beat.body.assignments as Array<{ kind: string; job_id?: string; report_token: string }>).find((x) => x.kind === "job" && x.job_id === jobOnC.id)?.report_token;
+  if (!keys.workload) throw new Error("the heartbeat did not hand out the job's report token");
   const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC } };
   const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
   return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest };
@@ -107,6 +116,31 @@ export async function pipelineOfA(w: World): Promise<string> {
   return p.id;
 }
 
+/**
+ * A pipeline of tenant A whose only step failed for good (what a retry is about): an http step
+ * whose templated host turns out to be off the allow-list when the call is made.
+ */
+export async function failedPipelineOfA(w: World): Promise<string> {
+  const p = await createPipeline({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
+    name: unique("walk-failing"),
+    steps: [{ name: "only", kind: "http", request: { url: "http://${pipeline.name}.invalid/" } }],
+  });
+  for (let i = 0; i < 100; i++) {
+    // the server's workers or this one, whichever claims the call first
+    await runDueToolCalls({ allowedHosts: [] });
+    if ((await db().pipeline.findUniqueOrThrow({ where: { id: p.id } })).status === "failed") return p.id;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the walk's failing pipeline did not fail");
+}
+
+/** A secret of tenant A, fresh per call (deleting consumes it). */
+export async function secretOfA(w: World): Promise<string> {
+  const name = `WALK_${randomUUID().slice(0, 8).toUpperCase()}`;
+  await putSecret({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, name, "walk-secret-value");
+  return name;
+}
+
 /** A job of tenant A running on node D (so the cluster C agent must not see it). */
 export async function runningJobOfA(w: World): Promise<string> {
   const job = await submitJob({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
@@ -133,14 +167,16 @@ export interface OperationCase {
   expect: Record<ActorName, number>;
 }
 
-const all = (n: number): Record<ActorName, number> => ({ anonymous: n, revoked: n, agent: n, other_tenant: n, own_tenant: n, operator: n });
-const authed = (agent: number, other: number, own: number, operator: number): Record<ActorName, number> => ({
+const all = (n: number): Record<ActorName, number> => ({ anonymous: n, revoked: n, agent: n, other_tenant: n, own_tenant: n, operator: n, workload: n });
+/** A workload's token is refused (403) by every operation that does not list workloads. */
+const authed = (agent: number, other: number, own: number, operator: number, workload = 403): Record<ActorName, number> => ({
   anonymous: 401,
   revoked: 401,
   agent,
   other_tenant: other,
   own_tenant: own,
   operator,
+  workload,
 });
 
 let invoiceWindow: { period_start: string; period_end: string } | undefined;
@@ -256,7 +292,8 @@ export function operationCases(w: World): Record<string, OperationCase> {
     postEndpointMetrics: {
       path: fixed(`/api/endpoints/${w.endpointOfA.id}/metrics`),
       body: () => ({ samples: [{ requests: 10, errors: 0, p50_ms: 20, p95_ms: 40, p99_ms: 60 }] }),
-      expect: authed(404, 404, 202, 202),
+      // a job's token speaks for its job, not for any endpoint
+      expect: authed(404, 404, 202, 202, 404),
     },
     getEndpointMetrics: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/metrics`), expect: authed(403, 404, 200, 200) },
     getEndpointSla: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/sla`), expect: authed(403, 404, 200, 200) },
@@ -268,6 +305,22 @@ export function operationCases(w: World): Record<string, OperationCase> {
     },
     listPipelines: { path: fixed("/api/pipelines"), expect: authed(403, 200, 200, 200) },
     getPipeline: { path: async () => `/api/pipelines/${await pipelineOfA(w)}`, expect: authed(403, 404, 200, 200) },
+    getPipelineLog: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/log`, expect: authed(403, 404, 200, 200) },
+    getPipelineOutputs: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/outputs`, expect: authed(403, 404, 200, 200) },
+    cancelPipeline: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/cancel`, expect: authed(403, 404, 200, 200) },
+    retryPipelineStep: { path: async () => `/api/pipelines/${await failedPipelineOfA(w)}/steps/only/retry`, expect: authed(403, 404, 200, 200) },
+    // the agent of node C, or the job container itself with its token, posts the job's outputs, fenced
+    postJobOutputs: {
+      path: fixed(`/api/jobs/${w.jobOnC.id}/outputs`),
+      body: () => ({ attempt: w.jobOnC.attempt, fence: w.jobOnC.fence, outputs: { walk: Math.random() } }),
+      caller: "agent",
+      expect: authed(200, 403, 403, 403, 200),
+    },
+    listJobOutputs: { path: fixed(`/api/jobs/${w.jobOnC.id}/outputs`), expect: authed(403, 404, 200, 200) },
+    // secrets are each tenant's own: B lists and writes its own, never A's; operators do not handle them
+    listSecrets: { path: fixed("/api/secrets"), expect: authed(403, 200, 200, 403) },
+    putSecret: { path: async () => `/api/secrets/WALK_${randomUUID().slice(0, 8).toUpperCase()}`, body: () => ({ value: "walk-secret-value" }), caller: "own_tenant", expect: authed(403, 201, 201, 403) },
+    deleteSecret: { path: async () => `/api/secrets/${await secretOfA(w)}`, expect: authed(403, 404, 204, 403) },
     listSchedulerLogs: { path: fixed("/api/scheduler/logs"), expect: authed(403, 403, 403, 200) },
 
     listAlertRules: { path: fixed("/api/alerts/rules"), expect: authed(403, 403, 403, 200) },
