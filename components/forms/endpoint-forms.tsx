@@ -1,6 +1,5 @@
 "use client";
-import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Field, FormMessage, GpuTypeField, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
@@ -32,12 +31,9 @@ function AutoscaleFields({ e, v, defaults, idPrefix }: { e: Record<string, strin
   );
 }
 
-export function CreateEndpointForm({ action, gpuTypes }: { action: FormAction<{ id: string }>; gpuTypes: string[] }) {
+export function CreateEndpointForm({ action, gpuTypes }: { action: FormAction; gpuTypes: string[] }) {
+  // on success the action redirects to the new endpoint's page
   const { state, dispatch, formRef } = useActionForm(action);
-  const router = useRouter();
-  useEffect(() => {
-    if (state.ok && state.data?.id) router.push(`/dashboard/endpoints/${state.data.id}`);
-  }, [state, router]);
   const e = state.fieldErrors ?? {};
   const v = state.values ?? {};
   return (
@@ -107,14 +103,12 @@ export function StopStartEndpointButton({ action, id, name, stopped }: { action:
 }
 
 export function DeleteEndpointButton({ action, id, name, after }: { action: FormAction; id: string; name: string; after: string }) {
+  // on success the action redirects to `after` (the list), since this endpoint's page is gone
   const { state, dispatch } = useActionForm(action, false);
-  const router = useRouter();
-  useEffect(() => {
-    if (state.ok) router.push(after);
-  }, [state, router, after]);
   return (
     <form action={dispatch} onSubmit={(ev) => { if (!confirm(`Delete “${name}”? Its replicas stop; its history and invoices stay.`)) ev.preventDefault(); }} className="inline-flex items-center gap-2">
       <input type="hidden" name="id" value={id} />
+      <input type="hidden" name="after" value={after} />
       <SubmitButton variant="danger" size="sm">Delete</SubmitButton>
       {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
     </form>

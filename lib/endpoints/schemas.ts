@@ -181,8 +181,24 @@ export const slaJsonSchema = z
   .meta({ id: "EndpointSla" });
 
 export const endpointSeriesSchema = z.object({
-  step: z.literal("1m"),
-  points: z.array(z.object({ t: z.string(), requests_per_s: z.number(), error_rate_pct: z.number().nullable(), p50_ms: z.number(), p95_ms: z.number(), p99_ms: z.number(), tokens_per_s: z.number().nullable(), replicas_reporting: z.number() })),
+  step: z.string().meta({ description: "How long one point is: 1m up to ~3 hours, then 5m, 15m, 30m, 1h, 2h…" }),
+  step_s: z.number(),
+  from: z.string(),
+  to: z.string(),
+  points: z
+    .array(
+      z.object({
+        t: z.string(),
+        requests_per_s: z.number().nullable(),
+        error_rate_pct: z.number().nullable(),
+        p50_ms: z.number().nullable(),
+        p95_ms: z.number().nullable(),
+        p99_ms: z.number().nullable(),
+        tokens_per_s: z.number().nullable(),
+        replicas_reporting: z.number(),
+      }),
+    )
+    .meta({ description: "Every step of the window; a step without samples has null figures (a gap)" }),
 });
 export type SlaJson = z.infer<typeof slaJsonSchema>;
 export type SeriesJson = z.infer<typeof endpointSeriesSchema>;

@@ -169,8 +169,8 @@ export async function nodeDetail(nodeId: string) {
           remapFailure: true,
           missingSince: true,
           // who holds each GPU: a job, or an endpoint's replica
-          allocatedJob: { select: { name: true, tenant: { select: { name: true } } } },
-          allocatedReplica: { select: { endpoint: { select: { id: true, name: true, tenant: { select: { name: true } } } } } },
+          allocatedJob: { select: { id: true, name: true, gpuCount: true, startedAt: true, durationS: true, tenant: { select: { name: true } } } },
+          allocatedReplica: { select: { id: true, status: true, endpoint: { select: { id: true, name: true, tenant: { select: { name: true } } } } } },
         },
       },
       events: { orderBy: { id: "desc" }, take: 20 },

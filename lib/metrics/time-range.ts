@@ -97,7 +97,7 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 export function formatAxisTime(t: number, spanMs: number, withDate = false): string {
   const d = new Date(t);
   const time = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
-  return spanMs > 86_400_000 || withDate ? `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${time}` : time;
+  return spanMs >= 86_400_000 || withDate ? `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${time}` : time;
 }
 
 /** The value a datetime-local input shows for a date (UTC, to the minute). */

@@ -304,7 +304,9 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(rows[0]).toMatchObject({ samples: 2, requests: 400n, errors: 2n, replicasReporting: 1 });
     expect(rows[0]!.p95Ms).toBeCloseTo((100 * 200 + 300 * 400) / 400, 3);
     const series = await endpointSeries(asT.principal, e.id, {});
-    expect(series.points[0]).toMatchObject({ requests_per_s: 6.67, error_rate_pct: 0.5, replicas_reporting: 1 });
+    expect(series).toMatchObject({ step: "1m", step_s: 60 });
+    expect(series.points.find((x) => x.t === at.toISOString())).toMatchObject({ requests_per_s: 6.67, error_rate_pct: 0.5, replicas_reporting: 1 });
+    expect(series.points.find((x) => x.t === new Date(at.getTime() - 60_000).toISOString())).toMatchObject({ requests_per_s: null, p95_ms: null });
 
     const otherCluster = await makeCluster();
     expect(await codeOf(ingestEndpointMetrics(actorFor(agentPrincipal(otherCluster.id)), e.id, [healthy(r)]))).toBe("not_found");
