@@ -59,7 +59,7 @@ export const updateEndpointAction = serverAction(
   },
   async (actor, { id, ...changes }) => {
     const e = await updateEndpoint(actor, id, changes);
-    return { message: `Saved. ${e.name} runs ${e.desiredReplicas} replica(s).` };
+    return { message: `Saved. ${e.name} runs ${e.desiredReplicas} replica${e.desiredReplicas === 1 ? "" : "s"}.` };
   },
 );
 

@@ -14,7 +14,10 @@ export async function assertSatisfiable(
 ): Promise<void> {
   const issue = (message: string): FieldIssue[] => [{ path: `${field}gpu_count`, message }];
   if (work.gpu_count > work.quota) {
-    throw unsatisfiable(`The work needs ${work.gpu_count} GPUs but the tenant's whole quota is ${work.quota}`, issue(`More than the quota of ${work.quota}`));
+    throw unsatisfiable(
+      `The work needs ${work.gpu_count} GPUs but the tenant's whole quota is ${work.quota}`,
+      issue(`More than your organisation's quota of ${work.quota} GPUs: it could never start. Ask your operator for a larger quota.`),
+    );
   }
   if (work.cluster_id && !(await tx.cluster.count({ where: { id: work.cluster_id } }))) {
     throw validationFailed([{ path: `${field}cluster_id`, message: "No such cluster" }]);
@@ -25,7 +28,7 @@ export async function assertSatisfiable(
   if (work.gpu_count > capacity) {
     throw unsatisfiable(
       `The fleet has ${capacity} ${work.gpu_type} GPUs${work.cluster_id ? " in that cluster" : ""}; the work needs ${work.gpu_count}`,
-      issue(`More than the ${capacity} ${work.gpu_type} GPUs there are`),
+      issue(`The fleet has ${capacity} ${work.gpu_type} GPUs${work.cluster_id ? " in that cluster" : ""} in all: it could never start.`),
     );
   }
 }

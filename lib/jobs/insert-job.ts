@@ -20,7 +20,7 @@ export interface NewJob {
  * Creates a job inside the caller's transaction: queued, or blocked by quota. Refuses (422) a job
  * that can never run. `field` prefixes the paths of field errors (e.g. `steps[2].`).
  */
-export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string } = {}) {
+export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string; submittedBy?: string } = {}) {
   const f = opts.field ?? "";
   // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot is exact
   const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string; in_use: number; out_of_funds: boolean }>>`
@@ -48,6 +48,7 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
       command: input.command ?? null,
       durationS: input.duration_s ?? null,
       pipelineId: opts.pipelineId ?? null,
+      submittedBy: opts.submittedBy ?? null,
       status: blockReason ? "blocked" : "queued",
       blockReason,
       pendingReason:

@@ -6,7 +6,7 @@ export const submitJobBody = z
   .strictObject({
     tenant_id: z.uuid("Must be a tenant id").optional(),
     name: z.string().trim().min(1, "Name is required").max(200),
-    gpu_count: z.number().int().min(1).max(4096),
+    gpu_count: z.number({ error: "A whole number of GPUs" }).int("A whole number of GPUs").min(1, "At least 1 GPU").max(4096, "No job may ask for more than 4,096 GPUs; split the work"),
     gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
     priority: z.number().int().min(1).max(10).default(5),
     cluster_id: z.uuid("Must be a cluster id").optional(),
@@ -84,6 +84,7 @@ export const jobSelect = {
   submittedAt: true,
   startedAt: true,
   finishedAt: true,
+  submittedBy: true,
   gpus: { select: { id: true, nodeId: true }, orderBy: { index: "asc" as const } },
 } as const;
 
@@ -109,6 +110,7 @@ export interface JobRow {
   submittedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  submittedBy?: string | null;
   gpus: Array<{ id: string; nodeId: string }>;
 }
 

@@ -146,7 +146,7 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
     );
     await c.query(
       `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
-       SELECT x.id, x.from_status, 'running', 'placed on ' || x.nodes || ' node(s)', 'scheduler'
+       SELECT x.id, x.from_status, 'running', 'placed on ' || x.nodes || CASE WHEN x.nodes = 1 THEN ' node' ELSE ' nodes' END, 'scheduler'
          FROM unnest($1::uuid[], $2::text[], $3::int[]) AS x(id, from_status, nodes)`,
       [placed.map((d) => d.jobId), placed.map((d) => before.get(d.jobId)!), placed.map((d) => d.nodeIds.length)],
     );

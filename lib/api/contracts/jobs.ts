@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
+import { jobListParams } from "@/lib/jobs/list-jobs";
 import { jobJsonSchema, listJobsQuery, submitJobBody, updateJobBody } from "@/lib/jobs/schemas";
 import { createPipelineBody, pipelineJsonSchema } from "@/lib/pipelines/schemas";
 import { authErrors, idParams, listOf, notFoundError } from "./common";
@@ -128,4 +129,15 @@ export const getPipeline = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   responses: { 200: { description: "The pipeline", schema: z.object({ pipeline: pipelineJsonSchema, log: pipelineLogSchema }) }, ...authErrors, ...notFoundError },
+});
+
+export const exportJobs = defineContract({
+  operationId: "exportJobs",
+  method: "GET",
+  path: "/api/jobs/export",
+  summary: "Jobs matching the console's filters (search, status, tenant, GPU type, submitted from/to, sort) as CSV, up to 10,000 rows",
+  tags: ["Jobs"],
+  access: ["operator", "tenant"],
+  query: jobListParams,
+  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
 });

@@ -1,0 +1,30 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/principal";
+import { jobCostSoFar } from "@/lib/billing/usage";
+import { db } from "@/lib/db/client";
+import { isAppError } from "@/lib/errors";
+import { mayCancelJob } from "./job-permissions";
+import { getJobOrThrow, jobPlacement, jobSubmitter, listJobEvents } from "./queries";
+
+/** Everything a job's page shows (tenant or operator plane), or null when the caller may not see it. */
+export async function jobPageData(p: Principal, id: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const job = await getJobOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  if (!job) return null;
+  const [events, placement, cost, submitter, tenant] = await Promise.all([
+    listJobEvents(p, id),
+    jobPlacement(id),
+    jobCostSoFar(id),
+    jobSubmitter(job.submittedBy),
+    db().tenant.findUniqueOrThrow({ where: { id: job.tenantId }, select: { id: true, name: true } }),
+  ]);
+  return {
+    job,
+    events: events.map((e) => ({ id: String(e.id), fromStatus: e.fromStatus, toStatus: e.toStatus, reason: e.reason, actor: e.actor, createdAt: e.createdAt.toISOString() })),
+    placement,
+    cost,
+    submittedBy: submitter ? `${submitter.name} (${submitter.email})` : null,
+    tenant,
+    mayCancel: mayCancelJob(p, job),
+  };
+}
