@@ -64,7 +64,21 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().trim().optional().transform((v) => (v ? v : undefined)),
   STRIPE_API_BASE: optionalUrl,
   REMEDIATION_WINDOW_S: z.coerce.number().int().min(60).max(7 * 86_400).default(600),
+  // 32 random bytes (base64 or hex) that encrypt the secrets operators store in the console's
+  // settings (SMTP and webhook URLs); without it those secrets can only come from this environment
+  SETTINGS_ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || decodeKey(v) !== null, "must be 32 random bytes, base64 or hex encoded (openssl rand -base64 32)"),
 });
+
+/** The 32-byte key of SETTINGS_ENCRYPTION_KEY (base64 or hex), or null when it is not one. */
+export function decodeKey(v: string): Buffer | null {
+  const bytes = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, "hex") : /^[A-Za-z0-9+/_-]{43}=?$/.test(v) ? Buffer.from(v, "base64") : null;
+  return bytes && bytes.length === 32 ? bytes : null;
+}
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -90,6 +104,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/** Whether the deployment set a variable itself (rather than leaving it to its default): the settings page says where a value comes from. */
+export function envIsSet(name: keyof Env): boolean {
+  return Boolean(process.env[name]?.trim());
 }
 
 /** Inngest is in charge of background work only when a server to talk to is configured. */

@@ -46,6 +46,16 @@ function localAuthSecret(): string {
   return readFileSync(file, "utf8").trim();
 }
 
+/** A random key for the secrets operators store in Settings, kept under .data/ like the sign-in secret. */
+function localSettingsKey(): string {
+  const file = path.join(repoRoot, ".data", "settings-key");
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600 });
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
 async function main() {
   const seed = process.argv.includes("--seed") || process.env.SEED === "1";
   if (env.DATABASE_URL) {
@@ -59,6 +69,7 @@ async function main() {
     await migrateAndSeed(env.DATABASE_URL);
     env.DEMO_MODE ??= "1";
     env.NEXTAUTH_SECRET ??= localAuthSecret();
+    env.SETTINGS_ENCRYPTION_KEY ??= localSettingsKey();
   }
   env.NEXTAUTH_URL ??= `http://localhost:${port}`;
   Object.assign(env, { NODE_ENV: dev ? "development" : "production" });

@@ -173,7 +173,7 @@ export function EndpointDetail(props: {
         </Card>
       </div>
       <Card className="mt-6">
-        <CardHeader title="Report serving metrics" description="The serving side (or the agent beside it, with GPUFORGE_SERVE_COMMAND) posts samples per replica; a sample with healthy=false marks its replica unhealthy." />
+        <CardHeader title="Report serving metrics" description="Your model server (or the node agent, when it is set up at deploy time to start the server for each replica) posts samples per replica; a sample with healthy=false marks its replica unhealthy. See the agent guide." />
         <pre className="overflow-x-auto p-5 text-xs text-slate-700"><code>{`curl -X POST ${props.apiBase}/api/endpoints/${e.id}/metrics \\
   -H "Authorization: Bearer $GPUFORGE_KEY" -H "content-type: application/json" \\
   -d '{"samples":[{"replica_id":"${live[0]?.id ?? "<replica id>"}","requests":412,"errors":1,"p50_ms":180,"p95_ms":540,"p99_ms":910,"tokens_per_s":5200}]}'`}</code></pre>

@@ -1,5 +1,5 @@
 import { toCsv } from "@/lib/http/csv";
-import { invoiceLabel } from "./money";
+import { invoiceLabel, isNegligibleLine } from "./money";
 
 interface InvoiceForDocument {
   number: number;
@@ -14,7 +14,7 @@ export function invoiceCsv(inv: InvoiceForDocument): { filename: string; body: s
   const header = ["invoice", "period_start", "period_end", "gpu_type", "job_id", "endpoint_id", "description", "gpu_seconds", "gpu_hours", "amount_cents", "amount_usd"];
   const rows: Array<Array<string | number>> = [];
   const label = invoiceLabel(inv.number);
-  for (const l of inv.lines) {
+  for (const l of inv.lines.filter((x) => !isNegligibleLine(x.gpuSeconds, x.amountCents))) {
     rows.push([label, inv.periodStart.toISOString(), inv.periodEnd.toISOString(), l.gpuType, l.jobId ?? "", l.endpointId ?? "", l.description, Number(l.gpuSeconds), (Number(l.gpuSeconds) / 3600).toFixed(4), Number(l.amountCents), (Number(l.amountCents) / 100).toFixed(2)]);
   }
   rows.push([label, "", "", "", "", "", "Total", inv.lines.reduce((s, l) => s + Number(l.gpuSeconds), 0), "", Number(inv.amountCents), (Number(inv.amountCents) / 100).toFixed(2)]);

@@ -60,3 +60,22 @@ export function formatDuration(ms: number): string {
   const d = Math.floor(h / 24);
   return `${d} days${h % 24 ? ` ${h % 24} h` : ""}`;
 }
+
+/** A line that would read "0.00 GPU-hours, $0.00" (a run of a few seconds): left off invoices; its usage is still settled. */
+export function isNegligibleLine(gpuSeconds: number | bigint, amountCents: number | bigint): boolean {
+  return Number(amountCents) === 0 && gpuHours(gpuSeconds) === 0;
+}
+
+/** How many hours of spend a prepaid balance should cover before the console warns. */
+export const LOW_BALANCE_HOURS = 24;
+
+/** empty: at or below zero; low: under LOW_BALANCE_HOURS of the current spend; ok otherwise (or nothing runs). */
+export function balanceLevel(balanceCents: number, spendCentsPerHour: number): "empty" | "low" | "ok" {
+  if (balanceCents <= 0) return "empty";
+  return spendCentsPerHour > 0 && balanceCents < spendCentsPerHour * LOW_BALANCE_HOURS ? "low" : "ok";
+}
+
+/** The reference a tenant writes on a bank transfer that adds funds, so the operator can match it ("GF-1A2B3C4D"). */
+export function depositReference(tenantId: string): string {
+  return `GF-${tenantId.replace(/-/g, "").slice(0, 8).toUpperCase()}`;
+}

@@ -1,9 +1,10 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { notFound } from "@/lib/errors";
-import { assertTenantVisible } from "./ledger";
-import { currentMonth } from "./money";
+import { assertTenantVisible, balanceOf } from "./ledger";
+import { balanceLevel, currentMonth, projectedZeroAt } from "./money";
 
 /** A tenant's billed usage for a window (default: this month so far), by GPU type and event. */
 export async function tenantUsage(p: Principal, tenantId: string, q: { from?: string; to?: string }, now = new Date()) {
@@ -120,3 +121,18 @@ export async function tenantBillingTable(now = new Date()) {
   return rows.map((r) => ({ id: r.id, name: r.name, billingMode: r.billing_mode, monthCents: Number(r.month_cents), outstandingCents: Number(r.outstanding), balanceCents: Number(r.balance) }));
 }
 
+
+/** A prepaid tenant's outlook: balance, spend per hour of what runs now, and when the balance reaches zero at that pace. */
+export async function balanceOutlook(tenantId: string, now = new Date()) {
+  const [balance, running] = await Promise.all([balanceOf(tenantId), runningCost({ tenantId })]);
+  // what is not billed yet comes off the balance at the next meter tick
+  const effective = balance - running.unbilled_cents;
+  return {
+    balance_cents: balance,
+    unbilled_cents: running.unbilled_cents,
+    spend_cents_per_hour: running.cents_per_hour,
+    level: balanceLevel(effective, running.cents_per_hour),
+    zero_at: projectedZeroAt(effective, running.cents_per_hour, now)?.toISOString() ?? null,
+    grace_s: env().PREPAID_GRACE_S,
+  };
+}

@@ -1,7 +1,7 @@
 import "server-only";
 import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { activeChannels, channelConfigFromEnv, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
+import { activeChannels, channelConfig, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
 import { db, pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { referrerHost, sessionHash } from "./privacy";
@@ -9,7 +9,8 @@ import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 
 /** A visitor asks for a demo: stored for the operators' inbox and announced through the notification outbox. */
-export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, cfg: ChannelConfig = channelConfigFromEnv()) {
+export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, config?: ChannelConfig) {
+  const cfg = config ?? (await channelConfig());
   const request = await db().demoRequest.create({ data: { name: input.name, email: input.email, company: input.company || null, message: input.message || null } });
   const channels = await activeChannels(cfg);
   const subject = `[GPUForge] Demo request from ${request.name}${request.company ? ` (${request.company})` : ""}`;

@@ -62,3 +62,8 @@ export async function userSummary(userId: string | undefined) {
   const u = await db().user.findUnique({ where: { id: userId }, select: { name: true, email: true } });
   return u ?? { name: "Unknown", email: "" };
 }
+
+/** "prepaid" or "invoice": whether the tenant plane watches a balance. */
+export async function tenantBillingMode(tenantId: string) {
+  return (await db().tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { billingMode: true } })).billingMode;
+}

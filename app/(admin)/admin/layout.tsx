@@ -17,6 +17,7 @@ const nav = [
   { href: "/admin/analytics", label: "Site analytics" },
   { href: "/admin/api-keys", label: "API keys" },
   { href: "/admin/audit", label: "Audit log" },
+  { href: "/admin/settings", label: "Settings" },
   { href: "/docs/api", label: "API reference" },
 ];
 

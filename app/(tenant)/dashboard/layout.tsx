@@ -1,12 +1,16 @@
 import { AppShell } from "@/components/shell/app-shell";
 import { requireTenantPage } from "@/lib/auth/session";
-import { tenantName, userSummary } from "@/lib/platform/overview";
+import { BalanceBanner } from "@/components/billing/payment-guides";
+import { balanceOutlook } from "@/lib/billing/usage";
+import { tenantBillingMode, tenantName, userSummary } from "@/lib/platform/overview";
 
 export const dynamic = "force-dynamic";
 
 export default async function TenantLayout({ children }: { children: React.ReactNode }) {
   const p = await requireTenantPage("/dashboard");
-  const [user, name] = await Promise.all([userSummary(p.userId), tenantName(p.tenantId)]);
+  const [user, name, billing] = await Promise.all([userSummary(p.userId), tenantName(p.tenantId), tenantBillingMode(p.tenantId)]);
+  // a prepaid organisation sees its balance running out on every page, not only on Billing
+  const outlook = billing === "prepaid" ? await balanceOutlook(p.tenantId) : null;
   const nav = [
     { href: "/dashboard", label: "Overview" },
     { href: "/dashboard/jobs", label: "Jobs" },
@@ -30,6 +34,7 @@ export default async function TenantLayout({ children }: { children: React.React
       context={name}
       user={{ ...user, roleLabel: p.role === "tenant_admin" ? `Admin of ${name}` : `Member of ${name}` }}
     >
+      {outlook ? <BalanceBanner outlook={outlook} href="/dashboard/billing#add-funds" /> : null}
       {children}
     </AppShell>
   );

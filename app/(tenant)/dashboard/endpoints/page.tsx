@@ -6,6 +6,7 @@ import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
 import { endpointSlaSummaries } from "@/lib/endpoints/endpoint-page";
 import { endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
+import { listRates } from "@/lib/billing/rates";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 
@@ -13,7 +14,7 @@ export const metadata = { title: "Endpoints" };
 
 export default async function TenantEndpointsPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
   const p = await requireTenantPage("/dashboard/endpoints");
-  const [list, types, tenant, figures, sp] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), searchParams]);
+  const [list, types, tenant, figures, sp, rates] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), searchParams, listRates()]);
   const endpoints = list.data.map(endpointJson);
   const sla = await endpointSlaSummaries(p, endpoints);
   const serving = endpoints.filter((e) => e.status === "ready" || e.status === "scaling" || e.status === "degraded");
@@ -33,7 +34,7 @@ export default async function TenantEndpointsPage({ searchParams }: { searchPara
       </Card>
       <Card className="mt-6">
         <CardHeader title="Create an endpoint" description="Replicas are placed on distinct nodes where possible; each turns ready on its first healthy sample." />
-        <CreateEndpointForm action={createEndpointAction} gpuTypes={types} />
+        <CreateEndpointForm action={createEndpointAction} gpuTypes={types} rates={Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]))} />
       </Card>
     </>
   );

@@ -11,7 +11,7 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { listNotifications, notificationJson } from "@/lib/alerts/queries";
 import { listNotificationsQuery } from "@/lib/alerts/schemas";
 import { requireOperatorPage } from "@/lib/auth/session";
-import { env } from "@/lib/env";
+import { effectiveSettings } from "@/lib/settings/settings";
 
 export const metadata = { title: "Notifications" };
 
@@ -23,8 +23,8 @@ export default async function NotificationsPage({ searchParams }: { searchParams
   const parsed = listNotificationsQuery.safeParse({ status: sp.status || undefined, cursor: sp.cursor || undefined, limit: 50 });
   const q = parsed.success ? parsed.data : { limit: 50 };
   const page = await listNotifications(p, q).catch(() => listNotifications(p, { limit: 50 }));
-  const e = env();
-  const channels = [e.SMTP_URL ? "email" : null, e.ALERT_WEBHOOK_URL ? "webhook" : null].filter(Boolean);
+  const { notifications: n } = await effectiveSettings();
+  const channels = [n.smtpUrl ? "email" : null, n.webhookUrl ? "webhook" : null].filter(Boolean);
   return (
     <>
       <PageHeader
@@ -34,9 +34,8 @@ export default async function NotificationsPage({ searchParams }: { searchParams
       />
       <AlertsNav current="/admin/alerts/notifications" />
       <p className="mb-4 rounded-md bg-slate-100 px-4 py-2.5 text-sm text-slate-700">
-        {channels.length
-          ? `Delivering by ${channels.join(" and ")}.`
-          : "No channel is configured (SMTP_URL, ALERT_WEBHOOK_URL): notifications are recorded here for the operator plane only."}
+        {channels.length ? `Delivering by ${channels.join(" and ")}. ` : "No email server or webhook is set up: notifications are only listed here. "}
+        <Link className="font-medium text-indigo-700 hover:underline" href="/admin/settings#notifications">{channels.length ? "Change channels or send a test" : "Set up a channel"}</Link>
       </p>
       <Card>
         <CardHeader

@@ -4,7 +4,7 @@ import { depositAction, generateInvoiceAction, setBillingModeAction } from "@/ap
 import { updateTenantAction } from "@/app/_actions/tenants";
 import { BillingModeForm, DepositForm, GenerateInvoiceForm } from "@/components/forms/billing-forms";
 import { balanceOf } from "@/lib/billing/ledger";
-import { formatCents } from "@/lib/billing/money";
+import { depositReference, formatCents } from "@/lib/billing/money";
 import { createUserAction, updateUserAction } from "@/app/_actions/users";
 import { EditTenantForm, TenantStatusForm } from "@/components/forms/tenant-forms";
 import { CreateUserForm } from "@/components/forms/user-forms";
@@ -41,7 +41,7 @@ export default async function TenantPage({ params }: { params: Promise<{ id: str
       <Card className="mb-6">
         <CardHeader
           title="Billing"
-          description={`${tenant.billingMode === "prepaid" ? "Prepaid: work is charged to the balance as it runs; at zero new work waits and running work stops after the grace period." : "Invoiced monthly for the month before."} Balance ${formatCents(balance)}.`}
+          description={`${tenant.billingMode === "prepaid" ? "Prepaid: work is charged to the balance as it runs; at zero new work waits and running work stops after the grace period." : "Invoiced monthly for the month before."} Balance ${formatCents(balance)}. Its bank transfers quote ${depositReference(id)} (deposits) or the invoice number.`}
           actions={<BillingModeForm action={setBillingModeAction} tenantId={tenant.id} mode={tenant.billingMode} />}
         />
         <div className="grid divide-y divide-slate-100 lg:grid-cols-2 lg:divide-x lg:divide-y-0">
