@@ -5,6 +5,7 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { postWebhook, sendEmail } from "./channels";
+import { silencedAmong } from "./silences";
 import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText } from "./delivery-policy";
 
 // The notification outbox. Rows are written in the evaluator's run, delivered by a background
@@ -59,13 +60,16 @@ export async function activeChannels(cfg: ChannelConfig): Promise<Array<{ channe
 export async function enqueueNotifications(eventIds: string[], kind: "firing" | "resolved", config?: ChannelConfig): Promise<number> {
   if (eventIds.length === 0) return 0;
   const cfg = config ?? (await channelConfig());
-  const { rows: events } = await pool().query<{ id: string; severity: string; rule_name: string | null; rule_type: string; subject_label: string; message: string; fired_at: Date; resolved_at: Date | null }>(
-    `SELECT e.id, e.severity, r.name AS rule_name, e.rule_type, e.subject_label, e.message, e.fired_at, e.resolved_at
+  const { rows: events } = await pool().query<{ id: string; severity: string; rule_name: string | null; rule_type: string; subject_label: string; message: string; fired_at: Date; resolved_at: Date | null; ruleId: string | null; ruleType: string; clusterId: string | null; nodeId: string | null; subjectType: string; subjectId: string }>(
+    `SELECT e.id, e.severity, r.name AS rule_name, e.rule_type, e.subject_label, e.message, e.fired_at, e.resolved_at,
+            e.rule_id AS "ruleId", e.rule_type AS "ruleType", e.cluster_id AS "clusterId", e.node_id AS "nodeId", e.subject_type AS "subjectType", e.subject_id AS "subjectId"
        FROM alert_events e LEFT JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ANY($1::uuid[])`,
     [eventIds],
   );
+  // a silence or maintenance window keeps its alerts quiet: listed in the plane, announced nowhere
+  const silenced = await silencedAmong(events);
   const channels = await activeChannels(cfg);
-  const rows = events.flatMap((e) => {
+  const rows = events.filter((e) => !silenced.has(e.id)).flatMap((e) => {
     const text = notificationText({
       status: kind,
       severity: e.severity,

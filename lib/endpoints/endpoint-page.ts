@@ -1,5 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
+import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import type { TimeRange } from "@/lib/metrics/time-range";
@@ -62,12 +63,13 @@ export async function endpointPageData(p: Principal, id: string, range: TimeRang
   // the alert's own window, computed by the same function the rule evaluates
   const now = new Date();
   const alertWindow = rule ? await endpointSla(p, id, { from: new Date(now.getTime() - rule.windowS * 1000).toISOString(), to: now.toISOString() }, now) : null;
+  const actors = await resolveActors({ labels: history.transitions.map((t) => t.actor) });
   return {
     endpoint: endpointJson(row),
     series,
     sla: view.sla,
     timeline: view.timeline,
-    history,
+    history: { ...history, transitions: history.transitions.map((t) => ({ ...t, actor: displayActor(actors.byLabel, t.actor) })) },
     tenantName: tenant.name,
     slaAlert: { rule: rule ? { name: rule.name, window_s: rule.windowS } : null, window: alertWindow, firing: alerts.get(id) ?? null },
   };

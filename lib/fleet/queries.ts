@@ -182,3 +182,8 @@ export async function nodeDetail(nodeId: string) {
 export async function listGpusOfNode(nodeId: string) {
   return db().gpu.findMany({ where: { nodeId }, orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }], select: gpuSelect });
 }
+
+/** Every node's hostname (by cluster, then name), for pickers. */
+export async function nodeNames(limit = 2000) {
+  return db().node.findMany({ orderBy: [{ clusterId: "asc" }, { hostname: "asc" }], take: limit, select: { id: true, hostname: true } });
+}

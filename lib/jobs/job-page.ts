@@ -1,5 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
+import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { jobCostSoFar } from "@/lib/billing/usage";
 import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
@@ -18,9 +19,10 @@ export async function jobPageData(p: Principal, id: string) {
     jobSubmitter(job.submittedBy),
     db().tenant.findUniqueOrThrow({ where: { id: job.tenantId }, select: { id: true, name: true } }),
   ]);
+  const actors = await resolveActors({ labels: events.map((e) => e.actor) });
   return {
     job,
-    events: events.map((e) => ({ id: String(e.id), fromStatus: e.fromStatus, toStatus: e.toStatus, reason: e.reason, actor: e.actor, createdAt: e.createdAt.toISOString() })),
+    events: events.map((e) => ({ id: String(e.id), fromStatus: e.fromStatus, toStatus: e.toStatus, reason: e.reason, actor: displayActor(actors.byLabel, e.actor), createdAt: e.createdAt.toISOString() })),
     placement,
     cost,
     submittedBy: submitter ? `${submitter.name} (${submitter.email})` : null,

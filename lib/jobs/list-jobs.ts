@@ -1,33 +1,13 @@
 import "server-only";
-import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
 import { forbidden } from "@/lib/errors";
 import { toCsv } from "@/lib/http/csv";
-import { contains, dayRange, EXPORT_LIMIT, listParamsShape, pageWindow } from "@/lib/http/list-params";
+import { contains, dayRange, EXPORT_LIMIT, pageWindow } from "@/lib/http/list-params";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { JOB_STATUSES } from "./job-lifecycle";
+import { JOB_SORT_ORDERS, type JobListParams } from "./schemas";
 
 /** The console's job lists (the operator queue, a tenant's jobs) and their CSV export. */
-
-export const JOB_STATUS_FILTERS = ["waiting", "active", ...JOB_STATUSES] as const;
-const SORTS = {
-  queue: [{ priority: "asc" }, { submittedAt: "asc" }, { id: "asc" }],
-  newest: [{ submittedAt: "desc" }, { id: "desc" }],
-  oldest: [{ submittedAt: "asc" }, { id: "asc" }],
-  gpus: [{ gpuCount: "desc" }, { submittedAt: "desc" }, { id: "desc" }],
-  name: [{ name: "asc" }, { id: "asc" }],
-} satisfies Record<string, Prisma.JobOrderByWithRelationInput[]>;
-export const JOB_SORTS = Object.keys(SORTS) as Array<keyof typeof SORTS>;
-
-export const jobListParams = z.object({
-  ...listParamsShape,
-  status: z.enum(JOB_STATUS_FILTERS).optional(),
-  tenant_id: z.uuid().optional(),
-  gpu_type: z.string().max(32).optional(),
-  sort: z.enum(JOB_SORTS).default("newest"),
-});
-export type JobListParams = z.output<typeof jobListParams>;
 
 function statusWhere(status: JobListParams["status"]): Prisma.JobWhereInput {
   if (!status) return {};
@@ -72,7 +52,7 @@ const listSelect = {
 /** One page of jobs matching the filters, and how many match in all. */
 export async function listJobsPage(p: Principal, q: JobListParams) {
   const w = where(p, q);
-  const [rows, total] = await Promise.all([db().job.findMany({ where: w, orderBy: SORTS[q.sort], ...pageWindow(q), select: listSelect }), db().job.count({ where: w })]);
+  const [rows, total] = await Promise.all([db().job.findMany({ where: w, orderBy: JOB_SORT_ORDERS[q.sort], ...pageWindow(q), select: listSelect }), db().job.count({ where: w })]);
   return { rows: rows.map(withNodes), total };
 }
 
@@ -83,7 +63,7 @@ function withNodes<T extends { gpus: Array<{ node: { id: string; hostname: strin
 
 /** Every job matching the filters (up to EXPORT_LIMIT), as CSV. */
 export async function jobsCsv(p: Principal, q: JobListParams): Promise<string> {
-  const rows = (await db().job.findMany({ where: where(p, q), orderBy: SORTS[q.sort], take: EXPORT_LIMIT, select: listSelect })).map(withNodes);
+  const rows = (await db().job.findMany({ where: where(p, q), orderBy: JOB_SORT_ORDERS[q.sort], take: EXPORT_LIMIT, select: listSelect })).map(withNodes);
   return toCsv(
     ["id", "name", "tenant", "status", "gpu_count", "gpu_type", "priority", "nodes", "submitted_by", "submitted_at", "started_at", "finished_at", "image", "command", "pending_reason"],
     rows.map((j) => [

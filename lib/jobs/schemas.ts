@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { listParamsShape } from "@/lib/http/list-params";
 import { paginationQuery } from "@/lib/http/pagination";
 import { JOB_STATUSES } from "./job-lifecycle";
 
@@ -141,3 +142,25 @@ export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
     finished_at: j.finishedAt?.toISOString() ?? null,
   };
 }
+
+// The console's job lists (the operator queue, a tenant's jobs) and their CSV export.
+export const JOB_STATUS_FILTERS = ["waiting", "active", ...JOB_STATUSES] as const;
+/** The orders of the console's job lists (Prisma orderBy, ties broken by id). */
+export const JOB_SORT_ORDERS = {
+  queue: [{ priority: "asc" }, { submittedAt: "asc" }, { id: "asc" }],
+  newest: [{ submittedAt: "desc" }, { id: "desc" }],
+  oldest: [{ submittedAt: "asc" }, { id: "asc" }],
+  gpus: [{ gpuCount: "desc" }, { submittedAt: "desc" }, { id: "desc" }],
+  name: [{ name: "asc" }, { id: "asc" }],
+} as const satisfies Record<string, Array<Record<string, "asc" | "desc">>>;
+export const JOB_SORTS = Object.keys(JOB_SORT_ORDERS) as Array<keyof typeof JOB_SORT_ORDERS>;
+
+export const jobListParams = z.object({
+  ...listParamsShape,
+  status: z.enum(JOB_STATUS_FILTERS).optional(),
+  tenant_id: z.uuid().optional(),
+  gpu_type: z.string().max(32).optional(),
+  sort: z.enum(JOB_SORTS).default("newest"),
+});
+export type JobListParams = z.output<typeof jobListParams>;
+

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { AuditList } from "@/components/shell/audit-list";
+import { AuditList, toAuditViews } from "@/components/shell/audit-list";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
 import { FleetFloor } from "@/components/fleet/fleet-floor";
@@ -59,7 +59,7 @@ export default async function AdminHome({ searchParams }: { searchParams: Promis
       </div>
       <Card className="mt-6">
         <CardHeader title="Recent activity" actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/admin/audit">Full audit log</Link>} />
-        <AuditList entries={o.recent} />
+        <AuditList plane="admin" entries={toAuditViews(o.recent)} />
       </Card>
     </>
   );

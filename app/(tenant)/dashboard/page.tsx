@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { AuditList } from "@/components/shell/audit-list";
+import { AuditList, toAuditViews } from "@/components/shell/audit-list";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
@@ -33,7 +33,7 @@ export default async function TenantHome() {
       </div>
       <Card className="mt-6">
         <CardHeader title="Recent activity in your tenant" />
-        <AuditList entries={o.recent} empty="No activity yet." />
+        <AuditList plane="tenant" entries={toAuditViews(o.recent)} empty="No activity yet." />
       </Card>
     </>
   );

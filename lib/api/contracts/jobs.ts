@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
-import { jobListParams } from "@/lib/jobs/list-jobs";
-import { jobJsonSchema, listJobsQuery, submitJobBody, updateJobBody } from "@/lib/jobs/schemas";
+import { jobJsonSchema, jobListParams, listJobsQuery, submitJobBody, updateJobBody } from "@/lib/jobs/schemas";
 import { createPipelineBody, pipelineJsonSchema } from "@/lib/pipelines/schemas";
 import { authErrors, idParams, listOf, notFoundError } from "./common";
 

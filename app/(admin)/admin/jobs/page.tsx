@@ -7,7 +7,8 @@ import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { mayCancelJob } from "@/lib/jobs/job-permissions";
-import { jobListParams, listJobsPage } from "@/lib/jobs/list-jobs";
+import { listJobsPage } from "@/lib/jobs/list-jobs";
+import { jobListParams } from "@/lib/jobs/schemas";
 import { fleetGpuTypes, jobCounts } from "@/lib/jobs/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
 

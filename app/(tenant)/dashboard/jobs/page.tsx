@@ -9,7 +9,8 @@ import { listRates } from "@/lib/billing/rates";
 import { isAppError } from "@/lib/errors";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { CANCEL_POLICY, mayCancelJob } from "@/lib/jobs/job-permissions";
-import { jobListParams, listJobsPage } from "@/lib/jobs/list-jobs";
+import { listJobsPage } from "@/lib/jobs/list-jobs";
+import { jobListParams } from "@/lib/jobs/schemas";
 import { fleetGpuTypes, getJobOrThrow, jobCounts, jobFitContext } from "@/lib/jobs/queries";
 
 export const metadata = { title: "Jobs" };

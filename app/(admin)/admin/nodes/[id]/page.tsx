@@ -9,8 +9,9 @@ import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { acknowledgeAlertAction } from "@/app/_actions/alerts";
-import { AlertsTable } from "@/components/alerts/alerts-table";
+import { AlertsTable, singleAlertGroups } from "@/components/alerts/alerts-table";
 import { alertJson, listAlerts } from "@/lib/alerts/queries";
+import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { describeUnhealthyReason } from "@/lib/fleet/gpu-health-reasons";
@@ -37,6 +38,7 @@ export default async function NodePage({ params, searchParams }: { params: Promi
   const series = await nodeGpuSeries(id, range);
   const grid = bucketGrid(range.from, range.to, range.stepS);
   const workload = nodeWorkload(node.gpus);
+  const actors = await resolveActors({ labels: node.events.map((ev) => ev.actor) });
   const e = env();
   const limits = { warningC: e.GPU_TEMP_WARNING_C, criticalC: e.GPU_TEMP_CRITICAL_C };
   const lastTemp = new Map<number, number>();
@@ -80,7 +82,7 @@ export default async function NodePage({ params, searchParams }: { params: Promi
       {alerts.data.length ? (
         <Card className="mt-6">
           <CardHeader title={`Firing alerts (${alerts.data.length})`} description="They resolve by themselves once the condition clears; a fatal XID clears when the node is returned to service." />
-          <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} alerts={alerts.data.map((a) => alertJson(a, p))} />
+          <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} groups={singleAlertGroups(alerts.data.map((a) => alertJson(a, p)))} />
         </Card>
       ) : null}
       <Card className="mt-6">
@@ -143,7 +145,7 @@ export default async function NodePage({ params, searchParams }: { params: Promi
           <ol className="divide-y divide-slate-100">
             {node.events.map((ev) => (
               <li key={String(ev.id)} className="flex items-center justify-between gap-4 px-5 py-3 text-sm">
-                <span><StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} /> <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-400">· {ev.actor}</span></span>
+                <span><StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} /> <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-400">· {displayActor(actors.byLabel, ev.actor)}</span></span>
                 <time className="text-xs text-slate-500" dateTime={ev.createdAt.toISOString()}>{formatDateTime(ev.createdAt)}</time>
               </li>
             ))}
