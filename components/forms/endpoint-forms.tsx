@@ -96,12 +96,12 @@ export interface EndpointSettings {
 }
 
 export function EndpointSettingsForm({ action, endpoint: s }: { action: FormAction; endpoint: EndpointSettings }) {
-  const { state, dispatch } = useActionForm(action, false);
+  const { state, dispatch, formRef } = useActionForm(action, false);
   const e = state.fieldErrors ?? {};
   const v = state.ok ? {} : (state.values ?? {});
   const str = (n: number | null) => (n === null ? "" : String(n));
   return (
-    <form action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Endpoint settings">
+    <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Endpoint settings">
       <input type="hidden" name="id" value={s.id} />
       <Field label="Replicas" name="replicas" error={e.replicas} idPrefix="s">{(p) => <input {...p} key={`r${state.at}`} defaultValue={v.replicas ?? s.replicas} type="number" min={1} max={64} required />}</Field>
       <Field label="Min replicas" name="min_replicas" error={e.min_replicas} idPrefix="s">{(p) => <input {...p} key={`mi${state.at}`} defaultValue={v.min_replicas ?? s.min} type="number" min={1} max={64} required />}</Field>

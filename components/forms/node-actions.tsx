@@ -17,7 +17,7 @@ const LABELS: Record<string, { label: string; verb: string; variant: "primary" |
  * too) and asks for the reason that goes into the audit log and the node's history.
  */
 export function NodeActions({ action, nodeId, hostname, allowed, impact }: { action: FormAction; nodeId: string; hostname: string; allowed: string[]; impact: Record<string, string[]> }) {
-  const { state, dispatch } = useActionForm(action, false);
+  const { state, dispatch, formRef } = useActionForm(action, false);
   const [target, setTarget] = useState<string | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLButtonElement | null>(null);
@@ -46,7 +46,7 @@ export function NodeActions({ action, nodeId, hostname, allowed, impact }: { act
         className="w-full max-w-lg rounded-xl p-0 shadow-xl backdrop:bg-slate-900/40"
       >
         {meta && target ? (
-          <form action={dispatch} className="flex flex-col gap-4 p-6" aria-label={`${meta.verb} ${hostname}`}>
+          <form ref={formRef} action={dispatch} className="flex flex-col gap-4 p-6" aria-label={`${meta.verb} ${hostname}`}>
             <h2 id="node-action-title" className="text-lg font-semibold text-slate-900">{meta.verb} {hostname}?</h2>
             <input type="hidden" name="id" value={nodeId} />
             <input type="hidden" name="status" value={target} />

@@ -50,12 +50,12 @@ export function NotificationSettingsForm({
   testAction: FormAction<{ results: Array<{ channel: "email" | "webhook"; target: string; ok: boolean; error?: string }> }>;
   view: { encryption: boolean; smtp: SecretState; webhook: SecretState; emailFrom: { value: string; source: Source }; emailTo: { value: string[]; source: Source } };
 }) {
-  const { state, dispatch } = useActionForm(action, false);
+  const { state, dispatch, formRef } = useActionForm(action, false);
   const test = useActionForm(testAction, false);
   const e = state.fieldErrors ?? {};
   return (
     <div>
-      <form action={dispatch} aria-label="Notification channels" className="grid gap-4 p-5 sm:grid-cols-2">
+      <form ref={formRef} action={dispatch} aria-label="Notification channels" className="grid gap-4 p-5 sm:grid-cols-2">
         <SecretField name="smtp_url" label="Email server (SMTP URL)" state={view.smtp} placeholder="smtp://user:password@mail.example.com:587" error={e.smtp_url} canStore={view.encryption} />
         <Field label="Send alerts from" name="email_from" error={e.email_from} hint={`${SOURCE_LABEL[view.emailFrom.source]}; empty: the deployment's`}>
           {(p) => <input {...p} key={`f${state.at}`} defaultValue={state.values?.email_from ?? view.emailFrom.value} placeholder="GPUForge alerts <alerts@example.com>" />}
@@ -91,10 +91,10 @@ export function NotificationSettingsForm({
 }
 
 export function RemediationSettingsForm({ action, cap, windowS, source }: { action: FormAction; cap: number; windowS: number; source: Source }) {
-  const { state, dispatch } = useActionForm(action, false);
+  const { state, dispatch, formRef } = useActionForm(action, false);
   const e = state.fieldErrors ?? {};
   return (
-    <form action={dispatch} aria-label="Automatic remediation" className="grid gap-4 p-5 sm:grid-cols-3 sm:items-start">
+    <form ref={formRef} action={dispatch} aria-label="Automatic remediation" className="grid gap-4 p-5 sm:grid-cols-3 sm:items-start">
       <Field label="Most automatic quarantines" name="cap" error={e.cap} hint="Fleet-wide; past it, a human is asked">
         {(p) => <input {...p} key={`c${state.at}`} defaultValue={state.values?.cap ?? cap} type="number" min={0} max={10000} required />}
       </Field>
@@ -111,12 +111,12 @@ export function RemediationSettingsForm({ action, cap, windowS, source }: { acti
 }
 
 export function BankDetailsForm({ action, bank }: { action: FormAction; bank: { account_name: string; iban?: string; bic?: string; bank_name?: string; instructions?: string } | null }) {
-  const { state, dispatch } = useActionForm(action, false);
+  const { state, dispatch, formRef } = useActionForm(action, false);
   const e = state.fieldErrors ?? {};
   const v = state.ok ? {} : (state.values ?? {});
   const val = (k: "account_name" | "iban" | "bic" | "bank_name" | "instructions") => v[k] ?? bank?.[k] ?? "";
   return (
-    <form action={dispatch} aria-label="Bank details" className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4">
+    <form ref={formRef} action={dispatch} aria-label="Bank details" className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4">
       <Field label="Account holder" name="account_name" error={e.account_name}>{(p) => <input {...p} key={`a${state.at}`} defaultValue={val("account_name")} required placeholder="GPUForge Cloud Ltd" />}</Field>
       <Field label="IBAN or account number" name="iban" error={e.iban}>{(p) => <input {...p} key={`i${state.at}`} defaultValue={val("iban")} placeholder="DE89 3704 0044 0532 0130 00" />}</Field>
       <Field label="BIC / SWIFT" name="bic" error={e.bic}>{(p) => <input {...p} key={`b${state.at}`} defaultValue={val("bic")} placeholder="COBADEFFXXX" />}</Field>

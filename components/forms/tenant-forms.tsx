@@ -46,11 +46,11 @@ export function EditTenantForm({
   tenant: { id: string; name: string; gpuQuota: number; billingEmail: string | null };
   fleetGpus: number;
 }) {
-  const { state, dispatch } = useActionForm(action, false);
+  const { state, dispatch, formRef } = useActionForm(action, false);
   const e = state.fieldErrors ?? {};
   const v = state.ok ? {} : (state.values ?? {});
   return (
-    <form action={dispatch} className="grid gap-4 p-5 sm:grid-cols-3" aria-label="Edit tenant">
+    <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-3" aria-label="Edit tenant">
       <input type="hidden" name="id" value={tenant.id} />
       <Field label="Name" name="name" error={e["changes.name"]}>{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name ?? tenant.name} required />}</Field>
       <QuotaField key={`q${state.at}`} error={e["changes.gpu_quota"]} initial={v.gpu_quota ?? String(tenant.gpuQuota)} fleetGpus={fleetGpus} />

@@ -47,15 +47,16 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
   // Every other API request passes here: one indexed query over the pool, planned once per connection.
   const { rows } = await pool().query<{
     id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null;
-    revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null;
+    revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null; expired: boolean;
   }>({
     name: "authenticate_api_key",
-    text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.revoked_at, k.last_used_at, t.status AS tenant_status
+    text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.revoked_at, k.last_used_at, t.status AS tenant_status, k.expires_at <= now() AS expired
              FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
     values: [keyHash],
   });
   const row = rows[0];
   if (!row || row.revoked_at) throw unauthorized("Invalid or revoked API key");
+  if (row.expired) throw unauthorized("API key expired");
   if (row.tenant_status !== null && row.tenant_status !== "active") throw forbidden("Tenant is suspended");
 
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {

@@ -10,8 +10,9 @@ export const createApiKeyBody = z
     scope: z.enum(KEY_SCOPES),
     tenant_id: z.uuid("Must be a tenant id").optional(),
     cluster_id: z.uuid("Must be a cluster id").optional(),
+    expires_at: z.iso.datetime({ offset: true, error: "A date and time, e.g. 2027-03-01T00:00:00Z" }).optional().meta({ description: "From then on the key authenticates nothing; omitted: it never expires" }),
   })
-  .meta({ id: "CreateApiKey", example: { name: "ci-pipeline", scope: "tenant" } });
+  .meta({ id: "CreateApiKey", example: { name: "ci-pipeline", scope: "tenant", expires_at: "2027-03-01T00:00:00Z" } });
 
 export const listApiKeysQuery = z.strictObject({
   ...paginationQuery,
@@ -33,6 +34,7 @@ export const apiKeyJsonSchema = z
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
+    expires_at: z.string().nullable(),
   })
   .meta({ id: "ApiKey" });
 
@@ -46,6 +48,7 @@ export const apiKeySelect = {
   createdAt: true,
   lastUsedAt: true,
   revokedAt: true,
+  expiresAt: true,
 } as const;
 
 export interface ApiKeyRow {
@@ -58,6 +61,7 @@ export interface ApiKeyRow {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  expiresAt: Date | null;
 }
 
 export function apiKeyJson(k: ApiKeyRow): z.infer<typeof apiKeyJsonSchema> {
@@ -71,5 +75,6 @@ export function apiKeyJson(k: ApiKeyRow): z.infer<typeof apiKeyJsonSchema> {
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,
+    expires_at: k.expiresAt?.toISOString() ?? null,
   };
 }

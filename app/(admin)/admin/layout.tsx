@@ -18,7 +18,7 @@ const nav = [
   { href: "/admin/api-keys", label: "API keys" },
   { href: "/admin/audit", label: "Audit log" },
   { href: "/admin/settings", label: "Settings" },
-  { href: "/docs/api", label: "API reference" },
+  { href: "/docs/api", label: "API reference", external: true },
 ];
 
 export default async function AdminLayout({ children }: { children: React.ReactNode }) {

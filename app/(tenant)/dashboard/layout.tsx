@@ -24,7 +24,7 @@ export default async function TenantLayout({ children }: { children: React.React
           { href: "/dashboard/api-keys", label: "API keys" },
         ]
       : []),
-    { href: "/docs/api", label: "API reference" },
+    { href: "/docs/api", label: "API reference", external: true },
   ];
   return (
     <AppShell

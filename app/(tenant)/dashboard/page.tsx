@@ -4,6 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
 import { tenantOverview } from "@/lib/platform/overview";
+import { ROLE_SUMMARIES } from "@/lib/users/roles";
 
 export const metadata = { title: "Dashboard" };
 
@@ -31,6 +32,10 @@ export default async function TenantHome() {
         <Stat label="Users" value={o.users} />
         <Stat label="Live API keys" value={o.keys} />
       </div>
+      <Card className="mt-6">
+        <CardHeader title={`Your role: ${p.role === "tenant_admin" ? "admin" : "member"}`} />
+        <p className="px-5 py-4 text-sm text-slate-700">{ROLE_SUMMARIES.tenant_member} {p.role === "tenant_admin" ? ROLE_SUMMARIES.tenant_admin : "Admins also manage users and API keys, and may cancel any of the organisation's jobs."}</p>
+      </Card>
       <Card className="mt-6">
         <CardHeader title="Recent activity in your tenant" />
         <AuditList plane="tenant" entries={toAuditViews(o.recent)} empty="No activity yet." />

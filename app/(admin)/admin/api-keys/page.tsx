@@ -1,6 +1,7 @@
 import { createApiKeyAction, revokeApiKeyAction } from "@/app/_actions/api-keys";
 import { CreateApiKeyForm } from "@/components/forms/api-key-forms";
-import { ApiKeysTable, toApiKeyItems } from "@/components/shell/api-keys-table";
+import { ApiKeysTable, splitKeys, toApiKeyItems } from "@/components/shell/api-keys-table";
+import { FilterTabs } from "@/components/ui/list-nav";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { listApiKeys } from "@/lib/api-keys/queries";
 import { requireOperatorPage } from "@/lib/auth/session";
@@ -9,13 +10,15 @@ import { listTenantsWithCounts } from "@/lib/tenants/queries";
 
 export const metadata = { title: "API keys" };
 
-export default async function AdminApiKeysPage() {
+export default async function AdminApiKeysPage({ searchParams }: { searchParams: Promise<{ show?: string }> }) {
   const p = await requireOperatorPage("/admin/api-keys");
   const [keys, tenants, clusters] = await Promise.all([
     listApiKeys(p, { limit: 500, include_revoked: "true" }),
     listTenantsWithCounts(),
     listClusters(p, { limit: 500 }),
   ]);
+  const { show } = await searchParams;
+  const split = splitKeys(toApiKeyItems(keys.data));
   return (
     <>
       <PageHeader
@@ -32,8 +35,11 @@ export default async function AdminApiKeysPage() {
         />
       </Card>
       <Card>
-        <CardHeader title="Keys" />
-        <ApiKeysTable keys={toApiKeyItems(keys.data)} revokeAction={revokeApiKeyAction} />
+        <CardHeader
+          title={show === "inactive" ? "Revoked and expired keys" : "Keys in use"}
+          actions={<FilterTabs label="Which keys" base="/admin/api-keys" param="show" current={show === "inactive" ? "inactive" : undefined} options={[["", `In use (${split.live.length})`], ["inactive", `Revoked and expired (${split.inactive.length})`]]} />}
+        />
+        <ApiKeysTable keys={show === "inactive" ? split.inactive : split.live} revokeAction={revokeApiKeyAction} />
       </Card>
     </>
   );
