@@ -12,7 +12,10 @@
  *             reported: a replica that stops reporting is marked unhealthy after STALE_AFTER_S);
  * - failing:  every sample reported unhealthy;
  * - errors:   5 % or more of the minute's requests failed;
- * - silent:   no samples, and the reconciler saw no ready replica at some point of the minute;
+ * - silent:   no samples, and the reconciler saw no ready replica at some point of the minute
+ *             (right after a minute nobody observed, that says nothing yet: replicas marked stale
+ *             because the control plane itself was away get STALE_AFTER_S to report again, so
+ *             such a minute is no_data, not silent);
  * - no_data:  nobody observed the minute at all (no samples, no reconciler pass: the control plane
  *             itself was not running). It is neither up nor down: it is left out of the expected
  *             minutes and reported on its own, so an outage of the observer is never billed to the
@@ -91,14 +94,16 @@ function servedMs(a: number, b: number, serving: SlaInput["serving"], now: numbe
   return total;
 }
 
-export function classifyMinute(b: MinuteBucket | undefined, o: ObservedMinute | undefined): MinuteState {
+/** `previousObserved`: whether anyone observed the minute before (samples or a reconciler pass). */
+export function classifyMinute(b: MinuteBucket | undefined, o: ObservedMinute | undefined, previousObserved = true): MinuteState {
   if (b && b.samples > 0) {
     if (b.unhealthySamples >= b.samples) return "failing";
     if (b.requests > 0 && b.errors / b.requests >= ERROR_RATE_DOWN) return "errors";
     return "up";
   }
   if (!o) return "no_data";
-  return o.minReady > 0 ? "idle" : "silent";
+  if (o.minReady > 0) return "idle";
+  return previousObserved ? "silent" : "no_data";
 }
 
 /** Every minute of the window the endpoint was promised to serve, with its state and weight (the share of it inside the window). */
@@ -111,7 +116,8 @@ function minutesOf(i: SlaInput): Array<{ minute: number; weight: number; state: 
     const weight = servedMs(Math.max(m, i.from), Math.min(m + MINUTE_MS, to), i.serving, i.now) / MINUTE_MS;
     if (weight <= 0) continue;
     const bucket = byMinute.get(m);
-    out.push({ minute: m, weight, state: classifyMinute(bucket, observed.get(m)), bucket });
+    const previousObserved = observed.has(m - MINUTE_MS) || (byMinute.get(m - MINUTE_MS)?.samples ?? 0) > 0;
+    out.push({ minute: m, weight, state: classifyMinute(bucket, observed.get(m), previousObserved), bucket });
   }
   return out;
 }

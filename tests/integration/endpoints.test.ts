@@ -351,7 +351,8 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     await pool().query(
       `INSERT INTO endpoint_observations_1m (endpoint_id, bucket, observations, min_ready, max_ready, desired)
        SELECT $1, b, 12, 0, 0, 1 FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 minute') b`,
-      [e.id, new Date(minute - 60 * 60_000), new Date(minute - 31 * 60_000)],
+      // (from the minute before the hour: a silent minute right after an unobserved one is not counted down yet)
+      [e.id, new Date(minute - 61 * 60_000), new Date(minute - 31 * 60_000)],
     );
     await ingestEndpointMetrics(asT, e.id, Array.from({ length: 30 }, (_, i) => healthy(e.replicas[0]!.id, { recorded_at: new Date(minute - (30 - i) * 60_000 + 5_000).toISOString(), p95_ms: i < 3 ? 900 : 250, p99_ms: 1200 })));
     const sla = await endpointSla(asT.principal, e.id, { from: new Date(minute - 60 * 60_000).toISOString(), to: new Date(minute).toISOString() });

@@ -179,6 +179,18 @@ describe("SLA arithmetic", () => {
     expect(classifyMinute(b[41], seen(41))).toBe("up");
   });
 
+  it("after a minute nobody observed, a minute without samples and without a ready replica is not yet down", () => {
+    // the control plane was away for minutes 10–19; at 20 it marks the replica stale (no ready), samples resume at 21
+    const observed = watched(60).filter((_, i) => i < 10 || i >= 20).map((o, i) => (o.bucket === T0 + 20 * M ? { ...o, minReady: 0 } : o));
+    const b = full(60).filter((_, i) => i < 10 || i >= 21);
+    const r = hour(b, observed);
+    expect(r).toMatchObject({ minutes_no_data: 11, minutes_down: 0, availability_pct: 100 });
+    expect(classifyMinute(undefined, seen(20, 0), false)).toBe("no_data");
+    // a second silent minute in a row is down: the replica had a full minute to report
+    const longer = hour(full(60).filter((_, i) => i < 10 || i >= 22), observed.map((o) => (o.bucket === T0 + 21 * M ? { ...o, minReady: 0 } : o)));
+    expect(longer).toMatchObject({ minutes_no_data: 11, minutes_down: 1 });
+  });
+
   it("minutes nobody observed are no data: neither up nor down, reported apart", () => {
     // the control plane was off for 22 minutes (the demo stopped and started again)
     const observed = watched(60).filter((_, i) => i < 10 || i >= 32);
