@@ -25,11 +25,11 @@ export function TimeRangePicker({ base, range, keep = {} }: { base: string; rang
           </Link>
         ))}
       </nav>
-      <details className="group relative" open={range.key === "custom" ? true : undefined}>
+      <details className="group relative max-sm:open:basis-full" open={range.key === "custom" ? true : undefined}>
         <summary className="cursor-pointer list-none rounded-md px-2.5 py-1 text-sm font-medium text-slate-600 ring-1 ring-slate-300 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600 group-open:bg-slate-900 group-open:text-white group-open:ring-slate-900">
           Custom
         </summary>
-        <form method="get" action={base} aria-label="Custom time range" className="absolute right-0 z-20 mt-2 flex w-72 flex-col gap-2 rounded-lg bg-white p-3 shadow-lg ring-1 ring-slate-200">
+        <form method="get" action={base} aria-label="Custom time range" className="mt-2 flex w-full flex-col gap-2 rounded-lg bg-white p-3 shadow-lg ring-1 ring-slate-200 sm:absolute sm:right-0 sm:z-20 sm:w-72">
           {kept.map(([k, v]) => <input key={k} type="hidden" name={k} value={v} />)}
           <input type="hidden" name="range" value="custom" />
           <label className="text-xs font-medium text-slate-700" htmlFor="range-from">From (UTC)</label>

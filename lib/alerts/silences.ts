@@ -4,6 +4,7 @@ import { assertOperator, type Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { invalidTransition, notFound, validationFailed } from "@/lib/errors";
+import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { silenceFor, type Silence, type SilenceableAlert } from "./silence-match";
 
 export const createSilenceBody = z
@@ -26,8 +27,12 @@ export const createSilenceBody = z
 export type CreateSilenceInput = z.output<typeof createSilenceBody>;
 
 /** Starts a silence now, or schedules a maintenance window; audited. */
-export async function createSilence(actor: Actor, input: CreateSilenceInput, now = new Date()) {
+export async function createSilence(actor: Actor, body: z.input<typeof createSilenceBody>, now = new Date()) {
   assertOperator(actor.principal);
+  // the same rules whoever calls (the console's action, a script): a bounded, scoped silence with a reason
+  const parsed = createSilenceBody.safeParse(body);
+  if (!parsed.success) throw validationFailed(zodIssuesToDetails(parsed.error.issues, "body"));
+  const input: CreateSilenceInput = parsed.data;
   const startsAt = input.starts_at ? new Date(input.starts_at) : now;
   const endsAt = input.ends_at ? new Date(input.ends_at) : new Date(startsAt.getTime() + input.duration_s! * 1000);
   if (endsAt <= startsAt) throw validationFailed([{ path: "ends_at", message: "Must be after the start" }]);

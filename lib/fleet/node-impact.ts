@@ -69,7 +69,7 @@ export function describeNodeImpact(target: OperatorTarget, w: { jobs: NodeJob[];
     case "quarantined":
       return [
         target === "maintenance" ? "The node leaves service for maintenance; it raises no unreachable alerts meanwhile." : "The node leaves service at once until an operator returns it.",
-        jobs ? `${n(jobs, "running job")} ${jobs === 1 ? "is" : "are"} stopped and queued again (their retries are not spent).` : "No job runs here now.",
+        jobs ? `${n(jobs, "running job")} ${jobs === 1 ? "is stopped and queued again (its" : "are stopped and queued again (their"} retries are not spent).` : "No job runs here now.",
         replicas ? `${n(replicas, "endpoint replica", "endpoint replicas")} ${replicas === 1 ? "is" : "are"} replaced on other nodes at once.` : "No endpoint replica runs here.",
       ];
     case "available":

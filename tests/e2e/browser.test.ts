@@ -61,10 +61,16 @@ describe("sign-in and role routing", () => {
     await signIn(p2, member.email, member.password);
     await p2.waitForURL(`${base()}/dashboard`);
     await p2.getByRole("heading", { name: tenant.name }).waitFor();
-    // members see neither user nor key management
+    // members see neither user nor key management in the menu; opening them says why, with a 403
     expect(await p2.getByRole("link", { name: "API keys" }).count()).toBe(0);
-    await p2.goto(`${base()}/dashboard/api-keys`);
-    await p2.waitForURL(`${base()}/dashboard`);
+    for (const path of ["/dashboard/api-keys", "/dashboard/users"]) {
+      const res = await p2.goto(`${base()}${path}`);
+      expect(res?.status()).toBe(403);
+      expect(p2.url()).toBe(`${base()}${path}`);
+      await p2.getByRole("heading", { name: "This page is for your organisation's admins" }).waitFor();
+      await p2.getByText(admin.email).waitFor();
+    }
+    await shot(p2, "member-forbidden");
     await p2.context().close();
   });
 
