@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { formInt, formText, serverAction } from "@/lib/auth/action";
 import type { Principal } from "@/lib/auth/principal";
+import { env } from "@/lib/env";
 import { bankDetailsBody, notificationSettingsBody, remediationSettingsBody } from "@/lib/settings/schemas";
 import { sendTestNotification } from "@/lib/settings/send-test-notification";
 import { updateSettings } from "@/lib/settings/update-settings";
@@ -11,13 +12,16 @@ const pages = ["/admin/settings", "/admin/alerts/notifications", "/admin/alerts/
 
 /** A secret input left empty keeps what is stored; "remove" drops the console's value. */
 const secretField = (f: FormData, name: string) => (f.get(`remove_${name}`) === "on" ? null : formText(f, name));
-/** A plain input emptied goes back to the environment's value. */
-const plainField = (f: FormData, name: string) => formText(f, name) ?? null;
+/** A plain input emptied, or left at the environment's value, goes back to following the environment. */
+const plainField = (f: FormData, name: string, envValue: string) => {
+  const v = formText(f, name);
+  return v === undefined || v.trim() === envValue ? null : v;
+};
 
 export const saveNotificationSettingsAction = serverAction(
   {
     schema: notificationSettingsBody,
-    fromForm: (f) => ({ smtp_url: secretField(f, "smtp_url"), webhook_url: secretField(f, "webhook_url"), email_from: plainField(f, "email_from"), email_to: plainField(f, "email_to") }),
+    fromForm: (f) => ({ smtp_url: secretField(f, "smtp_url"), webhook_url: secretField(f, "webhook_url"), email_from: plainField(f, "email_from", env().ALERT_EMAIL_FROM), email_to: plainField(f, "email_to", env().ALERT_EMAIL_TO.join(", ")) }),
     allow: isOperator,
     revalidate: pages,
   },

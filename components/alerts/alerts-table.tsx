@@ -52,9 +52,9 @@ function subjectHref(a: AlertRowView, plane: "admin" | "tenant"): string | null 
  * Alerts as operators and tenants read them, repeats grouped. Operators acknowledge what still
  * fires (a resolved alert needs nobody) and silence a rule's alerts about a subject for a while.
  */
-export function AlertsTable({ groups, plane, acknowledgeAction, silenceAction }: { groups: AlertGroupView[]; plane: "admin" | "tenant"; acknowledgeAction?: FormAction; silenceAction?: FormAction }) {
+export function AlertsTable({ groups, plane, acknowledgeAction, silenceAction, caption = "Alerts" }: { groups: AlertGroupView[]; plane: "admin" | "tenant"; acknowledgeAction?: FormAction; silenceAction?: FormAction; caption?: string }) {
   return (
-    <Table caption="Alerts">
+    <Table caption={caption}>
       <thead className="bg-slate-50">
         <tr><Th>Severity</Th><Th>Status</Th><Th>Alert</Th><Th>Subject</Th><Th>Last fired</Th>{acknowledgeAction ? <Th>Owner</Th> : null}</tr>
       </thead>

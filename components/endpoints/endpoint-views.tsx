@@ -125,7 +125,7 @@ export function EndpointDetail(props: {
             <thead className="bg-slate-50"><tr><Th>Replica</Th><Th>Status</Th><Th>Node</Th><Th>GPUs</Th><Th>Started</Th><Th>Last sample</Th><Th>Note</Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
               {[...live, ...stopped].map((r) => (
-                <tr key={r.id} className={r.status === "stopped" ? "text-slate-400" : undefined}>
+                <tr key={r.id} className={r.status === "stopped" ? "text-slate-500" : undefined}>
                   <Td><code className="text-xs">{r.id.slice(0, 8)}</code></Td>
                   <Td><ReplicaStatus status={r.status} /></Td>
                   <Td>{r.hostname ?? "—"}</Td>
@@ -165,7 +165,7 @@ export function EndpointDetail(props: {
           <ol className="divide-y divide-slate-100">
             {history.transitions.slice(0, 20).map((t, i) => (
               <li key={i} className="flex items-start justify-between gap-4 px-5 py-3 text-sm">
-                <span>{t.from_status ? <><EndpointStatus status={t.from_status} /> → </> : null}<EndpointStatus status={t.to_status} /> <span className="ml-2 text-slate-600">{t.reason}</span> <span className="text-slate-400">· {t.actor}</span></span>
+                <span>{t.from_status ? <><EndpointStatus status={t.from_status} /> → </> : null}<EndpointStatus status={t.to_status} /> <span className="ml-2 text-slate-600">{t.reason}</span> <span className="text-slate-500">· {t.actor}</span></span>
                 <time className="shrink-0 text-xs text-slate-500" dateTime={t.created_at}>{formatDateTime(t.created_at)}</time>
               </li>
             ))}
@@ -174,7 +174,7 @@ export function EndpointDetail(props: {
       </div>
       <Card className="mt-6">
         <CardHeader title="Report serving metrics" description="Your model server (or the node agent, when it is set up at deploy time to start the server for each replica) posts samples per replica; a sample with healthy=false marks its replica unhealthy. See the agent guide." />
-        <pre className="overflow-x-auto p-5 text-xs text-slate-700"><code>{`curl -X POST ${props.apiBase}/api/endpoints/${e.id}/metrics \\
+        <pre tabIndex={0} aria-label="Example request" className="overflow-x-auto p-5 text-xs text-slate-700"><code>{`curl -X POST ${props.apiBase}/api/endpoints/${e.id}/metrics \\
   -H "Authorization: Bearer $GPUFORGE_KEY" -H "content-type: application/json" \\
   -d '{"samples":[{"replica_id":"${live[0]?.id ?? "<replica id>"}","requests":412,"errors":1,"p50_ms":180,"p95_ms":540,"p99_ms":910,"tokens_per_s":5200}]}'`}</code></pre>
       </Card>

@@ -23,7 +23,9 @@ export function useActionForm<T>(action: FormAction<T>, resetOnSuccess = true) {
     const onInput = (e: Event) => {
       const name = (e.target as HTMLInputElement | null)?.name;
       if (!name) return;
-      setEdited((cur) => (cur.at === raw.at ? (cur.names.includes(name) ? cur : { at: raw.at, names: [...cur.names, name] }) : { at: raw.at, names: [name] }));
+      // after React has handled the same event: re-rendering from inside its dispatch would put a
+      // controlled input back to its old value before React saw the new one
+      setTimeout(() => setEdited((cur) => (cur.at === raw.at ? (cur.names.includes(name) ? cur : { at: raw.at, names: [...cur.names, name] }) : { at: raw.at, names: [name] })), 0);
     };
     form.addEventListener("input", onInput);
     form.addEventListener("change", onInput);

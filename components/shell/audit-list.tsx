@@ -66,7 +66,7 @@ export function AuditTable({ entries, plane }: { entries: AuditEntryView[]; plan
               <Td><span className="font-mono text-xs text-indigo-700">{e.action}</span></Td>
               <Td><Target e={e} plane={plane} /></Td>
               <Td wrap className="min-w-56 max-w-md">
-                {fields.length === 0 ? <span className="text-xs text-slate-400">—</span> : (
+                {fields.length === 0 ? <span className="text-xs text-slate-500">—</span> : (
                   <details className="text-xs">
                     <summary className="cursor-pointer text-slate-600 hover:text-slate-900">{fields.slice(0, 2).map(([k, v]) => `${label(k)}: ${value(v)}`).join(" · ").slice(0, 80)}{fields.length > 2 ? " …" : ""}</summary>
                     <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-3 gap-y-1">

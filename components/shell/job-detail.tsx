@@ -123,7 +123,7 @@ export function JobDetail({
           </div>
           <div className="sm:col-span-2">
             <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">Command</dt>
-            <dd className="mt-1">{job.command ? <pre className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"><code>{job.command}</code></pre> : <span className="text-slate-500">none: the image's own entry point</span>}</dd>
+            <dd className="mt-1">{job.command ? <pre tabIndex={0} aria-label="Command" className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"><code>{job.command}</code></pre> : <span className="text-slate-500">none: the image's own entry point</span>}</dd>
           </div>
         </dl>
       </Card>
@@ -133,7 +133,7 @@ export function JobDetail({
         <ol className="divide-y divide-slate-100">
           {events.map((e) => (
             <li key={e.id} className="flex flex-wrap items-center justify-between gap-2 px-5 py-3 text-sm">
-              <span>{e.fromStatus && e.fromStatus !== e.toStatus ? <><JobStatus status={e.fromStatus} /> → </> : null}<JobStatus status={e.toStatus} /> <span className="ml-2 text-slate-600">{e.reason}</span> <span className="text-slate-400">· {e.actor}</span></span>
+              <span>{e.fromStatus && e.fromStatus !== e.toStatus ? <><JobStatus status={e.fromStatus} /> → </> : null}<JobStatus status={e.toStatus} /> <span className="ml-2 text-slate-600">{e.reason}</span> <span className="text-slate-500">· {e.actor}</span></span>
               <time className="text-xs text-slate-500" dateTime={e.createdAt}>{formatDateTime(e.createdAt)}</time>
             </li>
           ))}

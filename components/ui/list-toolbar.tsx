@@ -90,7 +90,7 @@ export function Pager({ page, perPage, total, href }: { page: number; perPage: n
   const first = total === 0 ? 0 : (page - 1) * perPage + 1;
   const last = Math.min(total, page * perPage);
   const link = "rounded-md px-2.5 py-1 text-sm font-medium text-indigo-700 ring-1 ring-slate-200 hover:bg-slate-50";
-  const off = "rounded-md px-2.5 py-1 text-sm text-slate-400 ring-1 ring-slate-100";
+  const off = "rounded-md px-2.5 py-1 text-sm text-slate-500 ring-1 ring-slate-100";
   return (
     <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3 border-t border-slate-100 px-5 py-3 text-sm text-slate-600">
       <p data-testid="list-range">{total === 0 ? "Nothing to show" : `${first.toLocaleString("en-US")}–${last.toLocaleString("en-US")} of ${total.toLocaleString("en-US")}`}</p>

@@ -1,4 +1,7 @@
+import { headers } from "next/headers";
+import { forbidden } from "next/navigation";
 import { AppShell } from "@/components/shell/app-shell";
+import { isAdminOnlyTenantPath, PATH_HEADER } from "@/lib/auth/admin-only";
 import { requireTenantPage } from "@/lib/auth/session";
 import { BalanceBanner } from "@/components/billing/payment-guides";
 import { balanceOutlook } from "@/lib/billing/usage";
@@ -8,6 +11,8 @@ export const dynamic = "force-dynamic";
 
 export default async function TenantLayout({ children }: { children: React.ReactNode }) {
   const p = await requireTenantPage("/dashboard");
+  // before anything streams, so a member gets a real 403 (the page's own check is the second line)
+  if (p.role !== "tenant_admin" && isAdminOnlyTenantPath((await headers()).get(PATH_HEADER) ?? "")) forbidden();
   const [user, name, billing] = await Promise.all([userSummary(p.userId), tenantName(p.tenantId), tenantBillingMode(p.tenantId)]);
   // a prepaid organisation sees its balance running out on every page, not only on Billing
   const outlook = billing === "prepaid" ? await balanceOutlook(p.tenantId) : null;

@@ -57,7 +57,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
         {firingNow.groups.length === 0 ? (
           <EmptyState title="Nothing is firing">The fleet is within every enabled rule.</EmptyState>
         ) : (
-          <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} silenceAction={createSilenceAction} groups={firingNow.groups.map((g) => alertGroupJson(g, p))} />
+          <AlertsTable caption="Alerts firing now" plane="admin" acknowledgeAction={acknowledgeAlertAction} silenceAction={createSilenceAction} groups={firingNow.groups.map((g) => alertGroupJson(g, p))} />
         )}
       </Card>
       <Card className="mt-6">
@@ -77,7 +77,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
           sort={ALERT_FILTERS.sort}
           exportHref={listHref("/api/alerts/export", { ...q, page: undefined, per_page: undefined, group: undefined })}
         />
-        {list.groups.length === 0 ? <EmptyState title="No alerts match these filters" /> : <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} silenceAction={createSilenceAction} groups={list.groups.map((g) => alertGroupJson(g, p))} />}
+        {list.groups.length === 0 ? <EmptyState title="No alerts match these filters" /> : <AlertsTable caption="All alerts" plane="admin" acknowledgeAction={acknowledgeAlertAction} silenceAction={createSilenceAction} groups={list.groups.map((g) => alertGroupJson(g, p))} />}
         <Pager page={q.page} perPage={q.per_page} total={list.total} href={(c) => listHref("/admin/alerts", q, c)} />
       </Card>
     </>

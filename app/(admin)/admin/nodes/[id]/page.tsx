@@ -125,9 +125,9 @@ export default async function NodePage({ params, searchParams }: { params: Promi
                   <Td className="tabular-nums">{Math.round(g.memoryTotalMb / 1024)} GiB</Td>
                   <Td><StatusBadge status={g.status} /></Td>
                   <Td className="text-xs">
-                    {g.allocatedJob ? <>job <Link className="text-indigo-700 hover:underline" href={`/admin/jobs/${g.allocatedJob.id}`}>{g.allocatedJob.name}</Link> <span className="text-slate-500">· {g.allocatedJob.tenant.name}</span></>
-                      : g.allocatedReplica ? <>endpoint <Link className="text-indigo-700 hover:underline" href={`/admin/endpoints/${g.allocatedReplica.endpoint.id}`}>{g.allocatedReplica.endpoint.name}</Link> <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span></>
-                      : <span className="text-slate-400">free</span>}
+                    {g.allocatedJob ? <>job <Link className="text-indigo-700 underline" href={`/admin/jobs/${g.allocatedJob.id}`}>{g.allocatedJob.name}</Link> <span className="text-slate-500">· {g.allocatedJob.tenant.name}</span></>
+                      : g.allocatedReplica ? <>endpoint <Link className="text-indigo-700 underline" href={`/admin/endpoints/${g.allocatedReplica.endpoint.id}`}>{g.allocatedReplica.endpoint.name}</Link> <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span></>
+                      : <span className="text-slate-500">free</span>}
                   </Td>
                   <Td className="text-right tabular-nums">{g.health.score}</Td>
                   <Td className="max-w-xs truncate text-xs text-slate-500">{g.unhealthyReason ? describeUnhealthyReason(g.unhealthyReason, (x) => classifyXid(x).name) : g.health.reasons.join("; ")}</Td>
@@ -145,7 +145,7 @@ export default async function NodePage({ params, searchParams }: { params: Promi
           <ol className="divide-y divide-slate-100">
             {node.events.map((ev) => (
               <li key={String(ev.id)} className="flex items-center justify-between gap-4 px-5 py-3 text-sm">
-                <span><StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} /> <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-400">· {displayActor(actors.byLabel, ev.actor)}</span></span>
+                <span><StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} /> <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-500">· {displayActor(actors.byLabel, ev.actor)}</span></span>
                 <time className="text-xs text-slate-500" dateTime={ev.createdAt.toISOString()}>{formatDateTime(ev.createdAt)}</time>
               </li>
             ))}
