@@ -138,7 +138,10 @@ describe("API keys in the UI", () => {
     await row.waitFor();
     page.once("dialog", (d) => void d.accept());
     await row.getByRole("button", { name: "Revoke" }).click();
-    await row.getByText("revoked").waitFor();
+    // a revoked key leaves the keys in use, and waits behind the filter
+    await row.waitFor({ state: "detached" });
+    await page.getByRole("link", { name: /Revoked and expired/ }).click();
+    await page.getByTestId(`api-key-row-${key.slice(0, 12)}`).getByText("revoked").waitFor();
     await shot(page, "api-key-revoked");
     expect((await api("GET", "/api/users", { key })).status).toBe(401);
     await page.context().close();
