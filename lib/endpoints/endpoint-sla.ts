@@ -13,13 +13,14 @@ export const MAX_SLA_WINDOW_DAYS = 92;
 export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
   const [buckets, observed, events, endpoints] = await Promise.all([
     pool().query<{ endpoint_id: string; bucket: Date; samples: number; unhealthy_samples: number; requests: string; errors: string; p95_ms: number }>(
+      // from the minute before the window: whether a minute follows an unobserved one decides how it counts
       `SELECT endpoint_id, bucket, samples, unhealthy_samples, requests::text, errors::text, p95_ms FROM endpoint_metrics_1m
-        WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) AND bucket < $3`,
+        WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) - interval '1 minute' AND bucket < $3`,
       [endpointIds, from, to],
     ),
     pool().query<{ endpoint_id: string; bucket: Date; min_ready: number }>(
       `SELECT endpoint_id, bucket, min_ready FROM endpoint_observations_1m
-        WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) AND bucket < $3`,
+        WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) - interval '1 minute' AND bucket < $3`,
       [endpointIds, from, to],
     ),
     db().endpointEvent.findMany({ where: { endpointId: { in: endpointIds } }, orderBy: { id: "asc" }, select: { endpointId: true, createdAt: true, fromStatus: true, toStatus: true } }),

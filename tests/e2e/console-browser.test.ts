@@ -465,6 +465,40 @@ describe("10–11. roles and keys", () => {
   });
 });
 
+describe("every other page the issue changed, at both widths", () => {
+  it("operator and tenant pages render, photographed and scanned", async () => {
+    const ops = await signedIn("/admin/alerts/notifications", operator);
+    for (const [target, name] of [
+      ["/admin/alerts/notifications", "notifications"],
+      ["/admin/alerts/rules", "alert-rules"],
+      ["/admin/alerts/remediations", "remediations"],
+      ["/admin/endpoints", "admin-endpoints"],
+      ["/admin/billing", "admin-billing"],
+      [`/admin/tenants/${w.tenant.id}`, "admin-tenant"],
+    ] as const) {
+      await ops.goto(`${base()}${target}`);
+      await ops.getByRole("heading", { level: 1 }).first().waitFor();
+      await photograph(ops, name);
+    }
+    await ops.context().close();
+    const tenant = await signedIn("/dashboard", admin);
+    for (const [target, name] of [
+      ["/dashboard", "tenant-home"],
+      ["/dashboard/alerts", "tenant-alerts"],
+      ["/dashboard/endpoints", "tenant-endpoints"],
+      ["/dashboard/users", "tenant-users"],
+      ["/dashboard/api-keys", "tenant-api-keys"],
+      ["/dashboard/billing", "tenant-billing"],
+    ] as const) {
+      await tenant.goto(`${base()}${target}`);
+      await tenant.getByRole("heading", { level: 1 }).first().waitFor();
+      await photograph(tenant, name);
+    }
+    await tenant.getByText("Your role: admin").count();
+    await tenant.context().close();
+  });
+});
+
 describe("12–13. phones and the small things", () => {
   it("at 390 px the console opens on the page, with its menu behind a button; the public header keeps every link", async () => {
     const page = await signedIn("/admin", operator, 390);
