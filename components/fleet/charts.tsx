@@ -130,15 +130,16 @@ export function UsageByTypeChart({ rows }: { rows: Array<{ gpu_type: string; amo
   );
 }
 
-/** Public-site page views and visitors per day. */
-export function SiteViewsChart({ rows }: { rows: Array<{ day: string; views: number; sessions: number }> }) {
+/** Public-site page views and visitors per step of the page's range (zero where nobody came). */
+export function SiteViewsChart({ rows }: { rows: Array<{ t: number; views: number; sessions: number }> }) {
+  const span = spanOf(rows);
   return (
     <>
     <Legend items={["Views", "Visitors"]} colors={["indigo", "emerald"]} />
     <AreaChart
       className="h-56"
-      data={rows.map((r) => ({ day: r.day, Views: r.views, Visitors: r.sessions }))}
-      index="day"
+      data={rows.map((r) => ({ time: label(r.t, span), Views: r.views, Visitors: r.sessions }))}
+      index="time"
       categories={["Views", "Visitors"]}
       colors={["indigo", "emerald"]}
       showAnimation={false}

@@ -475,11 +475,17 @@ describe("every other page the issue changed, at both widths", () => {
       ["/admin/endpoints", "admin-endpoints"],
       ["/admin/billing", "admin-billing"],
       [`/admin/tenants/${w.tenant.id}`, "admin-tenant"],
+      ["/admin/analytics", "analytics"],
     ] as const) {
       await ops.goto(`${base()}${target}`);
       await ops.getByRole("heading", { level: 1 }).first().waitFor();
       await photograph(ops, name);
     }
+    // the site's views follow the same picker: a week in hours, a day in quarter hours
+    expect(await ops.getByTestId("views-chart").getAttribute("data-step")).toBe("3600");
+    await ops.getByRole("navigation", { name: "Time range" }).getByRole("link", { name: "24 h" }).click();
+    await ops.waitForURL(/\/admin\/analytics\?range=24h$/);
+    expect(await ops.getByTestId("views-chart").getAttribute("data-step")).toBe("900");
     await ops.context().close();
     const tenant = await signedIn("/dashboard", admin);
     for (const [target, name] of [
