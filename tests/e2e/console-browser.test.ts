@@ -62,6 +62,7 @@ const asUser = (u: { id: string; email: string }, role: "tenant_admin" | "tenant
 async function photograph(page: Page, name: string) {
   const dir = path.join(inject("artifactsDir"), "screenshots");
   const size = page.viewportSize()!;
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.setViewportSize({ width: 1440, height: 1000 });
   await page.screenshot({ path: path.join(dir, `${name}-1440.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
