@@ -41,7 +41,7 @@ export function UserRowActions({
   isSelf: boolean;
 }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
-  if (isSelf) return <span className="text-xs text-slate-400">You</span>;
+  if (isSelf) return <span className="text-xs text-slate-500">You</span>;
   return (
     <div className="flex items-center justify-end gap-2">
       {user.role !== "operator" ? (
