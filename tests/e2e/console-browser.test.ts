@@ -362,6 +362,7 @@ describe("6–7. payment paths and settings", () => {
     await form.locator("#f-replicas").fill("2");
     await form.getByTestId("endpoint-estimate").getByText(/^\$7\.20 per hour, about \$5,184\.00 per 30 days/).waitFor();
     await page.context().close();
+    await db().platformSetting.deleteMany({ where: { key: "billing.bank_details" } });
   });
 });
 
