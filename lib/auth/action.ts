@@ -64,7 +64,8 @@ export function serverAction<S extends z.ZodType, T>(
       if (isAppError(e)) {
         if (e.code === "rate_limited") return { ok: false, message: "Too many requests from your network; try again in a minute.", values: echo(form), at };
         const fieldErrors = Object.fromEntries(e.details.map((d) => [d.path, d.message]));
-        return { ok: false, message: e.message, fieldErrors, values: echo(form), at };
+        // the fields say what is wrong; the form says where to look, as for a schema's refusal
+        return { ok: false, message: e.code === "validation_failed" && e.details.length ? "Check the highlighted fields." : e.message, fieldErrors, values: echo(form), at };
       }
       logger.error("server action failed", { error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
       return { ok: false, message: "Something went wrong on our side. Try again.", values: echo(form), at };

@@ -225,6 +225,7 @@ describe("3–5. lists, job pages and validation", () => {
     await form.getByTestId("job-fit").getByText("5,000 GPUs is more than your organisation's quota of 4").waitFor();
     await form.getByRole("button", { name: "Submit job" }).click();
     await page.locator("#f-gpu_count-error").getByText(/5,000 GPUs is more than your organisation's quota of 4 .*could never start/).waitFor();
+    await form.getByTestId("form-message").getByText("Check the highlighted fields.").waitFor();
     expect(await page.content()).not.toContain("Too big");
     // the error goes as soon as the field changes
     await form.locator("#f-gpu_count").fill("2");
@@ -331,7 +332,7 @@ describe("6–7. payment paths and settings", () => {
     const transfer = page.getByTestId("bank-transfer");
     await transfer.getByText("GPUForge Walk Ltd").waitFor();
     await transfer.getByText(`INV-${String(inv.number).padStart(6, "0")}`).waitFor();
-    await page.getByText(/Your balance \(\$0\.00\) does not cover this invoice/).waitFor();
+    await page.getByText(/Your balance \(\$0\.00\) does not cover this invoice, so pay by transfer\./).waitFor();
     await photograph(page, "invoice-pay");
     await page.context().close();
   });

@@ -53,7 +53,7 @@ export default async function TenantInvoicePage({ params, searchParams }: { para
                 <InvoiceButton action={payFromBalanceAction} invoiceId={id} label={`Pay from balance (${formatCents(balance)})`} variant={inv.stripeUrl ? "secondary" : "primary"} />
               ) : (
                 <p className="text-sm text-slate-600">
-                  Your balance ({formatCents(balance)}) does not cover this invoice{tenant.billingMode === "prepaid" ? <>: <Link className="font-medium text-indigo-700 hover:underline" href="/dashboard/billing#add-funds">add funds</Link>, or pay by transfer below.</> : ", so pay by card or by transfer."}
+                  Your balance ({formatCents(balance)}) does not cover this invoice{tenant.billingMode === "prepaid" ? <>: <Link className="font-medium text-indigo-700 hover:underline" href="/dashboard/billing#add-funds">add funds</Link>, or pay by transfer below.</> : inv.stripeUrl ? ", so pay by card or by transfer." : ", so pay by transfer."}
                 </p>
               )}
             </div>
