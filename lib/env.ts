@@ -114,6 +114,14 @@ const envSchema = z.object({
   // none), and the largest output one step may post or store
   TOOL_CALL_ALLOWED_HOSTS: z.string().trim().default("").transform(parseAllowList),
   PIPELINE_OUTPUT_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
+  // 32 random bytes (base64 or hex) that encrypt the secrets operators store in the console's
+  // settings (SMTP and webhook URLs); without it those secrets can only come from this environment
+  SETTINGS_ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || decodeKey(v) !== null, "must be 32 random bytes, base64 or hex encoded (openssl rand -base64 32)"),
 }).superRefine((e, ctx) => {
   if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
     ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: "set TRUSTED_PROXY_HOPS or TRUSTED_PROXIES, not both" });
@@ -123,6 +131,12 @@ const envSchema = z.object({
     ctx.addIssue({ code: "custom", path: ["INNGEST_DEV"], message: "must not be set in production: Inngest dev mode skips signature checks on /api/inngest" });
   }
 });
+
+/** The 32-byte key of SETTINGS_ENCRYPTION_KEY (base64 or hex), or null when it is not one. */
+export function decodeKey(v: string): Buffer | null {
+  const bytes = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, "hex") : /^[A-Za-z0-9+/_-]{43}=?$/.test(v) ? Buffer.from(v, "base64") : null;
+  return bytes && bytes.length === 32 ? bytes : null;
+}
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -148,6 +162,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/** Whether the deployment set a variable itself (rather than leaving it to its default): the settings page says where a value comes from. */
+export function envIsSet(name: keyof Env): boolean {
+  return Boolean(process.env[name]?.trim());
 }
 
 /** Inngest is in charge of background work only when a server to talk to is configured. */

@@ -51,20 +51,6 @@ export function Field({
   );
 }
 
-/** The GPU type a workload asks for, from the types the fleet has. */
-export function GpuTypeField({ error, value, gpuTypes, at }: { error?: string; value?: string; gpuTypes: string[]; at?: number }) {
-  return (
-    <Field label="GPU type" name="gpu_type" error={error}>
-      {(p) => (
-        <select {...p} key={`t${at}`} defaultValue={value ?? gpuTypes[0]} required>
-          {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
-          {gpuTypes.map((t) => <option key={t} value={t}>{t}</option>)}
-        </select>
-      )}
-    </Field>
-  );
-}
-
 export function SubmitButton({
   children,
   variant = "primary",
@@ -79,8 +65,22 @@ export function SubmitButton({
   value?: string;
 }) {
   const { pending } = useFormStatus();
+  // aria-disabled rather than disabled while pending: a disabled button loses keyboard focus to the
+  // page body; this one keeps it (and ignores further clicks until the answer comes)
   return (
-    <Button type="submit" variant={variant} size={size} disabled={pending} aria-busy={pending} name={name} value={value}>
+    <Button
+      type="submit"
+      variant={variant}
+      size={size}
+      aria-disabled={pending}
+      aria-busy={pending}
+      name={name}
+      value={value}
+      onClick={(ev) => {
+        if (pending) ev.preventDefault();
+      }}
+      className={pending ? "cursor-wait opacity-60" : undefined}
+    >
       {pending ? "Working…" : children}
     </Button>
   );

@@ -8,7 +8,7 @@ import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { logger } from "@/lib/logger";
 import { assertTenantVisible, balanceOf } from "./ledger";
 import { accrueRunningUsage } from "./meter";
-import { gpuHours, invoiceLabel, lastFullMonth } from "./money";
+import { gpuHours, invoiceLabel, isNegligibleLine, lastFullMonth } from "./money";
 import { createInvoiceCheckout, expireCheckoutSession, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 
 const INVOICE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('gpuforge:invoices', 0))";
@@ -23,6 +23,7 @@ export const localPaymentUrl = (id: string) => `${publicUrl()}/dashboard/billing
 export function invoiceJson(inv: InvoiceRow) {
   const byType = new Map<string, { gpu_type: string; gpu_seconds: number; amount_cents: number; jobs: Array<{ job_id: string | null; endpoint_id: string | null; description: string; gpu_seconds: number; amount_cents: number }> }>();
   for (const l of inv.lines) {
+    if (isNegligibleLine(l.gpuSeconds, l.amountCents)) continue;
     const g = byType.get(l.gpuType) ?? { gpu_type: l.gpuType, gpu_seconds: 0, amount_cents: 0, jobs: [] };
     g.gpu_seconds += Number(l.gpuSeconds);
     g.amount_cents += Number(l.amountCents);
@@ -87,7 +88,8 @@ export async function generateInvoice(actor: Actor, tenantId: string, input: { p
         lines.set(key, l);
       }
       await tx.invoiceLine.createMany({
-        data: [...lines.values()].map((l) => ({ invoiceId: inv.id, gpuType: l.gpu_type, jobId: l.job_id, endpointId: l.endpoint_id, description: l.description, gpuSeconds: BigInt(l.gpu_seconds), amountCents: BigInt(l.amount_cents) })),
+        // usage of a few seconds that costs nothing is settled with the rest but gets no line of its own
+        data: [...lines.values()].filter((l) => !isNegligibleLine(l.gpu_seconds, l.amount_cents)).map((l) => ({ invoiceId: inv.id, gpuType: l.gpu_type, jobId: l.job_id, endpointId: l.endpoint_id, description: l.description, gpuSeconds: BigInt(l.gpu_seconds), amountCents: BigInt(l.amount_cents) })),
       });
       await tx.$executeRaw`UPDATE usage_events SET invoice_id = ${inv.id}::uuid WHERE id = ANY(${usage.map((u) => u.id)}::uuid[])`;
       await recordAudit(tx, actor, { action: "billing.invoice_created", targetType: "invoice", targetId: inv.id, tenantId, details: { number: next, amount_cents: total, period_start: start.toISOString(), period_end: end.toISOString(), usage_events: usage.length } });

@@ -1,9 +1,10 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { notFound } from "@/lib/errors";
-import { assertTenantVisible } from "./ledger";
-import { currentMonth } from "./money";
+import { assertTenantVisible, balanceOf } from "./ledger";
+import { balanceLevel, currentMonth, projectedZeroAt } from "./money";
 
 /** A tenant's billed usage for a window (default: this month so far), by GPU type and event. */
 export async function tenantUsage(p: Principal, tenantId: string, q: { from?: string; to?: string }, now = new Date()) {
@@ -33,25 +34,44 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
 }
 
 /** What running work (jobs and endpoint replicas) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
-export async function unbilledRunningCents(tenantId?: string): Promise<number> {
+export async function unbilledRunningCents(tenantId?: string, jobId?: string): Promise<number> {
+  return (await runningCost({ tenantId, jobId })).unbilled_cents;
+}
+
+/**
+ * What runs now (a tenant's, one job's, or everything): the cost not yet billed, from where each
+ * run's billing stopped, and the spend per hour at today's rates (the low-balance projection).
+ */
+export async function runningCost(filter: { tenantId?: string; jobId?: string }): Promise<{ unbilled_cents: number; cents_per_hour: number }> {
   // what runs: each job's current run and each live replica, from where its billing stopped
-  const { rows } = await pool().query<{ c: string }>(
+  const { rows } = await pool().query<{ c: string; per_hour: string }>(
     `WITH running AS (
        SELECT j.gpu_type, j.gpu_count, GREATEST(j.started_at, COALESCE(u.last_end, j.started_at)) AS billed_to
          FROM jobs j LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE job_id = j.id AND attempt = j.attempts) u ON true
-        WHERE j.status = 'running' AND ($1::uuid IS NULL OR j.tenant_id = $1::uuid)
+        WHERE j.status = 'running' AND ($1::uuid IS NULL OR j.tenant_id = $1::uuid) AND ($2::uuid IS NULL OR j.id = $2::uuid)
        UNION ALL
        SELECT x.gpu_type, x.gpu_count, GREATEST(x.started_at, COALESCE(u.last_end, x.started_at))
          FROM endpoint_replicas x LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
-        WHERE x.status <> 'stopped' AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid)
+        WHERE x.status <> 'stopped' AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid) AND $2::uuid IS NULL
      )
-     SELECT COALESCE(sum(round(extract(epoch FROM now() - w.billed_to) * w.gpu_count * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c
+     SELECT COALESCE(sum(round(extract(epoch FROM now() - w.billed_to) * w.gpu_count * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c,
+            COALESCE(sum(w.gpu_count * COALESCE(r.cents_per_hour, 0)), 0)::text AS per_hour
        FROM running w
        LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (w.gpu_type, '*') AND effective_from <= now()
                           ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) r ON true`,
-    [tenantId ?? null],
+    [filter.tenantId ?? null, filter.jobId ?? null],
   );
-  return Number(rows[0]!.c);
+  return { unbilled_cents: Number(rows[0]!.c), cents_per_hour: Number(rows[0]!.per_hour) };
+}
+
+/** A job's cost so far: every billed segment of every attempt, plus its running attempt not yet billed. */
+export async function jobCostSoFar(jobId: string): Promise<{ billed_cents: number; running_cents: number; total_cents: number; cents_per_hour: number }> {
+  const [billed, running] = await Promise.all([
+    pool().query<{ c: string }>(`SELECT COALESCE(sum(amount_cents), 0)::text AS c FROM usage_events WHERE job_id = $1`, [jobId]),
+    runningCost({ jobId }),
+  ]);
+  const b = Number(billed.rows[0]!.c);
+  return { billed_cents: b, running_cents: running.unbilled_cents, total_cents: b + running.unbilled_cents, cents_per_hour: running.cents_per_hour };
 }
 
 /** Revenue figures for operators: paid, outstanding, counts, and what this month has billed so far. */
@@ -101,3 +121,18 @@ export async function tenantBillingTable(now = new Date()) {
   return rows.map((r) => ({ id: r.id, name: r.name, billingMode: r.billing_mode, monthCents: Number(r.month_cents), outstandingCents: Number(r.outstanding), balanceCents: Number(r.balance) }));
 }
 
+
+/** A prepaid tenant's outlook: balance, spend per hour of what runs now, and when the balance reaches zero at that pace. */
+export async function balanceOutlook(tenantId: string, now = new Date()) {
+  const [balance, running] = await Promise.all([balanceOf(tenantId), runningCost({ tenantId })]);
+  // what is not billed yet comes off the balance at the next meter tick
+  const effective = balance - running.unbilled_cents;
+  return {
+    balance_cents: balance,
+    unbilled_cents: running.unbilled_cents,
+    spend_cents_per_hour: running.cents_per_hour,
+    level: balanceLevel(effective, running.cents_per_hour),
+    zero_at: projectedZeroAt(effective, running.cents_per_hour, now)?.toISOString() ?? null,
+    grace_s: env().PREPAID_GRACE_S,
+  };
+}

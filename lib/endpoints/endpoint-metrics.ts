@@ -3,6 +3,7 @@ import type { Actor, Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { notFound, staleReport, validationFailed } from "@/lib/errors";
+import { bucketGrid, stepFor } from "@/lib/metrics/time-range";
 import { getEndpointOrThrow } from "./endpoints";
 import type { EndpointSample } from "./schemas";
 
@@ -183,27 +184,47 @@ async function applyReplicaHealth(c: import("pg").PoolClient, endpointId: string
   );
 }
 
-/** Per-minute series for charts: throughput, error rate, latency percentiles, tokens/s. */
+/**
+ * Series for charts: throughput, error rate, latency percentiles, tokens/s per step (default: per
+ * minute over the last hour; longer windows take longer steps, see stepFor). Latency of a step is
+ * the request-weighted mean of its minutes; every step of the window is present, null where no
+ * sample arrived, so a chart shows the gap.
+ */
 export async function endpointSeries(p: Principal, endpointId: string, q: { from?: string; to?: string }, now = new Date()) {
   await getEndpointOrThrow(p, endpointId);
   const to = q.to ? new Date(q.to) : now;
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 3_600_000);
-  const { rows } = await pool().query<{ bucket: Date; requests: string; errors: string; p50_ms: number; p95_ms: number; p99_ms: number; tokens_per_s: number | null; replicas_reporting: number }>(
-    `SELECT bucket, requests::text, errors::text, p50_ms, p95_ms, p99_ms, tokens_per_s, replicas_reporting FROM endpoint_metrics_1m
-      WHERE endpoint_id = $1 AND bucket >= date_trunc('minute', $2::timestamptz) AND bucket < $3 ORDER BY bucket LIMIT 20000`,
-    [endpointId, from, to],
+  const stepS = stepFor((to.getTime() - from.getTime()) / 1000);
+  const { rows } = await pool().query<{ t: Date; requests: string; errors: string; p50_ms: number; p95_ms: number; p99_ms: number; tokens_per_s: number | null; replicas_reporting: number }>(
+    `SELECT date_bin(make_interval(secs => $4), bucket, 'epoch'::timestamptz) AS t, sum(requests)::text AS requests, sum(errors)::text AS errors,
+            sum(p50_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p50_ms, sum(p95_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p95_ms,
+            sum(p99_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p99_ms, avg(tokens_per_s) AS tokens_per_s, max(replicas_reporting) AS replicas_reporting
+       FROM endpoint_metrics_1m
+      WHERE endpoint_id = $1 AND bucket >= date_bin(make_interval(secs => $4), $2::timestamptz, 'epoch'::timestamptz) AND bucket < $3
+      GROUP BY 1 ORDER BY 1`,
+    [endpointId, from, to, stepS],
   );
+  const byT = new Map(rows.map((r) => [r.t.getTime(), r]));
   return {
-    step: "1m" as const,
-    points: rows.map((r) => ({
-      t: r.bucket.toISOString(),
-      requests_per_s: Math.round((Number(r.requests) / 60) * 100) / 100,
-      error_rate_pct: Number(r.requests) > 0 ? Math.round((10_000 * Number(r.errors)) / Number(r.requests)) / 100 : null,
-      p50_ms: Math.round(r.p50_ms),
-      p95_ms: Math.round(r.p95_ms),
-      p99_ms: Math.round(r.p99_ms),
-      tokens_per_s: r.tokens_per_s === null ? null : Math.round(r.tokens_per_s),
-      replicas_reporting: r.replicas_reporting,
-    })),
+    step: describeStepShort(stepS),
+    step_s: stepS,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    points: bucketGrid(from, to, stepS).map((t) => {
+      const r = byT.get(t);
+      const minutes = stepS / 60;
+      return {
+        t: new Date(t).toISOString(),
+        requests_per_s: r ? Math.round((Number(r.requests) / 60 / minutes) * 100) / 100 : null,
+        error_rate_pct: r && Number(r.requests) > 0 ? Math.round((10_000 * Number(r.errors)) / Number(r.requests)) / 100 : null,
+        p50_ms: r ? Math.round(r.p50_ms) : null,
+        p95_ms: r ? Math.round(r.p95_ms) : null,
+        p99_ms: r ? Math.round(r.p99_ms) : null,
+        tokens_per_s: r && r.tokens_per_s !== null ? Math.round(r.tokens_per_s) : null,
+        replicas_reporting: r ? r.replicas_reporting : 0,
+      };
+    }),
   };
 }
+
+const describeStepShort = (stepS: number) => (stepS % 86_400 === 0 ? `${stepS / 86_400}d` : stepS % 3_600 === 0 ? `${stepS / 3_600}h` : `${stepS / 60}m`);

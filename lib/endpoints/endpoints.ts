@@ -231,6 +231,7 @@ export async function deleteEndpoint(actor: Actor, id: string) {
     await tx.endpoint.update({ where: { id }, data: { deletedAt: new Date() } });
     await recordAudit(tx, actor, { action: "endpoint.deleted", targetType: "endpoint", targetId: id, tenantId: e.tenantId, details: { name: e.name } });
   });
+  return { id, name: e.name };
 }
 
 export async function listEndpointHistory(p: Principal, id: string) {

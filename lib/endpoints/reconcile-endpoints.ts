@@ -298,12 +298,14 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   for (const r of live) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
   const changes: Array<{ id: string; status: EndpointStatus; reason: string; everReady: boolean; withoutReadySince: Date | null; clearScaling: boolean; statusChanged: boolean }> = [];
   const events: Array<{ id: string; from: EndpointStatus; to: EndpointStatus; reason: string }> = [];
+  const observed: Array<{ id: string; ready: number; desired: number }> = [];
   for (const e of endpoints) {
     const mine = byEndpoint.get(e.id) ?? [];
     // while replicas move off a draining node, old and new serve side by side: count at most the desired number
     const migrating = mine.some((r) => r.draining);
     const cap = (n: number) => (migrating ? Math.min(n, e.desired_replicas) : n);
     const ready = cap(mine.filter((r) => r.status === "ready").length);
+    if (!e.stop_requested) observed.push({ id: e.id, ready, desired: e.desired_replicas });
     const withoutReadySince = e.stop_requested || ready > 0 ? null : (e.without_ready_since?.getTime() ?? now);
     const decision = nextEndpointStatus({
       status: e.status,
@@ -348,6 +350,7 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
       [changes.map((x) => x.id), changes.map((x) => x.status), changes.map((x) => x.reason), changes.map((x) => x.everReady), changes.map((x) => x.withoutReadySince), changes.map((x) => x.clearScaling), changes.map((x) => x.statusChanged)],
     );
   }
+  await recordObservations(c, observed);
   if (events.length) {
     await c.query(
       `INSERT INTO endpoint_events (endpoint_id, from_status, to_status, reason, actor)
@@ -356,4 +359,20 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
     );
   }
   return events.length;
+}
+
+/**
+ * What this pass saw, per endpoint and minute: the SLA counts a minute without serving samples as
+ * idle (available) only if a ready replica was seen in every pass of that minute, and a minute no
+ * pass saw at all as "no data" (lib/endpoints/sla.ts).
+ */
+async function recordObservations(c: pg.PoolClient, observed: Array<{ id: string; ready: number; desired: number }>) {
+  if (observed.length === 0) return;
+  await c.query(
+    `INSERT INTO endpoint_observations_1m AS o (endpoint_id, bucket, observations, min_ready, max_ready, desired)
+     SELECT x.id, date_trunc('minute', now()), 1, x.ready, x.ready, x.desired FROM unnest($1::uuid[], $2::int[], $3::int[]) AS x(id, ready, desired)
+     ON CONFLICT (endpoint_id, bucket) DO UPDATE SET observations = o.observations + 1, min_ready = LEAST(o.min_ready, excluded.min_ready),
+        max_ready = GREATEST(o.max_ready, excluded.max_ready), desired = excluded.desired`,
+    [observed.map((x) => x.id), observed.map((x) => x.ready), observed.map((x) => x.desired)],
+  );
 }

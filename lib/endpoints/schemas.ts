@@ -161,7 +161,10 @@ export const slaJsonSchema = z
     to: z.string(),
     minutes_expected: z.number(),
     minutes_available: z.number(),
-    availability_pct: z.number().nullable(),
+    minutes_idle: z.number().meta({ description: "Available minutes without serving samples while a ready replica was seen all minute" }),
+    minutes_down: z.number(),
+    minutes_no_data: z.number().meta({ description: "Minutes nobody observed (the control plane was not running): left out of minutes_expected" }),
+    availability_pct: z.number().nullable().meta({ description: "null until the endpoint has been ready (no data yet)" }),
     requests: z.number(),
     errors: z.number(),
     success_rate_pct: z.number().nullable(),
@@ -170,13 +173,37 @@ export const slaJsonSchema = z
     p95_worst_ms: z.number().nullable(),
     targets: z.object({ p95_ms: z.number().nullable(), availability_pct: z.number().nullable() }),
     compliant: z.object({ availability: z.boolean().nullable(), p95: z.boolean().nullable() }),
-    error_budget: z.object({ allowed_minutes: z.number(), used_minutes: z.number(), remaining_minutes: z.number(), remaining_pct: z.number().nullable() }).nullable(),
+    error_budget: z
+      .object({
+        allowed_minutes: z.number(),
+        used_minutes: z.number(),
+        remaining_minutes: z.number().meta({ description: "Never below 0; see overspent_minutes" }),
+        remaining_pct: z.number().nullable().meta({ description: "0–100; null while nothing is allowed yet" }),
+        overspent_minutes: z.number().meta({ description: "Downtime beyond the budget" }),
+      })
+      .nullable(),
   })
   .meta({ id: "EndpointSla" });
 
 export const endpointSeriesSchema = z.object({
-  step: z.literal("1m"),
-  points: z.array(z.object({ t: z.string(), requests_per_s: z.number(), error_rate_pct: z.number().nullable(), p50_ms: z.number(), p95_ms: z.number(), p99_ms: z.number(), tokens_per_s: z.number().nullable(), replicas_reporting: z.number() })),
+  step: z.string().meta({ description: "How long one point is: 1m up to ~3 hours, then 5m, 15m, 30m, 1h, 2h…" }),
+  step_s: z.number(),
+  from: z.string(),
+  to: z.string(),
+  points: z
+    .array(
+      z.object({
+        t: z.string(),
+        requests_per_s: z.number().nullable(),
+        error_rate_pct: z.number().nullable(),
+        p50_ms: z.number().nullable(),
+        p95_ms: z.number().nullable(),
+        p99_ms: z.number().nullable(),
+        tokens_per_s: z.number().nullable(),
+        replicas_reporting: z.number(),
+      }),
+    )
+    .meta({ description: "Every step of the window; a step without samples has null figures (a gap)" }),
 });
 export type SlaJson = z.infer<typeof slaJsonSchema>;
 export type SeriesJson = z.infer<typeof endpointSeriesSchema>;

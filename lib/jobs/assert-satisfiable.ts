@@ -15,7 +15,10 @@ export async function assertSatisfiable(
 ): Promise<void> {
   const issue = (message: string): FieldIssue[] => [{ path: `${field}gpu_count`, message }];
   if (work.gpu_count > work.quota) {
-    throw unsatisfiable(`The work needs ${work.gpu_count} GPUs but the tenant's whole quota is ${work.quota}`, issue(`More than the quota of ${work.quota}`));
+    throw unsatisfiable(
+      `The work needs ${work.gpu_count} GPUs but the tenant's whole quota is ${work.quota}`,
+      issue(`More than your organisation's quota of ${work.quota} GPUs: it could never start. Ask your operator for a larger quota.`),
+    );
   }
   if (work.cluster_id && !(await tx.cluster.count({ where: { id: work.cluster_id } }))) {
     throw validationFailed([{ path: `${field}cluster_id`, message: "No such cluster" }]);
@@ -28,7 +31,7 @@ export async function assertSatisfiable(
     const where = `${work.cluster_id ? " in that cluster" : ""}${work.needs_containers ? " on nodes that run containers" : ""}`;
     throw unsatisfiable(
       `The fleet has ${capacity} ${work.gpu_type} GPUs${where}; the work needs ${work.gpu_count}`,
-      issue(`More than the ${capacity} ${work.gpu_type} GPUs there are${where}`),
+      issue(`The fleet has ${capacity} ${work.gpu_type} GPUs${where} in all: it could never start.`),
     );
   }
 }

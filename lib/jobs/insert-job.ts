@@ -27,7 +27,7 @@ export interface NewJob {
  * the tenant's cap on waiting jobs (`capWaiting`: direct submissions; steps of an accepted pipeline
  * are bounded by its size instead). `field` prefixes the paths of field errors (e.g. `steps[2].`).
  */
-export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string; capWaiting?: boolean } = {}) {
+export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string; capWaiting?: boolean; submittedBy?: string } = {}) {
   const f = opts.field ?? "";
   // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot and the
   // waiting count are exact
@@ -69,6 +69,7 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
         ? { retryBackoffS: input.retry.backoff_s, retryBackoffFactor: input.retry.backoff_factor, retryBackoffMaxS: input.retry.max_backoff_s, retryOnExitCodes: input.retry.on_exit_codes ?? [] }
         : {}),
       pipelineId: opts.pipelineId ?? null,
+      submittedBy: opts.submittedBy ?? null,
       status: blockReason ? "blocked" : "queued",
       blockReason,
       pendingReason:

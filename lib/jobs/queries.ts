@@ -118,17 +118,42 @@ export async function fleetGpuTypes(): Promise<string[]> {
   return rows.map((r) => r.gpuType);
 }
 
-/** The operator's view: every waiting job in scheduling order, and what runs now. */
-export async function operatorQueue() {
-  const [waiting, running] = await Promise.all([
-    db().job.findMany({ where: { status: { in: ["queued", "blocked"] } }, orderBy: [{ priority: "asc" }, { submittedAt: "asc" }], take: 500, include: { tenant: { select: { name: true } } } }),
-    db().job.findMany({ where: { status: "running" }, orderBy: { startedAt: "desc" }, take: 500, include: { tenant: { select: { name: true } }, gpus: { select: { node: { select: { hostname: true } } } } } }),
-  ]);
-  return { waiting, running };
-}
-
-export async function jobCounts() {
-  const rows = await db().job.groupBy({ by: ["status"], where: { status: { in: ["queued", "running", "blocked"] } }, _count: { _all: true } });
+export async function jobCounts(tenantId?: string) {
+  const rows = await db().job.groupBy({ by: ["status"], where: { status: { in: ["queued", "running", "blocked"] }, ...(tenantId ? { tenantId } : {}) }, _count: { _all: true } });
   const n = (s: string) => rows.find((r) => r.status === s)?._count._all ?? 0;
   return { queued: n("queued"), running: n("running"), blocked: n("blocked") };
+}
+
+/** GPUs of each type in the fleet (missing ones not counted): what a job or endpoint can ever get. */
+export async function fleetCapacity(): Promise<Record<string, number>> {
+  const rows = await db().gpu.groupBy({ by: ["gpuType"], where: { status: { not: "missing" } }, _count: { _all: true } });
+  return Object.fromEntries(rows.map((r) => [r.gpuType, r._count._all]));
+}
+
+/** What the submit form needs to say whether a job fits: the tenant's quota, what it holds, the fleet by type. */
+export async function jobFitContext(tenantId: string) {
+  const [tenant, inUse, capacity] = await Promise.all([
+    db().tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { gpuQuota: true } }),
+    db().$queryRaw<[{ in_use: number }]>`SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[${tenantId}::uuid])), 0)::int AS in_use`,
+    fleetCapacity(),
+  ]);
+  return { quota: tenant.gpuQuota, inUse: inUse[0].in_use, capacity };
+}
+
+/** Where a job holds GPUs now: each node with the indexes of its GPUs there. */
+export async function jobPlacement(jobId: string) {
+  const gpus = await db().gpu.findMany({ where: { allocatedJobId: jobId }, select: { index: true, node: { select: { id: true, hostname: true } } }, orderBy: [{ nodeId: "asc" }, { index: "asc" }] });
+  const nodes = new Map<string, { id: string; hostname: string; gpuIndexes: number[] }>();
+  for (const g of gpus) {
+    const n = nodes.get(g.node.id) ?? { id: g.node.id, hostname: g.node.hostname, gpuIndexes: [] };
+    n.gpuIndexes.push(g.index);
+    nodes.set(g.node.id, n);
+  }
+  return [...nodes.values()];
+}
+
+/** Who submitted a job from the console, when a person did. */
+export async function jobSubmitter(userId: string | null | undefined) {
+  if (!userId) return null;
+  return db().user.findUnique({ where: { id: userId }, select: { name: true, email: true } });
 }

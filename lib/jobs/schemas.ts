@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isImageReference } from "@/lib/fleet/image-reference";
+import { listParamsShape } from "@/lib/http/list-params";
 import { paginationQuery } from "@/lib/http/pagination";
 import { JOB_STATUSES } from "./job-lifecycle";
 
@@ -23,7 +24,7 @@ export const submitJobBody = z
   .strictObject({
     tenant_id: z.uuid("Must be a tenant id").optional(),
     name: z.string().trim().min(1, "Name is required").max(200),
-    gpu_count: z.number().int().min(1).max(4096),
+    gpu_count: z.number({ error: "A whole number of GPUs" }).int("A whole number of GPUs").min(1, "At least 1 GPU").max(4096, "No job may ask for more than 4,096 GPUs; split the work"),
     gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
     priority: z.number().int().min(1).max(10).default(5),
     cluster_id: z.uuid("Must be a cluster id").optional(),
@@ -112,6 +113,7 @@ export const jobSelect = {
   submittedAt: true,
   startedAt: true,
   finishedAt: true,
+  submittedBy: true,
   gpus: { select: { id: true, nodeId: true }, orderBy: { index: "asc" as const } },
 } as const;
 
@@ -137,6 +139,7 @@ export interface JobRow {
   submittedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  submittedBy?: string | null;
   gpus: Array<{ id: string; nodeId: string }>;
 }
 
@@ -167,3 +170,25 @@ export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
     finished_at: j.finishedAt?.toISOString() ?? null,
   };
 }
+
+// The console's job lists (the operator queue, a tenant's jobs) and their CSV export.
+export const JOB_STATUS_FILTERS = ["waiting", "active", ...JOB_STATUSES] as const;
+/** The orders of the console's job lists (Prisma orderBy, ties broken by id). */
+export const JOB_SORT_ORDERS = {
+  queue: [{ priority: "asc" }, { submittedAt: "asc" }, { id: "asc" }],
+  newest: [{ submittedAt: "desc" }, { id: "desc" }],
+  oldest: [{ submittedAt: "asc" }, { id: "asc" }],
+  gpus: [{ gpuCount: "desc" }, { submittedAt: "desc" }, { id: "desc" }],
+  name: [{ name: "asc" }, { id: "asc" }],
+} as const satisfies Record<string, Array<Record<string, "asc" | "desc">>>;
+export const JOB_SORTS = Object.keys(JOB_SORT_ORDERS) as Array<keyof typeof JOB_SORT_ORDERS>;
+
+export const jobListParams = z.object({
+  ...listParamsShape,
+  status: z.enum(JOB_STATUS_FILTERS).optional(),
+  tenant_id: z.uuid().optional(),
+  gpu_type: z.string().max(32).optional(),
+  sort: z.enum(JOB_SORTS).default("newest"),
+});
+export type JobListParams = z.output<typeof jobListParams>;
+

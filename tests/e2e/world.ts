@@ -188,6 +188,7 @@ export function operationCases(w: World): Record<string, OperationCase> {
     getHealth: { path: fixed("/api/health"), expect: all(200) },
     getOpenApi: { path: fixed("/api/openapi.json"), expect: all(200) },
     listAuditLog: { path: fixed("/api/audit-log"), expect: authed(403, 200, 200, 200) },
+    exportAuditLog: { path: fixed("/api/audit-log/export?action=job."), expect: authed(403, 200, 200, 200) },
 
     createTenant: {
       path: fixed("/api/tenants"),
@@ -258,6 +259,7 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: authed(403, 403, 201, 201),
     },
     listJobs: { path: fixed("/api/jobs"), expect: authed(403, 200, 200, 200) },
+    exportJobs: { path: fixed("/api/jobs/export?status=waiting&sort=queue"), expect: authed(403, 200, 200, 200) },
     getJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, expect: authed(404, 404, 200, 200) },
     listJobEvents: { path: async () => `/api/jobs/${await runningJobOfA(w)}/events`, expect: authed(404, 404, 200, 200) },
     updateJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, body: () => ({ status: "cancelled" }), expect: authed(404, 404, 200, 200) },
@@ -331,9 +333,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
     },
     updateAlertRule: { path: fixed(`/api/alerts/rules/${w.rule.id}`), body: () => ({ threshold: 85 }), expect: authed(403, 403, 403, 200) },
     listAlerts: { path: fixed("/api/alerts"), expect: authed(403, 200, 200, 200) },
+    exportAlerts: { path: fixed("/api/alerts/export?status=firing"), expect: authed(403, 200, 200, 200) },
     getAlert: { path: fixed(`/api/alerts/${w.alertOfA.id}`), expect: authed(403, 404, 200, 200) },
     acknowledgeAlert: { path: fixed(`/api/alerts/${w.alertOfA.id}/acknowledge`), expect: authed(403, 403, 403, 200) },
     listNotifications: { path: fixed("/api/notifications"), expect: authed(403, 403, 403, 200) },
+    exportNotifications: { path: fixed("/api/notifications/export?status=failed"), expect: authed(403, 403, 403, 200) },
     retryNotification: { path: async () => `/api/notifications/${await failedNotification(w)}/retry`, expect: authed(403, 403, 403, 200) },
     listRemediations: { path: fixed("/api/remediations"), expect: authed(403, 403, 403, 200) },
 

@@ -17,7 +17,8 @@ const nav = [
   { href: "/admin/analytics", label: "Site analytics" },
   { href: "/admin/api-keys", label: "API keys" },
   { href: "/admin/audit", label: "Audit log" },
-  { href: "/docs/api", label: "API reference" },
+  { href: "/admin/settings", label: "Settings" },
+  { href: "/docs/api", label: "API reference", external: true },
 ];
 
 export default async function AdminLayout({ children }: { children: React.ReactNode }) {

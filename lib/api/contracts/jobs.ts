@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
-import { jobJsonSchema, listJobsQuery, submitJobBody, updateJobBody } from "@/lib/jobs/schemas";
+import { jobJsonSchema, jobListParams, listJobsQuery, submitJobBody, updateJobBody } from "@/lib/jobs/schemas";
 import { authErrors, idParams, listOf, notFoundError } from "./common";
 
 const jobReply = z.object({ job: jobJsonSchema });
@@ -93,4 +93,15 @@ export const schedulerLogs = defineContract({
   access: ["operator"],
   query: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
   responses: { 200: { description: "Cycles, newest first", schema: z.object({ data: z.array(cycleSchema.extend({ trigger: z.string(), decisions: z.unknown(), created_at: z.string() })) }) }, ...authErrors },
+});
+
+export const exportJobs = defineContract({
+  operationId: "exportJobs",
+  method: "GET",
+  path: "/api/jobs/export",
+  summary: "Jobs matching the console's filters (search, status, tenant, GPU type, submitted from/to, sort) as CSV, up to 10,000 rows",
+  tags: ["Jobs"],
+  access: ["operator", "tenant"],
+  query: jobListParams,
+  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
 });
