@@ -30,12 +30,16 @@ export function AppShell({
   children: React.ReactNode;
 }) {
   return (
-    <div className="min-h-screen lg:pl-60 print:pl-0">
+    // Two columns on wide screens: the dark column stretches with the page however long it gets,
+    // and the navigation inside it stays in view (sticky) while the page scrolls.
+    <div className="min-h-screen lg:flex">
       <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
-      <Sidebar planeLabel={planeLabel} root={root} nav={nav} logo={<Logo />} />
-      <div>
+      <div className="bg-slate-900 lg:w-60 lg:shrink-0 print:hidden">
+        <Sidebar planeLabel={planeLabel} root={root} nav={nav} logo={<Logo />} />
+      </div>
+      <div className="min-w-0 lg:flex-1">
         <header className="sticky top-0 z-10 flex h-14 items-center justify-between gap-3 border-b border-slate-200 bg-white/90 px-4 backdrop-blur sm:px-6 lg:h-16 print:hidden">
           <p className="truncate text-sm text-slate-500">{context}</p>
           <UserMenu {...user} />

@@ -20,7 +20,7 @@ export function Sidebar({ planeLabel, root, nav, logo }: { planeLabel: string; r
     return () => document.removeEventListener("keydown", onKey);
   }, [open]);
   return (
-    <aside className="bg-slate-900 lg:fixed lg:inset-y-0 lg:left-0 lg:w-60 lg:overflow-y-auto print:hidden" aria-label={`${planeLabel} navigation`}>
+    <aside className="bg-slate-900 lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto print:hidden" aria-label={`${planeLabel} navigation`}>
       <div className="flex h-14 items-center justify-between gap-3 px-5 lg:h-16">
         <Link href={root} aria-label="GPUForge home">{logo}</Link>
         <span className="ml-auto rounded bg-white/10 px-1.5 py-0.5 text-[10px] font-semibold uppercase tracking-wider text-slate-300 lg:ml-0">{planeLabel}</span>

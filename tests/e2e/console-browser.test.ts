@@ -39,7 +39,7 @@ async function world() {
   const gpuType = unique("W").replace(/-/g, "").slice(0, 10).toUpperCase();
   await db().gpuRate.create({ data: { gpuType, centsPerHour: 360, effectiveFrom: new Date("2020-01-01"), createdBy: "walk" } });
   const agent = actorFor(agentPrincipal(cluster.id));
-  const node = await registerNode(agent, { hostname: unique("walk-node"), gpus: inventory(4, gpuType) });
+  const node = await registerNode(agent, { hostname: unique("walk-node"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(4, gpuType) });
   const beat = () => recordHeartbeat(agent, node.node.id, {});
   await beat();
   const tenant = await createTenant(systemActor, { name: unique("Walk Co"), gpu_quota: 4, billing_email: null });
@@ -76,7 +76,7 @@ describe("1. endpoint figures that agree", () => {
     // a tenant and a node of its own, so the walks below keep this tenant's quota and GPUs
     const cluster = await makeCluster();
     const agent = actorFor(agentPrincipal(cluster.id));
-    const node = await registerNode(agent, { hostname: unique("ep-node"), gpus: inventory(1, w.gpuType) });
+    const node = await registerNode(agent, { hostname: unique("ep-node"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(1, w.gpuType) });
     await recordHeartbeat(agent, node.node.id, {});
     const tenant = await createTenant(systemActor, { name: unique("Fresh Co"), gpu_quota: 2, billing_email: null });
     const owner = await makeUser("tenant_admin", tenant.id);
@@ -196,7 +196,9 @@ describe("3–5. lists, job pages and validation", () => {
     await page.waitForLoadState("networkidle");
     await page.getByText("Cost so far").waitFor();
     await page.getByText("python train.py --epochs 3").waitFor();
-    await page.getByText(w.node.hostname).waitFor();
+    await page.getByText(w.node.hostname, { exact: true }).first().waitFor();
+    // the run's output names where each attempt ran too
+    await page.getByText(`Attempt 1 on ${w.node.hostname} (running)`).waitFor();
     expect(await page.getByRole("link", { name: w.node.hostname }).count()).toBe(0);
     await photograph(page, "tenant-job");
     await page.getByRole("link", { name: "Clone…" }).click();
@@ -340,7 +342,7 @@ describe("6–7. payment paths and settings", () => {
   it("a prepaid tenant sees its balance running out, when, what happens at zero, and how to add funds; forms estimate cost", async () => {
     const cluster = await makeCluster();
     const agent = actorFor(agentPrincipal(cluster.id));
-    const node = await registerNode(agent, { hostname: unique("prepaid-node"), gpus: inventory(2, w.gpuType) });
+    const node = await registerNode(agent, { hostname: unique("prepaid-node"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(2, w.gpuType) });
     await recordHeartbeat(agent, node.node.id, {});
     const prepaid = await createTenant(systemActor, { name: unique("Prepaid Co"), gpu_quota: 2, billing_email: null, billing_mode: "prepaid" });
     const owner = await makeUser("tenant_admin", prepaid.id);

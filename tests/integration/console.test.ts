@@ -38,7 +38,7 @@ async function world(quota = 16, mode: "invoice" | "prepaid" = "invoice") {
   const cluster = await makeCluster();
   const gpuType = unique("C").replace(/-/g, "").slice(0, 12).toUpperCase();
   await db().gpuRate.create({ data: { gpuType, centsPerHour: 360, effectiveFrom: new Date("2020-01-01"), createdBy: "test" } });
-  const node = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(8, gpuType) });
+  const node = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(8, gpuType) });
   await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), node.node.id, {});
   const tenant = await createTenant(systemActor, { name: unique("tenant"), gpu_quota: quota, billing_email: null, billing_mode: mode });
   const member = await makeUser("tenant_member", tenant.id);
@@ -52,7 +52,7 @@ describe("job lists", () => {
   it("filter by status, search and date, sort, page, count, and export the same rows as CSV", async () => {
     const w = await world(64);
     const names = ["alpha-train", "beta-train", "gamma-eval"];
-    for (const name of names) await submitJob(w.asMember, { name, gpu_count: 1, gpu_type: w.gpuType, priority: 5, max_retries: 0, command: "python train.py --lr=3e-4" });
+    for (const name of names) await submitJob(w.asMember, { name, gpu_count: 1, gpu_type: w.gpuType, priority: 5, max_retries: 0, image: "nvcr.io/nvidia/pytorch:24.05-py3", command: "python train.py --lr=3e-4" });
     const p = tenantAdminPrincipal(w.tenant.id);
     const all = await listJobsPage(p, jobListParams.parse({ sort: "name" }));
     expect(all.total).toBe(3);
