@@ -83,9 +83,9 @@ describe("placement", () => {
     expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["c"] });
   });
 
-  it("packs a large gang on as few nodes as possible, all or nothing", () => {
+  it("packs a large gang on as few nodes as possible, the last one best fit (a whole node stays free), all or nothing", () => {
     const d = plan({ now: 0, nodes: [node("a", 8), node("b", 8), node("c", 4)], queue: [job({ gpuCount: 12 }), job({ gpuCount: 9 })], tenants: tenants(["t1", 64, 0]), running: [] });
-    expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["a", "b"] });
+    expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["a", "c"] });
     expect(d[0]!.outcome === "placed" && d[0]!.gpuIds.length).toBe(12);
     expect(d[1]).toMatchObject({ outcome: "pending" }); // 8 left, needs 9: nothing partial
   });

@@ -1,0 +1,157 @@
+// Topology-aware choice of nodes, pure (no I/O). Used for multi-node gangs (units are free GPUs)
+// and for whole-node reservations (every eligible node is one unit).
+//
+// Multi-node training lives on the interconnect: nodes of one rack share a top-of-rack switch,
+// racks of one pod share a spine, and clusters share nothing fast. So a request goes, in order of
+// preference, to one pod; inside it to the fewest racks; and among equals to the best fit (the
+// pod, rack and node with the fewest units that still hold what is needed), so whole racks and
+// pods stay free for the next large request. Only when no pod can hold it does it span pods of one
+// cluster (fewest pods, then fewest racks), and only when no cluster can, and the caller allows it,
+// clusters. Nodes without a pod count as a pod of their own rack; nodes without a rack as a rack
+// of their own node: unknown locality is never mistaken for closeness.
+//
+// Greedy is exact here: units are interchangeable within a group, so the fewest groups that cover
+// a need are the largest ones, and taking the smallest group that covers the remainder last
+// changes the count of none of them while leaving the larger groups whole.
+
+export interface TopoNode {
+  nodeId: string;
+  clusterId: string;
+  pod: string | null;
+  rack: string | null;
+  /** units on offer: free GPUs for a gang, 1 for a whole node */
+  free: number;
+}
+
+export type TopoPick<N extends TopoNode = TopoNode> = Array<{ node: N; take: number }>;
+
+interface Group<N> {
+  id: string;
+  cap: number;
+  children: Array<Group<N>>;
+  nodes: N[];
+}
+
+export const rackOf = (n: Pick<TopoNode, "nodeId" | "clusterId" | "pod" | "rack">) =>
+  n.rack !== null ? `${n.clusterId}/${n.pod ?? ""}/${n.rack}` : `${n.clusterId}/node:${n.nodeId}`;
+export const podOf = (n: Pick<TopoNode, "nodeId" | "clusterId" | "pod" | "rack">) => (n.pod !== null ? `${n.clusterId}/${n.pod}` : `${n.clusterId}/rack:${rackOf(n)}`);
+
+/**
+ * Chooses `need` units over the given nodes, or null when they do not hold that many (or, with
+ * `oneCluster`, no single cluster does). Never takes more from a node than it offers, never a node
+ * twice; with `wholeNodes` every node offers exactly one unit.
+ */
+export function pickTopology<N extends TopoNode>(nodes: readonly N[], need: number, opts: { oneCluster?: boolean } = {}): TopoPick<N> | null {
+  if (need <= 0) return [];
+  const clusters = buildTree(nodes.filter((n) => n.free > 0));
+  const total = clusters.reduce((s, c) => s + c.cap, 0);
+  if (total < need) return null;
+
+  // 1. one pod: fewest racks, then the smallest pod that holds it, then a stable order
+  let bestPod: { pod: Group<N>; racks: number } | null = null;
+  for (const c of clusters) {
+    for (const pod of c.children) {
+      if (pod.cap < need) continue;
+      const racks = greedy(pod.children, need).length;
+      if (!bestPod || racks < bestPod.racks || (racks === bestPod.racks && (pod.cap < bestPod.pod.cap || (pod.cap === bestPod.pod.cap && pod.id < bestPod.pod.id)))) {
+        bestPod = { pod, racks };
+      }
+    }
+  }
+  if (bestPod) return take(bestPod.pod, need, 1);
+
+  // 2. one cluster: fewest pods, then fewest racks, then the smallest cluster that holds it
+  let bestCluster: { cluster: Group<N>; pods: number; racks: number } | null = null;
+  for (const c of clusters) {
+    if (c.cap < need) continue;
+    const plan = greedy(c.children, need);
+    const racks = plan.reduce((s, p) => s + greedy(p.group.children, p.take).length, 0);
+    const better =
+      !bestCluster ||
+      plan.length < bestCluster.pods ||
+      (plan.length === bestCluster.pods && (racks < bestCluster.racks || (racks === bestCluster.racks && (c.cap < bestCluster.cluster.cap || (c.cap === bestCluster.cluster.cap && c.id < bestCluster.cluster.id)))));
+    if (better) bestCluster = { cluster: c, pods: plan.length, racks };
+  }
+  if (bestCluster) return take(bestCluster.cluster, need, 2);
+  if (opts.oneCluster) return null;
+
+  // 3. across clusters, as few as possible
+  const root: Group<N> = { id: "", cap: total, children: clusters, nodes: [] };
+  return take(root, need, 3);
+}
+
+/** Takes `need` units from a group: the fewest children (largest first, the last one best fit), recursively down to nodes. */
+function take<N extends TopoNode>(group: Group<N>, need: number, depth: number): TopoPick<N> {
+  if (depth === 0) {
+    const plan = greedy(
+      group.nodes.map((n) => ({ id: n.nodeId, cap: n.free, children: [], nodes: [n] })),
+      need,
+    );
+    return plan.map((p) => ({ node: p.group.nodes[0]!, take: p.take }));
+  }
+  return greedy(group.children, need).flatMap((p) => take(p.group, p.take, depth - 1));
+}
+
+/**
+ * The fewest groups that cover `need`: while no single group covers what is left, the largest;
+ * then the smallest group that covers the rest. Ties go to the smaller id, so picks are stable.
+ */
+export function greedy<G extends { id: string; cap: number }>(groups: readonly G[], need: number): Array<{ group: G; take: number }> {
+  const pool = [...groups].filter((g) => g.cap > 0).sort((a, b) => b.cap - a.cap || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const out: Array<{ group: G; take: number }> = [];
+  let left = need;
+  while (left > 0 && pool.length) {
+    let fit = -1;
+    // pool is sorted by size, descending: the last one that covers `left` is the best fit
+    for (let i = 0; i < pool.length && pool[i]!.cap >= left; i++) fit = i;
+    if (fit >= 0) {
+      // among equal best fits, the smallest id
+      let i = fit;
+      while (i > 0 && pool[i - 1]!.cap === pool[fit]!.cap) i--;
+      out.push({ group: pool[i]!, take: left });
+      return out;
+    }
+    const g = pool.shift()!;
+    out.push({ group: g, take: g.cap });
+    left -= g.cap;
+  }
+  return left > 0 ? [] : out;
+}
+
+/** cluster → pod → rack → node, each group with the units of everything under it. */
+function buildTree<N extends TopoNode>(nodes: readonly N[]): Array<Group<N>> {
+  const clusters = new Map<string, Group<N>>();
+  const pods = new Map<string, Group<N>>();
+  const racks = new Map<string, Group<N>>();
+  for (const n of nodes) {
+    let c = clusters.get(n.clusterId);
+    if (!c) clusters.set(n.clusterId, (c = { id: n.clusterId, cap: 0, children: [], nodes: [] }));
+    const podId = podOf(n);
+    let p = pods.get(podId);
+    if (!p) {
+      pods.set(podId, (p = { id: podId, cap: 0, children: [], nodes: [] }));
+      c.children.push(p);
+    }
+    const rackId = rackOf(n);
+    let r = racks.get(rackId);
+    if (!r) {
+      racks.set(rackId, (r = { id: rackId, cap: 0, children: [], nodes: [] }));
+      p.children.push(r);
+    }
+    r.nodes.push(n);
+    r.cap += n.free;
+    p.cap += n.free;
+    c.cap += n.free;
+  }
+  return [...clusters.values()];
+}
+
+/** How spread a set of nodes is: what the job and reservation pages show. */
+export function topologySummary(nodes: ReadonlyArray<Pick<TopoNode, "nodeId" | "clusterId" | "pod" | "rack">>) {
+  return {
+    clusters: new Set(nodes.map((n) => n.clusterId)).size,
+    pods: new Set(nodes.map(podOf)).size,
+    racks: new Set(nodes.map(rackOf)).size,
+    nodes: new Set(nodes.map((n) => n.nodeId)).size,
+  };
+}
