@@ -9,6 +9,7 @@ export type ErrorCode =
   | "conflict"
   | "invalid_transition"
   | "stale_report"
+  | "no_capacity"
   | "payload_too_large"
   | "unsatisfiable"
   | "nothing_to_invoice"
@@ -40,6 +41,8 @@ export const conflict = (message: string, details: FieldIssue[] = []) => new App
 export const invalidTransition = (message: string) => new AppError("invalid_transition", message);
 /** An agent's report about a placement that is no longer current: the work has moved on. */
 export const staleReport = (message = "This report is about a placement that is no longer current; nothing was changed") => new AppError("stale_report", message);
+/** The fleet cannot serve a booking in the window asked for; details say what is free and when it would fit. */
+export const noCapacity = (message: string, details: FieldIssue[] = []) => new AppError("no_capacity", message, details);
 export const payloadTooLarge = (message: string) => new AppError("payload_too_large", message);
 export const unsatisfiable = (message: string, details: FieldIssue[] = []) =>
   new AppError("unsatisfiable", message, details);
@@ -56,6 +59,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   invalid_transition: 409,
   stale_report: 409,
+  no_capacity: 409,
   payload_too_large: 413,
   unsatisfiable: 422,
   nothing_to_invoice: 422,
