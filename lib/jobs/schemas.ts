@@ -23,6 +23,10 @@ export const submitJobBody = z
     image: imageField.optional(),
     command: z.string().trim().min(1).max(10_000).optional(),
     duration_s: z.number().int().min(1).max(30 * 86_400).optional(),
+    reservation_id: z
+      .uuid("Must be a reservation id")
+      .optional()
+      .meta({ description: "Run only on the nodes of this reservation of your own, while it is active (its time is paid by the reservation)" }),
   })
   .meta({ id: "SubmitJob", example: { name: "llama-finetune", gpu_count: 8, gpu_type: "H100", priority: 3, max_retries: 2, duration_s: 3600 } });
 
@@ -75,6 +79,7 @@ export const jobJsonSchema = z
     error: z.string().nullable(),
     gpu_ids: z.array(z.string()),
     node_ids: z.array(z.string()),
+    reservation_id: z.string().nullable().meta({ description: "The reservation the job must run in, if it names one" }),
     submitted_at: z.string(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
@@ -103,6 +108,7 @@ export const jobSelect = {
   submittedAt: true,
   startedAt: true,
   finishedAt: true,
+  reservationId: true,
   gpus: { select: { id: true, nodeId: true }, orderBy: { index: "asc" as const } },
 } as const;
 
@@ -128,6 +134,7 @@ export interface JobRow {
   submittedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  reservationId: string | null;
   gpus: Array<{ id: string; nodeId: string }>;
 }
 
@@ -153,6 +160,7 @@ export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
     error: j.error,
     gpu_ids: j.gpus.map((g) => g.id),
     node_ids: [...new Set(j.gpus.map((g) => g.nodeId))],
+    reservation_id: j.reservationId,
     submitted_at: j.submittedAt.toISOString(),
     started_at: j.startedAt?.toISOString() ?? null,
     finished_at: j.finishedAt?.toISOString() ?? null,

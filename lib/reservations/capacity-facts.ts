@@ -1,5 +1,6 @@
 import type { SqlClient } from "@/lib/db/client";
-import type { CapacityFacts } from "./capacity";
+import { capacityReport, type CapacityFacts } from "./capacity";
+import { capacityWindow } from "./window";
 
 // The facts capacity is computed from, read from the public_api views (no tenant, no hostname):
 // the app reads them with its own role, the public listener with one that can read nothing else.
@@ -27,4 +28,10 @@ export async function loadCapacityFacts(c: SqlClient, filter: { gpuType?: string
     bookings: bookings.rows.map((b) => ({ nodeId: b.node_id, startsAt: Number(b.starts_ms), endsAt: Number(b.ends_ms) })),
     work: work.rows.map((w) => ({ nodeId: w.node_id, gpus: w.gpus, until: w.until_ms === null ? null : Number(w.until_ms) })),
   };
+}
+
+/** What is free for the window a capacity query asks for (GET /api/capacity and the public /v1/capacity). */
+export async function capacityFor(c: SqlClient, q: { gpu_type?: string; cluster_id?: string; from?: string; to?: string }, now = Date.now()) {
+  const facts = await loadCapacityFacts(c, { gpuType: q.gpu_type, clusterId: q.cluster_id });
+  return capacityReport(facts, capacityWindow(q, now), { gpuType: q.gpu_type, clusterId: q.cluster_id });
 }

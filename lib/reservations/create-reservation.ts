@@ -39,7 +39,7 @@ export async function createReservation(actor: Actor, input: CreateReservationIn
       id = await db().$transaction((tx) => book(tx, actor, tenantId, req, window), { timeout: 20_000, maxWait: 20_000 });
     } catch (e) {
       if (!isRetryableBookingConflict(e)) throw e;
-      logger.info("reservation lost a booking race; retrying with fresh facts", { attempt, tenantId });
+      logger.debug("reservation lost a booking race; retrying with fresh facts", { attempt, tenantId });
       if (attempt >= ATTEMPTS) throw noCapacity("The nodes free for this window were booked by others while we tried; ask again", [{ path: "node_count", message: "Booked by others during the request" }]);
     }
   }

@@ -6,8 +6,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { topologySummary } from "@/lib/scheduler/topology";
-import { capacityReport } from "./capacity";
-import { loadCapacityFacts } from "./capacity-facts";
+import { capacityFor } from "./capacity-facts";
 import type { CapacityQuery, reservationEventJsonSchema, reservationJsonSchema } from "./schemas";
 import type { ReservationEventKind, ReservationStatus } from "./reservation-lifecycle";
 
@@ -85,17 +84,8 @@ export async function listReservationEvents(p: Principal, id: string): Promise<A
   return rows.map((e) => ({ kind: e.kind as ReservationEventKind, message: e.message, actor: e.actor, node_id: e.nodeId, details: (e.details ?? {}) as Record<string, unknown>, created_at: e.createdAt.toISOString() }));
 }
 
-/** The capacity window a query asks for: from now (or `from`) for an hour (or to `to`). */
-export function capacityWindow(q: { from?: string; to?: string }, now = Date.now()) {
-  const from = q.from ? Date.parse(q.from) : now;
-  return { from, to: q.to ? Date.parse(q.to) : from + 3_600_000 };
-}
-
 /** GET /api/capacity: what is free for a window, per cluster, pod and rack (no tenant data). */
-export async function getCapacity(q: CapacityQuery, now = Date.now()) {
-  const facts = await loadCapacityFacts(pool(), { gpuType: q.gpu_type, clusterId: q.cluster_id });
-  return capacityReport(facts, capacityWindow(q, now), { gpuType: q.gpu_type, clusterId: q.cluster_id });
-}
+export const getCapacity = (q: CapacityQuery, now = Date.now()) => capacityFor(pool(), q, now);
 
 /** Reservations overlapping a window, for the tenant calendar and the operators' timeline (a tenant sees its own). */
 export async function reservationsBetween(p: Principal, from: Date, to: Date) {

@@ -170,11 +170,16 @@ BEGIN
           FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN endpoint_replicas r ON r.id = n.allocated_replica_id JOIN endpoints e ON e.id = r.endpoint_id
          WHERE o.allocated_replica_id IS DISTINCT FROM n.allocated_replica_id
     )
+    -- work inside its tenant's reservation stops when that reservation ends: it overlaps nothing after
     SELECT f.gpu_id, f.named, h.reservation_id AS holder, h.starts_at, (h.tenant_id = f.tenant_id) AS own INTO bad
       FROM fresh f
       LEFT JOIN LATERAL (
+        SELECT min(rn.ends_at) AS ends_at FROM reservation_nodes rn
+         WHERE rn.node_id = f.node_id AND rn.live AND rn.tenant_id = f.tenant_id AND rn.starts_at <= now() AND rn.ends_at > now()
+      ) inside ON true
+      LEFT JOIN LATERAL (
         SELECT rn.reservation_id, rn.tenant_id, rn.starts_at FROM reservation_nodes rn
-         WHERE rn.node_id = f.node_id AND rn.live AND rn.ends_at > now() AND rn.starts_at < f.work_end
+         WHERE rn.node_id = f.node_id AND rn.live AND rn.ends_at > now() AND rn.starts_at < LEAST(f.work_end, COALESCE(inside.ends_at, 'infinity'))
            AND (rn.tenant_id <> f.tenant_id OR rn.starts_at > now() OR rn.reservation_id <> COALESCE(f.named, rn.reservation_id))
          LIMIT 1
       ) h ON true
