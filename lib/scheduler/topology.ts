@@ -47,38 +47,39 @@ export function pickTopology<N extends TopoNode>(nodes: readonly N[], need: numb
   const total = clusters.reduce((s, c) => s + c.cap, 0);
   if (total < need) return null;
 
-  // 1. one pod: fewest racks, then the smallest pod that holds it, then a stable order
-  let bestPod: { pod: Group<N>; racks: number } | null = null;
+  // 1. one pod: fewest racks; then the racks it touches hold the least (best fit: a rack it fills
+  // exactly beats breaking a larger one), then the smallest pod, then a stable order
+  let bestPod: { group: Group<N>; score: Score } | null = null;
   for (const c of clusters) {
     for (const pod of c.children) {
       if (pod.cap < need) continue;
-      const racks = greedy(pod.children, need).length;
-      if (!bestPod || racks < bestPod.racks || (racks === bestPod.racks && (pod.cap < bestPod.pod.cap || (pod.cap === bestPod.pod.cap && pod.id < bestPod.pod.id)))) {
-        bestPod = { pod, racks };
-      }
+      const racks = greedy(pod.children, need);
+      const score: Score = [racks.length, racks.reduce((s, r) => s + r.group.cap, 0), pod.cap, pod.id];
+      if (!bestPod || better(score, bestPod.score)) bestPod = { group: pod, score };
     }
   }
-  if (bestPod) return take(bestPod.pod, need, 1);
+  if (bestPod) return take(bestPod.group, need, 1);
 
-  // 2. one cluster: fewest pods, then fewest racks, then the smallest cluster that holds it
-  let bestCluster: { cluster: Group<N>; pods: number; racks: number } | null = null;
+  // 2. one cluster: fewest pods, then fewest racks, then best fit, then the smallest cluster
+  let bestCluster: { group: Group<N>; score: Score } | null = null;
   for (const c of clusters) {
     if (c.cap < need) continue;
     const plan = greedy(c.children, need);
-    const racks = plan.reduce((s, p) => s + greedy(p.group.children, p.take).length, 0);
-    const better =
-      !bestCluster ||
-      plan.length < bestCluster.pods ||
-      (plan.length === bestCluster.pods && (racks < bestCluster.racks || (racks === bestCluster.racks && (c.cap < bestCluster.cluster.cap || (c.cap === bestCluster.cluster.cap && c.id < bestCluster.cluster.id)))));
-    if (better) bestCluster = { cluster: c, pods: plan.length, racks };
+    const racks = plan.flatMap((p) => greedy(p.group.children, p.take));
+    const score: Score = [plan.length * 1_000_000 + racks.length, racks.reduce((s, r) => s + r.group.cap, 0), c.cap, c.id];
+    if (!bestCluster || better(score, bestCluster.score)) bestCluster = { group: c, score };
   }
-  if (bestCluster) return take(bestCluster.cluster, need, 2);
+  if (bestCluster) return take(bestCluster.group, need, 2);
   if (opts.oneCluster) return null;
 
   // 3. across clusters, as few as possible
   const root: Group<N> = { id: "", cap: total, children: clusters, nodes: [] };
   return take(root, need, 3);
 }
+
+/** How good a plan is, smaller first: groups used, units in the groups it touches, size of the whole, id. */
+type Score = [number, number, number, string];
+const better = (a: Score, b: Score) => (a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0)) < 0;
 
 /** Takes `need` units from a group: the fewest children (largest first, the last one best fit), recursively down to nodes. */
 function take<N extends TopoNode>(group: Group<N>, need: number, depth: number): TopoPick<N> {
