@@ -2,7 +2,7 @@
 import { Field, FormMessage, GpuTypeField, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
-export function SubmitJobForm({ action, gpuTypes }: { action: FormAction; gpuTypes: string[] }) {
+export function SubmitJobForm({ action, gpuTypes, reservations = [] }: { action: FormAction; gpuTypes: string[]; reservations?: Array<{ id: string; label: string }> }) {
   const { state, dispatch, formRef } = useActionForm(action);
   const e = state.fieldErrors ?? {};
   const v = state.values ?? {};
@@ -20,6 +20,16 @@ export function SubmitJobForm({ action, gpuTypes }: { action: FormAction; gpuTyp
       <Field label="Retries" name="max_retries" error={e.max_retries}>{(p) => <input {...p} key={`r${state.at}`} defaultValue={v.max_retries ?? "0"} type="number" min={0} max={10} />}</Field>
       <Field label="Image" name="image" error={e.image}>{(p) => <input {...p} key={`i${state.at}`} defaultValue={v.image} placeholder="nvcr.io/nvidia/pytorch:24.10-py3" />}</Field>
       <Field label="Command" name="command" error={e.command}>{(p) => <input {...p} key={`m${state.at}`} defaultValue={v.command} placeholder="python train.py" />}</Field>
+      {reservations.length ? (
+        <Field label="Reservation" name="reservation_id" error={e.reservation_id} hint="Run only on its nodes, while it is active">
+          {(p) => (
+            <select {...p} key={`v${state.at}`} defaultValue={v.reservation_id ?? ""}>
+              <option value="">None (any free GPUs)</option>
+              {reservations.map((r) => <option key={r.id} value={r.id}>{r.label}</option>)}
+            </select>
+          )}
+        </Field>
+      ) : null}
       <div className="flex items-center gap-3 sm:col-span-2 lg:col-span-4">
         <SubmitButton>Submit job</SubmitButton>
         <FormMessage state={state} />

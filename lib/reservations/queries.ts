@@ -130,3 +130,21 @@ export async function fleetByTenant() {
   );
   return rows.map((r) => ({ ...r, used_by: r.used_by ?? [], booked_from: r.booked_from?.toISOString() ?? null }));
 }
+
+/** Clusters a booking may name, for the booking form. */
+export async function bookableClusters() {
+  return db().cluster.findMany({ where: { nodes: { some: {} } }, orderBy: { name: "asc" }, select: { id: true, name: true } });
+}
+
+/** Work running inside a reservation now, or waiting for it: what its page lists. */
+export async function workInReservation(p: Principal, id: string) {
+  await getReservationOrThrow(p, id);
+  const { rows } = await pool().query<{ id: string; name: string; status: string; gpu_count: number; named: boolean }>(
+    `SELECT j.id::text, j.name, j.status, j.gpu_count, j.reservation_id IS NOT NULL AS named FROM jobs j
+      WHERE (j.reservation_id = $1 AND j.status IN ('queued', 'blocked', 'running'))
+         OR (j.status = 'running' AND EXISTS (SELECT 1 FROM job_placements p WHERE p.job_id = j.id AND p.attempt = j.attempts AND p.reservation_id = $1))
+      ORDER BY j.submitted_at DESC LIMIT 200`,
+    [id],
+  );
+  return rows;
+}

@@ -5,13 +5,14 @@ import { JobsTable } from "@/components/shell/jobs-table";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
 import { fleetGpuTypes, listJobs } from "@/lib/jobs/queries";
+import { reservationsOpenTo } from "@/lib/reservations/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Jobs" };
 
 export default async function TenantJobsPage() {
   const p = await requireTenantPage("/dashboard/jobs");
-  const [jobs, types, tenant, figures] = await Promise.all([listJobs(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId)]);
+  const [jobs, types, tenant, figures, reservations] = await Promise.all([listJobs(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), reservationsOpenTo(p.tenantId)]);
   const counts = (s: string) => jobs.data.filter((j) => j.status === s).length;
   return (
     <>
@@ -24,7 +25,11 @@ export default async function TenantJobsPage() {
       </div>
       <Card className="mt-6">
         <CardHeader title="Submit a job" />
-        <SubmitJobForm action={submitJobAction} gpuTypes={types} />
+        <SubmitJobForm
+          action={submitJobAction}
+          gpuTypes={types}
+          reservations={reservations.map((r) => ({ id: r.id, label: `${r.nodeCount} × ${r.gpuType}, ${r.startsAt.toISOString().slice(5, 16).replace("T", " ")} – ${r.endsAt.toISOString().slice(5, 16).replace("T", " ")} UTC (${r.id.slice(0, 8)})` }))}
+        />
       </Card>
       <Card className="mt-6">
         <CardHeader title="Your jobs" description="Newest first. Waiting jobs say why they wait." />

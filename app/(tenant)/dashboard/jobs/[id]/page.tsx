@@ -11,6 +11,8 @@ import { isAppError } from "@/lib/errors";
 import { HeldGpusCard, OutputCard } from "@/components/workloads/workload-sections";
 import { getJobOrThrow, listJobEvents, listJobPlacements } from "@/lib/jobs/queries";
 import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
+import { NodesByRack, TopologyLine } from "@/components/reservations/nodes-by-rack";
+import { topologySummary } from "@/lib/scheduler/topology";
 
 export const metadata = { title: "Job" };
 
@@ -45,6 +47,19 @@ export default async function JobPage({ params }: { params: Promise<{ id: string
           <ul className="flex flex-wrap gap-2 p-5">{job.gpus.map((g) => <li key={g.id}><code className="rounded bg-slate-100 px-2 py-1 text-xs">{g.id.slice(0, 8)}</code></li>)}</ul>
         )}
       </Card>
+      {placements[0] ? (
+        <Card className="mt-6">
+          <CardHeader
+            title="Topology"
+            description={`Attempt ${placements[0].attempt}${placements[0].endedAt ? ` (${placements[0].endStatus})` : " (running)"}: a gang goes to one pod when it can, on the fewest racks.`}
+            actions={placements[0].reservationId || job.reservationId ? <Link className="text-sm text-indigo-700 hover:underline" href={`/dashboard/reservations/${placements[0].reservationId ?? job.reservationId}`}>In reservation {(placements[0].reservationId ?? job.reservationId)!.slice(0, 8)}</Link> : undefined}
+          />
+          <div className="px-5 pt-4"><TopologyLine topology={topologySummary(placements[0].nodes.map((n) => ({ nodeId: n.node_id, clusterId: n.clusterId, pod: n.pod, rack: n.rack })))} /></div>
+          <NodesByRack nodes={placements[0].nodes} />
+        </Card>
+      ) : job.reservationId ? (
+        <p className="mt-6 text-sm text-slate-600">Runs only in <Link className="text-indigo-700 hover:underline" href={`/dashboard/reservations/${job.reservationId}`}>reservation {job.reservationId.slice(0, 8)}</Link>.</p>
+      ) : null}
       <Card className="mt-6">
         <CardHeader title="Timeline" />
         <ol className="divide-y divide-slate-100">

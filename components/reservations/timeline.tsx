@@ -1,0 +1,95 @@
+import Link from "next/link";
+import { cn } from "@/components/ui/cn";
+
+// A timeline of reservations (the tenant's calendar, the operators' view of every booking): one
+// row per reservation, its window drawn to scale against day ticks and a "now" line. Plain
+// server-rendered markup; on a phone the chart scrolls sideways inside its card.
+
+export interface TimelineRow {
+  id: string;
+  label: string;
+  sublabel?: string;
+  startsAt: string;
+  endsAt: string;
+  href?: string;
+  /** palette slot, e.g. per tenant */
+  color?: number;
+  muted?: boolean;
+  degraded?: boolean;
+}
+
+export const PALETTE = ["bg-indigo-500", "bg-emerald-500", "bg-amber-500", "bg-sky-500", "bg-rose-500", "bg-violet-500", "bg-teal-500", "bg-orange-500"];
+export const PALETTE_SOFT = ["bg-indigo-100", "bg-emerald-100", "bg-amber-100", "bg-sky-100", "bg-rose-100", "bg-violet-100", "bg-teal-100", "bg-orange-100"];
+
+/** A stable palette slot for a name (tenants keep their colour across pages). */
+export function colorOf(name: string): number {
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h % PALETTE.length;
+}
+
+const dayFmt = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
+const hourFmt = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+
+export function ReservationTimeline({ from, to, rows, now = Date.now(), caption }: { from: number; to: number; rows: TimelineRow[]; now?: number; caption: string }) {
+  const span = to - from;
+  const pct = (t: number) => Math.min(100, Math.max(0, ((t - from) / span) * 100));
+  const day = 86_400_000;
+  const step = span <= 2 * day ? 6 * 3_600_000 : day;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(from / step) * step; t < to; t += step) ticks.push(t);
+  return (
+    <figure className="overflow-x-auto p-5" aria-label={caption}>
+      <figcaption className="sr-only">{caption}</figcaption>
+      <div className="min-w-[40rem]">
+        <div className="relative ml-48 h-6 border-b border-slate-200 text-[11px] text-slate-500">
+          {ticks.map((t) => (
+            <span key={t} className="absolute -translate-x-1/2 whitespace-nowrap" style={{ left: `${pct(t)}%` }}>
+              {step === day ? dayFmt.format(t) : `${hourFmt.format(t)}`}
+            </span>
+          ))}
+        </div>
+        <ol className="relative">
+          {rows.map((r) => {
+            const s = Date.parse(r.startsAt);
+            const e = Date.parse(r.endsAt);
+            const left = pct(s);
+            const width = Math.max(0.6, pct(e) - left);
+            const bar = (
+              <span
+                className={cn(
+                  "absolute top-1.5 h-5 rounded-sm ring-1 ring-inset ring-black/10",
+                  r.muted ? "bg-slate-300" : PALETTE[(r.color ?? 0) % PALETTE.length],
+                  r.degraded && "bg-[repeating-linear-gradient(45deg,#f59e0b_0_6px,#fbbf24_6px_12px)]",
+                )}
+                style={{ left: `${left}%`, width: `${width}%` }}
+                title={`${r.label}: ${r.startsAt} – ${r.endsAt}`}
+              />
+            );
+            return (
+              <li key={r.id} className="flex h-8 items-center border-b border-slate-100 last:border-0">
+                <span className="w-48 shrink-0 truncate pr-3 text-xs">
+                  {r.href ? <Link href={r.href} className="font-medium text-indigo-700 hover:underline">{r.label}</Link> : <span className="font-medium text-slate-800">{r.label}</span>}
+                  {r.sublabel ? <span className="block truncate text-[11px] text-slate-500">{r.sublabel}</span> : null}
+                </span>
+                <span className="relative h-8 flex-1">
+                  {ticks.map((t) => <span key={t} aria-hidden className="absolute inset-y-0 border-l border-dashed border-slate-100" style={{ left: `${pct(t)}%` }} />)}
+                  {bar}
+                </span>
+              </li>
+            );
+          })}
+          {now > from && now < to ? (
+            <li aria-hidden className="pointer-events-none absolute inset-y-0 right-0 left-48">
+              <span className="absolute inset-y-0 w-px bg-red-500" style={{ left: `${pct(now)}%` }} />
+            </li>
+          ) : null}
+        </ol>
+        <p className="mt-2 ml-48 text-[11px] text-slate-500">
+          Times in UTC. <span className="ml-2 inline-block h-2 w-3 bg-red-500 align-middle" /> now
+          <span className="ml-3 inline-block h-2 w-3 bg-[repeating-linear-gradient(45deg,#f59e0b_0_3px,#fbbf24_3px_6px)] align-middle" /> degraded
+        </p>
+      </div>
+    </figure>
+  );
+}
