@@ -74,6 +74,10 @@ export async function seedDemoReservations(url: string): Promise<void> {
   for (const w of wanted) {
     const tenant = await db().tenant.findFirst({ where: { name: w.tenant }, select: { id: true } });
     if (!tenant) continue;
+    // a node is bookable once its first heartbeat made it available (the simulator's first ones are seconds apart)
+    for (let i = 0; i < 30 && (await db().node.count({ where: { status: "available", gpus: { some: { gpuType: w.gpu_type } } } })) < w.node_count * 2; i++) {
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
     try {
       const r = await createReservation(systemActor, { tenant_id: tenant.id, gpu_type: w.gpu_type, node_count: w.node_count, starts_at: new Date(w.from).toISOString(), ends_at: new Date(w.to).toISOString() });
       console.log(`[seed] ${w.tenant} reserved ${r.nodes.map((n) => n.node.hostname).join(", ")}`);
