@@ -28,29 +28,47 @@ export function colorOf(name: string): number {
   return h % PALETTE.length;
 }
 
-const dayFmt = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
+const dayFmt = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", timeZone: "UTC" });
+const weekFmt = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
 const hourFmt = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+const DAY = 86_400_000;
+
+/**
+ * The window a timeline shows: from the day before today to a day past the last reservation,
+ * at least three days and at most about two months, so a two-hour booking is not a sliver.
+ */
+export function timelineWindow(rows: Array<{ endsAt: string }>, now = Date.now()): { from: number; to: number } {
+  const from = Math.floor(now / DAY) * DAY - DAY;
+  const last = Math.max(now, ...rows.map((r) => Date.parse(r.endsAt)));
+  return { from, to: Math.min(Math.max(last + DAY, from + 3 * DAY), from + 62 * DAY) };
+}
+
+function tickStep(span: number): { step: number; label: (t: number) => string } {
+  if (span <= 3 * DAY) return { step: 6 * 3_600_000, label: (t) => (t % DAY === 0 ? dayFmt.format(t) : hourFmt.format(t)) };
+  if (span <= 21 * DAY) return { step: DAY, label: (t) => dayFmt.format(t) };
+  return { step: 7 * DAY, label: (t) => weekFmt.format(t) };
+}
 
 export function ReservationTimeline({ from, to, rows, now = Date.now(), caption }: { from: number; to: number; rows: TimelineRow[]; now?: number; caption: string }) {
   const span = to - from;
   const pct = (t: number) => Math.min(100, Math.max(0, ((t - from) / span) * 100));
-  const day = 86_400_000;
-  const step = span <= 2 * day ? 6 * 3_600_000 : day;
+  const { step, label } = tickStep(span);
   const ticks: number[] = [];
   for (let t = Math.ceil(from / step) * step; t < to; t += step) ticks.push(t);
   return (
-    <figure className="overflow-x-auto p-5" aria-label={caption}>
+    // focusable: on a phone it scrolls sideways, and keyboards must reach that too
+    <figure className="overflow-x-auto p-5 focus-visible:outline-2 focus-visible:outline-indigo-600" aria-label={caption} tabIndex={0}>
       <figcaption className="sr-only">{caption}</figcaption>
       <div className="min-w-[40rem]">
         <div className="relative ml-48 h-6 border-b border-slate-200 text-[11px] text-slate-500">
           {ticks.map((t) => (
-            <span key={t} className="absolute -translate-x-1/2 whitespace-nowrap" style={{ left: `${pct(t)}%` }}>
-              {step === day ? dayFmt.format(t) : `${hourFmt.format(t)}`}
+            <span key={t} className="absolute whitespace-nowrap pl-1" style={{ left: `${pct(t)}%` }}>
+              {label(t)}
             </span>
           ))}
         </div>
         <ol className="relative">
-          {rows.map((r) => {
+          {rows.filter((r) => Date.parse(r.endsAt) > from && Date.parse(r.startsAt) < to).map((r) => {
             const s = Date.parse(r.startsAt);
             const e = Date.parse(r.endsAt);
             const left = pct(s);

@@ -1,7 +1,8 @@
+import Link from "next/link";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { ReservationStatus } from "@/components/reservations/reservation-badges";
 import { TenantFloor } from "@/components/reservations/tenant-floor";
-import { ReservationTimeline, colorOf } from "@/components/reservations/timeline";
+import { ReservationTimeline, colorOf, timelineWindow } from "@/components/reservations/timeline";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -27,12 +28,11 @@ export default async function AdminReservationsPage() {
         <Stat label="Degraded" value={rows.filter((r) => r.degraded).length} hint="A held node left service" />
       </div>
       <Card className="mt-6">
-        <CardHeader title="Timeline" description="From a week ago to two months ahead, coloured by tenant." />
+        <CardHeader title="Timeline" description="From yesterday on, up to two months ahead, coloured by tenant." />
         {rows.length === 0 ? <EmptyState title="No reservations" /> : (
           <ReservationTimeline
             caption="Every reservation on a timeline"
-            from={today - DAY}
-            to={Math.max(today + 14 * DAY, ...rows.map((r) => Date.parse(r.ends_at) + DAY))}
+            {...timelineWindow(rows.map((r) => ({ endsAt: r.ends_at })), now)}
             now={now}
             rows={rows.map((r) => ({ id: r.id, label: r.tenant_name, sublabel: `${r.node_count} × ${r.gpu_type} · ${r.status}`, startsAt: r.starts_at, endsAt: r.ends_at, color: colorOf(r.tenant_name), muted: r.status !== "confirmed" && r.status !== "active", degraded: r.degraded }))}
           />
@@ -50,7 +50,7 @@ export default async function AdminReservationsPage() {
             <tbody className="divide-y divide-slate-100">
               {rows.map((r) => (
                 <tr key={r.id}>
-                  <Td className="font-medium text-slate-900">{r.tenant_name} <span className="text-xs text-slate-500">{r.id.slice(0, 8)}</span></Td>
+                  <Td className="font-medium"><Link className="text-indigo-700 hover:underline" href={`/admin/tenants/${r.tenant_id}`}>{r.tenant_name}</Link> <span className="text-xs text-slate-500">{r.id.slice(0, 8)}</span></Td>
                   <Td>{r.node_ids.length} / {r.node_count} × {r.gpu_type}</Td>
                   <Td><ReservationStatus status={r.status} degraded={r.degraded} /></Td>
                   <Td>{formatDateTime(r.starts_at)}</Td>

@@ -4,7 +4,7 @@ import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { CapacityView } from "@/components/reservations/capacity-view";
 import { ReservationStatus } from "@/components/reservations/reservation-badges";
 import { BookReservationForm } from "@/components/reservations/reservation-forms";
-import { ReservationTimeline } from "@/components/reservations/timeline";
+import { ReservationTimeline, timelineWindow } from "@/components/reservations/timeline";
 import { inputClass } from "@/components/forms/form-parts";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
@@ -53,14 +53,13 @@ export default async function TenantReservationsPage({ searchParams }: { searchP
       </div>
 
       <Card className="mt-6">
-        <CardHeader title="Calendar" description="Your reservations, from a week ago to two months ahead." />
+        <CardHeader title="Calendar" description="Your reservations from yesterday on, up to two months ahead." />
         {rows.length === 0 ? (
           <EmptyState title="No reservations yet">Book whole nodes below; they show up here.</EmptyState>
         ) : (
           <ReservationTimeline
             caption="Your reservations on a timeline"
-            from={calendarFrom - DAY}
-            to={Math.max(calendarFrom + 14 * DAY, ...rows.map((r) => Date.parse(r.ends_at) + DAY))}
+            {...timelineWindow(rows.map((r) => ({ endsAt: r.ends_at })), now)}
             now={now}
             rows={rows.map((r) => ({ id: r.id, label: `${r.node_count} × ${r.gpu_type}`, sublabel: `${r.status} · ${r.id.slice(0, 8)}`, startsAt: r.starts_at, endsAt: r.ends_at, href: `/dashboard/reservations/${r.id}`, color: 0, muted: r.status !== "confirmed" && r.status !== "active", degraded: r.degraded }))}
           />
@@ -70,14 +69,14 @@ export default async function TenantReservationsPage({ searchParams }: { searchP
       <Card className="mt-6">
         <CardHeader title="Free capacity" description={`Whole nodes and GPUs free from ${formatDateTime(new Date(from))} to ${formatDateTime(new Date(to))}, taking bookings, running work and unhealthy hardware into account.`} />
         <form method="get" className="grid gap-3 border-b border-slate-100 p-5 sm:grid-cols-4" aria-label="Check capacity">
-          <label className="text-sm font-medium text-slate-800">GPU type
-            <select name="gpu_type" defaultValue={gpuType} className={`${inputClass} mt-1`}>{types.map((t) => <option key={t}>{t}</option>)}</select>
+          <label className="block text-sm font-medium text-slate-800"><span className="mb-1 block">GPU type</span>
+            <select name="gpu_type" defaultValue={gpuType} className={inputClass}>{types.map((t) => <option key={t}>{t}</option>)}</select>
           </label>
-          <label className="text-sm font-medium text-slate-800">From (UTC)
-            <input name="from" type="datetime-local" defaultValue={new Date(from).toISOString().slice(0, 16)} className={`${inputClass} mt-1`} />
+          <label className="block text-sm font-medium text-slate-800"><span className="mb-1 block">From (UTC)</span>
+            <input name="from" type="datetime-local" defaultValue={new Date(from).toISOString().slice(0, 16)} className={inputClass} />
           </label>
-          <label className="text-sm font-medium text-slate-800">To (UTC)
-            <input name="to" type="datetime-local" defaultValue={new Date(to).toISOString().slice(0, 16)} className={`${inputClass} mt-1`} />
+          <label className="block text-sm font-medium text-slate-800"><span className="mb-1 block">To (UTC)</span>
+            <input name="to" type="datetime-local" defaultValue={new Date(to).toISOString().slice(0, 16)} className={inputClass} />
           </label>
           <div className="flex items-end"><Button type="submit" variant="secondary">Check</Button></div>
         </form>
