@@ -7,21 +7,20 @@ import { capacityWindow } from "./window";
 // Every statement here must stay within those views.
 
 export async function loadCapacityFacts(c: SqlClient, filter: { gpuType?: string; clusterId?: string } = {}): Promise<CapacityFacts> {
-  const where = `($1::text IS NULL OR gpu_type = $1) AND ($2::uuid IS NULL OR cluster_id = $2)`;
-  const args = [filter.gpuType ?? null, filter.clusterId ?? null];
   const nodes = await c.query<{ node_id: string; cluster_id: string; cluster_name: string; region: string | null; pod: string | null; rack: string | null; status: string; gpu_type: string; gpus: number; healthy: number }>(
-    `SELECT node_id, cluster_id, cluster_name, region, pod, rack, status, gpu_type, gpus, healthy FROM public_api.nodes WHERE ${where}`,
-    args,
+    `SELECT node_id, cluster_id, cluster_name, region, pod, rack, status, gpu_type, gpus, healthy FROM public_api.nodes
+      WHERE ($1::text IS NULL OR gpu_type = $1) AND ($2::uuid IS NULL OR cluster_id = $2)`,
+    [filter.gpuType ?? null, filter.clusterId ?? null],
   );
+  const ids = nodes.rows.map((n) => n.node_id);
   const bookings = await c.query<{ node_id: string; starts_ms: string; ends_ms: string }>(
-    `SELECT b.node_id, (extract(epoch FROM b.starts_at) * 1000)::bigint::text AS starts_ms, (extract(epoch FROM b.ends_at) * 1000)::bigint::text AS ends_ms
-       FROM public_api.node_bookings b JOIN public_api.nodes n ON n.node_id = b.node_id WHERE ${where}`,
-    args,
+    `SELECT node_id, (extract(epoch FROM starts_at) * 1000)::bigint::text AS starts_ms, (extract(epoch FROM ends_at) * 1000)::bigint::text AS ends_ms
+       FROM public_api.node_bookings WHERE node_id = ANY($1::uuid[])`,
+    [ids],
   );
   const work = await c.query<{ node_id: string; until_ms: string | null; gpus: number }>(
-    `SELECT w.node_id, (extract(epoch FROM w.busy_until) * 1000)::bigint::text AS until_ms, w.gpus
-       FROM public_api.node_work w JOIN public_api.nodes n ON n.node_id = w.node_id WHERE ${where}`,
-    args,
+    `SELECT node_id, (extract(epoch FROM busy_until) * 1000)::bigint::text AS until_ms, gpus FROM public_api.node_work WHERE node_id = ANY($1::uuid[])`,
+    [ids],
   );
   return {
     nodes: nodes.rows.map((n) => ({ nodeId: n.node_id, clusterId: n.cluster_id, clusterName: n.cluster_name, region: n.region, pod: n.pod, rack: n.rack, status: n.status, gpuType: n.gpu_type, gpus: n.gpus, healthy: n.healthy })),

@@ -147,9 +147,13 @@ export function wholeFreeNodes(facts: CapacityFacts, w: Window, req: Omit<NodeRe
   return nodes.filter((n) => free.get(n.nodeId)!.whole).map((n) => ({ nodeId: n.nodeId, clusterId: n.clusterId, pod: n.pod, rack: n.rack, free: 1, gpus: n.gpus }));
 }
 
-/** The nodes a reservation gets: one cluster, one pod when possible, the fewest racks, best fit (lib/scheduler/topology). */
-export function chooseReservationNodes(facts: CapacityFacts, w: Window, req: NodeRequest) {
-  const pick = pickTopology(wholeFreeNodes(facts, w, req), req.count, { oneCluster: true });
+/**
+ * The nodes a reservation gets: one cluster, one pod when possible, the fewest racks, best fit
+ * (lib/scheduler/topology). `salt` orders equally good choices per booking, so bookings racing
+ * for the same window spread over equal racks instead of all losing the same one but one.
+ */
+export function chooseReservationNodes(facts: CapacityFacts, w: Window, req: NodeRequest, salt?: string) {
+  const pick = pickTopology(wholeFreeNodes(facts, w, req), req.count, { oneCluster: true, salt });
   return pick && pick.map((p) => p.node);
 }
 

@@ -1,8 +1,9 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
-import { db, txClient, type Tx } from "@/lib/db/client";
+import { db, pool, txClient, type Tx } from "@/lib/db/client";
 import { isRetryableBookingConflict } from "@/lib/db/sql-state";
 import { forbidden, noCapacity, unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
 import { submittingTenant } from "@/lib/jobs/submit-job";
@@ -36,7 +37,10 @@ export async function createReservation(actor: Actor, input: CreateReservationIn
   let id: string | undefined;
   for (let attempt = 1; !id; attempt++) {
     try {
-      id = await db().$transaction((tx) => book(tx, actor, tenantId, req, window), { timeout: 20_000, maxWait: 20_000 });
+      // read what is free outside the transaction (optimistic: the database's exclusion constraint
+      // and booking guard decide, and a booking that lost a node to another one reads again)
+      const facts = await loadCapacityFacts(pool(), { gpuType: req.gpuType, clusterId: req.clusterId ?? undefined });
+      id = await db().$transaction((tx) => book(tx, actor, tenantId, req, window, facts), { timeout: 20_000, maxWait: 20_000 });
     } catch (e) {
       if (!isRetryableBookingConflict(e)) throw e;
       logger.debug("reservation lost a booking race; retrying with fresh facts", { attempt, tenantId });
@@ -58,7 +62,7 @@ function bookingWindow(input: CreateReservationInput, now: number): Window {
   return { from, to };
 }
 
-async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, window: Window): Promise<string> {
+async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, window: Window, facts: CapacityFacts): Promise<string> {
   const c = txClient(tx);
   // the tenant row lock orders one tenant's bookings, so its quota check below is exact
   const [tenant] = await tx.$queryRaw<Array<{ status: string; gpu_quota: number; out_of_funds: boolean }>>`
@@ -70,9 +74,8 @@ async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, wi
   if (tenant.out_of_funds) throw forbidden("The prepaid balance is used up; add funds before booking");
   if (req.clusterId && !(await tx.cluster.count({ where: { id: req.clusterId } }))) throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
 
-  const facts = await loadCapacityFacts(c, { gpuType: req.gpuType, clusterId: req.clusterId ?? undefined });
   assertServable(facts, req, tenant.gpu_quota);
-  const nodes = chooseReservationNodes(facts, window, req);
+  const nodes = chooseReservationNodes(facts, window, req, randomUUID());
   if (!nodes) throw noCapacity(`${req.count} whole ${req.gpuType} node(s) are not free for the whole window`, refusalDetails(facts, window, req));
 
   const gpus = nodes.reduce((s, n) => s + n.gpus, 0);

@@ -41,8 +41,11 @@ export const podOf = (n: Pick<TopoNode, "nodeId" | "clusterId" | "pod" | "rack">
  * `oneCluster`, no single cluster does). Never takes more from a node than it offers, never a node
  * twice; with `wholeNodes` every node offers exactly one unit.
  */
-export function pickTopology<N extends TopoNode>(nodes: readonly N[], need: number, opts: { oneCluster?: boolean } = {}): TopoPick<N> | null {
+export function pickTopology<N extends TopoNode>(nodes: readonly N[], need: number, opts: { oneCluster?: boolean; salt?: string } = {}): TopoPick<N> | null {
   if (need <= 0) return [];
+  // equally good choices go by id, or (with a salt) in an order of the caller's own: concurrent
+  // bookings that would all pick the same best rack spread over the equally good ones instead
+  const key: Key = opts.salt ? (id) => saltedKey(opts.salt!, id) : (id) => id;
   const clusters = buildTree(nodes.filter((n) => n.free > 0));
   const total = clusters.reduce((s, c) => s + c.cap, 0);
   if (total < need) return null;
@@ -53,28 +56,37 @@ export function pickTopology<N extends TopoNode>(nodes: readonly N[], need: numb
   for (const c of clusters) {
     for (const pod of c.children) {
       if (pod.cap < need) continue;
-      const racks = greedy(pod.children, need);
-      const score: Score = [racks.length, racks.reduce((s, r) => s + r.group.cap, 0), pod.cap, pod.id];
+      const racks = greedy(pod.children, need, key);
+      const score: Score = [racks.length, racks.reduce((s, r) => s + r.group.cap, 0), pod.cap, key(pod.id)];
       if (!bestPod || better(score, bestPod.score)) bestPod = { group: pod, score };
     }
   }
-  if (bestPod) return take(bestPod.group, need, 1);
+  if (bestPod) return take(bestPod.group, need, 1, key);
 
   // 2. one cluster: fewest pods, then fewest racks, then best fit, then the smallest cluster
   let bestCluster: { group: Group<N>; score: Score } | null = null;
   for (const c of clusters) {
     if (c.cap < need) continue;
-    const plan = greedy(c.children, need);
-    const racks = plan.flatMap((p) => greedy(p.group.children, p.take));
-    const score: Score = [plan.length * 1_000_000 + racks.length, racks.reduce((s, r) => s + r.group.cap, 0), c.cap, c.id];
+    const plan = greedy(c.children, need, key);
+    const racks = plan.flatMap((p) => greedy(p.group.children, p.take, key));
+    const score: Score = [plan.length * 1_000_000 + racks.length, racks.reduce((s, r) => s + r.group.cap, 0), c.cap, key(c.id)];
     if (!bestCluster || better(score, bestCluster.score)) bestCluster = { group: c, score };
   }
-  if (bestCluster) return take(bestCluster.group, need, 2);
+  if (bestCluster) return take(bestCluster.group, need, 2, key);
   if (opts.oneCluster) return null;
 
   // 3. across clusters, as few as possible
   const root: Group<N> = { id: "", cap: total, children: clusters, nodes: [] };
-  return take(root, need, 3);
+  return take(root, need, 3, key);
+}
+
+type Key = (id: string) => string;
+
+/** FNV-1a of salt + id, as a sortable string. */
+function saltedKey(salt: string, id: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of salt + id) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0") + id;
 }
 
 /** How good a plan is, smaller first: groups used, units in the groups it touches, size of the whole, id. */
@@ -82,23 +94,25 @@ type Score = [number, number, number, string];
 const better = (a: Score, b: Score) => (a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0)) < 0;
 
 /** Takes `need` units from a group: the fewest children (largest first, the last one best fit), recursively down to nodes. */
-function take<N extends TopoNode>(group: Group<N>, need: number, depth: number): TopoPick<N> {
+function take<N extends TopoNode>(group: Group<N>, need: number, depth: number, key: Key): TopoPick<N> {
   if (depth === 0) {
     const plan = greedy(
       group.nodes.map((n) => ({ id: n.nodeId, cap: n.free, children: [], nodes: [n] })),
       need,
+      key,
     );
     return plan.map((p) => ({ node: p.group.nodes[0]!, take: p.take }));
   }
-  return greedy(group.children, need).flatMap((p) => take(p.group, p.take, depth - 1));
+  return greedy(group.children, need, key).flatMap((p) => take(p.group, p.take, depth - 1, key));
 }
 
 /**
  * The fewest groups that cover `need`: while no single group covers what is left, the largest;
  * then the smallest group that covers the rest. Ties go to the smaller id, so picks are stable.
  */
-export function greedy<G extends { id: string; cap: number }>(groups: readonly G[], need: number): Array<{ group: G; take: number }> {
-  const pool = [...groups].filter((g) => g.cap > 0).sort((a, b) => b.cap - a.cap || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+export function greedy<G extends { id: string; cap: number }>(groups: readonly G[], need: number, key: Key = (id) => id): Array<{ group: G; take: number }> {
+  const keyed = new Map(groups.map((g) => [g, key(g.id)]));
+  const pool = [...groups].filter((g) => g.cap > 0).sort((a, b) => b.cap - a.cap || (keyed.get(a)! < keyed.get(b)! ? -1 : keyed.get(a)! > keyed.get(b)! ? 1 : 0));
   const out: Array<{ group: G; take: number }> = [];
   let left = need;
   while (left > 0 && pool.length) {

@@ -88,24 +88,35 @@ describe("public API", () => {
     expect(Object.values(doc.paths).flatMap((ops) => Object.keys(ops as object))).toEqual(["get", "get", "get", "get"]);
   });
 
-  it("answers 405 to every method but GET on every path, known or not, and changes nothing", async () => {
-    const auditBefore = await db().auditLog.count();
-    const paths = [...PUBLIC_ROUTES.map((r) => r.contract.path), "/", "/v1/nodes/00000000-0000-4000-8000-000000000000/attestation", "/v1/attestation/keys", "/api/tenants", "/v1/nope"];
-    const methods = ["POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "MKCOL", "LOCK", "PURGE", "SEARCH"];
-    for (const path of paths) {
-      for (const method of methods) {
-        const r = await send(method, path, { headers: { "content-type": "application/json" }, body: method === "HEAD" || method === "TRACE" ? undefined : '{"gpu_quota": 1000}' });
-        expect(r.status, `${method} ${path}`).toBe(405);
-        expect(r.headers.allow).toBe("GET");
-        if (method !== "HEAD") expect(JSON.parse(r.body).error.code).toBe("method_not_allowed");
+  it("answers 405 to every method but GET on every path, known or not, before it touches the database", async () => {
+    // a reader that records every statement: a refused method must never reach one
+    const statements: string[] = [];
+    const spy = { query: async (sql: string, args?: unknown[]) => (statements.push(sql), reader.query(sql, args)) } as unknown as pg.Pool;
+    const guarded = createPublicApiServer(spy, { perMinute: 100_000 });
+    await new Promise<void>((r) => guarded.listen(0, "127.0.0.1", r));
+    const to = `http://127.0.0.1:${(guarded.address() as AddressInfo).port}`;
+    try {
+      const paths = [...PUBLIC_ROUTES.map((r) => r.contract.path), "/", "/v1/nodes/00000000-0000-4000-8000-000000000000/attestation", "/v1/attestation/keys", "/api/tenants", "/v1/nope"];
+      const methods = ["POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "MKCOL", "LOCK", "PURGE", "SEARCH"];
+      for (const path of paths) {
+        for (const method of methods) {
+          const r = await send(method, path, { to, headers: { "content-type": "application/json" }, body: method === "HEAD" || method === "TRACE" ? undefined : '{"gpu_quota": 1000}' });
+          expect(r.status, `${method} ${path}`).toBe(405);
+          expect(r.headers.allow).toBe("GET");
+          if (method !== "HEAD") expect(JSON.parse(r.body).error.code).toBe("method_not_allowed");
+        }
       }
+      expect(statements).toEqual([]);
+      expect((await send("GET", "/v1/nope", { to })).status).toBe(404);
+      expect((await send("GET", "/v1/status", { to })).status).toBe(200);
+      expect(statements.length).toBeGreaterThan(0);
+    } finally {
+      await new Promise<void>((r) => guarded.close(() => r()));
     }
-    expect((await send("GET", "/v1/nope")).status).toBe(404);
-    expect(await db().auditLog.count()).toBe(auditBefore);
   });
 
   it("a crafted GET writes nothing: bodies are never read, method overrides are ignored, bad input is refused", async () => {
-    const tenants = await db().tenant.count();
+    const witness = await makeTenant(1);
     const override = await send("GET", "/v1/status", { headers: { "x-http-method-override": "DELETE", "content-type": "application/json" }, body: '{"drop": "everything"}' });
     expect(override.status).toBe(200);
     const injected = await send("GET", `/v1/capacity?gpu_type=${encodeURIComponent("H100'; DELETE FROM tenants; --")}`);
@@ -113,7 +124,7 @@ describe("public API", () => {
     expect(JSON.parse(injected.body).error).toMatchObject({ code: "validation_failed", details: [{ path: "gpu_type" }] });
     expect((await send("GET", "/v1/capacity?bogus=1")).status).toBe(400);
     expect((await send("GET", "/v1/remediations?limit=100000")).status).toBe(400);
-    expect(await db().tenant.count()).toBe(tenants);
+    expect(await db().tenant.findUnique({ where: { id: witness.id } })).not.toBeNull();
   });
 
   it("its database role can SELECT the public views and nothing else, and can write nothing even in a read-write transaction", async () => {

@@ -65,11 +65,11 @@ function minRacksInPod(nodes: TopoNode[], need: number): number | null {
   return best;
 }
 
-describe("topology placer: properties", () => {
+describe("topology placer: properties (with or without a salt ordering equal choices)", () => {
   it("takes exactly what is asked, never more than a node offers, never a node twice; null only when there is not enough", () => {
     fc.assert(
-      fc.property(fleet, fc.integer({ min: 1, max: 60 }), (nodes, need) => {
-        const pick = pickTopology(nodes, need);
+      fc.property(fleet, fc.integer({ min: 1, max: 60 }), fc.option(fc.string(), { nil: undefined }), (nodes, need, salt) => {
+        const pick = pickTopology(nodes, need, { salt });
         const total = nodes.reduce((s, x) => s + x.free, 0);
         if (!pick) {
           expect(total).toBeLessThan(need);
@@ -88,8 +88,8 @@ describe("topology placer: properties", () => {
 
   it("uses one pod whenever one pod can hold it, and then the fewest racks any pod could", () => {
     fc.assert(
-      fc.property(fleet, fc.integer({ min: 1, max: 40 }), (nodes, need) => {
-        const pick = pickTopology(nodes, need);
+      fc.property(fleet, fc.integer({ min: 1, max: 40 }), fc.option(fc.string(), { nil: undefined }), (nodes, need, salt) => {
+        const pick = pickTopology(nodes, need, { salt });
         const best = minRacksInPod(nodes, need);
         if (best === null) return;
         expect(pick).not.toBeNull();
@@ -102,8 +102,8 @@ describe("topology placer: properties", () => {
 
   it("keeps racks whole when it can: a request one rack holds goes to the smallest such rack of its pod", () => {
     fc.assert(
-      fc.property(fleet, fc.integer({ min: 1, max: 30 }), (nodes, need) => {
-        const pick = pickTopology(nodes, need);
+      fc.property(fleet, fc.integer({ min: 1, max: 30 }), fc.option(fc.string(), { nil: undefined }), (nodes, need, salt) => {
+        const pick = pickTopology(nodes, need, { salt });
         const rackCap = new Map<string, number>();
         for (const x of nodes) rackCap.set(rackOf(x), (rackCap.get(rackOf(x)) ?? 0) + x.free);
         if (![...rackCap.values()].some((c) => c >= need)) return;
