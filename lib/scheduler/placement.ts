@@ -29,7 +29,7 @@
 // reservation takes only work whose declared duration ends before that reservation starts.
 // Gangs that need more than one node go where the interconnect is best (./topology.ts).
 
-import { pickTopology } from "./topology";
+import { TopoTree } from "./topology";
 
 export interface FreeNode {
   nodeId: string;
@@ -113,7 +113,6 @@ interface Reservation extends Scope {
 }
 
 type Pick = Array<{ node: FreeNode; take: number }>;
-type Fits = (n: FreeNode) => boolean;
 
 const short = (id: string) => id.slice(0, 8);
 const scopeOf = (j: QueuedJob): Scope => ({ gpuType: j.gpuType, clusterId: j.clusterId, containersOnly: j.needsContainers });
@@ -174,7 +173,7 @@ export function place(input: {
       });
       continue;
     }
-    const fit = chooseAroundReservations(pools, job, reservations, input.now, endsBeforeBooking(job, input.now));
+    const fit = chooseAroundReservations(pools, job, reservations, input.now);
     if (!fit.pick) {
       const available = pools.available(scope);
       const head = reservations.get(scopeKey(scope));
@@ -207,9 +206,7 @@ export function place(input: {
 }
 
 /** Work placed on a node booked by a future reservation must end (by its declared duration) before that reservation starts. */
-function endsBeforeBooking(job: QueuedJob, now: number): Fits {
-  return (n) => n.bookedFrom === undefined || (job.durationS !== null && now + job.durationS * 1000 <= n.bookedFrom);
-}
+const endsBeforeBooking = (n: FreeNode, job: QueuedJob, now: number) => n.bookedFrom === undefined || (job.durationS !== null && now + job.durationS * 1000 <= n.bookedFrom);
 
 /**
  * Covered placement: a job that names its reservation runs only there (or says why it waits); one
@@ -222,6 +219,7 @@ function placeInReservation(
   nodes: Map<string, FreeNode[]>,
   now: number,
 ): { pick?: Pick; reservationId?: string; wait?: string } {
+  if (booked.size === 0) return {};
   const scope = scopeOf(job);
   const outlasts = (r: ActiveReservation) => job.durationS === null || now + job.durationS * 1000 <= r.endsAt;
   const tryIn = (r: ActiveReservation) => choose((nodes.get(r.id) ?? []).filter((n) => n.freeGpuIds.length > 0 && inScope(scope, n)), job.gpuCount);
@@ -254,12 +252,11 @@ function chooseAroundReservations(
   job: QueuedJob,
   reservations: Map<string, Reservation>,
   now: number,
-  fits: Fits,
 ): { pick: Pick | null; charges: Array<{ reservation: Reservation; impact: number }>; blockedBy?: Reservation } {
   const avoid: Reservation[] = [];
   let blockedBy: Reservation | undefined;
   for (;;) {
-    const pick = pools.choose(scopeOf(job), job.gpuCount, avoid, fits);
+    const pick = pools.choose(scopeOf(job), job.gpuCount, avoid, job, now);
     if (!pick) return { pick: null, charges: [], blockedBy };
     const charges: Array<{ reservation: Reservation; impact: number }> = [];
     let delays: Reservation | undefined;
@@ -287,6 +284,10 @@ interface Pool {
   nodes: FreeNode[];
   /** nodes a future reservation books: only for work that ends before it starts (never in the buckets) */
   booked: FreeNode[];
+  /** the pool's nodes by pod and rack, kept current as GPUs are taken, for gangs of several nodes */
+  tree?: TopoTree<FreeNode>;
+  /** free GPUs on all its nodes, kept current as GPUs are taken */
+  free: number;
 }
 
 /**
@@ -304,7 +305,8 @@ class FreePools {
       const keys = n.containers ? [n.gpuType, `${n.gpuType}\u0000c`] : [n.gpuType];
       const pools = keys.map((k) => {
         let pool = this.pools.get(k);
-        if (!pool) this.pools.set(k, (pool = { buckets: [], nodes: [], booked: [] }));
+        if (!pool) this.pools.set(k, (pool = { buckets: [], nodes: [], booked: [], free: 0 }));
+        pool.free += n.freeGpuIds.length;
         if (n.bookedFrom !== undefined) {
           pool.booked.push(n);
         } else {
@@ -313,8 +315,7 @@ class FreePools {
         }
         return pool;
       });
-      // booked nodes live in no bucket: taking from one moves nothing
-      this.memberOf.set(n, n.bookedFrom !== undefined ? [] : pools);
+      this.memberOf.set(n, pools);
     }
   }
 
@@ -325,13 +326,17 @@ class FreePools {
   available(scope: Scope): number {
     const pool = this.poolFor(scope);
     if (!pool) return 0;
-    return [...pool.nodes, ...pool.booked].reduce((s, n) => s + (!scope.clusterId || n.clusterId === scope.clusterId ? n.freeGpuIds.length : 0), 0);
+    if (!scope.clusterId) return pool.free;
+    let sum = 0;
+    for (const list of [pool.nodes, pool.booked]) for (const n of list) if (n.clusterId === scope.clusterId) sum += n.freeGpuIds.length;
+    return sum;
   }
 
-  choose(scope: Scope, need: number, avoid: readonly Scope[] = [], fits: Fits = () => true): Pick | null {
+  /** The job's pick in this scope; nodes a later reservation books only for the job when it ends before that (`job`, `now`). */
+  choose(scope: Scope, need: number, avoid: readonly Scope[] = [], job?: QueuedJob, now = 0): Pick | null {
     const pool = this.poolFor(scope);
     if (!pool) return null;
-    const usableBooked = pool.booked.filter(fits);
+    const usableBooked = pool.booked.length && job ? pool.booked.filter((n) => endsBeforeBooking(n, job, now)) : [];
     if (scope.clusterId || avoid.length || usableBooked.length) {
       const eligible = (n: FreeNode) => n.freeGpuIds.length > 0 && (!scope.clusterId || n.clusterId === scope.clusterId) && !avoid.some((r) => inScope(r, n));
       return choose([...pool.nodes, ...usableBooked].filter(eligible), need);
@@ -343,14 +348,22 @@ class FreePools {
       for (const n of set) if (!best || n.nodeId < best.nodeId) best = n;
       return [{ node: best!, take: need }];
     }
-    return multiNode(pool.nodes.filter((n) => n.freeGpuIds.length > 0), need);
+    pool.tree ??= new TopoTree(pool.nodes, (n) => n.freeGpuIds.length);
+    return pool.tree.pick(need);
   }
 
   take(node: FreeNode, count: number): string[] {
     const pools = this.memberOf.get(node)!;
-    for (const pool of pools) bucket(pool, node.freeGpuIds.length).delete(node);
+    // booked nodes live in no bucket and no tree: only the pool's total moves for them
+    const booked = node.bookedFrom !== undefined;
+    if (!booked) for (const pool of pools) bucket(pool, node.freeGpuIds.length).delete(node);
     const taken = node.freeGpuIds.splice(0, count);
-    for (const pool of pools) bucket(pool, node.freeGpuIds.length).add(node);
+    for (const pool of pools) {
+      pool.free -= taken.length;
+      if (booked) continue;
+      bucket(pool, node.freeGpuIds.length).add(node);
+      pool.tree?.adjust(node, -taken.length);
+    }
     return taken;
   }
 }
@@ -371,11 +384,10 @@ export function choose(eligible: FreeNode[], need: number): Pick | null {
 
 /** A gang over several nodes: one pod when possible, then the fewest racks, then the fewest nodes (./topology.ts). */
 function multiNode(eligible: FreeNode[], need: number): Pick | null {
-  const pick = pickTopology(
-    eligible.map((n) => ({ nodeId: n.nodeId, clusterId: n.clusterId, pod: n.pod ?? null, rack: n.rack ?? null, free: n.freeGpuIds.length, n })),
-    need,
-  );
-  return pick && pick.map((p) => ({ node: p.node.n, take: p.take }));
+  return new TopoTree(
+    eligible.filter((n) => n.freeGpuIds.length > 0),
+    (n) => n.freeGpuIds.length,
+  ).pick(need);
 }
 
 /** When the head can start, from the declared ends of running work in its scope, and what is spare then. */
