@@ -26,6 +26,7 @@ export async function maintainReservations() {
     const work = await evictForeignWork(tx, r.id, ACTOR);
     await tx.$executeRaw`UPDATE reservations SET status = 'active', updated_at = now() WHERE id = ${r.id}::uuid`;
     await recordReservationEvent(txClient(tx), { reservationId: r.id, kind: "started", message: "Started: its nodes run only this organisation's work until its end", actor: ACTOR, details: summary(work) });
+    await recordAudit(tx, systemActor, { action: "reservation.started", targetType: "reservation", targetId: r.id, tenantId: r.tenant_id, details: summary(work) });
     moved.push(work);
   });
   const completed = await eachDue(`status IN ('confirmed', 'active') AND ends_at <= now()`, async (tx, r) => {
@@ -36,6 +37,7 @@ export async function maintainReservations() {
        WHERE id = ${r.id}::uuid`;
     await resolveAlert(tx, r.id, "The reservation ended");
     await recordReservationEvent(txClient(tx), { reservationId: r.id, kind: "completed", message: "Reached its end; its nodes are free", actor: ACTOR, details: summary(work) });
+    await recordAudit(tx, systemActor, { action: "reservation.completed", targetType: "reservation", targetId: r.id, tenantId: r.tenant_id, details: summary(work) });
     moved.push(work);
   });
   const repaired = await repairReservations();
