@@ -1,5 +1,5 @@
 import { cn } from "@/components/ui/cn";
-import { PALETTE, PALETTE_SOFT, colorOf } from "./timeline";
+import { PALETTE, PALETTE_SOFT } from "./timeline";
 
 // The fleet floor by tenant: every node, grouped by cluster, pod and rack, filled with the colour
 // of the tenant whose reservation holds it now, tinted with the colour of a tenant whose work runs
@@ -18,7 +18,8 @@ interface FloorNode {
   booked_from: string | null;
 }
 
-export function TenantFloor({ nodes }: { nodes: FloorNode[] }) {
+export function TenantFloor({ nodes, colors }: { nodes: FloorNode[]; colors: Record<string, number> }) {
+  const colorOf = (tenant: string) => colors[tenant] ?? 0;
   const groups = new Map<string, Map<string, FloorNode[]>>();
   for (const n of nodes) {
     const pod = `${n.cluster} · ${n.pod ?? "no pod"}`;

@@ -21,11 +21,9 @@ export interface TimelineRow {
 export const PALETTE = ["bg-indigo-500", "bg-emerald-500", "bg-amber-500", "bg-sky-500", "bg-rose-500", "bg-violet-500", "bg-teal-500", "bg-orange-500"];
 export const PALETTE_SOFT = ["bg-indigo-100", "bg-emerald-100", "bg-amber-100", "bg-sky-100", "bg-rose-100", "bg-violet-100", "bg-teal-100", "bg-orange-100"];
 
-/** A stable palette slot for a name (tenants keep their colour across pages). */
-export function colorOf(name: string): number {
-  let h = 0;
-  for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-  return h % PALETTE.length;
+/** A palette slot per name, in name order: distinct for the first eight, the same on every chart of a page. */
+export function paletteFor(names: Iterable<string>): Record<string, number> {
+  return Object.fromEntries([...new Set(names)].sort().map((n, i) => [n, i % PALETTE.length]));
 }
 
 const dayFmt = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", timeZone: "UTC" });
@@ -59,8 +57,8 @@ export function ReservationTimeline({ from, to, rows, now = Date.now(), caption 
     // focusable: on a phone it scrolls sideways, and keyboards must reach that too
     <figure className="overflow-x-auto p-5 focus-visible:outline-2 focus-visible:outline-indigo-600" aria-label={caption} tabIndex={0}>
       <figcaption className="sr-only">{caption}</figcaption>
-      <div className="min-w-[40rem]">
-        <div className="relative ml-48 h-6 border-b border-slate-200 text-[11px] text-slate-500">
+      <div className="min-w-[36rem]">
+        <div className="relative ml-32 h-6 border-b border-slate-200 text-[11px] text-slate-500 sm:ml-48">
           {ticks.map((t) => (
             <span key={t} className="absolute whitespace-nowrap pl-1" style={{ left: `${pct(t)}%` }}>
               {label(t)}
@@ -86,7 +84,7 @@ export function ReservationTimeline({ from, to, rows, now = Date.now(), caption 
             );
             return (
               <li key={r.id} className="flex h-8 items-center border-b border-slate-100 last:border-0">
-                <span className="w-48 shrink-0 truncate pr-3 text-xs">
+                <span className="w-32 shrink-0 truncate pr-3 text-xs sm:w-48">
                   {r.href ? <Link href={r.href} className="font-medium text-indigo-700 hover:underline">{r.label}</Link> : <span className="font-medium text-slate-800">{r.label}</span>}
                   {r.sublabel ? <span className="block truncate text-[11px] text-slate-500">{r.sublabel}</span> : null}
                 </span>
@@ -98,12 +96,12 @@ export function ReservationTimeline({ from, to, rows, now = Date.now(), caption 
             );
           })}
           {now > from && now < to ? (
-            <li aria-hidden className="pointer-events-none absolute inset-y-0 right-0 left-48">
+            <li aria-hidden className="pointer-events-none absolute inset-y-0 right-0 left-32 sm:left-48">
               <span className="absolute inset-y-0 w-px bg-red-500" style={{ left: `${pct(now)}%` }} />
             </li>
           ) : null}
         </ol>
-        <p className="mt-2 ml-48 text-[11px] text-slate-500">
+        <p className="mt-2 ml-32 text-[11px] text-slate-500 sm:ml-48">
           Times in UTC. <span className="ml-2 inline-block h-2 w-3 bg-red-500 align-middle" /> now
           <span className="ml-3 inline-block h-2 w-3 bg-[repeating-linear-gradient(45deg,#f59e0b_0_3px,#fbbf24_3px_6px)] align-middle" /> degraded
         </p>

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { ReservationStatus } from "@/components/reservations/reservation-badges";
 import { TenantFloor } from "@/components/reservations/tenant-floor";
-import { ReservationTimeline, colorOf, timelineWindow } from "@/components/reservations/timeline";
+import { ReservationTimeline, paletteFor, timelineWindow } from "@/components/reservations/timeline";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -17,6 +17,7 @@ export default async function AdminReservationsPage() {
   const now = Date.now();
   const today = Math.floor(now / DAY) * DAY;
   const [rows, floor] = await Promise.all([reservationsBetween(p, new Date(today - 7 * DAY), new Date(today + 60 * DAY)), fleetByTenant()]);
+  const colors = paletteFor([...rows.map((r) => r.tenant_name), ...floor.flatMap((n) => [n.reserved_by, ...n.used_by].filter((t): t is string => Boolean(t)))]);
   const active = rows.filter((r) => (r.status === "confirmed" || r.status === "active") && Date.parse(r.starts_at) <= now && Date.parse(r.ends_at) > now);
   return (
     <>
@@ -34,13 +35,13 @@ export default async function AdminReservationsPage() {
             caption="Every reservation on a timeline"
             {...timelineWindow(rows.map((r) => ({ endsAt: r.ends_at })), now)}
             now={now}
-            rows={rows.map((r) => ({ id: r.id, label: r.tenant_name, sublabel: `${r.node_count} × ${r.gpu_type} · ${r.status}`, startsAt: r.starts_at, endsAt: r.ends_at, color: colorOf(r.tenant_name), muted: r.status !== "confirmed" && r.status !== "active", degraded: r.degraded }))}
+            rows={rows.map((r) => ({ id: r.id, label: r.tenant_name, sublabel: `${r.node_count} × ${r.gpu_type} · ${r.status}`, startsAt: r.starts_at, endsAt: r.ends_at, color: colors[r.tenant_name], muted: r.status !== "confirmed" && r.status !== "active", degraded: r.degraded }))}
           />
         )}
       </Card>
       <Card className="mt-6">
         <CardHeader title="Fleet floor by tenant" description="Who holds each node now, whose work runs on it, and which nodes a later reservation books." />
-        <TenantFloor nodes={floor} />
+        <TenantFloor nodes={floor} colors={colors} />
       </Card>
       <Card className="mt-6">
         <CardHeader title="All reservations" />

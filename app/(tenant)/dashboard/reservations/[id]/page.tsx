@@ -56,7 +56,7 @@ export default async function ReservationPage({ params }: { params: Promise<{ id
             {work.map((j) => (
               <li key={j.id} className="flex items-center justify-between gap-3 px-5 py-3 text-sm">
                 <Link href={`/dashboard/jobs/${j.id}`} className="font-medium text-indigo-700 hover:underline">{j.name}</Link>
-                <span className="flex items-center gap-3 text-slate-500">{j.gpu_count} GPUs{j.named ? " · names it" : ""} <JobStatus status={j.status} /></span>
+                <span className="flex items-center gap-3 text-slate-500">{j.gpu_count} GPU{j.gpu_count === 1 ? "" : "s"}{j.named ? " · names it" : ""} <JobStatus status={j.status} /></span>
               </li>
             ))}
           </ul>
