@@ -1,6 +1,7 @@
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import { formatDateTime } from "@/components/ui/format";
+import { PodRacks } from "./pod-racks";
 
 // The nodes a reservation (or a job) holds, grouped as the interconnect groups them: pod, then
 // rack. The topology line above says how spread they are.
@@ -26,39 +27,22 @@ export function TopologyLine({ topology }: { topology: { clusters: number; pods:
 }
 
 export function NodesByRack({ nodes }: { nodes: HeldNode[] }) {
-  const pods = new Map<string, Map<string, HeldNode[]>>();
-  for (const n of nodes) {
-    const racks = pods.get(n.pod ?? "no pod") ?? new Map<string, HeldNode[]>();
-    racks.set(n.rack ?? "no rack", [...(racks.get(n.rack ?? "no rack") ?? []), n]);
-    pods.set(n.pod ?? "no pod", racks);
-  }
   return (
-    <div className="grid gap-4 p-5 sm:grid-cols-2">
-      {[...pods].map(([pod, racks]) => (
-        <section key={pod} className="rounded-md ring-1 ring-slate-200">
-          <h3 className="border-b border-slate-100 bg-slate-50 px-3 py-1.5 text-xs font-semibold uppercase tracking-wide text-slate-600">{pod}</h3>
-          <div className="space-y-2 p-3">
-            {[...racks].map(([rack, held]) => (
-              <div key={rack}>
-                <p className="text-xs font-medium text-slate-500">{rack}</p>
-                <ul className="mt-1 flex flex-wrap gap-1.5">
-                  {held.map((n) => (
-                    <li
-                      key={`${n.node_id}${n.starts_at ?? ""}`}
-                      className={cn("rounded px-2 py-1 text-xs ring-1", n.state && n.state !== "held" ? "bg-slate-50 text-slate-400 line-through ring-slate-200" : "bg-indigo-50 text-indigo-900 ring-indigo-200")}
-                      title={n.starts_at ? `${formatDateTime(n.starts_at)} – ${formatDateTime(n.ends_at)}` : undefined}
-                    >
-                      {n.hostname}
-                      {n.gpu_count ? <span className="ml-1 text-[10px] text-slate-500">{n.gpu_count} GPUs</span> : null}
-                      {n.state === "cut" ? <span className="ml-1"><Badge tone="amber">left service</Badge></span> : null}
-                    </li>
-                  ))}
-                </ul>
-              </div>
-            ))}
-          </div>
-        </section>
-      ))}
-    </div>
+    <PodRacks
+      items={nodes}
+      pod={(n) => n.pod ?? "no pod"}
+      rack={(n) => n.rack ?? "no rack"}
+      node={(n) => (
+        <li
+          key={`${n.node_id}${n.starts_at ?? ""}`}
+          className={cn("rounded px-2 py-1 text-xs ring-1", n.state && n.state !== "held" ? "bg-slate-50 text-slate-400 line-through ring-slate-200" : "bg-indigo-50 text-indigo-900 ring-indigo-200")}
+          title={n.starts_at ? `${formatDateTime(n.starts_at)} – ${formatDateTime(n.ends_at)}` : undefined}
+        >
+          {n.hostname}
+          {n.gpu_count ? <span className="ml-1 text-[10px] text-slate-500">{n.gpu_count} GPUs</span> : null}
+          {n.state === "cut" ? <span className="ml-1"><Badge tone="amber">left service</Badge></span> : null}
+        </li>
+      )}
+    />
   );
 }

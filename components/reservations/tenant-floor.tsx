@@ -1,4 +1,5 @@
 import { cn } from "@/components/ui/cn";
+import { PodRacks } from "./pod-racks";
 import { PALETTE, PALETTE_SOFT } from "./timeline";
 
 // The fleet floor by tenant: every node, grouped by cluster, pod and rack, filled with the colour
@@ -20,13 +21,6 @@ interface FloorNode {
 
 export function TenantFloor({ nodes, colors }: { nodes: FloorNode[]; colors: Record<string, number> }) {
   const colorOf = (tenant: string) => colors[tenant] ?? 0;
-  const groups = new Map<string, Map<string, FloorNode[]>>();
-  for (const n of nodes) {
-    const pod = `${n.cluster} · ${n.pod ?? "no pod"}`;
-    const racks = groups.get(pod) ?? new Map<string, FloorNode[]>();
-    racks.set(n.rack ?? "no rack", [...(racks.get(n.rack ?? "no rack") ?? []), n]);
-    groups.set(pod, racks);
-  }
   const tenants = [...new Set(nodes.flatMap((n) => [n.reserved_by, ...n.used_by]).filter((t): t is string => Boolean(t)))].sort();
   return (
     <div className="space-y-4 p-5">
@@ -37,33 +31,23 @@ export function TenantFloor({ nodes, colors }: { nodes: FloorNode[]; colors: Rec
         <li className="flex items-center gap-1.5"><span className="inline-block h-3 w-3 rounded-sm bg-white outline-2 outline-dashed outline-slate-400" />booked later</li>
         <li className="flex items-center gap-1.5"><span className="inline-block h-3 w-3 rounded-sm bg-slate-300" />out of service</li>
       </ul>
-      <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
-        {[...groups].map(([pod, racks]) => (
-          <section key={pod} className="rounded-md ring-1 ring-slate-200">
-            <h3 className="border-b border-slate-100 bg-slate-50 px-3 py-1.5 text-xs font-semibold text-slate-700">{pod}</h3>
-            <div className="space-y-2 p-3">
-              {[...racks].map(([rack, list]) => (
-                <div key={rack} className="flex items-start gap-2">
-                  <span className="w-16 shrink-0 pt-1 text-[11px] text-slate-500">{rack}</span>
-                  <ul className="flex flex-wrap gap-1.5">
-                    {list.map((n) => {
-                      const out = n.status !== "available";
-                      const tone = out ? "bg-slate-300 text-slate-600" : n.reserved_by ? cn(PALETTE[colorOf(n.reserved_by)], "text-white") : n.used_by[0] ? cn(PALETTE_SOFT[colorOf(n.used_by[0])], "text-slate-800") : "bg-white text-slate-600";
-                      const who = [n.reserved_by ? `reserved by ${n.reserved_by}` : null, n.used_by.length ? `used by ${n.used_by.join(", ")}` : null, n.booked_from ? `booked from ${n.booked_from}` : null, out ? n.status : null].filter(Boolean).join("; ");
-                      return (
-                        <li key={n.node_id} title={`${n.hostname}: ${who || "free"}`} className={cn("rounded px-1.5 py-1 text-[10px] font-medium ring-1 ring-slate-200", tone, n.booked_from && "outline-2 outline-offset-1 outline-dashed outline-slate-500")}>
-                          {n.hostname.replace(/^sim-/, "")}
-                          <span className="sr-only">: {who || "free"}</span>
-                        </li>
-                      );
-                    })}
-                  </ul>
-                </div>
-              ))}
-            </div>
-          </section>
-        ))}
-      </div>
+      <PodRacks
+        className="grid gap-4 md:grid-cols-2 xl:grid-cols-3"
+        items={nodes}
+        pod={(n) => `${n.cluster} · ${n.pod ?? "no pod"}`}
+        rack={(n) => n.rack ?? "no rack"}
+        node={(n) => {
+          const out = n.status !== "available";
+          const tone = out ? "bg-slate-300 text-slate-600" : n.reserved_by ? cn(PALETTE[colorOf(n.reserved_by)], "text-white") : n.used_by[0] ? cn(PALETTE_SOFT[colorOf(n.used_by[0])], "text-slate-800") : "bg-white text-slate-600";
+          const who = [n.reserved_by ? `reserved by ${n.reserved_by}` : null, n.used_by.length ? `used by ${n.used_by.join(", ")}` : null, n.booked_from ? `booked from ${n.booked_from}` : null, out ? n.status : null].filter(Boolean).join("; ");
+          return (
+            <li key={n.node_id} title={`${n.hostname}: ${who || "free"}`} className={cn("rounded px-1.5 py-1 text-[10px] font-medium ring-1 ring-slate-200", tone, n.booked_from && "outline-2 outline-offset-1 outline-dashed outline-slate-500")}>
+              {n.hostname.replace(/^sim-/, "")}
+              <span className="sr-only">: {who || "free"}</span>
+            </li>
+          );
+        }}
+      />
     </div>
   );
 }
