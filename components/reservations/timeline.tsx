@@ -42,7 +42,8 @@ export function timelineWindow(rows: Array<{ endsAt: string }>, now = Date.now()
 }
 
 function tickStep(span: number): { step: number; label: (t: number) => string } {
-  if (span <= 3 * DAY) return { step: 6 * 3_600_000, label: (t) => (t % DAY === 0 ? dayFmt.format(t) : hourFmt.format(t)) };
+  if (span <= 1.5 * DAY) return { step: 6 * 3_600_000, label: (t) => (t % DAY === 0 ? dayFmt.format(t) : hourFmt.format(t)) };
+  if (span <= 4 * DAY) return { step: 12 * 3_600_000, label: (t) => (t % DAY === 0 ? dayFmt.format(t) : hourFmt.format(t)) };
   if (span <= 21 * DAY) return { step: DAY, label: (t) => dayFmt.format(t) };
   return { step: 7 * DAY, label: (t) => weekFmt.format(t) };
 }
