@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { HTTP_STATUS, isAppError, type AppError, type FieldIssue } from "@/lib/errors";
+import { isDatabaseUnavailable } from "@/lib/db/sql-state";
+import { HTTP_STATUS, isAppError, unavailable, type AppError, type FieldIssue } from "@/lib/errors";
 import { logger } from "@/lib/logger";
 
 // The only place where errors become HTTP responses.
@@ -18,6 +19,11 @@ export const errorBodySchema = z
 
 export function errorResponse(e: unknown, requestId: string = randomUUID()): Response {
   if (isAppError(e)) return appErrorResponse(e, requestId);
+  if (isDatabaseUnavailable(e)) {
+    // overload or a restarting database is not the caller's fault, and not a bug: say when to retry
+    logger.warn("database unavailable", { requestId, error: e instanceof Error ? e.message : String(e) });
+    return appErrorResponse(unavailable("The service is busy or restarting; try again in a few seconds"), requestId, "5");
+  }
   logger.error("unhandled error", { requestId, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   return Response.json(
     { error: { code: "internal_error", message: "Something went wrong on our side", details: [], request_id: requestId } },
@@ -25,9 +31,10 @@ export function errorResponse(e: unknown, requestId: string = randomUUID()): Res
   );
 }
 
-function appErrorResponse(e: AppError, requestId: string): Response {
+function appErrorResponse(e: AppError, requestId: string, retryAfterS?: string): Response {
   const headers: Record<string, string> = { "x-request-id": requestId };
   if (e.code === "rate_limited") headers["retry-after"] = "60";
+  if (retryAfterS) headers["retry-after"] = retryAfterS;
   return Response.json(
     { error: { code: e.code, message: e.message, details: e.details, request_id: requestId } },
     { status: HTTP_STATUS[e.code], headers },

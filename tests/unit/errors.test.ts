@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError, HTTP_STATUS, conflict, notFound, validationFailed } from "@/lib/errors";
+import pg from "pg";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { errorResponse, zodIssuesToDetails } from "@/lib/http/error-response";
 
 describe("error vocabulary", () => {
@@ -28,6 +30,24 @@ describe("error vocabulary", () => {
     });
     expect((await errorResponse(notFound("Tenant")).json()).error.message).toBe("Tenant not found");
     expect(errorResponse(conflict("dup")).status).toBe(409);
+  });
+
+  it("answers 503 with a retry time when the database is busy or restarting, not 500", async () => {
+    // a real connection refused by a port nobody listens on
+    const refused = await new pg.Client({ host: "127.0.0.1", port: 1, connectionTimeoutMillis: 2_000 }).connect().catch((e: unknown) => e);
+    const restarting = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+    const noTransaction = new Prisma.PrismaClientKnownRequestError("Transaction API error: Unable to start a transaction in the given time.", { code: "P2028", clientVersion: Prisma.prismaVersion.client });
+    const poolTimeout = new Error("timeout exceeded when trying to connect");
+    for (const e of [refused, restarting, noTransaction, poolTimeout]) {
+      const res = errorResponse(e, "req-3");
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("5");
+      const body = await res.json();
+      expect(body.error).toMatchObject({ code: "unavailable", request_id: "req-3" });
+      expect(JSON.stringify(body)).not.toMatch(/administrator|P2028|127\.0\.0\.1/);
+    }
+    // a statement the database refused for what it says is still the server's own 500
+    expect(errorResponse(Object.assign(new Error("division by zero"), { code: "22012" })).status).toBe(500);
   });
 
   it("never leaks a stack trace or message of an unexpected error", async () => {
