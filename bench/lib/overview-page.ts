@@ -44,10 +44,34 @@ export async function operatorCookie(baseUrl: string): Promise<string> {
 export async function applyFloorMix(databaseUrl: string, clusterId: string): Promise<() => Promise<void>> {
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
+  try {
+    return await mix(c, clusterId);
+  } catch (e) {
+    await c.end();
+    throw e;
+  }
+}
+
+async function mix(c: pg.Client, clusterId: string): Promise<() => Promise<void>> {
   const ordered = `SELECT id, row_number() OVER (ORDER BY hostname) AS i FROM nodes WHERE cluster_id = $1`;
+  // the reservation first: the database refuses to book nodes already out of service
+  const tenant = await c.query<{ id: string }>(`INSERT INTO tenants (name, gpu_quota) VALUES ('Bench Reserved ' || $1, 2000) RETURNING id`, [Date.now().toString(36)]);
+  const tenantId = tenant.rows[0]!.id;
+  const reservation = await c.query<{ id: string }>(
+    `INSERT INTO reservations (tenant_id, gpu_type, node_count, cluster_id, starts_at, ends_at, status, created_by)
+     SELECT $1, 'H100', greatest(1, least(1024, count(*))), $2, now() - interval '1 hour', now() + interval '1 day', 'active', 'bench'
+       FROM (${ordered.replace("$1", "$2")}) o WHERE o.i % 10 = 4 RETURNING id`,
+    [tenantId, clusterId],
+  );
+  await c.query(
+    `INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at)
+     SELECT $1, $2, o.id, 8, now() - interval '1 hour', now() + interval '1 day' FROM (${ordered.replace("$1", "$3")}) o WHERE o.i % 10 = 4`,
+    [reservation.rows[0]!.id, tenantId, clusterId],
+  );
   await c.query(
     `UPDATE nodes n SET status = CASE WHEN o.i % 53 = 7 THEN 'offline' WHEN o.i % 97 = 11 THEN 'quarantined'
-                                      WHEN o.i % 89 = 5 THEN 'maintenance' WHEN o.i % 131 = 3 THEN 'draining' ELSE n.status END
+                                      WHEN o.i % 89 = 5 THEN 'maintenance' WHEN o.i % 131 = 3 THEN 'draining' ELSE n.status END,
+                   status_before_offline = CASE WHEN o.i % 53 = 7 THEN n.status END
        FROM (${ordered}) o WHERE o.id = n.id`,
     [clusterId],
   );
@@ -71,18 +95,6 @@ export async function applyFloorMix(databaseUrl: string, clusterId: string): Pro
      SELECT $1, b, 10000, 10000, 10000 * (55 + 20 * sin(extract(epoch FROM b) / 7200)), 78, 4000000
        FROM generate_series(date_trunc('minute', now()) - interval '24 hours', date_trunc('minute', now()) - interval '1 minute', interval '1 minute') b`,
     [clusterId],
-  );
-  const tenant = await c.query<{ id: string }>(`INSERT INTO tenants (name, gpu_quota) VALUES ('Bench Reserved ' || $1, 2000) RETURNING id`, [Date.now().toString(36)]);
-  const tenantId = tenant.rows[0]!.id;
-  const reservation = await c.query<{ id: string }>(
-    `INSERT INTO reservations (tenant_id, gpu_type, node_count, cluster_id, starts_at, ends_at, status, created_by)
-     VALUES ($1, 'H100', 0, $2, now() - interval '1 hour', now() + interval '1 day', 'active', 'bench') RETURNING id`,
-    [tenantId, clusterId],
-  );
-  await c.query(
-    `INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at)
-     SELECT $1, $2, o.id, 8, now() - interval '1 hour', now() + interval '1 day' FROM (${ordered.replace("$1", "$3")}) o WHERE o.i % 10 = 4`,
-    [reservation.rows[0]!.id, tenantId, clusterId],
   );
   return async () => {
     await c.query(`UPDATE reservation_nodes SET live = false, closed_at = now(), close_reason = 'bench' WHERE tenant_id = $1`, [tenantId]);
