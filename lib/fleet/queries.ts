@@ -134,16 +134,17 @@ export async function fleetFloor(clusterId?: string, rack?: { pod: string | null
        SELECT DISTINCT ON (gpu_id) gpu_id, utilization_sum / samples AS util, temperature_max AS temp
          FROM gpu_metrics_1m WHERE bucket >= date_trunc('minute', now()) - interval '3 minutes'
         ORDER BY gpu_id, bucket DESC
+     ), held AS (
+       SELECT DISTINCT ON (rn.node_id) rn.node_id, t.name AS reserved_by
+         FROM reservation_nodes rn JOIN tenants t ON t.id = rn.tenant_id
+        WHERE rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
      )
      SELECT n.id AS node_id, c.id AS cluster_id, c.name AS cluster, n.hostname, n.pod, n.rack, n.status AS node_status, h.reserved_by,
             g.id AS gpu_id, g.index AS idx, g.status AS gpu_status,
             (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL) AS allocated, l.util, l.temp
        FROM nodes n
        JOIN clusters c ON c.id = n.cluster_id
-       LEFT JOIN LATERAL (
-         SELECT t.name AS reserved_by FROM reservation_nodes rn JOIN tenants t ON t.id = rn.tenant_id
-          WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now() LIMIT 1
-       ) h ON true
+       LEFT JOIN held h ON h.node_id = n.id
        LEFT JOIN gpus g ON g.node_id = n.id AND g.status <> 'missing'
        LEFT JOIN latest l ON l.gpu_id = g.id
       WHERE ($1::uuid IS NULL OR n.cluster_id = $1::uuid)
