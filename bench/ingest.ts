@@ -7,17 +7,20 @@
 //                             handlers on plain node:http, in its own process), same database, same run
 // The HTTP path also validates every sample, resolves GPUs by uuid within the agent's cluster,
 // keeps per-minute rollups and counts node heartbeats; the raw baseline does none of that.
+//   floor_html_kb, floor_render_ms   the operator overview (/admin) at this fleet size, as a signed-in
+//                             operator receives it: the whole document, and the time to its last byte
 import pg from "pg";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { freePort } from "../scripts/lib/embedded-db";
 import { cpuMark, type Role } from "./lib/cpu";
 import { postJson } from "./lib/post-json";
 import { percentile, round, withBenchStack } from "./lib/harness";
+import { applyFloorMix, measureOverview, operatorCookie } from "./lib/overview-page";
 
 const NODES = Number(process.env.BENCH_NODES ?? 1250);
 const BATCH = 1000;
@@ -165,8 +168,12 @@ async function startIngestServer(databaseUrl: string): Promise<{ url: string; st
   throw new Error("the ingest server did not start");
 }
 
-/** The fleet floor at 10,000 GPUs: one query, against the naive per-node lookup, plus its HTML size. */
-async function floorFigures(databaseUrl: string) {
+/**
+ * The fleet floor at 10,000 GPUs: one query, against the naive per-node lookup; then the operator
+ * overview (/admin) as a signed-in operator receives it, with the fleet given a normal day's mix of
+ * states (put back afterwards, so the ingest phases see the fleet as registered).
+ */
+async function floorFigures(databaseUrl: string, baseUrl: string, clusterId: string) {
   const times: number[] = [];
   let racks: Awaited<ReturnType<typeof fleetFloor>> = [];
   for (let i = 0; i < 5; i++) {
@@ -182,14 +189,22 @@ async function floorFigures(databaseUrl: string) {
   for (const n of nodes.rows) await c.query("SELECT id, index, status FROM gpus WHERE node_id = $1 ORDER BY index", [n.id]);
   const naive = performance.now() - t0;
   await c.end();
-  const rendered = spawnSync(process.execPath, ["--import", "tsx", "bench/lib/render-floor.ts"], { input: JSON.stringify(racks), encoding: "utf8", maxBuffer: 64 << 20 });
-  const { render_ms, bytes } = JSON.parse(rendered.stdout) as { render_ms: number; bytes: number };
+  const restore = await applyFloorMix(databaseUrl, clusterId);
+  let page: Awaited<ReturnType<typeof measureOverview>>;
+  try {
+    page = await measureOverview(baseUrl, await operatorCookie(baseUrl));
+  } finally {
+    await restore();
+  }
   return {
     floor_gpus: racks.reduce((n, r) => n + r.nodes.reduce((m, x) => m + x.gpus.length, 0), 0),
     floor_query_ms: round(percentile(times, 50)),
     floor_naive_per_node_ms: round(naive),
-    floor_render_ms: round(render_ms),
-    floor_html_kb: Math.round(bytes / 1024),
+    // the whole /admin document (uncompressed) and the server's time to its first and last byte
+    floor_html_kb: Math.round(page.bytes / 1024),
+    floor_html_gzip_kb: Math.round(page.gzip_bytes / 1024),
+    floor_first_byte_ms: page.first_byte_ms,
+    floor_render_ms: page.last_byte_ms,
   };
 }
 
@@ -197,7 +212,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const cluster = await createCluster(systemActor, { name: "bench", region: null, provider: null });
   const { key } = await createApiKey(systemActor, { name: "bench agent", scope: "agent", cluster_id: cluster.id });
   const nodes = await registerFleet(databaseUrl, cluster.id);
-  const floor = await floorFigures(databaseUrl);
+  const floor = await floorFigures(databaseUrl, baseUrl, cluster.id);
   await disconnectDb();
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);

@@ -98,54 +98,78 @@ export interface FloorGpu {
   status: string;
   util: number | null;
   temp: number | null;
+  /** held by a job or an endpoint's replica */
+  allocated: boolean;
 }
 export interface FloorNode {
   id: string;
   hostname: string;
   status: string;
+  /** the tenant whose reservation holds the node now */
+  reservedBy: string | null;
   gpus: FloorGpu[];
 }
 export interface FloorRack {
   cluster: string;
+  clusterId: string;
+  /** null: nodes registered without a pod or rack */
+  podName: string | null;
+  rackName: string | null;
   pod: string;
   rack: string;
   nodes: FloorNode[];
 }
 
-/** Every node and GPU grouped by pod and rack with each GPU's last-minute utilization: one query. */
-export async function fleetFloor(clusterId?: string): Promise<FloorRack[]> {
+/**
+ * Every node and GPU grouped by pod and rack with each GPU's last-minute utilization, its
+ * allocation and the reservation holding its node: one query. `rack` narrows it to one rack of the
+ * cluster (null names the nodes registered without one).
+ */
+export async function fleetFloor(clusterId?: string, rack?: { pod: string | null; rack: string | null }): Promise<FloorRack[]> {
   const { rows } = await pool().query<{
-    node_id: string; cluster: string; hostname: string; pod: string | null; rack: string | null; node_status: string;
-    gpu_id: string | null; idx: number | null; gpu_status: string | null; util: number | null; temp: number | null;
+    node_id: string; cluster_id: string; cluster: string; hostname: string; pod: string | null; rack: string | null; node_status: string; reserved_by: string | null;
+    gpu_id: string | null; idx: number | null; gpu_status: string | null; allocated: boolean | null; util: number | null; temp: number | null;
   }>(
     `WITH latest AS (
        SELECT DISTINCT ON (gpu_id) gpu_id, utilization_sum / samples AS util, temperature_max AS temp
          FROM gpu_metrics_1m WHERE bucket >= date_trunc('minute', now()) - interval '3 minutes'
         ORDER BY gpu_id, bucket DESC
+     ), held AS (
+       SELECT DISTINCT ON (rn.node_id) rn.node_id, t.name AS reserved_by
+         FROM reservation_nodes rn JOIN tenants t ON t.id = rn.tenant_id
+        WHERE rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
      )
-     SELECT n.id AS node_id, c.name AS cluster, n.hostname, n.pod, n.rack, n.status AS node_status,
-            g.id AS gpu_id, g.index AS idx, g.status AS gpu_status, l.util, l.temp
+     SELECT n.id AS node_id, c.id AS cluster_id, c.name AS cluster, n.hostname, n.pod, n.rack, n.status AS node_status, h.reserved_by,
+            g.id AS gpu_id, g.index AS idx, g.status AS gpu_status,
+            (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL) AS allocated, l.util, l.temp
        FROM nodes n
        JOIN clusters c ON c.id = n.cluster_id
+       LEFT JOIN held h ON h.node_id = n.id
        LEFT JOIN gpus g ON g.node_id = n.id AND g.status <> 'missing'
        LEFT JOIN latest l ON l.gpu_id = g.id
       WHERE ($1::uuid IS NULL OR n.cluster_id = $1::uuid)
+        AND (NOT $2::bool OR (n.pod IS NOT DISTINCT FROM $3 AND n.rack IS NOT DISTINCT FROM $4))
       ORDER BY c.name, n.pod NULLS LAST, n.rack NULLS LAST, n.hostname, g.index`,
-    [clusterId ?? null],
+    [clusterId ?? null, rack !== undefined, rack?.pod ?? null, rack?.rack ?? null],
   );
   const racks = new Map<string, FloorRack>();
   const nodes = new Map<string, FloorNode>();
   for (const r of rows) {
-    const key = `${r.cluster}/${r.pod ?? "—"}/${r.rack ?? "—"}`;
+    const key = `${r.cluster_id}/${r.pod ?? "—"}/${r.rack ?? "—"}`;
     let rack = racks.get(key);
-    if (!rack) racks.set(key, (rack = { cluster: r.cluster, pod: r.pod ?? "unassigned", rack: r.rack ?? "unassigned", nodes: [] }));
+    if (!rack) {
+      rack = { cluster: r.cluster, clusterId: r.cluster_id, podName: r.pod, rackName: r.rack, pod: r.pod ?? "unassigned", rack: r.rack ?? "unassigned", nodes: [] };
+      racks.set(key, rack);
+    }
     let node = nodes.get(r.node_id);
     if (!node) {
-      node = { id: r.node_id, hostname: r.hostname, status: r.node_status, gpus: [] };
+      node = { id: r.node_id, hostname: r.hostname, status: r.node_status, reservedBy: r.reserved_by, gpus: [] };
       nodes.set(r.node_id, node);
       rack.nodes.push(node);
     }
-    if (r.gpu_id) node.gpus.push({ id: r.gpu_id, index: r.idx!, status: r.gpu_status!, util: r.util === null ? null : Math.round(Number(r.util)), temp: r.temp === null ? null : Number(r.temp) });
+    if (r.gpu_id) {
+      node.gpus.push({ id: r.gpu_id, index: r.idx!, status: r.gpu_status!, allocated: r.allocated === true, util: r.util === null ? null : Math.round(Number(r.util)), temp: r.temp === null ? null : Number(r.temp) });
+    }
   }
   return [...racks.values()];
 }

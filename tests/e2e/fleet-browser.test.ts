@@ -73,8 +73,21 @@ describe("fleet pages with the simulator running", () => {
     await page.getByRole("heading", { name: "Fleet overview" }).waitFor();
     await page.getByText("Fleet floor").waitFor();
     const node = sim.nodes[0]!;
-    await page.locator(`a[href="/admin/nodes/${node.id}"]`).first().waitFor();
+    // the floor streams in below the fold: a tile per rack, each a link to the rack's nodes
+    const rack = page.locator(`a[href="/admin/clusters/${clusterId}/rack?${new URLSearchParams({ pod: node.pod, rack: node.rack })}"]`);
+    await rack.waitFor();
+    expect(await page.locator(`a[href^="/admin/clusters/${clusterId}/rack?"]`).count()).toBe(2);
+    expect(await rack.getAttribute("title")).toMatch(new RegExp(`^Rack ${node.rack} in ${node.pod}: 2 nodes, 16 GPUs`));
+    await page.getByRole("list", { name: "Legend" }).getByText("unhealthy GPU").waitFor();
     await shot(page, "fleet-overview");
+
+    // drill down by keyboard: the rack, then its node
+    await rack.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: `Rack ${node.rack}` }).waitFor();
+    await page.getByRole("list", { name: `GPUs of ${node.hostname}` }).waitFor();
+    await page.locator(`a[href="/admin/nodes/${node.id}"]`).waitFor();
+    await shot(page, "fleet-rack");
 
     await page.goto(`${inject("baseUrl")}/admin/clusters/${clusterId}`);
     await page.getByRole("heading", { name: /Nodes \(4\)/ }).waitFor();

@@ -1,11 +1,14 @@
 import Link from "next/link";
+import { Suspense } from "react";
 import { AuditList, toAuditViews } from "@/components/shell/audit-list";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
-import { FleetFloor } from "@/components/fleet/fleet-floor";
-import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
+import { FloorMap } from "@/components/fleet/floor-map";
+import { Card, CardHeader, EmptyState, PageHeader, Skeleton, Stat } from "@/components/ui/card";
 import { firingAlertCounts } from "@/lib/alerts/queries";
 import { requireOperatorPage } from "@/lib/auth/session";
+import type { OperatorPrincipal } from "@/lib/auth/principal";
+import { summarizeFloor } from "@/lib/fleet/floor-summary";
 import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
@@ -14,10 +17,12 @@ import { operatorOverview } from "@/lib/platform/overview";
 
 export const metadata = { title: "Fleet overview" };
 
+// The figures and the chart come first; the floor and the activity below the fold stream in
+// behind skeletons, so a large fleet's floor never holds up the top of the page.
 export default async function AdminHome({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const p = await requireOperatorPage("/admin");
   const range = parseTimeRange(await searchParams, new Date(), "24h");
-  const [fleet, series, floor, o, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(range), fleetFloor(), operatorOverview(p), firingAlertCounts(p)]);
+  const [fleet, series, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(range), firingAlertCounts(p)]);
   return (
     <>
       <PageHeader title="Fleet overview" description="Every GPU in every cluster, live." actions={<AutoRefresh seconds={10} />} />
@@ -41,17 +46,36 @@ export default async function AdminHome({ searchParams }: { searchParams: Promis
         </div>
       </Card>
       <Card className="mt-6">
-        <CardHeader title="Fleet floor" description="Nodes grouped by pod and rack; each square is a GPU. Select a node for details." />
+        <CardHeader title="Fleet floor" description="Racks by pod: a row per node, a cell per GPU. Select a rack for its nodes and GPUs." />
         <div className="p-5">
-          {floor.length === 0 ? (
-            <EmptyState title="No nodes registered">
-              Create an agent key for a cluster and start <code>npm run agent</code> on each GPU node.
-            </EmptyState>
-          ) : (
-            <FleetFloor racks={floor} />
-          )}
+          <Suspense fallback={<FloorSkeleton />}>
+            <Floor />
+          </Suspense>
         </div>
       </Card>
+      <Suspense fallback={<ActivitySkeleton />}>
+        <Activity p={p} />
+      </Suspense>
+    </>
+  );
+}
+
+async function Floor() {
+  const racks = await fleetFloor();
+  if (racks.length === 0) {
+    return (
+      <EmptyState title="No nodes registered">
+        Create an agent key for a cluster and start <code>npm run agent</code> on each GPU node.
+      </EmptyState>
+    );
+  }
+  return <FloorMap pods={summarizeFloor(racks)} />;
+}
+
+async function Activity({ p }: { p: OperatorPrincipal }) {
+  const o = await operatorOverview(p);
+  return (
+    <>
       <div className="mt-6 grid gap-6 lg:grid-cols-3">
         <Stat label="Active tenants" value={o.tenantsActive} hint={`${o.quotaGranted} GPUs of quota granted`} />
         <Stat label="Clusters" value={o.clusters} hint={`${o.keysByScope.agent ?? 0} live agent keys`} />
@@ -62,5 +86,23 @@ export default async function AdminHome({ searchParams }: { searchParams: Promis
         <AuditList plane="admin" entries={toAuditViews(o.recent)} />
       </Card>
     </>
+  );
+}
+
+function FloorSkeleton() {
+  return (
+    <div role="status" aria-label="Loading the fleet floor" className="space-y-4">
+      <Skeleton className="h-4 w-2/3" />
+      <div className="flex flex-wrap gap-2">{Array.from({ length: 12 }, (_, i) => <Skeleton key={i} className="h-20 w-16" />)}</div>
+    </div>
+  );
+}
+
+function ActivitySkeleton() {
+  return (
+    <div role="status" aria-label="Loading recent activity" className="mt-6 space-y-6">
+      <div className="grid gap-6 lg:grid-cols-3">{[0, 1, 2].map((i) => <Skeleton key={i} className="h-24" />)}</div>
+      <Skeleton className="h-64" />
+    </div>
   );
 }

@@ -2,13 +2,14 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
-import { FleetFloor } from "@/components/fleet/fleet-floor";
+import { FloorMap } from "@/components/fleet/floor-map";
 import { StatusBadge } from "@/components/fleet/node-status-badge";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
+import { summarizeFloor } from "@/lib/fleet/floor-summary";
 import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
@@ -44,8 +45,8 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
         <div className="p-5">{series.hasData ? <FleetUtilizationChart points={series.points} /> : <EmptyState title="No metrics in this range" />}</div>
       </Card>
       <Card className="mt-6">
-        <CardHeader title="Floor" />
-        <div className="p-5">{floor.length ? <FleetFloor racks={floor} /> : <EmptyState title="No nodes registered in this cluster" />}</div>
+        <CardHeader title="Floor" description="Racks by pod: a row per node, a cell per GPU. Select a rack for its nodes and GPUs." />
+        <div className="p-5">{floor.length ? <FloorMap pods={summarizeFloor(floor)} /> : <EmptyState title="No nodes registered in this cluster" />}</div>
       </Card>
       <Card className="mt-6">
         <CardHeader title={`Nodes (${nodes.length})`} />

@@ -1,0 +1,51 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { AutoRefresh } from "@/components/fleet/auto-refresh";
+import { RackNodes } from "@/components/fleet/rack-nodes";
+import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
+import { requireOperatorPage } from "@/lib/auth/session";
+import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
+import { summarizeRack } from "@/lib/fleet/floor-summary";
+import { fleetFloor } from "@/lib/fleet/queries";
+
+export const metadata = { title: "Rack" };
+
+// One rack of the fleet floor, drilled into from the overview: every node and GPU with its own
+// label and link. `pod` and `rack` absent: the cluster's nodes registered without one.
+export default async function RackPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
+  const { id } = await params;
+  const q = await searchParams;
+  const pod = q.pod ?? null;
+  const rackName = q.rack ?? null;
+  const p = await requireOperatorPage(`/admin/clusters/${id}/rack`);
+  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  const cluster = await getClusterOrThrow(p, id).catch(() => null);
+  if (!cluster) notFound();
+  const [rack] = await fleetFloor(id, { pod, rack: rackName });
+  const title = `Rack ${rackName ?? "unassigned"}`;
+  const s = rack ? summarizeRack(rack) : null;
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
+        <Link href="/admin" className="hover:underline">Fleet overview</Link> / <Link href={`/admin/clusters/${id}`} className="hover:underline">{cluster.name}</Link> / <span>pod {pod ?? "unassigned"}</span> / <span aria-current="page">{rackName ?? "unassigned"}</span>
+      </nav>
+      <PageHeader title={title} description={`Pod ${pod ?? "unassigned"} · ${cluster.name}`} actions={<AutoRefresh seconds={10} />} />
+      {rack && s ? (
+        <>
+          <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+            <Stat label="Nodes" value={s.nodes} hint={Object.entries(s.outOfService).map(([k, n]) => `${n} ${k}`).join(" · ") || "all available"} />
+            <Stat label="GPUs" value={s.gpus} hint={`${s.allocatedGpus} allocated · ${s.busyGpus} busy (≥ 50 %)`} />
+            <Stat label="Unhealthy GPUs" value={<span className={s.unhealthyGpus ? "text-red-700" : undefined}>{s.unhealthyGpus}</span>} />
+            <Stat label="Reserved nodes" value={s.reservedNodes} />
+          </div>
+          <Card className="mt-6">
+            <CardHeader title={`Nodes (${s.nodes})`} description="A cell per GPU, coloured by its last-minute utilization; red: unhealthy. Select a node for its GPUs, work and history." />
+            <RackNodes nodes={rack.nodes} />
+          </Card>
+        </>
+      ) : (
+        <Card><EmptyState title="No nodes in this rack">Nodes appear here once their agent registers with this pod and rack.</EmptyState></Card>
+      )}
+    </>
+  );
+}
