@@ -534,7 +534,8 @@ describe("placements start at most once under any interleaving (property)", () =
       }),
       { numRuns: 150 },
     );
-  });
+    // 150 runs, each writing its book and outbox to disk: seconds on a quiet machine, far more on a loaded one
+  }, 120_000);
 });
 
 describe("endpoint replicas on the node", () => {
