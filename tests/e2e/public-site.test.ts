@@ -183,5 +183,5 @@ describe("accessibility (axe-core)", () => {
       await page.context().close();
     }
     expect(found).toEqual([]);
-  });
+  }, 360_000); // every main page of three planes in turn, with axe on each: minutes on a loaded machine
 });
