@@ -5,6 +5,8 @@
 //   reports_per_s, p50_ms, p99_ms   8-sample agent reports (one node's GPUs), concurrent agents
 //   ingest_server_*           the same batch and report loads against `npm run ingest` (the same
 //                             handlers on plain node:http, in its own process), same database, same run
+// BENCH_PHASES limits the run to some phases (floor, batches, raw, reports, ingest_batches,
+// ingest_reports); phases not run print null.
 // The HTTP path also validates every sample, resolves GPUs by uuid within the agent's cluster,
 // keeps per-minute rollups and counts node heartbeats; the raw baseline does none of that.
 import pg from "pg";
@@ -24,6 +26,11 @@ const BATCH = 1000;
 const HTTP_CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const REPORT_CLIENTS = Number(process.env.BENCH_REPORT_CLIENTS ?? 32);
+// BENCH_PHASES=raw,ingest_reports (say) runs only those phases, in their usual order; a ratio
+// needs its raw baseline in the same run
+const ALL_PHASES = ["floor", "batches", "raw", "reports", "ingest_batches", "ingest_reports"];
+const PHASES = new Set(process.env.BENCH_PHASES ? process.env.BENCH_PHASES.split(",").map((p) => p.trim()) : ALL_PHASES);
+for (const p of PHASES) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_PHASES: unknown phase ${p} (known: ${ALL_PHASES.join(", ")})`);
 
 interface Gpu {
   id: string;
@@ -197,43 +204,50 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const cluster = await createCluster(systemActor, { name: "bench", region: null, provider: null });
   const { key } = await createApiKey(systemActor, { name: "bench agent", scope: "agent", cluster_id: cluster.id });
   const nodes = await registerFleet(databaseUrl, cluster.id);
-  const floor = await floorFigures(databaseUrl);
+  const floor = PHASES.has("floor") ? await floorFigures(databaseUrl) : {};
   await disconnectDb();
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
-  const http = await httpThroughput(baseUrl, key, nodes);
-  const raw = await rawInsertRate(databaseUrl, nodes);
-  const reports = await agentReports(baseUrl, key, nodes);
+  const http = PHASES.has("batches") ? await httpThroughput(baseUrl, key, nodes) : null;
+  const raw = PHASES.has("raw") ? await rawInsertRate(databaseUrl, nodes) : null;
+  const reports = PHASES.has("reports") ? await agentReports(baseUrl, key, nodes) : null;
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
-  const ingest = await startIngestServer(databaseUrl);
-  let viaIngest: { batches: Awaited<ReturnType<typeof httpThroughput>>; reports: Awaited<ReturnType<typeof agentReports>> };
-  try {
-    viaIngest = { batches: await httpThroughput(ingest.url, key, nodes, 2023), reports: await agentReports(ingest.url, key, nodes, 2024) };
-  } finally {
-    ingest.stop();
+  let viaIngest: { batches: Awaited<ReturnType<typeof httpThroughput>> | null; reports: Awaited<ReturnType<typeof agentReports>> | null } = { batches: null, reports: null };
+  if (PHASES.has("ingest_batches") || PHASES.has("ingest_reports")) {
+    const ingest = await startIngestServer(databaseUrl);
+    try {
+      viaIngest = {
+        batches: PHASES.has("ingest_batches") ? await httpThroughput(ingest.url, key, nodes, 2023) : null,
+        reports: PHASES.has("ingest_reports") ? await agentReports(ingest.url, key, nodes, 2024) : null,
+      };
+    } finally {
+      ingest.stop();
+    }
   }
+  const ratio = (r: number | undefined) => (r !== undefined && raw ? round(r / raw.rate, 2) : undefined);
   return {
     gpus: nodes.length * 8,
     batch_size: BATCH,
     http_clients: HTTP_CLIENTS,
     seconds_per_phase: HTTP_SECONDS,
-    samples_per_s: Math.round(http.rate),
-    raw_insert_samples_per_s: Math.round(raw.rate),
-    ratio: round(http.rate / raw.rate, 2),
+    phases: [...PHASES],
+    samples_per_s: http && Math.round(http.rate),
+    raw_insert_samples_per_s: raw && Math.round(raw.rate),
+    ratio: ratio(http?.rate) ?? null,
     report_clients: REPORT_CLIENTS,
-    reports_per_s: Math.round(reports.reports_per_s),
-    p50_ms: round(reports.p50_ms),
-    p99_ms: round(reports.p99_ms),
-    ingest_server_samples_per_s: Math.round(viaIngest.batches.rate),
-    ingest_server_ratio: round(viaIngest.batches.rate / raw.rate, 2),
-    ingest_server_reports_per_s: Math.round(viaIngest.reports.reports_per_s),
-    ingest_server_p50_ms: round(viaIngest.reports.p50_ms),
-    ingest_server_p99_ms: round(viaIngest.reports.p99_ms),
+    reports_per_s: reports && Math.round(reports.reports_per_s),
+    p50_ms: reports && round(reports.p50_ms),
+    p99_ms: reports && round(reports.p99_ms),
+    ingest_server_samples_per_s: viaIngest.batches && Math.round(viaIngest.batches.rate),
+    ingest_server_ratio: ratio(viaIngest.batches?.rate) ?? null,
+    ingest_server_reports_per_s: viaIngest.reports && Math.round(viaIngest.reports.reports_per_s),
+    ingest_server_p50_ms: viaIngest.reports && round(viaIngest.reports.p50_ms),
+    ingest_server_p99_ms: viaIngest.reports && round(viaIngest.reports.p99_ms),
     ...floor,
     // where each phase's CPU went (database, server under test, load generator): on two shared
     // cores these add up to the wall clock, so they say which side to make cheaper
-    cpu_us_per_sample: { batches: http.cpu_us_per_sample, raw_insert: raw.cpu_us_per_sample, ingest_server_batches: viaIngest.batches.cpu_us_per_sample },
-    cpu_us_per_report: { reports: reports.cpu_us_per_report, ingest_server_reports: viaIngest.reports.cpu_us_per_report },
+    cpu_us_per_sample: { batches: http?.cpu_us_per_sample, raw_insert: raw?.cpu_us_per_sample, ingest_server_batches: viaIngest.batches?.cpu_us_per_sample },
+    cpu_us_per_report: { reports: reports?.cpu_us_per_report, ingest_server_reports: viaIngest.reports?.cpu_us_per_report },
     cores: (await import("node:os")).cpus().length,
   };
 });

@@ -12,7 +12,8 @@ function classify(pid: number, comm: string, cmdline: string): Role | null {
   if (pid === process.pid) return "load_generator";
   if (comm === "postgres") return "database";
   if (cmdline.includes("ingest-server")) return "ingest_server";
-  if (comm.startsWith("next-server") || cmdline.includes("next start") || cmdline.includes("next-server")) return "app";
+  // the app runs as scripts/serve.ts (Next behind our own node:http server), or as `next start`
+  if (cmdline.includes("scripts/serve.ts") || comm.startsWith("next-server") || cmdline.includes("next start") || cmdline.includes("next-server")) return "app";
   return null;
 }
 
