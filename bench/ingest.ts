@@ -8,13 +8,15 @@
 // BENCH_PHASES limits the run to some phases (floor, batches, raw, reports, ingest_batches,
 // ingest_reports); phases not run print null.
 // The HTTP path also validates every sample, resolves GPUs by uuid within the agent's cluster,
-// keeps per-minute rollups and counts node heartbeats; the raw baseline does none of that.
+// keeps per-minute rollups (each phase ends when they hold all its samples) and counts node
+// heartbeats; the raw baseline does none of that.
 import pg from "pg";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
+import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { spawn, spawnSync } from "node:child_process";
 import { freePort } from "../scripts/lib/embedded-db";
 import { cpuMark, type Role } from "./lib/cpu";
@@ -77,7 +79,7 @@ function samples(gpus: Gpu[], at: Date) {
  * HTTP_CLIENTS workers, each with its own slice of the GPUs (no two write the same rows), sending
  * 1,000-sample batches with fresh timestamps until time is up; returns samples stored per second.
  */
-async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>) {
+async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>, settle = async () => {}) {
   const all = nodes.flat();
   const slice = Math.floor(all.length / HTTP_CLIENTS);
   let stored = 0;
@@ -96,7 +98,19 @@ async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch:
       }
     }),
   );
+  await settle();
   return { rate: stored / ((Date.now() - started) / 1000), cpu_us_per_sample: perUnit(cpu.since(), stored) };
+}
+
+/**
+ * The HTTP path leaves the per-minute rollups to a fold that the app's background driver runs every
+ * few seconds (lib/metrics/fold-rollups.ts). A phase is not over until its samples are in the
+ * rollups: whatever is still queued when the load stops is folded here, and that time and CPU
+ * count towards the phase (the folds during the phase count anyway: the app and the database
+ * do them).
+ */
+async function settleRollups() {
+  await foldGpuRollups();
 }
 
 /** CPU microseconds per unit of work, by role (null where /proc cannot be read). */
@@ -113,7 +127,7 @@ async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epoc
     const body = res.body as { accepted: number };
     if (res.status !== 202 || body.accepted !== batch.length) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
     return body.accepted;
-  });
+  }, settleRollups);
 }
 
 async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
@@ -151,6 +165,7 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
       }
     }),
   );
+  await settleRollups();
   const seconds = (Date.now() - started) / 1000;
   const cpu_us_per_report = perUnit(cpu.since(), latencies.length);
   latencies.sort((a, b) => a - b);
@@ -224,6 +239,8 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
       ingest.stop();
     }
   }
+  // this process's own pools (the rollup folds above): closed before the database stops under them
+  await disconnectDb();
   const ratio = (r: number | undefined) => (r !== undefined && raw ? round(r / raw.rate, 2) : undefined);
   return {
     gpus: nodes.length * 8,

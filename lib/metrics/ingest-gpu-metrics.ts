@@ -15,7 +15,7 @@ const MAX_FUTURE_MS = 5 * 60_000;
 
 // One statement, one round trip, for the reports of several callers at once (group commit, below):
 // resolve GPUs (an agent's samples only within its cluster, or its node for a node-bound key), store the new samples (idempotent on
-// gpu + recorded_at), fold exactly those into the per-minute rollups, count the reports as
+// gpu + recorded_at), queue exactly those for the per-minute rollups, count the reports as
 // heartbeats and, only in the variant for groups that carry a fatal XID, mark those GPUs
 // unhealthy (an UPDATE of gpus fires its statement triggers even when it changes no row).
 // Figures come back per caller (`req`). The writing steps need not be read to run: PostgreSQL
@@ -45,19 +45,12 @@ WITH input AS (
   SELECT gid, recorded_at, util, mem_used, mem_total, temp, power, COALESCE(xids::int[], '{}') FROM scoped
   ON CONFLICT (gpu_id, recorded_at) DO NOTHING
   RETURNING gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w, xid_errors
-), roll AS (
-  -- in key order, so concurrent statements folding into the same rows wait rather than deadlock
-  INSERT INTO gpu_metrics_1m AS m (gpu_id, bucket, samples, utilization_sum, utilization_max, memory_used_sum, memory_used_max,
-                                   temperature_sum, temperature_max, power_sum, power_max)
-  SELECT gpu_id, date_trunc('minute', recorded_at), count(*), sum(utilization_pct), max(utilization_pct), sum(memory_used_mb),
-         max(memory_used_mb), sum(temperature_c), max(temperature_c), sum(power_draw_w), max(power_draw_w)
-    FROM ins GROUP BY 1, 2 ORDER BY 1, 2
-  ON CONFLICT (gpu_id, bucket) DO UPDATE SET
-    samples = m.samples + EXCLUDED.samples,
-    utilization_sum = m.utilization_sum + EXCLUDED.utilization_sum, utilization_max = greatest(m.utilization_max, EXCLUDED.utilization_max),
-    memory_used_sum = m.memory_used_sum + EXCLUDED.memory_used_sum, memory_used_max = greatest(m.memory_used_max, EXCLUDED.memory_used_max),
-    temperature_sum = m.temperature_sum + EXCLUDED.temperature_sum, temperature_max = greatest(m.temperature_max, EXCLUDED.temperature_max),
-    power_sum = m.power_sum + EXCLUDED.power_sum, power_max = greatest(m.power_max, EXCLUDED.power_max)
+), pending AS (
+  -- the per-minute rollups take these later (lib/metrics/fold-rollups.ts): only samples stored
+  -- now, so a re-sent sample is never counted twice
+  INSERT INTO gpu_metrics_1m_pending (gpu_ids, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
+  SELECT array_agg(gpu_id), array_agg(recorded_at), array_agg(utilization_pct), array_agg(memory_used_mb), array_agg(temperature_c), array_agg(power_draw_w)
+    FROM ins HAVING count(*) > 0
 ),${withFatal ? ` fatal AS (
   UPDATE gpus g SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:' || f.xid, last_xid = f.xid, last_xid_at = now(), updated_at = now()
     FROM (SELECT DISTINCT ON (gpu_id) gpu_id, x AS xid FROM ins, unnest(xid_errors) AS x
@@ -106,7 +99,7 @@ async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
   const withFatal = s.some((x) => firstFatalXid(x.xid_errors) !== undefined);
   // a named statement is planned once per connection; the ingest pool does not wait for WAL flush
   const { rows: out } = await ingestPool().query<ReportOutcome & { req: number }>({
-    name: withFatal ? "ingest_gpu_metrics_fatal_v5" : "ingest_gpu_metrics_v5",
+    name: withFatal ? "ingest_gpu_metrics_fatal_v6" : "ingest_gpu_metrics_v6",
     text: withFatal ? INGEST_WITH_FATAL_XIDS_SQL : INGEST_SQL,
     values: [
       rows.map((v) => v.req),
@@ -143,15 +136,21 @@ function groupCommit() {
   return globalForIngest.gpuMetricsGroupCommit;
 }
 
-const EVALUATE_AT_MOST_EVERY_MS = 10_000;
-let lastWake = 0;
+const FOLD_AT_MOST_EVERY_MS = 5_000;
+let lastFoldWake = 0;
 
-/** New samples may change what fires: wake the evaluator, at once for a fatal XID, otherwise at most every 10 s per process. */
-async function wakeAlertEvaluation(fatal: boolean) {
+/**
+ * A fatal XID may quarantine a node: the evaluator wakes at once (it reads the GPU's state, not the
+ * rollups). Other samples reach the rollups with the next fold, which wakes the evaluator itself;
+ * the fold is asked for at most every 5 s per process (its sweep runs every 5 s in-process anyway;
+ * with Inngest, whose cron runs once a minute, this keeps rollups seconds behind, not a minute).
+ */
+async function wakeBackground(fatal: boolean) {
+  if (fatal) await emitEvent("alerts/evaluate.requested", { reason: "fatal XID reported" });
   const now = Date.now();
-  if (!fatal && now - lastWake < EVALUATE_AT_MOST_EVERY_MS) return;
-  lastWake = now;
-  await emitEvent("alerts/evaluate.requested", { reason: fatal ? "fatal XID reported" : "metrics arrived" });
+  if (now - lastFoldWake < FOLD_AT_MOST_EVERY_MS) return;
+  lastFoldWake = now;
+  await emitEvent("metrics/rollups.fold.requested", { reason: "metrics arrived" });
 }
 
 export interface IngestResult {
@@ -197,6 +196,6 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
   m.ingestSamples.inc({ outcome: "duplicate" }, result.accepted - result.stored);
   m.ingestSamples.inc({ outcome: "rejected" }, rejected.length);
   if (result.offline_nodes.length) await reviveOfflineNodes(result.offline_nodes, principal.label);
-  await wakeAlertEvaluation(result.fatal_nodes.length > 0);
+  await wakeBackground(result.fatal_nodes.length > 0);
   return { accepted: result.accepted, stored: result.stored, rejected, fatalNodeIds: result.fatal_nodes };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { db, ingestPool, pool } from "@/lib/db/client";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
+import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { fleetUtilizationSeries, gpuMetricSeries } from "@/lib/metrics/queries";
@@ -34,6 +35,7 @@ describe("metrics ingestion", () => {
     expect(again).toMatchObject({ accepted: 16, stored: 0, rejected: [] });
     const ids = gpus.map((g) => g.id);
     expect(await db().gpuMetric.count({ where: { gpuId: { in: ids } } })).toBe(16);
+    await foldGpuRollups();
     const roll = await db().gpuMetricMinute.aggregate({ where: { gpuId: { in: ids } }, _sum: { samples: true } });
     expect(roll._sum.samples).toBe(16);
   });
@@ -98,12 +100,13 @@ describe("metrics ingestion", () => {
     expect((await setting(pool)).source).not.toBe("client");
   });
 
-  it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute", async () => {
+  it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute, once folded", async () => {
     const { cluster, gpus } = await fleetOf(1);
     const agent = agentPrincipal(cluster.id);
     const batches = Array.from({ length: 6 }, (_, b) => gpus.map((g) => sample(g, minuteAgo(3, b * 5), 10 * (b + 1), { temperature_c: 50 + b })));
     const results = await Promise.all(batches.map((batch) => ingestGpuMetrics(agent, batch)));
     expect(results.reduce((n, r) => n + r.stored, 0)).toBe(48);
+    await foldGpuRollups();
     for (const g of gpus) {
       const m = await db().gpuMetricMinute.findFirstOrThrow({ where: { gpuId: g.id } });
       expect(m.samples).toBe(6);
@@ -165,6 +168,7 @@ describe("metric series", () => {
     const g = gpus[0]!;
     const batch = [0, 15, 30, 45].flatMap((s) => [sample(g, minuteAgo(5, s), 20), sample(g, minuteAgo(4, s), 60)]);
     await ingestGpuMetrics(agentPrincipal(cluster.id), batch);
+    await foldGpuRollups();
     const from = minuteAgo(5);
     const to = minuteAgo(3);
     const raw = await gpuMetricSeries(operatorPrincipal, g.id, { from, to, step: 30 });
@@ -195,6 +199,7 @@ describe("metric series", () => {
   it("folds GPU rollups into a cluster series and prunes by retention", async () => {
     const { cluster, gpus } = await fleetOf(1);
     await ingestGpuMetrics(agentPrincipal(cluster.id), gpus.map((g) => sample(g, minuteAgo(1), 40)));
+    await foldGpuRollups();
     await rollupClusterMetrics(10);
     const series = await fleetUtilizationSeries(1, 1, cluster.id);
     expect(series.at(-1)).toMatchObject({ utilization: 40 });

@@ -4,6 +4,7 @@ import type { AlertmanagerWebhook } from "@/lib/alerts/alertmanager-schemas";
 import { db } from "@/lib/db/client";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
+import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
 import { fleetRegistry } from "@/lib/observability/fleet-gauges";
 import { metricsExposition } from "@/lib/observability/exposition";
@@ -18,6 +19,7 @@ describe("Prometheus exposition", () => {
   it("serves the fleet's gauges and this process's figures in valid text format, with the fleet's own labels", async () => {
     const { cluster, gpuType, nodes } = await availableFleet(2, 2);
     await ingestGpuMetrics(agentPrincipal(cluster.id), [{ gpu_uuid: nodes[0]!.gpus[0]!.uuid, utilization_pct: 73, memory_used_mb: 1, temperature_c: 50, power_draw_w: 100 }]);
+    await foldGpuRollups(); // the per-GPU utilization comes from the rollups
     await runSchedulerCycle("metrics test");
     const { contentType, body } = await metricsExposition();
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
