@@ -70,26 +70,31 @@ describe("metrics ingestion", () => {
     expect(err.code).toBe("payload_too_large");
   });
 
-  it("writes concurrent reports of different agents together yet answers each for itself, within its own cluster", async () => {
+  it("writes concurrent reports of different agents together yet answers each for itself, within its own cluster or node", async () => {
     const x = await fleetOf(2);
     const y = await fleetOf(1);
     // 24 reports at once: more than the concurrent statements allowed, so they are grouped
     const calls = Array.from({ length: 24 }, (_, i) => {
-      const own = i % 3 !== 2;
-      const agent = agentPrincipal(own ? x.cluster.id : y.cluster.id);
-      // every third report is cluster Y's agent naming cluster X's GPUs: refused, whatever it is grouped with
-      const gpus = x.nodes[i % 2]!.gpus;
-      return ingestGpuMetrics(agent, gpus.map((g, k) => sample(g, minuteAgo(2, i * 2 + (k % 2)), 10 + k))).then((r) => ({ own, r }));
+      // every third report is cluster Y's agent naming cluster X's GPUs, and every eighth a key
+      // bound to X's first node naming its second node's: refused, whatever they are grouped with
+      const kind = i % 3 === 2 ? "other cluster" : i % 8 === 1 ? "other node" : i % 8 === 0 ? "own node" : "own cluster";
+      const agent = kind === "other cluster" ? agentPrincipal(y.cluster.id) : kind.endsWith("node") ? agentPrincipal(x.cluster.id, x.nodes[0]!.node.id) : agentPrincipal(x.cluster.id);
+      const gpus = x.nodes[kind === "other node" ? 1 : kind === "own node" ? 0 : i % 2]!.gpus;
+      return ingestGpuMetrics(agent, gpus.map((g, k) => sample(g, minuteAgo(2, i * 2 + (k % 2)), 10 + k))).then((r) => ({ kind, r }));
     });
     const results = await Promise.all(calls);
-    for (const { own, r } of results) {
-      if (own) expect(r).toMatchObject({ accepted: 8, rejected: [] });
-      else expect(r).toMatchObject({ accepted: 0, stored: 0, rejected: Array.from({ length: 8 }, (_, index) => ({ index, error: "gpu: No such GPU in this cluster" })) });
+    for (const { kind, r } of results) {
+      if (kind.startsWith("own")) expect(r).toMatchObject({ accepted: 8, rejected: [] });
+      else {
+        const error = kind === "other node" ? "gpu: No such GPU on this key's node" : "gpu: No such GPU in this cluster";
+        expect(r).toMatchObject({ accepted: 0, stored: 0, rejected: Array.from({ length: 8 }, (_, index) => ({ index, error })) });
+      }
     }
-    const stored = results.filter((c) => c.own).reduce((n, c) => n + c.r.stored, 0);
+    expect(results.filter((c) => c.kind === "other node")).toHaveLength(2);
+    const stored = results.filter((c) => c.kind.startsWith("own")).reduce((n, c) => n + c.r.stored, 0);
     const [{ n }] = await db().$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM gpu_metrics WHERE gpu_id = ANY(${x.gpus.map((g) => g.id)}::uuid[])`;
     expect(stored).toBe(n);
-    expect(n).toBe(16 * 8);
+    expect(n).toBe(results.filter((c) => c.kind.startsWith("own")).length * 8);
     expect(y.gpus.length).toBe(8);
   });
 
