@@ -30,7 +30,7 @@ describe("Prometheus exposition", () => {
     const util = x.of("gpuforge_gpu_utilization_percent").find((s) => s.labels.node === nodes[0]!.node.hostname && s.labels.gpu === "0");
     expect(util).toMatchObject({ labels: { cluster: name, gpu_type: gpuType }, value: 73 });
     expect(x.of("gpuforge_gpu_healthy").filter((s) => s.labels.cluster === name)).toHaveLength(4);
-    for (const m of ["gpuforge_remediation_cap", "gpuforge_remediations_in_window", "gpuforge_notifications_backlog", "gpuforge_work_running", "gpuforge_gpu_series_truncated"]) expect(x.of(m).length, m).toBeGreaterThan(0);
+    for (const m of ["gpuforge_remediation_cap", "gpuforge_remediations_in_window", "gpuforge_notifications_backlog", "gpuforge_work_running", "gpuforge_gpu_series_truncated", "gpuforge_metrics_rollup_queue", "gpuforge_metrics_rollup_queue_oldest_seconds"]) expect(x.of(m).length, m).toBeGreaterThan(0);
     expect(x.types.get("gpuforge_scheduler_cycle_duration_seconds")).toBe("histogram");
     expect(x.of("gpuforge_scheduler_cycle_duration_seconds").find((s) => s.name.endsWith("_count"))!.value).toBeGreaterThanOrEqual(1);
     expect(x.of("gpuforge_ingest_samples_total").find((s) => s.labels.outcome === "stored")!.value).toBeGreaterThanOrEqual(1);
