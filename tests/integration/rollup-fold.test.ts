@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { pool } from "@/lib/db/client";
@@ -125,6 +126,34 @@ describe("folding queued samples into the per-minute rollups", () => {
     const folded = await rollups(ids);
     expect(folded).toEqual(await truth(ids));
     expect(folded.reduce((n, m) => n + m.samples, 0)).toBe(sent);
+    expect(await pendingFor(ids)).toBe(0);
+  });
+
+  it("counts every sample once when a process that ingests and folds is killed at any moment", async () => {
+    const { cluster, gpus } = await fleetOf(1);
+    const ids = gpus.map((g) => g.id);
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "tests/support/ingest-and-fold-child.ts", cluster.id, gpus.map((g) => g.uuid).join(","), String(minuteStart - 30 * 60_000)], {
+      env: { ...process.env, LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    // kill it mid-round (an ingest or a fold under way) once it has finished a few
+    let rounds = 0;
+    let killing = false;
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        rounds += chunk.toString().split("\n").filter(Boolean).length;
+        if (rounds < 5 || killing) return;
+        killing = true;
+        setTimeout(() => child.kill("SIGKILL"), 10);
+      });
+      child.on("exit", () => resolve());
+      child.on("error", reject);
+    });
+    expect(rounds).toBeGreaterThanOrEqual(5);
+    await foldGpuRollups();
+    const expected = await truth(ids);
+    expect(expected.reduce((n, m) => n + m.samples, 0)).toBeGreaterThanOrEqual(5 * 2 * 8);
+    expect(await rollups(ids)).toEqual(expected);
     expect(await pendingFor(ids)).toBe(0);
   });
 
