@@ -6,7 +6,8 @@
 //   ingest_server_*           the same batch and report loads against `npm run ingest` (the same
 //                             handlers on plain node:http, in its own process), same database, same run
 // BENCH_PHASES limits the run to some phases (floor, batches, raw, reports, ingest_batches,
-// ingest_reports); phases not run print null.
+// ingest_reports); phases not run print null. BENCH_ROUNDS=n runs the load phases n times, in
+// turn (n × BENCH_SECONDS each), and reports each phase over all its rounds.
 // The HTTP path also validates every sample, resolves GPUs by uuid within the agent's cluster,
 // keeps per-minute rollups (each phase ends when they hold all its samples) and counts node
 // heartbeats; the raw baseline does none of that.
@@ -31,6 +32,8 @@ const REPORT_CLIENTS = Number(process.env.BENCH_REPORT_CLIENTS ?? 32);
 // BENCH_PHASES=raw,ingest_reports (say) runs only those phases, in their usual order; a ratio
 // needs its raw baseline in the same run
 const ALL_PHASES = ["floor", "batches", "raw", "reports", "ingest_batches", "ingest_reports"];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 50) throw new Error("BENCH_ROUNDS: a whole number from 1 to 50");
 const PHASES = new Set(process.env.BENCH_PHASES ? process.env.BENCH_PHASES.split(",").map((p) => p.trim()) : ALL_PHASES);
 for (const p of PHASES) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_PHASES: unknown phase ${p} (known: ${ALL_PHASES.join(", ")})`);
 
@@ -75,11 +78,19 @@ function samples(gpus: Gpu[], at: Date) {
   }));
 }
 
+/** What one phase did in one round; rounds of the same phase add up (combine). */
+interface Measured {
+  units: number;
+  seconds: number;
+  cpu: Record<Role, number> | null;
+  latencies: number[];
+}
+
 /**
  * HTTP_CLIENTS workers, each with its own slice of the GPUs (no two write the same rows), sending
- * 1,000-sample batches with fresh timestamps until time is up; returns samples stored per second.
+ * 1,000-sample batches with fresh timestamps from `epochMs` on until time is up.
  */
-async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>, settle = async () => {}) {
+async function batchesPerWorker(epochMs: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>, settle = async () => {}): Promise<Measured> {
   const all = nodes.flat();
   const slice = Math.floor(all.length / HTTP_CLIENTS);
   let stored = 0;
@@ -92,14 +103,26 @@ async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch:
       for (let tick = 0; Date.now() < deadline; tick++) {
         const offset = (tick * BATCH) % Math.max(1, mine.length - BATCH);
         // every batch gets its own timestamp: nothing is deduplicated away
-        const n = await send(mine.slice(offset, offset + BATCH), new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000));
+        const n = await send(mine.slice(offset, offset + BATCH), new Date(epochMs + w * 1e9 + tick * 1000));
         stored += n; // added after the await: `stored += await …` would read a stale total across workers
 
       }
     }),
   );
   await settle();
-  return { rate: stored / ((Date.now() - started) / 1000), cpu_us_per_sample: perUnit(cpu.since(), stored) };
+  return { units: stored, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), latencies: [] };
+}
+
+/** A phase's rounds together: units per second over all of them, CPU per unit, latencies. */
+function combine(rounds: Measured[]) {
+  if (rounds.length === 0) return null;
+  const units = rounds.reduce((n, r) => n + r.units, 0);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const cpu = rounds.some((r) => !r.cpu)
+    ? null
+    : rounds.reduce((sum, r) => Object.fromEntries(Object.entries(r.cpu!).map(([role, v]) => [role, (sum[role as Role] ?? 0) + v])) as Record<Role, number>, {} as Record<Role, number>);
+  const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return { rate: units / seconds, cpuPerUnit: perUnit(cpu, units), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
 }
 
 /**
@@ -119,10 +142,14 @@ function perUnit(cpu: Record<Role, number> | null, units: number) {
   return Object.fromEntries(Object.entries(cpu).filter(([, s]) => s > 0).map(([role, s]) => [role, round((s * 1e6) / units)]));
 }
 
-// Each phase writes samples dated in its own past year: nothing collides, nothing is "in the future"
-// (the API rejects samples more than 5 minutes ahead, which would measure validation only).
-async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2021) {
-  return batchesPerWorker(epochYear, nodes, async (batch, at) => {
+// Each phase writes samples dated in its own past year, each round 10,000 s further on (a worker
+// sends a sample a second of its clock, far fewer than 10,000 a round; workers are 1e9 ms apart):
+// nothing collides, nothing is "in the future" (the API rejects samples more than 5 minutes
+// ahead, which would measure validation only).
+const epoch = (year: number, round: number) => Date.UTC(year, 0, 1) + round * 1e7;
+
+async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochMs: number) {
+  return batchesPerWorker(epochMs, nodes, async (batch, at) => {
     const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, JSON.stringify({ metrics: samples(batch, at) }));
     const body = res.body as { accepted: number };
     if (res.status !== 202 || body.accepted !== batch.length) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
@@ -130,9 +157,9 @@ async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epoc
   }, settleRollups);
 }
 
-async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
+async function rawInsertRate(databaseUrl: string, nodes: Gpu[][], epochMs: number) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: HTTP_CLIENTS });
-  const measured = await batchesPerWorker(2020, nodes, async (batch, at) => {
+  const measured = await batchesPerWorker(epochMs, nodes, async (batch, at) => {
     const rows = samples(batch, at);
     const r = await pool.query(
       `INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
@@ -145,7 +172,7 @@ async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
   return measured;
 }
 
-async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2022) {
+async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochMs: number): Promise<Measured> {
   const latencies: number[] = [];
   const cpu = cpuMark();
   const started = Date.now();
@@ -155,7 +182,7 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
       let tick = 0;
       while (Date.now() < deadline) {
         const node = nodes[(w + tick * REPORT_CLIENTS) % nodes.length]!;
-        const body = JSON.stringify({ metrics: samples(node, new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000)) });
+        const body = JSON.stringify({ metrics: samples(node, new Date(epochMs + w * 1e9 + tick * 1000)) });
         const t0 = performance.now();
         const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, body);
         const reply = res.body as { accepted?: number };
@@ -166,10 +193,7 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
     }),
   );
   await settleRollups();
-  const seconds = (Date.now() - started) / 1000;
-  const cpu_us_per_report = perUnit(cpu.since(), latencies.length);
-  latencies.sort((a, b) => a - b);
-  return { reports_per_s: latencies.length / seconds, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99), cpu_us_per_report };
+  return { units: latencies.length, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), latencies };
 }
 
 async function startIngestServer(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
@@ -223,22 +247,26 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   await disconnectDb();
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
-  const http = PHASES.has("batches") ? await httpThroughput(baseUrl, key, nodes) : null;
-  const raw = PHASES.has("raw") ? await rawInsertRate(databaseUrl, nodes) : null;
-  const reports = PHASES.has("reports") ? await agentReports(baseUrl, key, nodes) : null;
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
-  let viaIngest: { batches: Awaited<ReturnType<typeof httpThroughput>> | null; reports: Awaited<ReturnType<typeof agentReports>> | null } = { batches: null, reports: null };
-  if (PHASES.has("ingest_batches") || PHASES.has("ingest_reports")) {
-    const ingest = await startIngestServer(databaseUrl);
-    try {
-      viaIngest = {
-        batches: PHASES.has("ingest_batches") ? await httpThroughput(ingest.url, key, nodes, 2023) : null,
-        reports: PHASES.has("ingest_reports") ? await agentReports(ingest.url, key, nodes, 2024) : null,
-      };
-    } finally {
-      ingest.stop();
+  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startIngestServer(databaseUrl) : null;
+  const runs: Record<string, Measured[]> = { batches: [], raw: [], reports: [], ingest_batches: [], ingest_reports: [] };
+  try {
+    // BENCH_ROUNDS > 1 interleaves the phases (each BENCH_SECONDS long) round after round, so a
+    // baseline and the figures compared with it see the same machine even when its load drifts
+    for (let r = 0; r < ROUNDS; r++) {
+      if (PHASES.has("batches")) runs.batches!.push(await httpThroughput(baseUrl, key, nodes, epoch(2021, r)));
+      if (PHASES.has("raw")) runs.raw!.push(await rawInsertRate(databaseUrl, nodes, epoch(2020, r)));
+      if (PHASES.has("reports")) runs.reports!.push(await agentReports(baseUrl, key, nodes, epoch(2022, r)));
+      if (ingest && PHASES.has("ingest_batches")) runs.ingest_batches!.push(await httpThroughput(ingest.url, key, nodes, epoch(2023, r)));
+      if (ingest && PHASES.has("ingest_reports")) runs.ingest_reports!.push(await agentReports(ingest.url, key, nodes, epoch(2024, r)));
     }
+  } finally {
+    ingest?.stop();
   }
+  const http = combine(runs.batches!);
+  const raw = combine(runs.raw!);
+  const reports = combine(runs.reports!);
+  const viaIngest = { batches: combine(runs.ingest_batches!), reports: combine(runs.ingest_reports!) };
   // this process's own pools (the rollup folds above): closed before the database stops under them
   await disconnectDb();
   const ratio = (r: number | undefined) => (r !== undefined && raw ? round(r / raw.rate, 2) : undefined);
@@ -247,24 +275,25 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     batch_size: BATCH,
     http_clients: HTTP_CLIENTS,
     seconds_per_phase: HTTP_SECONDS,
+    rounds: ROUNDS,
     phases: [...PHASES],
     samples_per_s: http && Math.round(http.rate),
     raw_insert_samples_per_s: raw && Math.round(raw.rate),
     ratio: ratio(http?.rate) ?? null,
     report_clients: REPORT_CLIENTS,
-    reports_per_s: reports && Math.round(reports.reports_per_s),
-    p50_ms: reports && round(reports.p50_ms),
-    p99_ms: reports && round(reports.p99_ms),
+    reports_per_s: reports && Math.round(reports.rate),
+    p50_ms: reports && reports.p50_ms,
+    p99_ms: reports && reports.p99_ms,
     ingest_server_samples_per_s: viaIngest.batches && Math.round(viaIngest.batches.rate),
     ingest_server_ratio: ratio(viaIngest.batches?.rate) ?? null,
-    ingest_server_reports_per_s: viaIngest.reports && Math.round(viaIngest.reports.reports_per_s),
-    ingest_server_p50_ms: viaIngest.reports && round(viaIngest.reports.p50_ms),
-    ingest_server_p99_ms: viaIngest.reports && round(viaIngest.reports.p99_ms),
+    ingest_server_reports_per_s: viaIngest.reports && Math.round(viaIngest.reports.rate),
+    ingest_server_p50_ms: viaIngest.reports && viaIngest.reports.p50_ms,
+    ingest_server_p99_ms: viaIngest.reports && viaIngest.reports.p99_ms,
     ...floor,
     // where each phase's CPU went (database, server under test, load generator): on two shared
     // cores these add up to the wall clock, so they say which side to make cheaper
-    cpu_us_per_sample: { batches: http?.cpu_us_per_sample, raw_insert: raw?.cpu_us_per_sample, ingest_server_batches: viaIngest.batches?.cpu_us_per_sample },
-    cpu_us_per_report: { reports: reports?.cpu_us_per_report, ingest_server_reports: viaIngest.reports?.cpu_us_per_report },
+    cpu_us_per_sample: { batches: http?.cpuPerUnit, raw_insert: raw?.cpuPerUnit, ingest_server_batches: viaIngest.batches?.cpuPerUnit },
+    cpu_us_per_report: { reports: reports?.cpuPerUnit, ingest_server_reports: viaIngest.reports?.cpuPerUnit },
     cores: (await import("node:os")).cpus().length,
   };
 });
