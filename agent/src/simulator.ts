@@ -6,7 +6,10 @@
 // (XID 79, overheating, a node going silent) are injected on request. Endpoint replicas assigned to
 // a node "load their model" for a few seconds and then serve simulated traffic: a slow wave of
 // requests per endpoint shared by its replicas, latency rising with each replica's load, posted to
-// the endpoint's metrics route (with the replica's fence) like a real serving sidecar.
+// the endpoint's metrics route (with the replica's fence) like a real serving sidecar. Serving
+// replicas also answer OpenAI-style chat completions on a small local server (the address they
+// report as serving_url), so pipelines' inference steps have a model to call; simulated job
+// containers post outputs with their placement's token before they exit, as real workloads do.
 //
 // `npm run simulator -- --keys .data/demo-agent-keys.json` (cluster id → agent key), with a control
 // endpoint on 127.0.0.1:$SIM_CONTROL_PORT: POST /faults {"hostname", "kind": "xid79"|"overheat"|"silent"|"clear", "gpu_index"?}.
@@ -72,11 +75,15 @@ export function simulatedEndpointLoad(endpointId: string, t: number): number {
   return base * (1 + 0.5 * Math.sin((2 * Math.PI * t) / 600_000 + phase));
 }
 
-/** One serving sample of a replica carrying `rps` requests per second over `seconds`. */
+/**
+ * One serving sample of a replica carrying `rps` requests per second over `seconds`. Latency rises
+ * with load and levels off the way a batching server's does (p95 stays under ~360 ms): a healthy
+ * simulated replica meets the demo endpoints' SLA targets, so the demo never alerts on itself.
+ */
 export function simulatedReplicaSample(replicaId: string, rps: number, seconds: number, at: string) {
   const requests = Math.max(0, Math.round(rps * seconds + noise(1)));
-  const p50 = 80 + 7 * rps + noise(4);
-  const p95 = p50 * 2.1 + noise(10);
+  const p50 = 70 + (110 * rps) / (rps + 12) + noise(4);
+  const p95 = p50 * 1.9 + noise(8);
   return {
     replica_id: replicaId,
     recorded_at: at,
@@ -90,6 +97,46 @@ export function simulatedReplicaSample(replicaId: string, rps: number, seconds: 
 }
 
 const noise = (spread: number) => (Math.random() * 2 - 1) * spread;
+
+/**
+ * What a simulated model answers: a grader prompt ("Reply PASS or RETRY") never passes the first
+ * iteration (so a loop is seen looping), and passes more often the later the iteration it names,
+ * always by the fourth; anything else gets a short plan.
+ */
+export function simulatedCompletion(prompt: string, model: string, random = Math.random()) {
+  const iteration = Number(/iteration (\d+)/i.exec(prompt)?.[1] ?? 0);
+  const content = /PASS or RETRY/i.test(prompt)
+    ? iteration >= 1 && random < 0.25 + 0.25 * iteration ? "PASS" : "RETRY"
+    : `1. Lower the learning rate to ${(2 + Math.floor(random * 3)) * 1e-4}. 2. Train ${1 + Math.floor(random * 3)} more epochs on the cleaned shard. 3. Re-run the eval suite.`;
+  return { id: `chatcmpl-sim-${Math.floor(random * 1e9)}`, object: "chat.completion", model, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) } };
+}
+
+/** Simulated serving: POST /replicas/<id>/v1/chat/completions for every replica that serves. */
+function startModelServer(serving: (replicaId: string) => ReplicaAssignment | undefined, log: (m: string) => void) {
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const m = /^\/replicas\/([0-9a-f-]{36})\/v1\/chat\/completions$/.exec(req.url ?? "");
+      const a = m ? serving(m[1]!) : undefined;
+      if (!a || req.method !== "POST") {
+        res.writeHead(404, { "content-type": "application/json" }).end('{"error":"no such model here"}');
+        return;
+      }
+      let prompt = "";
+      try {
+        prompt = ((JSON.parse(body) as { messages?: Array<{ content?: string }> }).messages ?? []).map((x) => x.content ?? "").join("\n");
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" }).end('{"error":"body must be JSON"}');
+        return;
+      }
+      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(simulatedCompletion(prompt, a.model))), 120 + Math.random() * 300);
+    });
+  });
+  const listening = new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)));
+  server.on("error", (e) => log(`model server: ${e.message}`));
+  return { listening, close: () => server.close() };
+}
 
 export function buildNodes(clusters: SimCluster[], baseUrl: string, log: (m: string) => void): SimNode[] {
   const nodes: SimNode[] = [];
@@ -145,6 +192,15 @@ export function startSimulator(opts: {
   const of = (n: SimNode) => perCluster.get(n.cluster.clusterId)!;
   const timers: NodeJS.Timeout[] = [];
   let stopped = false;
+  const models = startModelServer((id) => {
+    for (const n of nodes) {
+      const r = n.replicas.get(id);
+      if (r && r.servingFrom <= Date.now() && !n.silent) return r.assignment;
+    }
+    return undefined;
+  }, log);
+  let modelPort: number | undefined;
+  void models.listening.then((p) => (modelPort = p));
 
   const register = async (n: SimNode) => {
     const reply = await n.client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string }> }>("POST", "/api/clusters/nodes", {
@@ -192,7 +248,7 @@ export function startSimulator(opts: {
     await Promise.all(
       serving.map(({ n, r }) => {
         const rps = simulatedEndpointLoad(r.assignment.endpoint_id, now) / siblings.get(r.assignment.endpoint_id)!;
-        const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence };
+        const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence, ...(modelPort ? { serving_url: `http://127.0.0.1:${modelPort}/replicas/${r.assignment.replica_id}` } : {}) };
         if (Math.random() < seconds / 60) of(n).logs.write(placementKey(r.assignment), "stdout", `INFO ${sample.requests} requests in ${seconds} s, p95 ${sample.p95_ms} ms\n`);
         return n.client.call("POST", r.assignment.metrics_path, { samples: [sample] }, 10_000).catch((e: unknown) => log((e as Error).message));
       }),
@@ -243,7 +299,14 @@ export function startSimulator(opts: {
         for (const g of n.gpus) if (g.jobId === key) g.jobId = undefined;
         if (a.image || a.command) of(n).logs.write(key, "stdout", "training finished; checkpoint saved to /workspace/out\n");
         of(n).logs.close(key);
-        of(n).outbox.add({ key, job_id: a.job_id, attempt: a.attempt, fence: a.fence, status: "completed", exit_code: 0, finished_at: new Date().toISOString() });
+        const report = () => of(n).outbox.add({ key, job_id: a.job_id, attempt: a.attempt, fence: a.fence, status: "completed", exit_code: 0, finished_at: new Date().toISOString() });
+        if (!(a.image || a.command)) return report();
+        // like a real workload: the container posts its outputs with its own token, then exits
+        const outputs = { checkpoint: `s3://demo-checkpoints/${a.job_id.slice(0, 8)}/attempt-${a.attempt}`, train_loss: Math.round((1.2 + Math.random()) * 1000) / 1000, eval_score: Math.round((0.6 + Math.random() * 0.35) * 1000) / 1000 };
+        void createClient({ baseUrl: opts.baseUrl, key: a.report_token, retryForMs: 10_000 })
+          .call("POST", a.outputs_path, { outputs })
+          .catch((e: unknown) => log(`outputs of job ${a.job_id}: ${(e as Error).message}`))
+          .finally(report);
       }, (a.duration_s ?? 300) * 1000);
       n.jobs.set(key, { assignment: a, timers: [done, ...output] });
     }
@@ -330,6 +393,7 @@ export function startSimulator(opts: {
     },
     stop() {
       stopped = true;
+      models.close();
       for (const t of timers) clearTimeout(t);
       for (const n of nodes) for (const run of n.jobs.values()) for (const t of run.timers) clearTimeout(t);
     },
@@ -342,6 +406,7 @@ const GPU_PROFILES: Record<string, { memoryMb: number; tdpW: number }> = {
   A100: { memoryMb: 81_920, tdpW: 400 },
   L40S: { memoryMb: 46_068, tdpW: 350 },
   B200: { memoryMb: 183_359, tdpW: 1_000 },
+  MI300X: { memoryMb: 196_608, tdpW: 750 },
 };
 
 export function simClusters(keys: Record<string, string>, layout: { pods: number; racksPerPod: number; nodesPerRack: number }, gpuTypes = ["H100", "A100"]): SimCluster[] {

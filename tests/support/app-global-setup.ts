@@ -3,6 +3,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { freePort } from "../../scripts/lib/embedded-db";
 import { E2E_ALERTMANAGER_TOKEN, E2E_METRICS_TOKEN } from "./operations-tokens";
+import { E2E_SETTINGS_KEY } from "./settings-key";
 import { E2E_STRIPE_WEBHOOK_SECRET } from "./stripe";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../../scripts/lib/next-server";
 
@@ -20,6 +21,7 @@ export default async function setup(project: TestProject) {
     ...process.env,
     DATABASE_URL: databaseUrl,
     NEXTAUTH_SECRET: "e2e-secret-0123456789abcdef0123456789",
+    SETTINGS_ENCRYPTION_KEY: E2E_SETTINGS_KEY,
     NODE_ENV: "production",
     DEMO_MODE: "0",
     LOG_LEVEL: "warn",
