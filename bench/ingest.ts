@@ -8,6 +8,9 @@
 // BENCH_PHASES limits the run to some phases (floor, batches, raw, reports, ingest_batches,
 // ingest_reports); phases not run print null. BENCH_ROUNDS=n runs the load phases n times, in
 // turn (n × BENCH_SECONDS each), and reports each phase over all its rounds.
+// cpu_us_per_sample / cpu_us_per_report say where each unit's CPU went (database, server, load
+// generator); cpu_cores says how many cores each of them, other work on the machine and idle
+// averaged over each phase, so a run shows whether a phase was bound by CPU or by its own waiting.
 // The HTTP path also validates every sample, resolves GPUs by uuid within the agent's cluster,
 // keeps per-minute rollups (each phase ends when they hold all its samples) and counts node
 // heartbeats; the raw baseline does none of that.
@@ -83,6 +86,8 @@ interface Measured {
   units: number;
   seconds: number;
   cpu: Record<Role, number> | null;
+  /** the whole machine's busy and idle CPU seconds over the phase, ours and everyone else's */
+  machine: { busy: number; idle: number } | null;
   latencies: number[];
 }
 
@@ -110,7 +115,7 @@ async function batchesPerWorker(epochMs: number, nodes: Gpu[][], send: (batch: G
     }),
   );
   await settle();
-  return { units: stored, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), latencies: [] };
+  return { units: stored, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), machine: cpu.machine(), latencies: [] };
 }
 
 /** A phase's rounds together: units per second over all of them, CPU per unit, latencies. */
@@ -122,7 +127,21 @@ function combine(rounds: Measured[]) {
     ? null
     : rounds.reduce((sum, r) => Object.fromEntries(Object.entries(r.cpu!).map(([role, v]) => [role, (sum[role as Role] ?? 0) + v])) as Record<Role, number>, {} as Record<Role, number>);
   const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  return { rate: units / seconds, cpuPerUnit: perUnit(cpu, units), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+  return { rate: units / seconds, cpuPerUnit: perUnit(cpu, units), cores: coresUsed(rounds, cpu, seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+}
+
+/**
+ * Cores in use on average over a phase's rounds: each role of ours, everything else on the machine
+ * (`other`: other people's work on a shared machine) and what stayed idle. When database + other
+ * is near the core count, the phase was bound by CPU, not by the code's concurrency.
+ */
+function coresUsed(rounds: Measured[], cpu: Record<Role, number> | null, seconds: number) {
+  if (!cpu || rounds.some((r) => !r.machine)) return null;
+  const busy = rounds.reduce((n, r) => n + r.machine!.busy, 0);
+  const idle = rounds.reduce((n, r) => n + r.machine!.idle, 0);
+  const ours = Object.values(cpu).reduce((n, v) => n + v, 0);
+  const cores = (s: number) => round(s / seconds, 2);
+  return { ...Object.fromEntries(Object.entries(cpu).map(([role, s]) => [role, cores(s)])), other: cores(Math.max(0, busy - ours)), idle: cores(idle) };
 }
 
 /**
@@ -193,7 +212,7 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochM
     }),
   );
   await settleRollups();
-  return { units: latencies.length, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), latencies };
+  return { units: latencies.length, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), machine: cpu.machine(), latencies };
 }
 
 async function startIngestServer(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
@@ -294,6 +313,14 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     // cores these add up to the wall clock, so they say which side to make cheaper
     cpu_us_per_sample: { batches: http?.cpuPerUnit, raw_insert: raw?.cpuPerUnit, ingest_server_batches: viaIngest.batches?.cpuPerUnit },
     cpu_us_per_report: { reports: reports?.cpuPerUnit, ingest_server_reports: viaIngest.reports?.cpuPerUnit },
+    // average cores in use during each phase, by role, plus other work on the machine and idle
+    cpu_cores: {
+      batches: http?.cores,
+      raw_insert: raw?.cores,
+      reports: reports?.cores,
+      ingest_server_batches: viaIngest.batches?.cores,
+      ingest_server_reports: viaIngest.reports?.cores,
+    },
     cores: (await import("node:os")).cpus().length,
   };
 });
