@@ -5,8 +5,15 @@
 //   reports_per_s, p50_ms, p99_ms   8-sample agent reports (one node's GPUs), concurrent agents
 //   ingest_server_*           the same batch and report loads against `npm run ingest` (the same
 //                             handlers on plain node:http, in its own process), same database, same run
+// BENCH_PHASES limits the run to some phases (floor, batches, raw, reports, ingest_batches,
+// ingest_reports); phases not run print null. BENCH_ROUNDS=n runs the load phases n times, in
+// turn (n × BENCH_SECONDS each), and reports each phase over all its rounds.
+// cpu_us_per_sample / cpu_us_per_report say where each unit's CPU went (database, server, load
+// generator); cpu_cores says how many cores each of them, other work on the machine and idle
+// averaged over each phase, so a run shows whether a phase was bound by CPU or by its own waiting.
 // The HTTP path also validates every sample, resolves GPUs by uuid within the agent's cluster,
-// keeps per-minute rollups and counts node heartbeats; the raw baseline does none of that.
+// keeps per-minute rollups (each phase ends when they hold all its samples) and counts node
+// heartbeats; the raw baseline does none of that.
 //   floor_html_kb, floor_render_ms   the operator overview (/admin) at this fleet size, as a signed-in
 //                             operator receives it: the whole document, and the time to its last byte
 import pg from "pg";
@@ -15,6 +22,7 @@ import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
+import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { spawn } from "node:child_process";
 import { freePort } from "../scripts/lib/embedded-db";
 import { cpuMark, type Role } from "./lib/cpu";
@@ -27,6 +35,13 @@ const BATCH = 1000;
 const HTTP_CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const REPORT_CLIENTS = Number(process.env.BENCH_REPORT_CLIENTS ?? 32);
+// BENCH_PHASES=raw,ingest_reports (say) runs only those phases, in their usual order; a ratio
+// needs its raw baseline in the same run
+const ALL_PHASES = ["floor", "batches", "raw", "reports", "ingest_batches", "ingest_reports"];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 50) throw new Error("BENCH_ROUNDS: a whole number from 1 to 50");
+const PHASES = new Set(process.env.BENCH_PHASES ? process.env.BENCH_PHASES.split(",").map((p) => p.trim()) : ALL_PHASES);
+for (const p of PHASES) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_PHASES: unknown phase ${p} (known: ${ALL_PHASES.join(", ")})`);
 
 interface Gpu {
   id: string;
@@ -69,11 +84,21 @@ function samples(gpus: Gpu[], at: Date) {
   }));
 }
 
+/** What one phase did in one round; rounds of the same phase add up (combine). */
+interface Measured {
+  units: number;
+  seconds: number;
+  cpu: Record<Role, number> | null;
+  /** the whole machine's busy and idle CPU seconds over the phase, ours and everyone else's */
+  machine: { busy: number; idle: number } | null;
+  latencies: number[];
+}
+
 /**
  * HTTP_CLIENTS workers, each with its own slice of the GPUs (no two write the same rows), sending
- * 1,000-sample batches with fresh timestamps until time is up; returns samples stored per second.
+ * 1,000-sample batches with fresh timestamps from `epochMs` on until time is up.
  */
-async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>) {
+async function batchesPerWorker(epochMs: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>, settle = async () => {}): Promise<Measured> {
   const all = nodes.flat();
   const slice = Math.floor(all.length / HTTP_CLIENTS);
   let stored = 0;
@@ -86,13 +111,51 @@ async function batchesPerWorker(epochYear: number, nodes: Gpu[][], send: (batch:
       for (let tick = 0; Date.now() < deadline; tick++) {
         const offset = (tick * BATCH) % Math.max(1, mine.length - BATCH);
         // every batch gets its own timestamp: nothing is deduplicated away
-        const n = await send(mine.slice(offset, offset + BATCH), new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000));
+        const n = await send(mine.slice(offset, offset + BATCH), new Date(epochMs + w * 1e9 + tick * 1000));
         stored += n; // added after the await: `stored += await …` would read a stale total across workers
 
       }
     }),
   );
-  return { rate: stored / ((Date.now() - started) / 1000), cpu_us_per_sample: perUnit(cpu.since(), stored) };
+  await settle();
+  return { units: stored, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), machine: cpu.machine(), latencies: [] };
+}
+
+/** A phase's rounds together: units per second over all of them, CPU per unit, latencies. */
+function combine(rounds: Measured[]) {
+  if (rounds.length === 0) return null;
+  const units = rounds.reduce((n, r) => n + r.units, 0);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const cpu = rounds.some((r) => !r.cpu)
+    ? null
+    : rounds.reduce((sum, r) => Object.fromEntries(Object.entries(r.cpu!).map(([role, v]) => [role, (sum[role as Role] ?? 0) + v])) as Record<Role, number>, {} as Record<Role, number>);
+  const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return { rate: units / seconds, cpuPerUnit: perUnit(cpu, units), cores: coresUsed(rounds, cpu, seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+}
+
+/**
+ * Cores in use on average over a phase's rounds: each role of ours, everything else on the machine
+ * (`other`: other people's work on a shared machine) and what stayed idle. When database + other
+ * is near the core count, the phase was bound by CPU, not by the code's concurrency.
+ */
+function coresUsed(rounds: Measured[], cpu: Record<Role, number> | null, seconds: number) {
+  if (!cpu || rounds.some((r) => !r.machine)) return null;
+  const busy = rounds.reduce((n, r) => n + r.machine!.busy, 0);
+  const idle = rounds.reduce((n, r) => n + r.machine!.idle, 0);
+  const ours = Object.values(cpu).reduce((n, v) => n + v, 0);
+  const cores = (s: number) => round(s / seconds, 2);
+  return { ...Object.fromEntries(Object.entries(cpu).map(([role, s]) => [role, cores(s)])), other: cores(Math.max(0, busy - ours)), idle: cores(idle) };
+}
+
+/**
+ * The HTTP path leaves the per-minute rollups to a fold that the app's background driver runs every
+ * few seconds (lib/metrics/fold-rollups.ts). A phase is not over until its samples are in the
+ * rollups: whatever is still queued when the load stops is folded here, and that time and CPU
+ * count towards the phase (the folds during the phase count anyway: the app and the database
+ * do them).
+ */
+async function settleRollups() {
+  await foldGpuRollups();
 }
 
 /** CPU microseconds per unit of work, by role (null where /proc cannot be read). */
@@ -101,20 +164,24 @@ function perUnit(cpu: Record<Role, number> | null, units: number) {
   return Object.fromEntries(Object.entries(cpu).filter(([, s]) => s > 0).map(([role, s]) => [role, round((s * 1e6) / units)]));
 }
 
-// Each phase writes samples dated in its own past year: nothing collides, nothing is "in the future"
-// (the API rejects samples more than 5 minutes ahead, which would measure validation only).
-async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2021) {
-  return batchesPerWorker(epochYear, nodes, async (batch, at) => {
+// Each phase writes samples dated in its own past year, each round 10,000 s further on (a worker
+// sends a sample a second of its clock, far fewer than 10,000 a round; workers are 1e9 ms apart):
+// nothing collides, nothing is "in the future" (the API rejects samples more than 5 minutes
+// ahead, which would measure validation only).
+const epoch = (year: number, round: number) => Date.UTC(year, 0, 1) + round * 1e7;
+
+async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochMs: number) {
+  return batchesPerWorker(epochMs, nodes, async (batch, at) => {
     const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, JSON.stringify({ metrics: samples(batch, at) }));
     const body = res.body as { accepted: number };
     if (res.status !== 202 || body.accepted !== batch.length) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
     return body.accepted;
-  });
+  }, settleRollups);
 }
 
-async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
+async function rawInsertRate(databaseUrl: string, nodes: Gpu[][], epochMs: number) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: HTTP_CLIENTS });
-  const measured = await batchesPerWorker(2020, nodes, async (batch, at) => {
+  const measured = await batchesPerWorker(epochMs, nodes, async (batch, at) => {
     const rows = samples(batch, at);
     const r = await pool.query(
       `INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
@@ -127,7 +194,7 @@ async function rawInsertRate(databaseUrl: string, nodes: Gpu[][]) {
   return measured;
 }
 
-async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochYear = 2022) {
+async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochMs: number): Promise<Measured> {
   const latencies: number[] = [];
   const cpu = cpuMark();
   const started = Date.now();
@@ -137,7 +204,7 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
       let tick = 0;
       while (Date.now() < deadline) {
         const node = nodes[(w + tick * REPORT_CLIENTS) % nodes.length]!;
-        const body = JSON.stringify({ metrics: samples(node, new Date(Date.UTC(epochYear, 0, 1) + w * 1e9 + tick * 1000)) });
+        const body = JSON.stringify({ metrics: samples(node, new Date(epochMs + w * 1e9 + tick * 1000)) });
         const t0 = performance.now();
         const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, body);
         const reply = res.body as { accepted?: number };
@@ -147,10 +214,8 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
       }
     }),
   );
-  const seconds = (Date.now() - started) / 1000;
-  const cpu_us_per_report = perUnit(cpu.since(), latencies.length);
-  latencies.sort((a, b) => a - b);
-  return { reports_per_s: latencies.length / seconds, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99), cpu_us_per_report };
+  await settleRollups();
+  return { units: latencies.length, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), machine: cpu.machine(), latencies };
 }
 
 async function startIngestServer(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
@@ -212,43 +277,65 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const cluster = await createCluster(systemActor, { name: "bench", region: null, provider: null });
   const { key } = await createApiKey(systemActor, { name: "bench agent", scope: "agent", cluster_id: cluster.id });
   const nodes = await registerFleet(databaseUrl, cluster.id);
-  const floor = await floorFigures(databaseUrl, baseUrl, cluster.id);
+  const floor = PHASES.has("floor") ? await floorFigures(databaseUrl, baseUrl, cluster.id) : {};
   await disconnectDb();
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
-  const http = await httpThroughput(baseUrl, key, nodes);
-  const raw = await rawInsertRate(databaseUrl, nodes);
-  const reports = await agentReports(baseUrl, key, nodes);
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
-  const ingest = await startIngestServer(databaseUrl);
-  let viaIngest: { batches: Awaited<ReturnType<typeof httpThroughput>>; reports: Awaited<ReturnType<typeof agentReports>> };
+  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startIngestServer(databaseUrl) : null;
+  const runs: Record<string, Measured[]> = { batches: [], raw: [], reports: [], ingest_batches: [], ingest_reports: [] };
   try {
-    viaIngest = { batches: await httpThroughput(ingest.url, key, nodes, 2023), reports: await agentReports(ingest.url, key, nodes, 2024) };
+    // BENCH_ROUNDS > 1 interleaves the phases (each BENCH_SECONDS long) round after round, so a
+    // baseline and the figures compared with it see the same machine even when its load drifts
+    for (let r = 0; r < ROUNDS; r++) {
+      if (PHASES.has("batches")) runs.batches!.push(await httpThroughput(baseUrl, key, nodes, epoch(2021, r)));
+      if (PHASES.has("raw")) runs.raw!.push(await rawInsertRate(databaseUrl, nodes, epoch(2020, r)));
+      if (PHASES.has("reports")) runs.reports!.push(await agentReports(baseUrl, key, nodes, epoch(2022, r)));
+      if (ingest && PHASES.has("ingest_batches")) runs.ingest_batches!.push(await httpThroughput(ingest.url, key, nodes, epoch(2023, r)));
+      if (ingest && PHASES.has("ingest_reports")) runs.ingest_reports!.push(await agentReports(ingest.url, key, nodes, epoch(2024, r)));
+    }
   } finally {
-    ingest.stop();
+    ingest?.stop();
   }
+  const http = combine(runs.batches!);
+  const raw = combine(runs.raw!);
+  const reports = combine(runs.reports!);
+  const viaIngest = { batches: combine(runs.ingest_batches!), reports: combine(runs.ingest_reports!) };
+  // this process's own pools (the rollup folds above): closed before the database stops under them
+  await disconnectDb();
+  const ratio = (r: number | undefined) => (r !== undefined && raw ? round(r / raw.rate, 2) : undefined);
   return {
     gpus: nodes.length * 8,
     batch_size: BATCH,
     http_clients: HTTP_CLIENTS,
     seconds_per_phase: HTTP_SECONDS,
-    samples_per_s: Math.round(http.rate),
-    raw_insert_samples_per_s: Math.round(raw.rate),
-    ratio: round(http.rate / raw.rate, 2),
+    rounds: ROUNDS,
+    phases: [...PHASES],
+    samples_per_s: http && Math.round(http.rate),
+    raw_insert_samples_per_s: raw && Math.round(raw.rate),
+    ratio: ratio(http?.rate) ?? null,
     report_clients: REPORT_CLIENTS,
-    reports_per_s: Math.round(reports.reports_per_s),
-    p50_ms: round(reports.p50_ms),
-    p99_ms: round(reports.p99_ms),
-    ingest_server_samples_per_s: Math.round(viaIngest.batches.rate),
-    ingest_server_ratio: round(viaIngest.batches.rate / raw.rate, 2),
-    ingest_server_reports_per_s: Math.round(viaIngest.reports.reports_per_s),
-    ingest_server_p50_ms: round(viaIngest.reports.p50_ms),
-    ingest_server_p99_ms: round(viaIngest.reports.p99_ms),
+    reports_per_s: reports && Math.round(reports.rate),
+    p50_ms: reports && reports.p50_ms,
+    p99_ms: reports && reports.p99_ms,
+    ingest_server_samples_per_s: viaIngest.batches && Math.round(viaIngest.batches.rate),
+    ingest_server_ratio: ratio(viaIngest.batches?.rate) ?? null,
+    ingest_server_reports_per_s: viaIngest.reports && Math.round(viaIngest.reports.rate),
+    ingest_server_p50_ms: viaIngest.reports && viaIngest.reports.p50_ms,
+    ingest_server_p99_ms: viaIngest.reports && viaIngest.reports.p99_ms,
     ...floor,
     // where each phase's CPU went (database, server under test, load generator): on two shared
     // cores these add up to the wall clock, so they say which side to make cheaper
-    cpu_us_per_sample: { batches: http.cpu_us_per_sample, raw_insert: raw.cpu_us_per_sample, ingest_server_batches: viaIngest.batches.cpu_us_per_sample },
-    cpu_us_per_report: { reports: reports.cpu_us_per_report, ingest_server_reports: viaIngest.reports.cpu_us_per_report },
+    cpu_us_per_sample: { batches: http?.cpuPerUnit, raw_insert: raw?.cpuPerUnit, ingest_server_batches: viaIngest.batches?.cpuPerUnit },
+    cpu_us_per_report: { reports: reports?.cpuPerUnit, ingest_server_reports: viaIngest.reports?.cpuPerUnit },
+    // average cores in use during each phase, by role, plus other work on the machine and idle
+    cpu_cores: {
+      batches: http?.cores,
+      raw_insert: raw?.cores,
+      reports: reports?.cores,
+      ingest_server_batches: viaIngest.batches?.cores,
+      ingest_server_reports: viaIngest.reports?.cores,
+    },
     cores: (await import("node:os")).cpus().length,
   };
 });

@@ -132,7 +132,7 @@ async function submitLatency(baseUrl: string, key: string, samples = LATENCY_SAM
 }
 
 const tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-bench-"));
-const server = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), log: () => {} });
+const server = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), ephemeral: true, log: () => {} });
 let app: ReturnType<typeof startNext> | undefined;
 try {
   const databaseUrl = await ensureDatabase(server.serverUrl, "bench");

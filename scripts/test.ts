@@ -75,7 +75,7 @@ async function main(): Promise<number> {
   let tempDir: string | undefined;
   if (!env.DATABASE_URL) {
     tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-test-"));
-    database = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, log: () => {} });
+    database = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, ephemeral: true, log: () => {} });
     env.TEST_DATABASE_SERVER_URL = database.serverUrl;
     console.log("[db] embedded PostgreSQL started for the test run");
   }

@@ -12,7 +12,8 @@ function classify(pid: number, comm: string, cmdline: string): Role | null {
   if (pid === process.pid) return "load_generator";
   if (comm === "postgres") return "database";
   if (cmdline.includes("ingest-server")) return "ingest_server";
-  if (comm.startsWith("next-server") || cmdline.includes("next start") || cmdline.includes("next-server")) return "app";
+  // the app runs as scripts/serve.ts (Next behind our own node:http server), or as `next start`
+  if (cmdline.includes("scripts/serve.ts") || comm.startsWith("next-server") || cmdline.includes("next start") || cmdline.includes("next-server")) return "app";
   return null;
 }
 
@@ -54,11 +55,28 @@ function cpuByPid(): Map<number, { role: Role; seconds: number }> | null {
 }
 
 /**
- * Starts counting; `since()` returns the CPU seconds each role spent from then on. Take it before
- * closing connections: a process that has exited can no longer be read, and its time is lost.
+ * The whole machine's CPU seconds so far (every process, ours or not), from /proc/stat: busy
+ * (user, nice, system, irq, softirq, steal) and idle (idle, iowait). Null where it cannot be read.
  */
-export function cpuMark(): { since: () => Record<Role, number> | null } {
+function machineCpu(): { busy: number; idle: number } | null {
+  try {
+    const f = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
+    return { busy: (user + nice + system + irq + softirq + steal) / TICKS_PER_S, idle: (idle + iowait) / TICKS_PER_S };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts counting; `since()` returns the CPU seconds each role spent from then on, and `machine()`
+ * the whole machine's busy and idle seconds (so what other work on a shared machine took shows).
+ * Take them before closing connections: a process that has exited can no longer be read, and its
+ * time is lost.
+ */
+export function cpuMark(): { since: () => Record<Role, number> | null; machine: () => { busy: number; idle: number } | null } {
   const before = cpuByPid();
+  const machineBefore = machineCpu();
   return {
     since() {
       const after = cpuByPid();
@@ -67,6 +85,11 @@ export function cpuMark(): { since: () => Record<Role, number> | null } {
       for (const [pid, { role, seconds }] of after) total[role] += seconds - (before.get(pid)?.seconds ?? 0);
       for (const r of Object.keys(total) as Role[]) total[r] = Math.round(total[r] * 100) / 100;
       return total;
+    },
+    machine() {
+      const after = machineCpu();
+      if (!machineBefore || !after) return null;
+      return { busy: after.busy - machineBefore.busy, idle: after.idle - machineBefore.idle };
     },
   };
 }

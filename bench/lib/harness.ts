@@ -13,7 +13,7 @@ export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl
   const tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-bench-"));
   const server = process.env.DATABASE_URL
     ? { serverUrl: process.env.DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), log: () => {} });
+    : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), ephemeral: true, log: () => {} });
   const databaseUrl = await ensureDatabase(server.serverUrl, `gpuforge_bench_${Date.now().toString(36)}`);
   await runMigrations(databaseUrl);
   process.env.DATABASE_URL = databaseUrl;

@@ -7,6 +7,7 @@ export const eventSchemas = {
   "platform/audit.prune.requested": z.object({ requested_by: z.string() }),
   "scheduler/run.requested": z.object({ reason: z.string() }),
   "alerts/evaluate.requested": z.object({ reason: z.string() }),
+  "metrics/rollups.fold.requested": z.object({ reason: z.string() }),
   "endpoints/reconcile.requested": z.object({ reason: z.string() }),
   "pipelines/tool-call.requested": z.object({ reason: z.string() }),
   "alerts/notifications.queued": z.object({ count: z.number().int() }),

@@ -7,6 +7,7 @@ import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
 import { env } from "@/lib/env";
 import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
+import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
 import { advanceRunningPipelines } from "@/lib/pipelines/advance-pipeline";
@@ -140,6 +141,17 @@ export const backgroundJobs: BackgroundJob[] = [
     cron: "5 0 1 * *",
     events: ["billing/invoices.requested"],
     run: async () => ({ ...(await invoiceLastMonth()) }),
+  },
+  {
+    // The ingest statement queues stored samples; this adds them into the per-minute rollups
+    // (exactly once) and wakes the alert evaluator, so rollups trail ingestion by seconds.
+    id: "metrics-rollup-fold",
+    description: "Add newly stored GPU samples into the per-minute rollups",
+    cron: "* * * * *",
+    everySeconds: 5,
+    events: ["metrics/rollups.fold.requested"],
+    debounceMs: 100,
+    run: async () => ({ ...(await foldGpuRollups()) }),
   },
   {
     id: "metrics-cluster-rollup",

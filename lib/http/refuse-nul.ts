@@ -6,6 +6,9 @@ import { validationFailed } from "@/lib/errors";
  * keeps binary-ish text (workload logs) replaces it before this runs.
  */
 export function refuseNul(value: unknown, path = ""): void {
+  // the usual case, nothing to refuse, costs one walk that builds no paths: on a 1,000-sample
+  // metrics batch, building every field's path took a sixth of the ingest server's CPU
+  if (!holdsNul(value)) return;
   const at = (k: string | number) => (typeof k === "number" ? `${path}[${k}]` : path ? `${path}.${k}` : k);
   if (typeof value === "string") {
     if (value.includes("\u0000")) throw validationFailed([{ path: path || "body", message: "Must not contain NUL characters" }]);
@@ -17,4 +20,19 @@ export function refuseNul(value: unknown, path = ""): void {
       refuseNul(v, at(k));
     }
   }
+}
+
+/** Whether any string in the value, or any key of its objects, holds NUL (own enumerable keys, as Object.entries). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) {
+    for (const v of value) if (holdsNul(v)) return true;
+    return false;
+  }
+  if (value && typeof value === "object") {
+    for (const k in value) {
+      if (Object.hasOwn(value, k) && (k.includes("\u0000") || holdsNul((value as Record<string, unknown>)[k]))) return true;
+    }
+  }
+  return false;
 }

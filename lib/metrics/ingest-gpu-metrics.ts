@@ -15,7 +15,7 @@ const MAX_FUTURE_MS = 5 * 60_000;
 
 // One statement, one round trip, for the reports of several callers at once (group commit, below):
 // resolve GPUs (an agent's samples only within its cluster, or its node for a node-bound key), store the new samples (idempotent on
-// gpu + recorded_at), fold exactly those into the per-minute rollups, count the reports as
+// gpu + recorded_at), queue exactly those for the per-minute rollups, count the reports as
 // heartbeats and, only in the variant for groups that carry a fatal XID, mark those GPUs
 // unhealthy (an UPDATE of gpus fires its statement triggers even when it changes no row).
 // Figures come back per caller (`req`). The writing steps need not be read to run: PostgreSQL
@@ -25,8 +25,11 @@ const MAX_FUTURE_MS = 5 * 60_000;
 function ingestSql(withFatal: boolean): string {
   return `
 WITH input AS (
-  SELECT * FROM unnest($1::int[], $2::int[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::real[], $8::int[], $9::int[], $10::real[], $11::real[], $12::text[], $13::uuid[])
-    AS t(req, idx, scope, gpu_id, gpu_uuid, recorded_at, util, mem_used, mem_total, temp, power, xids, node_scope)
+  -- one element per sample, except the callers' scopes ($12, $13: one per report, by req); times
+  -- come as epoch milliseconds (exact in float8, and a third of the cost of parsing ISO text)
+  SELECT t.*, to_timestamp(t.recorded_ms / 1000) AS recorded_at, ($12::uuid[])[t.req + 1] AS scope, ($13::uuid[])[t.req + 1] AS node_scope
+    FROM unnest($1::int[], $2::int[], $3::uuid[], $4::text[], $5::float8[], $6::real[], $7::int[], $8::int[], $9::real[], $10::real[], $11::text[])
+         AS t(req, idx, gpu_id, gpu_uuid, recorded_ms, util, mem_used, mem_total, temp, power, xids)
 ), resolved AS (
   -- one index lookup per sample (the planner cannot see the batch size and would scan every GPU)
   SELECT i.*, g.id AS gid, g.node_id, n.status AS node_status,
@@ -45,19 +48,12 @@ WITH input AS (
   SELECT gid, recorded_at, util, mem_used, mem_total, temp, power, COALESCE(xids::int[], '{}') FROM scoped
   ON CONFLICT (gpu_id, recorded_at) DO NOTHING
   RETURNING gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w, xid_errors
-), roll AS (
-  -- in key order, so concurrent statements folding into the same rows wait rather than deadlock
-  INSERT INTO gpu_metrics_1m AS m (gpu_id, bucket, samples, utilization_sum, utilization_max, memory_used_sum, memory_used_max,
-                                   temperature_sum, temperature_max, power_sum, power_max)
-  SELECT gpu_id, date_trunc('minute', recorded_at), count(*), sum(utilization_pct), max(utilization_pct), sum(memory_used_mb),
-         max(memory_used_mb), sum(temperature_c), max(temperature_c), sum(power_draw_w), max(power_draw_w)
-    FROM ins GROUP BY 1, 2 ORDER BY 1, 2
-  ON CONFLICT (gpu_id, bucket) DO UPDATE SET
-    samples = m.samples + EXCLUDED.samples,
-    utilization_sum = m.utilization_sum + EXCLUDED.utilization_sum, utilization_max = greatest(m.utilization_max, EXCLUDED.utilization_max),
-    memory_used_sum = m.memory_used_sum + EXCLUDED.memory_used_sum, memory_used_max = greatest(m.memory_used_max, EXCLUDED.memory_used_max),
-    temperature_sum = m.temperature_sum + EXCLUDED.temperature_sum, temperature_max = greatest(m.temperature_max, EXCLUDED.temperature_max),
-    power_sum = m.power_sum + EXCLUDED.power_sum, power_max = greatest(m.power_max, EXCLUDED.power_max)
+), pending AS (
+  -- the per-minute rollups take these later (lib/metrics/fold-rollups.ts): only samples stored
+  -- now, so a re-sent sample is never counted twice
+  INSERT INTO gpu_metrics_1m_pending (gpu_ids, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
+  SELECT array_agg(gpu_id), array_agg(recorded_at), array_agg(utilization_pct), array_agg(memory_used_mb), array_agg(temperature_c), array_agg(power_draw_w)
+    FROM ins HAVING count(*) > 0
 ),${withFatal ? ` fatal AS (
   UPDATE gpus g SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:' || f.xid, last_xid = f.xid, last_xid_at = now(), updated_at = now()
     FROM (SELECT DISTINCT ON (gpu_id) gpu_id, x AS xid FROM ins, unnest(xid_errors) AS x
@@ -90,7 +86,8 @@ const INGEST_WITH_FATAL_XIDS_SQL = ingestSql(true);
 interface Report {
   scope: string | null;
   nodeScope: string | null;
-  samples: Array<{ index: number; sample: GpuSample; at: Date }>;
+  /** `at`: recorded_at in epoch milliseconds */
+  samples: Array<{ index: number; sample: GpuSample; at: number }>;
 }
 interface ReportOutcome {
   accepted: number;
@@ -101,32 +98,40 @@ interface ReportOutcome {
 }
 
 async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
-  const rows = reports.flatMap((r, req) => r.samples.map((v) => ({ req, scope: r.scope, nodeScope: r.nodeScope, ...v })));
-  const s = rows.map((v) => v.sample);
-  const withFatal = s.some((x) => firstFatalXid(x.xid_errors) !== undefined);
+  // one pass, one array per column: a batch is up to 5,000 samples, and per-sample objects here
+  // were a good part of the ingest server's garbage
+  const req: number[] = [], idx: number[] = [], gpuId: Array<string | null> = [], gpuUuid: Array<string | null> = [], at: number[] = [];
+  const util: number[] = [], memUsed: number[] = [], memTotal: Array<number | null> = [], temp: number[] = [], power: number[] = [], xids: Array<string | null> = [];
+  let withFatal = false;
+  reports.forEach((r, q) => {
+    for (const { index, sample: x, at: t } of r.samples) {
+      req.push(q);
+      idx.push(index);
+      gpuId.push(x.gpu_id ?? null);
+      gpuUuid.push(x.gpu_uuid ?? null);
+      at.push(t);
+      util.push(x.utilization_pct);
+      memUsed.push(x.memory_used_mb);
+      memTotal.push(x.memory_total_mb ?? null);
+      temp.push(x.temperature_c);
+      power.push(x.power_draw_w);
+      xids.push(x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null);
+      withFatal ||= firstFatalXid(x.xid_errors) !== undefined;
+    }
+  });
   // a named statement is planned once per connection; the ingest pool does not wait for WAL flush
   const { rows: out } = await ingestPool().query<ReportOutcome & { req: number }>({
-    name: withFatal ? "ingest_gpu_metrics_fatal_v5" : "ingest_gpu_metrics_v5",
+    name: withFatal ? "ingest_gpu_metrics_fatal_v7" : "ingest_gpu_metrics_v7",
     text: withFatal ? INGEST_WITH_FATAL_XIDS_SQL : INGEST_SQL,
     values: [
-      rows.map((v) => v.req),
-      rows.map((v) => v.index),
-      rows.map((v) => v.scope),
-      s.map((x) => x.gpu_id ?? null),
-      s.map((x) => x.gpu_uuid ?? null),
-      rows.map((v) => v.at.toISOString()),
-      s.map((x) => x.utilization_pct),
-      s.map((x) => x.memory_used_mb),
-      s.map((x) => x.memory_total_mb ?? null),
-      s.map((x) => x.temperature_c),
-      s.map((x) => x.power_draw_w),
-      s.map((x) => (x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null)),
-      rows.map((v) => v.nodeScope),
+      req, idx, gpuId, gpuUuid, at, util, memUsed, memTotal, temp, power, xids,
+      reports.map((r) => r.scope),
+      reports.map((r) => r.nodeScope),
       ...(withFatal ? [FATAL_XIDS] : []),
     ],
   });
   const byReq = new Map(out.map((o) => [o.req, o]));
-  return reports.map((_, req) => byReq.get(req) ?? { accepted: 0, stored: 0, unknown: [], fatal_nodes: [], offline_nodes: [] });
+  return reports.map((_, q) => byReq.get(q) ?? { accepted: 0, stored: 0, unknown: [], fatal_nodes: [], offline_nodes: [] });
 }
 
 const globalForIngest = globalThis as unknown as { gpuMetricsGroupCommit?: GroupCommit<Report, ReportOutcome> };
@@ -143,15 +148,21 @@ function groupCommit() {
   return globalForIngest.gpuMetricsGroupCommit;
 }
 
-const EVALUATE_AT_MOST_EVERY_MS = 10_000;
-let lastWake = 0;
+const FOLD_AT_MOST_EVERY_MS = 5_000;
+let lastFoldWake = 0;
 
-/** New samples may change what fires: wake the evaluator, at once for a fatal XID, otherwise at most every 10 s per process. */
-async function wakeAlertEvaluation(fatal: boolean) {
+/**
+ * A fatal XID may quarantine a node: the evaluator wakes at once (it reads the GPU's state, not the
+ * rollups). Other samples reach the rollups with the next fold, which wakes the evaluator itself;
+ * the fold is asked for at most every 5 s per process (its sweep runs every 5 s in-process anyway;
+ * with Inngest, whose cron runs once a minute, this keeps rollups seconds behind, not a minute).
+ */
+async function wakeBackground(fatal: boolean) {
+  if (fatal) await emitEvent("alerts/evaluate.requested", { reason: "fatal XID reported" });
   const now = Date.now();
-  if (!fatal && now - lastWake < EVALUATE_AT_MOST_EVERY_MS) return;
-  lastWake = now;
-  await emitEvent("alerts/evaluate.requested", { reason: fatal ? "fatal XID reported" : "metrics arrived" });
+  if (now - lastFoldWake < FOLD_AT_MOST_EVERY_MS) return;
+  lastFoldWake = now;
+  await emitEvent("metrics/rollups.fold.requested", { reason: "metrics arrived" });
 }
 
 export interface IngestResult {
@@ -167,7 +178,7 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
     throw payloadTooLarge(`A request carries at most ${MAX_SAMPLES_PER_REQUEST} samples; this one has ${raw.length}`);
   }
   const rejected: IngestResult["rejected"] = [];
-  const valid: Array<{ index: number; sample: GpuSample; at: Date }> = [];
+  const valid: Report["samples"] = [];
   const now = Date.now();
   raw.forEach((value, index) => {
     const r = gpuSample.safeParse(value);
@@ -175,8 +186,8 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
       rejected.push({ index, error: zodIssuesToDetails(r.error.issues, "sample").map((d) => `${d.path}: ${d.message}`).join("; ") });
       return;
     }
-    const at = r.data.recorded_at ? new Date(r.data.recorded_at) : new Date(now);
-    if (at.getTime() > now + MAX_FUTURE_MS) {
+    const at = r.data.recorded_at ? Date.parse(r.data.recorded_at) : now;
+    if (at > now + MAX_FUTURE_MS) {
       rejected.push({ index, error: "recorded_at: More than 5 minutes in the future" });
       return;
     }
@@ -197,6 +208,6 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
   m.ingestSamples.inc({ outcome: "duplicate" }, result.accepted - result.stored);
   m.ingestSamples.inc({ outcome: "rejected" }, rejected.length);
   if (result.offline_nodes.length) await reviveOfflineNodes(result.offline_nodes, principal.label);
-  await wakeAlertEvaluation(result.fatal_nodes.length > 0);
+  await wakeBackground(result.fatal_nodes.length > 0);
   return { accepted: result.accepted, stored: result.stored, rejected, fatalNodeIds: result.fatal_nodes };
 }

@@ -21,6 +21,7 @@ interface Snapshot {
   remediations: { used: number; cap: number; window_s: number };
   outbox: Array<{ status: string; n: number; oldest_s: number }>;
   running: Array<{ kind: string; n: number }>;
+  rollupQueue: { n: number; oldest_s: number };
 }
 
 let cached: { at: number; cap: number; snapshot: Promise<Snapshot> } | undefined;
@@ -28,7 +29,7 @@ let cached: { at: number; cap: number; snapshot: Promise<Snapshot> } | undefined
 async function readSnapshot(cap: number): Promise<Snapshot> {
   const windowS = env().REMEDIATION_WINDOW_S;
   const q = <T extends object>(sql: string, values: unknown[] = []) => pool().query<T>(sql, values).then((r) => r.rows);
-  const [gpus, nodes, perGpu, queue, [rem], outbox, running] = await Promise.all([
+  const [gpus, nodes, perGpu, queue, [rem], outbox, running, [rollupQueue]] = await Promise.all([
     q<Snapshot["gpus"][number]>(
       `SELECT c.name AS cluster, g.gpu_type,
               CASE WHEN g.status = 'missing' THEN 'missing' WHEN g.status = 'unhealthy' THEN 'unhealthy'
@@ -56,6 +57,8 @@ async function readSnapshot(cap: number): Promise<Snapshot> {
       `SELECT 'job' AS kind, count(*)::int AS n FROM jobs WHERE status = 'running'
        UNION ALL SELECT 'endpoint_replica', count(*)::int FROM endpoint_replicas WHERE status <> 'stopped'`,
     ),
+    // rows only, never their arrays: a scrape must not read the samples themselves
+    q<Snapshot["rollupQueue"]>(`SELECT count(*)::int AS n, COALESCE(extract(epoch FROM now() - min(created_at)), 0)::float AS oldest_s FROM gpu_metrics_1m_pending`),
   ]);
   return {
     gpus,
@@ -66,6 +69,7 @@ async function readSnapshot(cap: number): Promise<Snapshot> {
     remediations: { used: rem?.used ?? 0, cap: env().REMEDIATION_CAP, window_s: windowS },
     outbox,
     running,
+    rollupQueue: rollupQueue ?? { n: 0, oldest_s: 0 },
   };
 }
 
@@ -114,5 +118,7 @@ export async function fleetRegistry(opts: { maxGpuSeries?: number; fresh?: boole
     outbox.set({ status: st }, r?.n ?? 0);
     outboxAge.set({ status: st }, Math.round(r?.oldest_s ?? 0));
   }
+  gauge("gpuforge_metrics_rollup_queue", "Ingest statements whose samples are stored but not yet in the per-minute rollups").set(s.rollupQueue.n);
+  gauge("gpuforge_metrics_rollup_queue_oldest_seconds", "How long the oldest of them has waited (the rollups' delay; folds run every few seconds)").set(Math.round(s.rollupQueue.oldest_s));
   return registry;
 }

@@ -74,6 +74,8 @@ export async function startEmbeddedDatabase(options: {
   dataDir: string;
   port: number;
   fast?: boolean;
+  /** delete the data (and any /var/tmp folder chosen for it) when the server stops */
+  ephemeral?: boolean;
   log?: (m: string) => void;
 }): Promise<EmbeddedDatabase> {
   const log = options.log ?? console.log;
@@ -87,7 +89,7 @@ export async function startEmbeddedDatabase(options: {
     {
       cwd: repoRoot,
       stdio: ["ignore", "pipe", "inherit", "ipc"],
-      env: { ...process.env, PG_DATA_DIR: dataDir, PG_PORT: String(options.port), PG_FAST: options.fast ? "1" : "0" },
+      env: { ...process.env, PG_DATA_DIR: dataDir, PG_PORT: String(options.port), PG_FAST: options.fast ? "1" : "0", PG_EPHEMERAL: options.ephemeral ? "1" : "0" },
     },
   );
 

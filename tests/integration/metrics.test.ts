@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { db, ingestPool, pool } from "@/lib/db/client";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
+import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { fleetUtilizationSeries, gpuMetricSeries } from "@/lib/metrics/queries";
@@ -34,6 +35,7 @@ describe("metrics ingestion", () => {
     expect(again).toMatchObject({ accepted: 16, stored: 0, rejected: [] });
     const ids = gpus.map((g) => g.id);
     expect(await db().gpuMetric.count({ where: { gpuId: { in: ids } } })).toBe(16);
+    await foldGpuRollups();
     const roll = await db().gpuMetricMinute.aggregate({ where: { gpuId: { in: ids } }, _sum: { samples: true } });
     expect(roll._sum.samples).toBe(16);
   });
@@ -68,26 +70,31 @@ describe("metrics ingestion", () => {
     expect(err.code).toBe("payload_too_large");
   });
 
-  it("writes concurrent reports of different agents together yet answers each for itself, within its own cluster", async () => {
+  it("writes concurrent reports of different agents together yet answers each for itself, within its own cluster or node", async () => {
     const x = await fleetOf(2);
     const y = await fleetOf(1);
     // 24 reports at once: more than the concurrent statements allowed, so they are grouped
     const calls = Array.from({ length: 24 }, (_, i) => {
-      const own = i % 3 !== 2;
-      const agent = agentPrincipal(own ? x.cluster.id : y.cluster.id);
-      // every third report is cluster Y's agent naming cluster X's GPUs: refused, whatever it is grouped with
-      const gpus = x.nodes[i % 2]!.gpus;
-      return ingestGpuMetrics(agent, gpus.map((g, k) => sample(g, minuteAgo(2, i * 2 + (k % 2)), 10 + k))).then((r) => ({ own, r }));
+      // every third report is cluster Y's agent naming cluster X's GPUs, and every eighth a key
+      // bound to X's first node naming its second node's: refused, whatever they are grouped with
+      const kind = i % 3 === 2 ? "other cluster" : i % 8 === 1 ? "other node" : i % 8 === 0 ? "own node" : "own cluster";
+      const agent = kind === "other cluster" ? agentPrincipal(y.cluster.id) : kind.endsWith("node") ? agentPrincipal(x.cluster.id, x.nodes[0]!.node.id) : agentPrincipal(x.cluster.id);
+      const gpus = x.nodes[kind === "other node" ? 1 : kind === "own node" ? 0 : i % 2]!.gpus;
+      return ingestGpuMetrics(agent, gpus.map((g, k) => sample(g, minuteAgo(2, i * 2 + (k % 2)), 10 + k))).then((r) => ({ kind, r }));
     });
     const results = await Promise.all(calls);
-    for (const { own, r } of results) {
-      if (own) expect(r).toMatchObject({ accepted: 8, rejected: [] });
-      else expect(r).toMatchObject({ accepted: 0, stored: 0, rejected: Array.from({ length: 8 }, (_, index) => ({ index, error: "gpu: No such GPU in this cluster" })) });
+    for (const { kind, r } of results) {
+      if (kind.startsWith("own")) expect(r).toMatchObject({ accepted: 8, rejected: [] });
+      else {
+        const error = kind === "other node" ? "gpu: No such GPU on this key's node" : "gpu: No such GPU in this cluster";
+        expect(r).toMatchObject({ accepted: 0, stored: 0, rejected: Array.from({ length: 8 }, (_, index) => ({ index, error })) });
+      }
     }
-    const stored = results.filter((c) => c.own).reduce((n, c) => n + c.r.stored, 0);
+    expect(results.filter((c) => c.kind === "other node")).toHaveLength(2);
+    const stored = results.filter((c) => c.kind.startsWith("own")).reduce((n, c) => n + c.r.stored, 0);
     const [{ n }] = await db().$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM gpu_metrics WHERE gpu_id = ANY(${x.gpus.map((g) => g.id)}::uuid[])`;
     expect(stored).toBe(n);
-    expect(n).toBe(16 * 8);
+    expect(n).toBe(results.filter((c) => c.kind.startsWith("own")).length * 8);
     expect(y.gpus.length).toBe(8);
   });
 
@@ -98,12 +105,13 @@ describe("metrics ingestion", () => {
     expect((await setting(pool)).source).not.toBe("client");
   });
 
-  it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute", async () => {
+  it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute, once folded", async () => {
     const { cluster, gpus } = await fleetOf(1);
     const agent = agentPrincipal(cluster.id);
     const batches = Array.from({ length: 6 }, (_, b) => gpus.map((g) => sample(g, minuteAgo(3, b * 5), 10 * (b + 1), { temperature_c: 50 + b })));
     const results = await Promise.all(batches.map((batch) => ingestGpuMetrics(agent, batch)));
     expect(results.reduce((n, r) => n + r.stored, 0)).toBe(48);
+    await foldGpuRollups();
     for (const g of gpus) {
       const m = await db().gpuMetricMinute.findFirstOrThrow({ where: { gpuId: g.id } });
       expect(m.samples).toBe(6);
@@ -165,6 +173,7 @@ describe("metric series", () => {
     const g = gpus[0]!;
     const batch = [0, 15, 30, 45].flatMap((s) => [sample(g, minuteAgo(5, s), 20), sample(g, minuteAgo(4, s), 60)]);
     await ingestGpuMetrics(agentPrincipal(cluster.id), batch);
+    await foldGpuRollups();
     const from = minuteAgo(5);
     const to = minuteAgo(3);
     const raw = await gpuMetricSeries(operatorPrincipal, g.id, { from, to, step: 30 });
@@ -195,6 +204,7 @@ describe("metric series", () => {
   it("folds GPU rollups into a cluster series and prunes by retention", async () => {
     const { cluster, gpus } = await fleetOf(1);
     await ingestGpuMetrics(agentPrincipal(cluster.id), gpus.map((g) => sample(g, minuteAgo(1), 40)));
+    await foldGpuRollups();
     await rollupClusterMetrics(10);
     // the series covers the whole range, bucket by bucket: minutes without rollups are gaps (null), not skipped
     const to = new Date();

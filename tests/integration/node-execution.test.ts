@@ -15,6 +15,7 @@ import { finishJob } from "@/lib/jobs/finish-job";
 import { getNodeOrThrow } from "@/lib/fleet/queries";
 import { getJobOrThrow } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
+import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
 import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
@@ -381,6 +382,7 @@ describe("tenant-visible GPU telemetry", () => {
       gpu_uuid: gpu.uuid, recorded_at: at(ms), utilization_pct: ms > 0 && at(ms) < new Date(ended).toISOString() ? 97 : 11, memory_used_mb: 1000 + i, temperature_c: 60, power_draw_w: 300,
     }));
     await ingestGpuMetrics(agentPrincipal(cluster.id), samples);
+    await foldGpuRollups();
     const t = await jobGpuTelemetry(tenantAdminPrincipal(tenant.id), job.id, { from: new Date(started - 300_000).toISOString(), to: new Date(ended + 300_000).toISOString() });
     expect(t.series).toHaveLength(1);
     expect(t.series[0]).toMatchObject({ gpu_id: gpu.id, attempt: p.attempt, held_from: placement.startedAt.toISOString(), held_to: new Date(ended).toISOString() });

@@ -6,6 +6,7 @@ import type { AlertmanagerWebhook } from "@/lib/alerts/alertmanager-schemas";
 import { db } from "@/lib/db/client";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
+import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
 import { fleetRegistry } from "@/lib/observability/fleet-gauges";
 import { metricsExposition } from "@/lib/observability/exposition";
@@ -20,6 +21,7 @@ describe("Prometheus exposition", () => {
   it("serves the fleet's gauges and this process's figures in valid text format, with the fleet's own labels", async () => {
     const { cluster, gpuType, nodes } = await availableFleet(2, 2);
     await ingestGpuMetrics(agentPrincipal(cluster.id), [{ gpu_uuid: nodes[0]!.gpus[0]!.uuid, utilization_pct: 73, memory_used_mb: 1, temperature_c: 50, power_draw_w: 100 }]);
+    await foldGpuRollups(); // the per-GPU utilization comes from the rollups
     await runSchedulerCycle("metrics test");
     const { contentType, body } = await metricsExposition();
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -30,7 +32,7 @@ describe("Prometheus exposition", () => {
     const util = x.of("gpuforge_gpu_utilization_percent").find((s) => s.labels.node === nodes[0]!.node.hostname && s.labels.gpu === "0");
     expect(util).toMatchObject({ labels: { cluster: name, gpu_type: gpuType }, value: 73 });
     expect(x.of("gpuforge_gpu_healthy").filter((s) => s.labels.cluster === name)).toHaveLength(4);
-    for (const m of ["gpuforge_remediation_cap", "gpuforge_remediations_in_window", "gpuforge_notifications_backlog", "gpuforge_work_running", "gpuforge_gpu_series_truncated"]) expect(x.of(m).length, m).toBeGreaterThan(0);
+    for (const m of ["gpuforge_remediation_cap", "gpuforge_remediations_in_window", "gpuforge_notifications_backlog", "gpuforge_work_running", "gpuforge_gpu_series_truncated", "gpuforge_metrics_rollup_queue", "gpuforge_metrics_rollup_queue_oldest_seconds"]) expect(x.of(m).length, m).toBeGreaterThan(0);
     expect(x.types.get("gpuforge_scheduler_cycle_duration_seconds")).toBe("histogram");
     expect(x.of("gpuforge_scheduler_cycle_duration_seconds").find((s) => s.name.endsWith("_count"))!.value).toBeGreaterThanOrEqual(1);
     expect(x.of("gpuforge_ingest_samples_total").find((s) => s.labels.outcome === "stored")!.value).toBeGreaterThanOrEqual(1);

@@ -23,7 +23,7 @@ export default async function setup(project: TestProject) {
   let tempDir: string | undefined;
   if (!serverUrl) {
     tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-test-"));
-    const server = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, log: () => {} });
+    const server = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, ephemeral: true, log: () => {} });
     serverUrl = server.serverUrl;
     stopServer = server.stop;
   }

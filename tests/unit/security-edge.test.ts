@@ -8,6 +8,7 @@ import { anonymousPrincipal, assertOperator, tenantFilter, type Actor, type Publ
 import { ACCOUNT_POLICY, ADDRESS_POLICY, KNOWN_PAIR_MS, PAIR_POLICY, admit, afterSuccess, backoffMs, isKnownPair } from "@/lib/auth/sign-in-throttle";
 import { authSecret, ConfigError, parseEnv } from "@/lib/env";
 import { addressScope, clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
+import { refuseNul } from "@/lib/http/refuse-nul";
 import { renderMarkdown } from "@/lib/marketing/blog";
 import { installScript } from "@/lib/agent-install/install-script";
 
@@ -158,5 +159,28 @@ describe("the node installer's embedded address", () => {
     for (const bad of ["https://x$(reboot)", "https://x`id`", "https://x\"; rm -rf /", "ftp://cp.example.com", "https://a b"]) {
       expect(() => installScript(bad), bad).toThrow(/not a control plane URL/);
     }
+  });
+});
+
+describe("NUL characters are refused where input enters, naming the field", () => {
+  const refusal = (value: unknown, path?: string) => {
+    try {
+      refuseNul(value, path);
+      return null;
+    } catch (e) {
+      return (e as { details?: unknown }).details;
+    }
+  };
+  it("lets clean values through, however large", () => {
+    const batch = { metrics: Array.from({ length: 5_000 }, (_, i) => ({ gpu_uuid: `GPU-${i}`, utilization_pct: i % 100, xid_errors: [13], note: null })) };
+    expect(refusal(batch, "body")).toBeNull();
+    expect(refusal([, "a"], "body")).toBeNull(); // a hole is no string
+    expect(refusal(Object.create({ inherited: "x\u0000" }), "body")).toBeNull(); // only own keys are input
+  });
+  it("names the first string or key that holds one", () => {
+    expect(refusal({ metrics: [{ gpu_uuid: "ok" }, { gpu_uuid: "GPU\u00001" }] }, "body")).toEqual([{ path: "body.metrics[1].gpu_uuid", message: "Must not contain NUL characters" }]);
+    expect(refusal({ a: { "b\u0000": 1 } }, "body")).toEqual([{ path: "body.a", message: "Field names must not contain NUL characters" }]);
+    expect(refusal({ q: "x\u0000" })).toEqual([{ path: "q", message: "Must not contain NUL characters" }]);
+    expect(refusal("\u0000")).toEqual([{ path: "body", message: "Must not contain NUL characters" }]);
   });
 });
