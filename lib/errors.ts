@@ -75,6 +75,7 @@ export function uniqueViolationToConflict(e: unknown, field: string, message: st
 
 export function isUniqueViolation(e: unknown): boolean {
   if (typeof e !== "object" || e === null) return false;
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err.code === "P2002" || err.code === "23505" || err.cause?.code === "23505";
+  const err = e as { code?: string; cause?: { code?: string }; meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } };
+  // P2010: a raw query's failure, with the database's own code from the driver adapter
+  return err.code === "P2002" || err.code === "23505" || err.cause?.code === "23505" || (err.code === "P2010" && err.meta?.driverAdapterError?.cause?.originalCode === "23505");
 }

@@ -26,14 +26,14 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
     gpu_seconds: byType.reduce((s, r) => s + r.gpu_seconds, 0),
     by_gpu_type: byType,
     events: events.map((e) => ({
-      id: e.id, job_id: e.jobId, endpoint_id: e.endpointId, replica_id: e.replicaId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
+      id: e.id, job_id: e.jobId, endpoint_id: e.endpointId, replica_id: e.replicaId, pod_id: e.podId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
       started_at: e.startedAt.toISOString(), ended_at: e.endedAt.toISOString(), gpu_seconds: Number(e.gpuSeconds),
       cents_per_hour: e.centsPerHour, amount_cents: Number(e.amountCents), invoice_id: e.invoiceId,
     })),
   };
 }
 
-/** What running work (jobs and endpoint replicas) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
+/** What running work (jobs, endpoint replicas and pods) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
 export async function unbilledRunningCents(tenantId?: string, jobId?: string): Promise<number> {
   return (await runningCost({ tenantId, jobId })).unbilled_cents;
 }
@@ -43,7 +43,7 @@ export async function unbilledRunningCents(tenantId?: string, jobId?: string): P
  * run's billing stopped, and the spend per hour at today's rates (the low-balance projection).
  */
 export async function runningCost(filter: { tenantId?: string; jobId?: string }): Promise<{ unbilled_cents: number; cents_per_hour: number }> {
-  // what runs: each job's current run and each live replica, from where its billing stopped
+  // what runs: each job's current run, each live replica and each running pod, from where its billing stopped
   const { rows } = await pool().query<{ c: string; per_hour: string }>(
     `WITH running AS (
        SELECT j.gpu_type, j.gpu_count, GREATEST(j.started_at, COALESCE(u.last_end, j.started_at)) AS billed_to
@@ -53,6 +53,11 @@ export async function runningCost(filter: { tenantId?: string; jobId?: string })
        SELECT x.gpu_type, x.gpu_count, GREATEST(x.started_at, COALESCE(u.last_end, x.started_at))
          FROM endpoint_replicas x LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
         WHERE x.status <> 'stopped' AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid) AND $2::uuid IS NULL
+       UNION ALL
+       SELECT pl.gpu_type, cardinality(pl.gpu_ids), GREATEST(pl.running_at, COALESCE(u.last_end, pl.running_at))
+         FROM pod_placements pl JOIN pods p ON p.id = pl.pod_id
+         LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE pod_id = pl.pod_id AND attempt = pl.attempt) u ON true
+        WHERE pl.ended_at IS NULL AND pl.running_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1::uuid) AND $2::uuid IS NULL
      )
      SELECT COALESCE(sum(round(extract(epoch FROM now() - w.billed_to) * w.gpu_count * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c,
             COALESCE(sum(w.gpu_count * COALESCE(r.cents_per_hour, 0)), 0)::text AS per_hour

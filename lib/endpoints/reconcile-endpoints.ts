@@ -233,7 +233,7 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   if (wanting.length === 0) return 0;
   const { rows: free } = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string }>(
     `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
-      WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
+      WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'
         AND n.containers AND g.gpu_type = ANY($1::text[])
       ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
     [[...new Set(wanting.map((e) => e.gpu_type))]],

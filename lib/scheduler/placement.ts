@@ -31,12 +31,16 @@ export interface FreeNode {
 
 export interface QueuedJob {
   id: string;
+  /** what the work is, for the reasons a tenant reads (a job unless said) */
+  kind?: "job" | "pod";
   tenantId: string;
   gpuCount: number;
   gpuType: string;
   clusterId: string | null;
   /** it runs an image or a command: container nodes only */
   needsContainers: boolean;
+  /** all of its GPUs on one node (a pod is one container), never a gang over several */
+  singleNode?: boolean;
   priority: number;
   submittedAt: number;
   durationS: number | null;
@@ -114,7 +118,7 @@ export function place(input: {
       decisions.push({
         jobId: job.id,
         outcome: "blocked_quota",
-        reason: `Quota: your organisation holds ${tenant.inUse} of its ${tenant.quota} GPUs; this job needs ${job.gpuCount}`,
+        reason: `Quota: your organisation holds ${tenant.inUse} of its ${tenant.quota} GPUs; this ${job.kind ?? "job"} needs ${job.gpuCount}`,
       });
       continue;
     }
@@ -177,7 +181,9 @@ function chooseAroundReservations(
   const avoid: Reservation[] = [];
   let blockedBy: Reservation | undefined;
   for (;;) {
-    const pick = pools.choose(scopeOf(job), job.gpuCount, avoid);
+    const found = pools.choose(scopeOf(job), job.gpuCount, avoid);
+    // single-node work takes one node or waits (the pools offer a spread when no node fits alone)
+    const pick = found && job.singleNode && found.length > 1 ? null : found;
     if (!pick) return { pick: null, charges: [], blockedBy };
     const charges: Array<{ reservation: Reservation; impact: number }> = [];
     let delays: Reservation | undefined;

@@ -540,7 +540,7 @@ describe("placements start at most once under any interleaving (property)", () =
 describe("endpoint replicas on the node", () => {
   const replica = (id: string, gpuIds: string[], o: Partial<ReplicaAssignment> = {}): ReplicaAssignment => ({
     kind: "endpoint_replica", replica_id: id, endpoint_id: "ep-1", endpoint_name: "chat", model: "org/model", attempt: 1, fence: randomUUID(), gpu_ids: gpuIds,
-    metrics_path: "/api/endpoints/ep-1/metrics", logs_path: `/api/endpoints/ep-1/replicas/${id}/logs`, report_token: `gfw_token_${id}`, ...o,
+    metrics_path: "/api/endpoints/ep-1/metrics", serving_port: 8000, address_path: `/api/endpoints/ep-1/replicas/${id}/address`, logs_path: `/api/endpoints/ep-1/replicas/${id}/logs`, report_token: `gfw_token_${id}`, ...o,
   });
 
   it("serves each replica in its image's container with a replica-scoped token and never the agent key; stops it when unassigned", async () => {
