@@ -3,6 +3,7 @@ import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
+import { generateInvoice } from "@/lib/billing/invoices";
 import { depositFunds } from "@/lib/billing/ledger";
 import { db, pool } from "@/lib/db/client";
 import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
@@ -233,7 +234,14 @@ describe("pods: billing", () => {
         ),
       ),
     ).not.toBe("ok");
-    expect((await getPodOrThrow(asT.principal, pod.id)).cost_cents).toBe(segs.reduce((s, x) => s + Number(x.amount_cents), 0));
+    const total = segs.reduce((s, x) => s + Number(x.amount_cents), 0);
+    expect((await getPodOrThrow(asT.principal, pod.id)).cost_cents).toBe(total);
+    // the invoice has one line for the pod, every run of it, and bills none of it twice
+    const period = { period_start: new Date(spans[0]!.running_at.getTime() - 1000).toISOString(), period_end: new Date().toISOString() };
+    const invoice = await generateInvoice(systemActor, t.id, period);
+    expect(Number(invoice.amountCents)).toBe(total);
+    expect(invoice.lines.map((l) => [l.podId, l.description, Number(l.amountCents)])).toEqual([[pod.id, `Pod ${pod.name} (2 × ${gpuType})`, total]]);
+    expect(await codeOf(generateInvoice(systemActor, t.id, { period_start: period.period_start, period_end: new Date().toISOString() }))).toBe("nothing_to_invoice");
   });
 
   it("a prepaid tenant at zero has its running pod stopped after the grace period, and no pending pod placed", async () => {
