@@ -2,6 +2,7 @@ import "server-only";
 import type { Actor, Principal, TenantPrincipal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { forbidden, notFound, unsatisfiable, uniqueViolationToConflict, validationFailed, type FieldIssue } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { submittingTenant } from "@/lib/jobs/submit-job";
@@ -75,9 +76,18 @@ export function endpointJson(e: EndpointRow): EndpointJson {
       stopped_at: r.stoppedAt?.toISOString() ?? null,
       stop_reason: r.stopReason,
     })),
+    url: endpointUrl(e.id),
+    serving_port: e.servingPort,
+    health_path: e.healthPath,
     created_at: e.createdAt.toISOString(),
     updated_at: e.updatedAt.toISOString(),
   };
+}
+
+/** Where tenants call an endpoint: the inference gateway's base URL (GATEWAY_PUBLIC_URL, else the app's own). */
+export function endpointUrl(id: string): string {
+  const base = (env().GATEWAY_PUBLIC_URL ?? env().NEXTAUTH_URL ?? "http://localhost:3000").replace(/\/+$/, "");
+  return `${base}/v1/endpoints/${id}`;
 }
 
 export async function listEndpoints(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
@@ -160,6 +170,8 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
           autoscaleMetric: input.autoscale_metric,
           autoscaleTarget: input.autoscale_target ?? null,
           cooldownS: input.cooldown_s,
+          servingPort: input.serving_port ?? 8000,
+          healthPath: input.health_path ?? "/health",
           statusReason: "placing replicas",
           createdBy: actor.principal.label,
         },

@@ -138,7 +138,7 @@ function mortal(inner: Launcher) {
   let dead = false;
   const wrap = (w: Workload | null): Workload | null =>
     w && { onOutput: (fn) => w.onOutput((s, d) => void (dead || fn(s, d))), onExit: (fn) => w.onExit((c, e) => void (dead || fn(c, e))), stop: () => w.stop() };
-  const launcher: Launcher = { runtime: () => inner.runtime(), remove: (n) => inner.remove(n), adopt: (n, since) => wrap(inner.adopt(n, since)), start: (s) => wrap(inner.start(s))! };
+  const launcher: Launcher = { runtime: () => inner.runtime(), remove: (n) => inner.remove(n), isRunning: (n) => inner.isRunning(n), adopt: (n, since) => wrap(inner.adopt(n, since)), start: (s) => wrap(inner.start(s))! };
   return { launcher, die: () => void (dead = true) };
 }
 
@@ -424,6 +424,11 @@ class FakeEngine implements Launcher {
 
   adopt(name: string): Workload | null {
     return this.containers.has(name) ? this.workload(name) : null;
+  }
+
+  isRunning(name: string): boolean {
+    const c = this.containers.get(name);
+    return c !== undefined && c.exited === undefined;
   }
 
   remove(name: string) {
