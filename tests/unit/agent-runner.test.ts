@@ -571,6 +571,7 @@ describe("endpoint replicas on the node", () => {
       "GPUFORGE_REPLICA_ID=r1",
       "GPUFORGE_METRICS_URL=https://cp.example/api/endpoints/ep-1/metrics",
       "GPUFORGE_REPORT_TOKEN=gfw_token_r1",
+      "GPUFORGE_PORT=8000",
     ]);
     expect(JSON.stringify(docker.calls())).not.toContain("gf_agentkey");
     expect(docker.runs().find((r) => r.includes("gpuforge-replica-r2"))).toContain("ghcr.io/huggingface/text-generation-inference:2.4");
