@@ -154,6 +154,15 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v ? v : undefined))
     .refine((v) => v === undefined || decodeKey(v) !== null, "must be 32 random bytes, base64 or hex encoded (openssl rand -base64 32)"),
+  // the read-only public listener (npm run public-api): its port, the database role it reads through
+  // (a login role granted only gpuforge_public_reader; unset with the embedded database, one is made),
+  // and the requests one address may make a minute
+  PUBLIC_API_PORT: z.coerce.number().int().min(1).max(65_535).default(3002),
+  PUBLIC_API_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
+    .optional(),
+  PUBLIC_API_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
 }).superRefine((e, ctx) => {
   if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
     ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: "set TRUSTED_PROXY_HOPS or TRUSTED_PROXIES, not both" });

@@ -12,7 +12,7 @@ import { runMigrations } from "./lib/run-migrations";
 import { assertServerConfig } from "@/lib/env";
 import { startDemoWorkload } from "../agent/src/demo-workload";
 import { simClusters, startSimulator } from "../agent/src/simulator";
-import { demoTenantKeys, migrateAndSeed, simulatorKeys } from "./seed";
+import { demoTenantKeys, migrateAndSeed, seedDemoReservations, simulatorKeys } from "./seed";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
@@ -90,6 +90,8 @@ async function main() {
       log: (m) => console.log(`[simulator] ${m}`),
     });
     await simulator.ready;
+    // the demo tenants' reservations need the fleet the simulator just registered
+    if (database) await seedDemoReservations(env.DATABASE_URL!);
     // …and the demo tenants submitting work to it, through the same public API
     if (process.env.DEMO_WORKLOAD !== "0") {
       workload = startDemoWorkload({

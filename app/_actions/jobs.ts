@@ -37,6 +37,7 @@ export const submitJobAction = serverAction(
       duration_s: formInt(f, "duration_s"),
       image: formText(f, "image"),
       command: formText(f, "command"),
+      reservation_id: formText(f, "reservation_id"),
     }),
     allow: (p) => p.kind === "tenant",
     revalidate: pages,

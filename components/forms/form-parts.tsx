@@ -51,6 +51,20 @@ export function Field({
   );
 }
 
+/** The GPU type a workload asks for, from the types the fleet has. */
+export function GpuTypeField({ error, value, gpuTypes, at }: { error?: string; value?: string; gpuTypes: string[]; at?: number }) {
+  return (
+    <Field label="GPU type" name="gpu_type" error={error}>
+      {(p) => (
+        <select {...p} key={`t${at}`} defaultValue={value ?? gpuTypes[0]} required>
+          {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
+          {gpuTypes.map((t) => <option key={t} value={t}>{t}</option>)}
+        </select>
+      )}
+    </Field>
+  );
+}
+
 export function SubmitButton({
   children,
   variant = "primary",

@@ -14,6 +14,7 @@ export interface JobSpec {
   duration_s?: number | null;
   image?: string | null;
   command?: string | null;
+  reservation_id?: string | null;
 }
 
 /**
@@ -21,7 +22,22 @@ export interface JobSpec {
  * quota and the fleet (it never could / it will wait for quota) and what it costs at today's rate,
  * before anything is sent. `prefill` is a job being cloned.
  */
-export function SubmitJobForm({ action, gpuTypes, fit, rates, prefill }: { action: FormAction; gpuTypes: string[]; fit: FitContext; rates: Record<string, number>; prefill?: JobSpec }) {
+export function SubmitJobForm({
+  action,
+  gpuTypes,
+  fit,
+  rates,
+  prefill,
+  reservations = [],
+}: {
+  action: FormAction;
+  gpuTypes: string[];
+  fit: FitContext;
+  rates: Record<string, number>;
+  prefill?: JobSpec;
+  /** the tenant's reservations a job may be confined to */
+  reservations?: Array<{ id: string; label: string }>;
+}) {
   const { state, dispatch, formRef } = useActionForm(action);
   const e = state.fieldErrors ?? {};
   const v = state.values ?? {};
@@ -62,6 +78,16 @@ export function SubmitJobForm({ action, gpuTypes, fit, rates, prefill }: { actio
       <Field label="Retries" name="max_retries" error={e.max_retries}>{(p) => <input {...p} key={`r${state.at}`} defaultValue={start("max_retries", "0")} type="number" min={0} max={10} />}</Field>
       <Field label="Image" name="image" error={e.image}>{(p) => <input {...p} key={`i${state.at}`} defaultValue={start("image")} placeholder="nvcr.io/nvidia/pytorch:24.10-py3" />}</Field>
       <Field label="Command" name="command" error={e.command}>{(p) => <input {...p} key={`m${state.at}`} defaultValue={start("command")} placeholder="python train.py" />}</Field>
+      {reservations.length ? (
+        <Field label="Reservation" name="reservation_id" error={e.reservation_id} hint="Run only on its nodes, while it is active">
+          {(p) => (
+            <select {...p} key={`v${state.at}`} defaultValue={start("reservation_id", "")}>
+              <option value="">None (any free GPUs)</option>
+              {reservations.map((r) => <option key={r.id} value={r.id}>{r.label}</option>)}
+            </select>
+          )}
+        </Field>
+      ) : null}
       <div className="space-y-2 sm:col-span-2 lg:col-span-4" aria-live="polite">
         {verdict?.message ? (
           <p data-testid="job-fit" className={`rounded-md px-3 py-2 text-sm ring-1 ${verdict.level === "never" ? "bg-red-50 text-red-800 ring-red-200" : "bg-amber-50 text-amber-900 ring-amber-200"}`}>{verdict.message}</p>

@@ -1,3 +1,7 @@
+import Link from "next/link";
+import { NodesByRack, TopologyLine } from "@/components/reservations/nodes-by-rack";
+import { Card, CardHeader } from "@/components/ui/card";
+import { topologySummary } from "@/lib/scheduler/topology";
 import { HeldGpusCard, OutputCard } from "./workload-sections";
 
 interface Placement {
@@ -5,6 +9,8 @@ interface Placement {
   hostnames: string[];
   endedAt: Date | null;
   endStatus: string | null;
+  reservationId: string | null;
+  nodes: Array<{ node_id: string; hostname: string; clusterId: string; pod: string | null; rack: string | null }>;
 }
 
 interface Telemetry {
@@ -13,10 +19,41 @@ interface Telemetry {
   series: Array<{ gpu_index: number | null; hostname: string | null; attempt: number; points: Array<{ t: string; utilization_avg: number; memory_used_avg_mb: number; temperature_avg_c: number; power_avg_w: number }> }>;
 }
 
-/** A job's output, attempt by attempt (live while it runs), and the GPUs each attempt held. */
-export function JobWorkload({ job, placements, telemetry }: { job: { id: string; image: string | null; command: string | null }; placements: Placement[]; telemetry: Telemetry }) {
+/**
+ * Where a job's latest attempt ran (pods and racks, and its reservation), its output attempt by
+ * attempt (live while it runs), and the GPUs each attempt held.
+ */
+export function JobWorkload({
+  job,
+  placements,
+  telemetry,
+  reservationsHref,
+}: {
+  job: { id: string; image: string | null; command: string | null; reservationId: string | null };
+  placements: Placement[];
+  telemetry: Telemetry;
+  reservationsHref: string;
+}) {
+  const latest = placements[0];
+  const reservationId = latest?.reservationId ?? job.reservationId;
+  const reservationLink = reservationId ? (
+    <Link className="text-sm text-indigo-700 hover:underline" href={`${reservationsHref}/${reservationId}`}>In reservation {reservationId.slice(0, 8)}</Link>
+  ) : undefined;
   return (
     <>
+      {latest ? (
+        <Card className="mt-6">
+          <CardHeader
+            title="Topology"
+            description={`Attempt ${latest.attempt}${latest.endedAt ? ` (${latest.endStatus})` : " (running)"}: a gang goes to one pod when it can, on the fewest racks.`}
+            actions={reservationLink}
+          />
+          <div className="px-5 pt-4"><TopologyLine topology={topologySummary(latest.nodes.map((n) => ({ nodeId: n.node_id, clusterId: n.clusterId, pod: n.pod, rack: n.rack })))} /></div>
+          <NodesByRack nodes={latest.nodes} />
+        </Card>
+      ) : reservationLink ? (
+        <p className="mt-6 text-sm text-slate-600">Runs only in {reservationLink}.</p>
+      ) : null}
       <OutputCard
         title="Output"
         description="stdout and stderr of each attempt's container, as its node ships them"

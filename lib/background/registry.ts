@@ -13,6 +13,7 @@ import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
 import { advanceRunningPipelines } from "@/lib/pipelines/advance-pipeline";
 import { enforcePipelineDeadlines } from "@/lib/pipelines/enforce-deadlines";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
+import { maintainReservations } from "@/lib/reservations/maintain-reservations";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
@@ -61,6 +62,18 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["pods/reconcile.requested"],
     debounceMs: 25,
     run: async () => ({ ...(await reconcilePods()) }),
+  },
+  {
+    // Starts and ends reservations on time (moving work on and off their nodes, billing each node's
+    // last segment) and swaps free nodes in for reserved ones that left service; woken with the
+    // endpoints' reconciler whenever a node leaves service.
+    id: "reservations-maintain",
+    description: "Start and end reservations on time; replace reserved nodes that left service",
+    cron: "* * * * *",
+    everySeconds: 5,
+    events: ["endpoints/reconcile.requested"],
+    debounceMs: 25,
+    run: async () => ({ ...(await maintainReservations()) }),
   },
   {
     id: "pipelines-sweep",

@@ -5,6 +5,7 @@ import { db, pool, type Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { forbidden, notFound, unsatisfiable, uniqueViolationToConflict, validationFailed, type FieldIssue } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { assertFitsReservation } from "@/lib/jobs/assert-satisfiable";
 import { submittingTenant } from "@/lib/jobs/submit-job";
 import { reconcileEndpoints } from "./reconcile-endpoints";
 import type { CreateEndpointInput, EndpointJson, UpdateEndpointInput } from "./schemas";
@@ -49,6 +50,7 @@ export function endpointJson(e: EndpointRow): EndpointJson {
     gpu_type: e.gpuType,
     gpus_per_replica: e.gpusPerReplica,
     cluster_id: e.clusterId,
+    reservation_id: e.reservationId,
     replicas: e.desiredReplicas,
     min_replicas: e.minReplicas,
     max_replicas: e.maxReplicas,
@@ -153,6 +155,7 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
       const tenant = await lockTenant(tx, tenantId);
       if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } }))) throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
       await assertFitsOnNodes(tx, tenant.gpu_quota, { gpu_type: input.gpu_type, per_node: input.gpus_per_replica, copies: min, cluster_id: input.cluster_id ?? null });
+      if (input.reservation_id) await assertFitsReservation(tx, tenantId, { reservation_id: input.reservation_id, gpu_type: input.gpu_type, gpu_count: input.gpus_per_replica, cluster_id: input.cluster_id });
       const e = await tx.endpoint.create({
         data: {
           tenantId,
@@ -162,6 +165,7 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
           gpuType: input.gpu_type,
           gpusPerReplica: input.gpus_per_replica,
           clusterId: input.cluster_id ?? null,
+          reservationId: input.reservation_id ?? null,
           desiredReplicas: input.replicas,
           minReplicas: min,
           maxReplicas: max,

@@ -56,10 +56,18 @@ export async function listJobs(p: Principal, opts: { limit: number; cursor?: str
 /** Where each attempt of a job ran and when, newest first (its logs and GPU telemetry are per attempt). */
 export async function listJobPlacements(p: Principal, jobId: string) {
   await getJobOrThrow(p, jobId);
-  const rows = await db().jobPlacement.findMany({ where: { jobId }, orderBy: { attempt: "desc" }, select: { attempt: true, nodeIds: true, startedAt: true, endedAt: true, endStatus: true } });
-  const nodes = await db().node.findMany({ where: { id: { in: [...new Set(rows.flatMap((r) => r.nodeIds))] } }, select: { id: true, hostname: true } });
-  const host = new Map(nodes.map((n) => [n.id, n.hostname]));
-  return rows.map((r) => ({ ...r, hostnames: r.nodeIds.map((id) => host.get(id) ?? id.slice(0, 8)) }));
+  const rows = await db().jobPlacement.findMany({ where: { jobId }, orderBy: { attempt: "desc" }, select: { attempt: true, nodeIds: true, startedAt: true, endedAt: true, endStatus: true, reservationId: true } });
+  const nodes = await db().node.findMany({ where: { id: { in: [...new Set(rows.flatMap((r) => r.nodeIds))] } }, select: { id: true, hostname: true, clusterId: true, pod: true, rack: true } });
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  return rows.map((r) => ({
+    ...r,
+    hostnames: r.nodeIds.map((id) => byId.get(id)?.hostname ?? id.slice(0, 8)),
+    // where the attempt ran, as the interconnect groups it (pod, rack)
+    nodes: r.nodeIds.flatMap((id) => {
+      const n = byId.get(id);
+      return n ? [{ node_id: n.id, hostname: n.hostname, clusterId: n.clusterId, pod: n.pod, rack: n.rack }] : [];
+    }),
+  }));
 }
 
 export async function listJobEvents(p: Principal, jobId: string) {

@@ -33,6 +33,10 @@ export const submitJobBody = z
     command: z.string().trim().min(1).max(10_000).optional(),
     duration_s: z.number().int().min(1).max(30 * 86_400).optional(),
     env: envField.optional().meta({ description: "Environment variables of the job's container" }),
+    reservation_id: z
+      .uuid("Must be a reservation id")
+      .optional()
+      .meta({ description: "Run only on the nodes of this reservation of your own, while it is active (its time is paid by the reservation)" }),
   })
   .meta({ id: "SubmitJob", example: { name: "llama-finetune", gpu_count: 8, gpu_type: "H100", priority: 3, max_retries: 2, duration_s: 3600 } });
 
@@ -85,6 +89,7 @@ export const jobJsonSchema = z
     error: z.string().nullable(),
     gpu_ids: z.array(z.string()),
     node_ids: z.array(z.string()),
+    reservation_id: z.string().nullable().meta({ description: "The reservation the job must run in, if it names one" }),
     submitted_at: z.string(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
@@ -114,6 +119,7 @@ export const jobSelect = {
   startedAt: true,
   finishedAt: true,
   submittedBy: true,
+  reservationId: true,
   gpus: { select: { id: true, nodeId: true }, orderBy: { index: "asc" as const } },
 } as const;
 
@@ -140,6 +146,7 @@ export interface JobRow {
   startedAt: Date | null;
   finishedAt: Date | null;
   submittedBy?: string | null;
+  reservationId: string | null;
   gpus: Array<{ id: string; nodeId: string }>;
 }
 
@@ -165,6 +172,7 @@ export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
     error: j.error,
     gpu_ids: j.gpus.map((g) => g.id),
     node_ids: [...new Set(j.gpus.map((g) => g.nodeId))],
+    reservation_id: j.reservationId,
     submitted_at: j.submittedAt.toISOString(),
     started_at: j.startedAt?.toISOString() ?? null,
     finished_at: j.finishedAt?.toISOString() ?? null,

@@ -11,6 +11,7 @@ import { generateInvoice, payInvoice } from "@/lib/billing/invoices";
 import { createDemoRequest } from "@/lib/marketing/site";
 import { createEndpoint } from "@/lib/endpoints/endpoints";
 import { db } from "@/lib/db/client";
+import { createReservation } from "@/lib/reservations/create-reservation";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
@@ -50,6 +51,12 @@ export async function buildWorld() {
   const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), capabilities: containers, gpus: inventory(4, gpuType) });
   await recordHeartbeat(agentC, nodeC.node.id, {});
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, nodeD.node.id, {});
+  // nodes nothing else runs on, of a type of their own: the walk's reservations book them
+  const reservableType = unique("RV").replace(/-/g, "").slice(0, 12).toUpperCase();
+  for (let i = 0; i < 2; i++) {
+    const r = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("r-node"), pod: "walk-pod", rack: "walk-rack", capabilities: containers, gpus: inventory(2, reservableType) });
+    await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, r.node.id, {});
+  }
   // an alert about tenant A's work, a rule to edit, for the alert operations
   const alertOfA = await db().alertEvent.create({
     data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: a.id, severity: "warning", message: "moved for the walk" },
@@ -69,10 +76,27 @@ export async function buildWorld() {
   const beat = await api("POST", `/api/clusters/nodes/${nodeC.node.id}/heartbeat`, { key: keys.agent, body: {} });
   keys.workload = (beat.body.assignments as Array<{ kind: string; job_id?: string; report_token: string }>).find((x) => x.kind === "job" && x.job_id === jobOnC.id)?.report_token;
   if (!keys.workload) throw new Error("the heartbeat did not hand out the job's report token");
-  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC } };
+  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, reservableType, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC } };
   const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
-  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest };
+  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0) };
 }
+
+/**
+ * A one-hour window somewhere in the coming months, at a random hour: the walk's bookings (and
+ * their one-hour extensions) on the two reservable nodes practically never meet.
+ */
+function randomWindow() {
+  const start = Math.ceil(Date.now() / 3_600_000) * 3_600_000 + (24 + Math.floor(Math.random() * 24 * 300)) * 3_600_000;
+  return { starts_at: new Date(start).toISOString(), ends_at: new Date(start + 3_600_000).toISOString() };
+}
+
+/** A fresh reservation of tenant A (extending, cancelling or releasing consumes it). */
+export async function reservationOfA(w: { a: { id: string }; reservableType: string }) {
+  const r = await createReservation({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, { gpu_type: w.reservableType, node_count: 1, ...randomWindow() });
+  lastReservationEnd = r.endsAt.getTime();
+  return r.id;
+}
+let lastReservationEnd = 0;
 
 function endpointBody(clusterId: string, gpuType: string) {
   return { name: unique("walk-ep"), model: "walk/model", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: clusterId, autoscale_metric: "none" as const, cooldown_s: 300 };
@@ -371,6 +395,22 @@ export function operationCases(w: World): Record<string, OperationCase> {
     createDeposit: { path: fixed(`/api/tenants/${w.a.id}/deposits`), body: () => ({ amount_cents: 100 }), expect: authed(403, 403, 403, 201) },
     listTenantTransactions: { path: fixed(`/api/tenants/${w.a.id}/transactions`), expect: authed(403, 404, 200, 200) },
     stripeWebhook: { path: fixed("/api/webhooks/stripe"), expect: all(400) },
+
+    createReservation: {
+      path: fixed("/api/reservations"),
+      body: () => ({ gpu_type: w.reservableType, node_count: 1, tenant_id: w.a.id, ...randomWindow() }),
+      expect: authed(403, 403, 201, 201),
+    },
+    listReservations: { path: fixed("/api/reservations"), expect: authed(403, 200, 200, 200) },
+    getReservation: { path: fixed(`/api/reservations/${w.reservationOfA}`), expect: authed(403, 404, 200, 200) },
+    extendReservation: {
+      path: async () => `/api/reservations/${await reservationOfA(w)}`,
+      body: () => ({ ends_at: new Date(lastReservationEnd + 3_600_000).toISOString() }),
+      expect: authed(403, 404, 200, 200),
+    },
+    endReservation: { path: async () => `/api/reservations/${await reservationOfA(w)}`, expect: authed(403, 404, 200, 200) },
+    listReservationEvents: { path: fixed(`/api/reservations/${w.reservationOfA}/events`), expect: authed(403, 404, 200, 200) },
+    getCapacity: { path: fixed(`/api/capacity?gpu_type=${w.reservableType}`), expect: authed(403, 200, 200, 200) },
 
     createDemoRequest: { path: fixed("/api/demo-requests"), body: () => ({ name: "Grace Hopper", email: `${unique("g")}@example.test`, company: "Navy Labs" }), expect: all(201) },
     createEarlyAccess: { path: fixed("/api/early-access"), body: () => ({ email: `${unique("early")}@example.test` }), expect: all(201) },

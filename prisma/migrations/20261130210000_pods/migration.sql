@@ -3,7 +3,8 @@
 -- endpoint replicas (a GPU has one holder across all three), is placed by the same scheduler, and
 -- every time it runs is one placement with its own fence, billed per second while it runs.
 -- Existing functions are left alone except tenant_gpus_in_use, the one definition of "in use",
--- which gains the pods' GPUs (CREATE OR REPLACE, same signature).
+-- which gains the pods' GPUs, and the reservations' two guards and public node_work view, which
+-- learn that a pod holds its node's GPUs with no declared end (CREATE OR REPLACE, same signatures).
 
 -- Where the fleet reaches a node: its agent reports it at registration. Tenants' SSH commands name
 -- it, and the inference gateway connects to it (on ports the agent published) and nowhere else, so
@@ -112,14 +113,23 @@ ALTER TABLE "gpus" ADD CONSTRAINT "gpus_single_holder_check" CHECK (num_nonnulls
 ALTER TABLE "gpus" ADD CONSTRAINT "gpus_allocated_pod_id_fkey" FOREIGN KEY ("allocated_pod_id") REFERENCES "pods"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 CREATE INDEX "gpus_allocated_pod_id_idx" ON "gpus"("allocated_pod_id") WHERE "allocated_pod_id" IS NOT NULL;
 
--- The one definition of a tenant's GPUs in use, now over jobs, replicas and pods.
+-- The one definition of a tenant's GPUs in use, now over jobs, replicas and pods: the reservations
+-- migration's definition (reserved nodes count whole while held, the tenant's work inside them once)
+-- with the pods' GPUs added. Pods never run inside a reservation (they declare no end), so all count.
 CREATE OR REPLACE FUNCTION "tenant_gpus_in_use"(p_tenants UUID[]) RETURNS TABLE ("tenant_id" UUID, "in_use" INTEGER) LANGUAGE sql STABLE AS $$
-    SELECT x.tenant_id, count(*)::int FROM (
-        SELECT j.tenant_id FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = ANY(p_tenants)
+    SELECT x.tenant_id, sum(x.n)::int FROM (
+        SELECT j.tenant_id, 1 AS n FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
+         WHERE j.tenant_id = ANY(p_tenants)
+           AND NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = g.node_id AND rn.tenant_id = j.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
         UNION ALL
-        SELECT r.tenant_id FROM gpus g JOIN endpoint_replicas r ON r.id = g.allocated_replica_id WHERE r.tenant_id = ANY(p_tenants)
+        SELECT r.tenant_id, 1 FROM gpus g JOIN endpoint_replicas r ON r.id = g.allocated_replica_id
+         WHERE r.tenant_id = ANY(p_tenants)
+           AND NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = g.node_id AND rn.tenant_id = r.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
         UNION ALL
-        SELECT p.tenant_id FROM gpus g JOIN pods p ON p.id = g.allocated_pod_id WHERE p.tenant_id = ANY(p_tenants)
+        SELECT p.tenant_id, 1 FROM gpus g JOIN pods p ON p.id = g.allocated_pod_id WHERE p.tenant_id = ANY(p_tenants)
+        UNION ALL
+        SELECT rn.tenant_id, rn.gpu_count FROM reservation_nodes rn
+         WHERE rn.tenant_id = ANY(p_tenants) AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
     ) x GROUP BY x.tenant_id
 $$;
 
@@ -198,17 +208,19 @@ CREATE TRIGGER "pods_tenant_active_guard" BEFORE UPDATE OF "status" ON "pods"
 -- exclusion constraint, over all its placements) and each placement's final segment once.
 ALTER TABLE "usage_events" ADD COLUMN "pod_id" UUID;
 ALTER TABLE "usage_events" DROP CONSTRAINT "usage_events_subject_check";
+-- (the reservations migration's three subjects, each now without a pod, and the pod's own)
 ALTER TABLE "usage_events" ADD CONSTRAINT "usage_events_subject_check" CHECK (
-    ("job_id" IS NOT NULL AND "replica_id" IS NULL AND "endpoint_id" IS NULL AND "pod_id" IS NULL)
-    OR ("job_id" IS NULL AND "replica_id" IS NOT NULL AND "endpoint_id" IS NOT NULL AND "pod_id" IS NULL)
-    OR ("job_id" IS NULL AND "replica_id" IS NULL AND "endpoint_id" IS NULL AND "pod_id" IS NOT NULL));
+    ("job_id" IS NOT NULL AND "replica_id" IS NULL AND "endpoint_id" IS NULL AND "reservation_node_id" IS NULL AND "reservation_id" IS NULL AND "pod_id" IS NULL)
+ OR ("job_id" IS NULL AND "replica_id" IS NOT NULL AND "endpoint_id" IS NOT NULL AND "reservation_node_id" IS NULL AND "reservation_id" IS NULL AND "pod_id" IS NULL)
+ OR ("job_id" IS NULL AND "replica_id" IS NULL AND "endpoint_id" IS NULL AND "reservation_node_id" IS NOT NULL AND "reservation_id" IS NOT NULL AND "pod_id" IS NULL)
+ OR ("job_id" IS NULL AND "replica_id" IS NULL AND "endpoint_id" IS NULL AND "reservation_node_id" IS NULL AND "reservation_id" IS NULL AND "pod_id" IS NOT NULL));
 ALTER TABLE "usage_events" ADD CONSTRAINT "usage_events_pod_no_overlap" EXCLUDE USING gist ("pod_id" WITH =, tstzrange("started_at", "ended_at", '[)') WITH &&);
 CREATE UNIQUE INDEX "usage_events_pod_final_key" ON "usage_events"("pod_id", "attempt") WHERE "kind" = 'final' AND "pod_id" IS NOT NULL;
 ALTER TABLE "usage_events" ADD CONSTRAINT "usage_events_pod_placement_fkey" FOREIGN KEY ("pod_id", "attempt") REFERENCES "pod_placements"("pod_id", "attempt") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 ALTER TABLE "invoice_lines" ADD COLUMN "pod_id" UUID;
 ALTER TABLE "invoice_lines" DROP CONSTRAINT "invoice_lines_subject_check";
-ALTER TABLE "invoice_lines" ADD CONSTRAINT "invoice_lines_subject_check" CHECK (num_nonnulls("job_id", "endpoint_id", "pod_id") = 1);
+ALTER TABLE "invoice_lines" ADD CONSTRAINT "invoice_lines_subject_check" CHECK (num_nonnulls("job_id", "endpoint_id", "reservation_id", "pod_id") = 1);
 CREATE UNIQUE INDEX "invoice_lines_invoice_id_pod_id_key" ON "invoice_lines"("invoice_id", "pod_id");
 ALTER TABLE "invoice_lines" ADD CONSTRAINT "invoice_lines_pod_id_fkey" FOREIGN KEY ("pod_id") REFERENCES "pods"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
@@ -264,9 +276,125 @@ ALTER TABLE "workload_logs" ADD CONSTRAINT "workload_logs_pod_placement_fkey" FO
 CREATE UNIQUE INDEX "workload_logs_pod_seq_key" ON "workload_logs"("pod_id", "attempt", "seq") WHERE "pod_id" IS NOT NULL;
 
 -- A tenant hears when its pod was interrupted by its node (quarantined, in maintenance, lost).
-ALTER TABLE "alert_events" DROP CONSTRAINT "alert_events_type_check";
-ALTER TABLE "alert_events" ADD CONSTRAINT "alert_events_type_check" CHECK ("rule_type" IN ('idle_gpu', 'idle_allocation', 'gpu_temperature', 'node_unreachable', 'gpu_xid', 'sla_breach', 'remediation_capped', 'job_moved', 'unexpected_payment', 'external', 'pod_interrupted'));
-ALTER TABLE "alert_events" DROP CONSTRAINT "alert_events_rule_check";
-ALTER TABLE "alert_events" ADD CONSTRAINT "alert_events_rule_check" CHECK (("rule_id" IS NULL) = ("rule_type" IN ('remediation_capped', 'job_moved', 'unexpected_payment', 'external', 'pod_interrupted')));
-ALTER TABLE "alert_events" DROP CONSTRAINT "alert_events_subject_check";
-ALTER TABLE "alert_events" ADD CONSTRAINT "alert_events_subject_check" CHECK ("subject_type" IN ('cluster', 'node', 'gpu', 'job', 'endpoint', 'invoice', 'pod'));
+-- Other branches extend these lists too: add the pod's type and subject in place, keeping theirs.
+DO $$
+DECLARE
+    c RECORD;
+BEGIN
+    FOR c IN SELECT conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
+              WHERE conrelid = '"alert_events"'::regclass AND conname IN ('alert_events_type_check', 'alert_events_rule_check', 'alert_events_subject_check')
+    LOOP
+        IF c.conname = 'alert_events_subject_check' THEN
+            IF position('''pod''' IN c.def) = 0 THEN
+                EXECUTE format('ALTER TABLE "alert_events" DROP CONSTRAINT %I, ADD CONSTRAINT %I %s', c.conname, c.conname, replace(c.def, 'ARRAY[', 'ARRAY[''pod''::text, '));
+            END IF;
+        ELSIF position('''pod_interrupted''' IN c.def) = 0 THEN
+            EXECUTE format('ALTER TABLE "alert_events" DROP CONSTRAINT %I, ADD CONSTRAINT %I %s', c.conname, c.conname, replace(c.def, 'ARRAY[', 'ARRAY[''pod_interrupted''::text, '));
+        END IF;
+    END LOOP;
+END $$;
+
+-- Reservations and pods. A pod declares no end: a new pod allocation never goes to a node that a
+-- reservation holds now (another tenant's, or its own: pods run on demand, never covered) or books
+-- later; and a node is never booked while a pod holds GPUs on it. The reservations migration's
+-- guards, each with the pod's case added; the public view of busy GPUs counts pods' (busy, no end).
+CREATE OR REPLACE FUNCTION "gpus_reservation_guard"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    bad RECORD;
+BEGIN
+    SELECT n.id AS gpu_id, rn.reservation_id INTO bad
+      FROM new_rows n JOIN old_rows o ON o.id = n.id
+      JOIN reservation_nodes rn ON rn.node_id = n.node_id AND rn.live AND rn.ends_at > now()
+     WHERE n.allocated_pod_id IS NOT NULL AND o.allocated_pod_id IS DISTINCT FROM n.allocated_pod_id
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'GPU % is on a node reservation % holds or books: a pod declares no end and runs on demand only', bad.gpu_id, bad.reservation_id USING ERRCODE = '23514';
+    END IF;
+    WITH fresh AS (
+        SELECT n.id AS gpu_id, n.node_id, j.tenant_id, j.reservation_id AS named,
+               CASE WHEN j.duration_s IS NULL THEN 'infinity'::timestamptz ELSE now() + make_interval(secs => j.duration_s) END AS work_end
+          FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN jobs j ON j.id = n.allocated_job_id
+         WHERE o.allocated_job_id IS DISTINCT FROM n.allocated_job_id
+        UNION ALL
+        SELECT n.id, n.node_id, r.tenant_id, e.reservation_id, 'infinity'::timestamptz
+          FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN endpoint_replicas r ON r.id = n.allocated_replica_id JOIN endpoints e ON e.id = r.endpoint_id
+         WHERE o.allocated_replica_id IS DISTINCT FROM n.allocated_replica_id
+    )
+    -- work inside its tenant's reservation stops when that reservation ends: it overlaps nothing after
+    SELECT f.gpu_id, f.named, h.reservation_id AS holder, h.starts_at, (h.tenant_id = f.tenant_id) AS own INTO bad
+      FROM fresh f
+      LEFT JOIN LATERAL (
+        SELECT min(rn.ends_at) AS ends_at FROM reservation_nodes rn
+         WHERE rn.node_id = f.node_id AND rn.live AND rn.tenant_id = f.tenant_id AND rn.starts_at <= now() AND rn.ends_at > now()
+      ) inside ON true
+      LEFT JOIN LATERAL (
+        SELECT rn.reservation_id, rn.tenant_id, rn.starts_at FROM reservation_nodes rn
+         WHERE rn.node_id = f.node_id AND rn.live AND rn.ends_at > now() AND rn.starts_at < LEAST(f.work_end, COALESCE(inside.ends_at, 'infinity'))
+           AND (rn.tenant_id <> f.tenant_id OR rn.starts_at > now() OR rn.reservation_id <> COALESCE(f.named, rn.reservation_id))
+         LIMIT 1
+      ) h ON true
+     WHERE h.reservation_id IS NOT NULL
+        OR (f.named IS NOT NULL AND NOT EXISTS (
+              SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = f.node_id AND rn.reservation_id = f.named AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()))
+     LIMIT 1;
+    IF NOT FOUND THEN RETURN NULL; END IF;
+    IF bad.holder IS NULL THEN
+        RAISE EXCEPTION 'GPU % is not on a node its reservation % holds now', bad.gpu_id, bad.named USING ERRCODE = '23514';
+    ELSIF bad.starts_at > now() THEN
+        RAISE EXCEPTION 'GPU % is on a node reservation % books from %: work placed there must end before', bad.gpu_id, bad.holder, bad.starts_at USING ERRCODE = '23514';
+    ELSIF NOT bad.own THEN
+        RAISE EXCEPTION 'GPU % is on a node another tenant''s reservation % holds', bad.gpu_id, bad.holder USING ERRCODE = '23514';
+    ELSE
+        RAISE EXCEPTION 'GPU % is on a node of reservation %, not of the reservation the work names', bad.gpu_id, bad.holder USING ERRCODE = '23514';
+    END IF;
+END;
+$$;
+CREATE OR REPLACE FUNCTION "reservation_nodes_guard"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    bad RECORD;
+    rtype TEXT;
+    present INTEGER;
+    wrong INTEGER;
+BEGIN
+    IF NOT NEW."live" THEN RETURN NEW; END IF;
+    -- a window that only shrank (a release, a cut at a swap) takes nothing new
+    IF TG_OP = 'UPDATE' AND OLD."live" AND NEW."starts_at" >= OLD."starts_at" AND NEW."ends_at" <= OLD."ends_at" AND NEW."node_id" = OLD."node_id" THEN
+        RETURN NEW;
+    END IF;
+    PERFORM 1 FROM "gpus" WHERE "node_id" = NEW."node_id" ORDER BY "id" FOR UPDATE;
+    IF TG_OP = 'INSERT' THEN
+        SELECT "gpu_type" INTO rtype FROM "reservations" WHERE "id" = NEW."reservation_id";
+        SELECT count(*), count(*) FILTER (WHERE g."gpu_type" <> rtype OR g."status" <> 'available') INTO present, wrong
+          FROM "gpus" g WHERE g."node_id" = NEW."node_id" AND g."missing_since" IS NULL;
+        IF NOT EXISTS (SELECT 1 FROM "nodes" WHERE "id" = NEW."node_id" AND "status" = 'available') OR wrong > 0 OR present <> NEW."gpu_count" THEN
+            RAISE EXCEPTION 'node % is not a whole, healthy % node in service (% GPUs, % unfit, % booked)', NEW."node_id", rtype, present, wrong, NEW."gpu_count" USING ERRCODE = '23P01';
+        END IF;
+    END IF;
+    SELECT g."id", j."id" AS job_id, r."id" AS replica_id INTO bad
+      FROM "gpus" g
+      LEFT JOIN "jobs" j ON j."id" = g."allocated_job_id"
+      LEFT JOIN "job_placements" p ON p."job_id" = j."id" AND p."ended_at" IS NULL
+      LEFT JOIN "endpoint_replicas" r ON r."id" = g."allocated_replica_id"
+     WHERE g."node_id" = NEW."node_id" AND (
+           (j."id" IS NOT NULL AND p."reservation_id" IS DISTINCT FROM NEW."reservation_id"
+              AND (j."duration_s" IS NULL OR j."started_at" + make_interval(secs => j."duration_s") > NEW."starts_at"))
+        OR (r."id" IS NOT NULL AND r."reservation_id" IS DISTINCT FROM NEW."reservation_id"))
+     LIMIT 1;
+    IF NOT FOUND THEN
+        SELECT g."id", NULL::uuid AS job_id, NULL::uuid AS replica_id, g."allocated_pod_id" AS pod_id INTO bad
+          FROM "gpus" g WHERE g."node_id" = NEW."node_id" AND g."allocated_pod_id" IS NOT NULL LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'node % runs pod %, which declares no end and is not this reservation''s', NEW."node_id", bad.pod_id USING ERRCODE = '23P01';
+        END IF;
+    END IF;
+    IF FOUND THEN
+        RAISE EXCEPTION 'node % runs work (% %) that would still run at % and is not this reservation''s', NEW."node_id",
+            CASE WHEN bad.job_id IS NOT NULL THEN 'job' ELSE 'replica' END, COALESCE(bad.job_id, bad.replica_id), NEW."starts_at" USING ERRCODE = '23P01';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE OR REPLACE VIEW "public_api"."node_work" AS
+    SELECT g.node_id, CASE WHEN j.duration_s IS NOT NULL THEN j.started_at + make_interval(secs => j.duration_s) END AS busy_until, count(*)::int AS gpus
+      FROM gpus g LEFT JOIN jobs j ON j.id = g.allocated_job_id
+     WHERE g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL OR g.allocated_pod_id IS NOT NULL
+     GROUP BY 1, 2;

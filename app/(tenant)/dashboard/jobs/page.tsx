@@ -12,6 +12,7 @@ import { CANCEL_POLICY, mayCancelJob } from "@/lib/jobs/job-permissions";
 import { listJobsPage } from "@/lib/jobs/list-jobs";
 import { jobListParams } from "@/lib/jobs/schemas";
 import { fleetGpuTypes, getJobOrThrow, jobCounts, jobFitContext } from "@/lib/jobs/queries";
+import { reservationsOpenTo } from "@/lib/reservations/queries";
 
 export const metadata = { title: "Jobs" };
 
@@ -23,13 +24,14 @@ export default async function TenantJobsPage({ searchParams }: { searchParams: P
   const sp = await searchParams;
   const q = readListParams(jobListParams, sp);
   const cloneId = sp.clone && /^[0-9a-f-]{36}$/i.test(sp.clone) ? sp.clone : undefined;
-  const [page, types, fit, rates, clone, counts] = await Promise.all([
+  const [page, types, fit, rates, clone, counts, reservations] = await Promise.all([
     listJobsPage(p, q),
     fleetGpuTypes(),
     jobFitContext(p.tenantId),
     listRates(),
     cloneId ? getJobOrThrow(p, cloneId).catch((e) => (isAppError(e) ? null : Promise.reject(e))) : null,
     jobCounts(p.tenantId),
+    reservationsOpenTo(p.tenantId),
   ]);
   const href = (changes: Record<string, string | number | undefined>) => listHref("/dashboard/jobs", q, changes);
   return (
@@ -49,6 +51,7 @@ export default async function TenantJobsPage({ searchParams }: { searchParams: P
           gpuTypes={types}
           fit={fit}
           rates={Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]))}
+          reservations={reservations.map((r) => ({ id: r.id, label: `${r.nodeCount} × ${r.gpuType}, ${r.startsAt.toISOString().slice(5, 16).replace("T", " ")} – ${r.endsAt.toISOString().slice(5, 16).replace("T", " ")} UTC (${r.id.slice(0, 8)})` }))}
           prefill={clone ? { name: clone.name, gpu_count: clone.gpuCount, gpu_type: clone.gpuType, priority: clone.priority, max_retries: clone.maxRetries, duration_s: clone.durationS, image: clone.image, command: clone.command } : undefined}
         />
       </Card>

@@ -22,7 +22,7 @@ export default async function AdminJobPage({ params }: { params: Promise<{ id: s
       cost={data.cost}
       events={data.events}
       mayCancel={data.mayCancel}
-      workload={<JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} />}
+      workload={<JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} reservationsHref="/admin/reservations" />}
       actions={{ cancel: cancelJobAction, priority: changeJobPriorityAction }}
     />
   );

@@ -22,7 +22,7 @@ export default async function JobPage({ params, searchParams }: { params: Promis
       cost={data.cost}
       events={data.events}
       mayCancel={data.mayCancel}
-      workload={<JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} />}
+      workload={<JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} reservationsHref="/dashboard/reservations" />}
       actions={{ cancel: cancelJobAction, resubmit: resubmitJobAction }}
       notice={sp.resubmitted ? "Submitted again: this is the new job; the earlier one keeps its own history." : undefined}
     />
