@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { CopyLine } from "@/components/ui/copy-line";
 import { deleteEndpointAction, stopStartEndpointAction, updateEndpointAction } from "@/app/_actions/endpoints";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { EndpointLatencyChart, EndpointTrafficChart } from "@/components/fleet/charts";
@@ -99,6 +100,18 @@ export function EndpointDetail(props: {
           <strong className="capitalize">{e.status}:</strong> {e.status_reason}
         </p>
       ) : null}
+      <Card className="mb-6" aria-label="Call this endpoint">
+        <CardHeader
+          title="Call it"
+          description="The inference gateway sends each request to the ready replica with the fewest requests in flight, streams responses through, and records requests, errors and latency for the SLA below. Use a tenant API key, or a key for this endpoint only (POST /api/endpoints/{id}/keys)."
+        />
+        <div className="space-y-4 p-5">
+          <CopyLine text={e.url} label="Endpoint URL" />
+          <pre tabIndex={0} aria-label="Example call" data-testid="gateway-curl" className="overflow-x-auto rounded-lg bg-slate-50 p-4 text-xs text-slate-700 ring-1 ring-slate-200"><code>{`curl ${e.url}/v1/chat/completions \\
+  -H "Authorization: Bearer $GPUFORGE_KEY" -H "content-type: application/json" \\
+  -d '{"model":"${e.model}","messages":[{"role":"user","content":"Hello"}],"stream":true}'`}</code></pre>
+        </div>
+      </Card>
       <div className="grid gap-4 sm:grid-cols-2">
         <Stat label="Replicas ready" value={`${e.ready_replicas} / ${e.replicas}`} hint={`min ${e.min_replicas}, max ${e.max_replicas}${e.autoscale_metric !== "none" ? ", autoscaled" : ""}`} />
         <Stat label="GPUs held" value={e.gpus_held} hint={`${e.gpu_type}, on ${plural(new Set(live.map((r) => r.node_id)).size, "node")}`} />

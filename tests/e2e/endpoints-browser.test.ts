@@ -99,6 +99,17 @@ describe("inference endpoints in the browser", () => {
     expect(sla.status).toBe(200);
     expect(sla.body.sla.requests).toBeGreaterThan(0);
 
+    // the page shows where to call it; a call through the inference gateway with the tenant's key is answered by a replica
+    const url = (await page.getByLabel("Endpoint URL").textContent())!;
+    expect(url).toBe(got.body.endpoint.url);
+    expect(await page.getByTestId("gateway-curl").textContent()).toContain(`curl ${url}/v1/chat/completions`);
+    const call = () => fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${tenantKey}`, "content-type": "application/json" }, body: JSON.stringify({ model: "meta-llama/Llama-3.1-8B-Instruct", messages: [{ role: "user", content: "hello" }] }) });
+    await expect.poll(async () => (await call()).status, { timeout: 20_000 }).toBe(200);
+    const answer = (await (await call()).json()) as { choices: Array<{ message: { content: string } }> };
+    expect(answer.choices[0]!.message.content.length).toBeGreaterThan(0);
+    expect((await fetch(`${url}/v1/chat/completions`, { method: "POST", body: "{}" })).status).toBe(401);
+    await shot(page, "endpoint-call-it");
+
     // scaling from the settings form applies at once
     const settings = page.locator("form[aria-label='Endpoint settings']");
     await settings.locator("#s-replicas").fill("3");
