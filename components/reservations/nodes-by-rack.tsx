@@ -17,11 +17,17 @@ interface HeldNode {
   ends_at?: string;
 }
 
-export function TopologyLine({ topology }: { topology: { clusters: number; pods: number; racks: number; nodes: number } }) {
+const count = (n: number, one: string, many: string) => <><strong>{n}</strong> {n === 1 ? one : many}</>;
+
+/** How spread out a set of nodes is: nodes, racks, pods (and clusters when more than one). */
+export function TopologyLine({ topology, located = true }: { topology: { clusters: number; pods: number; racks: number; nodes: number }; located?: boolean }) {
+  if (!located) {
+    return <p className="text-sm text-slate-700">{count(topology.nodes, "node", "nodes")}, with no rack or pod recorded: placement cannot keep them close until an operator records where they stand.</p>;
+  }
   return (
     <p className="text-sm text-slate-700">
-      <strong>{topology.nodes}</strong> node(s) on <strong>{topology.racks}</strong> rack(s) in <strong>{topology.pods}</strong> pod(s)
-      {topology.clusters > 1 ? <> across <strong>{topology.clusters}</strong> clusters</> : null}
+      {count(topology.nodes, "node", "nodes")} on {count(topology.racks, "rack", "racks")} in {count(topology.pods, "pod", "pods")}
+      {topology.clusters > 1 ? <> across {count(topology.clusters, "cluster", "clusters")}</> : null}
     </p>
   );
 }

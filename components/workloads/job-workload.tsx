@@ -48,7 +48,7 @@ export function JobWorkload({
             description={`Attempt ${latest.attempt}${latest.endedAt ? ` (${latest.endStatus})` : " (running)"}: a gang goes to one pod when it can, on the fewest racks.`}
             actions={reservationLink}
           />
-          <div className="px-5 pt-4"><TopologyLine topology={topologySummary(latest.nodes.map((n) => ({ nodeId: n.node_id, clusterId: n.clusterId, pod: n.pod, rack: n.rack })))} /></div>
+          <div className="px-5 pt-4"><TopologyLine topology={topologySummary(latest.nodes.map((n) => ({ nodeId: n.node_id, clusterId: n.clusterId, pod: n.pod, rack: n.rack })))} located={latest.nodes.some((n) => n.pod !== null || n.rack !== null)} /></div>
           <NodesByRack nodes={latest.nodes} />
         </Card>
       ) : reservationLink ? (

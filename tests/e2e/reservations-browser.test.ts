@@ -86,7 +86,7 @@ describe("reservations in the browser", () => {
     await calendar.getByRole("link", { name: `2 × ${gpuType}` }).click();
     await page.getByRole("heading", { name: `2 × ${gpuType} nodes` }).waitFor();
     const id = page.url().split("/").pop()!;
-    await page.getByText("2 node(s) on 1 rack(s) in 1 pod(s)").waitFor();
+    await page.getByText("2 nodes on 1 rack in 1 pod").waitFor();
     await page.getByText("active", { exact: true }).or(page.getByText("confirmed", { exact: true })).first().waitFor();
 
     // a job that names the reservation, from the jobs page
@@ -112,7 +112,7 @@ describe("reservations in the browser", () => {
     expect(jobId).not.toBe("");
     await jobs.goto(`${new URL(jobs.url()).origin}/dashboard/jobs/${jobId}`);
     await jobs.getByRole("link", { name: `In reservation ${id.slice(0, 8)}` }).waitFor();
-    await jobs.getByText("2 node(s) on 1 rack(s) in 1 pod(s)").waitFor();
+    await jobs.getByText("2 nodes on 1 rack in 1 pod").waitFor();
     await shot(jobs, "job-in-reservation-topology");
     await jobs.context().close();
 

@@ -26,6 +26,7 @@ import { settingsView } from "@/lib/settings/settings";
 import { updateSettings } from "@/lib/settings/update-settings";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeUser, operatorPrincipal, tenantAdminPrincipal, tenantMemberPrincipal, unique } from "../support/fixtures";
+import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 
 // The services behind the console's pages: lists, job rights and priorities, costs, alert groups
 // and silences, names in the audit log, key expiry, invoices without zero lines, settings.
@@ -95,6 +96,8 @@ describe("job rights, priority and cost", () => {
 
   it("an operator reorders a waiting job: audited, in its timeline, refused once it runs", async () => {
     const w = await world(64);
+    // the node takes no work until the test wants the job to run, so no other file's scheduling cycle starts it mid-test
+    await changeNodeStatus(actorFor(operatorPrincipal), w.node.node.id, "maintenance");
     const job = await submitJob(w.asAdmin, { name: unique("prio"), gpu_count: 1, gpu_type: w.gpuType, priority: 7, max_retries: 0, cluster_id: w.cluster.id });
     expect(await codeOf(changeJobPriority(w.asAdmin, job.id, 1))).toBe("forbidden");
     await pool().query(`UPDATE jobs SET status = 'blocked', block_reason = 'quota' WHERE id = $1`, [job.id]);
@@ -103,6 +106,7 @@ describe("job rights, priority and cost", () => {
     expect(events.at(-1)).toMatchObject({ fromStatus: "blocked", toStatus: "blocked", reason: "priority 7 → 2", actor: "ops@example.test" });
     expect(await db().auditLog.findFirst({ where: { action: "job.priority_changed", targetId: job.id } })).toMatchObject({ details: expect.objectContaining({ from: 7, to: 2 }) });
     await pool().query(`UPDATE jobs SET status = 'queued', block_reason = NULL WHERE id = $1`, [job.id]);
+    await changeNodeStatus(actorFor(operatorPrincipal), w.node.node.id, "available");
     await runSchedulerCycle("test");
     expect(await codeOf(changeJobPriority(operator, job.id, 3))).toBe("invalid_transition");
   });
