@@ -170,13 +170,12 @@ export function PodDetail(props: PodDetailProps) {
           <CardHeader title="Runs" description="Each time the pod ran, where, and how it ended. Stop and start may place it on another node." />
           {placements.length === 0 ? <EmptyState title="Not placed yet" /> : (
             <Table caption="Runs">
-              <thead className="bg-slate-50"><tr><Th>Run</Th><Th>Node</Th><Th>GPUs</Th><Th>Running</Th><Th>Ended</Th></tr></thead>
+              <thead className="bg-slate-50"><tr><Th>Run</Th><Th>Node</Th><Th>Running</Th><Th>Ended</Th></tr></thead>
               <tbody className="divide-y divide-slate-100">
                 {placements.map((pl) => (
                   <tr key={pl.attempt}>
                     <Td className="tabular-nums">{pl.attempt}</Td>
                     <Td>{pl.hostname ?? "—"}</Td>
-                    <Td className="tabular-nums">{pl.gpus}</Td>
                     <Td>{pl.running_at ? formatDateTime(pl.running_at) : "—"}</Td>
                     <Td>{pl.ended_at ? `${formatDateTime(pl.ended_at)} (${pl.end_status ?? "ended"})` : "—"}</Td>
                   </tr>

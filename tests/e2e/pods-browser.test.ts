@@ -60,7 +60,10 @@ describe("pods in the browser", () => {
     await shot(page, "pods-create-field-error");
     await form.locator("#f-ssh_public_key").fill(demoSshKey("walk"));
     await form.getByRole("button", { name: "Create pod" }).click();
-    await page.waitForURL(/\/dashboard\/pods\/[0-9a-f-]{36}\?created=1$/);
+    await page.waitForURL(/\/dashboard\/pods\/[0-9a-f-]{36}\?created=1$/).catch(async (e: unknown) => {
+      await shot(page, "pods-create-failed");
+      throw e;
+    });
     const id = new URL(page.url()).pathname.split("/").pop()!;
     await page.getByRole("heading", { name: "notebook", level: 1 }).waitFor();
 
@@ -68,7 +71,7 @@ describe("pods in the browser", () => {
     const ssh = page.getByLabel("SSH command");
     await ssh.waitFor({ timeout: 45_000 });
     const command = (await ssh.textContent())!;
-    expect(command).toMatch(/^ssh -p \d{4,5} root@127\.\d+\.\d+\.\d+$/);
+    expect(command).toMatch(/^ssh root@127\.\d+\.\d+\.\d+ -p \d{4,5}$/);
     const portLink = page.getByRole("link", { name: /^Port 8888 → 127\./ });
     await portLink.waitFor();
     const href = (await portLink.getAttribute("href"))!;

@@ -14,12 +14,12 @@ export default async function AdminPodsPage({ searchParams }: { searchParams: Pr
   const p = await requireOperatorPage("/admin/pods");
   const sp = await searchParams;
   const status = POD_STATUSES.find((s) => s === sp.status);
-  const [list, tenants] = await Promise.all([listPods(p, { limit: 500, ...(status ? { status } : {}) }), db().tenant.findMany({ select: { id: true, name: true } })]);
-  const pods = status ? list.data : list.data.filter((x) => x.status !== "terminated");
+  const [list, tenants] = await Promise.all([listPods(p, { limit: 500 }), db().tenant.findMany({ select: { id: true, name: true } })]);
+  const pods = list.data.filter((x) => (status ? x.status === status : x.status !== "terminated"));
   const live = list.data.filter((x) => x.status === "running" || x.status === "starting");
   return (
     <>
-      <PageHeader title="Pods" description="Every tenant's interactive pods: where they run, what they hold and cost, and why the waiting ones wait." actions={<AutoRefresh seconds={5} />} />
+      <PageHeader title="Pods" description="Every tenant's interactive pods (the newest 500): where they run, what they hold and cost, and why the waiting ones wait." actions={<AutoRefresh seconds={5} />} />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Stat label="Running or starting" value={live.length} />
         <Stat label="GPUs held by pods" value={live.reduce((s, x) => s + x.gpu_count, 0)} />
@@ -29,7 +29,7 @@ export default async function AdminPodsPage({ searchParams }: { searchParams: Pr
       <Card className="mt-6">
         <CardHeader
           title={status ? `Pods: ${status}` : "Pods (terminated hidden)"}
-          description={`Operators may stop or terminate any pod; its tenant is told in its history. ${formatCents(list.data.reduce((s, x) => s + x.cost_cents, 0))} billed or accruing across these.`}
+          description={`Operators may stop or terminate any pod; its tenant is told in its history. ${formatCents(pods.reduce((s, x) => s + x.cost_cents, 0))} billed or accruing across these.`}
           actions={
             <nav aria-label="Filter by status" className="flex flex-wrap gap-2 text-sm">
               {[undefined, ...POD_STATUSES].map((s) => (
