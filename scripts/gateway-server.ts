@@ -2,7 +2,7 @@
 // `ANY /v1/endpoints/{endpoint_id}/{path}`, proxied to replicas (lib/gateway). The same Gateway the
 // app serves at the same paths, on plain node:http without Next's router and renderer; run as many
 // as the traffic needs behind a load balancer (each keeps its own routing table, probes and counters,
-// and adds its per-minute figures to the database). GATEWAY_PORT (3002) sets the port; it also
+// and adds its per-minute figures to the database). GATEWAY_PORT (3003) sets the port; it also
 // answers GET /api/health, and GET /api/metrics (its own process figures) to operators and METRICS_TOKEN.
 import http from "node:http";
 import { GET as health } from "@/app/api/health/route";
@@ -50,7 +50,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(`[gateway] refusing to start: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(78);
   }
-  const port = Number(process.env.GATEWAY_PORT ?? 3002);
+  const port = Number(process.env.GATEWAY_PORT ?? 3003);
   const g = await gateway();
   const server = createGatewayServer(g, `http://127.0.0.1:${port}`);
   server.listen(port, () => console.log(`[gateway] tenants' calls to their endpoints on http://localhost:${port}/v1/endpoints/{id}/…`));
