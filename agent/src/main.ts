@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { placementKey } from "../../lib/fleet/assignments";
-import { createClient } from "./client";
+import { ApiError, createClient } from "./client";
 import { DockerLauncher, limitsFor } from "./container";
 import { Lease } from "./lease";
 import { LogSpool } from "./log-spool";
@@ -104,7 +104,7 @@ async function main() {
   const launcher = new DockerLauncher();
   const ports = PortPool.parse(env.AGENT_PUBLISHED_PORTS ?? DEFAULT_PUBLISHED_PORTS);
   const publishIp = env.GPUFORGE_PUBLISH_IP || undefined;
-  const address = detectNodeAddress(env.GPUFORGE_NODE_ADDRESS);
+  let address = detectNodeAddress(env.GPUFORGE_NODE_ADDRESS);
 
   let gpus = await readGpus();
   const engine = launcher.runtime();
@@ -112,7 +112,8 @@ async function main() {
   const runtime = networkProblem ? null : engine;
   if (!engine) log("no container runtime answers (docker): this node registers without containers and runs no tenant images or commands");
   if (networkProblem) log(`${networkProblem}: this node registers without containers and runs no tenant images or commands`);
-  const registration = await client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string; index: number }> }>("POST", "/api/clusters/nodes", {
+  const system = { ...(await readSystem(nvidiaSmi)), ...(gpus[0]?.driverVersion ? { driver_version: gpus[0].driverVersion } : {}) };
+  const register = () => client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string; index: number }> }>("POST", "/api/clusters/nodes", {
     hostname,
     pod: env.GPUFORGE_POD,
     rack: env.GPUFORGE_RACK,
@@ -121,8 +122,17 @@ async function main() {
     agent_version: AGENT_VERSION,
     ...(address ? { address } : {}),
     capabilities: { containers: runtime !== null, ...(runtime ? { runtime } : {}) },
-    system: { ...(await readSystem(nvidiaSmi)), ...(gpus[0]?.driverVersion ? { driver_version: gpus[0].driverVersion } : {}) },
+    system,
     gpus: gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: g.gpuType, model: g.name, memory_total_mb: g.memoryTotalMb })),
+  });
+  const registration = await register().catch((e: unknown) => {
+    // an address only found on an interface, which the control plane does not take (outside its
+    // NODE_ADDRESS_NETWORKS, or another node's): the node still registers, without one. A configured
+    // GPUFORGE_NODE_ADDRESS that is refused stops the agent instead, so the mistake is seen.
+    if (!address || env.GPUFORGE_NODE_ADDRESS?.trim() || !addressRefused(e)) throw e;
+    log(`the control plane refused the detected address ${address} (${(e as Error).message}); registering without one. Set GPUFORGE_NODE_ADDRESS to the address the fleet reaches this node at`);
+    address = undefined;
+    return register();
   });
   const nodeId = registration.node.id;
   const indexById = new Map(registration.gpus.map((g) => [g.id, g.index]));
@@ -245,3 +255,10 @@ main().catch((e: unknown) => {
   log((e as Error).message);
   process.exit(1);
 });
+
+/** A registration refused because of its address field (400 naming it, or 409: another node has it). */
+function addressRefused(e: unknown): boolean {
+  if (!(e instanceof ApiError) || (e.status !== 400 && e.status !== 409)) return false;
+  const details = (e.body as { error?: { details?: Array<{ path?: string }> } } | null)?.error?.details ?? [];
+  return details.some((d) => d.path === "address");
+}
