@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
+import type { NodeAddressPolicy } from "@/lib/fleet/node-address";
 import { parseCidrList, type Cidr, type ProxyTrust } from "@/lib/http/client-address";
 import { parseAllowList } from "@/lib/pipelines/allow-list";
 
@@ -104,6 +105,37 @@ const envSchema = z.object({
       }
       return list;
     }),
+  // Pods and the inference gateway. Nodes' addresses (what SSH commands name and the only places
+  // the gateway connects to) must lie in these networks when set (lib/fleet/node-address.ts).
+  NODE_ADDRESS_NETWORKS: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx): Cidr[] => {
+      const list = parseCidrList(v ?? "");
+      if (list === null) {
+        ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.20.0.0/16" });
+        return z.NEVER;
+      }
+      return list;
+    }),
+  // a pod whose container is not up this long after placement fails; a stop its node never confirms counts as done after this
+  POD_START_TIMEOUT_S: z.coerce.number().int().min(30).max(86_400).default(900),
+  POD_STOP_CONFIRM_S: z.coerce.number().int().min(5).max(3_600).default(120),
+  // the gateway's base URL as tenants call it (an endpoint's `url`); default: the app's own (NEXTAUTH_URL)
+  GATEWAY_PUBLIC_URL: optionalUrl,
+  // a replica must answer with headers within this, and never go quiet for longer than the idle timeout
+  GATEWAY_TIMEOUT_S: z.coerce.number().int().min(1).max(3_600).default(60),
+  GATEWAY_IDLE_TIMEOUT_S: z.coerce.number().int().min(1).max(3_600).default(120),
+  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(10 * 1024 * 1024),
+  // requests one gateway process sends to one endpoint at once; beyond it answers 429
+  GATEWAY_MAX_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100_000).default(1_024),
+  // how often a gateway process probes every replica (a failing one leaves rotation within one interval), and each probe's limit
+  GATEWAY_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  GATEWAY_PROBE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+  // how often a gateway process re-reads the replicas it routes to, and writes its per-minute figures
+  GATEWAY_REFRESH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+  GATEWAY_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   // salts the anonymous page-view session hash; derived from NEXTAUTH_SECRET when unset
   ANALYTICS_SALT: z.string().min(16, "must be at least 16 characters").optional(),
   // jobs one tenant may have waiting (queued or blocked) at once; a submit beyond it answers 429
@@ -215,4 +247,9 @@ export function assertServerConfig(source: Record<string, string | undefined> = 
 /** Whose word about a client's address counts (lib/http/client-address). */
 export function proxyTrust(e: Env = env()): ProxyTrust {
   return { hops: e.TRUSTED_PROXY_HOPS, cidrs: e.TRUSTED_PROXIES };
+}
+
+/** Which addresses nodes may report (lib/fleet/node-address.ts): loopback only outside production, unless listed. */
+export function nodeAddressPolicy(e: Env = env()): NodeAddressPolicy {
+  return { networks: e.NODE_ADDRESS_NETWORKS, allowLoopback: e.NODE_ENV !== "production" };
 }

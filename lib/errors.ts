@@ -15,7 +15,9 @@ export type ErrorCode =
   | "unsatisfiable"
   | "nothing_to_invoice"
   | "rate_limited"
-  | "unavailable";
+  | "unavailable"
+  | "bad_gateway"
+  | "gateway_timeout";
 
 export interface FieldIssue {
   path: string;
@@ -53,6 +55,10 @@ export const nothingToInvoice = (message: string) => new AppError("nothing_to_in
 export const rateLimited = (message = "Too many requests") => new AppError("rate_limited", message);
 /** Something this deployment cannot do at all right now (not the caller's fault, not a bug). */
 export const unavailable = (message: string) => new AppError("unavailable", message);
+/** The inference gateway could not get an answer from any replica (refused, reset, broke off). */
+export const badGateway = (message: string) => new AppError("bad_gateway", message);
+/** The inference gateway's replica did not answer in time. */
+export const gatewayTimeout = (message: string) => new AppError("gateway_timeout", message);
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   validation_failed: 400,
@@ -69,6 +75,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   nothing_to_invoice: 422,
   rate_limited: 429,
   unavailable: 503,
+  bad_gateway: 502,
+  gateway_timeout: 504,
 };
 
 export function isAppError(e: unknown): e is AppError {
@@ -83,6 +91,7 @@ export function uniqueViolationToConflict(e: unknown, field: string, message: st
 
 export function isUniqueViolation(e: unknown): boolean {
   if (typeof e !== "object" || e === null) return false;
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err.code === "P2002" || err.code === "23505" || err.cause?.code === "23505";
+  const err = e as { code?: string; cause?: { code?: string }; meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } };
+  // P2010: a raw query's failure, with the database's own code from the driver adapter
+  return err.code === "P2002" || err.code === "23505" || err.cause?.code === "23505" || (err.code === "P2010" && err.meta?.driverAdapterError?.cause?.originalCode === "23505");
 }

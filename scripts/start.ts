@@ -66,6 +66,9 @@ async function main() {
     env.SETTINGS_ENCRYPTION_KEY ??= localSecret("settings-key", "base64");
   }
   env.NEXTAUTH_URL ??= `http://localhost:${port}`;
+  // the simulated fleet's nodes live on loopback addresses of this machine (127.x.y.z): the demo lets
+  // nodes have them, so pods' SSH commands and the inference gateway reach the simulated replicas
+  if (database || process.argv.includes("--simulate")) env.NODE_ADDRESS_NETWORKS ??= "127.0.0.0/8";
   Object.assign(env, { NODE_ENV: dev ? "development" : "production" });
   // the same check the server makes, before minutes go into a build: a missing secret is named now
   assertServerConfig(env);

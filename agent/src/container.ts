@@ -3,6 +3,7 @@
 // inputs) and the launcher that runs it, captures the container's output and re-adopts containers
 // after an agent restart.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { isIP } from "node:net";
 import { isImageReference } from "../../lib/fleet/image-reference";
 
 export interface ContainerSpec {
@@ -17,6 +18,24 @@ export interface ContainerSpec {
   env: Record<string, string>;
   labels: Record<string, string>;
   limits: ResourceLimits;
+  /** container ports published on host ports of the node (a pod's SSH and Jupyter, a replica's serving port) */
+  publish?: PublishedPort[];
+  /** files of the agent's own making, mounted read-only (a pod's authorized_keys) */
+  mounts?: ReadOnlyMount[];
+}
+
+export interface PublishedPort {
+  hostPort: number;
+  containerPort: number;
+  /** the host address the port listens on (default all of them) */
+  hostIp?: string;
+}
+
+export interface ReadOnlyMount {
+  /** an absolute path on the node, in the agent's state directory */
+  source: string;
+  /** an absolute path in the container */
+  target: string;
 }
 
 export interface ResourceLimits {
@@ -34,6 +53,9 @@ export interface ResourceLimits {
 export const WORKLOAD_NETWORK = "gpuforge-workloads";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// mount paths are written into --mount's comma-separated syntax: nothing that could end a field
+const MOUNT_PATH = /^\/[A-Za-z0-9._/-]*$/;
+const isPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65_535;
 const LABEL_KEY = /^[a-z0-9][a-z0-9.-]*$/;
 
 export class RefusedSpec extends Error {}
@@ -66,6 +88,22 @@ export function dockerRunArgs(spec: ContainerSpec): string[] {
     "--ulimit", "memlock=-1",
     "--stop-timeout", "10",
   ];
+  const published = new Set<number>();
+  for (const p of spec.publish ?? []) {
+    // numbers only, checked here, so a port list can never carry an option or a second mapping
+    if (!isPort(p.hostPort) || !isPort(p.containerPort)) throw new RefusedSpec(`not a port mapping: ${JSON.stringify(p).slice(0, 80)}`);
+    if (p.hostIp !== undefined && !isIP(p.hostIp)) throw new RefusedSpec(`not an address to publish on: ${JSON.stringify(p.hostIp).slice(0, 80)}`);
+    if (published.has(p.hostPort)) throw new RefusedSpec(`host port ${p.hostPort} published twice`);
+    published.add(p.hostPort);
+    const ip = p.hostIp ? (isIP(p.hostIp) === 6 ? `[${p.hostIp}]:` : `${p.hostIp}:`) : "";
+    args.push("--publish", `${ip}${p.hostPort}:${p.containerPort}/tcp`);
+  }
+  for (const m of spec.mounts ?? []) {
+    if (!MOUNT_PATH.test(m.source) || !MOUNT_PATH.test(m.target) || m.source.includes("..") || m.target.includes("..")) {
+      throw new RefusedSpec(`not a mount this agent makes: ${JSON.stringify(m).slice(0, 120)}`);
+    }
+    args.push("--mount", `type=bind,source=${m.source},target=${m.target},readonly`);
+  }
   for (const [k, v] of Object.entries(spec.labels)) {
     if (!LABEL_KEY.test(k)) throw new RefusedSpec(`not a label key: ${k}`);
     args.push("--label", `${k}=${v}`);
@@ -109,6 +147,8 @@ export interface Workload {
 
 export interface Launcher {
   start(spec: ContainerSpec): Workload;
+  /** whether a container of that name runs now (pods and replicas report once theirs is up) */
+  isRunning(name: string): boolean;
   /** finds a container of an earlier agent process by name: its outcome if it ended, or it running */
   adopt(name: string, sinceIso: string): Workload | null;
   /** removes an ended container once its outcome is recorded */
@@ -175,6 +215,11 @@ export class DockerLauncher implements Launcher {
     waiter.stdout!.on("data", (d: Buffer) => (code += d.toString()));
     const w = this.attach(logs, name);
     return { ...w, onExit: (fn) => waiter.once("close", () => fn(Number.parseInt(code.trim(), 10) || 0)) };
+  }
+
+  isRunning(name: string): boolean {
+    const r = spawnSync("docker", ["inspect", "--format", "{{.State.Status}}", name], { env: this.env, encoding: "utf8", timeout: 15_000 });
+    return r.status === 0 && r.stdout.trim() === "running";
   }
 
   remove(name: string): void {

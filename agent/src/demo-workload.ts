@@ -3,7 +3,10 @@
 // with enough waiting work submits nothing more. Each tenant also keeps one inference endpoint
 // (created once through the API; the simulator serves its traffic) and one agentic pipeline
 // running: the plan → act → check loop template against that endpoint, started again once the
-// previous one finished.
+// previous one finished. Each tenant also keeps a notebook pod (created once; the simulator runs
+// it) and calls its endpoint through the inference gateway a few times a tick, so the gateway's
+// own figures show on the endpoint's page.
+import { createHash } from "node:crypto";
 import { PIPELINE_TEMPLATES } from "../../lib/pipelines/templates";
 import { createClient } from "./client";
 
@@ -15,6 +18,14 @@ const WORKLOADS = [
   { image: "nvcr.io/nvidia/pytorch:24.05-py3", command: "python -m lm_eval --model hf --tasks mmlu,hellaswag --batch_size 16" },
   { image: "rayproject/ray-ml:2.9.0-gpu", command: "python rollout.py --episodes 4096" },
 ];
+
+/** A well-formed demo SSH public key (an ed25519 key nobody holds the private half of). */
+export function demoSshKey(seed = "gpuforge-demo"): string {
+  const type = Buffer.from("ssh-ed25519");
+  const key = createHash("sha256").update(seed).digest();
+  const u32 = (n: number) => Buffer.from([0, 0, 0, n]);
+  return `ssh-ed25519 ${Buffer.concat([u32(type.length), type, u32(key.length), key]).toString("base64")} demo@gpuforge`;
+}
 
 export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[]; gpuTypes: string[]; everyS?: number; log?: (m: string) => void }) {
   const clients = opts.tenantKeys.map((key) => createClient({ baseUrl: opts.baseUrl, key, retryForMs: 5_000, log: opts.log }));
@@ -35,6 +46,27 @@ export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[];
     endpointsMade.add(i);
   };
 
+  const podsMade = new Set<number>();
+  const ensurePod = async (client: (typeof clients)[number], i: number) => {
+    if (podsMade.has(i)) return;
+    const existing = await client.call<{ data: Array<{ name: string }> }>("GET", "/api/pods?limit=50");
+    if (!existing.data.some((p) => p.name === "notebook")) {
+      await client.call("POST", "/api/pods", { name: "notebook", gpu_type: opts.gpuTypes[i % opts.gpuTypes.length], gpu_count: 1, image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04", ports: [8888], ssh_public_key: demoSshKey() });
+    }
+    podsMade.add(i);
+  };
+
+  // a little real traffic through the inference gateway: its per-minute figures feed the SLA
+  const callEndpoint = async (client: (typeof clients)[number], i: number) => {
+    const spec = DEMO_ENDPOINTS[i % DEMO_ENDPOINTS.length]!;
+    const endpoints = await client.call<{ data: Array<{ id: string; name: string; status: string }> }>("GET", "/api/endpoints?limit=50");
+    const ep = endpoints.data.find((e) => e.name === spec.name && ["ready", "scaling", "degraded"].includes(e.status));
+    if (!ep) return;
+    for (let k = 0; k < 3; k++) {
+      await client.call("POST", `/v1/endpoints/${ep.id}/v1/chat/completions`, { model: spec.model, messages: [{ role: "user", content: `Summarise run ${Math.floor(Math.random() * 1000)} in one line` }] }, 0).catch(() => {});
+    }
+  };
+
   const agentLoop = PIPELINE_TEMPLATES.find((t) => t.id === "plan-act-check")!;
   const ensurePipeline = async (client: (typeof clients)[number], i: number) => {
     const spec = DEMO_ENDPOINTS[i % DEMO_ENDPOINTS.length]!;
@@ -51,6 +83,8 @@ export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[];
     for (const [i, client] of clients.entries()) {
       await ensureEndpoint(client, i).catch((e: unknown) => opts.log?.(`demo endpoint: ${(e as Error).message}`));
       await ensurePipeline(client, i).catch((e: unknown) => opts.log?.(`demo pipeline: ${(e as Error).message}`));
+      await ensurePod(client, i).catch((e: unknown) => opts.log?.(`demo pod: ${(e as Error).message}`));
+      await callEndpoint(client, i).catch((e: unknown) => opts.log?.(`demo gateway calls: ${(e as Error).message}`));
       try {
         const waiting = await client.call<{ data: unknown[] }>("GET", "/api/jobs?status=queued&limit=10");
         if (waiting.data.length >= 4) continue;

@@ -6,6 +6,10 @@
 //   GPUFORGE_INGEST_URL   optional: heartbeats and metrics go to this ingest server (`npm run ingest`)
 //   GPUFORGE_HOSTNAME     defaults to the machine's hostname; GPUFORGE_POD, GPUFORGE_RACK optional
 //   GPUFORGE_SERVE_IMAGE  optional: the serving image for endpoints that name none
+//   GPUFORGE_NODE_ADDRESS the IP the fleet reaches this node at (SSH to pods, the inference gateway
+//                         to replicas); default: the first IPv4 address of a non-container interface
+//   AGENT_PUBLISHED_PORTS host ports pods' and replicas' ports are published on (default 40000-44999)
+//   GPUFORGE_PUBLISH_IP   optional: the one host address published ports listen on (default all)
 //   HEARTBEAT_INTERVAL_S  default 15;  METRICS_INTERVAL_S default 10
 //   AGENT_STATE_DIR       placements, unsent exit reports and log spools (default ~/.gpuforge-agent)
 //   NVIDIA_SMI            path to nvidia-smi (default: found on PATH)
@@ -16,16 +20,18 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { placementKey } from "../../lib/fleet/assignments";
-import { createClient } from "./client";
+import { ApiError, createClient } from "./client";
 import { DockerLauncher, limitsFor } from "./container";
 import { Lease } from "./lease";
 import { LogSpool } from "./log-spool";
 import { BASE_QUERY_FIELDS, NVIDIA_SMI_ARGS, NVIDIA_SMI_BASE_ARGS, NVIDIA_SMI_REMAP_ARGS, normaliseBusId, parseNvidiaSmi, parseRemappedRows, parseXidLines, type GpuReading } from "./nvidia-smi";
-import { readSystem } from "./node-info";
+import { detectNodeAddress, readSystem } from "./node-info";
 import { Outbox } from "./outbox";
 import { PlacementBook } from "./placement-book";
+import { PodSupervisor } from "./pod-supervisor";
+import { DEFAULT_PUBLISHED_PORTS, PortPool } from "./port-pool";
 import { ReplicaSupervisor } from "./replica-supervisor";
-import { jobsOf, replicasOf, Runner, type Assignment } from "./runner";
+import { jobsOf, podsOf, replicasOf, Runner, type Assignment } from "./runner";
 import { AGENT_VERSION } from "./version";
 
 
@@ -96,6 +102,9 @@ async function main() {
   const outbox = new Outbox(path.join(stateDir, "exit-reports.json"), log);
   const logs = new LogSpool(path.join(stateDir, "logs"), { log });
   const launcher = new DockerLauncher();
+  const ports = PortPool.parse(env.AGENT_PUBLISHED_PORTS ?? DEFAULT_PUBLISHED_PORTS);
+  const publishIp = env.GPUFORGE_PUBLISH_IP || undefined;
+  let address = detectNodeAddress(env.GPUFORGE_NODE_ADDRESS);
 
   let gpus = await readGpus();
   const engine = launcher.runtime();
@@ -103,20 +112,31 @@ async function main() {
   const runtime = networkProblem ? null : engine;
   if (!engine) log("no container runtime answers (docker): this node registers without containers and runs no tenant images or commands");
   if (networkProblem) log(`${networkProblem}: this node registers without containers and runs no tenant images or commands`);
-  const registration = await client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string; index: number }> }>("POST", "/api/clusters/nodes", {
+  const system = { ...(await readSystem(nvidiaSmi)), ...(gpus[0]?.driverVersion ? { driver_version: gpus[0].driverVersion } : {}) };
+  const register = () => client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string; index: number }> }>("POST", "/api/clusters/nodes", {
     hostname,
     pod: env.GPUFORGE_POD,
     rack: env.GPUFORGE_RACK,
     cpu_cores: os.cpus().length,
     memory_gb: Math.round(os.totalmem() / 2 ** 30),
     agent_version: AGENT_VERSION,
+    ...(address ? { address } : {}),
     capabilities: { containers: runtime !== null, ...(runtime ? { runtime } : {}) },
-    system: { ...(await readSystem(nvidiaSmi)), ...(gpus[0]?.driverVersion ? { driver_version: gpus[0].driverVersion } : {}) },
+    system,
     gpus: gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: g.gpuType, model: g.name, memory_total_mb: g.memoryTotalMb })),
+  });
+  const registration = await register().catch((e: unknown) => {
+    // an address only found on an interface, which the control plane does not take (outside its
+    // NODE_ADDRESS_NETWORKS, or another node's): the node still registers, without one. A configured
+    // GPUFORGE_NODE_ADDRESS that is refused stops the agent instead, so the mistake is seen.
+    if (!address || env.GPUFORGE_NODE_ADDRESS?.trim() || !addressRefused(e)) throw e;
+    log(`the control plane refused the detected address ${address} (${(e as Error).message}); registering without one. Set GPUFORGE_NODE_ADDRESS to the address the fleet reaches this node at`);
+    address = undefined;
+    return register();
   });
   const nodeId = registration.node.id;
   const indexById = new Map(registration.gpus.map((g) => [g.id, g.index]));
-  log(`registered ${hostname} as node ${nodeId} with ${gpus.length} GPU(s)${runtime ? `, running containers with ${runtime}` : ""}`);
+  log(`registered ${hostname} as node ${nodeId} at ${address ?? "no address (pods' SSH and the inference gateway cannot reach it)"} with ${gpus.length} GPU(s)${runtime ? `, running containers with ${runtime}` : ""}`);
 
   const node = { gpus: Math.max(1, gpus.length), cpuCores: os.cpus().length, memoryMb: Math.floor(os.totalmem() / 2 ** 20) };
   const limits = (n: number) => limitsFor(n, node);
@@ -132,8 +152,24 @@ async function main() {
     limits,
     reportUnhealthy: (a) =>
       client.call("POST", a.metrics_path, { samples: [{ replica_id: a.replica_id, fence: a.fence, requests: 0, errors: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0, healthy: false }] }, 60_000).then(() => {}),
+    ports,
+    publishIp,
+    reportAddress: (a, hostPort) => client.call("POST", a.address_path, { attempt: a.attempt, fence: a.fence, host_port: hostPort }, 60_000).then(() => {}),
     log,
   });
+  const pods = new PodSupervisor({
+    launcher,
+    logs,
+    book,
+    ports,
+    stateDir,
+    gpuIndexOf,
+    limits,
+    publishIp,
+    send: (statusPath, report) => client.call("POST", statusPath, report, 0).then(() => {}),
+    log,
+  });
+  let resumedPods = false;
 
   // The lease: while heartbeats reach the control plane the work here is this node's; once they
   // have not for lease_s, the control plane has moved it, so it stops here (self-fencing).
@@ -166,7 +202,11 @@ async function main() {
     if (lease.renew(Date.now(), reply.lease_s)) log("lease renewed: the control plane hears this node again; reporting what was stopped while it could not");
     runner.reconcile(jobsOf(reply.assignments));
     replicas.reconcile(replicasOf(reply.assignments));
-    book.forget(new Set(reply.assignments.map(placementKey)), (k) => outbox.has(k) || logs.has(k));
+    if (!resumedPods) pods.resume(podsOf(reply.assignments));
+    resumedPods = true;
+    pods.reconcile(podsOf(reply.assignments));
+    await pods.flush();
+    book.forget(new Set(reply.assignments.map(placementKey)), (k) => outbox.has(k) || logs.has(k) || pods.hasUnsent(k));
   };
 
   const watchLease = async () => {
@@ -175,6 +215,7 @@ async function main() {
     log(`${why}; stopping everything this node runs`);
     runner.interruptAll(why);
     replicas.stopAll("lease lapsed");
+    pods.interruptAll(why);
   };
 
   const metrics = async () => {
@@ -207,10 +248,17 @@ async function main() {
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
-  await Promise.all([loop(heartbeat, heartbeatS, "heartbeat"), loop(metrics, metricsS, "metrics"), loop(watchLease, 1, "lease"), loop(() => logs.flush(client).then(() => {}), 2, "logs")]);
+  await Promise.all([loop(heartbeat, heartbeatS, "heartbeat"), loop(metrics, metricsS, "metrics"), loop(watchLease, 1, "lease"), loop(() => logs.flush(client).then(() => {}), 2, "logs"), loop(async () => (replicas.announceAll(), await pods.tick()), 2, "pods")]);
 }
 
 main().catch((e: unknown) => {
   log((e as Error).message);
   process.exit(1);
 });
+
+/** A registration refused because of its address field (400 naming it, or 409: another node has it). */
+function addressRefused(e: unknown): boolean {
+  if (!(e instanceof ApiError) || (e.status !== 400 && e.status !== 409)) return false;
+  const details = (e.body as { error?: { details?: Array<{ path?: string }> } } | null)?.error?.details ?? [];
+  return details.some((d) => d.path === "address");
+}

@@ -1,5 +1,5 @@
 // What the agent tells the control plane about its node at registration: the OS, the kernel, the
-// driver and CUDA versions, and whether it runs containers.
+// driver and CUDA versions, whether it runs containers, and the address it is reached at.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import os from "node:os";
@@ -33,4 +33,19 @@ export async function readSystem(nvidiaSmi: string): Promise<{ os?: string; kern
     ...(versions.driverVersion ? { driver_version: versions.driverVersion } : {}),
     ...(versions.cudaVersion ? { cuda_version: versions.cudaVersion } : {}),
   };
+}
+
+/**
+ * The address the fleet reaches this node at (GPUFORGE_NODE_ADDRESS, else the first IPv4 address of
+ * a physical-looking interface): tenants' SSH commands name it and the inference gateway connects to
+ * published ports there. Container bridges (docker0, br-…, veth…) are never it.
+ */
+export function detectNodeAddress(configured: string | undefined, interfaces = os.networkInterfaces()): string | undefined {
+  if (configured?.trim()) return configured.trim();
+  for (const [name, addrs] of Object.entries(interfaces)) {
+    if (/^(docker|br-|veth|virbr|cni|flannel|cali|lo)/.test(name)) continue;
+    const v4 = (addrs ?? []).find((a) => a.family === "IPv4" && !a.internal && !a.address.startsWith("169.254."));
+    if (v4) return v4.address;
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 // The agent's memory of every placement it has started, on disk in the state directory. A
-// placement (a job attempt or a replica, named by its fence) is started at most once in this
+// placement (a job attempt, a replica or a pod placement, named by its fence) is started at most once in this
 // node's life: the entry is written before its container starts, and kept until the control plane
 // has its exit report and has stopped assigning it. A heartbeat that still lists a finished
 // placement (its report is on the way), a crash between exit and report, or a restart of the agent
@@ -11,8 +11,8 @@ export type PlacementState = "running" | "finished" | "stopped";
 
 export interface PlacementEntry {
   key: string;
-  kind: "job" | "endpoint_replica";
-  /** the job or replica id */
+  kind: "job" | "endpoint_replica" | "pod";
+  /** the job, replica or pod id */
   id: string;
   attempt: number;
   fence: string;
@@ -22,6 +22,8 @@ export interface PlacementEntry {
   startedAt: string;
   /** work that runs nothing holds its GPUs until then */
   holdUntil?: string;
+  /** a pod's published ports (found again after an agent restart) */
+  ports?: Array<{ container_port: number; host_port: number }>;
   endedAt?: string;
 }
 

@@ -4,12 +4,17 @@
 //   GPUFORGE_MODEL         the endpoint's model;  GPUFORGE_ENDPOINT_ID, GPUFORGE_REPLICA_ID
 //   GPUFORGE_METRICS_URL   where to POST its samples ({samples: [{requests, errors, p50_ms, …}]})
 //   GPUFORGE_REPORT_TOKEN  a credential for that URL scoped to this replica alone (never the agent key)
+// The serving port (the endpoint's, 8000 by default) is published on a host port the agent picks;
+// once the container runs, the agent reports that port (fenced) and the inference gateway sends
+// the endpoint's traffic there: workload containers cannot reach each other (inter-container
+// traffic is off on their network), so the gateway reaches replicas through the node's address.
 // Its output goes to the replica's log. When the serving container exits on its own, the agent
 // reports the replica unhealthy at once (the control plane replaces it if it stays so) and starts
 // a fresh container after a pause.
 import { placementKey, type ReplicaAssignment } from "../../lib/fleet/assignments";
 import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
 import type { LogSpool } from "./log-spool";
+import type { PortPool } from "./port-pool";
 
 interface Served {
   assignment: ReplicaAssignment;
@@ -17,6 +22,9 @@ interface Served {
   workload?: Workload;
   restart?: NodeJS.Timeout;
   stopping?: boolean;
+  /** the host port its serving port is published on, and whether the control plane has it */
+  hostPort?: number;
+  announced?: boolean;
 }
 
 export const RESTART_AFTER_MS = 10_000;
@@ -36,6 +44,10 @@ export class ReplicaSupervisor {
       gpuIndexOf: (gpuId: string) => number | undefined;
       limits: (gpus: number) => ResourceLimits;
       reportUnhealthy: (a: ReplicaAssignment, reason: string) => Promise<void>;
+      /** host ports to publish serving ports on, and where to report them (without: nothing is published) */
+      ports?: PortPool;
+      publishIp?: string;
+      reportAddress?: (a: ReplicaAssignment, hostPort: number) => Promise<void>;
       restartAfterMs?: number;
       log?: (m: string) => void;
     },
@@ -49,6 +61,28 @@ export class ReplicaSupervisor {
     const wanted = new Set(assignments.map((a) => a.replica_id));
     for (const [id, s] of this.served) if (!wanted.has(id)) this.stop(id, s, "no longer assigned to this node");
     for (const a of assignments) if (!this.served.has(a.replica_id)) this.start({ assignment: a, key: placementKey(a) });
+    this.announceAll();
+  }
+
+  /** Reports the host ports of serving containers that came up (each reconcile, and between heartbeats). */
+  announceAll(): void {
+    for (const s of this.served.values()) this.announce(s);
+  }
+
+  /** Host ports in use by serving containers here. */
+  hostPorts(): number[] {
+    return [...this.served.values()].flatMap((s) => (s.hostPort ? [s.hostPort] : []));
+  }
+
+  /** Tells the control plane where a serving container listens, once it runs (retried each reconcile until it has it). */
+  private announce(s: Served) {
+    const { reportAddress } = this.opts;
+    if (!reportAddress || !s.hostPort || s.announced || s.stopping || !this.opts.launcher.isRunning(replicaContainerName(s.assignment))) return;
+    s.announced = true;
+    reportAddress(s.assignment, s.hostPort).catch((e: unknown) => {
+      s.announced = false;
+      this.opts.log?.(`replica ${s.assignment.replica_id}: could not report its address: ${(e as Error).message}`);
+    });
   }
 
   stopAll(reason: string): void {
@@ -68,6 +102,7 @@ export class ReplicaSupervisor {
     }
     // a container of an earlier agent process for this replica goes first; the new one starts clean
     this.opts.launcher.remove(replicaContainerName(a));
+    if (this.opts.ports && s.hostPort === undefined) s.hostPort = this.opts.ports.take(1)?.[0];
     let workload: Workload;
     try {
       workload = this.opts.launcher.start({
@@ -80,9 +115,11 @@ export class ReplicaSupervisor {
           GPUFORGE_REPLICA_ID: a.replica_id,
           GPUFORGE_METRICS_URL: this.opts.baseUrl + a.metrics_path,
           GPUFORGE_REPORT_TOKEN: a.report_token,
+          GPUFORGE_PORT: String(a.serving_port),
         },
         labels: { "gpuforge.endpoint": a.endpoint_id, "gpuforge.replica": a.replica_id },
         limits: this.opts.limits(devices.length),
+        ...(s.hostPort ? { publish: [{ hostPort: s.hostPort, containerPort: a.serving_port, ...(this.opts.publishIp ? { hostIp: this.opts.publishIp } : {}) }] } : {}),
       });
     } catch (e) {
       const why = e instanceof RefusedSpec ? e.message : (e as Error).message;
@@ -103,7 +140,8 @@ export class ReplicaSupervisor {
       s.restart = setTimeout(() => {
         if (this.served.get(a.replica_id) === s && !s.stopping) {
           this.served.delete(a.replica_id);
-          this.start({ assignment: a, key: s.key });
+          // the fresh container keeps the host port: the gateway's address for it stays right
+          this.start({ assignment: a, key: s.key, hostPort: s.hostPort });
         }
       }, restartAfterMs);
     });
@@ -112,6 +150,7 @@ export class ReplicaSupervisor {
 
   private stop(id: string, s: Served, why: string) {
     s.stopping = true;
+    if (s.hostPort) this.opts.ports?.release([s.hostPort]);
     if (s.restart) clearTimeout(s.restart);
     s.workload?.stop();
     this.opts.logs.close(s.key);

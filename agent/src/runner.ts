@@ -9,16 +9,17 @@
 // and, from GPUForge: GPUFORGE_JOB_ID, GPUFORGE_ATTEMPT, GPUFORGE_OUTPUTS_URL and
 // GPUFORGE_REPORT_TOKEN, a credential scoped to this placement that lets the workload post its
 // own outputs ({"outputs": {...}}) and nothing else. The agent key never enters a container.
-import { placementKey, type Assignment, type JobAssignment, type ReplicaAssignment } from "../../lib/fleet/assignments";
+import { placementKey, type Assignment, type JobAssignment, type PodAssignment, type ReplicaAssignment } from "../../lib/fleet/assignments";
 import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
 import type { LogSpool } from "./log-spool";
 import type { ExitReport, Outbox } from "./outbox";
 import type { PlacementBook, PlacementEntry } from "./placement-book";
 
-export type { Assignment, JobAssignment, ReplicaAssignment };
+export type { Assignment, JobAssignment, PodAssignment, ReplicaAssignment };
 
 export const jobsOf = (a: Assignment[]) => a.filter((x): x is JobAssignment => x.kind === "job");
 export const replicasOf = (a: Assignment[]) => a.filter((x): x is ReplicaAssignment => x.kind === "endpoint_replica");
+export const podsOf = (a: Assignment[]) => a.filter((x): x is PodAssignment => x.kind === "pod");
 
 export const containerName = (a: { job_id: string; attempt: number }) => `gpuforge-job-${a.job_id}-${a.attempt}`;
 

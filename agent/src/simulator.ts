@@ -6,10 +6,15 @@
 // (XID 79, overheating, a node going silent) are injected on request. Endpoint replicas assigned to
 // a node "load their model" for a few seconds and then serve simulated traffic: a slow wave of
 // requests per endpoint shared by its replicas, latency rising with each replica's load, posted to
-// the endpoint's metrics route (with the replica's fence) like a real serving sidecar. Serving
-// replicas also answer OpenAI-style chat completions on a small local server (the address they
-// report as serving_url), so pipelines' inference steps have a model to call; simulated job
-// containers post outputs with their placement's token before they exit, as real workloads do.
+// the endpoint's metrics route (with the replica's fence) like a real serving sidecar. Every replica
+// is also served by a small real HTTP model server (agent/src/model-server.ts: OpenAI-style
+// completions, streaming, configurable latency and error rate, /health while loaded) listening on
+// its node's own address (each simulated node has a loopback address of its own, 127.x.y.z), at a
+// port the node reports like a real agent reports the host port it published — so the inference
+// gateway, its probes and the SLA work end to end. Pods assigned to a node "run": their ports are
+// real listeners on the node's address (an SSH banner on 22, a small page on the others), reported
+// running with their host ports, and stopped when the control plane takes them away. Simulated
+// job containers post outputs with their placement's token before they exit, as real workloads do.
 //
 // `npm run simulator -- --keys .data/demo-agent-keys.json` (cluster id → agent key), with a control
 // endpoint on 127.0.0.1:$SIM_CONTROL_PORT: POST /faults {"hostname", "kind": "xid79"|"overheat"|"silent"|"clear", "gpu_index"?}.
@@ -19,11 +24,13 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { placementKey, type JobAssignment } from "../../lib/fleet/assignments";
+import net from "node:net";
+import { placementKey, type JobAssignment, type PodAssignment } from "../../lib/fleet/assignments";
 import { createClient, type Client } from "./client";
 import { LogSpool } from "./log-spool";
+import { startModelServer, type ModelServer } from "./model-server";
 import { Outbox } from "./outbox";
-import { jobsOf, replicasOf, type Assignment, type ReplicaAssignment } from "./runner";
+import { jobsOf, podsOf, replicasOf, type Assignment, type ReplicaAssignment } from "./runner";
 
 export interface SimCluster {
   clusterId: string;
@@ -50,6 +57,8 @@ interface SimGpu {
 
 interface SimNode {
   hostname: string;
+  /** its own loopback address: what it registers, where its replicas' and pods' ports listen */
+  address: string;
   pod: string;
   rack: string;
   cluster: SimCluster;
@@ -61,7 +70,9 @@ interface SimNode {
   jobs: Map<string, { assignment: JobAssignment; timers: NodeJS.Timeout[] }>;
   /** every placement this node ever started, until the control plane stops assigning it and has its report */
   started: Set<string>;
-  replicas: Map<string, { assignment: ReplicaAssignment; servingFrom: number }>;
+  replicas: Map<string, { assignment: ReplicaAssignment; servingFrom: number; server?: ModelServer; announced?: boolean; closed?: boolean }>;
+  /** pods running here, by placement key */
+  pods: Map<string, { assignment: PodAssignment; listeners: net.Server[]; ports: Array<{ container_port: number; host_port: number }>; reported: boolean }>;
 }
 
 /** Seconds a simulated replica takes to load its model before it reports healthy. */
@@ -111,31 +122,27 @@ export function simulatedCompletion(prompt: string, model: string, random = Math
   return { id: `chatcmpl-sim-${Math.floor(random * 1e9)}`, object: "chat.completion", model, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) } };
 }
 
-/** Simulated serving: POST /replicas/<id>/v1/chat/completions for every replica that serves. */
-function startModelServer(serving: (replicaId: string) => ReplicaAssignment | undefined, log: (m: string) => void) {
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      const m = /^\/replicas\/([0-9a-f-]{36})\/v1\/chat\/completions$/.exec(req.url ?? "");
-      const a = m ? serving(m[1]!) : undefined;
-      if (!a || req.method !== "POST") {
-        res.writeHead(404, { "content-type": "application/json" }).end('{"error":"no such model here"}');
-        return;
-      }
-      let prompt = "";
-      try {
-        prompt = ((JSON.parse(body) as { messages?: Array<{ content?: string }> }).messages ?? []).map((x) => x.content ?? "").join("\n");
-      } catch {
-        res.writeHead(400, { "content-type": "application/json" }).end('{"error":"body must be JSON"}');
-        return;
-      }
-      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(simulatedCompletion(prompt, a.model))), 120 + Math.random() * 300);
-    });
+/** A simulated node's own loopback address (stable per hostname): 127.a.b.c, never 127.0.0.1. */
+export function simulatedNodeAddress(hostname: string): string {
+  const h = createHash("sha256").update(hostname).digest();
+  return `127.${1 + (h[0]! % 254)}.${h[1]!}.${1 + (h[2]! % 254)}`;
+}
+
+/** What a simulated pod's port answers: an SSH banner on 22, a small page on the others. */
+function podListener(host: string, containerPort: number, podName: string): Promise<net.Server> {
+  const server =
+    containerPort === 22
+      ? net.createServer((socket) => {
+          socket.on("error", () => {});
+          socket.end("SSH-2.0-OpenSSH_9.6 GPUForge-simulated-pod\r\n");
+        })
+      : http.createServer((_req, res) => {
+          res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>${podName}</title><h1>Simulated pod ${podName}</h1><p>Container port ${containerPort}, served by the GPUForge simulator.</p>`);
+        });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, () => resolve(server as net.Server));
   });
-  const listening = new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)));
-  server.on("error", (e) => log(`model server: ${e.message}`));
-  return { listening, close: () => server.close() };
 }
 
 export function buildNodes(clusters: SimCluster[], baseUrl: string, log: (m: string) => void): SimNode[] {
@@ -150,6 +157,7 @@ export function buildNodes(clusters: SimCluster[], baseUrl: string, log: (m: str
           const seed = createHash("sha256").update(hostname).digest("hex");
           nodes.push({
             hostname,
+            address: simulatedNodeAddress(hostname),
             pod: `pod-${p + 1}`,
             rack: `rack-${p + 1}${String.fromCharCode(97 + r)}`,
             cluster: c,
@@ -158,6 +166,7 @@ export function buildNodes(clusters: SimCluster[], baseUrl: string, log: (m: str
             jobs: new Map(),
             started: new Set(),
             replicas: new Map(),
+            pods: new Map(),
             gpus: Array.from({ length: 8 }, (_, i) => ({ index: i, uuid: `GPU-sim-${seed.slice(0, 8)}-${seed.slice(8, 12)}-${i}`, util: Math.random() * 4 })),
           });
         }
@@ -173,6 +182,9 @@ export function startSimulator(opts: {
   stateDir?: string;
   /** how often a simulated container prints a training step (default 5 s) */
   outputEveryS?: number;
+  /** the simulated model servers: ms before answering ([min, max]), and the share of requests answered 500 */
+  modelLatencyMs?: [number, number];
+  modelErrorRate?: number;
   log?: (m: string) => void;
 }) {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} simulator: ${m}\n`));
@@ -192,15 +204,7 @@ export function startSimulator(opts: {
   const of = (n: SimNode) => perCluster.get(n.cluster.clusterId)!;
   const timers: NodeJS.Timeout[] = [];
   let stopped = false;
-  const models = startModelServer((id) => {
-    for (const n of nodes) {
-      const r = n.replicas.get(id);
-      if (r && r.servingFrom <= Date.now() && !n.silent) return r.assignment;
-    }
-    return undefined;
-  }, log);
-  let modelPort: number | undefined;
-  void models.listening.then((p) => (modelPort = p));
+  const model = { latencyMs: opts.modelLatencyMs ?? ([60, 240] as [number, number]), errorRate: opts.modelErrorRate ?? 0 };
 
   const register = async (n: SimNode) => {
     const reply = await n.client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string }> }>("POST", "/api/clusters/nodes", {
@@ -210,6 +214,7 @@ export function startSimulator(opts: {
       cpu_cores: 224,
       memory_gb: 2048,
       agent_version: "0.2.0-sim",
+      address: n.address,
       capabilities: { containers: true, runtime: "simulated containers" },
       system: { os: "Ubuntu 22.04.4 LTS (simulated)", kernel: "5.15.0-105-generic", driver_version: "560.35.03", cuda_version: "12.6" },
       gpus: n.gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: n.cluster.gpuType, model: `NVIDIA ${n.cluster.gpuType} (simulated)`, memory_total_mb: n.cluster.memoryMb })),
@@ -224,17 +229,78 @@ export function startSimulator(opts: {
     for (const [id, r] of n.replicas) {
       if (wanted.has(id)) continue;
       n.replicas.delete(id);
+      r.closed = true;
+      void r.server?.close();
       of(n).logs.close(placementKey(r.assignment));
       for (const g of n.gpus) if (g.jobId === `replica:${id}`) g.jobId = undefined;
     }
+    for (const r of n.replicas.values()) if (r.server && !r.announced) announce(n, r);
     for (const a of assignments) {
       if (n.replicas.has(a.replica_id)) continue;
-      n.replicas.set(a.replica_id, { assignment: a, servingFrom: Date.now() + SIM_MODEL_LOAD_S * 1000 });
+      const servingFrom = Date.now() + SIM_MODEL_LOAD_S * 1000;
+      const entry: SimNode["replicas"] extends Map<string, infer E> ? E : never = { assignment: a, servingFrom };
+      n.replicas.set(a.replica_id, entry);
+      // the serving container's port, published on the node's address: answers /health once the model is loaded
+      void startModelServer({ model: a.model, host: n.address, readyAt: servingFrom, latencyMs: model.latencyMs, errorRate: model.errorRate, complete: (p) => simulatedCompletion(p, a.model).choices[0]!.message.content })
+        .then((server) => {
+          if (entry.closed || stopped) return void server.close();
+          entry.server = server;
+          announce(n, entry);
+        })
+        .catch((e: unknown) => log(`replica ${a.replica_id}: model server: ${(e as Error).message}`));
       for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = `replica:${a.replica_id}`;
       const key = placementKey(a);
       of(n).logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
       of(n).logs.write(key, "stdout", `INFO loading ${a.model} on ${a.gpu_ids.length} GPU(s) (${a.image ?? "default serving image"})\n`);
       timers.push(setTimeout(() => n.replicas.has(a.replica_id) && of(n).logs.write(key, "stdout", `INFO model loaded in ${SIM_MODEL_LOAD_S}.0 s; serving on 0.0.0.0:8000\n`), SIM_MODEL_LOAD_S * 1000));
+    }
+  };
+
+  /** Reports where a replica's model server listens, like an agent reports the host port it published (fenced). */
+  const announce = (n: SimNode, r: { assignment: ReplicaAssignment; server?: ModelServer; announced?: boolean }) => {
+    if (!r.server || r.announced || n.silent) return;
+    r.announced = true;
+    n.client
+      .call("POST", r.assignment.address_path, { attempt: r.assignment.attempt, fence: r.assignment.fence, host_port: r.server.port }, 10_000)
+      .catch((e: unknown) => {
+        r.announced = false;
+        log(`replica ${r.assignment.replica_id} address: ${(e as Error).message}`);
+      });
+  };
+
+  /** Pods: each placement "runs" once (real listeners on the node's address for its ports), reported running; taken away, it stops and says so. */
+  const reconcilePods = async (n: SimNode, assignments: PodAssignment[]) => {
+    const wanted = new Map(assignments.map((a) => [placementKey(a), a]));
+    for (const [key, p] of n.pods) {
+      if (wanted.has(key)) continue;
+      n.pods.delete(key);
+      for (const l of p.listeners) l.close();
+      for (const g of n.gpus) if (g.jobId === key) g.jobId = undefined;
+      of(n).logs.write(key, "stdout", "received SIGTERM; stopping\n");
+      of(n).logs.close(key);
+      await n.client.call("POST", p.assignment.status_path, { attempt: p.assignment.attempt, fence: p.assignment.fence, status: "stopped" }, 10_000).catch((e: unknown) => log(`pod stop report: ${(e as Error).message}`));
+    }
+    for (const key of [...n.started]) if (key.startsWith("pod:") && !wanted.has(key) && !n.pods.has(key)) n.started.delete(key);
+    for (const [key, a] of wanted) {
+      const running = n.pods.get(key);
+      if (running && !running.reported) {
+        running.reported = true;
+        await n.client.call("POST", a.status_path, { attempt: a.attempt, fence: a.fence, status: "running", ports: running.ports }, 10_000).catch(() => (running.reported = false));
+      }
+      if (n.started.has(key)) continue;
+      n.started.add(key);
+      for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = key;
+      const listeners = await Promise.all(a.ports.map((port) => podListener(n.address, port, a.pod_name)));
+      const ports = a.ports.map((container_port, i) => ({ container_port, host_port: (listeners[i]!.address() as net.AddressInfo).port }));
+      const entry = { assignment: a, listeners, ports, reported: false };
+      n.pods.set(key, entry);
+      of(n).logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
+      of(n).logs.write(key, "stdout", `[simulated pod ${a.pod_name} on ${a.gpu_ids.length} GPU(s) in ${a.image}]\n${a.ssh_public_key ? "sshd: authorized key installed for root; listening on 22\n" : ""}${a.ports.filter((p) => p !== 22).map((p) => `serving on 0.0.0.0:${p}\n`).join("")}`);
+      entry.reported = true;
+      await n.client.call("POST", a.status_path, { attempt: a.attempt, fence: a.fence, status: "running", ports }, 10_000).catch((e: unknown) => {
+        entry.reported = false;
+        log(`pod ${a.pod_id} running report: ${(e as Error).message}`);
+      });
     }
   };
 
@@ -248,7 +314,7 @@ export function startSimulator(opts: {
     await Promise.all(
       serving.map(({ n, r }) => {
         const rps = simulatedEndpointLoad(r.assignment.endpoint_id, now) / siblings.get(r.assignment.endpoint_id)!;
-        const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence, ...(modelPort ? { serving_url: `http://127.0.0.1:${modelPort}/replicas/${r.assignment.replica_id}` } : {}) };
+        const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence };
         if (Math.random() < seconds / 60) of(n).logs.write(placementKey(r.assignment), "stdout", `INFO ${sample.requests} requests in ${seconds} s, p95 ${sample.p95_ms} ms\n`);
         return n.client.call("POST", r.assignment.metrics_path, { samples: [sample] }, 10_000).catch((e: unknown) => log((e as Error).message));
       }),
@@ -276,6 +342,7 @@ export function startSimulator(opts: {
 
   const reconcile = (n: SimNode, all: Assignment[]) => {
     reconcileReplicas(n, replicasOf(all));
+    void reconcilePods(n, podsOf(all)).catch((e: unknown) => log(`pods: ${(e as Error).message}`));
     const assignments = jobsOf(all);
     const wanted = new Map(assignments.map((a) => [placementKey(a), a]));
     for (const [key, run] of n.jobs) {
@@ -287,7 +354,7 @@ export function startSimulator(opts: {
     }
     // like the real agent: a placement this node started is never started again, and is
     // forgotten only once the control plane stopped assigning it and has its report
-    for (const key of [...n.started]) if (!wanted.has(key) && !n.jobs.has(key) && !of(n).outbox.has(key)) n.started.delete(key);
+    for (const key of [...n.started]) if (key.startsWith("job:") && !wanted.has(key) && !n.jobs.has(key) && !of(n).outbox.has(key)) n.started.delete(key);
     for (const [key, a] of wanted) {
       if (n.started.has(key)) continue;
       n.started.add(key);
@@ -322,7 +389,7 @@ export function startSimulator(opts: {
   };
 
   const sample = (n: SimNode, g: SimGpu, at: string) => {
-    const target = g.jobId?.startsWith("replica:") ? 55 + noise(10) : g.jobId ? 90 + noise(8) : 2 + noise(2);
+    const target = g.jobId?.startsWith("replica:") ? 55 + noise(10) : g.jobId?.startsWith("pod:") ? 30 + noise(15) : g.jobId ? 90 + noise(8) : 2 + noise(2);
     g.util = Math.min(100, Math.max(0, g.util + (target - g.util) * 0.6 + noise(1.5)));
     const temp = 30 + g.util * 0.45 + noise(1.5) + (g.overheat ? 40 : 0);
     const power = 70 + (g.util / 100) * (n.cluster.tdpW - 70) + noise(8);
@@ -391,9 +458,20 @@ export function startSimulator(opts: {
       await metrics(n);
       await heartbeat(n);
     },
+    /** The model servers of the replicas this simulator serves now (tests change their latency, errors, health). */
+    modelServers(): Map<string, ModelServer> {
+      return new Map(nodes.flatMap((n) => [...n.replicas.entries()].flatMap(([id, r]) => (r.server ? [[id, r.server] as const] : []))));
+    },
+    setModelBehaviour(o: { latencyMs?: [number, number]; errorRate?: number }) {
+      Object.assign(model, o);
+      for (const n of nodes) for (const r of n.replicas.values()) r.server?.set(o);
+    },
     stop() {
       stopped = true;
-      models.close();
+      for (const n of nodes) {
+        for (const r of n.replicas.values()) void r.server?.close();
+        for (const p of n.pods.values()) for (const l of p.listeners) l.close();
+      }
       for (const t of timers) clearTimeout(t);
       for (const n of nodes) for (const run of n.jobs.values()) for (const t of run.timers) clearTimeout(t);
     },
@@ -426,11 +504,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       nodes: { type: "string", default: "2" },
     },
   });
+  const latency = /^(\d+)-(\d+)$/.exec(process.env.SIM_MODEL_LATENCY_MS ?? "");
   const keys = JSON.parse(readFileSync(values.keys!, "utf8")) as Record<string, string>;
   const sim = startSimulator({
     baseUrl: values.url!,
     clusters: simClusters(keys, { pods: Number(values.pods), racksPerPod: Number(values.racks), nodesPerRack: Number(values.nodes) }),
     stateDir: path.resolve(".data", "simulator"),
+    ...(latency ? { modelLatencyMs: [Number(latency[1]), Number(latency[2])] as [number, number] } : {}),
+    ...(process.env.SIM_MODEL_ERROR_RATE ? { modelErrorRate: Number(process.env.SIM_MODEL_ERROR_RATE) } : {}),
   });
   const port = Number(process.env.SIM_CONTROL_PORT ?? 0);
   if (port) {

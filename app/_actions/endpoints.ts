@@ -3,7 +3,8 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { formInt, formNumber, formText, serverAction } from "@/lib/auth/action";
 import { createEndpoint, deleteEndpoint, updateEndpoint } from "@/lib/endpoints/endpoints";
-import { createEndpointBody, updateEndpointFields } from "@/lib/endpoints/schemas";
+import { createEndpointKey, revokeEndpointKey } from "@/lib/endpoints/endpoint-keys";
+import { createEndpointBody, createEndpointKeyBody, updateEndpointFields } from "@/lib/endpoints/schemas";
 
 const pages = ["/dashboard/endpoints", "/admin/endpoints"];
 const tenantOrOperator = (p: { kind: string }) => p.kind === "tenant" || p.kind === "operator";
@@ -82,5 +83,27 @@ export const deleteEndpointAction = serverAction(
     const e = await deleteEndpoint(actor, id);
     // the endpoint's page is gone: back to the list, which says what was deleted
     redirect(`${after}?deleted=${encodeURIComponent(e.name)}`);
+  },
+);
+
+/** Tenant admins and operators: a key that calls one endpoint through the gateway, shown once. */
+export const createEndpointKeyAction = serverAction(
+  {
+    schema: createEndpointKeyBody.extend({ endpoint_id: z.uuid() }),
+    fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), name: formText(f, "name") ?? "" }),
+    allow: tenantOrOperator,
+    revalidate: pages,
+  },
+  async (actor, { endpoint_id, ...input }) => {
+    const { endpointKey, key } = await createEndpointKey(actor, endpoint_id, input);
+    return { message: `Key “${endpointKey.name}” created. Copy it now: it is not shown again. It calls this endpoint and nothing else.`, data: { key, prefix: endpointKey.prefix } };
+  },
+);
+
+export const revokeEndpointKeyAction = serverAction(
+  { schema: z.object({ endpoint_id: z.uuid(), id: z.uuid() }), fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), id: formText(f, "id") }), allow: tenantOrOperator, revalidate: pages },
+  async (actor, { endpoint_id, id }) => {
+    const k = await revokeEndpointKey(actor, endpoint_id, id);
+    return { message: `Key ${k.prefix}… revoked; the gateway refuses it from the next request.` };
   },
 );

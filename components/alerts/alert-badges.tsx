@@ -27,5 +27,6 @@ export const ALERT_TYPE_LABELS: Record<string, string> = {
   sla_breach: "SLA breach",
   remediation_capped: "Remediation capped",
   job_moved: "Job moved",
+  pod_interrupted: "Pod interrupted",
   unexpected_payment: "Unexpected payment",
 };

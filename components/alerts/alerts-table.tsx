@@ -40,12 +40,13 @@ export function singleAlertGroups(alerts: AlertRowView[]): AlertGroupView[] {
 }
 
 function subjectHref(a: AlertRowView, plane: "admin" | "tenant"): string | null {
-  if (plane === "tenant") return a.subject_type === "job" ? `/dashboard/jobs/${a.subject_id}` : a.subject_type === "endpoint" ? `/dashboard/endpoints/${a.subject_id}` : null;
+  if (plane === "tenant") return a.subject_type === "job" ? `/dashboard/jobs/${a.subject_id}` : a.subject_type === "endpoint" ? `/dashboard/endpoints/${a.subject_id}` : a.subject_type === "pod" ? `/dashboard/pods/${a.subject_id}` : null;
   if (a.subject_type === "cluster") return `/admin/clusters/${a.subject_id}`;
   if (a.subject_type === "invoice") return `/admin/billing/invoices/${a.subject_id}`;
   if ((a.subject_type === "node" || a.subject_type === "gpu") && a.node_id) return `/admin/nodes/${a.node_id}`;
   if (a.subject_type === "job") return `/admin/jobs/${a.subject_id}`;
   if (a.subject_type === "endpoint") return `/admin/endpoints/${a.subject_id}`;
+  if (a.subject_type === "pod") return `/admin/pods/${a.subject_id}`;
   return null;
 }
 

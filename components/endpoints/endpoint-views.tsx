@@ -1,5 +1,7 @@
 import Link from "next/link";
-import { deleteEndpointAction, stopStartEndpointAction, updateEndpointAction } from "@/app/_actions/endpoints";
+import { CopyLine } from "@/components/ui/copy-line";
+import { createEndpointKeyAction, deleteEndpointAction, revokeEndpointKeyAction, stopStartEndpointAction, updateEndpointAction } from "@/app/_actions/endpoints";
+import { CreateEndpointKeyForm, RevokeEndpointKeyButton } from "@/components/forms/endpoint-key-forms";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { EndpointLatencyChart, EndpointTrafficChart } from "@/components/fleet/charts";
 import { DeleteEndpointButton, EndpointSettingsForm, StopStartEndpointButton } from "@/components/forms/endpoint-forms";
@@ -72,6 +74,8 @@ export function EndpointDetail(props: {
   tenantName?: string;
   apiBase: string;
   justCreated?: boolean;
+  /** the endpoint's own keys, for tenant admins and operators (null: the viewer may not manage them) */
+  keys?: Array<{ id: string; name: string; prefix: string; created_by: string; created_at: string; expires_at: string | null; last_used_at: string | null; revoked_at: string | null }> | null;
 }) {
   const { endpoint: e, series, sla, history, range } = props;
   const live = e.replica_list.filter((r) => r.status !== "stopped");
@@ -99,6 +103,18 @@ export function EndpointDetail(props: {
           <strong className="capitalize">{e.status}:</strong> {e.status_reason}
         </p>
       ) : null}
+      <Card className="mb-6" aria-label="Call this endpoint">
+        <CardHeader
+          title="Call it"
+          description="The inference gateway sends each request to the ready replica with the fewest requests in flight, streams responses through, and records requests, errors and latency for the SLA below. Use a tenant API key, or a key for this endpoint only (below, or POST /api/endpoints/{id}/keys)."
+        />
+        <div className="space-y-4 p-5">
+          <CopyLine text={e.url} label="Endpoint URL" />
+          <pre tabIndex={0} aria-label="Example call" data-testid="gateway-curl" className="overflow-x-auto rounded-lg bg-slate-50 p-4 text-xs text-slate-700 ring-1 ring-slate-200"><code>{`curl ${e.url}/v1/chat/completions \\
+  -H "Authorization: Bearer $GPUFORGE_KEY" -H "content-type: application/json" \\
+  -d '{"model":"${e.model}","messages":[{"role":"user","content":"Hello"}],"stream":true}'`}</code></pre>
+        </div>
+      </Card>
       <div className="grid gap-4 sm:grid-cols-2">
         <Stat label="Replicas ready" value={`${e.ready_replicas} / ${e.replicas}`} hint={`min ${e.min_replicas}, max ${e.max_replicas}${e.autoscale_metric !== "none" ? ", autoscaled" : ""}`} />
         <Stat label="GPUs held" value={e.gpus_held} hint={`${e.gpu_type}, on ${plural(new Set(live.map((r) => r.node_id)).size, "node")}`} />
@@ -172,6 +188,28 @@ export function EndpointDetail(props: {
           </ol>
         </Card>
       </div>
+      {props.keys ? (
+        <Card className="mt-6">
+          <CardHeader title="Endpoint keys" description="Keys that call this endpoint through the gateway and nothing else: give one to an application instead of a tenant key." />
+          {props.keys.length ? (
+            <Table caption="Endpoint keys">
+              <thead className="bg-slate-50"><tr><Th>Name</Th><Th>Key</Th><Th>Created</Th><Th>Last used</Th><Th className="text-right">Status</Th></tr></thead>
+              <tbody className="divide-y divide-slate-100">
+                {props.keys.map((k) => (
+                  <tr key={k.id} className={k.revoked_at ? "text-slate-500" : undefined}>
+                    <Td className="font-medium">{k.name}</Td>
+                    <Td><code className="text-xs">{k.prefix}…</code></Td>
+                    <Td>{formatRelative(k.created_at)} <span className="text-xs text-slate-500">by {k.created_by}</span></Td>
+                    <Td>{k.last_used_at ? formatRelative(k.last_used_at) : "never"}</Td>
+                    <Td className="text-right">{k.revoked_at ? <Badge tone="neutral">revoked</Badge> : <RevokeEndpointKeyButton action={revokeEndpointKeyAction} endpointId={e.id} id={k.id} prefix={k.prefix} />}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          ) : null}
+          <CreateEndpointKeyForm action={createEndpointKeyAction} endpointId={e.id} />
+        </Card>
+      ) : null}
       <Card className="mt-6">
         <CardHeader title="Report serving metrics" description="Each serving container posts its own replica's samples with the report token the agent gives it (GPUFORGE_REPORT_TOKEN); your own tooling can post with a tenant key. A sample with healthy=false marks its replica unhealthy." />
         <pre tabIndex={0} aria-label="Example request" className="overflow-x-auto p-5 text-xs text-slate-700"><code>{`curl -X POST ${props.apiBase}/api/endpoints/${e.id}/metrics \\

@@ -59,12 +59,14 @@ async function resolveCleared(ruleId: string, stillFiring: string[]) {
   return rows.map((r) => r.id);
 }
 
-/** Platform events without a rule: a moved job resolves when it runs again (or ends); a capped remediation once a human acted. */
+/** Platform events without a rule: a moved job resolves when it runs again (or ends), an interrupted pod likewise; a capped remediation once a human acted. */
 async function resolveSystemEvents(): Promise<string[]> {
   const { rows } = await pool().query<{ id: string; rule_type: string }>(
     `UPDATE alert_events e SET status = 'resolved', resolved_at = now()
       WHERE e.status = 'firing' AND (
         (e.rule_type = 'job_moved' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id::text = e.subject_id AND j.status IN ('queued', 'blocked')))
+        -- an interrupted pod: once it runs again or is stopped or terminated (a tenant's action resolves it at once)
+        OR (e.rule_type = 'pod_interrupted' AND NOT EXISTS (SELECT 1 FROM pods p WHERE p.id::text = e.subject_id AND p.status IN ('failed', 'pending', 'starting')))
         OR (e.rule_type = 'remediation_capped' AND (
               NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.node_id AND n.status NOT IN ('quarantined', 'maintenance')
                                                      AND n.status_before_offline IS DISTINCT FROM 'quarantined' AND n.status_before_offline IS DISTINCT FROM 'maintenance')

@@ -2,10 +2,11 @@ import "server-only";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { systemActor } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
-import { db } from "@/lib/db/client";
+import { db, txClient } from "@/lib/db/client";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { applyNodeTransition } from "@/lib/fleet/apply-node-transition";
 import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
+import { interruptPodsOnNodes } from "@/lib/pods/interrupt-pods";
 import { enqueueNotifications } from "./notification-outbox";
 import { decideRemediations, type RemediationCandidate } from "./remediation-cap";
 
@@ -72,6 +73,7 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
         const node = byId.get(f.node_id)!;
         await applyNodeTransition(tx, node, { kind: "auto_quarantine" }, `automatic quarantine: ${f.summary}`, ACTOR);
         const requeued = await requeueJobsOnNodes(tx, [node.id], `node ${node.hostname} quarantined (${f.summary})`, ACTOR);
+        await interruptPodsOnNodes(txClient(tx), [node.id], `its node was quarantined after a hardware fault (${f.summary})`, ACTOR);
         await tx.remediation.create({
           data: { nodeId: node.id, alertEventId: f.alert_event_id, cause: f.cause, outcome: "quarantined", jobsRequeued: requeued.length, details: { hostname: node.hostname, summary: f.summary, jobs: requeued, from_status: node.status, cap, window_s: windowS } },
         });

@@ -16,7 +16,7 @@ WITH recent AS (
 -- idle: unallocated, and observed for most of the window without real work (a GPU that only just
 -- started reporting is not known to be idle yet)
 SELECT c.id AS cluster_id, c.name AS cluster_name, count(g.id)::int AS gpus_in_service,
-       count(g.id) FILTER (WHERE g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND r.minutes >= $4::int AND r.util_max < $3::real)::int AS gpus_idle
+       count(g.id) FILTER (WHERE g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND r.minutes >= $4::int AND r.util_max < $3::real)::int AS gpus_idle
   FROM clusters c
   JOIN nodes n ON n.cluster_id = c.id AND n.status = 'available'
   JOIN gpus g ON g.node_id = n.id AND g.status = 'available'

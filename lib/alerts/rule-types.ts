@@ -6,7 +6,7 @@ export const RULE_TYPES = ["idle_gpu", "idle_allocation", "gpu_temperature", "no
 export type RuleType = (typeof RULE_TYPES)[number];
 
 /** Events without a rule of ours: the platform's own, and external ones (Alertmanager). */
-export const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved", "unexpected_payment", "external"] as const;
+export const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved", "unexpected_payment", "external", "pod_interrupted"] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 
 export const SEVERITIES = ["info", "warning", "critical"] as const;

@@ -1,15 +1,16 @@
 import type { AgentPrincipal } from "@/lib/auth/principal";
 
 /**
- * Agents' keys a process has checked against the database lately, by key hash. Pure bookkeeping:
+ * Keys a process has checked against the database lately, by key hash (agents' keys; the inference
+ * gateway's callers). Pure bookkeeping:
  * whoever owns it says when it may be trusted (`trusted`, asked at every use) and when to forget.
  *
  * The race it closes: a lookup that read a key as valid just before a revocation committed must
  * not be remembered after the revocation's "forget" arrived. So a lookup takes a ticket before
  * it reads the database, and `remember` refuses a ticket from before the last `forget`.
  */
-export class RememberedKeys {
-  private entries = new Map<string, { principal: AgentPrincipal; expiresAt: number }>();
+export class RememberedKeys<P = AgentPrincipal> {
+  private entries = new Map<string, { principal: P; expiresAt: number }>();
   private generation = 0;
 
   constructor(private readonly opts: { ttlMs: number; maxEntries: number; trusted: () => boolean; now?: () => number }) {}
@@ -22,7 +23,7 @@ export class RememberedKeys {
     return this.entries.size;
   }
 
-  recall(keyHash: string): AgentPrincipal | undefined {
+  recall(keyHash: string): P | undefined {
     if (!this.opts.trusted()) return undefined;
     const entry = this.entries.get(keyHash);
     if (!entry) return undefined;
@@ -39,7 +40,7 @@ export class RememberedKeys {
   }
 
   /** Remembers a key for the TTL, and never past the key's own expiry (`keyExpiresAt`, ms). */
-  remember(ticket: number | null, keyHash: string, principal: AgentPrincipal, keyExpiresAt: number | null = null): void {
+  remember(ticket: number | null, keyHash: string, principal: P, keyExpiresAt: number | null = null): void {
     if (ticket === null || ticket !== this.generation || !this.opts.trusted()) return;
     // a bound, not an LRU: a fleet has far fewer agent keys than this
     if (this.entries.size >= this.opts.maxEntries) this.entries.clear();

@@ -9,6 +9,7 @@ export const eventSchemas = {
   "alerts/evaluate.requested": z.object({ reason: z.string() }),
   "metrics/rollups.fold.requested": z.object({ reason: z.string() }),
   "endpoints/reconcile.requested": z.object({ reason: z.string() }),
+  "pods/reconcile.requested": z.object({ reason: z.string() }),
   "pipelines/tool-call.requested": z.object({ reason: z.string() }),
   "alerts/notifications.queued": z.object({ count: z.number().int() }),
   "billing/invoices.requested": z.object({ requested_by: z.string() }),

@@ -6,6 +6,7 @@ import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter"
 import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
 import { env } from "@/lib/env";
 import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
+import { reconcilePods } from "@/lib/pods/reconcile-pods";
 import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
@@ -51,6 +52,17 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["endpoints/reconcile.requested"],
     debounceMs: 25,
     run: async () => ({ ...(await reconcileEndpoints()) }),
+  },
+  {
+    // Pods on nodes that left service (the node transitions handle most at once), containers that
+    // never came up, stops no node confirmed.
+    id: "pods-reconcile",
+    description: "Interrupt pods whose node left service; fail pods that never started; finish unconfirmed stops",
+    cron: "* * * * *",
+    everySeconds: 10,
+    events: ["pods/reconcile.requested"],
+    debounceMs: 25,
+    run: async () => ({ ...(await reconcilePods()) }),
   },
   {
     // Starts and ends reservations on time (moving work on and off their nodes, billing each node's

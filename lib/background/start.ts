@@ -1,5 +1,5 @@
 import "server-only";
-import { pool } from "@/lib/db/client";
+import { backgroundLockPool } from "@/lib/db/client";
 import { env, inngestConfigured } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { BACKGROUND_EVENTS_CHANNEL } from "./cross-process";
@@ -20,7 +20,8 @@ export async function startBackgroundDriver(): Promise<InProcessDriver | undefin
     return undefined;
   }
   if (!globalForDriver.gpuforgeDriver) {
-    globalForDriver.gpuforgeDriver = new InProcessDriver(backgroundJobs, pool(), undefined, { listenChannel: BACKGROUND_EVENTS_CHANNEL });
+    // the jobs' locks live on connections of their own, so jobs firing together never starve their own work
+    globalForDriver.gpuforgeDriver = new InProcessDriver(backgroundJobs, backgroundLockPool(backgroundJobs.length), undefined, { listenChannel: BACKGROUND_EVENTS_CHANNEL });
     globalForDriver.gpuforgeDriver.start();
   }
   return globalForDriver.gpuforgeDriver;

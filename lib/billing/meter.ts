@@ -3,9 +3,10 @@ import { emitEvent } from "@/lib/background/emit";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { stopRunningJobs } from "@/lib/jobs/stop-running-jobs";
+import { stopTenantPods } from "@/lib/pods/stop-tenant-pods";
 
 /**
- * Bills the elapsed part of running jobs, live endpoint replicas and reserved nodes: prepaid tenants' every `prepaidEveryS` (their balance
+ * Bills the elapsed part of running jobs, live endpoint replicas, running pods and reserved nodes: prepaid tenants' every `prepaidEveryS` (their balance
  * is charged in the same statement), invoiced tenants' every `invoiceEveryS`, so a month-end
  * invoice holds work that is still running. Each segment starts where the run's last one ended
  * (the database refuses overlaps); jobs another transaction holds are skipped until the next run.
@@ -36,6 +37,17 @@ export async function accrueRunningUsage(opts: { prepaidEveryS?: number; invoice
      SELECT count(bill_replica_segment(id, 'accrual', LEAST(COALESCE($4::timestamptz, now()), now())))::int AS billed FROM due`,
     [opts.prepaidEveryS ?? 45, opts.invoiceEveryS ?? 3600, opts.tenantId ?? null, opts.until?.toISOString() ?? null],
   );
+  const pods = await pool().query<{ billed: number }>(
+    `WITH due AS (
+       SELECT pl.pod_id, pl.attempt FROM pod_placements pl JOIN pods p ON p.id = pl.pod_id JOIN tenants t ON t.id = p.tenant_id
+        WHERE pl.ended_at IS NULL AND pl.running_at IS NOT NULL AND ($3::uuid IS NULL OR p.tenant_id = $3::uuid)
+          AND COALESCE((SELECT max(u.ended_at) FROM usage_events u WHERE u.pod_id = pl.pod_id AND u.attempt = pl.attempt), pl.running_at)
+              <= COALESCE($4::timestamptz, now()) - make_interval(secs => CASE WHEN t.billing_mode = 'prepaid' THEN $1::int ELSE $2::int END)
+        FOR UPDATE OF pl SKIP LOCKED
+     )
+     SELECT count(bill_pod_segment(pod_id, attempt, 'accrual', LEAST(COALESCE($4::timestamptz, now()), now())))::int AS billed FROM due`,
+    [opts.prepaidEveryS ?? 45, opts.invoiceEveryS ?? 3600, opts.tenantId ?? null, opts.until?.toISOString() ?? null],
+  );
   // nodes reservations hold: their whole window, used or not, never past its end
   const held = await pool().query<{ billed: number }>(
     `WITH due AS (
@@ -48,12 +60,12 @@ export async function accrueRunningUsage(opts: { prepaidEveryS?: number; invoice
      SELECT count(bill_reservation_segment(id, 'accrual', LEAST(COALESCE($4::timestamptz, now()), now())))::int AS billed FROM due`,
     [opts.prepaidEveryS ?? 45, opts.invoiceEveryS ?? 3600, opts.tenantId ?? null, opts.until?.toISOString() ?? null],
   );
-  return { segments: rows[0]!.billed + replicas.rows[0]!.billed + held.rows[0]!.billed };
+  return { segments: rows[0]!.billed + replicas.rows[0]!.billed + held.rows[0]!.billed + pods.rows[0]!.billed };
 }
 
 /**
- * Prepaid tenants at or below zero: their waiting jobs are blocked for billing at once, and their
- * running jobs stop once the grace period the operator configured (PREPAID_GRACE_S) has passed.
+ * Prepaid tenants at or below zero: their waiting jobs are blocked for billing at once (and their
+ * pending pods are not placed), and their running jobs and pods stop once the grace period the operator configured (PREPAID_GRACE_S) has passed.
  * Jobs blocked for billing of any tenant that is not at zero (funds arrived, or it left prepaid)
  * are queued again.
  */
@@ -88,6 +100,7 @@ export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
       [exhausted],
     );
     const stopped = await stopRunningJobs(c, overGrace, { error: "Stopped: the prepaid balance stayed at zero past the grace period", reason: "prepaid balance at zero past the grace period", actor: "billing" });
+    const podsStopped = await stopTenantPods(c, overGrace, { reason: "Stopped: the prepaid balance stayed at zero past the grace period; add funds and start it again", actor: "billing" });
     const unblocked = await c.query(
       `WITH u AS (
          UPDATE jobs SET status = 'queued', block_reason = NULL, pending_reason = 'Funds added; waiting for the next scheduling cycle', updated_at = now()
@@ -96,8 +109,8 @@ export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
       [exhausted],
     );
     await c.query("COMMIT");
-    if ((unblocked.rowCount ?? 0) > 0 || stopped.length) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });
-    return { exhausted: exhausted.length, jobs_blocked: blocked.rowCount ?? 0, jobs_stopped: stopped.length, jobs_unblocked: unblocked.rowCount ?? 0 };
+    if ((unblocked.rowCount ?? 0) > 0 || stopped.length || podsStopped.length) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });
+    return { exhausted: exhausted.length, jobs_blocked: blocked.rowCount ?? 0, jobs_stopped: stopped.length, jobs_unblocked: unblocked.rowCount ?? 0, pods_stopped: podsStopped.length };
   } catch (e) {
     await c.query("ROLLBACK");
     throw e;

@@ -26,14 +26,14 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
     gpu_seconds: byType.reduce((s, r) => s + r.gpu_seconds, 0),
     by_gpu_type: byType,
     events: events.map((e) => ({
-      id: e.id, job_id: e.jobId, endpoint_id: e.endpointId, replica_id: e.replicaId, reservation_id: e.reservationId, covered_by_reservation_id: e.coveredByReservationId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
+      id: e.id, job_id: e.jobId, endpoint_id: e.endpointId, replica_id: e.replicaId, pod_id: e.podId, reservation_id: e.reservationId, covered_by_reservation_id: e.coveredByReservationId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
       started_at: e.startedAt.toISOString(), ended_at: e.endedAt.toISOString(), gpu_seconds: Number(e.gpuSeconds),
       cents_per_hour: e.centsPerHour, amount_cents: Number(e.amountCents), invoice_id: e.invoiceId,
     })),
   };
 }
 
-/** What running work (jobs, endpoint replicas, reserved nodes) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
+/** What running work (jobs, endpoint replicas, pods, reserved nodes) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
 export async function unbilledRunningCents(tenantId?: string, jobId?: string): Promise<number> {
   return (await runningCost({ tenantId, jobId })).unbilled_cents;
 }
@@ -44,8 +44,8 @@ export async function unbilledRunningCents(tenantId?: string, jobId?: string): P
  * Work inside a reservation costs nothing more: the reserved nodes are billed instead.
  */
 export async function runningCost(filter: { tenantId?: string; jobId?: string }): Promise<{ unbilled_cents: number; cents_per_hour: number }> {
-  // what runs: each job's current run and each live replica outside a reservation, and each node a
-  // reservation holds now, from where its billing stopped
+  // what runs: each job's current run and each live replica outside a reservation, each running
+  // pod (never inside one), and each node a reservation holds now, from where its billing stopped
   const { rows } = await pool().query<{ c: string; per_hour: string }>(
     `WITH running AS (
        SELECT j.gpu_type, j.gpu_count, GREATEST(j.started_at, COALESCE(u.last_end, j.started_at)) AS billed_to, now() AS until
@@ -56,6 +56,11 @@ export async function runningCost(filter: { tenantId?: string; jobId?: string })
        SELECT x.gpu_type, x.gpu_count, GREATEST(x.started_at, COALESCE(u.last_end, x.started_at)), now()
          FROM endpoint_replicas x LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
         WHERE x.status <> 'stopped' AND x.reservation_id IS NULL AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid) AND $2::uuid IS NULL
+       UNION ALL
+       SELECT pl.gpu_type, cardinality(pl.gpu_ids), GREATEST(pl.running_at, COALESCE(u.last_end, pl.running_at)), now()
+         FROM pod_placements pl JOIN pods p ON p.id = pl.pod_id
+         LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE pod_id = pl.pod_id AND attempt = pl.attempt) u ON true
+        WHERE pl.ended_at IS NULL AND pl.running_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1::uuid) AND $2::uuid IS NULL
        UNION ALL
        SELECT rv.gpu_type, h.gpu_count, GREATEST(h.starts_at, COALESCE(u.last_end, h.starts_at)), LEAST(now(), h.ends_at)
          FROM reservation_nodes h JOIN reservations rv ON rv.id = h.reservation_id

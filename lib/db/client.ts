@@ -9,7 +9,7 @@ import { stopAllListeners } from "./listen";
 // never opens a connection. Prisma serves the typed queries; the pool serves hot paths that
 // need set-based SQL in one round trip.
 
-const globalForDb = globalThis as unknown as { prisma?: PrismaClient; pgPool?: pg.Pool; ingestPool?: pg.Pool };
+const globalForDb = globalThis as unknown as { prisma?: PrismaClient; pgPool?: pg.Pool; ingestPool?: pg.Pool; lockPool?: pg.Pool };
 
 export function db(): PrismaClient {
   globalForDb.prisma ??= new PrismaClient({
@@ -33,9 +33,20 @@ export function ingestPool(): pg.Pool {
   return globalForDb.ingestPool;
 }
 
+/**
+ * Connections that only hold the background driver's per-job session locks, one per job at most.
+ * Never pool(): a lock held there while its job waits for pool() connections of its own starved
+ * the pool whenever as many jobs as it has connections fired in the same second (a deadlock).
+ */
+export function backgroundLockPool(jobs: number): pg.Pool {
+  globalForDb.lockPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: Math.max(1, jobs) });
+  return globalForDb.lockPool;
+}
+
 export async function disconnectDb(): Promise<void> {
   await globalForDb.prisma?.$disconnect();
   await globalForDb.pgPool?.end();
+  await globalForDb.lockPool?.end();
   await globalForDb.ingestPool?.end();
   await stopAllListeners();
   globalForDb.prisma = undefined;

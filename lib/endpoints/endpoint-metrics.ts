@@ -3,6 +3,7 @@ import type { Actor, Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { notFound, staleReport, validationFailed } from "@/lib/errors";
+import { combine, gatewayMinutes, type GatewayMinute } from "@/lib/gateway/gateway-figures";
 import { bucketGrid, stepFor } from "@/lib/metrics/time-range";
 import { getEndpointOrThrow } from "./endpoints";
 import type { EndpointSample } from "./schemas";
@@ -172,14 +173,16 @@ async function applyReplicaHealth(c: import("pg").PoolClient, endpointId: string
      )
      UPDATE endpoint_replicas r SET
         last_sample_at = GREATEST(r.last_sample_at, l.recorded_at),
-        status = CASE WHEN l.healthy THEN 'ready' ELSE 'unhealthy' END,
-        ready_at = CASE WHEN l.healthy THEN COALESCE(r.ready_at, now()) ELSE r.ready_at END,
-        unhealthy_since = CASE WHEN l.healthy THEN NULL ELSE COALESCE(r.unhealthy_since, now()) END,
-        health_reason = CASE WHEN l.healthy THEN NULL ELSE COALESCE(r.health_reason, 'health check failing') END
+        status = CASE WHEN l.healthy AND r.probe_failing_since IS NULL THEN 'ready' ELSE 'unhealthy' END,
+        ready_at = CASE WHEN l.healthy AND r.probe_failing_since IS NULL THEN COALESCE(r.ready_at, now()) ELSE r.ready_at END,
+        unhealthy_since = CASE WHEN l.healthy AND r.probe_failing_since IS NULL THEN NULL ELSE COALESCE(r.unhealthy_since, now()) END,
+        health_reason = CASE WHEN l.healthy AND r.probe_failing_since IS NULL THEN NULL ELSE COALESCE(r.health_reason, 'health check failing') END
        FROM latest l
       WHERE r.id = l.replica_id AND r.status <> 'stopped'
         AND (r.last_sample_at IS NULL OR l.recorded_at >= r.last_sample_at)
-        AND (r.last_sample_at IS DISTINCT FROM GREATEST(r.last_sample_at, l.recorded_at) OR r.status <> CASE WHEN l.healthy THEN 'ready' ELSE 'unhealthy' END)`,
+        -- a replica the gateway's probes find failing stays unhealthy whatever its serving side says
+        AND (r.last_sample_at IS DISTINCT FROM GREATEST(r.last_sample_at, l.recorded_at)
+             OR r.status <> CASE WHEN l.healthy AND r.probe_failing_since IS NULL THEN 'ready' ELSE 'unhealthy' END)`,
     [endpointId, replicaIds],
   );
 }
@@ -205,13 +208,22 @@ export async function endpointSeries(p: Principal, endpointId: string, q: { from
     [endpointId, from, to, stepS],
   );
   const byT = new Map(rows.map((r) => [r.t.getTime(), r]));
+  // where the gateway saw a step, its figures stand for the step's traffic (lib/gateway/gateway-figures.ts)
+  const seen = new Map<number, GatewayMinute[]>();
+  for (const m of (await gatewayMinutes([endpointId], from, to)).get(endpointId) ?? []) {
+    if (m.bucket < from.getTime() - stepS * 1000) continue;
+    const t = Math.floor(m.bucket / (stepS * 1000)) * stepS * 1000;
+    seen.set(t, [...(seen.get(t) ?? []), m]);
+  }
   return {
     step: describeStepShort(stepS),
     step_s: stepS,
     from: from.toISOString(),
     to: to.toISOString(),
     points: bucketGrid(from, to, stepS).map((t) => {
-      const r = byT.get(t);
+      const g = seen.has(t) ? combine(seen.get(t)!) : null;
+      const r = g ? { requests: String(g.requests), errors: String(g.errors), p50_ms: g.p50Ms ?? 0, p95_ms: g.p95Ms ?? 0, p99_ms: g.p99Ms ?? 0 } : byT.get(t);
+      const serving = byT.get(t);
       const minutes = stepS / 60;
       return {
         t: new Date(t).toISOString(),
@@ -220,8 +232,8 @@ export async function endpointSeries(p: Principal, endpointId: string, q: { from
         p50_ms: r ? Math.round(r.p50_ms) : null,
         p95_ms: r ? Math.round(r.p95_ms) : null,
         p99_ms: r ? Math.round(r.p99_ms) : null,
-        tokens_per_s: r && r.tokens_per_s !== null ? Math.round(r.tokens_per_s) : null,
-        replicas_reporting: r ? r.replicas_reporting : 0,
+        tokens_per_s: serving && serving.tokens_per_s !== null ? Math.round(serving.tokens_per_s) : null,
+        replicas_reporting: serving ? serving.replicas_reporting : 0,
       };
     }),
   };

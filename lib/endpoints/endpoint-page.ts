@@ -2,6 +2,7 @@ import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { db } from "@/lib/db/client";
+import { listEndpointKeys } from "./endpoint-keys";
 import { isAppError } from "@/lib/errors";
 import type { TimeRange } from "@/lib/metrics/time-range";
 import { endpointSeries } from "./endpoint-metrics";
@@ -62,6 +63,8 @@ export async function endpointPageData(p: Principal, id: string, range: TimeRang
     firingSlaAlerts(p, [id]),
     endpointGpuTelemetry(p, id, {}),
   ]);
+  // its own keys: tenant admins and operators manage them, members do not see them
+  const keys = p.kind === "operator" || (p.kind === "tenant" && p.role === "tenant_admin") ? await listEndpointKeys(p, id) : null;
   // the alert's own window, computed by the same function the rule evaluates
   const now = new Date();
   const alertWindow = rule ? await endpointSla(p, id, { from: new Date(now.getTime() - rule.windowS * 1000).toISOString(), to: now.toISOString() }, now) : null;
@@ -75,5 +78,6 @@ export async function endpointPageData(p: Principal, id: string, range: TimeRang
     tenantName: tenant.name,
     slaAlert: { rule: rule ? { name: rule.name, window_s: rule.windowS } : null, window: alertWindow, firing: alerts.get(id) ?? null },
     gpuTelemetry,
+    keys,
   };
 }

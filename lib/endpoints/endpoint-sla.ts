@@ -2,6 +2,7 @@ import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { validationFailed } from "@/lib/errors";
+import { combine, gatewayMinutes, type GatewayMinute } from "@/lib/gateway/gateway-figures";
 import { getEndpointOrThrow } from "./endpoints";
 import { computeSla, MINUTE_MS, servingSpans, slaTimeline, type MinuteBucket, type ObservedMinute, type SlaInput } from "./sla";
 
@@ -11,7 +12,7 @@ export const MAX_SLA_WINDOW_DAYS = 92;
 
 /** Rollups, reconciler observations and promised spans of endpoints, as the SLA arithmetic wants them. */
 export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
-  const [buckets, observed, events, endpoints] = await Promise.all([
+  const [buckets, observed, events, endpoints, gateway] = await Promise.all([
     pool().query<{ endpoint_id: string; bucket: Date; samples: number; unhealthy_samples: number; requests: string; errors: string; p95_ms: number }>(
       // from the minute before the window: whether a minute follows an unobserved one decides how it counts
       `SELECT endpoint_id, bucket, samples, unhealthy_samples, requests::text, errors::text, p95_ms FROM endpoint_metrics_1m
@@ -25,6 +26,7 @@ export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
     ),
     db().endpointEvent.findMany({ where: { endpointId: { in: endpointIds } }, orderBy: { id: "asc" }, select: { endpointId: true, createdAt: true, fromStatus: true, toStatus: true } }),
     db().endpoint.findMany({ where: { id: { in: endpointIds } }, select: { id: true, deletedAt: true } }),
+    gatewayMinutes(endpointIds, from, to),
   ]);
   return new Map(
     endpoints.map((e) => [
@@ -34,13 +36,30 @@ export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
           e.deletedAt?.getTime() ?? null,
           events.filter((x) => x.endpointId === e.id).map((x) => ({ at: x.createdAt.getTime(), from: x.fromStatus, to: x.toStatus })),
         ),
-        buckets: buckets.rows
-          .filter((b) => b.endpoint_id === e.id)
-          .map((b): MinuteBucket => ({ bucket: b.bucket.getTime(), samples: b.samples, unhealthySamples: b.unhealthy_samples, requests: Number(b.requests), errors: Number(b.errors), p95Ms: b.p95_ms })),
+        buckets: withGatewayFigures(
+          buckets.rows
+            .filter((b) => b.endpoint_id === e.id)
+            .map((b): MinuteBucket => ({ bucket: b.bucket.getTime(), samples: b.samples, unhealthySamples: b.unhealthy_samples, requests: Number(b.requests), errors: Number(b.errors), p95Ms: b.p95_ms })),
+          gateway.get(e.id) ?? [],
+        ),
         observed: observed.rows.filter((o) => o.endpoint_id === e.id).map((o): ObservedMinute => ({ bucket: o.bucket.getTime(), minReady: o.min_ready })),
       },
     ]),
   );
+}
+
+/**
+ * A minute the gateway saw is judged by what it saw (every client request, its errors and its
+ * latency), whatever the serving side reported of itself; the serving side's samples count for
+ * the minutes the gateway did not see.
+ */
+function withGatewayFigures(serving: MinuteBucket[], gateway: GatewayMinute[]): MinuteBucket[] {
+  const byMinute = new Map(serving.map((b) => [b.bucket, b]));
+  for (const g of gateway) {
+    const f = combine([g]);
+    byMinute.set(g.bucket, { bucket: g.bucket, samples: 1, unhealthySamples: 0, requests: f.requests, errors: f.errors, p95Ms: f.p95Ms ?? 0 });
+  }
+  return [...byMinute.values()].sort((a, b) => a.bucket - b.bucket);
 }
 
 /** GET /api/endpoints/{id}/sla: availability, p95 compliance and error budget over a window (default the last 24 hours). */

@@ -2,6 +2,7 @@ import "server-only";
 import type { Actor, Principal, TenantPrincipal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { forbidden, notFound, unsatisfiable, uniqueViolationToConflict, validationFailed, type FieldIssue } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { assertFitsReservation } from "@/lib/jobs/assert-satisfiable";
@@ -77,9 +78,18 @@ export function endpointJson(e: EndpointRow): EndpointJson {
       stopped_at: r.stoppedAt?.toISOString() ?? null,
       stop_reason: r.stopReason,
     })),
+    url: endpointUrl(e.id),
+    serving_port: e.servingPort,
+    health_path: e.healthPath,
     created_at: e.createdAt.toISOString(),
     updated_at: e.updatedAt.toISOString(),
   };
+}
+
+/** Where tenants call an endpoint: the inference gateway's base URL (GATEWAY_PUBLIC_URL, else the app's own). */
+export function endpointUrl(id: string): string {
+  const base = (env().GATEWAY_PUBLIC_URL ?? env().NEXTAUTH_URL ?? "http://localhost:3000").replace(/\/+$/, "");
+  return `${base}/v1/endpoints/${id}`;
 }
 
 export async function listEndpoints(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
@@ -94,15 +104,21 @@ export async function listEndpoints(p: Principal, opts: { limit: number; cursor?
 }
 
 /**
- * Refuses (422) an endpoint that could never run: its minimum replicas need more GPUs than the
- * tenant's whole quota, or no node of the fleet (of its cluster) that runs containers has
- * gpus_per_replica GPUs of the type (a replica is a serving container on one node).
+ * Refuses (422) work of one or more copies that each run on one node (an endpoint's replicas, a
+ * pod) when it could never run: its minimum copies need more GPUs than the tenant's whole quota,
+ * or no node of the fleet (of its cluster) that runs containers has `per_node` GPUs of the type.
+ * `paths` name the request fields the refusal points at.
  */
-async function assertEndpointSatisfiable(tx: Tx, tenantQuota: number, e: { gpu_type: string; gpus_per_replica: number; min_replicas: number; cluster_id: string | null }) {
-  const needed = e.gpus_per_replica * e.min_replicas;
+export async function assertFitsOnNodes(
+  tx: Tx,
+  tenantQuota: number,
+  e: { gpu_type: string; per_node: number; copies: number; cluster_id: string | null },
+  paths = { copies: "min_replicas", per_node: "gpus_per_replica", noun: "replica" },
+) {
+  const needed = e.per_node * e.copies;
   if (needed > tenantQuota) {
-    throw unsatisfiable(`${e.min_replicas} replica(s) of ${e.gpus_per_replica} GPUs need ${needed} GPUs but the tenant's whole quota is ${tenantQuota}`, [
-      { path: "min_replicas", message: `Needs ${needed} GPUs, over the quota of ${tenantQuota}` },
+    throw unsatisfiable(`${e.copies} ${paths.noun}(s) of ${e.per_node} GPUs need ${needed} GPUs but the tenant's whole quota is ${tenantQuota}`, [
+      { path: paths.copies, message: `Needs ${needed} GPUs, over the quota of ${tenantQuota}` },
     ]);
   }
   const [{ biggest }] = await tx.$queryRaw<[{ biggest: number }]>`
@@ -110,17 +126,18 @@ async function assertEndpointSatisfiable(tx: Tx, tenantQuota: number, e: { gpu_t
       SELECT count(*) AS n FROM gpus g JOIN nodes nd ON nd.id = g.node_id
        WHERE g.gpu_type = ${e.gpu_type} AND g.status <> 'missing' AND nd.containers AND (${e.cluster_id}::uuid IS NULL OR nd.cluster_id = ${e.cluster_id}::uuid)
        GROUP BY g.node_id) x`;
-  if (biggest < e.gpus_per_replica) {
+  if (biggest < e.per_node) {
     throw unsatisfiable(
       biggest === 0
         ? `The fleet has no ${e.gpu_type} GPUs on nodes that run containers${e.cluster_id ? " in that cluster" : ""}`
-        : `No node that runs containers has ${e.gpus_per_replica} ${e.gpu_type} GPUs (the largest has ${biggest}); a replica runs on one node`,
-      [{ path: biggest === 0 ? "gpu_type" : "gpus_per_replica", message: biggest === 0 ? `No ${e.gpu_type} GPUs` : `At most ${biggest} per node` }],
+        : `No node that runs containers has ${e.per_node} ${e.gpu_type} GPUs (the largest has ${biggest}); a ${paths.noun} runs on one node`,
+      [{ path: biggest === 0 ? "gpu_type" : paths.per_node, message: biggest === 0 ? `No ${e.gpu_type} GPUs` : `At most ${biggest} per node` }],
     );
   }
 }
 
-async function lockTenant(tx: Tx, tenantId: string) {
+/** Locks a tenant's row (quota and status) for work being created for it; a suspended tenant gets 403. */
+export async function lockTenant(tx: Tx, tenantId: string) {
   const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string }>>`SELECT gpu_quota, status FROM tenants WHERE id = ${tenantId}::uuid FOR UPDATE`;
   if (!rows[0]) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
   if (rows[0].status !== "active") throw forbidden("Tenant is suspended");
@@ -137,7 +154,7 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
     id = await db().$transaction(async (tx) => {
       const tenant = await lockTenant(tx, tenantId);
       if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } }))) throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
-      await assertEndpointSatisfiable(tx, tenant.gpu_quota, { gpu_type: input.gpu_type, gpus_per_replica: input.gpus_per_replica, min_replicas: min, cluster_id: input.cluster_id ?? null });
+      await assertFitsOnNodes(tx, tenant.gpu_quota, { gpu_type: input.gpu_type, per_node: input.gpus_per_replica, copies: min, cluster_id: input.cluster_id ?? null });
       if (input.reservation_id) await assertFitsReservation(tx, tenantId, { reservation_id: input.reservation_id, gpu_type: input.gpu_type, gpu_count: input.gpus_per_replica, cluster_id: input.cluster_id });
       const e = await tx.endpoint.create({
         data: {
@@ -157,6 +174,8 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
           autoscaleMetric: input.autoscale_metric,
           autoscaleTarget: input.autoscale_target ?? null,
           cooldownS: input.cooldown_s,
+          servingPort: input.serving_port ?? 8000,
+          healthPath: input.health_path ?? "/health",
           statusReason: "placing replicas",
           createdBy: actor.principal.label,
         },
@@ -197,7 +216,7 @@ export async function updateEndpoint(actor: Actor, id: string, input: UpdateEndp
     if (metric === "none" && input.autoscale_target != null) issues.push({ path: "autoscale_target", message: "Only with an autoscale_metric" });
     if (issues.length) throw validationFailed(issues);
     const tenant = await lockTenant(tx, cur.tenant_id);
-    await assertEndpointSatisfiable(tx, tenant.gpu_quota, { gpu_type: cur.gpu_type, gpus_per_replica: cur.gpus_per_replica, min_replicas: min, cluster_id: cur.cluster_id });
+    await assertFitsOnNodes(tx, tenant.gpu_quota, { gpu_type: cur.gpu_type, per_node: cur.gpus_per_replica, copies: min, cluster_id: cur.cluster_id });
 
     const desiredChanged = desired !== cur.desired_replicas;
     await tx.endpoint.update({

@@ -10,8 +10,8 @@ import { replicaReportToken } from "./replica-token";
  * samples and logs, and the replica-scoped token the serving container reports with.
  */
 export async function replicaAssignmentsForNode(nodeId: string): Promise<ReplicaAssignment[]> {
-  const { rows } = await pool().query<{ replica_id: string; fence: string; endpoint_id: string; endpoint_name: string; model: string; image: string | null; gpu_ids: string[] }>(
-    `SELECT r.id AS replica_id, r.fence::text AS fence, e.id AS endpoint_id, e.name AS endpoint_name, e.model, e.image, array_agg(g.id ORDER BY g.index) AS gpu_ids
+  const { rows } = await pool().query<{ replica_id: string; fence: string; endpoint_id: string; endpoint_name: string; model: string; image: string | null; serving_port: number; gpu_ids: string[] }>(
+    `SELECT r.id AS replica_id, r.fence::text AS fence, e.id AS endpoint_id, e.name AS endpoint_name, e.model, e.image, e.serving_port, array_agg(g.id ORDER BY g.index) AS gpu_ids
        FROM endpoint_replicas r JOIN endpoints e ON e.id = r.endpoint_id JOIN gpus g ON g.allocated_replica_id = r.id
       WHERE r.node_id = $1 AND r.status <> 'stopped' GROUP BY r.id, e.id ORDER BY r.started_at`,
     [nodeId],
@@ -29,6 +29,8 @@ export async function replicaAssignmentsForNode(nodeId: string): Promise<Replica
       gpu_ids: r.gpu_ids,
       ...(image ? { image } : {}),
       metrics_path: `/api/endpoints/${r.endpoint_id}/metrics`,
+      serving_port: r.serving_port,
+      address_path: `/api/endpoints/${r.endpoint_id}/replicas/${r.replica_id}/address`,
       logs_path: `/api/endpoints/${r.endpoint_id}/replicas/${r.replica_id}/logs`,
       report_token: replicaReportToken(r.replica_id, r.fence),
     };

@@ -4,6 +4,7 @@ import type pg from "pg";
 import { emitEvent } from "@/lib/background/emit";
 import { pool, type SqlClient } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { combine, gatewayMinutes } from "@/lib/gateway/gateway-figures";
 import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
 import { decideScale, type AutoscaleMetric } from "./autoscaler";
 import { nextEndpointStatus, transitionPath, type EndpointStatus } from "./endpoint-lifecycle";
@@ -67,8 +68,10 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
     await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
 
     await c.query(
-      `UPDATE endpoint_replicas SET status = 'unhealthy', unhealthy_since = now(), health_reason = 'no samples for ' || $1::int || ' s'
-        WHERE status = 'ready' AND last_sample_at < now() - make_interval(secs => $1::int) AND ($2::uuid IS NULL OR endpoint_id = $2::uuid)`,
+      // silent: neither its serving side's samples nor the gateway's probes have said it is well for a while
+      `UPDATE endpoint_replicas SET status = 'unhealthy', unhealthy_since = now(),
+              health_reason = CASE WHEN last_probe_ok_at IS NULL THEN 'no samples for ' ELSE 'no samples or passing gateway probes for ' END || $1::int || ' s'
+        WHERE status = 'ready' AND GREATEST(last_sample_at, last_probe_ok_at) < now() - make_interval(secs => $1::int) AND ($2::uuid IS NULL OR endpoint_id = $2::uuid)`,
       [STALE_AFTER_S, only],
     );
 
@@ -192,6 +195,15 @@ async function autoscale(c: pg.PoolClient, endpoints: EndpointRow[]): Promise<nu
     [endpoints.map((e) => e.id)],
   );
   const byId = new Map(figures.map((f) => [f.endpoint_id, f]));
+  // what the gateway itself saw over the same two minutes comes first (the serving side's reports remain the fallback)
+  const windowStart = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 120_000);
+  const seen = await gatewayMinutes(endpoints.map((e) => e.id), new Date(windowStart.getTime() + 60_000), new Date(), c);
+  for (const [id, minutes] of seen) {
+    const g = combine(minutes.filter((m) => m.bucket >= windowStart.getTime()));
+    if (g.requests === 0) continue;
+    const f = byId.get(id);
+    byId.set(id, { endpoint_id: id, last_outcome: f?.last_outcome ?? null, requests_per_s: g.requests / Math.max((Date.now() - windowStart.getTime()) / 1000, 1), p95_ms: g.p95Ms });
+  }
   let scaled = 0;
   for (const e of endpoints) {
     const f = byId.get(e.id);
@@ -239,7 +251,7 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
             (SELECT rn.reservation_id FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()) AS reservation_id,
             EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at > now()) AS booked_later
        FROM gpus g JOIN nodes n ON n.id = g.node_id
-      WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
+      WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'
         AND n.containers AND g.gpu_type = ANY($1::text[])
       ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
     [[...new Set(wanting.map((e) => e.gpu_type))]],

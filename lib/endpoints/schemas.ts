@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
-import { imageField } from "@/lib/jobs/schemas";
+import { imageField, placementRef } from "@/lib/jobs/schemas";
 import { AUTOSCALE_METRICS } from "./autoscaler";
 import { ENDPOINT_STATUSES, REPLICA_STATUSES } from "./endpoint-lifecycle";
 
@@ -29,6 +29,12 @@ export const createEndpointBody = z
     autoscale_metric: z.enum(AUTOSCALE_METRICS).default("none"),
     autoscale_target: autoscaleTarget.optional(),
     cooldown_s: cooldown.default(300),
+    serving_port: z.number().int("A whole port number").min(1).max(65_535).optional().meta({ description: "The port the serving container listens on (vLLM's 8000 by default)" }),
+    health_path: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~/-]{0,199}$/, "A path such as /health: letters, digits and . _ ~ / - only")
+      .optional()
+      .meta({ description: "What the inference gateway's probes ask each replica for (2xx means in rotation); default /health" }),
   })
   .superRefine((b, ctx) => {
     const min = b.min_replicas ?? b.replicas;
@@ -106,7 +112,38 @@ export const timeWindowQuery = z
     if (q.from && q.to && new Date(q.to).getTime() - new Date(q.from).getTime() > 92 * 86_400_000) ctx.addIssue({ code: "custom", path: ["from"], message: "A window spans at most 92 days" });
   });
 
+/** What the agent of a replica's node reports: the host port it published for the serving port (fenced). */
+export const replicaAddressBody = z
+  .strictObject({
+    ...placementRef,
+    host_port: z.number().int("A whole port number").min(1024, "Host ports are 1024–65535 (never a privileged port of the node)").max(65_535, "Host ports are 1024–65535"),
+  })
+  .meta({ id: "ReplicaAddress", example: { attempt: 1, fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11", host_port: 40123 } });
+
+export const createEndpointKeyBody = z
+  .strictObject({
+    name: z.string().trim().min(1, "Name is required").max(100),
+    expires_at: z.iso.datetime({ offset: true, error: "A date and time, e.g. 2027-03-01T00:00:00Z" }).optional().meta({ description: "From then on the key calls nothing; omitted: it never expires" }),
+  })
+  .meta({ id: "CreateEndpointKey", example: { name: "chat-frontend", expires_at: "2027-03-01T00:00:00Z" } });
+
+export const endpointKeyJsonSchema = z
+  .object({
+    id: z.string(),
+    endpoint_id: z.string(),
+    name: z.string(),
+    prefix: z.string().meta({ description: "First 12 characters of the key, to recognise it" }),
+    created_by: z.string(),
+    created_at: z.string(),
+    expires_at: z.string().nullable(),
+    last_used_at: z.string().nullable(),
+    revoked_at: z.string().nullable(),
+  })
+  .meta({ id: "EndpointKey" });
+
 export type CreateEndpointInput = z.output<typeof createEndpointBody>;
+export type CreateEndpointKeyInput = z.output<typeof createEndpointKeyBody>;
+export type ReplicaAddressInput = z.output<typeof replicaAddressBody>;
 export type UpdateEndpointInput = z.output<typeof updateEndpointBody>;
 export type EndpointSample = z.output<typeof endpointSampleSchema>;
 
@@ -150,6 +187,9 @@ export const endpointJsonSchema = z
     status_reason: z.string().nullable(),
     stopped: z.boolean(),
     replica_list: z.array(replicaJsonSchema).meta({ description: "Live replicas and the last stopped ones" }),
+    url: z.string().meta({ description: "Call the model here: `{url}/{path}` (e.g. /v1/chat/completions) with a tenant key or one of the endpoint's keys; the inference gateway balances over ready replicas" }),
+    serving_port: z.number().meta({ description: "The port the serving container listens on" }),
+    health_path: z.string().meta({ description: "What the gateway's health probes ask each replica for" }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -33,16 +33,32 @@ export const replicaAssignmentSchema = z.object({
   ...placement,
   image: z.string().optional().meta({ description: "The serving image; absent: the operator's default serving image on the node" }),
   metrics_path: z.string().meta({ description: "Where the serving side (or the agent) posts this replica's samples" }),
+  serving_port: z.number().int().meta({ description: "The port the serving container listens on; the agent publishes it on a host port of its own choosing" }),
+  address_path: z.string().meta({ description: "Where the agent reports the host port it published for serving_port (fenced); the inference gateway connects there" }),
   report_token: z.string().meta({ description: "A credential scoped to this replica's placement: it may post this replica's samples and nothing else. Given to the serving container instead of the agent key" }),
 });
 
-export const assignmentSchema = z.discriminatedUnion("kind", [jobAssignmentSchema, replicaAssignmentSchema]);
+export const podAssignmentSchema = z.object({
+  kind: z.literal("pod"),
+  pod_id: z.string(),
+  pod_name: z.string(),
+  ...placement,
+  image: z.string().meta({ description: "The pod's image; its own entrypoint runs, for as long as the pod does" }),
+  ports: z.array(z.number().int()).meta({ description: "Container ports to publish on host ports (22 included when the pod has an SSH key)" }),
+  ssh_public_key: z.string().optional().meta({ description: "One OpenSSH public key line, for root's authorized_keys (and PUBLIC_KEY in the environment)" }),
+  status_path: z.string().meta({ description: "Where the agent reports the container running (with its host ports), exited, or stopped (fenced)" }),
+});
+
+export const assignmentSchema = z.discriminatedUnion("kind", [jobAssignmentSchema, replicaAssignmentSchema, podAssignmentSchema]);
 
 export type JobAssignment = z.infer<typeof jobAssignmentSchema>;
 export type ReplicaAssignment = z.infer<typeof replicaAssignmentSchema>;
+export type PodAssignment = z.infer<typeof podAssignmentSchema>;
 export type Assignment = z.infer<typeof assignmentSchema>;
 
 /** How a placement is named in the agent's memory and in its reports. */
 export function placementKey(a: Assignment): string {
-  return a.kind === "job" ? `job:${a.job_id}:${a.attempt}:${a.fence}` : `replica:${a.replica_id}:${a.attempt}:${a.fence}`;
+  if (a.kind === "job") return `job:${a.job_id}:${a.attempt}:${a.fence}`;
+  if (a.kind === "pod") return `pod:${a.pod_id}:${a.attempt}:${a.fence}`;
+  return `replica:${a.replica_id}:${a.attempt}:${a.fence}`;
 }

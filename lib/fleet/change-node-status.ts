@@ -2,8 +2,9 @@ import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
-import { db } from "@/lib/db/client";
+import { db, txClient } from "@/lib/db/client";
 import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
+import { interruptPodsOnNodes } from "@/lib/pods/interrupt-pods";
 import { forbidden, invalidTransition } from "@/lib/errors";
 import { lockNodeOrThrow } from "./node-access";
 import { applyNodeTransition } from "./apply-node-transition";
@@ -22,7 +23,10 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
     const t = await applyNodeTransition(tx, row, { kind: "operator", target }, why, actor.principal.label);
     if (!t.ok) throw invalidTransition(t.reason);
     // work on a node taken out of service goes back to the queue, the tenant's retries untouched
-    const requeued = t.changed && (target === "quarantined" || target === "maintenance") ? await requeueJobsOnNodes(tx, [nodeId], `node ${target}`, actor.principal.label) : [];
+    const leaves = t.changed && (target === "quarantined" || target === "maintenance");
+    const requeued = leaves ? await requeueJobsOnNodes(tx, [nodeId], `node ${target}`, actor.principal.label) : [];
+    // a pod is stateful: interrupted (and its tenant alerted), not silently moved
+    const pods = leaves ? await interruptPodsOnNodes(txClient(tx), [nodeId], `its node was put in ${target}`, actor.principal.label) : [];
     let gpusCleared = 0;
     if (target === "available" && t.changed) {
       gpusCleared = await tx.$executeRaw`
@@ -41,9 +45,10 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
         reason: why,
         gpus_cleared: gpusCleared,
         jobs_requeued: requeued.length,
+        pods_interrupted: pods.length,
       },
     });
-    return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), wake: requeued.length > 0 || target === "available" };
+    return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), wake: requeued.length > 0 || pods.length > 0 || target === "available" };
   });
   if (result.wake) await emitEvent("scheduler/run.requested", { reason: `node ${target}` });
   // replicas leave a node that left service, and may be placed on one that came back

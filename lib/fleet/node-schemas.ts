@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
+import { normaliseNodeAddress } from "./node-address";
 import { NODE_STATUSES, OPERATOR_TARGETS } from "./node-lifecycle";
 
 const label = z.string().trim().min(1).max(100);
@@ -21,6 +22,13 @@ export const registerNodeBody = z
     cpu_cores: z.number().int().min(1).max(100_000).nullish(),
     memory_gb: z.number().int().min(1).max(1_000_000).nullish(),
     agent_version: z.string().trim().max(64).nullish(),
+    address: z
+      .string()
+      .trim()
+      .max(45)
+      .refine((a) => normaliseNodeAddress(a) !== null, "Must be the node's IP address (IPv4 or IPv6), not a name")
+      .optional()
+      .meta({ description: "Where the fleet reaches the node: tenants' SSH commands name it, and the inference gateway connects to published ports there. Unique in the fleet" }),
     capabilities: z
       .strictObject({
         containers: z.boolean().meta({ description: "The node runs tenant work in containers (required for any job or replica that runs an image or a command)" }),
@@ -56,6 +64,7 @@ export const registerNodeBody = z
       cpu_cores: 224,
       memory_gb: 2048,
       agent_version: "0.2.0",
+      address: "10.20.4.17",
       capabilities: { containers: true, runtime: "docker 27.3.1" },
       system: { os: "Ubuntu 22.04.4 LTS", kernel: "5.15.0-105-generic", driver_version: "550.90.07", cuda_version: "12.4" },
       gpus: [{ uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", index: 0, gpu_type: "H100", model: "NVIDIA H100 80GB HBM3", memory_total_mb: 81559 }],
@@ -113,6 +122,7 @@ export const nodeJsonSchema = z
     cpu_cores: z.number().nullable(),
     memory_gb: z.number().nullable(),
     agent_version: z.string().nullable(),
+    address: z.string().nullable(),
     capabilities: z.object({ containers: z.boolean(), runtime: z.string().nullable() }),
     system: z.object({ os: z.string().nullable(), kernel: z.string().nullable(), driver_version: z.string().nullable(), cuda_version: z.string().nullable() }),
     status: z.enum(NODE_STATUSES),
@@ -134,7 +144,8 @@ export const gpuJsonSchema = z
     unhealthy_reason: z.string().nullable(),
     last_xid: z.number().nullable(),
     allocated_job_id: z.string().nullable().meta({ description: "The job holding this GPU" }),
-    allocated_replica_id: z.string().nullable().meta({ description: "The endpoint replica holding this GPU (never both)" }),
+    allocated_replica_id: z.string().nullable().meta({ description: "The endpoint replica holding this GPU" }),
+    allocated_pod_id: z.string().nullable().meta({ description: "The pod holding this GPU (a GPU has one holder: a job, a replica or a pod)" }),
   })
   .meta({ id: "Gpu" });
 
@@ -153,6 +164,7 @@ export const nodeSelect = {
   kernel: true,
   driverVersion: true,
   cudaVersion: true,
+  address: true,
   status: true,
   statusBeforeOffline: true,
   lastHeartbeatAt: true,
@@ -172,6 +184,7 @@ export const gpuSelect = {
   lastXid: true,
   allocatedJobId: true,
   allocatedReplicaId: true,
+  allocatedPodId: true,
 } as const;
 
 type NodeRow = { [K in keyof typeof nodeSelect]: K extends "createdAt" ? Date : K extends "lastHeartbeatAt" ? Date | null : K extends "containers" ? boolean : unknown };
@@ -188,6 +201,7 @@ export function nodeJson(n: NodeRow & { id: string; clusterId: string; hostname:
     cpu_cores: (n.cpuCores as number | null) ?? null,
     memory_gb: (n.memoryGb as number | null) ?? null,
     agent_version: (n.agentVersion as string | null) ?? null,
+    address: text(n.address),
     capabilities: { containers: n.containers, runtime: text(n.containerRuntime) },
     system: { os: text(n.os), kernel: text(n.kernel), driver_version: text(n.driverVersion), cuda_version: text(n.cudaVersion) },
     status: n.status as (typeof NODE_STATUSES)[number],
@@ -209,6 +223,7 @@ export function gpuJson(g: {
   lastXid: number | null;
   allocatedJobId: string | null;
   allocatedReplicaId: string | null;
+  allocatedPodId: string | null;
 }): z.infer<typeof gpuJsonSchema> {
   return {
     id: g.id,
@@ -223,5 +238,6 @@ export function gpuJson(g: {
     last_xid: g.lastXid,
     allocated_job_id: g.allocatedJobId,
     allocated_replica_id: g.allocatedReplicaId,
+    allocated_pod_id: g.allocatedPodId,
   };
 }

@@ -63,7 +63,7 @@ export async function listGpus(principal: Principal, opts: { limit: number; curs
 export async function fleetSummary(clusterId?: string) {
   const { rows } = await pool().query(
     `WITH g AS (
-       SELECT g.id, g.status, (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL) AS allocated, n.status AS node_status FROM gpus g JOIN nodes n ON n.id = g.node_id
+       SELECT g.id, g.status, (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL OR g.allocated_pod_id IS NOT NULL) AS allocated, n.status AS node_status FROM gpus g JOIN nodes n ON n.id = g.node_id
         WHERE ($1::uuid IS NULL OR n.cluster_id = $1::uuid) AND g.status <> 'missing'
      ), recent AS (
        SELECT sum(m.utilization_sum) / nullif(sum(m.samples), 0) AS util

@@ -5,6 +5,7 @@ import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { replicaAssignmentsForNode } from "@/lib/endpoints/node-assignments";
 import { assignmentsForNode } from "@/lib/jobs/queries";
+import { podAssignmentsForNode } from "@/lib/pods/node-assignments";
 import { AGENT_REPORTED, ECC_UNCORRECTED, fatalXidReason, REMAP_FAILURE } from "./gpu-health-reasons";
 import { lockNodeOrThrow } from "./node-access";
 import { transition, type NodeState } from "./node-lifecycle";
@@ -13,7 +14,7 @@ import { firstFatalXid } from "./xid-policy";
 
 /**
  * A node's heartbeat: marks it alive, applies what the agent says of its GPUs, and answers with
- * what the node should be running (jobs and endpoint replicas). It can make a registered node available and bring an offline
+ * what the node should be running (jobs, endpoint replicas and pods). It can make a registered node available and bring an offline
  * node back to its previous state, never more (lib/fleet/node-lifecycle.ts).
  */
 export async function recordHeartbeat(actor: Actor, nodeId: string, input: HeartbeatInput) {
@@ -70,7 +71,7 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
   });
   // a hardware fault must reach the evaluator (and the remediator) now, not at the next sweep
   if (result.hardwareFault) await emitEvent("alerts/evaluate.requested", { reason: "hardware fault reported by heartbeat" });
-  const [jobs, replicas] = await Promise.all([assignmentsForNode(nodeId), replicaAssignmentsForNode(nodeId)]);
+  const [jobs, replicas, pods] = await Promise.all([assignmentsForNode(nodeId), replicaAssignmentsForNode(nodeId), podAssignmentsForNode(nodeId)]);
   // the lease: an agent that cannot renew it for this long stops its work (the control plane has moved it by then)
-  return { node: result.node, assignments: [...jobs, ...replicas], leaseS: env().NODE_OFFLINE_AFTER_S };
+  return { node: result.node, assignments: [...jobs, ...replicas, ...pods], leaseS: env().NODE_OFFLINE_AFTER_S };
 }

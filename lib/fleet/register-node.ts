@@ -2,7 +2,9 @@ import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
-import { conflict, forbidden, validationFailed } from "@/lib/errors";
+import { nodeAddressPolicy } from "@/lib/env";
+import { conflict, forbidden, uniqueViolationToConflict, validationFailed } from "@/lib/errors";
+import { nodeAddressProblem, normaliseNodeAddress } from "./node-address";
 import { gpuSelect, nodeSelect, type RegisterNodeInput } from "./node-schemas";
 
 /**
@@ -35,19 +37,24 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
   // An agent that says nothing of containers (an older one) runs nothing but placeholders there.
   const caps = input.capabilities ?? { containers: false };
   const sys = input.system ?? {};
+  const address = input.address === undefined ? null : normaliseNodeAddress(input.address);
+  const addressProblem = input.address === undefined ? null : nodeAddressProblem(input.address, nodeAddressPolicy());
+  if (addressProblem) throw validationFailed([{ path: "address", message: addressProblem }]);
   return db().$transaction(async (tx) => {
     const [upserted] = await tx.$queryRaw<Array<{ id: string; inserted: boolean }>>`
       INSERT INTO nodes (cluster_id, hostname, pod, rack, cpu_cores, memory_gb, agent_version,
-                         containers, container_runtime, os, kernel, driver_version, cuda_version)
+                         containers, container_runtime, os, kernel, driver_version, cuda_version, address)
       VALUES (${clusterId}::uuid, ${input.hostname}, ${input.pod ?? null}, ${input.rack ?? null},
               ${input.cpu_cores ?? null}::int, ${input.memory_gb ?? null}::int, ${input.agent_version ?? null},
               ${caps.containers}, ${caps.containers ? (caps.runtime ?? null) : null}, ${sys.os ?? null}, ${sys.kernel ?? null},
-              ${sys.driver_version ?? null}, ${sys.cuda_version ?? null})
+              ${sys.driver_version ?? null}, ${sys.cuda_version ?? null}, ${address})
       ON CONFLICT (cluster_id, hostname) DO UPDATE SET
         pod = EXCLUDED.pod, rack = EXCLUDED.rack, cpu_cores = EXCLUDED.cpu_cores,
         memory_gb = EXCLUDED.memory_gb, agent_version = EXCLUDED.agent_version,
         containers = EXCLUDED.containers, container_runtime = EXCLUDED.container_runtime, os = EXCLUDED.os, kernel = EXCLUDED.kernel,
-        driver_version = EXCLUDED.driver_version, cuda_version = EXCLUDED.cuda_version, updated_at = now()
+        driver_version = EXCLUDED.driver_version, cuda_version = EXCLUDED.cuda_version,
+        -- an agent that does not say keeps the address it reported before
+        address = COALESCE(EXCLUDED.address, nodes.address), updated_at = now()
       RETURNING id, (xmax = 0) AS inserted`;
     const nodeId = upserted!.id;
 
@@ -57,7 +64,7 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
     const uuids = input.gpus.map((g) => g.uuid);
     const elsewhere = await tx.$queryRaw<Array<{ uuid: string; other_cluster: boolean; held: boolean; hostname: string }>>`
       SELECT g.uuid, n.cluster_id <> ${clusterId}::uuid AS other_cluster,
-             (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL) AS held, n.hostname
+             (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL OR g.allocated_pod_id IS NOT NULL) AS held, n.hostname
         FROM gpus g JOIN nodes n ON n.id = g.node_id
        WHERE g.uuid = ANY(${uuids}::text[]) AND g.node_id <> ${nodeId}::uuid`;
     for (const g of elsewhere) {
@@ -95,5 +102,5 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
       details: { hostname: input.hostname, cluster_id: clusterId, gpus: input.gpus.length, gpus_missing: wentMissing, containers: caps.containers },
     });
     return { node, gpus, created: upserted!.inserted };
-  });
+  }).catch((e: unknown) => uniqueViolationToConflict(e, "address", "Another node of the fleet has this address"));
 }

@@ -77,7 +77,7 @@ function normaliseAddress(s: string): string | null {
   return isIP(addr) ? addr.toLowerCase() : null;
 }
 
-function inCidr(address: string, c: Cidr): boolean {
+export function inCidr(address: string, c: Cidr): boolean {
   const bytes = addressBytes(address);
   if (!bytes || bytes.length !== c.bytes.length) return false;
   let bits = c.prefix;

@@ -5,6 +5,7 @@ import { getEndpointOrThrow } from "@/lib/endpoints/endpoints";
 import { env } from "@/lib/env";
 import { validationFailed } from "@/lib/errors";
 import { getJobOrThrow } from "@/lib/jobs/queries";
+import { getPodOrThrow } from "@/lib/pods/queries";
 import { chooseStep } from "./queries";
 
 // GPU telemetry of a tenant's own work: the GPUs a job attempt or an endpoint replica held, only
@@ -67,6 +68,19 @@ export async function endpointGpuTelemetry(p: Principal, endpointId: string, q: 
     [endpointId, from, to],
   );
   const holdings = rows.flatMap((r) => r.gpu_ids.map((gpuId) => ({ gpuId, holder: { replica_id: r.id }, start: r.started_at, end: r.stopped_at ?? new Date() })));
+  return series(holdings, from, to);
+}
+
+/** Per-GPU series of the GPUs a pod held, per placement, for its tenant and operators. */
+export async function podGpuTelemetry(p: Principal, podId: string, q: TelemetryWindow) {
+  const pod = await getPodOrThrow(p, podId);
+  const { from, to } = window(q, new Date(Math.max(new Date(pod.created_at).getTime(), Date.now() - 3_600_000)));
+  const { rows } = await pool().query<{ attempt: number; gpu_ids: string[]; started_at: Date; ended_at: Date | null }>(
+    `SELECT attempt, gpu_ids, started_at, ended_at FROM pod_placements
+      WHERE pod_id = $1 AND started_at < $3 AND (ended_at IS NULL OR ended_at > $2) ORDER BY attempt`,
+    [podId, from, to],
+  );
+  const holdings = rows.flatMap((r) => r.gpu_ids.map((gpuId) => ({ gpuId, holder: { attempt: r.attempt }, start: r.started_at, end: r.ended_at ?? new Date() })));
   return series(holdings, from, to);
 }
 

@@ -33,7 +33,7 @@ async function readSnapshot(cap: number): Promise<Snapshot> {
     q<Snapshot["gpus"][number]>(
       `SELECT c.name AS cluster, g.gpu_type,
               CASE WHEN g.status = 'missing' THEN 'missing' WHEN g.status = 'unhealthy' THEN 'unhealthy'
-                   WHEN g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL THEN 'allocated' ELSE 'idle' END AS state, count(*)::int AS n
+                   WHEN g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL OR g.allocated_pod_id IS NOT NULL THEN 'allocated' ELSE 'idle' END AS state, count(*)::int AS n
          FROM gpus g JOIN nodes n ON n.id = g.node_id JOIN clusters c ON c.id = n.cluster_id GROUP BY 1, 2, 3`,
     ),
     q<Snapshot["nodes"][number]>(`SELECT c.name AS cluster, n.status, count(*)::int AS n FROM nodes n JOIN clusters c ON c.id = n.cluster_id GROUP BY 1, 2`),

@@ -56,12 +56,16 @@ export interface ActiveReservation {
 
 export interface QueuedJob {
   id: string;
+  /** what the work is, for the reasons a tenant reads (a job unless said) */
+  kind?: "job" | "pod";
   tenantId: string;
   gpuCount: number;
   gpuType: string;
   clusterId: string | null;
   /** it runs an image or a command: container nodes only */
   needsContainers: boolean;
+  /** all of its GPUs on one node (a pod is one container), never a gang over several */
+  singleNode?: boolean;
   priority: number;
   submittedAt: number;
   durationS: number | null;
@@ -141,7 +145,8 @@ export function place(input: {
   for (const n of free) if (n.reservationId) reservedNodes.set(n.reservationId, [...(reservedNodes.get(n.reservationId) ?? []), n]);
   const pools = new FreePools(free.filter((n) => !n.reservationId));
   for (const job of fairOrder(input.queue, usage)) {
-    const inside = placeInReservation(job, booked, reservedNodes, input.now);
+    // a pod declares no end and is billed on demand: it never runs inside a reservation
+    const inside = job.kind === "pod" ? {} : placeInReservation(job, booked, reservedNodes, input.now);
     if (inside.pick) {
       const gpuIds = inside.pick.flatMap((p) => p.node.freeGpuIds.splice(0, p.take));
       decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds: inside.pick.map((p) => p.node.nodeId), reservationId: inside.reservationId });
@@ -156,7 +161,7 @@ export function place(input: {
       decisions.push({
         jobId: job.id,
         outcome: "blocked_quota",
-        reason: `Quota: your organisation holds ${tenant.inUse} of its ${tenant.quota} GPUs; this job needs ${job.gpuCount}`,
+        reason: `Quota: your organisation holds ${tenant.inUse} of its ${tenant.quota} GPUs; this ${job.kind ?? "job"} needs ${job.gpuCount}`,
       });
       continue;
     }
@@ -256,7 +261,9 @@ function chooseAroundReservations(
   const avoid: Reservation[] = [];
   let blockedBy: Reservation | undefined;
   for (;;) {
-    const pick = pools.choose(scopeOf(job), job.gpuCount, avoid, job, now);
+    const found = pools.choose(scopeOf(job), job.gpuCount, avoid, job, now);
+    // single-node work takes one node or waits (the pools offer a spread when no node fits alone)
+    const pick = found && job.singleNode && found.length > 1 ? null : found;
     if (!pick) return { pick: null, charges: [], blockedBy };
     const charges: Array<{ reservation: Reservation; impact: number }> = [];
     let delays: Reservation | undefined;

@@ -3,6 +3,7 @@ import type pg from "pg";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { processMetrics } from "@/lib/observability/process-metrics";
+import { PodConflict, waitingPods, writePodDecisions } from "@/lib/pods/schedule-pods";
 import { place, type ActiveReservation, type Decision, type FreeNode, type QueuedJob } from "./placement";
 
 /** Serialises everything that allocates GPUs: scheduling cycles and endpoint replica placement. */
@@ -45,7 +46,7 @@ export async function runSchedulerCycle(trigger: string, client?: pg.PoolClient)
       m.schedulerConsidered.inc(cycle.considered);
       return cycle;
     } catch (e) {
-      if (!(e instanceof CycleConflict) || attempt >= 5) throw e;
+      if (!(e instanceof CycleConflict || e instanceof PodConflict) || attempt >= 5) throw e;
     }
   }
 }
@@ -76,13 +77,15 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
         ORDER BY 7, j.submitted_at LIMIT $1`,
       [MAX_QUEUE, env().SCHEDULER_TENANT_WINDOW],
     );
-    if (queue.rowCount === 0) {
+    // pods wait in the same queue: one node each, containers only (lib/pods/schedule-pods.ts)
+    const pods = await waitingPods(c);
+    if (queue.rowCount === 0 && pods.length === 0) {
       await c.query("COMMIT");
       return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
     }
     const free = await c.query<{ id: string; node_id: string; cluster_id: string; containers: boolean; gpu_type: string; pod: string | null; rack: string | null }>(
       `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
+        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'
         ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
     );
     // Whole-node reservations: the nodes each one holds now (only its tenant's work goes there), the
@@ -98,7 +101,7 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
          FROM reservations r WHERE r.tenant_id = ANY($1::uuid[]) AND r.status IN ('confirmed', 'active') AND r.ends_at > now()`,
       [[...new Set(queue.rows.map((j) => j.tenant_id))]],
     );
-    const tenantIds = [...new Set(queue.rows.map((j) => j.tenant_id))];
+    const tenantIds = [...new Set([...queue.rows.map((j) => j.tenant_id), ...pods.map((p) => p.tenantId)])];
     const tenants = await c.query<{ id: string; gpu_quota: number; in_use: number }>(
       `SELECT t.id, t.gpu_quota, COALESCE(u.in_use, 0)::int AS in_use FROM tenants t
          LEFT JOIN tenant_gpus_in_use($1::uuid[]) u ON u.tenant_id = t.id
@@ -150,13 +153,15 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
     const decisions = place({
       now: Date.now(),
       nodes: [...nodes.values()],
-      queue: jobs,
+      queue: [...jobs, ...pods],
       tenants: new Map(tenants.rows.map((t) => [t.id, { quota: t.gpu_quota, inUse: t.in_use }])),
       running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
       capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpus: r.gpus })),
       reservations,
     });
-    await writeDecisions(c, decisions, new Map(jobs.map((j) => [j.id, j.status])));
+    const podIds = new Set(pods.map((p) => p.id));
+    await writeDecisions(c, decisions.filter((d) => !podIds.has(d.jobId)), new Map(jobs.map((j) => [j.id, j.status])));
+    await writePodDecisions(c, decisions.filter((d) => podIds.has(d.jobId)));
 
     const placed = decisions.filter((d) => d.outcome === "placed").length;
     const blocked = decisions.filter((d) => d.outcome === "blocked_quota").length;

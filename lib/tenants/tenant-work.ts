@@ -2,6 +2,7 @@ import "server-only";
 import { txClient, type SqlClient, type Tx } from "@/lib/db/client";
 import { stopReplicas } from "@/lib/endpoints/reconcile-endpoints";
 import { stopRunningJobs } from "@/lib/jobs/stop-running-jobs";
+import { stopTenantPods } from "@/lib/pods/stop-tenant-pods";
 
 export const SUSPENDED_REASON = "Your organisation is suspended; this job runs again once it is reactivated";
 
@@ -12,7 +13,7 @@ export const SUSPENDED_REASON = "Your organisation is suspended; this job runs a
  * with block_reason 'suspended', and live endpoint replicas stop (their last segment billed too).
  */
 export async function stopTenantWork(c: SqlClient, tenantIds: string[], actor: string) {
-  if (tenantIds.length === 0) return { jobs_cancelled: 0, jobs_blocked: 0, replicas_stopped: 0 };
+  if (tenantIds.length === 0) return { jobs_cancelled: 0, jobs_blocked: 0, replicas_stopped: 0, pods_stopped: 0 };
   const cancelled = await stopRunningJobs(c, tenantIds, { error: "Stopped: the organisation was suspended", reason: "tenant suspended", actor });
   const { rows: blocked } = await c.query<{ id: string; from_status: string }>(
     `WITH old AS (
@@ -30,7 +31,8 @@ export async function stopTenantWork(c: SqlClient, tenantIds: string[], actor: s
     [tenantIds],
   );
   const stopped = await stopReplicas(c, replicas.map((r) => ({ id: r.id, reason: "tenant suspended" })));
-  return { jobs_cancelled: cancelled.length, jobs_blocked: blocked.length, replicas_stopped: stopped };
+  const pods = await stopTenantPods(c, tenantIds, { reason: "Stopped: the organisation was suspended; start it again once it is reactivated", actor });
+  return { jobs_cancelled: cancelled.length, jobs_blocked: blocked.length, replicas_stopped: stopped, pods_stopped: pods.length };
 }
 
 /** Reactivation: the jobs suspension blocked go back to the queue (the scheduler re-applies quota, billing re-applies funds). */

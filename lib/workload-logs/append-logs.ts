@@ -8,7 +8,7 @@ import type { AppendLogsInput, LogChunk } from "./schemas";
 
 const MAX_FUTURE_MS = 5 * 60_000;
 
-type Subject = { kind: "job"; jobId: string; attempt: number } | { kind: "replica"; replicaId: string };
+type Subject = { kind: "job"; jobId: string; attempt: number } | { kind: "replica"; replicaId: string } | { kind: "pod"; podId: string; attempt: number };
 
 export interface AppendLogsResult {
   accepted: number;
@@ -64,6 +64,34 @@ export async function appendReplicaLogs(p: AgentPrincipal, endpointId: string, r
   });
 }
 
+/**
+ * A pod placement's output chunks, from the agent of the node it ran on: the pod's latest
+ * placement, named by attempt and fence (its last output may arrive after it stopped), on one of
+ * the agent's nodes. An older placement answers 409 stale_report; a pod this agent never ran, 404.
+ */
+export async function appendPodLogs(p: AgentPrincipal, podId: string, input: AppendLogsInput): Promise<AppendLogsResult> {
+  return inTransaction(async (c) => {
+    const { rows } = await c.query<{ log_bytes: string; log_truncated: boolean; current: boolean; ours: boolean }>(
+      `SELECT pl.log_bytes, pl.log_truncated, (pl.attempt = pd.attempts AND pl.fence = $3) AS current,
+              EXISTS (SELECT 1 FROM nodes n WHERE n.id = pl.node_id AND n.cluster_id = $4 AND ($5::uuid IS NULL OR n.id = $5::uuid)) AS ours
+         FROM pod_placements pl JOIN pods pd ON pd.id = pl.pod_id
+        WHERE pl.pod_id = $1 AND pl.attempt = $2
+        FOR UPDATE OF pl`,
+      [podId, input.attempt, input.fence, p.clusterId, p.nodeId ?? null],
+    );
+    const placement = rows[0];
+    if (!placement?.ours) {
+      const { rows: known } = await c.query(
+        `SELECT 1 FROM pod_placements pl JOIN nodes n ON n.id = pl.node_id WHERE pl.pod_id = $1 AND n.cluster_id = $2 AND ($3::uuid IS NULL OR n.id = $3::uuid) LIMIT 1`,
+        [podId, p.clusterId, p.nodeId ?? null],
+      );
+      throw known.length ? staleReport() : notFound("Pod");
+    }
+    if (!placement.current) throw staleReport("The pod has been placed again since; this placement's log is closed");
+    return storeChunks(c, { kind: "pod", podId, attempt: input.attempt }, input.chunks, { logBytes: Number(placement.log_bytes), truncated: placement.log_truncated });
+  });
+}
+
 async function inTransaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const c = await pool().connect();
   try {
@@ -89,8 +117,8 @@ export function truncationMarker(capBytes: number): string {
  */
 async function storeChunks(c: pg.PoolClient, subject: Subject, chunks: LogChunk[], state: { logBytes: number; truncated: boolean }): Promise<AppendLogsResult> {
   if (state.truncated) return { accepted: chunks.length, stored: 0, truncated: true };
-  const where = subject.kind === "job" ? `job_id = $1 AND attempt = $2` : `replica_id = $1`;
-  const key = subject.kind === "job" ? [subject.jobId, subject.attempt] : [subject.replicaId];
+  const where = subject.kind === "job" ? `job_id = $1 AND attempt = $2` : subject.kind === "pod" ? `pod_id = $1 AND attempt = $2` : `replica_id = $1`;
+  const key = subject.kind === "job" ? [subject.jobId, subject.attempt] : subject.kind === "pod" ? [subject.podId, subject.attempt] : [subject.replicaId];
   const { rows: existing } = await c.query<{ seq: number }>(`SELECT seq FROM workload_logs WHERE ${where} AND seq = ANY($${key.length + 1}::int[])`, [...key, chunks.map((x) => x.seq)]);
   const known = new Set(existing.map((r) => r.seq));
   const cap = env().WORKLOAD_LOG_MAX_BYTES;
@@ -111,24 +139,31 @@ async function storeChunks(c: pg.PoolClient, subject: Subject, chunks: LogChunk[
     rows.push({ seq: chunk.seq, stream: chunk.stream, text: chunk.text, at, bytes });
   }
   if (rows.length === 0) return { accepted: chunks.length, stored: 0, truncated: false };
-  const conflict = subject.kind === "job" ? `(job_id, attempt, seq) WHERE job_id IS NOT NULL` : `(replica_id, seq) WHERE replica_id IS NOT NULL`;
+  const conflict =
+    subject.kind === "job" ? `(job_id, attempt, seq) WHERE job_id IS NOT NULL` : subject.kind === "pod" ? `(pod_id, attempt, seq) WHERE pod_id IS NOT NULL` : `(replica_id, seq) WHERE replica_id IS NOT NULL`;
   const inserted = await c.query<{ seq: number }>(
-    `INSERT INTO workload_logs (job_id, attempt, replica_id, seq, stream, text, at)
-     SELECT $1::uuid, $2::int, $3::uuid, x.seq, x.stream, x.text, x.at FROM unnest($4::int[], $5::text[], $6::text[], $7::timestamptz[]) AS x(seq, stream, text, at)
+    `INSERT INTO workload_logs (job_id, attempt, replica_id, pod_id, seq, stream, text, at)
+     SELECT $1::uuid, $2::int, $3::uuid, $8::uuid, x.seq, x.stream, x.text, x.at FROM unnest($4::int[], $5::text[], $6::text[], $7::timestamptz[]) AS x(seq, stream, text, at)
      ON CONFLICT ${conflict} DO NOTHING RETURNING seq`,
     [
       subject.kind === "job" ? subject.jobId : null,
-      subject.kind === "job" ? subject.attempt : null,
+      subject.kind === "replica" ? null : subject.attempt,
       subject.kind === "replica" ? subject.replicaId : null,
       rows.map((r) => r.seq),
       rows.map((r) => r.stream),
       rows.map((r) => r.text),
       rows.map((r) => r.at.toISOString()),
+      subject.kind === "pod" ? subject.podId : null,
     ],
   );
   const stored = new Set(inserted.rows.map((r) => r.seq));
   const added = rows.filter((r) => stored.has(r.seq)).reduce((s, r) => s + r.bytes, 0);
-  const table = subject.kind === "job" ? `job_placements SET log_bytes = log_bytes + $3, log_truncated = log_truncated OR $4 WHERE job_id = $1 AND attempt = $2` : `endpoint_replicas SET log_bytes = log_bytes + $2, log_truncated = log_truncated OR $3 WHERE id = $1`;
+  const table =
+    subject.kind === "job"
+      ? `job_placements SET log_bytes = log_bytes + $3, log_truncated = log_truncated OR $4 WHERE job_id = $1 AND attempt = $2`
+      : subject.kind === "pod"
+        ? `pod_placements SET log_bytes = log_bytes + $3, log_truncated = log_truncated OR $4 WHERE pod_id = $1 AND attempt = $2`
+        : `endpoint_replicas SET log_bytes = log_bytes + $2, log_truncated = log_truncated OR $3 WHERE id = $1`;
   await c.query(`UPDATE ${table}`, [...key, added, truncated]);
   return { accepted: chunks.length, stored: stored.size, truncated };
 }

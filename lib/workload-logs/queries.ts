@@ -4,6 +4,7 @@ import { pool } from "@/lib/db/client";
 import { getEndpointOrThrow } from "@/lib/endpoints/endpoints";
 import { notFound } from "@/lib/errors";
 import { getJobOrThrow } from "@/lib/jobs/queries";
+import { getPodOrThrow } from "@/lib/pods/queries";
 import type { ReadLogsQuery, ReadReplicaLogsQuery } from "./schemas";
 
 interface LogRow {
@@ -76,6 +77,22 @@ export async function readJobLogs(p: Principal, jobId: string, q: ReadLogsQuery)
     return { attempt: null, data: [], next_seq: q.after_seq ?? null, has_earlier: false, truncated: false };
   }
   const page = await readWindow({ where: "job_id = $1 AND attempt = $2", key: [jobId, placement.attempt] }, q);
+  return { attempt: placement.attempt, ...page, truncated: placement.log_truncated };
+}
+
+/** A pod placement's log (the latest placement unless one is named), for its tenant and operators. */
+export async function readPodLogs(p: Principal, podId: string, q: ReadLogsQuery) {
+  await getPodOrThrow(p, podId);
+  const { rows: placements } = await pool().query<{ attempt: number; log_truncated: boolean }>(
+    `SELECT attempt, log_truncated FROM pod_placements WHERE pod_id = $1 AND ($2::int IS NULL OR attempt = $2) ORDER BY attempt DESC LIMIT 1`,
+    [podId, q.attempt ?? null],
+  );
+  const placement = placements[0];
+  if (!placement) {
+    if (q.attempt) throw notFound("Attempt");
+    return { attempt: null, data: [], next_seq: q.after_seq ?? null, has_earlier: false, truncated: false };
+  }
+  const page = await readWindow({ where: "pod_id = $1 AND attempt = $2", key: [podId, placement.attempt] }, q);
   return { attempt: placement.attempt, ...page, truncated: placement.log_truncated };
 }
 

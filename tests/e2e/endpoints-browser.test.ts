@@ -62,7 +62,8 @@ describe("inference endpoints in the browser", () => {
     await form.locator("#f-autoscale_metric").selectOption("requests_per_replica");
     await form.locator("#f-autoscale_target").fill("50");
     await form.getByRole("button", { name: "Create endpoint" }).click();
-    await page.waitForURL(/\/dashboard\/endpoints\/[0-9a-f-]{36}\?created=1$/);
+    // creating renders the new endpoint's page in the same round trip: slow when the machine is busy
+    await page.waitForURL(/\/dashboard\/endpoints\/[0-9a-f-]{36}\?created=1$/, { timeout: 60_000 });
     await page.getByRole("heading", { name: "chat-h200" }).waitFor();
     const id = new URL(page.url()).pathname.split("/").pop()!;
     // opened at its top, the title clear of the sticky header
@@ -72,7 +73,7 @@ describe("inference endpoints in the browser", () => {
     const availability = page.getByText(/^Availability, last 24 hours$/).locator("..");
 
     // the simulator loads the model, reports healthy samples; the page refreshes itself
-    await page.getByText("2 of 2 replicas ready").first().waitFor({ timeout: 45_000 });
+    await page.getByText("2 of 2 replicas ready").first().waitFor({ timeout: 60_000 });
     await page.getByText("2 / 2").first().waitFor({ timeout: 15_000 });
     await page.locator(".recharts-surface").first().waitFor({ timeout: 30_000 });
     expect(await page.locator(".recharts-surface").count()).toBeGreaterThanOrEqual(2);
@@ -98,6 +99,30 @@ describe("inference endpoints in the browser", () => {
     const sla = await api("GET", `/api/endpoints/${id}/sla`, { key: tenantKey });
     expect(sla.status).toBe(200);
     expect(sla.body.sla.requests).toBeGreaterThan(0);
+
+    // the page shows where to call it; a call through the inference gateway with the tenant's key is answered by a replica
+    const url = (await page.getByLabel("Endpoint URL").textContent())!;
+    expect(url).toBe(got.body.endpoint.url);
+    expect(await page.getByTestId("gateway-curl").textContent()).toContain(`curl ${url}/v1/chat/completions`);
+    const call = () => fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${tenantKey}`, "content-type": "application/json" }, body: JSON.stringify({ model: "meta-llama/Llama-3.1-8B-Instruct", messages: [{ role: "user", content: "hello" }] }) });
+    await expect.poll(async () => (await call()).status, { timeout: 20_000 }).toBe(200);
+    const answer = (await (await call()).json()) as { choices: Array<{ message: { content: string } }> };
+    expect(answer.choices[0]!.message.content.length).toBeGreaterThan(0);
+    expect((await fetch(`${url}/v1/chat/completions`, { method: "POST", body: "{}" })).status).toBe(401);
+    await shot(page, "endpoint-call-it");
+    // a key for this endpoint alone, made on the page, shown once: it calls the endpoint; revoked, it no longer does
+    const keyForm = page.locator("form[aria-label='Create endpoint key']");
+    await keyForm.locator("#f-name").fill("chat-frontend");
+    await keyForm.getByRole("button", { name: "Create key" }).click();
+    const endpointKey = (await page.getByLabel("New endpoint key").textContent())!;
+    expect(endpointKey).toMatch(/^gf_/);
+    const withKey = () => fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${endpointKey}`, "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }) });
+    expect((await withKey()).status).toBe(200);
+    await shot(page, "endpoint-key-created");
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("table", { name: "Endpoint keys" }).getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("table", { name: "Endpoint keys" }).getByText("revoked").waitFor();
+    await expect.poll(async () => (await withKey()).status, { timeout: 10_000 }).toBe(401);
 
     // scaling from the settings form applies at once
     const settings = page.locator("form[aria-label='Endpoint settings']");

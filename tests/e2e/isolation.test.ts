@@ -108,6 +108,36 @@ describe("API isolation", () => {
     expect(gpus.every((g) => g.node_id === world.nodeC.node.id)).toBe(true);
   });
 
+  it("pods: a node's agent reports only on pods its nodes ran, fenced; another tenant cannot see or touch them; anonymous callers get 401", async () => {
+    const agent = world.keys.agent;
+    const onD = world.podOnD;
+    // a compromised node of cluster C, holding a real fence of a pod on cluster D, still learns nothing and changes nothing
+    for (const [path, body] of [
+      [`/api/pods/${onD.id}/status`, { attempt: onD.attempt, fence: onD.fence, status: "exited", exit_code: 1 }],
+      [`/api/pods/${onD.id}/logs`, { attempt: onD.attempt, fence: onD.fence, chunks: [{ seq: 1, stream: "stdout", text: "forged\n" }] }],
+    ] as const) {
+      const r = await api("POST", path, { key: agent, body });
+      expect(r.status, path).toBe(404);
+      expectErrorShape(r, "not_found");
+    }
+    expect((await db().pod.findUniqueOrThrow({ where: { id: onD.id }, select: { status: true } })).status).toBe("starting");
+    expect(await db().workloadLog.count({ where: { podId: onD.id } })).toBe(0);
+    // its own pod, with a made-up fence or attempt: a stale report, nothing changed
+    const stale = await api("POST", `/api/pods/${world.podOnC.id}/status`, { key: agent, body: { attempt: world.podOnC.attempt + 1, fence: world.podOnC.fence, status: "exited" } });
+    expect(stale.status).toBe(409);
+    expect((await db().pod.findUniqueOrThrow({ where: { id: world.podOnC.id }, select: { status: true } })).status).not.toBe("failed");
+    // tenant B: A's pod does not exist for it, whatever it tries
+    const asB = world.keys.other_tenant;
+    for (const [method, path] of [["GET", `/api/pods/${world.podOnC.id}`], ["POST", `/api/pods/${world.podOnC.id}/stop`], ["DELETE", `/api/pods/${world.podOnC.id}`], ["GET", `/api/pods/${world.podOnC.id}/logs`]] as const) {
+      const r = await api(method, path, { key: asB });
+      expect(r.status, `${method} ${path}`).toBe(404);
+    }
+    expect((await db().pod.findUniqueOrThrow({ where: { id: world.podOnC.id }, select: { status: true } })).status).not.toMatch(/stopp|terminated/);
+    const listed = (await api("GET", "/api/pods?limit=200", { key: asB })).body.data as Array<{ tenant_id: string }>;
+    expect(listed.every((x) => x.tenant_id === world.b.id)).toBe(true);
+    for (const path of ["/api/pods", `/api/pods/${world.podOnC.id}`]) expect((await api("GET", path)).status).toBe(401);
+  });
+
   it("a revoked key stops working at once, and the response says unauthorized", async () => {
     const created = await api("POST", "/api/api-keys", { key: world.keys.own_tenant, body: { name: "short-lived", scope: "tenant" } });
     expect(created.status).toBe(201);

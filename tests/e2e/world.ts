@@ -10,6 +10,10 @@ import { createAlertRule } from "@/lib/alerts/alert-rules";
 import { generateInvoice, payInvoice } from "@/lib/billing/invoices";
 import { createDemoRequest } from "@/lib/marketing/site";
 import { createEndpoint } from "@/lib/endpoints/endpoints";
+import { createEndpointKey } from "@/lib/endpoints/endpoint-keys";
+import { changePodState } from "@/lib/pods/change-pod-state";
+import { createPod } from "@/lib/pods/create-pod";
+import { createPodBody } from "@/lib/pods/schemas";
 import { db } from "@/lib/db/client";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
@@ -46,7 +50,8 @@ export async function buildWorld() {
   const containers = { containers: true, runtime: "docker walk" };
   // a GPU type of this world's own: work an earlier walk left queued never lands on its nodes
   const gpuType = unique("W").replace(/-/g, "").slice(0, 12).toUpperCase();
-  const nodeC = await registerNode(agentC, { hostname: unique("c-node"), capabilities: containers, gpus: inventory(2, gpuType) });
+  // node C: a GPU each for tenant A's job, endpoint replica and pod there
+  const nodeC = await registerNode(agentC, { hostname: unique("c-node"), capabilities: containers, gpus: inventory(3, gpuType) });
   // node D has room for tenant A's endpoint replica (1 GPU) besides the jobs the walk runs there
   const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), capabilities: containers, gpus: inventory(4, gpuType) });
   await recordHeartbeat(agentC, nodeC.node.id, {});
@@ -57,6 +62,10 @@ export async function buildWorld() {
     const r = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("r-node"), pod: "walk-pod", rack: "walk-rack", capabilities: containers, gpus: inventory(2, reservableType) });
     await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, r.node.id, {});
   }
+  // a node of a GPU type of its own in cluster D, for the walk's pods (placed or waiting, they never crowd the others)
+  const podType = unique("PD").replace(/-/g, "").slice(0, 12).toUpperCase();
+  const podNode = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("p-node"), capabilities: containers, gpus: inventory(2, podType) });
+  await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, podNode.node.id, {});
   // an alert about tenant A's work, a rule to edit, for the alert operations
   const alertOfA = await db().alertEvent.create({
     data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: a.id, severity: "warning", message: "moved for the walk" },
@@ -67,16 +76,24 @@ export async function buildWorld() {
   const endpointOfA = await createEndpoint(asA, endpointBody(clusterD.id, nodeD.gpus[0]!.gpuType));
   // work of tenant A on node C, the agent's own node: what the agent's fenced reports are about
   const jobOnC = await submitJob(asA, { name: unique("walk-on-c"), gpu_count: 1, gpu_type: nodeC.gpus[0]!.gpuType, cluster_id: clusterC.id, priority: 1, max_retries: 0, image: "alpine:3.20", command: "sleep 3600" });
+  // tenant A's pods: one on node C (what agent C's fenced reports are about), one on cluster D's pod node (none of agent C's business)
+  const podOnC = await createPod(asA, createPodBody.parse({ name: unique("walk-pod-c"), gpu_type: nodeC.gpus[0]!.gpuType, gpu_count: 1, image: "alpine:3.20", cluster_id: clusterC.id }));
+  const podOnD = await createPod(asA, createPodBody.parse({ name: unique("walk-pod-d"), gpu_type: podType, gpu_count: 1, image: "alpine:3.20", cluster_id: clusterD.id }));
   await runSchedulerCycle("walk");
   const endpointOnC = await createEndpoint(asA, endpointBody(clusterC.id, nodeC.gpus[0]!.gpuType));
   const placementOnC = await db().job.findUniqueOrThrow({ where: { id: jobOnC.id }, select: { attempts: true, fence: true, status: true } });
   const replicaOnC = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: endpointOnC.id, status: { not: "stopped" } }, select: { id: true, fence: true } });
   if (placementOnC.status !== "running") throw new Error("the walk's job on node C did not start");
+  const podPlacement = async (id: string) => {
+    const x = await db().pod.findUniqueOrThrow({ where: { id }, select: { attempts: true, fence: true, status: true } });
+    if (x.status !== "starting" || !x.fence) throw new Error(`the walk's pod ${id} was not placed`);
+    return { id, attempt: x.attempts, fence: x.fence };
+  };
   // the job container's own credential, as the server hands it to the agent in the heartbeat
   const beat = await api("POST", `/api/clusters/nodes/${nodeC.node.id}/heartbeat`, { key: keys.agent, body: {} });
   keys.workload = (beat.body.assignments as Array<{ kind: string; job_id?: string; report_token: string }>).find((x) => x.kind === "job" && x.job_id === jobOnC.id)?.report_token;
   if (!keys.workload) throw new Error("the heartbeat did not hand out the job's report token");
-  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, reservableType, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC } };
+  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, reservableType, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC }, podType, podOnC: await podPlacement(podOnC.id), podOnD: await podPlacement(podOnD.id) };
   const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
   return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0) };
 }
@@ -177,6 +194,20 @@ export async function runningJobOfA(w: World): Promise<string> {
   });
   await runSchedulerCycle("walk");
   return job.id;
+}
+
+/** A fresh pod of tenant A (waiting, or placed on the pod node): stopping or terminating consumes it. */
+export async function podOfA(w: { a: { id: string }; clusterD: { id: string }; podType: string }, stopped = false): Promise<string> {
+  const asA = { principal: { kind: "tenant" as const, tenantId: w.a.id, role: "tenant_admin" as const, label: "walk" } };
+  const pod = await createPod(asA, createPodBody.parse({ name: unique("walk-pod"), gpu_type: w.podType, gpu_count: 1, image: "alpine:3.20", cluster_id: w.clusterD.id }));
+  if (stopped) await changePodState(asA, pod.id, "stop");
+  return pod.id;
+}
+
+/** A fresh key of tenant A's endpoint (revoking consumes it). */
+export async function endpointKeyOfA(w: { a: { id: string }; endpointOfA: { id: string } }): Promise<string> {
+  const made = await createEndpointKey({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, w.endpointOfA.id, { name: unique("walk-key") });
+  return made.endpointKey.id;
 }
 
 export type World = Awaited<ReturnType<typeof buildWorld>>;
@@ -324,6 +355,44 @@ export function operationCases(w: World): Record<string, OperationCase> {
     getEndpointMetrics: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/metrics`), expect: authed(403, 404, 200, 200) },
     getEndpointSla: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/sla`), expect: authed(403, 404, 200, 200) },
     listEndpointEvents: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/events`), expect: authed(403, 404, 200, 200) },
+    // inference gateway plumbing: the agent of a replica's node reports its published port, fenced
+    reportReplicaAddress: {
+      path: fixed(`/api/endpoints/${w.replicaOnC.endpointId}/replicas/${w.replicaOnC.id}/address`),
+      body: () => ({ attempt: 1, fence: w.replicaOnC.fence, host_port: 41_000 }),
+      caller: "agent",
+      expect: authed(202, 403, 403, 403),
+    },
+    createEndpointKey: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/keys`), body: () => ({ name: unique("walk-key") }), expect: authed(403, 404, 201, 201) },
+    listEndpointKeys: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/keys`), expect: authed(403, 404, 200, 200) },
+    revokeEndpointKey: { path: async () => `/api/endpoints/${w.endpointOfA.id}/keys/${await endpointKeyOfA(w)}`, expect: authed(403, 404, 200, 200) },
+
+    // pods: tenant B never learns A's exist (404); only the agent of the pod's node reports on it
+    createPod: {
+      path: fixed("/api/pods"),
+      body: () => ({ name: unique("walk-pod"), gpu_type: w.podType, gpu_count: 1, image: "alpine:3.20", cluster_id: w.clusterD.id, tenant_id: w.a.id }),
+      expect: authed(403, 403, 201, 201),
+    },
+    listPods: { path: fixed("/api/pods"), expect: authed(403, 200, 200, 200) },
+    getPod: { path: fixed(`/api/pods/${w.podOnC.id}`), expect: authed(403, 404, 200, 200) },
+    listPodEvents: { path: fixed(`/api/pods/${w.podOnC.id}/events`), expect: authed(403, 404, 200, 200) },
+    stopPod: { path: async () => `/api/pods/${await podOfA(w)}/stop`, expect: authed(403, 404, 200, 200) },
+    startPod: { path: async () => `/api/pods/${await podOfA(w, true)}/start`, expect: authed(403, 404, 200, 200) },
+    terminatePod: { path: async () => `/api/pods/${await podOfA(w)}`, expect: authed(403, 404, 200, 200) },
+    reportPodStatus: {
+      path: fixed(`/api/pods/${w.podOnC.id}/status`),
+      body: () => ({ attempt: w.podOnC.attempt, fence: w.podOnC.fence, status: "running", ports: [] }),
+      caller: "agent",
+      expect: authed(202, 403, 403, 403),
+    },
+    appendPodLogs: {
+      path: fixed(`/api/pods/${w.podOnC.id}/logs`),
+      body: () => ({ attempt: w.podOnC.attempt, fence: w.podOnC.fence, chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stdout", text: "walk\n" }] }),
+      caller: "agent",
+      expect: authed(202, 403, 403, 403),
+    },
+    readPodLogs: { path: fixed(`/api/pods/${w.podOnC.id}/logs`), expect: authed(403, 404, 200, 200) },
+    getPodGpuMetrics: { path: fixed(`/api/pods/${w.podOnC.id}/metrics`), expect: authed(403, 404, 200, 200) },
+
     createPipeline: {
       path: fixed("/api/pipelines"),
       body: () => ({ name: unique("walk"), tenant_id: w.a.id, steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType }] }),

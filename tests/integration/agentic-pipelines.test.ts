@@ -12,6 +12,9 @@ import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { enforcePipelineDeadlines } from "@/lib/pipelines/enforce-deadlines";
 import { getPipelineOrThrow, pipelineLog } from "@/lib/pipelines/queries";
 import { retryPipelineStep } from "@/lib/pipelines/retry-step";
+import { startModelServer } from "@/agent/src/model-server";
+import { reportReplicaAddress } from "@/lib/endpoints/report-replica-address";
+import { gateway, stopGateway } from "@/lib/gateway/gateway";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { putSecret } from "@/lib/secrets/secrets";
@@ -229,19 +232,30 @@ describe("tool-call steps", () => {
     expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), narrowed.id)).steps[0]!.error).toMatch(/is not on the operator's allow-list/);
   });
 
-  it("inference steps call a ready replica of the tenant's endpoint at the address its serving side reported", async () => {
-    const { gpuType, asT, tenant, cluster } = await setup();
+  it("inference steps call the tenant's endpoint through the gateway's balancer, at the port the replica's agent published", async () => {
+    const { gpuType, asT, tenant, cluster, nodes } = await setup();
     const ep = await createEndpoint(asT, { name: unique("chat"), model: "test/model", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: cluster.id, autoscale_metric: "none", cooldown_s: 300 });
     const replica = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: ep.id, status: { not: "stopped" } } });
-    const sample = { replica_id: replica.id, requests: 1, errors: 0, p50_ms: 5, p95_ms: 9, p99_ms: 10, healthy: true, serving_url: base };
     // a tenant cannot aim the control plane's calls anywhere: only the node's agent says where a replica serves
+    const sample = { replica_id: replica.id, requests: 1, errors: 0, p50_ms: 5, p95_ms: 9, p99_ms: 10, healthy: true, serving_url: base };
     expect((await ingestEndpointMetrics(asT, ep.id, [sample])).rejected).toEqual([{ index: 0, error: "only the node's agent reports a replica's serving_url" }]);
-    await ingestEndpointMetrics({ principal: agentPrincipal(cluster.id) }, ep.id, [{ ...sample, fence: replica.fence }]);
+    // the replica's node, at a loopback address of its own, serves the model on the port its agent reports
+    const address = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    await db().node.update({ where: { id: replica.nodeId! }, data: { address } });
+    expect(nodes.some((n) => n.node.id === replica.nodeId)).toBe(true);
+    const model = await startModelServer({ model: "test/model", host: address, complete: (p) => `plan for: ${p}` });
+    await reportReplicaAddress(agentPrincipal(cluster.id), ep.id, replica.id, { attempt: 1, fence: replica.fence, host_port: model.port });
+    const g = await gateway();
+    await g.table.refresh();
+    await g.probeNow();
     const p = await createPipeline(asT, { name: unique("infer"), steps: [{ name: "plan", kind: "inference", request: { endpoint: ep.name, body: { messages: [{ role: "user", content: "tune ${pipeline.name}" }] } } }] });
     expect(await runDueToolCalls({ allowedHosts: [] })).toMatchObject({ completed: 1 });
     const out = await db().pipelineStepOutput.findFirstOrThrow({ where: { pipelineId: p.id, step: "plan" } });
     expect(out).toMatchObject({ source: "inference", output: { status: 200, body: { choices: [{ message: { content: `plan for: tune ${p.name}` } }] } } });
     expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status).toBe("completed");
+    expect(model.served).toBe(1);
+    await model.close();
+    await stopGateway();
   });
 });
 

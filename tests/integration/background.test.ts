@@ -6,7 +6,8 @@ import { BACKGROUND_EVENTS_CHANNEL, sendToDriver } from "@/lib/background/cross-
 import { emitEvent } from "@/lib/background/emit";
 import { localBus } from "@/lib/background/local-bus";
 import type { BackgroundJob } from "@/lib/background/types";
-import { db } from "@/lib/db/client";
+import { backgroundLockPool, db, pool } from "@/lib/db/client";
+import { backgroundJobs } from "@/lib/background/registry";
 import { makeTenant } from "../support/fixtures";
 
 const pools: pg.Pool[] = [];
@@ -18,6 +19,30 @@ const newPool = () => {
 afterAll(async () => Promise.all(pools.map((p) => p.end())));
 
 describe("in-process background driver", () => {
+  it("every registered job firing in the same second still gets the connections its work needs", async () => {
+    // each job's lock is held on a connection for as long as it runs; on the work pool, as many jobs
+    // as that pool has connections, firing together, left none for their own queries (a deadlock)
+    const size = (pool() as unknown as { options: { max: number } }).options.max;
+    const jobs: BackgroundJob[] = Array.from({ length: Math.max(size, backgroundJobs.length) + 2 }, (_, i) => ({
+      id: `together-${i}-${Date.now()}`,
+      description: "test",
+      async run() {
+        await pool().query("SELECT pg_sleep(0.05)");
+        return {};
+      },
+    }));
+    const locks = new pg.Pool({ connectionString: inject("databaseUrl"), max: jobs.length });
+    pools.push(locks);
+    const driver = new InProcessDriver(jobs, locks);
+    const records = await Promise.race([
+      Promise.all(jobs.map((j) => driver.runJob(j, "manual"))),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("jobs starved of connections")), 15_000)),
+    ]);
+    expect(records.every((r) => r.ran && !r.error)).toBe(true);
+    // the app's driver takes its locks from a pool of their own, one connection per registered job
+    expect(backgroundLockPool(backgroundJobs.length)).not.toBe(pool());
+  });
+
   it("runs a job on only one app instance at a time (advisory lock)", async () => {
     let concurrent = 0;
     let maxConcurrent = 0;

@@ -32,6 +32,10 @@ export default async function setup(project: TestProject) {
     // Prometheus and Alertmanager authenticate with static tokens of their own
     METRICS_TOKEN: E2E_METRICS_TOKEN,
     ALERTMANAGER_TOKEN: E2E_ALERTMANAGER_TOKEN,
+    // the walks' simulated nodes live on loopback addresses; the gateway probes each replica every second
+    NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+    GATEWAY_PROBE_INTERVAL_MS: "1000",
+    GATEWAY_FLUSH_MS: "1000",
   } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();

@@ -123,7 +123,9 @@ async function main() {
       console.error(`Error: No such object: ${rest.at(-1)}`);
       return 1;
     }
-    console.log(JSON.stringify({ Status: s.status, ExitCode: s.exitCode ?? 0 }));
+    // `--format {{.State.Status}}` asks for the status alone; `{{json .State}}` for the state object
+    if (rest.includes("{{.State.Status}}")) console.log(s.status);
+    else console.log(JSON.stringify({ Status: s.status, ExitCode: s.exitCode ?? 0 }));
     return 0;
   }
   if (cmd === "wait") {

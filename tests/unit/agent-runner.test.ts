@@ -138,7 +138,7 @@ function mortal(inner: Launcher) {
   let dead = false;
   const wrap = (w: Workload | null): Workload | null =>
     w && { onOutput: (fn) => w.onOutput((s, d) => void (dead || fn(s, d))), onExit: (fn) => w.onExit((c, e) => void (dead || fn(c, e))), stop: () => w.stop() };
-  const launcher: Launcher = { runtime: () => inner.runtime(), remove: (n) => inner.remove(n), adopt: (n, since) => wrap(inner.adopt(n, since)), start: (s) => wrap(inner.start(s))! };
+  const launcher: Launcher = { runtime: () => inner.runtime(), remove: (n) => inner.remove(n), isRunning: (n) => inner.isRunning(n), adopt: (n, since) => wrap(inner.adopt(n, since)), start: (s) => wrap(inner.start(s))! };
   return { launcher, die: () => void (dead = true) };
 }
 
@@ -426,6 +426,11 @@ class FakeEngine implements Launcher {
     return this.containers.has(name) ? this.workload(name) : null;
   }
 
+  isRunning(name: string): boolean {
+    const c = this.containers.get(name);
+    return c !== undefined && c.exited === undefined;
+  }
+
   remove(name: string) {
     this.containers.delete(name);
   }
@@ -541,7 +546,7 @@ describe("placements start at most once under any interleaving (property)", () =
 describe("endpoint replicas on the node", () => {
   const replica = (id: string, gpuIds: string[], o: Partial<ReplicaAssignment> = {}): ReplicaAssignment => ({
     kind: "endpoint_replica", replica_id: id, endpoint_id: "ep-1", endpoint_name: "chat", model: "org/model", attempt: 1, fence: randomUUID(), gpu_ids: gpuIds,
-    metrics_path: "/api/endpoints/ep-1/metrics", logs_path: `/api/endpoints/ep-1/replicas/${id}/logs`, report_token: `gfw_token_${id}`, ...o,
+    metrics_path: "/api/endpoints/ep-1/metrics", serving_port: 8000, address_path: `/api/endpoints/ep-1/replicas/${id}/address`, logs_path: `/api/endpoints/ep-1/replicas/${id}/logs`, report_token: `gfw_token_${id}`, ...o,
   });
 
   it("serves each replica in its image's container with a replica-scoped token and never the agent key; stops it when unassigned", async () => {
@@ -567,6 +572,7 @@ describe("endpoint replicas on the node", () => {
       "GPUFORGE_REPLICA_ID=r1",
       "GPUFORGE_METRICS_URL=https://cp.example/api/endpoints/ep-1/metrics",
       "GPUFORGE_REPORT_TOKEN=gfw_token_r1",
+      "GPUFORGE_PORT=8000",
     ]);
     expect(JSON.stringify(docker.calls())).not.toContain("gf_agentkey");
     expect(docker.runs().find((r) => r.includes("gpuforge-replica-r2"))).toContain("ghcr.io/huggingface/text-generation-inference:2.4");

@@ -11,6 +11,7 @@ const nav = [
   { href: "/admin/jobs", label: "Queue" },
   { href: "/admin/scheduler", label: "Scheduler" },
   { href: "/admin/endpoints", label: "Endpoints" },
+  { href: "/admin/pods", label: "Pods" },
   { href: "/admin/reservations", label: "Reservations" },
   { href: "/admin/alerts", label: "Alerts" },
   { href: "/admin/billing", label: "Billing" },

@@ -21,6 +21,7 @@ export default async function TenantLayout({ children }: { children: React.React
     { href: "/dashboard/jobs", label: "Jobs" },
     { href: "/dashboard/pipelines", label: "Pipelines" },
     { href: "/dashboard/endpoints", label: "Endpoints" },
+    { href: "/dashboard/pods", label: "Pods" },
     { href: "/dashboard/reservations", label: "Reservations" },
     { href: "/dashboard/alerts", label: "Alerts" },
     { href: "/dashboard/billing", label: "Billing" },

@@ -7,6 +7,9 @@ import {
   endpointMetricsBody,
   endpointSeriesSchema,
   listEndpointsQuery,
+  replicaAddressBody,
+  createEndpointKeyBody,
+  endpointKeyJsonSchema,
   slaJsonSchema,
   timeWindowQuery,
   updateEndpointBody,
@@ -137,4 +140,63 @@ export const listEndpointEvents = defineContract({
     ...authErrors,
     ...notFoundError,
   },
+});
+
+export const reportReplicaAddress = defineContract({
+  operationId: "reportReplicaAddress",
+  method: "POST",
+  path: "/api/endpoints/{id}/replicas/{replica_id}/address",
+  summary: "The agent of a replica's node reports the host port it published the serving port on",
+  description:
+    "Fenced: the replica's fence and attempt 1, while it is live, from the agent of its own node (its node, for a node-bound key). " +
+    "Only a port is reported: the inference gateway connects to the node's registered address and nowhere else.",
+  tags: ["Endpoints"],
+  access: ["agent"],
+  params: z.strictObject({ id: z.uuid("Must be an id"), replica_id: z.uuid("Must be a replica id") }),
+  body: replicaAddressBody,
+  rateLimitPerMinute: 12_000,
+  responses: {
+    202: { description: "Recorded", schema: z.object({ accepted: z.boolean() }) },
+    ...authErrors,
+    ...notFoundError,
+    409: { description: "A stale placement (stale_report), or the port is another live replica's on this node (conflict)", schema: errorBodySchema },
+  },
+});
+
+export const createEndpointKey = defineContract({
+  operationId: "createEndpointKey",
+  method: "POST",
+  path: "/api/endpoints/{id}/keys",
+  summary: "Create a key that calls this endpoint through the inference gateway and nothing else; the key is returned only here",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  tenantRole: "tenant_admin",
+  params: idParams,
+  body: createEndpointKeyBody,
+  rateLimitPerMinute: 60,
+  responses: { 201: { description: "Created", schema: z.object({ endpoint_key: endpointKeyJsonSchema, key: z.string() }) }, ...authErrors, ...notFoundError },
+});
+
+export const listEndpointKeys = defineContract({
+  operationId: "listEndpointKeys",
+  method: "GET",
+  path: "/api/endpoints/{id}/keys",
+  summary: "An endpoint's keys (never the keys themselves)",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  tenantRole: "tenant_admin",
+  params: idParams,
+  responses: { 200: { description: "Keys, newest first", schema: z.object({ data: z.array(endpointKeyJsonSchema) }) }, ...authErrors, ...notFoundError },
+});
+
+export const revokeEndpointKey = defineContract({
+  operationId: "revokeEndpointKey",
+  method: "DELETE",
+  path: "/api/endpoints/{id}/keys/{key_id}",
+  summary: "Revoke an endpoint key: the gateway refuses it from the next request",
+  tags: ["Endpoints"],
+  access: ["operator", "tenant"],
+  tenantRole: "tenant_admin",
+  params: z.strictObject({ id: z.uuid("Must be an id"), key_id: z.uuid("Must be a key id") }),
+  responses: { 200: { description: "Revoked", schema: z.object({ endpoint_key: endpointKeyJsonSchema }) }, ...authErrors, ...notFoundError },
 });

@@ -122,3 +122,43 @@ export const endpointGpuMetrics = defineContract({
   query: telemetryQuery,
   responses: { 200: { description: "One series per GPU and replica", schema: telemetryReply("replica_id") }, ...authErrors, ...notFoundError },
 });
+
+export const appendPodLogs = defineContract({
+  operationId: "appendPodLogs",
+  method: "POST",
+  path: "/api/pods/{id}/logs",
+  summary: "Ship a pod container's stdout/stderr chunks (the agent of the node it runs on)",
+  description: "Fenced: the attempt and fence of the pod's latest placement. Each (placement, seq) is stored once; a placement's log stops at WORKLOAD_LOG_MAX_BYTES with a marker.",
+  tags: ["Pods"],
+  access: ["agent"],
+  params: idParams,
+  body: appendLogsBody,
+  bodyLimitBytes: 1024 * 1024,
+  rateLimitPerMinute: 12_000,
+  responses: { 202: { description: "Acknowledged", schema: appendLogsReply }, ...authErrors, ...notFoundError, ...staleError, ...payloadError },
+});
+
+export const readPodLogs = defineContract({
+  operationId: "readPodLogs",
+  method: "GET",
+  path: "/api/pods/{id}/logs",
+  summary: "A pod placement's log, in order (the latest unless attempt names one; poll with after_seq)",
+  tags: ["Pods"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  query: readLogsQuery,
+  rateLimitPerMinute: 240,
+  responses: { 200: { description: "Log chunks", schema: jobLogsReply }, ...authErrors, ...notFoundError },
+});
+
+export const podGpuMetrics = defineContract({
+  operationId: "getPodGpuMetrics",
+  method: "GET",
+  path: "/api/pods/{id}/metrics",
+  summary: "Utilization, memory, temperature and power of the GPUs the pod held, only while it held them",
+  tags: ["Pods"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  query: telemetryQuery,
+  responses: { 200: { description: "One series per GPU and placement", schema: telemetryReply("attempt") }, ...authErrors, ...notFoundError },
+});

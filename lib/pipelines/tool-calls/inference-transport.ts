@@ -1,10 +1,14 @@
 import "server-only";
+import { Readable } from "node:stream";
 import { pool } from "@/lib/db/client";
+import { isAppError } from "@/lib/errors";
+import { gateway } from "@/lib/gateway/gateway";
 
-// How an inference step reaches a tenant's endpoint. The inference gateway (planned in DESIGN.md's
-// next shape) will route tenant traffic with least-outstanding-requests balancing and record the
-// SLA; until it exists, steps call a ready replica directly at the address its serving side
-// reported. The gateway replaces this one implementation; nothing else changes.
+// How an inference step reaches a tenant's endpoint: through the inference gateway's balancer in
+// this process (least outstanding requests over replicas in rotation, one retry on another
+// replica before any byte came back), as the tenant itself, without a key. Only replicas whose
+// node's agent reported a published port are called, at the node's address; the gateway records
+// the call in the endpoint's per-minute figures like any other request.
 
 export interface InferenceRequest {
   tenantId: string;
@@ -19,24 +23,28 @@ export interface InferenceTransport {
   send(req: InferenceRequest): Promise<Response>;
 }
 
+/** No replica could take the call now (none in rotation, or none answered): the step retries later. */
 export class NoReplica extends Error {}
 
-export const replicaTransport: InferenceTransport = {
+export const gatewayTransport: InferenceTransport = {
   async send(req) {
-    const { rows } = await pool().query<{ serving_url: string }>(
-      `SELECT r.serving_url FROM endpoint_replicas r JOIN endpoints e ON e.id = r.endpoint_id
-        WHERE e.tenant_id = $1 AND e.name = $2 AND e.deleted_at IS NULL AND r.status = 'ready' AND r.serving_url IS NOT NULL`,
-      [req.tenantId, req.endpoint],
-    );
-    if (!rows.length) throw new NoReplica(`endpoint “${req.endpoint}” has no ready replica that reported a serving address`);
-    // spread calls over the ready replicas; the gateway will balance by outstanding requests
-    const base = rows[Math.floor(Math.random() * rows.length)]!.serving_url.replace(/\/+$/, "");
-    return fetch(base + req.path, {
-      method: req.method,
-      headers: { "content-type": "application/json" },
-      body: req.method === "GET" ? undefined : JSON.stringify(req.body ?? {}),
-      redirect: "manual",
-      signal: req.signal,
-    });
+    const { rows } = await pool().query<{ id: string }>(`SELECT id FROM endpoints WHERE tenant_id = $1 AND name = $2 AND deleted_at IS NULL`, [req.tenantId, req.endpoint]);
+    if (!rows[0]) throw new NoReplica(`endpoint “${req.endpoint}” does not exist (any more)`);
+    const g = await gateway();
+    const adm = await g.admitTenant(rows[0].id, req.tenantId);
+    const hasBody = req.method !== "GET" && req.method !== "HEAD";
+    const body = Buffer.from(hasBody ? JSON.stringify(req.body ?? {}) : "");
+    let upstream;
+    try {
+      upstream = await g.forward(adm, { method: req.method, path: req.path.startsWith("/") ? req.path : `/${req.path}`, headers: hasBody ? { "content-type": "application/json" } : {}, body, clientAddress: "pipeline", proto: "http" });
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      g.recordRefusal(adm, e);
+      throw new NoReplica(`endpoint “${req.endpoint}”: ${e.message}`);
+    }
+    req.signal.addEventListener("abort", () => upstream.abort(), { once: true });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : String(v));
+    return new Response(Readable.toWeb(upstream.body) as ReadableStream<Uint8Array>, { status: upstream.status, headers });
   },
 };

@@ -9,7 +9,7 @@ import { advanceInTx, latestOutputs, logEvents, resolveRequest, wake } from "../
 import { hostAllowed } from "../allow-list";
 import { ExpressionError, type Json } from "../expressions";
 import { failedCall, readResponse, type CallResult } from "./call-result";
-import { NoReplica, replicaTransport, type InferenceTransport } from "./inference-transport";
+import { gatewayTransport, NoReplica, type InferenceTransport } from "./inference-transport";
 import { redactJson, redactText } from "./redact";
 
 // The background workers' side of tool-call steps (http, inference): claim the calls that are due
@@ -96,7 +96,7 @@ async function makeCall(c: Claimed, request: Record<string, Json>, opts: ToolCal
       const res = await fetch(url, { method, headers, body: hasBody ? JSON.stringify(request.body) : undefined, redirect: "manual", signal });
       return await readResponse(res, maxBytes, started, c.retry_on);
     }
-    const res = await (opts.transport ?? replicaTransport).send({
+    const res = await (opts.transport ?? gatewayTransport).send({
       tenantId: c.tenant_id,
       endpoint: String(request.endpoint),
       path: String(request.path ?? "/v1/chat/completions"),

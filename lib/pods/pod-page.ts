@@ -1,0 +1,44 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/principal";
+import { displayActor, resolveActors } from "@/lib/audit/actor-names";
+import { db } from "@/lib/db/client";
+import { isAppError } from "@/lib/errors";
+import { podGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
+import { podActions, type PodStatus } from "./pod-lifecycle";
+import { getPodOrThrow, listPodEvents, listPodPlacements } from "./queries";
+
+/** Everything a pod's page shows (tenant or operator plane), or null when the caller may not see it. */
+export async function podPageData(p: Principal, id: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const pod = await getPodOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  if (!pod) return null;
+  const [events, placements, telemetry, tenant] = await Promise.all([
+    listPodEvents(p, id),
+    listPodPlacements(p, id),
+    podGpuTelemetry(p, id, {}),
+    db().tenant.findUniqueOrThrow({ where: { id: pod.tenant_id }, select: { id: true, name: true } }),
+  ]);
+  const actors = await resolveActors({ labels: events.map((e) => e.actor) });
+  return {
+    pod,
+    tenant,
+    actions: podActions(pod.status as PodStatus),
+    events: events.map((e) => ({ ...e, actor: displayActor(actors.byLabel, e.actor) })),
+    placements: placements.map((pl) => ({
+      attempt: pl.attempt,
+      hostname: pl.hostname,
+      gpus: pl.gpu_ids.length,
+      started_at: pl.started_at.toISOString(),
+      running_at: pl.running_at?.toISOString() ?? null,
+      ended_at: pl.ended_at?.toISOString() ?? null,
+      end_status: pl.end_status,
+    })),
+    telemetry: {
+      from: telemetry.from,
+      to: telemetry.to,
+      series: telemetry.series.map((s) => ({ label: `GPU ${s.gpu_index ?? "?"} on ${s.hostname ?? "?"} · run ${s.attempt}`, points: s.points })),
+    },
+  };
+}
+
+export type PodPageData = NonNullable<Awaited<ReturnType<typeof podPageData>>>;

@@ -1,0 +1,154 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/principal";
+import { db, pool } from "@/lib/db/client";
+import { forbidden, notFound } from "@/lib/errors";
+import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { redactPendingReasons } from "@/lib/jobs/queries";
+import { HOLDING_STATUSES, type PodStatus } from "./pod-lifecycle";
+import type { PodJson } from "./schemas";
+import { podContainerPorts, sshKeyFingerprint } from "./ssh-key";
+
+/** Pods a caller may see: a tenant its own, an operator every one. Agents see theirs through heartbeats. */
+function scopeWhere(p: Principal) {
+  if (p.kind === "tenant") return { tenantId: p.tenantId };
+  if (p.kind !== "operator") throw forbidden("Agents see the pods assigned to them through heartbeats");
+  return {};
+}
+
+const podSelect = {
+  id: true,
+  tenantId: true,
+  name: true,
+  status: true,
+  statusReason: true,
+  pendingReason: true,
+  gpuType: true,
+  gpuCount: true,
+  clusterId: true,
+  image: true,
+  ports: true,
+  sshPublicKey: true,
+  restartOnFailure: true,
+  attempts: true,
+  nodeId: true,
+  createdAt: true,
+  updatedAt: true,
+  terminatedAt: true,
+} as const;
+
+export type PodRow = Awaited<ReturnType<typeof findPods>>[number];
+
+function findPods(where: object, opts: { take?: number; orderBy?: object[] } = {}) {
+  return db().pod.findMany({ where, select: podSelect, ...opts });
+}
+
+interface Live {
+  host: string | null;
+  hostname: string | null;
+  gpu_ids: string[];
+  ports: Array<{ container_port: number; host_port: number }>;
+  running_at: Date | null;
+  cost_cents: number;
+}
+
+/**
+ * Where each pod runs now and what it has cost: its open placement (node, GPUs, published ports,
+ * since when its container runs) and every billed segment plus the running one not billed yet.
+ */
+async function liveFacts(ids: string[]): Promise<Map<string, Live>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await pool().query<{ id: string; host: string | null; hostname: string | null; gpu_ids: string[] | null; ports: Live["ports"] | null; running_at: Date | null; cost: string }>(
+    `SELECT p.id::text, n.address AS host, n.hostname, pl.gpu_ids::text[] AS gpu_ids, pl.ports, pl.running_at,
+            (COALESCE((SELECT sum(u.amount_cents) FROM usage_events u WHERE u.pod_id = p.id), 0) + COALESCE(un.cents, 0))::text AS cost
+       FROM unnest($1::uuid[]) AS x(id) JOIN pods p ON p.id = x.id
+       LEFT JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts AND pl.ended_at IS NULL
+       LEFT JOIN nodes n ON n.id = pl.node_id
+       LEFT JOIN LATERAL (
+         SELECT round(extract(epoch FROM now() - GREATEST(pl.running_at, COALESCE(max(u.ended_at), pl.running_at))) * cardinality(pl.gpu_ids)
+                      * COALESCE((SELECT r.cents_per_hour FROM gpu_rates r WHERE r.gpu_type IN (pl.gpu_type, '*') AND r.effective_from <= now()
+                                   ORDER BY (r.gpu_type = '*'), r.effective_from DESC LIMIT 1), 0) / 3600.0) AS cents
+           FROM usage_events u WHERE pl.running_at IS NOT NULL AND u.pod_id = pl.pod_id AND u.attempt = pl.attempt
+       ) un ON true`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, { host: r.host, hostname: r.hostname, gpu_ids: r.gpu_ids ?? [], ports: r.ports ?? [], running_at: r.running_at, cost_cents: Number(r.cost) }]));
+}
+
+/** The SSH command a tenant copies: root on the node's address, at the host port published for 22. */
+export function sshCommand(host: string | null, ports: Array<{ container_port: number; host_port: number | null }>): string | null {
+  const ssh = ports.find((p) => p.container_port === 22)?.host_port;
+  if (!host || !ssh) return null;
+  return `ssh root@${host.includes(":") ? `[${host}]` : host} -p ${ssh}`;
+}
+
+export function podJson(row: PodRow, live: Live | undefined): PodJson {
+  const running = row.status === "running" && live?.running_at;
+  const published = new Map((running ? live.ports : []).map((p) => [p.container_port, p.host_port]));
+  const ports = podContainerPorts(row.ports, row.sshPublicKey !== null).map((container_port) => ({ container_port, host_port: published.get(container_port) ?? null }));
+  const host = running ? live.host : null;
+  return {
+    id: row.id,
+    tenant_id: row.tenantId,
+    name: row.name,
+    status: row.status as PodStatus,
+    status_reason: row.statusReason,
+    pending_reason: row.status === "pending" ? row.pendingReason : null,
+    gpu_type: row.gpuType,
+    gpu_count: row.gpuCount,
+    cluster_id: row.clusterId,
+    image: row.image,
+    restart_on_failure: row.restartOnFailure,
+    ssh_key_fingerprint: row.sshPublicKey ? sshKeyFingerprint(row.sshPublicKey) : null,
+    attempt: row.attempts,
+    host,
+    hostname: HOLDING_STATUSES.includes(row.status as PodStatus) ? (live?.hostname ?? null) : null,
+    gpu_ids: live?.gpu_ids ?? [],
+    ports,
+    ssh_command: running ? sshCommand(host, ports) : null,
+    running_since: running ? live.running_at!.toISOString() : null,
+    cost_cents: live?.cost_cents ?? 0,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    terminated_at: row.terminatedAt?.toISOString() ?? null,
+  };
+}
+
+async function present(p: Principal, rows: PodRow[]): Promise<PodJson[]> {
+  const shown = p.kind === "tenant" ? await redactPendingReasons(p.tenantId, rows) : rows;
+  const live = await liveFacts(shown.map((r) => r.id));
+  return shown.map((r) => podJson(r, live.get(r.id)));
+}
+
+export async function getPodOrThrow(p: Principal, id: string): Promise<PodJson> {
+  const rows = await findPods({ id, ...scopeWhere(p) });
+  if (!rows[0]) throw notFound("Pod");
+  return (await present(p, rows))[0]!;
+}
+
+export async function listPods(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
+  const tenantId = p.kind === "tenant" ? p.tenantId : opts.tenant_id;
+  const rows = await findPods(
+    { ...scopeWhere(p), ...(tenantId ? { tenantId } : {}), ...(opts.status ? { status: opts.status } : {}), ...afterCursor(decodeCursor(opts.cursor)) },
+    { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: opts.limit + 1 },
+  );
+  const { data, nextCursor } = page(rows, opts.limit);
+  return { data: await present(p, data), nextCursor };
+}
+
+/** Every transition of a pod, newest first. */
+export async function listPodEvents(p: Principal, id: string) {
+  await getPodOrThrow(p, id);
+  const rows = await db().podEvent.findMany({ where: { podId: id }, orderBy: { id: "desc" }, take: 500 });
+  return rows.map((e) => ({ from_status: e.fromStatus, to_status: e.toStatus, reason: e.reason, actor: e.actor, created_at: e.createdAt.toISOString() }));
+}
+
+/** Where each placement of a pod ran and when, newest first (its logs and GPU telemetry are per placement). */
+export async function listPodPlacements(p: Principal, id: string) {
+  await getPodOrThrow(p, id);
+  const { rows } = await pool().query<{ attempt: number; hostname: string | null; gpu_ids: string[]; started_at: Date; running_at: Date | null; ended_at: Date | null; end_status: string | null }>(
+    `SELECT pl.attempt, n.hostname, pl.gpu_ids::text[] AS gpu_ids, pl.started_at, pl.running_at, pl.ended_at, pl.end_status
+       FROM pod_placements pl LEFT JOIN nodes n ON n.id = pl.node_id WHERE pl.pod_id = $1 ORDER BY pl.attempt DESC LIMIT 200`,
+    [id],
+  );
+  return rows;
+}
