@@ -63,7 +63,7 @@ export async function writePodDecisions(c: pg.PoolClient, decisions: Decision[])
     );
     await c.query(
       `INSERT INTO pod_placements (pod_id, attempt, fence, node_id, gpu_type, gpu_ids, started_at)
-       SELECT p.id, p.attempts, p.fence, p.node_id, p.gpu_type, array_agg(g.id ORDER BY g.index), now()
+       SELECT p.id, p.attempts, p.fence, p.node_id, p.gpu_type, array_agg(g.id ORDER BY g.index), clock_timestamp()
          FROM pods p JOIN gpus g ON g.allocated_pod_id = p.id WHERE p.id = ANY($1::uuid[]) GROUP BY p.id`,
       [placed.map((d) => d.jobId)],
     );
