@@ -24,7 +24,7 @@ export function FloorMap({ pods }: { pods: PodSummary[] }) {
       {pods.map((pod) => (
         <section key={pod.key} aria-label={pod.title}>
           <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">
-            {pod.title} <span className="font-normal normal-case tracking-normal text-slate-400">· {pod.racks.length} rack{pod.racks.length === 1 ? "" : "s"}</span>
+            {pod.title} <span className="font-normal normal-case tracking-normal text-slate-500">· {pod.racks.length} rack{pod.racks.length === 1 ? "" : "s"}</span>
           </h3>
           <ul className="flex flex-wrap gap-2">
             {pod.racks.map((r) => <li key={r.rack}><RackTile r={r} pod={pod.title} size={size} /></li>)}
