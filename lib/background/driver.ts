@@ -21,7 +21,9 @@ export interface RunRecord {
  * Runs background jobs inside the app process when no Inngest server is configured: on their
  * cron schedules and on local events (debounced). Each run holds a Postgres advisory lock named
  * after the job, so with several app instances only one runs a given job at a time; the others
- * skip that tick instead of queueing behind it.
+ * skip that tick instead of queueing behind it. A scheduled run also claims its due time in
+ * background_cron_slots under that lock, so each due time runs once across instances, even when
+ * one instance's timer fires after another's run for the same time already ended.
  */
 export class InProcessDriver {
   private crons: Cron[] = [];
@@ -44,7 +46,8 @@ export class InProcessDriver {
   start(): void {
     for (const job of this.jobs) {
       const pattern = job.everySeconds ? `*/${job.everySeconds} * * * * *` : job.cron;
-      if (pattern) this.crons.push(new Cron(pattern, { timezone: "UTC", protect: true }, () => void this.runJob(job, "cron")));
+      // the due time, not the moment the timer fired: every instance names a tick the same way
+      if (pattern) this.crons.push(new Cron(pattern, { timezone: "UTC", protect: true }, (self) => void this.runDue(job, self.previousRuns(1, new Date(Date.now() + 1))[0] ?? new Date())));
     }
     localBus.on("event", this.onEvent);
     if (this.opts.listenChannel) this.listener = listenForEvents(this.onEvent, this.opts.listenChannel);
@@ -87,15 +90,20 @@ export class InProcessDriver {
     );
   }
 
+  /** Runs a job for its scheduled time `dueAt` unless some instance already ran that time. */
+  runDue(job: BackgroundJob, dueAt: Date): Promise<RunRecord> {
+    return this.runJob(job, "cron", undefined, dueAt);
+  }
+
   /** Runs a job now under its lock; returns what happened. Also used by tests and scripts. */
-  async runJob(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }): Promise<RunRecord> {
+  async runJob(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }, dueAt?: Date): Promise<RunRecord> {
     if (this.stopped) return { jobId: job.id, trigger, ran: false };
     if (this.inFlight.has(job.id)) {
       this.again.add(job.id);
       return { jobId: job.id, trigger, ran: false };
     }
     this.inFlight.add(job.id);
-    const work = this.runLocked(job, trigger, event);
+    const work = this.runLocked(job, trigger, event, dueAt);
     this.running.add(work);
     const started = performance.now();
     try {
@@ -112,7 +120,7 @@ export class InProcessDriver {
     }
   }
 
-  private async runLocked(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }): Promise<RunRecord> {
+  private async runLocked(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }, dueAt?: Date): Promise<RunRecord> {
     const client = await this.pool.connect();
     try {
       const { rows } = await client.query<{ locked: boolean }>(
@@ -121,6 +129,14 @@ export class InProcessDriver {
       );
       if (!rows[0]?.locked) return { jobId: job.id, trigger, ran: false };
       try {
+        if (dueAt) {
+          const claimed = await client.query(
+            `INSERT INTO background_cron_slots (job_id, due_at) VALUES ($1, $2)
+             ON CONFLICT (job_id) DO UPDATE SET due_at = EXCLUDED.due_at WHERE background_cron_slots.due_at < EXCLUDED.due_at`,
+            [job.id, dueAt],
+          );
+          if (claimed.rowCount === 0) return { jobId: job.id, trigger, ran: false };
+        }
         const result = await job.run({ event });
         return { jobId: job.id, trigger, ran: true, result };
       } catch (e) {

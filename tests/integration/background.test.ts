@@ -43,6 +43,24 @@ describe("in-process background driver", () => {
     expect(records.some((r) => !r.ran)).toBe(true);
   });
 
+  it("runs each due time of a schedule once across instances, even when one fires after the other's run ended", async () => {
+    let runs = 0;
+    const job: BackgroundJob = { id: `due-test-${Date.now()}`, description: "test", everySeconds: 5, run: async () => ({ run: ++runs }) };
+    const a = new InProcessDriver([job], newPool());
+    const b = new InProcessDriver([job], newPool());
+    const due = new Date(Math.floor(Date.now() / 5_000) * 5_000);
+    // a fast job and timers a few milliseconds apart (or clocks that differ): no overlap for the lock to catch
+    expect((await a.runDue(job, due)).ran).toBe(true);
+    expect((await b.runDue(job, due)).ran).toBe(false);
+    expect((await a.runDue(job, due)).ran).toBe(false);
+    // an instance that fell behind never runs a time older than one already run
+    expect((await b.runDue(job, new Date(due.getTime() - 5_000))).ran).toBe(false);
+    expect((await b.runDue(job, new Date(due.getTime() + 5_000))).ran).toBe(true);
+    // events and manual runs are not scheduled times: they run whenever the lock is free
+    expect((await a.runJob(job, "manual")).ran).toBe(true);
+    expect(runs).toBe(3);
+  });
+
   it("runs event-triggered jobs once per burst of events (debounce) when no Inngest server is configured", async () => {
     const seen: RunRecord[] = [];
     let payload: unknown;
