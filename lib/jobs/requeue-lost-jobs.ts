@@ -1,13 +1,21 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
+import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
 
 /**
  * Jobs running on nodes that were quarantined or went offline go back to the queue without
  * spending the tenant's retries; their GPUs (on every node of the gang) are freed. Runs inside the
  * transaction that changed the nodes' state.
+ *
+ * It takes the allocation lock first. A scheduling cycle reads the node as available and places
+ * work on it without locking the node's row; had this transaction changed the node and looked for
+ * its jobs while such a cycle was still open, it would have found none of that cycle's work, and
+ * both would commit: work running on a node out of service, never requeued. Under the lock, a
+ * cycle under way commits first and its work is found here; a later cycle reads the node's new state.
  */
 export async function requeueJobsOnNodes(tx: Tx, nodeIds: string[], why: string, actor: string): Promise<string[]> {
   if (nodeIds.length === 0) return [];
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(${SCHEDULER_LOCK}::bigint)::text`;
   const jobs = await tx.$queryRaw<Array<{ id: string }>>`
     SELECT j.id FROM jobs j
      WHERE j.status = 'running' AND EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_job_id = j.id AND g.node_id = ANY(${nodeIds}::uuid[]))

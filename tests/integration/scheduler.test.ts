@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
+import { db, pool } from "@/lib/db/client";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { finishJob } from "@/lib/jobs/finish-job";
@@ -301,6 +302,47 @@ describe("cycles racing cancellations", () => {
       expect(after.status).toBe("cancelled");
       expect(await heldBy(j.id)).toBe(0);
     }
+  });
+});
+
+describe("cycles racing nodes that leave service", () => {
+  it("work a cycle places on a node quarantined at that moment is requeued with the node's other work, never left running there", async () => {
+    const { gpuType, nodes } = await fleet(1);
+    const nodeId = nodes[0]!.node.id;
+    const t = await makeTenant(8);
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "racer", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    const waiting = async (what: string) => {
+      for (let i = 0; i < 400; i++) {
+        const { rows } = await pool().query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${what}`,
+        );
+        if (rows[0]!.n > 0) return true;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return false;
+    };
+    // hold the cycle after it allocated the GPUs and before it commits: it waits to record the job's events
+    const blocker = new pg.Client({ connectionString: inject("databaseUrl") });
+    await blocker.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("LOCK TABLE job_events IN SHARE MODE");
+    const cycle = runSchedulerCycle("test: racing a quarantine");
+    const quarantine = (async () => {
+      expect(await waiting("query LIKE 'INSERT INTO job_events%'")).toBe(true);
+      return changeNodeStatus(operator, nodeId, "quarantined", "racing a cycle");
+    })();
+    // the quarantine either finishes now, blind to the cycle's uncommitted placement, or waits for the cycle
+    await Promise.race([quarantine, waiting("wait_event = 'advisory'")]);
+    await blocker.query("COMMIT");
+    await blocker.end();
+    await cycle;
+    await quarantine;
+
+    expect(await db().node.findUniqueOrThrow({ where: { id: nodeId }, select: { status: true } })).toEqual({ status: "quarantined" });
+    const after = await getJobOrThrow(operatorPrincipal, job.id);
+    expect(after.status).toBe("queued");
+    expect(await heldBy(job.id)).toBe(0);
+    expect(await db().jobPlacement.count({ where: { jobId: job.id, endedAt: null } })).toBe(0);
   });
 });
 
