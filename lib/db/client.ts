@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { databaseUrlOrThrow, env } from "@/lib/env";
+import { logger } from "@/lib/logger";
 import { stopAllListeners } from "./listen";
 
 // One Prisma client and one pg pool per process, created lazily so that importing a module
@@ -18,8 +19,20 @@ export function db(): PrismaClient {
   return globalForDb.prisma;
 }
 
+/**
+ * A pool whose idle connections may die under it (the database restarts, a proxy drops them):
+ * pg reports that as an 'error' event on the pool, which with no listener ends the process (it
+ * took the ingest server down with every database restart). The pool has already dropped the
+ * connection; the next query opens a fresh one. Prisma's adapter listens on its own pool.
+ */
+function resilientPool(name: string, config: pg.PoolConfig): pg.Pool {
+  const p = new pg.Pool(config);
+  p.on("error", (e) => logger.warn("an idle database connection was lost; the next query opens another", { pool: name, error: e.message }));
+  return p;
+}
+
 export function pool(): pg.Pool {
-  globalForDb.pgPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE });
+  globalForDb.pgPool ??= resilientPool("sql", { connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE });
   return globalForDb.pgPool;
 }
 
@@ -29,7 +42,7 @@ export function pool(): pg.Pool {
  * never corrupt anything, never a job report, a bill or an allocation, which all use pool().
  */
 export function ingestPool(): pg.Pool {
-  globalForDb.ingestPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE, options: "-c synchronous_commit=off -c plan_cache_mode=force_generic_plan" });
+  globalForDb.ingestPool ??= resilientPool("telemetry", { connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE, options: "-c synchronous_commit=off -c plan_cache_mode=force_generic_plan" });
   return globalForDb.ingestPool;
 }
 
