@@ -270,9 +270,10 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   }
   if (rows.length === 0) return 0;
   const ids = rows.map(() => randomUUID());
+  // a replica starts now, when its GPUs are locked (not when the transaction began): never before the run that freed them ended
   await c.query(
-    `INSERT INTO endpoint_replicas (id, endpoint_id, tenant_id, node_id, gpu_type, gpu_count)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int[])`,
+    `INSERT INTO endpoint_replicas (id, endpoint_id, tenant_id, node_id, gpu_type, gpu_count, started_at)
+     SELECT *, clock_timestamp() FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int[])`,
     [ids, rows.map((r) => r.endpoint.id), rows.map((r) => r.endpoint.tenant_id), rows.map((r) => r.nodeId), rows.map((r) => r.endpoint.gpu_type), rows.map((r) => r.gpuIds.length)],
   );
   const gpuIds = rows.flatMap((r) => r.gpuIds);

@@ -154,9 +154,11 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
   if (placed.length) {
     const gpuIds = placed.flatMap((d) => d.gpuIds);
     const gpuJobs = placed.flatMap((d) => d.gpuIds.map(() => d.jobId));
-    // jobs first, then their GPUs: the statement-level check on gpus sees each job running with its gang
+    // jobs first, then their GPUs: the statement-level check on gpus sees each job running with its gang.
+    // A run starts now, when its GPUs are locked, not when this transaction began: it may have
+    // waited for the lock while the runs that freed these GPUs ended, and must not start before them.
     const started = await c.query(
-      `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, fence = gen_random_uuid(), block_reason = NULL,
+      `UPDATE jobs SET status = 'running', started_at = clock_timestamp(), attempts = attempts + 1, fence = gen_random_uuid(), block_reason = NULL,
               pending_reason = NULL, not_before = NULL, updated_at = now()
         WHERE id = ANY($1::uuid[]) AND (status = 'queued' OR (status = 'blocked' AND block_reason = 'quota'))`,
       [placed.map((d) => d.jobId)],

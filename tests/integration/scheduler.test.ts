@@ -8,7 +8,7 @@ import { getJobOrThrow, listJobs } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { systemActor } from "@/lib/auth/principal";
 import { updateTenant } from "@/lib/tenants/update-tenant";
-import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import { runSchedulerCycle, SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
 import { registerNode } from "@/lib/fleet/register-node";
 import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
 
@@ -343,6 +343,42 @@ describe("cycles racing nodes that leave service", () => {
     expect(after.status).toBe("queued");
     expect(await heldBy(job.id)).toBe(0);
     expect(await db().jobPlacement.count({ where: { jobId: job.id, endedAt: null } })).toBe(0);
+  });
+});
+
+describe("when runs start", () => {
+  it("a run that waited for the allocation lock starts when it takes its GPUs, never before the run that freed them ended", async () => {
+    const { cluster, gpuType } = await fleet(1);
+    const t = await makeTenant(16);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const first = await submitJob(asT, { name: "first", gpu_count: 8, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    const second = await submitJob(asT, { name: "second", gpu_count: 8, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    // another allocator holds the lock: this cycle's transaction begins, then waits
+    const holder = new pg.Client({ connectionString: inject("databaseUrl") });
+    await holder.connect();
+    await holder.query("BEGIN");
+    await holder.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+    const cycle = runSchedulerCycle("test: waited for the lock");
+    for (let i = 0; i < 400; i++) {
+      const { rows } = await pool().query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory' AND query LIKE '%pg_advisory_xact_lock%'`);
+      if (rows[0]!.n > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // meanwhile the first run ends and frees the GPUs the waiting cycle will take
+    await new Promise((r) => setTimeout(r, 20));
+    await finishJob(actorFor(agentPrincipal(cluster.id)), first.id, { status: "completed", exit_code: 0, ...(await placementOf(first.id)) });
+    await holder.query("COMMIT");
+    await holder.end();
+    await cycle;
+
+    const lastPlacement = (jobId: string) => db().jobPlacement.findFirstOrThrow({ where: { jobId }, orderBy: { attempt: "desc" } });
+    const [a, b] = [await lastPlacement(first.id), await lastPlacement(second.id)];
+    expect(b.endedAt).toBeNull();
+    expect(b.startedAt.getTime()).toBeGreaterThanOrEqual(a.endedAt!.getTime());
+    // billing follows the same times: the GPU-seconds of the two runs do not overlap
+    const firstBilled = await db().usageEvent.aggregate({ where: { jobId: first.id }, _max: { endedAt: true } });
+    expect(firstBilled._max.endedAt!.getTime()).toBeLessThanOrEqual(b.startedAt.getTime());
   });
 });
 
