@@ -120,13 +120,25 @@ export class InProcessDriver {
     }
   }
 
+  /**
+   * Never rejects: a database that is down (restarting, say) makes this tick a skipped one with
+   * its reason, and the connection, with any lock it may still hold, is dropped, not reused.
+   */
   private async runLocked(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }, dueAt?: Date): Promise<RunRecord> {
-    const client = await this.pool.connect();
+    const lock = `gpuforge:job:${job.id}`;
+    const unreachable = (e: unknown): RunRecord => {
+      logger.warn("background job could not reach the database; its next run tries again", { job: job.id, error: e instanceof Error ? e.message : String(e) });
+      return { jobId: job.id, trigger, ran: false, error: e instanceof Error ? e.message : String(e) };
+    };
+    let client: pg.PoolClient;
     try {
-      const { rows } = await client.query<{ locked: boolean }>(
-        "SELECT pg_try_advisory_lock(hashtext($1)) AS locked",
-        [`gpuforge:job:${job.id}`],
-      );
+      client = await this.pool.connect();
+    } catch (e) {
+      return unreachable(e);
+    }
+    let broken: Error | undefined;
+    try {
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [lock]);
       if (!rows[0]?.locked) return { jobId: job.id, trigger, ran: false };
       try {
         if (dueAt) {
@@ -143,10 +155,13 @@ export class InProcessDriver {
         logger.error("background job failed", { job: job.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
         return { jobId: job.id, trigger, ran: true, error: e instanceof Error ? e.message : String(e) };
       } finally {
-        await client.query("SELECT pg_advisory_unlock(hashtext($1))", [`gpuforge:job:${job.id}`]);
+        await client.query("SELECT pg_advisory_unlock(hashtext($1))", [lock]);
       }
+    } catch (e) {
+      broken = e instanceof Error ? e : new Error(String(e));
+      return unreachable(e);
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 }

@@ -61,6 +61,17 @@ describe("in-process background driver", () => {
     expect(runs).toBe(3);
   });
 
+  it("skips a run, never throws, while the database cannot be reached (a restart): the next tick tries again", async () => {
+    const down = new pg.Pool({ connectionString: "postgresql://postgres:postgres@127.0.0.1:1/gone", max: 1 });
+    pools.push(down);
+    let runs = 0;
+    const job: BackgroundJob = { id: `down-test-${Date.now()}`, description: "test", run: async () => ({ run: ++runs }) };
+    const driver = new InProcessDriver([job], down);
+    expect(await driver.runDue(job, new Date())).toMatchObject({ ran: false, error: expect.stringContaining("ECONNREFUSED") });
+    expect(await driver.runJob(job, "event")).toMatchObject({ ran: false });
+    expect(runs).toBe(0);
+  });
+
   it("runs event-triggered jobs once per burst of events (debounce) when no Inngest server is configured", async () => {
     const seen: RunRecord[] = [];
     let payload: unknown;
