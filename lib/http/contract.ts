@@ -41,6 +41,12 @@ export interface Contract<
   machineToken?: "METRICS_TOKEN" | "ALERTMANAGER_TOKEN";
   /** requests per minute per caller (per IP for anonymous callers) */
   rateLimitPerMinute?: number;
+  /**
+   * For an agent's per-node operations (the `{id}` parameter is its node): requests per minute per
+   * caller and node. A cluster's agents may share one key, so a budget per key would shrink with
+   * every node added; `rateLimitPerMinute` then bounds the key as a whole.
+   */
+  rateLimitPerNodePerMinute?: number;
 }
 
 export function defineContract<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, const A extends Access>(

@@ -74,6 +74,10 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
         `${contract.operationId}:${rateKey ?? address}`,
         contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
       );
+      if (contract.rateLimitPerNodePerMinute && principal?.kind === "agent") {
+        const node = context?.params ? (await context.params).id : undefined;
+        await consumeRateLimit(`${contract.operationId}:${rateKey}:node:${String(node)}`, contract.rateLimitPerNodePerMinute);
+      }
       // A session cookie rides along with any request the browser makes, including ones another
       // site starts. Writes made with one must come from this site: SameSite alone is not relied on.
       if (principal && isSessionPrincipal(principal) && request.method !== "GET" && request.method !== "HEAD") assertSameOrigin(request);

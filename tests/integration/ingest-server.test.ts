@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fleet } from "@/lib/api/contracts";
 import { db } from "@/lib/db/client";
 import { registerNode } from "@/lib/fleet/register-node";
 import { createIngestServer } from "../../scripts/ingest-server";
@@ -21,6 +23,19 @@ const post = (path: string, key: string | null, body: unknown) =>
   fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: typeof body === "string" ? body : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
 describe("ingest server", () => {
+  it("counts heartbeats per node: the nodes of a cluster sharing one agent key each have their own budget", async () => {
+    const cluster = await makeCluster();
+    const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
+    const { node } = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("budget"), gpus: [] });
+    // not a node of this cluster: answered 404, after its heartbeat was counted
+    const elsewhere = randomUUID();
+    const perNode = fleet.heartbeat.rateLimitPerNodePerMinute!;
+    for (let i = 0; i < perNode; i++) expect((await post(`/api/clusters/nodes/${elsewhere}/heartbeat`, key, {})).status).toBe(404);
+    expect((await post(`/api/clusters/nodes/${elsewhere}/heartbeat`, key, {})).status).toBe(429);
+    // with a budget per key, the cluster's other nodes would now be refused too
+    expect((await post(`/api/clusters/nodes/${node.id}/heartbeat`, key, {})).status).toBe(200);
+  });
+
   it("stores metrics and heartbeats for the agent's own cluster, and answers like the app otherwise", async () => {
     const cluster = await makeCluster();
     const other = await makeCluster();

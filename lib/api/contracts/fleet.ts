@@ -41,7 +41,9 @@ export const heartbeat = defineContract({
   access: ["operator", "agent"],
   params: idParams,
   body: heartbeatBody,
-  rateLimitPerMinute: 600,
+  // every node of a cluster may heartbeat with the cluster's one agent key: a budget per node
+  rateLimitPerNodePerMinute: 600,
+  rateLimitPerMinute: 120_000,
   responses: {
     200: {
       description: "The node and its desired assignments",
