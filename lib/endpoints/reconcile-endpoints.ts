@@ -166,7 +166,7 @@ async function liveReplicas(c: pg.PoolClient, endpointIds: string[]) {
 export async function stopReplicas(c: SqlClient, replicas: Array<{ id: string; reason: string }>): Promise<number> {
   if (replicas.length === 0) return 0;
   await c.query(
-    `UPDATE endpoint_replicas r SET status = 'stopped', stopped_at = now(), stop_reason = x.reason, unhealthy_since = NULL, health_reason = NULL
+    `UPDATE endpoint_replicas r SET status = 'stopped', stopped_at = clock_timestamp(), stop_reason = x.reason, unhealthy_since = NULL, health_reason = NULL
        FROM unnest($1::uuid[], $2::text[]) AS x(id, reason) WHERE r.id = x.id AND r.status <> 'stopped'`,
     [replicas.map((r) => r.id), replicas.map((r) => r.reason)],
   );

@@ -2,7 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { generateInvoice, invoiceJson, invoiceLastMonth, payInvoice, refundInvoice, voidInvoice } from "@/lib/billing/invoices";
 import { balanceOf, depositFunds, listTransactions, startCardDeposit } from "@/lib/billing/ledger";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
@@ -81,6 +82,33 @@ describe("usage", () => {
       [w.tenant.id, job.id, segments[0]!.startedAt, new Date(segments[0]!.startedAt.getTime() + 1000)],
     );
     await expect(overlap).rejects.toMatchObject({ code: "23P01" });
+  });
+});
+
+describe("when runs end", () => {
+  it("a run whose ending waited while the meter billed it ends after the meter's last second: its placement and its billing end together", async () => {
+    const w = await world();
+    const job = await runningJob(w, 2, 60);
+    // the ending transaction begins (its now() is fixed from here) ...
+    const ender = new pg.Client({ connectionString: inject("databaseUrl") });
+    await ender.connect();
+    await ender.query("BEGIN");
+    await ender.query("SELECT now()");
+    await new Promise((r) => setTimeout(r, 30));
+    // ... while the meter, starting later, bills the still-running run up to its own time
+    await accrueRunningUsage({ tenantId: w.tenant.id, invoiceEveryS: 0 });
+    await ender.query(`UPDATE jobs SET status = 'completed', finished_at = now() WHERE id = $1`, [job.id]);
+    await ender.query(`UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id = $1`, [job.id]);
+    await ender.query("COMMIT");
+    await ender.end();
+
+    const segments = await usageOf(job.id);
+    const placement = await db().jobPlacement.findFirstOrThrow({ where: { jobId: job.id } });
+    const last = segments.at(-1)!;
+    expect(segments.map((x) => x.kind)).toEqual(["accrual", "final"]);
+    expect(last.startedAt.getTime()).toBe(segments[0]!.endedAt.getTime());
+    expect(last.endedAt.getTime()).toBeGreaterThan(last.startedAt.getTime());
+    expect(placement.endedAt!.getTime()).toBe(last.endedAt.getTime());
   });
 });
 
