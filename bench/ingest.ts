@@ -13,8 +13,9 @@ import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { freePort } from "../scripts/lib/embedded-db";
+import { startIngestServer, waitForHealthy } from "../scripts/lib/next-server";
 import { cpuMark, type Role } from "./lib/cpu";
 import { postJson } from "./lib/post-json";
 import { percentile, round, withBenchStack } from "./lib/harness";
@@ -150,19 +151,21 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochY
   return { reports_per_s: latencies.length / seconds, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99), cpu_us_per_report };
 }
 
-async function startIngestServer(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
+async function startIngest(databaseUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "scripts/ingest-server.ts"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, INGEST_PORT: String(port), NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20", NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789" },
-    stdio: ["ignore", "ignore", "inherit"],
+  const server = startIngestServer({
+    port,
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20", NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789" },
+    quiet: true,
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    if (await fetch(`${url}/api/health`).then((r) => r.ok, () => false)) return { url, stop: () => child.kill("SIGTERM") };
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await waitForHealthy(url, 20_000);
+  } catch (e) {
+    await server.kill();
+    throw e;
   }
-  child.kill("SIGKILL");
-  throw new Error("the ingest server did not start");
+  return { url, stop: () => server.stop() };
 }
 
 /** The fleet floor at 10,000 GPUs: one query, against the naive per-node lookup, plus its HTML size. */
@@ -205,12 +208,12 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const raw = await rawInsertRate(databaseUrl, nodes);
   const reports = await agentReports(baseUrl, key, nodes);
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
-  const ingest = await startIngestServer(databaseUrl);
+  const ingest = await startIngest(databaseUrl);
   let viaIngest: { batches: Awaited<ReturnType<typeof httpThroughput>>; reports: Awaited<ReturnType<typeof agentReports>> };
   try {
     viaIngest = { batches: await httpThroughput(ingest.url, key, nodes, 2023), reports: await agentReports(ingest.url, key, nodes, 2024) };
   } finally {
-    ingest.stop();
+    await ingest.stop();
   }
   return {
     gpus: nodes.length * 8,

@@ -5,6 +5,8 @@ import { ensureDatabase, freePort, startEmbeddedDatabase } from "../../scripts/l
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../../scripts/lib/next-server";
 import { runMigrations } from "../../scripts/lib/run-migrations";
 
+export { percentile, round } from "../../scripts/lib/stats";
+
 /**
  * A benchmark's world: a fresh migrated database (embedded, or a new database on the server of
  * DATABASE_URL) and the production build serving it on a free port. Everything stops afterwards.
@@ -32,9 +34,3 @@ export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl
   }
 }
 
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;

@@ -11,6 +11,8 @@ export interface EmbeddedDatabase {
   /** URL of the server's maintenance database (`postgres`). */
   serverUrl: string;
   dataDir: string;
+  /** the process that owns the server (scripts/db-server.ts; PostgreSQL's processes are its descendants) */
+  pid(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -115,6 +117,7 @@ export async function startEmbeddedDatabase(options: {
   return {
     serverUrl,
     dataDir,
+    pid: () => (child.exitCode === null ? child.pid : undefined),
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
