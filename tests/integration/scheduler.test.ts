@@ -305,22 +305,22 @@ describe("cycles racing cancellations", () => {
   });
 });
 
+/** Whether some session of this database comes to wait for a lock matching `what` (SQL over pg_stat_activity) within ten seconds. */
+async function waiting(what: string): Promise<boolean> {
+  for (let i = 0; i < 400; i++) {
+    const { rows } = await pool().query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${what}`);
+    if (rows[0]!.n > 0) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}
+
 describe("cycles racing nodes that leave service", () => {
   it("work a cycle places on a node quarantined at that moment is requeued with the node's other work, never left running there", async () => {
     const { gpuType, nodes } = await fleet(1);
     const nodeId = nodes[0]!.node.id;
     const t = await makeTenant(8);
     const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "racer", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
-    const waiting = async (what: string) => {
-      for (let i = 0; i < 400; i++) {
-        const { rows } = await pool().query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${what}`,
-        );
-        if (rows[0]!.n > 0) return true;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      return false;
-    };
     // hold the cycle after it allocated the GPUs and before it commits: it waits to record the job's events
     const blocker = new pg.Client({ connectionString: inject("databaseUrl") });
     await blocker.connect();
@@ -360,11 +360,7 @@ describe("when runs start", () => {
     await holder.query("BEGIN");
     await holder.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
     const cycle = runSchedulerCycle("test: waited for the lock");
-    for (let i = 0; i < 400; i++) {
-      const { rows } = await pool().query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory' AND query LIKE '%pg_advisory_xact_lock%'`);
-      if (rows[0]!.n > 0) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    expect(await waiting("wait_event = 'advisory' AND query LIKE '%pg_advisory_xact_lock%'")).toBe(true);
     // meanwhile the first run ends and frees the GPUs the waiting cycle will take
     await new Promise((r) => setTimeout(r, 20));
     await finishJob(actorFor(agentPrincipal(cluster.id)), first.id, { status: "completed", exit_code: 0, ...(await placementOf(first.id)) });
