@@ -1,0 +1,23 @@
+import { E2E_ALERTMANAGER_TOKEN, E2E_METRICS_TOKEN } from "./operations-tokens";
+import { E2E_STRIPE_WEBHOOK_SECRET } from "./stripe";
+
+export const E2E_AUTH_SECRET = "e2e-secret-0123456789abcdef0123456789";
+
+/** How the e2e stage runs the app (and any second app process or ingest server beside it) on its database. */
+export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NEXTAUTH_SECRET: E2E_AUTH_SECRET,
+    NODE_ENV: "production",
+    DEMO_MODE: "0",
+    LOG_LEVEL: "warn",
+    // the tests' HTTP client acts as one trusted proxy (tests/support/http.ts)
+    TRUSTED_PROXY_HOPS: "1",
+    // webhooks are verified for real in the walks; no STRIPE_SECRET_KEY, so invoices use the local payment page
+    STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
+    // Prometheus and Alertmanager authenticate with static tokens of their own
+    METRICS_TOKEN: E2E_METRICS_TOKEN,
+    ALERTMANAGER_TOKEN: E2E_ALERTMANAGER_TOKEN,
+  } as NodeJS.ProcessEnv;
+}
