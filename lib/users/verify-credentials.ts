@@ -96,8 +96,12 @@ async function countAttempt(keys: ThrottleKeys): Promise<{ allowed: true } | { a
     if (refused.length) return { allowed: false as const, retryAfterMs: Math.max(...refused) };
     for (const { key, d } of decisions) if (d.allowed) await writeState(tx, key, d.next);
     return { allowed: true as const };
-  });
+    // A flood of attempts at one account queues on its row, each holding a connection: the
+    // default two seconds' wait for one turned the flood into 500s on a busy machine.
+  }, THROTTLE_TX);
 }
+
+const THROTTLE_TX = { maxWait: 15_000, timeout: 15_000 };
 
 /** A correct password: the counters give the attempt back and the pair is remembered as known. */
 async function giveBack(keys: ThrottleKeys): Promise<void> {
