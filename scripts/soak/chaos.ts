@@ -11,18 +11,23 @@ import type { ManagedServer, Topology } from "./topology";
 export const CHAOS_KINDS = ["xid_fatal", "xid_benign", "overheat", "silent_node", "partition", "agent_restart", "app_kill", "ingest_kill", "db_restart"] as const;
 export type ChaosKind = (typeof CHAOS_KINDS)[number];
 
-/** Faults per hour at 1,000 nodes (node faults scale with the fleet), and the least any run gets. */
-const RATES: Record<ChaosKind, { perHour: number; scalesWithNodes: boolean; min: number }> = {
+/**
+ * Faults per hour at 1,000 nodes (node faults scale with the fleet), the least any run gets, and
+ * how long one takes to play out (it is injected early enough for that within the window).
+ */
+const RATES: Record<ChaosKind, { perHour: number; scalesWithNodes: boolean; min: number; playoutS: number }> = {
   // the remediation cap (5 per 10 minutes) must be reached in every run: 7 at least
-  xid_fatal: { perHour: 40, scalesWithNodes: true, min: 7 },
-  xid_benign: { perHour: 40, scalesWithNodes: true, min: 2 },
-  overheat: { perHour: 10, scalesWithNodes: true, min: 1 },
-  silent_node: { perHour: 12, scalesWithNodes: true, min: 1 },
-  partition: { perHour: 12, scalesWithNodes: true, min: 2 },
-  agent_restart: { perHour: 30, scalesWithNodes: true, min: 2 },
-  app_kill: { perHour: 6, scalesWithNodes: false, min: 1 },
-  ingest_kill: { perHour: 4, scalesWithNodes: false, min: 1 },
-  db_restart: { perHour: 1, scalesWithNodes: false, min: 1 },
+  xid_fatal: { perHour: 40, scalesWithNodes: true, min: 7, playoutS: 15 },
+  xid_benign: { perHour: 40, scalesWithNodes: true, min: 2, playoutS: 15 },
+  // two hot minutes make the temperature rule fire
+  overheat: { perHour: 10, scalesWithNodes: true, min: 1, playoutS: 180 },
+  // past the offline threshold, and back
+  silent_node: { perHour: 12, scalesWithNodes: true, min: 1, playoutS: 90 },
+  partition: { perHour: 12, scalesWithNodes: true, min: 2, playoutS: 90 },
+  agent_restart: { perHour: 30, scalesWithNodes: true, min: 2, playoutS: 15 },
+  app_kill: { perHour: 6, scalesWithNodes: false, min: 1, playoutS: 30 },
+  ingest_kill: { perHour: 4, scalesWithNodes: false, min: 1, playoutS: 30 },
+  db_restart: { perHour: 1, scalesWithNodes: false, min: 1, playoutS: 60 },
 };
 
 export interface ChaosEvent {
@@ -43,10 +48,11 @@ export function chaosSchedule(rng: () => number, windowMs: number, nodes: number
   for (const kind of CHAOS_KINDS) {
     const r = RATES[kind];
     const n = Math.max(r.min, Math.round(r.perHour * hours * (r.scalesWithNodes ? nodes / 1000 : 1)));
+    // spread evenly with jitter over the part of the window that leaves each time to play out
+    const span = Math.max(windowMs / 5, windowMs - r.playoutS * 1000);
     for (let i = 0; i < n; i++) {
-      // spread evenly with jitter, so short runs still see every kind early enough to play out
-      const slot = windowMs / n;
-      const atMs = kind === "db_restart" && n === 1 ? windowMs * 0.55 : Math.min(windowMs - 1, slot * i + rng() * slot);
+      const slot = span / n;
+      const atMs = kind === "db_restart" && n === 1 ? span * 0.6 : slot * i + rng() * slot;
       out.push({ atMs, kind });
     }
   }

@@ -184,6 +184,8 @@ describe("the chaos schedule", () => {
     for (const kind of CHAOS_KINDS) expect(a.some((e) => e.kind === kind)).toBe(true);
     expect(a.every((e) => e.atMs >= 0 && e.atMs < 5 * 60_000)).toBe(true);
     expect(a.filter((e) => e.kind === "xid_fatal").length).toBeGreaterThan(5);
+    // overheating needs two hot minutes to count: it comes early enough for them
+    expect(a.find((e) => e.kind === "overheat")!.atMs).toBeLessThanOrEqual(5 * 60_000 - 180_000);
     expect(chaosSchedule(seededRandom(7), 5 * 60_000, 200)).toEqual(a);
   });
 
