@@ -1,5 +1,6 @@
 import { getToken } from "next-auth/jwt";
 import { NextResponse, type NextRequest } from "next/server";
+import { PATH_HEADER } from "@/lib/auth/admin-only";
 import { authSecret } from "@/lib/env";
 
 // Sends anonymous visitors of either plane to sign-in (and back afterwards) and operators to their
@@ -21,7 +22,11 @@ export async function proxy(request: NextRequest) {
   if (pathname.startsWith("/dashboard") && role === "operator") {
     return NextResponse.redirect(new URL("/admin", request.url));
   }
-  return NextResponse.next();
+  // the planes' layouts decide who may see a page before anything streams (a real 403): they
+  // need the path, which a layout is not given
+  const headers = new Headers(request.headers);
+  headers.set(PATH_HEADER, pathname);
+  return NextResponse.next({ request: { headers } });
 }
 
 export const config = { matcher: ["/admin", "/admin/:path*", "/dashboard", "/dashboard/:path*"] };

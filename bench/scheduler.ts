@@ -62,8 +62,10 @@ async function reset(c: pg.Client) {
   await c.query(`UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id IS NOT NULL`);
   await c.query("COMMIT");
   await c.query(`DELETE FROM job_events`);
-  // the reset ended the previous cycle's runs, which billed them; the next cycle's runs reuse attempt numbers
+  // the reset ended the previous cycle's runs, which billed them and closed their placements; the
+  // next cycle's runs reuse attempt numbers
   await c.query(`DELETE FROM usage_events`);
+  await c.query(`DELETE FROM job_placements`);
 }
 
 /** The original design: one job at a time, a query per check, a transaction per job. */
@@ -183,6 +185,7 @@ try {
   await c.query(`UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id = $1`, [newJob]);
   await c.query("COMMIT");
   await c.query(`DELETE FROM usage_events WHERE job_id = $1`, [newJob]);
+  await c.query(`DELETE FROM job_placements WHERE job_id = $1`, [newJob]);
   const backlog = await runSchedulerCycle("bench backlog");
   const newcomerPlaced = (await c.query(`SELECT status FROM jobs WHERE id = $1`, [newJob])).rows[0].status === "running";
   const oldWindowStarted = performance.now();

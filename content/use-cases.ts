@@ -99,7 +99,7 @@ export const USE_CASES: UseCase[] = [
     how: [
       { title: "SLA breach as an alert rule", body: "The sla_breach rule type sits beside the hardware rules: same severities, same notification channels, same one-event-per-subject history." },
       { title: "GPUs and replicas in one picture", body: "Endpoints hold GPUs through the same allocator and quotas as jobs, so a replica can never share a GPU with a training run." },
-      { title: "What is live today", body: "The alert engine, notifications and the fleet side are in production use; endpoint registration and the SLA report API are the next release." },
+      { title: "What is live today", body: "The alert engine, notifications, the fleet side, endpoints with autoscaling and the SLA report API are all live; pipelines' inference steps call the same endpoints." },
     ],
     proof: [
       { figure: "15 s", label: "rule evaluation interval, and immediately on new samples" },

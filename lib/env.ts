@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
 import { parseCidrList, type Cidr, type ProxyTrust } from "@/lib/http/client-address";
+import { parseAllowList } from "@/lib/pipelines/allow-list";
 
 // Every environment variable the app reads is declared and validated here, once.
 // Anything else in the code base reads configuration through `env()`.
@@ -109,6 +110,27 @@ const envSchema = z.object({
   MAX_WAITING_JOBS_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(5_000),
   // waiting jobs of each tenant a scheduling cycle reads (its first ones in priority and age order)
   SCHEDULER_TENANT_WINDOW: z.coerce.number().int().min(10).max(50_000).default(1_000),
+  // Pipelines: the hosts http steps may call (host, host:port or *.domain, comma-separated; empty:
+  // none), and the largest output one step may post or store
+  TOOL_CALL_ALLOWED_HOSTS: z.string().trim().default("").transform(parseAllowList),
+  PIPELINE_OUTPUT_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
+  // 32 random bytes (base64 or hex) that encrypt the secrets operators store in the console's
+  // settings (SMTP and webhook URLs); without it those secrets can only come from this environment
+  SETTINGS_ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || decodeKey(v) !== null, "must be 32 random bytes, base64 or hex encoded (openssl rand -base64 32)"),
+  // the read-only public listener (npm run public-api): its port, the database role it reads through
+  // (a login role granted only gpuforge_public_reader; unset with the embedded database, one is made),
+  // and the requests one address may make a minute
+  PUBLIC_API_PORT: z.coerce.number().int().min(1).max(65_535).default(3002),
+  PUBLIC_API_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
+    .optional(),
+  PUBLIC_API_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
 }).superRefine((e, ctx) => {
   if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
     ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: "set TRUSTED_PROXY_HOPS or TRUSTED_PROXIES, not both" });
@@ -118,6 +140,12 @@ const envSchema = z.object({
     ctx.addIssue({ code: "custom", path: ["INNGEST_DEV"], message: "must not be set in production: Inngest dev mode skips signature checks on /api/inngest" });
   }
 });
+
+/** The 32-byte key of SETTINGS_ENCRYPTION_KEY (base64 or hex), or null when it is not one. */
+export function decodeKey(v: string): Buffer | null {
+  const bytes = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, "hex") : /^[A-Za-z0-9+/_-]{43}=?$/.test(v) ? Buffer.from(v, "base64") : null;
+  return bytes && bytes.length === 32 ? bytes : null;
+}
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -143,6 +171,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/** Whether the deployment set a variable itself (rather than leaving it to its default): the settings page says where a value comes from. */
+export function envIsSet(name: keyof Env): boolean {
+  return Boolean(process.env[name]?.trim());
 }
 
 /** Inngest is in charge of background work only when a server to talk to is configured. */

@@ -9,7 +9,9 @@ export type ErrorCode =
   | "conflict"
   | "invalid_transition"
   | "stale_report"
+  | "no_capacity"
   | "payload_too_large"
+  | "method_not_allowed"
   | "unsatisfiable"
   | "nothing_to_invoice"
   | "rate_limited"
@@ -40,6 +42,10 @@ export const conflict = (message: string, details: FieldIssue[] = []) => new App
 export const invalidTransition = (message: string) => new AppError("invalid_transition", message);
 /** An agent's report about a placement that is no longer current: the work has moved on. */
 export const staleReport = (message = "This report is about a placement that is no longer current; nothing was changed") => new AppError("stale_report", message);
+/** The fleet cannot serve a booking in the window asked for; details say what is free and when it would fit. */
+export const noCapacity = (message: string, details: FieldIssue[] = []) => new AppError("no_capacity", message, details);
+/** A read-only listener answers every method but GET with this, whatever the path. */
+export const methodNotAllowed = (method: string) => new AppError("method_not_allowed", `${method} is not allowed here: this API is read-only (GET)`);
 export const payloadTooLarge = (message: string) => new AppError("payload_too_large", message);
 export const unsatisfiable = (message: string, details: FieldIssue[] = []) =>
   new AppError("unsatisfiable", message, details);
@@ -56,7 +62,9 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   invalid_transition: 409,
   stale_report: 409,
+  no_capacity: 409,
   payload_too_large: 413,
+  method_not_allowed: 405,
   unsatisfiable: 422,
   nothing_to_invoice: 422,
   rate_limited: 429,

@@ -6,6 +6,7 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { db, disconnectDb } from "@/lib/db/client";
 import { seedDemo } from "@/lib/platform/seed-demo";
+import { createReservation } from "@/lib/reservations/create-reservation";
 import { repoRoot, withDatabaseUrl } from "./lib/database-url";
 import { runMigrations } from "./lib/run-migrations";
 
@@ -52,6 +53,39 @@ export async function demoTenantKeys(url: string): Promise<string[]> {
   await writeFile(tenantKeysFile, JSON.stringify(keys), { mode: 0o600 });
   await disconnectDb();
   return keys;
+}
+
+/**
+ * The demo's reservations, once its fleet has registered (the simulator's nodes exist only then):
+ * Acme AI holds two H100 nodes for three days from now, Helix Bio books two A100 nodes from the day
+ * after tomorrow. Only on a database without any reservation yet; a window the fleet cannot serve
+ * (the demo's own jobs still running, say) is skipped and said so.
+ */
+export async function seedDemoReservations(url: string): Promise<void> {
+  process.env.DATABASE_URL = url;
+  if ((await db().reservation.count()) > 0) return;
+  const hour = 3_600_000;
+  const now = Date.now();
+  const start = Math.ceil(now / hour) * hour;
+  const wanted = [
+    { tenant: "Acme AI", gpu_type: "H100", node_count: 2, from: now, to: start + 72 * hour },
+    { tenant: "Helix Bio", gpu_type: "A100", node_count: 2, from: start + 48 * hour, to: start + 168 * hour },
+  ];
+  for (const w of wanted) {
+    const tenant = await db().tenant.findFirst({ where: { name: w.tenant }, select: { id: true } });
+    if (!tenant) continue;
+    // a node is bookable once its first heartbeat made it available (the simulator's first ones are seconds apart)
+    for (let i = 0; i < 30 && (await db().node.count({ where: { status: "available", gpus: { some: { gpuType: w.gpu_type } } } })) < w.node_count * 2; i++) {
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    try {
+      const r = await createReservation(systemActor, { tenant_id: tenant.id, gpu_type: w.gpu_type, node_count: w.node_count, starts_at: new Date(w.from).toISOString(), ends_at: new Date(w.to).toISOString() });
+      console.log(`[seed] ${w.tenant} reserved ${r.nodes.map((n) => n.node.hostname).join(", ")}`);
+    } catch (e) {
+      console.log(`[seed] no demo reservation for ${w.tenant}: ${(e as Error).message}`);
+    }
+  }
+  await disconnectDb();
 }
 
 async function writeKeys(keys: Record<string, string>) {

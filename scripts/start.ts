@@ -12,7 +12,7 @@ import { runMigrations } from "./lib/run-migrations";
 import { assertServerConfig } from "@/lib/env";
 import { startDemoWorkload } from "../agent/src/demo-workload";
 import { simClusters, startSimulator } from "../agent/src/simulator";
-import { demoTenantKeys, migrateAndSeed, simulatorKeys } from "./seed";
+import { demoTenantKeys, migrateAndSeed, seedDemoReservations, simulatorKeys } from "./seed";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
@@ -37,12 +37,15 @@ async function shutdown(code: number) {
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
-/** A random secret kept under .data/, so demo sessions survive restarts and no default secret is used. */
-function localAuthSecret(): string {
-  const file = path.join(repoRoot, ".data", "auth-secret");
+/**
+ * 32 random bytes kept under .data/ (created on first start), so the demo's sessions and its stored
+ * settings secrets survive restarts and no default secret is ever used.
+ */
+function localSecret(name: string, encoding: "base64url" | "base64"): string {
+  const file = path.join(repoRoot, ".data", name);
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+    writeFileSync(file, randomBytes(32).toString(encoding), { mode: 0o600 });
   }
   return readFileSync(file, "utf8").trim();
 }
@@ -59,7 +62,8 @@ async function main() {
     env.DATABASE_URL = await ensureDatabase(database.serverUrl, EMBEDDED_DB_NAME);
     env.DEMO_MODE ??= "1";
     await migrateAndSeed(env.DATABASE_URL, true);
-    env.NEXTAUTH_SECRET ??= localAuthSecret();
+    env.NEXTAUTH_SECRET ??= localSecret("auth-secret", "base64url");
+    env.SETTINGS_ENCRYPTION_KEY ??= localSecret("settings-key", "base64");
   }
   env.NEXTAUTH_URL ??= `http://localhost:${port}`;
   Object.assign(env, { NODE_ENV: dev ? "development" : "production" });
@@ -83,6 +87,8 @@ async function main() {
       log: (m) => console.log(`[simulator] ${m}`),
     });
     await simulator.ready;
+    // the demo tenants' reservations need the fleet the simulator just registered
+    if (database) await seedDemoReservations(env.DATABASE_URL!);
     // …and the demo tenants submitting work to it, through the same public API
     if (process.env.DEMO_WORKLOAD !== "0") {
       workload = startDemoWorkload({

@@ -1,7 +1,10 @@
 // The demo's tenants at work: submits jobs through the public API for each demo tenant key, so
 // the simulated fleet has something to run and the pages show a living queue. Bounded: a tenant
 // with enough waiting work submits nothing more. Each tenant also keeps one inference endpoint
-// (created once through the API; the simulator serves its traffic).
+// (created once through the API; the simulator serves its traffic) and one agentic pipeline
+// running: the plan → act → check loop template against that endpoint, started again once the
+// previous one finished.
+import { PIPELINE_TEMPLATES } from "../../lib/pipelines/templates";
 import { createClient } from "./client";
 
 const NAMES = ["llama-finetune", "embed-batch", "eval-suite", "rl-rollouts", "vision-pretrain", "rerank-train", "sweep-lr", "distill-7b"];
@@ -32,9 +35,22 @@ export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[];
     endpointsMade.add(i);
   };
 
+  const agentLoop = PIPELINE_TEMPLATES.find((t) => t.id === "plan-act-check")!;
+  const ensurePipeline = async (client: (typeof clients)[number], i: number) => {
+    const spec = DEMO_ENDPOINTS[i % DEMO_ENDPOINTS.length]!;
+    const endpoints = await client.call<{ data: Array<{ name: string; status: string }> }>("GET", "/api/endpoints?limit=50");
+    // its inference steps need the model serving first
+    if (!["ready", "scaling", "degraded"].includes(endpoints.data.find((e) => e.name === spec.name)?.status ?? "")) return;
+    const pipelines = await client.call<{ data: Array<{ status: string }> }>("GET", "/api/pipelines");
+    if (pipelines.data.some((p) => p.status === "running")) return;
+    const body = agentLoop.spec({ gpuType: opts.gpuTypes[i % opts.gpuTypes.length]!, endpoint: spec.name });
+    await client.call("POST", "/api/pipelines", { ...body, name: `agent-loop-${Math.floor(Math.random() * 1000)}` });
+  };
+
   const tick = async () => {
     for (const [i, client] of clients.entries()) {
       await ensureEndpoint(client, i).catch((e: unknown) => opts.log?.(`demo endpoint: ${(e as Error).message}`));
+      await ensurePipeline(client, i).catch((e: unknown) => opts.log?.(`demo pipeline: ${(e as Error).message}`));
       try {
         const waiting = await client.call<{ data: unknown[] }>("GET", "/api/jobs?status=queued&limit=10");
         if (waiting.data.length >= 4) continue;

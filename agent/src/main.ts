@@ -121,7 +121,7 @@ async function main() {
   const node = { gpus: Math.max(1, gpus.length), cpuCores: os.cpus().length, memoryMb: Math.floor(os.totalmem() / 2 ** 20) };
   const limits = (n: number) => limitsFor(n, node);
   const gpuIndexOf = (id: string) => indexById.get(id);
-  const runner = new Runner({ book, outbox, logs, launcher, gpuIndexOf, limits, log });
+  const runner = new Runner({ book, outbox, logs, launcher, gpuIndexOf, limits, baseUrl, log });
   runner.resume();
   const replicas = new ReplicaSupervisor({
     launcher,

@@ -4,6 +4,11 @@
 // its exit is written to the outbox before the agent lets go of it; its output goes to the log
 // spool. Work the control plane no longer assigns is stopped without a report (it was taken
 // away); work stopped because the agent's lease lapsed is reported interrupted.
+//
+// A job's container gets its own environment (a pipeline step's, resolved by the control plane)
+// and, from GPUForge: GPUFORGE_JOB_ID, GPUFORGE_ATTEMPT, GPUFORGE_OUTPUTS_URL and
+// GPUFORGE_REPORT_TOKEN, a credential scoped to this placement that lets the workload post its
+// own outputs ({"outputs": {...}}) and nothing else. The agent key never enters a container.
 import { placementKey, type Assignment, type JobAssignment, type ReplicaAssignment } from "../../lib/fleet/assignments";
 import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
 import type { LogSpool } from "./log-spool";
@@ -24,6 +29,8 @@ export interface RunnerOptions {
   launcher: Launcher;
   gpuIndexOf: (gpuId: string) => number | undefined;
   limits: (gpus: number) => ResourceLimits;
+  /** the control plane's URL, for the outputs address handed to containers */
+  baseUrl?: string;
   log?: (m: string) => void;
 }
 
@@ -123,7 +130,12 @@ export class Runner {
         image: a.image,
         ...(a.command !== undefined ? { command: a.command } : {}),
         gpus: devices,
-        env: { GPUFORGE_JOB_ID: a.job_id, GPUFORGE_ATTEMPT: String(a.attempt) },
+        env: {
+          ...a.env,
+          GPUFORGE_JOB_ID: a.job_id,
+          GPUFORGE_ATTEMPT: String(a.attempt),
+          ...(a.outputs_path && a.report_token ? { GPUFORGE_OUTPUTS_URL: (this.opts.baseUrl ?? "") + a.outputs_path, GPUFORGE_REPORT_TOKEN: a.report_token } : {}),
+        },
         labels: { "gpuforge.job": a.job_id, "gpuforge.attempt": String(a.attempt) },
         limits: this.opts.limits(devices.length),
       });

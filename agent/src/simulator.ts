@@ -6,7 +6,10 @@
 // power follow what runs on each GPU. Endpoint replicas assigned to a node "load their model" for a
 // few seconds and then serve simulated traffic: a slow wave of requests per endpoint shared by its
 // replicas, latency rising with each replica's load, posted to the endpoint's metrics route (with
-// the replica's fence) like a real serving sidecar.
+// the replica's fence) like a real serving sidecar. Serving replicas also answer OpenAI-style chat
+// completions on a small local server (the address they report as serving_url), so pipelines'
+// inference steps have a model to call; simulated job containers post outputs with their
+// placement's token before they exit, as real workloads do.
 //
 // Given several app addresses (and ingest servers for heartbeats and metrics), nodes are spread
 // over them and move to the next one when theirs does not answer, as agents behind a load balancer
@@ -25,7 +28,7 @@ import { createClient, type Client } from "./client";
 import { LogSpool } from "./log-spool";
 import { Outbox, type ExitReport, type ReportAnswer } from "./outbox";
 import { jobsOf, replicasOf, type Assignment, type ReplicaAssignment } from "./runner";
-import { gpuProfile, noise, SIM_MODEL_LOAD_S, simulatedEndpointLoad, simulatedExitCode, simulatedReplicaSample } from "./sim-signals";
+import { gpuProfile, noise, SIM_MODEL_LOAD_S, simulatedCompletion, simulatedEndpointLoad, simulatedExitCode, simulatedReplicaSample } from "./sim-signals";
 
 export interface SimCluster {
   clusterId: string;
@@ -159,6 +162,33 @@ function openOutbox(n: SimNode, dir: string, log: (m: string) => void, hook: Sim
   });
 }
 
+/** Simulated serving: POST /replicas/<id>/v1/chat/completions for every replica that serves. */
+function startModelServer(serving: (replicaId: string) => ReplicaAssignment | undefined, log: (m: string) => void) {
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const m = /^\/replicas\/([0-9a-f-]{36})\/v1\/chat\/completions$/.exec(req.url ?? "");
+      const a = m ? serving(m[1]!) : undefined;
+      if (!a || req.method !== "POST") {
+        res.writeHead(404, { "content-type": "application/json" }).end('{"error":"no such model here"}');
+        return;
+      }
+      let prompt = "";
+      try {
+        prompt = ((JSON.parse(body) as { messages?: Array<{ content?: string }> }).messages ?? []).map((x) => x.content ?? "").join("\n");
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" }).end('{"error":"body must be JSON"}');
+        return;
+      }
+      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(simulatedCompletion(prompt, a.model))), 120 + Math.random() * 300);
+    });
+  });
+  const listening = new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)));
+  server.on("error", (e) => log(`model server: ${e.message}`));
+  return { listening, close: () => server.close() };
+}
+
 export function startSimulator(opts: SimulatorOptions) {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} simulator: ${m}\n`));
   const stateDir = opts.stateDir ?? path.join(os.tmpdir(), "gpuforge-simulator");
@@ -168,6 +198,15 @@ export function startSimulator(opts: SimulatorOptions) {
   const reachable = (n: SimNode) => !n.silent && !n.partitioned && n.id !== undefined;
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
+  const models = startModelServer((id) => {
+    for (const n of nodes) {
+      const r = n.replicas.get(id);
+      if (r && r.servingFrom <= Date.now() && reachable(n)) return r.assignment;
+    }
+    return undefined;
+  }, log);
+  let modelPort: number | undefined;
+  void models.listening.then((p) => (modelPort = p));
 
   /** A timer the simulator forgets once it fired (a long run at fleet scale arms millions). */
   const after = (ms: number, fn: () => unknown) => {
@@ -236,7 +275,7 @@ export function startSimulator(opts: SimulatorOptions) {
     await Promise.all(
       serving.map(({ n, r }) => {
         const rps = simulatedEndpointLoad(r.assignment.endpoint_id, now) / siblings.get(r.assignment.endpoint_id)!;
-        const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence };
+        const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence, ...(modelPort ? { serving_url: `http://127.0.0.1:${modelPort}/replicas/${r.assignment.replica_id}` } : {}) };
         if (Math.random() < seconds / 60) n.logs.write(placementKey(r.assignment), "stdout", `INFO ${sample.requests} requests in ${seconds} s, p95 ${sample.p95_ms} ms\n`);
         return n.client.call("POST", r.assignment.metrics_path, { samples: [sample] }, 10_000).catch((e: unknown) => log((e as Error).message));
       }),
@@ -286,7 +325,14 @@ export function startSimulator(opts: SimulatorOptions) {
         const exitCode = simulatedExitCode(a.command);
         if (a.image || a.command) n.logs.write(key, "stdout", exitCode === 0 ? "training finished; checkpoint saved to /workspace/out\n" : `Traceback (most recent call last): RuntimeError (exit ${exitCode})\n`);
         n.logs.close(key);
-        n.outbox.add({ key, job_id: a.job_id, attempt: a.attempt, fence: a.fence, status: exitCode === 0 ? "completed" : "failed", exit_code: exitCode, finished_at: new Date().toISOString() });
+        const report = () => n.outbox.add({ key, job_id: a.job_id, attempt: a.attempt, fence: a.fence, status: exitCode === 0 ? "completed" : "failed", exit_code: exitCode, finished_at: new Date().toISOString() });
+        if (!(a.image || a.command) || exitCode !== 0) return report();
+        // like a real workload: the container posts its outputs with its own token, then exits
+        const outputs = { checkpoint: `s3://demo-checkpoints/${a.job_id.slice(0, 8)}/attempt-${a.attempt}`, train_loss: Math.round((1.2 + Math.random()) * 1000) / 1000, eval_score: Math.round((0.6 + Math.random() * 0.35) * 1000) / 1000 };
+        void createClient({ baseUrl: list(opts.baseUrl), key: a.report_token, retryForMs: 10_000 })
+          .call("POST", a.outputs_path, { outputs })
+          .catch((e: unknown) => log(`outputs of job ${a.job_id}: ${(e as Error).message}`))
+          .finally(report);
       }, (a.duration_s ?? 300) * 1000);
       n.jobs.set(key, { assignment: a, timers: [done, ...output] });
     }
@@ -398,6 +444,7 @@ export function startSimulator(opts: SimulatorOptions) {
     },
     stop() {
       stopped = true;
+      models.close();
       for (const t of timers) clearTimeout(t);
       for (const n of nodes) for (const run of n.jobs.values()) for (const t of run.timers) clearTimeout(t);
     },

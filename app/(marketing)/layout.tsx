@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { GoogleAnalytics } from "@/components/marketing/google-analytics";
+import { MobileMenu } from "@/components/marketing/mobile-menu";
 import { PageViewTracker } from "@/components/marketing/page-view-tracker";
 import { Logo } from "@/components/shell/app-shell";
 import { USE_CASES } from "@/content/use-cases";
@@ -14,7 +15,8 @@ export default function MarketingLayout({ children }: { children: React.ReactNod
           <nav aria-label="Main" className="flex items-center gap-5 text-sm font-medium text-slate-700">
             <Link href="/use-cases" className="hidden hover:text-slate-900 sm:inline">Use cases</Link>
             <Link href="/blog" className="hidden hover:text-slate-900 sm:inline">Blog</Link>
-            <Link href="/docs" className="hover:text-slate-900">Docs</Link>
+            <Link href="/docs" className="hidden hover:text-slate-900 sm:inline">Docs</Link>
+            <MobileMenu links={[{ href: "/use-cases", label: "Use cases" }, { href: "/blog", label: "Blog" }, { href: "/docs", label: "Docs" }]} />
             <Link href="/login" className="rounded-md bg-slate-900 px-3.5 py-2 text-white hover:bg-slate-700">Sign in</Link>
           </nav>
         </div>

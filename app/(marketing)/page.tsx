@@ -38,7 +38,7 @@ const services = [
   },
   {
     name: "Workflow orchestration",
-    body: "Jobs and multi-step pipelines scheduled by priority and fair share under per-tenant quotas, with gang placement, backfill and retries.",
+    body: "Jobs and agentic pipelines (steps that hand their outputs on, loops that run until a check passes, calls to HTTP tools and your own endpoints) scheduled by priority and fair share under per-tenant quotas, with retries and a workflow log.",
   },
 ];
 
@@ -131,8 +131,8 @@ export default async function Landing() {
       <section aria-labelledby="early" className="mx-auto max-w-6xl px-6 py-20">
         <div className="grid gap-10 rounded-2xl bg-slate-900 p-10 lg:grid-cols-2">
           <div>
-            <h2 id="early" className="text-2xl font-semibold text-white">Inference endpoints are next</h2>
-            <p className="mt-3 text-slate-300">Endpoints on GPUs with SLA tracking and autoscaling. Join the early-access list, or ask for a demo of what runs today.</p>
+            <h2 id="early" className="text-2xl font-semibold text-white">GPU pods and an inference gateway are next</h2>
+            <p className="mt-3 text-slate-300">Inference endpoints with SLA tracking and autoscaling run today, and so do agentic pipelines. Next: GPU pods you can open a shell in, and one gateway URL per endpoint. Join the early-access list, or ask for a demo of what runs today.</p>
             <div className="mt-6"><DemoRequestButton label="Talk to an engineer" /></div>
           </div>
           <div className="rounded-xl bg-white p-6"><EarlyAccessForm /></div>

@@ -3,9 +3,10 @@ import { z } from "zod";
 import { createAlertRule, updateAlertRule } from "@/lib/alerts/alert-rules";
 import { acknowledgeAlert, retryNotification } from "@/lib/alerts/queries";
 import { createRuleBody, updateRuleBody } from "@/lib/alerts/schemas";
+import { createSilence, createSilenceBody, endSilence } from "@/lib/alerts/silences";
 import { formText, serverAction } from "@/lib/auth/action";
 
-const pages = ["/admin/alerts", "/admin/alerts/rules", "/admin/alerts/notifications", "/admin"];
+const pages = ["/admin/alerts", "/admin/alerts/rules", "/admin/alerts/notifications", "/admin/alerts/silences", "/admin"];
 const isOperator = (p: { kind: string }) => p.kind === "operator";
 
 /** Decimal knobs (°C, %) come as text; anything that is not a number is passed on for the schema to name. */
@@ -69,5 +70,44 @@ export const retryNotificationAction = serverAction(
   async (actor, { id }) => {
     const n = await retryNotification(actor, id);
     return { message: `Queued again: ${n.subject}` };
+  },
+);
+
+/** datetime-local gives "2026-12-01T08:00" (read as UTC, as the console shows every time). */
+const utcInput = (f: FormData, name: string) => {
+  const v = formText(f, name);
+  return v && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v) ? `${v}:00Z` : v;
+};
+
+export const createSilenceAction = serverAction(
+  {
+    schema: createSilenceBody,
+    fromForm: (f) => ({
+      kind: formText(f, "kind") ?? "silence",
+      rule_id: formText(f, "rule_id"),
+      rule_type: formText(f, "rule_type"),
+      cluster_id: formText(f, "cluster_id"),
+      node_id: formText(f, "node_id"),
+      subject_type: formText(f, "subject_type"),
+      subject_id: formText(f, "subject_id"),
+      reason: formText(f, "reason") ?? "",
+      starts_at: utcInput(f, "starts_at"),
+      duration_s: formNumber(f, "duration_s"),
+    }),
+    allow: isOperator,
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    const s = await createSilence(actor, input);
+    const until = s.endsAt.toISOString().slice(0, 16).replace("T", " ");
+    return { message: s.startsAt > new Date() ? `Maintenance window scheduled until ${until} UTC.` : `Silenced until ${until} UTC.` };
+  },
+);
+
+export const endSilenceAction = serverAction(
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: isOperator, revalidate: pages },
+  async (actor, { id }) => {
+    const s = await endSilence(actor, id);
+    return { message: s.kind === "maintenance" ? "Window ended; its alerts notify again." : "Silence ended; its alerts notify again." };
   },
 );

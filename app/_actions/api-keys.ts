@@ -6,6 +6,14 @@ import { createApiKeyBody } from "@/lib/api-keys/schemas";
 import { formText, serverAction } from "@/lib/auth/action";
 import type { Principal } from "@/lib/auth/principal";
 
+/** "30" / "90" / "365" days from now, a chosen date (end of that day, UTC), or never. */
+function expiryFromForm(choice: string | undefined, date: string | undefined): string | undefined {
+  if (!choice || choice === "never") return undefined;
+  if (choice === "custom") return date && /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59Z` : (date ?? "");
+  const days = Number(choice);
+  return Number.isFinite(days) ? new Date(Date.now() + days * 86_400_000).toISOString() : choice;
+}
+
 const canManageKeys = (p: Principal) => p.kind === "operator" || (p.kind === "tenant" && p.role === "tenant_admin");
 const pages = ["/admin/api-keys", "/dashboard/api-keys"];
 
@@ -17,13 +25,15 @@ export const createApiKeyAction = serverAction(
       scope: formText(f, "scope"),
       tenant_id: formText(f, "scope") === "tenant" ? formText(f, "tenant_id") : undefined,
       cluster_id: formText(f, "scope") === "agent" ? formText(f, "cluster_id") : undefined,
+      expires_at: expiryFromForm(formText(f, "expiry"), formText(f, "expires_on")),
     }),
     allow: canManageKeys,
     revalidate: pages,
   },
   async (actor, input) => {
     const { apiKey, key } = await createApiKey(actor, input);
-    return { message: `Key “${apiKey.name}” created. Copy it now: it is not shown again.`, data: { key, prefix: apiKey.prefix } };
+    const until = apiKey.expiresAt ? ` It expires ${apiKey.expiresAt.toISOString().slice(0, 10)}.` : " It never expires.";
+    return { message: `Key “${apiKey.name}” created. Copy it now: it is not shown again.${until}`, data: { key, prefix: apiKey.prefix } };
   },
 );
 

@@ -1,4 +1,5 @@
 "use server";
+import { redirect } from "next/navigation";
 import { z } from "zod";
 import { formInt, formNumber, formText, serverAction } from "@/lib/auth/action";
 import { createEndpoint, deleteEndpoint, updateEndpoint } from "@/lib/endpoints/endpoints";
@@ -31,7 +32,8 @@ export const createEndpointAction = serverAction(
   },
   async (actor, input) => {
     const e = await createEndpoint(actor, input);
-    return { message: `“${e.name}” created; placing ${e.desiredReplicas} replica(s).`, data: { id: e.id } };
+    // a fresh page for the new endpoint, opened at its top
+    redirect(`/dashboard/endpoints/${e.id}?created=1`);
   },
 );
 
@@ -57,7 +59,7 @@ export const updateEndpointAction = serverAction(
   },
   async (actor, { id, ...changes }) => {
     const e = await updateEndpoint(actor, id, changes);
-    return { message: `Saved. ${e.name} runs ${e.desiredReplicas} replica(s).` };
+    return { message: `Saved. ${e.name} runs ${e.desiredReplicas} replica${e.desiredReplicas === 1 ? "" : "s"}.` };
   },
 );
 
@@ -70,9 +72,15 @@ export const stopStartEndpointAction = serverAction(
 );
 
 export const deleteEndpointAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: tenantOrOperator, revalidate: pages },
-  async (actor, { id }) => {
-    await deleteEndpoint(actor, id);
-    return { message: "Endpoint deleted." };
+  {
+    schema: z.object({ id: z.uuid(), after: z.enum(["/dashboard/endpoints", "/admin/endpoints"]) }),
+    fromForm: (f) => ({ id: formText(f, "id"), after: formText(f, "after") }),
+    allow: tenantOrOperator,
+    revalidate: pages,
+  },
+  async (actor, { id, after }) => {
+    const e = await deleteEndpoint(actor, id);
+    // the endpoint's page is gone: back to the list, which says what was deleted
+    redirect(`${after}?deleted=${encodeURIComponent(e.name)}`);
   },
 );

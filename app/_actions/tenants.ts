@@ -1,11 +1,19 @@
 "use server";
 import { z } from "zod";
 import { formInt, formText, serverAction } from "@/lib/auth/action";
+import { quotaWarning } from "@/lib/jobs/job-fit";
+import { fleetCapacity } from "@/lib/jobs/queries";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { createTenantBody, updateTenantBody } from "@/lib/tenants/schemas";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 
 const isOperator = (p: { kind: string }) => p.kind === "operator";
+
+/** Said after saving: a quota larger than the whole fleet is allowed (the fleet may grow) but never usable today. */
+async function fleetQuotaWarning(quota: number) {
+  const capacity = await fleetCapacity();
+  return quotaWarning(quota, Object.values(capacity).reduce((s, n) => s + n, 0));
+}
 
 export const createTenantAction = serverAction(
   {
@@ -16,7 +24,8 @@ export const createTenantAction = serverAction(
   },
   async (actor, input) => {
     const tenant = await createTenant(actor, input);
-    return { message: `Tenant “${tenant.name}” created.`, data: { id: tenant.id } };
+    const warning = await fleetQuotaWarning(input.gpu_quota);
+    return { message: `Tenant “${tenant.name}” created.${warning ? ` Note: ${warning}` : ""}`, data: { id: tenant.id } };
   },
 );
 
@@ -40,6 +49,7 @@ export const updateTenantAction = serverAction(
   async (actor, { id, changes }) => {
     const tenant = await updateTenant(actor, id, changes);
     const verb = changes.status === "suspended" ? "suspended" : changes.status === "active" ? "reactivated" : "saved";
-    return { message: `Tenant “${tenant.name}” ${verb}.` };
+    const warning = changes.gpu_quota !== undefined ? await fleetQuotaWarning(changes.gpu_quota) : null;
+    return { message: `Tenant “${tenant.name}” ${verb}.${warning ? ` Note: ${warning}` : ""}` };
   },
 );

@@ -4,6 +4,7 @@ import { cn } from "@/components/ui/cn";
 const tabs = [
   { href: "/admin/alerts", label: "Alerts" },
   { href: "/admin/alerts/rules", label: "Rules" },
+  { href: "/admin/alerts/silences", label: "Silences" },
   { href: "/admin/alerts/notifications", label: "Notifications" },
   { href: "/admin/alerts/remediations", label: "Remediations" },
 ];
@@ -11,7 +12,7 @@ const tabs = [
 /** The alerting section's tabs; `current` is the active tab's href. */
 export function AlertsNav({ current }: { current: string }) {
   return (
-    <nav aria-label="Alerting" className="mb-6 flex gap-1 border-b border-slate-200">
+    <nav aria-label="Alerting" className="mb-6 flex gap-1 overflow-x-auto border-b border-slate-200">
       {tabs.map((t) => (
         <Link
           key={t.href}

@@ -7,17 +7,21 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
+import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import type { SlaSummary } from "@/lib/endpoints/endpoint-page";
 import type { EndpointJson, SeriesJson, SlaJson } from "@/lib/endpoints/schemas";
+import type { TimelineSlot } from "@/lib/endpoints/sla";
+import { describeRange, describeStep, type TimeRange } from "@/lib/metrics/time-range";
+import { EndpointSlaPanel, SlaCell, type SlaAlertView } from "./endpoint-sla";
 
 const endpointTones: Record<string, Tone> = { provisioning: "sky", ready: "green", scaling: "indigo", degraded: "amber", failed: "red", stopped: "neutral" };
 const replicaTones: Record<string, Tone> = { starting: "sky", ready: "green", unhealthy: "amber", stopped: "neutral" };
 export const EndpointStatus = ({ status }: { status: string }) => <Badge tone={endpointTones[status] ?? "neutral"}>{status}</Badge>;
 const ReplicaStatus = ({ status }: { status: string }) => <Badge tone={replicaTones[status] ?? "neutral"}>{status}</Badge>;
 
-const pct = (v: number | null, digits = 2) => (v === null ? "—" : `${v.toFixed(digits)} %`);
-const minutes = (v: number) => v.toFixed(v < 10 ? 2 : 1);
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
-export function EndpointsTable({ endpoints, hrefBase, tenantNames }: { endpoints: EndpointJson[]; hrefBase: string; tenantNames?: Map<string, string> }) {
+export function EndpointsTable({ endpoints, hrefBase, tenantNames, sla, alertHref }: { endpoints: EndpointJson[]; hrefBase: string; tenantNames?: Map<string, string>; sla?: Map<string, SlaSummary>; alertHref: (id: string) => string }) {
   if (endpoints.length === 0) {
     return <EmptyState title="No inference endpoints yet">An endpoint serves a model from replicas on the fleet&apos;s GPUs; its status, traffic and SLA show here.</EmptyState>;
   }
@@ -44,7 +48,7 @@ export function EndpointsTable({ endpoints, hrefBase, tenantNames }: { endpoints
             <Td wrap className="max-w-xs text-xs text-slate-600">{e.model}</Td>
             <Td className="text-right tabular-nums">{e.ready_replicas} / {e.replicas}<span className="text-xs text-slate-500"> ({e.min_replicas}–{e.max_replicas})</span></Td>
             <Td className="tabular-nums">{e.gpus_held} × {e.gpu_type}</Td>
-            <Td className="text-xs text-slate-600">{[e.sla_p95_ms ? `p95 ≤ ${e.sla_p95_ms} ms` : null, e.sla_availability_pct ? `${e.sla_availability_pct} %` : null].filter(Boolean).join(" · ") || "—"}</Td>
+            <Td><SlaCell target={[e.sla_p95_ms ? `p95 ≤ ${e.sla_p95_ms} ms` : null, e.sla_availability_pct ? `${e.sla_availability_pct} %` : null].filter(Boolean).join(" · ")} summary={sla?.get(e.id)} alertHref={alertHref} /></Td>
             <Td>{formatRelative(e.created_at)}</Td>
           </tr>
         ))}
@@ -57,19 +61,26 @@ export function EndpointDetail(props: {
   endpoint: EndpointJson;
   series: SeriesJson;
   sla: SlaJson;
+  timeline: TimelineSlot[];
+  slaAlert: SlaAlertView;
+  range: TimeRange;
+  basePath: string;
+  alertsHref: string;
   history: { transitions: Array<{ from_status: string | null; to_status: string; reason: string; actor: string; created_at: string }>; scaling: Array<{ from_replicas: number; to_replicas: number; metric: string; observed: number | null; outcome: string; reason: string; created_at: string }> };
   listHref: string;
   listLabel: string;
   tenantName?: string;
   apiBase: string;
+  justCreated?: boolean;
 }) {
-  const { endpoint: e, series, sla, history } = props;
+  const { endpoint: e, series, sla, history, range } = props;
   const live = e.replica_list.filter((r) => r.status !== "stopped");
   const stopped = e.replica_list.filter((r) => r.status === "stopped");
-  const budget = sla.error_budget;
+  const words = describeRange(range);
+  const hasTraffic = series.points.some((x) => x.requests_per_s !== null);
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href={props.listHref} className="hover:underline">{props.listLabel}</Link></nav>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href={props.listHref} className="hover:underline">{props.listLabel}</Link> / <span aria-current="page">{e.name}</span></nav>
       <PageHeader
         title={e.name}
         description={`${e.model} · ${e.gpus_per_replica} × ${e.gpu_type} per replica${props.tenantName ? ` · ${props.tenantName}` : ""}`}
@@ -78,30 +89,33 @@ export function EndpointDetail(props: {
             <EndpointStatus status={e.status} />
             <StopStartEndpointButton action={stopStartEndpointAction} id={e.id} name={e.name} stopped={e.stopped} />
             <DeleteEndpointButton action={deleteEndpointAction} id={e.id} name={e.name} after={props.listHref} />
-            <AutoRefresh seconds={5} />
+            {range.key === "custom" ? null : <AutoRefresh seconds={5} />}
           </div>
         }
       />
+      {props.justCreated ? <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">“{e.name}” created: its replicas are being placed. Each turns ready on its first healthy sample; SLA figures start then.</p> : null}
       {e.status_reason ? (
         <p role="status" className={`mb-6 rounded-lg px-4 py-3 text-sm ring-1 ${e.status === "ready" ? "bg-emerald-50 text-emerald-900 ring-emerald-200" : e.status === "failed" || e.status === "degraded" ? "bg-amber-50 text-amber-900 ring-amber-200" : "bg-sky-50 text-sky-900 ring-sky-200"}`}>
           <strong className="capitalize">{e.status}:</strong> {e.status_reason}
         </p>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
+      <div className="grid gap-4 sm:grid-cols-2">
         <Stat label="Replicas ready" value={`${e.ready_replicas} / ${e.replicas}`} hint={`min ${e.min_replicas}, max ${e.max_replicas}${e.autoscale_metric !== "none" ? ", autoscaled" : ""}`} />
-        <Stat label="GPUs held" value={e.gpus_held} hint={`${e.gpu_type}, on ${new Set(live.map((r) => r.node_id)).size} node(s)`} />
-        <Stat label="Availability (24 h)" value={pct(sla.availability_pct)} hint={sla.targets.availability_pct ? `target ${sla.targets.availability_pct} %` : "no target set"} />
-        <Stat label="p95 within SLA (24 h)" value={pct(sla.p95_compliance_pct, 1)} hint={sla.targets.p95_ms ? `of minutes with traffic, target ${sla.targets.p95_ms} ms` : "no latency target"} />
-        <Stat label="Error budget left" value={budget ? pct(budget.remaining_pct, 0) : "—"} hint={budget ? `${minutes(budget.used_minutes)} of ${minutes(budget.allowed_minutes)} min of downtime allowed used` : "set an availability target"} />
+        <Stat label="GPUs held" value={e.gpus_held} hint={`${e.gpu_type}, on ${plural(new Set(live.map((r) => r.node_id)).size, "node")}`} />
       </div>
+      <div className="mt-6 flex flex-wrap items-center justify-between gap-3">
+        <h2 className="text-base font-semibold text-slate-900">Service level and traffic, {words}</h2>
+        <TimeRangePicker base={props.basePath} range={range} />
+      </div>
+      <EndpointSlaPanel sla={sla} timeline={props.timeline} alert={props.slaAlert} rangeWords={words} alertsHref={props.alertsHref} />
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>
-          <CardHeader title="Throughput" description="Per minute, last hour" />
-          <div className="p-5">{series.points.length ? <EndpointTrafficChart points={series.points} /> : <EmptyState title="No traffic reported yet">Samples posted to the metrics API appear here within seconds.</EmptyState>}</div>
+          <CardHeader title={`Throughput, ${words}`} description={`${describeStep(series.step_s)} steps, UTC; gaps: no samples`} />
+          <div className="p-5" data-testid="endpoint-traffic" data-from={series.from} data-step={series.step_s}>{hasTraffic ? <EndpointTrafficChart points={series.points} /> : <EmptyState title="No traffic reported in this range">Samples posted to the metrics API appear here within seconds.</EmptyState>}</div>
         </Card>
         <Card>
-          <CardHeader title="Latency" description={e.sla_p95_ms ? `p50 / p95 / p99 against the ${e.sla_p95_ms} ms p95 target` : "p50 / p95 / p99 per minute"} />
-          <div className="p-5">{series.points.length ? <EndpointLatencyChart points={series.points} slaP95Ms={e.sla_p95_ms} /> : <EmptyState title="No latency reported yet" />}</div>
+          <CardHeader title={`Latency, ${words}`} description={e.sla_p95_ms ? `p50 / p95 / p99 of ${describeStep(series.step_s)} steps against the ${e.sla_p95_ms} ms p95 target` : `p50 / p95 / p99 of ${describeStep(series.step_s)} steps`} />
+          <div className="p-5">{hasTraffic ? <EndpointLatencyChart points={series.points} slaP95Ms={e.sla_p95_ms} /> : <EmptyState title="No latency reported in this range" />}</div>
         </Card>
       </div>
       <Card className="mt-6">
@@ -111,7 +125,7 @@ export function EndpointDetail(props: {
             <thead className="bg-slate-50"><tr><Th>Replica</Th><Th>Status</Th><Th>Node</Th><Th>GPUs</Th><Th>Started</Th><Th>Last sample</Th><Th>Note</Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
               {[...live, ...stopped].map((r) => (
-                <tr key={r.id} className={r.status === "stopped" ? "text-slate-400" : undefined}>
+                <tr key={r.id} className={r.status === "stopped" ? "text-slate-500" : undefined}>
                   <Td><code className="text-xs">{r.id.slice(0, 8)}</code></Td>
                   <Td><ReplicaStatus status={r.status} /></Td>
                   <Td>{r.hostname ?? "—"}</Td>
@@ -151,7 +165,7 @@ export function EndpointDetail(props: {
           <ol className="divide-y divide-slate-100">
             {history.transitions.slice(0, 20).map((t, i) => (
               <li key={i} className="flex items-start justify-between gap-4 px-5 py-3 text-sm">
-                <span>{t.from_status ? <><EndpointStatus status={t.from_status} /> → </> : null}<EndpointStatus status={t.to_status} /> <span className="ml-2 text-slate-600">{t.reason}</span> <span className="text-slate-400">· {t.actor}</span></span>
+                <span>{t.from_status ? <><EndpointStatus status={t.from_status} /> → </> : null}<EndpointStatus status={t.to_status} /> <span className="ml-2 text-slate-600">{t.reason}</span> <span className="text-slate-500">· {t.actor}</span></span>
                 <time className="shrink-0 text-xs text-slate-500" dateTime={t.created_at}>{formatDateTime(t.created_at)}</time>
               </li>
             ))}
@@ -160,7 +174,7 @@ export function EndpointDetail(props: {
       </div>
       <Card className="mt-6">
         <CardHeader title="Report serving metrics" description="Each serving container posts its own replica's samples with the report token the agent gives it (GPUFORGE_REPORT_TOKEN); your own tooling can post with a tenant key. A sample with healthy=false marks its replica unhealthy." />
-        <pre className="overflow-x-auto p-5 text-xs text-slate-700"><code>{`curl -X POST ${props.apiBase}/api/endpoints/${e.id}/metrics \\
+        <pre tabIndex={0} aria-label="Example request" className="overflow-x-auto p-5 text-xs text-slate-700"><code>{`curl -X POST ${props.apiBase}/api/endpoints/${e.id}/metrics \\
   -H "Authorization: Bearer $GPUFORGE_KEY" -H "content-type: application/json" \\
   -d '{"samples":[{"replica_id":"${live[0]?.id ?? "<replica id>"}","requests":412,"errors":1,"p50_ms":180,"p95_ms":540,"p99_ms":910,"tokens_per_s":5200}]}'`}</code></pre>
       </Card>

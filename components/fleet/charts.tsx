@@ -1,5 +1,6 @@
 "use client";
 import { AreaChart, BarChart, LineChart } from "@tremor/react";
+import { formatAxisTime } from "@/lib/metrics/time-range";
 
 // Tremor charts run in the browser; the pages pass plain, already-shaped data. Tremor's own
 // legend renders list items inside buttons, which screen readers cannot follow (axe "list"):
@@ -23,10 +24,18 @@ function Legend({ items, colors }: { items: string[]; colors: string[] }) {
   );
 }
 
-const time = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+/** Axis labels in UTC: the time of day, with the date once a chart spans a day or more. */
+const label = (t: string | number, spanMs: number) => formatAxisTime(typeof t === "number" ? t : Date.parse(t), spanMs);
+const ms = (t: string | number) => (typeof t === "number" ? t : Date.parse(t));
+const spanOf = (points: Array<{ t: string | number }>) => (points.length < 2 ? 0 : ms(points.at(-1)!.t) - ms(points[0]!.t));
 
-export function FleetUtilizationChart({ points }: { points: Array<{ t: string; utilization: number }> }) {
-  const data = points.map((p) => ({ time: time(p.t), "Utilization %": p.utilization }));
+// Every time chart below plots one row per step of its range, nulls included: the axis is real
+// time (evenly spaced steps) and a gap in the data shows as a gap in the line, never as two
+// distant points drawn side by side.
+
+export function FleetUtilizationChart({ points }: { points: Array<{ t: number; utilization: number | null }> }) {
+  const span = spanOf(points);
+  const data = points.map((p) => ({ time: label(p.t, span), "Utilization %": p.utilization }));
   return (
     <AreaChart
       className="h-64"
@@ -40,21 +49,20 @@ export function FleetUtilizationChart({ points }: { points: Array<{ t: string; u
       showAnimation={false}
       showLegend={false}
       yAxisWidth={48}
+      connectNulls={false}
     />
   );
 }
 
-export function NodeGpuChart({ rows, metric }: { rows: Array<{ t: string; idx: number; util: number; temp: number }>; metric: "util" | "temp" }) {
-  const byTime = new Map<string, Record<string, string | number>>();
-  const gpus = new Set<number>();
+export function NodeGpuChart({ grid, rows, metric }: { grid: number[]; rows: Array<{ t: number; idx: number; util: number; temp: number }>; metric: "util" | "temp" }) {
+  const span = grid.length > 1 ? grid.at(-1)! - grid[0]! : 0;
+  const gpus = [...new Set(rows.map((r) => r.idx))].sort((a, b) => a - b);
+  const byTime = new Map<number, Record<string, string | number | null>>(grid.map((t) => [t, { time: label(t, span), ...Object.fromEntries(gpus.map((i) => [`GPU ${i}`, null])) }]));
   for (const r of rows) {
-    const key = time(r.t);
-    const point = byTime.get(key) ?? { time: key };
-    point[`GPU ${r.idx}`] = Math.round(metric === "util" ? r.util : r.temp);
-    byTime.set(key, point);
-    gpus.add(r.idx);
+    const point = byTime.get(r.t);
+    if (point) point[`GPU ${r.idx}`] = Math.round(metric === "util" ? r.util : r.temp);
   }
-  const categories = [...gpus].sort((a, b) => a - b).map((i) => `GPU ${i}`);
+  const categories = gpus.map((i) => `GPU ${i}`);
   const colors = ["indigo", "emerald", "amber", "rose", "sky", "violet", "lime", "fuchsia"];
   return (
     <>
@@ -69,6 +77,7 @@ export function NodeGpuChart({ rows, metric }: { rows: Array<{ t: string; idx: n
       showAnimation={false}
       showLegend={false}
       yAxisWidth={48}
+      connectNulls={false}
       {...(metric === "util" ? { minValue: 0, maxValue: 100 } : {})}
     />
     </>
@@ -121,15 +130,16 @@ export function UsageByTypeChart({ rows }: { rows: Array<{ gpu_type: string; amo
   );
 }
 
-/** Public-site page views and visitors per day. */
-export function SiteViewsChart({ rows }: { rows: Array<{ day: string; views: number; sessions: number }> }) {
+/** Public-site page views and visitors per step of the page's range (zero where nobody came). */
+export function SiteViewsChart({ rows }: { rows: Array<{ t: number; views: number; sessions: number }> }) {
+  const span = spanOf(rows);
   return (
     <>
     <Legend items={["Views", "Visitors"]} colors={["indigo", "emerald"]} />
     <AreaChart
       className="h-56"
-      data={rows.map((r) => ({ day: r.day, Views: r.views, Visitors: r.sessions }))}
-      index="day"
+      data={rows.map((r) => ({ time: label(r.t, span), Views: r.views, Visitors: r.sessions }))}
+      index="time"
       categories={["Views", "Visitors"]}
       colors={["indigo", "emerald"]}
       showAnimation={false}
@@ -140,28 +150,30 @@ export function SiteViewsChart({ rows }: { rows: Array<{ day: string; views: num
   );
 }
 
-/** An endpoint's throughput per minute: requests/s and, where reported, tokens/s (thousands). */
-export function EndpointTrafficChart({ points }: { points: Array<{ t: string; requests_per_s: number; tokens_per_s: number | null }> }) {
-  const data = points.map((p) => ({ time: time(p.t), "Requests/s": p.requests_per_s, "Tokens/s (k)": p.tokens_per_s === null ? null : Math.round(p.tokens_per_s / 100) / 10 }));
+/** An endpoint's throughput per step: requests/s and, where reported, tokens/s (thousands). */
+export function EndpointTrafficChart({ points }: { points: Array<{ t: string; requests_per_s: number | null; tokens_per_s: number | null }> }) {
+  const span = spanOf(points);
+  const data = points.map((p) => ({ time: label(p.t, span), "Requests/s": p.requests_per_s, "Tokens/s (k)": p.tokens_per_s === null ? null : Math.round(p.tokens_per_s / 100) / 10 }));
   const categories = ["Requests/s", "Tokens/s (k)"];
   const colors = ["indigo", "emerald"];
   return (
     <>
     <Legend items={categories} colors={colors} />
-    <AreaChart className="h-56" data={data} index="time" categories={categories} colors={colors} valueFormatter={(v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 })} showAnimation={false} showLegend={false} yAxisWidth={48} connectNulls />
+    <AreaChart className="h-56" data={data} index="time" categories={categories} colors={colors} valueFormatter={(v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 })} showAnimation={false} showLegend={false} yAxisWidth={48} connectNulls={false} />
     </>
   );
 }
 
-/** Latency percentiles per minute against the SLA's p95 target, drawn as its own flat line. */
-export function EndpointLatencyChart({ points, slaP95Ms }: { points: Array<{ t: string; p50_ms: number; p95_ms: number; p99_ms: number }>; slaP95Ms: number | null }) {
-  const data = points.map((p) => ({ time: time(p.t), p50: p.p50_ms, p95: p.p95_ms, p99: p.p99_ms, ...(slaP95Ms ? { "SLA p95": slaP95Ms } : {}) }));
+/** Latency percentiles per step against the SLA's p95 target, drawn as its own flat line. */
+export function EndpointLatencyChart({ points, slaP95Ms }: { points: Array<{ t: string; p50_ms: number | null; p95_ms: number | null; p99_ms: number | null }>; slaP95Ms: number | null }) {
+  const span = spanOf(points);
+  const data = points.map((p) => ({ time: label(p.t, span), p50: p.p50_ms, p95: p.p95_ms, p99: p.p99_ms, ...(slaP95Ms ? { "SLA p95": slaP95Ms } : {}) }));
   const categories = ["p50", "p95", "p99", ...(slaP95Ms ? ["SLA p95"] : [])];
   const colors = ["sky", "indigo", "violet", "rose"];
   return (
     <>
     <Legend items={categories} colors={colors} />
-    <LineChart className="h-56" data={data} index="time" categories={categories} colors={colors} valueFormatter={(v) => `${Math.round(v)} ms`} showAnimation={false} showLegend={false} yAxisWidth={64} />
+    <LineChart className="h-56" data={data} index="time" categories={categories} colors={colors} valueFormatter={(v) => `${Math.round(v)} ms`} showAnimation={false} showLegend={false} yAxisWidth={64} connectNulls={false} />
     </>
   );
 }

@@ -116,3 +116,60 @@ function Check({ name, label, defaultChecked, k }: { name: string; label: string
     </label>
   );
 }
+
+const DURATIONS: Array<[string, string]> = [["3600", "1 hour"], ["14400", "4 hours"], ["86400", "24 hours"], ["604800", "7 days"]];
+
+/** Silences one rule's alerts about one subject for a while, from the alert's row: nobody is notified meanwhile. */
+export function SilenceForm({ action, alert }: { action: FormAction; alert: { id: string; label: string; ruleId: string; subjectType: string; subjectId: string } }) {
+  const { state, dispatch } = useActionForm(action, false);
+  if (state.ok) return <span role="status" className="text-xs text-emerald-700">{state.message}</span>;
+  return (
+    <details className="text-xs">
+      <summary className="cursor-pointer font-medium text-slate-600 hover:text-slate-900">Silence…</summary>
+      <form action={dispatch} aria-label={`Silence alerts about ${alert.label}`} className="mt-2 flex w-60 flex-col gap-2">
+        <input type="hidden" name="rule_id" value={alert.ruleId} />
+        <input type="hidden" name="subject_type" value={alert.subjectType} />
+        <input type="hidden" name="subject_id" value={alert.subjectId} />
+        <label className="font-medium text-slate-700" htmlFor={`sil-d-${alert.id}`}>For</label>
+        <select id={`sil-d-${alert.id}`} name="duration_s" defaultValue="14400" className="rounded-md px-2 py-1 ring-1 ring-slate-300">
+          {DURATIONS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
+        </select>
+        <label className="font-medium text-slate-700" htmlFor={`sil-r-${alert.id}`}>Why</label>
+        <input id={`sil-r-${alert.id}`} name="reason" required minLength={3} maxLength={500} className="rounded-md px-2 py-1 ring-1 ring-slate-300" placeholder="known issue, ticket OPS-123" />
+        <SubmitButton size="sm" variant="secondary">Silence</SubmitButton>
+        {state.message ? <span role="alert" className="text-red-700">{state.message}</span> : null}
+      </form>
+    </details>
+  );
+}
+
+/** A silence or a scheduled maintenance window, by hand: what it covers, when, and why. */
+export function CreateSilenceForm({ action, rules, clusters, nodes, types }: { action: FormAction; rules: Array<{ id: string; name: string }>; clusters: Array<{ id: string; name: string }>; nodes: Array<{ id: string; hostname: string }>; types: Array<[string, string]> }) {
+  const { state, dispatch, formRef } = useActionForm(action);
+  const [kind, setKind] = useState("maintenance");
+  const e = state.fieldErrors ?? {};
+  const opt = (v: string, l: string) => <option key={v} value={v}>{l}</option>;
+  return (
+    <form ref={formRef} action={dispatch} aria-label="Create a silence or maintenance window" className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4">
+      <Field label="Kind" name="kind" error={e.kind}>
+        {(p) => (
+          <select {...p} value={kind} onChange={(ev) => setKind(ev.target.value)}>
+            <option value="maintenance">Maintenance window (cluster or node)</option>
+            <option value="silence">Silence</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Cluster" name="cluster_id" error={e.cluster_id}>{(p) => <select {...p} key={`c${state.at}`} defaultValue="">{opt("", "Any cluster")}{clusters.map((c) => opt(c.id, c.name))}</select>}</Field>
+      <Field label="Node" name="node_id" error={e.node_id}>{(p) => <select {...p} key={`n${state.at}`} defaultValue="">{opt("", "Any node")}{nodes.map((n) => opt(n.id, n.hostname))}</select>}</Field>
+      <Field label="Rule" name="rule_id" error={e.rule_id} hint={kind === "maintenance" ? "Empty: every rule" : undefined}>{(p) => <select {...p} key={`r${state.at}`} defaultValue="">{opt("", "Any rule")}{rules.map((r) => opt(r.id, r.name))}</select>}</Field>
+      <Field label="Alert type" name="rule_type" error={e.rule_type}>{(p) => <select {...p} key={`t${state.at}`} defaultValue="">{opt("", "Any type")}{types.map(([v, l]) => opt(v, l))}</select>}</Field>
+      <Field label="Starts (UTC)" name="starts_at" error={e.starts_at} hint="Empty: now">{(p) => <input {...p} key={`s${state.at}`} type="datetime-local" />}</Field>
+      <Field label="Lasts" name="duration_s" error={e.duration_s}>{(p) => <select {...p} key={`d${state.at}`} defaultValue="14400">{DURATIONS.map(([v, l]) => opt(v, l))}</select>}</Field>
+      <Field label="Why" name="reason" error={e.reason}>{(p) => <input {...p} key={`w${state.at}`} required minLength={3} maxLength={500} placeholder="rack 7 firmware update" />}</Field>
+      <div className="flex flex-wrap items-center gap-3 sm:col-span-2 lg:col-span-4">
+        <SubmitButton>{kind === "maintenance" ? "Schedule window" : "Start silence"}</SubmitButton>
+        <FormMessage state={state} />
+      </div>
+    </form>
+  );
+}

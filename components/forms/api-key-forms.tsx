@@ -21,7 +21,10 @@ export function CreateApiKeyForm({
   clusters?: Option[];
 }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const [scope, setScope] = useState(scopes[0]);
+  // least privilege first: the narrowest scope is the default, "everything" must be chosen
+  const ordered = (["agent", "tenant", "operator"] as const).filter((s) => scopes.includes(s));
+  const [scope, setScope] = useState(ordered[0]);
+  const [expiry, setExpiry] = useState("90");
   const [copied, setCopied] = useState(false);
   const e = state.fieldErrors ?? {};
   const created = state.ok ? state.data : undefined;
@@ -35,9 +38,9 @@ export function CreateApiKeyForm({
           <Field label="Scope" name="scope" error={e.scope}>
             {(p) => (
               <select {...p} value={scope} onChange={(ev) => setScope(ev.target.value as typeof scope)}>
-                {scopes.map((s) => (
+                {ordered.map((s) => (
                   <option key={s} value={s}>
-                    {s === "operator" ? "Operator — everything" : s === "tenant" ? "Tenant — one tenant's work" : "Agent — one cluster's nodes"}
+                    {s === "operator" ? "Operator — full control of the platform" : s === "tenant" ? "Tenant — one tenant's work, with admin rights" : "Agent — one cluster's nodes report and run work"}
                   </option>
                 ))}
               </select>
@@ -63,6 +66,20 @@ export function CreateApiKeyForm({
               </select>
             )}
           </Field>
+        ) : null}
+        <Field label="Expires" name="expiry" error={e.expires_at} hint={scope === "agent" ? "Nodes using it stop reporting when it expires: rotate before" : "The key stops working then"}>
+          {(p) => (
+            <select {...p} value={expiry} onChange={(ev) => setExpiry(ev.target.value)}>
+              <option value="30">In 30 days</option>
+              <option value="90">In 90 days</option>
+              <option value="365">In a year</option>
+              <option value="custom">On a date…</option>
+              <option value="never">Never</option>
+            </select>
+          )}
+        </Field>
+        {expiry === "custom" ? (
+          <Field label="Expiry date (UTC)" name="expires_on" error={e.expires_at}>{(p) => <input {...p} type="date" required min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} />}</Field>
         ) : null}
         <div className="lg:pt-6"><SubmitButton>Create key</SubmitButton></div>
         {!created ? <div className="sm:col-span-2 lg:col-span-4"><FormMessage state={state} /></div> : null}

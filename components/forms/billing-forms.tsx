@@ -25,14 +25,14 @@ export function SetRateForm({ action, gpuType }: { action: FormAction; gpuType?:
 
 /** Generates an invoice for a tenant: the last full month unless a period is given. Opens it when created. */
 export function GenerateInvoiceForm({ action, tenantId, openBase }: { action: FormAction<{ id: string }>; tenantId: string; openBase: string }) {
-  const { state, dispatch } = useActionForm(action, false);
+  const { state, dispatch, formRef } = useActionForm(action, false);
   const router = useRouter();
   useEffect(() => {
     if (state.ok && state.data?.id) router.push(`${openBase}/${state.data.id}`);
   }, [state, router, openBase]);
   const e = state.fieldErrors ?? {};
   return (
-    <form action={dispatch} aria-label="Generate invoice" className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
+    <form ref={formRef} action={dispatch} aria-label="Generate invoice" className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
       <input type="hidden" name="tenant_id" value={tenantId} />
       <Field label="Period start (optional)" name="period_start" error={e["period.period_start"] ?? e.period_start} hint="ISO time, e.g. 2026-11-01T00:00:00Z">
         {(p) => <input {...p} placeholder="last full month" />}
@@ -64,10 +64,10 @@ export function DepositForm({ action, tenantId }: { action: FormAction; tenantId
 
 /** Records a bank transfer against a pending invoice (operators). */
 export function BankPaymentForm({ action, invoiceId }: { action: FormAction; invoiceId: string }) {
-  const { state, dispatch } = useActionForm(action, false);
+  const { state, dispatch, formRef } = useActionForm(action, false);
   const e = state.fieldErrors ?? {};
   return (
-    <form action={dispatch} aria-label="Record bank payment" className="flex flex-wrap items-end gap-3">
+    <form ref={formRef} action={dispatch} aria-label="Record bank payment" className="flex flex-wrap items-end gap-3">
       <input type="hidden" name="id" value={invoiceId} />
       <div className="min-w-64 flex-1">
         <Field label="Bank transfer reference" name="reference" error={e.reference}>{(p) => <input {...p} placeholder="e.g. SEPA ref 2026-11-30-0042" maxLength={200} />}</Field>

@@ -79,8 +79,22 @@ export function SubmitButton({
   value?: string;
 }) {
   const { pending } = useFormStatus();
+  // aria-disabled rather than disabled while pending: a disabled button loses keyboard focus to the
+  // page body; this one keeps it (and ignores further clicks until the answer comes)
   return (
-    <Button type="submit" variant={variant} size={size} disabled={pending} aria-busy={pending} name={name} value={value}>
+    <Button
+      type="submit"
+      variant={variant}
+      size={size}
+      aria-disabled={pending}
+      aria-busy={pending}
+      name={name}
+      value={value}
+      onClick={(ev) => {
+        if (pending) ev.preventDefault();
+      }}
+      className={pending ? "cursor-wait opacity-60" : undefined}
+    >
       {pending ? "Working…" : children}
     </Button>
   );

@@ -1,52 +1,71 @@
 "use client";
+import { useEffect, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { FormMessage, inputClass, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
-const LABELS: Record<string, { label: string; variant: "primary" | "secondary" | "danger"; confirm?: string }> = {
-  draining: { label: "Drain", variant: "secondary" },
-  maintenance: { label: "Maintenance", variant: "secondary" },
-  quarantined: { label: "Quarantine", variant: "danger", confirm: "Quarantine this node? It takes no new work until an operator returns it." },
-  available: { label: "Return to service", variant: "primary", confirm: "Return this node to service? Its GPUs' hardware flags are cleared: do this after inspection." },
+const LABELS: Record<string, { label: string; verb: string; variant: "primary" | "secondary" | "danger" }> = {
+  draining: { label: "Drain", verb: "Drain", variant: "secondary" },
+  maintenance: { label: "Maintenance", verb: "Send to maintenance", variant: "secondary" },
+  quarantined: { label: "Quarantine", verb: "Quarantine", variant: "danger" },
+  available: { label: "Return to service", verb: "Return to service", variant: "primary" },
 };
 
-/** The lifecycle actions allowed from the node's current state (computed by the server). */
-export function NodeActions({ action, nodeId, allowed }: { action: FormAction; nodeId: string; allowed: string[] }) {
-  const { state, dispatch } = useActionForm(action, false);
+/**
+ * The lifecycle actions allowed from the node's current state (computed by the server). Each opens
+ * a confirmation that says what the action does to the work on the node (computed by the server
+ * too) and asks for the reason that goes into the audit log and the node's history.
+ */
+export function NodeActions({ action, nodeId, hostname, allowed, impact }: { action: FormAction; nodeId: string; hostname: string; allowed: string[]; impact: Record<string, string[]> }) {
+  const { state, dispatch, formRef } = useActionForm(action, false);
+  const [target, setTarget] = useState<string | null>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLButtonElement | null>(null);
+  useEffect(() => {
+    if (target) dialog.current?.showModal();
+  }, [target]);
+  useEffect(() => {
+    if (state.ok) dialog.current?.close();
+  }, [state]);
   if (allowed.length === 0) return <p className="text-sm text-slate-500">No operator action applies in this state.</p>;
+  const meta = target ? LABELS[target]! : null;
   return (
-    <form
-      action={dispatch}
-      className="flex flex-wrap items-end gap-3"
-      aria-label="Node lifecycle"
-      onSubmit={(ev) => {
-        const target = (ev.nativeEvent as SubmitEvent).submitter?.getAttribute("value") ?? "";
-        const c = LABELS[target]?.confirm;
-        if (c && !confirm(c)) ev.preventDefault();
-      }}
-    >
-      <input type="hidden" name="id" value={nodeId} />
-      <div className="min-w-64 flex-1">
-        <label htmlFor="node-reason" className="mb-1 block text-sm font-medium text-slate-800">Reason (recorded)</label>
-        <input id="node-reason" name="reason" className={inputClass} placeholder="e.g. firmware update, XID 79 inspection" maxLength={500} />
+    <div>
+      <div className="flex flex-wrap gap-3" role="group" aria-label="Node lifecycle">
+        {allowed.map((t) => (
+          <Button key={t} type="button" variant={LABELS[t]!.variant} onClick={(ev) => { opener.current = ev.currentTarget; setTarget(t); }}>
+            {LABELS[t]!.label}…
+          </Button>
+        ))}
       </div>
-      {allowed.map((target) => (
-        <SubmitButtonFor key={target} target={target} />
-      ))}
-      <div className="w-full"><FormMessage state={state} /></div>
-    </form>
+      <div className="mt-3"><FormMessage state={state} /></div>
+      <dialog
+        ref={dialog}
+        aria-labelledby="node-action-title"
+        onClose={() => { setTarget(null); opener.current?.focus(); }}
+        className="w-full max-w-lg rounded-xl p-0 shadow-xl backdrop:bg-slate-900/40"
+      >
+        {meta && target ? (
+          <form ref={formRef} action={dispatch} className="flex flex-col gap-4 p-6" aria-label={`${meta.verb} ${hostname}`}>
+            <h2 id="node-action-title" className="text-lg font-semibold text-slate-900">{meta.verb} {hostname}?</h2>
+            <input type="hidden" name="id" value={nodeId} />
+            <input type="hidden" name="status" value={target} />
+            <ul className="list-disc space-y-1 pl-5 text-sm text-slate-700" data-testid="node-action-impact">
+              {(impact[target] ?? []).map((line) => <li key={line}>{line}</li>)}
+            </ul>
+            <div>
+              <label htmlFor="node-reason" className="mb-1 block text-sm font-medium text-slate-800">Reason (required, recorded in the audit log)</label>
+              <textarea id="node-reason" name="reason" required minLength={3} maxLength={500} rows={2} className={inputClass} placeholder="e.g. firmware update, XID 79 inspection" aria-describedby={state.fieldErrors?.["change.reason"] ? "node-reason-error" : undefined} />
+              {state.fieldErrors?.["change.reason"] ? <p id="node-reason-error" className="mt-1 text-xs text-red-600">{state.fieldErrors["change.reason"]}</p> : null}
+            </div>
+            {!state.ok && state.message ? <FormMessage state={state} /> : null}
+            <div className="flex justify-end gap-3">
+              <Button type="button" variant="secondary" onClick={() => dialog.current?.close()}>Keep as is</Button>
+              <SubmitButton variant={meta.variant === "danger" ? "danger" : "primary"}>{meta.verb}</SubmitButton>
+            </div>
+          </form>
+        ) : null}
+      </dialog>
+    </div>
   );
-}
-
-function SubmitButtonFor({ target }: { target: string }) {
-  const meta = LABELS[target]!;
-  return (
-    <span className="contents">
-      <SubmitButtonNamed value={target} variant={meta.variant}>{meta.label}</SubmitButtonNamed>
-    </span>
-  );
-}
-
-function SubmitButtonNamed({ value, variant, children }: { value: string; variant: "primary" | "secondary" | "danger"; children: React.ReactNode }) {
-  // a named submit button carries the target status in the form data
-  return <SubmitButton variant={variant} name="status" value={value}>{children}</SubmitButton>;
 }

@@ -40,12 +40,12 @@ export function UserRowActions({
   user: { id: string; name: string; role: string; disabled: boolean };
   isSelf: boolean;
 }) {
-  const { state, dispatch } = useActionForm(action, false);
-  if (isSelf) return <span className="text-xs text-slate-400">You</span>;
+  const { state, dispatch, formRef } = useActionForm(action, false);
+  if (isSelf) return <span className="text-xs text-slate-500">You</span>;
   return (
     <div className="flex items-center justify-end gap-2">
       {user.role !== "operator" ? (
-        <form action={dispatch}>
+        <form ref={formRef} action={dispatch}>
           <input type="hidden" name="id" value={user.id} />
           <input type="hidden" name="role" value={user.role === "tenant_admin" ? "tenant_member" : "tenant_admin"} />
           <SubmitButton variant="secondary" size="sm">{user.role === "tenant_admin" ? "Make member" : "Make admin"}</SubmitButton>

@@ -15,16 +15,31 @@ export interface ApiKeyItem {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  expiresAt: string | null;
 }
 
 const scopeTone = { operator: "red", tenant: "indigo", agent: "sky" } as const;
+
+/** When a key stops working: soon (two weeks or less) in amber, past in grey. */
+function Expiry({ at }: { at: string | null }) {
+  if (!at) return <span className="text-slate-500">never</span>;
+  const days = Math.ceil((Date.parse(at) - Date.now()) / 86_400_000);
+  if (days <= 0) return <span className="text-slate-500">{formatDateTime(at)}</span>;
+  return <span className={days <= 14 ? "font-medium text-amber-700" : undefined} title={formatDateTime(at)}>in {days} day{days === 1 ? "" : "s"}</span>;
+}
+
+/** Keys that still work, and the revoked or expired ones (kept for the record). */
+export function splitKeys(keys: ApiKeyItem[], now = Date.now()) {
+  const inactive = (k: ApiKeyItem) => Boolean(k.revokedAt) || (k.expiresAt !== null && Date.parse(k.expiresAt) <= now);
+  return { live: keys.filter((k) => !inactive(k)), inactive: keys.filter(inactive) };
+}
 
 export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revokeAction: FormAction }) {
   if (keys.length === 0) return <EmptyState title="No API keys">Create one above for scripts, CI or node agents.</EmptyState>;
   return (
     <Table caption="API keys">
       <thead className="bg-slate-50">
-        <tr><Th>Name</Th><Th>Key</Th><Th>Scope</Th><Th>Bound to</Th><Th>Created by</Th><Th>Created</Th><Th>Last used</Th><Th className="text-right">Status</Th></tr>
+        <tr><Th>Name</Th><Th>Key</Th><Th>Scope</Th><Th>Bound to</Th><Th>Created by</Th><Th>Created</Th><Th>Last used</Th><Th>Expires</Th><Th className="text-right">Status</Th></tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
         {keys.map((k) => (
@@ -36,8 +51,9 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
             <Td>{k.createdBy ?? "platform"}</Td>
             <Td>{formatDateTime(k.createdAt)}</Td>
             <Td>{formatRelative(k.lastUsedAt)}</Td>
+            <Td><Expiry at={k.expiresAt} /></Td>
             <Td className="text-right">
-              {k.revokedAt ? <Badge tone="neutral">revoked</Badge> : <RevokeKeyButton action={revokeAction} id={k.id} prefix={k.prefix} />}
+              {k.revokedAt ? <Badge tone="neutral">revoked</Badge> : k.expiresAt && Date.parse(k.expiresAt) <= Date.now() ? <Badge tone="neutral">expired</Badge> : <RevokeKeyButton action={revokeAction} id={k.id} prefix={k.prefix} />}
             </Td>
           </tr>
         ))}
@@ -55,6 +71,7 @@ export function toApiKeyItems(
     createdAt: Date;
     lastUsedAt: Date | null;
     revokedAt: Date | null;
+    expiresAt: Date | null;
     tenant?: { name: string } | null;
     cluster?: { name: string } | null;
     createdBy?: { email: string; role: string } | null;
@@ -72,5 +89,6 @@ export function toApiKeyItems(
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
   }));
 }

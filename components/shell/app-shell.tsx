@@ -1,5 +1,5 @@
-import Link from "next/link";
-import { NavLinks, type NavItem } from "./nav-links";
+import type { NavItem } from "./nav-links";
+import { Sidebar } from "./sidebar";
 import { UserMenu } from "./user-menu";
 
 export function Logo({ className = "text-white" }: { className?: string }) {
@@ -30,29 +30,21 @@ export function AppShell({
   children: React.ReactNode;
 }) {
   return (
-    <div className="min-h-screen lg:pl-60 print:pl-0">
+    // Two columns on wide screens: the dark column stretches with the page however long it gets,
+    // and the navigation inside it stays in view (sticky) while the page scrolls.
+    <div className="min-h-screen lg:flex">
       <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
-      <aside className="bg-slate-900 lg:fixed lg:inset-y-0 lg:left-0 lg:w-60 print:hidden" aria-label={`${planeLabel} navigation`}>
-        <div className="flex h-14 items-center justify-between px-5 lg:h-16">
-          <Link href={root} aria-label="GPUForge home">
-            <Logo />
-          </Link>
-          <span className="rounded bg-white/10 px-1.5 py-0.5 text-[10px] font-semibold uppercase tracking-wider text-slate-300">
-            {planeLabel}
-          </span>
-        </div>
-        <nav className="px-3 pb-4">
-          <NavLinks items={nav} root={root} />
-        </nav>
-      </aside>
-      <div>
-        <header className="sticky top-0 z-10 flex h-16 print:hidden items-center justify-between border-b border-slate-200 bg-white/90 px-6 backdrop-blur">
-          <p className="text-sm text-slate-500">{context}</p>
+      <div className="bg-slate-900 lg:w-60 lg:shrink-0 print:hidden">
+        <Sidebar planeLabel={planeLabel} root={root} nav={nav} logo={<Logo />} />
+      </div>
+      <div className="min-w-0 lg:flex-1">
+        <header className="sticky top-0 z-10 flex h-14 items-center justify-between gap-3 border-b border-slate-200 bg-white/90 px-4 backdrop-blur sm:px-6 lg:h-16 print:hidden">
+          <p className="truncate text-sm text-slate-500">{context}</p>
           <UserMenu {...user} />
         </header>
-        <main id="main" className="mx-auto max-w-7xl px-6 py-8">
+        <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-6 focus:outline-none sm:px-6 sm:py-8">
           {children}
         </main>
       </div>

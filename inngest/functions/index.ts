@@ -16,9 +16,11 @@ export const functions = backgroundJobs.map((job) =>
         ...(job.events ?? []).map((name) => inngestEvents[name]),
       ],
     },
-    async ({ event, step }) =>
-      step.run(job.id, () =>
-        job.run({ event: event?.name?.startsWith("inngest/") ? undefined : (event as never) }),
-      ),
+    async ({ event, step }) => {
+      const ev = event?.name?.startsWith("inngest/") ? undefined : (event as never);
+      // a durable job makes its own steps (each tool call one, memoized and retried by Inngest)
+      if (job.durable) return job.run({ event: ev, step: { run: (id, fn) => step.run(id, fn) as never } });
+      return step.run(job.id, () => job.run({ event: ev }));
+    },
   ),
 );

@@ -71,6 +71,8 @@ export interface SlaFacts {
   cluster_id: string | null;
   status: string;
   minutes_expected: number;
+  minutes_down: number;
+  minutes_no_data: number;
   availability_pct: number | null;
   availability_target: number | null;
   p95_compliance_pct: number | null;
@@ -166,7 +168,7 @@ export function evaluateRule(rule: RuleForEvaluation, facts: RuleFacts): Violati
         if (e.minutes_expected < 1) return [];
         const missed: string[] = [];
         if (e.availability_target !== null && e.availability_pct !== null && e.availability_pct < e.availability_target) {
-          missed.push(`availability ${e.availability_pct.toFixed(2)} % < ${e.availability_target} %`);
+          missed.push(`availability ${e.availability_pct.toFixed(2)} % < ${e.availability_target} % (${e.minutes_down.toFixed(1)} of ${e.minutes_expected.toFixed(1)} min down)`);
         }
         if (e.p95_target_ms !== null && e.p95_compliance_pct !== null && e.p95_compliance_pct < 95) {
           missed.push(`p95 met the ${e.p95_target_ms} ms target in only ${pct(e.p95_compliance_pct)} % of minutes`);

@@ -1,9 +1,11 @@
 import "server-only";
-import nodemailer from "nodemailer";
 import { emitEvent } from "@/lib/background/emit";
 import { db, pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
+import { effectiveSettings } from "@/lib/settings/settings";
+import { postWebhook, sendEmail } from "./channels";
+import { silencedAmong } from "./silences";
 import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText, type MessageFormat } from "./delivery-policy";
 
 // The notification outbox. Rows are written in the evaluator's run, delivered by a background
@@ -18,9 +20,10 @@ export interface ChannelConfig {
   publicUrl: string;
 }
 
-export function channelConfigFromEnv(): ChannelConfig {
-  const e = env();
-  return { smtpUrl: e.SMTP_URL, emailFrom: e.ALERT_EMAIL_FROM, emailTo: e.ALERT_EMAIL_TO, webhookUrl: e.ALERT_WEBHOOK_URL, publicUrl: e.NEXTAUTH_URL ?? "http://localhost:3000" };
+/** The channels in force: the console's settings over the environment's (lib/settings). */
+export async function channelConfig(): Promise<ChannelConfig> {
+  const { notifications: n } = await effectiveSettings();
+  return { ...n, publicUrl: env().NEXTAUTH_URL ?? "http://localhost:3000" };
 }
 
 /** A webhook URL carries its secret in the path: only the host is ever stored or shown. */
@@ -54,15 +57,19 @@ export async function activeChannels(cfg: ChannelConfig): Promise<Array<{ channe
  * channel configured, a `console` row records that the operator plane is where it is read.
  * Enqueuing the same event twice adds nothing (unique per event, kind and channel).
  */
-export async function enqueueNotifications(eventIds: string[], kind: "firing" | "resolved", cfg: ChannelConfig = channelConfigFromEnv()): Promise<number> {
+export async function enqueueNotifications(eventIds: string[], kind: "firing" | "resolved", config?: ChannelConfig): Promise<number> {
   if (eventIds.length === 0) return 0;
-  const { rows: events } = await pool().query<{ id: string; severity: string; rule_name: string | null; rule_type: string; subject_label: string; message: string; fired_at: Date; resolved_at: Date | null }>(
-    `SELECT e.id, e.severity, r.name AS rule_name, e.rule_type, e.subject_label, e.message, e.fired_at, e.resolved_at
+  const cfg = config ?? (await channelConfig());
+  const { rows: events } = await pool().query<{ id: string; severity: string; rule_name: string | null; rule_type: string; subject_label: string; message: string; fired_at: Date; resolved_at: Date | null; ruleId: string | null; ruleType: string; clusterId: string | null; nodeId: string | null; subjectType: string; subjectId: string }>(
+    `SELECT e.id, e.severity, r.name AS rule_name, e.rule_type, e.subject_label, e.message, e.fired_at, e.resolved_at,
+            e.rule_id AS "ruleId", e.rule_type AS "ruleType", e.cluster_id AS "clusterId", e.node_id AS "nodeId", e.subject_type AS "subjectType", e.subject_id AS "subjectId"
        FROM alert_events e LEFT JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ANY($1::uuid[])`,
     [eventIds],
   );
+  // a silence or maintenance window keeps its alerts quiet: listed in the plane, announced nowhere
+  const silenced = await silencedAmong(events);
   const channels = await activeChannels(cfg);
-  const rows = events.flatMap((e) => {
+  const rows = events.filter((e) => !silenced.has(e.id)).flatMap((e) => {
     const alert = {
       status: kind,
       severity: e.severity,
@@ -136,35 +143,24 @@ const LEASE_S = 120;
 
 async function send(n: Claimed, cfg: ChannelConfig): Promise<void> {
   if (n.channel === "email") {
-    if (!cfg.smtpUrl) throw new Error("SMTP_URL is no longer configured");
-    const transport = nodemailer.createTransport(cfg.smtpUrl, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
-    try {
-      await transport.sendMail({ from: cfg.emailFrom, to: n.target.split(", "), subject: n.subject, text: n.body });
-    } finally {
-      transport.close();
-    }
+    if (!cfg.smtpUrl) throw new Error("email is no longer configured (Settings → Notification channels)");
+    await sendEmail(cfg.smtpUrl, { from: cfg.emailFrom, to: n.target.split(", "), subject: n.subject, text: n.body });
     return;
   }
   if (n.channel === "webhook") {
-    if (!cfg.webhookUrl) throw new Error("ALERT_WEBHOOK_URL is no longer configured");
-    const res = await fetch(cfg.webhookUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      // `text` is what Slack-compatible receivers show; the rest is for machines
-      body: JSON.stringify({
-        text: `${n.subject}\n${n.body}`,
-        gpuforge: n.alert_event_id
-          ? { notification_id: n.id, alert_id: n.alert_event_id, kind: n.kind, severity: n.severity, rule_type: n.rule_type, subject: n.subject_label }
-          : { notification_id: n.id, demo_request_id: n.demo_request_id, kind: "demo_request" },
-      }),
-      signal: AbortSignal.timeout(10_000),
+    if (!cfg.webhookUrl) throw new Error("the webhook is no longer configured (Settings → Notification channels)");
+    await postWebhook(cfg.webhookUrl, {
+      text: `${n.subject}\n${n.body}`,
+      gpuforge: n.alert_event_id
+        ? { notification_id: n.id, alert_id: n.alert_event_id, kind: n.kind, severity: n.severity, rule_type: n.rule_type, subject: n.subject_label }
+        : { notification_id: n.id, demo_request_id: n.demo_request_id, kind: "demo_request" },
     });
-    if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
   }
 }
 
 /** Delivers due notifications (at most `batch` per run). Each is claimed under a lease, so parallel deliverers never send one twice at once. */
-export async function deliverNotifications(cfg: ChannelConfig = channelConfigFromEnv(), batch = 50): Promise<{ sent: number; retried: number; failed: number }> {
+export async function deliverNotifications(config?: ChannelConfig, batch = 50): Promise<{ sent: number; retried: number; failed: number }> {
+  const cfg = config ?? (await channelConfig());
   const { rows } = await pool().query<Claimed>(
     `WITH due AS (
        SELECT id FROM notifications WHERE status = 'pending' AND next_attempt_at <= now()

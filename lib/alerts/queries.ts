@@ -3,7 +3,7 @@ import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, pool } from "@/lib/db/client";
-import { env } from "@/lib/env";
+import { effectiveSettings } from "@/lib/settings/settings";
 import { conflict, forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import type { ListAlertsQuery } from "./schemas";
@@ -168,7 +168,7 @@ export async function listRemediations(p: Principal, q: { limit: number; cursor?
 
 /** The blast-radius cap as it stands: how many automatic quarantines the window has used. */
 export async function remediationCapStatus() {
-  const { REMEDIATION_CAP: limit, REMEDIATION_WINDOW_S: windowS } = env();
+  const { cap: limit, windowS } = (await effectiveSettings()).remediation;
   const { rows } = await pool().query<{ used: number }>(
     `SELECT count(*)::int AS used FROM remediations WHERE outcome = 'quarantined' AND created_at > clock_timestamp() - make_interval(secs => $1::int)`,
     [windowS],

@@ -3,7 +3,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { systemActor } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
-import { env } from "@/lib/env";
+import { effectiveSettings } from "@/lib/settings/settings";
 import { applyNodeTransition } from "@/lib/fleet/apply-node-transition";
 import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
 import { enqueueNotifications } from "./notification-outbox";
@@ -34,10 +34,11 @@ const ACTOR = "remediation";
  * spending their tenants' retries, and each tenant sees why its job moved.
  */
 export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; windowS?: number } = {}): Promise<RemediationOutcome> {
-  const cap = opts.cap ?? env().REMEDIATION_CAP;
-  const windowS = opts.windowS ?? env().REMEDIATION_WINDOW_S;
-  const empty: RemediationOutcome = { quarantined: [], capped: [], used_in_window: 0, cap };
-  if (faults.length === 0) return empty;
+  if (faults.length === 0) return { quarantined: [], capped: [], used_in_window: 0, cap: opts.cap ?? 0 };
+  // the cap in force: the console's setting over the environment's (read only when there is something to decide)
+  const inForce = opts.cap === undefined || opts.windowS === undefined ? (await effectiveSettings()).remediation : null;
+  const cap = opts.cap ?? inForce!.cap;
+  const windowS = opts.windowS ?? inForce!.windowS;
 
   const result = await db().$transaction(
     async (tx) => {

@@ -84,6 +84,8 @@ async function slaBreachFacts(clusterId: string | null, windowS: number): Promis
       cluster_id: e.cluster_id,
       status: e.status,
       minutes_expected: sla.minutes_expected,
+      minutes_down: sla.minutes_down,
+      minutes_no_data: sla.minutes_no_data,
       availability_pct: sla.availability_pct,
       availability_target: e.sla_availability_pct,
       p95_compliance_pct: sla.p95_compliance_pct,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { listParamsShape } from "@/lib/http/list-params";
 import { paginationQuery } from "@/lib/http/pagination";
 import { RULE_TYPE_SPECS, RULE_TYPES, SEVERITIES, SYSTEM_EVENT_TYPES } from "./rule-types";
 
@@ -146,3 +147,25 @@ export const remediationJsonSchema = z
 export const listRemediationsQuery = z.strictObject({ ...paginationQuery, outcome: z.enum(["quarantined", "capped"]).optional() });
 
 export const remediationCapSchema = z.object({ limit: z.number().int(), window_s: z.number().int(), used: z.number().int() }).meta({ id: "RemediationCap" });
+
+/** The console's alert lists and their CSV export: filters, sort, page, and whether repeats are grouped. */
+export const alertListParams = z.object({
+  ...listParamsShape,
+  status: z.enum(["firing", "resolved"]).optional(),
+  severity: z.enum(["critical", "warning", "info"]).optional(),
+  rule_type: z.string().max(40).optional(),
+  sort: z.enum(["newest", "oldest", "severity", "count"]).default("newest"),
+  group: z.enum(["1", "0"]).default("1"),
+});
+export type AlertListParams = z.output<typeof alertListParams>;
+
+
+/** The console's notification outbox list and its CSV export. */
+export const notificationListParams = z.object({
+  ...listParamsShape,
+  status: z.enum(NOTIFICATION_STATUSES).optional(),
+  channel: z.enum(NOTIFICATION_CHANNELS).optional(),
+  kind: z.enum(["firing", "resolved", "demo_request"]).optional(),
+  sort: z.enum(["newest", "oldest", "attempts"]).default("newest"),
+});
+export type NotificationListParams = z.output<typeof notificationListParams>;

@@ -51,16 +51,19 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
   const { rows } = await pool().query<{
     id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null; node_id: string | null; tenant_role: string | null;
     revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null; creator_disabled: boolean; creator_role: string | null;
+    expires_at: Date | null; expired: boolean;
   }>({
-    name: "authenticate_api_key_v3",
+    name: "authenticate_api_key_v4",
     text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.node_id, k.tenant_role, k.revoked_at, k.last_used_at, t.status AS tenant_status,
-                  (u.id IS NOT NULL AND u.disabled_at IS NOT NULL) AS creator_disabled, u.role AS creator_role
+                  (u.id IS NOT NULL AND u.disabled_at IS NOT NULL) AS creator_disabled, u.role AS creator_role,
+                  k.expires_at, COALESCE(k.expires_at <= now(), false) AS expired
              FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id LEFT JOIN users u ON u.id = k.created_by_user_id
             WHERE k.key_hash = $1`,
     values: [keyHash],
   });
   const row = rows[0];
   if (!row || row.revoked_at || row.creator_disabled) throw unauthorized("Invalid or revoked API key");
+  if (row.expired) throw unauthorized("API key expired");
   if (row.tenant_status !== null && row.tenant_status !== "active") throw forbidden("Tenant is suspended");
 
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -78,7 +81,7 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
       return { kind: "tenant", tenantId: row.tenant_id!, role: row.tenant_role === "tenant_admin" && row.creator_role !== "tenant_member" ? "tenant_admin" : "tenant_member", ...via };
     case "agent": {
       const agent = { kind: "agent" as const, clusterId: row.cluster_id!, ...(row.node_id ? { nodeId: row.node_id } : {}), ...via };
-      remembered?.remember(ticket, keyHash, agent);
+      remembered?.remember(ticket, keyHash, agent, row.expires_at?.getTime() ?? null);
       return agent;
     }
     default:

@@ -47,6 +47,8 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
     ]);
   }
 
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) throw validationFailed([{ path: "expires_at", message: "Must be in the future" }]);
   const key = generateApiKey();
   const apiKey = await db().$transaction(async (tx) => {
     const created = await tx.apiKey.create({
@@ -61,6 +63,7 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
         prefix: displayPrefix(key),
         keyHash: hashApiKey(key),
         createdByUserId: "userId" in p ? (p.userId ?? null) : null,
+        expiresAt,
       },
       select: apiKeySelect,
     });
@@ -69,7 +72,7 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
       targetType: "api_key",
       targetId: created.id,
       tenantId,
-      details: { name: created.name, scope: created.scope, prefix: created.prefix, cluster_id: clusterId, ...(nodeId ? { node_id: nodeId } : {}) },
+      details: { name: created.name, scope: created.scope, prefix: created.prefix, cluster_id: clusterId, ...(nodeId ? { node_id: nodeId } : {}), expires_at: expiresAt?.toISOString() ?? null },
     });
     return created;
   });

@@ -38,11 +38,13 @@ export class RememberedKeys {
     return this.opts.trusted() ? this.generation : null;
   }
 
-  remember(ticket: number | null, keyHash: string, principal: AgentPrincipal): void {
+  /** Remembers a key for the TTL, and never past the key's own expiry (`keyExpiresAt`, ms). */
+  remember(ticket: number | null, keyHash: string, principal: AgentPrincipal, keyExpiresAt: number | null = null): void {
     if (ticket === null || ticket !== this.generation || !this.opts.trusted()) return;
     // a bound, not an LRU: a fleet has far fewer agent keys than this
     if (this.entries.size >= this.opts.maxEntries) this.entries.clear();
-    this.entries.set(keyHash, { principal, expiresAt: this.now() + this.opts.ttlMs });
+    const until = Math.min(this.now() + this.opts.ttlMs, keyExpiresAt ?? Infinity);
+    this.entries.set(keyHash, { principal, expiresAt: until });
   }
 
   forget(): void {

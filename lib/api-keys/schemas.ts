@@ -11,8 +11,9 @@ export const createApiKeyBody = z
     tenant_id: z.uuid("Must be a tenant id").optional(),
     cluster_id: z.uuid("Must be a cluster id").optional(),
     node_id: z.uuid("Must be a node id").optional().meta({ description: "Agent keys only: bind the key to one node of its cluster" }),
+    expires_at: z.iso.datetime({ offset: true, error: "A date and time, e.g. 2027-03-01T00:00:00Z" }).optional().meta({ description: "From then on the key authenticates nothing; omitted: it never expires" }),
   })
-  .meta({ id: "CreateApiKey", example: { name: "ci-pipeline", scope: "tenant" } });
+  .meta({ id: "CreateApiKey", example: { name: "ci-pipeline", scope: "tenant", expires_at: "2027-03-01T00:00:00Z" } });
 
 export const listApiKeysQuery = z.strictObject({
   ...paginationQuery,
@@ -39,6 +40,7 @@ export const apiKeyJsonSchema = z
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
+    expires_at: z.string().nullable(),
   })
   .meta({ id: "ApiKey" });
 
@@ -56,6 +58,7 @@ export const apiKeySelect = {
   createdAt: true,
   lastUsedAt: true,
   revokedAt: true,
+  expiresAt: true,
 } as const;
 
 export interface ApiKeyRow {
@@ -72,6 +75,7 @@ export interface ApiKeyRow {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  expiresAt: Date | null;
 }
 
 /** `forTenant`: a tenant sees who of its own people made a key, never an operator's identity. */
@@ -91,5 +95,6 @@ export function apiKeyJson(k: ApiKeyRow, forTenant = false): z.infer<typeof apiK
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,
+    expires_at: k.expiresAt?.toISOString() ?? null,
   };
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
+import { unstable_rethrow } from "next/navigation";
 import type { z } from "zod";
 import { isAppError } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
@@ -74,10 +75,13 @@ export function serverAction<S extends z.ZodType, T>(
       for (const path of options.revalidate ?? []) revalidatePath(path);
       return { ok: true, message: result.message, data: result.data, at };
     } catch (e) {
+      // a use case may end in redirect() (e.g. to the list after a delete): that is navigation, not failure
+      unstable_rethrow(e);
       if (isAppError(e)) {
         if (e.code === "rate_limited") return { ok: false, message: "Too many requests; try again in a minute.", values: echo(form), at };
         const fieldErrors = Object.fromEntries(e.details.map((d) => [d.path, d.message]));
-        return { ok: false, message: e.message, fieldErrors, values: echo(form), at };
+        // the fields say what is wrong; the form says where to look, as for a schema's refusal
+        return { ok: false, message: e.code === "validation_failed" && e.details.length ? "Check the highlighted fields." : e.message, fieldErrors, values: echo(form), at };
       }
       logger.error("server action failed", { error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
       return { ok: false, message: "Something went wrong on our side. Try again.", values: echo(form), at };

@@ -19,10 +19,13 @@ export type TenantPrincipal = { kind: "tenant"; tenantId: string; role: TenantRo
 /** A node agent's key: one cluster's nodes, or (a node-bound key) one node of it. */
 export type AgentPrincipal = { kind: "agent"; clusterId: string; nodeId?: string; keyId: string; label: string };
 /**
- * A workload on a node, holding a credential scoped to its own placement (a serving container's
- * report token): it may report its own replica's samples and nothing else.
+ * A workload on a node, holding a credential scoped to its own placement: a serving container's
+ * report token (its own replica's samples and nothing else) or a job container's (its own
+ * placement's outputs and nothing else).
  */
-export type WorkloadPrincipal = { kind: "workload"; replicaId: string; endpointId: string; tenantId: string; keyId?: undefined; label: string };
+export type WorkloadPrincipal =
+  | { kind: "workload"; placement: "replica"; replicaId: string; endpointId: string; tenantId: string; keyId?: undefined; label: string }
+  | { kind: "workload"; placement: "job"; jobId: string; attempt: number; fence: string; tenantId: string; keyId?: undefined; label: string };
 export type Principal = OperatorPrincipal | TenantPrincipal | AgentPrincipal | WorkloadPrincipal;
 /**
  * A caller without credentials (the public site's forms and routes). A kind of its own, outside

@@ -4,6 +4,7 @@ import type { NextRequest } from "next/server";
 import { authenticateApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { authenticateReplicaToken } from "@/lib/endpoints/authenticate-replica-token";
 import { looksLikeReplicaToken } from "@/lib/endpoints/replica-token";
+import { authenticateJobToken, looksLikeJobToken } from "@/lib/jobs/job-token";
 import { authSecret } from "@/lib/env";
 import { unauthorized } from "@/lib/errors";
 import { principalForUserId } from "@/lib/users/principal-for-user";
@@ -18,8 +19,8 @@ export function attachPrincipal(request: Request, principal: Principal): void {
 }
 
 /**
- * One function decides who a request comes from: a Bearer API key (or a serving container's
- * replica report token), or else the next-auth session
+ * One function decides who a request comes from: a Bearer API key (or a serving or job container's
+ * placement-scoped token), or else the next-auth session
  * cookie. A session is re-checked against the database on every API call, so a disabled user or
  * a suspended tenant loses access at once rather than when the token expires.
  */
@@ -30,8 +31,11 @@ export async function resolvePrincipal(request: NextRequest): Promise<Principal 
   if (authorization !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) throw unauthorized("Authorization header must be 'Bearer <key>'");
-    // a serving container's placement-scoped token, or an API key
-    return looksLikeReplicaToken(match[1]!) ? authenticateReplicaToken(match[1]!) : authenticateApiKey(match[1]!);
+    // a serving or job container's placement-scoped token, or an API key
+    const token = match[1]!;
+    if (looksLikeReplicaToken(token)) return authenticateReplicaToken(token);
+    if (looksLikeJobToken(token)) return authenticateJobToken(token);
+    return authenticateApiKey(token);
   }
   const token = await getToken({ req: request, secret: authSecret() });
   if (!token?.sub) return null;

@@ -28,6 +28,13 @@ export async function requireTenantPage(path: string): Promise<TenantPrincipal> 
   return p;
 }
 
+/** A tenant page for the organisation's admins: a member gets the dashboard's 403 page, which says who to ask. */
+export async function requireTenantAdminPage(path: string): Promise<TenantPrincipal> {
+  const p = await requireTenantPage(path);
+  if (p.role !== "tenant_admin") forbidden();
+  return p;
+}
+
 export function landingPathFor(role: string | undefined): string {
   return role === "operator" ? "/admin" : "/dashboard";
 }

@@ -8,6 +8,7 @@ export const eventSchemas = {
   "scheduler/run.requested": z.object({ reason: z.string() }),
   "alerts/evaluate.requested": z.object({ reason: z.string() }),
   "endpoints/reconcile.requested": z.object({ reason: z.string() }),
+  "pipelines/tool-call.requested": z.object({ reason: z.string() }),
   "alerts/notifications.queued": z.object({ count: z.number().int() }),
   "billing/invoices.requested": z.object({ requested_by: z.string() }),
 } as const;

@@ -10,6 +10,9 @@ import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
 import { advanceRunningPipelines } from "@/lib/pipelines/advance-pipeline";
+import { enforcePipelineDeadlines } from "@/lib/pipelines/enforce-deadlines";
+import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
+import { maintainReservations } from "@/lib/reservations/maintain-reservations";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
@@ -49,11 +52,35 @@ export const backgroundJobs: BackgroundJob[] = [
     run: async () => ({ ...(await reconcileEndpoints()) }),
   },
   {
-    id: "pipelines-sweep",
-    description: "Advance running pipelines whose steps' jobs ended",
+    // Starts and ends reservations on time (moving work on and off their nodes, billing each node's
+    // last segment) and swaps free nodes in for reserved ones that left service; woken with the
+    // endpoints' reconciler whenever a node leaves service.
+    id: "reservations-maintain",
+    description: "Start and end reservations on time; replace reserved nodes that left service",
     cron: "* * * * *",
-    everySeconds: 15,
-    run: () => advanceRunningPipelines(),
+    everySeconds: 5,
+    events: ["endpoints/reconcile.requested"],
+    debounceMs: 25,
+    run: async () => ({ ...(await maintainReservations()) }),
+  },
+  {
+    id: "pipelines-sweep",
+    description: "Advance running pipelines whose steps' jobs ended; fail those past their deadline",
+    cron: "* * * * *",
+    everySeconds: 10,
+    run: async () => ({ ...(await enforcePipelineDeadlines()), ...(await advanceRunningPipelines()) }),
+  },
+  {
+    // Pipelines' http and inference steps, without GPUs: woken when a call is queued; the sweep
+    // picks up retries whose backoff ended and calls whose worker died (their lease lapsed).
+    id: "pipelines-tool-calls",
+    description: "Make pipelines' tool calls (http, inference) with timeouts and retries; store responses as outputs",
+    cron: "* * * * *",
+    everySeconds: 2,
+    events: ["pipelines/tool-call.requested"],
+    debounceMs: 10,
+    durable: true,
+    run: async ({ step }) => ({ ...(await runDueToolCalls({ step })) }),
   },
   {
     id: "fleet-offline-sweep",

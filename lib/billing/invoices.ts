@@ -8,7 +8,7 @@ import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { logger } from "@/lib/logger";
 import { assertTenantVisible, balanceOf } from "./ledger";
 import { accrueRunningUsage } from "./meter";
-import { gpuHours, invoiceLabel, lastFullMonth } from "./money";
+import { gpuHours, invoiceLabel, isNegligibleLine, lastFullMonth } from "./money";
 import { createInvoiceCheckout, expireCheckoutSession, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 
 const INVOICE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('gpuforge:invoices', 0))";
@@ -21,12 +21,13 @@ export const publicUrl = () => (env().NEXTAUTH_URL ?? "http://localhost:3000").r
 export const localPaymentUrl = (id: string) => `${publicUrl()}/dashboard/billing/invoices/${id}`;
 
 export function invoiceJson(inv: InvoiceRow) {
-  const byType = new Map<string, { gpu_type: string; gpu_seconds: number; amount_cents: number; jobs: Array<{ job_id: string | null; endpoint_id: string | null; description: string; gpu_seconds: number; amount_cents: number }> }>();
+  const byType = new Map<string, { gpu_type: string; gpu_seconds: number; amount_cents: number; jobs: Array<{ job_id: string | null; endpoint_id: string | null; reservation_id: string | null; description: string; gpu_seconds: number; amount_cents: number }> }>();
   for (const l of inv.lines) {
+    if (isNegligibleLine(l.gpuSeconds, l.amountCents)) continue;
     const g = byType.get(l.gpuType) ?? { gpu_type: l.gpuType, gpu_seconds: 0, amount_cents: 0, jobs: [] };
     g.gpu_seconds += Number(l.gpuSeconds);
     g.amount_cents += Number(l.amountCents);
-    g.jobs.push({ job_id: l.jobId, endpoint_id: l.endpointId, description: l.description, gpu_seconds: Number(l.gpuSeconds), amount_cents: Number(l.amountCents) });
+    g.jobs.push({ job_id: l.jobId, endpoint_id: l.endpointId, reservation_id: l.reservationId, description: l.description, gpu_seconds: Number(l.gpuSeconds), amount_cents: Number(l.amountCents) });
     byType.set(l.gpuType, g);
   }
   return {
@@ -66,10 +67,12 @@ export async function generateInvoice(actor: Actor, tenantId: string, input: { p
       await tx.$executeRawUnsafe(INVOICE_LOCK);
       const existing = await tx.invoice.findFirst({ where: { tenantId, periodStart: start, periodEnd: end, status: { not: "void" } }, select: { number: true } });
       if (existing) throw conflict(`This period is already invoiced (${invoiceLabel(existing.number)})`, [{ path: "period_start", message: "Already invoiced" }]);
-      // one line per job, and per endpoint (all its replicas' time together)
-      const usage = await tx.$queryRaw<Array<{ id: string; job_id: string | null; endpoint_id: string | null; subject_name: string; gpu_type: string; gpu_count: number; gpu_seconds: bigint; amount_cents: bigint }>>`
-        SELECT u.id, u.job_id, u.endpoint_id, COALESCE(j.name, 'Endpoint ' || e.name) AS subject_name, u.gpu_type, u.gpu_count, u.gpu_seconds, u.amount_cents
-          FROM usage_events u LEFT JOIN jobs j ON j.id = u.job_id LEFT JOIN endpoints e ON e.id = u.endpoint_id
+      // one line per job, per endpoint (all its replicas' time together) and per reservation (all its nodes' time)
+      const usage = await tx.$queryRaw<Array<{ id: string; job_id: string | null; endpoint_id: string | null; reservation_id: string | null; subject_name: string; gpu_type: string; gpu_count: number; gpu_seconds: bigint; amount_cents: bigint }>>`
+        SELECT u.id, u.job_id, u.endpoint_id, u.reservation_id,
+               COALESCE(j.name, 'Endpoint ' || e.name, 'Reservation ' || left(rv.id::text, 8) || ' (' || rv.node_count || ' whole nodes, ' || to_char(rv.starts_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC)') AS subject_name,
+               u.gpu_type, u.gpu_count, u.gpu_seconds, u.amount_cents
+          FROM usage_events u LEFT JOIN jobs j ON j.id = u.job_id LEFT JOIN endpoints e ON e.id = u.endpoint_id LEFT JOIN reservations rv ON rv.id = u.reservation_id
          WHERE u.tenant_id = ${tenantId}::uuid AND u.settlement = 'invoice' AND u.invoice_id IS NULL
            AND u.ended_at > ${start} AND u.ended_at <= ${end}
          FOR UPDATE OF u`;
@@ -77,17 +80,18 @@ export async function generateInvoice(actor: Actor, tenantId: string, input: { p
       if (total === 0) throw nothingToInvoice("No billable usage in this period");
       const [{ next }] = await tx.$queryRaw<[{ next: number }]>`SELECT COALESCE(max(number), 0)::int + 1 AS next FROM invoices`;
       const inv = await tx.invoice.create({ data: { number: next, tenantId, periodStart: start, periodEnd: end, amountCents: BigInt(total), createdBy: actor.principal.label }, select: { id: true } });
-      const lines = new Map<string, { gpu_type: string; job_id: string | null; endpoint_id: string | null; description: string; gpu_seconds: number; amount_cents: number }>();
+      const lines = new Map<string, { gpu_type: string; job_id: string | null; endpoint_id: string | null; reservation_id: string | null; description: string; gpu_seconds: number; amount_cents: number }>();
       for (const u of usage) {
-        const key = u.job_id ?? `endpoint:${u.endpoint_id}`;
-        const what = u.job_id ? `${u.gpu_count} × ${u.gpu_type}` : `replicas of ${u.gpu_count} × ${u.gpu_type}`;
-        const l = lines.get(key) ?? { gpu_type: u.gpu_type, job_id: u.job_id, endpoint_id: u.endpoint_id, description: `${u.subject_name} (${what})`, gpu_seconds: 0, amount_cents: 0 };
+        const key = u.job_id ?? (u.endpoint_id ? `endpoint:${u.endpoint_id}` : `reservation:${u.reservation_id}`);
+        const what = u.job_id ? `${u.gpu_count} × ${u.gpu_type}` : u.endpoint_id ? `replicas of ${u.gpu_count} × ${u.gpu_type}` : `${u.gpu_type} nodes, billed for the whole window`;
+        const l = lines.get(key) ?? { gpu_type: u.gpu_type, job_id: u.job_id, endpoint_id: u.endpoint_id, reservation_id: u.reservation_id, description: `${u.subject_name} (${what})`, gpu_seconds: 0, amount_cents: 0 };
         l.gpu_seconds += Number(u.gpu_seconds);
         l.amount_cents += Number(u.amount_cents);
         lines.set(key, l);
       }
       await tx.invoiceLine.createMany({
-        data: [...lines.values()].map((l) => ({ invoiceId: inv.id, gpuType: l.gpu_type, jobId: l.job_id, endpointId: l.endpoint_id, description: l.description, gpuSeconds: BigInt(l.gpu_seconds), amountCents: BigInt(l.amount_cents) })),
+        // usage of a few seconds that costs nothing is settled with the rest but gets no line of its own
+        data: [...lines.values()].filter((l) => !isNegligibleLine(l.gpu_seconds, l.amount_cents)).map((l) => ({ invoiceId: inv.id, gpuType: l.gpu_type, jobId: l.job_id, endpointId: l.endpoint_id, reservationId: l.reservation_id, description: l.description, gpuSeconds: BigInt(l.gpu_seconds), amountCents: BigInt(l.amount_cents) })),
       });
       await tx.$executeRaw`UPDATE usage_events SET invoice_id = ${inv.id}::uuid WHERE id = ANY(${usage.map((u) => u.id)}::uuid[])`;
       await recordAudit(tx, actor, { action: "billing.invoice_created", targetType: "invoice", targetId: inv.id, tenantId, details: { number: next, amount_cents: total, period_start: start.toISOString(), period_end: end.toISOString(), usage_events: usage.length } });

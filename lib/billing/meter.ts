@@ -5,7 +5,7 @@ import { env } from "@/lib/env";
 import { stopRunningJobs } from "@/lib/jobs/stop-running-jobs";
 
 /**
- * Bills the elapsed part of running jobs and live endpoint replicas: prepaid tenants' every `prepaidEveryS` (their balance
+ * Bills the elapsed part of running jobs, live endpoint replicas and reserved nodes: prepaid tenants' every `prepaidEveryS` (their balance
  * is charged in the same statement), invoiced tenants' every `invoiceEveryS`, so a month-end
  * invoice holds work that is still running. Each segment starts where the run's last one ended
  * (the database refuses overlaps); jobs another transaction holds are skipped until the next run.
@@ -36,7 +36,19 @@ export async function accrueRunningUsage(opts: { prepaidEveryS?: number; invoice
      SELECT count(bill_replica_segment(id, 'accrual', LEAST(COALESCE($4::timestamptz, now()), now())))::int AS billed FROM due`,
     [opts.prepaidEveryS ?? 45, opts.invoiceEveryS ?? 3600, opts.tenantId ?? null, opts.until?.toISOString() ?? null],
   );
-  return { segments: rows[0]!.billed + replicas.rows[0]!.billed };
+  // nodes reservations hold: their whole window, used or not, never past its end
+  const held = await pool().query<{ billed: number }>(
+    `WITH due AS (
+       SELECT h.id FROM reservation_nodes h JOIN tenants t ON t.id = h.tenant_id
+        WHERE h.live AND h.closed_at IS NULL AND h.starts_at < LEAST(COALESCE($4::timestamptz, now()), now()) AND ($3::uuid IS NULL OR h.tenant_id = $3::uuid)
+          AND COALESCE((SELECT max(u.ended_at) FROM usage_events u WHERE u.reservation_node_id = h.id), h.starts_at)
+              <= COALESCE($4::timestamptz, now()) - make_interval(secs => CASE WHEN t.billing_mode = 'prepaid' THEN $1::int ELSE $2::int END)
+        FOR UPDATE OF h SKIP LOCKED
+     )
+     SELECT count(bill_reservation_segment(id, 'accrual', LEAST(COALESCE($4::timestamptz, now()), now())))::int AS billed FROM due`,
+    [opts.prepaidEveryS ?? 45, opts.invoiceEveryS ?? 3600, opts.tenantId ?? null, opts.until?.toISOString() ?? null],
+  );
+  return { segments: rows[0]!.billed + replicas.rows[0]!.billed + held.rows[0]!.billed };
 }
 
 /**

@@ -25,7 +25,7 @@ export const invoiceLineSchema = z.object({
   gpu_seconds: z.number().int(),
   gpu_hours: z.number(),
   amount_cents: z.number().int(),
-  jobs: z.array(z.object({ job_id: z.string().nullable(), endpoint_id: z.string().nullable(), description: z.string(), gpu_seconds: z.number().int(), amount_cents: z.number().int() })),
+  jobs: z.array(z.object({ job_id: z.string().nullable(), endpoint_id: z.string().nullable(), reservation_id: z.string().nullable(), description: z.string(), gpu_seconds: z.number().int(), amount_cents: z.number().int() })),
 });
 
 export const invoiceJsonSchema = z
@@ -58,7 +58,7 @@ export const usageJsonSchema = z
     amount_cents: z.number().int(),
     gpu_seconds: z.number().int(),
     by_gpu_type: z.array(z.object({ gpu_type: z.string(), gpu_seconds: z.number().int(), amount_cents: z.number().int() })),
-    events: z.array(z.object({ id: z.string(), job_id: z.string().nullable(), endpoint_id: z.string().nullable(), replica_id: z.string().nullable(), attempt: z.number().int(), kind: z.string(), gpu_type: z.string(), gpu_count: z.number().int(), started_at: z.string(), ended_at: z.string(), gpu_seconds: z.number().int(), cents_per_hour: z.number().int(), amount_cents: z.number().int(), invoice_id: z.string().nullable() })),
+    events: z.array(z.object({ id: z.string(), job_id: z.string().nullable(), endpoint_id: z.string().nullable(), replica_id: z.string().nullable(), reservation_id: z.string().nullable(), covered_by_reservation_id: z.string().nullable(), attempt: z.number().int(), kind: z.string(), gpu_type: z.string(), gpu_count: z.number().int(), started_at: z.string(), ended_at: z.string(), gpu_seconds: z.number().int(), cents_per_hour: z.number().int(), amount_cents: z.number().int(), invoice_id: z.string().nullable() })),
   })
   .meta({ id: "Usage" });
 

@@ -1,9 +1,10 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { notFound } from "@/lib/errors";
-import { assertTenantVisible } from "./ledger";
-import { currentMonth } from "./money";
+import { assertTenantVisible, balanceOf } from "./ledger";
+import { balanceLevel, currentMonth, projectedZeroAt } from "./money";
 
 /** A tenant's billed usage for a window (default: this month so far), by GPU type and event. */
 export async function tenantUsage(p: Principal, tenantId: string, q: { from?: string; to?: string }, now = new Date()) {
@@ -25,33 +26,60 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
     gpu_seconds: byType.reduce((s, r) => s + r.gpu_seconds, 0),
     by_gpu_type: byType,
     events: events.map((e) => ({
-      id: e.id, job_id: e.jobId, endpoint_id: e.endpointId, replica_id: e.replicaId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
+      id: e.id, job_id: e.jobId, endpoint_id: e.endpointId, replica_id: e.replicaId, reservation_id: e.reservationId, covered_by_reservation_id: e.coveredByReservationId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
       started_at: e.startedAt.toISOString(), ended_at: e.endedAt.toISOString(), gpu_seconds: Number(e.gpuSeconds),
       cents_per_hour: e.centsPerHour, amount_cents: Number(e.amountCents), invoice_id: e.invoiceId,
     })),
   };
 }
 
-/** What running work (jobs and endpoint replicas) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
-export async function unbilledRunningCents(tenantId?: string): Promise<number> {
-  // what runs: each job's current run and each live replica, from where its billing stopped
-  const { rows } = await pool().query<{ c: string }>(
+/** What running work (jobs, endpoint replicas, reserved nodes) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
+export async function unbilledRunningCents(tenantId?: string, jobId?: string): Promise<number> {
+  return (await runningCost({ tenantId, jobId })).unbilled_cents;
+}
+
+/**
+ * What runs now (a tenant's, one job's, or everything): the cost not yet billed, from where each
+ * run's billing stopped, and the spend per hour at today's rates (the low-balance projection).
+ * Work inside a reservation costs nothing more: the reserved nodes are billed instead.
+ */
+export async function runningCost(filter: { tenantId?: string; jobId?: string }): Promise<{ unbilled_cents: number; cents_per_hour: number }> {
+  // what runs: each job's current run and each live replica outside a reservation, and each node a
+  // reservation holds now, from where its billing stopped
+  const { rows } = await pool().query<{ c: string; per_hour: string }>(
     `WITH running AS (
-       SELECT j.gpu_type, j.gpu_count, GREATEST(j.started_at, COALESCE(u.last_end, j.started_at)) AS billed_to
+       SELECT j.gpu_type, j.gpu_count, GREATEST(j.started_at, COALESCE(u.last_end, j.started_at)) AS billed_to, now() AS until
          FROM jobs j LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE job_id = j.id AND attempt = j.attempts) u ON true
-        WHERE j.status = 'running' AND ($1::uuid IS NULL OR j.tenant_id = $1::uuid)
+        WHERE j.status = 'running' AND ($1::uuid IS NULL OR j.tenant_id = $1::uuid) AND ($2::uuid IS NULL OR j.id = $2::uuid)
+          AND NOT EXISTS (SELECT 1 FROM job_placements p WHERE p.job_id = j.id AND p.attempt = j.attempts AND p.reservation_id IS NOT NULL)
        UNION ALL
-       SELECT x.gpu_type, x.gpu_count, GREATEST(x.started_at, COALESCE(u.last_end, x.started_at))
+       SELECT x.gpu_type, x.gpu_count, GREATEST(x.started_at, COALESCE(u.last_end, x.started_at)), now()
          FROM endpoint_replicas x LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
-        WHERE x.status <> 'stopped' AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid)
+        WHERE x.status <> 'stopped' AND x.reservation_id IS NULL AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid) AND $2::uuid IS NULL
+       UNION ALL
+       SELECT rv.gpu_type, h.gpu_count, GREATEST(h.starts_at, COALESCE(u.last_end, h.starts_at)), LEAST(now(), h.ends_at)
+         FROM reservation_nodes h JOIN reservations rv ON rv.id = h.reservation_id
+         LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE reservation_node_id = h.id) u ON true
+        WHERE h.live AND h.closed_at IS NULL AND h.starts_at < now() AND ($1::uuid IS NULL OR h.tenant_id = $1::uuid) AND $2::uuid IS NULL
      )
-     SELECT COALESCE(sum(round(extract(epoch FROM now() - w.billed_to) * w.gpu_count * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c
+     SELECT COALESCE(sum(round(GREATEST(extract(epoch FROM w.until - w.billed_to), 0) * w.gpu_count * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c,
+            COALESCE(sum(w.gpu_count * COALESCE(r.cents_per_hour, 0)) FILTER (WHERE w.until >= now()), 0)::text AS per_hour
        FROM running w
        LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (w.gpu_type, '*') AND effective_from <= now()
                           ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) r ON true`,
-    [tenantId ?? null],
+    [filter.tenantId ?? null, filter.jobId ?? null],
   );
-  return Number(rows[0]!.c);
+  return { unbilled_cents: Number(rows[0]!.c), cents_per_hour: Number(rows[0]!.per_hour) };
+}
+
+/** A job's cost so far: every billed segment of every attempt, plus its running attempt not yet billed. */
+export async function jobCostSoFar(jobId: string): Promise<{ billed_cents: number; running_cents: number; total_cents: number; cents_per_hour: number }> {
+  const [billed, running] = await Promise.all([
+    pool().query<{ c: string }>(`SELECT COALESCE(sum(amount_cents), 0)::text AS c FROM usage_events WHERE job_id = $1`, [jobId]),
+    runningCost({ jobId }),
+  ]);
+  const b = Number(billed.rows[0]!.c);
+  return { billed_cents: b, running_cents: running.unbilled_cents, total_cents: b + running.unbilled_cents, cents_per_hour: running.cents_per_hour };
 }
 
 /** Revenue figures for operators: paid, outstanding, counts, and what this month has billed so far. */
@@ -101,3 +129,18 @@ export async function tenantBillingTable(now = new Date()) {
   return rows.map((r) => ({ id: r.id, name: r.name, billingMode: r.billing_mode, monthCents: Number(r.month_cents), outstandingCents: Number(r.outstanding), balanceCents: Number(r.balance) }));
 }
 
+
+/** A prepaid tenant's outlook: balance, spend per hour of what runs now, and when the balance reaches zero at that pace. */
+export async function balanceOutlook(tenantId: string, now = new Date()) {
+  const [balance, running] = await Promise.all([balanceOf(tenantId), runningCost({ tenantId })]);
+  // what is not billed yet comes off the balance at the next meter tick
+  const effective = balance - running.unbilled_cents;
+  return {
+    balance_cents: balance,
+    unbilled_cents: running.unbilled_cents,
+    spend_cents_per_hour: running.cents_per_hour,
+    level: balanceLevel(effective, running.cents_per_hour),
+    zero_at: projectedZeroAt(effective, running.cents_per_hour, now)?.toISOString() ?? null,
+    grace_s: env().PREPAID_GRACE_S,
+  };
+}

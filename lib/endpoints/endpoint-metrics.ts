@@ -3,6 +3,7 @@ import type { Actor, Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { notFound, staleReport, validationFailed } from "@/lib/errors";
+import { bucketGrid, stepFor } from "@/lib/metrics/time-range";
 import { getEndpointOrThrow } from "./endpoints";
 import type { EndpointSample } from "./schemas";
 
@@ -21,7 +22,7 @@ type Reporter =
 
 async function reporterFor(p: Principal, id: string): Promise<Reporter> {
   if (p.kind === "workload") {
-    if (p.endpointId !== id) throw notFound("Endpoint");
+    if (p.placement !== "replica" || p.endpointId !== id) throw notFound("Endpoint");
     return { kind: "workload", replicaId: p.replicaId };
   }
   if (p.kind !== "agent") {
@@ -62,6 +63,10 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
     if (at.getTime() < oldest) return rejected.push({ index, error: "recorded_at is older than the raw retention" });
     if (s.replica_id && !replicaIds.has(s.replica_id)) return rejected.push({ index, error: "replica_id is not a replica of this endpoint" });
     if (reporter.kind === "workload" && s.replica_id !== reporter.replicaId) return rejected.push({ index, error: "a report token reports only for its own replica" });
+    // the control plane calls this address (inference steps): only the node's agent, infrastructure
+    // rather than tenant code, may say where a replica serves, or a tenant could aim those calls at
+    // any address the control plane can reach
+    if (s.serving_url && reporter.kind !== "agent") return rejected.push({ index, error: "only the node's agent reports a replica's serving_url" });
     if (reporter.kind === "agent") {
       const r = s.replica_id ? reporter.replicas.get(s.replica_id) : undefined;
       if (!r || !r.inScope) return rejected.push({ index, error: "an agent reports only for replicas on its own nodes" });
@@ -106,6 +111,15 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
         accepted.map((s) => s.healthy),
       ],
     );
+    // where replicas serve, as their serving side says (inference steps call it)
+    const addresses = [...new Map(accepted.filter((s) => s.replica_id && s.serving_url).map((s) => [s.replica_id!, s.serving_url!])).entries()];
+    if (addresses.length) {
+      await c.query(`UPDATE endpoint_replicas r SET serving_url = x.url FROM unnest($1::uuid[], $2::text[]) AS x(id, url) WHERE r.id = x.id AND r.endpoint_id = $3 AND r.serving_url IS DISTINCT FROM x.url`, [
+        addresses.map((a) => a[0]),
+        addresses.map((a) => a[1]),
+        endpointId,
+      ]);
+    }
     if (inserted.rows.length) {
       await refreshRollups(c, endpointId, inserted.rows.map((r) => r.recorded_at));
       await applyReplicaHealth(c, endpointId, [...new Set(inserted.rows.flatMap((r) => (r.replica_id ? [r.replica_id] : [])))]);
@@ -170,27 +184,47 @@ async function applyReplicaHealth(c: import("pg").PoolClient, endpointId: string
   );
 }
 
-/** Per-minute series for charts: throughput, error rate, latency percentiles, tokens/s. */
+/**
+ * Series for charts: throughput, error rate, latency percentiles, tokens/s per step (default: per
+ * minute over the last hour; longer windows take longer steps, see stepFor). Latency of a step is
+ * the request-weighted mean of its minutes; every step of the window is present, null where no
+ * sample arrived, so a chart shows the gap.
+ */
 export async function endpointSeries(p: Principal, endpointId: string, q: { from?: string; to?: string }, now = new Date()) {
   await getEndpointOrThrow(p, endpointId);
   const to = q.to ? new Date(q.to) : now;
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 3_600_000);
-  const { rows } = await pool().query<{ bucket: Date; requests: string; errors: string; p50_ms: number; p95_ms: number; p99_ms: number; tokens_per_s: number | null; replicas_reporting: number }>(
-    `SELECT bucket, requests::text, errors::text, p50_ms, p95_ms, p99_ms, tokens_per_s, replicas_reporting FROM endpoint_metrics_1m
-      WHERE endpoint_id = $1 AND bucket >= date_trunc('minute', $2::timestamptz) AND bucket < $3 ORDER BY bucket LIMIT 20000`,
-    [endpointId, from, to],
+  const stepS = stepFor((to.getTime() - from.getTime()) / 1000);
+  const { rows } = await pool().query<{ t: Date; requests: string; errors: string; p50_ms: number; p95_ms: number; p99_ms: number; tokens_per_s: number | null; replicas_reporting: number }>(
+    `SELECT date_bin(make_interval(secs => $4), bucket, 'epoch'::timestamptz) AS t, sum(requests)::text AS requests, sum(errors)::text AS errors,
+            sum(p50_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p50_ms, sum(p95_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p95_ms,
+            sum(p99_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p99_ms, avg(tokens_per_s) AS tokens_per_s, max(replicas_reporting) AS replicas_reporting
+       FROM endpoint_metrics_1m
+      WHERE endpoint_id = $1 AND bucket >= date_bin(make_interval(secs => $4), $2::timestamptz, 'epoch'::timestamptz) AND bucket < $3
+      GROUP BY 1 ORDER BY 1`,
+    [endpointId, from, to, stepS],
   );
+  const byT = new Map(rows.map((r) => [r.t.getTime(), r]));
   return {
-    step: "1m" as const,
-    points: rows.map((r) => ({
-      t: r.bucket.toISOString(),
-      requests_per_s: Math.round((Number(r.requests) / 60) * 100) / 100,
-      error_rate_pct: Number(r.requests) > 0 ? Math.round((10_000 * Number(r.errors)) / Number(r.requests)) / 100 : null,
-      p50_ms: Math.round(r.p50_ms),
-      p95_ms: Math.round(r.p95_ms),
-      p99_ms: Math.round(r.p99_ms),
-      tokens_per_s: r.tokens_per_s === null ? null : Math.round(r.tokens_per_s),
-      replicas_reporting: r.replicas_reporting,
-    })),
+    step: describeStepShort(stepS),
+    step_s: stepS,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    points: bucketGrid(from, to, stepS).map((t) => {
+      const r = byT.get(t);
+      const minutes = stepS / 60;
+      return {
+        t: new Date(t).toISOString(),
+        requests_per_s: r ? Math.round((Number(r.requests) / 60 / minutes) * 100) / 100 : null,
+        error_rate_pct: r && Number(r.requests) > 0 ? Math.round((10_000 * Number(r.errors)) / Number(r.requests)) / 100 : null,
+        p50_ms: r ? Math.round(r.p50_ms) : null,
+        p95_ms: r ? Math.round(r.p95_ms) : null,
+        p99_ms: r ? Math.round(r.p99_ms) : null,
+        tokens_per_s: r && r.tokens_per_s !== null ? Math.round(r.tokens_per_s) : null,
+        replicas_reporting: r ? r.replicas_reporting : 0,
+      };
+    }),
   };
 }
+
+const describeStepShort = (stepS: number) => (stepS % 86_400 === 0 ? `${stepS / 86_400}d` : stepS % 3_600 === 0 ? `${stepS / 3_600}h` : `${stepS / 60}m`);

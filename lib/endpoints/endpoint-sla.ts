@@ -3,35 +3,41 @@ import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { validationFailed } from "@/lib/errors";
 import { getEndpointOrThrow } from "./endpoints";
-import { computeSla, servingSpans, type MinuteBucket } from "./sla";
+import { computeSla, MINUTE_MS, servingSpans, slaTimeline, type MinuteBucket, type ObservedMinute, type SlaInput } from "./sla";
 
 const DAY_MS = 86_400_000;
 /** The longest window one report covers (the query schema says the same when both ends are given). */
 export const MAX_SLA_WINDOW_DAYS = 92;
 
-/** Rollups and serving spans of endpoints, as the SLA arithmetic wants them. */
+/** Rollups, reconciler observations and promised spans of endpoints, as the SLA arithmetic wants them. */
 export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
-  const [buckets, events, endpoints] = await Promise.all([
+  const [buckets, observed, events, endpoints] = await Promise.all([
     pool().query<{ endpoint_id: string; bucket: Date; samples: number; unhealthy_samples: number; requests: string; errors: string; p95_ms: number }>(
+      // from the minute before the window: whether a minute follows an unobserved one decides how it counts
       `SELECT endpoint_id, bucket, samples, unhealthy_samples, requests::text, errors::text, p95_ms FROM endpoint_metrics_1m
-        WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) AND bucket < $3`,
+        WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) - interval '1 minute' AND bucket < $3`,
       [endpointIds, from, to],
     ),
-    db().endpointEvent.findMany({ where: { endpointId: { in: endpointIds }, OR: [{ toStatus: "stopped" }, { fromStatus: "stopped" }] }, orderBy: { id: "asc" } }),
-    db().endpoint.findMany({ where: { id: { in: endpointIds } }, select: { id: true, createdAt: true, deletedAt: true } }),
+    pool().query<{ endpoint_id: string; bucket: Date; min_ready: number }>(
+      `SELECT endpoint_id, bucket, min_ready FROM endpoint_observations_1m
+        WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) - interval '1 minute' AND bucket < $3`,
+      [endpointIds, from, to],
+    ),
+    db().endpointEvent.findMany({ where: { endpointId: { in: endpointIds } }, orderBy: { id: "asc" }, select: { endpointId: true, createdAt: true, fromStatus: true, toStatus: true } }),
+    db().endpoint.findMany({ where: { id: { in: endpointIds } }, select: { id: true, deletedAt: true } }),
   ]);
   return new Map(
     endpoints.map((e) => [
       e.id,
       {
         serving: servingSpans(
-          e.createdAt.getTime(),
           e.deletedAt?.getTime() ?? null,
           events.filter((x) => x.endpointId === e.id).map((x) => ({ at: x.createdAt.getTime(), from: x.fromStatus, to: x.toStatus })),
         ),
         buckets: buckets.rows
           .filter((b) => b.endpoint_id === e.id)
           .map((b): MinuteBucket => ({ bucket: b.bucket.getTime(), samples: b.samples, unhealthySamples: b.unhealthy_samples, requests: Number(b.requests), errors: Number(b.errors), p95Ms: b.p95_ms })),
+        observed: observed.rows.filter((o) => o.endpoint_id === e.id).map((o): ObservedMinute => ({ bucket: o.bucket.getTime(), minReady: o.min_ready })),
       },
     ]),
   );
@@ -39,6 +45,17 @@ export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
 
 /** GET /api/endpoints/{id}/sla: availability, p95 compliance and error budget over a window (default the last 24 hours). */
 export async function endpointSla(p: Principal, id: string, q: { from?: string; to?: string }, now = new Date()) {
+  return computeSla(await slaInput(p, id, q, now));
+}
+
+/** The SLA over a window and its minutes cut into `slots` slots (the endpoint page's figures and strip). */
+export async function endpointSlaView(p: Principal, id: string, q: { from: string; to: string }, slots: number, now = new Date()) {
+  const input = await slaInput(p, id, q, now);
+  const stepMs = Math.max(MINUTE_MS, Math.ceil((input.to - input.from) / slots / MINUTE_MS) * MINUTE_MS);
+  return { sla: computeSla(input), timeline: slaTimeline(input, stepMs), step_ms: stepMs };
+}
+
+async function slaInput(p: Principal, id: string, q: { from?: string; to?: string }, now: Date): Promise<SlaInput> {
   const e = await getEndpointOrThrow(p, id);
   const to = q.to ? new Date(q.to) : now;
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - DAY_MS);
@@ -46,5 +63,5 @@ export async function endpointSla(p: Principal, id: string, q: { from?: string; 
     throw validationFailed([{ path: q.from ? "from" : "to", message: `A window spans at most ${MAX_SLA_WINDOW_DAYS} days` }]);
   }
   const facts = (await slaFacts([id], from, to)).get(id)!;
-  return computeSla({ from: from.getTime(), to: to.getTime(), now: now.getTime(), ...facts, targets: { p95Ms: e.slaP95Ms, availabilityPct: e.slaAvailabilityPct } });
+  return { from: from.getTime(), to: to.getTime(), now: now.getTime(), ...facts, targets: { p95Ms: e.slaP95Ms, availabilityPct: e.slaAvailabilityPct } };
 }

@@ -1,9 +1,10 @@
 import "server-only";
-import type { Actor, Principal } from "@/lib/auth/principal";
+import type { Actor, Principal, TenantPrincipal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
 import { forbidden, notFound, unsatisfiable, uniqueViolationToConflict, validationFailed, type FieldIssue } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { assertFitsReservation } from "@/lib/jobs/assert-satisfiable";
 import { submittingTenant } from "@/lib/jobs/submit-job";
 import { reconcileEndpoints } from "./reconcile-endpoints";
 import type { CreateEndpointInput, EndpointJson, UpdateEndpointInput } from "./schemas";
@@ -48,6 +49,7 @@ export function endpointJson(e: EndpointRow): EndpointJson {
     gpu_type: e.gpuType,
     gpus_per_replica: e.gpusPerReplica,
     cluster_id: e.clusterId,
+    reservation_id: e.reservationId,
     replicas: e.desiredReplicas,
     min_replicas: e.minReplicas,
     max_replicas: e.maxReplicas,
@@ -136,6 +138,7 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
       const tenant = await lockTenant(tx, tenantId);
       if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } }))) throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
       await assertEndpointSatisfiable(tx, tenant.gpu_quota, { gpu_type: input.gpu_type, gpus_per_replica: input.gpus_per_replica, min_replicas: min, cluster_id: input.cluster_id ?? null });
+      if (input.reservation_id) await assertFitsReservation(tx, tenantId, { reservation_id: input.reservation_id, gpu_type: input.gpu_type, gpu_count: input.gpus_per_replica, cluster_id: input.cluster_id });
       const e = await tx.endpoint.create({
         data: {
           tenantId,
@@ -145,6 +148,7 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
           gpuType: input.gpu_type,
           gpusPerReplica: input.gpus_per_replica,
           clusterId: input.cluster_id ?? null,
+          reservationId: input.reservation_id ?? null,
           desiredReplicas: input.replicas,
           minReplicas: min,
           maxReplicas: max,
@@ -231,6 +235,7 @@ export async function deleteEndpoint(actor: Actor, id: string) {
     await tx.endpoint.update({ where: { id }, data: { deletedAt: new Date() } });
     await recordAudit(tx, actor, { action: "endpoint.deleted", targetType: "endpoint", targetId: id, tenantId: e.tenantId, details: { name: e.name } });
   });
+  return { id, name: e.name };
 }
 
 export async function listEndpointHistory(p: Principal, id: string) {
@@ -256,4 +261,10 @@ export async function replicaHoldings() {
       GROUP BY r.id, e.id, t.name, n.hostname, c.name ORDER BY c.name, n.hostname, e.name LIMIT 2000`,
   );
   return rows;
+}
+
+/** The names of a tenant's live endpoints (what pipelines' inference steps name). */
+export async function tenantEndpointNames(p: TenantPrincipal): Promise<string[]> {
+  const rows = await db().endpoint.findMany({ where: { tenantId: p.tenantId, deletedAt: null }, select: { name: true }, orderBy: { name: "asc" } });
+  return rows.map((r) => r.name);
 }

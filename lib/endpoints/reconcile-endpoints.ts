@@ -16,6 +16,7 @@ interface EndpointRow {
   gpu_type: string;
   gpus_per_replica: number;
   cluster_id: string | null;
+  reservation_id: string | null;
   desired_replicas: number;
   min_replicas: number;
   max_replicas: number;
@@ -92,7 +93,7 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
     result.replicas_stopped += await stopReplicas(c, doomed);
 
     const { rows: endpoints } = await c.query<EndpointRow>(
-      `SELECT e.id, e.tenant_id, e.gpu_type, e.gpus_per_replica, e.cluster_id, e.desired_replicas, e.min_replicas, e.max_replicas,
+      `SELECT e.id, e.tenant_id, e.gpu_type, e.gpus_per_replica, e.cluster_id, e.reservation_id, e.desired_replicas, e.min_replicas, e.max_replicas,
               e.scaling_from, e.autoscale_metric, e.autoscale_target, e.cooldown_s, e.status, e.status_reason, e.stop_requested,
               e.ever_ready, e.without_ready_since, e.last_scaled_at,
               (t.status = 'active' AND t.balance_exhausted_at IS NULL) AS may_place,
@@ -231,8 +232,13 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   const staying = (e: EndpointRow) => live.filter((r) => r.endpoint_id === e.id && !r.draining);
   const wanting = endpoints.filter((e) => !e.stop_requested && e.may_place && staying(e).length < e.desired_replicas);
   if (wanting.length === 0) return 0;
-  const { rows: free } = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string }>(
-    `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
+  // Reservations: a node a reservation holds now serves only replicas of endpoints that name it; a
+  // node a later reservation books serves none (a replica declares no end, so it would still run then).
+  const { rows: free } = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string; reservation_id: string | null; booked_later: boolean }>(
+    `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type,
+            (SELECT rn.reservation_id FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()) AS reservation_id,
+            EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at > now()) AS booked_later
+       FROM gpus g JOIN nodes n ON n.id = g.node_id
       WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
         AND n.containers AND g.gpu_type = ANY($1::text[])
       ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
@@ -252,6 +258,7 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
     const nodes = new Map<string, FreeNode>();
     for (const g of free) {
       if (g.gpu_type !== e.gpu_type || taken.has(g.id) || (e.cluster_id && g.cluster_id !== e.cluster_id)) continue;
+      if (g.booked_later || g.reservation_id !== e.reservation_id) continue;
       if (!nodes.has(g.node_id)) nodes.set(g.node_id, { nodeId: g.node_id, freeGpuIds: [] });
       nodes.get(g.node_id)!.freeGpuIds.push(g.id);
     }
@@ -260,11 +267,12 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
       gpusPerReplica: e.gpus_per_replica,
       nodes: [...nodes.values()],
       occupiedNodeIds: mine.map((r) => r.node_id),
-      quotaLeft: quotaLeft.get(e.tenant_id) ?? 0,
+      // replicas inside a reservation are paid by it and outside the quota
+      quotaLeft: e.reservation_id ? Number.MAX_SAFE_INTEGER : (quotaLeft.get(e.tenant_id) ?? 0),
     });
     for (const p of placements) {
       p.gpuIds.forEach((id) => taken.add(id));
-      quotaLeft.set(e.tenant_id, (quotaLeft.get(e.tenant_id) ?? 0) - p.gpuIds.length);
+      if (!e.reservation_id) quotaLeft.set(e.tenant_id, (quotaLeft.get(e.tenant_id) ?? 0) - p.gpuIds.length);
       rows.push({ endpoint: e, nodeId: p.nodeId, gpuIds: p.gpuIds });
     }
   }
@@ -272,9 +280,9 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   const ids = rows.map(() => randomUUID());
   // a replica starts now, when its GPUs are locked (not when the transaction began): never before the run that freed them ended
   await c.query(
-    `INSERT INTO endpoint_replicas (id, endpoint_id, tenant_id, node_id, gpu_type, gpu_count, started_at)
-     SELECT *, clock_timestamp() FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int[])`,
-    [ids, rows.map((r) => r.endpoint.id), rows.map((r) => r.endpoint.tenant_id), rows.map((r) => r.nodeId), rows.map((r) => r.endpoint.gpu_type), rows.map((r) => r.gpuIds.length)],
+    `INSERT INTO endpoint_replicas (id, endpoint_id, tenant_id, node_id, gpu_type, gpu_count, reservation_id, started_at)
+     SELECT *, clock_timestamp() FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int[], $7::uuid[])`,
+    [ids, rows.map((r) => r.endpoint.id), rows.map((r) => r.endpoint.tenant_id), rows.map((r) => r.nodeId), rows.map((r) => r.endpoint.gpu_type), rows.map((r) => r.gpuIds.length), rows.map((r) => r.endpoint.reservation_id)],
   );
   const gpuIds = rows.flatMap((r) => r.gpuIds);
   const owners = rows.flatMap((r, i) => r.gpuIds.map(() => ids[i]!));
@@ -299,12 +307,14 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   for (const r of live) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
   const changes: Array<{ id: string; status: EndpointStatus; reason: string; everReady: boolean; withoutReadySince: Date | null; clearScaling: boolean; statusChanged: boolean }> = [];
   const events: Array<{ id: string; from: EndpointStatus; to: EndpointStatus; reason: string }> = [];
+  const observed: Array<{ id: string; ready: number; desired: number }> = [];
   for (const e of endpoints) {
     const mine = byEndpoint.get(e.id) ?? [];
     // while replicas move off a draining node, old and new serve side by side: count at most the desired number
     const migrating = mine.some((r) => r.draining);
     const cap = (n: number) => (migrating ? Math.min(n, e.desired_replicas) : n);
     const ready = cap(mine.filter((r) => r.status === "ready").length);
+    if (!e.stop_requested) observed.push({ id: e.id, ready, desired: e.desired_replicas });
     const withoutReadySince = e.stop_requested || ready > 0 ? null : (e.without_ready_since?.getTime() ?? now);
     const decision = nextEndpointStatus({
       status: e.status,
@@ -349,6 +359,7 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
       [changes.map((x) => x.id), changes.map((x) => x.status), changes.map((x) => x.reason), changes.map((x) => x.everReady), changes.map((x) => x.withoutReadySince), changes.map((x) => x.clearScaling), changes.map((x) => x.statusChanged)],
     );
   }
+  await recordObservations(c, observed);
   if (events.length) {
     await c.query(
       `INSERT INTO endpoint_events (endpoint_id, from_status, to_status, reason, actor)
@@ -357,4 +368,20 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
     );
   }
   return events.length;
+}
+
+/**
+ * What this pass saw, per endpoint and minute: the SLA counts a minute without serving samples as
+ * idle (available) only if a ready replica was seen in every pass of that minute, and a minute no
+ * pass saw at all as "no data" (lib/endpoints/sla.ts).
+ */
+async function recordObservations(c: pg.PoolClient, observed: Array<{ id: string; ready: number; desired: number }>) {
+  if (observed.length === 0) return;
+  await c.query(
+    `INSERT INTO endpoint_observations_1m AS o (endpoint_id, bucket, observations, min_ready, max_ready, desired)
+     SELECT x.id, date_trunc('minute', now()), 1, x.ready, x.ready, x.desired FROM unnest($1::uuid[], $2::int[], $3::int[]) AS x(id, ready, desired)
+     ON CONFLICT (endpoint_id, bucket) DO UPDATE SET observations = o.observations + 1, min_ready = LEAST(o.min_ready, excluded.min_ready),
+        max_ready = GREATEST(o.max_ready, excluded.max_ready), desired = excluded.desired`,
+    [observed.map((x) => x.id), observed.map((x) => x.ready), observed.map((x) => x.desired)],
+  );
 }

@@ -14,8 +14,13 @@ function macKey(): Buffer {
   return createHmac("sha256", authSecret()).update("gpuforge replica report tokens v1").digest();
 }
 
+/** The MAC over one placement (`replica:<id>:<fence>`, `job:<id>:<attempt>:<fence>`): workload tokens of every kind. */
+export function placementMac(subject: string): Buffer {
+  return createHmac("sha256", macKey()).update(subject).digest();
+}
+
 function mac(replicaId: string, fence: string): Buffer {
-  return createHmac("sha256", macKey()).update(`replica:${replicaId}:${fence}`).digest();
+  return placementMac(`replica:${replicaId}:${fence}`);
 }
 
 export function replicaReportToken(replicaId: string, fence: string): string {

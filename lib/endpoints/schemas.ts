@@ -23,6 +23,7 @@ export const createEndpointBody = z
     min_replicas: replicaCount.optional(),
     max_replicas: replicaCount.optional(),
     cluster_id: z.uuid("Must be a cluster id").optional(),
+    reservation_id: z.uuid("Must be a reservation id").optional().meta({ description: "Serve only from the nodes of this reservation of your own, while it is active" }),
     sla_p95_ms: slaP95.optional(),
     sla_availability_pct: slaAvailability.optional(),
     autoscale_metric: z.enum(AUTOSCALE_METRICS).default("none"),
@@ -81,6 +82,7 @@ export const endpointSampleSchema = z
     tokens_per_s: z.number().min(0).max(100_000_000).optional(),
     healthy: z.boolean().default(true).meta({ description: "The replica's own health check; false marks it unhealthy at once" }),
     fence: z.uuid("Must be the replica's fence, as its assignment carried it").optional().meta({ description: "Agents: the fence of the replica's placement (required with an agent key)" }),
+    serving_url: z.url({ protocol: /^https?$/, message: "An http:// or https:// URL" }).max(500).optional().meta({ description: "Agents only: where this replica serves requests (its OpenAI-compatible base URL); pipelines' inference steps call it until the inference gateway routes traffic" }),
   })
   .superRefine((s, ctx) => {
     if (s.errors > s.requests) ctx.addIssue({ code: "custom", path: ["errors"], message: "Cannot exceed requests" });
@@ -133,6 +135,7 @@ export const endpointJsonSchema = z
     gpu_type: z.string(),
     gpus_per_replica: z.number(),
     cluster_id: z.string().nullable(),
+    reservation_id: z.string().nullable(),
     replicas: z.number().meta({ description: "Desired replicas (the autoscaler moves it within min/max)" }),
     min_replicas: z.number(),
     max_replicas: z.number(),
@@ -160,7 +163,10 @@ export const slaJsonSchema = z
     to: z.string(),
     minutes_expected: z.number(),
     minutes_available: z.number(),
-    availability_pct: z.number().nullable(),
+    minutes_idle: z.number().meta({ description: "Available minutes without serving samples while a ready replica was seen all minute" }),
+    minutes_down: z.number(),
+    minutes_no_data: z.number().meta({ description: "Minutes nobody observed (the control plane was not running): left out of minutes_expected" }),
+    availability_pct: z.number().nullable().meta({ description: "null until the endpoint has been ready (no data yet)" }),
     requests: z.number(),
     errors: z.number(),
     success_rate_pct: z.number().nullable(),
@@ -169,13 +175,37 @@ export const slaJsonSchema = z
     p95_worst_ms: z.number().nullable(),
     targets: z.object({ p95_ms: z.number().nullable(), availability_pct: z.number().nullable() }),
     compliant: z.object({ availability: z.boolean().nullable(), p95: z.boolean().nullable() }),
-    error_budget: z.object({ allowed_minutes: z.number(), used_minutes: z.number(), remaining_minutes: z.number(), remaining_pct: z.number().nullable() }).nullable(),
+    error_budget: z
+      .object({
+        allowed_minutes: z.number(),
+        used_minutes: z.number(),
+        remaining_minutes: z.number().meta({ description: "Never below 0; see overspent_minutes" }),
+        remaining_pct: z.number().nullable().meta({ description: "0–100; null while nothing is allowed yet" }),
+        overspent_minutes: z.number().meta({ description: "Downtime beyond the budget" }),
+      })
+      .nullable(),
   })
   .meta({ id: "EndpointSla" });
 
 export const endpointSeriesSchema = z.object({
-  step: z.literal("1m"),
-  points: z.array(z.object({ t: z.string(), requests_per_s: z.number(), error_rate_pct: z.number().nullable(), p50_ms: z.number(), p95_ms: z.number(), p99_ms: z.number(), tokens_per_s: z.number().nullable(), replicas_reporting: z.number() })),
+  step: z.string().meta({ description: "How long one point is: 1m up to ~3 hours, then 5m, 15m, 30m, 1h, 2h…" }),
+  step_s: z.number(),
+  from: z.string(),
+  to: z.string(),
+  points: z
+    .array(
+      z.object({
+        t: z.string(),
+        requests_per_s: z.number().nullable(),
+        error_rate_pct: z.number().nullable(),
+        p50_ms: z.number().nullable(),
+        p95_ms: z.number().nullable(),
+        p99_ms: z.number().nullable(),
+        tokens_per_s: z.number().nullable(),
+        replicas_reporting: z.number(),
+      }),
+    )
+    .meta({ description: "Every step of the window; a step without samples has null figures (a gap)" }),
 });
 export type SlaJson = z.infer<typeof slaJsonSchema>;
 export type SeriesJson = z.infer<typeof endpointSeriesSchema>;

@@ -1,14 +1,33 @@
 /**
- * SLA arithmetic over per-minute rollups (pure).
+ * SLA arithmetic over per-minute facts (pure).
  *
- * Time counts only while the endpoint was expected to serve: after it was created, before now,
- * outside periods it was stopped. Edge minutes count for the part of them inside the window.
- * - A minute is available when samples arrived in it, not all of them reported unhealthy, and
- *   under 5 % of its requests failed. A minute nobody reported in is down: silence is an outage.
- * - availability_pct = available minutes / expected minutes.
- * - p95 compliance = the share of minutes with traffic whose p95 met the target.
- * - Error budget: the downtime the availability target allows over the window
- *   ((100 − target) % of expected minutes), what was used, and what remains (negative: overspent).
+ * Time counts only while the endpoint was promised to serve: from the first time it became ready
+ * after it was created (or started again) until it was stopped or deleted, and never after now.
+ * Provisioning before the first ready replica is set-up, not downtime: a brand-new endpoint has no
+ * figures yet. Edge minutes count for the part of them inside the window.
+ *
+ * Each minute is one of (`classifyMinute`):
+ * - up:       serving samples arrived, not all of them unhealthy, under 5 % of requests failed;
+ * - idle:     no samples, but the reconciler saw a ready replica all minute long (healthy, no traffic
+ *             reported: a replica that stops reporting is marked unhealthy after STALE_AFTER_S);
+ * - failing:  every sample reported unhealthy;
+ * - errors:   5 % or more of the minute's requests failed;
+ * - silent:   no samples, and the reconciler saw no ready replica at some point of the minute
+ *             (right after a minute nobody observed, that says nothing yet: replicas marked stale
+ *             because the control plane itself was away get STALE_AFTER_S to report again, so
+ *             such a minute is no_data, not silent);
+ * - no_data:  nobody observed the minute at all (no samples, no reconciler pass: the control plane
+ *             itself was not running). It is neither up nor down: it is left out of the expected
+ *             minutes and reported on its own, so an outage of the observer is never billed to the
+ *             endpoint, and never hidden either.
+ * up and idle are available; failing, errors and silent are down.
+ *
+ * availability_pct = available minutes / expected minutes (null while there are none).
+ * p95 compliance = the share of minutes with traffic whose p95 met the target.
+ * Error budget: the downtime the availability target allows over the expected minutes
+ * ((100 − target) % of them), what was used, what remains (never below 0) and, past the budget,
+ * by how much it was overspent. remaining < allowed ⇔ availability < target, so the budget, the
+ * compliance flag and the sla_breach alert (which evaluates this same function) always agree.
  */
 export const MINUTE_MS = 60_000;
 export const ERROR_RATE_DOWN = 0.05;
@@ -22,13 +41,23 @@ export interface MinuteBucket {
   p95Ms: number;
 }
 
+/** What the reconciler saw of an endpoint during one minute: the fewest ready replicas of its passes. */
+export interface ObservedMinute {
+  bucket: number;
+  minReady: number;
+}
+
+export type MinuteState = "up" | "idle" | "failing" | "errors" | "silent" | "no_data";
+export const AVAILABLE_STATES: readonly MinuteState[] = ["up", "idle"];
+
 export interface SlaInput {
   from: number;
   to: number;
   now: number;
-  /** [start, end) spans when the endpoint should have been serving; end null = still */
+  /** [start, end) spans when the endpoint was promised to serve; end null = still */
   serving: Array<{ start: number; end: number | null }>;
   buckets: MinuteBucket[];
+  observed: ObservedMinute[];
   targets: { p95Ms: number | null; availabilityPct: number | null };
 }
 
@@ -37,6 +66,9 @@ export interface SlaReport {
   to: string;
   minutes_expected: number;
   minutes_available: number;
+  minutes_idle: number;
+  minutes_down: number;
+  minutes_no_data: number;
   availability_pct: number | null;
   requests: number;
   errors: number;
@@ -46,7 +78,7 @@ export interface SlaReport {
   p95_worst_ms: number | null;
   targets: { p95_ms: number | null; availability_pct: number | null };
   compliant: { availability: boolean | null; p95: boolean | null };
-  error_budget: { allowed_minutes: number; used_minutes: number; remaining_minutes: number; remaining_pct: number | null } | null;
+  error_budget: { allowed_minutes: number; used_minutes: number; remaining_minutes: number; remaining_pct: number | null; overspent_minutes: number } | null;
 }
 
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -62,28 +94,52 @@ function servedMs(a: number, b: number, serving: SlaInput["serving"], now: numbe
   return total;
 }
 
-export function minuteAvailable(b: MinuteBucket | undefined): boolean {
-  if (!b || b.samples === 0) return false;
-  if (b.unhealthySamples >= b.samples) return false;
-  return b.requests === 0 || b.errors / b.requests < ERROR_RATE_DOWN;
+/** `previousObserved`: whether anyone observed the minute before (samples or a reconciler pass). */
+export function classifyMinute(b: MinuteBucket | undefined, o: ObservedMinute | undefined, previousObserved = true): MinuteState {
+  if (b && b.samples > 0) {
+    if (b.unhealthySamples >= b.samples) return "failing";
+    if (b.requests > 0 && b.errors / b.requests >= ERROR_RATE_DOWN) return "errors";
+    return "up";
+  }
+  if (!o) return "no_data";
+  if (o.minReady > 0) return "idle";
+  return previousObserved ? "silent" : "no_data";
+}
+
+/** Every minute of the window the endpoint was promised to serve, with its state and weight (the share of it inside the window). */
+function minutesOf(i: SlaInput): Array<{ minute: number; weight: number; state: MinuteState; bucket: MinuteBucket | undefined }> {
+  const to = Math.min(i.to, i.now);
+  const byMinute = new Map(i.buckets.map((b) => [b.bucket, b]));
+  const observed = new Map(i.observed.map((o) => [o.bucket, o]));
+  const out = [];
+  for (let m = Math.floor(i.from / MINUTE_MS) * MINUTE_MS; m < to; m += MINUTE_MS) {
+    const weight = servedMs(Math.max(m, i.from), Math.min(m + MINUTE_MS, to), i.serving, i.now) / MINUTE_MS;
+    if (weight <= 0) continue;
+    const bucket = byMinute.get(m);
+    const previousObserved = observed.has(m - MINUTE_MS) || (byMinute.get(m - MINUTE_MS)?.samples ?? 0) > 0;
+    out.push({ minute: m, weight, state: classifyMinute(bucket, observed.get(m), previousObserved), bucket });
+  }
+  return out;
 }
 
 export function computeSla(i: SlaInput): SlaReport {
-  const to = Math.min(i.to, i.now);
-  const byMinute = new Map(i.buckets.map((b) => [b.bucket, b]));
   let expected = 0;
   let available = 0;
+  let idle = 0;
+  let noData = 0;
   let requests = 0;
   let errors = 0;
   let traffic = 0;
   let p95Ok = 0;
   let worst: number | null = null;
-  for (let m = Math.floor(i.from / MINUTE_MS) * MINUTE_MS; m < to; m += MINUTE_MS) {
-    const weight = servedMs(Math.max(m, i.from), Math.min(m + MINUTE_MS, to), i.serving, i.now) / MINUTE_MS;
-    if (weight <= 0) continue;
-    const b = byMinute.get(m);
+  for (const { weight, state, bucket: b } of minutesOf(i)) {
+    if (state === "no_data") {
+      noData += weight;
+      continue;
+    }
     expected += weight;
-    if (minuteAvailable(b)) available += weight;
+    if (AVAILABLE_STATES.includes(state)) available += weight;
+    if (state === "idle") idle += weight;
     if (b && b.requests > 0) {
       requests += b.requests;
       errors += b.errors;
@@ -94,24 +150,14 @@ export function computeSla(i: SlaInput): SlaReport {
   }
   const availabilityPct = expected > 0 ? (100 * available) / expected : null;
   const p95Pct = traffic > 0 ? (100 * p95Ok) / traffic : null;
-  const budget =
-    i.targets.availabilityPct === null
-      ? null
-      : (() => {
-          const allowed = ((100 - i.targets.availabilityPct) / 100) * expected;
-          const used = expected - available;
-          return {
-            allowed_minutes: round(allowed),
-            used_minutes: round(used),
-            remaining_minutes: round(allowed - used),
-            remaining_pct: allowed > 0 ? round((100 * (allowed - used)) / allowed, 2) : null,
-          };
-        })();
   return {
     from: new Date(i.from).toISOString(),
-    to: new Date(to).toISOString(),
+    to: new Date(Math.min(i.to, i.now)).toISOString(),
     minutes_expected: round(expected),
     minutes_available: round(available),
+    minutes_idle: round(idle),
+    minutes_down: round(expected - available),
+    minutes_no_data: round(noData),
     availability_pct: availabilityPct === null ? null : round(availabilityPct),
     requests,
     errors,
@@ -125,20 +171,68 @@ export function computeSla(i: SlaInput): SlaReport {
       // the p95 target holds when the p95 of at least 95 % of the minutes with traffic met it
       p95: i.targets.p95Ms === null || p95Pct === null ? null : p95Pct >= 95,
     },
-    error_budget: budget,
+    error_budget: i.targets.availabilityPct === null ? null : errorBudget(i.targets.availabilityPct, expected, expected - available),
   };
 }
 
-/** Serving spans from an endpoint's life: created, stopped/started transitions, deleted. */
-export function servingSpans(createdAt: number, deletedAt: number | null, events: Array<{ at: number; from: string | null; to: string }>) {
-  const spans: Array<{ start: number; end: number | null }> = [];
-  let start: number | null = createdAt;
-  for (const e of [...events].sort((a, b) => a.at - b.at)) {
-    if (e.to === "stopped" && start !== null) {
-      spans.push({ start, end: e.at });
-      start = null;
-    } else if (e.from === "stopped" && start === null) start = e.at;
+/** The downtime a target allows over `expected` minutes, and how much of it `used` took (clamped at 0 left; the excess is reported as overspent). */
+export function errorBudget(targetPct: number, expected: number, used: number) {
+  const allowed = ((100 - targetPct) / 100) * expected;
+  const left = allowed - used;
+  return {
+    allowed_minutes: round(allowed),
+    used_minutes: round(used),
+    remaining_minutes: round(Math.max(0, left)),
+    remaining_pct: allowed > 0 ? round(Math.max(0, (100 * left) / allowed), 2) : null,
+    overspent_minutes: round(Math.max(0, -left)),
+  };
+}
+
+export interface TimelineSlot {
+  start: string;
+  /** minutes of each kind inside the slot (weights: edge minutes count partly) */
+  up: number;
+  idle: number;
+  down: number;
+  no_data: number;
+}
+
+/** The window cut into slots of `stepMs`, each telling how its promised minutes went: the SLA page's strip. */
+export function slaTimeline(i: SlaInput, stepMs: number): TimelineSlot[] {
+  const slots = new Map<number, TimelineSlot>();
+  for (let s = Math.floor(i.from / stepMs) * stepMs; s < Math.min(i.to, i.now); s += stepMs) {
+    slots.set(s, { start: new Date(s).toISOString(), up: 0, idle: 0, down: 0, no_data: 0 });
   }
-  if (start !== null) spans.push({ start, end: deletedAt });
+  for (const { minute, weight, state } of minutesOf(i)) {
+    const slot = slots.get(Math.floor(minute / stepMs) * stepMs);
+    if (!slot) continue;
+    const kind = state === "up" || state === "idle" || state === "no_data" ? state : "down";
+    slot[kind] = round(slot[kind] + weight);
+  }
+  return [...slots.values()];
+}
+
+const PROMISING: readonly string[] = ["ready", "scaling", "degraded"];
+
+/**
+ * Promised spans from an endpoint's status history: a span opens the first time the endpoint is
+ * ready (or scaling/degraded, which only follow a ready one) after it was created or started
+ * again, and closes when it is stopped or deleted.
+ */
+export function servingSpans(deletedAt: number | null, events: Array<{ at: number; from: string | null; to: string }>) {
+  const spans: Array<{ start: number; end: number | null }> = [];
+  let start: number | null = null;
+  let waitingForReady = true;
+  for (const e of [...events].sort((a, b) => a.at - b.at)) {
+    if (e.to === "stopped") {
+      if (start !== null) spans.push({ start, end: e.at });
+      start = null;
+      waitingForReady = true;
+    } else if (waitingForReady && PROMISING.includes(e.to)) {
+      start = e.at;
+      waitingForReady = false;
+    }
+  }
+  if (start !== null && (deletedAt === null || deletedAt > start)) spans.push({ start, end: deletedAt });
   return spans;
 }

@@ -19,6 +19,9 @@ export const jobAssignmentSchema = z.object({
   image: z.string().optional().meta({ description: "The container image to run; absent only for work that runs nothing (it holds its GPUs for duration_s)" }),
   command: z.string().optional().meta({ description: "Run as `sh -c` inside the image" }),
   duration_s: z.number().optional(),
+  env: z.record(z.string(), z.string()).optional().meta({ description: "The job's own environment variables (a pipeline step's, resolved)" }),
+  outputs_path: z.string().meta({ description: "Where this placement's outputs are posted (POST, {outputs: {...}})" }),
+  report_token: z.string().meta({ description: "A credential scoped to this placement: it may post this placement's outputs and nothing else. Given to the job's container (GPUFORGE_REPORT_TOKEN) instead of the agent key" }),
 });
 
 export const replicaAssignmentSchema = z.object({

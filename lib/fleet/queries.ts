@@ -173,8 +173,8 @@ export async function nodeDetail(nodeId: string) {
           remapFailure: true,
           missingSince: true,
           // who holds each GPU: a job, or an endpoint's replica
-          allocatedJob: { select: { name: true, tenant: { select: { name: true } } } },
-          allocatedReplica: { select: { endpoint: { select: { id: true, name: true, tenant: { select: { name: true } } } } } },
+          allocatedJob: { select: { id: true, name: true, gpuCount: true, startedAt: true, durationS: true, tenant: { select: { name: true } } } },
+          allocatedReplica: { select: { id: true, status: true, endpoint: { select: { id: true, name: true, tenant: { select: { name: true } } } } } },
         },
       },
       events: { orderBy: { id: "desc" }, take: 20 },
@@ -185,4 +185,9 @@ export async function nodeDetail(nodeId: string) {
 
 export async function listGpusOfNode(nodeId: string) {
   return db().gpu.findMany({ where: { nodeId }, orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }], select: gpuSelect });
+}
+
+/** Every node's hostname (by cluster, then name), for pickers. */
+export async function nodeNames(limit = 2000) {
+  return db().node.findMany({ orderBy: [{ clusterId: "asc" }, { hostname: "asc" }], take: limit, select: { id: true, hostname: true } });
 }

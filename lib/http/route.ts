@@ -67,7 +67,9 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
       }
       const rateKey = principal
         ? principal.kind === "workload"
-          ? principal.replicaId
+          ? principal.placement === "replica"
+            ? principal.replicaId
+            : `${principal.jobId}:${principal.attempt}`
           : (principal.keyId ?? ("userId" in principal ? principal.userId : undefined))
         : undefined;
       await consumeRateLimit(
@@ -173,4 +175,10 @@ function assertSameOrigin(request: NextRequest): void {
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
   return Response.json(body, { status, headers });
+}
+
+/** A CSV download named after what it holds and the moment it was taken (`jobs-2026-11-30T1530Z.csv`). */
+export function csvResponse(what: string, body: string): Response {
+  const stamp = `${new Date().toISOString().slice(0, 16).replace(/[-:]/g, "")}Z`;
+  return new Response(body, { status: 200, headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${what}-${stamp}.csv"`, "cache-control": "no-store" } });
 }

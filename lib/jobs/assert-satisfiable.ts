@@ -15,7 +15,10 @@ export async function assertSatisfiable(
 ): Promise<void> {
   const issue = (message: string): FieldIssue[] => [{ path: `${field}gpu_count`, message }];
   if (work.gpu_count > work.quota) {
-    throw unsatisfiable(`The work needs ${work.gpu_count} GPUs but the tenant's whole quota is ${work.quota}`, issue(`More than the quota of ${work.quota}`));
+    throw unsatisfiable(
+      `The work needs ${work.gpu_count} GPUs but the tenant's whole quota is ${work.quota}`,
+      issue(`More than your organisation's quota of ${work.quota} GPUs: it could never start. Ask your operator for a larger quota.`),
+    );
   }
   if (work.cluster_id && !(await tx.cluster.count({ where: { id: work.cluster_id } }))) {
     throw validationFailed([{ path: `${field}cluster_id`, message: "No such cluster" }]);
@@ -28,7 +31,36 @@ export async function assertSatisfiable(
     const where = `${work.cluster_id ? " in that cluster" : ""}${work.needs_containers ? " on nodes that run containers" : ""}`;
     throw unsatisfiable(
       `The fleet has ${capacity} ${work.gpu_type} GPUs${where}; the work needs ${work.gpu_count}`,
-      issue(`More than the ${capacity} ${work.gpu_type} GPUs there are${where}`),
+      issue(`The fleet has ${capacity} ${work.gpu_type} GPUs${where} in all: it could never start.`),
     );
+  }
+}
+
+/**
+ * Work that names a reservation: the caller tenant's own, still live, of the work's GPU type (and
+ * cluster, if it names one), with GPUs enough for it, and long enough for its declared duration.
+ */
+export async function assertFitsReservation(
+  tx: Tx,
+  tenantId: string,
+  work: { reservation_id: string; gpu_count: number; gpu_type: string; cluster_id?: string | null; duration_s?: number },
+  field = "",
+): Promise<void> {
+  const path = `${field}reservation_id`;
+  const [r] = await tx.$queryRaw<Array<{ gpu_type: string; status: string; starts_at: Date; ends_at: Date; gpus: number; clusters: string[] }>>`
+    SELECT r.gpu_type, r.status, r.starts_at, r.ends_at,
+           COALESCE((SELECT sum(h.gpu_count) FROM reservation_nodes h WHERE h.reservation_id = r.id AND h.live AND h.closed_at IS NULL AND h.ends_at = r.ends_at), 0)::int AS gpus,
+           ARRAY(SELECT DISTINCT n.cluster_id::text FROM reservation_nodes h JOIN nodes n ON n.id = h.node_id WHERE h.reservation_id = r.id AND h.live) AS clusters
+      FROM reservations r WHERE r.id = ${work.reservation_id}::uuid AND r.tenant_id = ${tenantId}::uuid`;
+  if (!r) throw validationFailed([{ path, message: "No such reservation of yours" }]);
+  if (!["confirmed", "active"].includes(r.status) || r.ends_at.getTime() <= Date.now()) throw validationFailed([{ path, message: `This reservation is over (${r.status})` }]);
+  if (r.gpu_type !== work.gpu_type) throw validationFailed([{ path: `${field}gpu_type`, message: `The reservation holds ${r.gpu_type} nodes` }]);
+  if (work.cluster_id && !r.clusters.includes(work.cluster_id)) throw validationFailed([{ path: `${field}cluster_id`, message: "The reservation's nodes are in another cluster" }]);
+  if (work.gpu_count > r.gpus) {
+    throw unsatisfiable(`The reservation holds ${r.gpus} GPUs; the work needs ${work.gpu_count}`, [{ path: `${field}gpu_count`, message: `More than the reservation's ${r.gpus} GPUs` }]);
+  }
+  const left = (r.ends_at.getTime() - Math.max(Date.now(), r.starts_at.getTime())) / 1000;
+  if (work.duration_s && work.duration_s > left) {
+    throw unsatisfiable(`The work declares ${work.duration_s} s but the reservation has ${Math.floor(left)} s left`, [{ path: `${field}duration_s`, message: "Longer than what is left of the reservation" }]);
   }
 }

@@ -2,7 +2,7 @@ import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { forbidden, validationFailed } from "@/lib/errors";
-import { assertSatisfiable } from "./assert-satisfiable";
+import { assertFitsReservation, assertSatisfiable } from "./assert-satisfiable";
 import { jobSelect } from "./schemas";
 import { assertUnderWaitingCap } from "./waiting-cap";
 
@@ -16,6 +16,10 @@ export interface NewJob {
   image?: string;
   command?: string;
   duration_s?: number;
+  env?: Record<string, string>;
+  /** retry policy beyond max_retries: backoff, and which exit codes retry (any, when absent) */
+  retry?: { backoff_s: number; backoff_factor: number; max_backoff_s: number; on_exit_codes?: number[] };
+  reservation_id?: string;
 }
 
 /**
@@ -24,7 +28,7 @@ export interface NewJob {
  * the tenant's cap on waiting jobs (`capWaiting`: direct submissions; steps of an accepted pipeline
  * are bounded by its size instead). `field` prefixes the paths of field errors (e.g. `steps[2].`).
  */
-export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string; capWaiting?: boolean } = {}) {
+export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string; capWaiting?: boolean; submittedBy?: string } = {}) {
   const f = opts.field ?? "";
   // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot and the
   // waiting count are exact
@@ -46,7 +50,9 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
   }
   if (opts.capWaiting) await assertUnderWaitingCap(tx, tenantId);
   await assertSatisfiable(tx, { ...input, quota: tenant.gpu_quota, needs_containers: Boolean(image || input.command) }, f);
-  const overQuota = tenant.in_use + input.gpu_count > tenant.gpu_quota;
+  if (input.reservation_id) await assertFitsReservation(tx, tenantId, { ...input, reservation_id: input.reservation_id }, f);
+  // work inside a reservation is paid by it and outside the quota: it waits for its reservation, never for quota
+  const overQuota = !input.reservation_id && tenant.in_use + input.gpu_count > tenant.gpu_quota;
   // a prepaid tenant without funds can queue work; it runs once funds arrive
   const blockReason = tenant.out_of_funds ? "billing" : overQuota ? "quota" : null;
   const created = await tx.job.create({
@@ -61,7 +67,13 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
       image: image ?? null,
       command: input.command ?? null,
       durationS: input.duration_s ?? null,
+      env: input.env ?? {},
+      ...(input.retry
+        ? { retryBackoffS: input.retry.backoff_s, retryBackoffFactor: input.retry.backoff_factor, retryBackoffMaxS: input.retry.max_backoff_s, retryOnExitCodes: input.retry.on_exit_codes ?? [] }
+        : {}),
+      reservationId: input.reservation_id ?? null,
       pipelineId: opts.pipelineId ?? null,
+      submittedBy: opts.submittedBy ?? null,
       status: blockReason ? "blocked" : "queued",
       blockReason,
       pendingReason:

@@ -15,7 +15,7 @@ export type JobEvent =
   | { kind: "block"; reason: "quota" | "billing" }
   | { kind: "unblock" }
   | { kind: "complete" }
-  | { kind: "fail" }
+  | { kind: "fail"; retryable?: boolean }
   | { kind: "cancel" }
   | { kind: "node_lost" };
 
@@ -46,7 +46,7 @@ export function jobTransition(facts: JobFacts, event: JobEvent): JobTransition {
     case "fail": {
       if (status !== "running") return refuse(facts, "fail");
       const failures = facts.failures + 1;
-      return failures <= facts.maxRetries ? { ok: true, to: "queued", failures, retry: true } : { ok: true, to: "failed", failures, retry: false };
+      return failures <= facts.maxRetries && event.retryable !== false ? { ok: true, to: "queued", failures, retry: true } : { ok: true, to: "failed", failures, retry: false };
     }
     case "cancel":
       return FINAL_STATUSES.includes(status) ? refuse(facts, "be cancelled") : { ok: true, to: "cancelled", ...same };
@@ -55,7 +55,25 @@ export function jobTransition(facts: JobFacts, event: JobEvent): JobTransition {
   }
 }
 
+export interface BackoffPolicy {
+  backoff_s: number;
+  backoff_factor: number;
+  max_backoff_s: number;
+}
+export const DEFAULT_BACKOFF: BackoffPolicy = { backoff_s: 10, backoff_factor: 2, max_backoff_s: 600 };
+
 /** Backoff before retry n (1-based): 10 s, 20 s, 40 s … capped at 10 minutes. */
 export function retryBackoffSeconds(failures: number): number {
-  return Math.min(600, 10 * 2 ** Math.max(0, failures - 1));
+  return backoffSeconds(failures, DEFAULT_BACKOFF);
+}
+
+/** Backoff before retry n (1-based) under a step's policy: backoff_s × factor^(n−1), capped. */
+export function backoffSeconds(failures: number, policy: BackoffPolicy): number {
+  return Math.round(Math.min(policy.max_backoff_s, policy.backoff_s * policy.backoff_factor ** Math.max(0, failures - 1)));
+}
+
+/** Whether an exit code is one a job's policy retries (any failure, when it names none). */
+export function exitCodeRetries(exitCode: number | undefined, onExitCodes: readonly number[] | null | undefined): boolean {
+  if (!onExitCodes?.length) return true;
+  return exitCode !== undefined && onExitCodes.includes(exitCode);
 }

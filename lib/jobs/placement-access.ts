@@ -7,7 +7,7 @@ import type { Tx } from "@/lib/db/client";
  * (that node, for a node-bound key). Any placement, not only the current one: a node that was cut
  * off must be told its report is stale (409), not that the job does not exist.
  */
-export async function agentMayReportOn(tx: Tx, p: AgentPrincipal, jobId: string): Promise<boolean> {
+export async function agentMayReportOn(tx: Pick<Tx, "$queryRaw">, p: AgentPrincipal, jobId: string): Promise<boolean> {
   const rows = await tx.$queryRaw<Array<{ ok: boolean }>>`
     SELECT EXISTS (
       SELECT 1 FROM job_placements jp JOIN nodes n ON n.id = ANY(jp.node_ids)

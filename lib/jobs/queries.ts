@@ -5,6 +5,7 @@ import { env } from "@/lib/env";
 import type { JobAssignment } from "@/lib/fleet/assignments";
 import { forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { jobReportToken } from "./job-token";
 import { jobSelect } from "./schemas";
 
 /** Jobs a caller may see: a tenant its own, an operator all, an agent those on its cluster's nodes. */
@@ -55,10 +56,18 @@ export async function listJobs(p: Principal, opts: { limit: number; cursor?: str
 /** Where each attempt of a job ran and when, newest first (its logs and GPU telemetry are per attempt). */
 export async function listJobPlacements(p: Principal, jobId: string) {
   await getJobOrThrow(p, jobId);
-  const rows = await db().jobPlacement.findMany({ where: { jobId }, orderBy: { attempt: "desc" }, select: { attempt: true, nodeIds: true, startedAt: true, endedAt: true, endStatus: true } });
-  const nodes = await db().node.findMany({ where: { id: { in: [...new Set(rows.flatMap((r) => r.nodeIds))] } }, select: { id: true, hostname: true } });
-  const host = new Map(nodes.map((n) => [n.id, n.hostname]));
-  return rows.map((r) => ({ ...r, hostnames: r.nodeIds.map((id) => host.get(id) ?? id.slice(0, 8)) }));
+  const rows = await db().jobPlacement.findMany({ where: { jobId }, orderBy: { attempt: "desc" }, select: { attempt: true, nodeIds: true, startedAt: true, endedAt: true, endStatus: true, reservationId: true } });
+  const nodes = await db().node.findMany({ where: { id: { in: [...new Set(rows.flatMap((r) => r.nodeIds))] } }, select: { id: true, hostname: true, clusterId: true, pod: true, rack: true } });
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  return rows.map((r) => ({
+    ...r,
+    hostnames: r.nodeIds.map((id) => byId.get(id)?.hostname ?? id.slice(0, 8)),
+    // where the attempt ran, as the interconnect groups it (pod, rack)
+    nodes: r.nodeIds.flatMap((id) => {
+      const n = byId.get(id);
+      return n ? [{ node_id: n.id, hostname: n.hostname, clusterId: n.clusterId, pod: n.pod, rack: n.rack }] : [];
+    }),
+  }));
 }
 
 export async function listJobEvents(p: Principal, jobId: string) {
@@ -67,13 +76,13 @@ export async function listJobEvents(p: Principal, jobId: string) {
 }
 
 /**
- * What a node must be running now: running jobs holding GPUs on it, with the GPUs each holds there
- * and the placement (attempt, fence) its reports must name. A job with a command and no image
+ * What a node must be running now: running jobs holding GPUs on it, with the GPUs each holds there,
+ * the placement (attempt, fence) its reports must name, and the token its container posts outputs with. A job with a command and no image
  * (submitted before images were required) runs in the operator's default image, or not at all.
  */
 export async function assignmentsForNode(nodeId: string): Promise<JobAssignment[]> {
-  const { rows } = await pool().query<{ job_id: string; gpu_ids: string[]; image: string | null; command: string | null; duration_s: number | null; attempt: number; fence: string }>(
-    `SELECT j.id AS job_id, array_agg(g.id ORDER BY g.index) AS gpu_ids, j.image, j.command, j.duration_s, j.attempts AS attempt, j.fence::text AS fence
+  const { rows } = await pool().query<{ job_id: string; gpu_ids: string[]; image: string | null; command: string | null; duration_s: number | null; attempt: number; fence: string; env: Record<string, string> }>(
+    `SELECT j.id AS job_id, array_agg(g.id ORDER BY g.index) AS gpu_ids, j.image, j.command, j.duration_s, j.attempts AS attempt, j.fence::text AS fence, j.env
        FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
       WHERE g.node_id = $1 AND j.status = 'running' GROUP BY j.id`,
     [nodeId],
@@ -87,6 +96,9 @@ export async function assignmentsForNode(nodeId: string): Promise<JobAssignment[
       fence: r.fence,
       gpu_ids: r.gpu_ids,
       logs_path: `/api/jobs/${r.job_id}/logs`,
+      outputs_path: `/api/jobs/${r.job_id}/outputs`,
+      report_token: jobReportToken(r.job_id, r.attempt, r.fence),
+      ...(Object.keys(r.env ?? {}).length ? { env: r.env } : {}),
       ...(image ? { image } : {}),
       ...(r.command ? { command: r.command } : {}),
       ...(r.duration_s ? { duration_s: r.duration_s } : {}),
@@ -114,17 +126,42 @@ export async function fleetGpuTypes(): Promise<string[]> {
   return rows.map((r) => r.gpuType);
 }
 
-/** The operator's view: every waiting job in scheduling order, and what runs now. */
-export async function operatorQueue() {
-  const [waiting, running] = await Promise.all([
-    db().job.findMany({ where: { status: { in: ["queued", "blocked"] } }, orderBy: [{ priority: "asc" }, { submittedAt: "asc" }], take: 500, include: { tenant: { select: { name: true } } } }),
-    db().job.findMany({ where: { status: "running" }, orderBy: { startedAt: "desc" }, take: 500, include: { tenant: { select: { name: true } }, gpus: { select: { node: { select: { hostname: true } } } } } }),
-  ]);
-  return { waiting, running };
-}
-
-export async function jobCounts() {
-  const rows = await db().job.groupBy({ by: ["status"], where: { status: { in: ["queued", "running", "blocked"] } }, _count: { _all: true } });
+export async function jobCounts(tenantId?: string) {
+  const rows = await db().job.groupBy({ by: ["status"], where: { status: { in: ["queued", "running", "blocked"] }, ...(tenantId ? { tenantId } : {}) }, _count: { _all: true } });
   const n = (s: string) => rows.find((r) => r.status === s)?._count._all ?? 0;
   return { queued: n("queued"), running: n("running"), blocked: n("blocked") };
+}
+
+/** GPUs of each type in the fleet (missing ones not counted): what a job or endpoint can ever get. */
+export async function fleetCapacity(): Promise<Record<string, number>> {
+  const rows = await db().gpu.groupBy({ by: ["gpuType"], where: { status: { not: "missing" } }, _count: { _all: true } });
+  return Object.fromEntries(rows.map((r) => [r.gpuType, r._count._all]));
+}
+
+/** What the submit form needs to say whether a job fits: the tenant's quota, what it holds, the fleet by type. */
+export async function jobFitContext(tenantId: string) {
+  const [tenant, inUse, capacity] = await Promise.all([
+    db().tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { gpuQuota: true } }),
+    db().$queryRaw<[{ in_use: number }]>`SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[${tenantId}::uuid])), 0)::int AS in_use`,
+    fleetCapacity(),
+  ]);
+  return { quota: tenant.gpuQuota, inUse: inUse[0].in_use, capacity };
+}
+
+/** Where a job holds GPUs now: each node with the indexes of its GPUs there. */
+export async function jobPlacement(jobId: string) {
+  const gpus = await db().gpu.findMany({ where: { allocatedJobId: jobId }, select: { index: true, node: { select: { id: true, hostname: true } } }, orderBy: [{ nodeId: "asc" }, { index: "asc" }] });
+  const nodes = new Map<string, { id: string; hostname: string; gpuIndexes: number[] }>();
+  for (const g of gpus) {
+    const n = nodes.get(g.node.id) ?? { id: g.node.id, hostname: g.node.hostname, gpuIndexes: [] };
+    n.gpuIndexes.push(g.index);
+    nodes.set(g.node.id, n);
+  }
+  return [...nodes.values()];
+}
+
+/** Who submitted a job from the console, when a person did. */
+export async function jobSubmitter(userId: string | null | undefined) {
+  if (!userId) return null;
+  return db().user.findUnique({ where: { id: userId }, select: { name: true, email: true } });
 }

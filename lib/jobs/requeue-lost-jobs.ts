@@ -20,12 +20,18 @@ export async function requeueJobsOnNodes(tx: Tx, nodeIds: string[], why: string,
     SELECT j.id FROM jobs j
      WHERE j.status = 'running' AND EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_job_id = j.id AND g.node_id = ANY(${nodeIds}::uuid[]))
      FOR UPDATE OF j`;
-  const ids = jobs.map((j) => j.id);
-  if (ids.length === 0) return [];
-  await tx.$executeRaw`
+  return requeueJobs(tx, jobs.map((j) => j.id), why, actor);
+}
+
+/** The running jobs named go back to the queue, retries untouched, their GPUs freed; returns those that were running. */
+export async function requeueJobs(tx: Tx, jobIds: string[], why: string, actor: string): Promise<string[]> {
+  if (jobIds.length === 0) return [];
+  const moved = await tx.$queryRaw<Array<{ id: string }>>`
     UPDATE jobs SET status = 'queued', started_at = NULL, not_before = NULL, updated_at = now(),
            pending_reason = ${`Requeued: ${why}; your retries were not spent`}
-     WHERE id = ANY(${ids}::uuid[])`;
+     WHERE id = ANY(${jobIds}::uuid[]) AND status = 'running' RETURNING id::text`;
+  const ids = moved.map((j) => j.id);
+  if (ids.length === 0) return [];
   await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY(${ids}::uuid[])`;
   await tx.$executeRaw`
     INSERT INTO job_events (job_id, from_status, to_status, reason, actor)

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isImageReference } from "@/lib/fleet/image-reference";
+import { listParamsShape } from "@/lib/http/list-params";
 import { paginationQuery } from "@/lib/http/pagination";
 import { JOB_STATUSES } from "./job-lifecycle";
 
@@ -11,11 +12,19 @@ export const imageField = z
   .max(500)
   .refine(isImageReference, "Must be a container image reference, such as nvcr.io/nvidia/pytorch:24.05-py3");
 
+/** A container environment of the tenant's: names a shell accepts, none of GPUForge's own. */
+export const envField = z
+  .record(
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "Environment variable names: letters, digits, underscore, not starting with a digit").refine((k) => !k.startsWith("GPUFORGE_"), "GPUFORGE_ variables are set by the platform"),
+    z.string().max(10_000),
+  )
+  .refine((e) => Object.keys(e).length <= 100, "At most 100 variables");
+
 export const submitJobBody = z
   .strictObject({
     tenant_id: z.uuid("Must be a tenant id").optional(),
     name: z.string().trim().min(1, "Name is required").max(200),
-    gpu_count: z.number().int().min(1).max(4096),
+    gpu_count: z.number({ error: "A whole number of GPUs" }).int("A whole number of GPUs").min(1, "At least 1 GPU").max(4096, "No job may ask for more than 4,096 GPUs; split the work"),
     gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
     priority: z.number().int().min(1).max(10).default(5),
     cluster_id: z.uuid("Must be a cluster id").optional(),
@@ -23,6 +32,11 @@ export const submitJobBody = z
     image: imageField.optional(),
     command: z.string().trim().min(1).max(10_000).optional(),
     duration_s: z.number().int().min(1).max(30 * 86_400).optional(),
+    env: envField.optional().meta({ description: "Environment variables of the job's container" }),
+    reservation_id: z
+      .uuid("Must be a reservation id")
+      .optional()
+      .meta({ description: "Run only on the nodes of this reservation of your own, while it is active (its time is paid by the reservation)" }),
   })
   .meta({ id: "SubmitJob", example: { name: "llama-finetune", gpu_count: 8, gpu_type: "H100", priority: 3, max_retries: 2, duration_s: 3600 } });
 
@@ -75,6 +89,7 @@ export const jobJsonSchema = z
     error: z.string().nullable(),
     gpu_ids: z.array(z.string()),
     node_ids: z.array(z.string()),
+    reservation_id: z.string().nullable().meta({ description: "The reservation the job must run in, if it names one" }),
     submitted_at: z.string(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
@@ -103,6 +118,8 @@ export const jobSelect = {
   submittedAt: true,
   startedAt: true,
   finishedAt: true,
+  submittedBy: true,
+  reservationId: true,
   gpus: { select: { id: true, nodeId: true }, orderBy: { index: "asc" as const } },
 } as const;
 
@@ -128,6 +145,8 @@ export interface JobRow {
   submittedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  submittedBy?: string | null;
+  reservationId: string | null;
   gpus: Array<{ id: string; nodeId: string }>;
 }
 
@@ -153,8 +172,31 @@ export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
     error: j.error,
     gpu_ids: j.gpus.map((g) => g.id),
     node_ids: [...new Set(j.gpus.map((g) => g.nodeId))],
+    reservation_id: j.reservationId,
     submitted_at: j.submittedAt.toISOString(),
     started_at: j.startedAt?.toISOString() ?? null,
     finished_at: j.finishedAt?.toISOString() ?? null,
   };
 }
+
+// The console's job lists (the operator queue, a tenant's jobs) and their CSV export.
+export const JOB_STATUS_FILTERS = ["waiting", "active", ...JOB_STATUSES] as const;
+/** The orders of the console's job lists (Prisma orderBy, ties broken by id). */
+export const JOB_SORT_ORDERS = {
+  queue: [{ priority: "asc" }, { submittedAt: "asc" }, { id: "asc" }],
+  newest: [{ submittedAt: "desc" }, { id: "desc" }],
+  oldest: [{ submittedAt: "asc" }, { id: "asc" }],
+  gpus: [{ gpuCount: "desc" }, { submittedAt: "desc" }, { id: "desc" }],
+  name: [{ name: "asc" }, { id: "asc" }],
+} as const satisfies Record<string, Array<Record<string, "asc" | "desc">>>;
+export const JOB_SORTS = Object.keys(JOB_SORT_ORDERS) as Array<keyof typeof JOB_SORT_ORDERS>;
+
+export const jobListParams = z.object({
+  ...listParamsShape,
+  status: z.enum(JOB_STATUS_FILTERS).optional(),
+  tenant_id: z.uuid().optional(),
+  gpu_type: z.string().max(32).optional(),
+  sort: z.enum(JOB_SORTS).default("newest"),
+});
+export type JobListParams = z.output<typeof jobListParams>;
+

@@ -29,7 +29,10 @@ export function submittingTenant(actor: Actor, tenantIdInBody: string | undefine
 export async function submitJob(actor: Actor, input: SubmitJobInput) {
   const tenantId = submittingTenant(actor, input.tenant_id);
   const job = await db().$transaction(async (tx) => {
-    const created = await insertJob(tx, tenantId, input, actor.principal.label, { capWaiting: true });
+    const p = actor.principal;
+    // a person signed in to the console (not a key) owns what they submit
+    const submittedBy = (p.kind === "operator" || p.kind === "tenant") && p.userId && !p.keyId ? p.userId : undefined;
+    const created = await insertJob(tx, tenantId, input, p.label, { capWaiting: true, submittedBy });
     await recordAudit(tx, actor, { action: "job.submitted", targetType: "job", targetId: created.id, tenantId, details: { name: input.name, gpu_count: input.gpu_count, gpu_type: input.gpu_type } });
     return created;
   });

@@ -3,16 +3,18 @@ import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal
 import { recordAudit } from "@/lib/audit/record-audit";
 import { chatLine, chatQuote, plainLine } from "@/lib/alerts/chat-text";
 import type { MessageFormat } from "@/lib/alerts/delivery-policy";
-import { activeChannels, channelConfigFromEnv, formatFor, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
+import { activeChannels, channelConfig, formatFor, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
 import { db, pool } from "@/lib/db/client";
 import { createHmac } from "node:crypto";
 import { authSecret, env } from "@/lib/env";
+import { bucketGrid, type TimeRange } from "@/lib/metrics/time-range";
 import { referrerHost, sessionHash } from "./privacy";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 
 /** A visitor asks for a demo: stored for the operators' inbox and announced through the notification outbox. */
-export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, cfg: ChannelConfig = channelConfigFromEnv()) {
+export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, config?: ChannelConfig) {
+  const cfg = config ?? (await channelConfig());
   const request = await db().demoRequest.create({ data: { name: input.name, email: input.email, company: input.company || null, message: input.message || null } });
   const channels = await activeChannels(cfg);
   const inbox = `${cfg.publicUrl.replace(/\/$/, "")}/admin/demo-requests`;
@@ -67,37 +69,49 @@ export function analyticsSalt(): string {
   return env().ANALYTICS_SALT ?? createHmac("sha256", authSecret()).update("gpuforge page-view session salt").digest("hex");
 }
 
-/** Views per day, top pages, referrers and demo-request conversion over the last `days` days. */
+/** Views per day, top pages, referrers and demo-request conversion over the last `days` days (the API's summary). */
 export async function siteAnalytics(days: number) {
-  const since = `now() - make_interval(days => $1::int)`;
-  const [totals, byDay, pages, refs] = await Promise.all([
+  const to = new Date();
+  const a = await siteAnalyticsOver({ from: new Date(to.getTime() - days * 86_400_000), to, stepS: 86_400 });
+  const { series, ...rest } = a;
+  return { days, ...rest, by_day: series.map((r) => ({ day: new Date(r.t).toISOString().slice(0, 10), views: r.views, sessions: r.sessions })) };
+}
+
+/**
+ * The same figures over any range, with views and visitors per step of it (every step present:
+ * a step without views is a zero, not a missing point) — the analytics page's range picker.
+ */
+export async function siteAnalyticsOver(range: Pick<TimeRange, "from" | "to" | "stepS">) {
+  const within = `created_at >= $1 AND created_at < $2`;
+  const args = [range.from, range.to];
+  const [totals, bySteps, pages, refs] = await Promise.all([
     pool().query<{ views: number; sessions: number; demos: number; early: number }>(
-      `SELECT (SELECT count(*) FROM page_views WHERE created_at > ${since})::int AS views,
-              (SELECT count(DISTINCT session_hash) FROM page_views WHERE created_at > ${since})::int AS sessions,
-              (SELECT count(*) FROM demo_requests WHERE created_at > ${since})::int AS demos,
-              (SELECT count(*) FROM early_access WHERE created_at > ${since})::int AS early`,
-      [days],
+      `SELECT (SELECT count(*) FROM page_views WHERE ${within})::int AS views,
+              (SELECT count(DISTINCT session_hash) FROM page_views WHERE ${within})::int AS sessions,
+              (SELECT count(*) FROM demo_requests WHERE ${within})::int AS demos,
+              (SELECT count(*) FROM early_access WHERE ${within})::int AS early`,
+      args,
     ),
-    pool().query<{ day: Date; views: number; sessions: number }>(
-      `SELECT date_trunc('day', created_at) AS day, count(*)::int AS views, count(DISTINCT session_hash)::int AS sessions
-         FROM page_views WHERE created_at > ${since} GROUP BY 1 ORDER BY 1`,
-      [days],
+    pool().query<{ t: Date; views: number; sessions: number }>(
+      `SELECT date_bin(make_interval(secs => $3), created_at, 'epoch'::timestamptz) AS t, count(*)::int AS views, count(DISTINCT session_hash)::int AS sessions
+         FROM page_views WHERE ${within} GROUP BY 1 ORDER BY 1`,
+      [...args, range.stepS],
     ),
-    pool().query<{ path: string; views: number }>(`SELECT path, count(*)::int AS views FROM page_views WHERE created_at > ${since} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`, [days]),
+    pool().query<{ path: string; views: number }>(`SELECT path, count(*)::int AS views FROM page_views WHERE ${within} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`, args),
     pool().query<{ host: string; views: number }>(
-      `SELECT COALESCE(referrer_host, 'direct') AS host, count(*)::int AS views FROM page_views WHERE created_at > ${since} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`,
-      [days],
+      `SELECT COALESCE(referrer_host, 'direct') AS host, count(*)::int AS views FROM page_views WHERE ${within} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`,
+      args,
     ),
   ]);
   const t = totals.rows[0]!;
+  const byT = new Map(bySteps.rows.map((r) => [r.t.getTime(), r]));
   return {
-    days,
     views: t.views,
     sessions: t.sessions,
     demo_requests: t.demos,
     early_access: t.early,
     conversion_pct: t.sessions ? Math.round((1000 * t.demos) / t.sessions) / 10 : null,
-    by_day: byDay.rows.map((r) => ({ day: r.day.toISOString().slice(0, 10), views: r.views, sessions: r.sessions })),
+    series: bucketGrid(range.from, range.to, range.stepS).map((x) => ({ t: x, views: byT.get(x)?.views ?? 0, sessions: byT.get(x)?.sessions ?? 0 })),
     top_pages: pages.rows,
     referrers: refs.rows,
   };

@@ -8,6 +8,7 @@ const TABLES = [
   { key: "cluster_rollups_deleted", table: "cluster_metrics_1m", column: "bucket", unit: "days" },
   { key: "endpoint_raw_deleted", table: "endpoint_metrics", column: "recorded_at", unit: "hours" },
   { key: "endpoint_rollups_deleted", table: "endpoint_metrics_1m", column: "bucket", unit: "days" },
+  { key: "endpoint_observations_deleted", table: "endpoint_observations_1m", column: "bucket", unit: "days" },
 ] as const;
 
 type PruneResult = Record<(typeof TABLES)[number]["key"], number>;

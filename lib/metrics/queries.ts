@@ -3,6 +3,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
 import { validationFailed } from "@/lib/errors";
 import { getGpuOrThrow } from "@/lib/fleet/queries";
+import { bucketGrid, fillGaps, type TimeRange } from "./time-range";
 
 const MAX_POINTS = 5_000;
 
@@ -69,28 +70,29 @@ export async function gpuMetricSeries(principal: Principal, gpuId: string, opts:
   };
 }
 
-/** Fleet (or one cluster's) average utilization per interval over the last `hours`, from the cluster rollups. */
-export async function fleetUtilizationSeries(hours = 24, bucketMinutes = 15, clusterId?: string) {
-  const { rows } = await pool().query<{ t: Date; util: number; temp: number; power: number }>(
-    `SELECT date_bin(make_interval(mins => $2), bucket, 'epoch'::timestamptz) AS t,
-            sum(utilization_sum) / sum(samples) AS util, max(temperature_max) AS temp,
-            sum(power_sum) / sum(samples) * avg(gpus_reporting) AS power
+/** Fleet (or one cluster's) average utilization per step of the range, from the cluster rollups; every bucket of the range is present (null: no data). */
+export async function fleetUtilizationSeries(range: Pick<TimeRange, "from" | "to" | "stepS">, clusterId?: string) {
+  const { rows } = await pool().query<{ t: Date; util: number; temp: number }>(
+    `SELECT date_bin(make_interval(secs => $3), bucket, 'epoch'::timestamptz) AS t,
+            sum(utilization_sum) / sum(samples) AS util, max(temperature_max) AS temp
        FROM cluster_metrics_1m
-      WHERE bucket >= now() - make_interval(hours => $1) AND ($3::uuid IS NULL OR cluster_id = $3::uuid)
+      WHERE bucket >= date_bin(make_interval(secs => $3), $1::timestamptz, 'epoch'::timestamptz) AND bucket < $2 AND ($4::uuid IS NULL OR cluster_id = $4::uuid)
       GROUP BY 1 ORDER BY 1`,
-    [hours, bucketMinutes, clusterId ?? null],
+    [range.from, range.to, range.stepS, clusterId ?? null],
   );
-  return rows.map((r) => ({ t: new Date(r.t).toISOString(), utilization: Math.round(Number(r.util) * 10) / 10, temperature_max: Number(r.temp) }));
+  const points = rows.map((r) => ({ t: new Date(r.t).getTime(), utilization: Math.round(Number(r.util) * 10) / 10, temperature_max: Number(r.temp) }));
+  return { points: fillGaps(bucketGrid(range.from, range.to, range.stepS), points, ["utilization", "temperature_max"] as const), hasData: points.length > 0 };
 }
 
-/** Per-GPU utilization of one node over the last hour, one point per minute, for the node page's chart. */
-export async function nodeGpuUtilization(nodeId: string, minutes = 60) {
+/** Per-GPU utilization and temperature of one node per step of the range, for the node page's charts. */
+export async function nodeGpuSeries(nodeId: string, range: Pick<TimeRange, "from" | "to" | "stepS">) {
   const { rows } = await pool().query<{ t: Date; idx: number; util: number; temp: number }>(
-    `SELECT m.bucket AS t, g.index AS idx, m.utilization_sum / m.samples AS util, m.temperature_sum / m.samples AS temp
+    `SELECT date_bin(make_interval(secs => $4), m.bucket, 'epoch'::timestamptz) AS t, g.index AS idx,
+            sum(m.utilization_sum) / sum(m.samples) AS util, sum(m.temperature_sum) / sum(m.samples) AS temp
        FROM gpu_metrics_1m m JOIN gpus g ON g.id = m.gpu_id
-      WHERE g.node_id = $1 AND m.bucket >= now() - make_interval(mins => $2)
-      ORDER BY m.bucket, g.index`,
-    [nodeId, minutes],
+      WHERE g.node_id = $1 AND m.bucket >= date_bin(make_interval(secs => $4), $2::timestamptz, 'epoch'::timestamptz) AND m.bucket < $3
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    [nodeId, range.from, range.to, range.stepS],
   );
-  return rows;
+  return rows.map((r) => ({ t: new Date(r.t).getTime(), idx: r.idx, util: Number(r.util), temp: Number(r.temp) }));
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type { OperatorPrincipal, TenantPrincipal } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
+import { describeEntries } from "@/lib/audit/list-audit";
 import { tenantFigures } from "@/lib/tenants/queries";
 
 /** Figures for the operator's home page, in one round trip per table. */
@@ -21,7 +22,7 @@ export async function operatorOverview(_p: OperatorPrincipal) {
     users,
     clusters,
     keysByScope: Object.fromEntries(keys.map((k) => [k.scope, k._count._all])) as Record<string, number>,
-    recent,
+    recent: await describeEntries(recent),
   };
 }
 
@@ -42,7 +43,7 @@ export async function tenantOverview(p: TenantPrincipal) {
     tenant,
     users,
     keys,
-    recent,
+    recent: await describeEntries(recent),
     gpusInUse: figures.gpu_in_use,
     jobsRunning: count(jobs, "running"),
     jobsWaiting: count(jobs, "queued", "blocked"),
@@ -61,4 +62,9 @@ export async function userSummary(userId: string | undefined) {
   if (!userId) return { name: "API", email: "" };
   const u = await db().user.findUnique({ where: { id: userId }, select: { name: true, email: true } });
   return u ?? { name: "Unknown", email: "" };
+}
+
+/** "prepaid" or "invoice": whether the tenant plane watches a balance. */
+export async function tenantBillingMode(tenantId: string) {
+  return (await db().tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { billingMode: true } })).billingMode;
 }

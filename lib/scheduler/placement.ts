@@ -19,6 +19,17 @@
 // A job whose scope has too few usable GPUs (healthy GPUs on available nodes, busy or not) for it
 // to ever start, with every node that could host it in maintenance, quarantined, offline or
 // draining, reserves nothing: it keeps its place and becomes a head again when capacity returns.
+//
+// Whole-node reservations (lib/reservations) own their nodes while active: a node in one is offered
+// only to its tenant's work, which runs there "covered" (paid by the reservation, so outside the
+// quota and outside the backfill bookkeeping above, which counts on-demand capacity only). A job
+// that names its reservation runs only there, only while it is active and only if its declared
+// duration ends before the reservation does; a job that names none tries its tenant's active
+// reservations first (capacity already paid for), then on-demand nodes. A node booked by a future
+// reservation takes only work whose declared duration ends before that reservation starts.
+// Gangs that need more than one node go where the interconnect is best (./topology.ts).
+
+import { TopoTree } from "./topology";
 
 export interface FreeNode {
   nodeId: string;
@@ -27,6 +38,20 @@ export interface FreeNode {
   /** the node runs containers (tenant images and commands run nowhere else) */
   containers: boolean;
   freeGpuIds: string[];
+  pod?: string | null;
+  rack?: string | null;
+  /** the node belongs to this active reservation now: only its tenant's work may use it */
+  reservationId?: string;
+  /** epoch ms when the next reservation of this node starts: work placed now must end by then */
+  bookedFrom?: number;
+}
+
+/** A live reservation of a tenant whose work is in the queue (active now or starting later). */
+export interface ActiveReservation {
+  id: string;
+  tenantId: string;
+  startsAt: number;
+  endsAt: number;
 }
 
 export interface QueuedJob {
@@ -41,6 +66,8 @@ export interface QueuedJob {
   submittedAt: number;
   durationS: number | null;
   status: "queued" | "blocked";
+  /** the reservation the job must run in (its tenant's own) */
+  reservationId?: string | null;
 }
 
 export interface TenantUsage {
@@ -66,7 +93,7 @@ export interface Capacity {
 }
 
 export type Decision =
-  | { jobId: string; outcome: "placed"; gpuIds: string[]; nodeIds: string[] }
+  | { jobId: string; outcome: "placed"; gpuIds: string[]; nodeIds: string[]; reservationId?: string }
   | { jobId: string; outcome: "blocked_quota"; reason: string }
   | { jobId: string; outcome: "pending"; reason: string };
 
@@ -100,6 +127,8 @@ export function place(input: {
   tenants: Map<string, TenantUsage>;
   running: RunningWork[];
   capacity: Capacity[];
+  /** live reservations of the queue's tenants; nodes name theirs through reservationId */
+  reservations?: ActiveReservation[];
 }): Decision[] {
   const free = input.nodes.map((n) => ({ ...n, freeGpuIds: [...n.freeGpuIds] }));
   const usage = new Map([...input.tenants].map(([id, u]) => [id, { ...u }]));
@@ -107,8 +136,21 @@ export function place(input: {
   const reservations = new Map<string, Reservation>();
   const decisions: Decision[] = [];
 
-  const pools = new FreePools(free);
+  const booked = new Map((input.reservations ?? []).map((r) => [r.id, r]));
+  const reservedNodes = new Map<string, FreeNode[]>();
+  for (const n of free) if (n.reservationId) reservedNodes.set(n.reservationId, [...(reservedNodes.get(n.reservationId) ?? []), n]);
+  const pools = new FreePools(free.filter((n) => !n.reservationId));
   for (const job of fairOrder(input.queue, usage)) {
+    const inside = placeInReservation(job, booked, reservedNodes, input.now);
+    if (inside.pick) {
+      const gpuIds = inside.pick.flatMap((p) => p.node.freeGpuIds.splice(0, p.take));
+      decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds: inside.pick.map((p) => p.node.nodeId), reservationId: inside.reservationId });
+      continue;
+    }
+    if (inside.wait) {
+      decisions.push({ jobId: job.id, outcome: "pending", reason: inside.wait });
+      continue;
+    }
     const tenant = usage.get(job.tenantId) ?? { quota: 0, inUse: 0 };
     if (tenant.inUse + job.gpuCount > tenant.quota) {
       decisions.push({
@@ -163,6 +205,43 @@ export function place(input: {
   return decisions;
 }
 
+/** Work placed on a node booked by a future reservation must end (by its declared duration) before that reservation starts. */
+const endsBeforeBooking = (n: FreeNode, job: QueuedJob, now: number) => n.bookedFrom === undefined || (job.durationS !== null && now + job.durationS * 1000 <= n.bookedFrom);
+
+/**
+ * Covered placement: a job that names its reservation runs only there (or says why it waits); one
+ * that names none tries its tenant's active reservations that outlast it, newest end first. An
+ * unnamed job that finds no room inside returns neither a pick nor a reason and goes on demand.
+ */
+function placeInReservation(
+  job: QueuedJob,
+  booked: Map<string, ActiveReservation>,
+  nodes: Map<string, FreeNode[]>,
+  now: number,
+): { pick?: Pick; reservationId?: string; wait?: string } {
+  if (booked.size === 0) return {};
+  const scope = scopeOf(job);
+  const outlasts = (r: ActiveReservation) => job.durationS === null || now + job.durationS * 1000 <= r.endsAt;
+  const tryIn = (r: ActiveReservation) => choose((nodes.get(r.id) ?? []).filter((n) => n.freeGpuIds.length > 0 && inScope(scope, n)), job.gpuCount);
+  if (job.reservationId) {
+    const r = booked.get(job.reservationId);
+    const name = `reservation ${short(job.reservationId)}`;
+    if (!r || r.tenantId !== job.tenantId || r.endsAt <= now) return { wait: `Its ${name} has ended; the job cannot run` };
+    if (r.startsAt > now) return { wait: `Waiting for its ${name} to start at ${new Date(r.startsAt).toISOString()}` };
+    if (!outlasts(r)) return { wait: `Its declared duration would run past the end of its ${name} (${new Date(r.endsAt).toISOString()})` };
+    const pick = tryIn(r);
+    if (pick) return { pick, reservationId: r.id };
+    const free = (nodes.get(r.id) ?? []).filter((n) => inScope(scope, n)).reduce((s, n) => s + n.freeGpuIds.length, 0);
+    return { wait: `Needs ${job.gpuCount} free ${job.gpuType} GPUs in its ${name}; ${free} free there now` };
+  }
+  const mine = [...booked.values()].filter((r) => r.tenantId === job.tenantId && r.startsAt <= now && r.endsAt > now && outlasts(r)).sort((a, b) => b.endsAt - a.endsAt || (a.id < b.id ? -1 : 1));
+  for (const r of mine) {
+    const pick = tryIn(r);
+    if (pick) return { pick, reservationId: r.id };
+  }
+  return {};
+}
+
 /**
  * The job's best pick that delays no waiting head. A pick that would delay a head is tried again
  * without that head's GPUs (the job may fit elsewhere in its own scope); when nothing is left it
@@ -177,7 +256,7 @@ function chooseAroundReservations(
   const avoid: Reservation[] = [];
   let blockedBy: Reservation | undefined;
   for (;;) {
-    const pick = pools.choose(scopeOf(job), job.gpuCount, avoid);
+    const pick = pools.choose(scopeOf(job), job.gpuCount, avoid, job, now);
     if (!pick) return { pick: null, charges: [], blockedBy };
     const charges: Array<{ reservation: Reservation; impact: number }> = [];
     let delays: Reservation | undefined;
@@ -203,13 +282,19 @@ function chooseAroundReservations(
 interface Pool {
   buckets: Set<FreeNode>[];
   nodes: FreeNode[];
+  /** nodes a future reservation books: only for work that ends before it starts (never in the buckets) */
+  booked: FreeNode[];
+  /** the pool's nodes by pod and rack, kept current as GPUs are taken, for gangs of several nodes */
+  tree?: TopoTree<FreeNode>;
+  /** free GPUs on all its nodes, kept current as GPUs are taken */
+  free: number;
 }
 
 /**
  * Free GPUs per type (and per type on container nodes), with nodes bucketed by how many GPUs they
  * have free, so best fit is a few bucket lookups rather than a scan of every node (10,000 jobs ×
- * 1,250 nodes otherwise). Cluster-constrained jobs, and jobs steering around a head, filter the
- * pool's nodes (the less common case).
+ * 1,250 nodes otherwise). Cluster-constrained jobs, jobs steering around a head, and jobs that
+ * may use nodes a future reservation books filter the pool's nodes (the less common cases).
  */
 class FreePools {
   private pools = new Map<string, Pool>();
@@ -220,9 +305,14 @@ class FreePools {
       const keys = n.containers ? [n.gpuType, `${n.gpuType}\u0000c`] : [n.gpuType];
       const pools = keys.map((k) => {
         let pool = this.pools.get(k);
-        if (!pool) this.pools.set(k, (pool = { buckets: [], nodes: [] }));
-        pool.nodes.push(n);
-        bucket(pool, n.freeGpuIds.length).add(n);
+        if (!pool) this.pools.set(k, (pool = { buckets: [], nodes: [], booked: [], free: 0 }));
+        pool.free += n.freeGpuIds.length;
+        if (n.bookedFrom !== undefined) {
+          pool.booked.push(n);
+        } else {
+          pool.nodes.push(n);
+          bucket(pool, n.freeGpuIds.length).add(n);
+        }
         return pool;
       });
       this.memberOf.set(n, pools);
@@ -236,14 +326,20 @@ class FreePools {
   available(scope: Scope): number {
     const pool = this.poolFor(scope);
     if (!pool) return 0;
-    return pool.nodes.reduce((s, n) => s + (!scope.clusterId || n.clusterId === scope.clusterId ? n.freeGpuIds.length : 0), 0);
+    if (!scope.clusterId) return pool.free;
+    let sum = 0;
+    for (const list of [pool.nodes, pool.booked]) for (const n of list) if (n.clusterId === scope.clusterId) sum += n.freeGpuIds.length;
+    return sum;
   }
 
-  choose(scope: Scope, need: number, avoid: readonly Scope[] = []): Pick | null {
+  /** The job's pick in this scope; nodes a later reservation books only for the job when it ends before that (`job`, `now`). */
+  choose(scope: Scope, need: number, avoid: readonly Scope[] = [], job?: QueuedJob, now = 0): Pick | null {
     const pool = this.poolFor(scope);
     if (!pool) return null;
-    if (scope.clusterId || avoid.length) {
-      return choose(pool.nodes.filter((n) => n.freeGpuIds.length > 0 && (!scope.clusterId || n.clusterId === scope.clusterId) && !avoid.some((r) => inScope(r, n))), need);
+    const usableBooked = pool.booked.length && job ? pool.booked.filter((n) => endsBeforeBooking(n, job, now)) : [];
+    if (scope.clusterId || avoid.length || usableBooked.length) {
+      const eligible = (n: FreeNode) => n.freeGpuIds.length > 0 && (!scope.clusterId || n.clusterId === scope.clusterId) && !avoid.some((r) => inScope(r, n));
+      return choose([...pool.nodes, ...usableBooked].filter(eligible), need);
     }
     for (let k = need; k < pool.buckets.length; k++) {
       const set = pool.buckets[k];
@@ -252,26 +348,22 @@ class FreePools {
       for (const n of set) if (!best || n.nodeId < best.nodeId) best = n;
       return [{ node: best!, take: need }];
     }
-    const out: Pick = [];
-    let left = need;
-    for (let k = pool.buckets.length - 1; k >= 1 && left > 0; k--) {
-      const set = pool.buckets[k];
-      if (!set) continue;
-      for (const n of [...set].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1))) {
-        if (left === 0) break;
-        const take = Math.min(left, k);
-        out.push({ node: n, take });
-        left -= take;
-      }
-    }
-    return left === 0 ? out : null;
+    pool.tree ??= new TopoTree(pool.nodes, (n) => n.freeGpuIds.length);
+    return pool.tree.pick(need);
   }
 
   take(node: FreeNode, count: number): string[] {
     const pools = this.memberOf.get(node)!;
-    for (const pool of pools) bucket(pool, node.freeGpuIds.length).delete(node);
+    // booked nodes live in no bucket and no tree: only the pool's total moves for them
+    const booked = node.bookedFrom !== undefined;
+    if (!booked) for (const pool of pools) bucket(pool, node.freeGpuIds.length).delete(node);
     const taken = node.freeGpuIds.splice(0, count);
-    for (const pool of pools) bucket(pool, node.freeGpuIds.length).add(node);
+    for (const pool of pools) {
+      pool.free -= taken.length;
+      if (booked) continue;
+      bucket(pool, node.freeGpuIds.length).add(node);
+      pool.tree?.adjust(node, -taken.length);
+    }
     return taken;
   }
 }
@@ -280,25 +372,22 @@ function bucket(pool: Pool, k: number): Set<FreeNode> {
   return (pool.buckets[k] ??= new Set());
 }
 
-/** Best fit on one node, or the fewest nodes (largest free first); null when the gang cannot be whole. */
+/** Best fit on one node, or a gang over several where the interconnect is best; null when the gang cannot be whole. */
 export function choose(eligible: FreeNode[], need: number): Pick | null {
   let best: FreeNode | undefined;
   for (const n of eligible) {
     if (n.freeGpuIds.length >= need && (!best || n.freeGpuIds.length < best.freeGpuIds.length || (n.freeGpuIds.length === best.freeGpuIds.length && n.nodeId < best.nodeId))) best = n;
   }
   if (best) return [{ node: best, take: need }];
-  const total = eligible.reduce((s, n) => s + n.freeGpuIds.length, 0);
-  if (total < need) return null;
-  const sorted = [...eligible].sort((a, b) => b.freeGpuIds.length - a.freeGpuIds.length || (a.nodeId < b.nodeId ? -1 : 1));
-  const out: Pick = [];
-  let left = need;
-  for (const n of sorted) {
-    if (left === 0) break;
-    const take = Math.min(left, n.freeGpuIds.length);
-    out.push({ node: n, take });
-    left -= take;
-  }
-  return out;
+  return multiNode(eligible, need);
+}
+
+/** A gang over several nodes: one pod when possible, then the fewest racks, then the fewest nodes (./topology.ts). */
+function multiNode(eligible: FreeNode[], need: number): Pick | null {
+  return new TopoTree(
+    eligible.filter((n) => n.freeGpuIds.length > 0),
+    (n) => n.freeGpuIds.length,
+  ).pick(need);
 }
 
 /** When the head can start, from the declared ends of running work in its scope, and what is spare then. */

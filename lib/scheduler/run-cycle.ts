@@ -3,11 +3,13 @@ import type pg from "pg";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { processMetrics } from "@/lib/observability/process-metrics";
-import { place, type Decision, type FreeNode, type QueuedJob } from "./placement";
+import { place, type ActiveReservation, type Decision, type FreeNode, type QueuedJob } from "./placement";
 
 /** Serialises everything that allocates GPUs: scheduling cycles and endpoint replica placement. */
 export const SCHEDULER_LOCK = 72_417_002;
 const MAX_QUEUE = 50_000;
+/** The node (alias n) is held by a reservation in force now: its GPUs are not on-demand capacity. */
+const RESERVED_NOW = `EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())`;
 const LOGGED_DECISIONS = 200;
 
 /** A job changed under the cycle (cancelled, say): roll back; the next cycle reads fresh facts. */
@@ -61,9 +63,9 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
     // job never ranks above the best priority its tenant may use now (tenants.max_priority).
     const queue = await c.query<{
       id: string; tenant_id: string; gpu_count: number; gpu_type: string; cluster_id: string | null; needs_containers: boolean;
-      priority: number; submitted_ms: string; duration_s: number | null; status: "queued" | "blocked";
+      priority: number; submitted_ms: string; duration_s: number | null; status: "queued" | "blocked"; reservation_id: string | null;
     }>(
-      `SELECT j.id, j.tenant_id, j.gpu_count, j.gpu_type, j.cluster_id, (j.image IS NOT NULL OR j.command IS NOT NULL) AS needs_containers,
+      `SELECT j.id, j.tenant_id, j.gpu_count, j.gpu_type, j.cluster_id, (j.image IS NOT NULL OR j.command IS NOT NULL) AS needs_containers, j.reservation_id,
               GREATEST(j.priority, t.max_priority) AS priority, (extract(epoch FROM j.submitted_at) * 1000)::bigint AS submitted_ms, j.duration_s, j.status
          FROM tenants t CROSS JOIN LATERAL (
            SELECT * FROM jobs j
@@ -78,10 +80,23 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       await c.query("COMMIT");
       return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
     }
-    const free = await c.query<{ id: string; node_id: string; cluster_id: string; containers: boolean; gpu_type: string }>(
-      `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type FROM gpus g JOIN nodes n ON n.id = g.node_id
+    const free = await c.query<{ id: string; node_id: string; cluster_id: string; containers: boolean; gpu_type: string; pod: string | null; rack: string | null }>(
+      `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack FROM gpus g JOIN nodes n ON n.id = g.node_id
         WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND n.status = 'available'
         ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
+    );
+    // Whole-node reservations: the nodes each one holds now (only its tenant's work goes there), the
+    // next booking of every node (work placed there now must end before it), and the live
+    // reservations of the queue's tenants (for work that names one).
+    const holdings = await c.query<{ node_id: string; reservation_id: string | null; booked_from_ms: string | null }>(
+      `SELECT node_id, (array_agg(reservation_id) FILTER (WHERE starts_at <= now()))[1]::text AS reservation_id,
+              (extract(epoch FROM min(starts_at) FILTER (WHERE starts_at > now())) * 1000)::bigint AS booked_from_ms
+         FROM reservation_nodes WHERE live AND ends_at > now() GROUP BY node_id`,
+    );
+    const live = await c.query<{ id: string; tenant_id: string; starts_ms: string; ends_ms: string }>(
+      `SELECT r.id, r.tenant_id, (extract(epoch FROM r.starts_at) * 1000)::bigint AS starts_ms, (extract(epoch FROM r.ends_at) * 1000)::bigint AS ends_ms
+         FROM reservations r WHERE r.tenant_id = ANY($1::uuid[]) AND r.status IN ('confirmed', 'active') AND r.ends_at > now()`,
+      [[...new Set(queue.rows.map((j) => j.tenant_id))]],
     );
     const tenantIds = [...new Set(queue.rows.map((j) => j.tenant_id))];
     const tenants = await c.query<{ id: string; gpu_quota: number; in_use: number }>(
@@ -96,20 +111,29 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       `SELECT j.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpu_count,
               (extract(epoch FROM j.started_at + make_interval(secs => j.duration_s)) * 1000)::bigint AS ends_ms
          FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id JOIN nodes n ON n.id = g.node_id
-        WHERE j.status = 'running' AND g.status = 'available' AND n.status = 'available'
+        WHERE j.status = 'running' AND g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW}
         GROUP BY j.id, n.cluster_id, n.containers`,
     );
     const capacity = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpus: number }>(
       `SELECT g.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpus FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND n.status = 'available' GROUP BY g.gpu_type, n.cluster_id, n.containers`,
+        WHERE g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW} GROUP BY g.gpu_type, n.cluster_id, n.containers`,
     );
 
+    const booking = new Map(holdings.rows.map((h) => [h.node_id, h]));
     const nodes = new Map<string, FreeNode>();
     for (const g of free.rows) {
       const key = `${g.node_id}/${g.gpu_type}`;
-      if (!nodes.has(key)) nodes.set(key, { nodeId: g.node_id, clusterId: g.cluster_id, gpuType: g.gpu_type, containers: g.containers, freeGpuIds: [] });
+      if (!nodes.has(key)) {
+        const b = booking.get(g.node_id);
+        nodes.set(key, {
+          nodeId: g.node_id, clusterId: g.cluster_id, gpuType: g.gpu_type, containers: g.containers, freeGpuIds: [], pod: g.pod, rack: g.rack,
+          ...(b?.reservation_id ? { reservationId: b.reservation_id } : {}),
+          ...(b?.booked_from_ms ? { bookedFrom: Number(b.booked_from_ms) } : {}),
+        });
+      }
       nodes.get(key)!.freeGpuIds.push(g.id);
     }
+    const reservations: ActiveReservation[] = live.rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, startsAt: Number(r.starts_ms), endsAt: Number(r.ends_ms) }));
     const jobs: QueuedJob[] = queue.rows.map((j) => ({
       id: j.id,
       tenantId: j.tenant_id,
@@ -121,6 +145,7 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       submittedAt: Number(j.submitted_ms),
       durationS: j.duration_s,
       status: j.status,
+      reservationId: j.reservation_id,
     }));
     const decisions = place({
       now: Date.now(),
@@ -129,6 +154,7 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       tenants: new Map(tenants.rows.map((t) => [t.id, { quota: t.gpu_quota, inUse: t.in_use }])),
       running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
       capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpus: r.gpus })),
+      reservations,
     });
     await writeDecisions(c, decisions, new Map(jobs.map((j) => [j.id, j.status])));
 
@@ -168,18 +194,22 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
       `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, job_id) WHERE g.id = x.gpu_id`,
       [gpuIds, gpuJobs],
     );
-    // each attempt's placement, with its fence: what the node's reports, logs and telemetry are keyed by
+    // each attempt's placement, with its fence (what the node's reports, logs and telemetry are keyed
+    // by) and the reservation it runs in, if any (that time is the reservation's, not billed again)
     await c.query(
-      `INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at)
-       SELECT j.id, j.attempts, j.fence, array_agg(g.id ORDER BY g.node_id, g.index), array_agg(DISTINCT g.node_id), j.started_at
-         FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id WHERE j.id = ANY($1::uuid[]) GROUP BY j.id`,
-      [placed.map((d) => d.jobId)],
+      `INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at, reservation_id)
+       SELECT j.id, j.attempts, j.fence, array_agg(g.id ORDER BY g.node_id, g.index), array_agg(DISTINCT g.node_id), j.started_at, x.reservation_id
+         FROM unnest($1::uuid[], $2::uuid[]) AS x(job_id, reservation_id) JOIN jobs j ON j.id = x.job_id JOIN gpus g ON g.allocated_job_id = j.id
+        GROUP BY j.id, x.reservation_id`,
+      [placed.map((d) => d.jobId), placed.map((d) => d.reservationId ?? null)],
     );
     await c.query(
       `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
-       SELECT x.id, x.from_status, 'running', 'placed on ' || x.nodes || CASE WHEN x.nodes = 1 THEN ' node' ELSE ' nodes' END, 'scheduler'
-         FROM unnest($1::uuid[], $2::text[], $3::int[]) AS x(id, from_status, nodes)`,
-      [placed.map((d) => d.jobId), placed.map((d) => before.get(d.jobId)!), placed.map((d) => d.nodeIds.length)],
+       SELECT x.id, x.from_status, 'running',
+              'placed on ' || x.nodes || CASE WHEN x.nodes = 1 THEN ' node' ELSE ' nodes' END
+                || CASE WHEN x.reservation_id IS NULL THEN '' ELSE ' of reservation ' || left(x.reservation_id::text, 8) END, 'scheduler'
+         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[]) AS x(id, from_status, nodes, reservation_id)`,
+      [placed.map((d) => d.jobId), placed.map((d) => before.get(d.jobId)!), placed.map((d) => d.nodeIds.length), placed.map((d) => d.reservationId ?? null)],
     );
   }
   // Unplaced jobs: set the reason a tenant reads; move between queued and blocked where the cause changed.

@@ -23,3 +23,8 @@ export async function getUserOrThrow(principal: Principal, id: string) {
   if (!user) throw notFound("User");
   return user;
 }
+
+/** The admins of a tenant, for "ask an admin" (names and emails, active ones only). */
+export async function tenantAdmins(tenantId: string) {
+  return db().user.findMany({ where: { tenantId, role: "tenant_admin", disabledAt: null }, orderBy: { name: "asc" }, take: 10, select: { name: true, email: true } });
+}

@@ -83,7 +83,11 @@ describe("billing in both planes", () => {
     // the tenant pays from its balance on the local payment page
     await tenantPage.goto(`${inject("baseUrl")}/dashboard/billing`);
     await tenantPage.locator("tr", { hasText: inv.number }).getByRole("link", { name: "Pay" }).click();
-    await tenantPage.getByText(/Local payment: card payments are not configured/).waitFor();
+    // without Stripe: pay from the balance, or by transfer quoting the invoice number; no card button
+    const howToPay = tenantPage.getByRole("region", { name: "How to pay" });
+    await howToPay.getByRole("heading", { name: "By bank transfer" }).waitFor();
+    await howToPay.getByText(inv.number).first().waitFor();
+    expect(await howToPay.getByRole("link", { name: "Pay by card" }).count()).toBe(0);
     await tenantPage.getByRole("button", { name: /Pay from balance/ }).click();
     await tenantPage.getByText(`${inv.number} is paid (from your prepaid balance). Thank you.`).waitFor();
     await tenantPage.getByText(/^Paid .* \(balance\)$/).waitFor();

@@ -61,10 +61,18 @@ describe("sign-in and role routing", () => {
     await signIn(p2, member.email, member.password);
     await p2.waitForURL(`${base()}/dashboard`);
     await p2.getByRole("heading", { name: tenant.name }).waitFor();
-    // members see neither user nor key management
+    // members see neither user nor key management in the menu; opening them says why, with a 403
     expect(await p2.getByRole("link", { name: "API keys" }).count()).toBe(0);
-    await p2.goto(`${base()}/dashboard/api-keys`);
-    await p2.waitForURL(`${base()}/dashboard`);
+    for (const path of ["/dashboard/api-keys", "/dashboard/users"]) {
+      const res = await p2.goto(`${base()}${path}`);
+      expect(res?.status()).toBe(403);
+      expect(p2.url()).toBe(`${base()}${path}`);
+      await p2.getByRole("heading", { name: "This page is for your organisation's admins" }).waitFor();
+    }
+    await shot(p2, "member-forbidden");
+    // the dashboard names the admins to ask
+    await p2.goto(`${base()}/dashboard`);
+    await p2.getByTestId("tenant-admins").getByText(admin.email).waitFor();
     await p2.context().close();
   });
 
@@ -132,7 +140,10 @@ describe("API keys in the UI", () => {
     await row.waitFor();
     page.once("dialog", (d) => void d.accept());
     await row.getByRole("button", { name: "Revoke" }).click();
-    await row.getByText("revoked").waitFor();
+    // a revoked key leaves the keys in use, and waits behind the filter
+    await row.waitFor({ state: "detached" });
+    await page.getByRole("link", { name: /Revoked and expired/ }).click();
+    await page.getByTestId(`api-key-row-${key.slice(0, 12)}`).getByText("revoked").waitFor();
     await shot(page, "api-key-revoked");
     expect((await api("GET", "/api/users", { key })).status).toBe(401);
     await page.context().close();

@@ -62,9 +62,14 @@ describe("inference endpoints in the browser", () => {
     await form.locator("#f-autoscale_metric").selectOption("requests_per_replica");
     await form.locator("#f-autoscale_target").fill("50");
     await form.getByRole("button", { name: "Create endpoint" }).click();
-    await page.waitForURL(/\/dashboard\/endpoints\/[0-9a-f-]{36}$/);
+    await page.waitForURL(/\/dashboard\/endpoints\/[0-9a-f-]{36}\?created=1$/);
     await page.getByRole("heading", { name: "chat-h200" }).waitFor();
-    const id = page.url().split("/").pop()!;
+    const id = new URL(page.url()).pathname.split("/").pop()!;
+    // opened at its top, the title clear of the sticky header
+    const titleTop = await page.getByRole("heading", { name: "chat-h200", level: 1 }).evaluate((h) => h.getBoundingClientRect().top);
+    const headerBottom = await page.locator("header").first().evaluate((h) => h.getBoundingClientRect().bottom);
+    expect(titleTop).toBeGreaterThanOrEqual(headerBottom);
+    const availability = page.getByText(/^Availability, last 24 hours$/).locator("..");
 
     // the simulator loads the model, reports healthy samples; the page refreshes itself
     await page.getByText("2 of 2 replicas ready").first().waitFor({ timeout: 45_000 });
@@ -72,7 +77,17 @@ describe("inference endpoints in the browser", () => {
     await page.locator(".recharts-surface").first().waitFor({ timeout: 30_000 });
     expect(await page.locator(".recharts-surface").count()).toBeGreaterThanOrEqual(2);
     await page.getByText("SLA p95").first().waitFor();
+    // figures, the alert's own verdict and the list agree: served since it turned ready, no alert
+    await availability.getByText("100.00 %").waitFor({ timeout: 90_000 });
+    await page.getByText(/No SLA alert\. The rule/).waitFor();
     await shot(page, "endpoint-ready");
+    // the range picker changes what the charts ask for: 24 h in 15-minute steps, 1 h in minutes
+    expect(await page.getByTestId("endpoint-traffic").getAttribute("data-step")).toBe("900");
+    await page.getByRole("navigation", { name: "Time range" }).getByRole("link", { name: "1 h" }).click();
+    await page.waitForURL(/range=1h/);
+    await page.getByRole("heading", { name: "Throughput, last hour" }).waitFor();
+    expect(await page.getByTestId("endpoint-traffic").getAttribute("data-step")).toBe("60");
+    await shot(page, "endpoint-range-1h");
 
     // the API agrees: two ready replicas on distinct simulated nodes, samples stored and rolled up
     const got = await api("GET", `/api/endpoints/${id}`, { key: tenantKey });
@@ -92,6 +107,7 @@ describe("inference endpoints in the browser", () => {
     await page.getByText("scale up").first().waitFor();
     await page.goto(`${inject("baseUrl")}/dashboard/endpoints`);
     await page.getByRole("link", { name: "chat-h200" }).waitFor();
+    await page.getByTestId("endpoint-row-chat-h200").getByText("100.00 % up (24 h)").waitFor();
     await shot(page, "endpoints-list");
     // the tenant's home page links its serving endpoints
     await page.goto(`${inject("baseUrl")}/dashboard`);
@@ -105,5 +121,13 @@ describe("inference endpoints in the browser", () => {
     expect(await admin.locator("tr", { hasText: "chat-h200" }).count()).toBeGreaterThanOrEqual(3);
     await shot(admin, "endpoints-admin");
     await admin.context().close();
+
+    // deleting it lands on the list, which says what happened
+    const again = await openPage(browser, `/dashboard/endpoints/${id}`, tenantUser);
+    again.once("dialog", (d) => void d.accept());
+    await again.getByRole("button", { name: "Delete" }).click();
+    await again.waitForURL(/\/dashboard\/endpoints\?deleted=chat-h200$/);
+    await again.getByText("“chat-h200” deleted").waitFor();
+    await again.context().close();
   });
 });

@@ -153,9 +153,11 @@ describe("fleet pages with the simulator running", () => {
     // after inspection, an operator returns the node to service from its page
     await page.goto(`${inject("baseUrl")}/admin/nodes/${node.id}`);
     await page.getByText("XID 79 — GPU has fallen off the bus").waitFor();
-    await page.fill("#node-reason", "GPU 3 reseated and tested");
-    page.once("dialog", (d) => void d.accept());
-    await page.getByRole("button", { name: "Return to service" }).click();
+    await page.getByRole("button", { name: "Return to service…" }).click();
+    const confirm = page.getByRole("dialog");
+    await confirm.getByText("Its GPUs' hardware flags (XID, ECC) are cleared").waitFor();
+    await confirm.locator("#node-reason").fill("GPU 3 reseated and tested");
+    await confirm.getByRole("button", { name: "Return to service" }).click();
     await page.getByText(`${node.hostname} is now available.`).waitFor();
     expect((await db().gpu.findUniqueOrThrow({ where: { id: gpu.id } })).status).toBe("available");
     const events = await db().nodeEvent.findMany({ where: { nodeId: node.id! }, orderBy: { id: "asc" } });

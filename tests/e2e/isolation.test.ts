@@ -93,6 +93,9 @@ describe("API isolation", () => {
     expect(keys.every((k) => k.tenant_id === world.b.id)).toBe(true);
     const users = (await api("GET", "/api/users", { key: asB })).body.data as Array<{ tenant_id: string }>;
     expect(users.every((u) => u.tenant_id === world.b.id)).toBe(true);
+    const reservations = (await api("GET", "/api/reservations?limit=500", { key: asB })).body.data as Array<{ tenant_id: string }>;
+    expect(reservations.every((r) => r.tenant_id === world.b.id)).toBe(true);
+    expect((await api("GET", "/api/reservations?limit=500", { key: world.keys.own_tenant })).body.data.some((r: { id: string }) => r.id === world.reservationOfA)).toBe(true);
     const audit = (await api("GET", "/api/audit-log?limit=500", { key: asB })).body.data as Array<{ tenant_id: string }>;
     expect(audit.every((e) => e.tenant_id === world.b.id)).toBe(true);
     const clusters = (await api("GET", "/api/clusters", { key: world.keys.agent })).body.data as Array<{ id: string }>;

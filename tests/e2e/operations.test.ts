@@ -26,6 +26,12 @@ describe("operations over HTTP", () => {
     expect((await api("GET", "/api/metrics", { headers: { authorization: `Bearer ${E2E_ALERTMANAGER_TOKEN}` } })).status).toBe(401);
   });
 
+  it("serves the Grafana dashboard the docs link to", async () => {
+    const r = await fetch(`${inject("baseUrl")}/grafana/gpuforge-dashboard.json`);
+    expect(r.status).toBe(200);
+    expect((await r.json()) as { uid: string }).toMatchObject({ uid: "gpuforge-fleet" });
+  });
+
   it("takes Alertmanager's webhook with its token: the alert fires against the GPU it names, and a replay changes nothing", async () => {
     const { nodes } = await availableFleet(1, 2);
     const gpu = nodes[0]!.gpus[0]!;

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { USE_CASES } from "@/content/use-cases";
 import { db } from "@/lib/db/client";
+import { axeViolations } from "../support/axe";
 import { launchBrowser, openPage, shot } from "../support/browser";
 import { makeCluster, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
@@ -16,7 +16,6 @@ import { api } from "../support/http";
 let browser: Browser;
 let operator: Awaited<ReturnType<typeof makeUser>>;
 let tenantUser: Awaited<ReturnType<typeof makeUser>>;
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -161,7 +160,16 @@ describe("accessibility (axe-core)", () => {
     ["/admin/alerts", "operator"],
     ["/admin/billing", "operator"],
     ["/admin/endpoints", "operator"],
+    ["/admin/jobs", "operator"],
+    ["/admin/audit", "operator"],
+    ["/admin/settings", "operator"],
+    ["/admin/alerts/silences", "operator"],
+    ["/admin/alerts/notifications", "operator"],
+    ["/admin/api-keys", "operator"],
     ["/dashboard", "tenant"],
+    ["/dashboard/jobs", "tenant"],
+    ["/dashboard/alerts", "tenant"],
+    ["/dashboard/api-keys", "tenant"],
     ["/dashboard/billing", "tenant"],
     ["/dashboard/endpoints", "tenant"],
   ];
@@ -169,14 +177,7 @@ describe("accessibility (axe-core)", () => {
     const found: string[] = [];
     for (const [target, who] of pages) {
       const page = await visit(target, who === "operator" ? operator : who === "tenant" ? tenantUser : undefined);
-      await page.waitForLoadState("networkidle");
-      // streamed metadata: the <title> can land after the body (and a live refresh re-renders it)
-      await page.waitForFunction(() => document.title.length > 0);
-      await page.addScriptTag({ content: axeSource });
-      const violations = await page.evaluate(async () => {
-        const r = await (window as unknown as { axe: { run: (ctx: unknown, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-        return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-      });
+      const violations = await axeViolations(page);
       for (const v of violations) found.push(`${target}: ${v}`);
       if (who === "visitor") await shot(page, `public${target.replace(/\//g, "-") || "-home"}`);
       await page.context().close();

@@ -103,7 +103,8 @@ describe("a job's output and GPUs in the browser", () => {
 
     // another tenant learns nothing
     const other = await openPage(browser, `/dashboard/jobs/${id}`, otherUser);
-    expect(await other.getByText(/could not be found/i).count()).toBeGreaterThan(0);
+    // the not-found page streams in after the navigation: wait for it rather than count at once
+    await other.getByText(/could not be found/i).first().waitFor();
     expect(await other.getByRole("log").count()).toBe(0);
     await other.context().close();
     await page.context().close();

@@ -11,13 +11,18 @@ import { generateInvoice, payInvoice } from "@/lib/billing/invoices";
 import { createDemoRequest } from "@/lib/marketing/site";
 import { createEndpoint } from "@/lib/endpoints/endpoints";
 import { db } from "@/lib/db/client";
+import { createReservation } from "@/lib/reservations/create-reservation";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
+import { api } from "../support/http";
+import { putSecret } from "@/lib/secrets/secrets";
+import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 
 // The cast of the isolation and bad-input walks: tenant A (whose objects are the targets),
-// tenant B (the neighbour), agent keys, a revoked key, and an operator.
-export type ActorName = "anonymous" | "revoked" | "agent" | "other_tenant" | "own_tenant" | "operator";
-export const ACTORS: ActorName[] = ["anonymous", "revoked", "agent", "other_tenant", "own_tenant", "operator"];
+// tenant B (the neighbour), agent keys, a revoked key, an operator, and a workload: the
+// placement-scoped token a job container of tenant A holds (what a compromised container has).
+export type ActorName = "anonymous" | "revoked" | "agent" | "other_tenant" | "own_tenant" | "operator" | "workload";
+export const ACTORS: ActorName[] = ["anonymous", "revoked", "agent", "other_tenant", "own_tenant", "operator", "workload"];
 
 export async function buildWorld() {
   const a = await makeTenant(32);
@@ -31,6 +36,7 @@ export async function buildWorld() {
     other_tenant: (await makeKey({ scope: "tenant", tenant_id: b.id })).key,
     own_tenant: (await makeKey({ scope: "tenant", tenant_id: a.id })).key,
     operator: (await makeKey({ scope: "operator" })).key,
+    workload: undefined,
   };
   const revoked = await makeKey({ scope: "tenant", tenant_id: a.id });
   await revokeApiKey(systemActor, revoked.apiKey.id);
@@ -45,6 +51,12 @@ export async function buildWorld() {
   const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), capabilities: containers, gpus: inventory(4, gpuType) });
   await recordHeartbeat(agentC, nodeC.node.id, {});
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, nodeD.node.id, {});
+  // nodes nothing else runs on, of a type of their own: the walk's reservations book them
+  const reservableType = unique("RV").replace(/-/g, "").slice(0, 12).toUpperCase();
+  for (let i = 0; i < 2; i++) {
+    const r = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("r-node"), pod: "walk-pod", rack: "walk-rack", capabilities: containers, gpus: inventory(2, reservableType) });
+    await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, r.node.id, {});
+  }
   // an alert about tenant A's work, a rule to edit, for the alert operations
   const alertOfA = await db().alertEvent.create({
     data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: a.id, severity: "warning", message: "moved for the walk" },
@@ -60,10 +72,31 @@ export async function buildWorld() {
   const placementOnC = await db().job.findUniqueOrThrow({ where: { id: jobOnC.id }, select: { attempts: true, fence: true, status: true } });
   const replicaOnC = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: endpointOnC.id, status: { not: "stopped" } }, select: { id: true, fence: true } });
   if (placementOnC.status !== "running") throw new Error("the walk's job on node C did not start");
-  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC } };
+  // the job container's own credential, as the server hands it to the agent in the heartbeat
+  const beat = await api("POST", `/api/clusters/nodes/${nodeC.node.id}/heartbeat`, { key: keys.agent, body: {} });
+  keys.workload = (beat.body.assignments as Array<{ kind: string; job_id?: string; report_token: string }>).find((x) => x.kind === "job" && x.job_id === jobOnC.id)?.report_token;
+  if (!keys.workload) throw new Error("the heartbeat did not hand out the job's report token");
+  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, reservableType, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC } };
   const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
-  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest };
+  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0) };
 }
+
+/**
+ * A one-hour window somewhere in the coming months, at a random hour: the walk's bookings (and
+ * their one-hour extensions) on the two reservable nodes practically never meet.
+ */
+function randomWindow() {
+  const start = Math.ceil(Date.now() / 3_600_000) * 3_600_000 + (24 + Math.floor(Math.random() * 24 * 300)) * 3_600_000;
+  return { starts_at: new Date(start).toISOString(), ends_at: new Date(start + 3_600_000).toISOString() };
+}
+
+/** A fresh reservation of tenant A (extending, cancelling or releasing consumes it). */
+export async function reservationOfA(w: { a: { id: string }; reservableType: string }) {
+  const r = await createReservation({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, { gpu_type: w.reservableType, node_count: 1, ...randomWindow() });
+  lastReservationEnd = r.endsAt.getTime();
+  return r.id;
+}
+let lastReservationEnd = 0;
 
 function endpointBody(clusterId: string, gpuType: string) {
   return { name: unique("walk-ep"), model: "walk/model", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: clusterId, autoscale_metric: "none" as const, cooldown_s: 300 };
@@ -107,6 +140,31 @@ export async function pipelineOfA(w: World): Promise<string> {
   return p.id;
 }
 
+/**
+ * A pipeline of tenant A whose only step failed for good (what a retry is about): an http step
+ * whose templated host turns out to be off the allow-list when the call is made.
+ */
+export async function failedPipelineOfA(w: World): Promise<string> {
+  const p = await createPipeline({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
+    name: unique("walk-failing"),
+    steps: [{ name: "only", kind: "http", request: { url: "http://${pipeline.name}.invalid/" } }],
+  });
+  for (let i = 0; i < 100; i++) {
+    // the server's workers or this one, whichever claims the call first
+    await runDueToolCalls({ allowedHosts: [] });
+    if ((await db().pipeline.findUniqueOrThrow({ where: { id: p.id } })).status === "failed") return p.id;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the walk's failing pipeline did not fail");
+}
+
+/** A secret of tenant A, fresh per call (deleting consumes it). */
+export async function secretOfA(w: World): Promise<string> {
+  const name = `WALK_${randomUUID().slice(0, 8).toUpperCase()}`;
+  await putSecret({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, name, "walk-secret-value");
+  return name;
+}
+
 /** A job of tenant A running on node D (so the cluster C agent must not see it). */
 export async function runningJobOfA(w: World): Promise<string> {
   const job = await submitJob({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
@@ -133,14 +191,16 @@ export interface OperationCase {
   expect: Record<ActorName, number>;
 }
 
-const all = (n: number): Record<ActorName, number> => ({ anonymous: n, revoked: n, agent: n, other_tenant: n, own_tenant: n, operator: n });
-const authed = (agent: number, other: number, own: number, operator: number): Record<ActorName, number> => ({
+const all = (n: number): Record<ActorName, number> => ({ anonymous: n, revoked: n, agent: n, other_tenant: n, own_tenant: n, operator: n, workload: n });
+/** A workload's token is refused (403) by every operation that does not list workloads. */
+const authed = (agent: number, other: number, own: number, operator: number, workload = 403): Record<ActorName, number> => ({
   anonymous: 401,
   revoked: 401,
   agent,
   other_tenant: other,
   own_tenant: own,
   operator,
+  workload,
 });
 
 let invoiceWindow: { period_start: string; period_end: string } | undefined;
@@ -152,6 +212,7 @@ export function operationCases(w: World): Record<string, OperationCase> {
     getHealth: { path: fixed("/api/health"), expect: all(200) },
     getOpenApi: { path: fixed("/api/openapi.json"), expect: all(200) },
     listAuditLog: { path: fixed("/api/audit-log"), expect: authed(403, 200, 200, 200) },
+    exportAuditLog: { path: fixed("/api/audit-log/export?action=job."), expect: authed(403, 200, 200, 200) },
 
     createTenant: {
       path: fixed("/api/tenants"),
@@ -222,6 +283,7 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: authed(403, 403, 201, 201),
     },
     listJobs: { path: fixed("/api/jobs"), expect: authed(403, 200, 200, 200) },
+    exportJobs: { path: fixed("/api/jobs/export?status=waiting&sort=queue"), expect: authed(403, 200, 200, 200) },
     getJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, expect: authed(404, 404, 200, 200) },
     listJobEvents: { path: async () => `/api/jobs/${await runningJobOfA(w)}/events`, expect: authed(404, 404, 200, 200) },
     updateJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, body: () => ({ status: "cancelled" }), expect: authed(404, 404, 200, 200) },
@@ -256,7 +318,8 @@ export function operationCases(w: World): Record<string, OperationCase> {
     postEndpointMetrics: {
       path: fixed(`/api/endpoints/${w.endpointOfA.id}/metrics`),
       body: () => ({ samples: [{ requests: 10, errors: 0, p50_ms: 20, p95_ms: 40, p99_ms: 60 }] }),
-      expect: authed(404, 404, 202, 202),
+      // a job's token speaks for its job, not for any endpoint
+      expect: authed(404, 404, 202, 202, 404),
     },
     getEndpointMetrics: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/metrics`), expect: authed(403, 404, 200, 200) },
     getEndpointSla: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/sla`), expect: authed(403, 404, 200, 200) },
@@ -268,6 +331,22 @@ export function operationCases(w: World): Record<string, OperationCase> {
     },
     listPipelines: { path: fixed("/api/pipelines"), expect: authed(403, 200, 200, 200) },
     getPipeline: { path: async () => `/api/pipelines/${await pipelineOfA(w)}`, expect: authed(403, 404, 200, 200) },
+    getPipelineLog: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/log`, expect: authed(403, 404, 200, 200) },
+    getPipelineOutputs: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/outputs`, expect: authed(403, 404, 200, 200) },
+    cancelPipeline: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/cancel`, expect: authed(403, 404, 200, 200) },
+    retryPipelineStep: { path: async () => `/api/pipelines/${await failedPipelineOfA(w)}/steps/only/retry`, expect: authed(403, 404, 200, 200) },
+    // the agent of node C, or the job container itself with its token, posts the job's outputs, fenced
+    postJobOutputs: {
+      path: fixed(`/api/jobs/${w.jobOnC.id}/outputs`),
+      body: () => ({ attempt: w.jobOnC.attempt, fence: w.jobOnC.fence, outputs: { walk: Math.random() } }),
+      caller: "agent",
+      expect: authed(200, 403, 403, 403, 200),
+    },
+    listJobOutputs: { path: fixed(`/api/jobs/${w.jobOnC.id}/outputs`), expect: authed(403, 404, 200, 200) },
+    // secrets are each tenant's own: B lists and writes its own, never A's; operators do not handle them
+    listSecrets: { path: fixed("/api/secrets"), expect: authed(403, 200, 200, 403) },
+    putSecret: { path: async () => `/api/secrets/WALK_${randomUUID().slice(0, 8).toUpperCase()}`, body: () => ({ value: "walk-secret-value" }), caller: "own_tenant", expect: authed(403, 201, 201, 403) },
+    deleteSecret: { path: async () => `/api/secrets/${await secretOfA(w)}`, expect: authed(403, 404, 204, 403) },
     listSchedulerLogs: { path: fixed("/api/scheduler/logs"), expect: authed(403, 403, 403, 200) },
 
     listAlertRules: { path: fixed("/api/alerts/rules"), expect: authed(403, 403, 403, 200) },
@@ -278,9 +357,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
     },
     updateAlertRule: { path: fixed(`/api/alerts/rules/${w.rule.id}`), body: () => ({ threshold: 85 }), expect: authed(403, 403, 403, 200) },
     listAlerts: { path: fixed("/api/alerts"), expect: authed(403, 200, 200, 200) },
+    exportAlerts: { path: fixed("/api/alerts/export?status=firing"), expect: authed(403, 200, 200, 200) },
     getAlert: { path: fixed(`/api/alerts/${w.alertOfA.id}`), expect: authed(403, 404, 200, 200) },
     acknowledgeAlert: { path: fixed(`/api/alerts/${w.alertOfA.id}/acknowledge`), expect: authed(403, 403, 403, 200) },
     listNotifications: { path: fixed("/api/notifications"), expect: authed(403, 403, 403, 200) },
+    exportNotifications: { path: fixed("/api/notifications/export?status=failed"), expect: authed(403, 403, 403, 200) },
     retryNotification: { path: async () => `/api/notifications/${await failedNotification(w)}/retry`, expect: authed(403, 403, 403, 200) },
     listRemediations: { path: fixed("/api/remediations"), expect: authed(403, 403, 403, 200) },
 
@@ -314,6 +395,22 @@ export function operationCases(w: World): Record<string, OperationCase> {
     createDeposit: { path: fixed(`/api/tenants/${w.a.id}/deposits`), body: () => ({ amount_cents: 100 }), expect: authed(403, 403, 403, 201) },
     listTenantTransactions: { path: fixed(`/api/tenants/${w.a.id}/transactions`), expect: authed(403, 404, 200, 200) },
     stripeWebhook: { path: fixed("/api/webhooks/stripe"), expect: all(400) },
+
+    createReservation: {
+      path: fixed("/api/reservations"),
+      body: () => ({ gpu_type: w.reservableType, node_count: 1, tenant_id: w.a.id, ...randomWindow() }),
+      expect: authed(403, 403, 201, 201),
+    },
+    listReservations: { path: fixed("/api/reservations"), expect: authed(403, 200, 200, 200) },
+    getReservation: { path: fixed(`/api/reservations/${w.reservationOfA}`), expect: authed(403, 404, 200, 200) },
+    extendReservation: {
+      path: async () => `/api/reservations/${await reservationOfA(w)}`,
+      body: () => ({ ends_at: new Date(lastReservationEnd + 3_600_000).toISOString() }),
+      expect: authed(403, 404, 200, 200),
+    },
+    endReservation: { path: async () => `/api/reservations/${await reservationOfA(w)}`, expect: authed(403, 404, 200, 200) },
+    listReservationEvents: { path: fixed(`/api/reservations/${w.reservationOfA}/events`), expect: authed(403, 404, 200, 200) },
+    getCapacity: { path: fixed(`/api/capacity?gpu_type=${w.reservableType}`), expect: authed(403, 200, 200, 200) },
 
     createDemoRequest: { path: fixed("/api/demo-requests"), body: () => ({ name: "Grace Hopper", email: `${unique("g")}@example.test`, company: "Navy Labs" }), expect: all(201) },
     createEarlyAccess: { path: fixed("/api/early-access"), body: () => ({ email: `${unique("early")}@example.test` }), expect: all(201) },

@@ -304,7 +304,9 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(rows[0]).toMatchObject({ samples: 2, requests: 400n, errors: 2n, replicasReporting: 1 });
     expect(rows[0]!.p95Ms).toBeCloseTo((100 * 200 + 300 * 400) / 400, 3);
     const series = await endpointSeries(asT.principal, e.id, {});
-    expect(series.points[0]).toMatchObject({ requests_per_s: 6.67, error_rate_pct: 0.5, replicas_reporting: 1 });
+    expect(series).toMatchObject({ step: "1m", step_s: 60 });
+    expect(series.points.find((x) => x.t === at.toISOString())).toMatchObject({ requests_per_s: 6.67, error_rate_pct: 0.5, replicas_reporting: 1 });
+    expect(series.points.find((x) => x.t === new Date(at.getTime() - 60_000).toISOString())).toMatchObject({ requests_per_s: null, p95_ms: null });
 
     const otherCluster = await makeCluster();
     expect(await codeOf(ingestEndpointMetrics(actorFor(agentPrincipal(otherCluster.id)), e.id, [healthy(r)]))).toBe("not_found");
@@ -342,14 +344,22 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     const t = await makeTenant(16);
     const asT = actorFor(tenantAdminPrincipal(t.id));
     const e = await makeReady((await createEndpoint(asT, spec(gpuType, { replicas: 1, sla_availability_pct: 99, sla_p95_ms: 300 }))).id, asT);
-    // the endpoint has existed for an hour; samples cover only its last 30 minutes
+    // the endpoint has been ready for an hour; samples cover only its last 30 minutes, and for the
+    // 30 before them the reconciler saw no ready replica (silent minutes: down)
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    await pool().query(`UPDATE endpoints SET created_at = $2 WHERE id = $1`, [e.id, new Date(minute - 60 * 60_000)]);
+    await pool().query(`UPDATE endpoints SET created_at = $2 WHERE id = $1`, [e.id, new Date(minute - 61 * 60_000)]);
+    await pool().query(`UPDATE endpoint_events SET created_at = $2 WHERE endpoint_id = $1`, [e.id, new Date(minute - 60 * 60_000)]);
+    await pool().query(
+      `INSERT INTO endpoint_observations_1m (endpoint_id, bucket, observations, min_ready, max_ready, desired)
+       SELECT $1, b, 12, 0, 0, 1 FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 minute') b`,
+      // (from the minute before the hour: a silent minute right after an unobserved one is not counted down yet)
+      [e.id, new Date(minute - 61 * 60_000), new Date(minute - 31 * 60_000)],
+    );
     await ingestEndpointMetrics(asT, e.id, Array.from({ length: 30 }, (_, i) => healthy(e.replicas[0]!.id, { recorded_at: new Date(minute - (30 - i) * 60_000 + 5_000).toISOString(), p95_ms: i < 3 ? 900 : 250, p99_ms: 1200 })));
     const sla = await endpointSla(asT.principal, e.id, { from: new Date(minute - 60 * 60_000).toISOString(), to: new Date(minute).toISOString() });
-    expect(sla).toMatchObject({ minutes_expected: 60, minutes_available: 30, availability_pct: 50, minutes_with_traffic: 30, p95_worst_ms: 900, compliant: { availability: false, p95: false } });
+    expect(sla).toMatchObject({ minutes_expected: 60, minutes_available: 30, minutes_down: 30, minutes_no_data: 0, availability_pct: 50, minutes_with_traffic: 30, p95_worst_ms: 900, compliant: { availability: false, p95: false } });
     expect(sla.p95_compliance_pct).toBeCloseTo(90, 3);
-    expect(sla.error_budget).toMatchObject({ allowed_minutes: 0.6, used_minutes: 30 });
+    expect(sla.error_budget).toMatchObject({ allowed_minutes: 0.6, used_minutes: 30, remaining_pct: 0, overspent_minutes: 29.4 });
     // a window is at most 92 days, whichever end was left to its default
     expect(await codeOf(endpointSla(asT.principal, e.id, { from: "2020-01-01T00:00:00Z" }))).toBe("validation_failed:from");
 
@@ -357,7 +367,7 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     // only this rule: alert evaluation of the whole test database belongs to the alerts tests
     await evaluateAlerts({ ruleIds: [rule.id] });
     const fired = await db().alertEvent.findFirst({ where: { ruleId: rule.id, subjectId: e.id, status: "firing" } });
-    expect(fired).toMatchObject({ tenantId: t.id, subjectType: "endpoint", message: expect.stringMatching(/availability (49|5\d)\.\d\d % < 99 %; p95 met the 300 ms target in only 9\d(\.\d)? % of minutes/) });
+    expect(fired).toMatchObject({ tenantId: t.id, subjectType: "endpoint", message: expect.stringMatching(/availability (49|5\d)\.\d\d % < 99 % \(\d+\.\d of \d+\.\d min down\); p95 met the 300 ms target in only 9\d(\.\d)? % of minutes/) });
   });
 
   it("bills replica GPU time once: accruals and the final segment tile the replica's life; invoiced on an endpoint line", async () => {

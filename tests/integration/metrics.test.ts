@@ -196,8 +196,13 @@ describe("metric series", () => {
     const { cluster, gpus } = await fleetOf(1);
     await ingestGpuMetrics(agentPrincipal(cluster.id), gpus.map((g) => sample(g, minuteAgo(1), 40)));
     await rollupClusterMetrics(10);
-    const series = await fleetUtilizationSeries(1, 1, cluster.id);
-    expect(series.at(-1)).toMatchObject({ utilization: 40 });
+    // the series covers the whole range, bucket by bucket: minutes without rollups are gaps (null), not skipped
+    const to = new Date();
+    const series = await fleetUtilizationSeries({ from: new Date(to.getTime() - 3_600_000), to, stepS: 60 }, cluster.id);
+    expect(series.points.length).toBeGreaterThanOrEqual(60);
+    expect(series.points.length).toBeLessThanOrEqual(61);
+    expect(series.points.filter((p) => p.utilization !== null)).toEqual([expect.objectContaining({ t: Math.floor((Date.now() - 60_000) / 60_000) * 60_000, utilization: 40 })]);
+    expect(series.points[0]!.utilization).toBeNull();
 
     await db().$executeRaw`INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
       VALUES (${gpus[0]!.id}::uuid, now() - interval '30 days', 1, 1, 1, 1)`;

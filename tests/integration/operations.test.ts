@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ingestAlertmanager } from "@/lib/alerts/ingest-alertmanager";
 import type { AlertmanagerWebhook } from "@/lib/alerts/alertmanager-schemas";
@@ -33,6 +35,19 @@ describe("Prometheus exposition", () => {
     expect(x.of("gpuforge_scheduler_cycle_duration_seconds").find((s) => s.name.endsWith("_count"))!.value).toBeGreaterThanOrEqual(1);
     expect(x.of("gpuforge_ingest_samples_total").find((s) => s.labels.outcome === "stored")!.value).toBeGreaterThanOrEqual(1);
     expect(x.types.get("gpuforge_process_cpu_user_seconds_total")).toBe("counter");
+  });
+
+  it("the shipped Grafana dashboard asks only for series this exposition serves, with unique panel ids", async () => {
+    const dashboard = JSON.parse(readFileSync(path.join(process.cwd(), "public/grafana/gpuforge-dashboard.json"), "utf8")) as {
+      panels: Array<{ id: number; type: string; targets?: Array<{ expr: string }> }>;
+    };
+    const ids = dashboard.panels.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    expect(exprs.length).toBeGreaterThan(20);
+    const served = parseExposition((await metricsExposition()).body).types;
+    const asked = new Set(exprs.flatMap((e) => e.match(/gpuforge_[a-z0-9_]+/g) ?? []).map((n) => n.replace(/_(bucket|sum|count)$/, "")));
+    for (const name of asked) expect(served.has(name), `${name} is not in /api/metrics`).toBe(true);
   });
 
   it("keeps label cardinality bounded as the fleet grows: only per-GPU series grow, one per GPU, and they stop at the cap", async () => {

@@ -59,7 +59,7 @@ describe("pipelines", () => {
     expect(log).toContain("run 1 of 2 completed; starting run 2");
   });
 
-  it("a step that fails for good cancels its dependents and fails the pipeline", async () => {
+  it("a step that fails for good skips its dependents and fails the pipeline", async () => {
     const { gpuType, tenant, asT } = await setup();
     const p = await createPipeline(asT, {
       name: "breaks",
@@ -72,7 +72,7 @@ describe("pipelines", () => {
     await runSchedulerCycle("test");
     const job = await db().job.findFirstOrThrow({ where: { pipelineId: p.id } });
     await finishJob(operator, job.id, { status: "failed", exit_code: 1 });
-    expect(await stepStatus(tenant.id, p.id)).toEqual({ a: "failed", b: "cancelled", c: "cancelled" });
+    expect(await stepStatus(tenant.id, p.id)).toEqual({ a: "failed", b: "skipped", c: "skipped" });
     expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status).toBe("failed");
     expect(await db().job.count({ where: { pipelineId: p.id } })).toBe(1);
   });

@@ -8,7 +8,8 @@ import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
 import { updateTenant } from "@/lib/tenants/update-tenant";
-import { actorFor, availableFleet, makeTenant, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { changeNodeStatus } from "@/lib/fleet/change-node-status";
+import { actorFor, availableFleet, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
 
 // This file's own limits (each test file has its own module instances, so its own env()):
 // a small waiting cap and the smallest per-tenant window, restored for the files that follow.
@@ -109,7 +110,9 @@ describe("suspension stops work", () => {
 
 describe("fairness between tenants", () => {
   it("caps the jobs one tenant may have waiting (429), pipelines included", async () => {
-    const { gpuType } = await availableFleet(1, 2, "C");
+    const { gpuType, nodes } = await availableFleet(1, 2, "C");
+    // the node takes no work, so no other file's scheduling cycle starts one of these jobs mid-test
+    await changeNodeStatus(actorFor(operatorPrincipal), nodes[0]!.node.id, "maintenance");
     const t = await makeTenant(2);
     const asT = actorFor(tenantAdminPrincipal(t.id));
     for (let i = 0; i < 5; i++) await submitJob(asT, job(gpuType));

@@ -1,4 +1,5 @@
 import { E2E_ALERTMANAGER_TOKEN, E2E_METRICS_TOKEN } from "./operations-tokens";
+import { E2E_SETTINGS_KEY } from "./settings-key";
 import { E2E_STRIPE_WEBHOOK_SECRET } from "./stripe";
 
 export const E2E_AUTH_SECRET = "e2e-secret-0123456789abcdef0123456789";
@@ -9,6 +10,7 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     ...process.env,
     DATABASE_URL: databaseUrl,
     NEXTAUTH_SECRET: E2E_AUTH_SECRET,
+    SETTINGS_ENCRYPTION_KEY: E2E_SETTINGS_KEY,
     NODE_ENV: "production",
     DEMO_MODE: "0",
     LOG_LEVEL: "warn",

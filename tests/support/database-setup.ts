@@ -1,8 +1,9 @@
 import { afterAll, inject } from "vitest";
+import { E2E_SETTINGS_KEY } from "./settings-key";
 
 // Services read DATABASE_URL through lib/env on first use: point them at this project's database.
 process.env.DATABASE_URL = inject("databaseUrl");
-Object.assign(process.env, { NODE_ENV: "test" });
+Object.assign(process.env, { NODE_ENV: "test", SETTINGS_ENCRYPTION_KEY: E2E_SETTINGS_KEY });
 // sessions are signed with a configured secret in every mode (there is no built-in one)
 process.env.NEXTAUTH_SECRET ??= "integration-tests-secret-0123456789abcdef";
 

@@ -36,8 +36,10 @@ export function parseExposition(text: string): Exposition {
       if (!LABEL.test(l[1]!)) throw new Error(`line ${n + 1}: bad label name ${l[1]}`);
       labels[l[1]!] = l[2]!.replace(/\\"/g, '"').replace(/\\n/g, "\n").replace(/\\\\/g, "\\");
     }
-    const value = m[4] === "+Inf" ? Infinity : m[4] === "-Inf" ? -Infinity : m[4] === "NaN" ? NaN : Number(m[4]);
-    if (Number.isNaN(value) && m[4] !== "NaN") throw new Error(`line ${n + 1}: bad value ${m[4]}`);
+    // values are read as Go's ParseFloat reads them: NaN and Inf in any case (prom-client writes `Nan`)
+    const special = m[4]!.toLowerCase();
+    const value = special === "+inf" || special === "inf" ? Infinity : special === "-inf" ? -Infinity : special === "nan" ? NaN : Number(m[4]);
+    if (Number.isNaN(value) && special !== "nan") throw new Error(`line ${n + 1}: bad value ${m[4]}`);
     const family = m[1]!.replace(/_(bucket|sum|count)$/, "");
     if (!types.has(m[1]!) && !types.has(family)) throw new Error(`line ${n + 1}: ${m[1]} has no TYPE line`);
     samples.push({ name: m[1]!, labels, value });

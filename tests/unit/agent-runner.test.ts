@@ -126,6 +126,8 @@ const job = (id: string, o: Partial<JobAssignment> = {}): JobAssignment => ({
   fence: randomUUID(),
   gpu_ids: ["g0"],
   logs_path: `/api/jobs/${id}/logs`,
+  outputs_path: `/api/jobs/${id}/outputs`,
+  report_token: `gfj_${id}-token`,
   image: "alpine:3.20",
   command: "true",
   ...o,
@@ -182,7 +184,7 @@ describe("the runner, with a docker stand-in on PATH", () => {
     const okRun = runs.find((r) => r.includes("gpuforge-job-ok-1"))!;
     expect(okRun).toEqual(dockerRunArgs({
       name: "gpuforge-job-ok-1", image: "alpine:3.20", command: "echo epoch 1 done; echo warn >&2", gpus: [0, 2],
-      env: { GPUFORGE_JOB_ID: "ok", GPUFORGE_ATTEMPT: "1" }, labels: { "gpuforge.job": "ok", "gpuforge.attempt": "1" }, limits,
+      env: { GPUFORGE_JOB_ID: "ok", GPUFORGE_ATTEMPT: "1", GPUFORGE_OUTPUTS_URL: "/api/jobs/ok/outputs", GPUFORGE_REPORT_TOKEN: "gfj_ok-token" }, labels: { "gpuforge.job": "ok", "gpuforge.attempt": "1" }, limits,
     }));
     expect(okRun.slice(okRun.indexOf("--"))).toEqual(["--", "alpine:3.20", "sh", "-c", "echo epoch 1 done; echo warn >&2"]);
     for (const c of docker.calls()) expect(c.env).not.toContain("GPUFORGE_AGENT_KEY");
@@ -225,6 +227,50 @@ describe("the runner, with a docker stand-in on PATH", () => {
     await until(() => a.outbox.pending.length === 1);
     expect(a.outbox.pending[0]).toMatchObject({ job_id: "fenced", attempt: 2, fence: fenced.fence, status: "interrupted", error: "the node lost its lease" });
     expect(a.runner.running).toEqual([]);
+  });
+});
+
+describe("a job's outputs, posted by the workload itself", () => {
+  it("the container gets its step's environment, the outputs URL and a placement token (never the agent key), and can post its own outputs with them", async () => {
+    const received: Array<{ url: string; auth: string | undefined; body: string }> = [];
+    const server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        received.push({ url: req.url!, auth: req.headers.authorization, body });
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const docker = dockerStandin();
+      const launcher = new DockerLauncher(dockerClientEnv({ ...docker.env, GPUFORGE_AGENT_KEY: "gf_secret" }));
+      const dir = tmp("agent-");
+      const runner = new Runner({
+        book: new PlacementBook(path.join(dir, "placements.json")),
+        outbox: new Outbox(path.join(dir, "exit-reports.json")),
+        logs: new LogSpool(path.join(dir, "logs")),
+        launcher,
+        gpuIndexOf: () => 0,
+        limits: () => limits,
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      });
+      const a = job("step", {
+        env: { PLAN: "data/a.jsonl", GPUFORGE_JOB_ID: "forged" },
+        report_token: "gfj_0123456789abcdef0123456789abcdef_1_token",
+        command: `curl -sf -X POST -H "Authorization: Bearer $GPUFORGE_REPORT_TOKEN" -H 'content-type: application/json' -d "{\\"outputs\\": {\\"plan\\": \\"$PLAN\\", \\"job\\": \\"$GPUFORGE_JOB_ID\\"}}" "$GPUFORGE_OUTPUTS_URL"`,
+      });
+      runner.reconcile([a]);
+      await until(() => received.length === 1);
+      expect(received[0]).toEqual({ url: "/api/jobs/step/outputs", auth: "Bearer gfj_0123456789abcdef0123456789abcdef_1_token", body: '{"outputs": {"plan": "data/a.jsonl", "job": "step"}}' });
+      const run = docker.runs()[0]!;
+      expect(run).toContain("PLAN=data/a.jsonl");
+      expect(run).toContain("GPUFORGE_JOB_ID=step");
+      expect(run.join(" ")).not.toContain("gf_secret");
+    } finally {
+      server.close();
+    }
   });
 });
 

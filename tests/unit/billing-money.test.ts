@@ -35,20 +35,23 @@ describe("invoice CSV", () => {
       number: 7,
       periodStart: new Date("2026-10-01T00:00:00Z"),
       periodEnd: new Date("2026-11-01T00:00:00Z"),
-      amountCents: 1500n,
+      amountCents: 4700n,
       lines: [
         { gpuType: "H100", jobId: "j1", endpointId: null, description: "train, big (8 × H100)", gpuSeconds: 7200n, amountCents: 1000n },
         { gpuType: "H100", jobId: null, endpointId: "e1", description: "=HYPERLINK(\"x\")", gpuSeconds: 3600n, amountCents: 500n },
+        { gpuType: "H100", jobId: null, endpointId: null, reservationId: "r1", description: "Reservation r1 (2 whole nodes)", gpuSeconds: 57600n, amountCents: 3200n },
       ],
     });
     expect(filename).toBe("INV-000007.csv");
     const rows = body.trim().split("\r\n");
-    expect(rows).toHaveLength(4);
+    expect(rows).toHaveLength(5);
     expect(rows[0]).toContain("gpu_type,job_id,endpoint_id,description");
+    expect(rows[0]).toMatch(/,reservation_id$/);
+    expect(rows[3]).toMatch(/,,,Reservation r1 \(2 whole nodes\),57600,16\.0000,3200,32\.00,r1$/);
     expect(rows[1]).toContain(",j1,,");
     expect(rows[2]).toContain(",,e1,");
     expect(rows[1]).toContain('"train, big (8 × H100)"');
     expect(rows[2]).toContain(`"'=HYPERLINK(""x"")"`);
-    expect(rows[3]).toMatch(/Total,10800,,1500,15\.00$/);
+    expect(rows[4]).toMatch(/Total,68400,,4700,47\.00,$/);
   });
 });

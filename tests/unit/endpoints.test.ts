@@ -5,7 +5,7 @@ import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { decideScale, type ScalePolicy } from "@/lib/endpoints/autoscaler";
 import { canTransition, ENDPOINT_STATUSES, FAILED_AFTER_S, nextEndpointStatus, transitionPath, type EndpointObservation, type EndpointStatus } from "@/lib/endpoints/endpoint-lifecycle";
 import { placeReplicas } from "@/lib/endpoints/replica-placement";
-import { computeSla, servingSpans, type MinuteBucket } from "@/lib/endpoints/sla";
+import { classifyMinute, computeSla, errorBudget, servingSpans, slaTimeline, type MinuteBucket, type ObservedMinute } from "@/lib/endpoints/sla";
 
 // Every (from, to) pair of the endpoint state machine, written out: true = allowed.
 const TABLE: Record<EndpointStatus, Record<EndpointStatus, boolean>> = {
@@ -135,59 +135,135 @@ describe("SLA arithmetic", () => {
   const M = 60_000;
   const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
   const minute = (i: number, o: Partial<MinuteBucket> = {}): MinuteBucket => ({ bucket: T0 + i * M, samples: 6, unhealthySamples: 0, requests: 600, errors: 0, p95Ms: 300, ...o });
+  const seen = (i: number, minReady = 1): ObservedMinute => ({ bucket: T0 + i * M, minReady });
   const full = (n: number) => Array.from({ length: n }, (_, i) => minute(i));
+  const watched = (n: number, minReady = 1) => Array.from({ length: n }, (_, i) => seen(i, minReady));
   const targets = { p95Ms: 400, availabilityPct: 99 };
   const always = [{ start: T0 - 3_600_000, end: null }];
+  const hour = (buckets: MinuteBucket[], observed: ObservedMinute[] = watched(60)) => computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 61 * M, serving: always, buckets, observed, targets });
 
   it("a clean hour is 100 % available with the whole error budget left", () => {
-    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 61 * M, serving: always, buckets: full(60), targets });
-    expect(r).toMatchObject({ minutes_expected: 60, minutes_available: 60, availability_pct: 100, p95_compliance_pct: 100, requests: 36_000, errors: 0, success_rate_pct: 100 });
+    const r = hour(full(60));
+    expect(r).toMatchObject({ minutes_expected: 60, minutes_available: 60, minutes_down: 0, minutes_no_data: 0, availability_pct: 100, p95_compliance_pct: 100, requests: 36_000, errors: 0, success_rate_pct: 100 });
     expect(r.compliant).toEqual({ availability: true, p95: true });
-    expect(r.error_budget).toEqual({ allowed_minutes: 0.6, used_minutes: 0, remaining_minutes: 0.6, remaining_pct: 100 });
+    expect(r.error_budget).toEqual({ allowed_minutes: 0.6, used_minutes: 0, remaining_minutes: 0.6, remaining_pct: 100, overspent_minutes: 0 });
   });
 
-  it("silent minutes and minutes with ≥ 5 % errors or only unhealthy samples are down; the budget goes negative", () => {
-    const b = full(60).filter((x) => x.bucket !== T0 + 10 * M);
-    b[20] = minute(21, { errors: 30 });
-    b[30] = minute(31, { errors: 29 });
-    b[40] = minute(41, { unhealthySamples: 6 });
-    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 61 * M, serving: always, buckets: b, targets });
-    expect(r.minutes_available).toBe(57);
-    expect(r.availability_pct).toBeCloseTo(95, 3);
+  it("idle minutes (no samples while a ready replica was seen all minute) are available", () => {
+    // traffic only in the first ten minutes; the replica stayed ready the whole hour
+    const r = hour(full(10));
+    expect(r).toMatchObject({ minutes_expected: 60, minutes_available: 60, minutes_idle: 50, minutes_down: 0, availability_pct: 100, minutes_with_traffic: 10 });
+    expect(r.compliant.availability).toBe(true);
+    expect(classifyMinute(undefined, seen(0, 2))).toBe("idle");
+  });
+
+  it("silent minutes (no samples and no ready replica seen) are down", () => {
+    const observed = watched(60).map((o, i) => (i >= 50 ? { ...o, minReady: 0 } : o));
+    const r = hour(full(50), observed);
+    expect(r).toMatchObject({ minutes_expected: 60, minutes_available: 50, minutes_down: 10, minutes_idle: 0 });
+    expect(r.availability_pct).toBeCloseTo(83.333, 3);
+    expect(classifyMinute(undefined, seen(0, 0))).toBe("silent");
+  });
+
+  it("failing minutes (only unhealthy samples, or ≥ 5 % errors) are down even while replicas look ready", () => {
+    const b = full(60);
+    b[20] = minute(20, { errors: 30 });
+    b[30] = minute(30, { errors: 29 });
+    b[40] = minute(40, { unhealthySamples: 6 });
+    b[41] = minute(41, { unhealthySamples: 5 });
+    const r = hour(b);
+    expect(r).toMatchObject({ minutes_available: 58, minutes_down: 2 });
+    expect(classifyMinute(b[20], seen(20))).toBe("errors");
+    expect(classifyMinute(b[40], seen(40))).toBe("failing");
+    expect(classifyMinute(b[30], seen(30))).toBe("up");
+    expect(classifyMinute(b[41], seen(41))).toBe("up");
+  });
+
+  it("after a minute nobody observed, a minute without samples and without a ready replica is not yet down", () => {
+    // the control plane was away for minutes 10–19; at 20 it marks the replica stale (no ready), samples resume at 21
+    const observed = watched(60).filter((_, i) => i < 10 || i >= 20).map((o, i) => (o.bucket === T0 + 20 * M ? { ...o, minReady: 0 } : o));
+    const b = full(60).filter((_, i) => i < 10 || i >= 21);
+    const r = hour(b, observed);
+    expect(r).toMatchObject({ minutes_no_data: 11, minutes_down: 0, availability_pct: 100 });
+    expect(classifyMinute(undefined, seen(20, 0), false)).toBe("no_data");
+    // a second silent minute in a row is down: the replica had a full minute to report
+    const longer = hour(full(60).filter((_, i) => i < 10 || i >= 22), observed.map((o) => (o.bucket === T0 + 21 * M ? { ...o, minReady: 0 } : o)));
+    expect(longer).toMatchObject({ minutes_no_data: 11, minutes_down: 1 });
+  });
+
+  it("minutes nobody observed are no data: neither up nor down, reported apart", () => {
+    // the control plane was off for 22 minutes (the demo stopped and started again)
+    const observed = watched(60).filter((_, i) => i < 10 || i >= 32);
+    const b = full(60).filter((_, i) => i < 10 || i >= 32);
+    const r = hour(b, observed);
+    expect(r).toMatchObject({ minutes_expected: 38, minutes_available: 38, minutes_no_data: 22, availability_pct: 100, compliant: { availability: true } });
+    expect(classifyMinute(undefined, undefined)).toBe("no_data");
+  });
+
+  it("clamps an overspent budget at 0 % left and says by how much it was overspent", () => {
+    const observed = watched(60).map((o, i) => (i >= 57 ? { ...o, minReady: 0 } : o));
+    const r = hour(full(57), observed);
+    expect(r.error_budget).toEqual({ allowed_minutes: 0.6, used_minutes: 3, remaining_minutes: 0, remaining_pct: 0, overspent_minutes: 2.4 });
     expect(r.compliant.availability).toBe(false);
-    expect(r.error_budget).toMatchObject({ allowed_minutes: 0.6, used_minutes: 3, remaining_minutes: -2.4, remaining_pct: -400 });
+    // the budget runs out exactly where availability falls below its target
+    for (const down of [0, 0.3, 0.6, 0.9]) {
+      const budget = errorBudget(99, 60, down);
+      expect(budget.overspent_minutes > 0).toBe((100 * (60 - down)) / 60 < 99);
+      expect(budget.remaining_pct).toBeGreaterThanOrEqual(0);
+    }
   });
 
   it("counts partial edge minutes by their overlap, and nothing after now", () => {
-    const r = computeSla({ from: T0 + 30_000, to: T0 + 2 * M + 15_000, now: T0 + 10 * M, serving: always, buckets: [minute(0), minute(2)], targets });
+    const r = computeSla({ from: T0 + 30_000, to: T0 + 2 * M + 15_000, now: T0 + 10 * M, serving: always, buckets: [minute(0), minute(2)], observed: [seen(0), seen(1, 0), seen(2)], targets });
     expect(r.minutes_expected).toBeCloseTo(1.75, 3);
     expect(r.minutes_available).toBeCloseTo(0.75, 3);
-    const future = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 30 * M, serving: always, buckets: full(60), targets });
+    const future = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 30 * M, serving: always, buckets: full(60), observed: watched(60), targets });
     expect(future.minutes_expected).toBe(30);
     expect(future.to).toBe(new Date(T0 + 30 * M).toISOString());
   });
 
-  it("ignores time before creation and while stopped; an empty window has no figures", () => {
-    const spans = servingSpans(T0 + 10 * M, null, [
-      { at: T0 + 20 * M, from: "ready", to: "stopped" },
+  it("promised time starts at the first ready, ends when stopped, starts again at the next ready", () => {
+    const spans = servingSpans(null, [
+      { at: T0 + 5 * M, from: null, to: "provisioning" },
+      { at: T0 + 10 * M, from: "provisioning", to: "ready" },
+      { at: T0 + 12 * M, from: "ready", to: "degraded" },
+      { at: T0 + 20 * M, from: "degraded", to: "stopped" },
       { at: T0 + 40 * M, from: "stopped", to: "provisioning" },
+      { at: T0 + 43 * M, from: "provisioning", to: "ready" },
     ]);
-    expect(spans).toEqual([{ start: T0 + 10 * M, end: T0 + 20 * M }, { start: T0 + 40 * M, end: null }]);
-    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: spans, buckets: full(60), targets });
-    expect(r.minutes_expected).toBe(30);
-    const before = computeSla({ from: T0 - 60 * M, to: T0, now: T0 + 60 * M, serving: spans, buckets: [], targets });
-    expect(before).toMatchObject({ minutes_expected: 0, availability_pct: null, p95_compliance_pct: null, compliant: { availability: null, p95: null } });
-    expect(before.error_budget?.remaining_pct).toBeNull();
+    expect(spans).toEqual([{ start: T0 + 10 * M, end: T0 + 20 * M }, { start: T0 + 43 * M, end: null }]);
+    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: spans, buckets: full(60), observed: watched(60), targets });
+    expect(r.minutes_expected).toBe(27);
+    // deleted while provisioning: it never promised anything
+    expect(servingSpans(T0 + 9 * M, [{ at: T0, from: null, to: "provisioning" }, { at: T0 + 9 * M, from: "provisioning", to: "stopped" }])).toEqual([]);
+  });
+
+  it("a brand-new endpoint (provisioning, or just created) has no figures yet rather than 0 %", () => {
+    const spans = servingSpans(null, [{ at: T0 + 58 * M, from: null, to: "provisioning" }]);
+    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: spans, buckets: [], observed: [seen(58, 0), seen(59, 0)], targets });
+    expect(r).toMatchObject({ minutes_expected: 0, availability_pct: null, p95_compliance_pct: null, compliant: { availability: null, p95: null } });
+    expect(r.error_budget).toMatchObject({ allowed_minutes: 0, remaining_pct: null, overspent_minutes: 0 });
+  });
+
+  it("cuts the window into slots telling up, idle, down and no-data minutes apart", () => {
+    const observed = watched(60).filter((_, i) => i < 40).map((o, i) => (i >= 30 ? { ...o, minReady: 0 } : o));
+    const slots = slaTimeline({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: always, buckets: full(20), observed, targets }, 15 * M);
+    expect(slots).toEqual([
+      { start: new Date(T0).toISOString(), up: 15, idle: 0, down: 0, no_data: 0 },
+      { start: new Date(T0 + 15 * M).toISOString(), up: 5, idle: 10, down: 0, no_data: 0 },
+      { start: new Date(T0 + 30 * M).toISOString(), up: 0, idle: 0, down: 10, no_data: 5 },
+      { start: new Date(T0 + 45 * M).toISOString(), up: 0, idle: 0, down: 0, no_data: 15 },
+    ]);
   });
 
   it("p95 compliance counts minutes with traffic only, and needs 95 % of them", () => {
     const b = full(20).map((x, i) => (i < 2 ? { ...x, p95Ms: 900 } : i < 4 ? { ...x, requests: 0 } : x));
-    const r = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, targets });
+    const r = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, observed: watched(20), targets });
     expect(r.minutes_with_traffic).toBe(18);
     expect(r.p95_compliance_pct).toBeCloseTo((100 * 16) / 18, 3);
     expect(r.compliant.p95).toBe(false);
     expect(r.p95_worst_ms).toBe(900);
-    const noTargets = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, targets: { p95Ms: null, availabilityPct: null } });
+    const noTargets = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, observed: watched(20), targets: { p95Ms: null, availabilityPct: null } });
     expect(noTargets).toMatchObject({ p95_compliance_pct: null, error_budget: null, compliant: { availability: null, p95: null } });
   });
 });

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { advance, depths, validateDag, type StepState } from "@/lib/pipelines/dag";
 
+const FINAL = ["completed", "failed", "cancelled"] as const;
 const st = (name: string, dependsOn: string[] = [], status: StepState["status"] = "waiting", jobStatus: string | null = null, repeat = 1, iteration = 0): StepState => ({
-  name, dependsOn, status, repeat, iteration, jobStatus,
+  name, dependsOn, status, iteration,
+  outcome: FINAL.find((f) => f === jobStatus) ?? null,
+  loop: repeat > 1 ? { from: name, until: null, max: repeat, timeoutS: null, onExhausted: "continue" } : null,
 });
 
 describe("pipeline DAG validation", () => {
@@ -48,11 +51,11 @@ describe("pipeline advance", () => {
     expect(r.updates).toContainEqual({ name: "train", status: "completed", iteration: 3 });
     expect(r.submit).toEqual(["eval"]);
   });
-  it("a failed step fails the pipeline and cancels what has not started", () => {
+  it("a failed step fails the pipeline and skips what has not started", () => {
     const r = advance([st("a", [], "running", "failed"), st("b", ["a"]), st("c"), st("d", [], "running", "running")]);
     expect(r.pipeline).toBe("failed");
     expect(r.submit).toEqual([]);
-    expect(r.updates).toEqual(expect.arrayContaining([{ name: "a", status: "failed", iteration: 0 }, { name: "b", status: "cancelled", iteration: 0 }, { name: "c", status: "cancelled", iteration: 0 }]));
+    expect(r.updates).toEqual(expect.arrayContaining([expect.objectContaining({ name: "a", status: "failed", iteration: 0 }), { name: "b", status: "skipped", iteration: 0 }, { name: "c", status: "skipped", iteration: 0 }]));
     expect(r.updates.find((u) => u.name === "d")).toBeUndefined(); // already running: it finishes
   });
 });

@@ -23,6 +23,15 @@ describe("remembered agent keys", () => {
     expect(k.size).toBe(0);
   });
 
+  it("never past the key's own expiry, however long the TTL", () => {
+    const { k, advance } = keys(30_000);
+    k.remember(k.ticket(), "h1", agent("c1"), 1_000_000 + 5_000);
+    advance(4_999);
+    expect(k.recall("h1")).toEqual(agent("c1"));
+    advance(1);
+    expect(k.recall("h1")).toBeUndefined();
+  });
+
   it("never remembers a lookup that began before a forget (a revocation racing the check)", () => {
     const { k } = keys();
     const ticket = k.ticket(); // the lookup reads the key as valid…

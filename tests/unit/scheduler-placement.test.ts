@@ -83,9 +83,9 @@ describe("placement", () => {
     expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["c"] });
   });
 
-  it("packs a large gang on as few nodes as possible, all or nothing", () => {
+  it("packs a large gang on as few nodes as possible, the last one best fit (a whole node stays free), all or nothing", () => {
     const d = plan({ now: 0, nodes: [node("a", 8), node("b", 8), node("c", 4)], queue: [job({ gpuCount: 12 }), job({ gpuCount: 9 })], tenants: tenants(["t1", 64, 0]), running: [] });
-    expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["a", "b"] });
+    expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["a", "c"] });
     expect(d[0]!.outcome === "placed" && d[0]!.gpuIds.length).toBe(12);
     expect(d[1]).toMatchObject({ outcome: "pending" }); // 8 left, needs 9: nothing partial
   });
@@ -406,5 +406,125 @@ describe("placement", () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe("placement around whole-node reservations", () => {
+  // R1 (t1) and R2 (t2) hold nodes now until 10 h; R3 (t1) starts at 5 h. Nodes may be held by
+  // R1/R2, or booked from some hour (by R3 or another reservation's later window).
+  const HOUR = 3_600_000;
+  const reservations = [
+    { id: "R1", tenantId: "t1", startsAt: 0, endsAt: 10 * HOUR },
+    { id: "R2", tenantId: "t2", startsAt: 0, endsAt: 10 * HOUR },
+    { id: "R3", tenantId: "t1", startsAt: 5 * HOUR, endsAt: 20 * HOUR },
+  ];
+  const reservedWorld = fc
+    .record({
+      nodes: fc.array(
+        fc.record({ free: fc.integer({ min: 0, max: 8 }), held: fc.constantFrom(undefined, undefined, "R1", "R2"), bookedAt: fc.option(fc.integer({ min: 1, max: 12 }), { nil: null }), pod: fc.constantFrom("p1", "p2"), rack: fc.constantFrom("a", "b", "c") }),
+        { minLength: 1, maxLength: 12 },
+      ),
+      jobs: fc.array(
+        fc.record({
+          tenant: fc.constantFrom("t1", "t2", "t3"),
+          count: fc.integer({ min: 1, max: 20 }),
+          named: fc.boolean(),
+          duration: fc.option(fc.integer({ min: 60, max: 40_000 }), { nil: null }),
+          priority: fc.integer({ min: 1, max: 10 }),
+        }),
+        { maxLength: 30 },
+      ),
+      quotas: fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 })),
+    })
+    .map((w) => {
+      const nodes = w.nodes.map((n, i) => ({
+        ...node(`n${i}`, n.free),
+        pod: n.pod,
+        rack: `${n.pod}${n.rack}`,
+        ...(n.held ? { reservationId: n.held } : {}),
+        ...(n.bookedAt !== null ? { bookedFrom: n.bookedAt * HOUR } : {}),
+      }));
+      const queue = w.jobs.map((j, i) => ({
+        ...job({ id: `r${String(i).padStart(3, "0")}`, tenantId: j.tenant, gpuCount: j.count, priority: j.priority, durationS: j.duration, submittedAt: i }),
+        reservationId: j.named ? (j.tenant === "t1" ? (i % 2 ? "R1" : "R3") : j.tenant === "t2" ? "R2" : null) : null,
+      }));
+      return { nodes, queue, tenants: tenants(["t1", w.quotas[0], 0], ["t2", w.quotas[1], 0], ["t3", w.quotas[2], 0]), running: [] as RunningWork[], reservations };
+    });
+
+  const run = (w: Parameters<typeof place>[0]) => place(w);
+
+  it("never puts a tenant's work on another tenant's reserved node; named work only on its reservation's nodes, while active; never mixes", () => {
+    fc.assert(
+      fc.property(reservedWorld, (w) => {
+        const input = { now: 0, ...w, capacity: capacityFrom(w.nodes.filter((n) => !n.reservationId), []) };
+        for (const d of run(input)) {
+          if (d.outcome !== "placed") continue;
+          const j = w.queue.find((q) => q.id === d.jobId)!;
+          const held = d.nodeIds.map((id) => w.nodes.find((n) => n.nodeId === id)!.reservationId);
+          // one reservation or none, and the decision says which
+          expect(new Set(held).size).toBe(1);
+          expect(held[0]).toBe(d.reservationId);
+          if (d.reservationId) expect(reservations.find((r) => r.id === d.reservationId)!.tenantId).toBe(j.tenantId);
+          if (j.reservationId) expect(d.reservationId).toBe(j.reservationId);
+          // R3 has not started: nothing runs in it yet
+          expect(d.reservationId).not.toBe("R3");
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("work placed on a node a later reservation books ends (by its declared duration) before that reservation starts", () => {
+    fc.assert(
+      fc.property(reservedWorld, (w) => {
+        const input = { now: 0, ...w, capacity: capacityFrom(w.nodes.filter((n) => !n.reservationId), []) };
+        for (const d of run(input)) {
+          if (d.outcome !== "placed" || d.reservationId) continue;
+          const j = w.queue.find((q) => q.id === d.jobId)!;
+          for (const id of d.nodeIds) {
+            const bookedFrom = w.nodes.find((n) => n.nodeId === id)!.bookedFrom;
+            if (bookedFrom === undefined) continue;
+            expect(j.durationS).not.toBeNull();
+            expect(j.durationS! * 1000).toBeLessThanOrEqual(bookedFrom);
+          }
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("work inside a reservation is outside the quota (the reservation's GPUs are counted instead); work outside stays within it", () => {
+    fc.assert(
+      fc.property(reservedWorld, (w) => {
+        const input = { now: 0, ...w, capacity: capacityFrom(w.nodes.filter((n) => !n.reservationId), []) };
+        const onDemand = new Map<string, number>();
+        for (const d of run(input)) {
+          if (d.outcome !== "placed") continue;
+          const j = w.queue.find((q) => q.id === d.jobId)!;
+          if (d.reservationId) {
+            // covered work that declared a duration ends before its reservation does
+            if (j.durationS !== null) expect(j.durationS * 1000).toBeLessThanOrEqual(reservations.find((r) => r.id === d.reservationId)!.endsAt);
+            continue;
+          }
+          onDemand.set(j.tenantId, (onDemand.get(j.tenantId) ?? 0) + j.gpuCount);
+        }
+        for (const [t, used] of onDemand) expect(used).toBeLessThanOrEqual(w.tenants.get(t)!.quota);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("says why named work waits: its reservation has not started, or has no room", () => {
+    const d = plan({
+      now: 0,
+      nodes: [{ ...node("a", 8), reservationId: "R1" }],
+      queue: [job({ id: "early", tenantId: "t1", reservationId: "R3" }), job({ id: "big", tenantId: "t1", gpuCount: 12, reservationId: "R1" }), job({ id: "long", tenantId: "t1", durationS: 11 * 3600, reservationId: "R1" })],
+      tenants: tenants(["t1", 0, 0]),
+      running: [],
+      reservations,
+    });
+    expect(d.find((x) => x.jobId === "early")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("to start at") });
+    expect(d.find((x) => x.jobId === "big")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("8 free there now") });
+    expect(d.find((x) => x.jobId === "long")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("run past the end") });
   });
 });

@@ -11,13 +11,15 @@ const nav = [
   { href: "/admin/jobs", label: "Queue" },
   { href: "/admin/scheduler", label: "Scheduler" },
   { href: "/admin/endpoints", label: "Endpoints" },
+  { href: "/admin/reservations", label: "Reservations" },
   { href: "/admin/alerts", label: "Alerts" },
   { href: "/admin/billing", label: "Billing" },
   { href: "/admin/demo-requests", label: "Demo requests" },
   { href: "/admin/analytics", label: "Site analytics" },
   { href: "/admin/api-keys", label: "API keys" },
   { href: "/admin/audit", label: "Audit log" },
-  { href: "/docs/api", label: "API reference" },
+  { href: "/admin/settings", label: "Settings" },
+  { href: "/docs/api", label: "API reference", external: true },
 ];
 
 export default async function AdminLayout({ children }: { children: React.ReactNode }) {

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { AuditList } from "@/components/shell/audit-list";
+import { AuditList, toAuditViews } from "@/components/shell/audit-list";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
 import { FleetFloor } from "@/components/fleet/fleet-floor";
@@ -8,13 +8,16 @@ import { firingAlertCounts } from "@/lib/alerts/queries";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
+import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { operatorOverview } from "@/lib/platform/overview";
 
 export const metadata = { title: "Fleet overview" };
 
-export default async function AdminHome() {
+export default async function AdminHome({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const p = await requireOperatorPage("/admin");
-  const [fleet, series, floor, o, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(24, 15), fleetFloor(), operatorOverview(p), firingAlertCounts(p)]);
+  const range = parseTimeRange(await searchParams, new Date(), "24h");
+  const [fleet, series, floor, o, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(range), fleetFloor(), operatorOverview(p), firingAlertCounts(p)]);
   return (
     <>
       <PageHeader title="Fleet overview" description="Every GPU in every cluster, live." actions={<AutoRefresh seconds={10} />} />
@@ -27,10 +30,14 @@ export default async function AdminHome() {
         <Stat label="Avg utilization" value={fleet.utilization_avg_pct === null ? "—" : `${fleet.utilization_avg_pct} %`} hint="Last 5 minutes" />
         <Stat label="Nodes online" value={fleet.nodes_online} hint={`${fleet.nodes_offline} offline · ${fleet.nodes_quarantined} quarantined`} />
       </div>
-      <Card className="mt-6">
-        <CardHeader title="Utilization, last 24 hours" description="Fleet average per 15 minutes, from the per-minute rollups." />
+      <Card className="mt-6" data-testid="utilization-chart" data-from={range.from.toISOString()} data-step={range.stepS}>
+        <CardHeader
+          title={`GPU utilization, ${describeRange(range)}`}
+          description={`Fleet average of ${describeStep(range.stepS)} steps, UTC. Gaps are periods nobody reported.`}
+          actions={<TimeRangePicker base="/admin" range={range} />}
+        />
         <div className="p-5">
-          {series.length === 0 ? <EmptyState title="No metrics yet">Agents report every few seconds once nodes are registered.</EmptyState> : <FleetUtilizationChart points={series} />}
+          {series.hasData ? <FleetUtilizationChart points={series.points} /> : <EmptyState title="No metrics in this range">Agents report every few seconds once nodes are registered.</EmptyState>}
         </div>
       </Card>
       <Card className="mt-6">
@@ -52,7 +59,7 @@ export default async function AdminHome() {
       </div>
       <Card className="mt-6">
         <CardHeader title="Recent activity" actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/admin/audit">Full audit log</Link>} />
-        <AuditList entries={o.recent} />
+        <AuditList plane="admin" entries={toAuditViews(o.recent)} />
       </Card>
     </>
   );

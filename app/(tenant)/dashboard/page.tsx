@@ -1,15 +1,17 @@
 import Link from "next/link";
-import { AuditList } from "@/components/shell/audit-list";
+import { AuditList, toAuditViews } from "@/components/shell/audit-list";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
 import { tenantOverview } from "@/lib/platform/overview";
+import { tenantAdmins } from "@/lib/users/queries";
+import { ROLE_SUMMARIES } from "@/lib/users/roles";
 
 export const metadata = { title: "Dashboard" };
 
 export default async function TenantHome() {
   const p = await requireTenantPage("/dashboard");
-  const o = await tenantOverview(p);
+  const [o, admins] = await Promise.all([tenantOverview(p), tenantAdmins(p.tenantId)]);
   return (
     <>
       <PageHeader
@@ -32,8 +34,17 @@ export default async function TenantHome() {
         <Stat label="Live API keys" value={o.keys} />
       </div>
       <Card className="mt-6">
+        <CardHeader title={`Your role: ${p.role === "tenant_admin" ? "admin" : "member"}`} />
+        <p className="px-5 py-4 text-sm text-slate-700">{ROLE_SUMMARIES.tenant_member} {p.role === "tenant_admin" ? ROLE_SUMMARIES.tenant_admin : "Admins also manage users and API keys, and may cancel any of the organisation's jobs."}</p>
+        {p.role !== "tenant_admin" && admins.length ? (
+          <p className="border-t border-slate-100 px-5 py-3 text-sm text-slate-700" data-testid="tenant-admins">
+            Your admins: {admins.map((a, i) => <span key={a.email}>{i ? ", " : ""}{a.name} (<a className="text-indigo-700 underline" href={`mailto:${a.email}`}>{a.email}</a>)</span>)}
+          </p>
+        ) : null}
+      </Card>
+      <Card className="mt-6">
         <CardHeader title="Recent activity in your tenant" />
-        <AuditList entries={o.recent} empty="No activity yet." />
+        <AuditList plane="tenant" entries={toAuditViews(o.recent)} empty="No activity yet." />
       </Card>
     </>
   );

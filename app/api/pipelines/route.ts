@@ -1,9 +1,9 @@
-import { jobs } from "@/lib/api/contracts";
+import { pipelines } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
+import { pipelineJson } from "@/lib/pipelines/present";
 import { listPipelines } from "@/lib/pipelines/queries";
-import { pipelineJson } from "@/lib/pipelines/schemas";
 
-export const POST = route(jobs.createPipeline, async ({ actor, body }) => json(201, { pipeline: pipelineJson(await createPipeline(actor, body)) }));
+export const POST = route(pipelines.createPipeline, async ({ actor, body }) => json(201, { pipeline: pipelineJson(await createPipeline(actor, body)) }));
 
-export const GET = route(jobs.listPipelines, async ({ principal }) => json(200, { data: (await listPipelines(principal)).map(pipelineJson) }));
+export const GET = route(pipelines.listPipelines, async ({ principal }) => json(200, { data: (await listPipelines(principal)).map((p) => pipelineJson(p)) }));

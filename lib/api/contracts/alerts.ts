@@ -1,9 +1,11 @@
 import { z } from "zod";
 import {
   alertJsonSchema,
+  alertListParams,
   createRuleBody,
   listAlertsQuery,
   listNotificationsQuery,
+  notificationListParams,
   listRemediationsQuery,
   notificationJsonSchema,
   remediationCapSchema,
@@ -117,4 +119,26 @@ export const listRemediations = defineContract({
     200: { description: "Remediations", schema: listOf(remediationJsonSchema).extend({ cap: remediationCapSchema }) },
     ...authErrors,
   },
+});
+
+export const exportAlerts = defineContract({
+  operationId: "exportAlerts",
+  method: "GET",
+  path: "/api/alerts/export",
+  summary: "Alerts matching the console's filters (search, status, severity, type, fired from/to) as CSV, one row per alert, up to 10,000",
+  tags: ["Alerts"],
+  access: ["operator", "tenant"],
+  query: alertListParams,
+  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
+});
+
+export const exportNotifications = defineContract({
+  operationId: "exportNotifications",
+  method: "GET",
+  path: "/api/notifications/export",
+  summary: "The notification outbox matching the console's filters (search, status, channel, kind, created from/to) as CSV, up to 10,000 rows",
+  tags: ["Alerts"],
+  access: ["operator"],
+  query: notificationListParams,
+  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
 });

@@ -8,13 +8,15 @@ import * as fleet from "./fleet";
 import * as jobs from "./jobs";
 import * as marketing from "./marketing";
 import * as operations from "./operations";
+import * as pipelines from "./pipelines";
 import * as platform from "./platform";
+import * as reservations from "./reservations";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
 
-export { alerts, apiKeys, billing, marketing, clusters, endpoints, fleet, jobs, operations, platform, tenants, workloads };
+export { alerts, apiKeys, billing, marketing, clusters, endpoints, fleet, jobs, operations, pipelines, platform, reservations, tenants, workloads };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
-export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet, jobs, workloads, endpoints, alerts, billing, marketing, operations].flatMap((group) =>
+export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet, jobs, pipelines, workloads, endpoints, reservations, alerts, billing, marketing, operations].flatMap((group) =>
   Object.values(group as Record<string, Contract>),
 );

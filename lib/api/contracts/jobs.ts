@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
-import { jobJsonSchema, listJobsQuery, submitJobBody, updateJobBody } from "@/lib/jobs/schemas";
-import { createPipelineBody, pipelineJsonSchema } from "@/lib/pipelines/schemas";
+import { jobJsonSchema, jobListParams, listJobsQuery, submitJobBody, updateJobBody } from "@/lib/jobs/schemas";
 import { authErrors, idParams, listOf, notFoundError } from "./common";
 
 const jobReply = z.object({ job: jobJsonSchema });
@@ -96,36 +95,13 @@ export const schedulerLogs = defineContract({
   responses: { 200: { description: "Cycles, newest first", schema: z.object({ data: z.array(cycleSchema.extend({ trigger: z.string(), decisions: z.unknown(), created_at: z.string() })) }) }, ...authErrors },
 });
 
-const pipelineLogSchema = z.array(z.object({ step: z.string().nullable(), message: z.string(), created_at: z.string() }));
-
-export const createPipeline = defineContract({
-  operationId: "createPipeline",
-  method: "POST",
-  path: "/api/pipelines",
-  summary: "Submit a pipeline: a DAG of steps, each run as a job once its dependencies completed",
-  tags: ["Pipelines"],
-  access: ["operator", "tenant"],
-  body: createPipelineBody,
-  responses: { 201: { description: "Accepted; root steps submitted", schema: z.object({ pipeline: pipelineJsonSchema }) }, ...authErrors, ...unsatisfiableError },
-});
-
-export const listPipelines = defineContract({
-  operationId: "listPipelines",
+export const exportJobs = defineContract({
+  operationId: "exportJobs",
   method: "GET",
-  path: "/api/pipelines",
-  summary: "List pipelines (a tenant sees its own)",
-  tags: ["Pipelines"],
+  path: "/api/jobs/export",
+  summary: "Jobs matching the console's filters (search, status, tenant, GPU type, submitted from/to, sort) as CSV, up to 10,000 rows",
+  tags: ["Jobs"],
   access: ["operator", "tenant"],
-  responses: { 200: { description: "Pipelines, newest first", schema: z.object({ data: z.array(pipelineJsonSchema) }) }, ...authErrors },
-});
-
-export const getPipeline = defineContract({
-  operationId: "getPipeline",
-  method: "GET",
-  path: "/api/pipelines/{id}",
-  summary: "A pipeline with its steps and its workflow log",
-  tags: ["Pipelines"],
-  access: ["operator", "tenant"],
-  params: idParams,
-  responses: { 200: { description: "The pipeline", schema: z.object({ pipeline: pipelineJsonSchema, log: pipelineLogSchema }) }, ...authErrors, ...notFoundError },
+  query: jobListParams,
+  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { listAuditQuery, auditEntryJsonSchema } from "@/lib/audit/queries";
+import { auditListParams } from "@/lib/audit/list-audit";
 import { defineContract } from "@/lib/http/contract";
 import { authErrors, listOf } from "./common";
 
@@ -36,4 +37,16 @@ export const listAudit = defineContract({
   tenantRole: "tenant_admin",
   query: listAuditQuery,
   responses: { 200: { description: "Entries", schema: listOf(auditEntryJsonSchema) }, ...authErrors },
+});
+
+export const exportAuditLog = defineContract({
+  operationId: "exportAuditLog",
+  method: "GET",
+  path: "/api/audit-log/export",
+  summary: "Audit entries matching the console's filters (search, action, actor kind, target type, from/to) as CSV with actor and target names, up to 10,000 rows",
+  tags: ["Platform"],
+  access: ["operator", "tenant"],
+  tenantRole: "tenant_admin",
+  query: auditListParams,
+  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
 });

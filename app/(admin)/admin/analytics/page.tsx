@@ -2,16 +2,23 @@ import { SiteViewsChart } from "@/components/fleet/charts";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireOperatorPage } from "@/lib/auth/session";
-import { siteAnalytics } from "@/lib/marketing/site";
+import { siteAnalyticsOver } from "@/lib/marketing/site";
+import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { TimeRangePicker } from "@/components/ui/time-range-picker";
 
 export const metadata = { title: "Site analytics" };
 
-export default async function AnalyticsPage() {
+export default async function AnalyticsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   await requireOperatorPage("/admin/analytics");
-  const a = await siteAnalytics(30);
+  const range = parseTimeRange(await searchParams, new Date(), "7d");
+  const a = await siteAnalyticsOver(range);
   return (
     <>
-      <PageHeader title="Site analytics" description="First-party page views of the public site over the last 30 days. No cookies; visitors with Do Not Track or Global Privacy Control are not counted." />
+      <PageHeader
+        title="Site analytics"
+        description={`First-party page views of the public site, ${describeRange(range)}. No cookies; visitors with Do Not Track or Global Privacy Control are not counted.`}
+        actions={<TimeRangePicker base="/admin/analytics" range={range} />}
+      />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Stat label="Page views" value={a.views.toLocaleString("en-US")} />
         <Stat label="Visitors" value={a.sessions.toLocaleString("en-US")} hint="Anonymous daily sessions" />
@@ -19,8 +26,8 @@ export default async function AnalyticsPage() {
         <Stat label="Conversion" value={a.conversion_pct === null ? "—" : `${a.conversion_pct} %`} hint="Demo requests per visitor" />
       </div>
       <Card className="mt-6">
-        <CardHeader title="Views per day" />
-        <div className="p-5">{a.by_day.length === 0 ? <EmptyState title="No page views yet">Views of the public pages are recorded as visitors arrive.</EmptyState> : <SiteViewsChart rows={a.by_day} />}</div>
+        <CardHeader title={`Views and visitors, ${describeRange(range)}`} description={`Per ${describeStep(range.stepS)} step, UTC`} />
+        <div className="p-5" data-testid="views-chart" data-step={range.stepS}>{a.views === 0 ? <EmptyState title="No page views in this range">Views of the public pages are recorded as visitors arrive.</EmptyState> : <SiteViewsChart rows={a.series} />}</div>
       </Card>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>

@@ -1,6 +1,7 @@
 import { createApiKeyAction, revokeApiKeyAction } from "@/app/_actions/api-keys";
 import { CreateApiKeyForm } from "@/components/forms/api-key-forms";
-import { ApiKeysTable, toApiKeyItems } from "@/components/shell/api-keys-table";
+import { ApiKeysTable, splitKeys, toApiKeyItems } from "@/components/shell/api-keys-table";
+import { FilterTabs } from "@/components/ui/list-nav";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { listApiKeys } from "@/lib/api-keys/queries";
 import { requireOperatorPage } from "@/lib/auth/session";
@@ -10,9 +11,9 @@ import { listTenantsWithCounts } from "@/lib/tenants/queries";
 
 export const metadata = { title: "API keys" };
 
-export default async function AdminApiKeysPage({ searchParams }: { searchParams: Promise<{ created_by?: string }> }) {
+export default async function AdminApiKeysPage({ searchParams }: { searchParams: Promise<{ show?: string; created_by?: string }> }) {
   const p = await requireOperatorPage("/admin/api-keys");
-  const { created_by } = await searchParams;
+  const { show, created_by } = await searchParams;
   const creator = created_by && /^[0-9a-f-]{36}$/i.test(created_by) ? created_by : undefined;
   const [keys, tenants, clusters, users] = await Promise.all([
     listApiKeys(p, { limit: 500, include_revoked: "true", created_by_user_id: creator }),
@@ -20,6 +21,8 @@ export default async function AdminApiKeysPage({ searchParams }: { searchParams:
     listClusters(p, { limit: 500 }),
     listUsers(p, { limit: 500 }),
   ]);
+  const split = splitKeys(toApiKeyItems(keys.data));
+  const inactive = show === "inactive";
   return (
     <>
       <PageHeader
@@ -36,8 +39,12 @@ export default async function AdminApiKeysPage({ searchParams }: { searchParams:
         />
       </Card>
       <Card>
-        <CardHeader title="Keys" />
+        <CardHeader
+          title={inactive ? "Revoked and expired keys" : "Keys in use"}
+          actions={<FilterTabs label="Which keys" base="/admin/api-keys" param="show" current={inactive ? "inactive" : undefined} options={[["", `In use (${split.live.length})`], ["inactive", `Revoked and expired (${split.inactive.length})`]]} />}
+        />
         <form method="get" className="mb-4 flex items-end gap-2 text-sm" aria-label="Filter keys by creator">
+          {inactive ? <input type="hidden" name="show" value="inactive" /> : null}
           <label className="flex flex-col gap-1">
             <span className="text-slate-600">Created by</span>
             <select name="created_by" defaultValue={creator ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5">
@@ -47,7 +54,7 @@ export default async function AdminApiKeysPage({ searchParams }: { searchParams:
           </label>
           <button type="submit" className="rounded-md border border-slate-300 px-3 py-1.5 hover:bg-slate-50">Show</button>
         </form>
-        <ApiKeysTable keys={toApiKeyItems(keys.data)} revokeAction={revokeApiKeyAction} />
+        <ApiKeysTable keys={inactive ? split.inactive : split.live} revokeAction={revokeApiKeyAction} />
       </Card>
     </>
   );

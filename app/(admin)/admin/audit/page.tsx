@@ -1,54 +1,41 @@
-import { OlderLink } from "@/components/ui/list-nav";
-import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
-import { formatDateTime } from "@/components/ui/format";
-import { Table, Td, Th } from "@/components/ui/table";
-import { listAuditLog } from "@/lib/audit/queries";
+import { AuditTable, toAuditViews } from "@/components/shell/audit-list";
+import { Card, CardHeader, PageHeader } from "@/components/ui/card";
+import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
+import { auditListParams, listAuditPage } from "@/lib/audit/list-audit";
 import { requireOperatorPage } from "@/lib/auth/session";
+import { listHref, readListParams } from "@/lib/http/list-params";
+import { listTenantsWithCounts } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Audit log" };
 
-export default async function AuditPage({ searchParams }: { searchParams: Promise<{ cursor?: string; action?: string }> }) {
+const AREAS: Array<[string, string]> = [["", "Anything"], ["tenant.", "Tenants"], ["user.", "Users"], ["api_key.", "API keys"], ["cluster.", "Clusters"], ["node.", "Nodes"], ["job.", "Jobs"], ["pipeline.", "Pipelines"], ["endpoint.", "Endpoints"], ["billing.", "Billing"], ["alert", "Alerts and silences"], ["settings.", "Settings"]];
+const ACTORS: Array<[string, string]> = [["", "Anyone"], ["operator", "Operators"], ["tenant", "Tenant users and keys"], ["agent", "Node agents"], ["system", "The platform"]];
+
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const p = await requireOperatorPage("/admin/audit");
-  const sp = await searchParams;
-  const cursor = sp.cursor && /^\d+$/.test(sp.cursor) ? sp.cursor : undefined;
-  const action = sp.action?.slice(0, 100) || undefined;
-  const page = await listAuditLog(p, { limit: 50, cursor, action });
+  const q = readListParams(auditListParams, await searchParams);
+  const [page, tenants] = await Promise.all([listAuditPage(p, q), listTenantsWithCounts()]);
   return (
     <>
-      <PageHeader title="Audit log" description="Every write to the platform: who, what, when, from which request." />
+      <PageHeader title="Audit log" description="Every write to the platform: who, what, to which object, when, from which request." />
       <Card>
-        <CardHeader
-          title="Entries"
-          actions={
-            <form className="flex gap-2" role="search">
-              <label htmlFor="action-filter" className="sr-only">Filter by action</label>
-              <input id="action-filter" name="action" defaultValue={action} placeholder="e.g. api_key." className="rounded-md px-3 py-1.5 text-sm ring-1 ring-slate-300" />
-              <button className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white">Filter</button>
-            </form>
-          }
+        <CardHeader title="Entries" description="Open an entry's details for everything it recorded." />
+        <ListToolbar
+          label="Filter the audit log"
+          base="/admin/audit"
+          values={q}
+          search="Action, object id, name or who"
+          selects={[
+            { name: "action", label: "Area", options: AREAS },
+            { name: "actor_kind", label: "By", options: ACTORS },
+            { name: "tenant_id", label: "Tenant", options: [["", "Any tenant"], ...tenants.map((t): [string, string] => [t.id, t.name])] },
+          ]}
+          dates="Date"
+          sort={[["newest", "Newest first"], ["oldest", "Oldest first"]]}
+          exportHref={listHref("/api/audit-log/export", { ...q, page: undefined, per_page: undefined })}
         />
-        {page.data.length === 0 ? (
-          <EmptyState title="No entries match" />
-        ) : (
-          <Table caption="Audit entries">
-            <thead className="bg-slate-50"><tr><Th>When</Th><Th>Action</Th><Th>By</Th><Th>Target</Th><Th>Details</Th></tr></thead>
-            <tbody className="divide-y divide-slate-100">
-              {page.data.map((e) => {
-                const { by, ...rest } = e.details as { by?: string };
-                return (
-                  <tr key={e.id}>
-                    <Td>{formatDateTime(e.created_at)}</Td>
-                    <Td><span className="font-mono text-xs text-indigo-700">{e.action}</span></Td>
-                    <Td>{by ?? e.actor_kind}</Td>
-                    <Td className="font-mono text-xs">{e.target_type}{e.target_id ? `:${e.target_id.slice(0, 8)}` : ""}</Td>
-                    <Td className="max-w-md truncate font-mono text-xs text-slate-500" >{JSON.stringify(rest)}</Td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </Table>
-        )}
-        <OlderLink label="Older entries →" href={page.next_cursor ? `/admin/audit?cursor=${page.next_cursor}${action ? `&action=${encodeURIComponent(action)}` : ""}` : null} />
+        <AuditTable entries={toAuditViews(page.rows)} plane="admin" />
+        <Pager page={q.page} perPage={q.per_page} total={page.total} href={(c) => listHref("/admin/audit", q, c)} />
       </Card>
     </>
   );

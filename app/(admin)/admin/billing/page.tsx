@@ -39,7 +39,7 @@ export default async function AdminBillingPage({ searchParams }: { searchParams:
         <Stat label="This month" value={formatCents(summary.revenue_month_cents)} hint="Billed usage so far, running work included" />
         <Stat label="Outstanding" value={formatCents(summary.outstanding_cents)} hint={`${summary.invoices_pending} pending invoice${summary.invoices_pending === 1 ? "" : "s"}`} />
         <Stat label="Paid" value={formatCents(summary.revenue_cents)} hint={`${summary.invoices_paid} paid invoice${summary.invoices_paid === 1 ? "" : "s"}`} />
-        <Stat label="Payments" value={stripe ? "Stripe" : "Local"} hint={stripe ? "Invoices carry a Stripe Checkout link" : "No STRIPE_SECRET_KEY: balance or bank transfer"} />
+        <Stat label="Payments" value={stripe ? "Stripe" : "Local"} hint={stripe ? "Invoices carry a card payment link (Stripe)" : "Card payments are off: tenants pay from their balance or by bank transfer (Settings → Payments)"} />
       </div>
       <Card className="mt-6">
         <CardHeader title="Billed usage by month" description="By GPU type, last 12 months (UTC)." />

@@ -6,27 +6,34 @@ import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { endpointSlaSummaries } from "@/lib/endpoints/endpoint-page";
 import { endpointJson, listEndpoints, replicaHoldings } from "@/lib/endpoints/endpoints";
 
 export const metadata = { title: "Endpoints" };
 
-export default async function AdminEndpointsPage() {
+export default async function AdminEndpointsPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
   const p = await requireOperatorPage("/admin/endpoints");
-  const [list, holdings, tenants] = await Promise.all([listEndpoints(p, { limit: 500 }), replicaHoldings(), db().tenant.findMany({ select: { id: true, name: true } })]);
+  const [list, holdings, tenants, sp] = await Promise.all([listEndpoints(p, { limit: 500 }), replicaHoldings(), db().tenant.findMany({ select: { id: true, name: true } }), searchParams]);
   const endpoints = list.data.map(endpointJson);
+  const sla = await endpointSlaSummaries(p, endpoints);
+  const alerting = [...sla.values()].filter((x) => x.alert).length;
   const gpus = holdings.reduce((s, h) => s + h.gpu_indexes.length, 0);
   return (
     <>
       <PageHeader title="Inference endpoints" description="Every tenant's endpoints, their health, and the GPUs their replicas hold." actions={<AutoRefresh seconds={5} />} />
-      <div className="grid gap-4 sm:grid-cols-4">
+      {sp.deleted ? <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">“{sp.deleted.slice(0, 100)}” deleted; its replicas stopped and its GPUs are free.</p> : null}
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
         <Stat label="Endpoints" value={endpoints.length} hint={`${endpoints.filter((e) => e.status === "ready").length} ready`} />
-        <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} />
+        <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} hint="Replicas missing now" />
+        <Link href="/admin/alerts?rule_type=sla_breach&status=firing" className="rounded-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
+          <Stat label="SLA alerts firing" value={<span className={alerting ? "text-red-700" : undefined}>{alerting}</span>} hint="Targets missed over the alert window" />
+        </Link>
         <Stat label="Live replicas" value={holdings.length} />
         <Stat label="GPUs held by replicas" value={gpus} />
       </div>
       <Card className="mt-6">
         <CardHeader title="Endpoints" />
-        <EndpointsTable endpoints={endpoints} hrefBase="/admin/endpoints" tenantNames={new Map(tenants.map((t) => [t.id, t.name]))} />
+        <EndpointsTable endpoints={endpoints} hrefBase="/admin/endpoints" tenantNames={new Map(tenants.map((t) => [t.id, t.name]))} sla={sla} alertHref={(id) => `/admin/alerts?alert=${id}`} />
       </Card>
       <Card className="mt-6">
         <CardHeader title="GPUs held by replicas" description="By cluster and node: which endpoint's replica holds which GPUs." />

@@ -1,51 +1,58 @@
-import { cancelJobAction } from "@/app/_actions/jobs";
+import Link from "next/link";
+import { cancelJobAction, changeJobPriorityAction } from "@/app/_actions/jobs";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
-import { JobsTable } from "@/components/shell/jobs-table";
-import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
-import { formatRelative } from "@/components/ui/format";
-import { Table, Td, Th } from "@/components/ui/table";
+import { JobsTable, toJobItems } from "@/components/shell/jobs-table";
+import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
+import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
 import { requireOperatorPage } from "@/lib/auth/session";
-import { operatorQueue } from "@/lib/jobs/queries";
+import { listHref, readListParams } from "@/lib/http/list-params";
+import { mayCancelJob } from "@/lib/jobs/job-permissions";
+import { listJobsPage } from "@/lib/jobs/list-jobs";
+import { jobListParams } from "@/lib/jobs/schemas";
+import { fleetGpuTypes, jobCounts } from "@/lib/jobs/queries";
+import { listTenantsWithCounts } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Queue" };
 
-export default async function AdminJobsPage() {
-  await requireOperatorPage("/admin/jobs");
-  const { waiting, running } = await operatorQueue();
+const STATUS_OPTIONS: Array<[string, string]> = [["waiting", "Waiting (queued or blocked)"], ["running", "Running"], ["active", "Waiting or running"], ["queued", "Queued"], ["blocked", "Blocked"], ["completed", "Completed"], ["failed", "Failed"], ["cancelled", "Cancelled"], ["any", "Any status"]];
+const SORT_OPTIONS: Array<[string, string]> = [["queue", "Queue order (priority, then age)"], ["newest", "Newest first"], ["oldest", "Oldest first"], ["gpus", "Most GPUs"], ["name", "Name"]];
+
+export default async function AdminJobsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const p = await requireOperatorPage("/admin/jobs");
+  const sp = await searchParams;
+  // the queue opens on what waits, in scheduling order; "any status" is an explicit choice
+  const status = sp.status || "waiting";
+  const q = readListParams(jobListParams, { ...sp, status: status === "any" ? undefined : status, sort: sp.sort || "queue" });
+  const [page, counts, tenants, types] = await Promise.all([listJobsPage(p, q), jobCounts(), listTenantsWithCounts(), fleetGpuTypes()]);
+  const values = { ...q, status: q.status ?? "any" };
+  const href = (changes: Record<string, string | number | undefined>) => listHref("/admin/jobs", values, changes);
+  const exportHref = listHref("/api/jobs/export", { ...q, page: undefined, per_page: undefined });
   return (
     <>
-      <PageHeader title="Queue" description="Every tenant's waiting work in scheduling order, and what runs where." actions={<AutoRefresh seconds={5} />} />
+      <PageHeader title="Queue" description="Every tenant's work: what waits in scheduling order and why, what runs where. Filter, reorder waiting jobs, cancel, export." actions={<AutoRefresh seconds={10} />} />
       <div className="grid gap-4 sm:grid-cols-3">
-        <Stat label="Waiting" value={waiting.length} hint={`${waiting.filter((j) => j.status === "blocked").length} over quota`} />
-        <Stat label="Running" value={running.length} />
-        <Stat label="GPUs in use" value={running.reduce((s, j) => s + j.gpuCount, 0)} />
+        <Link href="/admin/jobs?status=waiting" className="rounded-lg focus-visible:outline-2 focus-visible:outline-indigo-600"><Stat label="Waiting" value={counts.queued + counts.blocked} hint={`${counts.blocked} blocked (quota or billing)`} /></Link>
+        <Link href="/admin/jobs?status=running&sort=newest" className="rounded-lg focus-visible:outline-2 focus-visible:outline-indigo-600"><Stat label="Running" value={counts.running} /></Link>
+        <Stat label="Matching this view" value={page.total.toLocaleString("en-US")} />
       </div>
       <Card className="mt-6">
-        <CardHeader title="Waiting" description="Priority first, then fair share between tenants, then age." />
-        <JobsTable
-          showTenant
-          cancelAction={cancelJobAction}
-          jobs={waiting.map((j) => ({ id: j.id, name: j.name, tenant: j.tenant.name, status: j.status, gpuCount: j.gpuCount, gpuType: j.gpuType, priority: j.priority, pendingReason: j.pendingReason, submittedAt: j.submittedAt.toISOString() }))}
+        <CardHeader title="Jobs" description="Priority 1 runs first; within a priority, fair share between tenants, then age. Changing a waiting job's priority is recorded in the audit log and the job's timeline." />
+        <ListToolbar
+          label="Filter jobs"
+          base="/admin/jobs"
+          values={values}
+          search="Job name or id"
+          selects={[
+            { name: "status", label: "Status", options: STATUS_OPTIONS },
+            { name: "tenant_id", label: "Tenant", options: [["", "Any tenant"], ...tenants.map((t): [string, string] => [t.id, t.name])] },
+            { name: "gpu_type", label: "GPU type", options: [["", "Any type"], ...types.map((t): [string, string] => [t, t])] },
+          ]}
+          dates="Submitted"
+          sort={SORT_OPTIONS}
+          exportHref={exportHref}
         />
-      </Card>
-      <Card className="mt-6">
-        <CardHeader title="Running" />
-        {running.length === 0 ? <EmptyState title="Nothing is running" /> : (
-          <Table caption="Running jobs">
-            <thead className="bg-slate-50"><tr><Th>Job</Th><Th>Tenant</Th><Th>GPUs</Th><Th>Nodes</Th><Th>Started</Th></tr></thead>
-            <tbody className="divide-y divide-slate-100">
-              {running.map((j) => (
-                <tr key={j.id}>
-                  <Td className="font-medium text-slate-900">{j.name}</Td>
-                  <Td>{j.tenant.name}</Td>
-                  <Td className="tabular-nums">{j.gpuCount} × {j.gpuType}</Td>
-                  <Td className="text-xs">{[...new Set(j.gpus.map((g) => g.node.hostname))].join(", ")}</Td>
-                  <Td>{formatRelative(j.startedAt)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
+        <JobsTable plane="admin" jobs={toJobItems(page.rows, (j) => mayCancelJob(p, j))} cancelAction={cancelJobAction} priorityAction={changeJobPriorityAction} />
+        <Pager page={q.page} perPage={q.per_page} total={page.total} href={(c) => href(c)} />
       </Card>
     </>
   );

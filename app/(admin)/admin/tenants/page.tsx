@@ -6,19 +6,20 @@ import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireOperatorPage } from "@/lib/auth/session";
+import { fleetCapacity } from "@/lib/jobs/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Tenants" };
 
 export default async function TenantsPage() {
   await requireOperatorPage("/admin/tenants");
-  const tenants = await listTenantsWithCounts();
+  const [tenants, capacity] = await Promise.all([listTenantsWithCounts(), fleetCapacity()]);
   return (
     <>
       <PageHeader title="Tenants" description="Organisations that run work on the fleet, each with a GPU quota." />
       <Card className="mb-6">
         <CardHeader title="New tenant" />
-        <CreateTenantForm action={createTenantAction} />
+        <CreateTenantForm action={createTenantAction} fleetGpus={Object.values(capacity).reduce((a, b) => a + b, 0)} />
       </Card>
       <Card>
         <CardHeader title={`All tenants (${tenants.length})`} />

@@ -1,23 +1,43 @@
+import { ALERT_FILTERS } from "@/components/alerts/alert-filters";
 import { AlertsTable } from "@/components/alerts/alerts-table";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
-import { alertJson, listAlerts } from "@/lib/alerts/queries";
+import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
+import { alertGroupJson, listAlertGroups } from "@/lib/alerts/list-alerts";
+import { alertListParams } from "@/lib/alerts/schemas";
 import { requireTenantPage } from "@/lib/auth/session";
+import { listHref, readListParams } from "@/lib/http/list-params";
 
 export const metadata = { title: "Alerts" };
 
-export default async function TenantAlertsPage() {
+export default async function TenantAlertsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const p = await requireTenantPage("/dashboard/alerts");
-  const [firing, resolved] = await Promise.all([listAlerts(p, { limit: 100, status: "firing" }), listAlerts(p, { limit: 50, status: "resolved" })]);
+  const q = readListParams(alertListParams, await searchParams);
+  const [firing, list] = await Promise.all([listAlertGroups(p, { ...alertListParams.parse({}), status: "firing", per_page: 100 }), listAlertGroups(p, q)]);
   return (
     <>
-      <PageHeader title="Alerts" description="What the platform noticed about your work: jobs moved off failed hardware, GPUs you hold that sit idle." />
+      <PageHeader title="Alerts" description="What the platform noticed about your work: jobs moved off failed hardware, GPUs you hold that sit idle, endpoints missing their SLA." />
       <Card>
         <CardHeader title="Open" />
-        {firing.data.length === 0 ? <EmptyState title="Nothing needs your attention" /> : <AlertsTable plane="tenant" alerts={firing.data.map((a) => alertJson(a, p))} />}
+        {firing.groups.length === 0 ? <EmptyState title="Nothing needs your attention" /> : <AlertsTable plane="tenant" groups={firing.groups.map((g) => alertGroupJson(g, p))} />}
       </Card>
       <Card className="mt-6">
-        <CardHeader title="Resolved" description="The last 50." />
-        {resolved.data.length === 0 ? <EmptyState title="No resolved alerts yet" /> : <AlertsTable plane="tenant" alerts={resolved.data.map((a) => alertJson(a, p))} />}
+        <CardHeader title="History" description="Repeats of one alert about one job or endpoint are grouped." />
+        <ListToolbar
+          label="Filter alerts"
+          base="/dashboard/alerts"
+          values={q}
+          search="Message or subject"
+          selects={[
+            { name: "status", label: "Status", options: ALERT_FILTERS.status },
+            { name: "severity", label: "Severity", options: ALERT_FILTERS.severity },
+            { name: "group", label: "Show", options: ALERT_FILTERS.group },
+          ]}
+          dates="Fired"
+          sort={ALERT_FILTERS.sort}
+          exportHref={listHref("/api/alerts/export", { ...q, page: undefined, per_page: undefined, group: undefined })}
+        />
+        {list.groups.length === 0 ? <EmptyState title="No alerts match these filters" /> : <AlertsTable plane="tenant" groups={list.groups.map((g) => alertGroupJson(g, p))} />}
+        <Pager page={q.page} perPage={q.per_page} total={list.total} href={(c) => listHref("/dashboard/alerts", q, c)} />
       </Card>
     </>
   );

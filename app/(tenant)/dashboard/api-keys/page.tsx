@@ -1,17 +1,17 @@
-import { redirect } from "next/navigation";
 import { createApiKeyAction, revokeApiKeyAction } from "@/app/_actions/api-keys";
 import { CreateApiKeyForm } from "@/components/forms/api-key-forms";
-import { ApiKeysTable, toApiKeyItems } from "@/components/shell/api-keys-table";
+import { ApiKeysTable, splitKeys, toApiKeyItems } from "@/components/shell/api-keys-table";
+import { FilterTabs } from "@/components/ui/list-nav";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { listApiKeys } from "@/lib/api-keys/queries";
-import { requireTenantPage } from "@/lib/auth/session";
+import { requireTenantAdminPage } from "@/lib/auth/session";
 
 export const metadata = { title: "API keys" };
 
-export default async function TenantApiKeysPage() {
-  const p = await requireTenantPage("/dashboard/api-keys");
-  if (p.role !== "tenant_admin") redirect("/dashboard");
-  const keys = await listApiKeys(p, { limit: 500, include_revoked: "true" });
+export default async function TenantApiKeysPage({ searchParams }: { searchParams: Promise<{ show?: string }> }) {
+  const p = await requireTenantAdminPage("/dashboard/api-keys");
+  const [keys, { show }] = await Promise.all([listApiKeys(p, { limit: 500, include_revoked: "true" }), searchParams]);
+  const split = splitKeys(toApiKeyItems(keys.data, true));
   return (
     <>
       <PageHeader
@@ -23,8 +23,11 @@ export default async function TenantApiKeysPage() {
         <CreateApiKeyForm action={createApiKeyAction} scopes={["tenant"]} />
       </Card>
       <Card>
-        <CardHeader title="Keys" />
-        <ApiKeysTable keys={toApiKeyItems(keys.data, true)} revokeAction={revokeApiKeyAction} />
+        <CardHeader
+          title={show === "inactive" ? "Revoked and expired keys" : "Keys in use"}
+          actions={<FilterTabs label="Which keys" base="/dashboard/api-keys" param="show" current={show === "inactive" ? "inactive" : undefined} options={[["", `In use (${split.live.length})`], ["inactive", `Revoked and expired (${split.inactive.length})`]]} />}
+        />
+        <ApiKeysTable keys={show === "inactive" ? split.inactive : split.live} revokeAction={revokeApiKeyAction} />
       </Card>
     </>
   );

@@ -11,9 +11,11 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { requireTenantPage } from "@/lib/auth/session";
 import { invoiceJson, listInvoices } from "@/lib/billing/invoices";
 import { balanceOf, listTransactions } from "@/lib/billing/ledger";
-import { formatCents, gpuHours } from "@/lib/billing/money";
+import { depositReference, formatCents, formatDuration, gpuHours } from "@/lib/billing/money";
 import { listRates } from "@/lib/billing/rates";
-import { tenantUsage, unbilledRunningCents } from "@/lib/billing/usage";
+import { balanceOutlook, tenantUsage, unbilledRunningCents } from "@/lib/billing/usage";
+import { effectiveSettings } from "@/lib/settings/settings";
+import { BankTransfer } from "@/components/billing/payment-guides";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Billing" };
@@ -31,6 +33,8 @@ export default async function TenantBillingPage() {
     listTransactions(p, p.tenantId, { limit: 20 }),
     listRates(),
   ]);
+  const [settings, outlook] = await Promise.all([effectiveSettings(), balanceOutlook(p.tenantId)]);
+  const stripe = Boolean(stripeConfigFromEnv().secretKey);
   const prepaid = tenant.billingMode === "prepaid";
   const due = invoices.data.filter((i) => i.status === "pending");
   return (
@@ -39,7 +43,11 @@ export default async function TenantBillingPage() {
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Stat label="This month" value={formatCents(usage.amount_cents + running)} hint={`${gpuHours(usage.gpu_seconds).toLocaleString("en-US")} GPU-hours billed, running work included`} />
         <Stat label="Running now" value={formatCents(running)} hint="Not yet billed; added at the next meter tick" />
-        <Stat label={prepaid ? "Prepaid balance" : "Credit balance"} value={<span className={prepaid && balance <= 0 ? "text-red-700" : undefined}>{formatCents(balance)}</span>} hint={prepaid && balance <= 0 ? "Used up: new work waits until funds arrive" : prepaid ? "Charged as your work runs" : "Can pay invoices"} />
+        <Stat
+          label={prepaid ? "Prepaid balance" : "Credit balance"}
+          value={<span className={prepaid && outlook.level !== "ok" ? "text-red-700" : undefined}>{formatCents(balance)}</span>}
+          hint={prepaid ? (outlook.level === "empty" ? "Used up: new work waits until funds arrive" : outlook.zero_at ? `Lasts about ${formatDuration(Date.parse(outlook.zero_at) - Date.now())} at ${formatCents(outlook.spend_cents_per_hour)}/h` : "Nothing runs now") : "Can pay invoices"}
+        />
         <Stat label="Due" value={formatCents(due.reduce((s, i) => s + Number(i.amountCents), 0))} hint={`${due.length} pending invoice${due.length === 1 ? "" : "s"}`} />
       </div>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
@@ -78,9 +86,18 @@ export default async function TenantBillingPage() {
           </Table>
         )}
       </Card>
-      {stripeConfigFromEnv().secretKey ? (
-        <Card className="mt-6">
-          <CardHeader title="Add funds" description="Pay by card through Stripe; your balance is credited as soon as Stripe confirms the payment." />
+      {prepaid ? (
+        <Card className="mt-6" id="add-funds">
+          <CardHeader title="Add funds" description="Work is charged to this balance per second as it runs. At zero, new work waits until funds arrive and running work stops after the grace period; a deposit queues it again." />
+          {stripe ? <CardDepositForm action={cardDepositAction} /> : null}
+          <div className={stripe ? "border-t border-slate-100 p-5" : "p-5"}>
+            <h3 className="mb-3 text-sm font-semibold text-slate-900">{stripe ? "Or by bank transfer" : "By bank transfer"}</h3>
+            <BankTransfer bank={settings.bank} reference={depositReference(p.tenantId)} />
+          </div>
+        </Card>
+      ) : stripe ? (
+        <Card className="mt-6" id="add-funds">
+          <CardHeader title="Add credit" description="Pay by card through Stripe; the credit pays your next invoices." />
           <CardDepositForm action={cardDepositAction} />
         </Card>
       ) : null}

@@ -4,20 +4,24 @@ import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { CreateEndpointForm } from "@/components/forms/endpoint-forms";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
+import { endpointSlaSummaries } from "@/lib/endpoints/endpoint-page";
 import { endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
+import { listRates } from "@/lib/billing/rates";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 
 export const metadata = { title: "Endpoints" };
 
-export default async function TenantEndpointsPage() {
+export default async function TenantEndpointsPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
   const p = await requireTenantPage("/dashboard/endpoints");
-  const [list, types, tenant, figures] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId)]);
+  const [list, types, tenant, figures, sp, rates] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), searchParams, listRates()]);
   const endpoints = list.data.map(endpointJson);
+  const sla = await endpointSlaSummaries(p, endpoints);
   const serving = endpoints.filter((e) => e.status === "ready" || e.status === "scaling" || e.status === "degraded");
   return (
     <>
       <PageHeader title="Inference endpoints" description="Models served from replicas on the fleet's GPUs, kept healthy and scaled within your quota, measured against your SLA." actions={<AutoRefresh seconds={5} />} />
+      {sp.deleted ? <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">“{sp.deleted.slice(0, 100)}” deleted; its replicas stopped and its GPUs are free.</p> : null}
       <div className="grid gap-4 sm:grid-cols-4">
         <Stat label="Endpoints" value={endpoints.length} hint={`${serving.length} serving`} />
         <Stat label="Replicas ready" value={endpoints.reduce((s, e) => s + e.ready_replicas, 0)} hint={`of ${endpoints.reduce((s, e) => s + (e.stopped ? 0 : e.replicas), 0)} wanted`} />
@@ -26,11 +30,11 @@ export default async function TenantEndpointsPage() {
       </div>
       <Card className="mt-6">
         <CardHeader title="Your endpoints" description="Newest first." />
-        <EndpointsTable endpoints={endpoints} hrefBase="/dashboard/endpoints" />
+        <EndpointsTable endpoints={endpoints} hrefBase="/dashboard/endpoints" sla={sla} alertHref={() => "/dashboard/alerts"} />
       </Card>
       <Card className="mt-6">
         <CardHeader title="Create an endpoint" description="Replicas are placed on distinct nodes where possible; each turns ready on its first healthy sample." />
-        <CreateEndpointForm action={createEndpointAction} gpuTypes={types} />
+        <CreateEndpointForm action={createEndpointAction} gpuTypes={types} rates={Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]))} />
       </Card>
     </>
   );

@@ -1,20 +1,26 @@
-import { redirect } from "next/navigation";
 import { createUserAction, updateUserAction } from "@/app/_actions/users";
 import { CreateUserForm } from "@/components/forms/user-forms";
 import { UsersTable } from "@/components/shell/users-table";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
-import { requireTenantPage } from "@/lib/auth/session";
+import { requireTenantAdminPage } from "@/lib/auth/session";
 import { listUsers } from "@/lib/users/queries";
+import { ROLE_SUMMARIES } from "@/lib/users/roles";
 
 export const metadata = { title: "Users" };
 
 export default async function TenantUsersPage() {
-  const p = await requireTenantPage("/dashboard/users");
-  if (p.role !== "tenant_admin") redirect("/dashboard");
+  const p = await requireTenantAdminPage("/dashboard/users");
   const users = await listUsers(p, { limit: 500 });
   return (
     <>
-      <PageHeader title="Users" description="People in your organisation who can sign in. Admins also manage users and API keys." />
+      <PageHeader title="Users" description="People in your organisation who can sign in." />
+      <Card className="mb-6">
+        <CardHeader title="Roles" />
+        <dl className="grid gap-4 p-5 text-sm sm:grid-cols-2">
+          <div><dt className="font-medium text-slate-900">Member</dt><dd className="mt-1 text-slate-600">{ROLE_SUMMARIES.tenant_member}</dd></div>
+          <div><dt className="font-medium text-slate-900">Admin</dt><dd className="mt-1 text-slate-600">Everything a member can do. {ROLE_SUMMARIES.tenant_admin}</dd></div>
+        </dl>
+      </Card>
       <Card className="mb-6">
         <CardHeader title="Add a user" />
         <CreateUserForm action={createUserAction} />

@@ -1,13 +1,10 @@
-import { jobs } from "@/lib/api/contracts";
+import { pipelines } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
-import { getPipelineOrThrow, pipelineLog } from "@/lib/pipelines/queries";
-import { pipelineJson } from "@/lib/pipelines/schemas";
+import { pipelineEventJson, pipelineJson } from "@/lib/pipelines/present";
+import { getPipelineWithOutputs, pipelineLog } from "@/lib/pipelines/queries";
 
-export const GET = route(jobs.getPipeline, async ({ principal, params }) => {
-  const pipeline = await getPipelineOrThrow(principal, params.id);
+export const GET = route(pipelines.getPipeline, async ({ principal, params }) => {
+  const { pipeline, outputs } = await getPipelineWithOutputs(principal, params.id);
   const log = await pipelineLog(principal, params.id);
-  return json(200, {
-    pipeline: pipelineJson(pipeline),
-    log: log.map((e) => ({ step: e.step, message: e.message, created_at: e.createdAt.toISOString() })),
-  });
+  return json(200, { pipeline: pipelineJson(pipeline, outputs), log: log.map(pipelineEventJson) });
 });

@@ -4,14 +4,16 @@ import { DeliveryBadge } from "@/components/alerts/alert-badges";
 import { AlertsNav } from "@/components/alerts/alerts-nav";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { InlineAction } from "@/components/forms/alert-forms";
-import { FilterTabs, OlderLink } from "@/components/ui/list-nav";
+import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { listNotifications, notificationJson } from "@/lib/alerts/queries";
-import { listNotificationsQuery } from "@/lib/alerts/schemas";
+import { listNotificationsPage } from "@/lib/alerts/list-notifications";
+import { notificationJson } from "@/lib/alerts/queries";
+import { notificationListParams } from "@/lib/alerts/schemas";
+import { listHref, readListParams } from "@/lib/http/list-params";
 import { requireOperatorPage } from "@/lib/auth/session";
-import { env } from "@/lib/env";
+import { effectiveSettings } from "@/lib/settings/settings";
 
 export const metadata = { title: "Notifications" };
 
@@ -19,12 +21,10 @@ const channelLabels: Record<string, string> = { email: "Email", webhook: "Webhoo
 
 export default async function NotificationsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const p = await requireOperatorPage("/admin/alerts/notifications");
-  const sp = await searchParams;
-  const parsed = listNotificationsQuery.safeParse({ status: sp.status || undefined, cursor: sp.cursor || undefined, limit: 50 });
-  const q = parsed.success ? parsed.data : { limit: 50 };
-  const page = await listNotifications(p, q).catch(() => listNotifications(p, { limit: 50 }));
-  const e = env();
-  const channels = [e.SMTP_URL ? "email" : null, e.ALERT_WEBHOOK_URL ? "webhook" : null].filter(Boolean);
+  const q = readListParams(notificationListParams, await searchParams);
+  const page = await listNotificationsPage(p, q);
+  const { notifications: n } = await effectiveSettings();
+  const channels = [n.smtpUrl ? "email" : null, n.webhookUrl ? "webhook" : null].filter(Boolean);
   return (
     <>
       <PageHeader
@@ -34,24 +34,32 @@ export default async function NotificationsPage({ searchParams }: { searchParams
       />
       <AlertsNav current="/admin/alerts/notifications" />
       <p className="mb-4 rounded-md bg-slate-100 px-4 py-2.5 text-sm text-slate-700">
-        {channels.length
-          ? `Delivering by ${channels.join(" and ")}.`
-          : "No channel is configured (SMTP_URL, ALERT_WEBHOOK_URL): notifications are recorded here for the operator plane only."}
+        {channels.length ? `Delivering by ${channels.join(" and ")}. ` : "No email server or webhook is set up: notifications are only listed here. "}
+        <Link className="font-medium text-indigo-700 hover:underline" href="/admin/settings#notifications">{channels.length ? "Change channels or send a test" : "Set up a channel"}</Link>
       </p>
       <Card>
-        <CardHeader
-          title="Outbox"
-          actions={
-            <FilterTabs label="Filter by delivery status" base="/admin/alerts/notifications" current={q.status} options={[["", "All"], ["pending", "Pending"], ["failed", "Failed"], ["sent", "Sent"]]} />
-          }
+        <CardHeader title="Outbox" />
+        <ListToolbar
+          label="Filter notifications"
+          base="/admin/alerts/notifications"
+          values={q}
+          search="Subject, recipient or error"
+          selects={[
+            { name: "status", label: "Delivery", options: [["", "Any delivery"], ["pending", "Pending"], ["failed", "Failed"], ["sent", "Sent"]] },
+            { name: "channel", label: "Channel", options: [["", "Any channel"], ["email", "Email"], ["webhook", "Webhook"], ["console", "Console only"]] },
+            { name: "kind", label: "About", options: [["", "Anything"], ["firing", "Alert fired"], ["resolved", "Alert resolved"], ["demo_request", "Demo request"]] },
+          ]}
+          dates="Queued"
+          sort={[["newest", "Newest first"], ["oldest", "Oldest first"], ["attempts", "Most attempts"]]}
+          exportHref={listHref("/api/notifications/export", { ...q, page: undefined, per_page: undefined })}
         />
-        {page.data.length === 0 ? (
-          <EmptyState title="No notifications">Alerts of rules with notifications on are announced here when they fire and when they resolve.</EmptyState>
+        {page.rows.length === 0 ? (
+          <EmptyState title="No notifications match">Alerts of rules with notifications on are announced here when they fire and when they resolve.</EmptyState>
         ) : (
           <Table caption="Notifications">
             <thead className="bg-slate-50"><tr><Th>Queued</Th><Th>Message</Th><Th>Channel</Th><Th>Delivery</Th><Th>Attempts</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
-              {page.data.map(notificationJson).map((n) => (
+              {page.rows.map(notificationJson).map((n) => (
                 <tr key={n.id} className="align-top">
                   <Td><span title={formatDateTime(n.created_at)}>{formatRelative(n.created_at)}</span></Td>
                   <Td wrap className="max-w-xl">
@@ -70,7 +78,7 @@ export default async function NotificationsPage({ searchParams }: { searchParams
             </tbody>
           </Table>
         )}
-        <OlderLink href={page.nextCursor ? `/admin/alerts/notifications?cursor=${page.nextCursor}${q.status ? `&status=${q.status}` : ""}` : null} />
+        <Pager page={q.page} perPage={q.per_page} total={page.total} href={(c) => listHref("/admin/alerts/notifications", q, c)} />
       </Card>
     </>
   );

@@ -28,7 +28,7 @@ export default async function RemediationsPage({ searchParams }: { searchParams:
       />
       <AlertsNav current="/admin/alerts/remediations" />
       <div className="grid gap-4 sm:grid-cols-3">
-        <Stat label="Cap" value={`${cap.limit} per ${Math.round(cap.window_s / 60)} min`} hint="REMEDIATION_CAP / REMEDIATION_WINDOW_S, fleet-wide" />
+        <Stat label="Cap" value={`${cap.limit} per ${Math.round(cap.window_s / 60)} min`} hint="Fleet-wide; change it under Settings → Automatic remediation" />
         <Stat label="Used in the window" value={cap.used} hint="Counted in the database, across every app instance" />
         <Stat label="Left" value={left} hint={left === 0 ? "New faults raise critical alerts instead" : "Automatic quarantines still allowed"} />
       </div>

@@ -4,6 +4,7 @@ import { SeverityBadge } from "@/components/alerts/alert-badges";
 import { AlertsNav } from "@/components/alerts/alerts-nav";
 import { InlineAction, RuleForm } from "@/components/forms/alert-forms";
 import { Badge } from "@/components/ui/badge";
+import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
 import { listAlertRules } from "@/lib/alerts/alert-rules";
@@ -46,7 +47,10 @@ export default async function AlertRulesPage() {
                   </Td>
                   <Td className="tabular-nums">{r.firing}</Td>
                   <Td className="text-right">
-                    <InlineAction action={toggleAlertRuleAction} fields={{ id: r.id, enabled: String(!r.enabled) }} label={r.enabled ? "Disable" : "Enable"} />
+                    <span className="inline-flex items-center gap-2">
+                      <Link href={`/admin/alerts/rules/${r.id}`} className={buttonClass("secondary", "sm")}>Edit</Link>
+                      <InlineAction action={toggleAlertRuleAction} fields={{ id: r.id, enabled: String(!r.enabled) }} label={r.enabled ? "Disable" : "Enable"} />
+                    </span>
                   </Td>
                 </tr>
               ))}

@@ -11,19 +11,23 @@ import { requireOperatorPage } from "@/lib/auth/session";
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
 import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
+import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { TimeRangePicker } from "@/components/ui/time-range-picker";
 
 export const metadata = { title: "Cluster" };
 
-export default async function ClusterPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function ClusterPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
   const { id } = await params;
+  const range = parseTimeRange(await searchParams, new Date(), "24h");
   const p = await requireOperatorPage(`/admin/clusters/${id}`);
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const cluster = await getClusterOrThrow(p, id).catch(() => null);
   if (!cluster) notFound();
-  const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(24, 15, id)]);
+  const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(range, id)]);
   const nodes = floor.flatMap((r) => r.nodes.map((n) => ({ ...n, pod: r.pod, rack: r.rack })));
   return (
     <>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href="/admin/clusters" className="hover:underline">Clusters</Link> / <span aria-current="page">{cluster.name}</span></nav>
       <PageHeader title={cluster.name} description={[cluster.region, cluster.provider].filter(Boolean).join(" · ") || "Cluster"} actions={<AutoRefresh seconds={10} />} />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Stat label="GPUs" value={summary.gpus_total} hint={`${summary.gpus_schedulable} schedulable`} />
@@ -31,9 +35,13 @@ export default async function ClusterPage({ params }: { params: Promise<{ id: st
         <Stat label="Avg utilization" value={summary.utilization_avg_pct === null ? "—" : `${summary.utilization_avg_pct} %`} hint="Last 5 minutes" />
         <Stat label="Nodes online" value={summary.nodes_online} hint={`${summary.nodes_offline} offline`} />
       </div>
-      <Card className="mt-6">
-        <CardHeader title="Utilization, last 24 hours" />
-        <div className="p-5">{series.length ? <FleetUtilizationChart points={series} /> : <EmptyState title="No metrics yet" />}</div>
+      <Card className="mt-6" data-testid="utilization-chart" data-from={range.from.toISOString()} data-step={range.stepS}>
+        <CardHeader
+          title={`GPU utilization, ${describeRange(range)}`}
+          description={`Cluster average of ${describeStep(range.stepS)} steps, UTC. Gaps are periods nobody reported.`}
+          actions={<TimeRangePicker base={`/admin/clusters/${id}`} range={range} />}
+        />
+        <div className="p-5">{series.hasData ? <FleetUtilizationChart points={series.points} /> : <EmptyState title="No metrics in this range" />}</div>
       </Card>
       <Card className="mt-6">
         <CardHeader title="Floor" />

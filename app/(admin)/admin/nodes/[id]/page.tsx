@@ -9,8 +9,9 @@ import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { acknowledgeAlertAction } from "@/app/_actions/alerts";
-import { AlertsTable } from "@/components/alerts/alerts-table";
+import { AlertsTable, singleAlertGroups } from "@/components/alerts/alerts-table";
 import { alertJson, listAlerts } from "@/lib/alerts/queries";
+import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { describeUnhealthyReason } from "@/lib/fleet/gpu-health-reasons";
@@ -18,22 +19,30 @@ import { gpuHealth, nodeHealth } from "@/lib/fleet/health";
 import { classifyXid } from "@/lib/fleet/xid-policy";
 import { OPERATOR_TARGETS, transition, type NodeState } from "@/lib/fleet/node-lifecycle";
 import { nodeDetail } from "@/lib/fleet/queries";
-import { nodeGpuUtilization } from "@/lib/metrics/queries";
+import { nodeGpuSeries } from "@/lib/metrics/queries";
+import { bucketGrid, describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { describeNodeImpact, nodeWorkload } from "@/lib/fleet/node-impact";
+import { NodeWorkloadTable } from "@/components/fleet/node-workload";
+import { TimeRangePicker } from "@/components/ui/time-range-picker";
 
 export const metadata = { title: "Node" };
 
-export default async function NodePage({ params }: { params: Promise<{ id: string }> }) {
+export default async function NodePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
   const { id } = await params;
+  const range = parseTimeRange(await searchParams, new Date(), "1h");
   const p = await requireOperatorPage(`/admin/nodes/${id}`);
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const node = await nodeDetail(id);
   if (!node) notFound();
   const alerts = await listAlerts(p, { limit: 20, status: "firing", node_id: id });
-  const series = (await nodeGpuUtilization(id, 60)).map((r) => ({ t: new Date(r.t).toISOString(), idx: r.idx, util: Number(r.util), temp: Number(r.temp) }));
+  const series = await nodeGpuSeries(id, range);
+  const grid = bucketGrid(range.from, range.to, range.stepS);
+  const workload = nodeWorkload(node.gpus);
+  const actors = await resolveActors({ labels: node.events.map((ev) => ev.actor) });
   const e = env();
   const limits = { warningC: e.GPU_TEMP_WARNING_C, criticalC: e.GPU_TEMP_CRITICAL_C };
   const lastTemp = new Map<number, number>();
-  for (const r of series) lastTemp.set(r.idx, r.temp);
+  for (const r of await nodeGpuSeries(id, { from: new Date(Date.now() - 300_000), to: new Date(), stepS: 60 })) lastTemp.set(r.idx, r.temp);
   const gpus = node.gpus.map((g) => ({
     ...g,
     health: gpuHealth(
@@ -73,21 +82,31 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
       {alerts.data.length ? (
         <Card className="mt-6">
           <CardHeader title={`Firing alerts (${alerts.data.length})`} description="They resolve by themselves once the condition clears; a fatal XID clears when the node is returned to service." />
-          <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} alerts={alerts.data.map((a) => alertJson(a, p))} />
+          <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} groups={singleAlertGroups(alerts.data.map((a) => alertJson(a, p)))} />
         </Card>
       ) : null}
       <Card className="mt-6">
         <CardHeader title="Lifecycle" description={node.status === "offline" ? `Offline; it returns to “${node.statusBeforeOffline}” on its next heartbeat.` : "Drain before maintenance; quarantine takes it out of service at once."} />
-        <div className="p-5"><NodeActions action={changeNodeStatusAction} nodeId={node.id} allowed={[...allowed]} /></div>
+        <div className="p-5">
+          <NodeActions action={changeNodeStatusAction} nodeId={node.id} hostname={node.hostname} allowed={[...allowed]} impact={Object.fromEntries(allowed.map((t) => [t, describeNodeImpact(t, workload)]))} />
+        </div>
       </Card>
-      <div className="mt-6 grid gap-6 lg:grid-cols-2">
+      <Card className="mt-6">
+        <CardHeader title="Running here" description={`${workload.jobs.length} job${workload.jobs.length === 1 ? "" : "s"} and ${workload.replicas.length} endpoint replica${workload.replicas.length === 1 ? "" : "s"} hold this node's GPUs.`} />
+        <NodeWorkloadTable workload={workload} />
+      </Card>
+      <div className="mt-6 flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-slate-600">Charts: {describeRange(range)}, {describeStep(range.stepS)} averages per GPU, UTC. Gaps are periods the agent did not report.</p>
+        <TimeRangePicker base={`/admin/nodes/${id}`} range={range} />
+      </div>
+      <div className="mt-4 grid gap-6 lg:grid-cols-2" data-testid="node-charts" data-from={range.from.toISOString()} data-step={range.stepS}>
         <Card>
-          <CardHeader title="GPU utilization, last hour" />
-          <div className="p-5">{series.length ? <NodeGpuChart rows={series} metric="util" /> : <EmptyState title="No metrics in the last hour" />}</div>
+          <CardHeader title={`GPU utilization, ${describeRange(range)}`} />
+          <div className="p-5">{series.length ? <NodeGpuChart grid={grid} rows={series} metric="util" /> : <EmptyState title="No metrics in this range" />}</div>
         </Card>
         <Card>
-          <CardHeader title="GPU temperature, last hour" />
-          <div className="p-5">{series.length ? <NodeGpuChart rows={series} metric="temp" /> : <EmptyState title="No metrics in the last hour" />}</div>
+          <CardHeader title={`GPU temperature, ${describeRange(range)}`} />
+          <div className="p-5">{series.length ? <NodeGpuChart grid={grid} rows={series} metric="temp" /> : <EmptyState title="No metrics in this range" />}</div>
         </Card>
       </div>
       <Card className="mt-6">
@@ -106,9 +125,9 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
                   <Td className="tabular-nums">{Math.round(g.memoryTotalMb / 1024)} GiB</Td>
                   <Td><StatusBadge status={g.status} /></Td>
                   <Td className="text-xs">
-                    {g.allocatedJob ? <>job {g.allocatedJob.name} <span className="text-slate-500">· {g.allocatedJob.tenant.name}</span></>
-                      : g.allocatedReplica ? <>endpoint <Link className="text-indigo-700 hover:underline" href={`/admin/endpoints/${g.allocatedReplica.endpoint.id}`}>{g.allocatedReplica.endpoint.name}</Link> <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span></>
-                      : <span className="text-slate-400">free</span>}
+                    {g.allocatedJob ? <>job <Link className="text-indigo-700 underline" href={`/admin/jobs/${g.allocatedJob.id}`}>{g.allocatedJob.name}</Link> <span className="text-slate-500">· {g.allocatedJob.tenant.name}</span></>
+                      : g.allocatedReplica ? <>endpoint <Link className="text-indigo-700 underline" href={`/admin/endpoints/${g.allocatedReplica.endpoint.id}`}>{g.allocatedReplica.endpoint.name}</Link> <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span></>
+                      : <span className="text-slate-500">free</span>}
                   </Td>
                   <Td className="text-right tabular-nums">{g.health.score}</Td>
                   <Td className="max-w-xs truncate text-xs text-slate-500">{g.unhealthyReason ? describeUnhealthyReason(g.unhealthyReason, (x) => classifyXid(x).name) : g.health.reasons.join("; ")}</Td>
@@ -126,7 +145,7 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
           <ol className="divide-y divide-slate-100">
             {node.events.map((ev) => (
               <li key={String(ev.id)} className="flex items-center justify-between gap-4 px-5 py-3 text-sm">
-                <span><StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} /> <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-400">· {ev.actor}</span></span>
+                <span><StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} /> <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-500">· {displayActor(actors.byLabel, ev.actor)}</span></span>
                 <time className="text-xs text-slate-500" dateTime={ev.createdAt.toISOString()}>{formatDateTime(ev.createdAt)}</time>
               </li>
             ))}

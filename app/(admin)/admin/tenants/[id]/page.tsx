@@ -1,9 +1,10 @@
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { depositAction, generateInvoiceAction, setBillingModeAction } from "@/app/_actions/billing";
 import { updateTenantAction } from "@/app/_actions/tenants";
 import { BillingModeForm, DepositForm, GenerateInvoiceForm } from "@/components/forms/billing-forms";
 import { balanceOf } from "@/lib/billing/ledger";
-import { formatCents } from "@/lib/billing/money";
+import { depositReference, formatCents } from "@/lib/billing/money";
 import { createUserAction, updateUserAction } from "@/app/_actions/users";
 import { EditTenantForm, TenantStatusForm } from "@/components/forms/tenant-forms";
 import { CreateUserForm } from "@/components/forms/user-forms";
@@ -12,6 +13,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
+import { fleetCapacity } from "@/lib/jobs/queries";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { listUsers } from "@/lib/users/queries";
 
@@ -23,9 +25,10 @@ export default async function TenantPage({ params }: { params: Promise<{ id: str
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const tenant = await getTenantOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!tenant) notFound();
-  const [users, balance] = await Promise.all([listUsers(p, { limit: 500, tenant_id: id }), balanceOf(id)]);
+  const [users, balance, capacity] = await Promise.all([listUsers(p, { limit: 500, tenant_id: id }), balanceOf(id), fleetCapacity()]);
   return (
     <>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href="/admin/tenants" className="hover:underline">Tenants</Link> / <span aria-current="page">{tenant.name}</span></nav>
       <PageHeader
         title={tenant.name}
         description={`GPU quota ${tenant.gpuQuota} · ${tenant.billingEmail ?? "no billing email"}`}
@@ -33,12 +36,12 @@ export default async function TenantPage({ params }: { params: Promise<{ id: str
       />
       <Card className="mb-6">
         <CardHeader title="Settings" />
-        <EditTenantForm action={updateTenantAction} tenant={tenant} />
+        <EditTenantForm action={updateTenantAction} tenant={tenant} fleetGpus={Object.values(capacity).reduce((a, b) => a + b, 0)} />
       </Card>
       <Card className="mb-6">
         <CardHeader
           title="Billing"
-          description={`${tenant.billingMode === "prepaid" ? "Prepaid: work is charged to the balance as it runs; at zero new work waits and running work stops after the grace period." : "Invoiced monthly for the month before."} Balance ${formatCents(balance)}.`}
+          description={`${tenant.billingMode === "prepaid" ? "Prepaid: work is charged to the balance as it runs; at zero new work waits and running work stops after the grace period." : "Invoiced monthly for the month before."} Balance ${formatCents(balance)}. Its bank transfers quote ${depositReference(id)} (deposits) or the invoice number.`}
           actions={<BillingModeForm action={setBillingModeAction} tenantId={tenant.id} mode={tenant.billingMode} />}
         />
         <div className="grid divide-y divide-slate-100 lg:grid-cols-2 lg:divide-x lg:divide-y-0">

@@ -12,6 +12,8 @@ import { balanceOf } from "@/lib/billing/ledger";
 import { formatCents } from "@/lib/billing/money";
 import { isAppError } from "@/lib/errors";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
+import { effectiveSettings } from "@/lib/settings/settings";
+import { BankTransfer } from "@/components/billing/payment-guides";
 
 export const metadata = { title: "Invoice" };
 
@@ -22,7 +24,7 @@ export default async function TenantInvoicePage({ params, searchParams }: { para
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const inv = await getInvoiceOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!inv) notFound();
-  const [tenant, balance, sp] = await Promise.all([getTenantOrThrow(p, p.tenantId), balanceOf(p.tenantId), searchParams]);
+  const [tenant, balance, sp, settings] = await Promise.all([getTenantOrThrow(p, p.tenantId), balanceOf(p.tenantId), searchParams, effectiveSettings()]);
   const view = invoiceJson(inv);
   const covers = balance >= view.amount_cents;
   return (
@@ -37,15 +39,28 @@ export default async function TenantInvoicePage({ params, searchParams }: { para
         </p>
       ) : null}
       {view.status === "pending" ? (
-        <Card className="mb-6 print:hidden">
-          <CardHeader title={`Pay ${formatCents(view.amount_cents)}`} description={inv.stripeUrl ? "Pay by card through Stripe Checkout." : "Local payment: card payments are not configured on this installation. Pay from your prepaid balance, or by bank transfer, which your operator records."} />
-          <div className="flex flex-wrap items-center gap-4 p-5">
-            {inv.stripeUrl ? <a className={buttonClass("primary")} href={inv.stripeUrl}>Pay by card</a> : null}
-            {covers ? (
-              <InvoiceButton action={payFromBalanceAction} invoiceId={id} label={`Pay from balance (${formatCents(balance)})`} variant={inv.stripeUrl ? "secondary" : "primary"} />
-            ) : (
-              <p className="text-sm text-slate-600">Your balance ({formatCents(balance)}) does not cover this invoice.</p>
-            )}
+        <Card className="mb-6 print:hidden" aria-label="How to pay">
+          <CardHeader title={`Pay ${formatCents(view.amount_cents)}`} description="Choose how to pay; the invoice shows as paid here as soon as the payment is recorded." />
+          <div className="divide-y divide-slate-100">
+            {inv.stripeUrl ? (
+              <div className="flex flex-wrap items-center gap-4 p-5">
+                <a className={buttonClass("primary")} href={inv.stripeUrl}>Pay by card</a>
+                <span className="text-sm text-slate-600">Through Stripe Checkout; confirmed within seconds.</span>
+              </div>
+            ) : null}
+            <div className="flex flex-wrap items-center gap-4 p-5">
+              {covers ? (
+                <InvoiceButton action={payFromBalanceAction} invoiceId={id} label={`Pay from balance (${formatCents(balance)})`} variant={inv.stripeUrl ? "secondary" : "primary"} />
+              ) : (
+                <p className="text-sm text-slate-600">
+                  Your balance ({formatCents(balance)}) does not cover this invoice{tenant.billingMode === "prepaid" ? <>: <Link className="font-medium text-indigo-700 hover:underline" href="/dashboard/billing#add-funds">add funds</Link>, or pay by transfer below.</> : inv.stripeUrl ? ", so pay by card or by transfer." : ", so pay by transfer."}
+                </p>
+              )}
+            </div>
+            <div className="p-5">
+              <h3 className="mb-3 text-sm font-semibold text-slate-900">By bank transfer</h3>
+              <BankTransfer bank={settings.bank} reference={view.number} amountCents={view.amount_cents} />
+            </div>
           </div>
         </Card>
       ) : null}

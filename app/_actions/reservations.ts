@@ -1,0 +1,47 @@
+"use server";
+import { z } from "zod";
+import { formInt, formText, serverAction } from "@/lib/auth/action";
+import type { Principal } from "@/lib/auth/principal";
+import { createReservation } from "@/lib/reservations/create-reservation";
+import { endReservation } from "@/lib/reservations/end-reservation";
+import { extendReservation } from "@/lib/reservations/extend-reservation";
+import { createReservationBody, extendReservationBody } from "@/lib/reservations/schemas";
+
+const pages = ["/dashboard/reservations", "/admin/reservations"];
+// booking, releasing and extending commit money: tenant admins, as the API's contracts say
+const tenantAdmin = (p: Principal) => p.kind === "tenant" && p.role === "tenant_admin";
+
+export const bookReservationAction = serverAction(
+  {
+    schema: createReservationBody,
+    fromForm: (f) => ({
+      gpu_type: formText(f, "gpu_type") ?? "",
+      node_count: formInt(f, "node_count"),
+      starts_at: formText(f, "starts_at") ?? "",
+      ends_at: formText(f, "ends_at") ?? "",
+      cluster_id: formText(f, "cluster_id"),
+    }),
+    allow: tenantAdmin,
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    const r = await createReservation(actor, input);
+    return { message: `Booked ${r.nodeCount} × ${r.gpuType} node(s): ${r.nodes.map((n) => n.node.hostname).join(", ")}.`, data: { id: r.id } };
+  },
+);
+
+export const endReservationAction = serverAction(
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: tenantAdmin, revalidate: pages },
+  async (actor, { id }) => {
+    const r = await endReservation(actor, id);
+    return { message: r.status === "cancelled" ? "Cancelled; nothing is billed." : "Released; its nodes are free and billing stopped." };
+  },
+);
+
+export const extendReservationAction = serverAction(
+  { schema: extendReservationBody.extend({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id"), ends_at: formText(f, "ends_at") ?? "" }), allow: tenantAdmin, revalidate: pages },
+  async (actor, { id, ends_at }) => {
+    const r = await extendReservation(actor, id, { ends_at });
+    return { message: `Extended to ${r.endsAt.toISOString().replace("T", " ").slice(0, 16)} UTC.` };
+  },
+);

@@ -1,0 +1,80 @@
+"use server";
+import { z } from "zod";
+import { formInt, formText, serverAction } from "@/lib/auth/action";
+import type { Principal } from "@/lib/auth/principal";
+import { env } from "@/lib/env";
+import { bankDetailsBody, notificationSettingsBody, remediationSettingsBody } from "@/lib/settings/schemas";
+import { sendTestNotification } from "@/lib/settings/send-test-notification";
+import { updateSettings } from "@/lib/settings/update-settings";
+
+const isOperator = (p: Principal) => p.kind === "operator";
+const pages = ["/admin/settings", "/admin/alerts/notifications", "/admin/alerts/remediations"];
+
+/** A secret input left empty keeps what is stored; "remove" drops the console's value. */
+const secretField = (f: FormData, name: string) => (f.get(`remove_${name}`) === "on" ? null : formText(f, name));
+/** A plain input emptied, or left at the environment's value, goes back to following the environment. */
+const plainField = (f: FormData, name: string, envValue: string) => {
+  const v = formText(f, name);
+  return v === undefined || v.trim() === envValue ? null : v;
+};
+
+export const saveNotificationSettingsAction = serverAction(
+  {
+    schema: notificationSettingsBody,
+    fromForm: (f) => ({ smtp_url: secretField(f, "smtp_url"), webhook_url: secretField(f, "webhook_url"), email_from: plainField(f, "email_from", env().ALERT_EMAIL_FROM), email_to: plainField(f, "email_to", env().ALERT_EMAIL_TO.join(", ")) }),
+    allow: isOperator,
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    const { changed } = await updateSettings(actor, {
+      "notifications.smtp_url": input.smtp_url,
+      "notifications.webhook_url": input.webhook_url,
+      "notifications.email_from": input.email_from,
+      "notifications.email_to": input.email_to,
+    });
+    return { message: changed.length ? "Notification channels saved. New alerts use them at once." : "Nothing changed." };
+  },
+);
+
+export const saveRemediationSettingsAction = serverAction(
+  {
+    schema: z.union([remediationSettingsBody, z.strictObject({ reset: z.literal(true) })]),
+    fromForm: (f) => (f.get("reset") === "1" ? { reset: true } : { cap: formInt(f, "cap"), window_s: formInt(f, "window_s") }),
+    allow: isOperator,
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    if ("reset" in input) {
+      await updateSettings(actor, { "remediation.cap": null, "remediation.window_s": null });
+      return { message: "The deployment's cap applies again." };
+    }
+    await updateSettings(actor, { "remediation.cap": input.cap, "remediation.window_s": input.window_s });
+    return { message: `At most ${input.cap} automatic quarantine${input.cap === 1 ? "" : "s"} per ${Math.round(input.window_s / 60)} min, fleet-wide, from now on.` };
+  },
+);
+
+export const saveBankDetailsAction = serverAction(
+  {
+    schema: z.union([bankDetailsBody, z.strictObject({ remove: z.literal(true) })]),
+    fromForm: (f) =>
+      f.get("remove") === "1"
+        ? { remove: true }
+        : { account_name: formText(f, "account_name") ?? "", iban: formText(f, "iban"), bic: formText(f, "bic"), bank_name: formText(f, "bank_name"), instructions: formText(f, "instructions") },
+    allow: isOperator,
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    await updateSettings(actor, { "billing.bank_details": "remove" in input ? null : input });
+    return { message: "remove" in input ? "Bank details removed; tenants are asked to contact you to pay by transfer." : "Bank details saved; tenants see them on their payment pages." };
+  },
+);
+
+export const sendTestNotificationAction = serverAction(
+  { schema: z.object({}), fromForm: () => ({}), allow: isOperator },
+  async (actor) => {
+    const results = await sendTestNotification(actor);
+    if (results.length === 0) return { message: "No channel is set up: add an email server or a webhook above first.", data: { results } };
+    const failed = results.filter((r) => !r.ok).length;
+    return { message: failed ? `${failed} of ${results.length} channels failed; see below.` : `Test sent through ${results.map((r) => r.channel).join(" and ")}.`, data: { results } };
+  },
+);

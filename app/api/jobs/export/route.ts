@@ -1,0 +1,5 @@
+import { jobs } from "@/lib/api/contracts";
+import { csvResponse, route } from "@/lib/http/route";
+import { jobsCsv } from "@/lib/jobs/list-jobs";
+
+export const GET = route(jobs.exportJobs, async ({ principal, query }) => csvResponse("jobs", await jobsCsv(principal, query)));

@@ -1,0 +1,5 @@
+import { alerts } from "@/lib/api/contracts";
+import { notificationsCsv } from "@/lib/alerts/list-notifications";
+import { csvResponse, route } from "@/lib/http/route";
+
+export const GET = route(alerts.exportNotifications, async ({ principal, query }) => csvResponse("notifications", await notificationsCsv(principal, query)));

@@ -1,0 +1,81 @@
+"use client";
+import { useRef } from "react";
+import { Field, FormMessage, GpuTypeField, SubmitButton } from "@/components/forms/form-parts";
+import { useActionForm, type FormAction } from "@/components/forms/use-action-form";
+
+// Times are typed in UTC, like every time the console shows (a datetime-local input carries no
+// zone), and sent as ISO-8601 instants, so the server never guesses a zone.
+
+const toUtcInput = (iso: string) => new Date(iso).toISOString().slice(0, 16);
+
+/** Copies each datetime-local input into its hidden ISO twin just before the form is sent. */
+function stampInstants(form: HTMLFormElement) {
+  for (const input of form.querySelectorAll<HTMLInputElement>("input[data-instant-for]")) {
+    const local = form.querySelector<HTMLInputElement>(`#${input.dataset.instantFor}`);
+    const at = local?.value ? new Date(`${local.value}Z`) : null;
+    input.value = at && !Number.isNaN(at.getTime()) ? at.toISOString() : "";
+  }
+}
+
+export function BookReservationForm({ action, gpuTypes, clusters, defaults }: { action: FormAction; gpuTypes: string[]; clusters: Array<{ id: string; name: string }>; defaults: { gpuType?: string; startsAt: string; endsAt: string } }) {
+  const { state, dispatch, formRef } = useActionForm(action);
+  const e = state.fieldErrors ?? {};
+  const v = state.values ?? {};
+  return (
+    <form ref={formRef} action={dispatch} onSubmit={(ev) => stampInstants(ev.currentTarget)} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-5" aria-label="Book nodes">
+      <GpuTypeField error={e.gpu_type} value={v.gpu_type ?? defaults.gpuType} gpuTypes={gpuTypes} at={state.at} />
+      <Field label="Whole nodes" name="node_count" error={e.node_count} hint="In one cluster, one pod when possible">
+        {(p) => <input {...p} key={`n${state.at}`} defaultValue={v.node_count ?? "2"} type="number" min={1} max={1024} required />}
+      </Field>
+      <Field label="Starts (UTC)" name="starts_local" error={e.starts_at} idPrefix="book">
+        {(p) => <input {...p} key={`s${state.at}`} type="datetime-local" defaultValue={toUtcInput(defaults.startsAt)} required />}
+      </Field>
+      <Field label="Ends (UTC)" name="ends_local" error={e.ends_at} idPrefix="book">
+        {(p) => <input {...p} key={`e${state.at}`} type="datetime-local" defaultValue={toUtcInput(defaults.endsAt)} required />}
+      </Field>
+      <Field label="Cluster" name="cluster_id" error={e.cluster_id} hint="Optional">
+        {(p) => (
+          <select {...p} key={`c${state.at}`} defaultValue={v.cluster_id ?? ""}>
+            <option value="">Any cluster</option>
+            {clusters.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+          </select>
+        )}
+      </Field>
+      <input type="hidden" name="starts_at" data-instant-for="book-starts_local" />
+      <input type="hidden" name="ends_at" data-instant-for="book-ends_local" />
+      <div className="flex flex-wrap items-center gap-3 sm:col-span-2 lg:col-span-5">
+        <SubmitButton>Book nodes</SubmitButton>
+        <FormMessage state={state} />
+      </div>
+    </form>
+  );
+}
+
+export function EndReservationButton({ action, id, kind }: { action: FormAction; id: string; kind: "cancel" | "release" }) {
+  const { state, dispatch } = useActionForm(action, false);
+  const question = kind === "cancel" ? "Cancel this reservation? Nothing is billed." : "Release these nodes now? Work inside stops and billing ends now.";
+  return (
+    <form action={dispatch} onSubmit={(ev) => { if (!confirm(question)) ev.preventDefault(); }} className="inline-flex items-center gap-2">
+      <input type="hidden" name="id" value={id} />
+      <SubmitButton variant="danger" size="sm">{kind === "cancel" ? "Cancel reservation" : "Release early"}</SubmitButton>
+      {state.message ? <span role="status" className={state.ok ? "text-xs text-emerald-700" : "text-xs text-red-600"}>{state.message}</span> : null}
+    </form>
+  );
+}
+
+export function ExtendReservationForm({ action, id, endsAt }: { action: FormAction; id: string; endsAt: string }) {
+  const { state, dispatch } = useActionForm(action, false);
+  const suggested = new Date(Date.parse(endsAt) + 86_400_000).toISOString();
+  const ref = useRef<HTMLFormElement>(null);
+  return (
+    <form ref={ref} action={dispatch} onSubmit={(ev) => stampInstants(ev.currentTarget)} className="flex flex-wrap items-end gap-3 p-5" aria-label="Extend reservation">
+      <input type="hidden" name="id" value={id} />
+      <Field label="New end (UTC)" name="extend_local" error={state.fieldErrors?.ends_at} idPrefix="extend" hint="Later than the current end; its nodes must be free until then">
+        {(p) => <input {...p} key={`x${state.at}`} type="datetime-local" defaultValue={toUtcInput(suggested)} required />}
+      </Field>
+      <input type="hidden" name="ends_at" data-instant-for="extend-extend_local" />
+      <SubmitButton variant="secondary">Extend</SubmitButton>
+      <FormMessage state={state} />
+    </form>
+  );
+}

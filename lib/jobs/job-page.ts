@@ -1,0 +1,37 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/principal";
+import { displayActor, resolveActors } from "@/lib/audit/actor-names";
+import { jobCostSoFar } from "@/lib/billing/usage";
+import { db } from "@/lib/db/client";
+import { isAppError } from "@/lib/errors";
+import { mayCancelJob } from "./job-permissions";
+import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
+import { getJobOrThrow, jobPlacement, jobSubmitter, listJobEvents, listJobPlacements } from "./queries";
+
+/** Everything a job's page shows (tenant or operator plane), or null when the caller may not see it. */
+export async function jobPageData(p: Principal, id: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const job = await getJobOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  if (!job) return null;
+  const [events, placement, cost, submitter, tenant, placements, telemetry] = await Promise.all([
+    listJobEvents(p, id),
+    jobPlacement(id),
+    jobCostSoFar(id),
+    jobSubmitter(job.submittedBy),
+    db().tenant.findUniqueOrThrow({ where: { id: job.tenantId }, select: { id: true, name: true } }),
+    listJobPlacements(p, id),
+    jobGpuTelemetry(p, id, {}),
+  ]);
+  const actors = await resolveActors({ labels: events.map((e) => e.actor) });
+  return {
+    job,
+    events: events.map((e) => ({ id: String(e.id), fromStatus: e.fromStatus, toStatus: e.toStatus, reason: e.reason, actor: displayActor(actors.byLabel, e.actor), createdAt: e.createdAt.toISOString() })),
+    placement,
+    cost,
+    submittedBy: submitter ? `${submitter.name} (${submitter.email})` : null,
+    tenant,
+    mayCancel: mayCancelJob(p, job),
+    placements,
+    telemetry,
+  };
+}

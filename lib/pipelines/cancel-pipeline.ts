@@ -1,0 +1,28 @@
+import "server-only";
+import type { Actor } from "@/lib/auth/principal";
+import { emitEvent } from "@/lib/background/emit";
+import { db } from "@/lib/db/client";
+import { forbidden, invalidTransition, notFound } from "@/lib/errors";
+import { pipelineInclude } from "./present";
+import { stopPipelineInTx } from "./stop-pipeline";
+
+/** Locks a pipeline of the caller's (a tenant its own, an operator any) for a change of state. */
+export async function lockPipelineOrThrow(tx: Parameters<typeof stopPipelineInTx>[0], actor: Actor, id: string) {
+  const p = actor.principal;
+  if (p.kind !== "tenant" && p.kind !== "operator") throw forbidden("Pipelines belong to tenants");
+  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: string; name: string }>>`SELECT tenant_id, status, name FROM pipelines WHERE id = ${id}::uuid FOR UPDATE`;
+  const row = rows[0];
+  if (!row || (p.kind === "tenant" && row.tenant_id !== p.tenantId)) throw notFound("Pipeline");
+  return row;
+}
+
+/** Cancels a running pipeline: its running jobs are cancelled, its waiting steps skipped; audited. */
+export async function cancelPipeline(actor: Actor, id: string) {
+  const { freed } = await db().$transaction(async (tx) => {
+    const row = await lockPipelineOrThrow(tx, actor, id);
+    if (row.status !== "running") throw invalidTransition(`A ${row.status} pipeline cannot be cancelled`);
+    return stopPipelineInTx(tx, actor, id, { status: "cancelled", reason: `cancelled by ${actor.principal.label}`, kind: "control" });
+  });
+  if (freed) await emitEvent("scheduler/run.requested", { reason: "pipeline cancelled" });
+  return db().pipeline.findUniqueOrThrow({ where: { id }, include: pipelineInclude });
+}

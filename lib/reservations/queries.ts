@@ -1,0 +1,150 @@
+import "server-only";
+import type { z } from "zod";
+import { tenantFilter, type Principal } from "@/lib/auth/principal";
+import { db, pool } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { notFound } from "@/lib/errors";
+import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { topologySummary } from "@/lib/scheduler/topology";
+import { capacityFor } from "./capacity-facts";
+import type { CapacityQuery, reservationEventJsonSchema, reservationJsonSchema } from "./schemas";
+import type { ReservationEventKind, ReservationStatus } from "./reservation-lifecycle";
+
+const reservationInclude = {
+  nodes: {
+    orderBy: [{ startsAt: "asc" as const }, { nodeId: "asc" as const }],
+    select: { nodeId: true, gpuCount: true, startsAt: true, endsAt: true, live: true, closeReason: true, node: { select: { hostname: true, clusterId: true, pod: true, rack: true } } },
+  },
+} satisfies Prisma.ReservationInclude;
+
+type ReservationRow = NonNullable<Awaited<ReturnType<typeof findReservation>>>;
+const findReservation = (where: { id: string; tenantId?: string }) => db().reservation.findFirst({ where, include: reservationInclude });
+
+/** A holding's state: held to the reservation's end, cut short when its node left service, or dropped before it held anything. */
+function holdingState(h: ReservationRow["nodes"][number], r: { endsAt: Date }): "held" | "cut" | "dropped" {
+  if (!h.live) return "dropped";
+  return h.endsAt.getTime() < r.endsAt.getTime() ? "cut" : "held";
+}
+
+export function reservationJson(r: ReservationRow): z.infer<typeof reservationJsonSchema> {
+  const held = r.nodes.filter((h) => holdingState(h, r) === "held");
+  return {
+    id: r.id,
+    tenant_id: r.tenantId,
+    status: r.status as ReservationStatus,
+    degraded: r.degradedAt !== null,
+    degraded_reason: r.degradedReason,
+    gpu_type: r.gpuType,
+    node_count: r.nodeCount,
+    gpu_count: held.reduce((s, h) => s + h.gpuCount, 0),
+    cluster_id: r.clusterId,
+    starts_at: r.startsAt.toISOString(),
+    ends_at: r.endsAt.toISOString(),
+    ended_at: r.endedAt?.toISOString() ?? null,
+    end_reason: r.endReason,
+    node_ids: held.map((h) => h.nodeId),
+    nodes: r.nodes.map((h) => ({
+      node_id: h.nodeId,
+      hostname: h.node.hostname,
+      cluster_id: h.node.clusterId,
+      pod: h.node.pod,
+      rack: h.node.rack,
+      gpu_count: h.gpuCount,
+      starts_at: h.startsAt.toISOString(),
+      ends_at: h.endsAt.toISOString(),
+      state: holdingState(h, r),
+    })),
+    topology: topologySummary(held.map((h) => ({ nodeId: h.nodeId, clusterId: h.node.clusterId, pod: h.node.pod, rack: h.node.rack }))),
+    created_at: r.createdAt.toISOString(),
+  };
+}
+
+/** A reservation the caller may see: a tenant its own (another's answers 404), an operator any. */
+export async function getReservationOrThrow(p: Principal, id: string) {
+  const r = await findReservation({ id, ...tenantFilter(p) });
+  if (!r) throw notFound("Reservation");
+  return r;
+}
+
+export async function listReservations(p: Principal, q: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
+  const scope = tenantFilter(p);
+  const tenantId = scope.tenantId ?? q.tenant_id;
+  const rows = await db().reservation.findMany({
+    where: { ...(tenantId ? { tenantId } : {}), ...(q.status ? { status: q.status } : {}), ...afterCursor(decodeCursor(q.cursor)) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: q.limit + 1,
+    include: reservationInclude,
+  });
+  return page(rows, q.limit);
+}
+
+export async function listReservationEvents(p: Principal, id: string): Promise<Array<z.infer<typeof reservationEventJsonSchema>>> {
+  await getReservationOrThrow(p, id);
+  const rows = await db().reservationEvent.findMany({ where: { reservationId: id }, orderBy: { id: "asc" } });
+  return rows.map((e) => ({ kind: e.kind as ReservationEventKind, message: e.message, actor: e.actor, node_id: e.nodeId, details: (e.details ?? {}) as Record<string, unknown>, created_at: e.createdAt.toISOString() }));
+}
+
+/** GET /api/capacity: what is free for a window, per cluster, pod and rack (no tenant data). */
+export const getCapacity = (q: CapacityQuery, now = Date.now()) => capacityFor(pool(), q, now);
+
+/** Reservations overlapping a window, for the tenant calendar and the operators' timeline (a tenant sees its own). */
+export async function reservationsBetween(p: Principal, from: Date, to: Date) {
+  const rows = await db().reservation.findMany({
+    where: { ...tenantFilter(p), startsAt: { lt: to }, endsAt: { gt: from }, status: { not: "cancelled" } },
+    orderBy: [{ startsAt: "asc" }, { id: "asc" }],
+    take: 500,
+    include: { ...reservationInclude, tenant: { select: { name: true } } },
+  });
+  return rows.map((r) => ({ ...reservationJson(r), tenant_name: r.tenant.name }));
+}
+
+/** The reservation a job or replica may name: the caller tenant's own, still live. */
+export async function reservationsOpenTo(tenantId: string) {
+  return db().reservation.findMany({
+    where: { tenantId, status: { in: ["confirmed", "active"] }, endsAt: { gt: new Date() } },
+    orderBy: { startsAt: "asc" },
+    select: { id: true, gpuType: true, nodeCount: true, startsAt: true, endsAt: true },
+  });
+}
+
+/** Every node with the tenant holding or using it now: the operators' fleet floor by tenant. */
+export async function fleetByTenant() {
+  const { rows } = await pool().query<{
+    node_id: string; hostname: string; cluster: string; pod: string | null; rack: string | null; status: string; gpus: number;
+    reserved_by: string | null; reservation_id: string | null; used_by: string[] | null; booked_from: Date | null;
+  }>(
+    `SELECT n.id AS node_id, n.hostname, c.name AS cluster, n.pod, n.rack, n.status,
+            (SELECT count(*)::int FROM gpus g WHERE g.node_id = n.id AND g.missing_since IS NULL) AS gpus,
+            h.tenant_name AS reserved_by, h.reservation_id,
+            (SELECT array_agg(DISTINCT t.name) FROM gpus g
+               LEFT JOIN jobs j ON j.id = g.allocated_job_id LEFT JOIN endpoint_replicas r ON r.id = g.allocated_replica_id
+               JOIN tenants t ON t.id = COALESCE(j.tenant_id, r.tenant_id)
+              WHERE g.node_id = n.id) AS used_by,
+            (SELECT min(rn.starts_at) FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at > now()) AS booked_from
+       FROM nodes n JOIN clusters c ON c.id = n.cluster_id
+       LEFT JOIN LATERAL (
+         SELECT t.name AS tenant_name, rn.reservation_id::text FROM reservation_nodes rn JOIN tenants t ON t.id = rn.tenant_id
+          WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now() LIMIT 1
+       ) h ON true
+      ORDER BY c.name, n.pod NULLS LAST, n.rack NULLS LAST, n.hostname`,
+  );
+  return rows.map((r) => ({ ...r, used_by: r.used_by ?? [], booked_from: r.booked_from?.toISOString() ?? null }));
+}
+
+/** Clusters a booking may name, for the booking form. */
+export async function bookableClusters() {
+  return db().cluster.findMany({ where: { nodes: { some: {} } }, orderBy: { name: "asc" }, select: { id: true, name: true } });
+}
+
+/** Work running inside a reservation now, or waiting for it: what its page lists. */
+export async function workInReservation(p: Principal, id: string) {
+  await getReservationOrThrow(p, id);
+  const { rows } = await pool().query<{ id: string; name: string; status: string; gpu_count: number; named: boolean }>(
+    `SELECT j.id::text, j.name, j.status, j.gpu_count, j.reservation_id IS NOT NULL AS named FROM jobs j
+      WHERE (j.reservation_id = $1 AND j.status IN ('queued', 'blocked', 'running'))
+         OR (j.status = 'running' AND EXISTS (SELECT 1 FROM job_placements p WHERE p.job_id = j.id AND p.attempt = j.attempts AND p.reservation_id = $1))
+      ORDER BY j.submitted_at DESC LIMIT 200`,
+    [id],
+  );
+  return rows;
+}

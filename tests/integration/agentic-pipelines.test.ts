@@ -1,0 +1,337 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { createEndpoint } from "@/lib/endpoints/endpoints";
+import { ingestEndpointMetrics } from "@/lib/endpoints/endpoint-metrics";
+import { finishJob } from "@/lib/jobs/finish-job";
+import { authenticateJobToken, jobReportToken } from "@/lib/jobs/job-token";
+import { postJobOutputs } from "@/lib/jobs/post-job-outputs";
+import { cancelPipeline } from "@/lib/pipelines/cancel-pipeline";
+import { createPipeline } from "@/lib/pipelines/create-pipeline";
+import { enforcePipelineDeadlines } from "@/lib/pipelines/enforce-deadlines";
+import { getPipelineOrThrow, pipelineLog } from "@/lib/pipelines/queries";
+import { retryPipelineStep } from "@/lib/pipelines/retry-step";
+import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import { putSecret } from "@/lib/secrets/secrets";
+import { actorFor, agentPrincipal, availableFleet, makeTenant, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
+
+// Read by lib/env on first use: the operator allows tool calls to this machine (any port).
+process.env.TOOL_CALL_ALLOWED_HOSTS = "127.0.0.1";
+const IMAGE = "nvcr.io/nvidia/pytorch:24.05-py3";
+const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+
+// A local tool server: counts calls per path, fails /flaky with 503 until told otherwise, answers
+// /slow after 2 s, /echo with the request's headers and body, /v1/chat/completions like a model.
+const calls = new Map<string, number>();
+let flakyFailures = 2;
+let brokenOk = false;
+const server = http.createServer((req, res) => {
+  const path = req.url!.split("?")[0]!;
+  calls.set(path, (calls.get(path) ?? 0) + 1);
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    const send = (status: number, payload: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(payload));
+    };
+    if (path === "/flaky") return calls.get(path)! <= flakyFailures ? send(503, { error: "busy" }) : send(200, { ok: true, calls: calls.get(path) });
+    if (path === "/slow") return void setTimeout(() => send(200, { late: true }), 2000);
+    if (path === "/broken") return brokenOk ? send(200, { fixed: true }) : send(404, { error: "no such tool" });
+    if (path === "/echo") return send(200, { headers: req.headers, body: body ? JSON.parse(body) : null });
+    if (path === "/v1/chat/completions") return send(200, { choices: [{ message: { role: "assistant", content: `plan for: ${JSON.parse(body).messages[0].content}` } }] });
+    send(200, { path });
+  });
+});
+let base = "";
+let allowed: string[] = [];
+
+beforeAll(async () => {
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+  allowed = [`127.0.0.1:${port}`];
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+async function setup() {
+  const fleet = await availableFleet(2, 4, "AG");
+  const tenant = await makeTenant(8);
+  const asT = actorFor(tenantAdminPrincipal(tenant.id));
+  const agent = agentPrincipal(fleet.cluster.id);
+  return { ...fleet, tenant, asT, agent };
+}
+
+const job = (gpuType: string, name: string, more: Record<string, unknown> = {}) => ({ name, gpu_count: 1, gpu_type: gpuType, image: IMAGE, command: "python step.py", ...more });
+const steps = async (tenantId: string, id: string) => Object.fromEntries((await getPipelineOrThrow(tenantAdminPrincipal(tenantId), id)).steps.map((s) => [s.name, s]));
+const runningJob = async (pipelineId: string, step: string) => {
+  await runSchedulerCycle("test");
+  const s = await db().pipelineStep.findUniqueOrThrow({ where: { pipelineId_name: { pipelineId, name: step } } });
+  const j = await db().job.findUniqueOrThrow({ where: { id: s.jobId! } });
+  expect(j.status).toBe("running");
+  return j;
+};
+/** Plays the agent for a running job step: posts its outputs, then reports it completed. */
+async function complete(agent: ReturnType<typeof agentPrincipal>, jobId: string, outputs?: Record<string, unknown>) {
+  const pl = await placementOf(jobId);
+  if (outputs) await postJobOutputs(agent, jobId, { ...pl, outputs: outputs as never });
+  await finishJob({ principal: agent }, jobId, { status: "completed", exit_code: 0, ...pl });
+}
+const dueNow = (pipelineId: string) => db().$executeRaw`UPDATE pipeline_steps SET call_due_at = now() WHERE pipeline_id = ${pipelineId}::uuid AND status = 'running'`;
+
+describe("step outputs", () => {
+  it("a step's posted outputs resolve in later steps' command and environment when they are submitted; posts are fenced, size-limited and accepted from the workload's own token", async () => {
+    const { gpuType, asT, agent, tenant } = await setup();
+    const p = await createPipeline(asT, {
+      name: unique("outputs"),
+      steps: [
+        job(gpuType, "plan", { outputs: ["files", "lr"] }),
+        job(gpuType, "act", { depends_on: ["plan"], command: "python act.py --file ${steps.plan.outputs.files[0]}", env: { LR: "${steps.plan.outputs.lr}", ALL: "${steps.plan.outputs.files}" } }),
+      ],
+    });
+    const plan = await runningJob(p.id, "plan");
+    const pl = await placementOf(plan.id);
+    // the agent of another placement, or none at all, changes nothing
+    expect(await codeOf(postJobOutputs(agent, plan.id, { attempt: pl.attempt, fence: "00000000-0000-4000-8000-000000000000", outputs: { files: ["x"] } }))).toBe("stale_report");
+    expect(await codeOf(postJobOutputs(agentPrincipal((await availableFleet(1, 1, "AX")).cluster.id), plan.id, { ...pl, outputs: { files: ["x"] } }))).toBe("not_found");
+    expect(await codeOf(postJobOutputs(agent, plan.id, { ...pl, outputs: { blob: "x".repeat(70_000) } }))).toBe("payload_too_large");
+    // the workload posts with its own token (what the agent hands its container)
+    const workload = await authenticateJobToken(jobReportToken(plan.id, pl.attempt, pl.fence));
+    expect(await postJobOutputs(workload, plan.id, { outputs: { files: ["data/a.jsonl", "data/b.jsonl"], lr: 0.0003 } })).toMatchObject({ attempt: pl.attempt });
+    // its token speaks for its own placement only
+    expect(await codeOf(postJobOutputs(workload, "00000000-0000-4000-8000-000000000000", { outputs: {} }))).toBe("not_found");
+    await finishJob({ principal: agent }, plan.id, { status: "completed", exit_code: 0, ...pl });
+    // once the placement ended, its outputs are final and its token is dead
+    expect(await codeOf(postJobOutputs(agent, plan.id, { ...pl, outputs: { files: [] } }))).toBe("stale_report");
+    expect(await codeOf(authenticateJobToken(jobReportToken(plan.id, pl.attempt, pl.fence)))).toBe("unauthorized");
+    const act = await runningJob(p.id, "act");
+    expect(act.command).toBe("python act.py --file data/a.jsonl");
+    expect(act.env).toEqual({ LR: "0.0003", ALL: '["data/a.jsonl","data/b.jsonl"]' });
+    const s = await steps(tenant.id, p.id);
+    expect(s.plan!.status).toBe("completed");
+    const log = await pipelineLog(tenantAdminPrincipal(tenant.id), p.id);
+    expect(log.find((e) => e.kind === "output")).toMatchObject({ step: "plan", details: { bytes: expect.any(Number), source: "job" } });
+  });
+
+  it("refuses at creation a reference to an unknown step or declared field (400 naming the field); fails the step clearly when a field is missing at run time", async () => {
+    const { gpuType, asT, agent, tenant } = await setup();
+    const refused = await createPipeline(asT, { name: "bad-ref", steps: [job(gpuType, "plan", { outputs: ["files"] }), job(gpuType, "act", { depends_on: ["plan"], command: "run ${steps.plan.outputs.file}" })] }).catch((e) => e);
+    expect(refused).toMatchObject({ code: "validation_failed", details: [{ path: "steps[1].command", message: expect.stringMatching(/declares the outputs files; not “file”/) }] });
+    // what the editor's YAML said, unparsed: a 400 naming the field, never an internal error
+    expect(await createPipeline(asT, { name: "yaml", steps: [{ name: "x", gpu_count: "two" }] } as never).catch((e) => e)).toMatchObject({ code: "validation_failed", details: [{ path: "steps[0].gpu_count" }] });
+    expect(await db().pipeline.count({ where: { tenantId: tenant.id } })).toBe(0);
+
+    const p = await createPipeline(asT, { name: unique("late-ref"), steps: [job(gpuType, "plan"), job(gpuType, "act", { depends_on: ["plan"], command: "run ${steps.plan.outputs.other}" })] });
+    await complete(agent, (await runningJob(p.id, "plan")).id, { files: ["a"] });
+    const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect(after.status).toBe("failed");
+    expect(after.steps.find((s) => s.name === "act")).toMatchObject({ status: "failed", jobId: null, error: expect.stringMatching(/could not resolve command: steps\.plan\.outputs\.other: .*has no field “other” \(it has: files\)/) });
+  });
+});
+
+describe("conditional loops", () => {
+  it("runs plan → act → check again until the condition over the latest outputs holds, recording each iteration and keeping each iteration's outputs", async () => {
+    const { gpuType, asT, agent, tenant } = await setup();
+    const p = await createPipeline(asT, {
+      name: unique("loop"),
+      steps: [
+        job(gpuType, "plan", { env: { FEEDBACK: '${steps.check.outputs.feedback ?? "none"}', ITER: "${loop.iteration}" } }),
+        job(gpuType, "act", { depends_on: ["plan"] }),
+        job(gpuType, "check", { depends_on: ["act"], outputs: ["passed", "feedback"], repeat: { from: "plan", until: "steps.check.outputs.passed == true", max: 4 } }),
+        job(gpuType, "report", { depends_on: ["check"] }),
+      ],
+    });
+    const envs: unknown[] = [];
+    for (const verdict of [false, false, true]) {
+      const plan = await runningJob(p.id, "plan");
+      envs.push(plan.env);
+      await complete(agent, plan.id);
+      await complete(agent, (await runningJob(p.id, "act")).id);
+      await complete(agent, (await runningJob(p.id, "check")).id, { passed: verdict, feedback: verdict ? "good" : "lower the lr" });
+    }
+    expect(envs).toEqual([{ FEEDBACK: "none", ITER: "0" }, { FEEDBACK: "lower the lr", ITER: "1" }, { FEEDBACK: "lower the lr", ITER: "2" }]);
+    await complete(agent, (await runningJob(p.id, "report")).id);
+    const done = await steps(tenant.id, p.id);
+    expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status).toBe("completed");
+    expect(done.check).toMatchObject({ status: "completed", iteration: 3 });
+    expect(await db().pipelineStepOutput.count({ where: { pipelineId: p.id, step: "check" } })).toBe(3);
+    const iterations = (await pipelineLog(tenantAdminPrincipal(tenant.id), p.id)).filter((e) => e.kind === "iteration").map((e) => e.message);
+    expect(iterations).toEqual([
+      "iteration 1 of at most 4: “steps.check.outputs.passed == true” is false; starting iteration 2",
+      "iteration 2 of at most 4: “steps.check.outputs.passed == true” is false; starting iteration 3",
+      "loop done: condition met after 3 iterations",
+    ]);
+  });
+
+  it("gives up at max (failing the step unless on_exhausted says continue), never running more iterations", async () => {
+    const { gpuType, asT, agent, tenant } = await setup();
+    const p = await createPipeline(asT, { name: unique("stubborn"), steps: [job(gpuType, "try", { outputs: ["ok"], repeat: { until: "steps.try.outputs.ok", max: 2 } }), job(gpuType, "after", { depends_on: ["try"] })] });
+    await complete(agent, (await runningJob(p.id, "try")).id, { ok: false });
+    await complete(agent, (await runningJob(p.id, "try")).id, { ok: false });
+    const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect(after.status).toBe("failed");
+    expect(after.steps.map((s) => [s.name, s.status])).toEqual([["try", "failed"], ["after", "skipped"]]);
+    expect(after.steps[0]!.error).toMatch(/loop gave up: condition still false after 2 iterations/);
+    expect(await db().job.count({ where: { pipelineId: p.id } })).toBe(2);
+  });
+});
+
+describe("tool-call steps", () => {
+  it("http steps call allow-listed URLs with secrets in headers (never stored), retry 5xx with backoff, and hand the response to the next step", async () => {
+    const { gpuType, asT, tenant, agent } = await setup();
+    await putSecret(asT, "TOOL_TOKEN", "s3cr3t-value-123");
+    flakyFailures = 2;
+    calls.delete("/flaky");
+    const p = await createPipeline(asT, {
+      name: unique("tools"),
+      steps: [
+        { name: "fetch", kind: "http", request: { method: "POST", url: `${base}/echo`, headers: { Authorization: "Bearer ${secrets.TOOL_TOKEN}" }, body: { q: "${pipeline.name}" } } },
+        { name: "flaky", kind: "http", depends_on: ["fetch"], request: { url: `${base}/flaky` }, retry: { max: 3, backoff_s: 1 } },
+        job(gpuType, "use", { depends_on: ["flaky"], command: "echo ${steps.flaky.outputs.body.calls} ${steps.fetch.outputs.status}" }),
+      ],
+    });
+    expect(await runDueToolCalls({ allowedHosts: allowed })).toMatchObject({ completed: 1 });
+    const fetched = await db().pipelineStepOutput.findUniqueOrThrow({ where: { pipelineId_step_iteration: { pipelineId: p.id, step: "fetch", iteration: 0 } } });
+    const text = JSON.stringify(fetched.output);
+    expect(text).not.toContain("s3cr3t-value-123");
+    expect((fetched.output as { body: { headers: { authorization: string } } }).body.headers.authorization).toBe("Bearer [secret TOOL_TOKEN]");
+    for (let i = 0; i < 3; i++) {
+      await dueNow(p.id);
+      await runDueToolCalls({ allowedHosts: allowed });
+    }
+    expect(calls.get("/flaky")).toBe(3);
+    const use = await runningJob(p.id, "use");
+    expect(use.command).toBe("echo 3 200");
+    const log = await pipelineLog(tenantAdminPrincipal(tenant.id), p.id);
+    expect(log.filter((e) => e.kind === "tool_call" && e.step === "flaky").map((e) => (e.details as { status: number }).status)).toEqual([503, 503, 200]);
+    expect(log.filter((e) => e.kind === "retry").map((e) => e.message)).toEqual(["retry 1 of 3 in 1 s", "retry 2 of 3 in 2 s"]);
+    expect(JSON.stringify(log.map((e) => [e.message, e.details]))).not.toContain("s3cr3t-value-123");
+    await complete(agent, use.id);
+  });
+
+  it("times out a slow call and fails the step once retries are spent; the allow-list refuses other hosts without calling them", async () => {
+    const { asT, tenant } = await setup();
+    const slow = await createPipeline(asT, { name: unique("slow"), steps: [{ name: "slow", kind: "http", request: { url: `${base}/slow` }, timeout_s: 1 }] });
+    await runDueToolCalls({ allowedHosts: allowed });
+    const s = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), slow.id);
+    expect(s.status).toBe("failed");
+    expect(s.steps[0]!.error).toMatch(/no response within 1 s \(retries spent\)/);
+
+    const refusedAtCreation = await createPipeline(asT, { name: "elsewhere", steps: [{ name: "x", kind: "http", request: { url: "http://localhost:9/x" } }] }).catch((e) => e);
+    expect(refusedAtCreation).toMatchObject({ code: "validation_failed", details: [{ path: "steps[0].request.url", message: expect.stringMatching(/localhost:9 is not on the operator's allow-list/) }] });
+    // the operator narrowed the list since: the worker refuses too, and nothing is called
+    const before = calls.get("/echo") ?? 0;
+    const narrowed = await createPipeline(asT, { name: unique("narrowed"), steps: [{ name: "x", kind: "http", request: { url: `${base}/echo` }, retry: { max: 3 } }] });
+    await runDueToolCalls({ allowedHosts: ["api.example.com"] });
+    expect(calls.get("/echo") ?? 0).toBe(before);
+    expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), narrowed.id)).steps[0]!.error).toMatch(/is not on the operator's allow-list/);
+  });
+
+  it("inference steps call a ready replica of the tenant's endpoint at the address its serving side reported", async () => {
+    const { gpuType, asT, tenant, cluster } = await setup();
+    const ep = await createEndpoint(asT, { name: unique("chat"), model: "test/model", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: cluster.id, autoscale_metric: "none", cooldown_s: 300 });
+    const replica = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: ep.id, status: { not: "stopped" } } });
+    const sample = { replica_id: replica.id, requests: 1, errors: 0, p50_ms: 5, p95_ms: 9, p99_ms: 10, healthy: true, serving_url: base };
+    // a tenant cannot aim the control plane's calls anywhere: only the node's agent says where a replica serves
+    expect((await ingestEndpointMetrics(asT, ep.id, [sample])).rejected).toEqual([{ index: 0, error: "only the node's agent reports a replica's serving_url" }]);
+    await ingestEndpointMetrics({ principal: agentPrincipal(cluster.id) }, ep.id, [{ ...sample, fence: replica.fence }]);
+    const p = await createPipeline(asT, { name: unique("infer"), steps: [{ name: "plan", kind: "inference", request: { endpoint: ep.name, body: { messages: [{ role: "user", content: "tune ${pipeline.name}" }] } } }] });
+    expect(await runDueToolCalls({ allowedHosts: [] })).toMatchObject({ completed: 1 });
+    const out = await db().pipelineStepOutput.findFirstOrThrow({ where: { pipelineId: p.id, step: "plan" } });
+    expect(out).toMatchObject({ source: "inference", output: { status: 200, body: { choices: [{ message: { content: `plan for: tune ${p.name}` } }] } } });
+    expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status).toBe("completed");
+  });
+});
+
+describe("control", () => {
+  it("cancel racing a step's completion: whichever commits first, nothing keeps running, and the step says what happened", async () => {
+    const { gpuType, asT, agent, tenant } = await setup();
+    for (let i = 0; i < 6; i++) {
+      const p = await createPipeline(asT, { name: unique("race"), steps: [job(gpuType, "a"), job(gpuType, "b", { depends_on: ["a"] })] });
+      const a = await runningJob(p.id, "a");
+      const pl = await placementOf(a.id);
+      const [finished, cancelled] = await Promise.all([
+        codeOf(finishJob({ principal: agent }, a.id, { status: "completed", exit_code: 0, ...pl })),
+        codeOf(cancelPipeline(asT, p.id)),
+      ]);
+      expect(cancelled).toBe("ok");
+      expect(["ok", "stale_report", "invalid_transition"]).toContain(finished);
+      const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+      expect(after.status).toBe("cancelled");
+      const jobs = await db().job.findMany({ where: { pipelineId: p.id }, select: { id: true, status: true } });
+      expect(jobs.every((j) => j.status === "completed" || j.status === "cancelled")).toBe(true);
+      expect(after.steps.every((s) => ["completed", "cancelled", "skipped"].includes(s.status))).toBe(true);
+      const aJob = jobs.find((j) => j.id === a.id)!;
+      expect(after.steps.find((s) => s.name === "a")!.status).toBe(aJob.status === "completed" ? "completed" : "cancelled");
+      expect(await db().gpu.count({ where: { allocatedJobId: { in: jobs.map((j) => j.id) } } })).toBe(0);
+      expect(await db().auditLog.count({ where: { action: "pipeline.cancelled", targetId: p.id } })).toBe(1);
+    }
+  });
+
+  it("a tool call's result that arrives after a cancel is discarded; cancelling twice is refused", async () => {
+    const { asT, tenant } = await setup();
+    const p = await createPipeline(asT, { name: unique("late"), steps: [{ name: "slow", kind: "http", request: { url: `${base}/slow` }, timeout_s: 5 }] });
+    const worker = runDueToolCalls({ allowedHosts: allowed });
+    // the worker holds the call (leased, in flight) when the cancel comes
+    for (let i = 0; i < 100 && !(await db().pipelineStep.findFirstOrThrow({ where: { pipelineId: p.id } })).callLeaseUntil; i++) await new Promise((r) => setTimeout(r, 20));
+    await cancelPipeline(asT, p.id);
+    expect(await worker).toMatchObject({ discarded: 1 });
+    expect(await codeOf(cancelPipeline(asT, p.id))).toBe("invalid_transition");
+    const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect(after.steps[0]!.status).toBe("cancelled");
+    expect(await db().pipelineStepOutput.count({ where: { pipelineId: p.id } })).toBe(0);
+    expect((await pipelineLog(tenantAdminPrincipal(tenant.id), p.id)).some((e) => /result discarded/.test(e.message))).toBe(true);
+  });
+
+  it("retries a failed step, reviving what it skipped; refuses retrying another tenant's or a completed step", async () => {
+    const { asT, tenant } = await setup();
+    brokenOk = false;
+    const p = await createPipeline(asT, { name: unique("retry"), steps: [{ name: "tool", kind: "http", request: { url: `${base}/broken` } }, { name: "next", kind: "http", depends_on: ["tool"], request: { url: `${base}/echo` } }] });
+    await runDueToolCalls({ allowedHosts: allowed });
+    let after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect(after.steps.map((s) => [s.name, s.status])).toEqual([["tool", "failed"], ["next", "skipped"]]);
+    expect(after.steps[0]!.error).toMatch(/HTTP 404/);
+    expect(await codeOf(retryPipelineStep(actorFor(tenantAdminPrincipal((await makeTenant(1)).id)), p.id, "tool"))).toBe("not_found");
+    expect(await codeOf(retryPipelineStep(asT, p.id, "next"))).toBe("invalid_transition");
+    brokenOk = true;
+    await retryPipelineStep(asT, p.id, "tool");
+    await runDueToolCalls({ allowedHosts: allowed });
+    await runDueToolCalls({ allowedHosts: allowed });
+    after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect(after.status).toBe("completed");
+    expect((await pipelineLog(tenantAdminPrincipal(tenant.id), p.id)).some((e) => e.kind === "retry" && /retried by/.test(e.message))).toBe(true);
+  });
+
+  it("a job step's retry policy: only the exit codes it names retry, after its own backoff", async () => {
+    const { gpuType, asT, agent, tenant } = await setup();
+    const p = await createPipeline(asT, { name: unique("policy"), steps: [job(gpuType, "train", { retry: { max: 3, backoff_s: 7, backoff_factor: 3, max_backoff_s: 100, on_exit_codes: [137] } })] });
+    const train = await runningJob(p.id, "train");
+    const before = Date.now();
+    await finishJob({ principal: agent }, train.id, { status: "failed", exit_code: 137, ...(await placementOf(train.id)) });
+    const requeued = await db().job.findUniqueOrThrow({ where: { id: train.id } });
+    expect(requeued.status).toBe("queued");
+    expect(requeued.notBefore!.getTime() - before).toBeGreaterThanOrEqual(6_500);
+    expect(requeued.notBefore!.getTime() - before).toBeLessThan(9_000);
+    expect(requeued.pendingReason).toMatch(/Retry 1 of 3 after a 7 s backoff/);
+    await db().job.update({ where: { id: train.id }, data: { notBefore: null } }); // the backoff, passed
+    await runningJob(p.id, "train");
+    await finishJob({ principal: agent }, train.id, { status: "failed", exit_code: 1, ...(await placementOf(train.id)) });
+    const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect((await db().job.findUniqueOrThrow({ where: { id: train.id } })).status).toBe("failed");
+    expect(after.status).toBe("failed");
+    expect(after.steps[0]!.error).toMatch(/exit code 1/);
+  });
+
+  it("a pipeline past its deadline fails and its running work is cancelled", async () => {
+    const { gpuType, asT, tenant } = await setup();
+    const p = await createPipeline(asT, { name: unique("deadline"), deadline_s: 60, steps: [job(gpuType, "long")] });
+    const long = await runningJob(p.id, "long");
+    await db().$executeRaw`UPDATE pipelines SET deadline_at = created_at + interval '1 millisecond' WHERE id = ${p.id}::uuid`;
+    expect((await enforcePipelineDeadlines()).expired).toBeGreaterThanOrEqual(1);
+    const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect(after).toMatchObject({ status: "failed", reason: expect.stringMatching(/deadline/) });
+    expect((await db().job.findUniqueOrThrow({ where: { id: long.id } })).status).toBe("cancelled");
+  });
+});
