@@ -170,6 +170,31 @@ describe("quota, cancel, release, extend", () => {
     expect(future.status).toBe("confirmed");
   });
 
+  it("work inside a reservation still starts when on-demand work placed before it began fills the quota, and nobody else's cycle stalls", async () => {
+    // the soak found this: a reservation that starts while on-demand work fills the quota puts the
+    // tenant over it (by design: nothing is evicted); the database then refused every allocation of
+    // the tenant, its work inside the reservation too, and each scheduling cycle failed as a whole
+    const f = await rackedFleet({ pods: 1, racks: 1, nodes: 3 });
+    const t = await makeTenant(8);
+    const other = await makeTenant(64);
+    const now = Date.now();
+    const r = reservationJson(await book(t.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR));
+    const before = await submitJob(asAdmin(t.id), { name: "on-demand", gpu_count: 8, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    expect((await db().job.findUniqueOrThrow({ where: { id: before.id } })).status).toBe("running");
+    await setWindow(r.id, "now() - interval '1 second'", "now() + interval '1 hour'", ", status = 'active'");
+    expect((await tenantFigures(t.id)).gpu_in_use).toBe(16);
+    const inside = await submitJob(asAdmin(t.id), { name: "inside", gpu_count: 4, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: r.id });
+    const outside = await submitJob(asAdmin(t.id), { name: "outside", gpu_count: 5, gpu_type: f.gpuType, priority: 5, max_retries: 0, duration_s: 60 });
+    const theirs = await submitJob(asAdmin(other.id), { name: "theirs", gpu_count: 2, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
+    await runSchedulerCycle("test");
+    const status = async (id: string) => (await db().job.findUniqueOrThrow({ where: { id }, select: { status: true } })).status;
+    expect(await status(inside.id)).toBe("running");
+    expect(await status(theirs.id)).toBe("running");
+    // more than the reservation has left: on demand, where the tenant is over its quota until its earlier work ends
+    expect(await status(outside.id)).toBe("blocked");
+  });
+
   it("cancels before the start (nothing billed), releases early (billing and work stop now), extends when free", async () => {
     const f = await rackedFleet({ pods: 1, racks: 1, nodes: 2 });
     const t = await makeTenant(64);
