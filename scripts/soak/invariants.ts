@@ -25,9 +25,12 @@ export interface JobRow {
   pending_reason: string | null; block_reason: string | null;
   last_event: { to_status: string; reason: string; at: number } | null;
 }
-export interface PlacementRow { job_id: string; attempt: number; fence: string; gpu_ids: string[]; node_ids: string[]; started_at: number; ended_at: number | null; end_status: string | null }
-export interface ReplicaRow { id: string; tenant_id: string; node_id: string | null; status: string; gpu_ids: string[]; started_at: number; stopped_at: number | null }
-export interface UsageRow { id: string; job_id: string | null; replica_id: string | null; attempt: number; kind: string; settlement: string; gpu_count: number; started_at: number; ended_at: number; amount_cents: number; ledger_cents: number | null }
+/** reservation_id: the reservation the run is inside (paid by it, outside the quota); null on demand */
+export interface PlacementRow { job_id: string; attempt: number; fence: string; gpu_ids: string[]; node_ids: string[]; started_at: number; ended_at: number | null; end_status: string | null; reservation_id: string | null }
+export interface ReplicaRow { id: string; tenant_id: string; node_id: string | null; status: string; gpu_ids: string[]; started_at: number; stopped_at: number | null; reservation_id: string | null }
+/** A node a reservation holds for [starts_at, ends_at) (reservation_nodes); live = false: it never held anything. */
+export interface HoldingRow { id: string; reservation_id: string; tenant_id: string; node_id: string; gpu_count: number; starts_at: number; ends_at: number; live: boolean; closed_at: number | null }
+export interface UsageRow { id: string; job_id: string | null; replica_id: string | null; reservation_node_id: string | null; attempt: number; kind: string; settlement: string; gpu_count: number; started_at: number; ended_at: number; amount_cents: number; ledger_cents: number | null }
 export interface InvoiceRow { id: string; number: number; amount_cents: number; lines_cents: number; usage_cents: number }
 export interface RemediationRow { node_id: string; cause: string; outcome: string; at: number }
 export interface AlertRow { id: string; rule_type: string; subject_id: string; node_id: string | null; fired_at: number; window_s: number; occurrences: number }
@@ -42,6 +45,7 @@ export interface WorldRows {
   jobs: JobRow[];
   placements: PlacementRow[];
   replicas: ReplicaRow[];
+  holdings: HoldingRow[];
   usage: UsageRow[];
   invoices: InvoiceRow[];
   remediations: RemediationRow[];
@@ -69,8 +73,10 @@ export const INVARIANTS = [
   "lost_job",
   "alert_not_resolved",
   "benign_xid_quarantined",
-  // the soak's own observation, not a row check: a server process that died without being killed
+  // the soak's own observations, not row checks: a server process that died without being killed,
+  // and a background job (a scheduling cycle, say) failing run after run for a minute or more
   "process_exited_unexpectedly",
+  "background_job_failing",
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
@@ -89,8 +95,14 @@ const SERVING = new Set(["available", "draining"]);
 
 /**
  * What must hold at every moment, checked on each periodic read: no GPU allocated to a job and a
- * replica at once, no tenant over its quota (jobs and replicas together), no run left open on a
- * node out of service (quarantine, maintenance and going offline requeue in the same transaction).
+ * replica at once, no tenant over its quota, no run left open on a node out of service
+ * (quarantine, maintenance and going offline requeue in the same transaction).
+ *
+ * The quota, with reservations: a tenant's work on demand (jobs and replicas outside any
+ * reservation) never holds more GPUs than the quota, and its reservations active now never hold
+ * more than the quota either (a booking is refused otherwise). The two together may exceed it for
+ * a while by design: a reservation that starts does not evict on-demand work placed before it, the
+ * tenant's next on-demand work waits instead.
  */
 export function checkSnapshot(w: WorldRows): Violation[] {
   const out: Violation[] = [];
@@ -104,13 +116,19 @@ export function checkSnapshot(w: WorldRows): Violation[] {
     }
   }
   const tenantOfJob = new Map(w.jobs.map((j) => [j.id, j.tenant_id]));
-  const tenantOfReplica = new Map(w.replicas.map((r) => [r.id, r.tenant_id]));
+  const insideJobs = new Set(w.placements.filter((p) => p.ended_at === null && p.reservation_id !== null).map((p) => p.job_id));
+  const onDemandReplicas = new Map(w.replicas.filter((r) => r.reservation_id === null).map((r) => [r.id, r.tenant_id]));
   const held = new Map<string, number>();
   for (const g of w.gpus) {
-    const t = g.allocated_job_id ? tenantOfJob.get(g.allocated_job_id) : g.allocated_replica_id ? tenantOfReplica.get(g.allocated_replica_id) : undefined;
+    const t = g.allocated_job_id ? (insideJobs.has(g.allocated_job_id) ? undefined : tenantOfJob.get(g.allocated_job_id)) : g.allocated_replica_id ? onDemandReplicas.get(g.allocated_replica_id) : undefined;
     if (t) held.set(t, (held.get(t) ?? 0) + 1);
   }
-  for (const t of w.tenants) if ((held.get(t.id) ?? 0) > t.gpu_quota) out.push(v("quota_exceeded", t.name, `holds ${held.get(t.id)} GPUs, quota ${t.gpu_quota}`));
+  const reserved = new Map<string, number>();
+  for (const h of w.holdings) if (h.live && h.starts_at <= w.now && h.ends_at > w.now && h.closed_at === null) reserved.set(h.tenant_id, (reserved.get(h.tenant_id) ?? 0) + h.gpu_count);
+  for (const t of w.tenants) {
+    if ((held.get(t.id) ?? 0) > t.gpu_quota) out.push(v("quota_exceeded", t.name, `holds ${held.get(t.id)} GPUs on demand, quota ${t.gpu_quota}`));
+    if ((reserved.get(t.id) ?? 0) > t.gpu_quota) out.push(v("quota_exceeded", t.name, `its active reservations hold ${reserved.get(t.id)} GPUs, quota ${t.gpu_quota}`));
+  }
   return out;
 }
 
@@ -143,17 +161,28 @@ function availableNear(events: NodeEventRow[], t: number): boolean {
   return events.some((e) => Math.abs(e.at - t) <= TX_SKEW_MS && (e.to_status === "available" || e.from_status === "available"));
 }
 
-/** No work placed on a node out of service or a GPU with a fatal XID; no replica left on a node that left service. */
+/**
+ * No work placed on a node out of service, a GPU with a fatal XID, or a node another tenant's
+ * reservation held at that moment; no replica left on a node that left service.
+ */
 export function checkPlacementHardware(w: WorldRows): Violation[] {
   const out: Violation[] = [];
   const events = groupBy([...w.nodeEvents].sort((a, b) => a.at - b.at), (e) => e.node_id);
   const nodes = new Map(w.nodes.map((n) => [n.id, n]));
   const gpus = new Map(w.gpus.map((g) => [g.id, g]));
+  const tenantOfJob = new Map(w.jobs.map((j) => [j.id, j.tenant_id]));
+  const holdings = groupBy(w.holdings.filter((h) => h.live), (h) => h.node_id);
   const starts = [
-    ...w.placements.map((p) => ({ who: `job ${p.job_id} attempt ${p.attempt}`, nodes: p.node_ids, gpus: p.gpu_ids, at: p.started_at })),
-    ...w.replicas.map((r) => ({ who: `replica ${r.id}`, nodes: r.node_id ? [r.node_id] : [], gpus: r.gpu_ids, at: r.started_at })),
+    ...w.placements.map((p) => ({ who: `job ${p.job_id} attempt ${p.attempt}`, tenant: tenantOfJob.get(p.job_id), nodes: p.node_ids, gpus: p.gpu_ids, at: p.started_at })),
+    ...w.replicas.map((r) => ({ who: `replica ${r.id}`, tenant: r.tenant_id, nodes: r.node_id ? [r.node_id] : [], gpus: r.gpu_ids, at: r.started_at })),
   ];
   for (const s of starts) {
+    for (const nodeId of s.nodes) {
+      const theirs = (holdings.get(nodeId) ?? []).find(
+        (h) => h.tenant_id !== s.tenant && h.starts_at + TX_SKEW_MS <= s.at && s.at < Math.min(h.ends_at, h.closed_at ?? Infinity) - TX_SKEW_MS,
+      );
+      if (theirs) out.push(v("placement_on_unavailable_hardware", s.who, `placed at ${iso(s.at)} on node ${nodeId}, held by another tenant's reservation ${theirs.reservation_id} until ${iso(theirs.ends_at)}`));
+    }
     for (const nodeId of s.nodes) {
       const history = events.get(nodeId) ?? [];
       if (!availableNear(history, s.at)) out.push(v("placement_on_unavailable_hardware", s.who, `placed at ${iso(s.at)} on node ${nodeId}, which was ${statusAt(history, s.at)}`));
@@ -177,13 +206,19 @@ export function checkPlacementHardware(w: WorldRows): Violation[] {
   return out;
 }
 
-/** Every run (job attempt, replica) billed in segments that tile it from start to end: no gap, no overlap, one final segment once ended. */
+/**
+ * Every run (job attempt, replica) and every node a reservation held billed in segments that tile
+ * it from start to end: no gap, no overlap, one final segment once ended. A holding is billed for
+ * its whole window, used or not (to its end, or where a release or repair cut it short); one that
+ * never held anything (cancelled before its start) is billed nothing.
+ */
 export function checkBilling(w: WorldRows): Violation[] {
   const out: Violation[] = [];
-  const byRun = groupBy(w.usage, (u) => (u.job_id ? `job ${u.job_id} attempt ${u.attempt}` : `replica ${u.replica_id}`));
+  const byRun = groupBy(w.usage, (u) => (u.job_id ? `job ${u.job_id} attempt ${u.attempt}` : u.replica_id ? `replica ${u.replica_id}` : `holding ${u.reservation_node_id}`));
   const runs = [
     ...w.placements.map((p) => ({ key: `job ${p.job_id} attempt ${p.attempt}`, from: p.started_at, to: p.ended_at, gpus: p.gpu_ids.length })),
     ...w.replicas.map((r) => ({ key: `replica ${r.id}`, from: r.started_at, to: r.status === "stopped" ? r.stopped_at : null, gpus: r.gpu_ids.length })),
+    ...w.holdings.filter((h) => h.live).map((h) => ({ key: `holding ${h.id}`, from: h.starts_at, to: h.closed_at === null ? null : h.ends_at, gpus: h.gpu_count })),
   ];
   const known = new Set(runs.map((r) => r.key));
   for (const key of byRun.keys()) if (!known.has(key)) out.push(v("run_not_billed_exactly_once", key, "usage billed for a run that never held GPUs"));
@@ -327,4 +362,40 @@ export function checkAll(w: WorldRows, h: Harness): Violation[] {
     ...checkAlerts(w),
     ...checkBenignXids(w),
   ];
+}
+
+/** Background job failures the servers logged, per job: how many, and the 10-second buckets they fell in. */
+export interface BackgroundFailures { count: number; buckets: Set<number> }
+export const FAILURE_BUCKET_MS = 10_000;
+/** failing this long without a pause is no transient (a database restart costs a few seconds) */
+export const FAILING_FOR_MS = 60_000;
+
+/** Adds one logged failure of `job` at `at` (epoch ms). */
+export function noteBackgroundFailure(failures: Map<string, BackgroundFailures>, job: string, at: number): void {
+  const f = failures.get(job) ?? { count: 0, buckets: new Set<number>() };
+  f.count++;
+  f.buckets.add(Math.floor(at / FAILURE_BUCKET_MS));
+  failures.set(job, f);
+}
+
+/**
+ * No background job fails in every 10-second interval for FAILING_FOR_MS or longer: the fleet's
+ * scheduling, billing or remediation would have stopped meanwhile while every row still looked
+ * consistent (the soak saw scheduling cycles fail for minutes on a quota check no row breaks).
+ */
+export function checkBackgroundFailures(failures: Map<string, BackgroundFailures>): Violation[] {
+  const out: Violation[] = [];
+  const needed = Math.ceil(FAILING_FOR_MS / FAILURE_BUCKET_MS) + 1;
+  for (const [job, f] of failures) {
+    const buckets = [...f.buckets].sort((a, b) => a - b);
+    let best = { from: 0, length: 0 };
+    for (let i = 0, start = 0; i < buckets.length; i++) {
+      if (i > 0 && buckets[i]! !== buckets[i - 1]! + 1) start = i;
+      if (i - start + 1 > best.length) best = { from: buckets[start]!, length: i - start + 1 };
+    }
+    if (best.length >= needed) {
+      out.push(v("background_job_failing", job, `failed in every ${FAILURE_BUCKET_MS / 1000} s for ${(best.length * FAILURE_BUCKET_MS) / 1000} s from ${iso(best.from * FAILURE_BUCKET_MS)} (${f.count} failures in the run)`));
+    }
+  }
+  return out;
 }

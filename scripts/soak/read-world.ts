@@ -23,11 +23,14 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
              FROM jobs j LEFT JOIN (SELECT DISTINCT ON (job_id) job_id, to_status, reason, created_at FROM job_events ORDER BY job_id, id DESC) e ON e.job_id = j.id`
         : `SELECT id, tenant_id, status, duration_s, submitted_at, pending_reason, block_reason, NULL AS to_status, NULL AS reason, NULL AS event_at FROM jobs WHERE status = 'running'`,
     );
-    const placements = await q<{ job_id: string; attempt: number; fence: string; gpu_ids: string[]; node_ids: string[]; started_at: Date; ended_at: Date | null; end_status: string | null }>(
-      `SELECT job_id, attempt, fence, gpu_ids, node_ids, started_at, ended_at, end_status FROM job_placements ${opts.full ? "" : "WHERE ended_at IS NULL"}`,
+    const placements = await q<{ job_id: string; attempt: number; fence: string; gpu_ids: string[]; node_ids: string[]; started_at: Date; ended_at: Date | null; end_status: string | null; reservation_id: string | null }>(
+      `SELECT job_id, attempt, fence, gpu_ids, node_ids, started_at, ended_at, end_status, reservation_id FROM job_placements ${opts.full ? "" : "WHERE ended_at IS NULL"}`,
     );
-    const replicas = await q<{ id: string; tenant_id: string; node_id: string | null; status: string; gpu_ids: string[]; started_at: Date; stopped_at: Date | null }>(
-      `SELECT id, tenant_id, node_id, status, gpu_ids, started_at, stopped_at FROM endpoint_replicas ${opts.full ? "" : "WHERE status <> 'stopped'"}`,
+    const replicas = await q<{ id: string; tenant_id: string; node_id: string | null; status: string; gpu_ids: string[]; started_at: Date; stopped_at: Date | null; reservation_id: string | null }>(
+      `SELECT id, tenant_id, node_id, status, gpu_ids, started_at, stopped_at, reservation_id FROM endpoint_replicas ${opts.full ? "" : "WHERE status <> 'stopped'"}`,
+    );
+    const holdings = await q<{ id: string; reservation_id: string; tenant_id: string; node_id: string; gpu_count: number; starts_at: Date; ends_at: Date; live: boolean; closed_at: Date | null }>(
+      `SELECT id, reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at, live, closed_at FROM reservation_nodes ${opts.full ? "" : "WHERE live AND closed_at IS NULL"}`,
     );
     const world: WorldRows = {
       now,
@@ -40,6 +43,7 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
       })),
       placements: placements.map((p) => ({ ...p, started_at: p.started_at.getTime(), ended_at: ms(p.ended_at) })),
       replicas: replicas.map((r) => ({ ...r, started_at: r.started_at.getTime(), stopped_at: ms(r.stopped_at) })),
+      holdings: holdings.map((h) => ({ ...h, starts_at: h.starts_at.getTime(), ends_at: h.ends_at.getTime(), closed_at: ms(h.closed_at) })),
       nodeEvents: [],
       usage: [],
       invoices: [],
@@ -50,8 +54,8 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
     if (opts.full) {
       world.nodeEvents = (await q<{ node_id: string; from_status: string; to_status: string; created_at: Date }>(`SELECT node_id, from_status, to_status, created_at FROM node_events`)).map((e) => ({ node_id: e.node_id, from_status: e.from_status, to_status: e.to_status, at: e.created_at.getTime() }));
       world.usage = (
-        await q<{ id: string; job_id: string | null; replica_id: string | null; attempt: number; kind: string; settlement: string; gpu_count: number; started_at: Date; ended_at: Date; amount_cents: number; ledger_cents: number | null }>(
-          `SELECT u.id, u.job_id, u.replica_id, u.attempt, u.kind, u.settlement, u.gpu_count, u.started_at, u.ended_at, u.amount_cents::float8 AS amount_cents, l.amount_cents::float8 AS ledger_cents
+        await q<{ id: string; job_id: string | null; replica_id: string | null; reservation_node_id: string | null; attempt: number; kind: string; settlement: string; gpu_count: number; started_at: Date; ended_at: Date; amount_cents: number; ledger_cents: number | null }>(
+          `SELECT u.id, u.job_id, u.replica_id, u.reservation_node_id, u.attempt, u.kind, u.settlement, u.gpu_count, u.started_at, u.ended_at, u.amount_cents::float8 AS amount_cents, l.amount_cents::float8 AS ledger_cents
              FROM usage_events u LEFT JOIN ledger_entries l ON l.usage_event_id = u.id`,
         )
       ).map((u) => ({ ...u, started_at: u.started_at.getTime(), ended_at: u.ended_at.getTime() }));

@@ -1,8 +1,9 @@
 // The soak's tenants at work, through the public API with their own keys: a steady stream of
 // jobs (single-node, gangs over two nodes, failing ones that spend their retries), pipelines
-// (fan-out and fan-in), inference endpoints that scale, and cancellations. Each tenant keeps a
-// few jobs waiting and tops up as the scheduler places them, so the load follows what the
-// platform absorbs. A new kind of work (pods, reservations, …) is one more entry in WORKLOAD_KINDS.
+// (fan-out and fan-in), inference endpoints that scale, reservations of whole nodes with work run
+// inside them, and cancellations. Each tenant keeps a few jobs waiting and tops up as the
+// scheduler places them, so the load follows what the platform absorbs. A new kind of work is one
+// more entry in WORKLOAD_KINDS.
 import { ApiError, createClient, type Client } from "../../agent/src/client";
 import type { SoakTenant } from "./seed";
 
@@ -16,6 +17,9 @@ export interface WorkloadContext {
   /** jobs this tenant submitted that may still run (cancellations pick among them) */
   recentJobs: string[];
   endpoints: Array<{ id: string; replicas: number }>;
+  /** the tenant's latest reservation (one at a time), while it may still hold nodes */
+  reservation?: { id: string; startsAt: number; endsAt: number };
+  reservationGpuType?: string;
 }
 
 export interface WorkloadKind {
@@ -24,7 +28,11 @@ export interface WorkloadKind {
   weight: number;
   /** submits one piece of work; returns the ids of jobs it created directly */
   submit(ctx: WorkloadContext): Promise<string[]>;
+  /** refusals that are part of this kind's normal life (counted as declined, not as errors) */
+  declines?: (e: ApiError) => boolean;
 }
+
+const errorCode = (e: ApiError) => (e.body as { error?: { code?: string } } | null)?.error?.code;
 
 const pick = <T,>(rng: () => number, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
 const between = (rng: () => number, lo: number, hi: number) => Math.round(lo + rng() * (hi - lo));
@@ -103,6 +111,47 @@ export const WORKLOAD_KINDS: WorkloadKind[] = [
     },
   },
   {
+    // whole nodes for a few minutes, booked a little ahead: jobs named into it wait for its start and
+    // run there at no charge of their own while the reservation is billed for its whole window; now
+    // and then the tenant releases it early (work inside stops, billing stops at the release)
+    name: "reservation",
+    weight: 1,
+    async submit(ctx) {
+      const now = Date.now();
+      const r = ctx.reservation;
+      if (r && r.endsAt - now > 45_000) {
+        if (now > r.startsAt && ctx.rng() < 0.25) {
+          ctx.reservation = undefined;
+          await ctx.client.call("DELETE", `/api/reservations/${r.id}`);
+          return [];
+        }
+        return submitJob(ctx, {
+          name: `reserved-${between(ctx.rng, 1, 9999)}`,
+          reservation_id: r.id,
+          gpu_count: pick(ctx.rng, [2, 4, 8]),
+          gpu_type: ctx.reservationGpuType,
+          command: "torchrun train.py --config configs/reserved.yaml",
+          duration_s: between(ctx.rng, 15, Math.min(ctx.maxDurationS, (r.endsAt - Math.max(now, r.startsAt)) / 1000 - 20)),
+          max_retries: 1,
+        });
+      }
+      const gpuType = pick(ctx.rng, ctx.gpuTypes);
+      const startsAt = now + between(ctx.rng, 15, 60) * 1000;
+      const endsAt = startsAt + between(ctx.rng, 120, 300) * 1000;
+      const { reservation } = await ctx.client.call<{ reservation: { id: string } }>("POST", "/api/reservations", {
+        gpu_type: gpuType,
+        node_count: pick(ctx.rng, [1, 1, 2]),
+        starts_at: new Date(startsAt).toISOString(),
+        ends_at: new Date(endsAt).toISOString(),
+      });
+      ctx.reservation = { id: reservation.id, startsAt, endsAt };
+      ctx.reservationGpuType = gpuType;
+      return [];
+    },
+    // no whole node free for the window (409 no_capacity) or more than the quota at some moment of it (422)
+    declines: (e) => (e.status === 409 && errorCode(e) === "no_capacity") || e.status === 422,
+  },
+  {
     // a tenant changes its mind: one of its recent jobs, waiting or running, is cancelled
     name: "cancel",
     weight: 1,
@@ -120,6 +169,8 @@ export const WORKLOAD_KINDS: WorkloadKind[] = [
 export interface WorkloadStats {
   by_kind: Record<string, number>;
   jobs_submitted: number;
+  /** refusals a kind expects (a reservation with no capacity for its window), by kind and code */
+  declined: Record<string, number>;
   api_errors: Record<string, number>;
 }
 
@@ -128,7 +179,7 @@ export interface WorkloadStats {
  * queued or blocked submits one piece of work of a kind picked by weight.
  */
 export function startWorkload(opts: { appUrls: string[]; tenants: SoakTenant[]; gpuTypes: string[]; rng: () => number; maxDurationS: number; everyS?: number; waiting?: number; log: (m: string) => void }) {
-  const stats: WorkloadStats = { by_kind: Object.fromEntries(WORKLOAD_KINDS.map((k) => [k.name, 0])), jobs_submitted: 0, api_errors: {} };
+  const stats: WorkloadStats = { by_kind: Object.fromEntries(WORKLOAD_KINDS.map((k) => [k.name, 0])), jobs_submitted: 0, declined: {}, api_errors: {} };
   /** every job id a submit answered with: each must exist, running or finished with a reason */
   const submitted = new Set<string>();
   const totalWeight = WORKLOAD_KINDS.reduce((n, k) => n + k.weight, 0);
@@ -159,9 +210,10 @@ export function startWorkload(opts: { appUrls: string[]; tenants: SoakTenant[]; 
   };
   const loop = async (ctx: WorkloadContext) => {
     while (!stopped) {
+      let kind: WorkloadKind | undefined;
       try {
         if ((await waitingCount(ctx)) < (opts.waiting ?? 3)) {
-          const kind = choose();
+          kind = choose();
           const ids = await kind.submit(ctx);
           stats.by_kind[kind.name]!++;
           stats.jobs_submitted += ids.length;
@@ -169,7 +221,10 @@ export function startWorkload(opts: { appUrls: string[]; tenants: SoakTenant[]; 
           ctx.recentJobs = [...ctx.recentJobs, ...ids].slice(-20);
         }
       } catch (e) {
-        countError(e);
+        if (kind?.declines && e instanceof ApiError && kind.declines(e)) {
+          const key = `${kind.name}:${errorCode(e) ?? e.status}`;
+          stats.declined[key] = (stats.declined[key] ?? 0) + 1;
+        } else countError(e);
       }
       await new Promise((r) => setTimeout(r, (opts.everyS ?? 2) * 1000 * (0.5 + opts.rng())));
     }

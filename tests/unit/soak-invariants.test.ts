@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALERT_GRACE_MS, checkAll, checkSnapshot, INVARIANTS, OVERDUE_GRACE_MS, TX_SKEW_MS, type Harness, type Invariant, type WorldRows } from "@/scripts/soak/invariants";
+import { ALERT_GRACE_MS, checkAll, checkBackgroundFailures, checkSnapshot, FAILING_FOR_MS, FAILURE_BUCKET_MS, INVARIANTS, noteBackgroundFailure, type BackgroundFailures, OVERDUE_GRACE_MS, TX_SKEW_MS, type Harness, type Invariant, type WorldRows } from "@/scripts/soak/invariants";
 import { chaosSchedule, CHAOS_KINDS } from "@/scripts/soak/chaos";
 import { seededRandom } from "@/scripts/lib/stats";
 
@@ -24,15 +24,16 @@ function world(): WorldRows {
       { id: "j2", tenant_id: "t1", status: "running", duration_s: 500, submitted_at: s(19), pending_reason: null, block_reason: null, last_event: { to_status: "running", reason: "placed on 1 node", at: s(20) } },
     ],
     placements: [
-      { job_id: "j1", attempt: 1, fence: "f1", gpu_ids: ["g1"], node_ids: ["n1"], started_at: s(10), ended_at: s(110), end_status: "completed" },
-      { job_id: "j2", attempt: 1, fence: "f2", gpu_ids: ["g2"], node_ids: ["n1"], started_at: s(20), ended_at: null, end_status: null },
+      { job_id: "j1", attempt: 1, fence: "f1", gpu_ids: ["g1"], node_ids: ["n1"], started_at: s(10), ended_at: s(110), end_status: "completed", reservation_id: null },
+      { job_id: "j2", attempt: 1, fence: "f2", gpu_ids: ["g2"], node_ids: ["n1"], started_at: s(20), ended_at: null, end_status: null, reservation_id: null },
     ],
-    replicas: [{ id: "r1", tenant_id: "t1", node_id: "n1", status: "stopped", gpu_ids: ["g1"], started_at: s(200), stopped_at: s(300) }],
+    replicas: [{ id: "r1", tenant_id: "t1", node_id: "n1", status: "stopped", gpu_ids: ["g1"], started_at: s(200), stopped_at: s(300), reservation_id: null }],
+    holdings: [],
     usage: [
-      { id: "u1", job_id: "j1", replica_id: null, attempt: 1, kind: "accrual", settlement: "invoice", gpu_count: 1, started_at: s(10), ended_at: s(60), amount_cents: 4, ledger_cents: null },
-      { id: "u2", job_id: "j1", replica_id: null, attempt: 1, kind: "final", settlement: "invoice", gpu_count: 1, started_at: s(60), ended_at: s(110), amount_cents: 4, ledger_cents: null },
-      { id: "u3", job_id: "j2", replica_id: null, attempt: 1, kind: "accrual", settlement: "invoice", gpu_count: 1, started_at: s(20), ended_at: s(500), amount_cents: 40, ledger_cents: null },
-      { id: "u4", job_id: null, replica_id: "r1", attempt: 1, kind: "final", settlement: "prepaid", gpu_count: 1, started_at: s(200), ended_at: s(300), amount_cents: 8, ledger_cents: -8 },
+      { id: "u1", job_id: "j1", replica_id: null, reservation_node_id: null, attempt: 1, kind: "accrual", settlement: "invoice", gpu_count: 1, started_at: s(10), ended_at: s(60), amount_cents: 4, ledger_cents: null },
+      { id: "u2", job_id: "j1", replica_id: null, reservation_node_id: null, attempt: 1, kind: "final", settlement: "invoice", gpu_count: 1, started_at: s(60), ended_at: s(110), amount_cents: 4, ledger_cents: null },
+      { id: "u3", job_id: "j2", replica_id: null, reservation_node_id: null, attempt: 1, kind: "accrual", settlement: "invoice", gpu_count: 1, started_at: s(20), ended_at: s(500), amount_cents: 40, ledger_cents: null },
+      { id: "u4", job_id: null, replica_id: "r1", reservation_node_id: null, attempt: 1, kind: "final", settlement: "prepaid", gpu_count: 1, started_at: s(200), ended_at: s(300), amount_cents: 8, ledger_cents: -8 },
     ],
     invoices: [{ id: "i1", number: 1, amount_cents: 8, lines_cents: 8, usage_cents: 8 }],
     remediations: [],
@@ -94,6 +95,58 @@ describe("the soak's invariant checker", () => {
     w.gpus[0]!.allocated_job_id = "j2";
     w.tenants[0]!.gpu_quota = 1;
     expect(checkSnapshot(w).map((x) => x.invariant)).toEqual(["quota_exceeded"]);
+  });
+
+  it("with reservations: work inside does not count against the quota, reserved GPUs do, and on-demand work alone must fit", () => {
+    // t1 holds node n2 (8 GPUs) from s(100); its job j3 runs inside on one of them
+    const w = world();
+    w.now = s(150);
+    w.tenants[0]!.gpu_quota = 8;
+    w.holdings = [{ id: "h1", reservation_id: "res1", tenant_id: "t1", node_id: "n2", gpu_count: 8, starts_at: s(100), ends_at: s(400), live: true, closed_at: null }];
+    w.gpus.push({ id: "g3", node_id: "n2", status: "available", unhealthy_reason: null, last_xid: null, last_xid_at: null, allocated_job_id: "j3", allocated_replica_id: null });
+    w.jobs.push({ id: "j3", tenant_id: "t1", status: "running", duration_s: 200, submitted_at: s(110), pending_reason: null, block_reason: null, last_event: { to_status: "running", reason: "placed on 1 node", at: s(120) } });
+    w.placements.push({ job_id: "j3", attempt: 1, fence: "f3", gpu_ids: ["g3"], node_ids: ["n2"], started_at: s(120), ended_at: null, end_status: null, reservation_id: "res1" });
+    // j2 on demand (1 GPU) beside 8 reserved: over by the reservation's start, which evicts nothing
+    expect(checkSnapshot(w)).toEqual([]);
+    w.tenants[0]!.gpu_quota = 7;
+    expect(checkSnapshot(w).map((x) => x.detail)).toEqual(["its active reservations hold 8 GPUs, quota 7"]);
+    // j3 on demand after all: two GPUs on demand against a quota of one
+    w.placements.at(-1)!.reservation_id = null;
+    w.holdings = [];
+    w.tenants[0]!.gpu_quota = 1;
+    expect(checkSnapshot(w).map((x) => x.detail)).toEqual(["holds 2 GPUs on demand, quota 1"]);
+  });
+
+  it("work of another tenant placed on a node its reservation held at that moment", () => {
+    const w = world();
+    w.tenants.push({ id: "t2", name: "rival", gpu_quota: 8 });
+    w.holdings = [{ id: "h1", reservation_id: "res1", tenant_id: "t2", node_id: "n1", gpu_count: 2, starts_at: s(15), ends_at: s(1000), live: true, closed_at: s(18) }];
+    // released at s(18), before j2 started at s(20): nothing held it then
+    expect(only(w).filter((x) => x === "placement_on_unavailable_hardware")).toEqual([]);
+    w.holdings[0]!.closed_at = null;
+    expect(checkAll(w, harness()).filter((x) => x.invariant === "placement_on_unavailable_hardware").map((x) => x.subject)).toEqual(["job j2 attempt 1", "replica r1"]);
+  });
+
+  it("a node a reservation held billed past its window, twice at the end, or at all when it never held anything", () => {
+    const held = () => {
+      const w = world();
+      w.holdings = [{ id: "h1", reservation_id: "res1", tenant_id: "t1", node_id: "n2", gpu_count: 8, starts_at: s(100), ends_at: s(250), live: true, closed_at: s(250) }];
+      w.usage.push(
+        { id: "u5", job_id: null, replica_id: null, reservation_node_id: "h1", attempt: 1, kind: "accrual", settlement: "invoice", gpu_count: 8, started_at: s(100), ended_at: s(200), amount_cents: 40, ledger_cents: null },
+        { id: "u6", job_id: null, replica_id: null, reservation_node_id: "h1", attempt: 1, kind: "final", settlement: "invoice", gpu_count: 8, started_at: s(200), ended_at: s(250), amount_cents: 20, ledger_cents: null },
+      );
+      return w;
+    };
+    expect(checkAll(held(), harness())).toEqual([]);
+    const past = held();
+    past.usage[5]!.ended_at = s(251);
+    expect(only(past)).toEqual(["run_not_billed_exactly_once"]);
+    const open = held();
+    open.holdings[0]!.closed_at = null;
+    expect(only(open)).toEqual(["run_not_billed_exactly_once"]);
+    const cancelled = held();
+    cancelled.holdings[0]!.live = false;
+    expect(only(cancelled)).toEqual(["run_not_billed_exactly_once"]);
   });
 
   it("a run billed with a gap, an overlap, twice at the end, or not charged to a prepaid balance", () => {
@@ -169,6 +222,17 @@ describe("the soak's invariant checker", () => {
     expect(only(hot)).toEqual(["alert_not_resolved"]);
     hot.hotMinutes = [{ gpu_id: "g1", buckets: [s(120), hot.now - 120_000, hot.now - 60_000] }];
     expect(only(hot)).toEqual([]);
+  });
+
+  it("a background job failing run after run for a minute, but not one failing now and then", () => {
+    const failures = new Map<string, BackgroundFailures>();
+    // a scheduling cycle failing every 3 s for just under the limit, then again after a pause
+    for (let t = 0; t < FAILING_FOR_MS - FAILURE_BUCKET_MS; t += 3_000) noteBackgroundFailure(failures, "scheduler-cycle", s(t / 1000));
+    for (let t = FAILING_FOR_MS + FAILURE_BUCKET_MS; t < FAILING_FOR_MS * 2; t += 3_000) noteBackgroundFailure(failures, "scheduler-cycle", s(t / 1000));
+    noteBackgroundFailure(failures, "billing-meter", s(5));
+    expect(checkBackgroundFailures(failures)).toEqual([]);
+    for (let t = 0; t < FAILING_FOR_MS * 3; t += 3_000) noteBackgroundFailure(failures, "scheduler-cycle", s(t / 1000));
+    expect(checkBackgroundFailures(failures).map((x) => [x.invariant, x.subject])).toEqual([["background_job_failing", "scheduler-cycle"]]);
   });
 
   it("a benign XID that took a GPU out of service", () => {
