@@ -20,7 +20,7 @@ import pg from "pg";
 import { startSimulator } from "../agent/src/simulator";
 import { CHAOS_KINDS, startChaos } from "./soak/chaos";
 import { chaosLatencies, databaseSize, sampleProcesses } from "./soak/figures";
-import { checkAll, checkSnapshot, INVARIANTS, type ReportRecord, type Violation } from "./soak/invariants";
+import { checkAll, checkBackgroundFailures, checkSnapshot, INVARIANTS, noteBackgroundFailure, type BackgroundFailures, type ReportRecord, type Violation } from "./soak/invariants";
 import { readWorld } from "./soak/read-world";
 import { seedSoakWorld } from "./soak/seed";
 import { startTopology } from "./soak/topology";
@@ -62,7 +62,19 @@ const EXAMPLES = 5;
 async function main(): Promise<number> {
   const rng = seededRandom(seed);
   const runStarted = Date.now();
+  // the servers log each failed background run as one JSON line: a job failing for minutes is a
+  // stall no row shows
+  const backgroundFailures = new Map<string, BackgroundFailures>();
   const topology = await startTopology({
+    onServerStderr: (_server, line) => {
+      if (!line.includes("background job failed")) return;
+      try {
+        const entry = JSON.parse(line) as { message?: string; job?: string };
+        if (entry.message === "background job failed" && entry.job) noteBackgroundFailure(backgroundFailures, entry.job, Date.now());
+      } catch {
+        /* not one of our log lines */
+      }
+    },
     apps: Number(args.apps),
     ingest: Number(args.ingest),
     fastDatabase: args["fast-db"]!,
@@ -128,6 +140,8 @@ async function main(): Promise<number> {
     const workload = startWorkload({ appUrls, tenants: world.tenants, gpuTypes: world.gpuTypes, rng, maxDurationS: Math.max(60, Math.min(300, (minutes * 60) / 4)), log });
     const harness = { submittedJobIds: workload.submitted, reports, remediationCap: REMEDIATION.cap, remediationWindowS: REMEDIATION.windowS };
     const check = async (full: boolean) => {
+      // from what the servers logged: holds whether or not the database can be read this round
+      record(checkBackgroundFailures(backgroundFailures));
       try {
         // what the soak saw before the read: everything it knows of must be in the rows read next
         const seen = { ...harness, submittedJobIds: [...harness.submittedJobIds], reports: [...harness.reports] };
@@ -219,6 +233,7 @@ async function main(): Promise<number> {
       operator: { nodes_returned_to_service: chaos.repaired(), invoices_issued: invoices },
       workload: workload.stats,
       agents_retried: simErrors,
+      background_failures: Object.fromEntries([...backgroundFailures].map(([job, f]) => [job, f.count])),
       exit_reports: {
         accepted: reports.filter((r) => r.outcome === "accepted").length,
         refused_stale: reports.filter((r) => r.outcome === "stale").length,

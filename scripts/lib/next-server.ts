@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import readline from "node:readline";
 import { repoRoot } from "./database-url";
 
 const nextBin = path.join(repoRoot, "node_modules", "next", "dist", "bin", "next");
@@ -32,19 +33,25 @@ export function nextBuild(env: NodeJS.ProcessEnv): void {
  * server) in its own process group: killing only the parent could leave a child holding the port,
  * so stop() signals the whole group.
  */
-export function startNext(opts: { port: number; dev?: boolean; env: NodeJS.ProcessEnv; quiet?: boolean }) {
-  return startServerGroup(["--import", "tsx", serveScript, ...(opts.dev ? ["--dev"] : []), "-p", String(opts.port), "-H", "127.0.0.1"], { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" }, opts.quiet);
+export function startNext(opts: { port: number; dev?: boolean; env: NodeJS.ProcessEnv; quiet?: boolean; onStderrLine?: (line: string) => void }) {
+  return startServerGroup(["--import", "tsx", serveScript, ...(opts.dev ? ["--dev"] : []), "-p", String(opts.port), "-H", "127.0.0.1"], { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" }, opts.quiet, opts.onStderrLine);
 }
 
 /** Starts the agents' ingest server (scripts/ingest-server.ts) on `port`, in its own process group like the app. */
-export function startIngestServer(opts: { port: number; env: NodeJS.ProcessEnv; quiet?: boolean }) {
-  return startServerGroup(["--import", "tsx", "--conditions=react-server", ingestScript], { ...opts.env, INGEST_PORT: String(opts.port) }, opts.quiet);
+export function startIngestServer(opts: { port: number; env: NodeJS.ProcessEnv; quiet?: boolean; onStderrLine?: (line: string) => void }) {
+  return startServerGroup(["--import", "tsx", "--conditions=react-server", ingestScript], { ...opts.env, INGEST_PORT: String(opts.port) }, opts.quiet, opts.onStderrLine);
 }
 
 export type ServerGroup = ReturnType<typeof startServerGroup>;
 
-function startServerGroup(args: string[], env: NodeJS.ProcessEnv, quiet = false) {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, detached: true, stdio: quiet ? ["ignore", "ignore", "inherit"] : "inherit", env });
+/** onStderrLine: hears each line the server writes to stderr, which still goes on to ours. */
+function startServerGroup(args: string[], env: NodeJS.ProcessEnv, quiet = false, onStderrLine?: (line: string) => void) {
+  const stderr = onStderrLine ? "pipe" : "inherit";
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, detached: true, stdio: [quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit", stderr], env });
+  if (onStderrLine && child.stderr) {
+    child.stderr.pipe(process.stderr, { end: false });
+    readline.createInterface({ input: child.stderr }).on("line", onStderrLine);
+  }
   let exited = false;
   child.once("exit", () => (exited = true));
   const signal = (s: NodeJS.Signals) => {

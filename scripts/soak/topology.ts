@@ -43,6 +43,8 @@ export interface TopologyOptions {
   /** fsync off: faster on a shared disk; the restart is a clean shutdown, so nothing is lost */
   fastDatabase: boolean;
   log: (m: string) => void;
+  /** hears each line a server writes to stderr (its errors), by server name */
+  onServerStderr?: (server: string, line: string) => void;
 }
 
 function managed(name: string, kind: ManagedServer["kind"], port: number, launch: () => ServerGroup, log: (m: string) => void): ManagedServer {
@@ -110,12 +112,12 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
   const apps: ManagedServer[] = [];
   for (let i = 1; i <= opts.apps; i++) {
     const port = await freePort();
-    apps.push(managed(`app-${i}`, "app", port, () => startNext({ port, env: { ...env, NEXTAUTH_URL: `http://127.0.0.1:${port}` }, quiet: true }), opts.log));
+    apps.push(managed(`app-${i}`, "app", port, () => startNext({ port, env: { ...env, NEXTAUTH_URL: `http://127.0.0.1:${port}` }, quiet: true, onStderrLine: (l) => opts.onServerStderr?.(`app-${i}`, l) }), opts.log));
   }
   const ingest: ManagedServer[] = [];
   for (let i = 1; i <= opts.ingest; i++) {
     const port = await freePort();
-    ingest.push(managed(`ingest-${i}`, "ingest", port, () => startIngestServer({ port, env, quiet: true }), opts.log));
+    ingest.push(managed(`ingest-${i}`, "ingest", port, () => startIngestServer({ port, env, quiet: true, onStderrLine: (l) => opts.onServerStderr?.(`ingest-${i}`, l) }), opts.log));
   }
   // one at a time: two cold Next.js starts at once on two cores take longer than one after the other
   for (const s of [...apps, ...ingest]) await s.start();
