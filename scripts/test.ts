@@ -146,7 +146,7 @@ async function main(): Promise<number> {
       await soak.finish();
     } else failedStages.push("e2e and chaos soak (not run: build failed)");
   } finally {
-    await database?.stop();
+    await database?.discard();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   }
   console.log(`\nScreenshots and reports: ${path.relative(repoRoot, resultsDir)}/`);

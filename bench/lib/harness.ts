@@ -14,7 +14,7 @@ export { percentile, round } from "../../scripts/lib/stats";
 export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl: string }) => Promise<T>): Promise<T> {
   const tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-bench-"));
   const server = process.env.DATABASE_URL
-    ? { serverUrl: process.env.DATABASE_URL, stop: async () => {} }
+    ? { serverUrl: process.env.DATABASE_URL, discard: async () => {} }
     : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), log: () => {} });
   const databaseUrl = await ensureDatabase(server.serverUrl, `gpuforge_bench_${Date.now().toString(36)}`);
   await runMigrations(databaseUrl);
@@ -29,7 +29,7 @@ export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl
     return await fn({ baseUrl, databaseUrl });
   } finally {
     await app.stop();
-    await server.stop();
+    await server.discard();
     rmSync(tempDir, { recursive: true, force: true });
   }
 }

@@ -137,7 +137,7 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
     ingest,
     async stop() {
       await Promise.all([...apps, ...ingest].map((s) => s.stop()));
-      await database?.stop();
+      await database?.discard();
       rmSync(tempDir, { recursive: true, force: true });
     },
   };
