@@ -79,14 +79,14 @@ const summary = (values: number[]) => {
 
 /**
  * Submit → running for jobs submitted during chaos that waited for capacity only (never blocked by
- * their tenant's quota), and fault → quarantine for each fatal XID the chaos injected (pushed by the
+ * their tenant's quota, nor named into a reservation, which they wait to start), and fault → quarantine for each fatal XID the chaos injected (pushed by the
  * agent at once) and each overheating.
  */
 export async function chaosLatencies(pool: pg.Pool, from: number, to: number, events: ChaosEvent[]) {
   const { rows: submits } = await pool.query<{ ms: number | null }>(
     `SELECT (extract(epoch FROM p.started_at - j.submitted_at) * 1000)::float8 AS ms
        FROM jobs j LEFT JOIN job_placements p ON p.job_id = j.id AND p.attempt = 1
-      WHERE j.submitted_at BETWEEN $1 AND $2
+      WHERE j.submitted_at BETWEEN $1 AND $2 AND j.reservation_id IS NULL
         AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = j.id AND e.to_status = 'blocked')`,
     [new Date(from), new Date(to)],
   );
