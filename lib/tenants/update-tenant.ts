@@ -22,8 +22,10 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
   let statusChanged = false;
   try {
     const tenant = await db().$transaction(async (tx) => {
-      // the allocation lock first, then the tenant's row: the order every allocator uses
-      if (input.status) await tx.$queryRaw`SELECT pg_advisory_xact_lock(${SCHEDULER_LOCK}::bigint)::text`;
+      // the allocation lock first, then the tenant's row: the order every allocator uses. Moving the
+      // waiting jobs' priorities writes rows a scheduling cycle updates too, in another order: without
+      // the lock the two deadlocked (seen under load in the integration suite)
+      if (input.status || input.max_priority) await tx.$queryRaw`SELECT pg_advisory_xact_lock(${SCHEDULER_LOCK}::bigint)::text`;
       const [locked] = await tx.$queryRaw<Array<{ status: string }>>`SELECT status FROM tenants WHERE id = ${id}::uuid FOR UPDATE`;
       if (!locked) throw notFound("Tenant");
       const before = await tx.tenant.findUniqueOrThrow({ where: { id }, select: { ...tenantSelect } });
