@@ -23,8 +23,8 @@ import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
 import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
-import { spawn } from "node:child_process";
 import { freePort } from "../scripts/lib/embedded-db";
+import { startIngestServer, waitForHealthy } from "../scripts/lib/next-server";
 import { cpuMark, type Role } from "./lib/cpu";
 import { postJson } from "./lib/post-json";
 import { percentile, round, withBenchStack } from "./lib/harness";
@@ -218,19 +218,21 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochM
   return { units: latencies.length, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), machine: cpu.machine(), latencies };
 }
 
-async function startIngestServer(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
+async function startIngest(databaseUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "scripts/ingest-server.ts"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, INGEST_PORT: String(port), NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20", NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789" },
-    stdio: ["ignore", "ignore", "inherit"],
+  const server = startIngestServer({
+    port,
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20", NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789" },
+    quiet: true,
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    if (await fetch(`${url}/api/health`).then((r) => r.ok, () => false)) return { url, stop: () => child.kill("SIGTERM") };
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await waitForHealthy(url, 20_000);
+  } catch (e) {
+    await server.kill();
+    throw e;
   }
-  child.kill("SIGKILL");
-  throw new Error("the ingest server did not start");
+  return { url, stop: () => server.stop() };
 }
 
 /**
@@ -282,7 +284,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
-  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startIngestServer(databaseUrl) : null;
+  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startIngest(databaseUrl) : null;
   const runs: Record<string, Measured[]> = { batches: [], raw: [], reports: [], ingest_batches: [], ingest_reports: [] };
   try {
     // BENCH_ROUNDS > 1 interleaves the phases (each BENCH_SECONDS long) round after round, so a
@@ -295,7 +297,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
       if (ingest && PHASES.has("ingest_reports")) runs.ingest_reports!.push(await agentReports(ingest.url, key, nodes, epoch(2024, r)));
     }
   } finally {
-    ingest?.stop();
+    await ingest?.stop();
   }
   const http = combine(runs.batches!);
   const raw = combine(runs.raw!);

@@ -257,7 +257,7 @@ try {
   );
 } finally {
   await app?.stop();
-  await server.stop();
+  await server.discard();
   rmSync(tempDir, { recursive: true, force: true });
 }
 process.exit(0);

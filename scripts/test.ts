@@ -1,9 +1,10 @@
 // `npm test`: the whole suite, in STYLE.md's order: typecheck → unit → integration → build →
-// end-to-end (HTTP + browser). Starts what it needs: one embedded PostgreSQL for every stage
-// (or the server of DATABASE_URL), the production server for e2e, and Chromium through
-// playwright-core. Ends with one line "tests: N passed, N failed".
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+// end-to-end (HTTP + browser), with the 5-minute chaos soak (200 nodes) running beside the e2e
+// stage. Starts what it needs: one embedded PostgreSQL for every stage (or the server of
+// DATABASE_URL), the production server for e2e, and Chromium through playwright-core; the soak
+// brings its own database and servers. Ends with one line "tests: N passed, N failed".
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findChromium } from "../tests/support/browser";
@@ -51,6 +52,53 @@ function vitest(project: string, env: NodeJS.ProcessEnv): boolean {
   return ok;
 }
 
+/**
+ * The chaos soak at 200 nodes for 5 minutes (scripts/soak.ts), started beside the e2e stage: it
+ * runs its own embedded PostgreSQL (it restarts it), app processes and ingest servers, and mostly
+ * waits on timers, so on two cores it costs the suite about its own length rather than adding it
+ * after e2e. It counts as one test, failed by any invariant violation.
+ */
+function startSoak(env: NodeJS.ProcessEnv) {
+  mkdirSync(resultsDir, { recursive: true });
+  const file = (name: string) => openSync(path.join(resultsDir, name), "w");
+  const soakEnv = { ...env };
+  delete soakEnv.DATABASE_URL;
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=react-server", path.join(repoRoot, "scripts", "soak.ts"), "--nodes", "200", "--minutes", "5", "--seed", "1", "--fast-db",
+      "--report", path.join(resultsDir, "soak.json"), "--log", path.join(resultsDir, "soak.log")],
+    // files, not pipes: nothing reads a pipe while the e2e stage runs synchronously
+    { cwd: repoRoot, env: soakEnv, stdio: ["ignore", file("soak.out"), file("soak.err")] },
+  );
+  const started = Date.now();
+  const exited = new Promise<number>((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
+  console.log("[soak] 200 nodes × 5 minutes started beside the e2e stage (test-results/soak.log)");
+  return {
+    async finish(): Promise<void> {
+      const code = await exited;
+      console.log(`\n━━ chaos soak: ${code === 0 ? "ok" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      const report = existsSync(path.join(resultsDir, "soak.json")) ? (JSON.parse(readFileSync(path.join(resultsDir, "soak.json"), "utf8")) as SoakSummary) : undefined;
+      if (report) {
+        console.log(`[soak] events: ${JSON.stringify(report.events_injected)}`);
+        console.log(`[soak] submit → running p50/p99 ${report.latency_during_chaos.submit_to_running_ms.p50}/${report.latency_during_chaos.submit_to_running_ms.p99} ms; fault → quarantine p50/p99 ${report.latency_during_chaos.fault_to_quarantine_ms.p50}/${report.latency_during_chaos.fault_to_quarantine_ms.p99} ms`);
+        for (const [name, v] of Object.entries(report.invariants.by_invariant)) if (v.count) console.log(`[soak] VIOLATION ${name} ×${v.count}: ${v.examples.map((e) => `${e.subject}: ${e.detail}`).join("; ")}`);
+      }
+      if (code === 0 && report?.ok) totals.passed++;
+      else {
+        totals.failed++;
+        failedStages.push(report ? "chaos soak (invariant violations)" : `chaos soak (exit ${code}, no report; see test-results/soak.log)`);
+      }
+    },
+  };
+}
+
+interface SoakSummary {
+  ok: boolean;
+  events_injected: Record<string, unknown>;
+  latency_during_chaos: Record<"submit_to_running_ms" | "fault_to_quarantine_ms", { p50: number; p99: number }>;
+  invariants: { by_invariant: Record<string, { count: number; examples: Array<{ subject: string; detail: string }> }> };
+}
+
 /** A browser is part of the suite: install Debian's Chromium when we can, fail clearly when we can't. */
 function ensureBrowser(): void {
   try {
@@ -92,10 +140,13 @@ async function main(): Promise<number> {
       failedStages.push("build");
       console.error(String(e));
     }
-    if (built) vitest("e2e", env);
-    else failedStages.push("e2e (not run: build failed)");
+    if (built) {
+      const soak = startSoak(env);
+      vitest("e2e", env);
+      await soak.finish();
+    } else failedStages.push("e2e and chaos soak (not run: build failed)");
   } finally {
-    await database?.stop();
+    await database?.discard();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   }
   console.log(`\nScreenshots and reports: ${path.relative(repoRoot, resultsDir)}/`);

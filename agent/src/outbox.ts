@@ -21,12 +21,17 @@ export interface ExitReport {
   finished_at: string;
 }
 
+/** What the control plane said to a report: taken, stale (409: it moved on), or refused otherwise. */
+export type ReportAnswer = { outcome: "accepted" } | { outcome: "stale" | "refused"; status: number; code?: string };
+
 export class Outbox {
   private reports: ExitReport[];
 
   constructor(
     private readonly file: string,
     private readonly log: (m: string) => void = () => {},
+    /** hears every answer (the fleet simulator records them to check that no stale report was applied) */
+    private readonly onAnswer: (report: ExitReport, answer: ReportAnswer) => void = () => {},
   ) {
     mkdirSync(path.dirname(file), { recursive: true });
     try {
@@ -59,10 +64,13 @@ export class Outbox {
         const { job_id, status, exit_code, error, attempt, fence } = report;
         await client.call("PATCH", `/api/jobs/${job_id}`, { status, exit_code, ...(error ? { error } : {}), attempt, fence }, 0);
         this.remove(report.key);
+        this.onAnswer(report, { outcome: "accepted" });
         sent++;
       } catch (e) {
         // 404: not a job of this node; 409: stale (the job moved on) or already ended; other 4xx: never acceptable
         if (e instanceof ApiError) {
+          const code = (e.body as { error?: { code?: string } } | null)?.error?.code;
+          this.onAnswer(report, { outcome: e.status === 409 ? "stale" : "refused", status: e.status, ...(code ? { code } : {}) });
           if (e.status === 409) this.log(`exit report of job ${report.job_id} attempt ${report.attempt} is stale: the control plane has moved on; dropped`);
           else if (e.status !== 404) this.log(`exit report of job ${report.job_id} refused (HTTP ${e.status}); dropped`);
           this.remove(report.key);

@@ -2,35 +2,40 @@
 // HTTP API. Each node declares that it runs containers and simulates them: assigned work runs for
 // its duration_s, prints plausible training output (shipped through the same log spool as the real
 // agent), and is reported, fenced, through the same durable outbox; like the real agent it starts a
-// placement at most once. Utilization, temperature and power follow what runs on each GPU; faults
-// (XID 79, overheating, a node going silent) are injected on request. Endpoint replicas assigned to
-// a node "load their model" for a few seconds and then serve simulated traffic: a slow wave of
-// requests per endpoint shared by its replicas, latency rising with each replica's load, posted to
-// the endpoint's metrics route (with the replica's fence) like a real serving sidecar. Every replica
-// is also served by a small real HTTP model server (agent/src/model-server.ts: OpenAI-style
-// completions, streaming, configurable latency and error rate, /health while loaded) listening on
-// its node's own address (each simulated node has a loopback address of its own, 127.x.y.z), at a
-// port the node reports like a real agent reports the host port it published — so the inference
-// gateway, its probes and the SLA work end to end. Pods assigned to a node "run": their ports are
-// real listeners on the node's address (an SSH banner on 22, a small page on the others), reported
-// running with their host ports, and stopped when the control plane takes them away. Simulated
-// job containers post outputs with their placement's token before they exit, as real workloads do.
+// placement at most once, and each node keeps its own state directory. Utilization, temperature and
+// power follow what runs on each GPU. Endpoint replicas assigned to a node "load their model" for a
+// few seconds and then serve simulated traffic: a slow wave of requests per endpoint shared by its
+// replicas, latency rising with each replica's load, posted to the endpoint's metrics route (with
+// the replica's fence) like a real serving sidecar. Every replica is also served by a small real
+// HTTP model server (agent/src/model-server.ts: OpenAI-style completions, streaming, configurable
+// latency and error rate, /health while loaded) listening on its node's own address (each simulated
+// node has a loopback address of its own, 127.x.y.z), at a port the node reports like a real agent
+// reports the host port it published — so the inference gateway, its probes and the SLA work end to
+// end. Pods assigned to a node "run": their ports are real listeners on the node's address (an SSH
+// banner on 22, a small page on the others), reported running with their host ports, and stopped
+// when the control plane takes them away. Simulated job containers post outputs with their
+// placement's token before they exit, as real workloads do.
+//
+// Given several app addresses (and ingest servers for heartbeats and metrics), nodes are spread
+// over them and move to the next one when theirs does not answer, as agents behind a load balancer
+// would. Faults are injected on request (FaultKind below).
 //
 // `npm run simulator -- --keys .data/demo-agent-keys.json` (cluster id → agent key), with a control
-// endpoint on 127.0.0.1:$SIM_CONTROL_PORT: POST /faults {"hostname", "kind": "xid79"|"overheat"|"silent"|"clear", "gpu_index"?}.
+// endpoint on 127.0.0.1:$SIM_CONTROL_PORT: POST /faults {"hostname", "kind", "gpu_index"?, "xid"?}.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import net from "node:net";
+import { parseArgs } from "node:util";
 import { placementKey, type JobAssignment, type PodAssignment } from "../../lib/fleet/assignments";
 import { createClient, type Client } from "./client";
 import { LogSpool } from "./log-spool";
 import { startModelServer, type ModelServer } from "./model-server";
-import { Outbox } from "./outbox";
+import { Outbox, type ExitReport, type ReportAnswer } from "./outbox";
 import { jobsOf, podsOf, replicasOf, type Assignment, type ReplicaAssignment } from "./runner";
+import { gpuProfile, noise, SIM_MODEL_LOAD_S, simulatedCompletion, simulatedEndpointLoad, simulatedExitCode, simulatedReplicaSample } from "./sim-signals";
 
 export interface SimCluster {
   clusterId: string;
@@ -43,7 +48,20 @@ export interface SimCluster {
   nodesPerRack: number;
 }
 
-export type FaultKind = "xid79" | "overheat" | "silent" | "clear";
+/**
+ * Faults a node plays on request:
+ *   xid79, xid  a GPU reports an XID with the next heartbeat and metrics (xid: any code, fatal or benign)
+ *   overheat    a GPU runs 40 °C hotter until cleared
+ *   silent      the node dies: nothing more is heard from it and its containers die with it; on
+ *               `clear` it boots again, registers and reports each run it had as interrupted
+ *   partition   the node is cut off: nothing it sends arrives, its work goes on; on `clear` what it
+ *               held back (exit reports, logs) is delivered, by then usually stale
+ *   restart     the agent restarts at once: re-reads its outbox and log spool from disk, registers
+ *               again and re-sends its last acknowledged exit reports and metrics (as if it died
+ *               before forgetting them); its containers keep running
+ *   clear       ends overheating, silence and partitions
+ */
+export type FaultKind = "xid79" | "xid" | "overheat" | "silent" | "partition" | "restart" | "clear";
 
 interface SimGpu {
   index: number;
@@ -62,10 +80,14 @@ interface SimNode {
   pod: string;
   rack: string;
   cluster: SimCluster;
+  /** registration, exit reports, logs and replica samples */
   client: Client;
+  /** heartbeats and metrics: the ingest servers when there are any */
+  hot: Client;
   id?: string;
   gpus: SimGpu[];
   silent: boolean;
+  partitioned: boolean;
   /** running placements by key */
   jobs: Map<string, { assignment: JobAssignment; timers: NodeJS.Timeout[] }>;
   /** every placement this node ever started, until the control plane stops assigning it and has its report */
@@ -73,53 +95,87 @@ interface SimNode {
   replicas: Map<string, { assignment: ReplicaAssignment; servingFrom: number; server?: ModelServer; announced?: boolean; closed?: boolean }>;
   /** pods running here, by placement key */
   pods: Map<string, { assignment: PodAssignment; listeners: net.Server[]; ports: Array<{ container_port: number; host_port: number }>; reported: boolean }>;
+  outbox: Outbox;
+  logs: LogSpool;
+  /** the exit reports the control plane took last: a restarting agent sends them again */
+  acked: ExitReport[];
+  lastMetrics?: unknown;
 }
 
-/** Seconds a simulated replica takes to load its model before it reports healthy. */
-export const SIM_MODEL_LOAD_S = 6;
-
-/** Requests per second an endpoint receives at time t: its own base rate on a ten-minute wave. */
-export function simulatedEndpointLoad(endpointId: string, t: number): number {
-  const h = createHash("sha256").update(endpointId).digest();
-  const base = 6 + (h[0]! % 15);
-  const phase = (h[1]! / 255) * 2 * Math.PI;
-  return base * (1 + 0.5 * Math.sin((2 * Math.PI * t) / 600_000 + phase));
+export interface SimulatorOptions {
+  /** the app, or several instances of it: nodes are spread over them */
+  baseUrl: string | readonly string[];
+  /** ingest servers for heartbeats and metrics (`npm run ingest`); a node falls back to the app when they do not answer */
+  ingestUrl?: string | readonly string[];
+  clusters: SimCluster[];
+  heartbeatS?: number;
+  metricsS?: number;
+  stateDir?: string;
+  /** how often a simulated container prints a training step (default 5 s) */
+  outputEveryS?: number;
+  /** the simulated model servers: ms before answering ([min, max]), and the share of requests answered 500 */
+  modelLatencyMs?: [number, number];
+  modelErrorRate?: number;
+  log?: (m: string) => void;
+  /** hears every answer to a node's exit reports */
+  onExitReport?: (e: { hostname: string; report: ExitReport; answer: ReportAnswer }) => void;
 }
 
-/**
- * One serving sample of a replica carrying `rps` requests per second over `seconds`. Latency rises
- * with load and levels off the way a batching server's does (p95 stays under ~360 ms): a healthy
- * simulated replica meets the demo endpoints' SLA targets, so the demo never alerts on itself.
- */
-export function simulatedReplicaSample(replicaId: string, rps: number, seconds: number, at: string) {
-  const requests = Math.max(0, Math.round(rps * seconds + noise(1)));
-  const p50 = 70 + (110 * rps) / (rps + 12) + noise(4);
-  const p95 = p50 * 1.9 + noise(8);
-  return {
-    replica_id: replicaId,
-    recorded_at: at,
-    requests,
-    errors: Math.random() < 0.05 ? Math.min(requests, 1) : 0,
-    p50_ms: Math.round(Math.max(1, p50)),
-    p95_ms: Math.round(Math.max(p50, p95)),
-    p99_ms: Math.round(Math.max(p50, p95) * 1.45),
-    tokens_per_s: Math.round(rps * 170),
-  };
+const ACKED_KEPT = 5;
+const list = (x: string | readonly string[] | undefined): readonly string[] => (x === undefined ? [] : typeof x === "string" ? [x] : x);
+/** The same addresses, starting at the i-th: node i talks to its own instance first. */
+const rotate = (xs: readonly string[], i: number) => xs.map((_, k) => xs[(i + k) % xs.length]!);
+
+function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) => void): SimNode[] {
+  const apps = list(opts.baseUrl);
+  const ingest = list(opts.ingestUrl);
+  const nodes: SimNode[] = [];
+  for (const c of opts.clusters) {
+    const tag = c.clusterId.slice(0, 6);
+    for (let p = 0; p < c.pods; p++)
+      for (let r = 0; r < c.racksPerPod; r++)
+        for (let n = 0; n < c.nodesPerRack; n++) {
+          const i = nodes.length;
+          const hostname = `sim-${tag}-p${p + 1}-r${r + 1}-n${n + 1}`;
+          const client = createClient({ baseUrl: rotate(apps, i), key: c.key, retryForMs: 30_000, log });
+          const hot = ingest.length ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log }) : client;
+          const dir = path.join(stateDir, c.clusterId, hostname);
+          const node: SimNode = {
+            hostname,
+            address: simulatedNodeAddress(hostname),
+            pod: `pod-${p + 1}`,
+            rack: `rack-${p + 1}${String.fromCharCode(97 + r)}`,
+            cluster: c,
+            client,
+            hot,
+            silent: false,
+            partitioned: false,
+            jobs: new Map(),
+            started: new Set(),
+            replicas: new Map(),
+            pods: new Map(),
+            outbox: undefined as unknown as Outbox,
+            logs: new LogSpool(path.join(dir, "logs"), { log }),
+            acked: [],
+            gpus: Array.from({ length: 8 }, (_, g) => ({ index: g, uuid: simGpuUuid(hostname, g), util: Math.random() * 4 })),
+          };
+          node.outbox = openOutbox(node, dir, log, opts.onExitReport);
+          nodes.push(node);
+        }
+  }
+  return nodes;
 }
 
-const noise = (spread: number) => (Math.random() * 2 - 1) * spread;
+function simGpuUuid(hostname: string, index: number): string {
+  const seed = createHash("sha256").update(hostname).digest("hex");
+  return `GPU-sim-${seed.slice(0, 8)}-${seed.slice(8, 12)}-${index}`;
+}
 
-/**
- * What a simulated model answers: a grader prompt ("Reply PASS or RETRY") never passes the first
- * iteration (so a loop is seen looping), and passes more often the later the iteration it names,
- * always by the fourth; anything else gets a short plan.
- */
-export function simulatedCompletion(prompt: string, model: string, random = Math.random()) {
-  const iteration = Number(/iteration (\d+)/i.exec(prompt)?.[1] ?? 0);
-  const content = /PASS or RETRY/i.test(prompt)
-    ? iteration >= 1 && random < 0.25 + 0.25 * iteration ? "PASS" : "RETRY"
-    : `1. Lower the learning rate to ${(2 + Math.floor(random * 3)) * 1e-4}. 2. Train ${1 + Math.floor(random * 3)} more epochs on the cleaned shard. 3. Re-run the eval suite.`;
-  return { id: `chatcmpl-sim-${Math.floor(random * 1e9)}`, object: "chat.completion", model, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) } };
+function openOutbox(n: SimNode, dir: string, log: (m: string) => void, hook: SimulatorOptions["onExitReport"]): Outbox {
+  return new Outbox(path.join(dir, "exit-reports.json"), log, (report, answer) => {
+    if (answer.outcome === "accepted") n.acked = [...n.acked, report].slice(-ACKED_KEPT);
+    hook?.({ hostname: n.hostname, report, answer });
+  });
 }
 
 /** A simulated node's own loopback address (stable per hostname): 127.a.b.c, never 127.0.0.1. */
@@ -145,66 +201,33 @@ function podListener(host: string, containerPort: number, podName: string): Prom
   });
 }
 
-export function buildNodes(clusters: SimCluster[], baseUrl: string, log: (m: string) => void): SimNode[] {
-  const nodes: SimNode[] = [];
-  for (const c of clusters) {
-    const client = createClient({ baseUrl, key: c.key, retryForMs: 30_000, log });
-    const tag = c.clusterId.slice(0, 6);
-    for (let p = 0; p < c.pods; p++)
-      for (let r = 0; r < c.racksPerPod; r++)
-        for (let n = 0; n < c.nodesPerRack; n++) {
-          const hostname = `sim-${tag}-p${p + 1}-r${r + 1}-n${n + 1}`;
-          const seed = createHash("sha256").update(hostname).digest("hex");
-          nodes.push({
-            hostname,
-            address: simulatedNodeAddress(hostname),
-            pod: `pod-${p + 1}`,
-            rack: `rack-${p + 1}${String.fromCharCode(97 + r)}`,
-            cluster: c,
-            client,
-            silent: false,
-            jobs: new Map(),
-            started: new Set(),
-            replicas: new Map(),
-            pods: new Map(),
-            gpus: Array.from({ length: 8 }, (_, i) => ({ index: i, uuid: `GPU-sim-${seed.slice(0, 8)}-${seed.slice(8, 12)}-${i}`, util: Math.random() * 4 })),
-          });
-        }
-  }
-  return nodes;
-}
-
-export function startSimulator(opts: {
-  baseUrl: string;
-  clusters: SimCluster[];
-  heartbeatS?: number;
-  metricsS?: number;
-  stateDir?: string;
-  /** how often a simulated container prints a training step (default 5 s) */
-  outputEveryS?: number;
-  /** the simulated model servers: ms before answering ([min, max]), and the share of requests answered 500 */
-  modelLatencyMs?: [number, number];
-  modelErrorRate?: number;
-  log?: (m: string) => void;
-}) {
+export function startSimulator(opts: SimulatorOptions) {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} simulator: ${m}\n`));
-  const nodes = buildNodes(opts.clusters, opts.baseUrl, log);
   const stateDir = opts.stateDir ?? path.join(os.tmpdir(), "gpuforge-simulator");
-  // one outbox and one log spool per cluster: each cluster's reports go out with its own agent key
-  const perCluster = new Map(
-    opts.clusters.map((c) => [
-      c.clusterId,
-      {
-        client: nodes.find((n) => n.cluster === c)!.client,
-        outbox: new Outbox(path.join(stateDir, c.clusterId, "exit-reports.json"), log),
-        logs: new LogSpool(path.join(stateDir, c.clusterId, "logs"), { log }),
-      },
-    ]),
-  );
-  const of = (n: SimNode) => perCluster.get(n.cluster.clusterId)!;
-  const timers: NodeJS.Timeout[] = [];
+  const nodes = buildNodes(opts, stateDir, log);
+  const byHostname = new Map(nodes.map((n) => [n.hostname, n]));
+  const dirOf = (n: SimNode) => path.join(stateDir, n.cluster.clusterId, n.hostname);
+  const reachable = (n: SimNode) => !n.silent && !n.partitioned && n.id !== undefined;
+  const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   const model = { latencyMs: opts.modelLatencyMs ?? ([60, 240] as [number, number]), errorRate: opts.modelErrorRate ?? 0 };
+
+  /** A timer the simulator forgets once it fired (a long run at fleet scale arms millions). */
+  const after = (ms: number, fn: () => unknown) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+  const every = (seconds: number, fn: () => Promise<unknown>) => {
+    const tick = async () => {
+      if (stopped) return;
+      await fn().catch((e: unknown) => log((e as Error).message));
+      if (!stopped) after(seconds * 1000, tick);
+    };
+    after(Math.random() * seconds * 1000, tick);
+  };
 
   const register = async (n: SimNode) => {
     const reply = await n.client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string }> }>("POST", "/api/clusters/nodes", {
@@ -224,6 +247,10 @@ export function startSimulator(opts: {
     for (const g of n.gpus) g.id = byUuid.get(g.uuid);
   };
 
+  const freeGpus = (n: SimNode, holder: string) => {
+    for (const g of n.gpus) if (g.jobId === holder) g.jobId = undefined;
+  };
+
   const reconcileReplicas = (n: SimNode, assignments: ReplicaAssignment[]) => {
     const wanted = new Set(assignments.map((a) => a.replica_id));
     for (const [id, r] of n.replicas) {
@@ -231,8 +258,8 @@ export function startSimulator(opts: {
       n.replicas.delete(id);
       r.closed = true;
       void r.server?.close();
-      of(n).logs.close(placementKey(r.assignment));
-      for (const g of n.gpus) if (g.jobId === `replica:${id}`) g.jobId = undefined;
+      n.logs.close(placementKey(r.assignment));
+      freeGpus(n, `replica:${id}`);
     }
     for (const r of n.replicas.values()) if (r.server && !r.announced) announce(n, r);
     for (const a of assignments) {
@@ -250,15 +277,15 @@ export function startSimulator(opts: {
         .catch((e: unknown) => log(`replica ${a.replica_id}: model server: ${(e as Error).message}`));
       for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = `replica:${a.replica_id}`;
       const key = placementKey(a);
-      of(n).logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
-      of(n).logs.write(key, "stdout", `INFO loading ${a.model} on ${a.gpu_ids.length} GPU(s) (${a.image ?? "default serving image"})\n`);
-      timers.push(setTimeout(() => n.replicas.has(a.replica_id) && of(n).logs.write(key, "stdout", `INFO model loaded in ${SIM_MODEL_LOAD_S}.0 s; serving on 0.0.0.0:8000\n`), SIM_MODEL_LOAD_S * 1000));
+      n.logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
+      n.logs.write(key, "stdout", `INFO loading ${a.model} on ${a.gpu_ids.length} GPU(s) (${a.image ?? "default serving image"})\n`);
+      after(SIM_MODEL_LOAD_S * 1000, () => n.replicas.has(a.replica_id) && n.logs.write(key, "stdout", `INFO model loaded in ${SIM_MODEL_LOAD_S}.0 s; serving on 0.0.0.0:8000\n`));
     }
   };
 
   /** Reports where a replica's model server listens, like an agent reports the host port it published (fenced). */
   const announce = (n: SimNode, r: { assignment: ReplicaAssignment; server?: ModelServer; announced?: boolean }) => {
-    if (!r.server || r.announced || n.silent) return;
+    if (!r.server || r.announced || !reachable(n)) return;
     r.announced = true;
     n.client
       .call("POST", r.assignment.address_path, { attempt: r.assignment.attempt, fence: r.assignment.fence, host_port: r.server.port }, 10_000)
@@ -275,9 +302,9 @@ export function startSimulator(opts: {
       if (wanted.has(key)) continue;
       n.pods.delete(key);
       for (const l of p.listeners) l.close();
-      for (const g of n.gpus) if (g.jobId === key) g.jobId = undefined;
-      of(n).logs.write(key, "stdout", "received SIGTERM; stopping\n");
-      of(n).logs.close(key);
+      freeGpus(n, key);
+      n.logs.write(key, "stdout", "received SIGTERM; stopping\n");
+      n.logs.close(key);
       await n.client.call("POST", p.assignment.status_path, { attempt: p.assignment.attempt, fence: p.assignment.fence, status: "stopped" }, 10_000).catch((e: unknown) => log(`pod stop report: ${(e as Error).message}`));
     }
     for (const key of [...n.started]) if (key.startsWith("pod:") && !wanted.has(key) && !n.pods.has(key)) n.started.delete(key);
@@ -294,8 +321,8 @@ export function startSimulator(opts: {
       const ports = a.ports.map((container_port, i) => ({ container_port, host_port: (listeners[i]!.address() as net.AddressInfo).port }));
       const entry = { assignment: a, listeners, ports, reported: false };
       n.pods.set(key, entry);
-      of(n).logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
-      of(n).logs.write(key, "stdout", `[simulated pod ${a.pod_name} on ${a.gpu_ids.length} GPU(s) in ${a.image}]\n${a.ssh_public_key ? "sshd: authorized key installed for root; listening on 22\n" : ""}${a.ports.filter((p) => p !== 22).map((p) => `serving on 0.0.0.0:${p}\n`).join("")}`);
+      n.logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
+      n.logs.write(key, "stdout", `[simulated pod ${a.pod_name} on ${a.gpu_ids.length} GPU(s) in ${a.image}]\n${a.ssh_public_key ? "sshd: authorized key installed for root; listening on 22\n" : ""}${a.ports.filter((p) => p !== 22).map((p) => `serving on 0.0.0.0:${p}\n`).join("")}`);
       entry.reported = true;
       await n.client.call("POST", a.status_path, { attempt: a.attempt, fence: a.fence, status: "running", ports }, 10_000).catch((e: unknown) => {
         entry.reported = false;
@@ -304,10 +331,10 @@ export function startSimulator(opts: {
     }
   };
 
-  /** Every replica of every node posts a sample for the last `seconds`, sharing its endpoint's load with its siblings. */
+  /** Every replica of every reachable node posts a sample for the last `seconds`, sharing its endpoint's load with its siblings. */
   const serve = async (seconds: number) => {
     const now = Date.now();
-    const serving = nodes.flatMap((n) => (n.silent ? [] : [...n.replicas.values()].filter((r) => r.servingFrom <= now).map((r) => ({ n, r }))));
+    const serving = nodes.flatMap((n) => (reachable(n) ? [...n.replicas.values()].filter((r) => r.servingFrom <= now).map((r) => ({ n, r })) : []));
     const siblings = new Map<string, number>();
     for (const { r } of serving) siblings.set(r.assignment.endpoint_id, (siblings.get(r.assignment.endpoint_id) ?? 0) + 1);
     const at = new Date(now).toISOString();
@@ -315,7 +342,7 @@ export function startSimulator(opts: {
       serving.map(({ n, r }) => {
         const rps = simulatedEndpointLoad(r.assignment.endpoint_id, now) / siblings.get(r.assignment.endpoint_id)!;
         const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence };
-        if (Math.random() < seconds / 60) of(n).logs.write(placementKey(r.assignment), "stdout", `INFO ${sample.requests} requests in ${seconds} s, p95 ${sample.p95_ms} ms\n`);
+        if (Math.random() < seconds / 60) n.logs.write(placementKey(r.assignment), "stdout", `INFO ${sample.requests} requests in ${seconds} s, p95 ${sample.p95_ms} ms\n`);
         return n.client.call("POST", r.assignment.metrics_path, { samples: [sample] }, 10_000).catch((e: unknown) => log((e as Error).message));
       }),
     );
@@ -324,9 +351,8 @@ export function startSimulator(opts: {
   /** What a simulated container prints: a training loop's progress, now and then a warning. */
   const startOutput = (n: SimNode, a: JobAssignment, key: string): NodeJS.Timeout[] => {
     if (!a.image && !a.command) return [];
-    const logs = of(n).logs;
-    logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
-    logs.write(key, "stdout", `+ ${a.command ?? "(image entrypoint)"}\n[simulated container ${a.image ?? ""} on ${a.gpu_ids.length} GPU(s), attempt ${a.attempt}]\n`);
+    n.logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
+    n.logs.write(key, "stdout", `+ ${a.command ?? "(image entrypoint)"}\n[simulated container ${a.image ?? ""} on ${a.gpu_ids.length} GPU(s), attempt ${a.attempt}]\n`);
     const everyS = opts.outputEveryS ?? 5;
     const steps = Math.max(1, Math.floor((a.duration_s ?? 300) / everyS));
     let step = 0;
@@ -334,8 +360,8 @@ export function startSimulator(opts: {
     const tick = setInterval(() => {
       step++;
       loss *= 0.97 + Math.random() * 0.02;
-      logs.write(key, "stdout", `step ${step}/${steps}  loss=${loss.toFixed(4)}  lr=${(3e-4 * (1 - step / (steps + 1))).toExponential(2)}  tokens/s=${Math.round(9000 + Math.random() * 900) * a.gpu_ids.length}\n`);
-      if (Math.random() < 0.05) logs.write(key, "stderr", `UserWarning: gradient norm ${(5 + Math.random() * 10).toFixed(2)} clipped to 1.0\n`);
+      n.logs.write(key, "stdout", `step ${step}/${steps}  loss=${loss.toFixed(4)}  lr=${(3e-4 * (1 - step / (steps + 1))).toExponential(2)}  tokens/s=${Math.round(9000 + Math.random() * 900) * a.gpu_ids.length}\n`);
+      if (Math.random() < 0.05) n.logs.write(key, "stderr", `UserWarning: gradient norm ${(5 + Math.random() * 10).toFixed(2)} clipped to 1.0\n`);
     }, everyS * 1000);
     return [tick];
   };
@@ -343,18 +369,17 @@ export function startSimulator(opts: {
   const reconcile = (n: SimNode, all: Assignment[]) => {
     reconcileReplicas(n, replicasOf(all));
     void reconcilePods(n, podsOf(all)).catch((e: unknown) => log(`pods: ${(e as Error).message}`));
-    const assignments = jobsOf(all);
-    const wanted = new Map(assignments.map((a) => [placementKey(a), a]));
+    const wanted = new Map(jobsOf(all).map((a) => [placementKey(a), a]));
     for (const [key, run] of n.jobs) {
       if (wanted.has(key)) continue;
       for (const t of run.timers) clearTimeout(t);
       n.jobs.delete(key);
-      of(n).logs.close(key);
-      for (const g of n.gpus) if (g.jobId === key) g.jobId = undefined;
+      n.logs.close(key);
+      freeGpus(n, key);
     }
     // like the real agent: a placement this node started is never started again, and is
     // forgotten only once the control plane stopped assigning it and has its report
-    for (const key of [...n.started]) if (key.startsWith("job:") && !wanted.has(key) && !n.jobs.has(key) && !of(n).outbox.has(key)) n.started.delete(key);
+    for (const key of [...n.started]) if (key.startsWith("job:") && !wanted.has(key) && !n.jobs.has(key) && !n.outbox.has(key)) n.started.delete(key);
     for (const [key, a] of wanted) {
       if (n.started.has(key)) continue;
       n.started.add(key);
@@ -363,14 +388,15 @@ export function startSimulator(opts: {
       const done = setTimeout(() => {
         n.jobs.delete(key);
         for (const t of output) clearInterval(t);
-        for (const g of n.gpus) if (g.jobId === key) g.jobId = undefined;
-        if (a.image || a.command) of(n).logs.write(key, "stdout", "training finished; checkpoint saved to /workspace/out\n");
-        of(n).logs.close(key);
-        const report = () => of(n).outbox.add({ key, job_id: a.job_id, attempt: a.attempt, fence: a.fence, status: "completed", exit_code: 0, finished_at: new Date().toISOString() });
-        if (!(a.image || a.command)) return report();
+        freeGpus(n, key);
+        const exitCode = simulatedExitCode(a.command);
+        if (a.image || a.command) n.logs.write(key, "stdout", exitCode === 0 ? "training finished; checkpoint saved to /workspace/out\n" : `Traceback (most recent call last): RuntimeError (exit ${exitCode})\n`);
+        n.logs.close(key);
+        const report = () => n.outbox.add({ key, job_id: a.job_id, attempt: a.attempt, fence: a.fence, status: exitCode === 0 ? "completed" : "failed", exit_code: exitCode, finished_at: new Date().toISOString() });
+        if (!(a.image || a.command) || exitCode !== 0) return report();
         // like a real workload: the container posts its outputs with its own token, then exits
         const outputs = { checkpoint: `s3://demo-checkpoints/${a.job_id.slice(0, 8)}/attempt-${a.attempt}`, train_loss: Math.round((1.2 + Math.random()) * 1000) / 1000, eval_score: Math.round((0.6 + Math.random() * 0.35) * 1000) / 1000 };
-        void createClient({ baseUrl: opts.baseUrl, key: a.report_token, retryForMs: 10_000 })
+        void createClient({ baseUrl: list(opts.baseUrl), key: a.report_token, retryForMs: 10_000 })
           .call("POST", a.outputs_path, { outputs })
           .catch((e: unknown) => log(`outputs of job ${a.job_id}: ${(e as Error).message}`))
           .finally(report);
@@ -379,13 +405,15 @@ export function startSimulator(opts: {
     }
   };
 
+  /** One agent tick: exit reports first, then the heartbeat, whose answer says what to run. */
   const heartbeat = async (n: SimNode) => {
-    if (n.silent || !n.id) return;
-    const reply = await n.client.call<{ assignments: Assignment[] }>("POST", `/api/clusters/nodes/${n.id}/heartbeat`, {
+    if (!reachable(n)) return;
+    await n.outbox.flush(n.client);
+    const reply = await n.hot.call<{ assignments: Assignment[] }>("POST", `/api/clusters/nodes/${n.id}/heartbeat`, {
       gpus: n.gpus.map((g) => ({ uuid: g.uuid, healthy: true, ...(g.xidPending ? { xid_errors: [g.xidPending] } : {}) })),
     });
     for (const g of n.gpus) g.xidPending = undefined;
-    reconcile(n, reply.assignments);
+    if (reachable(n)) reconcile(n, reply.assignments);
   };
 
   const sample = (n: SimNode, g: SimGpu, at: string) => {
@@ -406,46 +434,79 @@ export function startSimulator(opts: {
   };
 
   const metrics = async (n: SimNode) => {
-    if (n.silent || !n.id) return;
+    if (!reachable(n)) return;
     const at = new Date().toISOString();
-    await n.client.call("POST", "/api/clusters/metrics", { metrics: n.gpus.map((g) => sample(n, g, at)) });
+    n.lastMetrics = { metrics: n.gpus.map((g) => sample(n, g, at)) };
+    await n.hot.call("POST", "/api/clusters/metrics", n.lastMetrics);
   };
 
-  const every = (seconds: number, fn: () => Promise<unknown>) => {
-    const tick = async () => {
-      if (stopped) return;
-      await fn().catch((e: unknown) => log((e as Error).message));
-      if (!stopped) timers.push(setTimeout(tick, seconds * 1000));
-    };
-    timers.push(setTimeout(tick, Math.random() * seconds * 1000));
+  /** The node dies with its containers; what it ran is remembered to be reported interrupted when it is back. */
+  const die = (n: SimNode) => {
+    n.silent = true;
+    for (const [key, run] of n.jobs) {
+      for (const t of run.timers) clearTimeout(t);
+      n.logs.close(key);
+      freeGpus(n, key);
+      n.outbox.add({ key, job_id: run.assignment.job_id, attempt: run.assignment.attempt, fence: run.assignment.fence, status: "interrupted", exit_code: -1, error: "the node went down with its containers", finished_at: new Date().toISOString() });
+    }
+    n.jobs.clear();
+    for (const [id, r] of n.replicas) {
+      r.closed = true;
+      void r.server?.close();
+      freeGpus(n, `replica:${id}`);
+    }
+    n.replicas.clear();
+    for (const [key, p] of n.pods) {
+      for (const l of p.listeners) l.close();
+      n.logs.close(key);
+      freeGpus(n, key);
+    }
+    n.pods.clear();
   };
+
+  /** The agent process starts again: its state comes back from disk, and what it sent last goes out again. */
+  const restart = async (n: SimNode) => {
+    n.outbox = openOutbox(n, dirOf(n), log, opts.onExitReport);
+    n.logs = new LogSpool(path.join(dirOf(n), "logs"), { log });
+    for (const r of n.acked) n.outbox.add(r);
+    n.acked = [];
+    await register(n);
+    if (n.lastMetrics && reachable(n)) await n.hot.call("POST", "/api/clusters/metrics", n.lastMetrics);
+  };
+
 
   const ready = (async () => {
-    for (const n of nodes) await register(n);
+    // a few registrations at a time: a large fleet joins in seconds without a stampede
+    const queue = [...nodes];
+    await Promise.all(Array.from({ length: Math.min(8, queue.length) }, async () => {
+      for (let n = queue.shift(); n; n = queue.shift()) await register(n);
+    }));
     log(`registered ${nodes.length} node(s), ${nodes.length * 8} GPUs`);
     for (const n of nodes) {
       every(opts.heartbeatS ?? 10, () => heartbeat(n));
       every(opts.metricsS ?? 5, () => metrics(n));
     }
-    for (const c of perCluster.values()) {
-      every(opts.heartbeatS ?? 10, () => c.outbox.flush(c.client));
-      every(2, () => c.logs.flush(c.client));
-    }
+    every(2, () => Promise.all(nodes.filter(reachable).map((n) => n.logs.flush(n.client))));
     every(opts.metricsS ?? 5, () => serve(opts.metricsS ?? 5));
   })();
 
   return {
     nodes,
     ready,
-    injectFault(hostname: string, kind: FaultKind, gpuIndex = 0): boolean {
-      const n = nodes.find((x) => x.hostname === hostname);
+    injectFault(hostname: string, kind: FaultKind, gpuIndex = 0, xid = 79): boolean {
+      const n = byHostname.get(hostname);
       if (!n) return false;
       const g = n.gpus[gpuIndex] ?? n.gpus[0]!;
       if (kind === "xid79") g.xidPending = 79;
+      if (kind === "xid") g.xidPending = xid;
       if (kind === "overheat") g.overheat = true;
-      if (kind === "silent") n.silent = true;
+      if (kind === "silent" && !n.silent) die(n);
+      if (kind === "partition") n.partitioned = true;
+      if (kind === "restart") void restart(n).catch((e: unknown) => log(`restart of ${hostname}: ${(e as Error).message}`));
       if (kind === "clear") {
-        n.silent = false;
+        // a node that died boots again: it registers before it says anything else
+        if (n.silent) void register(n).then(() => (n.silent = false), (e: unknown) => log(`${hostname} could not register again: ${(e as Error).message}`));
+        n.partitioned = false;
         for (const x of n.gpus) x.overheat = false;
       }
       log(`fault ${kind} on ${hostname} GPU ${g.index}`);
@@ -453,7 +514,7 @@ export function startSimulator(opts: {
     },
     /** pushes one heartbeat and one metrics report of a node now (benchmarks use it to time faults) */
     async reportNow(hostname: string) {
-      const n = nodes.find((x) => x.hostname === hostname);
+      const n = byHostname.get(hostname);
       if (!n) return;
       await metrics(n);
       await heartbeat(n);
@@ -478,19 +539,10 @@ export function startSimulator(opts: {
   };
 }
 
-const GPU_PROFILES: Record<string, { memoryMb: number; tdpW: number }> = {
-  H100: { memoryMb: 81_559, tdpW: 700 },
-  H200: { memoryMb: 143_771, tdpW: 700 },
-  A100: { memoryMb: 81_920, tdpW: 400 },
-  L40S: { memoryMb: 46_068, tdpW: 350 },
-  B200: { memoryMb: 183_359, tdpW: 1_000 },
-  MI300X: { memoryMb: 196_608, tdpW: 750 },
-};
-
 export function simClusters(keys: Record<string, string>, layout: { pods: number; racksPerPod: number; nodesPerRack: number }, gpuTypes = ["H100", "A100"]): SimCluster[] {
   return Object.entries(keys).map(([clusterId, key], i) => {
     const gpuType = gpuTypes[i % gpuTypes.length]!;
-    return { clusterId, key, gpuType, ...GPU_PROFILES[gpuType]!, ...layout };
+    return { clusterId, key, gpuType, ...gpuProfile(gpuType), ...layout };
   });
 }
 
@@ -521,13 +573,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         req.on("data", (c) => (body += c));
         req.on("end", () => {
           if (req.method === "GET" && req.url === "/nodes") {
-            res.end(JSON.stringify(sim.nodes.map((n) => ({ hostname: n.hostname, id: n.id, silent: n.silent }))));
+            res.end(JSON.stringify(sim.nodes.map((n) => ({ hostname: n.hostname, id: n.id, silent: n.silent, partitioned: n.partitioned }))));
             return;
           }
           if (req.method === "POST" && req.url === "/faults") {
             try {
-              const f = JSON.parse(body) as { hostname: string; kind: FaultKind; gpu_index?: number };
-              const ok = sim.injectFault(f.hostname, f.kind, f.gpu_index);
+              const f = JSON.parse(body) as { hostname: string; kind: FaultKind; gpu_index?: number; xid?: number };
+              const ok = sim.injectFault(f.hostname, f.kind, f.gpu_index, f.xid);
               res.writeHead(ok ? 200 : 404).end(JSON.stringify({ ok }));
             } catch {
               res.writeHead(400).end(JSON.stringify({ ok: false }));

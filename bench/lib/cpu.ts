@@ -1,12 +1,11 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { descendsFrom, readProcesses, TICKS_PER_S } from "../../scripts/lib/proc-stats";
 
 // CPU time by role, read from /proc (Linux): where a benchmark phase's cycles went — the
 // database, the server under test, or the load generator itself. On two shared cores these add
 // up to the wall clock, so a phase's split says which side to make cheaper.
 
 export type Role = "database" | "app" | "ingest_server" | "load_generator";
-
-const TICKS_PER_S = 100; // USER_HZ on every Linux this runs on
 
 function classify(pid: number, comm: string, cmdline: string): Role | null {
   if (pid === process.pid) return "load_generator";
@@ -19,38 +18,14 @@ function classify(pid: number, comm: string, cmdline: string): Role | null {
 
 /** Cumulative CPU seconds of this process and its descendants that have a role, by pid. */
 function cpuByPid(): Map<number, { role: Role; seconds: number }> | null {
-  let pids: string[];
-  try {
-    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
-  } catch {
-    return null;
-  }
-  const seen = new Map<number, { ppid: number; role: Role | null; seconds: number }>();
-  for (const p of pids) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      // comm is in parentheses and may hold spaces; the fields after it are space-separated
-      const close = stat.lastIndexOf(")");
-      const comm = stat.slice(stat.indexOf("(") + 1, close);
-      const fields = stat.slice(close + 2).split(" ");
-      const cmdline = readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " ");
-      const role = classify(Number(p), comm, cmdline);
-      // fields[1]: ppid; fields[11], fields[12]: utime, stime (the 4th, 14th and 15th fields of the line)
-      seen.set(Number(p), { ppid: Number(fields[1]), role, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S });
-    } catch {
-      // the process ended between the listing and the read
-    }
-  }
+  const procs = readProcesses();
+  if (!procs) return null;
   // only what this benchmark started: another server on the machine is not the system under test
-  const ours = (pid: number): boolean => {
-    for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
-      if (p === process.pid) return true;
-      p = seen.get(p)?.ppid ?? 0;
-    }
-    return false;
-  };
   const out = new Map<number, { role: Role; seconds: number }>();
-  for (const [pid, { role, seconds }] of seen) if (role && ours(pid)) out.set(pid, { role, seconds });
+  for (const p of procs.values()) {
+    const role = classify(p.pid, p.comm, p.cmdline);
+    if (role && descendsFrom(procs, p.pid, process.pid)) out.set(p.pid, { role, seconds: p.cpuSeconds });
+  }
   return out;
 }
 

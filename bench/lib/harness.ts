@@ -5,6 +5,8 @@ import { ensureDatabase, freePort, startEmbeddedDatabase } from "../../scripts/l
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../../scripts/lib/next-server";
 import { runMigrations } from "../../scripts/lib/run-migrations";
 
+export { percentile, round } from "../../scripts/lib/stats";
+
 /**
  * A benchmark's world: a fresh migrated database (embedded, or a new database on the server of
  * DATABASE_URL) and the production build serving it on a free port. Everything stops afterwards.
@@ -12,7 +14,7 @@ import { runMigrations } from "../../scripts/lib/run-migrations";
 export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl: string }) => Promise<T>): Promise<T> {
   const tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-bench-"));
   const server = process.env.DATABASE_URL
-    ? { serverUrl: process.env.DATABASE_URL, stop: async () => {} }
+    ? { serverUrl: process.env.DATABASE_URL, discard: async () => {} }
     : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), ephemeral: true, log: () => {} });
   const databaseUrl = await ensureDatabase(server.serverUrl, `gpuforge_bench_${Date.now().toString(36)}`);
   await runMigrations(databaseUrl);
@@ -27,14 +29,8 @@ export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl
     return await fn({ baseUrl, databaseUrl });
   } finally {
     await app.stop();
-    await server.stop();
+    await server.discard();
     rmSync(tempDir, { recursive: true, force: true });
   }
 }
 
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;

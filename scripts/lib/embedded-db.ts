@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, rmSync, statSync } from "node:fs";
 import net from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -11,7 +11,17 @@ export interface EmbeddedDatabase {
   /** URL of the server's maintenance database (`postgres`). */
   serverUrl: string;
   dataDir: string;
+  /** the process that owns the server (scripts/db-server.ts; PostgreSQL's processes are its descendants) */
+  pid(): number | undefined;
+  /** stops the server and keeps its data (a restart starts on it again) */
   stop(): Promise<void>;
+  /**
+   * Stops the server and removes its data: the data directory and, when it fell back to /var/tmp
+   * (chooseDataDir), that folder too. For throw-away databases; a temporary folder the caller made
+   * for `dataDir` is not where the data is when it fell back, so removing that folder alone leaks
+   * a whole cluster each run.
+   */
+  discard(): Promise<void>;
 }
 
 const repoRoot = path.resolve(import.meta.dirname, "..", "..");
@@ -114,16 +124,24 @@ export async function startEmbeddedDatabase(options: {
   });
 
   let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+    return stopped;
+  };
   return {
     serverUrl,
     dataDir,
-    stop() {
-      stopped ??= new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      });
-      return stopped;
+    pid: () => (child.exitCode === null ? child.pid : undefined),
+    stop,
+    async discard() {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      const parent = path.dirname(dataDir);
+      if (path.dirname(parent) === "/var/tmp" && path.basename(parent).startsWith("gpuforge-")) rmSync(parent, { recursive: true, force: true });
     },
   };
 }

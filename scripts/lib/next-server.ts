@@ -1,10 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import readline from "node:readline";
 import { repoRoot } from "./database-url";
 
 const nextBin = path.join(repoRoot, "node_modules", "next", "dist", "bin", "next");
 const serveScript = path.join(repoRoot, "scripts", "serve.ts");
+const ingestScript = path.join(repoRoot, "scripts", "ingest-server.ts");
 const SOURCE_DIRS = ["app", "components", "lib", "inngest", "public", "prisma"];
 const SOURCE_FILES = ["next.config.ts", "package.json", "proxy.ts", "instrumentation.ts", "postcss.config.mjs", "tsconfig.json"];
 
@@ -31,33 +33,51 @@ export function nextBuild(env: NodeJS.ProcessEnv): void {
  * server) in its own process group: killing only the parent could leave a child holding the port,
  * so stop() signals the whole group.
  */
-export function startNext(opts: { port: number; dev?: boolean; env: NodeJS.ProcessEnv; quiet?: boolean }) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", serveScript, ...(opts.dev ? ["--dev"] : []), "-p", String(opts.port), "-H", "127.0.0.1"],
-    { cwd: repoRoot, detached: true, stdio: opts.quiet ? ["ignore", "ignore", "inherit"] : "inherit", env: { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" } },
-  );
+export function startNext(opts: { port: number; dev?: boolean; env: NodeJS.ProcessEnv; quiet?: boolean; onStderrLine?: (line: string) => void }) {
+  return startServerGroup(["--import", "tsx", serveScript, ...(opts.dev ? ["--dev"] : []), "-p", String(opts.port), "-H", "127.0.0.1"], { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" }, opts.quiet, opts.onStderrLine);
+}
+
+/** Starts the agents' ingest server (scripts/ingest-server.ts) on `port`, in its own process group like the app. */
+export function startIngestServer(opts: { port: number; env: NodeJS.ProcessEnv; quiet?: boolean; onStderrLine?: (line: string) => void }) {
+  return startServerGroup(["--import", "tsx", "--conditions=react-server", ingestScript], { ...opts.env, INGEST_PORT: String(opts.port) }, opts.quiet, opts.onStderrLine);
+}
+
+export type ServerGroup = ReturnType<typeof startServerGroup>;
+
+/** onStderrLine: hears each line the server writes to stderr, which still goes on to ours. */
+function startServerGroup(args: string[], env: NodeJS.ProcessEnv, quiet = false, onStderrLine?: (line: string) => void) {
+  const stderr = onStderrLine ? "pipe" : "inherit";
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, detached: true, stdio: [quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit", stderr], env });
+  if (onStderrLine && child.stderr) {
+    child.stderr.pipe(process.stderr, { end: false });
+    readline.createInterface({ input: child.stderr }).on("line", onStderrLine);
+  }
   let exited = false;
   child.once("exit", () => (exited = true));
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, s);
+    } catch {
+      /* already gone */
+    }
+  };
   return {
     child,
+    /** SIGTERM to the group, SIGKILL after 5 s; resolves once the server exited. */
     async stop(): Promise<void> {
       if (exited || child.pid === undefined) return;
       const done = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        return;
-      }
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, "SIGKILL");
-        } catch {
-          /* already gone */
-        }
-      }, 5_000);
+      signal("SIGTERM");
+      const timer = setTimeout(() => signal("SIGKILL"), 5_000);
       await done;
       clearTimeout(timer);
+    },
+    /** SIGKILL to the whole group at once, as a crash or the OOM killer would; resolves once it is gone. */
+    async kill(): Promise<void> {
+      if (exited || child.pid === undefined) return;
+      const done = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      signal("SIGKILL");
+      await done;
     },
   };
 }
