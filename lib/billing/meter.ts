@@ -112,7 +112,7 @@ export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
     if ((unblocked.rowCount ?? 0) > 0 || stopped.length || podsStopped.length) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });
     return { exhausted: exhausted.length, jobs_blocked: blocked.rowCount ?? 0, jobs_stopped: stopped.length, jobs_unblocked: unblocked.rowCount ?? 0, pods_stopped: podsStopped.length };
   } catch (e) {
-    await c.query("ROLLBACK");
+    await c.query("ROLLBACK").catch(() => {}); // a broken connection: the error that broke it is the one to report
     throw e;
   } finally {
     c.release();

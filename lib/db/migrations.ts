@@ -134,7 +134,7 @@ async function applyOne(client: pg.ClientBase, m: MigrationFile): Promise<void> 
     );
     await client.query("COMMIT");
   } catch (e) {
-    await client.query("ROLLBACK");
+    await client.query("ROLLBACK").catch(() => {});
     throw new MigrationError(`Migration ${m.name} failed and was rolled back: ${(e as Error).message}`);
   }
 }
