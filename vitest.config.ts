@@ -16,7 +16,8 @@ export default defineConfig({
   test: {
     reporters: process.env.CI ? ["default"] : ["default"],
     projects: [
-      { ...shared, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" } },
+      // unit tests that drive the agent spawn real processes (a docker stand-in): a loaded machine needs more than the 5 s default
+      { ...shared, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: 30_000 } },
       {
         ...shared,
         test: {

@@ -38,7 +38,8 @@ describe("suspension stops work", () => {
     const running = await submitJob(asT, job(gpuType));
     await runSchedulerCycle("test");
     expect((await db().job.findUniqueOrThrow({ where: { id: running.id } })).status).toBe("running");
-    const waiting = await submitJob(asT, job(gpuType, { gpu_count: 4, cluster_id: undefined, priority: 9 }));
+    // 6 GPUs while 3 of the 8 are held: it waits whoever runs a scheduling cycle meanwhile (another file's, say)
+    const waiting = await submitJob(asT, job(gpuType, { gpu_count: 6, cluster_id: undefined, priority: 9 }));
     const endpoint = await createEndpoint(asT, { name: unique("ep"), model: "m", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, autoscale_metric: "none", cooldown_s: 300 });
     const replica = endpoint.replicas.find((r) => r.status !== "stopped")!;
     expect(replica).toBeTruthy();
@@ -123,7 +124,9 @@ describe("fairness between tenants", () => {
   });
 
   it("operators cap a tenant's best priority: submissions above it are refused, its waiting jobs move down, the database agrees", async () => {
-    const { gpuType } = await availableFleet(1, 2, "P");
+    const { gpuType, nodes } = await availableFleet(1, 2, "P");
+    // the node takes no work, so no other file's scheduling cycle starts one of these jobs mid-test
+    await changeNodeStatus(actorFor(operatorPrincipal), nodes[0]!.node.id, "maintenance");
     const t = await makeTenant(0 + 2);
     const asT = actorFor(tenantAdminPrincipal(t.id));
     const early = await submitJob(asT, job(gpuType, { priority: 1, gpu_count: 2 }));
