@@ -80,7 +80,11 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 };
 
 export function isAppError(e: unknown): e is AppError {
-  return e instanceof AppError;
+  if (e instanceof AppError) return true;
+  // a bundle may hold two copies of this module (one per server layer): recognise the other copy's errors too
+  if (!(e instanceof Error) || e.name !== "AppError") return false;
+  const x = e as Partial<AppError>;
+  return typeof x.code === "string" && Object.hasOwn(HTTP_STATUS, x.code) && Array.isArray(x.details);
 }
 
 /** Prisma's unique-violation error, mapped to a conflict that names the field. */

@@ -87,6 +87,8 @@ async function main(): Promise<number> {
       AGENT_HEARTBEAT_INTERVAL_S: String(HEARTBEAT_S),
       REMEDIATION_CAP: String(REMEDIATION.cap),
       REMEDIATION_WINDOW_S: String(REMEDIATION.windowS),
+      // each simulated node registers a loopback address of its own, where its replicas and pods listen
+      NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
     },
   });
   const appUrls = topology.apps.map((a) => a.url);

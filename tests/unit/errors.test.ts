@@ -50,6 +50,13 @@ describe("error vocabulary", () => {
     expect(errorResponse(Object.assign(new Error("division by zero"), { code: "22012" })).status).toBe(500);
   });
 
+  it("answers an AppError from another copy of the errors module (a second server layer in the bundle) with its own status", async () => {
+    const fromOtherCopy = Object.assign(new Error("Send a key"), { name: "AppError", code: "unauthorized", details: [] });
+    expect(errorResponse(fromOtherCopy).status).toBe(401);
+    // the name alone is not enough
+    expect(errorResponse(Object.assign(new Error("x"), { name: "AppError", code: "nonsense", details: [] })).status).toBe(500);
+  });
+
   it("never leaks a stack trace or message of an unexpected error", async () => {
     const res = errorResponse(new Error("password=hunter2 at db.ts:42"), "req-2");
     expect(res.status).toBe(500);
