@@ -67,7 +67,7 @@ describe("pods in the browser", () => {
 
     // the simulator's node starts the container, publishes 22 and 8888 and reports them; the page refreshes itself
     const ssh = page.getByLabel("SSH command");
-    await ssh.waitFor({ timeout: 45_000 });
+    await ssh.waitFor({ timeout: 90_000 }); // a scheduling cycle, a heartbeat and a page refresh: long when the soak shares the machine
     const command = (await ssh.textContent())!;
     expect(command).toMatch(/^ssh root@127\.\d+\.\d+\.\d+ -p \d{4,5}$/);
     const portLink = page.getByRole("link", { name: /^Port 8888 → 127\./ });
@@ -101,5 +101,5 @@ describe("pods in the browser", () => {
     await admin.getByRole("heading", { name: "Pods", level: 1 }).waitFor();
     await admin.locator("[data-testid='pod-row-notebook']").first().waitFor();
     await shot(admin, "admin-pods");
-  }, 120_000);
+  }, 240_000);
 });
