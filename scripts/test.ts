@@ -1,6 +1,5 @@
 // `npm test`: the whole suite, in STYLE.md's order: typecheck → unit → integration → build →
-// end-to-end (HTTP + browser), with the 5-minute chaos soak (200 nodes) running beside the e2e
-// stage. Starts what it needs: one embedded PostgreSQL for every stage (or the server of
+// end-to-end (HTTP + browser) → the 5-minute chaos soak (200 nodes). Starts what it needs: one embedded PostgreSQL for every stage (or the server of
 // DATABASE_URL), the production server for e2e, and Chromium through playwright-core; the soak
 // brings its own database and servers. Ends with one line "tests: N passed, N failed".
 import { spawn, spawnSync } from "node:child_process";
@@ -53,10 +52,10 @@ function vitest(project: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * The chaos soak at 200 nodes for 5 minutes (scripts/soak.ts), started beside the e2e stage: it
- * runs its own embedded PostgreSQL (it restarts it), app processes and ingest servers, and mostly
- * waits on timers, so on two cores it costs the suite about its own length rather than adding it
- * after e2e. It counts as one test, failed by any invariant violation.
+ * The chaos soak at 200 nodes for 5 minutes (scripts/soak.ts), after the e2e stage: it runs its
+ * own embedded PostgreSQL (it restarts it), app processes and ingest servers. Beside the e2e stage
+ * it saved about five minutes but, with two app processes and its fleet on the same two cores, made
+ * the browser walks miss their waits. It counts as one test, failed by any invariant violation.
  */
 function startSoak(env: NodeJS.ProcessEnv) {
   mkdirSync(resultsDir, { recursive: true });
@@ -72,7 +71,7 @@ function startSoak(env: NodeJS.ProcessEnv) {
   );
   const started = Date.now();
   const exited = new Promise<number>((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
-  console.log("[soak] 200 nodes × 5 minutes started beside the e2e stage (test-results/soak.log)");
+  console.log("[soak] 200 nodes × 5 minutes started (test-results/soak.log)");
   return {
     async finish(): Promise<void> {
       const code = await exited;
@@ -141,9 +140,8 @@ async function main(): Promise<number> {
       console.error(String(e));
     }
     if (built) {
-      const soak = startSoak(env);
       vitest("e2e", env);
-      await soak.finish();
+      await startSoak(env).finish();
     } else failedStages.push("e2e and chaos soak (not run: build failed)");
   } finally {
     await database?.discard();
