@@ -66,6 +66,7 @@ const GPU_PROFILES: Record<string, { memoryMb: number; tdpW: number }> = {
   L40S: { memoryMb: 46_068, tdpW: 350 },
   B200: { memoryMb: 183_359, tdpW: 1_000 },
   MI300X: { memoryMb: 196_608, tdpW: 750 },
+  GH200: { memoryMb: 97_871, tdpW: 900 },
 };
 
 export function gpuProfile(gpuType: string): { memoryMb: number; tdpW: number } {

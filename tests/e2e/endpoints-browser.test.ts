@@ -1,9 +1,9 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { simClusters, startSimulator } from "@/agent/src/simulator";
 import { db } from "@/lib/db/client";
 import { launchBrowser, openPage, shot } from "../support/browser";
-import { makeCluster, makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 import { api } from "../support/http";
 
 // Inference endpoints end to end: a tenant creates one in the browser, the simulated fleet
@@ -11,23 +11,14 @@ import { api } from "../support/http";
 // the page shows it ready with live charts; the operator sees the GPUs it holds.
 
 let browser: Browser;
-let sim: ReturnType<typeof startSimulator>;
+let fleet: WalkFleet;
 let tenantUser: Awaited<ReturnType<typeof makeUser>>;
 let operator: Awaited<ReturnType<typeof makeUser>>;
 let tenantKey: string;
 
 beforeAll(async () => {
-  const cluster = await makeCluster();
-  const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
-  sim = startSimulator({
-    baseUrl: inject("baseUrl"),
-    // H200: a GPU type no other suite registers, so this walk's replicas land on simulated nodes only
-    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 1, nodesPerRack: 2 }, ["H200"]),
-    heartbeatS: 1,
-    metricsS: 1,
-    log: () => {},
-  });
-  await sim.ready;
+  // H200: a GPU type no other walk uses, so this walk's work lands on its own simulated nodes
+  fleet = await startWalkFleet({ gpuType: "H200", nodes: 2 });
   const tenant = await makeTenant(16);
   tenantUser = await makeUser("tenant_admin", tenant.id);
   tenantKey = (await makeKey({ scope: "tenant", tenant_id: tenant.id })).key;
@@ -36,7 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  sim?.stop();
+  await fleet?.stop();
   await browser?.close();
 });
 

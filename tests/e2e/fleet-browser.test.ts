@@ -1,33 +1,24 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { simClusters, startSimulator } from "@/agent/src/simulator";
 import { db } from "@/lib/db/client";
 import { launchBrowser, openPage, shot } from "../support/browser";
-import { makeCluster, makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 import { api } from "../support/http";
 
 // The fleet pages with the simulator running: real agents' HTTP traffic, a real browser.
 
 let browser: Browser;
-let sim: ReturnType<typeof startSimulator>;
+let fleet: WalkFleet;
 let operator: Awaited<ReturnType<typeof makeUser>>;
 let clusterId: string;
 let operatorKey: string;
 
 beforeAll(async () => {
-  const cluster = await makeCluster();
-  clusterId = cluster.id;
-  const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
   operatorKey = (await makeKey({ scope: "operator" })).key;
-  sim = startSimulator({
-    baseUrl: inject("baseUrl"),
-    // L40S: a GPU type no other suite registers, so jobs of this walk land on simulated nodes only
-    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 2, nodesPerRack: 2 }, ["L40S"]),
-    heartbeatS: 1,
-    metricsS: 1,
-    log: () => {},
-  });
-  await sim.ready;
+  // L40S: a GPU type no other walk uses, so this walk's work lands on its own simulated nodes
+  fleet = await startWalkFleet({ gpuType: "L40S", nodes: 4, racks: 2 });
+  clusterId = fleet.cluster.id;
   browser = await launchBrowser();
   operator = await makeUser("operator");
   // a few rounds of reports, so there are metrics to draw
@@ -35,7 +26,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  sim?.stop();
+  await fleet?.stop();
   await browser?.close();
 });
 
@@ -72,7 +63,7 @@ describe("fleet pages with the simulator running", () => {
     const page = await signedInPage("/admin");
     await page.getByRole("heading", { name: "Fleet overview" }).waitFor();
     await page.getByText("Fleet floor").waitFor();
-    const node = sim.nodes[0]!;
+    const node = fleet.sim.nodes[0]!;
     // the floor streams in below the fold: a tile per rack, each a link to the rack's nodes
     const rack = page.locator(`a[href="/admin/clusters/${clusterId}/rack?${new URLSearchParams({ pod: node.pod, rack: node.rack })}"]`);
     await rack.waitFor();
@@ -110,10 +101,10 @@ describe("fleet pages with the simulator running", () => {
     expect(submitted.status).toBe(201);
     const jobId = submitted.body.job.id as string;
     const placed = await until(async () => (await api("GET", `/api/jobs/${jobId}`, { key: tenantKey })).body.job, (j) => j.status === "running");
-    const node = sim.nodes.find((n) => n.id === placed.node_ids[0])!;
+    const node = fleet.sim.nodes.find((n) => n.id === placed.node_ids[0])!;
 
-    sim.injectFault(node.hostname, "xid79", 3);
-    await sim.reportNow(node.hostname);
+    fleet.sim.injectFault(node.hostname, "xid79", 3);
+    await fleet.sim.reportNow(node.hostname);
     const gpu = await db().gpu.findFirstOrThrow({ where: { nodeId: node.id!, index: 3 } });
     expect(gpu).toMatchObject({ status: "unhealthy", unhealthyReason: "fatal_xid:79" });
     // nobody touches anything: the platform quarantines the node and moves the job
@@ -154,7 +145,7 @@ describe("fleet pages with the simulator running", () => {
     await shot(page, "alerts-rules");
 
     // heartbeats keep coming, and do not bring it back
-    await sim.reportNow(node.hostname);
+    await fleet.sim.reportNow(node.hostname);
     expect((await db().node.findUniqueOrThrow({ where: { id: node.id! } })).status).toBe("quarantined");
 
     // the tenant sees why its job moved
@@ -182,7 +173,7 @@ describe("fleet pages with the simulator running", () => {
   });
 
   it("serves a GPU's series over the API from what the simulator reported", async () => {
-    const gpuId = sim.nodes[0]!.gpus[0]!.id!;
+    const gpuId = fleet.sim.nodes[0]!.gpus[0]!.id!;
     const series = await api("GET", `/api/gpus/${gpuId}/metrics?step=1`, { key: operatorKey });
     expect(series.status).toBe(200);
     expect(series.body.source).toBe("raw");

@@ -1,8 +1,8 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { simClusters, startSimulator } from "@/agent/src/simulator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, shot } from "../support/browser";
-import { makeCluster, makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 import { api } from "../support/http";
 
 // A tenant builds an agentic loop in the browser: the plan → act → check template against its own
@@ -12,18 +12,15 @@ import { api } from "../support/http";
 // with its own placement token. The loop iterates until the grader passes; the log says so.
 
 let browser: Browser;
-let sim: ReturnType<typeof startSimulator>;
+let fleet: WalkFleet;
 let tenantUser: Awaited<ReturnType<typeof makeUser>>;
 let otherUser: Awaited<ReturnType<typeof makeUser>>;
 let tenantKey: string;
 let otherKey: string;
-const GPU = "MI300X"; // a GPU type no other suite registers
+const GPU = "MI300X"; // a GPU type no other walk uses
 
 beforeAll(async () => {
-  const cluster = await makeCluster();
-  const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
-  sim = startSimulator({ baseUrl: inject("baseUrl"), clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 1, nodesPerRack: 2 }, [GPU]), heartbeatS: 1, metricsS: 1, outputEveryS: 1, log: () => {} });
-  await sim.ready;
+  fleet = await startWalkFleet({ gpuType: GPU, nodes: 2, sim: { outputEveryS: 1 } });
   const tenant = await makeTenant(16);
   tenantUser = await makeUser("tenant_admin", tenant.id);
   const otherTenant = await makeTenant(4);
@@ -40,7 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  sim?.stop();
+  await fleet?.stop();
   await browser?.close();
 });
 

@@ -1,32 +1,23 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoSshKey } from "@/agent/src/demo-workload";
-import { simClusters, startSimulator } from "@/agent/src/simulator";
 import { db } from "@/lib/db/client";
 import { launchBrowser, openPage, shot } from "../support/browser";
-import { makeCluster, makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { makeTenant, makeUser } from "../support/fixtures";
+import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 
 // Pods end to end: a tenant creates one in the browser, the simulated fleet (speaking only the
 // HTTP API, like real agents) runs it with real listeners on its node's address, the page shows it
 // running with its SSH command and port links, then the tenant stops and terminates it.
 
 let browser: Browser;
-let sim: ReturnType<typeof startSimulator>;
+let fleet: WalkFleet;
 let tenantUser: Awaited<ReturnType<typeof makeUser>>;
 let operator: Awaited<ReturnType<typeof makeUser>>;
 
 beforeAll(async () => {
-  const cluster = await makeCluster();
-  const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
-  sim = startSimulator({
-    baseUrl: inject("baseUrl"),
-    // MI300X: a GPU type no other suite registers, so this walk's pod lands on simulated nodes only
-    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 1, nodesPerRack: 1 }, ["MI300X"]),
-    heartbeatS: 1,
-    metricsS: 1,
-    log: () => {},
-  });
-  await sim.ready;
+  // GH200: a GPU type no other walk uses, so this walk's pod lands on its own simulated node
+  fleet = await startWalkFleet({ gpuType: "GH200", nodes: 1 });
   const tenant = await makeTenant(16);
   tenantUser = await makeUser("tenant_admin", tenant.id);
   operator = await makeUser("operator");
@@ -34,7 +25,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  sim?.stop();
+  await fleet?.stop();
   await browser?.close();
 });
 
@@ -48,7 +39,7 @@ describe("pods in the browser", () => {
 
     const form = page.locator("form[aria-label='Create pod']");
     await form.locator("#f-name").fill("notebook");
-    await form.locator("#f-gpu_type").selectOption("MI300X");
+    await form.locator("#f-gpu_type").selectOption("GH200");
     await form.locator("#f-gpu_count").fill("2");
     await form.locator("#f-image").fill("runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04");
     await form.locator("#f-ports").fill("8888");

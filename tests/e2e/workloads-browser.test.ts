@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { simClusters, startSimulator } from "@/agent/src/simulator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, shot } from "../support/browser";
-import { makeCluster, makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { makeKey, makeTenant, makeUser } from "../support/fixtures";
+import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 import { api } from "../support/http";
 
 // A tenant follows its job on the node: the simulated fleet (the same HTTP API as real agents)
@@ -14,24 +14,14 @@ import { api } from "../support/http";
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let browser: Browser;
-let sim: ReturnType<typeof startSimulator>;
+let fleet: WalkFleet;
 let tenantUser: Awaited<ReturnType<typeof makeUser>>;
 let otherUser: Awaited<ReturnType<typeof makeUser>>;
 let tenantKey: string;
 
 beforeAll(async () => {
-  const cluster = await makeCluster();
-  const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
-  sim = startSimulator({
-    baseUrl: inject("baseUrl"),
-    // B200: a GPU type no other suite registers, so this walk's job lands on these simulated nodes
-    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: 1, nodesPerRack: 1 }, ["B200"]),
-    heartbeatS: 1,
-    metricsS: 1,
-    outputEveryS: 1,
-    log: () => {},
-  });
-  await sim.ready;
+  // B200: a GPU type no other walk uses, so this walk's work lands on its own simulated nodes
+  fleet = await startWalkFleet({ gpuType: "B200", nodes: 1, sim: { outputEveryS: 1 } });
   const tenant = await makeTenant(16);
   tenantUser = await makeUser("tenant_admin", tenant.id);
   otherUser = await makeUser("tenant_admin", (await makeTenant(4)).id);
@@ -40,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  sim?.stop();
+  await fleet?.stop();
   await browser?.close();
 });
 
