@@ -65,7 +65,7 @@ export function AlertsTable({ groups, plane, acknowledgeAction, silenceAction, c
           const a = g.latest;
           const href = subjectHref(a, plane);
           return (
-            <tr key={g.key} id={`alert-${a.id}`} className="align-top" data-testid="alert-row">
+            <tr key={g.key} className="align-top" data-testid="alert-row">
               <Td><SeverityBadge severity={a.severity} /></Td>
               <Td>
                 <AlertStatusBadge status={a.status} />

@@ -1,5 +1,5 @@
 "use client";
-import { useState } from "react";
+import { useId, useState } from "react";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
@@ -122,6 +122,8 @@ const DURATIONS: Array<[string, string]> = [["3600", "1 hour"], ["14400", "4 hou
 /** Silences one rule's alerts about one subject for a while, from the alert's row: nobody is notified meanwhile. */
 export function SilenceForm({ action, alert }: { action: FormAction; alert: { id: string; label: string; ruleId: string; subjectType: string; subjectId: string } }) {
   const { state, dispatch } = useActionForm(action, false);
+  // the same alert can be on the page twice (firing now, and in the list below): ids per form, not per alert
+  const id = useId();
   if (state.ok) return <span role="status" className="text-xs text-emerald-700">{state.message}</span>;
   return (
     <details className="text-xs">
@@ -130,12 +132,12 @@ export function SilenceForm({ action, alert }: { action: FormAction; alert: { id
         <input type="hidden" name="rule_id" value={alert.ruleId} />
         <input type="hidden" name="subject_type" value={alert.subjectType} />
         <input type="hidden" name="subject_id" value={alert.subjectId} />
-        <label className="font-medium text-slate-700" htmlFor={`sil-d-${alert.id}`}>For</label>
-        <select id={`sil-d-${alert.id}`} name="duration_s" defaultValue="14400" className="rounded-md px-2 py-1 ring-1 ring-slate-300">
+        <label className="font-medium text-slate-700" htmlFor={`${id}-duration`}>For</label>
+        <select id={`${id}-duration`} name="duration_s" defaultValue="14400" className="rounded-md px-2 py-1 ring-1 ring-slate-300">
           {DURATIONS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
         </select>
-        <label className="font-medium text-slate-700" htmlFor={`sil-r-${alert.id}`}>Why</label>
-        <input id={`sil-r-${alert.id}`} name="reason" required minLength={3} maxLength={500} className="rounded-md px-2 py-1 ring-1 ring-slate-300" placeholder="known issue, ticket OPS-123" />
+        <label className="font-medium text-slate-700" htmlFor={`${id}-reason`}>Why</label>
+        <input id={`${id}-reason`} name="reason" required minLength={3} maxLength={500} className="rounded-md px-2 py-1 ring-1 ring-slate-300" placeholder="known issue, ticket OPS-123" />
         <SubmitButton size="sm" variant="secondary">Silence</SubmitButton>
         {state.message ? <span role="alert" className="text-red-700">{state.message}</span> : null}
       </form>

@@ -371,13 +371,22 @@ describe("6–7. payment paths and settings", () => {
 
 describe("8–9. alerts operators can live with, readable audit", () => {
   it("repeats group into one row, resolved ones need no acknowledgement, a silence quiets a subject", async () => {
-    const rule = await db().alertRule.create({ data: { name: unique("Walk unreachable"), ruleType: "node_unreachable", clusterId: w.cluster.id, windowS: 120, severity: "critical", enabled: false, notify: true } });
+    // a node that really is unreachable (offline for ten minutes, in a cluster of its own), so the
+    // background evaluator keeps its latest event firing instead of resolving it mid-walk
+    const cluster = await makeCluster();
     const subject = unique("flappy");
-    for (let i = 0; i < 15; i++) {
-      await db().alertEvent.create({
-        data: { ruleId: rule.id, ruleType: "node_unreachable", dedupeKey: `${rule.id}:node:${subject}:${i}`, subjectType: "node", subjectId: subject, subjectLabel: subject, clusterId: w.cluster.id, severity: "critical", message: `${subject} has sent no heartbeat`, status: i === 14 ? "firing" : "resolved", resolvedAt: i === 14 ? null : new Date(), firedAt: new Date(Date.now() - (15 - i) * 60_000) },
-      });
-    }
+    const node = await db().node.create({ data: { clusterId: cluster.id, hostname: subject, status: "offline", statusBeforeOffline: "available", lastHeartbeatAt: new Date(Date.now() - 600_000) } });
+    // the rule and its history in one transaction: the evaluator sees neither or both
+    const rule = await db().$transaction(async (tx) => {
+      const rule = await tx.alertRule.create({ data: { name: unique("Walk unreachable"), ruleType: "node_unreachable", clusterId: cluster.id, windowS: 120, severity: "critical", enabled: true, notify: false, autoRemediate: false } });
+      for (let i = 0; i < 15; i++) {
+        const firing = i === 14;
+        await tx.alertEvent.create({
+          data: { ruleId: rule.id, ruleType: "node_unreachable", dedupeKey: firing ? `${rule.id}:node:${node.id}` : `${rule.id}:node:${node.id}:${i}`, subjectType: "node", subjectId: node.id, subjectLabel: subject, clusterId: cluster.id, nodeId: node.id, severity: "critical", message: `${subject} has sent no heartbeat`, status: firing ? "firing" : "resolved", resolvedAt: firing ? null : new Date(), firedAt: new Date(Date.now() - (15 - i) * 60_000) },
+        });
+      }
+      return rule;
+    });
     const page = await signedIn(`/admin/alerts?q=${subject}&status=resolved`, operator);
     const resolved = page.getByRole("table", { name: "All alerts" }).getByTestId("alert-row");
     await resolved.first().waitFor();
