@@ -2,16 +2,17 @@
 // GPU's series with `UUID`, `gpu` and `Hostname`; node exporters and kube-state-metrics use
 // `instance` (host:port), `node` or `hostname`. GPUForge's own labels win when present.
 
+import { isUuid } from "@/lib/ids";
+import type { Severity } from "./rule-types";
+
 export type AlertTarget =
   | { by: "node_id"; nodeId: string }
   | { by: "gpu_uuid"; uuid: string }
   | { by: "hostname"; hostname: string; cluster: string | null };
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function alertTarget(labels: Record<string, string>): AlertTarget | null {
   const nodeId = labels.gpuforge_node_id;
-  if (nodeId && UUID_RE.test(nodeId)) return { by: "node_id", nodeId };
+  if (isUuid(nodeId)) return { by: "node_id", nodeId };
   const uuid = labels.gpu_uuid ?? labels.UUID ?? labels.uuid;
   if (uuid && /^GPU-/i.test(uuid)) return { by: "gpu_uuid", uuid };
   const host = labels.gpuforge_hostname ?? labels.Hostname ?? labels.hostname ?? labels.node ?? labels.nodename ?? hostOfInstance(labels.instance);
@@ -27,10 +28,8 @@ function hostOfInstance(instance: string | undefined): string | undefined {
   return instance.replace(/:\d+$/, "") || undefined;
 }
 
-export const SEVERITIES = ["info", "warning", "critical"] as const;
-
 /** Alertmanager's severity label, in GPUForge's three levels (unknown values are warnings). */
-export function severityOf(labels: Record<string, string>): (typeof SEVERITIES)[number] {
+export function severityOf(labels: Record<string, string>): Severity {
   const s = (labels.severity ?? "").toLowerCase();
   if (["critical", "page", "error", "emergency", "fatal"].includes(s)) return "critical";
   if (["info", "informational", "none", "low"].includes(s)) return "info";

@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { env } from "@/lib/env";
+import { isUuid } from "@/lib/ids";
 import { badGateway, gatewayTimeout, HTTP_STATUS, notFound, rateLimited, unavailable, type AppError } from "@/lib/errors";
 import { logger } from "@/lib/logger";
 import { pickReplica } from "./balancer";
@@ -19,8 +20,6 @@ import { RoutingTable, type EndpointRoute, type ReplicaTarget } from "./routing-
 // once more on another replica. Each process keeps its own routing table, probes and counters and
 // writes its per-minute figures to the database, so any number of them can run side by side: in
 // the app (app/v1/endpoints/…) and on their own (`npm run gateway`, scripts/gateway-server.ts).
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface Admission {
   route: EndpointRoute;
@@ -127,7 +126,7 @@ export class Gateway {
   /** Who calls which endpoint: 401 without a valid key, 403 for keys that call no endpoint, 404 for an endpoint that is not the caller's. */
   async admit(endpointId: string, authorization: string | undefined): Promise<Admission> {
     const startedAt = performance.now();
-    if (!UUID.test(endpointId)) throw notFound("Endpoint");
+    if (!isUuid(endpointId)) throw notFound("Endpoint");
     const caller = await authenticateGatewayCaller(authorization);
     const route = await this.table.lookup(endpointId.toLowerCase());
     // another tenant's endpoint, or another endpoint than an endpoint key's, does not exist for this caller

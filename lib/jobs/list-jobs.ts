@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import { forbidden } from "@/lib/errors";
 import { toCsv } from "@/lib/http/csv";
 import { contains, dayRange, EXPORT_LIMIT, pageWindow } from "@/lib/http/list-params";
+import { isUuid } from "@/lib/ids";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { JOB_SORT_ORDERS, type JobListParams } from "./schemas";
 
@@ -19,7 +20,7 @@ function statusWhere(status: JobListParams["status"]): Prisma.JobWhereInput {
 function where(p: Principal, q: JobListParams): Prisma.JobWhereInput {
   if (p.kind === "agent") throw forbidden("Agents see the jobs assigned to them through heartbeats");
   const tenantId = p.kind === "tenant" ? p.tenantId : q.tenant_id;
-  const uuid = q.q && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.q);
+  const uuid = isUuid(q.q);
   return {
     ...(tenantId ? { tenantId } : {}),
     ...statusWhere(q.status),

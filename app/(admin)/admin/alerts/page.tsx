@@ -12,6 +12,7 @@ import { alertListParams } from "@/lib/alerts/schemas";
 import { alertJson, firingAlertCounts, getAlertOrThrow, remediationCapStatus } from "@/lib/alerts/queries";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { listHref, readListParams } from "@/lib/http/list-params";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Alerts" };
 
@@ -19,7 +20,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
   const p = await requireOperatorPage("/admin/alerts");
   const sp = await searchParams;
   const q = readListParams(alertListParams, sp);
-  const focusId = sp.alert && /^[0-9a-f-]{36}$/i.test(sp.alert) ? sp.alert : undefined;
+  const focusId = isUuid(sp.alert) ? sp.alert : undefined;
   const [focus, firingNow, list, counts, cap] = await Promise.all([
     focusId ? getAlertOrThrow(p, focusId).then((a) => alertJson(a, p), () => null) : null,
     listAlertGroups(p, { ...alertListParams.parse({}), status: "firing", per_page: 100, sort: "severity" }),

@@ -8,13 +8,14 @@ import { requireOperatorPage } from "@/lib/auth/session";
 import { listClusters } from "@/lib/fleet/cluster-queries";
 import { listUsers } from "@/lib/users/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "API keys" };
 
 export default async function AdminApiKeysPage({ searchParams }: { searchParams: Promise<{ show?: string; created_by?: string }> }) {
   const p = await requireOperatorPage("/admin/api-keys");
   const { show, created_by } = await searchParams;
-  const creator = created_by && /^[0-9a-f-]{36}$/i.test(created_by) ? created_by : undefined;
+  const creator = isUuid(created_by) ? created_by : undefined;
   const [keys, tenants, clusters, users] = await Promise.all([
     listApiKeys(p, { limit: 500, include_revoked: "true", created_by_user_id: creator }),
     listTenantsWithCounts(),

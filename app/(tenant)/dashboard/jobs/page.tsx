@@ -13,6 +13,7 @@ import { listJobsPage } from "@/lib/jobs/list-jobs";
 import { jobListParams } from "@/lib/jobs/schemas";
 import { fleetGpuTypes, getJobOrThrow, jobCounts, jobFitContext } from "@/lib/jobs/queries";
 import { reservationsOpenTo } from "@/lib/reservations/queries";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Jobs" };
 
@@ -23,7 +24,7 @@ export default async function TenantJobsPage({ searchParams }: { searchParams: P
   const p = await requireTenantPage("/dashboard/jobs");
   const sp = await searchParams;
   const q = readListParams(jobListParams, sp);
-  const cloneId = sp.clone && /^[0-9a-f-]{36}$/i.test(sp.clone) ? sp.clone : undefined;
+  const cloneId = isUuid(sp.clone) ? sp.clone : undefined;
   const [page, types, fit, rates, clone, counts, reservations] = await Promise.all([
     listJobsPage(p, q),
     fleetGpuTypes(),

@@ -14,6 +14,7 @@ import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Cluster" };
 
@@ -21,7 +22,7 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
   const { id } = await params;
   const range = parseTimeRange(await searchParams, new Date(), "24h");
   const p = await requireOperatorPage(`/admin/clusters/${id}`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const cluster = await getClusterOrThrow(p, id).catch(() => null);
   if (!cluster) notFound();
   const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(range, id)]);

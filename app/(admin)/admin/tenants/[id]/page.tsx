@@ -16,13 +16,14 @@ import { isAppError } from "@/lib/errors";
 import { fleetCapacity } from "@/lib/jobs/queries";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { listUsers } from "@/lib/users/queries";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Tenant" };
 
 export default async function TenantPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const p = await requireOperatorPage(`/admin/tenants/${id}`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const tenant = await getTenantOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!tenant) notFound();
   const [users, balance, capacity] = await Promise.all([listUsers(p, { limit: 500, tenant_id: id }), balanceOf(id), fleetCapacity()]);

@@ -14,6 +14,7 @@ import { depths } from "@/lib/pipelines/dag";
 import { stepLoop } from "@/lib/pipelines/present";
 import { getPipelineWithOutputs, pipelineLog } from "@/lib/pipelines/queries";
 import { ancestors, loopBody } from "@/lib/pipelines/spec";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Pipeline" };
 
@@ -28,7 +29,7 @@ function stepDetail(s: { status: string; iteration: number; callAttempt: number;
 export default async function PipelinePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const p = await requireTenantPage(`/dashboard/pipelines/${id}`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const found = await getPipelineWithOutputs(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!found) notFound();
   const { pipeline, outputs } = found;

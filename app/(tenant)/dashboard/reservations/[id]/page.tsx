@@ -12,13 +12,14 @@ import { requireTenantPage } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
 import { getReservationOrThrow, listReservationEvents, reservationJson, workInReservation } from "@/lib/reservations/queries";
 import { endAction } from "@/lib/reservations/reservation-lifecycle";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Reservation" };
 
 export default async function ReservationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const p = await requireTenantPage(`/dashboard/reservations/${id}`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const row = await getReservationOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!row) notFound();
   const r = reservationJson(row);

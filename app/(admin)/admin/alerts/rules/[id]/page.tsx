@@ -8,13 +8,14 @@ import { requireOperatorPage } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
 import { clusterNames } from "@/lib/fleet/cluster-queries";
 import { ruleTypeOptions } from "../rule-types";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Edit alert rule" };
 
 export default async function EditRulePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   await requireOperatorPage(`/admin/alerts/rules/${id}`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const rule = await getAlertRuleOrThrow(id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!rule) notFound();
   const clusters = await clusterNames();

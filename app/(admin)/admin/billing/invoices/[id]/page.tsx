@@ -10,13 +10,14 @@ import { getInvoiceOrThrow, invoiceJson } from "@/lib/billing/invoices";
 import { isAppError } from "@/lib/errors";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { PrintButton } from "@/components/billing/print-button";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Invoice" };
 
 export default async function AdminInvoicePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const p = await requireOperatorPage(`/admin/billing/invoices/${id}`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const inv = await getInvoiceOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!inv) notFound();
   const tenant = await getTenantOrThrow(p, inv.tenantId);

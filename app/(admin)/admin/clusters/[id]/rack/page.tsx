@@ -7,6 +7,7 @@ import { requireOperatorPage } from "@/lib/auth/session";
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
 import { summarizeRack } from "@/lib/fleet/floor-summary";
 import { fleetFloor } from "@/lib/fleet/queries";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Rack" };
 
@@ -18,7 +19,7 @@ export default async function RackPage({ params, searchParams }: { params: Promi
   const pod = q.pod ?? null;
   const rackName = q.rack ?? null;
   const p = await requireOperatorPage(`/admin/clusters/${id}/rack`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const cluster = await getClusterOrThrow(p, id).catch(() => null);
   if (!cluster) notFound();
   const [rack] = await fleetFloor(id, { pod, rack: rackName });

@@ -14,6 +14,7 @@ import { isAppError } from "@/lib/errors";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { BankTransfer } from "@/components/billing/payment-guides";
+import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Invoice" };
 
@@ -21,7 +22,7 @@ export const metadata = { title: "Invoice" };
 export default async function TenantInvoicePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ paid?: string }> }) {
   const { id } = await params;
   const p = await requireTenantPage(`/dashboard/billing/invoices/${id}`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const inv = await getInvoiceOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!inv) notFound();
   const [tenant, balance, sp, settings] = await Promise.all([getTenantOrThrow(p, p.tenantId), balanceOf(p.tenantId), searchParams, effectiveSettings()]);
