@@ -1,4 +1,5 @@
 import { Badge, type Tone } from "@/components/ui/badge";
+import type { AlertEventType } from "@/lib/alerts/rule-types";
 
 const severityTones: Record<string, Tone> = { critical: "red", warning: "amber", info: "sky" };
 const deliveryTones: Record<string, Tone> = { sent: "green", pending: "amber", failed: "red" };
@@ -17,8 +18,8 @@ export function DeliveryBadge({ status, channel }: { status: string; channel?: s
   return <Badge tone={deliveryTones[status] ?? "neutral"}>{status}</Badge>;
 }
 
-/** How an alert type reads in the planes. */
-export const ALERT_TYPE_LABELS: Record<string, string> = {
+/** How an alert type reads in the planes (every type: a new one fails the build until it has a label). */
+export const ALERT_TYPE_LABELS: Record<AlertEventType, string> = {
   idle_gpu: "Idle capacity",
   idle_allocation: "Allocated but idle",
   gpu_temperature: "GPU overheating",
@@ -29,4 +30,10 @@ export const ALERT_TYPE_LABELS: Record<string, string> = {
   job_moved: "Job moved",
   pod_interrupted: "Pod interrupted",
   unexpected_payment: "Unexpected payment",
+  reservation_degraded: "Reservation degraded",
+  external: "External (Alertmanager)",
 };
+
+export function alertTypeLabel(type: string): string {
+  return (ALERT_TYPE_LABELS as Record<string, string>)[type] ?? type;
+}

@@ -4,7 +4,7 @@ import type { FormAction } from "@/components/forms/use-action-form";
 import { Badge } from "@/components/ui/badge";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { ALERT_TYPE_LABELS, AlertStatusBadge, SeverityBadge } from "./alert-badges";
+import { alertTypeLabel, AlertStatusBadge, SeverityBadge } from "./alert-badges";
 
 export interface AlertRowView {
   id: string;
@@ -74,7 +74,7 @@ export function AlertsTable({ groups, plane, acknowledgeAction, silenceAction, c
               </Td>
               <Td wrap className="min-w-80 max-w-xl">
                 <p className="font-medium text-slate-900">
-                  {a.rule_name ?? ALERT_TYPE_LABELS[a.rule_type] ?? a.rule_type}
+                  {a.rule_name ?? alertTypeLabel(a.rule_type)}
                   {g.count > 1 ? <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-semibold text-slate-700" title={`${g.count} alerts of this rule about this subject`}>× {g.count}</span> : null}
                 </p>
                 <p className="mt-0.5 text-slate-600">{a.message}</p>

@@ -4,8 +4,9 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, type Tx } from "@/lib/db/client";
 import { notFound, uniqueViolationToConflict, validationFailed } from "@/lib/errors";
-import { RULE_TYPE_SPECS, ruleKnobIssues, type RuleType } from "./rule-types";
+import { RULE_TYPE_SPECS, ruleKnobIssues, type RuleType, SEVERITIES } from "./rule-types";
 import type { CreateRuleInput, UpdateRuleInput } from "./schemas";
+import { oneOf } from "@/lib/vocabulary";
 
 const ruleSelect = {
   id: true, name: true, ruleType: true, clusterId: true, threshold: true, windowS: true, occurrences: true,
@@ -108,7 +109,7 @@ export function ruleJson(r: AlertRuleRow) {
     threshold: r.threshold,
     window_s: r.windowS,
     occurrences: r.occurrences,
-    severity: r.severity as "info" | "warning" | "critical",
+    severity: oneOf(SEVERITIES, r.severity, "alert_rules.severity"),
     enabled: r.enabled,
     notify: r.notify,
     auto_remediate: r.autoRemediate,

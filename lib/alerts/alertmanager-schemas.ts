@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ALERT_STATUSES } from "./rule-types";
 
 // Alertmanager's webhook payload (version 4), as its documentation lists it. Labels and
 // annotations are free maps; everything else is named, so a payload that is not Alertmanager's
@@ -8,7 +9,7 @@ const labelMap = z.record(z.string().max(200), z.string().max(4_000)).refine((m)
 const time = z.string().max(64);
 
 export const alertmanagerAlert = z.strictObject({
-  status: z.enum(["firing", "resolved"]),
+  status: z.enum(ALERT_STATUSES),
   labels: labelMap,
   annotations: labelMap.default({}),
   startsAt: time,
@@ -22,7 +23,7 @@ export const alertmanagerWebhookBody = z
     version: z.string().max(10),
     groupKey: z.string().max(2_000),
     truncatedAlerts: z.number().int().min(0).optional(),
-    status: z.enum(["firing", "resolved"]),
+    status: z.enum(ALERT_STATUSES),
     receiver: z.string().max(500),
     groupLabels: labelMap,
     commonLabels: labelMap,

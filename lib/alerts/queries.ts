@@ -7,6 +7,9 @@ import { effectiveSettings } from "@/lib/settings/settings";
 import { conflict, forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import type { ListAlertsQuery } from "./schemas";
+import { oneOf } from "@/lib/vocabulary";
+import { NOTIFICATION_CHANNELS, NOTIFICATION_KINDS, NOTIFICATION_STATUSES } from "./schemas";
+import { ALERT_STATUSES, REMEDIATION_OUTCOMES, SEVERITIES } from "./rule-types";
 
 const alertInclude = { rule: { select: { name: true } } } as const;
 type AlertRow = NonNullable<Awaited<ReturnType<typeof findAlert>>>;
@@ -27,8 +30,8 @@ export function alertJson(a: AlertRow, p: Principal) {
     rule_id: fleetIds ? a.ruleId : null,
     rule_name: a.rule?.name ?? null,
     rule_type: a.ruleType as never,
-    status: a.status as "firing" | "resolved",
-    severity: a.severity as "info" | "warning" | "critical",
+    status: oneOf(ALERT_STATUSES, a.status, "alert_events.status"),
+    severity: oneOf(SEVERITIES, a.severity, "alert_events.severity"),
     subject_type: a.subjectType,
     subject_id: a.subjectId,
     subject_label: a.subjectLabel,
@@ -125,11 +128,11 @@ export function notificationJson(n: NotificationRow) {
     id: n.id,
     alert_id: n.alertEventId,
     demo_request_id: n.demoRequestId,
-    kind: n.kind as "firing" | "resolved" | "demo_request",
-    channel: n.channel as "email" | "webhook" | "console",
+    kind: oneOf(NOTIFICATION_KINDS, n.kind, "notifications.kind"),
+    channel: oneOf(NOTIFICATION_CHANNELS, n.channel, "notifications.channel"),
     target: n.target,
     subject: n.subject,
-    status: n.status as "pending" | "sent" | "failed",
+    status: oneOf(NOTIFICATION_STATUSES, n.status, "notifications.status"),
     attempts: n.attempts,
     next_attempt_at: n.status === "pending" ? n.nextAttemptAt.toISOString() : null,
     last_error: n.lastError,
@@ -186,7 +189,7 @@ export function remediationJson(r: RemediationRow) {
     alert_id: r.alertEventId,
     cause: r.cause,
     action: "quarantine" as const,
-    outcome: r.outcome as "quarantined" | "capped",
+    outcome: oneOf(REMEDIATION_OUTCOMES, r.outcome, "remediations.outcome"),
     jobs_requeued: r.jobsRequeued,
     details: (r.details ?? {}) as Record<string, unknown>,
     created_at: r.createdAt.toISOString(),

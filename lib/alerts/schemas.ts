@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { listParamsShape } from "@/lib/http/list-params";
 import { paginationQuery } from "@/lib/http/pagination";
-import { RULE_TYPE_SPECS, RULE_TYPES, SEVERITIES, SYSTEM_EVENT_TYPES } from "./rule-types";
+import { ALERT_EVENT_TYPES, ALERT_STATUSES, REMEDIATION_OUTCOMES, RULE_TYPE_SPECS, RULE_TYPES, SEVERITIES } from "./rule-types";
 
 const name = z.string().trim().min(1, "Name is required").max(120, "At most 120 characters");
 const threshold = z.number().min(0).max(100_000);
@@ -66,15 +66,13 @@ export const ruleJsonSchema = z
   })
   .meta({ id: "AlertRule" });
 
-const EVENT_TYPES = [...RULE_TYPES, ...SYSTEM_EVENT_TYPES] as const;
-
 export const alertJsonSchema = z
   .object({
     id: z.string(),
     rule_id: z.string().nullable(),
     rule_name: z.string().nullable(),
-    rule_type: z.enum(EVENT_TYPES),
-    status: z.enum(["firing", "resolved"]),
+    rule_type: z.enum(ALERT_EVENT_TYPES),
+    status: z.enum(ALERT_STATUSES),
     severity: z.enum(SEVERITIES),
     subject_type: z.string(),
     subject_id: z.string(),
@@ -94,15 +92,16 @@ export const alertJsonSchema = z
 
 export const listAlertsQuery = z.strictObject({
   ...paginationQuery,
-  status: z.enum(["firing", "resolved"]).optional(),
+  status: z.enum(ALERT_STATUSES).optional(),
   severity: z.enum(SEVERITIES).optional(),
-  rule_type: z.enum(EVENT_TYPES).optional(),
+  rule_type: z.enum(ALERT_EVENT_TYPES).optional(),
   cluster_id: z.uuid().optional(),
   node_id: z.uuid().optional(),
 });
 export type ListAlertsQuery = z.output<typeof listAlertsQuery>;
 
 export const NOTIFICATION_STATUSES = ["pending", "sent", "failed"] as const;
+export const NOTIFICATION_KINDS = ["firing", "resolved", "demo_request"] as const;
 export const NOTIFICATION_CHANNELS = ["email", "webhook", "console"] as const;
 
 export const notificationJsonSchema = z
@@ -110,7 +109,7 @@ export const notificationJsonSchema = z
     id: z.string(),
     alert_id: z.string().nullable(),
     demo_request_id: z.string().nullable(),
-    kind: z.enum(["firing", "resolved", "demo_request"]),
+    kind: z.enum(NOTIFICATION_KINDS),
     channel: z.enum(NOTIFICATION_CHANNELS),
     target: z.string(),
     subject: z.string(),
@@ -137,22 +136,22 @@ export const remediationJsonSchema = z
     alert_id: z.string().nullable(),
     cause: z.string(),
     action: z.literal("quarantine"),
-    outcome: z.enum(["quarantined", "capped"]),
+    outcome: z.enum(REMEDIATION_OUTCOMES),
     jobs_requeued: z.number().int(),
     details: z.record(z.string(), z.unknown()),
     created_at: z.string(),
   })
   .meta({ id: "Remediation" });
 
-export const listRemediationsQuery = z.strictObject({ ...paginationQuery, outcome: z.enum(["quarantined", "capped"]).optional() });
+export const listRemediationsQuery = z.strictObject({ ...paginationQuery, outcome: z.enum(REMEDIATION_OUTCOMES).optional() });
 
 export const remediationCapSchema = z.object({ limit: z.number().int(), window_s: z.number().int(), used: z.number().int() }).meta({ id: "RemediationCap" });
 
 /** The console's alert lists and their CSV export: filters, sort, page, and whether repeats are grouped. */
 export const alertListParams = z.object({
   ...listParamsShape,
-  status: z.enum(["firing", "resolved"]).optional(),
-  severity: z.enum(["critical", "warning", "info"]).optional(),
+  status: z.enum(ALERT_STATUSES).optional(),
+  severity: z.enum(SEVERITIES).optional(),
   rule_type: z.string().max(40).optional(),
   sort: z.enum(["newest", "oldest", "severity", "count"]).default("newest"),
   group: z.enum(["1", "0"]).default("1"),
@@ -165,7 +164,7 @@ export const notificationListParams = z.object({
   ...listParamsShape,
   status: z.enum(NOTIFICATION_STATUSES).optional(),
   channel: z.enum(NOTIFICATION_CHANNELS).optional(),
-  kind: z.enum(["firing", "resolved", "demo_request"]).optional(),
+  kind: z.enum(NOTIFICATION_KINDS).optional(),
   sort: z.enum(["newest", "oldest", "attempts"]).default("newest"),
 });
 export type NotificationListParams = z.output<typeof notificationListParams>;

@@ -6,12 +6,13 @@ import { db } from "@/lib/db/client";
 import { invalidTransition, notFound, validationFailed } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { silenceFor, type Silence, type SilenceableAlert } from "./silence-match";
+import { ALERT_EVENT_TYPES, SILENCE_KINDS } from "./rule-types";
 
 export const createSilenceBody = z
   .strictObject({
-    kind: z.enum(["silence", "maintenance"]).default("silence"),
+    kind: z.enum(SILENCE_KINDS).default("silence"),
     rule_id: z.uuid().optional(),
-    rule_type: z.string().max(40).optional(),
+    rule_type: z.enum(ALERT_EVENT_TYPES).optional(),
     cluster_id: z.uuid().optional(),
     node_id: z.uuid().optional(),
     subject_type: z.string().max(40).optional(),

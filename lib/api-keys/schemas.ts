@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
+import { TENANT_ROLES } from "@/lib/users/schemas";
 
 export const KEY_SCOPES = ["operator", "tenant", "agent"] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
@@ -34,7 +35,7 @@ export const apiKeyJsonSchema = z
     tenant_id: z.string().nullable(),
     cluster_id: z.string().nullable(),
     node_id: z.string().nullable().meta({ description: "A node-bound agent key speaks for this node only" }),
-    tenant_role: z.enum(["tenant_admin", "tenant_member"]).nullable().meta({ description: "What a tenant key may do: its creator's role at most" }),
+    tenant_role: z.enum(TENANT_ROLES).nullable().meta({ description: "What a tenant key may do: its creator's role at most" }),
     created_by_user_id: z.string().nullable().meta({ description: "The user who created it (null: the platform); hidden from tenants when an operator made it" }),
     created_by: z.string().nullable().meta({ description: "Its creator's email, as the caller may see it" }),
     created_at: z.string(),

@@ -10,6 +10,8 @@ import { assertTenantVisible, balanceOf } from "./ledger";
 import { accrueRunningUsage } from "./meter";
 import { gpuHours, invoiceLabel, isNegligibleLine, lastFullMonth } from "./money";
 import { createInvoiceCheckout, expireCheckoutSession, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
+import { oneOf } from "@/lib/vocabulary";
+import { INVOICE_STATUSES } from "./schemas";
 
 const INVOICE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('gpuforge:invoices', 0))";
 const withLines = { lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] } };
@@ -37,7 +39,7 @@ export function invoiceJson(inv: InvoiceRow) {
     period_start: inv.periodStart.toISOString(),
     period_end: inv.periodEnd.toISOString(),
     amount_cents: Number(inv.amountCents),
-    status: inv.status as "pending" | "paid" | "void",
+    status: oneOf(INVOICE_STATUSES, inv.status, "invoices.status"),
     payment_url: inv.status === "pending" ? (inv.stripeUrl ?? localPaymentUrl(inv.id)) : null,
     payment_method: inv.paymentMethod as "stripe" | "balance" | "bank" | null,
     paid_at: inv.paidAt?.toISOString() ?? null,

@@ -28,6 +28,11 @@ export const invoiceLineSchema = z.object({
   jobs: z.array(z.object({ job_id: z.string().nullable(), endpoint_id: z.string().nullable(), reservation_id: z.string().nullable(), description: z.string(), gpu_seconds: z.number().int(), amount_cents: z.number().int() })),
 });
 
+export const INVOICE_STATUSES = ["pending", "paid", "void"] as const;
+export const PAYMENT_METHODS = ["stripe", "balance", "bank"] as const;
+/** A usage row accrues while its work runs and is final once it ended (billed once: a unique key). */
+export const USAGE_KINDS = ["accrual", "final"] as const;
+
 export const invoiceJsonSchema = z
   .object({
     id: z.string(),
@@ -36,16 +41,16 @@ export const invoiceJsonSchema = z
     period_start: z.string(),
     period_end: z.string(),
     amount_cents: z.number().int(),
-    status: z.enum(["pending", "paid", "void"]),
+    status: z.enum(INVOICE_STATUSES),
     payment_url: z.string().nullable(),
-    payment_method: z.enum(["stripe", "balance", "bank"]).nullable(),
+    payment_method: z.enum(PAYMENT_METHODS).nullable(),
     paid_at: z.string().nullable(),
     created_at: z.string(),
     lines: z.array(invoiceLineSchema),
   })
   .meta({ id: "Invoice" });
 
-export const listInvoicesQuery = z.strictObject({ ...paginationQuery, status: z.enum(["pending", "paid", "void"]).optional() });
+export const listInvoicesQuery = z.strictObject({ ...paginationQuery, status: z.enum(INVOICE_STATUSES).optional() });
 
 export const usageQuery = z
   .strictObject({ from: isoDate.optional(), to: isoDate.optional() })

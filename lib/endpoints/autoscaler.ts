@@ -33,6 +33,8 @@ export interface ScaleInput {
 
 const replicas = (n: number) => `${n} replica${n === 1 ? "" : "s"}`;
 
+export const SCALE_OUTCOMES = ["scale_up", "scale_down", "held"] as const;
+
 export type ScaleDecision =
   | { outcome: "scale_up" | "scale_down"; to: number; observed: number; reason: string }
   | { outcome: "held"; to: number; observed: number | null; reason: string; blocked: boolean };

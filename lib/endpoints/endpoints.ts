@@ -9,6 +9,8 @@ import { assertFitsReservation } from "@/lib/jobs/assert-satisfiable";
 import { submittingTenant } from "@/lib/jobs/submit-job";
 import { reconcileEndpoints } from "./reconcile-endpoints";
 import type { CreateEndpointInput, EndpointJson, UpdateEndpointInput } from "./schemas";
+import { oneOf } from "@/lib/vocabulary";
+import { ENDPOINT_STATUSES, REPLICA_STATUSES } from "./endpoint-lifecycle";
 
 const RECENT_STOPPED = 10;
 
@@ -61,12 +63,12 @@ export function endpointJson(e: EndpointRow): EndpointJson {
     autoscale_metric: e.autoscaleMetric as EndpointJson["autoscale_metric"],
     autoscale_target: e.autoscaleTarget,
     cooldown_s: e.cooldownS,
-    status: e.status as EndpointJson["status"],
+    status: oneOf(ENDPOINT_STATUSES, e.status, "endpoints.status"),
     status_reason: e.statusReason,
     stopped: e.stopRequested,
     replica_list: [...live, ...stopped].map((r) => ({
       id: r.id,
-      status: r.status as EndpointJson["replica_list"][number]["status"],
+      status: oneOf(REPLICA_STATUSES, r.status, "endpoint_replicas.status"),
       node_id: r.nodeId,
       hostname: r.gpus[0]?.node.hostname ?? null,
       gpu_ids: r.gpus.map((g) => g.id),

@@ -17,6 +17,8 @@ export const NODE_STATUSES = ["registered", "available", "draining", "maintenanc
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
 /** What operators may ask for through the UI and PATCH /api/nodes/{id}. */
+/** A GPU's own health (the node's status says whether it takes work). */
+export const GPU_STATUSES = ["available", "unhealthy", "missing"] as const;
 export const OPERATOR_TARGETS = ["available", "draining", "maintenance", "quarantined"] as const;
 export type OperatorTarget = (typeof OPERATOR_TARGETS)[number];
 

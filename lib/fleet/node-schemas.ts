@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
 import { normaliseNodeAddress } from "./node-address";
-import { NODE_STATUSES, OPERATOR_TARGETS } from "./node-lifecycle";
+import { GPU_STATUSES, NODE_STATUSES, OPERATOR_TARGETS } from "./node-lifecycle";
+import { oneOf } from "@/lib/vocabulary";
 
 const label = z.string().trim().min(1).max(100);
 
@@ -104,7 +105,7 @@ export const listNodesQuery = z.strictObject({
 export const listGpusQuery = z.strictObject({
   ...paginationQuery,
   cluster_id: z.uuid().optional(),
-  status: z.enum(["available", "unhealthy", "missing"]).optional(),
+  status: z.enum(GPU_STATUSES).optional(),
   gpu_type: z.string().max(32).optional(),
 });
 
@@ -140,7 +141,7 @@ export const gpuJsonSchema = z
     gpu_type: z.string(),
     model: z.string().nullable(),
     memory_total_mb: z.number(),
-    status: z.enum(["available", "unhealthy", "missing"]),
+    status: z.enum(GPU_STATUSES),
     unhealthy_reason: z.string().nullable(),
     last_xid: z.number().nullable(),
     allocated_job_id: z.string().nullable().meta({ description: "The job holding this GPU" }),
@@ -204,7 +205,7 @@ export function nodeJson(n: NodeRow & { id: string; clusterId: string; hostname:
     address: text(n.address),
     capabilities: { containers: n.containers, runtime: text(n.containerRuntime) },
     system: { os: text(n.os), kernel: text(n.kernel), driver_version: text(n.driverVersion), cuda_version: text(n.cudaVersion) },
-    status: n.status as (typeof NODE_STATUSES)[number],
+    status: oneOf(NODE_STATUSES, n.status, "nodes.status"),
     last_heartbeat_at: n.lastHeartbeatAt?.toISOString() ?? null,
     created_at: n.createdAt.toISOString(),
   };
@@ -233,7 +234,7 @@ export function gpuJson(g: {
     gpu_type: g.gpuType,
     model: g.model,
     memory_total_mb: g.memoryTotalMb,
-    status: g.status as "available" | "unhealthy" | "missing",
+    status: oneOf(GPU_STATUSES, g.status, "gpus.status"),
     unhealthy_reason: g.unhealthyReason,
     last_xid: g.lastXid,
     allocated_job_id: g.allocatedJobId,

@@ -7,6 +7,8 @@
 //   queued | blocked | running ──cancel──▶ cancelled          completed, failed, cancelled are final
 
 export const JOB_STATUSES = ["queued", "blocked", "running", "completed", "failed", "cancelled"] as const;
+/** Why a blocked job waits: over its tenant's quota, its prepaid balance ran out, or its tenant is suspended. */
+export const BLOCK_REASONS = ["quota", "billing", "suspended"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
 

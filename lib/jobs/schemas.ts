@@ -2,7 +2,8 @@ import { z } from "zod";
 import { isImageReference } from "@/lib/fleet/image-reference";
 import { listParamsShape } from "@/lib/http/list-params";
 import { paginationQuery } from "@/lib/http/pagination";
-import { JOB_STATUSES } from "./job-lifecycle";
+import { BLOCK_REASONS, JOB_STATUSES } from "./job-lifecycle";
+import { oneOf } from "@/lib/vocabulary";
 
 /** A container image reference; never something a container runtime could read as an option. */
 export const imageField = z
@@ -73,7 +74,7 @@ export const jobJsonSchema = z
     tenant_id: z.string(),
     name: z.string(),
     status: z.enum(JOB_STATUSES),
-    block_reason: z.enum(["quota", "billing"]).nullable(),
+    block_reason: z.enum(BLOCK_REASONS).nullable(),
     pending_reason: z.string().nullable().meta({ description: "Why the job is not running yet" }),
     gpu_count: z.number(),
     gpu_type: z.string(),
@@ -155,8 +156,8 @@ export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
     id: j.id,
     tenant_id: j.tenantId,
     name: j.name,
-    status: j.status as (typeof JOB_STATUSES)[number],
-    block_reason: j.blockReason as "quota" | "billing" | null,
+    status: oneOf(JOB_STATUSES, j.status, "jobs.status"),
+    block_reason: j.blockReason === null ? null : oneOf(BLOCK_REASONS, j.blockReason, "jobs.block_reason"),
     pending_reason: j.pendingReason,
     gpu_count: j.gpuCount,
     gpu_type: j.gpuType,

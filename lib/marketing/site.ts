@@ -11,6 +11,8 @@ import { bucketGrid, type TimeRange } from "@/lib/metrics/time-range";
 import { referrerHost, sessionHash } from "./privacy";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { oneOf } from "@/lib/vocabulary";
+import { DEMO_REQUEST_STATUSES } from "./schemas";
 
 /** A visitor asks for a demo: stored for the operators' inbox and announced through the notification outbox. */
 export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, config?: ChannelConfig) {
@@ -35,7 +37,7 @@ export async function signUpEarlyAccess(email: string): Promise<void> {
 }
 
 export function demoRequestJson(r: { id: string; name: string; email: string; company: string | null; message: string | null; status: string; handledBy: string | null; createdAt: Date }) {
-  return { id: r.id, name: r.name, email: r.email, company: r.company, message: r.message, status: r.status as "new" | "contacted" | "closed", handled_by: r.handledBy, created_at: r.createdAt.toISOString() };
+  return { id: r.id, name: r.name, email: r.email, company: r.company, message: r.message, status: oneOf(DEMO_REQUEST_STATUSES, r.status, "demo_requests.status"), handled_by: r.handledBy, created_at: r.createdAt.toISOString() };
 }
 
 export async function listDemoRequests(p: Principal, q: { limit: number; cursor?: string; status?: string }) {

@@ -9,7 +9,8 @@ import { insertJob } from "@/lib/jobs/insert-job";
 import { advance, type LogEntry, type Outcome, type StepState } from "./dag";
 import { ExpressionError, renderJson, renderTemplate, type Json, type Scope } from "./expressions";
 import { stepLoop } from "./present";
-import type { StepKind } from "./schemas";
+import { oneOf } from "@/lib/vocabulary";
+import { STEP_KINDS, STEP_STATUSES } from "./schemas";
 
 // Applies the DAG's decisions (lib/pipelines/dag.ts) to one pipeline inside one transaction, under
 // the pipeline's row lock: captures the outputs of steps whose job completed, decides, starts what
@@ -72,7 +73,7 @@ function toState(r: StepWithJob, given: Record<string, StepOutcome>): StepState 
       error = given[r.name]!.error ?? null;
     }
   }
-  return { name: r.name, dependsOn: r.dependsOn, kind: r.kind as StepKind, status: r.status as StepState["status"], iteration: r.iteration, outcome, error, loop: stepLoop(r), loopStartedAt: r.loopStartedAt };
+  return { name: r.name, dependsOn: r.dependsOn, kind: oneOf(STEP_KINDS, r.kind, "pipeline_steps.kind"), status: oneOf(STEP_STATUSES, r.status, "pipeline_steps.status"), iteration: r.iteration, outcome, error, loop: stepLoop(r), loopStartedAt: r.loopStartedAt };
 }
 
 /** Resolves a step's templates against the outputs its dependencies posted (an ExpressionError names the field). */

@@ -2,6 +2,8 @@ import type { z } from "zod";
 import type { Json } from "./expressions";
 import type { pipelineEventJsonSchema, pipelineJsonSchema } from "./schemas";
 import type { Loop } from "./spec";
+import { oneOf } from "@/lib/vocabulary";
+import { PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS, STEP_STATUSES } from "./schemas";
 
 // How pipelines, their steps and their log read in the API (and the pages): one shape.
 
@@ -40,16 +42,16 @@ export function pipelineJson(
     id: p.id,
     tenant_id: p.tenantId,
     name: p.name,
-    status: p.status as "running",
+    status: oneOf(PIPELINE_STATUSES, p.status, "pipelines.status"),
     reason: p.reason ?? null,
     deadline_at: p.deadlineAt?.toISOString() ?? null,
     steps: p.steps.map((s) => {
       const loop = stepLoop(s);
       return {
         name: s.name,
-        kind: s.kind as "job",
+        kind: oneOf(STEP_KINDS, s.kind, "pipeline_steps.kind"),
         depends_on: s.dependsOn,
-        status: s.status as "waiting",
+        status: oneOf(STEP_STATUSES, s.status, "pipeline_steps.status"),
         job_id: s.jobId,
         iteration: s.iteration,
         repeat: s.repeat,
@@ -69,7 +71,7 @@ export function pipelineJson(
 export function pipelineEventJson(e: { id: bigint; kind: string; step: string | null; iteration: number | null; message: string; details: unknown; createdAt: Date }): z.infer<typeof pipelineEventJsonSchema> {
   return {
     id: e.id.toString(),
-    kind: e.kind as "transition",
+    kind: oneOf(PIPELINE_EVENT_KINDS, e.kind, "pipeline_events.kind"),
     step: e.step,
     iteration: e.iteration,
     message: e.message,

@@ -8,6 +8,8 @@ export const STEP_KINDS = ["job", "http", "inference"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 export const PIPELINE_STATUSES = ["running", "completed", "failed", "cancelled"] as const;
 export const STEP_STATUSES = ["waiting", "running", "completed", "failed", "cancelled", "skipped"] as const;
+export const LOOP_ON_EXHAUSTED = ["fail", "continue"] as const;
+export const PIPELINE_EVENT_KINDS = ["submitted", "transition", "iteration", "output", "tool_call", "retry", "control", "deadline"] as const;
 
 const stepName = z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore");
 const fieldName = z.string().min(1).max(100).regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, "Letters, digits, dash, underscore");
@@ -28,7 +30,7 @@ export const loopSpec = z.strictObject({
   max: z.number().int().min(1).max(100).meta({ description: "Never more iterations than this" }),
   from: stepName.optional().meta({ description: "The loop body's first step (default: this step alone); this step ends the body" }),
   timeout_s: z.number().int().min(1).max(30 * 86_400).optional().meta({ description: "Wall-clock limit of the whole loop, checked before each new iteration (default 3600 with until)" }),
-  on_exhausted: z.enum(["fail", "continue"]).optional().meta({ description: "When max or the time limit is reached first: fail the step (default with until) or carry on" }),
+  on_exhausted: z.enum(LOOP_ON_EXHAUSTED).optional().meta({ description: "When max or the time limit is reached first: fail the step (default with until) or carry on" }),
 });
 
 const headerName = z.string().min(1).max(100).regex(/^[A-Za-z0-9-]+$/, "Header names: letters, digits, dash");
@@ -94,7 +96,7 @@ const stepJsonSchema = z.object({
   job_id: z.string().nullable(),
   iteration: z.number().meta({ description: "The loop iteration it is in (0-based); on a loop's last step once it completed, the iterations run" }),
   repeat: z.number(),
-  loop: z.object({ from: z.string(), until: z.string().nullable(), max: z.number(), timeout_s: z.number().nullable(), on_exhausted: z.enum(["fail", "continue"]), started_at: z.string().nullable() }).nullable(),
+  loop: z.object({ from: z.string(), until: z.string().nullable(), max: z.number(), timeout_s: z.number().nullable(), on_exhausted: z.enum(LOOP_ON_EXHAUSTED), started_at: z.string().nullable() }).nullable(),
   call_attempt: z.number().meta({ description: "Tool calls: the attempt in flight or last made" }),
   error: z.string().nullable(),
   output: z.unknown().nullable().meta({ description: "Its latest output" }),
@@ -118,7 +120,7 @@ export const pipelineJsonSchema = z
 
 export const pipelineEventJsonSchema = z.object({
   id: z.string(),
-  kind: z.enum(["submitted", "transition", "iteration", "output", "tool_call", "retry", "control", "deadline"]),
+  kind: z.enum(PIPELINE_EVENT_KINDS),
   step: z.string().nullable(),
   iteration: z.number().nullable(),
   message: z.string(),

@@ -2,7 +2,7 @@ import type { FieldIssue } from "@/lib/errors";
 import { hostAllowed } from "./allow-list";
 import { validateDag } from "./dag";
 import { ExpressionError, parseExpression, parseTemplate, references, refText, stripWrapper, templateReferences, templateStrings, type Reference } from "./expressions";
-import type { CreatePipelineInput, PipelineStepInput, StepKind } from "./schemas";
+import type { PipelineStepInput, StepKind } from "./schemas";
 
 // What a pipeline spec means beyond its shape, pure: loops and their bodies, which steps a step
 // may read, and every check that can be made before anything runs (400s naming step and field).

@@ -4,8 +4,9 @@ import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import { podGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
-import { podActions, type PodStatus } from "./pod-lifecycle";
+import { POD_STATUSES, podActions } from "./pod-lifecycle";
 import { getPodOrThrow, listPodEvents, listPodPlacements } from "./queries";
+import { oneOf } from "@/lib/vocabulary";
 
 /** Everything a pod's page shows (tenant or operator plane), or null when the caller may not see it. */
 export async function podPageData(p: Principal, id: string) {
@@ -22,7 +23,7 @@ export async function podPageData(p: Principal, id: string) {
   return {
     pod,
     tenant,
-    actions: podActions(pod.status as PodStatus),
+    actions: podActions(oneOf(POD_STATUSES, pod.status, "pods.status")),
     events: events.map((e) => ({ ...e, actor: displayActor(actors.byLabel, e.actor) })),
     placements: placements.map((pl) => ({
       attempt: pl.attempt,

@@ -4,9 +4,10 @@ import { db, pool } from "@/lib/db/client";
 import { forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { redactPendingReasons } from "@/lib/jobs/queries";
-import { HOLDING_STATUSES, type PodStatus } from "./pod-lifecycle";
+import { HOLDING_STATUSES, POD_STATUSES } from "./pod-lifecycle";
 import type { PodJson } from "./schemas";
 import { podContainerPorts, sshKeyFingerprint } from "./ssh-key";
+import { oneOf } from "@/lib/vocabulary";
 
 /** Pods a caller may see: a tenant its own, an operator every one. Agents see theirs through heartbeats. */
 function scopeWhere(p: Principal) {
@@ -82,6 +83,7 @@ export function sshCommand(host: string | null, ports: Array<{ container_port: n
 }
 
 export function podJson(row: PodRow, live: Live | undefined): PodJson {
+  const status = oneOf(POD_STATUSES, row.status, "pods.status");
   const running = row.status === "running" && live?.running_at;
   const published = new Map((running ? live.ports : []).map((p) => [p.container_port, p.host_port]));
   const ports = podContainerPorts(row.ports, row.sshPublicKey !== null).map((container_port) => ({ container_port, host_port: published.get(container_port) ?? null }));
@@ -90,7 +92,7 @@ export function podJson(row: PodRow, live: Live | undefined): PodJson {
     id: row.id,
     tenant_id: row.tenantId,
     name: row.name,
-    status: row.status as PodStatus,
+    status,
     status_reason: row.statusReason,
     pending_reason: row.status === "pending" ? row.pendingReason : null,
     gpu_type: row.gpuType,
@@ -101,7 +103,7 @@ export function podJson(row: PodRow, live: Live | undefined): PodJson {
     ssh_key_fingerprint: row.sshPublicKey ? sshKeyFingerprint(row.sshPublicKey) : null,
     attempt: row.attempts,
     host,
-    hostname: HOLDING_STATUSES.includes(row.status as PodStatus) ? (live?.hostname ?? null) : null,
+    hostname: HOLDING_STATUSES.includes(status) ? (live?.hostname ?? null) : null,
     gpu_ids: live?.gpu_ids ?? [],
     ports,
     ssh_command: running ? sshCommand(host, ports) : null,

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { SqlClient } from "@/lib/db/client";
 import type { fleetStatusSchema, publicRemediationSchema } from "./contracts";
+import { isOneOf } from "@/lib/vocabulary";
 
 // What the public listener serves besides capacity (lib/reservations/capacity-facts.ts), read
 // through its SELECT-only connection from the public_api views alone.
@@ -20,7 +21,7 @@ export async function fleetStatus(reader: SqlClient, now = new Date()): Promise<
   for (const r of rows) {
     let c = clusters.get(r.cluster_id);
     if (!c) clusters.set(r.cluster_id, (c = { cluster_id: r.cluster_id, cluster_name: r.cluster_name, region: r.region, nodes: zeroStates(), gpus: 0, gpus_healthy: 0, gpus_busy: 0, gpu_types: [] }));
-    const state = (STATES as readonly string[]).includes(r.status) ? (r.status as (typeof STATES)[number]) : "offline";
+    const state = isOneOf(STATES, r.status) ? r.status : "offline";
     let t = c.gpu_types.find((x) => x.gpu_type === r.gpu_type);
     if (!t) c.gpu_types.push((t = { gpu_type: r.gpu_type, gpus: 0, gpus_healthy: 0, gpus_busy: 0 }));
     for (const f of [totals, c]) f.nodes[state] += 1;

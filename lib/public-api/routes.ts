@@ -11,7 +11,7 @@ import { fleetStatus, publicRemediations } from "./queries";
 // on the SELECT-only connection and the validated query. There is no row for any other method,
 // and no handler can reach a request body, a principal or a writable connection: what this table
 // serves is all the listener can do. Attestation results and signing keys join it as rows once
-// attestation lands (../shared/API.md).
+// attestation lands (docs/api.md).
 
 export interface PublicRoute<C extends Contract = Contract> {
   contract: C;

@@ -8,7 +8,8 @@ import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { topologySummary } from "@/lib/scheduler/topology";
 import { capacityFor } from "./capacity-facts";
 import type { CapacityQuery, reservationEventJsonSchema, reservationJsonSchema } from "./schemas";
-import type { ReservationEventKind, ReservationStatus } from "./reservation-lifecycle";
+import { oneOf } from "@/lib/vocabulary";
+import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "./reservation-lifecycle";
 
 const reservationInclude = {
   nodes: {
@@ -31,7 +32,7 @@ export function reservationJson(r: ReservationRow): z.infer<typeof reservationJs
   return {
     id: r.id,
     tenant_id: r.tenantId,
-    status: r.status as ReservationStatus,
+    status: oneOf(RESERVATION_STATUSES, r.status, "reservations.status"),
     degraded: r.degradedAt !== null,
     degraded_reason: r.degradedReason,
     gpu_type: r.gpuType,
@@ -81,7 +82,7 @@ export async function listReservations(p: Principal, q: { limit: number; cursor?
 export async function listReservationEvents(p: Principal, id: string): Promise<Array<z.infer<typeof reservationEventJsonSchema>>> {
   await getReservationOrThrow(p, id);
   const rows = await db().reservationEvent.findMany({ where: { reservationId: id }, orderBy: { id: "asc" } });
-  return rows.map((e) => ({ kind: e.kind as ReservationEventKind, message: e.message, actor: e.actor, node_id: e.nodeId, details: (e.details ?? {}) as Record<string, unknown>, created_at: e.createdAt.toISOString() }));
+  return rows.map((e) => ({ kind: oneOf(RESERVATION_EVENT_KINDS, e.kind, "reservation_events.kind"), message: e.message, actor: e.actor, node_id: e.nodeId, details: (e.details ?? {}) as Record<string, unknown>, created_at: e.createdAt.toISOString() }));
 }
 
 /** GET /api/capacity: what is free for a window, per cluster, pod and rack (no tenant data). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
+import { oneOf } from "@/lib/vocabulary";
 
 export const TENANT_STATUSES = ["active", "suspended"] as const;
 export const BILLING_MODES = ["invoice", "prepaid"] as const;
@@ -73,7 +74,7 @@ export function tenantJson(t: TenantRow): z.infer<typeof tenantJsonSchema> {
     id: t.id,
     name: t.name,
     gpu_quota: t.gpuQuota,
-    status: t.status as (typeof TENANT_STATUSES)[number],
+    status: oneOf(TENANT_STATUSES, t.status, "tenants.status"),
     billing_email: t.billingEmail,
     billing_mode: t.billingMode as (typeof BILLING_MODES)[number],
     max_priority: t.maxPriority,

@@ -3,6 +3,8 @@ import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password";
 import { paginationQuery } from "@/lib/http/pagination";
 
 export const USER_ROLES = ["operator", "tenant_admin", "tenant_member"] as const;
+/** The roles inside a tenant (a tenant key carries one: its creator's at most). */
+export const TENANT_ROLES = ["tenant_admin", "tenant_member"] as const;
 
 const password = z
   .string()

@@ -5,6 +5,10 @@ import { placementRef } from "@/lib/jobs/schemas";
 // an endpoint replica) in sequenced chunks. A chunk is stored once per (placement, seq), however
 // often it is re-sent; a run's log stops growing at WORKLOAD_LOG_MAX_BYTES with a marker saying so.
 
+/** What a workload writes, and the platform's own lines about it (started, exited, truncated). */
+export const WORKLOAD_STREAMS = ["stdout", "stderr"] as const;
+export const LOG_STREAMS = [...WORKLOAD_STREAMS, "system"] as const;
+
 export const MAX_CHUNK_CHARS = 16_384;
 export const MAX_CHUNKS_PER_REQUEST = 200;
 
@@ -12,7 +16,7 @@ const isoTime = z.iso.datetime({ offset: true, message: "Must be an ISO-8601 tim
 
 export const logChunk = z.strictObject({
   seq: z.number().int("A whole number").min(0).max(2_147_483_647),
-  stream: z.enum(["stdout", "stderr"]),
+  stream: z.enum(WORKLOAD_STREAMS),
   // programs print NUL bytes now and then; the database's text cannot hold them: a replacement character shows where
   text: z.string().max(MAX_CHUNK_CHARS, `At most ${MAX_CHUNK_CHARS} characters a chunk`).transform((t) => t.replaceAll("\u0000", "\uFFFD")),
   at: isoTime.optional().meta({ description: "When the agent captured it (default: when it arrives)" }),
@@ -67,7 +71,7 @@ export const readReplicaLogsQuery = z
   })
   .superRefine(oneWindow);
 
-export const logLine = z.object({ seq: z.number(), stream: z.enum(["stdout", "stderr", "system"]), text: z.string(), at: z.string() });
+export const logLine = z.object({ seq: z.number(), stream: z.enum(LOG_STREAMS), text: z.string(), at: z.string() });
 
 const page = {
   data: z.array(logLine),

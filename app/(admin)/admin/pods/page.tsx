@@ -5,7 +5,7 @@ import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/
 import { requireOperatorPage } from "@/lib/auth/session";
 import { formatCents } from "@/lib/billing/money";
 import { db } from "@/lib/db/client";
-import { podActions, POD_STATUSES, type PodStatus } from "@/lib/pods/pod-lifecycle";
+import { podActions, POD_STATUSES } from "@/lib/pods/pod-lifecycle";
 import { listPods } from "@/lib/pods/queries";
 
 export const metadata = { title: "Pods" };
@@ -38,7 +38,7 @@ export default async function AdminPodsPage({ searchParams }: { searchParams: Pr
             </nav>
           }
         />
-        {pods.length === 0 ? <EmptyState title="No pods match">Pods tenants create appear here.</EmptyState> : <PodsTable pods={pods} hrefBase="/admin/pods" tenantNames={new Map(tenants.map((t) => [t.id, t.name]))} actionsOf={(x) => ({ ...podActions(x.status as PodStatus), start: false })} />}
+        {pods.length === 0 ? <EmptyState title="No pods match">Pods tenants create appear here.</EmptyState> : <PodsTable pods={pods} hrefBase="/admin/pods" tenantNames={new Map(tenants.map((t) => [t.id, t.name]))} actionsOf={(x) => ({ ...podActions(x.status), start: false })} />}
       </Card>
     </>
   );

@@ -8,7 +8,7 @@ import { requireTenantPage } from "@/lib/auth/session";
 import { listRates } from "@/lib/billing/rates";
 import { formatCents } from "@/lib/billing/money";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
-import { podActions, type PodStatus } from "@/lib/pods/pod-lifecycle";
+import { podActions } from "@/lib/pods/pod-lifecycle";
 import { listPods } from "@/lib/pods/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 
@@ -39,7 +39,7 @@ export default async function TenantPodsPage({ searchParams }: { searchParams: P
         {pods.length === 0 ? (
           <EmptyState title="No pods yet">Create one below: pick a GPU type and an image, publish 8888 for Jupyter, and paste your SSH public key to get an SSH command.</EmptyState>
         ) : (
-          <PodsTable pods={pods} hrefBase="/dashboard/pods" actionsOf={(x) => podActions(x.status as PodStatus)} />
+          <PodsTable pods={pods} hrefBase="/dashboard/pods" actionsOf={(x) => podActions(x.status)} />
         )}
       </Card>
       <Card className="mt-6" id="create">

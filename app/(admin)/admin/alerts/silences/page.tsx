@@ -1,5 +1,5 @@
 import { createSilenceAction, endSilenceAction } from "@/app/_actions/alerts";
-import { ALERT_TYPE_LABELS } from "@/components/alerts/alert-badges";
+import { ALERT_TYPE_LABELS, alertTypeLabel } from "@/components/alerts/alert-badges";
 import { AlertsNav } from "@/components/alerts/alerts-nav";
 import { CreateSilenceForm, InlineAction } from "@/components/forms/alert-forms";
 import { Badge, type Tone } from "@/components/ui/badge";
@@ -33,7 +33,7 @@ export default async function SilencesPage() {
             <tbody className="divide-y divide-slate-100">
               {silences.map((s) => {
                 const state = silenceState(s, now);
-                const covers = [s.rule ? `rule “${s.rule.name}”` : null, s.ruleType ? (ALERT_TYPE_LABELS[s.ruleType] ?? s.ruleType) : null, s.cluster ? `cluster ${s.cluster.name}` : null, s.node ? `node ${s.node.hostname}` : null, s.subjectId ? `${s.subjectType} ${s.subjectId.slice(0, 8)}` : null].filter(Boolean).join(" · ");
+                const covers = [s.rule ? `rule “${s.rule.name}”` : null, s.ruleType ? alertTypeLabel(s.ruleType) : null, s.cluster ? `cluster ${s.cluster.name}` : null, s.node ? `node ${s.node.hostname}` : null, s.subjectId ? `${s.subjectType} ${s.subjectId.slice(0, 8)}` : null].filter(Boolean).join(" · ");
                 return (
                   <tr key={s.id} data-testid="silence-row">
                     <Td><Badge tone={s.kind === "maintenance" ? "amber" : "neutral"}>{s.kind === "maintenance" ? "maintenance" : "silence"}</Badge></Td>

@@ -17,13 +17,15 @@ import { env } from "@/lib/env";
 import { describeUnhealthyReason } from "@/lib/fleet/gpu-health-reasons";
 import { gpuHealth, nodeHealth } from "@/lib/fleet/health";
 import { classifyXid } from "@/lib/fleet/xid-policy";
-import { OPERATOR_TARGETS, transition, type NodeState } from "@/lib/fleet/node-lifecycle";
+import { GPU_STATUSES, type NodeState, OPERATOR_TARGETS, transition } from "@/lib/fleet/node-lifecycle";
 import { nodeDetail } from "@/lib/fleet/queries";
 import { nodeGpuSeries } from "@/lib/metrics/queries";
 import { bucketGrid, describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
 import { describeNodeImpact, nodeWorkload } from "@/lib/fleet/node-impact";
 import { NodeWorkloadTable } from "@/components/fleet/node-workload";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { isUuid } from "@/lib/ids";
+import { oneOf } from "@/lib/vocabulary";
 
 export const metadata = { title: "Node" };
 
@@ -31,7 +33,7 @@ export default async function NodePage({ params, searchParams }: { params: Promi
   const { id } = await params;
   const range = parseTimeRange(await searchParams, new Date(), "1h");
   const p = await requireOperatorPage(`/admin/nodes/${id}`);
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   const node = await nodeDetail(id);
   if (!node) notFound();
   const alerts = await listAlerts(p, { limit: 20, status: "firing", node_id: id });
@@ -47,7 +49,7 @@ export default async function NodePage({ params, searchParams }: { params: Promi
     ...g,
     health: gpuHealth(
       {
-        status: g.status as "available" | "unhealthy" | "missing",
+        status: oneOf(GPU_STATUSES, g.status, "gpus.status"),
         temperatureC: lastTemp.get(g.index) ?? null,
         recentXids: g.lastXid !== null ? [g.lastXid] : [],
         eccUncorrected: g.eccUncorrected,
