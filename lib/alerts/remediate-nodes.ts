@@ -9,6 +9,7 @@ import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
 import { interruptPodsOnNodes } from "@/lib/pods/interrupt-pods";
 import { enqueueNotifications } from "./notification-outbox";
 import { decideRemediations, type RemediationCandidate } from "./remediation-cap";
+import { lockPrismaTransaction } from "@/lib/db/locks";
 
 export interface NodeFault extends RemediationCandidate {
   alert_event_id: string | null;
@@ -23,7 +24,6 @@ export interface RemediationOutcome {
 }
 
 /** The same 64-bit key in every app instance: remediation decisions are taken one at a time, fleet-wide. */
-const REMEDIATION_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('gpuforge:remediation', 0))";
 const ACTOR = "remediation";
 
 /**
@@ -43,7 +43,7 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
 
   const result = await db().$transaction(
     async (tx) => {
-      await tx.$executeRawUnsafe(REMEDIATION_LOCK);
+      await lockPrismaTransaction(tx, "remediation");
       const ids = [...new Set(faults.map((f) => f.node_id))];
       const isXid = (f: NodeFault) => f.cause.startsWith("fatal_xid:");
       const xidOnlyNodeIds = ids.filter((id) => faults.every((f) => f.node_id !== id || isXid(f)));

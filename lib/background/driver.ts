@@ -8,6 +8,7 @@ import { listenForEvents } from "./cross-process";
 import type { EventName } from "./events";
 import { localBus } from "./local-bus";
 import type { BackgroundJob } from "./types";
+import { tryLockSession, unlockSession } from "@/lib/db/locks";
 
 export interface RunRecord {
   jobId: string;
@@ -125,7 +126,7 @@ export class InProcessDriver {
    * its reason, and the connection, with any lock it may still hold, is dropped, not reused.
    */
   private async runLocked(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }, dueAt?: Date): Promise<RunRecord> {
-    const lock = `gpuforge:job:${job.id}`;
+    const lock = `background:${job.id}` as const;
     const unreachable = (e: unknown): RunRecord => {
       logger.warn("background job could not reach the database; its next run tries again", { job: job.id, error: e instanceof Error ? e.message : String(e) });
       return { jobId: job.id, trigger, ran: false, error: e instanceof Error ? e.message : String(e) };
@@ -138,8 +139,7 @@ export class InProcessDriver {
     }
     let broken: Error | undefined;
     try {
-      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [lock]);
-      if (!rows[0]?.locked) return { jobId: job.id, trigger, ran: false };
+      if (!(await tryLockSession(client, lock))) return { jobId: job.id, trigger, ran: false };
       try {
         if (dueAt) {
           const claimed = await client.query(
@@ -155,7 +155,7 @@ export class InProcessDriver {
         logger.error("background job failed", { job: job.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
         return { jobId: job.id, trigger, ran: true, error: e instanceof Error ? e.message : String(e) };
       } finally {
-        await client.query("SELECT pg_advisory_unlock(hashtext($1))", [lock]);
+        await unlockSession(client, lock);
       }
     } catch (e) {
       broken = e instanceof Error ? e : new Error(String(e));

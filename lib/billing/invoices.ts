@@ -12,8 +12,8 @@ import { gpuHours, invoiceLabel, isNegligibleLine, lastFullMonth } from "./money
 import { createInvoiceCheckout, expireCheckoutSession, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 import { oneOf } from "@/lib/vocabulary";
 import { INVOICE_STATUSES } from "./schemas";
+import { lockPrismaTransaction } from "@/lib/db/locks";
 
-const INVOICE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('gpuforge:invoices', 0))";
 const withLines = { lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] } };
 type InvoiceRow = NonNullable<Awaited<ReturnType<typeof findInvoice>>>;
 const findInvoice = (id: string) => db().invoice.findUnique({ where: { id }, include: withLines });
@@ -66,7 +66,7 @@ export async function generateInvoice(actor: Actor, tenantId: string, input: { p
   let invoiceId: string;
   try {
     invoiceId = await db().$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(INVOICE_LOCK);
+      await lockPrismaTransaction(tx, "invoices");
       const existing = await tx.invoice.findFirst({ where: { tenantId, periodStart: start, periodEnd: end, status: { not: "void" } }, select: { number: true } });
       if (existing) throw conflict(`This period is already invoiced (${invoiceLabel(existing.number)})`, [{ path: "period_start", message: "Already invoiced" }]);
       // one line per job, per endpoint (all its replicas' time together), per reservation (all its nodes' time) and per pod (all its runs)

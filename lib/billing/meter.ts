@@ -1,6 +1,7 @@
 import "server-only";
 import { emitEvent } from "@/lib/background/emit";
 import { pool } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { stopRunningJobs } from "@/lib/jobs/stop-running-jobs";
 import { stopTenantPods } from "@/lib/pods/stop-tenant-pods";
@@ -70,9 +71,7 @@ export async function accrueRunningUsage(opts: { prepaidEveryS?: number; invoice
  * are queued again.
  */
 export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
-  const c = await pool().connect();
-  try {
-    await c.query("BEGIN");
+  const out = await inTransaction(async (c) => {
     const { rows: tenants } = await c.query<{ id: string; exhausted: boolean; over_grace: boolean }>(
       `WITH b AS (
          SELECT t.id, t.balance_exhausted_at, COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0) AS balance
@@ -108,13 +107,8 @@ export async function enforcePrepaidBalances(graceS = env().PREPAID_GRACE_S) {
        ) INSERT INTO job_events (job_id, from_status, to_status, reason, actor) SELECT id, 'blocked', 'queued', 'funds added', 'billing' FROM u`,
       [exhausted],
     );
-    await c.query("COMMIT");
-    if ((unblocked.rowCount ?? 0) > 0 || stopped.length || podsStopped.length) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });
     return { exhausted: exhausted.length, jobs_blocked: blocked.rowCount ?? 0, jobs_stopped: stopped.length, jobs_unblocked: unblocked.rowCount ?? 0, pods_stopped: podsStopped.length };
-  } catch (e) {
-    await c.query("ROLLBACK").catch(() => {}); // a broken connection: the error that broke it is the one to report
-    throw e;
-  } finally {
-    c.release();
-  }
+  });
+  if (out.jobs_unblocked > 0 || out.jobs_stopped || out.pods_stopped) await emitEvent("scheduler/run.requested", { reason: "billing state changed" });
+  return out;
 }

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type pg from "pg";
+import { lockSession, unlockSession } from "./locks";
 
 // Applies prisma/migrations/<timestamp>_<name>/migration.sql in order, each in its own
 // transaction, and records it in Prisma's own `_prisma_migrations` table with Prisma's
@@ -26,8 +27,6 @@ export class MigrationError extends Error {
     this.name = "MigrationError";
   }
 }
-
-const MIGRATION_LOCK_KEY = 72_417_001; // pg_advisory_lock key reserved for migrations
 
 export function checksumOf(sql: string): string {
   return createHash("sha256").update(sql, "utf8").digest("hex");
@@ -74,7 +73,7 @@ interface AppliedRow {
 
 export async function migrate(client: pg.ClientBase, migrations: MigrationFile[]): Promise<MigrationReport> {
   const report: MigrationReport = { applied: [], alreadyApplied: [] };
-  await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+  await lockSession(client, "migrations");
   try {
     await client.query(BOOKKEEPING_DDL);
     const { rows } = await client.query<AppliedRow>(
@@ -115,7 +114,7 @@ export async function migrate(client: pg.ClientBase, migrations: MigrationFile[]
     }
     return report;
   } finally {
-    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+    await unlockSession(client, "migrations");
   }
 }
 

@@ -7,6 +7,7 @@ import { combine, gatewayMinutes, type GatewayMinute } from "@/lib/gateway/gatew
 import { bucketGrid, stepFor } from "@/lib/metrics/time-range";
 import { getEndpointOrThrow } from "./endpoints";
 import type { EndpointSample } from "./schemas";
+import { inTransaction } from "@/lib/db/transaction";
 
 const FUTURE_SLACK_MS = 5 * 60_000;
 
@@ -80,9 +81,7 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
   if (stale) throw staleReport("A sample is about a replica placement that is no longer current; nothing was stored");
   if (accepted.length === 0) return { accepted: 0, rejected };
 
-  const c = await pool().connect();
-  try {
-    await c.query("BEGIN");
+  return inTransaction(async (c) => {
     if (reporter.kind === "agent") {
       // the fences again, under lock, in the transaction that applies the samples: a replica stopped
       // or replaced since the read above makes the whole report stale
@@ -125,14 +124,8 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
       await refreshRollups(c, endpointId, inserted.rows.map((r) => r.recorded_at));
       await applyReplicaHealth(c, endpointId, [...new Set(inserted.rows.flatMap((r) => (r.replica_id ? [r.replica_id] : [])))]);
     }
-    await c.query("COMMIT");
     return { accepted: accepted.length, rejected };
-  } catch (e) {
-    await c.query("ROLLBACK").catch(() => {});
-    throw e;
-  } finally {
-    c.release();
-  }
+  });
 }
 
 /**

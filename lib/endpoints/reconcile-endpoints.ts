@@ -2,10 +2,10 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { emitEvent } from "@/lib/background/emit";
-import { pool, type SqlClient } from "@/lib/db/client";
+import type { SqlClient } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { combine, gatewayMinutes } from "@/lib/gateway/gateway-figures";
-import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
 import { decideScale, type AutoscaleMetric } from "./autoscaler";
 import { nextEndpointStatus, transitionPath, type EndpointStatus } from "./endpoint-lifecycle";
 import { REPLACE_UNHEALTHY_AFTER_S, STALE_AFTER_S, START_TIMEOUT_S } from "./replica-health";
@@ -59,13 +59,10 @@ export interface ReconcileResult {
  * autoscaling decisions, removes replicas beyond the desired count, places missing ones, and moves
  * each endpoint's status through its state machine, recording every transition.
  */
-export async function reconcileEndpoints(opts: { endpointId?: string; client?: pg.PoolClient } = {}): Promise<ReconcileResult> {
-  const c = opts.client ?? (await pool().connect());
+export async function reconcileEndpoints(opts: { endpointId?: string } = {}): Promise<ReconcileResult> {
   const only = opts.endpointId ?? null;
   const result: ReconcileResult = { replicas_stopped: 0, replicas_placed: 0, scaled: 0, transitions: 0 };
-  try {
-    await c.query("BEGIN");
-    await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+  await inTransaction(async (c) => {
 
     await c.query(
       // silent: neither its serving side's samples nor the gateway's probes have said it is well for a while
@@ -107,10 +104,7 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
         ORDER BY e.created_at FOR NO KEY UPDATE OF e`,
       [only],
     );
-    if (endpoints.length === 0) {
-      await c.query("COMMIT");
-      return result;
-    }
+    if (endpoints.length === 0) return;
     const ids = endpoints.map((e) => e.id);
 
     result.scaled += await autoscale(c, endpoints.filter((e) => !e.stop_requested && e.autoscale_metric !== "none"));
@@ -145,13 +139,7 @@ export async function reconcileEndpoints(opts: { endpointId?: string; client?: p
     if (moved.length) live = await liveReplicas(c, ids);
 
     result.transitions += await moveStatuses(c, endpoints, live);
-    await c.query("COMMIT");
-  } catch (e) {
-    await c.query("ROLLBACK").catch(() => {});
-    throw e;
-  } finally {
-    if (!opts.client) c.release();
-  }
+  }, { lock: "scheduler" });
   // GPUs freed by stopped replicas can take queued jobs now
   if (result.replicas_stopped) await emitEvent("scheduler/run.requested", { reason: "endpoint replicas released GPUs" });
   return result;

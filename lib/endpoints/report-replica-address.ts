@@ -1,8 +1,8 @@
 import "server-only";
 import type { AgentPrincipal } from "@/lib/auth/principal";
-import { pool } from "@/lib/db/client";
 import { conflict, notFound, staleReport } from "@/lib/errors";
 import type { ReplicaAddressInput } from "./schemas";
+import { inTransaction } from "@/lib/db/transaction";
 
 /**
  * Where a replica serves: the host port its node's agent published for the endpoint's serving
@@ -12,9 +12,7 @@ import type { ReplicaAddressInput } from "./schemas";
  * on that port answers 409; a replica this agent never served, 404.
  */
 export async function reportReplicaAddress(p: AgentPrincipal, endpointId: string, replicaId: string, input: ReplicaAddressInput) {
-  const c = await pool().connect();
-  try {
-    await c.query("BEGIN");
+  return inTransaction(async (c) => {
     const { rows } = await c.query<{ live: boolean; fence_ok: boolean }>(
       `SELECT r.status <> 'stopped' AS live, (r.fence = $3 AND $4 = 1) AS fence_ok
          FROM endpoint_replicas r JOIN nodes n ON n.id = r.node_id
@@ -29,12 +27,6 @@ export async function reportReplicaAddress(p: AgentPrincipal, endpointId: string
       if (e.code === "23505") throw conflict("Another live replica of this node is on that port", [{ path: "host_port", message: "Taken by another replica of this node" }]);
       throw e;
     });
-    await c.query("COMMIT");
     return { accepted: true };
-  } catch (e) {
-    await c.query("ROLLBACK").catch(() => {});
-    throw e;
-  } finally {
-    c.release();
-  }
+  });
 }

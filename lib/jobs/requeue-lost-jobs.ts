@@ -1,6 +1,6 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
-import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
+import { lockPrismaTransaction } from "@/lib/db/locks";
 
 /**
  * Jobs running on nodes that were quarantined or went offline go back to the queue without
@@ -15,7 +15,7 @@ import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
  */
 export async function requeueJobsOnNodes(tx: Tx, nodeIds: string[], why: string, actor: string): Promise<string[]> {
   if (nodeIds.length === 0) return [];
-  await tx.$queryRaw`SELECT pg_advisory_xact_lock(${SCHEDULER_LOCK}::bigint)::text`;
+  await lockPrismaTransaction(tx, "scheduler");
   const jobs = await tx.$queryRaw<Array<{ id: string }>>`
     SELECT j.id FROM jobs j
      WHERE j.status = 'running' AND EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_job_id = j.id AND g.node_id = ANY(${nodeIds}::uuid[]))

@@ -4,7 +4,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
 import { forbidden, invalidTransition, notFound } from "@/lib/errors";
-import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
+import { lockPrismaTransaction } from "@/lib/db/locks";
 import { movePods } from "./move-pods";
 import { podTransition, type PodStatus } from "./pod-lifecycle";
 import { getPodOrThrow } from "./queries";
@@ -28,7 +28,7 @@ export async function changePodState(actor: Actor, id: string, action: PodAction
   const p = actor.principal;
   if (p.kind !== "tenant" && p.kind !== "operator") throw forbidden("Only the pod's tenant or an operator may do this");
   await db().$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SCHEDULER_LOCK})`;
+    await lockPrismaTransaction(tx, "scheduler");
     const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: PodStatus; name: string }>>`
       SELECT tenant_id, status, name FROM pods WHERE id = ${id}::uuid FOR UPDATE`;
     const pod = rows[0];

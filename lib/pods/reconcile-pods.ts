@@ -1,6 +1,6 @@
 import "server-only";
 import { emitEvent } from "@/lib/background/emit";
-import { pool } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { interruptPodsOnNodes } from "./interrupt-pods";
 import { movePods } from "./move-pods";
@@ -13,9 +13,7 @@ import type { PodStatus } from "./pod-lifecycle";
  * confirmed within POD_STOP_CONFIRM_S counts as done (its GPUs were released when it was asked).
  */
 export async function reconcilePods(now = new Date()) {
-  const c = await pool().connect();
-  try {
-    await c.query("BEGIN");
+  const { interrupted, late } = await inTransaction(async (c) => {
     const { rows: lost } = await c.query<{ node_id: string; status: string }>(
       `SELECT DISTINCT n.id::text AS node_id, n.status FROM pods p JOIN nodes n ON n.id = p.node_id
         WHERE p.status IN ('starting', 'running', 'stopping') AND n.status NOT IN ('available', 'draining')`,
@@ -41,13 +39,8 @@ export async function reconcilePods(now = new Date()) {
       ),
       "system",
     );
-    await c.query("COMMIT");
-    if (interrupted.length || late.some((p) => p.status === "starting")) await emitEvent("scheduler/run.requested", { reason: "pods interrupted or failed" });
-    return { pods_interrupted: interrupted.length, pods_timed_out: late.length };
-  } catch (e) {
-    await c.query("ROLLBACK").catch(() => {});
-    throw e;
-  } finally {
-    c.release();
-  }
+    return { interrupted, late };
+  });
+  if (interrupted.length || late.some((p) => p.status === "starting")) await emitEvent("scheduler/run.requested", { reason: "pods interrupted or failed" });
+  return { pods_interrupted: interrupted.length, pods_timed_out: late.length };
 }

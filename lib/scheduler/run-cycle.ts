@@ -1,13 +1,11 @@
 import "server-only";
 import type pg from "pg";
-import { pool } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { processMetrics } from "@/lib/observability/process-metrics";
 import { PodConflict, waitingPods, writePodDecisions } from "@/lib/pods/schedule-pods";
 import { place, type ActiveReservation, type Decision, type FreeNode, type QueuedJob } from "./placement";
 
-/** Serialises everything that allocates GPUs: scheduling cycles and endpoint replica placement. */
-export const SCHEDULER_LOCK = 72_417_002;
 const MAX_QUEUE = 50_000;
 /** The node (alias n) is held by a reservation in force now: its GPUs are not on-demand capacity. */
 const RESERVED_NOW = `EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())`;
@@ -36,10 +34,10 @@ export interface CycleResult {
  * cycle rolls back and the next one starts from fresh facts. The database triggers re-check every
  * allocation (one job per GPU, gang sizes, quotas).
  */
-export async function runSchedulerCycle(trigger: string, client?: pg.PoolClient): Promise<CycleResult> {
+export async function runSchedulerCycle(trigger: string): Promise<CycleResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const cycle = await attemptCycle(trigger, client);
+      const cycle = await attemptCycle(trigger);
       const m = processMetrics();
       m.schedulerCycle.observe(cycle.duration_ms / 1000);
       m.schedulerPlacements.inc(cycle.placed);
@@ -51,12 +49,9 @@ export async function runSchedulerCycle(trigger: string, client?: pg.PoolClient)
   }
 }
 
-async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<CycleResult> {
+async function attemptCycle(trigger: string): Promise<CycleResult> {
   const started = performance.now();
-  const c = client ?? (await pool().connect());
-  try {
-    await c.query("BEGIN");
-    await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+  return inTransaction(async (c) => {
     // The fair window (issue 15): each active tenant contributes at most SCHEDULER_TENANT_WINDOW of
     // its waiting jobs, read through jobs_schedulable_idx, so one tenant's backlog (50,000 jobs
     // blocked by quota, say) can neither fill the window nor make every cycle read all of it.
@@ -170,14 +165,8 @@ async function attemptCycle(trigger: string, client?: pg.PoolClient): Promise<Cy
       `INSERT INTO scheduler_logs (trigger, considered, placed, blocked, duration_ms, decisions) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text`,
       [trigger, decisions.length, placed, blocked, durationMs, JSON.stringify(summarise(decisions))],
     );
-    await c.query("COMMIT");
     return { id: log.rows[0]!.id, considered: decisions.length, placed, blocked, duration_ms: durationMs };
-  } catch (e) {
-    await c.query("ROLLBACK").catch(() => {});
-    throw e;
-  } finally {
-    if (!client) c.release();
-  }
+  }, { lock: "scheduler" });
 }
 
 async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: Map<string, "queued" | "blocked">) {

@@ -1,6 +1,6 @@
 import "server-only";
-import { pool } from "@/lib/db/client";
-import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
+import { lockForTransaction } from "@/lib/db/locks";
+import { inTransaction } from "@/lib/db/transaction";
 import { stopTenantWork } from "./tenant-work";
 
 /**
@@ -8,26 +8,15 @@ import { stopTenantWork } from "./tenant-work";
  * hand in the database, a replica that slipped in), stopped the same way. Cheap when there is none.
  */
 export async function enforceSuspensions() {
-  const c = await pool().connect();
-  try {
-    await c.query("BEGIN");
+  return inTransaction(async (c) => {
     const { rows } = await c.query<{ id: string }>(
       `SELECT t.id::text FROM tenants t WHERE t.status = 'suspended' AND (
          EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id AND (j.status IN ('running', 'queued') OR (j.status = 'blocked' AND j.block_reason <> 'suspended')))
          OR EXISTS (SELECT 1 FROM endpoint_replicas r WHERE r.tenant_id = t.id AND r.status <> 'stopped'))`,
     );
-    if (rows.length === 0) {
-      await c.query("COMMIT");
-      return { tenants: 0, jobs_cancelled: 0, jobs_blocked: 0, replicas_stopped: 0 };
-    }
-    await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+    if (rows.length === 0) return { tenants: 0, jobs_cancelled: 0, jobs_blocked: 0, replicas_stopped: 0 };
+    await lockForTransaction(c, "scheduler");
     const out = await stopTenantWork(c, rows.map((r) => r.id), "suspension sweep");
-    await c.query("COMMIT");
     return { tenants: rows.length, ...out };
-  } catch (e) {
-    await c.query("ROLLBACK").catch(() => {});
-    throw e;
-  } finally {
-    c.release();
-  }
+  });
 }

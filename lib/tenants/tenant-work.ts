@@ -8,7 +8,7 @@ export const SUSPENDED_REASON = "Your organisation is suspended; this job runs a
 
 /**
  * Stops a suspended tenant's work, inside the caller's transaction, which must hold the allocation
- * lock (SCHEDULER_LOCK) so no cycle places the tenant's work between these statements: running
+ * lock ("scheduler", lib/db/locks.ts) so no cycle places the tenant's work between these statements: running
  * jobs end through the set-based cancel (final segment billed once), every waiting job is blocked
  * with block_reason 'suspended', and live endpoint replicas stop (their last segment billed too).
  */

@@ -4,7 +4,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
 import { notFound, uniqueViolationToConflict } from "@/lib/errors";
-import { SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
+import { lockPrismaTransaction } from "@/lib/db/locks";
 import { tenantSelect, type UpdateTenantInput } from "./schemas";
 import { resumeTenantWork, stopTenantWork } from "./tenant-work";
 
@@ -25,7 +25,7 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
       // the allocation lock first, then the tenant's row: the order every allocator uses. Moving the
       // waiting jobs' priorities writes rows a scheduling cycle updates too, in another order: without
       // the lock the two deadlocked (seen under load in the integration suite)
-      if (input.status || input.max_priority) await tx.$queryRaw`SELECT pg_advisory_xact_lock(${SCHEDULER_LOCK}::bigint)::text`;
+      if (input.status || input.max_priority) await lockPrismaTransaction(tx, "scheduler");
       const [locked] = await tx.$queryRaw<Array<{ status: string }>>`SELECT status FROM tenants WHERE id = ${id}::uuid FOR UPDATE`;
       if (!locked) throw notFound("Tenant");
       const before = await tx.tenant.findUniqueOrThrow({ where: { id }, select: { ...tenantSelect } });

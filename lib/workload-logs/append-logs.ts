@@ -1,10 +1,10 @@
 import "server-only";
 import type pg from "pg";
 import type { AgentPrincipal } from "@/lib/auth/principal";
-import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { notFound, staleReport } from "@/lib/errors";
 import type { AppendLogsInput, LogChunk } from "./schemas";
+import { inTransaction } from "@/lib/db/transaction";
 
 const MAX_FUTURE_MS = 5 * 60_000;
 
@@ -90,21 +90,6 @@ export async function appendPodLogs(p: AgentPrincipal, podId: string, input: App
     if (!placement.current) throw staleReport("The pod has been placed again since; this placement's log is closed");
     return storeChunks(c, { kind: "pod", podId, attempt: input.attempt }, input.chunks, { logBytes: Number(placement.log_bytes), truncated: placement.log_truncated });
   });
-}
-
-async function inTransaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool().connect();
-  try {
-    await c.query("BEGIN");
-    const out = await fn(c);
-    await c.query("COMMIT");
-    return out;
-  } catch (e) {
-    await c.query("ROLLBACK").catch(() => {});
-    throw e;
-  } finally {
-    c.release();
-  }
 }
 
 export function truncationMarker(capBytes: number): string {

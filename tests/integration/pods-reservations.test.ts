@@ -4,7 +4,8 @@ import { createPod } from "@/lib/pods/create-pod";
 import { createPodBody } from "@/lib/pods/schemas";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { reservationJson } from "@/lib/reservations/queries";
-import { runSchedulerCycle, SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
+import { lockForTransaction } from "@/lib/db/locks";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { actorFor, availableFleet, makeTenant, tenantAdminPrincipal, unique } from "../support/fixtures";
 
 // Pods and whole-node reservations. A pod declares no end and is billed on demand, so it never goes
@@ -59,7 +60,7 @@ describe("pods and reservations", () => {
     try {
       await c.query("BEGIN");
       // as every allocator does: no scheduling cycle (this file's or another's) runs meanwhile
-      await c.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+      await lockForTransaction(c, "scheduler");
       await c.query(`UPDATE pods SET status = 'starting', attempts = 1, fence = gen_random_uuid(), node_id = $2 WHERE id = $1`, [direct.id, reservedNode]);
       const refused = await c
         .query(`UPDATE gpus SET allocated_pod_id = $1 WHERE id = (SELECT id FROM gpus WHERE node_id = $2 LIMIT 1)`, [direct.id, reservedNode])
@@ -77,7 +78,7 @@ describe("pods and reservations", () => {
     const c2 = await pool().connect();
     try {
       await c2.query("BEGIN");
-      await c2.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+      await lockForTransaction(c2, "scheduler");
       const refused = await c2
         .query(`UPDATE reservation_nodes SET node_id = $2 WHERE reservation_id = $1`, [held.id, freeNode])
         .then(() => "allowed", (e: { message: string }) => e.message);

@@ -8,7 +8,8 @@ import { getJobOrThrow, listJobs } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { systemActor } from "@/lib/auth/principal";
 import { updateTenant } from "@/lib/tenants/update-tenant";
-import { runSchedulerCycle, SCHEDULER_LOCK } from "@/lib/scheduler/run-cycle";
+import { lockForTransaction } from "@/lib/db/locks";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { registerNode } from "@/lib/fleet/register-node";
 import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
 
@@ -358,7 +359,7 @@ describe("when runs start", () => {
     const holder = new pg.Client({ connectionString: inject("databaseUrl") });
     await holder.connect();
     await holder.query("BEGIN");
-    await holder.query("SELECT pg_advisory_xact_lock($1)", [SCHEDULER_LOCK]);
+    await lockForTransaction(holder, "scheduler");
     const cycle = runSchedulerCycle("test: waited for the lock");
     expect(await waiting("wait_event = 'advisory' AND query LIKE '%pg_advisory_xact_lock%'")).toBe(true);
     // meanwhile the first run ends and frees the GPUs the waiting cycle will take

@@ -1,0 +1,45 @@
+// Every PostgreSQL advisory lock GPUForge takes, under one scheme: a name from this list, whose
+// 64-bit key PostgreSQL derives in the statement itself, hashtextextended('gpuforge:<name>', 0),
+// so every process computes the same key and no two locks can share one by accident.
+//
+//   scheduler     one placement decision at a time: a scheduling cycle, and every change that
+//                 frees or claims GPUs or quota outside it (requeues, suspensions, pod moves)
+//   invoices      one invoice run at a time (periods are closed once)
+//   remediation   the blast-radius cap is counted and used by one quarantine decision at a time
+//   migrations    one process migrates; the others wait and find the work done
+//   background:*  one run of a background job at a time across app processes (session lock)
+
+export type LockName = "scheduler" | "invoices" | "remediation" | "migrations" | `background:${string}`;
+
+/** Anything that runs a parameterized statement: a pg client or pool, a transaction's client. */
+export interface Queryable {
+  query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+const KEY = "hashtextextended($1, 0)";
+const param = (name: LockName) => [`gpuforge:${name}`];
+
+/** Waits for the lock; it is released when the transaction ends. */
+export async function lockForTransaction(c: Queryable, name: LockName): Promise<void> {
+  await c.query(`SELECT pg_advisory_xact_lock(${KEY})::text`, param(name));
+}
+
+/** The lock for a Prisma interactive transaction (tagged-template queries only). */
+export async function lockPrismaTransaction(tx: { $queryRawUnsafe(sql: string, ...values: unknown[]): Promise<unknown> }, name: LockName): Promise<void> {
+  await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${KEY})::text`, ...param(name));
+}
+
+/** Takes the lock for this session if nobody holds it; false when somebody does. */
+export async function tryLockSession(c: Queryable, name: LockName): Promise<boolean> {
+  const { rows } = await c.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${KEY}) AS locked`, param(name));
+  return rows[0]?.locked === true;
+}
+
+/** Waits for the lock for this session; release it with unlockSession. */
+export async function lockSession(c: Queryable, name: LockName): Promise<void> {
+  await c.query(`SELECT pg_advisory_lock(${KEY})::text`, param(name));
+}
+
+export async function unlockSession(c: Queryable, name: LockName): Promise<void> {
+  await c.query(`SELECT pg_advisory_unlock(${KEY})`, param(name));
+}
