@@ -42,6 +42,8 @@ const envSchema = z.object({
   INGEST_MAX_STATEMENTS: z.coerce.number().int().min(1).max(64).default(2),
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  // the test stages: every route checks its own response against its contract (lib/http/response-contract.ts)
+  VALIDATE_RESPONSES: boolFlag,
   NODE_OFFLINE_AFTER_S: z.coerce.number().int().min(5).max(86_400).default(90),
   AGENT_HEARTBEAT_INTERVAL_S: z.coerce.number().int().min(1).max(3_600).default(15),
   METRICS_RAW_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(48),

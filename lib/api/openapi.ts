@@ -37,7 +37,7 @@ export function buildOpenApiDocument(contracts: Contract[] = allContracts, serve
       responses: Object.fromEntries(
         Object.entries(c.responses).map(([status, r]) => [
           status,
-          r.schema ? { description: r.description, content: { "application/json": { schema: r.schema } } } : { description: r.description },
+          r.schema ? { description: r.description, content: { [r.mediaType ?? "application/json"]: { schema: r.schema } } } : { description: r.description },
         ]),
       ),
     });

@@ -31,7 +31,8 @@ export interface Contract<
   params?: P;
   query?: Q;
   body?: B;
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** per status: what it means, and its body's schema; a body other than JSON names its media type (CSV exports) */
+  responses: Record<number, { description: string; schema?: z.ZodType; mediaType?: "text/csv" }>;
   /** override of the default request body limit, in bytes */
   bodyLimitBytes?: number;
   /**

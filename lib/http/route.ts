@@ -11,6 +11,8 @@ import type { Contract } from "./contract";
 import { errorResponse, zodIssuesToDetails } from "./error-response";
 import { readJsonBody } from "./read-body";
 import { refuseNul } from "./refuse-nul";
+import { responseContractProblems } from "./response-contract";
+import { logger } from "@/lib/logger";
 import { processMetrics, statusClass } from "@/lib/observability/process-metrics";
 import { consumeRateLimit, guardAddress, recordFailedAuth } from "./rate-limit";
 
@@ -102,6 +104,13 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
       const actor: PublicActor = { principal: principal ?? anonymousPrincipal, requestId };
       const response = await handler({ request, principal, actor, requestId, machineToken, params, query, body } as RouteContext<C>);
       response.headers.set("x-request-id", requestId);
+      if (env().VALIDATE_RESPONSES) {
+        const problems = await responseContractProblems(contract, response);
+        if (problems.length) {
+          logger.error("a response does not match its contract", { operation: contract.operationId, status: response.status, problems, requestId });
+          return done(json(500, { error: { code: "internal_error", message: `The response does not match the ${contract.operationId} contract`, details: problems, request_id: requestId } }));
+        }
+      }
       return done(response);
     } catch (e) {
       return done(errorResponse(e, requestId));

@@ -14,6 +14,8 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     NODE_ENV: "production",
     DEMO_MODE: "0",
     LOG_LEVEL: "warn",
+    // every route checks its response against its contract: a drift answers 500 and fails the walk
+    VALIDATE_RESPONSES: "1",
     // the tests' HTTP client acts as one trusted proxy (tests/support/http.ts)
     TRUSTED_PROXY_HOPS: "1",
     // webhooks are verified for real in the walks; no STRIPE_SECRET_KEY, so invoices use the local payment page

@@ -129,7 +129,7 @@ export const exportAlerts = defineContract({
   tags: ["Alerts"],
   access: ["operator", "tenant"],
   query: alertListParams,
-  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
+  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors },
 });
 
 export const exportNotifications = defineContract({
@@ -140,5 +140,5 @@ export const exportNotifications = defineContract({
   tags: ["Alerts"],
   access: ["operator"],
   query: notificationListParams,
-  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
+  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors },
 });

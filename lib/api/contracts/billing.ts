@@ -116,7 +116,7 @@ export const invoiceCsv = defineContract({
   tags: ["Billing"],
   access: ["operator", "tenant"],
   params: idParams,
-  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors, ...notFoundError },
+  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors, ...notFoundError },
 });
 
 export const payInvoice = defineContract({

@@ -103,5 +103,5 @@ export const exportJobs = defineContract({
   tags: ["Jobs"],
   access: ["operator", "tenant"],
   query: jobListParams,
-  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
+  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors },
 });

@@ -24,7 +24,7 @@ export const openapi = defineContract({
   summary: "This document",
   tags: ["Platform"],
   access: "public",
-  responses: { 200: { description: "OpenAPI 3.1 document" } },
+  responses: { 200: { description: "OpenAPI 3.1 document" }, 304: { description: "Not modified: the If-None-Match ETag is current" } },
 });
 
 export const listAudit = defineContract({
@@ -48,5 +48,5 @@ export const exportAuditLog = defineContract({
   access: ["operator", "tenant"],
   tenantRole: "tenant_admin",
   query: auditListParams,
-  responses: { 200: { description: "text/csv", schema: z.string() }, ...authErrors },
+  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors },
 });
