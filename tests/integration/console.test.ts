@@ -192,6 +192,14 @@ describe("alerts: groups and silences", () => {
     expect(await db().auditLog.count({ where: { targetId: s.id, action: { in: ["alert.maintenance_created", "alert.maintenance_ended"] } } })).toBe(2);
     // never a silence of everything, nor a window without a place
     expect(await codeOf(createSilence(operator, { kind: "silence", reason: "all quiet", duration_s: 60 }))).toBe("validation_failed");
+    // a type no alert has would silence nothing: refused, naming the field, writing nothing
+    const before = await db().alertSilence.count();
+    const typo = await createSilence(operator, { kind: "silence", rule_type: "gpu_xidd", reason: "typo", duration_s: 60 } as never).catch((e: unknown) => e);
+    expect(typo).toMatchObject({ code: "validation_failed", details: [{ path: "rule_type" }] });
+    expect(await db().alertSilence.count()).toBe(before);
+    // the platform's own types are silenceable too
+    const degraded = await createSilence(operator, { kind: "silence", rule_type: "reservation_degraded", reason: "known", duration_s: 60 });
+    await endSilence(operator, degraded.id);
   });
 });
 
