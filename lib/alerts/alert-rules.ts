@@ -4,9 +4,9 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, type Tx } from "@/lib/db/client";
 import { notFound, uniqueViolationToConflict, validationFailed } from "@/lib/errors";
+import { oneOf } from "@/lib/vocabulary";
 import { RULE_TYPE_SPECS, ruleKnobIssues, type RuleType, SEVERITIES } from "./rule-types";
 import type { CreateRuleInput, UpdateRuleInput } from "./schemas";
-import { oneOf } from "@/lib/vocabulary";
 
 const ruleSelect = {
   id: true, name: true, ruleType: true, clusterId: true, threshold: true, windowS: true, occurrences: true,

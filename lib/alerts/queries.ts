@@ -6,8 +6,8 @@ import { db, pool } from "@/lib/db/client";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { conflict, forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
-import type { ListAlertsQuery } from "./schemas";
 import { oneOf } from "@/lib/vocabulary";
+import type { ListAlertsQuery } from "./schemas";
 import { NOTIFICATION_CHANNELS, NOTIFICATION_KINDS, NOTIFICATION_STATUSES } from "./schemas";
 import { ALERT_STATUSES, REMEDIATION_OUTCOMES, SEVERITIES } from "./rule-types";
 

@@ -7,9 +7,9 @@ import { effectiveSettings } from "@/lib/settings/settings";
 import { applyNodeTransition } from "@/lib/fleet/apply-node-transition";
 import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
 import { interruptPodsOnNodes } from "@/lib/pods/interrupt-pods";
+import { lockPrismaTransaction } from "@/lib/db/locks";
 import { enqueueNotifications } from "./notification-outbox";
 import { decideRemediations, type RemediationCandidate } from "./remediation-cap";
-import { lockPrismaTransaction } from "@/lib/db/locks";
 
 export interface NodeFault extends RemediationCandidate {
   alert_event_id: string | null;

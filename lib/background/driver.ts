@@ -4,11 +4,11 @@ import type pg from "pg";
 import { logger } from "@/lib/logger";
 import { processMetrics } from "@/lib/observability/process-metrics";
 import type { ChannelListener } from "@/lib/db/listen";
+import { tryLockSession, unlockSession } from "@/lib/db/locks";
 import { listenForEvents } from "./cross-process";
 import type { EventName } from "./events";
 import { localBus } from "./local-bus";
 import type { BackgroundJob } from "./types";
-import { tryLockSession, unlockSession } from "@/lib/db/locks";
 
 export interface RunRecord {
   jobId: string;

@@ -6,13 +6,13 @@ import { env } from "@/lib/env";
 import { conflict, forbidden, invalidTransition, isUniqueViolation, notFound, nothingToInvoice } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { logger } from "@/lib/logger";
+import { oneOf } from "@/lib/vocabulary";
+import { lockPrismaTransaction } from "@/lib/db/locks";
 import { assertTenantVisible, balanceOf } from "./ledger";
 import { accrueRunningUsage } from "./meter";
 import { gpuHours, invoiceLabel, isNegligibleLine, lastFullMonth } from "./money";
 import { createInvoiceCheckout, expireCheckoutSession, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
-import { oneOf } from "@/lib/vocabulary";
 import { INVOICE_STATUSES } from "./schemas";
-import { lockPrismaTransaction } from "@/lib/db/locks";
 
 const withLines = { lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] } };
 type InvoiceRow = NonNullable<Awaited<ReturnType<typeof findInvoice>>>;

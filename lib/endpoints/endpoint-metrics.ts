@@ -5,9 +5,9 @@ import { env } from "@/lib/env";
 import { notFound, staleReport, validationFailed } from "@/lib/errors";
 import { combine, gatewayMinutes, type GatewayMinute } from "@/lib/gateway/gateway-figures";
 import { bucketGrid, stepFor } from "@/lib/metrics/time-range";
+import { inTransaction } from "@/lib/db/transaction";
 import { getEndpointOrThrow } from "./endpoints";
 import type { EndpointSample } from "./schemas";
-import { inTransaction } from "@/lib/db/transaction";
 
 const FUTURE_SLACK_MS = 5 * 60_000;
 

@@ -7,9 +7,9 @@ import { forbidden, notFound, unsatisfiable, uniqueViolationToConflict, validati
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { assertFitsReservation } from "@/lib/jobs/assert-satisfiable";
 import { submittingTenant } from "@/lib/jobs/submit-job";
+import { oneOf } from "@/lib/vocabulary";
 import { reconcileEndpoints } from "./reconcile-endpoints";
 import type { CreateEndpointInput, EndpointJson, UpdateEndpointInput } from "./schemas";
-import { oneOf } from "@/lib/vocabulary";
 import { ENDPOINT_STATUSES, REPLICA_STATUSES } from "./endpoint-lifecycle";
 
 const RECENT_STOPPED = 10;

@@ -1,8 +1,8 @@
 import "server-only";
 import type { AgentPrincipal } from "@/lib/auth/principal";
 import { conflict, notFound, staleReport } from "@/lib/errors";
-import type { ReplicaAddressInput } from "./schemas";
 import { inTransaction } from "@/lib/db/transaction";
+import type { ReplicaAddressInput } from "./schemas";
 
 /**
  * Where a replica serves: the host port its node's agent published for the endpoint's serving

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
+import { oneOf } from "@/lib/vocabulary";
 import { normaliseNodeAddress } from "./node-address";
 import { GPU_STATUSES, NODE_STATUSES, OPERATOR_TARGETS } from "./node-lifecycle";
-import { oneOf } from "@/lib/vocabulary";
 
 const label = z.string().trim().min(1).max(100);
 

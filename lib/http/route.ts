@@ -6,14 +6,14 @@ import { anonymousPrincipal, type Actor, type Principal, type PublicActor } from
 import { isSessionPrincipal, resolvePrincipal } from "@/lib/auth/resolve-principal";
 import { env, proxyTrust } from "@/lib/env";
 import { forbidden, isAppError, unauthorized, validationFailed } from "@/lib/errors";
+import { logger } from "@/lib/logger";
+import { processMetrics, statusClass } from "@/lib/observability/process-metrics";
 import { clientAddress } from "./client-address";
 import type { Contract } from "./contract";
 import { errorResponse, zodIssuesToDetails } from "./error-response";
 import { readJsonBody } from "./read-body";
 import { refuseNul } from "./refuse-nul";
 import { responseContractProblems } from "./response-contract";
-import { logger } from "@/lib/logger";
-import { processMetrics, statusClass } from "@/lib/observability/process-metrics";
 import { consumeRateLimit, guardAddress, recordFailedAuth } from "./rate-limit";
 
 type Out<S> = [NonNullable<S>] extends [z.ZodType] ? z.output<NonNullable<S>> : undefined;

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { isImageReference } from "@/lib/fleet/image-reference";
 import { listParamsShape } from "@/lib/http/list-params";
 import { paginationQuery } from "@/lib/http/pagination";
-import { BLOCK_REASONS, JOB_STATUSES } from "./job-lifecycle";
 import { oneOf } from "@/lib/vocabulary";
+import { BLOCK_REASONS, JOB_STATUSES } from "./job-lifecycle";
 
 /** A container image reference; never something a container runtime could read as an option. */
 export const imageField = z

@@ -1,17 +1,17 @@
 import "server-only";
+import { createHmac } from "node:crypto";
 import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { chatLine, chatQuote, plainLine } from "@/lib/alerts/chat-text";
 import type { MessageFormat } from "@/lib/alerts/delivery-policy";
 import { activeChannels, channelConfig, formatFor, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
 import { db, pool } from "@/lib/db/client";
-import { createHmac } from "node:crypto";
 import { authSecret, env } from "@/lib/env";
 import { bucketGrid, type TimeRange } from "@/lib/metrics/time-range";
-import { referrerHost, sessionHash } from "./privacy";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { oneOf } from "@/lib/vocabulary";
+import { referrerHost, sessionHash } from "./privacy";
 import { DEMO_REQUEST_STATUSES } from "./schemas";
 
 /** A visitor asks for a demo: stored for the operators' inbox and announced through the notification outbox. */

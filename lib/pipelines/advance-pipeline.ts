@@ -6,10 +6,10 @@ import type { Tx } from "@/lib/db/client";
 import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import { insertJob } from "@/lib/jobs/insert-job";
+import { oneOf } from "@/lib/vocabulary";
 import { advance, type LogEntry, type Outcome, type StepState } from "./dag";
 import { ExpressionError, renderJson, renderTemplate, type Json, type Scope } from "./expressions";
 import { stepLoop } from "./present";
-import { oneOf } from "@/lib/vocabulary";
 import { STEP_KINDS, STEP_STATUSES } from "./schemas";
 
 // Applies the DAG's decisions (lib/pipelines/dag.ts) to one pipeline inside one transaction, under

@@ -1,8 +1,8 @@
 import type { z } from "zod";
+import { oneOf } from "@/lib/vocabulary";
 import type { Json } from "./expressions";
 import type { pipelineEventJsonSchema, pipelineJsonSchema } from "./schemas";
 import type { Loop } from "./spec";
-import { oneOf } from "@/lib/vocabulary";
 import { PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS, STEP_STATUSES } from "./schemas";
 
 // How pipelines, their steps and their log read in the API (and the pages): one shape.

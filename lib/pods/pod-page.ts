@@ -4,9 +4,9 @@ import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import { podGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
+import { oneOf } from "@/lib/vocabulary";
 import { POD_STATUSES, podActions } from "./pod-lifecycle";
 import { getPodOrThrow, listPodEvents, listPodPlacements } from "./queries";
-import { oneOf } from "@/lib/vocabulary";
 
 /** Everything a pod's page shows (tenant or operator plane), or null when the caller may not see it. */
 export async function podPageData(p: Principal, id: string) {

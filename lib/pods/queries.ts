@@ -4,10 +4,10 @@ import { db, pool } from "@/lib/db/client";
 import { forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { redactPendingReasons } from "@/lib/jobs/queries";
+import { oneOf } from "@/lib/vocabulary";
 import { HOLDING_STATUSES, POD_STATUSES } from "./pod-lifecycle";
 import type { PodJson } from "./schemas";
 import { podContainerPorts, sshKeyFingerprint } from "./ssh-key";
-import { oneOf } from "@/lib/vocabulary";
 
 /** Pods a caller may see: a tenant its own, an operator every one. Agents see theirs through heartbeats. */
 function scopeWhere(p: Principal) {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { SqlClient } from "@/lib/db/client";
-import type { fleetStatusSchema, publicRemediationSchema } from "./contracts";
 import { isOneOf } from "@/lib/vocabulary";
+import type { fleetStatusSchema, publicRemediationSchema } from "./contracts";
 
 // What the public listener serves besides capacity (lib/reservations/capacity-facts.ts), read
 // through its SELECT-only connection from the public_api views alone.

@@ -6,9 +6,9 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { topologySummary } from "@/lib/scheduler/topology";
+import { oneOf } from "@/lib/vocabulary";
 import { capacityFor } from "./capacity-facts";
 import type { CapacityQuery, reservationEventJsonSchema, reservationJsonSchema } from "./schemas";
-import { oneOf } from "@/lib/vocabulary";
 import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "./reservation-lifecycle";
 
 const reservationInclude = {

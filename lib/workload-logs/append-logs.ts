@@ -3,8 +3,8 @@ import type pg from "pg";
 import type { AgentPrincipal } from "@/lib/auth/principal";
 import { env } from "@/lib/env";
 import { notFound, staleReport } from "@/lib/errors";
-import type { AppendLogsInput, LogChunk } from "./schemas";
 import { inTransaction } from "@/lib/db/transaction";
+import type { AppendLogsInput, LogChunk } from "./schemas";
 
 const MAX_FUTURE_MS = 5 * 60_000;
 

@@ -7,8 +7,8 @@ import { getAlertRuleOrThrow } from "@/lib/alerts/alert-rules";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
 import { clusterNames } from "@/lib/fleet/cluster-queries";
-import { ruleTypeOptions } from "../rule-types";
 import { isUuid } from "@/lib/ids";
+import { ruleTypeOptions } from "../rule-types";
 
 export const metadata = { title: "Edit alert rule" };
 
