@@ -1,5 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
+import { tenantScopeSql } from "@/lib/auth/tenant-scope";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
 import { forbidden, invalidTransition, notFound } from "@/lib/errors";
@@ -10,9 +11,9 @@ import { stopPipelineInTx } from "./stop-pipeline";
 export async function lockPipelineOrThrow(tx: Parameters<typeof stopPipelineInTx>[0], actor: Actor, id: string) {
   const p = actor.principal;
   if (p.kind !== "tenant" && p.kind !== "operator") throw forbidden("Pipelines belong to tenants");
-  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: string; name: string }>>`SELECT tenant_id, status, name FROM pipelines WHERE id = ${id}::uuid FOR UPDATE`;
+  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: string; name: string }>>`SELECT tenant_id, status, name FROM pipelines WHERE id = ${id}::uuid AND ${tenantScopeSql(p, "tenant_id")} FOR UPDATE`;
   const row = rows[0];
-  if (!row || (p.kind === "tenant" && row.tenant_id !== p.tenantId)) throw notFound("Pipeline");
+  if (!row) throw notFound("Pipeline");
   return row;
 }
 

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
+import { tenantScopeSql } from "@/lib/auth/tenant-scope";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
@@ -30,9 +31,9 @@ export async function changePodState(actor: Actor, id: string, action: PodAction
   await db().$transaction(async (tx) => {
     await lockPrismaTransaction(tx, "scheduler");
     const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: PodStatus; name: string }>>`
-      SELECT tenant_id, status, name FROM pods WHERE id = ${id}::uuid FOR UPDATE`;
+      SELECT tenant_id, status, name FROM pods WHERE id = ${id}::uuid AND ${tenantScopeSql(p, "tenant_id")} FOR UPDATE`;
     const pod = rows[0];
-    if (!pod || (p.kind === "tenant" && pod.tenant_id !== p.tenantId)) throw notFound("Pod");
+    if (!pod) throw notFound("Pod");
     const t = podTransition(pod.status, { kind: action });
     if (!t.ok) throw invalidTransition(t.reason);
     if (action === "start") {
