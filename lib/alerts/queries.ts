@@ -1,17 +1,15 @@
 import "server-only";
-import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
-import { recordAudit } from "@/lib/audit/record-audit";
-import { emitEvent } from "@/lib/background/emit";
+import { assertOperator, type Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { effectiveSettings } from "@/lib/settings/settings";
-import { conflict, forbidden, notFound } from "@/lib/errors";
+import { forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { oneOf } from "@/lib/vocabulary";
 import type { ListAlertsQuery } from "./schemas";
 import { NOTIFICATION_CHANNELS, NOTIFICATION_KINDS, NOTIFICATION_STATUSES } from "./schemas";
 import { ALERT_STATUSES, REMEDIATION_OUTCOMES, SEVERITIES } from "./rule-types";
 
-const alertInclude = { rule: { select: { name: true } } } as const;
+export const alertInclude = { rule: { select: { name: true } } } as const;
 type AlertRow = NonNullable<Awaited<ReturnType<typeof findAlert>>>;
 const findAlert = (id: string) => db().alertEvent.findUnique({ where: { id }, include: alertInclude });
 
@@ -90,19 +88,6 @@ export async function getAlertOrThrow(p: Principal, id: string) {
   return a;
 }
 
-/** An operator takes an alert: the plane shows who is on it. Acknowledging twice keeps the first. */
-export async function acknowledgeAlert(actor: Actor, id: string) {
-  assertOperator(actor.principal);
-  return db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: string; acknowledged_at: Date | null }>>`SELECT id, acknowledged_at FROM alert_events WHERE id = ${id}::uuid FOR UPDATE`;
-    if (!rows[0]) throw notFound("Alert");
-    if (!rows[0].acknowledged_at) {
-      await tx.alertEvent.update({ where: { id }, data: { acknowledgedAt: new Date(), acknowledgedBy: actor.principal.label } });
-      await recordAudit(tx, actor, { action: "alert.acknowledged", targetType: "alert", targetId: id });
-    }
-    return tx.alertEvent.findUniqueOrThrow({ where: { id }, include: alertInclude });
-  });
-}
 
 /** Firing alerts by severity, for the fleet overview and the dashboard. */
 export async function firingAlertCounts(p: Principal): Promise<{ total: number; critical: number; warning: number; info: number }> {
@@ -141,20 +126,6 @@ export function notificationJson(n: NotificationRow) {
   };
 }
 
-/** An operator sends a failed (or waiting) notification again now, with a fresh set of attempts. */
-export async function retryNotification(actor: Actor, id: string) {
-  assertOperator(actor.principal);
-  const n = await db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ status: string }>>`SELECT status FROM notifications WHERE id = ${id}::uuid FOR UPDATE`;
-    if (!rows[0]) throw notFound("Notification");
-    if (rows[0].status === "sent") throw conflict("This notification was delivered; there is nothing to retry", [{ path: "id", message: "Already sent" }]);
-    const updated = await tx.notification.update({ where: { id }, data: { status: "pending", attempts: 0, nextAttemptAt: new Date(), lastError: null } });
-    await recordAudit(tx, actor, { action: "notification.retried", targetType: "notification", targetId: id });
-    return updated;
-  });
-  await emitEvent("alerts/notifications.queued", { count: 1 });
-  return n;
-}
 
 export async function listRemediations(p: Principal, q: { limit: number; cursor?: string; outcome?: string }) {
   assertOperator(p);

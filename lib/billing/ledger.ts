@@ -3,8 +3,8 @@ import type { Actor, Principal } from "@/lib/auth/principal";
 import { assertOperator } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
-import { env } from "@/lib/env";
 import { conflict, forbidden, notFound } from "@/lib/errors";
+import { publicUrl } from "@/lib/platform/public-url";
 import { enforcePrepaidBalances } from "./meter";
 import type { LEDGER_KINDS } from "./schemas";
 import { createDepositCheckout, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
@@ -70,7 +70,7 @@ export async function startCardDeposit(actor: Actor, amountCents: number, cfg: S
   const client = stripeClient(cfg);
   if (!client) throw conflict("Card payments are not configured on this installation; ask your operator to record a deposit", [{ path: "amount_cents", message: "Stripe is not configured" }]);
   const tenant = await db().tenant.findUniqueOrThrow({ where: { id: p.tenantId }, select: { billingEmail: true } });
-  const base = `${(env().NEXTAUTH_URL ?? "http://localhost:3000").replace(/\/$/, "")}/dashboard/billing`;
+  const base = publicUrl("/dashboard/billing");
   return createDepositCheckout(client, { tenantId: p.tenantId, amountCents, customerEmail: tenant.billingEmail }, { success: `${base}?deposit=stripe`, cancel: base });
 }
 

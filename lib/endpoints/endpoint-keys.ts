@@ -5,7 +5,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { notFound, validationFailed } from "@/lib/errors";
 import { forgetGatewayKeys } from "@/lib/gateway/gateway-keys";
-import { getEndpointOrThrow } from "./endpoints";
+import { getEndpointOrThrow } from "./get-endpoint";
 import type { CreateEndpointKeyInput } from "./schemas";
 
 // Keys for one endpoint: what a tenant hands to an application that should call this model and

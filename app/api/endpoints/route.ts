@@ -1,5 +1,7 @@
 import { endpoints } from "@/lib/api/contracts";
-import { createEndpoint, endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
+import { createEndpoint } from "@/lib/endpoints/create-endpoint";
+import { endpointJson } from "@/lib/endpoints/endpoint-json";
+import { listEndpoints } from "@/lib/endpoints/list-endpoints";
 import { json, route } from "@/lib/http/route";
 
 export const POST = route(endpoints.createEndpoint, async ({ actor, body }) => json(201, { endpoint: endpointJson(await createEndpoint(actor, body)) }));

@@ -1,5 +1,6 @@
 import { billing } from "@/lib/api/contracts";
-import { invoiceJson, listInvoices } from "@/lib/billing/invoices";
+import { invoiceJson } from "@/lib/billing/invoice-json";
+import { listInvoices } from "@/lib/billing/list-invoices";
 import { json, route } from "@/lib/http/route";
 
 export const GET = route(billing.listInvoices, async ({ principal, query }) => {

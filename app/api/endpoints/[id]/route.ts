@@ -1,5 +1,8 @@
 import { endpoints } from "@/lib/api/contracts";
-import { deleteEndpoint, endpointJson, getEndpointOrThrow, updateEndpoint } from "@/lib/endpoints/endpoints";
+import { deleteEndpoint } from "@/lib/endpoints/delete-endpoint";
+import { endpointJson } from "@/lib/endpoints/endpoint-json";
+import { getEndpointOrThrow } from "@/lib/endpoints/get-endpoint";
+import { updateEndpoint } from "@/lib/endpoints/update-endpoint";
 import { json, route } from "@/lib/http/route";
 
 export const GET = route(endpoints.getEndpoint, async ({ principal, params }) => json(200, { endpoint: endpointJson(await getEndpointOrThrow(principal, params.id)) }));

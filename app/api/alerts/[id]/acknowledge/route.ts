@@ -1,4 +1,5 @@
-import { acknowledgeAlert, alertJson } from "@/lib/alerts/queries";
+import { acknowledgeAlert } from "@/lib/alerts/acknowledge-alert";
+import { alertJson } from "@/lib/alerts/queries";
 import { alerts } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
 

@@ -1,5 +1,5 @@
 import { billing } from "@/lib/api/contracts";
-import { getInvoiceOrThrow } from "@/lib/billing/invoices";
+import { getInvoiceOrThrow } from "@/lib/billing/get-invoice";
 import { invoiceCsv } from "@/lib/billing/invoice-documents";
 import { route } from "@/lib/http/route";
 

@@ -1,5 +1,5 @@
 import { billing } from "@/lib/api/contracts";
-import { refundInvoice } from "@/lib/billing/invoices";
+import { refundInvoice } from "@/lib/billing/refund-invoice";
 import { ledgerEntryJson } from "@/lib/billing/ledger";
 import { json, route } from "@/lib/http/route";
 

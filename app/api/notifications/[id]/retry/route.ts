@@ -1,4 +1,5 @@
-import { notificationJson, retryNotification } from "@/lib/alerts/queries";
+import { notificationJson } from "@/lib/alerts/queries";
+import { retryNotification } from "@/lib/alerts/retry-notification";
 import { alerts } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
 
