@@ -3,7 +3,7 @@ import { assertOperator, type Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { alertInclude } from "./queries";
+import { alertInclude } from "./alert-json";
 
 /** An operator takes an alert: the plane shows who is on it. Acknowledging twice keeps the first. */
 export async function acknowledgeAlert(actor: Actor, id: string) {

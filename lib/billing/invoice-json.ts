@@ -1,9 +1,10 @@
 import "server-only";
+import type { z } from "zod";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { publicUrl } from "@/lib/platform/public-url";
 import { oneOf } from "@/lib/vocabulary";
 import { gpuHours, invoiceLabel, isNegligibleLine } from "./money";
-import { INVOICE_STATUSES } from "./schemas";
+import { INVOICE_STATUSES, PAYMENT_METHODS, type invoiceJsonSchema } from "./schemas";
 
 export const invoiceInclude = { lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] } } satisfies Prisma.InvoiceInclude;
 export type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
@@ -11,7 +12,7 @@ export type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclu
 /** Without Stripe, an invoice is paid on the tenant's local payment page (prepaid balance) or recorded by an operator. */
 export const localPaymentUrl = (id: string) => publicUrl(`/dashboard/billing/invoices/${id}`);
 
-export function invoiceJson(inv: InvoiceRow) {
+export function invoiceJson(inv: InvoiceRow): z.input<typeof invoiceJsonSchema> {
   const byType = new Map<string, { gpu_type: string; gpu_seconds: number; amount_cents: number; jobs: Array<{ job_id: string | null; endpoint_id: string | null; reservation_id: string | null; description: string; gpu_seconds: number; amount_cents: number }> }>();
   for (const l of inv.lines) {
     if (isNegligibleLine(l.gpuSeconds, l.amountCents)) continue;
@@ -30,7 +31,7 @@ export function invoiceJson(inv: InvoiceRow) {
     amount_cents: Number(inv.amountCents),
     status: oneOf(INVOICE_STATUSES, inv.status, "invoices.status"),
     payment_url: inv.status === "pending" ? (inv.stripeUrl ?? localPaymentUrl(inv.id)) : null,
-    payment_method: inv.paymentMethod as "stripe" | "balance" | "bank" | null,
+    payment_method: inv.paymentMethod === null ? null : oneOf(PAYMENT_METHODS, inv.paymentMethod, "invoices.payment_method"),
     paid_at: inv.paidAt?.toISOString() ?? null,
     created_at: inv.createdAt.toISOString(),
     lines: [...byType.values()].map((g) => ({ ...g, gpu_hours: gpuHours(g.gpu_seconds) })),

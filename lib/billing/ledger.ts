@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Actor, Principal } from "@/lib/auth/principal";
 import { assertOperator } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
@@ -6,7 +7,7 @@ import { db, pool, type Tx } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/errors";
 import { publicUrl } from "@/lib/platform/public-url";
 import { enforcePrepaidBalances } from "./meter";
-import type { LEDGER_KINDS } from "./schemas";
+import type { LEDGER_KINDS, ledgerEntrySchema } from "./schemas";
 import { createDepositCheckout, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 
 /** A tenant's balance is the sum of its ledger, never stored anywhere else. */
@@ -75,7 +76,7 @@ export async function startCardDeposit(actor: Actor, amountCents: number, cfg: S
 }
 
 /** One ledger entry as the API shows it. */
-export function ledgerEntryJson(e: { id: bigint; kind: string; amountCents: bigint; description: string; invoiceId: string | null; createdBy: string; createdAt: Date }, balanceAfter: number | null) {
+export function ledgerEntryJson(e: { id: bigint; kind: string; amountCents: bigint; description: string; invoiceId: string | null; createdBy: string; createdAt: Date }, balanceAfter: number | null): z.input<typeof ledgerEntrySchema> {
   return {
     id: e.id.toString(),
     kind: e.kind as (typeof LEDGER_KINDS)[number],

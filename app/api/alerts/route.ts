@@ -1,4 +1,5 @@
-import { alertJson, listAlerts } from "@/lib/alerts/queries";
+import { alertJson } from "@/lib/alerts/alert-json";
+import { listAlerts } from "@/lib/alerts/queries";
 import { alerts } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
 

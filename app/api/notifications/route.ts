@@ -1,4 +1,5 @@
-import { listNotifications, notificationJson } from "@/lib/alerts/queries";
+import { notificationJson } from "@/lib/alerts/notification-json";
+import { listNotifications } from "@/lib/alerts/queries";
 import { alerts } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
 

@@ -1,4 +1,5 @@
-import { listRemediations, remediationJson } from "@/lib/alerts/queries";
+import { listRemediations } from "@/lib/alerts/queries";
+import { remediationJson } from "@/lib/alerts/remediation-json";
 import { alerts } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
 

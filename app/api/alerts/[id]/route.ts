@@ -1,4 +1,5 @@
-import { alertJson, getAlertOrThrow } from "@/lib/alerts/queries";
+import { alertJson } from "@/lib/alerts/alert-json";
+import { getAlertOrThrow } from "@/lib/alerts/queries";
 import { alerts } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
 

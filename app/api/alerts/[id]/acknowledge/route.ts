@@ -1,5 +1,5 @@
 import { acknowledgeAlert } from "@/lib/alerts/acknowledge-alert";
-import { alertJson } from "@/lib/alerts/queries";
+import { alertJson } from "@/lib/alerts/alert-json";
 import { alerts } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
 

@@ -1,4 +1,4 @@
-import { notificationJson } from "@/lib/alerts/queries";
+import { notificationJson } from "@/lib/alerts/notification-json";
 import { retryNotification } from "@/lib/alerts/retry-notification";
 import { alerts } from "@/lib/api/contracts";
 import { json, route } from "@/lib/http/route";
