@@ -6,7 +6,7 @@ import { ALERT_EVENT_TYPES, ALERT_STATUSES, SEVERITIES } from "./rule-types";
 import type { alertJsonSchema } from "./schemas";
 
 export const alertInclude = { rule: { select: { name: true } } } satisfies Prisma.AlertEventInclude;
-export type AlertRow = Prisma.AlertEventGetPayload<{ include: typeof alertInclude }>;
+type AlertRow = Prisma.AlertEventGetPayload<{ include: typeof alertInclude }>;
 
 export function alertJson(a: AlertRow, p: Principal): z.input<typeof alertJsonSchema> {
   // a tenant learns what happened to its work, not the fleet's internal ids

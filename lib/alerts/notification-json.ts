@@ -3,7 +3,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { oneOf } from "@/lib/vocabulary";
 import { NOTIFICATION_CHANNELS, NOTIFICATION_KINDS, NOTIFICATION_STATUSES, type notificationJsonSchema } from "./schemas";
 
-export type NotificationRow = Prisma.NotificationGetPayload<object>;
+type NotificationRow = Prisma.NotificationGetPayload<object>;
 
 export function notificationJson(n: NotificationRow): z.input<typeof notificationJsonSchema> {
   return {

@@ -5,7 +5,7 @@ import { REMEDIATION_OUTCOMES } from "./rule-types";
 import type { remediationJsonSchema } from "./schemas";
 
 /** A remediation as listed: its row and the hostname of its node (which may have been deleted since). */
-export type RemediationRow = Prisma.RemediationGetPayload<object> & { hostname: string };
+type RemediationRow = Prisma.RemediationGetPayload<object> & { hostname: string };
 
 export function remediationJson(r: RemediationRow): z.input<typeof remediationJsonSchema> {
   return {

@@ -7,7 +7,7 @@ import { gpuHours, invoiceLabel, isNegligibleLine } from "./money";
 import { INVOICE_STATUSES, PAYMENT_METHODS, type invoiceJsonSchema } from "./schemas";
 
 export const invoiceInclude = { lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] } } satisfies Prisma.InvoiceInclude;
-export type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
+type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
 
 /** Without Stripe, an invoice is paid on the tenant's local payment page (prepaid balance) or recorded by an operator. */
 export const localPaymentUrl = (id: string) => publicUrl(`/dashboard/billing/invoices/${id}`);

@@ -15,7 +15,7 @@ export const endpointInclude = {
     include: { gpus: { select: { id: true, index: true, node: { select: { hostname: true } } }, orderBy: { index: "asc" as const } } },
   },
 } satisfies Prisma.EndpointInclude;
-export type EndpointRow = Prisma.EndpointGetPayload<{ include: typeof endpointInclude }>;
+type EndpointRow = Prisma.EndpointGetPayload<{ include: typeof endpointInclude }>;
 
 export function endpointJson(e: EndpointRow): EndpointJson {
   const live = e.replicas.filter((r) => r.status !== "stopped");

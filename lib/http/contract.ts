@@ -11,13 +11,13 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type Access = "public" | readonly PrincipalKind[];
 
 /** One status's reply: what it means, and its body's schema; a body other than JSON names its media type (CSV exports). */
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
   mediaType?: "text/csv";
 }
 
-export type Responses = Record<number, ResponseSpec>;
+type Responses = Record<number, ResponseSpec>;
 
 export interface Contract<
   P extends z.ZodType = z.ZodType,

@@ -13,7 +13,7 @@ export type JsonStatus<C extends Contract> = {
 }[keyof ResponsesOf<C>];
 
 /** The statuses whose reply is not a JSON body: none at all (204, 304), a declared media type (CSV), or a body the contract leaves open. */
-export type RawStatus<C extends Contract> = {
+type RawStatus<C extends Contract> = {
   [K in keyof ResponsesOf<C>]: ResponsesOf<C>[K] extends { schema: z.ZodType } ? (ResponsesOf<C>[K] extends { mediaType: string } ? StatusOf<K> : never) : StatusOf<K>;
 }[keyof ResponsesOf<C>];
 
