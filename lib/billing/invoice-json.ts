@@ -4,7 +4,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { publicUrl } from "@/lib/platform/public-url";
 import { oneOf } from "@/lib/vocabulary";
 import { gpuHours, invoiceLabel, isNegligibleLine } from "./money";
-import { INVOICE_STATUSES, PAYMENT_METHODS, type invoiceJsonSchema } from "./schemas";
+import { INVOICE_STATUSES, PAYMENT_METHODS, type invoiceJsonSchema, type invoiceLineSchema } from "./schemas";
 
 export const invoiceInclude = { lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] } } satisfies Prisma.InvoiceInclude;
 type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
@@ -13,7 +13,7 @@ type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
 export const localPaymentUrl = (id: string) => publicUrl(`/dashboard/billing/invoices/${id}`);
 
 export function invoiceJson(inv: InvoiceRow): z.input<typeof invoiceJsonSchema> {
-  const byType = new Map<string, { gpu_type: string; gpu_seconds: number; amount_cents: number; jobs: Array<{ job_id: string | null; endpoint_id: string | null; reservation_id: string | null; description: string; gpu_seconds: number; amount_cents: number }> }>();
+  const byType = new Map<string, Omit<z.input<typeof invoiceLineSchema>, "gpu_hours">>();
   for (const l of inv.lines) {
     if (isNegligibleLine(l.gpuSeconds, l.amountCents)) continue;
     const g = byType.get(l.gpuType) ?? { gpu_type: l.gpuType, gpu_seconds: 0, amount_cents: 0, jobs: [] };
