@@ -19,10 +19,10 @@ import { metricsExposition } from "@/lib/observability/exposition";
 import { assertOperatorOrToken } from "@/lib/observability/operator-or-token";
 import { applyServerTimeouts, SERVER_TIMEOUTS, type ServerTimeouts } from "./lib/server-timeouts";
 
-const processMetricsOnly = route(operations.metrics, async ({ machineToken, principal }) => {
+const processMetricsOnly = route(operations.metrics, async ({ machineToken, principal, send }) => {
   assertOperatorOrToken(principal, machineToken, "METRICS_TOKEN");
   const { contentType, body } = await metricsExposition({ fleet: false });
-  return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
+  return send(200, body, { "content-type": contentType, "cache-control": "no-store" });
 });
 
 type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;

@@ -24,10 +24,10 @@ import { applyServerTimeouts, SERVER_TIMEOUTS, type ServerTimeouts } from "./lib
 
 // This process's own figures (requests, ingested samples and rejections, runtime); the fleet's
 // gauges are the app's to serve.
-const processMetricsOnly = route(operations.metrics, async ({ machineToken, principal }) => {
+const processMetricsOnly = route(operations.metrics, async ({ machineToken, principal, send }) => {
   assertOperatorOrToken(principal, machineToken, "METRICS_TOKEN");
   const { contentType, body } = await metricsExposition({ fleet: false });
-  return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
+  return send(200, body, { "content-type": contentType, "cache-control": "no-store" });
 });
 
 type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;

@@ -1,7 +1,8 @@
 "use server";
 import { z } from "zod";
 import { createAlertRule, updateAlertRule } from "@/lib/alerts/alert-rules";
-import { acknowledgeAlert, retryNotification } from "@/lib/alerts/queries";
+import { acknowledgeAlert } from "@/lib/alerts/acknowledge-alert";
+import { retryNotification } from "@/lib/alerts/retry-notification";
 import { createRuleBody, updateRuleBody } from "@/lib/alerts/schemas";
 import { createSilence, createSilenceBody, endSilence } from "@/lib/alerts/silences";
 import { formText, serverAction } from "@/lib/auth/action";

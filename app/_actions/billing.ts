@@ -1,7 +1,10 @@
 "use server";
 import { z } from "zod";
 import { formText, serverAction } from "@/lib/auth/action";
-import { generateInvoice, payInvoice, refundInvoice, voidInvoice } from "@/lib/billing/invoices";
+import { generateInvoice } from "@/lib/billing/generate-invoice";
+import { payInvoice } from "@/lib/billing/pay-invoice";
+import { refundInvoice } from "@/lib/billing/refund-invoice";
+import { voidInvoice } from "@/lib/billing/void-invoice";
 import { depositFunds, startCardDeposit } from "@/lib/billing/ledger";
 import { invoiceLabel } from "@/lib/billing/money";
 import { setRate } from "@/lib/billing/rates";

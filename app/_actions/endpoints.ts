@@ -2,7 +2,9 @@
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { formInt, formNumber, formText, serverAction } from "@/lib/auth/action";
-import { createEndpoint, deleteEndpoint, updateEndpoint } from "@/lib/endpoints/endpoints";
+import { createEndpoint } from "@/lib/endpoints/create-endpoint";
+import { deleteEndpoint } from "@/lib/endpoints/delete-endpoint";
+import { updateEndpoint } from "@/lib/endpoints/update-endpoint";
 import { createEndpointKey, revokeEndpointKey } from "@/lib/endpoints/endpoint-keys";
 import { createEndpointBody, createEndpointKeyBody, updateEndpointFields } from "@/lib/endpoints/schemas";
 

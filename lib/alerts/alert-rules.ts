@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import { assertOperator, type Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
@@ -6,7 +7,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { notFound, uniqueViolationToConflict, validationFailed } from "@/lib/errors";
 import { oneOf } from "@/lib/vocabulary";
 import { RULE_TYPE_SPECS, ruleKnobIssues, type RuleType, SEVERITIES } from "./rule-types";
-import type { CreateRuleInput, UpdateRuleInput } from "./schemas";
+import type { CreateRuleInput, ruleJsonSchema, UpdateRuleInput } from "./schemas";
 
 const ruleSelect = {
   id: true, name: true, ruleType: true, clusterId: true, threshold: true, windowS: true, occurrences: true,
@@ -100,7 +101,7 @@ export async function getAlertRuleOrThrow(id: string) {
 
 export type AlertRuleRow = Awaited<ReturnType<typeof getAlertRuleOrThrow>>;
 
-export function ruleJson(r: AlertRuleRow) {
+export function ruleJson(r: AlertRuleRow): z.input<typeof ruleJsonSchema> {
   return {
     id: r.id,
     name: r.name,

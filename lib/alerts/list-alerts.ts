@@ -4,7 +4,7 @@ import { db, pool } from "@/lib/db/client";
 import { forbidden } from "@/lib/errors";
 import { toCsv } from "@/lib/http/csv";
 import { dayRange, EXPORT_LIMIT } from "@/lib/http/list-params";
-import { alertJson } from "./queries";
+import { alertJson } from "./alert-json";
 import type { AlertListParams } from "./schemas";
 import { silencedAmong } from "./silences";
 

@@ -1,8 +1,8 @@
 import "server-only";
 import { emitEvent } from "@/lib/background/emit";
 import { db, pool } from "@/lib/db/client";
-import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
+import { publicUrl } from "@/lib/platform/public-url";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { postWebhook, sendEmail } from "./channels";
 import { silencedAmong } from "./silences";
@@ -23,7 +23,7 @@ export interface ChannelConfig {
 /** The channels in force: the console's settings over the environment's (lib/settings). */
 export async function channelConfig(): Promise<ChannelConfig> {
   const { notifications: n } = await effectiveSettings();
-  return { ...n, publicUrl: env().NEXTAUTH_URL ?? "http://localhost:3000" };
+  return { ...n, publicUrl: publicUrl() };
 }
 
 /** A webhook URL carries its secret in the path: only the host is ever stored or shown. */

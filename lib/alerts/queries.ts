@@ -1,18 +1,12 @@
 import "server-only";
-import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
-import { recordAudit } from "@/lib/audit/record-audit";
-import { emitEvent } from "@/lib/background/emit";
+import { assertOperator, type Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
-import { effectiveSettings } from "@/lib/settings/settings";
-import { conflict, forbidden, notFound } from "@/lib/errors";
+import { forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
-import { oneOf } from "@/lib/vocabulary";
+import { effectiveSettings } from "@/lib/settings/settings";
+import { alertInclude } from "./alert-json";
 import type { ListAlertsQuery } from "./schemas";
-import { NOTIFICATION_CHANNELS, NOTIFICATION_KINDS, NOTIFICATION_STATUSES } from "./schemas";
-import { ALERT_STATUSES, REMEDIATION_OUTCOMES, SEVERITIES } from "./rule-types";
 
-const alertInclude = { rule: { select: { name: true } } } as const;
-type AlertRow = NonNullable<Awaited<ReturnType<typeof findAlert>>>;
 const findAlert = (id: string) => db().alertEvent.findUnique({ where: { id }, include: alertInclude });
 
 /** Who sees which alerts: operators all of them, a tenant those about its own work, agents none. */
@@ -20,49 +14,6 @@ function alertScope(p: Principal) {
   if (p.kind === "operator") return {};
   if (p.kind === "tenant") return { tenantId: p.tenantId };
   throw forbidden("Alerts are for operators and tenants");
-}
-
-export function alertJson(a: AlertRow, p: Principal) {
-  // a tenant learns what happened to its work, not the fleet's internal ids
-  const fleetIds = p.kind === "operator";
-  return {
-    id: a.id,
-    rule_id: fleetIds ? a.ruleId : null,
-    rule_name: a.rule?.name ?? null,
-    rule_type: a.ruleType as never,
-    status: oneOf(ALERT_STATUSES, a.status, "alert_events.status"),
-    severity: oneOf(SEVERITIES, a.severity, "alert_events.severity"),
-    subject_type: a.subjectType,
-    subject_id: a.subjectId,
-    subject_label: a.subjectLabel,
-    cluster_id: fleetIds ? a.clusterId : null,
-    node_id: fleetIds ? a.nodeId : null,
-    tenant_id: a.tenantId,
-    message: a.message,
-    details: fleetIds ? ((a.details ?? {}) as Record<string, unknown>) : tenantSafeDetails(a.details),
-    fired_at: a.firedAt.toISOString(),
-    last_seen_at: a.lastSeenAt.toISOString(),
-    resolved_at: a.resolvedAt?.toISOString() ?? null,
-    acknowledged_at: a.acknowledgedAt?.toISOString() ?? null,
-    // who of the operators took it is the operators' business
-    acknowledged_by: fleetIds ? a.acknowledgedBy : a.acknowledgedBy ? "GPUForge operations" : null,
-  };
-}
-
-const INTERNAL_DETAIL_KEYS = new Set(["node", "hostname", "node_id", "cluster_id", "gpu_id", "gpu_uuid", "rule_id", "jobs", "summary", "from_status", "by"]);
-const UUID_OR_EMAIL = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[^\s@]+@[^\s@]+|GPU-[0-9a-f-]{8,}/i;
-
-/** An alert's details as a tenant may read them: figures about its work, no fleet ids, hostnames or people. */
-export function tenantSafeDetails(details: unknown): Record<string, unknown> {
-  if (typeof details !== "object" || details === null || Array.isArray(details)) return {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(details)) {
-    if (INTERNAL_DETAIL_KEYS.has(k) || k.endsWith("_id") || k.endsWith("_uuid")) continue;
-    if (typeof v === "string" && UUID_OR_EMAIL.test(v)) continue;
-    if (typeof v === "object" && v !== null) continue;
-    out[k] = v;
-  }
-  return out;
 }
 
 export async function listAlerts(p: Principal, q: ListAlertsQuery) {
@@ -90,19 +41,6 @@ export async function getAlertOrThrow(p: Principal, id: string) {
   return a;
 }
 
-/** An operator takes an alert: the plane shows who is on it. Acknowledging twice keeps the first. */
-export async function acknowledgeAlert(actor: Actor, id: string) {
-  assertOperator(actor.principal);
-  return db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: string; acknowledged_at: Date | null }>>`SELECT id, acknowledged_at FROM alert_events WHERE id = ${id}::uuid FOR UPDATE`;
-    if (!rows[0]) throw notFound("Alert");
-    if (!rows[0].acknowledged_at) {
-      await tx.alertEvent.update({ where: { id }, data: { acknowledgedAt: new Date(), acknowledgedBy: actor.principal.label } });
-      await recordAudit(tx, actor, { action: "alert.acknowledged", targetType: "alert", targetId: id });
-    }
-    return tx.alertEvent.findUniqueOrThrow({ where: { id }, include: alertInclude });
-  });
-}
 
 /** Firing alerts by severity, for the fleet overview and the dashboard. */
 export async function firingAlertCounts(p: Principal): Promise<{ total: number; critical: number; warning: number; info: number }> {
@@ -119,41 +57,6 @@ export async function listNotifications(p: Principal, q: { limit: number; cursor
     take: q.limit + 1,
   });
   return page(rows, q.limit);
-}
-
-export type NotificationRow = Awaited<ReturnType<typeof listNotifications>>["data"][number];
-
-export function notificationJson(n: NotificationRow) {
-  return {
-    id: n.id,
-    alert_id: n.alertEventId,
-    demo_request_id: n.demoRequestId,
-    kind: oneOf(NOTIFICATION_KINDS, n.kind, "notifications.kind"),
-    channel: oneOf(NOTIFICATION_CHANNELS, n.channel, "notifications.channel"),
-    target: n.target,
-    subject: n.subject,
-    status: oneOf(NOTIFICATION_STATUSES, n.status, "notifications.status"),
-    attempts: n.attempts,
-    next_attempt_at: n.status === "pending" ? n.nextAttemptAt.toISOString() : null,
-    last_error: n.lastError,
-    sent_at: n.sentAt?.toISOString() ?? null,
-    created_at: n.createdAt.toISOString(),
-  };
-}
-
-/** An operator sends a failed (or waiting) notification again now, with a fresh set of attempts. */
-export async function retryNotification(actor: Actor, id: string) {
-  assertOperator(actor.principal);
-  const n = await db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ status: string }>>`SELECT status FROM notifications WHERE id = ${id}::uuid FOR UPDATE`;
-    if (!rows[0]) throw notFound("Notification");
-    if (rows[0].status === "sent") throw conflict("This notification was delivered; there is nothing to retry", [{ path: "id", message: "Already sent" }]);
-    const updated = await tx.notification.update({ where: { id }, data: { status: "pending", attempts: 0, nextAttemptAt: new Date(), lastError: null } });
-    await recordAudit(tx, actor, { action: "notification.retried", targetType: "notification", targetId: id });
-    return updated;
-  });
-  await emitEvent("alerts/notifications.queued", { count: 1 });
-  return n;
 }
 
 export async function listRemediations(p: Principal, q: { limit: number; cursor?: string; outcome?: string }) {
@@ -177,21 +80,4 @@ export async function remediationCapStatus() {
     [windowS],
   );
   return { limit, window_s: windowS, used: rows[0]!.used };
-}
-
-export type RemediationRow = Awaited<ReturnType<typeof listRemediations>>["data"][number];
-
-export function remediationJson(r: RemediationRow) {
-  return {
-    id: r.id,
-    node_id: r.nodeId,
-    hostname: r.hostname,
-    alert_id: r.alertEventId,
-    cause: r.cause,
-    action: "quarantine" as const,
-    outcome: oneOf(REMEDIATION_OUTCOMES, r.outcome, "remediations.outcome"),
-    jobs_requeued: r.jobsRequeued,
-    details: (r.details ?? {}) as Record<string, unknown>,
-    created_at: r.createdAt.toISOString(),
-  };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { paginationQuery } from "@/lib/http/pagination";
 import { TENANT_ROLES } from "@/lib/users/schemas";
 
@@ -62,22 +63,7 @@ export const apiKeySelect = {
   expiresAt: true,
 } as const;
 
-export interface ApiKeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  scope: string;
-  tenantId: string | null;
-  clusterId: string | null;
-  nodeId: string | null;
-  tenantRole: string | null;
-  createdByUserId: string | null;
-  createdBy: { email: string; role: string } | null;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  expiresAt: Date | null;
-}
+export type ApiKeyRow = Prisma.ApiKeyGetPayload<{ select: typeof apiKeySelect }>;
 
 /** `forTenant`: a tenant sees who of its own people made a key, never an operator's identity. */
 export function apiKeyJson(k: ApiKeyRow, forTenant = false): z.infer<typeof apiKeyJsonSchema> {

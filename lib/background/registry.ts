@@ -1,7 +1,7 @@
 import "server-only";
 import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
 import { deliverNotifications } from "@/lib/alerts/notification-outbox";
-import { invoiceLastMonth } from "@/lib/billing/invoices";
+import { invoiceLastMonth } from "@/lib/billing/invoice-last-month";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { pruneAuditLog } from "@/lib/audit/prune-audit-log";
 import { env } from "@/lib/env";

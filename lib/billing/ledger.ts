@@ -1,12 +1,13 @@
 import "server-only";
+import type { z } from "zod";
 import type { Actor, Principal } from "@/lib/auth/principal";
 import { assertOperator } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
-import { env } from "@/lib/env";
 import { conflict, forbidden, notFound } from "@/lib/errors";
+import { publicUrl } from "@/lib/platform/public-url";
 import { enforcePrepaidBalances } from "./meter";
-import type { LEDGER_KINDS } from "./schemas";
+import type { LEDGER_KINDS, ledgerEntrySchema } from "./schemas";
 import { createDepositCheckout, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 
 /** A tenant's balance is the sum of its ledger, never stored anywhere else. */
@@ -70,12 +71,12 @@ export async function startCardDeposit(actor: Actor, amountCents: number, cfg: S
   const client = stripeClient(cfg);
   if (!client) throw conflict("Card payments are not configured on this installation; ask your operator to record a deposit", [{ path: "amount_cents", message: "Stripe is not configured" }]);
   const tenant = await db().tenant.findUniqueOrThrow({ where: { id: p.tenantId }, select: { billingEmail: true } });
-  const base = `${(env().NEXTAUTH_URL ?? "http://localhost:3000").replace(/\/$/, "")}/dashboard/billing`;
+  const base = publicUrl("/dashboard/billing");
   return createDepositCheckout(client, { tenantId: p.tenantId, amountCents, customerEmail: tenant.billingEmail }, { success: `${base}?deposit=stripe`, cancel: base });
 }
 
 /** One ledger entry as the API shows it. */
-export function ledgerEntryJson(e: { id: bigint; kind: string; amountCents: bigint; description: string; invoiceId: string | null; createdBy: string; createdAt: Date }, balanceAfter: number | null) {
+export function ledgerEntryJson(e: { id: bigint; kind: string; amountCents: bigint; description: string; invoiceId: string | null; createdBy: string; createdAt: Date }, balanceAfter: number | null): z.input<typeof ledgerEntrySchema> {
   return {
     id: e.id.toString(),
     kind: e.kind as (typeof LEDGER_KINDS)[number],

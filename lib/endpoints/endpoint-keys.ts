@@ -1,12 +1,14 @@
 import "server-only";
+import type { z } from "zod";
 import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/api-keys/key-format";
 import { assertTenantAdminOrOperator, type Actor, type Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { notFound, validationFailed } from "@/lib/errors";
 import { forgetGatewayKeys } from "@/lib/gateway/gateway-keys";
-import { getEndpointOrThrow } from "./endpoints";
-import type { CreateEndpointKeyInput } from "./schemas";
+import { getEndpointOrThrow } from "./get-endpoint";
+import type { CreateEndpointKeyInput, endpointKeyJsonSchema } from "./schemas";
 
 // Keys for one endpoint: what a tenant hands to an application that should call this model and
 // nothing else. They authenticate at the inference gateway only (no API operation accepts them),
@@ -14,9 +16,9 @@ import type { CreateEndpointKeyInput } from "./schemas";
 // when the endpoint is deleted, and when the user who made them is disabled.
 
 const keySelect = { id: true, endpointId: true, name: true, prefix: true, createdBy: true, createdAt: true, expiresAt: true, lastUsedAt: true, revokedAt: true } as const;
-type KeyRow = { id: string; endpointId: string; name: string; prefix: string; createdBy: string; createdAt: Date; expiresAt: Date | null; lastUsedAt: Date | null; revokedAt: Date | null };
+type KeyRow = Prisma.EndpointKeyGetPayload<{ select: typeof keySelect }>;
 
-export function endpointKeyJson(k: KeyRow) {
+export function endpointKeyJson(k: KeyRow): z.input<typeof endpointKeyJsonSchema> {
   return {
     id: k.id,
     endpoint_id: k.endpointId,

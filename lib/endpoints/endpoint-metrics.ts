@@ -6,7 +6,7 @@ import { notFound, staleReport, validationFailed } from "@/lib/errors";
 import { combine, gatewayMinutes, type GatewayMinute } from "@/lib/gateway/gateway-figures";
 import { bucketGrid, stepFor } from "@/lib/metrics/time-range";
 import { inTransaction } from "@/lib/db/transaction";
-import { getEndpointOrThrow } from "./endpoints";
+import { getEndpointOrThrow } from "./get-endpoint";
 import type { EndpointSample } from "./schemas";
 
 const FUTURE_SLACK_MS = 5 * 60_000;

@@ -7,7 +7,9 @@ import { isAppError } from "@/lib/errors";
 import type { TimeRange } from "@/lib/metrics/time-range";
 import { endpointSeries } from "./endpoint-metrics";
 import { endpointSla, endpointSlaView, slaFacts } from "./endpoint-sla";
-import { endpointJson, getEndpointOrThrow, listEndpointHistory } from "./endpoints";
+import { endpointJson } from "./endpoint-json";
+import { getEndpointOrThrow } from "./get-endpoint";
+import { listEndpointHistory } from "./list-endpoint-history";
 import { endpointGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import { computeSla } from "./sla";
 

@@ -3,7 +3,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { validationFailed } from "@/lib/errors";
 import { combine, gatewayMinutes, type GatewayMinute } from "@/lib/gateway/gateway-figures";
-import { getEndpointOrThrow } from "./endpoints";
+import { getEndpointOrThrow } from "./get-endpoint";
 import { computeSla, MINUTE_MS, servingSpans, slaTimeline, type MinuteBucket, type ObservedMinute, type SlaInput } from "./sla";
 
 const DAY_MS = 86_400_000;

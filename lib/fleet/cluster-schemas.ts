@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { paginationQuery } from "@/lib/http/pagination";
 
 const label = z.string().trim().min(1).max(100);
@@ -30,14 +31,7 @@ export const clusterJsonSchema = z
 
 export const clusterSelect = { id: true, name: true, region: true, provider: true, createdAt: true, updatedAt: true } as const;
 
-export function clusterJson(c: {
-  id: string;
-  name: string;
-  region: string | null;
-  provider: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}): z.infer<typeof clusterJsonSchema> {
+export function clusterJson(c: Prisma.ClusterGetPayload<{ select: typeof clusterSelect }>): z.infer<typeof clusterJsonSchema> {
   return {
     id: c.id,
     name: c.name,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { paginationQuery } from "@/lib/http/pagination";
 import { oneOf } from "@/lib/vocabulary";
 import { normaliseNodeAddress } from "./node-address";
@@ -188,44 +189,29 @@ export const gpuSelect = {
   allocatedPodId: true,
 } as const;
 
-type NodeRow = { [K in keyof typeof nodeSelect]: K extends "createdAt" ? Date : K extends "lastHeartbeatAt" ? Date | null : K extends "containers" ? boolean : unknown };
+type NodeRow = Prisma.NodeGetPayload<{ select: typeof nodeSelect }>;
+type GpuRow = Prisma.GpuGetPayload<{ select: typeof gpuSelect }>;
 
-const text = (v: unknown) => (v as string | null) ?? null;
-
-export function nodeJson(n: NodeRow & { id: string; clusterId: string; hostname: string }): z.infer<typeof nodeJsonSchema> {
+export function nodeJson(n: NodeRow): z.infer<typeof nodeJsonSchema> {
   return {
     id: n.id,
     cluster_id: n.clusterId,
     hostname: n.hostname,
-    pod: (n.pod as string | null) ?? null,
-    rack: (n.rack as string | null) ?? null,
-    cpu_cores: (n.cpuCores as number | null) ?? null,
-    memory_gb: (n.memoryGb as number | null) ?? null,
-    agent_version: (n.agentVersion as string | null) ?? null,
-    address: text(n.address),
-    capabilities: { containers: n.containers, runtime: text(n.containerRuntime) },
-    system: { os: text(n.os), kernel: text(n.kernel), driver_version: text(n.driverVersion), cuda_version: text(n.cudaVersion) },
+    pod: n.pod,
+    rack: n.rack,
+    cpu_cores: n.cpuCores,
+    memory_gb: n.memoryGb,
+    agent_version: n.agentVersion,
+    address: n.address,
+    capabilities: { containers: n.containers, runtime: n.containerRuntime },
+    system: { os: n.os, kernel: n.kernel, driver_version: n.driverVersion, cuda_version: n.cudaVersion },
     status: oneOf(NODE_STATUSES, n.status, "nodes.status"),
     last_heartbeat_at: n.lastHeartbeatAt?.toISOString() ?? null,
     created_at: n.createdAt.toISOString(),
   };
 }
 
-export function gpuJson(g: {
-  id: string;
-  nodeId: string;
-  uuid: string;
-  index: number;
-  gpuType: string;
-  model: string | null;
-  memoryTotalMb: number;
-  status: string;
-  unhealthyReason: string | null;
-  lastXid: number | null;
-  allocatedJobId: string | null;
-  allocatedReplicaId: string | null;
-  allocatedPodId: string | null;
-}): z.infer<typeof gpuJsonSchema> {
+export function gpuJson(g: GpuRow): z.infer<typeof gpuJsonSchema> {
   return {
     id: g.id,
     node_id: g.nodeId,

@@ -10,11 +10,21 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** Who may call an operation: anyone, or the principal kinds listed. */
 export type Access = "public" | readonly PrincipalKind[];
 
+/** One status's reply: what it means, and its body's schema; a body other than JSON names its media type (CSV exports). */
+interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  mediaType?: "text/csv";
+}
+
+type Responses = Record<number, ResponseSpec>;
+
 export interface Contract<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
   A extends Access = Access,
+  R extends Responses = Responses,
 > {
   operationId: string;
   method: HttpMethod;
@@ -31,8 +41,8 @@ export interface Contract<
   params?: P;
   query?: Q;
   body?: B;
-  /** per status: what it means, and its body's schema; a body other than JSON names its media type (CSV exports) */
-  responses: Record<number, { description: string; schema?: z.ZodType; mediaType?: "text/csv" }>;
+  /** per status: what it means and its body's schema; the route wrapper types each handler's replies from it */
+  responses: R;
   /** override of the default request body limit, in bytes */
   bodyLimitBytes?: number;
   /**
@@ -50,8 +60,8 @@ export interface Contract<
   rateLimitPerNodePerMinute?: number;
 }
 
-export function defineContract<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, const A extends Access>(
-  c: Contract<P, Q, B, A>,
-): Contract<P, Q, B, A> {
+export function defineContract<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, const A extends Access, R extends Responses>(
+  c: Contract<P, Q, B, A, R>,
+): Contract<P, Q, B, A, R> {
   return c;
 }

@@ -12,13 +12,14 @@ import { clientAddress } from "./client-address";
 import type { Contract } from "./contract";
 import { errorResponse, zodIssuesToDetails } from "./error-response";
 import { readJsonBody } from "./read-body";
+import { repliesFor, type Replies, type Reply } from "./reply";
 import { refuseNul } from "./refuse-nul";
 import { responseContractProblems } from "./response-contract";
 import { consumeRateLimit, guardAddress, recordFailedAuth } from "./rate-limit";
 
 type Out<S> = [NonNullable<S>] extends [z.ZodType] ? z.output<NonNullable<S>> : undefined;
 
-export interface RouteContext<C extends Contract> {
+export interface RouteContext<C extends Contract> extends Replies<C> {
   request: NextRequest;
   /** the caller, narrowed to the kinds the contract lets in */
   principal: C["access"] extends readonly (infer K)[] ? Extract<Principal, { kind: K }> : Principal | null;
@@ -39,9 +40,10 @@ const DEFAULT_RATE_LIMIT_PER_MINUTE = 6_000;
 /**
  * The one wrapper every route handler goes through: resolve the caller, enforce the contract's
  * access rule and rate limit, validate params/query/body with the contract's zod schemas (with a
- * body size limit), run the handler, and map any error to API.md's JSON error shape.
+ * body size limit), run the handler, and map any error to API.md's JSON error shape. The handler
+ * answers through its context's `reply`/`send`, typed by the contract's responses.
  */
-export function route<C extends Contract>(contract: C, handler: (ctx: RouteContext<C>) => Promise<Response>) {
+export function route<C extends Contract>(contract: C, handler: (ctx: RouteContext<C>) => Promise<Reply>) {
   return async (request: NextRequest, context: NextRouteContext): Promise<Response> => {
     const requestId = randomUUID();
     const started = performance.now();
@@ -102,7 +104,7 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
       }
 
       const actor: PublicActor = { principal: principal ?? anonymousPrincipal, requestId };
-      const response = await handler({ request, principal, actor, requestId, machineToken, params, query, body } as RouteContext<C>);
+      const { response } = await handler({ request, principal, actor, requestId, machineToken, params, query, body, ...repliesFor<C>() } as RouteContext<C>);
       response.headers.set("x-request-id", requestId);
       if (env().VALIDATE_RESPONSES) {
         const problems = await responseContractProblems(contract, response);
@@ -182,8 +184,8 @@ function assertSameOrigin(request: NextRequest): void {
   if (!hosts.includes(from)) throw forbidden("Requests from other sites cannot use your session; use an API key");
 }
 
-export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
-  return Response.json(body, { status, headers });
+function json(status: number, body: unknown): Response {
+  return Response.json(body, { status });
 }
 
 /** A CSV download named after what it holds and the moment it was taken (`jobs-2026-11-30T1530Z.csv`). */

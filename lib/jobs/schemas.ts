@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { isImageReference } from "@/lib/fleet/image-reference";
 import { listParamsShape } from "@/lib/http/list-params";
 import { paginationQuery } from "@/lib/http/pagination";
@@ -124,32 +125,7 @@ export const jobSelect = {
   gpus: { select: { id: true, nodeId: true }, orderBy: { index: "asc" as const } },
 } as const;
 
-export interface JobRow {
-  id: string;
-  tenantId: string;
-  name: string;
-  status: string;
-  blockReason: string | null;
-  pendingReason: string | null;
-  gpuCount: number;
-  gpuType: string;
-  priority: number;
-  clusterId: string | null;
-  maxRetries: number;
-  attempts: number;
-  failures: number;
-  image: string | null;
-  command: string | null;
-  durationS: number | null;
-  exitCode: number | null;
-  error: string | null;
-  submittedAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  submittedBy?: string | null;
-  reservationId: string | null;
-  gpus: Array<{ id: string; nodeId: string }>;
-}
+export type JobRow = Prisma.JobGetPayload<{ select: typeof jobSelect }>;
 
 export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
   return {

@@ -3,23 +3,9 @@ import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
-import { forbidden, validationFailed } from "@/lib/errors";
+import { submittingTenant } from "@/lib/tenants/submitting-tenant";
 import { insertJob } from "./insert-job";
 import type { SubmitJobInput } from "./schemas";
-
-/** The tenant a caller submits for: its own, or (operators) the one it names. */
-export function submittingTenant(actor: Actor, tenantIdInBody: string | undefined): string {
-  const p = actor.principal;
-  if (p.kind === "tenant") {
-    if (tenantIdInBody && tenantIdInBody !== p.tenantId) throw forbidden("Work can only be submitted for your own tenant");
-    return p.tenantId;
-  }
-  if (p.kind === "operator") {
-    if (!tenantIdInBody) throw validationFailed([{ path: "tenant_id", message: "Required with an operator key" }]);
-    return tenantIdInBody;
-  }
-  throw forbidden("Agents do not submit work");
-}
 
 /**
  * Submits a job: queued, or blocked by quota when the tenant's GPUs in use plus this job exceed

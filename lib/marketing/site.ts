@@ -1,5 +1,6 @@
 import "server-only";
 import { createHmac } from "node:crypto";
+import type { z } from "zod";
 import { assertOperator, type Actor, type Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { chatLine, chatQuote, plainLine } from "@/lib/alerts/chat-text";
@@ -12,7 +13,7 @@ import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { oneOf } from "@/lib/vocabulary";
 import { referrerHost, sessionHash } from "./privacy";
-import { DEMO_REQUEST_STATUSES } from "./schemas";
+import { DEMO_REQUEST_STATUSES, type demoRequestJsonSchema } from "./schemas";
 
 /** A visitor asks for a demo: stored for the operators' inbox and announced through the notification outbox. */
 export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, config?: ChannelConfig) {
@@ -36,7 +37,7 @@ export async function signUpEarlyAccess(email: string): Promise<void> {
   await pool().query(`INSERT INTO early_access (email) VALUES ($1) ON CONFLICT (email) DO NOTHING`, [email]);
 }
 
-export function demoRequestJson(r: { id: string; name: string; email: string; company: string | null; message: string | null; status: string; handledBy: string | null; createdAt: Date }) {
+export function demoRequestJson(r: { id: string; name: string; email: string; company: string | null; message: string | null; status: string; handledBy: string | null; createdAt: Date }): z.input<typeof demoRequestJsonSchema> {
   return { id: r.id, name: r.name, email: r.email, company: r.company, message: r.message, status: oneOf(DEMO_REQUEST_STATUSES, r.status, "demo_requests.status"), handled_by: r.handledBy, created_at: r.createdAt.toISOString() };
 }
 

@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { validationFailed } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { assertSatisfiable } from "@/lib/jobs/assert-satisfiable";
-import { submittingTenant } from "@/lib/jobs/submit-job";
+import { submittingTenant } from "@/lib/tenants/submitting-tenant";
 import { assertUnderWaitingCap } from "@/lib/jobs/waiting-cap";
 import { advanceInTx, logEvents, wake } from "./advance-pipeline";
 import { pipelineInclude } from "./present";

@@ -3,9 +3,10 @@ import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
-import { assertFitsOnNodes, lockTenant } from "@/lib/endpoints/endpoints";
+import { assertFitsOnNodes } from "@/lib/endpoints/assert-fits-on-nodes";
 import { uniqueViolationToConflict, validationFailed } from "@/lib/errors";
-import { submittingTenant } from "@/lib/jobs/submit-job";
+import { lockTenant } from "@/lib/tenants/lock-tenant";
+import { submittingTenant } from "@/lib/tenants/submitting-tenant";
 import { getPodOrThrow } from "./queries";
 import type { CreatePodInput } from "./schemas";
 

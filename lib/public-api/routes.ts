@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { buildOpenApiDocument } from "@/lib/api/openapi";
 import type { SqlClient } from "@/lib/db/client";
 import type { Contract } from "@/lib/http/contract";
+import type { BodyOf, JsonStatus } from "@/lib/http/reply";
 import { capacityFor } from "@/lib/reservations/capacity-facts";
 import * as contracts from "./contracts";
 import { fleetStatus, publicRemediations } from "./queries";
@@ -17,7 +18,8 @@ export interface PublicRoute<C extends Contract = Contract> {
   contract: C;
   /** the path as a pattern; groups are the path parameters, in order */
   pattern: RegExp;
-  handle(ctx: { reader: SqlClient; query: z.output<NonNullable<C["query"]>>; params: string[] }): Promise<unknown>;
+  /** answers the 200 reply: what its schema accepts when the contract declares one */
+  handle(ctx: { reader: SqlClient; query: z.output<NonNullable<C["query"]>>; params: string[] }): Promise<200 extends JsonStatus<C> ? BodyOf<C, 200> : unknown>;
 }
 
 const route = <C extends Contract>(r: PublicRoute<C>) => r as unknown as PublicRoute;

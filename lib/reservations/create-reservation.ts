@@ -6,7 +6,7 @@ import { emitEvent } from "@/lib/background/emit";
 import { db, pool, txClient, type Tx } from "@/lib/db/client";
 import { isRetryableBookingConflict } from "@/lib/db/sql-state";
 import { forbidden, noCapacity, unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
-import { submittingTenant } from "@/lib/jobs/submit-job";
+import { submittingTenant } from "@/lib/tenants/submitting-tenant";
 import { logger } from "@/lib/logger";
 import { chooseReservationNodes, earliestFit, wholeFreeNodes, type CapacityFacts, type NodeRequest, type Window } from "./capacity";
 import { loadCapacityFacts } from "./capacity-facts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { paginationQuery } from "@/lib/http/pagination";
 import { oneOf } from "@/lib/vocabulary";
 
@@ -57,17 +58,7 @@ export const tenantSelect = {
   updatedAt: true,
 } as const;
 
-export interface TenantRow {
-  id: string;
-  name: string;
-  gpuQuota: number;
-  status: string;
-  billingEmail: string | null;
-  billingMode: string;
-  maxPriority: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type TenantRow = Prisma.TenantGetPayload<{ select: typeof tenantSelect }>;
 
 export function tenantJson(t: TenantRow): z.infer<typeof tenantJsonSchema> {
   return {

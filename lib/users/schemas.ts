@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password";
 import { paginationQuery } from "@/lib/http/pagination";
 
@@ -65,16 +66,7 @@ export const userSelect = {
   createdAt: true,
 } as const;
 
-export interface UserRow {
-  id: string;
-  email: string;
-  name: string;
-  role: string;
-  tenantId: string | null;
-  disabledAt: Date | null;
-  lastLoginAt: Date | null;
-  createdAt: Date;
-}
+export type UserRow = Prisma.UserGetPayload<{ select: typeof userSelect }>;
 
 export function userJson(u: UserRow): z.infer<typeof userJsonSchema> {
   return {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
-import { getEndpointOrThrow } from "@/lib/endpoints/endpoints";
+import { getEndpointOrThrow } from "@/lib/endpoints/get-endpoint";
 import { notFound } from "@/lib/errors";
 import { getJobOrThrow } from "@/lib/jobs/queries";
 import { getPodOrThrow } from "@/lib/pods/queries";

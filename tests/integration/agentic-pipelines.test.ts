@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { createEndpoint } from "@/lib/endpoints/endpoints";
+import { createEndpoint } from "@/lib/endpoints/create-endpoint";
 import { ingestEndpointMetrics } from "@/lib/endpoints/endpoint-metrics";
 import { finishJob } from "@/lib/jobs/finish-job";
 import { authenticateJobToken, jobReportToken } from "@/lib/jobs/job-token";

@@ -6,7 +6,7 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { authenticateReplicaToken } from "@/lib/endpoints/authenticate-replica-token";
-import { createEndpoint } from "@/lib/endpoints/endpoints";
+import { createEndpoint } from "@/lib/endpoints/create-endpoint";
 import { ingestEndpointMetrics } from "@/lib/endpoints/endpoint-metrics";
 import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";

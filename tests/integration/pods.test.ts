@@ -3,7 +3,7 @@ import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
-import { generateInvoice } from "@/lib/billing/invoices";
+import { generateInvoice } from "@/lib/billing/generate-invoice";
 import { depositFunds } from "@/lib/billing/ledger";
 import { db, pool } from "@/lib/db/client";
 import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/lib/auth/principal";
 import { accrueRunningUsage } from "@/lib/billing/meter";
-import { generateInvoice } from "@/lib/billing/invoices";
+import { generateInvoice } from "@/lib/billing/generate-invoice";
 import { db, pool } from "@/lib/db/client";
 import { HTTP_STATUS } from "@/lib/errors";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";

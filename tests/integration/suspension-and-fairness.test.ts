@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { systemActor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
-import { createEndpoint, getEndpointOrThrow } from "@/lib/endpoints/endpoints";
+import { createEndpoint } from "@/lib/endpoints/create-endpoint";
+import { getEndpointOrThrow } from "@/lib/endpoints/get-endpoint";
 import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { submitJob } from "@/lib/jobs/submit-job";

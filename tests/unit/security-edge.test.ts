@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chatEscape, chatLine, chatQuote } from "@/lib/alerts/chat-text";
 import { notificationText } from "@/lib/alerts/delivery-policy";
-import { tenantSafeDetails } from "@/lib/alerts/queries";
+import { tenantSafeDetails } from "@/lib/alerts/alert-json";
 import { openApiDocumentJson } from "@/lib/api/openapi";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { anonymousPrincipal, assertOperator, tenantFilter, type Actor, type PublicActor } from "@/lib/auth/principal";

@@ -3,11 +3,11 @@ import { fleet } from "@/lib/api/contracts";
 import { billingSummary } from "@/lib/billing/usage";
 import { fleetSummary } from "@/lib/fleet/queries";
 import { jobCounts } from "@/lib/jobs/queries";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const GET = route(fleet.dashboard, async ({ principal }) => {
+export const GET = route(fleet.dashboard, async ({ principal, reply }) => {
   const [s, jobs, alerts, billing] = await Promise.all([fleetSummary(), jobCounts(), firingAlertCounts(principal), billingSummary()]);
-  return json(200, {
+  return reply(200, {
     gpus_total: s.gpus_total,
     gpus_allocated: s.gpus_allocated,
     gpus_idle: s.gpus_schedulable,

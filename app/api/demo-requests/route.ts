@@ -1,13 +1,13 @@
 import { marketing } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { createDemoRequest, demoRequestJson, listDemoRequests } from "@/lib/marketing/site";
 
-export const POST = route(marketing.createDemoRequest, async ({ body }) => {
+export const POST = route(marketing.createDemoRequest, async ({ body, reply }) => {
   const r = await createDemoRequest(body);
-  return json(201, { demo_request: { id: r.id, created_at: r.createdAt.toISOString() } });
+  return reply(201, { demo_request: { id: r.id, created_at: r.createdAt.toISOString() } });
 });
 
-export const GET = route(marketing.listDemoRequests, async ({ principal, query }) => {
+export const GET = route(marketing.listDemoRequests, async ({ principal, query, reply }) => {
   const { data, nextCursor } = await listDemoRequests(principal, query);
-  return json(200, { data: data.map(demoRequestJson), next_cursor: nextCursor });
+  return reply(200, { data: data.map(demoRequestJson), next_cursor: nextCursor });
 });

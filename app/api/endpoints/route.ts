@@ -1,10 +1,12 @@
 import { endpoints } from "@/lib/api/contracts";
-import { createEndpoint, endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
-import { json, route } from "@/lib/http/route";
+import { createEndpoint } from "@/lib/endpoints/create-endpoint";
+import { endpointJson } from "@/lib/endpoints/endpoint-json";
+import { listEndpoints } from "@/lib/endpoints/list-endpoints";
+import { route } from "@/lib/http/route";
 
-export const POST = route(endpoints.createEndpoint, async ({ actor, body }) => json(201, { endpoint: endpointJson(await createEndpoint(actor, body)) }));
+export const POST = route(endpoints.createEndpoint, async ({ actor, body, reply }) => reply(201, { endpoint: endpointJson(await createEndpoint(actor, body)) }));
 
-export const GET = route(endpoints.listEndpoints, async ({ principal, query }) => {
+export const GET = route(endpoints.listEndpoints, async ({ principal, query, reply }) => {
   const { data, nextCursor } = await listEndpoints(principal, query);
-  return json(200, { data: data.map(endpointJson), next_cursor: nextCursor });
+  return reply(200, { data: data.map(endpointJson), next_cursor: nextCursor });
 });

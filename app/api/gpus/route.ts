@@ -1,9 +1,9 @@
 import { fleet } from "@/lib/api/contracts";
 import { gpuJson } from "@/lib/fleet/node-schemas";
 import { listGpus } from "@/lib/fleet/queries";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const GET = route(fleet.listGpus, async ({ principal, query }) => {
+export const GET = route(fleet.listGpus, async ({ principal, query, reply }) => {
   const { data, nextCursor } = await listGpus(principal, query);
-  return json(200, { data: data.map(gpuJson), next_cursor: nextCursor });
+  return reply(200, { data: data.map(gpuJson), next_cursor: nextCursor });
 });

@@ -3,8 +3,8 @@ import { route } from "@/lib/http/route";
 import { metricsExposition } from "@/lib/observability/exposition";
 import { assertOperatorOrToken } from "@/lib/observability/operator-or-token";
 
-export const GET = route(operations.metrics, async ({ machineToken, principal }) => {
+export const GET = route(operations.metrics, async ({ machineToken, principal, send }) => {
   assertOperatorOrToken(principal, machineToken, "METRICS_TOKEN");
   const { contentType, body } = await metricsExposition();
-  return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
+  return send(200, body, { "content-type": contentType, "cache-control": "no-store" });
 });

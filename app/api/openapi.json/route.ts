@@ -3,9 +3,9 @@ import { openApiDocumentJson } from "@/lib/api/openapi";
 import { route } from "@/lib/http/route";
 
 // Built once per process (the contracts cannot change while it runs) and revalidated by ETag.
-export const GET = route(platform.openapi, async ({ request }) => {
+export const GET = route(platform.openapi, async ({ request, send }) => {
   const { body, etag } = openApiDocumentJson();
   const headers = { etag, "cache-control": "public, max-age=300", "content-type": "application/json" };
-  if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
-  return new Response(body, { status: 200, headers });
+  if (request.headers.get("if-none-match") === etag) return send(304, null, headers);
+  return send(200, body, headers);
 });

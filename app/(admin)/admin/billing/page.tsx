@@ -9,7 +9,8 @@ import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireOperatorPage } from "@/lib/auth/session";
-import { invoiceJson, listInvoices } from "@/lib/billing/invoices";
+import { invoiceJson } from "@/lib/billing/invoice-json";
+import { listInvoices } from "@/lib/billing/list-invoices";
 import { formatCents } from "@/lib/billing/money";
 import { listRates } from "@/lib/billing/rates";
 import { listInvoicesQuery } from "@/lib/billing/schemas";

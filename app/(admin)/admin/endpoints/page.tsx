@@ -7,7 +7,9 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { requireOperatorPage } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { endpointSlaSummaries } from "@/lib/endpoints/endpoint-page";
-import { endpointJson, listEndpoints, replicaHoldings } from "@/lib/endpoints/endpoints";
+import { endpointJson } from "@/lib/endpoints/endpoint-json";
+import { listEndpoints } from "@/lib/endpoints/list-endpoints";
+import { replicaHoldings } from "@/lib/endpoints/list-replica-holdings";
 
 export const metadata = { title: "Endpoints" };
 

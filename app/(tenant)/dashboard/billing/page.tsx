@@ -9,7 +9,8 @@ import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { requireTenantPage } from "@/lib/auth/session";
-import { invoiceJson, listInvoices } from "@/lib/billing/invoices";
+import { invoiceJson } from "@/lib/billing/invoice-json";
+import { listInvoices } from "@/lib/billing/list-invoices";
 import { balanceOf, listTransactions } from "@/lib/billing/ledger";
 import { depositReference, formatCents, formatDuration, gpuHours } from "@/lib/billing/money";
 import { listRates } from "@/lib/billing/rates";

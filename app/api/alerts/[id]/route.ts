@@ -1,5 +1,6 @@
-import { alertJson, getAlertOrThrow } from "@/lib/alerts/queries";
+import { alertJson } from "@/lib/alerts/alert-json";
+import { getAlertOrThrow } from "@/lib/alerts/queries";
 import { alerts } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const GET = route(alerts.getAlert, async ({ principal, params }) => json(200, { alert: alertJson(await getAlertOrThrow(principal, params.id), principal) }));
+export const GET = route(alerts.getAlert, async ({ principal, params, reply }) => reply(200, { alert: alertJson(await getAlertOrThrow(principal, params.id), principal) }));

@@ -1,5 +1,5 @@
 import { marketing } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { siteAnalytics } from "@/lib/marketing/site";
 
-export const GET = route(marketing.getSiteAnalytics, async ({ query }) => json(200, await siteAnalytics(query.days)));
+export const GET = route(marketing.getSiteAnalytics, async ({ query, reply }) => reply(200, await siteAnalytics(query.days)));

@@ -1,8 +1,8 @@
 import { apiKeys } from "@/lib/api/contracts";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { apiKeyJson } from "@/lib/api-keys/schemas";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const DELETE = route(apiKeys.revokeApiKey, async ({ actor, params }) =>
-  json(200, { api_key: apiKeyJson(await revokeApiKey(actor, params.id), actor.principal.kind === "tenant") }),
+export const DELETE = route(apiKeys.revokeApiKey, async ({ actor, params, reply }) =>
+  reply(200, { api_key: apiKeyJson(await revokeApiKey(actor, params.id), actor.principal.kind === "tenant") }),
 );

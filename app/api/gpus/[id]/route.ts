@@ -1,6 +1,6 @@
 import { fleet } from "@/lib/api/contracts";
 import { gpuJson } from "@/lib/fleet/node-schemas";
 import { getGpuOrThrow } from "@/lib/fleet/queries";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const GET = route(fleet.getGpu, async ({ principal, params }) => json(200, { gpu: gpuJson(await getGpuOrThrow(principal, params.id)) }));
+export const GET = route(fleet.getGpu, async ({ principal, params, reply }) => reply(200, { gpu: gpuJson(await getGpuOrThrow(principal, params.id)) }));

@@ -1,5 +1,6 @@
 import { billing } from "@/lib/api/contracts";
-import { getInvoiceOrThrow, invoiceJson } from "@/lib/billing/invoices";
-import { json, route } from "@/lib/http/route";
+import { getInvoiceOrThrow } from "@/lib/billing/get-invoice";
+import { invoiceJson } from "@/lib/billing/invoice-json";
+import { route } from "@/lib/http/route";
 
-export const GET = route(billing.getInvoice, async ({ principal, params }) => json(200, { invoice: invoiceJson(await getInvoiceOrThrow(principal, params.id)) }));
+export const GET = route(billing.getInvoice, async ({ principal, params, reply }) => reply(200, { invoice: invoiceJson(await getInvoiceOrThrow(principal, params.id)) }));

@@ -1,5 +1,5 @@
 import { jobs } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { listSchedulerLogs } from "@/lib/jobs/queries";
 
-export const GET = route(jobs.schedulerLogs, async ({ query }) => json(200, { data: await listSchedulerLogs(query.limit) }));
+export const GET = route(jobs.schedulerLogs, async ({ query, reply }) => reply(200, { data: await listSchedulerLogs(query.limit) }));

@@ -1,5 +1,5 @@
 import { jobs } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 
-export const POST = route(jobs.runScheduler, async () => json(200, { cycle: await runSchedulerCycle("manual") }));
+export const POST = route(jobs.runScheduler, async ({ reply }) => reply(200, { cycle: await runSchedulerCycle("manual") }));

@@ -1,13 +1,13 @@
 import { pipelines } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { deleteSecret, putSecret } from "@/lib/secrets/secrets";
 
-export const PUT = route(pipelines.putSecret, async ({ actor, params, body }) => {
+export const PUT = route(pipelines.putSecret, async ({ actor, params, body, reply }) => {
   const { created, secret } = await putSecret(actor, params.name, body.value);
-  return json(created ? 201 : 200, { secret: { name: secret.name, created_at: secret.createdAt.toISOString(), updated_at: secret.updatedAt.toISOString() } });
+  return reply(created ? 201 : 200, { secret: { name: secret.name, created_at: secret.createdAt.toISOString(), updated_at: secret.updatedAt.toISOString() } });
 });
 
-export const DELETE = route(pipelines.deleteSecret, async ({ actor, params }) => {
+export const DELETE = route(pipelines.deleteSecret, async ({ actor, params, send }) => {
   await deleteSecret(actor, params.name);
-  return new Response(null, { status: 204 });
+  return send(204);
 });

@@ -1,9 +1,9 @@
 import { ingestAlertmanager } from "@/lib/alerts/ingest-alertmanager";
 import { operations } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { assertOperatorOrToken } from "@/lib/observability/operator-or-token";
 
-export const POST = route(operations.alertmanagerWebhook, async ({ machineToken, principal, body }) => {
+export const POST = route(operations.alertmanagerWebhook, async ({ machineToken, principal, body, reply }) => {
   assertOperatorOrToken(principal, machineToken, "ALERTMANAGER_TOKEN");
-  return json(200, await ingestAlertmanager(body));
+  return reply(200, await ingestAlertmanager(body));
 });

@@ -9,7 +9,7 @@ import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { listNotificationsPage } from "@/lib/alerts/list-notifications";
-import { notificationJson } from "@/lib/alerts/queries";
+import { notificationJson } from "@/lib/alerts/notification-json";
 import { notificationListParams } from "@/lib/alerts/schemas";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { requireOperatorPage } from "@/lib/auth/session";

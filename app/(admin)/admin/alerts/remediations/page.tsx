@@ -6,7 +6,8 @@ import { OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { listRemediations, remediationJson } from "@/lib/alerts/queries";
+import { listRemediations } from "@/lib/alerts/queries";
+import { remediationJson } from "@/lib/alerts/remediation-json";
 import { listRemediationsQuery } from "@/lib/alerts/schemas";
 import { requireOperatorPage } from "@/lib/auth/session";
 

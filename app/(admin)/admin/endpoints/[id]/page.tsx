@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { EndpointDetail } from "@/components/endpoints/endpoint-views";
 import { EndpointWorkload } from "@/components/workloads/endpoint-workload";
 import { requireOperatorPage } from "@/lib/auth/session";
-import { publicUrl } from "@/lib/billing/invoices";
+import { publicUrl } from "@/lib/platform/public-url";
 import { endpointPageData } from "@/lib/endpoints/endpoint-page";
 import { parseTimeRange } from "@/lib/metrics/time-range";
 

@@ -4,7 +4,7 @@ import { PipelineEditor } from "@/components/pipelines/pipeline-editor";
 import { Card, PageHeader } from "@/components/ui/card";
 import { requireTenantPage } from "@/lib/auth/session";
 import { env } from "@/lib/env";
-import { tenantEndpointNames } from "@/lib/endpoints/endpoints";
+import { tenantEndpointNames } from "@/lib/endpoints/list-endpoint-names";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { listSecrets } from "@/lib/secrets/secrets";
 

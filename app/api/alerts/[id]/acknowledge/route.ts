@@ -1,5 +1,6 @@
-import { acknowledgeAlert, alertJson } from "@/lib/alerts/queries";
+import { acknowledgeAlert } from "@/lib/alerts/acknowledge-alert";
+import { alertJson } from "@/lib/alerts/alert-json";
 import { alerts } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const POST = route(alerts.acknowledgeAlert, async ({ actor, params }) => json(200, { alert: alertJson(await acknowledgeAlert(actor, params.id), actor.principal) }));
+export const POST = route(alerts.acknowledgeAlert, async ({ actor, params, reply }) => reply(200, { alert: alertJson(await acknowledgeAlert(actor, params.id), actor.principal) }));

@@ -1,5 +1,5 @@
 import { ruleJson, updateAlertRule } from "@/lib/alerts/alert-rules";
 import { alerts } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const PATCH = route(alerts.updateAlertRule, async ({ actor, params, body }) => json(200, { rule: ruleJson(await updateAlertRule(actor, params.id, body)) }));
+export const PATCH = route(alerts.updateAlertRule, async ({ actor, params, body, reply }) => reply(200, { rule: ruleJson(await updateAlertRule(actor, params.id, body)) }));

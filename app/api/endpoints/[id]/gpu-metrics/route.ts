@@ -1,5 +1,5 @@
 import { workloads } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { endpointGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 
-export const GET = route(workloads.endpointGpuMetrics, async ({ principal, params, query }) => json(200, await endpointGpuTelemetry(principal, params.id, query)));
+export const GET = route(workloads.endpointGpuMetrics, async ({ principal, params, query, reply }) => reply(200, await endpointGpuTelemetry(principal, params.id, query)));

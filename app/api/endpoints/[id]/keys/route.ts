@@ -1,10 +1,10 @@
 import { endpoints } from "@/lib/api/contracts";
 import { createEndpointKey, listEndpointKeys } from "@/lib/endpoints/endpoint-keys";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const POST = route(endpoints.createEndpointKey, async ({ actor, params, body }) => {
+export const POST = route(endpoints.createEndpointKey, async ({ actor, params, body, reply }) => {
   const { endpointKey, key } = await createEndpointKey(actor, params.id, body);
-  return json(201, { endpoint_key: endpointKey, key });
+  return reply(201, { endpoint_key: endpointKey, key });
 });
 
-export const GET = route(endpoints.listEndpointKeys, async ({ principal, params }) => json(200, { data: await listEndpointKeys(principal, params.id) }));
+export const GET = route(endpoints.listEndpointKeys, async ({ principal, params, reply }) => reply(200, { data: await listEndpointKeys(principal, params.id) }));

@@ -1,5 +1,5 @@
 import { workloads } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { readReplicaLogs } from "@/lib/workload-logs/queries";
 
-export const GET = route(workloads.readReplicaLogs, async ({ principal, params, query }) => json(200, await readReplicaLogs(principal, params.id, query)));
+export const GET = route(workloads.readReplicaLogs, async ({ principal, params, query, reply }) => reply(200, await readReplicaLogs(principal, params.id, query)));

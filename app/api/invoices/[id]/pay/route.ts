@@ -1,5 +1,6 @@
 import { billing } from "@/lib/api/contracts";
-import { invoiceJson, payInvoice } from "@/lib/billing/invoices";
-import { json, route } from "@/lib/http/route";
+import { invoiceJson } from "@/lib/billing/invoice-json";
+import { payInvoice } from "@/lib/billing/pay-invoice";
+import { route } from "@/lib/http/route";
 
-export const POST = route(billing.payInvoice, async ({ actor, params, body }) => json(200, { invoice: invoiceJson(await payInvoice(actor, params.id, body)) }));
+export const POST = route(billing.payInvoice, async ({ actor, params, body, reply }) => reply(200, { invoice: invoiceJson(await payInvoice(actor, params.id, body)) }));

@@ -1,5 +1,6 @@
-import { notificationJson, retryNotification } from "@/lib/alerts/queries";
+import { notificationJson } from "@/lib/alerts/notification-json";
+import { retryNotification } from "@/lib/alerts/retry-notification";
 import { alerts } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const POST = route(alerts.retryNotification, async ({ actor, params }) => json(200, { notification: notificationJson(await retryNotification(actor, params.id)) }));
+export const POST = route(alerts.retryNotification, async ({ actor, params, reply }) => reply(200, { notification: notificationJson(await retryNotification(actor, params.id)) }));

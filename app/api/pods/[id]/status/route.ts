@@ -1,5 +1,5 @@
 import { pods } from "@/lib/api/contracts";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 import { reportPodStatus } from "@/lib/pods/report-pod-status";
 
-export const POST = route(pods.reportPodStatus, async ({ principal, params, body }) => json(202, await reportPodStatus(principal, params.id, body)));
+export const POST = route(pods.reportPodStatus, async ({ principal, params, body, reply }) => reply(202, await reportPodStatus(principal, params.id, body)));

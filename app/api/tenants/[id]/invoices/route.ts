@@ -1,8 +1,9 @@
 import { billing } from "@/lib/api/contracts";
-import { invoiceJson, listInvoices } from "@/lib/billing/invoices";
-import { json, route } from "@/lib/http/route";
+import { invoiceJson } from "@/lib/billing/invoice-json";
+import { listInvoices } from "@/lib/billing/list-invoices";
+import { route } from "@/lib/http/route";
 
-export const GET = route(billing.listTenantInvoices, async ({ principal, params, query }) => {
+export const GET = route(billing.listTenantInvoices, async ({ principal, params, query, reply }) => {
   const { data, nextCursor } = await listInvoices(principal, { ...query, tenantId: params.id });
-  return json(200, { data: data.map(invoiceJson), next_cursor: nextCursor });
+  return reply(200, { data: data.map(invoiceJson), next_cursor: nextCursor });
 });

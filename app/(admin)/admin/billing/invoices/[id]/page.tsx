@@ -6,7 +6,8 @@ import { BankPaymentForm, InvoiceButton, RefundForm } from "@/components/forms/b
 import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
 import { requireOperatorPage } from "@/lib/auth/session";
-import { getInvoiceOrThrow, invoiceJson } from "@/lib/billing/invoices";
+import { getInvoiceOrThrow } from "@/lib/billing/get-invoice";
+import { invoiceJson } from "@/lib/billing/invoice-json";
 import { isAppError } from "@/lib/errors";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { PrintButton } from "@/components/billing/print-button";

@@ -1,9 +1,9 @@
 import { fleet } from "@/lib/api/contracts";
 import { nodeJson } from "@/lib/fleet/node-schemas";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const POST = route(fleet.heartbeat, async ({ actor, params, body }) => {
+export const POST = route(fleet.heartbeat, async ({ actor, params, body, reply }) => {
   const { node, assignments, leaseS } = await recordHeartbeat(actor, params.id, body);
-  return json(200, { node: nodeJson(node), assignments, lease_s: leaseS });
+  return reply(200, { node: nodeJson(node), assignments, lease_s: leaseS });
 });

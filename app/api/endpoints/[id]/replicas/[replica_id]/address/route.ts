@@ -1,5 +1,5 @@
 import { endpoints } from "@/lib/api/contracts";
 import { reportReplicaAddress } from "@/lib/endpoints/report-replica-address";
-import { json, route } from "@/lib/http/route";
+import { route } from "@/lib/http/route";
 
-export const POST = route(endpoints.reportReplicaAddress, async ({ principal, params, body }) => json(202, await reportReplicaAddress(principal, params.id, params.replica_id, body)));
+export const POST = route(endpoints.reportReplicaAddress, async ({ principal, params, body, reply }) => reply(202, await reportReplicaAddress(principal, params.id, params.replica_id, body)));
