@@ -1,25 +1,18 @@
 import "server-only";
 import { assertOperator, type Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db, pool } from "@/lib/db/client";
-import { forbidden, notFound } from "@/lib/errors";
+import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { alertInclude } from "./alert-json";
 import type { ListAlertsQuery } from "./schemas";
 
-const findAlert = (id: string) => db().alertEvent.findUnique({ where: { id }, include: alertInclude });
-
-/** Who sees which alerts: operators all of them, a tenant those about its own work, agents none. */
-function alertScope(p: Principal) {
-  if (p.kind === "operator") return {};
-  if (p.kind === "tenant") return { tenantId: p.tenantId };
-  throw forbidden("Alerts are for operators and tenants");
-}
 
 export async function listAlerts(p: Principal, q: ListAlertsQuery) {
   const rows = await db().alertEvent.findMany({
     where: {
-      ...alertScope(p),
+      ...tenantScope(p),
       ...(q.status ? { status: q.status } : {}),
       ...(q.severity ? { severity: q.severity } : {}),
       ...(q.rule_type ? { ruleType: q.rule_type } : {}),
@@ -35,16 +28,16 @@ export async function listAlerts(p: Principal, q: ListAlertsQuery) {
 }
 
 export async function getAlertOrThrow(p: Principal, id: string) {
-  const a = await findAlert(id);
-  if (!a || (p.kind === "tenant" && a.tenantId !== p.tenantId)) throw notFound("Alert");
-  alertScope(p);
+  // operators see every alert, a tenant those about its own work, agents none
+  const a = await db().alertEvent.findFirst({ where: { id, ...tenantScope(p) }, include: alertInclude });
+  if (!a) throw notFound("Alert");
   return a;
 }
 
 
 /** Firing alerts by severity, for the fleet overview and the dashboard. */
 export async function firingAlertCounts(p: Principal): Promise<{ total: number; critical: number; warning: number; info: number }> {
-  const groups = await db().alertEvent.groupBy({ by: ["severity"], where: { status: "firing", ...alertScope(p) }, _count: { _all: true } });
+  const groups = await db().alertEvent.groupBy({ by: ["severity"], where: { status: "firing", ...tenantScope(p) }, _count: { _all: true } });
   const by = Object.fromEntries(groups.map((g) => [g.severity, g._count._all])) as Record<string, number>;
   return { total: groups.reduce((s, g) => s + g._count._all, 0), critical: by.critical ?? 0, warning: by.warning ?? 0, info: by.info ?? 0 };
 }

@@ -11,7 +11,7 @@ import type { Principal } from "./principal";
 export function tenantScope(p: Principal): { tenantId?: string } {
   if (p.kind === "operator") return {};
   if (p.kind === "tenant") return { tenantId: p.tenantId };
-  throw forbidden("Not available to agent keys");
+  throw forbidden("Tenant data is for operators and tenants, not agent or workload credentials");
 }
 
 /**

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { invoiceInclude } from "./invoice-json";
@@ -8,8 +9,8 @@ import { invoiceInclude } from "./invoice-json";
 export const findInvoice = (id: string) => db().invoice.findUnique({ where: { id }, include: invoiceInclude });
 
 export async function getInvoiceOrThrow(p: Principal, id: string) {
-  const inv = await findInvoice(id);
+  if (p.kind !== "operator" && p.kind !== "tenant") throw notFound("Invoice");
+  const inv = await db().invoice.findFirst({ where: { id, ...tenantScope(p) }, include: invoiceInclude });
   if (!inv) throw notFound("Invoice");
-  if (p.kind === "agent" || (p.kind === "tenant" && inv.tenantId !== p.tenantId)) throw notFound("Invoice");
   return inv;
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, invalidTransition, notFound } from "@/lib/errors";
@@ -17,8 +18,8 @@ export async function payInvoice(actor: Actor, id: string, input: { method: "bal
   const p = actor.principal;
   if (p.kind === "agent") throw forbidden("Agents do not pay invoices");
   await db().$transaction(async (tx) => {
-    const found = await tx.invoice.findUnique({ where: { id }, select: { tenantId: true } });
-    if (!found || (p.kind === "tenant" && found.tenantId !== p.tenantId)) throw notFound("Invoice");
+    const found = await tx.invoice.findFirst({ where: { id, ...tenantScope(p) }, select: { tenantId: true } });
+    if (!found) throw notFound("Invoice");
     if (input.method === "bank" && p.kind !== "operator") throw forbidden("Only operators record bank payments");
     await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${found.tenantId}::uuid FOR UPDATE`;
     const [inv] = await tx.$queryRaw<Array<{ status: string; amount_cents: bigint; number: number }>>`SELECT status, amount_cents, number FROM invoices WHERE id = ${id}::uuid FOR UPDATE`;

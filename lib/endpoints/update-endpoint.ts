@@ -1,5 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
+import { tenantScopeSql } from "@/lib/auth/tenant-scope";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { forbidden, notFound, validationFailed, type FieldIssue } from "@/lib/errors";
@@ -12,13 +13,13 @@ import type { UpdateEndpointInput } from "./schemas";
 /** Changes replicas, bounds, SLA targets or autoscaling, or stops/starts the endpoint; replicas follow at once. */
 export async function updateEndpoint(actor: Actor, id: string, input: UpdateEndpointInput) {
   const p = actor.principal;
+  if (p.kind === "agent") throw forbidden("Agents do not change endpoints");
   await db().$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Array<{ tenant_id: string; desired_replicas: number; min_replicas: number; max_replicas: number; gpus_per_replica: number; gpu_type: string; cluster_id: string | null; autoscale_metric: string; autoscale_target: number | null; stop_requested: boolean }>>`
       SELECT tenant_id, desired_replicas, min_replicas, max_replicas, gpus_per_replica, gpu_type, cluster_id, autoscale_metric, autoscale_target, stop_requested
-        FROM endpoints WHERE id = ${id}::uuid AND deleted_at IS NULL FOR NO KEY UPDATE`;
+        FROM endpoints WHERE id = ${id}::uuid AND deleted_at IS NULL AND ${tenantScopeSql(p, "tenant_id")} FOR NO KEY UPDATE`;
     const cur = rows[0];
-    if (!cur || (p.kind === "tenant" && cur.tenant_id !== p.tenantId)) throw notFound("Endpoint");
-    if (p.kind === "agent") throw forbidden("Agents do not change endpoints");
+    if (!cur) throw notFound("Endpoint");
 
     const desired = input.replicas ?? cur.desired_replicas;
     // a new replica count outside the old bounds moves the bound with it, unless the bound is given too

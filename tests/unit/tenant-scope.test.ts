@@ -19,7 +19,7 @@ describe("tenant scope", () => {
   });
 
   it("refuses agents and anything that is not a column name", () => {
-    expect(() => tenantScope(agent)).toThrow(/agent/);
+    expect(() => tenantScope(agent)).toThrow(/not agent/);
     expect(() => tenantScopeSql(operator, "tenant_id; DROP TABLE jobs")).toThrow(/not a column name/);
   });
 });
