@@ -7,12 +7,12 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "@/agent/src/client";
 import { DockerLauncher, dockerClientEnv, dockerRunArgs, RefusedSpec, type ContainerSpec } from "@/agent/src/container";
 import { LogSpool } from "@/agent/src/log-spool";
-import { PlacementBook } from "@/agent/src/placement-book";
+import { PlacementBook, placementKey } from "@/agent/src/placement-book";
 import { PodSupervisor, type PodReport } from "@/agent/src/pod-supervisor";
 import { PortPool } from "@/agent/src/port-pool";
 import { ReplicaSupervisor } from "@/agent/src/replica-supervisor";
 import { detectNodeAddress } from "@/agent/src/node-info";
-import { placementKey, type PodAssignment, type ReplicaAssignment } from "@/lib/fleet/assignments";
+import type { PodAssignment, ReplicaAssignment } from "@/lib/fleet/assignments";
 import { dockerStandin } from "../support/docker-standin";
 
 // The node agent runs a pod as one long-lived container with its ports published and its SSH key

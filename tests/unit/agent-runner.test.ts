@@ -11,10 +11,10 @@ import { DockerLauncher, dockerClientEnv, dockerRunArgs, limitsFor, RefusedSpec,
 import { Lease } from "@/agent/src/lease";
 import { LogSpool } from "@/agent/src/log-spool";
 import { Outbox } from "@/agent/src/outbox";
-import { PlacementBook } from "@/agent/src/placement-book";
+import { PlacementBook, placementKey } from "@/agent/src/placement-book";
 import { ReplicaSupervisor } from "@/agent/src/replica-supervisor";
 import { containerName, Runner } from "@/agent/src/runner";
-import { placementKey, type JobAssignment, type ReplicaAssignment } from "@/lib/fleet/assignments";
+import type { JobAssignment, ReplicaAssignment } from "@/lib/fleet/assignments";
 import { dockerStandin } from "../support/docker-standin";
 
 const until = async (ok: () => boolean, ms = 5_000) => {
