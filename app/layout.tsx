@@ -16,6 +16,9 @@ export const metadata: Metadata = {
   title: { default: "GPUForge — the control plane for GPU clouds", template: "%s · GPUForge" },
   description:
     "Turn racks of GPU servers into a shared, billed, self-healing service: fleet registry, fair scheduling with quotas, per-second billing and automatic remediation.",
+  // static files in public/: the icons and the web app manifest
+  icons: { icon: [{ url: "/favicon.ico", sizes: "16x16 32x32" }, { url: "/icons/icon.svg", type: "image/svg+xml" }] },
+  manifest: "/manifest.webmanifest",
 };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {

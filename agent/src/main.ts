@@ -19,7 +19,7 @@ import { execFile } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { placementKey } from "../../lib/fleet/assignments";
+import type { HeartbeatReply } from "../../lib/fleet/assignments";
 import { ApiError, createClient } from "./client";
 import { DockerLauncher, limitsFor } from "./container";
 import { Lease } from "./lease";
@@ -27,11 +27,11 @@ import { LogSpool } from "./log-spool";
 import { BASE_QUERY_FIELDS, NVIDIA_SMI_ARGS, NVIDIA_SMI_BASE_ARGS, NVIDIA_SMI_REMAP_ARGS, normaliseBusId, parseNvidiaSmi, parseRemappedRows, parseXidLines, type GpuReading } from "./nvidia-smi";
 import { detectNodeAddress, readSystem } from "./node-info";
 import { Outbox } from "./outbox";
-import { PlacementBook } from "./placement-book";
+import { PlacementBook, placementKey } from "./placement-book";
 import { PodSupervisor } from "./pod-supervisor";
 import { DEFAULT_PUBLISHED_PORTS, PortPool } from "./port-pool";
 import { ReplicaSupervisor } from "./replica-supervisor";
-import { jobsOf, podsOf, replicasOf, Runner, type Assignment } from "./runner";
+import { jobsOf, podsOf, replicasOf, Runner } from "./runner";
 import { AGENT_VERSION } from "./version";
 
 
@@ -185,7 +185,7 @@ async function main() {
     const remap = await readRemapFailures();
     const byBus = new Map<string, number[]>();
     for (const x of xids) byBus.set(x.busId, [...(byBus.get(x.busId) ?? []), x.xid]);
-    const reply = await hot.call<{ assignments: Assignment[]; lease_s?: number }>(
+    const reply = await hot.call<HeartbeatReply>(
       "POST",
       `/api/clusters/nodes/${nodeId}/heartbeat`,
       {

@@ -6,12 +6,20 @@
 // can therefore never start the same work twice.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { Assignment } from "../../lib/fleet/assignments";
+
+/** How a placement is named in the agent's memory and in its reports. */
+export function placementKey(a: Assignment): string {
+  if (a.kind === "job") return `job:${a.job_id}:${a.attempt}:${a.fence}`;
+  if (a.kind === "pod") return `pod:${a.pod_id}:${a.attempt}:${a.fence}`;
+  return `replica:${a.replica_id}:${a.attempt}:${a.fence}`;
+}
 
 export type PlacementState = "running" | "finished" | "stopped";
 
 export interface PlacementEntry {
   key: string;
-  kind: "job" | "endpoint_replica" | "pod";
+  kind: Assignment["kind"];
   /** the job, replica or pod id */
   id: string;
   attempt: number;

@@ -9,12 +9,12 @@
 // (attempt and fence), and a placement starts at most once on this node (the placement book).
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { placementKey, type PodAssignment } from "../../lib/fleet/assignments";
+import type { PodAssignment } from "../../lib/fleet/assignments";
 import { parseSshPublicKey } from "../../lib/pods/ssh-key";
 import { ApiError } from "./client";
 import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
 import type { LogSpool } from "./log-spool";
-import type { PlacementBook, PlacementEntry } from "./placement-book";
+import { placementKey, type PlacementBook, type PlacementEntry } from "./placement-book";
 import type { PortPool } from "./port-pool";
 
 export const podContainerName = (a: { pod_id: string; attempt: number }) => `gpuforge-pod-${a.pod_id}-${a.attempt}`;

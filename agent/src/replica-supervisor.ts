@@ -11,9 +11,10 @@
 // Its output goes to the replica's log. When the serving container exits on its own, the agent
 // reports the replica unhealthy at once (the control plane replaces it if it stays so) and starts
 // a fresh container after a pause.
-import { placementKey, type ReplicaAssignment } from "../../lib/fleet/assignments";
+import type { ReplicaAssignment } from "../../lib/fleet/assignments";
 import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
 import type { LogSpool } from "./log-spool";
+import { placementKey } from "./placement-book";
 import type { PortPool } from "./port-pool";
 
 interface Served {

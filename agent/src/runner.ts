@@ -9,13 +9,11 @@
 // and, from GPUForge: GPUFORGE_JOB_ID, GPUFORGE_ATTEMPT, GPUFORGE_OUTPUTS_URL and
 // GPUFORGE_REPORT_TOKEN, a credential scoped to this placement that lets the workload post its
 // own outputs ({"outputs": {...}}) and nothing else. The agent key never enters a container.
-import { placementKey, type Assignment, type JobAssignment, type PodAssignment, type ReplicaAssignment } from "../../lib/fleet/assignments";
+import type { Assignment, JobAssignment, PodAssignment, ReplicaAssignment } from "../../lib/fleet/assignments";
 import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
 import type { LogSpool } from "./log-spool";
 import type { ExitReport, Outbox } from "./outbox";
-import type { PlacementBook, PlacementEntry } from "./placement-book";
-
-export type { Assignment, JobAssignment, PodAssignment, ReplicaAssignment };
+import { placementKey, type PlacementBook, type PlacementEntry } from "./placement-book";
 
 export const jobsOf = (a: Assignment[]) => a.filter((x): x is JobAssignment => x.kind === "job");
 export const replicasOf = (a: Assignment[]) => a.filter((x): x is ReplicaAssignment => x.kind === "endpoint_replica");

@@ -29,12 +29,13 @@ import os from "node:os";
 import path from "node:path";
 import net from "node:net";
 import { parseArgs } from "node:util";
-import { placementKey, type JobAssignment, type PodAssignment } from "../../lib/fleet/assignments";
+import type { Assignment, HeartbeatReply, JobAssignment, PodAssignment, ReplicaAssignment } from "../../lib/fleet/assignments";
 import { createClient, type Client } from "./client";
 import { LogSpool } from "./log-spool";
 import { startModelServer, type ModelServer } from "./model-server";
 import { Outbox, type ExitReport, type ReportAnswer } from "./outbox";
-import { jobsOf, podsOf, replicasOf, type Assignment, type ReplicaAssignment } from "./runner";
+import { placementKey } from "./placement-book";
+import { jobsOf, podsOf, replicasOf } from "./runner";
 import { gpuProfile, noise, SIM_MODEL_LOAD_S, simulatedCompletion, simulatedEndpointLoad, simulatedExitCode, simulatedReplicaSample } from "./sim-signals";
 
 export interface SimCluster {
@@ -409,7 +410,7 @@ export function startSimulator(opts: SimulatorOptions) {
   const heartbeat = async (n: SimNode) => {
     if (!reachable(n)) return;
     await n.outbox.flush(n.client);
-    const reply = await n.hot.call<{ assignments: Assignment[] }>("POST", `/api/clusters/nodes/${n.id}/heartbeat`, {
+    const reply = await n.hot.call<HeartbeatReply>("POST", `/api/clusters/nodes/${n.id}/heartbeat`, {
       gpus: n.gpus.map((g) => ({ uuid: g.uuid, healthy: true, ...(g.xidPending ? { xid_errors: [g.xidPending] } : {}) })),
     });
     for (const g of n.gpus) g.xidPending = undefined;

@@ -1,4 +1,5 @@
 import { cron } from "inngest";
+import { readBackgroundEvent } from "@/lib/background/events";
 import { backgroundJobs } from "@/lib/background/registry";
 import { inngest, inngestEvents } from "../client";
 
@@ -17,9 +18,11 @@ export const functions = backgroundJobs.map((job) =>
       ],
     },
     async ({ event, step }) => {
-      const ev = event?.name?.startsWith("inngest/") ? undefined : (event as never);
-      // a durable job makes its own steps (each tool call one, memoized and retried by Inngest)
-      if (job.durable) return job.run({ event: ev, step: { run: (id, fn) => step.run(id, fn) as never } });
+      // a cron tick (inngest/scheduled.timer) carries no event of ours: the job runs as a sweep
+      const ev = readBackgroundEvent(event);
+      // a durable job makes its own steps (each tool call one, memoized and retried by Inngest);
+      // Inngest hands a memoized result back as JSON, which DurableStep's results are (see its doc)
+      if (job.durable) return job.run({ event: ev, step: { run: <T>(id: string, fn: () => Promise<T>) => step.run(id, fn) as Promise<T> } });
       return step.run(job.id, () => job.run({ event: ev }));
     },
   ),

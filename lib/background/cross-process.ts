@@ -2,7 +2,7 @@ import "server-only";
 import { pool } from "@/lib/db/client";
 import { ChannelListener } from "@/lib/db/listen";
 import { logger } from "@/lib/logger";
-import { eventSchemas, type EventName } from "./events";
+import { readBackgroundEvent, type BackgroundEvent, type EventName, type EventPayloads } from "./events";
 
 // Without Inngest, background events reach the in-process driver of the app through the local
 // bus — but a process that runs no driver (the agents' ingest server) has nobody on its bus. Its
@@ -13,19 +13,19 @@ import { eventSchemas, type EventName } from "./events";
 
 export const BACKGROUND_EVENTS_CHANNEL = "background_events";
 
-export async function sendToDriver(name: EventName, data: Record<string, unknown>, channel = BACKGROUND_EVENTS_CHANNEL): Promise<void> {
+export async function sendToDriver<E extends EventName>(name: E, data: EventPayloads[E], channel = BACKGROUND_EVENTS_CHANNEL): Promise<void> {
   await pool().query("SELECT pg_notify($1, $2)", [channel, JSON.stringify({ name, data })]);
 }
 
 /** Hears events sent with sendToDriver; malformed ones are logged and dropped. */
-export function listenForEvents(onEvent: (e: { name: EventName; data: Record<string, unknown> }) => void, channel = BACKGROUND_EVENTS_CHANNEL): ChannelListener {
+export function listenForEvents(onEvent: (e: BackgroundEvent) => void, channel = BACKGROUND_EVENTS_CHANNEL): ChannelListener {
   const listener = new ChannelListener(channel, {
     onNotify(payload) {
       try {
-        const { name, data } = JSON.parse(payload) as { name: EventName; data: unknown };
-        const schema = eventSchemas[name];
-        if (!schema) throw new Error(`unknown event ${String(name)}`);
-        onEvent({ name, data: schema.parse(data) as Record<string, unknown> });
+        const raw: unknown = JSON.parse(payload);
+        const event = typeof raw === "object" && raw !== null ? readBackgroundEvent(raw) : undefined;
+        if (!event) throw new Error("an unknown event, or data that does not match its schema");
+        onEvent(event);
       } catch (e) {
         logger.warn("dropped a malformed background event from another process", { error: String(e) });
       }

@@ -6,9 +6,9 @@ import { processMetrics } from "@/lib/observability/process-metrics";
 import type { ChannelListener } from "@/lib/db/listen";
 import { tryLockSession, unlockSession } from "@/lib/db/locks";
 import { listenForEvents } from "./cross-process";
-import type { EventName } from "./events";
+import type { BackgroundEvent } from "./events";
 import { localBus } from "./local-bus";
-import type { BackgroundJob } from "./types";
+import type { BackgroundJob, JobInput } from "./types";
 
 export interface RunRecord {
   jobId: string;
@@ -34,7 +34,7 @@ export class InProcessDriver {
   private running = new Set<Promise<unknown>>();
   private stopped = false;
   private listener: ChannelListener | null = null;
-  private readonly onEvent = (e: { name: EventName; data: Record<string, unknown> }) => this.handleEvent(e);
+  private readonly onEvent = (e: BackgroundEvent) => this.handleEvent(e);
 
   constructor(
     private readonly jobs: BackgroundJob[],
@@ -65,7 +65,7 @@ export class InProcessDriver {
     await Promise.allSettled([...this.running]);
   }
 
-  private handleEvent(e: { name: EventName; data: Record<string, unknown> }): void {
+  private handleEvent(e: BackgroundEvent): void {
     for (const job of this.jobs) {
       if (!job.events?.includes(e.name)) continue;
       // An event must never be lost to a run already under way: that run may have read the world
@@ -75,36 +75,36 @@ export class InProcessDriver {
         continue;
       }
       if (this.timers.has(job.id)) continue; // already scheduled: this event joins that run
-      this.schedule(job, job.debounceMs ?? 0, e as never, 0);
+      this.schedule(job, job.debounceMs ?? 0, { event: e }, 0);
     }
   }
 
-  private schedule(job: BackgroundJob, wait: number, event: { name: EventName; data: never }, attempt: number) {
+  private schedule(job: BackgroundJob, wait: number, input: JobInput, attempt: number) {
     this.timers.set(
       job.id,
       setTimeout(async () => {
         this.timers.delete(job.id);
-        const record = await this.runJob(job, "event", event);
+        const record = await this.runJob(job, "event", input);
         // another instance held the lock: its run may predate this event, so try again shortly
-        if (!record.ran && !this.stopped && attempt < 50) this.schedule(job, 20, event, attempt + 1);
+        if (!record.ran && !this.stopped && attempt < 50) this.schedule(job, 20, input, attempt + 1);
       }, wait),
     );
   }
 
   /** Runs a job for its scheduled time `dueAt` unless some instance already ran that time. */
   runDue(job: BackgroundJob, dueAt: Date): Promise<RunRecord> {
-    return this.runJob(job, "cron", undefined, dueAt);
+    return this.runJob(job, "cron", {}, dueAt);
   }
 
   /** Runs a job now under its lock; returns what happened. Also used by tests and scripts. */
-  async runJob(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }, dueAt?: Date): Promise<RunRecord> {
+  async runJob(job: BackgroundJob, trigger: RunRecord["trigger"], input: JobInput = {}, dueAt?: Date): Promise<RunRecord> {
     if (this.stopped) return { jobId: job.id, trigger, ran: false };
     if (this.inFlight.has(job.id)) {
       this.again.add(job.id);
       return { jobId: job.id, trigger, ran: false };
     }
     this.inFlight.add(job.id);
-    const work = this.runLocked(job, trigger, event, dueAt);
+    const work = this.runLocked(job, trigger, input, dueAt);
     this.running.add(work);
     const started = performance.now();
     try {
@@ -117,7 +117,8 @@ export class InProcessDriver {
     } finally {
       this.running.delete(work);
       this.inFlight.delete(job.id);
-      if (this.again.delete(job.id) && !this.stopped) this.schedule(job, 0, event ?? ({ name: "rerun", data: {} } as never), 0);
+      // the same event again, or a rerun without one (never a sweep: it claimed no due time)
+      if (this.again.delete(job.id) && !this.stopped) this.schedule(job, 0, input.event ? { event: input.event } : { rerun: true }, 0);
     }
   }
 
@@ -125,7 +126,7 @@ export class InProcessDriver {
    * Never rejects: a database that is down (restarting, say) makes this tick a skipped one with
    * its reason, and the connection, with any lock it may still hold, is dropped, not reused.
    */
-  private async runLocked(job: BackgroundJob, trigger: RunRecord["trigger"], event?: { name: EventName; data: never }, dueAt?: Date): Promise<RunRecord> {
+  private async runLocked(job: BackgroundJob, trigger: RunRecord["trigger"], input: JobInput, dueAt?: Date): Promise<RunRecord> {
     const lock = `background:${job.id}` as const;
     const unreachable = (e: unknown): RunRecord => {
       logger.warn("background job could not reach the database; its next run tries again", { job: job.id, error: e instanceof Error ? e.message : String(e) });
@@ -149,7 +150,7 @@ export class InProcessDriver {
           );
           if (claimed.rowCount === 0) return { jobId: job.id, trigger, ran: false };
         }
-        const result = await job.run({ event });
+        const result = await job.run(input);
         return { jobId: job.id, trigger, ran: true, result };
       } catch (e) {
         logger.error("background job failed", { job: job.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

@@ -3,7 +3,7 @@ import { inngestConfigured } from "@/lib/env";
 import { inngest } from "@/lib/integrations/inngest";
 import { logger } from "@/lib/logger";
 import { sendToDriver } from "./cross-process";
-import { eventSchemas, type EventName, type EventPayloads } from "./events";
+import { parseEventPayload, type EventName, type EventPayloads } from "./events";
 import { localBus } from "./local-bus";
 
 /**
@@ -13,7 +13,7 @@ import { localBus } from "./local-bus";
  * server blocks the request for seconds and then fails.
  */
 export async function emitEvent<E extends EventName>(name: E, data: EventPayloads[E]): Promise<void> {
-  const payload = eventSchemas[name].parse(data);
+  const payload = parseEventPayload(name, data);
   if (inngestConfigured()) {
     try {
       await inngest.send({ name, data: payload });
@@ -29,7 +29,7 @@ export async function emitEvent<E extends EventName>(name: E, data: EventPayload
     return;
   }
   try {
-    await sendToDriver(name, payload as Record<string, unknown>);
+    await sendToDriver(name, payload);
   } catch (e) {
     logger.warn("could not pass an event to the background driver; the sweep will catch up", { event: name, error: String(e) });
   }

@@ -17,3 +17,25 @@ export const eventSchemas = {
 
 export type EventName = keyof typeof eventSchemas;
 export type EventPayloads = { [K in EventName]: z.infer<(typeof eventSchemas)[K]> };
+
+/** One event as a job receives it: a name and the payload of that name, checked together. */
+export type BackgroundEvent<E extends EventName = EventName> = { [K in E]: { name: K; data: EventPayloads[K] } }[E];
+
+const isEventName = (name: string): name is EventName => Object.hasOwn(eventSchemas, name);
+
+/** Checks a payload against its event's schema (throws when it does not match). */
+export function parseEventPayload<E extends EventName>(name: E, data: unknown): EventPayloads[E] {
+  // TypeScript cannot follow a schema looked up by a generic key to its output: E's schema gives E's payload
+  return eventSchemas[name].parse(data) as EventPayloads[E];
+}
+
+/**
+ * Reads an event that arrived from outside this process (Inngest, another process's NOTIFY): its
+ * name must be in the catalogue and its data must match that name's schema; otherwise undefined.
+ */
+export function readBackgroundEvent(raw: { name?: unknown; data?: unknown }): BackgroundEvent | undefined {
+  if (typeof raw.name !== "string" || !isEventName(raw.name)) return undefined;
+  const data = eventSchemas[raw.name].safeParse(raw.data);
+  // the data was parsed by this name's own schema: the pair is one member of the union
+  return data.success ? ({ name: raw.name, data: data.data } as BackgroundEvent) : undefined;
+}

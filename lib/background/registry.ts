@@ -19,19 +19,19 @@ import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
 import { pruneSignInThrottles } from "@/lib/users/verify-credentials";
-import type { BackgroundJob } from "./types";
+import { defineJob, type BackgroundJob } from "./types";
 
 // Every background job of the platform. Issues add theirs here; inngest/functions and the
 // in-process driver both read this list, so the two never disagree about what runs.
 export const backgroundJobs: BackgroundJob[] = [
-  {
+  defineJob({
     id: "audit-log-retention",
     description: "Delete audit entries older than AUDIT_RETENTION_DAYS",
     cron: "17 3 * * *",
     events: ["platform/audit.prune.requested"],
     run: () => pruneAuditLog(env().AUDIT_RETENTION_DAYS),
-  },
-  {
+  }),
+  defineJob({
     // Woken by submits, finished jobs and freed GPUs (debounced); the sweep catches the rest,
     // including retries whose backoff ended.
     id: "scheduler-cycle",
@@ -40,9 +40,9 @@ export const backgroundJobs: BackgroundJob[] = [
     everySeconds: 5,
     events: ["scheduler/run.requested"],
     debounceMs: 25,
-    run: async ({ event }) => ({ ...(await runSchedulerCycle(event ? `event: ${(event.data as { reason?: string } | undefined)?.reason ?? event.name}` : "sweep")) }),
-  },
-  {
+    run: async ({ event, rerun }) => ({ ...(await runSchedulerCycle(event ? `event: ${event.data.reason}` : rerun ? "event: rerun" : "sweep")) }),
+  }),
+  defineJob({
     // Replaces replicas whose node or GPU left service, marks silent ones unhealthy, autoscales
     // and places missing replicas; woken when a node leaves service so replicas move in seconds.
     id: "endpoints-reconcile",
@@ -52,8 +52,8 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["endpoints/reconcile.requested"],
     debounceMs: 25,
     run: async () => ({ ...(await reconcileEndpoints()) }),
-  },
-  {
+  }),
+  defineJob({
     // Pods on nodes that left service (the node transitions handle most at once), containers that
     // never came up, stops no node confirmed.
     id: "pods-reconcile",
@@ -63,8 +63,8 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["pods/reconcile.requested"],
     debounceMs: 25,
     run: async () => ({ ...(await reconcilePods()) }),
-  },
-  {
+  }),
+  defineJob({
     // Starts and ends reservations on time (moving work on and off their nodes, billing each node's
     // last segment) and swaps free nodes in for reserved ones that left service; woken with the
     // endpoints' reconciler whenever a node leaves service.
@@ -75,15 +75,15 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["endpoints/reconcile.requested"],
     debounceMs: 25,
     run: async () => ({ ...(await maintainReservations()) }),
-  },
-  {
+  }),
+  defineJob({
     id: "pipelines-sweep",
     description: "Advance running pipelines whose steps' jobs ended; fail those past their deadline",
     cron: "* * * * *",
     everySeconds: 10,
     run: async () => ({ ...(await enforcePipelineDeadlines()), ...(await advanceRunningPipelines()) }),
-  },
-  {
+  }),
+  defineJob({
     // Pipelines' http and inference steps, without GPUs: woken when a call is queued; the sweep
     // picks up retries whose backoff ended and calls whose worker died (their lease lapsed).
     id: "pipelines-tool-calls",
@@ -94,15 +94,15 @@ export const backgroundJobs: BackgroundJob[] = [
     debounceMs: 10,
     durable: true,
     run: async ({ step }) => ({ ...(await runDueToolCalls({ step })) }),
-  },
-  {
+  }),
+  defineJob({
     id: "fleet-offline-sweep",
     description: "Mark nodes offline after NODE_OFFLINE_AFTER_S without a heartbeat",
     cron: "* * * * *",
     everySeconds: 10,
     run: () => markOfflineNodes(env().NODE_OFFLINE_AFTER_S),
-  },
-  {
+  }),
+  defineJob({
     // Woken by metric reports (throttled) and at once by fatal XIDs, so a failing GPU's node is
     // quarantined within seconds; the sweep resolves what cleared in between.
     id: "alerts-evaluate",
@@ -112,8 +112,8 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["alerts/evaluate.requested"],
     debounceMs: 50,
     run: async () => ({ ...(await evaluateAlerts()) }),
-  },
-  {
+  }),
+  defineJob({
     id: "notifications-deliver",
     description: "Deliver queued alert notifications (email, webhook) with retries and backoff",
     cron: "* * * * *",
@@ -121,8 +121,8 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["alerts/notifications.queued"],
     debounceMs: 20,
     run: async () => ({ ...(await deliverNotifications()) }),
-  },
-  {
+  }),
+  defineJob({
     // Prepaid tenants' running work is charged at least every minute (segments of 45 s or more);
     // invoiced tenants' every hour, so month-end invoices include work still running.
     id: "billing-meter",
@@ -130,8 +130,8 @@ export const backgroundJobs: BackgroundJob[] = [
     cron: "* * * * *",
     everySeconds: 15,
     run: async () => ({ ...(await accrueRunningUsage()), ...(await enforcePrepaidBalances()) }),
-  },
-  {
+  }),
+  defineJob({
     // Suspending a tenant stops its work in the same transaction; this catches whatever did not
     // pass through that path (a status changed by hand in the database).
     id: "tenants-suspension-sweep",
@@ -140,21 +140,21 @@ export const backgroundJobs: BackgroundJob[] = [
     everySeconds: 15,
     events: ["platform/tenant.suspended"],
     run: async () => ({ ...(await enforceSuspensions()) }),
-  },
-  {
+  }),
+  defineJob({
     id: "sign-in-throttle-retention",
     description: "Forget sign-in failure counters quiet for a day",
     cron: "23 * * * *",
     run: () => pruneSignInThrottles(),
-  },
-  {
+  }),
+  defineJob({
     id: "billing-monthly-invoices",
     description: "Invoice last month's usage of every active invoiced tenant (idempotent per tenant and period)",
     cron: "5 0 1 * *",
     events: ["billing/invoices.requested"],
     run: async () => ({ ...(await invoiceLastMonth()) }),
-  },
-  {
+  }),
+  defineJob({
     // The ingest statement queues stored samples; this adds them into the per-minute rollups
     // (exactly once) and wakes the alert evaluator, so rollups trail ingestion by seconds.
     id: "metrics-rollup-fold",
@@ -164,24 +164,24 @@ export const backgroundJobs: BackgroundJob[] = [
     events: ["metrics/rollups.fold.requested"],
     debounceMs: 100,
     run: async () => ({ ...(await foldGpuRollups()) }),
-  },
-  {
+  }),
+  defineJob({
     id: "metrics-cluster-rollup",
     description: "Fold per-GPU minute rollups into per-cluster rollups",
     cron: "* * * * *",
     everySeconds: 20,
     run: () => rollupClusterMetrics(10),
-  },
-  {
+  }),
+  defineJob({
     id: "metrics-retention",
     description: "Prune raw samples and rollups past their retention",
     cron: "7 * * * *",
     run: () => pruneMetrics({ rawHours: env().METRICS_RAW_RETENTION_HOURS, rollupDays: env().METRICS_ROLLUP_RETENTION_DAYS }),
-  },
-  {
+  }),
+  defineJob({
     id: "workload-logs-retention",
     description: "Delete workload log chunks older than WORKLOAD_LOG_RETENTION_DAYS",
     cron: "23 * * * *",
     run: () => pruneWorkloadLogs(env().WORKLOAD_LOG_RETENTION_DAYS),
-  },
+  }),
 ];

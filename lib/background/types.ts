@@ -1,7 +1,11 @@
 import type { z } from "zod";
-import type { EventName, EventPayloads } from "./events";
+import type { BackgroundEvent, EventName } from "./events";
 
-/** Durable steps: Inngest's `step.run` when Inngest runs the job (each memoized and retried on its own), a plain call in-process. */
+/**
+ * Durable steps: Inngest's `step.run` when Inngest runs the job (each memoized and retried on its
+ * own), a plain call in-process. A step's result must be a plain JSON value: a memoized one comes
+ * back from Inngest parsed from JSON.
+ */
 export interface DurableStep {
   run<T>(id: string, fn: () => Promise<T>): Promise<T>;
 }
@@ -23,7 +27,24 @@ export interface BackgroundJob<E extends EventName = EventName> {
   debounceMs?: number;
   /** the job makes its own durable steps (input.step) instead of running as one */
   durable?: boolean;
-  run(input: { event?: { name: E; data: EventPayloads[E] }; step?: DurableStep }): Promise<Record<string, unknown>>;
+  run(input: JobInput<E>): Promise<Record<string, unknown>>;
+}
+
+/** What a run is given. */
+export interface JobInput<E extends EventName = EventName> {
+  /** the event that woke it: one of the job's own events; absent for a sweep or a manual run */
+  event?: BackgroundEvent<E>;
+  /** the in-process driver runs it once more, without an event, because it was asked to while it ran */
+  rerun?: boolean;
+  step?: DurableStep;
+}
+
+/**
+ * Declares a job with its run typed by the events it lists. The registry holds jobs of every
+ * event; the driver and Inngest only ever give a job the events it lists.
+ */
+export function defineJob<const E extends EventName = never>(job: BackgroundJob<E>): BackgroundJob {
+  return job;
 }
 
 export type EventSchemaMap = Record<string, z.ZodType<Record<string, unknown>>>;

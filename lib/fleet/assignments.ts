@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nodeJsonSchema } from "./node-schemas";
 
 // What a heartbeat tells a node to run: the one definition the control plane answers with, the
 // OpenAPI document publishes and the node agent reads (it imports these types). Every entry is one
@@ -56,9 +57,11 @@ export type ReplicaAssignment = z.infer<typeof replicaAssignmentSchema>;
 export type PodAssignment = z.infer<typeof podAssignmentSchema>;
 export type Assignment = z.infer<typeof assignmentSchema>;
 
-/** How a placement is named in the agent's memory and in its reports. */
-export function placementKey(a: Assignment): string {
-  if (a.kind === "job") return `job:${a.job_id}:${a.attempt}:${a.fence}`;
-  if (a.kind === "pod") return `pod:${a.pod_id}:${a.attempt}:${a.fence}`;
-  return `replica:${a.replica_id}:${a.attempt}:${a.fence}`;
-}
+/** The heartbeat's answer: the node as the control plane holds it, what it should run, and its lease. */
+export const heartbeatReplySchema = z.object({
+  node: nodeJsonSchema,
+  assignments: z.array(assignmentSchema).meta({ description: "Jobs to run and endpoint replicas to serve, one entry per placement; anything else the node runs it must stop" }),
+  lease_s: z.number().meta({ description: "The node's lease: an agent that cannot heartbeat for this long must stop its work (the control plane moves it elsewhere by then)" }),
+});
+
+export type HeartbeatReply = z.output<typeof heartbeatReplySchema>;

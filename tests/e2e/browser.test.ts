@@ -1,13 +1,11 @@
-import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, shot } from "../support/browser";
 import { makeTenant, makeUser } from "../support/fixtures";
 import { api } from "../support/http";
 
 let browser: Browser;
 const base = () => inject("baseUrl");
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
 
 let tenant: Awaited<ReturnType<typeof makeTenant>>;
 let operator: Awaited<ReturnType<typeof makeUser>>;

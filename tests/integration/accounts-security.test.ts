@@ -10,8 +10,8 @@ import { updateUser } from "@/lib/users/update-user";
 import { verifyCredentials } from "@/lib/users/verify-credentials";
 import { ACCOUNT_POLICY, ADDRESS_POLICY, PAIR_POLICY } from "@/lib/auth/sign-in-throttle";
 import { actorFor, makeTenant, makeUser, operatorPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const userPrincipal = (u: { id: string; email: string; role: string; tenantId: string | null }): Principal =>
   u.role === "operator" ? { kind: "operator", userId: u.id, label: u.email } : { kind: "tenant", tenantId: u.tenantId!, role: u.role as "tenant_admin", userId: u.id, label: u.email };
 let n = Math.floor(Math.random() * 60_000);

@@ -19,11 +19,11 @@ import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { putSecret } from "@/lib/secrets/secrets";
 import { actorFor, agentPrincipal, availableFleet, makeTenant, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
 // Read by lib/env on first use: the operator allows tool calls to this machine (any port).
 process.env.TOOL_CALL_ALLOWED_HOSTS = "127.0.0.1";
 const IMAGE = "nvcr.io/nvidia/pytorch:24.05-py3";
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 
 // A local tool server: counts calls per path, fails /flaky with 503 until told otherwise, answers
 // /slow after 2 s, /echo with the request's headers and body, /v1/chat/completions like a model.

@@ -19,11 +19,11 @@ import { getJobOrThrow } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
 // Alert evaluation reads the whole fleet, so every rule here is scoped to a cluster of its own
 // test, and the seeded fleet-wide rules are switched off for this file (the only one that evaluates).
 const operator = actorFor(operatorPrincipal);
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; details?: unknown }) => e.code ?? String(e));
 const console_: ChannelConfig = { emailFrom: "alerts@test", emailTo: [], publicUrl: "http://gpuforge.test" };
 
 async function fleet(nodes: number, gpusPerNode = 8) {

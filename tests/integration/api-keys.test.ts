@@ -8,8 +8,7 @@ import { systemActor } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { actorFor, makeCluster, makeKey, makeTenant, tenantAdminPrincipal, tenantMemberPrincipal, unique } from "../support/fixtures";
-
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+import { codeOf } from "../support/outcomes";
 
 describe("API keys", () => {
   it("stores only the SHA-256 and a 12-character prefix; the key resolves to its principal", async () => {

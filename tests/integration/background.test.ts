@@ -5,7 +5,7 @@ import { InProcessDriver, type RunRecord } from "@/lib/background/driver";
 import { BACKGROUND_EVENTS_CHANNEL, sendToDriver } from "@/lib/background/cross-process";
 import { emitEvent } from "@/lib/background/emit";
 import { localBus } from "@/lib/background/local-bus";
-import type { BackgroundJob } from "@/lib/background/types";
+import { defineJob, type BackgroundJob, type JobInput } from "@/lib/background/types";
 import { backgroundLockPool, db, pool } from "@/lib/db/client";
 import { backgroundJobs } from "@/lib/background/registry";
 import { makeTenant } from "../support/fixtures";
@@ -118,6 +118,43 @@ describe("in-process background driver", () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ ran: true, trigger: "event", result: { ok: true } });
     expect(payload).toEqual({ tenant_id: "t0" });
+  });
+
+  it("runs a job once more when asked while it runs: with the event it ran for, or as a rerun (never as a sweep)", async () => {
+    const inputs: JobInput[] = [];
+    let release = () => {};
+    const job = defineJob({
+      id: `rerun-test-${Date.now()}`,
+      description: "test",
+      events: ["pods/reconcile.requested"],
+      async run({ event, rerun }) {
+        inputs.push({ event, rerun });
+        if (inputs.length % 2 === 1) await new Promise<void>((r) => (release = r));
+        return {};
+      },
+    });
+    const driver = new InProcessDriver([job], newPool());
+    driver.start();
+    try {
+      const first = driver.runJob(job, "manual");
+      await expect.poll(() => inputs.length).toBe(1);
+      expect((await driver.runJob(job, "manual")).ran).toBe(false);
+      release();
+      await first;
+      await expect.poll(() => inputs.length).toBe(2);
+      expect(inputs[1]).toEqual({ event: undefined, rerun: true });
+
+      await emitEvent("pods/reconcile.requested", { reason: "first" });
+      await expect.poll(() => inputs.length).toBe(3);
+      await emitEvent("pods/reconcile.requested", { reason: "while it ran" });
+      release();
+      await expect.poll(() => inputs.length).toBe(4);
+      expect(inputs[2]!.event).toEqual({ name: "pods/reconcile.requested", data: { reason: "first" } });
+      expect(inputs[3]).toEqual({ event: inputs[2]!.event, rerun: undefined });
+    } finally {
+      release();
+      await driver.stop();
+    }
   });
 
   it("hears, through the database, events from a process that runs no driver (the ingest server)", async () => {

@@ -24,9 +24,9 @@ import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { systemActor } from "@/lib/auth/principal";
 import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
 const operator = actorFor(operatorPrincipal);
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const RATE = 360; // cents per GPU-hour: one cent per 10 GPU-seconds
 
 /** A cluster of a GPU type of its own with a rate in force since long ago, and a tenant. */

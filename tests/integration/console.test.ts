@@ -26,13 +26,13 @@ import { settingsView } from "@/lib/settings/settings";
 import { updateSettings } from "@/lib/settings/update-settings";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeUser, operatorPrincipal, tenantAdminPrincipal, tenantMemberPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 
 // The services behind the console's pages: lists, job rights and priorities, costs, alert groups
 // and silences, names in the audit log, key expiry, invoices without zero lines, settings.
 
 const operator = actorFor(operatorPrincipal);
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 
 /** A tenant with a GPU type of its own (priced), one node of it, and a member and an admin. */
 async function world(quota = 16, mode: "invoice" | "prepaid" = "invoice") {

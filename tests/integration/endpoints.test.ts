@@ -25,8 +25,8 @@ import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { systemActor, type TenantPrincipal } from "@/lib/auth/principal";
 import { tenantOverview } from "@/lib/platform/overview";
 import { actorFor, agentPrincipal, availableFleet, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeAndFieldOf } from "../support/outcomes";
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; details?: Array<{ path: string }> }) => `${e.code ?? String(e)}${e.details?.[0] ? `:${e.details[0].path}` : ""}`);
 const operator = actorFor(operatorPrincipal);
 
 const fleet = (nodes: number, gpusPerNode = 8) => availableFleet(nodes, gpusPerNode, "E");
@@ -93,18 +93,18 @@ describe("endpoints: creation, placement, readiness", () => {
     const { gpuType } = await fleet(1, 4);
     const t = await makeTenant(8);
     const asT = actorFor(tenantAdminPrincipal(t.id));
-    expect(await codeOf(createEndpoint(asT, spec(gpuType, { gpus_per_replica: 4, replicas: 3 })))).toBe("unsatisfiable:min_replicas");
-    expect(await codeOf(createEndpoint(asT, spec(gpuType, { gpus_per_replica: 8, replicas: 1 })))).toBe("unsatisfiable:gpus_per_replica");
-    expect(await codeOf(createEndpoint(asT, spec("NOSUCHTYPE", { replicas: 1 })))).toBe("unsatisfiable:gpu_type");
+    expect(await codeAndFieldOf(createEndpoint(asT, spec(gpuType, { gpus_per_replica: 4, replicas: 3 })))).toBe("unsatisfiable:min_replicas");
+    expect(await codeAndFieldOf(createEndpoint(asT, spec(gpuType, { gpus_per_replica: 8, replicas: 1 })))).toBe("unsatisfiable:gpus_per_replica");
+    expect(await codeAndFieldOf(createEndpoint(asT, spec("NOSUCHTYPE", { replicas: 1 })))).toBe("unsatisfiable:gpu_type");
     expect(await db().endpoint.count({ where: { tenantId: t.id } })).toBe(0);
     const ok = await createEndpoint(asT, spec(gpuType, { name: "chat", replicas: 1, max_replicas: 2 }));
-    expect(await codeOf(createEndpoint(asT, spec(gpuType, { name: "chat", replicas: 1 })))).toBe("conflict:name");
-    expect(await codeOf(updateEndpoint(asT, ok.id, { min_replicas: 2 }))).toBe("validation_failed:min_replicas");
-    expect(await codeOf(updateEndpoint(asT, ok.id, { autoscale_metric: "p95_ms" }))).toBe("validation_failed:autoscale_target");
+    expect(await codeAndFieldOf(createEndpoint(asT, spec(gpuType, { name: "chat", replicas: 1 })))).toBe("conflict:name");
+    expect(await codeAndFieldOf(updateEndpoint(asT, ok.id, { min_replicas: 2 }))).toBe("validation_failed:min_replicas");
+    expect(await codeAndFieldOf(updateEndpoint(asT, ok.id, { autoscale_metric: "p95_ms" }))).toBe("validation_failed:autoscale_target");
     // another tenant's endpoint does not exist for this one
     const other = actorFor(tenantAdminPrincipal((await makeTenant(8)).id));
-    expect(await codeOf(updateEndpoint(other, ok.id, { replicas: 2 }))).toBe("not_found");
-    expect(await codeOf(ingestEndpointMetrics(other, ok.id, [healthy(ok.replicas[0]!.id)]))).toBe("not_found");
+    expect(await codeAndFieldOf(updateEndpoint(other, ok.id, { replicas: 2 }))).toBe("not_found");
+    expect(await codeAndFieldOf(ingestEndpointMetrics(other, ok.id, [healthy(ok.replicas[0]!.id)]))).toBe("not_found");
     expect((await getEndpointOrThrow(asT.principal, ok.id)).desiredReplicas).toBe(1);
   });
 });
@@ -281,7 +281,7 @@ describe("endpoints: replacement and scaling", () => {
     expect(started.status).toBe("provisioning");
     expect(started.replicas.filter((r) => r.status === "starting")).toHaveLength(1);
     await deleteEndpoint(asT, e.id);
-    expect(await codeOf(getEndpointOrThrow(asT.principal, e.id))).toBe("not_found");
+    expect(await codeAndFieldOf(getEndpointOrThrow(asT.principal, e.id))).toBe("not_found");
     expect(await db().gpu.count({ where: { allocatedReplica: { endpointId: e.id } } })).toBe(0);
   });
 });
@@ -313,7 +313,7 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(series.points.find((x) => x.t === new Date(at.getTime() - 60_000).toISOString())).toMatchObject({ requests_per_s: null, p95_ms: null });
 
     const otherCluster = await makeCluster();
-    expect(await codeOf(ingestEndpointMetrics(actorFor(agentPrincipal(otherCluster.id)), e.id, [healthy(r)]))).toBe("not_found");
+    expect(await codeAndFieldOf(ingestEndpointMetrics(actorFor(agentPrincipal(otherCluster.id)), e.id, [healthy(r)]))).toBe("not_found");
     const { fence } = await db().endpointReplica.findUniqueOrThrow({ where: { id: r }, select: { fence: true } });
     const own = await ingestEndpointMetrics(actorFor(agentPrincipal(cluster.id)), e.id, [healthy(r, { fence }), { ...healthy(r), replica_id: undefined, recorded_at: new Date(Date.now() - 5000).toISOString() }]);
     expect(own.accepted).toBe(1);
@@ -365,7 +365,7 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(sla.p95_compliance_pct).toBeCloseTo(90, 3);
     expect(sla.error_budget).toMatchObject({ allowed_minutes: 0.6, used_minutes: 30, remaining_pct: 0, overspent_minutes: 29.4 });
     // a window is at most 92 days, whichever end was left to its default
-    expect(await codeOf(endpointSla(asT.principal, e.id, { from: "2020-01-01T00:00:00Z" }))).toBe("validation_failed:from");
+    expect(await codeAndFieldOf(endpointSla(asT.principal, e.id, { from: "2020-01-01T00:00:00Z" }))).toBe("validation_failed:from");
 
     const rule = await createAlertRule(systemActor, { name: unique("sla"), rule_type: "sla_breach", cluster_id: cluster.id, window_s: 3600, severity: "critical", enabled: true, notify: false, auto_remediate: false });
     // only this rule: alert evaluation of the whole test database belongs to the alerts tests

@@ -5,8 +5,8 @@ import { markOfflineNodes } from "@/lib/fleet/mark-offline-nodes";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, sweepUntilOffline, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const agent = (clusterId: string) => actorFor(agentPrincipal(clusterId));
 const operator = actorFor(operatorPrincipal);
 

@@ -15,12 +15,12 @@ import { reportReplicaAddress } from "@/lib/endpoints/report-replica-address";
 import { Gateway } from "@/lib/gateway/gateway";
 import { createGatewayServer } from "@/scripts/gateway-server";
 import { actorFor, agentPrincipal, availableFleet, makeKey, makeTenant, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeAndFieldOf } from "../support/outcomes";
 
 // The inference gateway end to end, in this process: two replicas served by real little model
 // servers on their nodes' (loopback) addresses at the host ports their agent reported; a gateway
 // process with its own routing table, probes and figures; real HTTP through it.
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; details?: Array<{ path: string }> }) => `${e.code ?? String(e)}${e.details?.[0] ? `:${e.details[0].path}` : ""}`);
 const loopback = () => `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 
 let g: Gateway;
@@ -268,10 +268,10 @@ describe("who may call an endpoint", () => {
     const r = replicas[0]!;
     const other = nodes.find((n) => n.node.id !== r.nodeId && n.node.id !== replicas[1]!.nodeId)!.node.id;
     const port = world.servers.get(r.id)!.port;
-    expect(await codeOf(reportReplicaAddress(agentPrincipal(cluster.id, other), ep.id, r.id, { attempt: 1, fence: r.fence, host_port: 45000 }))).toBe("not_found");
-    expect(await codeOf(reportReplicaAddress(agentPrincipal((await availableFleet(1, 1, "G")).cluster.id), ep.id, r.id, { attempt: 1, fence: r.fence, host_port: 45000 }))).toBe("not_found");
-    expect(await codeOf(reportReplicaAddress(agentPrincipal(cluster.id, r.nodeId!), ep.id, r.id, { attempt: 1, fence: "00000000-0000-4000-8000-000000000000", host_port: 45000 }))).toBe("stale_report");
-    expect(await codeOf(reportReplicaAddress(agentPrincipal(cluster.id, r.nodeId!), ep.id, r.id, { attempt: 2, fence: r.fence, host_port: 45000 }))).toBe("stale_report");
+    expect(await codeAndFieldOf(reportReplicaAddress(agentPrincipal(cluster.id, other), ep.id, r.id, { attempt: 1, fence: r.fence, host_port: 45000 }))).toBe("not_found");
+    expect(await codeAndFieldOf(reportReplicaAddress(agentPrincipal((await availableFleet(1, 1, "G")).cluster.id), ep.id, r.id, { attempt: 1, fence: r.fence, host_port: 45000 }))).toBe("not_found");
+    expect(await codeAndFieldOf(reportReplicaAddress(agentPrincipal(cluster.id, r.nodeId!), ep.id, r.id, { attempt: 1, fence: "00000000-0000-4000-8000-000000000000", host_port: 45000 }))).toBe("stale_report");
+    expect(await codeAndFieldOf(reportReplicaAddress(agentPrincipal(cluster.id, r.nodeId!), ep.id, r.id, { attempt: 2, fence: r.fence, host_port: 45000 }))).toBe("stale_report");
     expect((await db().endpointReplica.findUniqueOrThrow({ where: { id: r.id } })).hostPort).toBe(port);
   });
 });

@@ -1,23 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { db, ingestPool, pool } from "@/lib/db/client";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
-import { registerNode } from "@/lib/fleet/register-node";
 import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
 import { pruneMetrics } from "@/lib/metrics/prune-metrics";
 import { fleetUtilizationSeries, gpuMetricSeries } from "@/lib/metrics/queries";
 import { rollupClusterMetrics } from "@/lib/metrics/rollup-clusters";
-import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, sweepUntilOffline, unique } from "../support/fixtures";
-
-async function fleetOf(nodes: number) {
-  const cluster = await makeCluster();
-  const out = [];
-  for (let i = 0; i < nodes; i++) {
-    const r = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(8) });
-    out.push(r);
-  }
-  return { cluster, nodes: out, gpus: out.flatMap((n) => n.gpus) };
-}
+import { actorFor, agentPrincipal, makeCluster, operatorPrincipal, registeredFleet, sweepUntilOffline } from "../support/fixtures";
 
 const minuteAgo = (m: number, s = 0) => new Date(Math.floor(Date.now() / 60_000) * 60_000 - m * 60_000 + s * 1000).toISOString();
 const sample = (gpu: { uuid: string }, at: string, util: number, extra: Record<string, unknown> = {}) => ({
@@ -26,7 +15,7 @@ const sample = (gpu: { uuid: string }, at: string, util: number, extra: Record<s
 
 describe("metrics ingestion", () => {
   it("stores a batch once: re-sending it stores nothing twice and the rollups do not double", async () => {
-    const { cluster, gpus } = await fleetOf(2);
+    const { cluster, gpus } = await registeredFleet(2);
     const batch = gpus.map((g, i) => sample(g, minuteAgo(2, i % 60), 50));
     const agent = agentPrincipal(cluster.id);
     const first = await ingestGpuMetrics(agent, batch);
@@ -41,8 +30,8 @@ describe("metrics ingestion", () => {
   });
 
   it("rejects bad samples by index and stores the rest", async () => {
-    const { cluster, gpus } = await fleetOf(1);
-    const other = await fleetOf(1);
+    const { cluster, gpus } = await registeredFleet(1);
+    const other = await registeredFleet(1);
     const batch = [
       sample(gpus[0]!, minuteAgo(1), 10),
       sample(gpus[1]!, minuteAgo(1), 150), // out of range
@@ -65,14 +54,14 @@ describe("metrics ingestion", () => {
   });
 
   it("refuses more than 5,000 samples in one request", async () => {
-    const { cluster } = await fleetOf(1);
+    const { cluster } = await registeredFleet(1);
     const err = await ingestGpuMetrics(agentPrincipal(cluster.id), Array.from({ length: 5_001 }, () => ({}))).catch((e) => e);
     expect(err.code).toBe("payload_too_large");
   });
 
   it("writes concurrent reports of different agents together yet answers each for itself, within its own cluster or node", async () => {
-    const x = await fleetOf(2);
-    const y = await fleetOf(1);
+    const x = await registeredFleet(2);
+    const y = await registeredFleet(1);
     // 24 reports at once: more than the concurrent statements allowed, so they are grouped
     const calls = Array.from({ length: 24 }, (_, i) => {
       // every third report is cluster Y's agent naming cluster X's GPUs, and every eighth a key
@@ -106,7 +95,7 @@ describe("metrics ingestion", () => {
   });
 
   it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute, once folded", async () => {
-    const { cluster, gpus } = await fleetOf(1);
+    const { cluster, gpus } = await registeredFleet(1);
     const agent = agentPrincipal(cluster.id);
     const batches = Array.from({ length: 6 }, (_, b) => gpus.map((g) => sample(g, minuteAgo(3, b * 5), 10 * (b + 1), { temperature_c: 50 + b })));
     const results = await Promise.all(batches.map((batch) => ingestGpuMetrics(agent, batch)));
@@ -122,14 +111,14 @@ describe("metrics ingestion", () => {
   });
 
   it("a fatal XID in a sample marks its GPU unhealthy", async () => {
-    const { cluster, gpus } = await fleetOf(1);
+    const { cluster, gpus } = await registeredFleet(1);
     await ingestGpuMetrics(agentPrincipal(cluster.id), [sample(gpus[0]!, minuteAgo(0), 5, { xid_errors: [79] }), sample(gpus[1]!, minuteAgo(0), 5, { xid_errors: [13] })]);
     expect((await db().gpu.findUniqueOrThrow({ where: { id: gpus[0]!.id } })).status).toBe("unhealthy");
     expect((await db().gpu.findUniqueOrThrow({ where: { id: gpus[1]!.id } })).status).toBe("available");
   });
 
   it("a fatal XID grouped with plain reports marks only its GPU, and only its caller hears of it", async () => {
-    const { cluster, nodes } = await fleetOf(3);
+    const { cluster, nodes } = await registeredFleet(3);
     const agent = agentPrincipal(cluster.id);
     const [sick, ...well] = nodes;
     const reports = [
@@ -144,7 +133,7 @@ describe("metrics ingestion", () => {
   });
 
   it("refreshes the heartbeat of a node that reports metrics (at most every few seconds)", async () => {
-    const { cluster, nodes, gpus } = await fleetOf(2);
+    const { cluster, nodes, gpus } = await registeredFleet(2);
     const stale = new Date(Date.now() - 60_000);
     await db().node.updateMany({ where: { id: { in: nodes.map((n) => n.node.id) } }, data: { lastHeartbeatAt: stale } });
     await ingestGpuMetrics(agentPrincipal(cluster.id), [sample(gpus[0]!, minuteAgo(0), 5)]);
@@ -154,7 +143,7 @@ describe("metrics ingestion", () => {
   });
 
   it("counts as a heartbeat, bringing an offline node back to where it was", async () => {
-    const { cluster, nodes, gpus } = await fleetOf(1);
+    const { cluster, nodes, gpus } = await registeredFleet(1);
     const node = nodes[0]!.node;
     await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), node.id, {});
     await db().$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - interval '1 hour' WHERE id = ${node.id}::uuid`;
@@ -169,7 +158,7 @@ describe("metrics ingestion", () => {
 
 describe("metric series", () => {
   it("serves raw points for short steps and rollups for minute steps, with the same averages", async () => {
-    const { cluster, gpus } = await fleetOf(1);
+    const { cluster, gpus } = await registeredFleet(1);
     const g = gpus[0]!;
     const batch = [0, 15, 30, 45].flatMap((s) => [sample(g, minuteAgo(5, s), 20), sample(g, minuteAgo(4, s), 60)]);
     await ingestGpuMetrics(agentPrincipal(cluster.id), batch);
@@ -187,7 +176,7 @@ describe("metric series", () => {
   });
 
   it("refuses inverted ranges and steps that would return too many points, naming the field", async () => {
-    const { gpus } = await fleetOf(1);
+    const { gpus } = await registeredFleet(1);
     const e1 = await gpuMetricSeries(operatorPrincipal, gpus[0]!.id, { from: minuteAgo(0), to: minuteAgo(5) }).catch((e) => e);
     expect(e1.details[0].path).toBe("from");
     const e2 = await gpuMetricSeries(operatorPrincipal, gpus[0]!.id, { from: minuteAgo(60 * 24 * 7), to: minuteAgo(0), step: 1 }).catch((e) => e);
@@ -195,14 +184,14 @@ describe("metric series", () => {
   });
 
   it("hides another cluster's GPU from an agent", async () => {
-    const { gpus } = await fleetOf(1);
+    const { gpus } = await registeredFleet(1);
     const other = await makeCluster();
     const err = await gpuMetricSeries(agentPrincipal(other.id), gpus[0]!.id, {}).catch((e) => e);
     expect(err.code).toBe("not_found");
   });
 
   it("folds GPU rollups into a cluster series and prunes by retention", async () => {
-    const { cluster, gpus } = await fleetOf(1);
+    const { cluster, gpus } = await registeredFleet(1);
     await ingestGpuMetrics(agentPrincipal(cluster.id), gpus.map((g) => sample(g, minuteAgo(1), 40)));
     await foldGpuRollups();
     await rollupClusterMetrics(10);

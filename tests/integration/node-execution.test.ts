@@ -23,8 +23,8 @@ import { appendJobLogs, appendReplicaLogs, truncationMarker } from "@/lib/worklo
 import { readJobLogs, readReplicaLogs } from "@/lib/workload-logs/queries";
 import { env } from "@/lib/env";
 import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const operator = actorFor(operatorPrincipal);
 const IMAGE = "nvcr.io/nvidia/pytorch:24.05-py3";
 

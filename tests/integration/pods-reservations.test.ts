@@ -6,7 +6,8 @@ import { createReservation } from "@/lib/reservations/create-reservation";
 import { reservationJson } from "@/lib/reservations/queries";
 import { lockForTransaction } from "@/lib/db/locks";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
-import { actorFor, availableFleet, makeTenant, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { asTenantAdmin, availableFleet, makeTenant, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
 // Pods and whole-node reservations. A pod declares no end and is billed on demand, so it never goes
 // to a node a reservation holds now (anyone's, its own tenant's too) or books later, and a node a
@@ -14,10 +15,8 @@ import { actorFor, availableFleet, makeTenant, tenantAdminPrincipal, unique } fr
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-const asAdmin = (tenantId: string) => actorFor(tenantAdminPrincipal(tenantId));
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; message?: string }) => e.code ?? String(e.message ?? e));
 const pod = (tenantId: string, gpuType: string, gpuCount: number) =>
-  createPod(asAdmin(tenantId), createPodBody.parse({ name: unique("pod"), gpu_type: gpuType, gpu_count: gpuCount, image: "runpod/pytorch:2.4.0" }));
+  createPod(asTenantAdmin(tenantId), createPodBody.parse({ name: unique("pod"), gpu_type: gpuType, gpu_count: gpuCount, image: "runpod/pytorch:2.4.0" }));
 
 describe("pods and reservations", () => {
   it("parallel cycles place pods only on nodes no reservation holds or books, the owner's own included", async () => {
@@ -25,8 +24,8 @@ describe("pods and reservations", () => {
     const owner = await makeTenant(64);
     const other = await makeTenant(64);
     const now = Date.now();
-    const held = reservationJson(await createReservation(asAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }));
-    const later = reservationJson(await createReservation(asAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now + HOUR / 2), ends_at: iso(now + HOUR) }));
+    const held = reservationJson(await createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }));
+    const later = reservationJson(await createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now + HOUR / 2), ends_at: iso(now + HOUR) }));
     const reservedNodes = new Set([...held.node_ids, ...later.node_ids]);
     expect(reservedNodes.size).toBe(2);
     const free = nodes.map((n) => n.node.id).find((id) => !reservedNodes.has(id))!;
@@ -50,7 +49,7 @@ describe("pods and reservations", () => {
     const owner = await makeTenant(64);
     const other = await makeTenant(64);
     const now = Date.now();
-    const held = reservationJson(await createReservation(asAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }));
+    const held = reservationJson(await createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }));
     const reservedNode = held.node_ids[0]!;
     const freeNode = nodes.map((n) => n.node.id).find((id) => id !== reservedNode)!;
 
@@ -74,7 +73,7 @@ describe("pods and reservations", () => {
     // the free node takes the pod; then nobody can book that node while the pod holds it
     await runSchedulerCycle("pq");
     expect(await db().pod.findUniqueOrThrow({ where: { id: direct.id }, select: { status: true, nodeId: true } })).toEqual({ status: "starting", nodeId: freeNode });
-    expect(await codeOf(createReservation(asAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now + 60_000), ends_at: iso(now + HOUR) }))).toBe("no_capacity");
+    expect(await codeOf(createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now + 60_000), ends_at: iso(now + HOUR) }))).toBe("no_capacity");
     const c2 = await pool().connect();
     try {
       await c2.query("BEGIN");

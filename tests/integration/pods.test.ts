@@ -21,11 +21,11 @@ import { appendPodLogs } from "@/lib/workload-logs/append-logs";
 import { readPodLogs } from "@/lib/workload-logs/queries";
 import { systemActor } from "@/lib/auth/principal";
 import { actorFor, agentPrincipal, availableFleet, inventory, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeAndFieldOf } from "../support/outcomes";
 
 // Pods hold GPUs through the same allocator, quota and database guarantees as jobs and replicas,
 // are placed by the same scheduler, and are billed per second while they run.
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; details?: Array<{ path: string }> }) => `${e.code ?? String(e)}${e.details?.[0] ? `:${e.details[0].path}` : ""}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHxuuJN4z0n9G0mAikmM8JdYo1BeQ0OS3O9GQ9m3mE5W walk@laptop";
 
@@ -101,7 +101,7 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
     expect(beat.assignments.some((x) => x.kind === "pod" && x.pod_id === pod.id)).toBe(false);
     await reportPodStatus(agentPrincipal(cluster.id), pod.id, { attempt: a.attempt, fence: a.fence, status: "stopped" });
     expect((await getPodOrThrow(asT.principal, pod.id)).status).toBe("stopped");
-    expect(await codeOf(changePodState(asT, pod.id, "stop"))).toBe("invalid_transition");
+    expect(await codeAndFieldOf(changePodState(asT, pod.id, "stop"))).toBe("invalid_transition");
 
     // start: placed again with a new placement; the old one's reports are stale now
     expect((await changePodState(asT, pod.id, "start")).status).toBe("pending");
@@ -109,16 +109,16 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
     const second = await placement(pod.id);
     expect(second).toMatchObject({ status: "starting", attempt: 2 });
     expect(second.fence).not.toBe(first.fence);
-    expect(await codeOf(reportPodStatus(agentPrincipal(cluster.id), pod.id, { attempt: 1, fence: first.fence, status: "exited", exit_code: 1 }))).toBe("stale_report");
-    expect(await codeOf(appendPodLogs(agentPrincipal(cluster.id), pod.id, { attempt: 1, fence: first.fence, chunks: [{ seq: 1, stream: "stdout", text: "late\n" }] }))).toBe("stale_report");
+    expect(await codeAndFieldOf(reportPodStatus(agentPrincipal(cluster.id), pod.id, { attempt: 1, fence: first.fence, status: "exited", exit_code: 1 }))).toBe("stale_report");
+    expect(await codeAndFieldOf(appendPodLogs(agentPrincipal(cluster.id), pod.id, { attempt: 1, fence: first.fence, chunks: [{ seq: 1, stream: "stdout", text: "late\n" }] }))).toBe("stale_report");
 
     expect((await changePodState(asT, pod.id, "terminate")).status).toBe("terminated");
-    expect(await codeOf(changePodState(asT, pod.id, "start"))).toBe("invalid_transition");
+    expect(await codeAndFieldOf(changePodState(asT, pod.id, "start"))).toBe("invalid_transition");
     expect(await inUse(t.id)).toBe(0);
     const history = (await listPodEvents(asT.principal, pod.id)).reverse().map((e) => `${e.from_status ?? ""}→${e.to_status}`);
     expect(history).toEqual(["→pending", "pending→starting", "starting→running", "running→stopping", "stopping→stopped", "stopped→pending", "pending→starting", "starting→terminated"]);
     // another tenant sees nothing of it
-    expect(await codeOf(getPodOrThrow(tenantAdminPrincipal((await makeTenant(2)).id), pod.id))).toBe("not_found");
+    expect(await codeAndFieldOf(getPodOrThrow(tenantAdminPrincipal((await makeTenant(2)).id), pod.id))).toBe("not_found");
   });
 
   it("a container that exits fails the pod; restart_on_failure places it again", async () => {
@@ -143,15 +143,15 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
     const { gpuType } = await availableFleet(1, 4, "P");
     const t = await makeTenant(6);
     const asT = actorFor(tenantAdminPrincipal(t.id));
-    expect(await codeOf(createPod(asT, spec(gpuType, { gpu_count: 5 })))).toBe("unsatisfiable:gpu_count");
-    expect(await codeOf(createPod(asT, spec("NOSUCHTYPE")))).toBe("unsatisfiable:gpu_type");
+    expect(await codeAndFieldOf(createPod(asT, spec(gpuType, { gpu_count: 5 })))).toBe("unsatisfiable:gpu_count");
+    expect(await codeAndFieldOf(createPod(asT, spec("NOSUCHTYPE")))).toBe("unsatisfiable:gpu_type");
     const small = await makeTenant(1);
-    expect(await codeOf(createPod(actorFor(tenantAdminPrincipal(small.id)), spec(gpuType, { gpu_count: 2 })))).toBe("unsatisfiable:gpu_count");
+    expect(await codeAndFieldOf(createPod(actorFor(tenantAdminPrincipal(small.id)), spec(gpuType, { gpu_count: 2 })))).toBe("unsatisfiable:gpu_count");
     const p = await createPod(asT, spec(gpuType));
-    expect(await codeOf(createPod(asT, spec(gpuType, { name: p.name })))).toBe("conflict:name");
-    expect(await codeOf(createPod(actorFor(operatorPrincipal), spec(gpuType)))).toBe("validation_failed:tenant_id");
+    expect(await codeAndFieldOf(createPod(asT, spec(gpuType, { name: p.name })))).toBe("conflict:name");
+    expect(await codeAndFieldOf(createPod(actorFor(operatorPrincipal), spec(gpuType)))).toBe("validation_failed:tenant_id");
     await updateTenant(actorFor(operatorPrincipal), t.id, { status: "suspended" });
-    expect(await codeOf(createPod(asT, spec(gpuType)))).toBe("forbidden");
+    expect(await codeAndFieldOf(createPod(asT, spec(gpuType)))).toBe("forbidden");
   });
 });
 
@@ -182,7 +182,7 @@ describe("pods: parallel create, stop and start", () => {
     // the database itself refuses a second holder and an over-quota pod, whatever the code does
     const holder = await pool().query<{ id: string; allocated_pod_id: string }>(`SELECT id, allocated_pod_id FROM gpus WHERE gpu_type = $1 AND allocated_pod_id IS NOT NULL LIMIT 1`, [gpuType]);
     const job = await db().job.findFirst({ where: { gpuType }, select: { id: true } });
-    expect(await codeOf(pool().query(`UPDATE gpus SET allocated_job_id = $2 WHERE id = $1`, [holder.rows[0]!.id, job!.id]))).toMatch(/23514|check/);
+    expect(await codeAndFieldOf(pool().query(`UPDATE gpus SET allocated_job_id = $2 WHERE id = $1`, [holder.rows[0]!.id, job!.id]))).toMatch(/23514|check/);
   });
 });
 
@@ -226,7 +226,7 @@ describe("pods: billing", () => {
     // the database refuses a second bill for any second of the pod
     const first = segs[0]!;
     expect(
-      await codeOf(
+      await codeAndFieldOf(
         pool().query(
           `INSERT INTO usage_events (tenant_id, pod_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
            VALUES ($1, $2, 3, 'accrual', 'invoice', $3, 2, $4, $5, 1, 0, 0)`,
@@ -241,7 +241,7 @@ describe("pods: billing", () => {
     const invoice = await generateInvoice(systemActor, t.id, period);
     expect(Number(invoice.amountCents)).toBe(total);
     expect(invoice.lines.map((l) => [l.podId, l.description, Number(l.amountCents)])).toEqual([[pod.id, `Pod ${pod.name} (2 × ${gpuType})`, total]]);
-    expect(await codeOf(generateInvoice(systemActor, t.id, { period_start: period.period_start, period_end: new Date().toISOString() }))).toBe("nothing_to_invoice");
+    expect(await codeAndFieldOf(generateInvoice(systemActor, t.id, { period_start: period.period_start, period_end: new Date().toISOString() }))).toBe("nothing_to_invoice");
   });
 
   it("a prepaid tenant at zero has its running pod stopped after the grace period, and no pending pod placed", async () => {
@@ -322,16 +322,16 @@ describe("pods: what a compromised node can and cannot do", () => {
     const ref = { attempt: pl.attempt, fence: pl.fence };
     const ports = [{ container_port: 8888, host_port: 48888 }];
     // a key bound to the neighbour node, and an agent of another cluster
-    expect(await codeOf(reportPodStatus(agentPrincipal(cluster.id, neighbour), pod.id, { ...ref, status: "running", ports }))).toBe("not_found");
+    expect(await codeAndFieldOf(reportPodStatus(agentPrincipal(cluster.id, neighbour), pod.id, { ...ref, status: "running", ports }))).toBe("not_found");
     const elsewhere = await availableFleet(1, 1, "C");
-    expect(await codeOf(reportPodStatus(agentPrincipal(elsewhere.cluster.id), pod.id, { ...ref, status: "running", ports }))).toBe("not_found");
+    expect(await codeAndFieldOf(reportPodStatus(agentPrincipal(elsewhere.cluster.id), pod.id, { ...ref, status: "running", ports }))).toBe("not_found");
     const own = agentPrincipal(cluster.id, pl.nodeId);
-    expect(await codeOf(reportPodStatus(own, pod.id, { ...ref, fence: "00000000-0000-4000-8000-000000000000", status: "running", ports }))).toBe("stale_report");
-    expect(await codeOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [{ container_port: 5432, host_port: 45432 }] }))).toBe("validation_failed:ports[0].container_port");
-    expect(await codeOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [{ container_port: 8888, host_port: 22 }] }))).toBe("validation_failed:ports[0].host_port");
-    expect(await codeOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [] }))).toBe("validation_failed:ports");
+    expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, fence: "00000000-0000-4000-8000-000000000000", status: "running", ports }))).toBe("stale_report");
+    expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [{ container_port: 5432, host_port: 45432 }] }))).toBe("validation_failed:ports[0].container_port");
+    expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [{ container_port: 8888, host_port: 22 }] }))).toBe("validation_failed:ports[0].host_port");
+    expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [] }))).toBe("validation_failed:ports");
     expect((await placement(pod.id)).status).toBe("starting");
-    expect(await codeOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports }))).toBe("ok");
+    expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports }))).toBe("ok");
     expect((await placement(pod.id)).status).toBe("running");
   });
 
@@ -339,12 +339,12 @@ describe("pods: what a compromised node can and cannot do", () => {
     const { cluster } = await availableFleet(1, 1, "A");
     const agent = actorFor(agentPrincipal(cluster.id));
     const reg = (address: string) => registerNode(agent, { hostname: unique("addr"), address, capabilities: { containers: true }, gpus: inventory(1, "ADDRTEST") });
-    expect(await codeOf(reg("169.254.169.254"))).toBe("validation_failed:address");
-    expect(await codeOf(reg("fe80::1"))).toBe("validation_failed:address");
-    expect(await codeOf(reg("0.0.0.0"))).toBe("validation_failed:address");
+    expect(await codeAndFieldOf(reg("169.254.169.254"))).toBe("validation_failed:address");
+    expect(await codeAndFieldOf(reg("fe80::1"))).toBe("validation_failed:address");
+    expect(await codeAndFieldOf(reg("0.0.0.0"))).toBe("validation_failed:address");
     const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
     expect((await reg(ip)).node.address).toBe(ip);
-    expect(await codeOf(reg(ip))).toBe("conflict:address");
+    expect(await codeAndFieldOf(reg(ip))).toBe("conflict:address");
   });
 });
 

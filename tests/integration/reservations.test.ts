@@ -15,14 +15,14 @@ import { maintainReservations } from "@/lib/reservations/maintain-reservations";
 import { getCapacity, getReservationOrThrow, reservationJson } from "@/lib/reservations/queries";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { tenantFigures } from "@/lib/tenants/queries";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, asTenantAdmin, inventory, makeCluster, makeTenant, operatorPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
 // Whole-node reservations against the real database: booking under contention, quotas, the work
 // inside and around them, repairs, and billing. Every test builds a fleet of a GPU type of its own.
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; message?: string }) => e.code ?? String(e.message ?? e));
 
 /** pods × racks × nodes of `gpus` GPUs each, in one cluster, every node available and running containers. */
 async function rackedFleet(layout: { pods: number; racks: number; nodes: number; gpus?: number }) {
@@ -41,9 +41,8 @@ async function rackedFleet(layout: { pods: number; racks: number; nodes: number;
   return { cluster, gpuType, nodes, agent };
 }
 
-const asAdmin = (tenantId: string) => actorFor(tenantAdminPrincipal(tenantId));
 const book = (tenantId: string, gpuType: string, nodeCount: number, from: number, to: number, clusterId?: string) =>
-  createReservation(asAdmin(tenantId), { gpu_type: gpuType, node_count: nodeCount, starts_at: iso(from), ends_at: iso(to), ...(clusterId ? { cluster_id: clusterId } : {}) });
+  createReservation(asTenantAdmin(tenantId), { gpu_type: gpuType, node_count: nodeCount, starts_at: iso(from), ends_at: iso(to), ...(clusterId ? { cluster_id: clusterId } : {}) });
 
 /**
  * Moves a reservation's window (and its holdings') as if time had passed, without the guards that
@@ -163,7 +162,7 @@ describe("quota, cancel, release, extend", () => {
     const active = reservationJson(await book(t.id, f.gpuType, 1, now, now + HOUR / 2));
     expect((await tenantFigures(t.id)).gpu_in_use).toBe(4);
     // a job inside the reservation does not count twice; a job outside counts on top
-    const inside = await submitJob(asAdmin(t.id), { name: "inside", gpu_count: 4, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: active.id });
+    const inside = await submitJob(asTenantAdmin(t.id), { name: "inside", gpu_count: 4, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: active.id });
     await runSchedulerCycle("test");
     expect((await db().job.findUniqueOrThrow({ where: { id: inside.id } })).status).toBe("running");
     expect((await tenantFigures(t.id)).gpu_in_use).toBe(4);
@@ -179,14 +178,14 @@ describe("quota, cancel, release, extend", () => {
     const other = await makeTenant(64);
     const now = Date.now();
     const r = reservationJson(await book(t.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR));
-    const before = await submitJob(asAdmin(t.id), { name: "on-demand", gpu_count: 8, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
+    const before = await submitJob(asTenantAdmin(t.id), { name: "on-demand", gpu_count: 8, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
     await runSchedulerCycle("test");
     expect((await db().job.findUniqueOrThrow({ where: { id: before.id } })).status).toBe("running");
     await setWindow(r.id, "now() - interval '1 second'", "now() + interval '1 hour'", ", status = 'active'");
     expect((await tenantFigures(t.id)).gpu_in_use).toBe(16);
-    const inside = await submitJob(asAdmin(t.id), { name: "inside", gpu_count: 4, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: r.id });
-    const outside = await submitJob(asAdmin(t.id), { name: "outside", gpu_count: 5, gpu_type: f.gpuType, priority: 5, max_retries: 0, duration_s: 60 });
-    const theirs = await submitJob(asAdmin(other.id), { name: "theirs", gpu_count: 2, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
+    const inside = await submitJob(asTenantAdmin(t.id), { name: "inside", gpu_count: 4, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: r.id });
+    const outside = await submitJob(asTenantAdmin(t.id), { name: "outside", gpu_count: 5, gpu_type: f.gpuType, priority: 5, max_retries: 0, duration_s: 60 });
+    const theirs = await submitJob(asTenantAdmin(other.id), { name: "theirs", gpu_count: 2, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
     await runSchedulerCycle("test");
     const status = async (id: string) => (await db().job.findUniqueOrThrow({ where: { id }, select: { status: true } })).status;
     expect(await status(inside.id)).toBe("running");
@@ -201,7 +200,7 @@ describe("quota, cancel, release, extend", () => {
     const b = await makeTenant(64);
     const now = Date.now();
     const later = reservationJson(await book(t.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR));
-    const cancelled = reservationJson(await endReservation(asAdmin(t.id), later.id));
+    const cancelled = reservationJson(await endReservation(asTenantAdmin(t.id), later.id));
     expect(cancelled).toMatchObject({ status: "cancelled", node_ids: [] });
     expect(await db().usageEvent.count({ where: { reservationId: later.id } })).toBe(0);
 
@@ -209,17 +208,17 @@ describe("quota, cancel, release, extend", () => {
     // another tenant books the same node right after it: extending into that is refused, naming it
     const next = reservationJson(await book(b.id, f.gpuType, 2, now + HOUR, now + 2 * HOUR).catch(() => book(b.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR)));
     const blocked = next.node_ids.includes(active.node_ids[0]!);
-    const extended = await extendReservation(asAdmin(t.id), active.id, { ends_at: iso(now + 1.5 * HOUR) }).then(reservationJson, (e) => e);
+    const extended = await extendReservation(asTenantAdmin(t.id), active.id, { ends_at: iso(now + 1.5 * HOUR) }).then(reservationJson, (e) => e);
     if (blocked) {
       expect(extended).toMatchObject({ code: "no_capacity", details: [{ path: "ends_at", message: expect.stringContaining(iso(now + HOUR)) }] });
     } else {
       expect(extended).toMatchObject({ ends_at: iso(now + 1.5 * HOUR) });
     }
     // a job inside, then an early release: the job stops, billing ends at the release
-    const job = await submitJob(asAdmin(t.id), { name: "inside", gpu_count: 8, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: active.id });
+    const job = await submitJob(asTenantAdmin(t.id), { name: "inside", gpu_count: 8, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: active.id });
     await runSchedulerCycle("test");
     expect((await db().job.findUniqueOrThrow({ where: { id: job.id } })).status).toBe("running");
-    const released = reservationJson(await endReservation(asAdmin(t.id), active.id));
+    const released = reservationJson(await endReservation(asTenantAdmin(t.id), active.id));
     expect(released.status).toBe("released");
     expect(Date.parse(released.ends_at)).toBeLessThanOrEqual(Date.now());
     const stopped = await db().job.findUniqueOrThrow({ where: { id: job.id } });
@@ -230,11 +229,11 @@ describe("quota, cancel, release, extend", () => {
     // the job's own time was inside the reservation: recorded, not billed again
     const jobUsage = await db().usageEvent.findMany({ where: { jobId: job.id } });
     expect(jobUsage.every((u) => u.coveredByReservationId === active.id && u.amountCents === 0n)).toBe(true);
-    expect(await codeOf(endReservation(asAdmin(t.id), active.id))).toBe("invalid_transition");
+    expect(await codeOf(endReservation(asTenantAdmin(t.id), active.id))).toBe("invalid_transition");
     const kinds = (await db().reservationEvent.findMany({ where: { reservationId: active.id }, orderBy: { id: "asc" } })).map((e) => e.kind);
     expect(kinds).toEqual(blocked ? ["created", "released"] : ["created", "extended", "released"]);
     // another tenant's reservation is not found
-    expect(await codeOf(endReservation(asAdmin(b.id), released.id))).toBe("not_found");
+    expect(await codeOf(endReservation(asTenantAdmin(b.id), released.id))).toBe("not_found");
   });
 });
 
@@ -247,7 +246,7 @@ describe("the work around reservations", () => {
     // one reservation holds nodes before anything runs; more bookings then race the cycles
     const first = reservationJson(await book(owner.id, f.gpuType, 2, now, now + HOUR));
     const submit = (i: number) =>
-      submitJob(asAdmin(other.id), { name: `foreign-${i}`, gpu_count: [1, 2, 4, 8, 12][i % 5]!, gpu_type: f.gpuType, priority: 5, max_retries: 0, ...(i % 3 ? { duration_s: 600 + i } : {}) });
+      submitJob(asTenantAdmin(other.id), { name: `foreign-${i}`, gpu_count: [1, 2, 4, 8, 12][i % 5]!, gpu_type: f.gpuType, priority: 5, max_retries: 0, ...(i % 3 ? { duration_s: 600 + i } : {}) });
     await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i)));
     await Promise.all([
       runSchedulerCycle("test-a"),
@@ -270,7 +269,7 @@ describe("the work around reservations", () => {
     // a direct allocation on a reserved node, bypassing the scheduler, is refused by the database
     expect(await db().job.count({ where: { tenantId: other.id, status: "running" } })).toBeGreaterThan(0);
     const held = await db().reservationNode.findFirstOrThrow({ where: { reservationId: first.id } });
-    const job = await submitJob(asAdmin(other.id), { name: "direct", gpu_count: 1, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
+    const job = await submitJob(asTenantAdmin(other.id), { name: "direct", gpu_count: 1, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
     const c = await pool().connect();
     try {
       await c.query("BEGIN");
@@ -291,10 +290,10 @@ describe("the work around reservations", () => {
     const other = await makeTenant(64);
     const now = Date.now();
     const r = reservationJson(await book(owner.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR));
-    const long = await submitJob(asAdmin(other.id), { name: "long", gpu_count: 4, gpu_type: f.gpuType, priority: 1, max_retries: 0, duration_s: 2 * 3600 });
-    const endless = await submitJob(asAdmin(other.id), { name: "endless", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0 });
-    const short = await submitJob(asAdmin(other.id), { name: "short", gpu_count: 2, gpu_type: f.gpuType, priority: 5, max_retries: 0, duration_s: 1800 });
-    const named = await submitJob(asAdmin(owner.id), { name: "named", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0, reservation_id: r.id });
+    const long = await submitJob(asTenantAdmin(other.id), { name: "long", gpu_count: 4, gpu_type: f.gpuType, priority: 1, max_retries: 0, duration_s: 2 * 3600 });
+    const endless = await submitJob(asTenantAdmin(other.id), { name: "endless", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0 });
+    const short = await submitJob(asTenantAdmin(other.id), { name: "short", gpu_count: 2, gpu_type: f.gpuType, priority: 5, max_retries: 0, duration_s: 1800 });
+    const named = await submitJob(asTenantAdmin(owner.id), { name: "named", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0, reservation_id: r.id });
     await runSchedulerCycle("test");
     const status = async (id: string) => db().job.findUniqueOrThrow({ where: { id }, select: { status: true, pendingReason: true } });
     expect((await status(short.id)).status).toBe("running");
@@ -302,7 +301,7 @@ describe("the work around reservations", () => {
     expect((await status(endless.id)).status).toBe("queued");
     expect(await status(named.id)).toMatchObject({ status: "queued", pendingReason: expect.stringContaining("to start at") });
     // another tenant naming this reservation is refused at submit
-    expect(await codeOf(submitJob(asAdmin(other.id), { name: "x", gpu_count: 1, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: r.id }))).toBe("validation_failed");
+    expect(await codeOf(submitJob(asTenantAdmin(other.id), { name: "x", gpu_count: 1, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: r.id }))).toBe("validation_failed");
   });
 
   it("at its start, work that overran onto its nodes moves off; at its end, the work inside stops", async () => {
@@ -310,7 +309,7 @@ describe("the work around reservations", () => {
     const owner = await makeTenant(64);
     const other = await makeTenant(64);
     const now = Date.now();
-    const early = await submitJob(asAdmin(other.id), { name: "overrun", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0, duration_s: 600 });
+    const early = await submitJob(asTenantAdmin(other.id), { name: "overrun", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0, duration_s: 600 });
     await runSchedulerCycle("test");
     const r = reservationJson(await book(owner.id, f.gpuType, 1, now + 20 * 60_000, now + HOUR));
     // twenty minutes pass: the job declared ten and still runs when the reservation starts
@@ -318,7 +317,7 @@ describe("the work around reservations", () => {
     await maintainReservations();
     expect(await db().job.findUniqueOrThrow({ where: { id: early.id }, select: { status: true, failures: true } })).toEqual({ status: "queued", failures: 0 });
     expect((await db().reservation.findUniqueOrThrow({ where: { id: r.id } })).status).toBe("active");
-    const inside = await submitJob(asAdmin(owner.id), { name: "unnamed-inside", gpu_count: 8, gpu_type: f.gpuType, priority: 1, max_retries: 0 });
+    const inside = await submitJob(asTenantAdmin(owner.id), { name: "unnamed-inside", gpu_count: 8, gpu_type: f.gpuType, priority: 1, max_retries: 0 });
     await runSchedulerCycle("test");
     expect((await db().jobPlacement.findFirstOrThrow({ where: { jobId: inside.id } })).reservationId).toBe(r.id);
     // its end comes: the unnamed job goes back to the queue, retries untouched; holdings close and bill
@@ -369,7 +368,7 @@ describe("repairs", () => {
     expect(cut.closedAt).not.toBeNull();
     expect(await db().usageEvent.count({ where: { reservationNodeId: cut.id, kind: "final" } })).toBe(1);
     // the other tenant releases its node: the next pass swaps it in
-    await endReservation(asAdmin(b.id), blocker.id);
+    await endReservation(asTenantAdmin(b.id), blocker.id);
     await maintainReservations();
     const whole = await db().reservation.findUniqueOrThrow({ where: { id: r.id } });
     expect(whole.degradedAt).toBeNull();

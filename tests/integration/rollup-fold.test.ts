@@ -2,22 +2,14 @@ import { spawn } from "node:child_process";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { pool } from "@/lib/db/client";
-import { registerNode } from "@/lib/fleet/register-node";
 import { FOLD_ROLLUPS_SQL, foldGpuRollups } from "@/lib/metrics/fold-rollups";
 import { ingestGpuMetrics } from "@/lib/metrics/ingest-gpu-metrics";
-import { actorFor, agentPrincipal, inventory, makeCluster, unique } from "../support/fixtures";
+import { agentPrincipal, registeredFleet } from "../support/fixtures";
 
 // The ingest statement queues what it stores; folds add the queue into gpu_metrics_1m. These tests
 // hold the fold to the rollups' promise: every stored sample counted exactly once, whoever folds,
 // however many fold at once, and whatever dies half-way. Other test files fold the same queue at
 // the same time (one shared database), which only adds concurrency: assertions are on end states.
-
-async function fleetOf(nodes: number) {
-  const cluster = await makeCluster();
-  const out = [];
-  for (let i = 0; i < nodes; i++) out.push(await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(8) }));
-  return { cluster, nodes: out, gpus: out.flatMap((n) => n.gpus) };
-}
 
 const minuteStart = Math.floor(Date.now() / 60_000) * 60_000;
 const at = (minutesAgo: number, s: number) => new Date(minuteStart - minutesAgo * 60_000 + s * 1000).toISOString();
@@ -55,7 +47,7 @@ async function pendingFor(ids: string[], client: { query: pg.Pool["query"] } = p
 
 describe("folding queued samples into the per-minute rollups", () => {
   it("counts every stored sample once under concurrent reports, re-sends and concurrent folds", async () => {
-    const { cluster, gpus } = await fleetOf(2);
+    const { cluster, gpus } = await registeredFleet(2);
     const agent = agentPrincipal(cluster.id);
     const ids = gpus.map((g) => g.id);
     // 24 reports over 6 minutes, each sent twice at once (an agent retrying), while three folders run
@@ -84,7 +76,7 @@ describe("folding queued samples into the per-minute rollups", () => {
   });
 
   it("adds late samples of an already folded minute to it", async () => {
-    const { cluster, gpus } = await fleetOf(1);
+    const { cluster, gpus } = await registeredFleet(1);
     const agent = agentPrincipal(cluster.id);
     const ids = gpus.map((g) => g.id);
     await ingestGpuMetrics(agent, gpus.map((g, i) => sample(g.uuid, at(3, 10), i)));
@@ -97,7 +89,7 @@ describe("folding queued samples into the per-minute rollups", () => {
   });
 
   it("leaves a dead fold's samples queued: the next fold counts them, once", async () => {
-    const { cluster, gpus } = await fleetOf(1);
+    const { cluster, gpus } = await registeredFleet(1);
     const agent = agentPrincipal(cluster.id);
     const ids = gpus.map((g) => g.id);
     // Another test file's fold may take this test's rows first; then this attempt proves nothing,
@@ -130,7 +122,7 @@ describe("folding queued samples into the per-minute rollups", () => {
   });
 
   it("counts every sample once when a process that ingests and folds is killed at any moment", async () => {
-    const { cluster, gpus } = await fleetOf(1);
+    const { cluster, gpus } = await registeredFleet(1);
     const ids = gpus.map((g) => g.id);
     const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "tests/support/ingest-and-fold-child.ts", cluster.id, gpus.map((g) => g.uuid).join(","), String(minuteStart - 30 * 60_000)], {
       env: { ...process.env, LOG_LEVEL: "warn" },
@@ -158,7 +150,7 @@ describe("folding queued samples into the per-minute rollups", () => {
   });
 
   it("drops the queued samples of a GPU deleted before the fold, and folds the rest", async () => {
-    const { cluster, nodes, gpus } = await fleetOf(2);
+    const { cluster, nodes, gpus } = await registeredFleet(2);
     const agent = agentPrincipal(cluster.id);
     await ingestGpuMetrics(agent, gpus.map((g, i) => sample(g.uuid, at(1, 5), i)));
     const [gone, kept] = nodes;

@@ -12,8 +12,8 @@ import { lockForTransaction } from "@/lib/db/locks";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { registerNode } from "@/lib/fleet/register-node";
 import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 const operator = actorFor(operatorPrincipal);
 
 const fleet = (nodes: number, gpusPerNode = 8) => availableFleet(nodes, gpusPerNode, "T");

@@ -11,6 +11,7 @@ import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 import { actorFor, availableFleet, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { codeAndFieldOf } from "../support/outcomes";
 
 // This file's own limits (each test file has its own module instances, so its own env()):
 // a small waiting cap and the smallest per-tenant window, restored for the files that follow.
@@ -24,7 +25,6 @@ afterAll(() => {
   }
 });
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string; details?: Array<{ path: string }> }) => `${e.code ?? String(e)}${e.details?.[0] ? `:${e.details[0].path}` : ""}`);
 const job = (gpuType: string, o: Record<string, unknown> = {}) => ({ name: unique("j"), gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0, ...o });
 
 async function finals(jobId: string) {
@@ -61,7 +61,7 @@ describe("suspension stops work", () => {
     expect(await db().job.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: "blocked" });
     expect(await db().endpointReplica.count({ where: { endpointId: endpoint.id, status: { not: "stopped" } } })).toBe(0);
     await expect(db().$executeRaw`UPDATE jobs SET status = 'running', started_at = now(), block_reason = NULL WHERE id = ${waiting.id}::uuid`).rejects.toThrow(/suspended/);
-    expect(await codeOf(submitJob(asT, job(gpuType)))).toBe("forbidden");
+    expect(await codeAndFieldOf(submitJob(asT, job(gpuType)))).toBe("forbidden");
 
     await updateTenant(systemActor, t.id, { status: "active" });
     expect(await db().job.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: "queued", blockReason: null });
@@ -120,7 +120,7 @@ describe("fairness between tenants", () => {
     for (let i = 0; i < 5; i++) await submitJob(asT, job(gpuType));
     const sixth = await submitJob(asT, job(gpuType)).catch((e) => e);
     expect(sixth).toMatchObject({ code: "rate_limited", message: expect.stringContaining("5 jobs waiting") });
-    expect(await codeOf(createPipeline(asT, { name: unique("p"), steps: [{ name: "a", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }] }))).toBe("rate_limited");
+    expect(await codeAndFieldOf(createPipeline(asT, { name: unique("p"), steps: [{ name: "a", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }] }))).toBe("rate_limited");
     expect(await db().job.count({ where: { tenantId: t.id } })).toBe(5);
   });
 
@@ -133,8 +133,8 @@ describe("fairness between tenants", () => {
     const early = await submitJob(asT, job(gpuType, { priority: 1, gpu_count: 2 }));
     const blockedEarly = await submitJob(asT, job(gpuType, { priority: 1, gpu_count: 2 }));
     await updateTenant(systemActor, t.id, { max_priority: 4 });
-    expect(await codeOf(submitJob(asT, job(gpuType, { priority: 2 })))).toBe("validation_failed:priority");
-    expect(await codeOf(submitJob(asT, job(gpuType, { priority: 4 })))).toBe("ok");
+    expect(await codeAndFieldOf(submitJob(asT, job(gpuType, { priority: 2 })))).toBe("validation_failed:priority");
+    expect(await codeAndFieldOf(submitJob(asT, job(gpuType, { priority: 4 })))).toBe("ok");
     const moved = await db().job.findMany({ where: { id: { in: [early.id, blockedEarly.id] } } });
     expect(moved.map((j) => j.priority)).toEqual([4, 4]);
     await expect(db().$executeRaw`UPDATE jobs SET priority = 1 WHERE id = ${early.id}::uuid`).rejects.toThrow(/highest allowed priority/);

@@ -5,8 +5,7 @@ import { createTenant } from "@/lib/tenants/create-tenant";
 import { getTenantOrThrow, listTenants } from "@/lib/tenants/queries";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { actorFor, makeTenant, tenantAdminPrincipal, unique } from "../support/fixtures";
-
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+import { codeOf } from "../support/outcomes";
 
 describe("tenants", () => {
   it("creates a tenant and records who did it in the audit log", async () => {

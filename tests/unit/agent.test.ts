@@ -1,13 +1,13 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, backoffMs, createClient } from "@/agent/src/client";
 import { parseOsRelease } from "@/agent/src/node-info";
 import { gpuTypeFromName, parseNvidiaSmi, parseRemappedRows, parseSmiHeader, parseXidLines } from "@/agent/src/nvidia-smi";
 import { Outbox, type ExitReport } from "@/agent/src/outbox";
+import { tempDir } from "../support/temp-dir";
 
 const fixture = (name: string) => readFileSync(path.join("agent/fixtures", name), "utf8");
 
@@ -153,7 +153,7 @@ describe("agent client and outbox", () => {
   });
 
   it("keeps exit reports on disk until the control plane has them, across restarts, naming their placement", async () => {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "outbox-")), "exit-reports.json");
+    const file = path.join(tempDir("outbox-"), "exit-reports.json");
     const outbox = new Outbox(file);
     const report = (job: string, o: Partial<ExitReport> = {}): ExitReport => ({
       key: `job:${job}:1:f-${job}`, job_id: job, attempt: 1, fence: `f-${job}`, status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z", ...o,
@@ -184,7 +184,7 @@ describe("agent client and outbox", () => {
   });
 
   it("drops a report the control plane calls stale (409) or unknown (404), and keeps going", async () => {
-    const outbox = new Outbox(path.join(mkdtempSync(path.join(os.tmpdir(), "outbox-")), "exit-reports.json"));
+    const outbox = new Outbox(path.join(tempDir("outbox-"), "exit-reports.json"));
     for (const job of ["stale", "gone", "ok"]) outbox.add({ key: job, job_id: job, attempt: 2, fence: job, status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z" });
     const url = await serve((req) => (req.url === "/api/jobs/stale" ? [409, { error: { code: "stale_report" } }] : req.url === "/api/jobs/gone" ? [404, { error: { code: "not_found" } }] : [200, {}]));
     expect(await outbox.flush(createClient({ baseUrl: url, key: "gf_test" }))).toEqual({ sent: 1, kept: 0 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { attachBody, readJsonBody, readTextBody, readWithinLimit } from "@/lib/http/read-body";
-
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? String(e));
+import { codeOf } from "../support/outcomes";
 
 /** A POST whose body arrives in chunks, with no Content-Length (chunked transfer). */
 function streamed(chunks: string[]): Request {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { assignmentSchema } from "@/lib/fleet/assignments";
+import { heartbeatReplySchema } from "@/lib/fleet/assignments";
 import {
   gpuJsonSchema,
   heartbeatBody,
@@ -47,11 +47,7 @@ export const heartbeat = defineContract({
   responses: {
     200: {
       description: "The node and its desired assignments",
-      schema: z.object({
-        node: nodeJsonSchema,
-        assignments: z.array(assignmentSchema).meta({ description: "Jobs to run and endpoint replicas to serve, one entry per placement; anything else the node runs it must stop" }),
-        lease_s: z.number().meta({ description: "The node's lease: an agent that cannot heartbeat for this long must stop its work (the control plane moves it elsewhere by then)" }),
-      }),
+      schema: heartbeatReplySchema,
     },
     ...authErrors,
     ...notFoundError,
