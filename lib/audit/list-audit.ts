@@ -69,9 +69,11 @@ export async function describeEntries<E extends { actorKind: string; actorId: st
   return entries.map((e) => {
     const details = (e.details ?? {}) as Record<string, unknown>;
     const actor = e.actorId ? actors.byId.get(e.actorId) : undefined;
+    const by = typeof details.by === "string" ? details.by : undefined;
+    const platform = by && by !== "system" ? `the platform (${by})` : "the platform";
     return {
       ...e,
-      actorName: actor?.name ?? (e.actorKind === "system" ? "the platform" : String(details.by ?? e.actorKind)),
+      actorName: actor?.name ?? (e.actorKind === "system" ? platform : (by ?? e.actorKind)),
       actorDetail: actor?.detail ?? null,
       targetName: (e.targetId ? targets.get(e.targetId) : undefined) ?? (typeof details.name === "string" ? details.name : null),
     };

@@ -16,7 +16,7 @@ export async function recordAudit(tx: Tx, actor: Actor, entry: AuditEntry): Prom
   const p = actor.principal;
   await tx.auditLog.create({
     data: {
-      actorKind: p.label === "system" ? "system" : p.kind,
+      actorKind: p.kind === "operator" && p.system ? "system" : p.kind,
       actorId: ("userId" in p && p.userId) || p.keyId || null,
       tenantId: entry.tenantId ?? (p.kind === "tenant" ? p.tenantId : null),
       action: entry.action,

@@ -14,7 +14,8 @@ interface Via {
   label: string;
 }
 
-export type OperatorPrincipal = { kind: "operator" } & Via;
+/** `system`: the platform acting on its own (a sweep, a webhook, monthly invoicing), audited as such. */
+export type OperatorPrincipal = { kind: "operator"; system?: true } & Via;
 export type TenantPrincipal = { kind: "tenant"; tenantId: string; role: TenantRole } & Via;
 /** A node agent's key: one cluster's nodes, or (a node-bound key) one node of it. */
 export type AgentPrincipal = { kind: "agent"; clusterId: string; nodeId?: string; keyId: string; label: string };
@@ -47,7 +48,12 @@ export interface PublicActor {
   requestId?: string;
 }
 
-export const systemActor: Actor = { principal: { kind: "operator", label: "system" } };
+/** The platform acting on its own, named for the audit log ("stripe webhook", "monthly invoicing"). */
+export function systemActorFor(label: string): Actor {
+  return { principal: { kind: "operator", system: true, label } };
+}
+
+export const systemActor: Actor = systemActorFor("system");
 
 export function isOperator(p: Principal): p is OperatorPrincipal {
   return p.kind === "operator";

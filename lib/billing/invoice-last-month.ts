@@ -1,4 +1,5 @@
 import "server-only";
+import { systemActorFor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
 import { generateInvoice } from "./generate-invoice";
 
@@ -8,7 +9,7 @@ export async function invoiceLastMonth(now = new Date(), only?: string[]) {
   const out = { created: 0, nothing: 0, already: 0 };
   for (const t of tenants) {
     try {
-      await generateInvoice({ principal: { kind: "operator", label: "monthly invoicing" } }, t.id, {}, { now });
+      await generateInvoice(systemActorFor("monthly invoicing"), t.id, {}, { now });
       out.created++;
     } catch (e) {
       const code = (e as { code?: string }).code;

@@ -1,6 +1,7 @@
 import "server-only";
 import type Stripe from "stripe";
 import { recordAudit } from "@/lib/audit/record-audit";
+import { systemActorFor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
 import { notFound, validationFailed } from "@/lib/errors";
 import { enqueueNotifications } from "@/lib/alerts/notification-outbox";
@@ -14,7 +15,7 @@ export const HANDLED_STRIPE_EVENTS = ["checkout.session.completed", "checkout.se
 
 export type WebhookOutcome = "invoice_paid" | "already_paid" | "invoice_void" | "deposit_credited" | "not_paid_yet" | "unknown_invoice" | "ignored" | "duplicate";
 
-const actor = { principal: { kind: "operator" as const, label: "stripe webhook" } };
+const actor = systemActorFor("stripe webhook");
 
 /**
  * Applies a Stripe webhook: the signature is checked on the raw body with STRIPE_WEBHOOK_SECRET,

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import Stripe from "stripe";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describeEntries } from "@/lib/audit/list-audit";
 import { generateInvoice } from "@/lib/billing/generate-invoice";
 import { invoiceJson } from "@/lib/billing/invoice-json";
 import { invoiceLastMonth } from "@/lib/billing/invoice-last-month";
@@ -180,6 +181,10 @@ describe("invoices", () => {
     expect(await invoiceLastMonth(at, [w.tenant.id])).toEqual({ created: 0, nothing: 0, already: 1 });
     const [inv] = await db().invoice.findMany({ where: { tenantId: w.tenant.id } });
     expect(inv).toMatchObject({ periodStart: new Date("2021-01-01T00:00:00Z"), periodEnd: new Date("2021-02-01T00:00:00Z"), amountCents: BigInt(RATE), createdBy: "monthly invoicing" });
+    // the platform acting on its own is audited as the system, named for what it was doing
+    const entries = await db().auditLog.findMany({ where: { targetId: inv!.id, action: "billing.invoice_created" } });
+    expect(entries.map((e) => e.actorKind)).toEqual(["system"]);
+    expect((await describeEntries(entries))[0]!.actorName).toBe("the platform (monthly invoicing)");
     expect(await invoiceLastMonth(new Date("2021-03-01T00:05:00Z"), [w.tenant.id])).toEqual({ created: 0, nothing: 1, already: 0 });
   });
 
