@@ -72,7 +72,7 @@ async function main() {
 }
 
 main().catch((e: unknown) => {
-  const message = e instanceof Error ? e.message : String(e ?? "postgres exited during start-up (is the port in use?)");
+  const message = e instanceof Error ? e.message : typeof e === "string" ? e : "postgres exited during start-up (is the port in use?)";
   process.stdout.write(JSON.stringify({ error: message }) + "\n");
   void stop(1);
 });

@@ -75,7 +75,7 @@ export async function startModelServer(opts: ModelServerOptions): Promise<ModelS
       }
       await sleep(delay());
       if (random() < cfg.errorRate) return json(500, { error: { message: "simulated model failure" } });
-      const prompt = chat ? (body.messages ?? []).map((m) => String(m.content ?? "")).join("\n") : String(body.prompt ?? "");
+      const prompt = chat ? (body.messages ?? []).map((m) => asText(m.content)).join("\n") : asText(body.prompt);
       const text = complete(prompt);
       const id = `cmpl-sim-${Math.floor(random() * 1e9)}`;
       if (body.stream !== true) {
@@ -122,4 +122,9 @@ export async function startModelServer(opts: ModelServerOptions): Promise<ModelS
         server.close(() => resolve());
       }),
   };
+}
+
+/** A prompt field as text: strings as sent, anything else as its JSON, nothing as empty. */
+function asText(v: unknown): string {
+  return typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 }

@@ -22,8 +22,13 @@ export async function recordAudit(tx: Tx, actor: Actor, entry: AuditEntry): Prom
       action: entry.action,
       targetType: entry.targetType,
       targetId: entry.targetId ?? null,
-      details: { by: p.label, ...(typeof entry.details === "object" && entry.details ? entry.details : {}) },
+      details: { by: p.label, ...detailsObject(entry.details) },
       requestId: actor.requestId ?? null,
     },
   });
+}
+
+/** The entry's details as fields to store beside `by`: an object's own fields, nothing for any other JSON value. */
+function detailsObject(details: Prisma.InputJsonValue | undefined): Prisma.InputJsonObject {
+  return typeof details === "object" && details !== null && !Array.isArray(details) ? (details as Prisma.InputJsonObject) : {};
 }

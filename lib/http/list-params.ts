@@ -50,7 +50,7 @@ export function listHref(base: string, current: Record<string, unknown>, changes
   for (const [k, v] of Object.entries(merged)) {
     if (v === undefined || v === null || v === "") continue;
     if ((k === "page" && v === 1) || (k === "per_page" && v === 50)) continue;
-    qs.set(k, String(v));
+    qs.set(k, typeof v === "object" ? JSON.stringify(v) : String(v as string | number | boolean));
   }
   const s = qs.toString();
   return s ? `${base}?${s}` : base;

@@ -61,13 +61,13 @@ type ValueOf<U, K extends PropertyKey> = U extends unknown ? (K extends keyof U 
 
 export interface Replies<C extends Contract> {
   /** A JSON reply: `status` one the contract lists with a schema, `body` what that schema accepts. */
-  reply<S extends JsonStatus<C>, T extends BodyOf<C, S>>(status: S, body: T & NoExtra<BodyOf<C, S>, T>, headers?: HeadersInit): Reply;
+  reply: <S extends JsonStatus<C>, T extends BodyOf<C, S>>(status: S, body: T & NoExtra<BodyOf<C, S>, T>, headers?: HeadersInit) => Reply;
   /**
    * A reply that is not a JSON body, with a status the contract lists without a JSON schema: no
    * body (204, 304), a declared media type (a CSV export), or a body the contract leaves open (the
    * Prometheus exposition). A ready Response must carry that status.
    */
-  send<S extends RawStatus<C>>(status: S, body?: Response | BodyInit | null, headers?: HeadersInit): Reply;
+  send: <S extends RawStatus<C>>(status: S, body?: Response | BodyInit | null, headers?: HeadersInit) => Reply;
 }
 
 export function repliesFor<C extends Contract>(): Replies<C> {

@@ -81,14 +81,14 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
         contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
       );
       if (contract.rateLimitPerNodePerMinute && principal?.kind === "agent") {
-        const node = context?.params ? (await context.params).id : undefined;
+        const node = ((await context?.params) ?? {}).id;
         await consumeRateLimit(`${contract.operationId}:${rateKey}:node:${String(node)}`, contract.rateLimitPerNodePerMinute);
       }
       // A session cookie rides along with any request the browser makes, including ones another
       // site starts. Writes made with one must come from this site: SameSite alone is not relied on.
       if (principal && isSessionPrincipal(principal) && request.method !== "GET" && request.method !== "HEAD") assertSameOrigin(request);
 
-      const params = parse(contract.params, context?.params ? await context.params : {}, "params");
+      const params = parse(contract.params, (await context?.params) ?? {}, "params");
       const query = parse(contract.query, Object.fromEntries(request.nextUrl.searchParams), "query");
       refuseNul(query, "query");
       let body: unknown = undefined;

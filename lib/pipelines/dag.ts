@@ -1,11 +1,11 @@
-import type { FieldIssue } from "@/lib/errors";
 import { evaluateCondition, ExpressionError, type Scope } from "./expressions";
 import { loopDecision } from "./loop";
 import type { StepKind } from "./schemas";
 import { ancestors, loopBody, type Loop } from "./spec";
+import type { StepSpec } from "./validate-dag";
 
-// Pipelines as pure logic: validating the DAG and deciding, from the steps' states, what happens
-// next. lib/pipelines/advance-pipeline.ts applies the decisions in one transaction.
+// Pipelines as pure logic: deciding, from the steps' states, what happens next (validate-dag.ts
+// checks the graph's shape). lib/pipelines/advance-pipeline.ts applies the decisions in one transaction.
 //
 // A step runs (as a job) once every step it depends on completed: fan-out is several steps
 // depending on one, fan-in one step depending on several. `repeat: n` runs a step n times in a row
@@ -14,56 +14,6 @@ import { ancestors, loopBody, type Loop } from "./spec";
 // the loop's end. A step that fails for good (retries spent) or is cancelled fails the pipeline:
 // steps not yet started are skipped, steps already running finish.
 
-export interface StepSpec {
-  name: string;
-  depends_on?: string[];
-}
-
-export function validateDag(steps: StepSpec[]): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  const index = new Map<string, number>();
-  steps.forEach((s, i) => {
-    if (index.has(s.name)) issues.push({ path: `steps[${i}].name`, message: `Duplicate of steps[${index.get(s.name)}].name` });
-    else index.set(s.name, i);
-  });
-  steps.forEach((s, i) =>
-    (s.depends_on ?? []).forEach((d, j) => {
-      if (d === s.name) issues.push({ path: `steps[${i}].depends_on[${j}]`, message: "A step cannot depend on itself" });
-      else if (!index.has(d)) issues.push({ path: `steps[${i}].depends_on[${j}]`, message: `No step named “${d}”` });
-    }),
-  );
-  if (issues.length) return issues;
-  const cycle = findCycle(steps);
-  if (cycle) {
-    const i = index.get(cycle[0]!)!;
-    issues.push({ path: `steps[${i}].depends_on`, message: `Dependency cycle: ${cycle.join(" → ")}` });
-  }
-  return issues;
-}
-
-function findCycle(steps: StepSpec[]): string[] | null {
-  const deps = new Map(steps.map((s) => [s.name, s.depends_on ?? []]));
-  const state = new Map<string, "visiting" | "done">();
-  const stack: string[] = [];
-  const visit = (name: string): string[] | null => {
-    if (state.get(name) === "done") return null;
-    if (state.get(name) === "visiting") return [...stack.slice(stack.indexOf(name)), name];
-    state.set(name, "visiting");
-    stack.push(name);
-    for (const d of deps.get(name) ?? []) {
-      const c = visit(d);
-      if (c) return c;
-    }
-    stack.pop();
-    state.set(name, "done");
-    return null;
-  };
-  for (const s of steps) {
-    const c = visit(s.name);
-    if (c) return c;
-  }
-  return null;
-}
 
 export type StepStatus = "waiting" | "running" | "completed" | "failed" | "cancelled" | "skipped";
 export type PipelineStatus = "running" | "completed" | "failed" | "cancelled";
@@ -128,7 +78,7 @@ export function advance(steps: StepState[], ctx: AdvanceContext = { now: new Dat
   const anc = ancestors(steps.map((x) => ({ name: x.name, depends_on: x.dependsOn })));
 
   // 1. running steps whose execution ended
-  for (const st of [...s.values()]) {
+  for (const st of s.values()) {
     if (st.status !== "running" || !st.outcome) continue;
     if (st.outcome === "failed" || st.outcome === "cancelled") {
       const why = st.error ?? (st.outcome === "failed" ? JOB_FAILURE : "its job was cancelled");

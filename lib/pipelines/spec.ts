@@ -1,6 +1,6 @@
 import type { FieldIssue } from "@/lib/errors";
 import { hostAllowed } from "./allow-list";
-import { validateDag } from "./dag";
+import { validateDag } from "./validate-dag";
 import { ExpressionError, parseExpression, parseTemplate, references, refText, stripWrapper, templateReferences, templateStrings, type Reference } from "./expressions";
 import type { PipelineStepInput, StepKind } from "./schemas";
 

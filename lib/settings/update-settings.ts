@@ -31,7 +31,7 @@ export async function updateSettings(actor: Actor, changes: Partial<Record<Setti
         continue;
       }
       const data = SETTING_KEYS[name].secret
-        ? { value: undefined, secretCiphertext: sealSecret(key!, name, String(value)), updatedBy: by, updatedAt: new Date() }
+        ? { value: undefined, secretCiphertext: sealSecret(key!, name, typeof value === "string" ? value : JSON.stringify(value)), updatedBy: by, updatedAt: new Date() }
         : { value, secretCiphertext: null, updatedBy: by, updatedAt: new Date() };
       await tx.platformSetting.upsert({ where: { key: name }, create: { key: name, ...data }, update: data });
     }

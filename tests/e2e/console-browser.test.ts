@@ -146,7 +146,7 @@ describe("3–5. lists, job pages and validation", () => {
     expect(csv.headers()["content-type"]).toContain("text/csv");
     const lines = (await csv.text()).trim().split("\r\n");
     expect(lines[0]).toMatch(/^id,name,tenant,status,/);
-    expect(lines.slice(1).map((l) => l.split(",")[1]).sort()).toEqual([`${prefix}-wait-2`, `${prefix}-wait-3`]);
+    expect(lines.slice(1).map((l) => l.split(",")[1]!).sort((x, y) => x.localeCompare(y))).toEqual([`${prefix}-wait-2`, `${prefix}-wait-3`]);
 
     // reorder: priority 5 → 2, recorded with the operator's name
     const row = page.getByTestId(`job-row-${prefix}-wait-3`);

@@ -387,7 +387,7 @@ describe("notification outbox", () => {
     await makeDue(ids);
     await deliverNotifications(cfg);
     const done = await db().notification.findMany({ where: { alertEventId: event.id } });
-    expect(done.map((d) => [d.channel, d.status, d.attempts]).sort()).toEqual([["email", "sent", 1], ["webhook", "sent", 3]]);
+    expect(done.map((d) => [d.channel, d.status, d.attempts]).sort((x, y) => String(x[0]).localeCompare(String(y[0])))).toEqual([["email", "sent", 1], ["webhook", "sent", 3]]);
     expect(received.filter((r) => r.gpuforge.notification_id === waiting.id)).toHaveLength(1);
     expect(received.at(-1)!.text).toMatch(/^\[GPUForge\] FIRING critical/);
     expect(mails.some((m) => m.includes("oncall@example.test") && m.includes("FIRING critical"))).toBe(true);

@@ -25,7 +25,7 @@ export default async function setup(project: TestProject) {
     tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-test-"));
     const server = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, ephemeral: true, log: () => {} });
     serverUrl = server.serverUrl;
-    stopServer = server.discard;
+    stopServer = () => server.discard();
   }
   const name = `gpuforge_${project.name}_${process.pid}_${Date.now().toString(36)}`.replace(/[^a-z0-9_]/g, "_");
   const databaseUrl = await ensureDatabase(serverUrl, name);

@@ -22,7 +22,7 @@ const config = existsSync(path.join(root, "standin.json")) ? JSON.parse(readFile
 const stateOf = (name) => path.join(containers, `${name}.json`);
 // networks: the ones created here, plus any the test says already existed (with their options)
 const networksFile = path.join(root, "networks.json");
-const networks = () => ({ ...(config.networks ?? {}), ...(existsSync(networksFile) ? JSON.parse(readFileSync(networksFile, "utf8")) : {}) });
+const networks = () => ({ ...config.networks, ...(existsSync(networksFile) ? JSON.parse(readFileSync(networksFile, "utf8")) : {}) });
 const read = (name) => (existsSync(stateOf(name)) ? JSON.parse(readFileSync(stateOf(name), "utf8")) : null);
 const write = (name, s) => writeFileSync(stateOf(name), JSON.stringify(s));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -145,4 +145,10 @@ async function main() {
   return 1;
 }
 
-main().then((code) => process.exit(code));
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -169,9 +169,11 @@ describe("the runner, with a docker stand-in on PATH", () => {
     const bad = job("bad", { command: "exit 7", attempt: 3 });
     a.runner.reconcile([ok, bad]);
     await until(() => a.outbox.pending.length === 2);
-    expect(a.outbox.pending.map((r) => [r.job_id, r.status, r.exit_code, r.attempt, r.fence]).sort()).toEqual(
-      [["bad", "failed", 7, 3, bad.fence], ["ok", "completed", 0, 1, ok.fence]].sort(),
-    );
+    const byJob = (x: unknown[], y: unknown[]) => String(x[0]).localeCompare(String(y[0]));
+    expect(a.outbox.pending.map((r) => [r.job_id, r.status, r.exit_code, r.attempt, r.fence]).sort(byJob)).toEqual([
+      ["bad", "failed", 7, 3, bad.fence],
+      ["ok", "completed", 0, 1, ok.fence],
+    ]);
     const runs = docker.runs();
     expect(runs).toHaveLength(2);
     const okRun = runs.find((r) => r.includes("gpuforge-job-ok-1"))!;

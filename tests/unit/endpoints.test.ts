@@ -181,7 +181,7 @@ describe("SLA arithmetic", () => {
 
   it("after a minute nobody observed, a minute without samples and without a ready replica is not yet down", () => {
     // the control plane was away for minutes 10–19; at 20 it marks the replica stale (no ready), samples resume at 21
-    const observed = watched(60).filter((_, i) => i < 10 || i >= 20).map((o, i) => (o.bucket === T0 + 20 * M ? { ...o, minReady: 0 } : o));
+    const observed = watched(60).filter((_, i) => i < 10 || i >= 20).map((o) => (o.bucket === T0 + 20 * M ? { ...o, minReady: 0 } : o));
     const b = full(60).filter((_, i) => i < 10 || i >= 21);
     const r = hour(b, observed);
     expect(r).toMatchObject({ minutes_no_data: 11, minutes_down: 0, availability_pct: 100 });

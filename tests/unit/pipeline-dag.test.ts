@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { advance, depths, validateDag, type StepState } from "@/lib/pipelines/dag";
+import { advance, depths, type StepState } from "@/lib/pipelines/dag";
+import { validateDag } from "@/lib/pipelines/validate-dag";
 
 const FINAL = ["completed", "failed", "cancelled"] as const;
 const st = (name: string, dependsOn: string[] = [], status: StepState["status"] = "waiting", jobStatus: string | null = null, repeat = 1, iteration = 0): StepState => ({

@@ -73,6 +73,11 @@ async function claimDueCalls(limit: number): Promise<Claimed[]> {
   return rows;
 }
 
+/** A request field as the text it stands for: strings as they are, anything else as its JSON. */
+function text(v: Json | undefined): string {
+  return typeof v === "string" ? v : JSON.stringify(v ?? null);
+}
+
 async function makeCall(c: Claimed, request: Record<string, Json>, opts: ToolCallOptions): Promise<CallResult> {
   const started = Date.now();
   const maxBytes = opts.maxOutputBytes ?? env().PIPELINE_OUTPUT_MAX_BYTES;
@@ -81,26 +86,26 @@ async function makeCall(c: Claimed, request: Record<string, Json>, opts: ToolCal
     if (c.kind === "http") {
       let url: URL;
       try {
-        url = new URL(String(request.url));
+        url = new URL(text(request.url));
       } catch {
-        return { ok: false, error: `request.url: not a URL: ${String(request.url).slice(0, 200)}`, retryable: false, durationMs: 0 };
+        return { ok: false, error: `request.url: not a URL: ${text(request.url).slice(0, 200)}`, retryable: false, durationMs: 0 };
       }
       const allowed = opts.allowedHosts ?? env().TOOL_CALL_ALLOWED_HOSTS;
       if ((url.protocol !== "http:" && url.protocol !== "https:") || !hostAllowed(url, allowed)) {
         return { ok: false, error: `request.url: ${url.host} is not on the operator's allow-list for tool calls`, retryable: false, durationMs: 0 };
       }
-      const method = String(request.method ?? "GET");
+      const method = text(request.method ?? "GET");
       const hasBody = request.body !== undefined && method !== "GET";
-      const headers = { ...(hasBody ? { "content-type": "application/json" } : {}), ...((request.headers as Record<string, string>) ?? {}) };
+      const headers = { ...(hasBody ? { "content-type": "application/json" } : {}), ...(request.headers as Record<string, string> | undefined) };
       // redirects are answers, not instructions: following one could leave the allow-list
       const res = await fetch(url, { method, headers, body: hasBody ? JSON.stringify(request.body) : undefined, redirect: "manual", signal });
       return await readResponse(res, maxBytes, started, c.retry_on);
     }
     const res = await (opts.transport ?? gatewayTransport).send({
       tenantId: c.tenant_id,
-      endpoint: String(request.endpoint),
-      path: String(request.path ?? "/v1/chat/completions"),
-      method: String(request.method ?? "POST"),
+      endpoint: text(request.endpoint),
+      path: text(request.path ?? "/v1/chat/completions"),
+      method: text(request.method ?? "POST"),
       body: request.body,
       signal,
     });
