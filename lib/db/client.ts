@@ -52,7 +52,7 @@ export function ingestPool(): pg.Pool {
  * the pool whenever as many jobs as it has connections fired in the same second (a deadlock).
  */
 export function backgroundLockPool(jobs: number): pg.Pool {
-  globalForDb.lockPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: Math.max(1, jobs) });
+  globalForDb.lockPool ??= resilientPool("background locks", { connectionString: databaseUrlOrThrow(), max: Math.max(1, jobs) });
   return globalForDb.lockPool;
 }
 
@@ -65,6 +65,7 @@ export async function disconnectDb(): Promise<void> {
   globalForDb.prisma = undefined;
   globalForDb.pgPool = undefined;
   globalForDb.ingestPool = undefined;
+  globalForDb.lockPool = undefined;
 }
 
 export type Db = PrismaClient;

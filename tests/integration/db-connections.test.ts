@@ -1,6 +1,6 @@
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { ingestPool, pool } from "@/lib/db/client";
+import { backgroundLockPool, ingestPool, pool } from "@/lib/db/client";
 
 // A database restart ends every connection, idle ones included. pg reports an idle connection's
 // end as an 'error' event on its pool; unheard, that event ends the process (it took the ingest
@@ -10,7 +10,8 @@ describe("the process's connection pools", () => {
     const admin = new pg.Client({ connectionString: inject("databaseUrl") });
     await admin.connect();
     try {
-      for (const p of [pool(), ingestPool()]) {
+      // (the background driver's lock connections sit idle between runs too)
+      for (const p of [pool(), ingestPool(), backgroundLockPool(1)]) {
         const { rows } = await p.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
         // the connection is idle in the pool now; end it from outside, as a restart would
         await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
