@@ -7,6 +7,8 @@ import { columnSet } from "@/lib/db/column-set";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { combine, gatewayMinutes } from "@/lib/gateway/gateway-figures";
+import { lockFreeGpus, readNodeBookings, readTenantQuotas } from "@/lib/scheduler/capacity-queries";
+import { groupFreeNodes } from "@/lib/scheduler/free-nodes";
 import { decideScale, type AutoscaleMetric } from "./autoscaler";
 import { nextEndpointStatus, transitionPath, type EndpointStatus } from "./endpoint-lifecycle";
 import { REPLACE_UNHEALTHY_AFTER_S, STALE_AFTER_S, START_TIMEOUT_S } from "./replica-health";
@@ -249,38 +251,26 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   if (wanting.length === 0) return 0;
   // Reservations: a node a reservation holds now serves only replicas of endpoints that name it; a
   // node a later reservation books serves none (a replica declares no end, so it would still run then).
-  const { rows: free } = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string; reservation_id: string | null; booked_later: boolean }>(
-    `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type,
-            (SELECT rn.reservation_id FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()) AS reservation_id,
-            EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at > now()) AS booked_later
-       FROM gpus g JOIN nodes n ON n.id = g.node_id
-      WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'
-        AND n.containers AND g.gpu_type = ANY($1::text[])
-      ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
-    [[...new Set(wanting.map((e) => e.gpu_type))]],
-  );
-  const tenantIds = [...new Set(wanting.map((e) => e.tenant_id))];
-  const { rows: quotas } = await c.query<{ id: string; left: number }>(
-    `SELECT t.id, t.gpu_quota - COALESCE(u.in_use, 0) AS left FROM tenants t LEFT JOIN tenant_gpus_in_use($1::uuid[]) u ON u.tenant_id = t.id WHERE t.id = ANY($1::uuid[])`,
-    [tenantIds],
-  );
-  const quotaLeft = new Map(quotas.map((q) => [q.id, q.left]));
+  // (the same reads as the scheduler's cycle, lib/scheduler/capacity-queries.ts; only GPUs a replica can use are locked)
+  const free = groupFreeNodes(await lockFreeGpus(c, { gpuTypes: [...new Set(wanting.map((e) => e.gpu_type))] }), await readNodeBookings(c));
+  const quotas = await readTenantQuotas(c, [...new Set(wanting.map((e) => e.tenant_id))]);
+  const quotaLeft = new Map([...quotas].map(([id, q]) => [id, q.quota - q.inUse]));
   const taken = new Set<string>();
   const rows: Array<{ endpoint: EndpointRow; nodeId: string; gpuIds: string[] }> = [];
   for (const e of wanting) {
     const mine = live.filter((r) => r.endpoint_id === e.id);
     const stay = staying(e);
-    const nodes = new Map<string, FreeNode>();
-    for (const g of free) {
-      if (g.gpu_type !== e.gpu_type || taken.has(g.id) || (e.cluster_id && g.cluster_id !== e.cluster_id)) continue;
-      if (g.booked_later || g.reservation_id !== e.reservation_id) continue;
-      if (!nodes.has(g.node_id)) nodes.set(g.node_id, { nodeId: g.node_id, freeGpuIds: [] });
-      nodes.get(g.node_id)!.freeGpuIds.push(g.id);
+    const nodes: FreeNode[] = [];
+    for (const n of free) {
+      if (n.gpuType !== e.gpu_type || (e.cluster_id && n.clusterId !== e.cluster_id)) continue;
+      if (n.bookedFrom !== undefined || (n.reservationId ?? null) !== e.reservation_id) continue;
+      const freeGpuIds = n.freeGpuIds.filter((id) => !taken.has(id));
+      if (freeGpuIds.length) nodes.push({ nodeId: n.nodeId, freeGpuIds });
     }
     const placements = placeReplicas({
       need: e.desired_replicas - stay.length,
       gpusPerReplica: e.gpus_per_replica,
-      nodes: [...nodes.values()],
+      nodes,
       occupiedNodeIds: mine.map((r) => r.node_id),
       // replicas inside a reservation are paid by it and outside the quota
       quotaLeft: e.reservation_id ? Number.MAX_SAFE_INTEGER : (quotaLeft.get(e.tenant_id) ?? 0),

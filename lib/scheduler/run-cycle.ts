@@ -5,7 +5,9 @@ import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { processMetrics } from "@/lib/observability/process-metrics";
 import { PodConflict, waitingPods, writePodDecisions } from "@/lib/pods/schedule-pods";
-import { place, type ActiveReservation, type Decision, type FreeNode, type QueuedJob } from "./placement";
+import { lockFreeGpus, readNodeBookings, readTenantQuotas } from "./capacity-queries";
+import { groupFreeNodes } from "./free-nodes";
+import { place, type ActiveReservation, type Decision, type QueuedJob } from "./placement";
 
 const MAX_QUEUE = 50_000;
 /** The node (alias n) is held by a reservation in force now: its GPUs are not on-demand capacity. */
@@ -87,31 +89,18 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
       await c.query("COMMIT");
       return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
     }
-    const free = await c.query<{ id: string; node_id: string; cluster_id: string; containers: boolean; gpu_type: string; pod: string | null; rack: string | null }>(
-      `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'
-        ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
-    );
+    const free = await lockFreeGpus(c);
     // Whole-node reservations: the nodes each one holds now (only its tenant's work goes there), the
     // next booking of every node (work placed there now must end before it), and the live
     // reservations of the queue's tenants (for work that names one).
-    const holdings = await c.query<{ node_id: string; reservation_id: string | null; booked_from_ms: string | null }>(
-      `SELECT node_id, (array_agg(reservation_id) FILTER (WHERE starts_at <= now()))[1]::text AS reservation_id,
-              (extract(epoch FROM min(starts_at) FILTER (WHERE starts_at > now())) * 1000)::bigint AS booked_from_ms
-         FROM reservation_nodes WHERE live AND ends_at > now() GROUP BY node_id`,
-    );
+    const bookings = await readNodeBookings(c);
     const live = await c.query<{ id: string; tenant_id: string; starts_ms: string; ends_ms: string }>(
       `SELECT r.id, r.tenant_id, (extract(epoch FROM r.starts_at) * 1000)::bigint AS starts_ms, (extract(epoch FROM r.ends_at) * 1000)::bigint AS ends_ms
          FROM reservations r WHERE r.tenant_id = ANY($1::uuid[]) AND r.status IN ('confirmed', 'active') AND r.ends_at > now()`,
       [[...new Set(queue.rows.map((j) => j.tenant_id))]],
     );
     const tenantIds = [...new Set([...queue.rows.map((j) => j.tenant_id), ...pods.map((p) => p.tenantId)])];
-    const tenants = await c.query<{ id: string; gpu_quota: number; in_use: number }>(
-      `SELECT t.id, t.gpu_quota, COALESCE(u.in_use, 0)::int AS in_use FROM tenants t
-         LEFT JOIN tenant_gpus_in_use($1::uuid[]) u ON u.tenant_id = t.id
-        WHERE t.id = ANY($1::uuid[])`,
-      [tenantIds],
-    );
+    const tenants = await readTenantQuotas(c, tenantIds);
     // Running work by cluster, counting only the GPUs that can take work again when it ends
     // (healthy, on an available node): a draining or quarantined node gives nothing back to a head.
     const running = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpu_count: number; ends_ms: string | null }>(
@@ -126,20 +115,6 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
         WHERE g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW} GROUP BY g.gpu_type, n.cluster_id, n.containers`,
     );
 
-    const booking = new Map(holdings.rows.map((h) => [h.node_id, h]));
-    const nodes = new Map<string, FreeNode>();
-    for (const g of free.rows) {
-      const key = `${g.node_id}/${g.gpu_type}`;
-      if (!nodes.has(key)) {
-        const b = booking.get(g.node_id);
-        nodes.set(key, {
-          nodeId: g.node_id, clusterId: g.cluster_id, gpuType: g.gpu_type, containers: g.containers, freeGpuIds: [], pod: g.pod, rack: g.rack,
-          ...(b?.reservation_id ? { reservationId: b.reservation_id } : {}),
-          ...(b?.booked_from_ms ? { bookedFrom: Number(b.booked_from_ms) } : {}),
-        });
-      }
-      nodes.get(key)!.freeGpuIds.push(g.id);
-    }
     const reservations: ActiveReservation[] = live.rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, startsAt: Number(r.starts_ms), endsAt: Number(r.ends_ms) }));
     const jobs: QueuedJob[] = queue.rows.map((j) => ({
       id: j.id,
@@ -156,9 +131,9 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
     }));
     const decisions = place({
       now: Date.now(),
-      nodes: [...nodes.values()],
+      nodes: groupFreeNodes(free, bookings),
       queue: [...jobs, ...pods],
-      tenants: new Map(tenants.rows.map((t) => [t.id, { quota: t.gpu_quota, inUse: t.in_use }])),
+      tenants,
       running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
       capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpus: r.gpus })),
       reservations,
