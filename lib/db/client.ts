@@ -7,15 +7,17 @@ import { logger } from "@/lib/logger";
 import { stopAllListeners } from "./listen";
 
 // One Prisma client and one pg pool per process, created lazily so that importing a module
-// never opens a connection. Prisma serves the typed queries; the pool serves hot paths that
-// need set-based SQL in one round trip.
+// never opens a connection. Prisma serves the typed queries; hot paths that need set-based SQL in
+// one round trip use the pool directly. Both draw on the same DATABASE_POOL_SIZE connections, so
+// the setting bounds what the process's queries hold; only telemetry (ingestPool) and the
+// background driver's job locks (backgroundLockPool) have connections of their own, for the
+// reasons given on each.
 
 const globalForDb = globalThis as unknown as { prisma?: PrismaClient; pgPool?: pg.Pool; ingestPool?: pg.Pool; lockPool?: pg.Pool };
 
 export function db(): PrismaClient {
-  globalForDb.prisma ??= new PrismaClient({
-    adapter: new PrismaPg({ connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE }),
-  });
+  // the adapter borrows pool() and does not end it (disposeExternalPool is false): disconnectDb does
+  globalForDb.prisma ??= new PrismaClient({ adapter: new PrismaPg(pool()) });
   return globalForDb.prisma;
 }
 
@@ -23,7 +25,7 @@ export function db(): PrismaClient {
  * A pool whose idle connections may die under it (the database restarts, a proxy drops them):
  * pg reports that as an 'error' event on the pool, which with no listener ends the process (it
  * took the ingest server down with every database restart). The pool has already dropped the
- * connection; the next query opens a fresh one. Prisma's adapter listens on its own pool.
+ * connection; the next query opens a fresh one. Prisma's adapter adds a listener of its own.
  */
 function resilientPool(name: string, config: pg.PoolConfig): pg.Pool {
   const p = new pg.Pool(config);
@@ -39,7 +41,9 @@ export function pool(): pg.Pool {
 /**
  * Connections for GPU telemetry only: their commits do not wait for the WAL to reach disk
  * (synchronous_commit=off). A database crash can lose the last fraction of a second of samples —
- * never corrupt anything, never a job report, a bill or an allocation, which all use pool().
+ * never corrupt anything, never a job report, a bill or an allocation, which all use pool(). A
+ * pool of its own because the setting is per connection, and so that a burst of reports cannot
+ * take every connection the console and the scheduler need.
  */
 export function ingestPool(): pg.Pool {
   globalForDb.ingestPool ??= resilientPool("telemetry", { connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE, options: "-c synchronous_commit=off -c plan_cache_mode=force_generic_plan" });
@@ -48,23 +52,31 @@ export function ingestPool(): pg.Pool {
 
 /**
  * Connections that only hold the background driver's per-job session locks, one per job at most.
- * Never pool(): a lock held there while its job waits for pool() connections of its own starved
- * the pool whenever as many jobs as it has connections fired in the same second (a deadlock).
+ * Never pool(): a lock held there while its job waits for pool() connections of its own (its
+ * Prisma queries included) starved the pool whenever as many jobs as it has connections fired in
+ * the same second (a deadlock).
  */
 export function backgroundLockPool(jobs: number): pg.Pool {
-  globalForDb.lockPool ??= new pg.Pool({ connectionString: databaseUrlOrThrow(), max: Math.max(1, jobs) });
+  globalForDb.lockPool ??= resilientPool("background locks", { connectionString: databaseUrlOrThrow(), max: Math.max(1, jobs) });
   return globalForDb.lockPool;
 }
 
+/**
+ * Ends every pool this process opened, each exactly once (Prisma's adapter leaves pool() to us),
+ * and forgets them, so a later call opens fresh ones. The globals are cleared before the first
+ * await: a second disconnectDb meanwhile finds nothing left to end.
+ */
 export async function disconnectDb(): Promise<void> {
-  await globalForDb.prisma?.$disconnect();
-  await globalForDb.pgPool?.end();
-  await globalForDb.lockPool?.end();
-  await globalForDb.ingestPool?.end();
-  await stopAllListeners();
+  const { prisma, pgPool, ingestPool, lockPool } = globalForDb;
   globalForDb.prisma = undefined;
   globalForDb.pgPool = undefined;
   globalForDb.ingestPool = undefined;
+  globalForDb.lockPool = undefined;
+  await prisma?.$disconnect();
+  await pgPool?.end();
+  await lockPool?.end();
+  await ingestPool?.end();
+  await stopAllListeners();
 }
 
 export type Db = PrismaClient;

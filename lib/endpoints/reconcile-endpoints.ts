@@ -3,13 +3,29 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { emitEvent } from "@/lib/background/emit";
 import type { SqlClient } from "@/lib/db/client";
+import { columnSet } from "@/lib/db/column-set";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { combine, gatewayMinutes } from "@/lib/gateway/gateway-figures";
+import { lockFreeGpus, readNodeBookings, readTenantQuotas } from "@/lib/scheduler/capacity-queries";
+import { groupFreeNodes } from "@/lib/scheduler/free-nodes";
 import { decideScale, type AutoscaleMetric } from "./autoscaler";
 import { nextEndpointStatus, transitionPath, type EndpointStatus } from "./endpoint-lifecycle";
 import { REPLACE_UNHEALTHY_AFTER_S, STALE_AFTER_S, START_TIMEOUT_S } from "./replica-health";
 import { placeReplicas, type FreeNode } from "./replica-placement";
+
+// the rows a pass writes, one array per column (lib/db/column-set.ts)
+const STOPS = columnSet({ id: "uuid[]", reason: "text[]" });
+/** in endpoint_replicas' column order: the INSERT takes them by position */
+const NEW_REPLICAS = columnSet({
+  id: "uuid[]", endpoint_id: "uuid[]", tenant_id: "uuid[]", node_id: "uuid[]", gpu_type: "text[]", gpu_count: "int[]", reservation_id: "uuid[]",
+});
+const GPU_REPLICAS = columnSet({ gpu_id: "uuid[]", replica_id: "uuid[]" });
+const STATUS_CHANGES = columnSet({
+  id: "uuid[]", status: "text[]", reason: "text[]", ever_ready: "boolean[]", without_ready_since: "timestamptz[]", clear_scaling: "boolean[]", status_changed: "boolean[]",
+});
+const STATUS_EVENTS = columnSet({ id: "uuid[]", from_status: "text[]", to_status: "text[]", reason: "text[]" }, { ordinality: "ord" });
+const OBSERVATIONS = columnSet({ id: "uuid[]", ready: "int[]", desired: "int[]" });
 
 interface EndpointRow {
   id: string;
@@ -157,10 +173,11 @@ async function liveReplicas(c: pg.PoolClient, endpointIds: string[]) {
 /** Stops replicas: the replica first, then its GPUs (the checks see a consistent pair); the stop bills its last segment. */
 export async function stopReplicas(c: SqlClient, replicas: Array<{ id: string; reason: string }>): Promise<number> {
   if (replicas.length === 0) return 0;
+  const stops = STOPS.bindRows(replicas, { id: (r) => r.id, reason: (r) => r.reason });
   await c.query(
     `UPDATE endpoint_replicas r SET status = 'stopped', stopped_at = clock_timestamp(), stop_reason = x.reason, unhealthy_since = NULL, health_reason = NULL
-       FROM unnest($1::uuid[], $2::text[]) AS x(id, reason) WHERE r.id = x.id AND r.status <> 'stopped'`,
-    [replicas.map((r) => r.id), replicas.map((r) => r.reason)],
+       FROM ${stops.sql} WHERE r.id = x.id AND r.status <> 'stopped'`,
+    stops.values,
   );
   await c.query(`UPDATE gpus SET allocated_replica_id = NULL, updated_at = now() WHERE allocated_replica_id = ANY($1::uuid[])`, [replicas.map((r) => r.id)]);
   return replicas.length;
@@ -234,38 +251,26 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   if (wanting.length === 0) return 0;
   // Reservations: a node a reservation holds now serves only replicas of endpoints that name it; a
   // node a later reservation books serves none (a replica declares no end, so it would still run then).
-  const { rows: free } = await c.query<{ id: string; node_id: string; cluster_id: string; gpu_type: string; reservation_id: string | null; booked_later: boolean }>(
-    `SELECT g.id, g.node_id, n.cluster_id, g.gpu_type,
-            (SELECT rn.reservation_id FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()) AS reservation_id,
-            EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at > now()) AS booked_later
-       FROM gpus g JOIN nodes n ON n.id = g.node_id
-      WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'
-        AND n.containers AND g.gpu_type = ANY($1::text[])
-      ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
-    [[...new Set(wanting.map((e) => e.gpu_type))]],
-  );
-  const tenantIds = [...new Set(wanting.map((e) => e.tenant_id))];
-  const { rows: quotas } = await c.query<{ id: string; left: number }>(
-    `SELECT t.id, t.gpu_quota - COALESCE(u.in_use, 0) AS left FROM tenants t LEFT JOIN tenant_gpus_in_use($1::uuid[]) u ON u.tenant_id = t.id WHERE t.id = ANY($1::uuid[])`,
-    [tenantIds],
-  );
-  const quotaLeft = new Map(quotas.map((q) => [q.id, q.left]));
+  // (the same reads as the scheduler's cycle, lib/scheduler/capacity-queries.ts; only GPUs a replica can use are locked)
+  const free = groupFreeNodes(await lockFreeGpus(c, { gpuTypes: [...new Set(wanting.map((e) => e.gpu_type))] }), await readNodeBookings(c));
+  const quotas = await readTenantQuotas(c, [...new Set(wanting.map((e) => e.tenant_id))]);
+  const quotaLeft = new Map([...quotas].map(([id, q]) => [id, q.quota - q.inUse]));
   const taken = new Set<string>();
   const rows: Array<{ endpoint: EndpointRow; nodeId: string; gpuIds: string[] }> = [];
   for (const e of wanting) {
     const mine = live.filter((r) => r.endpoint_id === e.id);
     const stay = staying(e);
-    const nodes = new Map<string, FreeNode>();
-    for (const g of free) {
-      if (g.gpu_type !== e.gpu_type || taken.has(g.id) || (e.cluster_id && g.cluster_id !== e.cluster_id)) continue;
-      if (g.booked_later || g.reservation_id !== e.reservation_id) continue;
-      if (!nodes.has(g.node_id)) nodes.set(g.node_id, { nodeId: g.node_id, freeGpuIds: [] });
-      nodes.get(g.node_id)!.freeGpuIds.push(g.id);
+    const nodes: FreeNode[] = [];
+    for (const n of free) {
+      if (n.gpuType !== e.gpu_type || (e.cluster_id && n.clusterId !== e.cluster_id)) continue;
+      if (n.bookedFrom !== undefined || (n.reservationId ?? null) !== e.reservation_id) continue;
+      const freeGpuIds = n.freeGpuIds.filter((id) => !taken.has(id));
+      if (freeGpuIds.length) nodes.push({ nodeId: n.nodeId, freeGpuIds });
     }
     const placements = placeReplicas({
       need: e.desired_replicas - stay.length,
       gpusPerReplica: e.gpus_per_replica,
-      nodes: [...nodes.values()],
+      nodes,
       occupiedNodeIds: mine.map((r) => r.node_id),
       // replicas inside a reservation are paid by it and outside the quota
       quotaLeft: e.reservation_id ? Number.MAX_SAFE_INTEGER : (quotaLeft.get(e.tenant_id) ?? 0),
@@ -279,14 +284,29 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   if (rows.length === 0) return 0;
   const ids = rows.map(() => randomUUID());
   // a replica starts now, when its GPUs are locked (not when the transaction began): never before the run that freed them ended
+  const replicas = NEW_REPLICAS.bindRows(rows, {
+    id: (_, i) => ids[i]!,
+    endpoint_id: (r) => r.endpoint.id,
+    tenant_id: (r) => r.endpoint.tenant_id,
+    node_id: (r) => r.nodeId,
+    gpu_type: (r) => r.endpoint.gpu_type,
+    gpu_count: (r) => r.gpuIds.length,
+    reservation_id: (r) => r.endpoint.reservation_id,
+  });
   await c.query(
     `INSERT INTO endpoint_replicas (id, endpoint_id, tenant_id, node_id, gpu_type, gpu_count, reservation_id, started_at)
-     SELECT *, clock_timestamp() FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int[], $7::uuid[])`,
-    [ids, rows.map((r) => r.endpoint.id), rows.map((r) => r.endpoint.tenant_id), rows.map((r) => r.nodeId), rows.map((r) => r.endpoint.gpu_type), rows.map((r) => r.gpuIds.length), rows.map((r) => r.endpoint.reservation_id)],
+     SELECT *, clock_timestamp() FROM ${replicas.sql}`,
+    replicas.values,
   );
-  const gpuIds = rows.flatMap((r) => r.gpuIds);
-  const owners = rows.flatMap((r, i) => r.gpuIds.map(() => ids[i]!));
-  await c.query(`UPDATE gpus g SET allocated_replica_id = x.replica_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, replica_id) WHERE g.id = x.gpu_id`, [gpuIds, owners]);
+  const gpus = GPU_REPLICAS.empty();
+  rows.forEach((r, i) => {
+    for (const gpuId of r.gpuIds) {
+      gpus.gpu_id.push(gpuId);
+      gpus.replica_id.push(ids[i]!);
+    }
+  });
+  const allocations = GPU_REPLICAS.bind(gpus);
+  await c.query(`UPDATE gpus g SET allocated_replica_id = x.replica_id, updated_at = now() FROM ${allocations.sql} WHERE g.id = x.gpu_id`, allocations.values);
   // what each replica holds, remembered after it lets go (its GPU telemetry is read for these GPUs)
   await c.query(
     `UPDATE endpoint_replicas r SET gpu_ids = x.gpu_ids
@@ -349,22 +369,31 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
     }
   }
   if (changes.length) {
+    const set = STATUS_CHANGES.bindRows(changes, {
+      id: (x) => x.id,
+      status: (x) => x.status,
+      reason: (x) => x.reason,
+      ever_ready: (x) => x.everReady,
+      without_ready_since: (x) => x.withoutReadySince,
+      clear_scaling: (x) => x.clearScaling,
+      status_changed: (x) => x.statusChanged,
+    });
     await c.query(
       `UPDATE endpoints e SET status = x.status, status_reason = x.reason, ever_ready = x.ever_ready, without_ready_since = x.without_ready_since,
               scaling_from = CASE WHEN x.clear_scaling THEN NULL ELSE e.scaling_from END,
               updated_at = CASE WHEN x.status_changed THEN now() ELSE e.updated_at END
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::timestamptz[], $6::boolean[], $7::boolean[])
-              AS x(id, status, reason, ever_ready, without_ready_since, clear_scaling, status_changed)
+         FROM ${set.sql}
         WHERE e.id = x.id`,
-      [changes.map((x) => x.id), changes.map((x) => x.status), changes.map((x) => x.reason), changes.map((x) => x.everReady), changes.map((x) => x.withoutReadySince), changes.map((x) => x.clearScaling), changes.map((x) => x.statusChanged)],
+      set.values,
     );
   }
   await recordObservations(c, observed);
   if (events.length) {
+    const rows = STATUS_EVENTS.bindRows(events, { id: (x) => x.id, from_status: (x) => x.from, to_status: (x) => x.to, reason: (x) => x.reason });
     await c.query(
       `INSERT INTO endpoint_events (endpoint_id, from_status, to_status, reason, actor)
-       SELECT id, from_status, to_status, reason, 'reconciler' FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS x(id, from_status, to_status, reason, ord) ORDER BY ord`,
-      [events.map((x) => x.id), events.map((x) => x.from), events.map((x) => x.to), events.map((x) => x.reason)],
+       SELECT id, from_status, to_status, reason, 'reconciler' FROM ${rows.sql} ORDER BY ord`,
+      rows.values,
     );
   }
   return events.length;
@@ -377,11 +406,12 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
  */
 async function recordObservations(c: pg.PoolClient, observed: Array<{ id: string; ready: number; desired: number }>) {
   if (observed.length === 0) return;
+  const rows = OBSERVATIONS.bindRows(observed, { id: (x) => x.id, ready: (x) => x.ready, desired: (x) => x.desired });
   await c.query(
     `INSERT INTO endpoint_observations_1m AS o (endpoint_id, bucket, observations, min_ready, max_ready, desired)
-     SELECT x.id, date_trunc('minute', now()), 1, x.ready, x.ready, x.desired FROM unnest($1::uuid[], $2::int[], $3::int[]) AS x(id, ready, desired)
+     SELECT x.id, date_trunc('minute', now()), 1, x.ready, x.ready, x.desired FROM ${rows.sql}
      ON CONFLICT (endpoint_id, bucket) DO UPDATE SET observations = o.observations + 1, min_ready = LEAST(o.min_ready, excluded.min_ready),
         max_ready = GREATEST(o.max_ready, excluded.max_ready), desired = excluded.desired`,
-    [observed.map((x) => x.id), observed.map((x) => x.ready), observed.map((x) => x.desired)],
+    rows.values,
   );
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
+import { columnSet } from "@/lib/db/column-set";
 import { getEndpointOrThrow } from "@/lib/endpoints/get-endpoint";
 import { env } from "@/lib/env";
 import { validationFailed } from "@/lib/errors";
@@ -15,6 +16,8 @@ import { chooseStep } from "./queries";
 
 const MAX_POINTS = 5_000;
 const MIN_STEP_S = 20;
+/** The holdings' windows ($1-$3), numbered by position (n) to match the points back to them. */
+const WINDOWS = columnSet({ gpu_id: "uuid[]", s: "timestamptz[]", e: "timestamptz[]" }, { alias: "w", ordinality: "n" });
 
 interface SeriesOf {
   gpu_id: string;
@@ -95,25 +98,20 @@ async function series<H extends object>(holdings: Array<Holding<H>>, from: Date,
     .filter((h) => h.start < h.end);
   const base = { from: from.toISOString(), to: to.toISOString(), step_s: step, source: raw ? ("raw" as const) : ("rollup" as const) };
   if (clipped.length === 0) return { ...base, series: [] as Array<H & SeriesOf> };
+  const windows = WINDOWS.bindRows(clipped, { gpu_id: (h) => h.gpuId, s: (h) => h.start.toISOString(), e: (h) => h.end.toISOString() });
   const sql = raw
     ? `SELECT w.n, date_bin(make_interval(secs => $4), m.recorded_at, $5::timestamptz) AS t, avg(m.utilization_pct) AS ua, avg(m.memory_used_mb) AS ma,
               avg(m.temperature_c) AS ta, avg(m.power_draw_w) AS pa
-         FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS w(gpu_id, s, e, n)
+         FROM ${windows.sql}
          JOIN gpu_metrics m ON m.gpu_id = w.gpu_id AND m.recorded_at >= w.s AND m.recorded_at < w.e
         GROUP BY 1, 2 ORDER BY 1, 2`
     : `SELECT w.n, date_bin(make_interval(secs => $4), m.bucket, $5::timestamptz) AS t, sum(m.utilization_sum) / sum(m.samples) AS ua,
               sum(m.memory_used_sum) / sum(m.samples) AS ma, sum(m.temperature_sum) / sum(m.samples) AS ta, sum(m.power_sum) / sum(m.samples) AS pa
-         FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS w(gpu_id, s, e, n)
+         FROM ${windows.sql}
          JOIN gpu_metrics_1m m ON m.gpu_id = w.gpu_id AND m.bucket >= w.s AND m.bucket + interval '1 minute' <= w.e
         GROUP BY 1, 2 ORDER BY 1, 2`;
   const [{ rows }, { rows: gpus }] = await Promise.all([
-    pool().query<{ n: string; t: Date; ua: number; ma: number; ta: number; pa: number }>(sql, [
-      clipped.map((h) => h.gpuId),
-      clipped.map((h) => h.start.toISOString()),
-      clipped.map((h) => h.end.toISOString()),
-      step,
-      from.toISOString(),
-    ]),
+    pool().query<{ n: string; t: Date; ua: number; ma: number; ta: number; pa: number }>(sql, [...windows.values, step, from.toISOString()]),
     pool().query<{ id: string; index: number; hostname: string }>(`SELECT g.id, g.index, n.hostname FROM gpus g JOIN nodes n ON n.id = g.node_id WHERE g.id = ANY($1::uuid[])`, [
       [...new Set(clipped.map((h) => h.gpuId))],
     ]),

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { ingestPool } from "@/lib/db/client";
+import { columnSet } from "@/lib/db/column-set";
 import { env } from "@/lib/env";
 import { forbidden, payloadTooLarge } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
@@ -12,6 +13,15 @@ import { GroupCommit } from "./group-commit";
 import { gpuSample, MAX_SAMPLES_PER_REQUEST, type GpuSample } from "./schemas";
 
 const MAX_FUTURE_MS = 5 * 60_000;
+
+/** One element per sample ($1-$11); `req` is the caller's report, `recorded_ms` epoch milliseconds. */
+const SAMPLES = columnSet(
+  {
+    req: "int[]", idx: "int[]", gpu_id: "uuid[]", gpu_uuid: "text[]", recorded_ms: "float8[]", util: "real[]",
+    mem_used: "int[]", mem_total: "int[]", temp: "real[]", power: "real[]", xids: "text[]",
+  },
+  { alias: "t" },
+);
 
 // One statement, one round trip, for the reports of several callers at once (group commit, below):
 // resolve GPUs (an agent's samples only within its cluster, or its node for a node-bound key), store the new samples (idempotent on
@@ -28,8 +38,7 @@ WITH input AS (
   -- one element per sample, except the callers' scopes ($12, $13: one per report, by req); times
   -- come as epoch milliseconds (exact in float8, and a third of the cost of parsing ISO text)
   SELECT t.*, to_timestamp(t.recorded_ms / 1000) AS recorded_at, ($12::uuid[])[t.req + 1] AS scope, ($13::uuid[])[t.req + 1] AS node_scope
-    FROM unnest($1::int[], $2::int[], $3::uuid[], $4::text[], $5::float8[], $6::real[], $7::int[], $8::int[], $9::real[], $10::real[], $11::text[])
-         AS t(req, idx, gpu_id, gpu_uuid, recorded_ms, util, mem_used, mem_total, temp, power, xids)
+    FROM ${SAMPLES.sql(1)}
 ), resolved AS (
   -- one index lookup per sample (the planner cannot see the batch size and would scan every GPU)
   SELECT i.*, g.id AS gid, g.node_id, n.status AS node_status,
@@ -100,22 +109,21 @@ interface ReportOutcome {
 async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
   // one pass, one array per column: a batch is up to 5,000 samples, and per-sample objects here
   // were a good part of the ingest server's garbage
-  const req: number[] = [], idx: number[] = [], gpuId: Array<string | null> = [], gpuUuid: Array<string | null> = [], at: number[] = [];
-  const util: number[] = [], memUsed: number[] = [], memTotal: Array<number | null> = [], temp: number[] = [], power: number[] = [], xids: Array<string | null> = [];
+  const cols = SAMPLES.empty();
   let withFatal = false;
   reports.forEach((r, q) => {
     for (const { index, sample: x, at: t } of r.samples) {
-      req.push(q);
-      idx.push(index);
-      gpuId.push(x.gpu_id ?? null);
-      gpuUuid.push(x.gpu_uuid ?? null);
-      at.push(t);
-      util.push(x.utilization_pct);
-      memUsed.push(x.memory_used_mb);
-      memTotal.push(x.memory_total_mb ?? null);
-      temp.push(x.temperature_c);
-      power.push(x.power_draw_w);
-      xids.push(x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null);
+      cols.req.push(q);
+      cols.idx.push(index);
+      cols.gpu_id.push(x.gpu_id ?? null);
+      cols.gpu_uuid.push(x.gpu_uuid ?? null);
+      cols.recorded_ms.push(t);
+      cols.util.push(x.utilization_pct);
+      cols.mem_used.push(x.memory_used_mb);
+      cols.mem_total.push(x.memory_total_mb ?? null);
+      cols.temp.push(x.temperature_c);
+      cols.power.push(x.power_draw_w);
+      cols.xids.push(x.xid_errors?.length ? `{${x.xid_errors.join(",")}}` : null);
       withFatal ||= firstFatalXid(x.xid_errors) !== undefined;
     }
   });
@@ -124,7 +132,7 @@ async function writeReports(reports: Report[]): Promise<ReportOutcome[]> {
     name: withFatal ? "ingest_gpu_metrics_fatal_v7" : "ingest_gpu_metrics_v7",
     text: withFatal ? INGEST_WITH_FATAL_XIDS_SQL : INGEST_SQL,
     values: [
-      req, idx, gpuId, gpuUuid, at, util, memUsed, memTotal, temp, power, xids,
+      ...SAMPLES.bind(cols).values,
       reports.map((r) => r.scope),
       reports.map((r) => r.nodeScope),
       ...(withFatal ? [FATAL_XIDS] : []),

@@ -10,6 +10,7 @@ import { submittingTenant } from "@/lib/tenants/submitting-tenant";
 import { logger } from "@/lib/logger";
 import { chooseReservationNodes, earliestFit, wholeFreeNodes, type CapacityFacts, type NodeRequest, type Window } from "./capacity";
 import { loadCapacityFacts } from "./capacity-facts";
+import { holdNodes } from "./hold-nodes";
 import { getReservationOrThrow } from "./queries";
 import { MAX_LEAD_S, MAX_RESERVATION_S, MIN_RESERVATION_S } from "./reservation-lifecycle";
 import { recordReservationEvent } from "./record-event";
@@ -93,11 +94,7 @@ async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, wi
     VALUES (${tenantId}::uuid, ${req.gpuType}, ${req.count}, ${req.clusterId}::uuid, ${from}, ${to}, ${actor.principal.label}) RETURNING id::text`;
   const sorted = [...nodes].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   // one holding per node, in node order (concurrent bookings lock nodes in the same order)
-  await c.query(
-    `INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at)
-     SELECT $1, $2, x.node_id, x.gpus, $5, $6 FROM unnest($3::uuid[], $4::int[]) WITH ORDINALITY AS x(node_id, gpus, ord) ORDER BY x.ord`,
-    [r!.id, tenantId, sorted.map((n) => n.nodeId), sorted.map((n) => n.gpus), from, to],
-  );
+  await holdNodes(c, { reservationId: r!.id, tenantId, nodes: sorted, from, to });
   const topology = { clusters: new Set(nodes.map((n) => n.clusterId)).size, pods: new Set(nodes.map((n) => `${n.clusterId}/${n.pod}`)).size, racks: new Set(nodes.map((n) => `${n.clusterId}/${n.pod}/${n.rack}`)).size };
   await recordReservationEvent(c, {
     reservationId: r!.id,

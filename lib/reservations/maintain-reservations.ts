@@ -8,6 +8,7 @@ import { pickTopology, podOf } from "@/lib/scheduler/topology";
 import { wholeFreeNodes } from "./capacity";
 import { loadCapacityFacts } from "./capacity-facts";
 import { summary, wake, type LockedReservation } from "./end-reservation";
+import { holdNodes } from "./hold-nodes";
 import { recordReservationEvent } from "./record-event";
 import { evictForeignWork, stopWorkInside, type MovedWork } from "./reservation-work";
 
@@ -153,11 +154,7 @@ async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replac
   const nodes = pick.map((p) => p.node).sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   const hostnames = await tx.$queryRaw<Array<{ id: string; hostname: string }>>`SELECT id::text, hostname FROM nodes WHERE id = ANY(${nodes.map((n) => n.nodeId)}::uuid[])`;
   const hostOf = new Map(hostnames.map((h) => [h.id, h.hostname]));
-  await c.query(
-    `INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at)
-     SELECT $1, $2, x.node_id, x.gpus, $5, $6 FROM unnest($3::uuid[], $4::int[]) WITH ORDINALITY AS x(node_id, gpus, ord) ORDER BY x.ord`,
-    [id, r.tenant_id, nodes.map((n) => n.nodeId), nodes.map((n) => n.gpus), new Date(from), r.ends_at],
-  );
+  await holdNodes(c, { reservationId: id, tenantId: r.tenant_id, nodes, from: new Date(from), to: r.ends_at });
   for (const n of nodes) {
     await recordReservationEvent(c, {
       reservationId: id,

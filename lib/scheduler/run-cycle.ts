@@ -1,15 +1,26 @@
 import "server-only";
 import type pg from "pg";
+import { columnSet } from "@/lib/db/column-set";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { processMetrics } from "@/lib/observability/process-metrics";
 import { PodConflict, waitingPods, writePodDecisions } from "@/lib/pods/schedule-pods";
-import { place, type ActiveReservation, type Decision, type FreeNode, type QueuedJob } from "./placement";
+import { lockFreeGpus, readNodeBookings, readTenantQuotas } from "./capacity-queries";
+import { groupFreeNodes } from "./free-nodes";
+import { place, type ActiveReservation, type Decision, type QueuedJob } from "./placement";
 
 const MAX_QUEUE = 50_000;
 /** The node (alias n) is held by a reservation in force now: its GPUs are not on-demand capacity. */
 const RESERVED_NOW = `EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())`;
 const LOGGED_DECISIONS = 200;
+
+// the rows each cycle writes, one array per column (lib/db/column-set.ts)
+const GPU_JOBS = columnSet({ gpu_id: "uuid[]", job_id: "uuid[]" });
+const PLACEMENTS = columnSet({ job_id: "uuid[]", reservation_id: "uuid[]" });
+const PLACED_EVENTS = columnSet({ id: "uuid[]", from_status: "text[]", nodes: "int[]", reservation_id: "uuid[]" });
+const REASONS = columnSet({ id: "uuid[]", reason: "text[]" });
+const MOVES = columnSet({ id: "uuid[]", status: "text[]", from_status: "text[]" });
+const MOVE_EVENTS = columnSet({ id: "uuid[]", from_status: "text[]", to_status: "text[]" });
 
 /** A job changed under the cycle (cancelled, say): roll back; the next cycle reads fresh facts. */
 export class CycleConflict extends Error {
@@ -78,31 +89,18 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
       await c.query("COMMIT");
       return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
     }
-    const free = await c.query<{ id: string; node_id: string; cluster_id: string; containers: boolean; gpu_type: string; pod: string | null; rack: string | null }>(
-      `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'
-        ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`,
-    );
+    const free = await lockFreeGpus(c);
     // Whole-node reservations: the nodes each one holds now (only its tenant's work goes there), the
     // next booking of every node (work placed there now must end before it), and the live
     // reservations of the queue's tenants (for work that names one).
-    const holdings = await c.query<{ node_id: string; reservation_id: string | null; booked_from_ms: string | null }>(
-      `SELECT node_id, (array_agg(reservation_id) FILTER (WHERE starts_at <= now()))[1]::text AS reservation_id,
-              (extract(epoch FROM min(starts_at) FILTER (WHERE starts_at > now())) * 1000)::bigint AS booked_from_ms
-         FROM reservation_nodes WHERE live AND ends_at > now() GROUP BY node_id`,
-    );
+    const bookings = await readNodeBookings(c);
     const live = await c.query<{ id: string; tenant_id: string; starts_ms: string; ends_ms: string }>(
       `SELECT r.id, r.tenant_id, (extract(epoch FROM r.starts_at) * 1000)::bigint AS starts_ms, (extract(epoch FROM r.ends_at) * 1000)::bigint AS ends_ms
          FROM reservations r WHERE r.tenant_id = ANY($1::uuid[]) AND r.status IN ('confirmed', 'active') AND r.ends_at > now()`,
       [[...new Set(queue.rows.map((j) => j.tenant_id))]],
     );
     const tenantIds = [...new Set([...queue.rows.map((j) => j.tenant_id), ...pods.map((p) => p.tenantId)])];
-    const tenants = await c.query<{ id: string; gpu_quota: number; in_use: number }>(
-      `SELECT t.id, t.gpu_quota, COALESCE(u.in_use, 0)::int AS in_use FROM tenants t
-         LEFT JOIN tenant_gpus_in_use($1::uuid[]) u ON u.tenant_id = t.id
-        WHERE t.id = ANY($1::uuid[])`,
-      [tenantIds],
-    );
+    const tenants = await readTenantQuotas(c, tenantIds);
     // Running work by cluster, counting only the GPUs that can take work again when it ends
     // (healthy, on an available node): a draining or quarantined node gives nothing back to a head.
     const running = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpu_count: number; ends_ms: string | null }>(
@@ -117,20 +115,6 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
         WHERE g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW} GROUP BY g.gpu_type, n.cluster_id, n.containers`,
     );
 
-    const booking = new Map(holdings.rows.map((h) => [h.node_id, h]));
-    const nodes = new Map<string, FreeNode>();
-    for (const g of free.rows) {
-      const key = `${g.node_id}/${g.gpu_type}`;
-      if (!nodes.has(key)) {
-        const b = booking.get(g.node_id);
-        nodes.set(key, {
-          nodeId: g.node_id, clusterId: g.cluster_id, gpuType: g.gpu_type, containers: g.containers, freeGpuIds: [], pod: g.pod, rack: g.rack,
-          ...(b?.reservation_id ? { reservationId: b.reservation_id } : {}),
-          ...(b?.booked_from_ms ? { bookedFrom: Number(b.booked_from_ms) } : {}),
-        });
-      }
-      nodes.get(key)!.freeGpuIds.push(g.id);
-    }
     const reservations: ActiveReservation[] = live.rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, startsAt: Number(r.starts_ms), endsAt: Number(r.ends_ms) }));
     const jobs: QueuedJob[] = queue.rows.map((j) => ({
       id: j.id,
@@ -147,9 +131,9 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
     }));
     const decisions = place({
       now: Date.now(),
-      nodes: [...nodes.values()],
+      nodes: groupFreeNodes(free, bookings),
       queue: [...jobs, ...pods],
-      tenants: new Map(tenants.rows.map((t) => [t.id, { quota: t.gpu_quota, inUse: t.in_use }])),
+      tenants,
       running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
       capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpus: r.gpus })),
       reservations,
@@ -172,8 +156,13 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
 async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: Map<string, "queued" | "blocked">) {
   const placed = decisions.filter((d): d is Extract<Decision, { outcome: "placed" }> => d.outcome === "placed");
   if (placed.length) {
-    const gpuIds = placed.flatMap((d) => d.gpuIds);
-    const gpuJobs = placed.flatMap((d) => d.gpuIds.map(() => d.jobId));
+    const gpus = GPU_JOBS.empty();
+    for (const d of placed) {
+      for (const gpuId of d.gpuIds) {
+        gpus.gpu_id.push(gpuId);
+        gpus.job_id.push(d.jobId);
+      }
+    }
     // jobs first, then their GPUs: the statement-level check on gpus sees each job running with its gang.
     // A run starts now, when its GPUs are locked, not when this transaction began: it may have
     // waited for the lock while the runs that freed these GPUs ended, and must not start before them.
@@ -184,26 +173,31 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
       [placed.map((d) => d.jobId)],
     );
     if (started.rowCount !== placed.length) throw new CycleConflict();
-    await c.query(
-      `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, job_id) WHERE g.id = x.gpu_id`,
-      [gpuIds, gpuJobs],
-    );
+    const allocations = GPU_JOBS.bind(gpus);
+    await c.query(`UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM ${allocations.sql} WHERE g.id = x.gpu_id`, allocations.values);
     // each attempt's placement, with its fence (what the node's reports, logs and telemetry are keyed
     // by) and the reservation it runs in, if any (that time is the reservation's, not billed again)
+    const placements = PLACEMENTS.bindRows(placed, { job_id: (d) => d.jobId, reservation_id: (d) => d.reservationId ?? null });
     await c.query(
       `INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at, reservation_id)
        SELECT j.id, j.attempts, j.fence, array_agg(g.id ORDER BY g.node_id, g.index), array_agg(DISTINCT g.node_id), j.started_at, x.reservation_id
-         FROM unnest($1::uuid[], $2::uuid[]) AS x(job_id, reservation_id) JOIN jobs j ON j.id = x.job_id JOIN gpus g ON g.allocated_job_id = j.id
+         FROM ${placements.sql} JOIN jobs j ON j.id = x.job_id JOIN gpus g ON g.allocated_job_id = j.id
         GROUP BY j.id, x.reservation_id`,
-      [placed.map((d) => d.jobId), placed.map((d) => d.reservationId ?? null)],
+      placements.values,
     );
+    const events = PLACED_EVENTS.bindRows(placed, {
+      id: (d) => d.jobId,
+      from_status: (d) => before.get(d.jobId)!,
+      nodes: (d) => d.nodeIds.length,
+      reservation_id: (d) => d.reservationId ?? null,
+    });
     await c.query(
       `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
        SELECT x.id, x.from_status, 'running',
               'placed on ' || x.nodes || CASE WHEN x.nodes = 1 THEN ' node' ELSE ' nodes' END
                 || CASE WHEN x.reservation_id IS NULL THEN '' ELSE ' of reservation ' || left(x.reservation_id::text, 8) END, 'scheduler'
-         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[]) AS x(id, from_status, nodes, reservation_id)`,
-      [placed.map((d) => d.jobId), placed.map((d) => before.get(d.jobId)!), placed.map((d) => d.nodeIds.length), placed.map((d) => d.reservationId ?? null)],
+         FROM ${events.sql}`,
+      events.values,
     );
   }
   // Unplaced jobs: set the reason a tenant reads; move between queued and blocked where the cause changed.
@@ -211,26 +205,29 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
   if (waiting.length === 0) return;
   const target = waiting.map((d) => (d.outcome === "blocked_quota" ? "blocked" : "queued"));
   // reasons only (the status column untouched, so no status trigger fires for jobs that stay put)
+  const reasons = REASONS.bindRows(waiting, { id: (d) => d.jobId, reason: (d) => d.reason });
   await c.query(
     `UPDATE jobs j SET pending_reason = x.reason, updated_at = now()
-       FROM unnest($1::uuid[], $2::text[]) AS x(id, reason)
+       FROM ${reasons.sql}
       WHERE j.id = x.id AND j.status IN ('queued', 'blocked') AND j.pending_reason IS DISTINCT FROM x.reason`,
-    [waiting.map((d) => d.jobId), waiting.map((d) => d.reason)],
+    reasons.values,
   );
   const changed = waiting.map((d, i) => ({ id: d.jobId, from: before.get(d.jobId)!, to: target[i]! })).filter((x) => x.from !== x.to);
   if (changed.length) {
+    const moves = MOVES.bindRows(changed, { id: (x) => x.id, status: (x) => x.to, from_status: (x) => x.from });
     const moved = await c.query(
       `UPDATE jobs j SET status = x.status, block_reason = CASE WHEN x.status = 'blocked' THEN 'quota' END, updated_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, status, from_status)
+         FROM ${moves.sql}
         WHERE j.id = x.id AND j.status = x.from_status AND (j.status <> 'blocked' OR j.block_reason = 'quota')`,
-      [changed.map((x) => x.id), changed.map((x) => x.to), changed.map((x) => x.from)],
+      moves.values,
     );
     if (moved.rowCount !== changed.length) throw new CycleConflict();
+    const events = MOVE_EVENTS.bindRows(changed, { id: (x) => x.id, from_status: (x) => x.from, to_status: (x) => x.to });
     await c.query(
       `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
        SELECT x.id, x.from_status, x.to_status, CASE WHEN x.to_status = 'blocked' THEN 'over quota' ELSE 'quota freed' END, 'scheduler'
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, from_status, to_status)`,
-      [changed.map((x) => x.id), changed.map((x) => x.from), changed.map((x) => x.to)],
+         FROM ${events.sql}`,
+      events.values,
     );
   }
 }

@@ -1,12 +1,15 @@
 import "server-only";
 import type pg from "pg";
 import type { AgentPrincipal } from "@/lib/auth/principal";
+import { columnSet } from "@/lib/db/column-set";
+import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { notFound, staleReport } from "@/lib/errors";
-import { inTransaction } from "@/lib/db/transaction";
 import type { AppendLogsInput, LogChunk } from "./schemas";
 
 const MAX_FUTURE_MS = 5 * 60_000;
+/** The chunks to store ($4-$7). */
+const CHUNKS = columnSet({ seq: "int[]", stream: "text[]", text: "text[]", at: "timestamptz[]" });
 
 type Subject = { kind: "job"; jobId: string; attempt: number } | { kind: "replica"; replicaId: string } | { kind: "pod"; podId: string; attempt: number };
 
@@ -126,18 +129,16 @@ async function storeChunks(c: pg.PoolClient, subject: Subject, chunks: LogChunk[
   if (rows.length === 0) return { accepted: chunks.length, stored: 0, truncated: false };
   const conflict =
     subject.kind === "job" ? `(job_id, attempt, seq) WHERE job_id IS NOT NULL` : subject.kind === "pod" ? `(pod_id, attempt, seq) WHERE pod_id IS NOT NULL` : `(replica_id, seq) WHERE replica_id IS NOT NULL`;
+  const chunkRows = CHUNKS.bindRows(rows, { seq: (r) => r.seq, stream: (r) => r.stream, text: (r) => r.text, at: (r) => r.at.toISOString() }, 4);
   const inserted = await c.query<{ seq: number }>(
     `INSERT INTO workload_logs (job_id, attempt, replica_id, pod_id, seq, stream, text, at)
-     SELECT $1::uuid, $2::int, $3::uuid, $8::uuid, x.seq, x.stream, x.text, x.at FROM unnest($4::int[], $5::text[], $6::text[], $7::timestamptz[]) AS x(seq, stream, text, at)
+     SELECT $1::uuid, $2::int, $3::uuid, $8::uuid, x.seq, x.stream, x.text, x.at FROM ${chunkRows.sql}
      ON CONFLICT ${conflict} DO NOTHING RETURNING seq`,
     [
       subject.kind === "job" ? subject.jobId : null,
       subject.kind === "replica" ? null : subject.attempt,
       subject.kind === "replica" ? subject.replicaId : null,
-      rows.map((r) => r.seq),
-      rows.map((r) => r.stream),
-      rows.map((r) => r.text),
-      rows.map((r) => r.at.toISOString()),
+      ...chunkRows.values,
       subject.kind === "pod" ? subject.podId : null,
     ],
   );
