@@ -321,12 +321,16 @@ describe("cycles racing nodes that leave service", () => {
     const { gpuType, nodes } = await fleet(1);
     const nodeId = nodes[0]!.node.id;
     const t = await makeTenant(8);
+    // other files' cycles share this database: the node stays out of service until the trap is set,
+    // so no cycle can place the job before the one this test holds
+    await pool().query("UPDATE nodes SET status = 'maintenance' WHERE id = $1", [nodeId]);
     const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "racer", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
     // hold the cycle after it allocated the GPUs and before it commits: it waits to record the job's events
     const blocker = new pg.Client({ connectionString: inject("databaseUrl") });
     await blocker.connect();
     await blocker.query("BEGIN");
     await blocker.query("LOCK TABLE job_events IN SHARE MODE");
+    await pool().query("UPDATE nodes SET status = 'available' WHERE id = $1", [nodeId]);
     const cycle = runSchedulerCycle("test: racing a quarantine");
     const quarantine = (async () => {
       expect(await waiting("query LIKE 'INSERT INTO job_events%'")).toBe(true);
