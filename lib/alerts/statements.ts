@@ -100,3 +100,218 @@ export const SLA_ENDPOINTS = statement("alerts.sla-endpoints", {
         AND ($1::uuid IS NULL OR e.cluster_id = $1::uuid
              OR EXISTS (SELECT 1 FROM endpoint_replicas r JOIN nodes n ON n.id = r.node_id WHERE r.endpoint_id = e.id AND r.status <> 'stopped' AND n.cluster_id = $1::uuid))`,
 });
+
+/** The enabled rules ($1: only these ids; NULL: all), XID and temperature first so remediation sees hardware faults early. */
+export const ENABLED_RULES = statement("alerts.enabled-rules", {
+  params: ["uuid[]?"],
+  columns: { id: "uuid", name: "text", rule_type: "text", cluster_id: "uuid?", threshold: "float8", window_s: "int4", occurrences: "int4", severity: "text", enabled: "bool", notify: "bool", auto_remediate: "bool" },
+  text: `SELECT id, name, rule_type, cluster_id, threshold, window_s, occurrences, severity, enabled, notify, auto_remediate
+       FROM alert_rules WHERE enabled AND ($1::uuid[] IS NULL OR id = ANY($1::uuid[]))
+      ORDER BY CASE rule_type WHEN 'gpu_xid' THEN 0 WHEN 'gpu_temperature' THEN 1 ELSE 2 END, created_at`,
+});
+
+/** Fires new events of rule $1 and refreshes its firing ones, one per violation (arrays $4–$12 by position). */
+export const UPSERT_FIRING_EVENTS = statement("alerts.upsert-firing-events", {
+  params: ["uuid", "text", "text", "text[]", "text[]", "text[]", "text[]", "uuid[]", "uuid[]", "uuid[]", "text[]", "jsonb[]"],
+  columns: { id: "uuid", dedupe_key: "text", inserted: "bool" },
+  text: `INSERT INTO alert_events (rule_id, rule_type, severity, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, tenant_id, message, details)
+     SELECT $1, $2, $3, x.* FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[], $12::jsonb[])
+       AS x(dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, tenant_id, message, details)
+     ON CONFLICT (dedupe_key) WHERE status = 'firing'
+     DO UPDATE SET last_seen_at = now(), message = EXCLUDED.message, details = EXCLUDED.details, severity = EXCLUDED.severity
+     RETURNING id, dedupe_key, (xmax = 0) AS inserted`,
+});
+
+/** Resolves rule $1's firing events whose dedupe keys are not in $2. */
+export const RESOLVE_CLEARED_EVENTS = statement("alerts.resolve-cleared-events", {
+  params: ["uuid", "text[]"],
+  columns: { id: "uuid" },
+  text: `UPDATE alert_events SET status = 'resolved', resolved_at = now()
+      WHERE rule_id = $1 AND status = 'firing' AND NOT (dedupe_key = ANY($2::text[])) RETURNING id`,
+});
+
+/** A disabled rule stops speaking for its subjects. */
+export const RESOLVE_DISABLED_RULES_EVENTS = statement("alerts.resolve-disabled-rules-events", {
+  params: [],
+  columns: {},
+  text: `UPDATE alert_events e SET status = 'resolved', resolved_at = now() FROM alert_rules r WHERE r.id = e.rule_id AND NOT r.enabled AND e.status = 'firing'`,
+});
+
+/** Platform events without a rule: a moved job resolves when it runs again (or ends), an interrupted pod likewise; a capped remediation once a human acted. */
+export const RESOLVE_SYSTEM_EVENTS = statement("alerts.resolve-system-events", {
+  params: [],
+  columns: { id: "uuid", rule_type: "text" },
+  text: `UPDATE alert_events e SET status = 'resolved', resolved_at = now()
+      WHERE e.status = 'firing' AND (
+        (e.rule_type = 'job_moved' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id::text = e.subject_id AND j.status IN ('queued', 'blocked')))
+        -- an interrupted pod: once it runs again or is stopped or terminated (a tenant's action resolves it at once)
+        OR (e.rule_type = 'pod_interrupted' AND NOT EXISTS (SELECT 1 FROM pods p WHERE p.id::text = e.subject_id AND p.status IN ('failed', 'pending', 'starting')))
+        OR (e.rule_type = 'remediation_capped' AND (
+              NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.node_id AND n.status NOT IN ('quarantined', 'maintenance')
+                                                     AND n.status_before_offline IS DISTINCT FROM 'quarantined' AND n.status_before_offline IS DISTINCT FROM 'maintenance')
+              OR NOT EXISTS (SELECT 1 FROM alert_events f JOIN alert_rules r ON r.id = f.rule_id
+                              WHERE f.status = 'firing' AND f.node_id = e.node_id AND r.auto_remediate))))
+      RETURNING e.id, e.rule_type`,
+});
+
+/** Alertmanager targets: nodes by id ($1). */
+export const NODES_BY_ID = statement("alerts.nodes-by-id", {
+  params: ["uuid[]"],
+  columns: { id: "uuid", cluster_id: "uuid", hostname: "text" },
+  text: `SELECT id, cluster_id, hostname FROM nodes WHERE id = ANY($1::uuid[])`,
+});
+
+/** Alertmanager targets: GPUs by UUID ($1) and their nodes. */
+export const GPUS_BY_UUID = statement("alerts.gpus-by-uuid", {
+  params: ["text[]"],
+  columns: { uuid: "text", gpu_id: "uuid", index: "int4", node_id: "uuid", cluster_id: "uuid", hostname: "text" },
+  text: `SELECT g.uuid, g.id AS gpu_id, g.index, n.id AS node_id, n.cluster_id, n.hostname FROM gpus g JOIN nodes n ON n.id = g.node_id WHERE g.uuid = ANY($1::text[])`,
+});
+
+/** Alertmanager targets: nodes by hostname ($1), in any cluster. */
+export const NODES_BY_HOSTNAME = statement("alerts.nodes-by-hostname", {
+  params: ["text[]"],
+  columns: { id: "uuid", cluster_id: "uuid", cluster_name: "text", hostname: "text" },
+  text: `SELECT n.id, n.cluster_id, c.name AS cluster_name, n.hostname FROM nodes n JOIN clusters c ON c.id = n.cluster_id WHERE n.hostname = ANY($1::text[])`,
+});
+
+/** Fires Alertmanager's alerts as external events, one per element of the arrays (by position); a firing one is left as it is. */
+export const FIRE_EXTERNAL_EVENTS = statement("alerts.fire-external-events", {
+  params: ["text[]", "text[]", "text[]", "text[]", "uuid[]", "uuid[]", "text[]", "text[]", "jsonb[]"],
+  columns: { id: "uuid", dedupe_key: "text" },
+  text: `INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
+           SELECT 'external', x.dedupe_key, x.subject_type, x.subject_id, x.subject_label, x.cluster_id, x.node_id, x.severity, x.message, x.details
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::jsonb[])
+               AS x(dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
+           ON CONFLICT (dedupe_key) WHERE status = 'firing' DO NOTHING
+           RETURNING id, dedupe_key`,
+});
+
+/** Resolves the firing external events with these dedupe keys ($1). */
+export const RESOLVE_EXTERNAL_EVENTS = statement("alerts.resolve-external-events", {
+  params: ["text[]"],
+  columns: { id: "uuid" },
+  text: `UPDATE alert_events SET status = 'resolved', resolved_at = now() WHERE status = 'firing' AND rule_type = 'external' AND dedupe_key = ANY($1::text[]) RETURNING id`,
+});
+
+/** Operators who receive email when no address is configured. */
+export const OPERATOR_EMAILS = statement("alerts.operator-emails", {
+  params: [],
+  columns: { email: "text" },
+  text: `SELECT email FROM users WHERE role = 'operator' AND disabled_at IS NULL ORDER BY email`,
+});
+
+/** The events ($1) a notification speaks of, with their rules' names. */
+export const EVENTS_TO_NOTIFY = statement("alerts.events-to-notify", {
+  params: ["uuid[]"],
+  columns: {
+    id: "uuid", severity: "text", rule_name: "text?", rule_type: "text", subject_label: "text", message: "text", fired_at: "timestamptz", resolved_at: "timestamptz?",
+    ruleId: "uuid?", ruleType: "text", clusterId: "uuid?", nodeId: "uuid?", subjectType: "text", subjectId: "text",
+  },
+  text: `SELECT e.id, e.severity, r.name AS rule_name, e.rule_type, e.subject_label, e.message, e.fired_at, e.resolved_at,
+            e.rule_id AS "ruleId", e.rule_type AS "ruleType", e.cluster_id AS "clusterId", e.node_id AS "nodeId", e.subject_type AS "subjectType", e.subject_id AS "subjectId"
+       FROM alert_events e LEFT JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ANY($1::uuid[])`,
+});
+
+/** Claims up to $1 due notifications under a lease of $2 seconds (parallel deliverers skip each other's). */
+export const CLAIM_DUE_NOTIFICATIONS = statement("alerts.claim-due-notifications", {
+  params: ["int8", "int4"],
+  columns: {
+    id: "uuid", alert_event_id: "uuid?", demo_request_id: "uuid?", kind: "text", channel: "text", target: "text", subject: "text", body: "text", attempts: "int4",
+    severity: "text?", rule_type: "text?", subject_label: "text?",
+  },
+  text: `WITH due AS (
+       SELECT id FROM notifications WHERE status = 'pending' AND next_attempt_at <= now()
+        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE notifications n SET attempts = n.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::int)
+       FROM due
+      WHERE n.id = due.id
+     RETURNING n.id, n.alert_event_id, n.demo_request_id, n.kind, n.channel, n.target, n.subject, n.body, n.attempts,
+               (SELECT severity FROM alert_events e WHERE e.id = n.alert_event_id) AS severity,
+               (SELECT rule_type FROM alert_events e WHERE e.id = n.alert_event_id) AS rule_type,
+               (SELECT subject_label FROM alert_events e WHERE e.id = n.alert_event_id) AS subject_label`,
+});
+
+export const MARK_NOTIFICATION_SENT = statement("alerts.mark-notification-sent", {
+  params: ["uuid"],
+  columns: {},
+  text: `UPDATE notifications SET status = 'sent', sent_at = now(), last_error = NULL WHERE id = $1`,
+});
+
+/** A failed delivery: $2 pending (retried after $4 seconds) or failed, with its error $3. */
+export const MARK_NOTIFICATION_FAILED = statement("alerts.mark-notification-failed", {
+  params: ["uuid", "text", "text", "int4"],
+  columns: {},
+  text: `UPDATE notifications SET status = $2, last_error = $3, next_attempt_at = now() + make_interval(secs => $4::int) WHERE id = $1`,
+});
+
+/**
+ * The faulty nodes ($1) still to decide, locked: not quarantined, not remediated since they last
+ * returned to service, and (for those faulted by XID only, $2) still with a GPU unhealthy for it.
+ */
+export const NODES_TO_REMEDIATE = statement("alerts.nodes-to-remediate", {
+  params: ["uuid[]", "uuid[]"],
+  columns: { id: "uuid", hostname: "text", status: "text", status_before_offline: "text?" },
+  text: `
+        SELECT n.id, n.hostname, n.status, n.status_before_offline FROM nodes n
+         WHERE n.id = ANY($1::uuid[])
+           AND n.status <> 'quarantined' AND n.status_before_offline IS DISTINCT FROM 'quarantined'
+           AND NOT EXISTS (
+             SELECT 1 FROM remediations r
+              WHERE r.node_id = n.id
+                AND r.created_at > COALESCE((SELECT max(e.created_at) FROM node_events e WHERE e.node_id = n.id AND e.to_status = 'available'), '-infinity'))
+           AND (n.id <> ALL($2::uuid[])
+                OR EXISTS (SELECT 1 FROM gpus g WHERE g.node_id = n.id AND g.status = 'unhealthy' AND g.unhealthy_reason LIKE 'fatal_xid:%'))
+         ORDER BY n.id FOR UPDATE OF n`,
+});
+
+/** Automatic quarantines in the last $1 seconds (the blast-radius cap's window). */
+export const QUARANTINES_IN_WINDOW = statement("alerts.quarantines-in-window", {
+  params: ["int4"],
+  columns: { used: "int4" },
+  text: `
+        SELECT count(*)::int AS used FROM remediations
+         WHERE outcome = 'quarantined' AND created_at > clock_timestamp() - make_interval(secs => $1::int)`,
+});
+
+/** Each tenant whose jobs ($2) moved off the node $3 sees why ($1); it resolves once the job runs again. */
+export const FIRE_JOBS_MOVED = statement("alerts.fire-jobs-moved", {
+  params: ["text", "uuid[]", "uuid"],
+  columns: {},
+  text: `
+            INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, tenant_id, severity, message, details)
+            SELECT 'job_moved', 'job_moved:' || j.id, 'job', j.id::text, j.name, n.cluster_id, n.id, j.tenant_id, 'warning',
+                   'Job ' || j.name || ' was moved off node ' || n.hostname || ' after a hardware fault; it is queued to run elsewhere and its retries were not spent',
+                   jsonb_build_object('node', n.hostname, 'cause', $1::text)
+              FROM jobs j, nodes n WHERE j.id = ANY($2::uuid[]) AND n.id = $3::uuid
+            ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now(), details = EXCLUDED.details, message = EXCLUDED.message`,
+});
+
+/**
+ * Remediations past the cap, one per element of $1–$4 (node, cause, summary, alert event): each
+ * logged, and a critical alert that calls a human. $5 used in the window, $6 the cap, $7 the
+ * window in seconds, $8 in minutes.
+ */
+export const RECORD_CAPPED_REMEDIATIONS = statement("alerts.record-capped-remediations", {
+  params: ["uuid[]", "text[]", "text[]", "uuid[]", "int4", "int4", "int4", "int4"],
+  columns: { id: "uuid", inserted: "bool" },
+  text: `
+              WITH c AS (
+                SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[])
+                  AS c(node_id, cause, summary, alert_event_id)
+              ), logged AS (
+                INSERT INTO remediations (node_id, alert_event_id, cause, outcome, details)
+                SELECT c.node_id, c.alert_event_id, c.cause, 'capped',
+                       jsonb_build_object('hostname', n.hostname, 'summary', c.summary, 'used_in_window', $5::int, 'cap', $6::int, 'window_s', $7::int)
+                  FROM c JOIN nodes n ON n.id = c.node_id
+              )
+              INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
+              SELECT 'remediation_capped', 'remediation_capped:' || n.id, 'node', n.id::text, n.hostname, n.cluster_id, n.id, 'critical',
+                     'Automatic quarantine of ' || n.hostname || ' (' || c.summary || ') was not done: ' || $6::int || ' automatic quarantines in '
+                       || $8::int || ' minutes reached the cap. Inspect the node and quarantine or return it by hand.',
+                     jsonb_build_object('cause', c.cause, 'summary', c.summary, 'cap', $6::int, 'window_s', $7::int, 'used_in_window', $5::int)
+                FROM c JOIN nodes n ON n.id = c.node_id
+              ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now()
+              RETURNING id, (xmax = 0) AS inserted`,
+});
