@@ -1,12 +1,13 @@
 import "server-only";
 import { hashApiKey, isWellFormedApiKey } from "@/lib/api-keys/key-format";
 import { RememberedKeys } from "@/lib/api-keys/remembered-keys";
+import { TOUCH_API_KEY } from "@/lib/api-keys/statements";
 import { pool } from "@/lib/db/client";
 import { ChannelListener } from "@/lib/db/listen";
 import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { forbidden, unauthorized } from "@/lib/errors";
-import { GATEWAY_CALLER, TOUCH_API_KEY, TOUCH_ENDPOINT_KEY } from "./statements";
+import { GATEWAY_CALLER, TOUCH_ENDPOINT_KEY } from "./statements";
 
 // Who calls an endpoint through the gateway: a tenant key (any endpoint of its tenant) or an
 // endpoint key (that one endpoint). Operators' and agents' keys call no endpoint: the gateway

@@ -32,13 +32,6 @@ export const TOUCH_ENDPOINT_KEY = statement("gateway.touch-endpoint-key", {
   text: `UPDATE endpoint_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
 });
 
-/** Marks the API key $1 used (at most once a minute). */
-export const TOUCH_API_KEY = statement("gateway.touch-api-key", {
-  params: ["uuid"],
-  columns: {},
-  text: `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-});
-
 /** Replicas ($1) whose probe passed are well: a starting one becomes ready, one the probes had failed is ready again. */
 export const RECORD_PROBES_PASSED = statement("gateway.record-probes-passed", {
   params: ["uuid[]"],
