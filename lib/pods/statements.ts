@@ -30,3 +30,130 @@ export const POD_PLACEMENTS = statement("pods.placements", {
   text: `SELECT pl.attempt, n.hostname, pl.gpu_ids::text[] AS gpu_ids, pl.started_at, pl.running_at, pl.ended_at, pl.end_status
        FROM pod_placements pl LEFT JOIN nodes n ON n.id = pl.node_id WHERE pl.pod_id = $1 ORDER BY pl.attempt DESC LIMIT 200`,
 });
+
+/** Pods ($1) move from the state $2 to $3 ($4: why), by position; one that left a placed state ($5) forgets its fence and node. Answers the pods that moved. */
+export const MOVE_PODS = statement("pods.move", {
+  params: ["uuid[]", "text[]", "text[]", "text[]", "text[]"],
+  columns: { id: "text" },
+  text: `UPDATE pods p SET status = x.to_status, status_reason = x.reason, updated_at = now(),
+            fence = CASE WHEN x.to_status = ANY($5::text[]) THEN p.fence END,
+            node_id = CASE WHEN x.to_status = ANY($5::text[]) THEN p.node_id END,
+            pending_reason = CASE WHEN x.to_status = 'pending' THEN 'Waiting for the next scheduling cycle' END,
+            terminated_at = CASE WHEN x.to_status = 'terminated' THEN now() END
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS x(id, from_status, to_status, reason)
+      WHERE p.id = x.id AND p.status = x.from_status
+      RETURNING p.id::text`,
+});
+
+/** The GPUs the pods $1 held are free. */
+export const FREE_POD_GPUS = statement("pods.free-gpus", {
+  params: ["uuid[]"],
+  columns: {},
+  text: `UPDATE gpus SET allocated_pod_id = NULL, updated_at = now() WHERE allocated_pod_id = ANY($1::uuid[])`,
+});
+
+/** The open placements of the pods $1 end, in the state $2 with the exit code $3 (by position). */
+export const END_POD_PLACEMENTS = statement("pods.end-placements", {
+  params: ["uuid[]", "text[]", "int4[]"],
+  columns: {},
+  text: `UPDATE pod_placements pl SET ended_at = GREATEST(now(), COALESCE(pl.running_at, pl.started_at)), end_status = x.to_status, exit_code = x.exit_code
+         FROM unnest($1::uuid[], $2::text[], $3::int[]) AS x(id, to_status, exit_code)
+        WHERE pl.pod_id = x.id AND pl.ended_at IS NULL`,
+});
+
+/** One pod event per move that changed a state ($1–$4 as MOVE_PODS; $5 the actor). */
+export const RECORD_POD_EVENTS = statement("pods.record-events", {
+  params: ["uuid[]", "text[]", "text[]", "text[]", "text"],
+  columns: {},
+  text: `INSERT INTO pod_events (pod_id, from_status, to_status, reason, actor)
+     SELECT x.id, x.from_status, x.to_status, x.reason, $5 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS x(id, from_status, to_status, reason)
+      WHERE x.from_status IS DISTINCT FROM x.to_status`,
+});
+
+/** The placed pods on the nodes $1, locked in id order. */
+export const LOCK_PODS_ON_NODES = statement("pods.lock-on-nodes", {
+  params: ["uuid[]"],
+  columns: { id: "text", status: "text", restart_on_failure: "bool" },
+  text: `SELECT id::text, status, restart_on_failure FROM pods WHERE node_id = ANY($1::uuid[]) AND status IN ('starting', 'running', 'stopping') ORDER BY id FOR UPDATE`,
+});
+
+/** Each tenant hears that its pods ($1) stopped, and why ($2); it resolves once the pod runs again or the tenant acts. */
+export const FIRE_PODS_INTERRUPTED = statement("pods.fire-interrupted", {
+  params: ["uuid[]", "text"],
+  columns: {},
+  text: `INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, tenant_id, severity, message, details)
+       SELECT 'pod_interrupted', 'pod_interrupted:' || p.id, 'pod', p.id::text, p.name, n.cluster_id, n.id, p.tenant_id, 'warning',
+              'Pod ' || p.name || ' was interrupted: ' || $2 || CASE WHEN p.status = 'pending' THEN '. It is being placed again (restart on failure); its container starts fresh.' ELSE '. Start it again when you are ready.' END,
+              jsonb_build_object('cause', $2::text, 'restarting', p.status = 'pending')
+         FROM pods p JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts JOIN nodes n ON n.id = pl.node_id
+        WHERE p.id = ANY($1::uuid[])
+       ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now(), details = EXCLUDED.details, message = EXCLUDED.message`,
+});
+
+/** Nodes out of service that still have placed pods. */
+export const NODES_LOSING_PODS = statement("pods.nodes-losing-pods", {
+  params: [],
+  columns: { node_id: "text", status: "text" },
+  text: `SELECT DISTINCT n.id::text AS node_id, n.status FROM pods p JOIN nodes n ON n.id = p.node_id
+        WHERE p.status IN ('starting', 'running', 'stopping') AND n.status NOT IN ('available', 'draining')`,
+});
+
+/** Pods whose start (more than $2 seconds before $1) or stop ($3 seconds) was never confirmed, locked unless another sweep holds them. */
+export const LATE_PODS = statement("pods.late", {
+  params: ["timestamptz", "int4", "int4"],
+  columns: { id: "text", status: "text" },
+  text: `SELECT p.id::text, p.status FROM pods p JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts
+        WHERE (p.status = 'starting' AND pl.started_at < $1::timestamptz - make_interval(secs => $2::int))
+           OR (p.status = 'stopping' AND p.updated_at < $1::timestamptz - make_interval(secs => $3::int))
+        ORDER BY p.id FOR UPDATE OF p SKIP LOCKED`,
+});
+
+/** What the node $1 should be running of pods: each starting or running one with its open placement. */
+export const POD_ASSIGNMENTS = statement("pods.assignments", {
+  params: ["uuid"],
+  columns: { id: "text", name: "text", attempt: "int4", fence: "text", image: "text", ports: "int4[]", ssh_public_key: "text?", gpu_ids: "text[]" },
+  text: `SELECT p.id::text, p.name, pl.attempt, pl.fence::text AS fence, p.image, p.ports, p.ssh_public_key, pl.gpu_ids::text[] AS gpu_ids
+       FROM pods p JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts AND pl.ended_at IS NULL
+      WHERE p.node_id = $1 AND p.status IN ('starting', 'running') ORDER BY pl.started_at`,
+});
+
+/** Locks the pod $1. */
+export const LOCK_POD = statement("pods.lock", {
+  params: ["uuid"],
+  columns: { tenant_id: "uuid", status: "text", name: "text" },
+  text: `
+      SELECT tenant_id, status, name FROM pods WHERE id = $1::uuid FOR UPDATE`,
+});
+
+/** The tenant acted on the interrupted pod $1: the alert about it has done its work. */
+export const RESOLVE_POD_INTERRUPTED = statement("pods.resolve-interrupted", {
+  params: ["text"],
+  columns: {},
+  text: `UPDATE alert_events SET status = 'resolved', resolved_at = now() WHERE rule_type = 'pod_interrupted' AND subject_id = $1 AND status = 'firing'`,
+});
+
+/** The pod $3 an agent of the cluster $1 (and node $2, NULL: any) reports on, locked: whether it runs there now, and whether it ever did. */
+export const LOCK_REPORTED_POD = statement("pods.lock-reported", {
+  params: ["uuid", "uuid?", "uuid"],
+  columns: { status: "text", attempts: "int4", fence: "text?", restart_on_failure: "bool", ports: "int4[]", has_key: "bool", in_scope: "bool", ever_here: "bool" },
+  text: `
+      SELECT p.status, p.attempts, p.fence::text AS fence, p.restart_on_failure, p.ports, p.ssh_public_key IS NOT NULL AS has_key,
+             EXISTS (SELECT 1 FROM nodes n WHERE n.id = p.node_id AND n.cluster_id = $1::uuid AND ($2::uuid IS NULL OR n.id = $2::uuid)) AS in_scope,
+             EXISTS (SELECT 1 FROM pod_placements pl JOIN nodes n ON n.id = pl.node_id
+                      WHERE pl.pod_id = p.id AND n.cluster_id = $1::uuid AND ($2::uuid IS NULL OR n.id = $2::uuid)) AS ever_here
+        FROM pods p WHERE p.id = $3::uuid FOR UPDATE`,
+});
+
+/** The pod $1's container runs in its placement $2, with the host ports $3 (JSON). */
+export const RECORD_POD_RUNNING = statement("pods.record-running", {
+  params: ["uuid", "int4", "jsonb"],
+  columns: {},
+  text: `UPDATE pod_placements SET running_at = COALESCE(running_at, now()), ports = $3::jsonb WHERE pod_id = $1 AND attempt = $2 AND ended_at IS NULL`,
+});
+
+/** The running or starting pods of the tenants $1, locked in id order. */
+export const LOCK_TENANTS_RUNNING_PODS = statement("pods.lock-tenants-running", {
+  params: ["uuid[]"],
+  columns: { id: "text", status: "text" },
+  text: `SELECT id::text, status FROM pods WHERE tenant_id = ANY($1::uuid[]) AND status IN ('starting', 'running') ORDER BY id FOR UPDATE`,
+});
