@@ -8,7 +8,7 @@ import { effectiveSettings } from "@/lib/settings/settings";
 import { postWebhook, sendEmail } from "./channels";
 import { silencedAmong } from "./silences";
 import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText, type MessageFormat } from "./delivery-policy";
-import { CLAIM_DUE_NOTIFICATIONS, EVENTS_TO_NOTIFY, MARK_NOTIFICATION_FAILED, MARK_NOTIFICATION_SENT, OPERATOR_EMAILS } from "./statements";
+import { CLAIM_DUE_NOTIFICATIONS, EVENTS_TO_NOTIFY, MARK_NOTIFICATION_FAILED, MARK_NOTIFICATION_SENT, OPERATOR_EMAILS } from "./notification-statements";
 
 // The notification outbox. Rows are written in the evaluator's run, delivered by a background
 // function that claims them with a lease, retried with backoff, and never deleted: a channel that

@@ -55,7 +55,7 @@ export async function jobCostSoFar(jobId: string): Promise<{ billed_cents: numbe
 
     runningCost({ jobId }),
   ]);
-  const b = Number(billed[0]!.c);;
+  const b = Number(billed[0]!.c);
   return { billed_cents: b, running_cents: running.unbilled_cents, total_cents: b + running.unbilled_cents, cents_per_hour: running.cents_per_hour };
 }
 

@@ -157,3 +157,56 @@ export const LOCK_TENANTS_RUNNING_PODS = statement("pods.lock-tenants-running", 
   columns: { id: "text", status: "text" },
   text: `SELECT id::text, status FROM pods WHERE tenant_id = ANY($1::uuid[]) AND status IN ('starting', 'running') ORDER BY id FOR UPDATE`,
 });
+
+// The scheduling cycle's pod statements (lib/pods/schedule-pods.ts), in the cycle's transaction.
+
+/** Up to $1 pending pods of tenants that may run work, oldest first, at priority $2 or their tenant's cap. */
+export const WAITING_PODS = statement("pods.waiting", {
+  params: ["int8", "int4"],
+  columns: { id: "uuid", tenant_id: "uuid", gpu_count: "int4", gpu_type: "text", cluster_id: "uuid?", priority: "int4", created_ms: "int8" },
+  text: `SELECT p.id, p.tenant_id, p.gpu_count, p.gpu_type, p.cluster_id, GREATEST($2::int, t.max_priority) AS priority, (extract(epoch FROM p.created_at) * 1000)::bigint AS created_ms
+       FROM pods p JOIN tenants t ON t.id = p.tenant_id
+      WHERE p.status = 'pending' AND t.status = 'active' AND NOT (t.billing_mode = 'prepaid' AND t.balance_exhausted_at IS NOT NULL)
+      ORDER BY p.created_at LIMIT $1`,
+});
+
+/** Placed pods ($1) start on their nodes ($2), by position, with a fresh fence. */
+export const START_PLACED_PODS = statement("pods.start-placed", {
+  params: ["uuid[]", "uuid[]"],
+  columns: {},
+  text: `UPDATE pods p SET status = 'starting', attempts = attempts + 1, fence = gen_random_uuid(), node_id = x.node_id, pending_reason = NULL,
+              status_reason = 'placed; its node is starting the container', updated_at = now()
+         FROM unnest($1::uuid[], $2::uuid[]) AS x(id, node_id)
+        WHERE p.id = x.id AND p.status = 'pending'`,
+});
+
+/** GPUs ($1) allocated to pods ($2), by position. */
+export const ALLOCATE_POD_GPUS = statement("pods.allocate-gpus", {
+  params: ["uuid[]", "uuid[]"],
+  columns: {},
+  text: `UPDATE gpus g SET allocated_pod_id = x.pod_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, pod_id) WHERE g.id = x.gpu_id`,
+});
+
+/** A placement per started pod ($1): its attempt, fence, node and GPUs in index order. */
+export const RECORD_POD_PLACEMENTS = statement("pods.record-placements", {
+  params: ["uuid[]"],
+  columns: {},
+  text: `INSERT INTO pod_placements (pod_id, attempt, fence, node_id, gpu_type, gpu_ids, started_at)
+       SELECT p.id, p.attempts, p.fence, p.node_id, p.gpu_type, array_agg(g.id ORDER BY g.index), clock_timestamp()
+         FROM pods p JOIN gpus g ON g.allocated_pod_id = p.id WHERE p.id = ANY($1::uuid[]) GROUP BY p.id`,
+});
+
+export const RECORD_PODS_PLACED = statement("pods.record-placed", {
+  params: ["uuid[]"],
+  columns: {},
+  text: `INSERT INTO pod_events (pod_id, from_status, to_status, reason, actor)
+       SELECT p.id, 'pending', 'starting', 'placed on ' || n.hostname, 'scheduler' FROM pods p JOIN nodes n ON n.id = p.node_id WHERE p.id = ANY($1::uuid[])`,
+});
+
+/** Why each pod ($1) still waits ($2), by position; written only when it changed. */
+export const SET_POD_PENDING_REASONS = statement("pods.set-pending-reasons", {
+  params: ["uuid[]", "text[]"],
+  columns: {},
+  text: `UPDATE pods p SET pending_reason = x.reason, updated_at = now() FROM unnest($1::uuid[], $2::text[]) AS x(id, reason)
+        WHERE p.id = x.id AND p.status = 'pending' AND p.pending_reason IS DISTINCT FROM x.reason`,
+});
