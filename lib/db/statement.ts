@@ -12,6 +12,9 @@ import type { SqlClient } from "./client";
 // the value can be null. JavaScript shapes are those node-postgres gives without custom parsers:
 // int8 and numeric arrive as strings (exact), timestamps and dates as Date, json as parsed.
 
+/** What JSON.parse can answer: pg and Prisma both parse json and jsonb columns. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
 interface ScalarTypes {
   bool: boolean;
   int2: number;
@@ -31,8 +34,8 @@ interface ScalarTypes {
   timestamptz: Date;
   timestamp: Date;
   date: Date;
-  json: unknown;
-  jsonb: unknown;
+  json: JsonValue;
+  jsonb: JsonValue;
   bytea: Buffer;
   void: string;
 }
@@ -51,7 +54,9 @@ type ColumnValue<T extends Declared> = T extends `${infer B extends PgType}?`
       : never;
 
 /** What a caller may pass for a parameter of this type (pg serialises numbers, dates and arrays). */
-interface ParamTypes extends Omit<ScalarTypes, "int8" | "numeric" | "timestamptz" | "timestamp" | "date"> {
+interface ParamTypes extends Omit<ScalarTypes, "int8" | "numeric" | "timestamptz" | "timestamp" | "date" | "json" | "jsonb"> {
+  json: unknown;
+  jsonb: unknown;
   int8: number | string | bigint;
   numeric: number | string;
   timestamptz: Date | string;

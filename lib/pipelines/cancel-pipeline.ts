@@ -2,15 +2,17 @@ import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { forbidden, invalidTransition, notFound } from "@/lib/errors";
 import { pipelineInclude } from "./present";
+import { LOCK_PIPELINE } from "./statements";
 import { stopPipelineInTx } from "./stop-pipeline";
 
 /** Locks a pipeline of the caller's (a tenant its own, an operator any) for a change of state. */
 export async function lockPipelineOrThrow(tx: Parameters<typeof stopPipelineInTx>[0], actor: Actor, id: string) {
   const p = actor.principal;
   if (p.kind !== "tenant" && p.kind !== "operator") throw forbidden("Pipelines belong to tenants");
-  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: string; name: string }>>`SELECT tenant_id, status, name FROM pipelines WHERE id = ${id}::uuid FOR UPDATE`;
+  const rows = await run(tx, LOCK_PIPELINE, [id]);
   const row = rows[0];
   if (!row || (p.kind === "tenant" && row.tenant_id !== p.tenantId)) throw notFound("Pipeline");
   return row;
