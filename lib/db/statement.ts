@@ -121,7 +121,7 @@ const TEXTUAL = new Set<Declared>(["int8", "int8?", "numeric", "numeric?"]);
 
 /** Runs a statement and returns its rows, typed as declared. */
 export async function run<S extends Statement>(client: Runner, s: S, ...values: Values<S>): Promise<Array<RowOf<S>>> {
-  const params = (values[0] ?? []) as unknown[];
+  const params: unknown[] = values[0] ?? [];
   let rows: Array<Record<string, unknown>>;
   if (isPg(client)) rows = (await (s.prepare ? client.query({ name: s.name, text: s.text, values: params }) : client.query(s.text, params))).rows;
   else if (isPrisma(client)) rows = await client.$queryRawUnsafe<Array<Record<string, unknown>>>(s.text, ...params);
@@ -140,7 +140,7 @@ export async function runOne<S extends Statement>(client: Runner, s: S, ...value
 
 /** Runs a statement for its effect and returns how many rows it changed. */
 export async function runCount<S extends Statement>(client: pg.Pool | pg.PoolClient | pg.Client | PrismaRaw, s: S, ...values: Values<S>): Promise<number> {
-  const params = (values[0] ?? []) as unknown[];
+  const params: unknown[] = values[0] ?? [];
   if (isPrisma(client)) return client.$executeRawUnsafe(s.text, ...params);
   return (await client.query(s.text, params)).rowCount ?? 0;
 }

@@ -11,14 +11,6 @@ export interface Described {
   fields: Array<{ name: string; typeOid: number; tableId: number; column: number }>;
 }
 
-interface Connection {
-  parse(q: { text: string; types: unknown[] }): void;
-  describe(m: { type: "S"; name: string }): void;
-  sync(): void;
-  once(event: "parameterDescription", listener: (m: { dataTypeIDs: number[] }) => void): void;
-  off(event: "parameterDescription", listener: (m: { dataTypeIDs: number[] }) => void): void;
-}
-
 class Describe {
   private params: number[] = [];
   private fields: Described["fields"] = [];
@@ -29,10 +21,11 @@ class Describe {
 
   constructor(private readonly text: string) {}
 
-  submit(connection: Connection): void {
+  submit(connection: pg.Connection): void {
     connection.once("parameterDescription", this.onParams);
-    connection.parse({ text: this.text, types: [] });
-    connection.describe({ type: "S", name: "" });
+    // the unnamed statement; the typings' second argument is not read by pg 8
+    connection.parse({ name: "", text: this.text, types: [] }, false);
+    connection.describe({ type: "S", name: "" }, false);
     connection.sync();
   }
 
@@ -40,7 +33,7 @@ class Describe {
     this.fields = msg.fields.map((f) => ({ name: f.name, typeOid: f.dataTypeID, tableId: f.tableID, column: f.columnID }));
   }
 
-  handleError(error: Error, connection: Connection): void {
+  handleError(error: Error, connection: pg.Connection): void {
     connection.off("parameterDescription", this.onParams);
     this.failure = error;
     this.settle.reject(error);
@@ -60,6 +53,6 @@ class Describe {
 /** The parameter and result types PostgreSQL infers for `text`, or its parse error. */
 export async function describeStatement(client: pg.Client, text: string): Promise<Described> {
   const d = new Describe(text);
-  client.query(d as unknown as pg.Submittable);
+  client.query(d);
   return d.done;
 }
