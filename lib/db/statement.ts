@@ -13,7 +13,7 @@ import type { SqlClient } from "./client";
 // int8 and numeric arrive as strings (exact), timestamps and dates as Date, json as parsed.
 
 /** What JSON.parse can answer: pg and Prisma both parse json and jsonb columns. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 interface ScalarTypes {
   bool: boolean;
@@ -42,7 +42,7 @@ interface ScalarTypes {
 type Scalar = keyof ScalarTypes;
 type PgType = Scalar | `${Scalar}[]`;
 /** A column or parameter type: `uuid`, `int4[]`, `text?` (nullable). */
-export type Declared = PgType | `${PgType}?`;
+type Declared = PgType | `${PgType}?`;
 
 /** What node-postgres answers for a column of this type. */
 type ColumnValue<T extends Declared> = T extends `${infer B extends PgType}?`
@@ -87,8 +87,10 @@ export interface Statement<P extends Params = Params, C extends Columns = Column
 /** The row a statement's declaration promises. */
 export type RowOf<S extends Statement> = S extends Statement<Params, infer C> ? { -readonly [K in keyof C]: ColumnValue<C[K]> } : never;
 /** The values a statement takes, in the order of its `$n` parameters. */
-export type ValuesOf<S extends Statement> = S extends Statement<infer P, Columns> ? { -readonly [I in keyof P]: ParamValue<P[I]> } : never;
+type ValuesOf<S extends Statement> = S extends Statement<infer P, Columns> ? { -readonly [I in keyof P]: ParamValue<P[I]> } : never;
 
+// Read by the statements test only. A module a dev server re-evaluates on a hot reload adds its
+// statements again, which nothing here minds.
 const registry: Statement[] = [];
 
 /** Every statement defined by a module that has been imported. */

@@ -17,7 +17,7 @@ function libFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) return e.name === "generated" ? [] : libFiles(p);
-    return /\.ts$/.test(e.name) ? [p] : [];
+    return e.name.endsWith(".ts") ? [p] : [];
   });
 }
 
