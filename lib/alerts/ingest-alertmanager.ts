@@ -1,9 +1,11 @@
 import "server-only";
 import { pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { alertTarget, severityOf, wantsQuarantine } from "./alert-target";
 import type { AlertmanagerWebhook } from "./alertmanager-schemas";
 import { remediateNodes, type NodeFault } from "./remediate-nodes";
+import { FIRE_EXTERNAL_EVENTS, GPUS_BY_UUID, NODES_BY_HOSTNAME, NODES_BY_ID, RESOLVE_EXTERNAL_EVENTS } from "./statements";
 
 interface Resolved {
   index: number;
@@ -35,15 +37,9 @@ export async function ingestAlertmanager(payload: AlertmanagerWebhook, opts: { c
   const uuids = [...new Set(targets.flatMap((t) => (t?.by === "gpu_uuid" ? [t.uuid] : [])))];
   const hosts = [...new Set(targets.flatMap((t) => (t?.by === "hostname" ? [t.hostname] : [])))];
   const [byId, byUuid, byHost] = await Promise.all([
-    pool().query<{ id: string; cluster_id: string; hostname: string }>(`SELECT id, cluster_id, hostname FROM nodes WHERE id = ANY($1::uuid[])`, [ids]),
-    pool().query<{ uuid: string; gpu_id: string; index: number; node_id: string; cluster_id: string; hostname: string }>(
-      `SELECT g.uuid, g.id AS gpu_id, g.index, n.id AS node_id, n.cluster_id, n.hostname FROM gpus g JOIN nodes n ON n.id = g.node_id WHERE g.uuid = ANY($1::text[])`,
-      [uuids],
-    ),
-    pool().query<{ id: string; cluster_id: string; cluster_name: string; hostname: string }>(
-      `SELECT n.id, n.cluster_id, c.name AS cluster_name, n.hostname FROM nodes n JOIN clusters c ON c.id = n.cluster_id WHERE n.hostname = ANY($1::text[])`,
-      [hosts],
-    ),
+    run(pool(), NODES_BY_ID, [ids]),
+    run(pool(), GPUS_BY_UUID, [uuids]),
+    run(pool(), NODES_BY_HOSTNAME, [hosts]),
   ]);
   const remediateAlerts = env().ALERTMANAGER_REMEDIATE_ALERTS;
   const resolved: Resolved[] = [];
@@ -52,16 +48,16 @@ export async function ingestAlertmanager(payload: AlertmanagerWebhook, opts: { c
     let node: { id: string; cluster_id: string; hostname: string } | undefined;
     let gpu: { id: string; index: number } | null = null;
     if (!t) return unmatched.push({ index, reason: "no label names a GPU or node (UUID, Hostname, instance, node, gpuforge_node_id)" });
-    if (t.by === "node_id") node = byId.rows.find((n) => n.id === t.nodeId);
+    if (t.by === "node_id") node = byId.find((n) => n.id === t.nodeId);
     if (t.by === "gpu_uuid") {
-      const g = byUuid.rows.find((x) => x.uuid === t.uuid);
+      const g = byUuid.find((x) => x.uuid === t.uuid);
       if (g) {
         node = { id: g.node_id, cluster_id: g.cluster_id, hostname: g.hostname };
         gpu = { id: g.gpu_id, index: g.index };
       }
     }
     if (t.by === "hostname") {
-      const matches = byHost.rows.filter((n) => n.hostname === t.hostname && (!t.cluster || n.cluster_name === t.cluster || n.cluster_id === t.cluster));
+      const matches = byHost.filter((n) => n.hostname === t.hostname && (!t.cluster || n.cluster_name === t.cluster || n.cluster_id === t.cluster));
       if (matches.length > 1) return unmatched.push({ index, reason: `hostname ${t.hostname} is in ${matches.length} clusters: add a cluster label` });
       node = matches[0];
     }
@@ -86,36 +82,20 @@ export async function ingestAlertmanager(payload: AlertmanagerWebhook, opts: { c
 
   const firing = resolved.filter((r) => r.firing);
   const fired = firing.length
-    ? (
-        await pool().query<{ id: string; dedupe_key: string }>(
-          `INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
-           SELECT 'external', x.dedupe_key, x.subject_type, x.subject_id, x.subject_label, x.cluster_id, x.node_id, x.severity, x.message, x.details
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::jsonb[])
-               AS x(dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
-           ON CONFLICT (dedupe_key) WHERE status = 'firing' DO NOTHING
-           RETURNING id, dedupe_key`,
-          [
-            firing.map((r) => `alertmanager:${r.fingerprint}`),
-            firing.map((r) => (r.gpuId ? "gpu" : "node")),
-            firing.map((r) => r.gpuId ?? r.nodeId),
-            firing.map((r) => r.label),
-            firing.map((r) => r.clusterId),
-            firing.map((r) => r.nodeId),
-            firing.map((r) => r.severity),
-            firing.map((r) => r.message),
-            firing.map((r) => JSON.stringify(r.details)),
-          ],
-        )
-      ).rows
+    ? await run(pool(), FIRE_EXTERNAL_EVENTS, [
+        firing.map((r) => `alertmanager:${r.fingerprint}`),
+        firing.map((r) => (r.gpuId ? "gpu" : "node")),
+        firing.map((r) => r.gpuId ?? r.nodeId),
+        firing.map((r) => r.label),
+        firing.map((r) => r.clusterId),
+        firing.map((r) => r.nodeId),
+        firing.map((r) => r.severity),
+        firing.map((r) => r.message),
+        firing.map((r) => JSON.stringify(r.details)),
+      ])
     : [];
   const ending = resolved.filter((r) => !r.firing);
-  const ended = ending.length
-    ? (
-        await pool().query<{ id: string }>(`UPDATE alert_events SET status = 'resolved', resolved_at = now() WHERE status = 'firing' AND rule_type = 'external' AND dedupe_key = ANY($1::text[]) RETURNING id`, [
-          ending.map((r) => `alertmanager:${r.fingerprint}`),
-        ])
-      ).rows
-    : [];
+  const ended = ending.length ? await run(pool(), RESOLVE_EXTERNAL_EVENTS, [ending.map((r) => `alertmanager:${r.fingerprint}`)]) : [];
 
   const eventOf = new Map(fired.map((e) => [e.dedupe_key, e.id]));
   const faults: NodeFault[] = resolved

@@ -1,12 +1,15 @@
 import "server-only";
 import { emitEvent } from "@/lib/background/emit";
 import { db, pool } from "@/lib/db/client";
+import { run, type RowOf } from "@/lib/db/statement";
+import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { publicUrl } from "@/lib/platform/public-url";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { postWebhook, sendEmail } from "./channels";
 import { silencedAmong } from "./silences";
 import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText, type MessageFormat } from "./delivery-policy";
+import { CLAIM_DUE_NOTIFICATIONS, EVENTS_TO_NOTIFY, MARK_NOTIFICATION_FAILED, MARK_NOTIFICATION_SENT, OPERATOR_EMAILS } from "./notification-statements";
 
 // The notification outbox. Rows are written in the evaluator's run, delivered by a background
 // function that claims them with a lease, retried with backoff, and never deleted: a channel that
@@ -37,7 +40,7 @@ export function redactWebhook(url: string): string {
 
 async function emailRecipients(cfg: ChannelConfig): Promise<string[]> {
   if (cfg.emailTo.length) return cfg.emailTo;
-  const { rows } = await pool().query<{ email: string }>(`SELECT email FROM users WHERE role = 'operator' AND disabled_at IS NULL ORDER BY email`);
+  const rows = await run(pool(), OPERATOR_EMAILS);
   return rows.map((r) => r.email);
 }
 
@@ -60,12 +63,7 @@ export async function activeChannels(cfg: ChannelConfig): Promise<Array<{ channe
 export async function enqueueNotifications(eventIds: string[], kind: "firing" | "resolved", config?: ChannelConfig): Promise<number> {
   if (eventIds.length === 0) return 0;
   const cfg = config ?? (await channelConfig());
-  const { rows: events } = await pool().query<{ id: string; severity: string; rule_name: string | null; rule_type: string; subject_label: string; message: string; fired_at: Date; resolved_at: Date | null; ruleId: string | null; ruleType: string; clusterId: string | null; nodeId: string | null; subjectType: string; subjectId: string }>(
-    `SELECT e.id, e.severity, r.name AS rule_name, e.rule_type, e.subject_label, e.message, e.fired_at, e.resolved_at,
-            e.rule_id AS "ruleId", e.rule_type AS "ruleType", e.cluster_id AS "clusterId", e.node_id AS "nodeId", e.subject_type AS "subjectType", e.subject_id AS "subjectId"
-       FROM alert_events e LEFT JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ANY($1::uuid[])`,
-    [eventIds],
-  );
+  const events = await run(pool(), EVENTS_TO_NOTIFY, [eventIds]);
   // a silence or maintenance window keeps its alerts quiet: listed in the plane, announced nowhere
   const silenced = await silencedAmong(events);
   const channels = await activeChannels(cfg);
@@ -123,20 +121,7 @@ export async function queueNotifications(rows: OutboxRow[]): Promise<number> {
   return count;
 }
 
-interface Claimed {
-  id: string;
-  alert_event_id: string | null;
-  demo_request_id: string | null;
-  kind: string;
-  channel: string;
-  target: string;
-  subject: string;
-  body: string;
-  attempts: number;
-  severity: string | null;
-  rule_type: string | null;
-  subject_label: string | null;
-}
+type Claimed = RowOf<typeof CLAIM_DUE_NOTIFICATIONS>;
 
 /** How long a claimed notification is held before another deliverer may try it (a crashed one). */
 const LEASE_S = 120;
@@ -161,34 +146,18 @@ async function send(n: Claimed, cfg: ChannelConfig): Promise<void> {
 /** Delivers due notifications (at most `batch` per run). Each is claimed under a lease, so parallel deliverers never send one twice at once. */
 export async function deliverNotifications(config?: ChannelConfig, batch = 50): Promise<{ sent: number; retried: number; failed: number }> {
   const cfg = config ?? (await channelConfig());
-  const { rows } = await pool().query<Claimed>(
-    `WITH due AS (
-       SELECT id FROM notifications WHERE status = 'pending' AND next_attempt_at <= now()
-        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
-     )
-     UPDATE notifications n SET attempts = n.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::int)
-       FROM due
-      WHERE n.id = due.id
-     RETURNING n.id, n.alert_event_id, n.demo_request_id, n.kind, n.channel, n.target, n.subject, n.body, n.attempts,
-               (SELECT severity FROM alert_events e WHERE e.id = n.alert_event_id) AS severity,
-               (SELECT rule_type FROM alert_events e WHERE e.id = n.alert_event_id) AS rule_type,
-               (SELECT subject_label FROM alert_events e WHERE e.id = n.alert_event_id) AS subject_label`,
-    [batch, LEASE_S],
-  );
+  const rows = await run(pool(), CLAIM_DUE_NOTIFICATIONS, [batch, LEASE_S]);
   const out = { sent: 0, retried: 0, failed: 0 };
   await Promise.all(
     rows.map(async (n) => {
       try {
         await send(n, cfg);
-        await pool().query(`UPDATE notifications SET status = 'sent', sent_at = now(), last_error = NULL WHERE id = $1`, [n.id]);
+        await run(pool(), MARK_NOTIFICATION_SENT, [n.id]);
         out.sent++;
       } catch (e) {
         const error = (e as Error).message.slice(0, 500);
         const giveUp = n.attempts >= MAX_DELIVERY_ATTEMPTS;
-        await pool().query(
-          `UPDATE notifications SET status = $2, last_error = $3, next_attempt_at = now() + make_interval(secs => $4::int) WHERE id = $1`,
-          [n.id, giveUp ? "failed" : "pending", error, deliveryBackoffSeconds(n.attempts)],
-        );
+        await run(pool(), MARK_NOTIFICATION_FAILED, [n.id, giveUp ? "failed" : "pending", error, deliveryBackoffSeconds(n.attempts)]);
         if (giveUp) out.failed++;
         else out.retried++;
         logger.warn("notification delivery failed", { id: n.id, channel: n.channel, attempt: n.attempts, error });

@@ -3,6 +3,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { systemActor } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
+import { run, runOne } from "@/lib/db/statement";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { applyNodeTransition } from "@/lib/fleet/apply-node-transition";
 import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
@@ -10,6 +11,7 @@ import { interruptPodsOnNodes } from "@/lib/pods/interrupt-pods";
 import { lockPrismaTransaction } from "@/lib/db/locks";
 import { enqueueNotifications } from "./notification-outbox";
 import { decideRemediations, type RemediationCandidate } from "./remediation-cap";
+import { FIRE_JOBS_MOVED, NODES_TO_REMEDIATE, QUARANTINES_IN_WINDOW, RECORD_CAPPED_REMEDIATIONS } from "./statements";
 
 export interface NodeFault extends RemediationCandidate {
   alert_event_id: string | null;
@@ -50,22 +52,10 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
       // Re-read under the lock: another remediator may have decided these nodes a moment ago, and
       // an operator may have returned a node after its facts were read (a fatal XID fault still
       // holds only while a GPU of the node is unhealthy for it; returning the node clears that).
-      const nodes = await tx.$queryRaw<Array<{ id: string; hostname: string; status: string; status_before_offline: string | null }>>`
-        SELECT n.id, n.hostname, n.status, n.status_before_offline FROM nodes n
-         WHERE n.id = ANY(${ids}::uuid[])
-           AND n.status <> 'quarantined' AND n.status_before_offline IS DISTINCT FROM 'quarantined'
-           AND NOT EXISTS (
-             SELECT 1 FROM remediations r
-              WHERE r.node_id = n.id
-                AND r.created_at > COALESCE((SELECT max(e.created_at) FROM node_events e WHERE e.node_id = n.id AND e.to_status = 'available'), '-infinity'))
-           AND (n.id <> ALL(${xidOnlyNodeIds}::uuid[])
-                OR EXISTS (SELECT 1 FROM gpus g WHERE g.node_id = n.id AND g.status = 'unhealthy' AND g.unhealthy_reason LIKE 'fatal_xid:%'))
-         ORDER BY n.id FOR UPDATE OF n`;
+      const nodes = await run(tx, NODES_TO_REMEDIATE, [ids, xidOnlyNodeIds]);
       const byId = new Map(nodes.map((n) => [n.id, n]));
       const eligible = faults.filter((f) => byId.has(f.node_id));
-      const [{ used }] = await tx.$queryRaw<[{ used: number }]>`
-        SELECT count(*)::int AS used FROM remediations
-         WHERE outcome = 'quarantined' AND created_at > clock_timestamp() - make_interval(secs => ${windowS}::int)`;
+      const { used } = (await runOne(tx, QUARANTINES_IN_WINDOW, [windowS]))!;
       const decision = decideRemediations(eligible, used, cap);
 
       const quarantined: RemediationOutcome["quarantined"] = [];
@@ -79,13 +69,7 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
         });
         if (requeued.length) {
           // each tenant sees that its job moved, and why; it resolves once the job runs again
-          await tx.$executeRaw`
-            INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, tenant_id, severity, message, details)
-            SELECT 'job_moved', 'job_moved:' || j.id, 'job', j.id::text, j.name, n.cluster_id, n.id, j.tenant_id, 'warning',
-                   'Job ' || j.name || ' was moved off node ' || n.hostname || ' after a hardware fault; it is queued to run elsewhere and its retries were not spent',
-                   jsonb_build_object('node', n.hostname, 'cause', ${f.summary}::text)
-              FROM jobs j, nodes n WHERE j.id = ANY(${requeued}::uuid[]) AND n.id = ${node.id}::uuid
-            ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now(), details = EXCLUDED.details, message = EXCLUDED.message`;
+          await run(tx, FIRE_JOBS_MOVED, [f.summary, requeued, node.id]);
         }
         await recordAudit(tx, systemActor, {
           action: "node.auto_quarantined",
@@ -100,24 +84,7 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
       const capped = decision.capped;
       const cappedEventIds = capped.length
         ? (
-            await tx.$queryRaw<Array<{ id: string; inserted: boolean }>>`
-              WITH c AS (
-                SELECT * FROM unnest(${capped.map((f) => f.node_id)}::uuid[], ${capped.map((f) => f.cause)}::text[], ${capped.map((f) => f.summary)}::text[], ${capped.map((f) => f.alert_event_id)}::uuid[])
-                  AS c(node_id, cause, summary, alert_event_id)
-              ), logged AS (
-                INSERT INTO remediations (node_id, alert_event_id, cause, outcome, details)
-                SELECT c.node_id, c.alert_event_id, c.cause, 'capped',
-                       jsonb_build_object('hostname', n.hostname, 'summary', c.summary, 'used_in_window', ${used}::int, 'cap', ${cap}::int, 'window_s', ${windowS}::int)
-                  FROM c JOIN nodes n ON n.id = c.node_id
-              )
-              INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
-              SELECT 'remediation_capped', 'remediation_capped:' || n.id, 'node', n.id::text, n.hostname, n.cluster_id, n.id, 'critical',
-                     'Automatic quarantine of ' || n.hostname || ' (' || c.summary || ') was not done: ' || ${cap}::int || ' automatic quarantines in '
-                       || ${Math.round(windowS / 60)}::int || ' minutes reached the cap. Inspect the node and quarantine or return it by hand.',
-                     jsonb_build_object('cause', c.cause, 'summary', c.summary, 'cap', ${cap}::int, 'window_s', ${windowS}::int, 'used_in_window', ${used}::int)
-                FROM c JOIN nodes n ON n.id = c.node_id
-              ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now()
-              RETURNING id, (xmax = 0) AS inserted`
+            await run(tx, RECORD_CAPPED_REMEDIATIONS, [capped.map((f) => f.node_id), capped.map((f) => f.cause), capped.map((f) => f.summary), capped.map((f) => f.alert_event_id), used, cap, windowS, Math.round(windowS / 60)])
           )
             .filter((r) => r.inserted)
             .map((r) => r.id)

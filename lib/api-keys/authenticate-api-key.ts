@@ -2,10 +2,12 @@ import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { pool } from "@/lib/db/client";
 import { ChannelListener } from "@/lib/db/listen";
+import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { forbidden, unauthorized } from "@/lib/errors";
 import { hashApiKey, isWellFormedApiKey } from "./key-format";
 import { RememberedKeys } from "./remembered-keys";
+import { API_KEY_BY_HASH, TOUCH_API_KEY } from "./statements";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -48,29 +50,14 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
   // The key's own rights, narrowed by its creator's as they are now: a key made by a user who was
   // since disabled is refused, one made by a tenant admin since demoted acts as a member (the
   // database also revokes and narrows such keys when the user changes; this is the second lock).
-  const { rows } = await pool().query<{
-    id: string; prefix: string; scope: string; tenant_id: string | null; cluster_id: string | null; node_id: string | null; tenant_role: string | null;
-    revoked_at: Date | null; last_used_at: Date | null; tenant_status: string | null; creator_disabled: boolean; creator_role: string | null;
-    expires_at: Date | null; expired: boolean;
-  }>({
-    name: "authenticate_api_key_v4",
-    text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.node_id, k.tenant_role, k.revoked_at, k.last_used_at, t.status AS tenant_status,
-                  (u.id IS NOT NULL AND u.disabled_at IS NOT NULL) AS creator_disabled, u.role AS creator_role,
-                  k.expires_at, COALESCE(k.expires_at <= now(), false) AS expired
-             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id LEFT JOIN users u ON u.id = k.created_by_user_id
-            WHERE k.key_hash = $1`,
-    values: [keyHash],
-  });
+  const rows = await run(pool(), API_KEY_BY_HASH, [keyHash]);
   const row = rows[0];
   if (!row || row.revoked_at || row.creator_disabled) throw unauthorized("Invalid or revoked API key");
   if (row.expired) throw unauthorized("API key expired");
   if (row.tenant_status !== null && row.tenant_status !== "active") throw forbidden("Tenant is suspended");
 
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await pool().query(
-      `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-      [row.id],
-    );
+    await run(pool(), TOUCH_API_KEY, [row.id]);
   }
 
   const via = { keyId: row.id, label: `key ${row.prefix}…` };

@@ -1,5 +1,7 @@
 import "server-only";
 import { db } from "@/lib/db/client";
+import { runCount } from "@/lib/db/statement";
+import { PRUNE_AUDIT_BATCH } from "./statements";
 
 /**
  * Deletes audit entries older than the retention period, in batches so a large backlog never
@@ -9,10 +11,7 @@ export async function pruneAuditLog(retentionDays: number, batchSize = 5_000): P
   if (retentionDays <= 0) return { deleted: 0 };
   let deleted = 0;
   for (;;) {
-    const n = await db().$executeRaw`
-      DELETE FROM audit_log WHERE id IN (
-        SELECT id FROM audit_log WHERE created_at < now() - make_interval(days => ${retentionDays}::int)
-        ORDER BY id LIMIT ${batchSize}::int)`;
+    const n = await runCount(db(), PRUNE_AUDIT_BATCH, [retentionDays, batchSize]);
     deleted += n;
     if (n < batchSize) return { deleted };
   }

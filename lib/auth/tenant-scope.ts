@@ -14,6 +14,11 @@ export function tenantScope(p: Principal): { tenantId?: string } {
   throw forbidden("Tenant data is for operators and tenants, not agent or workload credentials");
 }
 
+/** The scope as a statement parameter: the caller's tenant, or null for operators (`$n IS NULL OR tenant_id = $n`). */
+export function scopedTenantId(p: Principal): string | null {
+  return tenantScope(p).tenantId ?? null;
+}
+
 /**
  * The scope as a condition on `column` (a trusted identifier such as `"tenant_id"` or
  * `"p.tenant_id"`, never input) for Prisma's tagged raw queries: `TRUE` for operators,

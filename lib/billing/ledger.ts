@@ -4,17 +4,21 @@ import type { Actor, Principal } from "@/lib/auth/principal";
 import { assertOperator } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
+import { env } from "@/lib/env";
 import { conflict, forbidden, notFound } from "@/lib/errors";
 import { publicUrl } from "@/lib/platform/public-url";
+import { oneOf } from "@/lib/vocabulary";
 import { enforcePrepaidBalances } from "./meter";
-import type { LEDGER_KINDS, ledgerEntrySchema } from "./schemas";
+import { LEDGER_KINDS, type ledgerEntrySchema } from "./schemas";
+import { LEDGER_PAGE } from "./statements";
 import { createDepositCheckout, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 
 /** A tenant's balance is the sum of its ledger, never stored anywhere else. */
 export async function balanceOf(tenantId: string, tx?: Tx): Promise<number> {
   const q = tx ?? db();
-  const r = await q.$queryRaw<[{ b: bigint }]>`SELECT COALESCE(sum(amount_cents), 0)::bigint AS b FROM ledger_entries WHERE tenant_id = ${tenantId}::uuid`;
-  return Number(r[0].b);
+  const { _sum } = await q.ledgerEntry.aggregate({ where: { tenantId }, _sum: { amountCents: true } });
+  return Number(_sum.amountCents ?? 0);
 }
 
 export function assertTenantVisible(p: Principal, tenantId: string) {
@@ -42,15 +46,10 @@ export async function listTransactions(p: Principal, tenantId: string, opts: { l
   assertTenantVisible(p, tenantId);
   if (!(await db().tenant.findUnique({ where: { id: tenantId }, select: { id: true } }))) throw notFound("Tenant");
   const before = opts.cursor && /^\d+$/.test(opts.cursor) ? opts.cursor : null;
-  const { rows } = await pool().query<{ id: string; kind: string; amount_cents: string; balance_after: string; description: string; invoice_id: string | null; created_by: string; created_at: Date }>(
-    `SELECT id::text, kind, amount_cents::text, balance_after::text, description, invoice_id, created_by, created_at FROM (
-       SELECT l.*, sum(amount_cents) OVER (ORDER BY id) AS balance_after FROM ledger_entries l WHERE tenant_id = $1
-     ) x WHERE $2::bigint IS NULL OR id < $2::bigint ORDER BY id DESC LIMIT $3`,
-    [tenantId, before, opts.limit + 1],
-  );
+  const rows = await run(pool(), LEDGER_PAGE, [tenantId, before, opts.limit + 1]);
   const data = rows.slice(0, opts.limit).map((r) => ({
     id: r.id,
-    kind: r.kind as (typeof LEDGER_KINDS)[number],
+    kind: oneOf(LEDGER_KINDS, r.kind, "ledger_entries.kind"),
     amount_cents: Number(r.amount_cents),
     balance_after_cents: Number(r.balance_after),
     description: r.description,

@@ -3,11 +3,13 @@ import type Stripe from "stripe";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { systemActorFor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
+import { run, runCount } from "@/lib/db/statement";
 import { notFound, validationFailed } from "@/lib/errors";
 import { enqueueNotifications } from "@/lib/alerts/notification-outbox";
 import type { Tx } from "@/lib/db/client";
 import { enforcePrepaidBalances } from "./meter";
 import { invoiceLabel } from "./money";
+import { FIRE_UNEXPECTED_PAYMENT, LOCK_INVOICE_FOR_PAYMENT, RECORD_STRIPE_EVENT, SET_STRIPE_EVENT_OUTCOME } from "./statements";
 import { stripeConfigFromEnv, verifyStripeEvent, type StripeConfig } from "./stripe";
 
 /** The only events that change anything; every other type is acknowledged and ignored. */
@@ -33,7 +35,7 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
   }
   let alertId: string | null = null;
   const outcome = await db().$transaction(async (tx) => {
-    const first = await tx.$executeRaw`INSERT INTO stripe_events (id, type, outcome) VALUES (${event.id}, ${event.type}, 'processing') ON CONFLICT (id) DO NOTHING`;
+    const first = await runCount(tx, RECORD_STRIPE_EVENT, [event.id, event.type]);
     if (first === 0) return "duplicate" as const;
     let result: WebhookOutcome = "ignored";
     if ((HANDLED_STRIPE_EVENTS as readonly string[]).includes(event.type)) {
@@ -43,8 +45,7 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
       if (session.payment_status !== "paid") {
         result = "not_paid_yet";
       } else if (invoiceId) {
-        const [inv] = await tx.$queryRaw<Array<{ status: string; tenant_id: string; number: number; payment_method: string | null; payment_reference: string | null }>>`
-          SELECT status, tenant_id, number, payment_method, payment_reference FROM invoices WHERE id::text = ${invoiceId} FOR UPDATE`;
+        const [inv] = await run(tx, LOCK_INVOICE_FOR_PAYMENT, [invoiceId]);
         const reference = session.payment_intent ? String(session.payment_intent) : session.id;
         if (!inv) result = "unknown_invoice";
         else if (inv.status === "paid") {
@@ -67,7 +68,7 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
         result = "deposit_credited";
       }
     }
-    await tx.$executeRaw`UPDATE stripe_events SET outcome = ${result} WHERE id = ${event.id}`;
+    await run(tx, SET_STRIPE_EVENT_OUTCOME, [result, event.id]);
     return result;
   });
   if (outcome === "deposit_credited") await enforcePrepaidBalances();
@@ -79,11 +80,12 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
 async function raiseUnexpectedPayment(tx: Tx, invoiceId: string, inv: { status: string; number: number }, session: Stripe.Checkout.Session, reference: string): Promise<string | null> {
   const amount = session.amount_total ?? 0;
   const label = invoiceLabel(inv.number);
-  const [row] = await tx.$queryRaw<Array<{ id: string }>>`
-    INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, severity, message, details)
-    VALUES ('unexpected_payment', ${`unexpected_payment:${session.id}`}, 'invoice', ${invoiceId}, ${label}, 'critical',
-            ${`A card payment of ${(amount / 100).toFixed(2)} ${(session.currency ?? "usd").toUpperCase()} arrived through Stripe for ${label}, which is already ${inv.status}. It was not applied: refund it in Stripe, or credit it by hand.`},
-            ${JSON.stringify({ invoice_id: invoiceId, invoice_status: inv.status, stripe_session: session.id, payment_reference: reference, amount_cents: amount })}::jsonb)
-    ON CONFLICT (dedupe_key) WHERE status = 'firing' DO NOTHING RETURNING id::text`;
+  const [row] = await run(tx, FIRE_UNEXPECTED_PAYMENT, [
+    `unexpected_payment:${session.id}`,
+    invoiceId,
+    label,
+    `A card payment of ${(amount / 100).toFixed(2)} ${(session.currency ?? "usd").toUpperCase()} arrived through Stripe for ${label}, which is already ${inv.status}. It was not applied: refund it in Stripe, or credit it by hand.`,
+    JSON.stringify({ invoice_id: invoiceId, invoice_status: inv.status, stripe_session: session.id, payment_reference: reference, amount_cents: amount }),
+  ]);
   return row?.id ?? null;
 }

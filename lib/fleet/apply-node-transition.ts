@@ -1,6 +1,6 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
-import { transition, type NodeEventKind, type NodeState, type Transition } from "./node-lifecycle";
+import { nodeState, transition, type NodeEventKind, type Transition } from "./node-lifecycle";
 
 export interface LockedNode {
   id: string;
@@ -14,7 +14,7 @@ export interface LockedNode {
  * is recorded. Returns the state machine's answer; a refusal writes nothing.
  */
 export async function applyNodeTransition(tx: Tx, node: LockedNode, event: NodeEventKind, reason: string, actor: string): Promise<Transition> {
-  const state = { status: node.status, statusBeforeOffline: node.status_before_offline } as NodeState;
+  const state = nodeState(node);
   const t = transition(state, event);
   if (!t.ok) return t;
   if (t.changed) {

@@ -3,6 +3,7 @@ import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
+import { runCount } from "@/lib/db/statement";
 import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
 import { interruptPodsOnNodes } from "@/lib/pods/interrupt-pods";
 import { forbidden, invalidTransition } from "@/lib/errors";
@@ -10,6 +11,7 @@ import { lockNodeOrThrow } from "./node-access";
 import { applyNodeTransition } from "./apply-node-transition";
 import type { OperatorTarget } from "./node-lifecycle";
 import { nodeSelect } from "./node-schemas";
+import { CLEAR_UNHEALTHY_GPUS } from "./statements";
 
 /**
  * Operator lifecycle actions: drain, maintenance, quarantine, return to service. Returning a node
@@ -29,9 +31,7 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
     const pods = leaves ? await interruptPodsOnNodes(txClient(tx), [nodeId], `its node was put in ${target}`, actor.principal.label) : [];
     let gpusCleared = 0;
     if (target === "available" && t.changed) {
-      gpusCleared = await tx.$executeRaw`
-        UPDATE gpus SET status = 'available', unhealthy_reason = NULL, ecc_uncorrected = NULL, remap_failure = false, updated_at = now()
-         WHERE node_id = ${nodeId}::uuid AND status = 'unhealthy'`;
+      gpusCleared = await runCount(tx, CLEAR_UNHEALTHY_GPUS, [nodeId]);
     }
     await recordAudit(tx, actor, {
       action: `node.${target === "available" ? "returned_to_service" : target}`,

@@ -1,3 +1,5 @@
+import { oneOf } from "@/lib/vocabulary";
+
 // The node lifecycle as a pure state machine. No I/O: services ask it whether a change is
 // allowed and what the new state is, then persist both the state and a node_events row.
 //
@@ -31,6 +33,16 @@ export type NodeEventKind =
 export interface NodeState {
   status: NodeStatus;
   statusBeforeOffline: Exclude<NodeStatus, "offline"> | null;
+}
+
+const RETURN_STATUSES = NODE_STATUSES.filter((s): s is Exclude<NodeStatus, "offline"> => s !== "offline");
+
+/** A node's state as its row stores it, narrowed (an unknown status is reported, not passed on). */
+export function nodeState(row: { status: string; status_before_offline: string | null }): NodeState {
+  return {
+    status: oneOf(NODE_STATUSES, row.status, "nodes.status"),
+    statusBeforeOffline: row.status_before_offline === null ? null : oneOf(RETURN_STATUSES, row.status_before_offline, "nodes.status_before_offline"),
+  };
 }
 
 export type Transition =

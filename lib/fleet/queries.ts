@@ -1,10 +1,12 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { fleetScope } from "./node-access";
 import { gpuSelect, nodeSelect } from "./node-schemas";
+import { CLUSTER_COUNTS, FLEET_FLOOR, FLEET_SUMMARY } from "./statements";
 
 export async function getNodeOrThrow(principal: Principal, id: string) {
   const scope = fleetScope(principal);
@@ -59,37 +61,10 @@ export async function listGpus(principal: Principal, opts: { limit: number; curs
   return page(rows, opts.limit);
 }
 
-/** The fleet KPIs of API.md's dashboard, in one query. Utilization: mean over GPUs that reported in the last 5 minutes. */
+/** The fleet KPIs of API.md's dashboard, in one query (FLEET_SUMMARY). */
 export async function fleetSummary(clusterId?: string) {
-  const { rows } = await pool().query(
-    `WITH g AS (
-       SELECT g.id, g.status, (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL OR g.allocated_pod_id IS NOT NULL) AS allocated, n.status AS node_status FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE ($1::uuid IS NULL OR n.cluster_id = $1::uuid) AND g.status <> 'missing'
-     ), recent AS (
-       SELECT sum(m.utilization_sum) / nullif(sum(m.samples), 0) AS util
-         FROM gpu_metrics_1m m JOIN g ON g.id = m.gpu_id WHERE m.bucket >= date_trunc('minute', now()) - interval '5 minutes'
-     )
-     SELECT (SELECT count(*) FROM g)::int AS gpus_total,
-            (SELECT count(*) FROM g WHERE status = 'unhealthy')::int AS gpus_unhealthy,
-            (SELECT count(*) FROM g WHERE status = 'available' AND node_status = 'available' AND NOT allocated)::int AS gpus_schedulable,
-            (SELECT count(*) FROM g WHERE allocated)::int AS gpus_allocated,
-            (SELECT util FROM recent) AS utilization_avg_pct,
-            (SELECT count(*) FROM nodes WHERE ($1::uuid IS NULL OR cluster_id = $1::uuid) AND status <> 'offline')::int AS nodes_online,
-            (SELECT count(*) FROM nodes WHERE ($1::uuid IS NULL OR cluster_id = $1::uuid) AND status = 'offline')::int AS nodes_offline,
-            (SELECT count(*) FROM nodes WHERE ($1::uuid IS NULL OR cluster_id = $1::uuid) AND status = 'quarantined')::int AS nodes_quarantined`,
-    [clusterId ?? null],
-  );
-  const r = rows[0];
-  return {
-    gpus_total: r.gpus_total as number,
-    gpus_unhealthy: r.gpus_unhealthy as number,
-    gpus_schedulable: r.gpus_schedulable as number,
-    gpus_allocated: r.gpus_allocated as number,
-    utilization_avg_pct: r.utilization_avg_pct === null ? null : Math.round(Number(r.utilization_avg_pct) * 10) / 10,
-    nodes_online: r.nodes_online as number,
-    nodes_offline: r.nodes_offline as number,
-    nodes_quarantined: r.nodes_quarantined as number,
-  };
+  const [r] = await run(pool(), FLEET_SUMMARY, [clusterId ?? null]);
+  return { ...r!, utilization_avg_pct: r!.utilization_avg_pct === null ? null : Math.round(r!.utilization_avg_pct * 10) / 10 };
 }
 
 export interface FloorGpu {
@@ -126,32 +101,7 @@ export interface FloorRack {
  * cluster (null names the nodes registered without one).
  */
 export async function fleetFloor(clusterId?: string, rack?: { pod: string | null; rack: string | null }): Promise<FloorRack[]> {
-  const { rows } = await pool().query<{
-    node_id: string; cluster_id: string; cluster: string; hostname: string; pod: string | null; rack: string | null; node_status: string; reserved_by: string | null;
-    gpu_id: string | null; idx: number | null; gpu_status: string | null; allocated: boolean | null; util: number | null; temp: number | null;
-  }>(
-    `WITH latest AS (
-       SELECT DISTINCT ON (gpu_id) gpu_id, utilization_sum / samples AS util, temperature_max AS temp
-         FROM gpu_metrics_1m WHERE bucket >= date_trunc('minute', now()) - interval '3 minutes'
-        ORDER BY gpu_id, bucket DESC
-     ), held AS (
-       SELECT DISTINCT ON (rn.node_id) rn.node_id, t.name AS reserved_by
-         FROM reservation_nodes rn JOIN tenants t ON t.id = rn.tenant_id
-        WHERE rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
-     )
-     SELECT n.id AS node_id, c.id AS cluster_id, c.name AS cluster, n.hostname, n.pod, n.rack, n.status AS node_status, h.reserved_by,
-            g.id AS gpu_id, g.index AS idx, g.status AS gpu_status,
-            (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL) AS allocated, l.util, l.temp
-       FROM nodes n
-       JOIN clusters c ON c.id = n.cluster_id
-       LEFT JOIN held h ON h.node_id = n.id
-       LEFT JOIN gpus g ON g.node_id = n.id AND g.status <> 'missing'
-       LEFT JOIN latest l ON l.gpu_id = g.id
-      WHERE ($1::uuid IS NULL OR n.cluster_id = $1::uuid)
-        AND (NOT $2::bool OR (n.pod IS NOT DISTINCT FROM $3 AND n.rack IS NOT DISTINCT FROM $4))
-      ORDER BY c.name, n.pod NULLS LAST, n.rack NULLS LAST, n.hostname, g.index`,
-    [clusterId ?? null, rack !== undefined, rack?.pod ?? null, rack?.rack ?? null],
-  );
+  const rows = await run(pool(), FLEET_FLOOR, [clusterId ?? null, rack !== undefined, rack?.pod ?? null, rack?.rack ?? null]);
   const racks = new Map<string, FloorRack>();
   const nodes = new Map<string, FloorNode>();
   for (const r of rows) {
@@ -168,7 +118,7 @@ export async function fleetFloor(clusterId?: string, rack?: { pod: string | null
       rack.nodes.push(node);
     }
     if (r.gpu_id) {
-      node.gpus.push({ id: r.gpu_id, index: r.idx!, status: r.gpu_status!, allocated: r.allocated === true, util: r.util === null ? null : Math.round(Number(r.util)), temp: r.temp === null ? null : Number(r.temp) });
+      node.gpus.push({ id: r.gpu_id, index: r.idx!, status: r.gpu_status!, allocated: r.allocated === true, util: r.util === null ? null : Math.round(r.util), temp: r.temp });
     }
   }
   return [...racks.values()];
@@ -176,12 +126,8 @@ export async function fleetFloor(clusterId?: string, rack?: { pod: string | null
 
 export async function clusterOverview() {
   const clusters = await db().cluster.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, region: true, provider: true } });
-  const counts = await pool().query<{ cluster_id: string; nodes: number; offline: number; gpus: number; unhealthy: number }>(
-    `SELECT n.cluster_id, count(DISTINCT n.id)::int AS nodes, count(DISTINCT n.id) FILTER (WHERE n.status = 'offline')::int AS offline,
-            count(g.id) FILTER (WHERE g.status <> 'missing')::int AS gpus, count(g.id) FILTER (WHERE g.status = 'unhealthy')::int AS unhealthy
-       FROM nodes n LEFT JOIN gpus g ON g.node_id = n.id GROUP BY 1`,
-  );
-  const byId = new Map(counts.rows.map((r) => [r.cluster_id, r]));
+  const counts = await run(pool(), CLUSTER_COUNTS);
+  const byId = new Map(counts.map((r) => [r.cluster_id, r]));
   return clusters.map((c) => ({ ...c, nodes: byId.get(c.id)?.nodes ?? 0, offline: byId.get(c.id)?.offline ?? 0, gpus: byId.get(c.id)?.gpus ?? 0, unhealthy: byId.get(c.id)?.unhealthy ?? 0 }));
 }
 

@@ -2,14 +2,16 @@ import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { replicaAssignmentsForNode } from "@/lib/endpoints/node-assignments";
 import { assignmentsForNode } from "@/lib/jobs/queries";
 import { podAssignmentsForNode } from "@/lib/pods/node-assignments";
 import { AGENT_REPORTED, ECC_UNCORRECTED, fatalXidReason, REMAP_FAILURE } from "./gpu-health-reasons";
 import { lockNodeOrThrow } from "./node-access";
-import { transition, type NodeState } from "./node-lifecycle";
+import { nodeState, transition } from "./node-lifecycle";
 import { nodeSelect, type HeartbeatInput } from "./node-schemas";
+import { APPLY_GPU_REPORTS } from "./statements";
 import { firstFatalXid } from "./xid-policy";
 
 /**
@@ -20,7 +22,7 @@ import { firstFatalXid } from "./xid-policy";
 export async function recordHeartbeat(actor: Actor, nodeId: string, input: HeartbeatInput) {
   const result = await db().$transaction(async (tx) => {
     const row = await lockNodeOrThrow(tx, actor.principal, nodeId);
-    const state = { status: row.status, statusBeforeOffline: row.status_before_offline } as NodeState;
+    const state = nodeState(row);
     const t = transition(state, { kind: "heartbeat" });
     const next = t.ok ? t.state : state;
     await tx.node.update({
@@ -48,23 +50,16 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
       };
     });
     if (reports.length) {
-      await tx.$executeRaw`
-        UPDATE gpus g SET
-          status = CASE WHEN x.kind <> 'healthy' THEN 'unhealthy'
-                        WHEN g.unhealthy_reason = ${AGENT_REPORTED} THEN 'available' ELSE g.status END,
-          unhealthy_reason = CASE WHEN x.kind = 'hardware' THEN x.reason
-                                  WHEN x.kind = 'agent' THEN COALESCE(g.unhealthy_reason, ${AGENT_REPORTED})
-                                  WHEN g.unhealthy_reason = ${AGENT_REPORTED} THEN NULL ELSE g.unhealthy_reason END,
-          ecc_uncorrected = CASE WHEN x.kind = 'hardware' THEN x.ecc ELSE g.ecc_uncorrected END,
-          remap_failure = CASE WHEN x.kind = 'hardware' THEN x.remap ELSE g.remap_failure END,
-          last_xid = COALESCE(x.last_xid, g.last_xid),
-          last_xid_at = CASE WHEN x.last_xid IS NULL THEN g.last_xid_at ELSE now() END,
-          updated_at = now()
-          FROM unnest(${reports.map((r) => r.uuid)}::text[], ${reports.map((r) => r.kind)}::text[], ${reports.map((r) => r.reason)}::text[],
-                      ${reports.map((r) => r.ecc)}::int[], ${reports.map((r) => r.remap)}::boolean[], ${reports.map((r) => r.lastXid)}::int[])
-               AS x(uuid, kind, reason, ecc, remap, last_xid)
-         WHERE g.node_id = ${nodeId}::uuid AND g.uuid = x.uuid AND g.status <> 'missing'
-           AND (x.kind <> 'healthy' OR g.unhealthy_reason = ${AGENT_REPORTED} OR x.last_xid IS NOT NULL)`;
+      await run(tx, APPLY_GPU_REPORTS, [
+        AGENT_REPORTED,
+        reports.map((r) => r.uuid),
+        reports.map((r) => r.kind),
+        reports.map((r) => r.reason),
+        reports.map((r) => r.ecc),
+        reports.map((r) => r.remap),
+        reports.map((r) => r.lastXid),
+        nodeId,
+      ]);
     }
 
     return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), hardwareFault: reports.some((r) => r.kind === "hardware") };

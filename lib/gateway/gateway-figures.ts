@@ -1,7 +1,9 @@
 import "server-only";
 import type { SqlClient } from "@/lib/db/client";
 import { pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { emptyHistogram, merge, quantile, type Histogram } from "./latency-histogram";
+import { GATEWAY_MINUTES } from "./statements";
 
 // The gateway's own per-minute figures, as the SLA, the charts and the autoscaler read them. Where
 // the gateway saw a minute, its figures stand for that minute (it saw every request a client made);
@@ -16,11 +18,7 @@ export interface GatewayMinute {
 }
 
 export async function gatewayMinutes(endpointIds: string[], from: Date, to: Date, c: SqlClient = pool()): Promise<Map<string, GatewayMinute[]>> {
-  const { rows } = await c.query<{ endpoint_id: string; bucket: Date; requests: string; errors: string; latency_hist: string[] }>(
-    `SELECT endpoint_id::text, bucket, requests::text, errors::text, latency_hist::text[] FROM endpoint_gateway_1m
-      WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) - interval '1 minute' AND bucket < $3 ORDER BY bucket`,
-    [endpointIds, from, to],
-  );
+  const rows = await run(c, GATEWAY_MINUTES, [endpointIds, from, to]);
   const out = new Map<string, GatewayMinute[]>();
   for (const r of rows) {
     const list = out.get(r.endpoint_id) ?? [];

@@ -1,10 +1,13 @@
 import "server-only";
 import { hashApiKey, isWellFormedApiKey } from "@/lib/api-keys/key-format";
 import { RememberedKeys } from "@/lib/api-keys/remembered-keys";
+import { TOUCH_API_KEY } from "@/lib/api-keys/statements";
 import { pool } from "@/lib/db/client";
 import { ChannelListener } from "@/lib/db/listen";
+import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { forbidden, unauthorized } from "@/lib/errors";
+import { GATEWAY_CALLER, TOUCH_ENDPOINT_KEY } from "./statements";
 
 // Who calls an endpoint through the gateway: a tenant key (any endpoint of its tenant) or an
 // endpoint key (that one endpoint). Operators' and agents' keys call no endpoint: the gateway
@@ -47,24 +50,13 @@ export async function authenticateGatewayCaller(authorization: string | undefine
   const known = cache?.recall(hash);
   if (known) return known;
   const ticket = cache?.ticket() ?? null;
-  const { rows } = await pool().query<{ kind: string; id: string; endpoint_id: string | null; tenant_id: string | null; active: boolean; last_used_at: Date | null; expires_at: Date | null }>({
-    name: "gateway_caller_v1",
-    text: `SELECT 'endpoint' AS kind, k.id, k.endpoint_id, k.tenant_id, (t.status = 'active' AND e.deleted_at IS NULL) AS active, k.last_used_at, k.expires_at
-             FROM endpoint_keys k JOIN tenants t ON t.id = k.tenant_id JOIN endpoints e ON e.id = k.endpoint_id
-            WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-           UNION ALL
-           SELECT k.scope, k.id, NULL, k.tenant_id, COALESCE(t.status = 'active', true), k.last_used_at, k.expires_at
-             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id LEFT JOIN users u ON u.id = k.created_by_user_id
-            WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.disabled_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
-    values: [hash],
-  });
+  const rows = await run(pool(), GATEWAY_CALLER, [hash]);
   const row = rows[0];
   if (!row) throw unauthorized("Invalid, revoked or expired key");
   if (row.kind !== "endpoint" && row.kind !== "tenant") throw forbidden("The gateway serves tenants' traffic: use a tenant key of the endpoint's tenant, or an endpoint key");
   if (!row.active) throw row.kind === "endpoint" ? unauthorized("Invalid, revoked or expired key") : forbidden("Tenant is suspended");
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    const table = row.kind === "endpoint" ? "endpoint_keys" : "api_keys";
-    await pool().query(`UPDATE ${table} SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [row.id]);
+    await run(pool(), row.kind === "endpoint" ? TOUCH_ENDPOINT_KEY : TOUCH_API_KEY, [row.id]);
   }
   const caller: GatewayCaller = { tenantId: row.tenant_id!, endpointId: row.endpoint_id, keyId: row.id };
   cache?.remember(ticket, hash, caller, row.expires_at?.getTime() ?? null);

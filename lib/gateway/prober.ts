@@ -1,8 +1,10 @@
 import "server-only";
 import http from "node:http";
 import { pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { logger } from "@/lib/logger";
 import type { ReplicaTarget } from "./routing-table";
+import { RECORD_PROBES_FAILING, RECORD_PROBES_PASSED } from "./statements";
 
 // Active health checks: every GATEWAY_PROBE_INTERVAL_MS this process asks each replica for its
 // endpoint's health path (`GET /health` unless configured). A replica is in rotation only after a
@@ -90,24 +92,10 @@ export class Prober {
   private async record(passed: string[], failing: Array<{ id: string; error: string }>): Promise<void> {
     if (passed.length) {
       // a passing replica is well: a starting one becomes ready, one the probes had failed is ready again
-      await pool().query(
-        `UPDATE endpoint_replicas SET last_probe_ok_at = now(), probe_failing_since = NULL,
-                status = CASE WHEN status = 'starting' OR (status = 'unhealthy' AND probe_failing_since IS NOT NULL) THEN 'ready' ELSE status END,
-                ready_at = CASE WHEN status = 'starting' THEN COALESCE(ready_at, now()) ELSE ready_at END,
-                unhealthy_since = CASE WHEN status = 'unhealthy' AND probe_failing_since IS NOT NULL THEN NULL ELSE unhealthy_since END,
-                health_reason = CASE WHEN status = 'unhealthy' AND probe_failing_since IS NOT NULL THEN NULL ELSE health_reason END
-          WHERE id = ANY($1::uuid[]) AND status <> 'stopped'`,
-        [passed],
-      );
+      await run(pool(), RECORD_PROBES_PASSED, [passed]);
     }
     if (failing.length) {
-      await pool().query(
-        `UPDATE endpoint_replicas r SET probe_failing_since = COALESCE(r.probe_failing_since, now()), status = 'unhealthy',
-                unhealthy_since = COALESCE(r.unhealthy_since, now()), health_reason = 'gateway health probe failing: ' || left(x.error, 200)
-           FROM unnest($1::uuid[], $2::text[]) AS x(id, error)
-          WHERE r.id = x.id AND r.status = 'ready'`,
-        [failing.map((f) => f.id), failing.map((f) => f.error)],
-      );
+      await run(pool(), RECORD_PROBES_FAILING, [failing.map((f) => f.id), failing.map((f) => f.error)]);
     }
   }
 }

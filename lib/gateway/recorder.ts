@@ -1,7 +1,9 @@
 import "server-only";
 import { pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { logger } from "@/lib/logger";
 import { emptyHistogram, merge, record, type Histogram } from "./latency-histogram";
+import { ADD_GATEWAY_MINUTES } from "./statements";
 
 // What this gateway process saw, per endpoint and minute: requests, errors (5xx, and requests it
 // could not serve) and a latency histogram, written every GATEWAY_FLUSH_MS by adding to the
@@ -42,17 +44,9 @@ export class Recorder {
     const batch = [...this.minutes.values()];
     this.minutes = new Map();
     try {
-      await pool().query(
-        `INSERT INTO endpoint_gateway_1m (endpoint_id, bucket, requests, errors, latency_hist)
-         SELECT x.endpoint_id, to_timestamp(x.bucket / 1000.0), x.requests, x.errors, ARRAY(SELECT h::bigint FROM json_array_elements_text(x.hist) h)
-           FROM json_to_recordset($1::json) AS x(endpoint_id uuid, bucket bigint, requests bigint, errors bigint, hist json)
-          WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.id = x.endpoint_id)
-         ON CONFLICT (endpoint_id, bucket) DO UPDATE SET
-           requests = endpoint_gateway_1m.requests + EXCLUDED.requests,
-           errors = endpoint_gateway_1m.errors + EXCLUDED.errors,
-           latency_hist = ARRAY(SELECT COALESCE(a, 0) + COALESCE(b, 0) FROM unnest(endpoint_gateway_1m.latency_hist, EXCLUDED.latency_hist) WITH ORDINALITY AS u(a, b, i) ORDER BY i)`,
-        [JSON.stringify(batch.map((m) => ({ endpoint_id: m.endpointId, bucket: m.bucket, requests: m.requests, errors: m.errors, hist: m.hist })))],
-      );
+      await run(pool(), ADD_GATEWAY_MINUTES, [
+        JSON.stringify(batch.map((m) => ({ endpoint_id: m.endpointId, bucket: m.bucket, requests: m.requests, errors: m.errors, hist: m.hist }))),
+      ]);
       return batch.length;
     } catch (e) {
       logger.warn("gateway: could not write its per-minute figures; keeping them for the next flush", { error: String(e) });

@@ -7,6 +7,7 @@ import { chatLine, chatQuote, plainLine } from "@/lib/alerts/chat-text";
 import type { MessageFormat } from "@/lib/alerts/delivery-policy";
 import { activeChannels, channelConfig, formatFor, queueNotifications, type ChannelConfig } from "@/lib/alerts/notification-outbox";
 import { db, pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { authSecret, env } from "@/lib/env";
 import { bucketGrid, type TimeRange } from "@/lib/metrics/time-range";
 import { notFound } from "@/lib/errors";
@@ -14,6 +15,7 @@ import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { oneOf } from "@/lib/vocabulary";
 import { referrerHost, sessionHash } from "./privacy";
 import { DEMO_REQUEST_STATUSES, type demoRequestJsonSchema } from "./schemas";
+import { SITE_REFERRERS, SITE_TOP_PAGES, SITE_TOTALS, SITE_VIEWS_BY_STEP } from "./statements";
 
 /** A visitor asks for a demo: stored for the operators' inbox and announced through the notification outbox. */
 export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, config?: ChannelConfig) {
@@ -34,7 +36,7 @@ export async function createDemoRequest(input: { name: string; email: string; co
 
 /** Early-access signup; signing up twice is not an error and adds nothing (and says nothing about it). */
 export async function signUpEarlyAccess(email: string): Promise<void> {
-  await pool().query(`INSERT INTO early_access (email) VALUES ($1) ON CONFLICT (email) DO NOTHING`, [email]);
+  await db().earlyAccess.createMany({ data: [{ email }], skipDuplicates: true });
 }
 
 export function demoRequestJson(r: { id: string; name: string; email: string; company: string | null; message: string | null; status: string; handledBy: string | null; createdAt: Date }): z.input<typeof demoRequestJsonSchema> {
@@ -64,7 +66,7 @@ export async function updateDemoRequest(actor: Actor, id: string, status: "new" 
 
 export async function recordPageView(input: { path: string; referrer?: string }, visitor: { ip: string; userAgent: string; host: string | null }) {
   const path = input.path.split(/[?#]/)[0]!.slice(0, 300) || "/";
-  await pool().query(`INSERT INTO page_views (path, referrer_host, session_hash) VALUES ($1, $2, $3)`, [path, referrerHost(input.referrer, visitor.host), sessionHash(visitor.ip, visitor.userAgent, analyticsSalt())]);
+  await db().pageView.create({ data: { path, referrerHost: referrerHost(input.referrer, visitor.host), sessionHash: sessionHash(visitor.ip, visitor.userAgent, analyticsSalt()) }, select: { id: true } });
 }
 
 /** ANALYTICS_SALT, or a key derived from the session secret (never the secret itself, never a constant). */
@@ -85,29 +87,15 @@ export async function siteAnalytics(days: number) {
  * a step without views is a zero, not a missing point) — the analytics page's range picker.
  */
 export async function siteAnalyticsOver(range: Pick<TimeRange, "from" | "to" | "stepS">) {
-  const within = `created_at >= $1 AND created_at < $2`;
-  const args = [range.from, range.to];
+  const args = [range.from, range.to] as const;
   const [totals, bySteps, pages, refs] = await Promise.all([
-    pool().query<{ views: number; sessions: number; demos: number; early: number }>(
-      `SELECT (SELECT count(*) FROM page_views WHERE ${within})::int AS views,
-              (SELECT count(DISTINCT session_hash) FROM page_views WHERE ${within})::int AS sessions,
-              (SELECT count(*) FROM demo_requests WHERE ${within})::int AS demos,
-              (SELECT count(*) FROM early_access WHERE ${within})::int AS early`,
-      args,
-    ),
-    pool().query<{ t: Date; views: number; sessions: number }>(
-      `SELECT date_bin(make_interval(secs => $3), created_at, 'epoch'::timestamptz) AS t, count(*)::int AS views, count(DISTINCT session_hash)::int AS sessions
-         FROM page_views WHERE ${within} GROUP BY 1 ORDER BY 1`,
-      [...args, range.stepS],
-    ),
-    pool().query<{ path: string; views: number }>(`SELECT path, count(*)::int AS views FROM page_views WHERE ${within} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`, args),
-    pool().query<{ host: string; views: number }>(
-      `SELECT COALESCE(referrer_host, 'direct') AS host, count(*)::int AS views FROM page_views WHERE ${within} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`,
-      args,
-    ),
+    run(pool(), SITE_TOTALS, [...args]),
+    run(pool(), SITE_VIEWS_BY_STEP, [...args, range.stepS]),
+    run(pool(), SITE_TOP_PAGES, [...args]),
+    run(pool(), SITE_REFERRERS, [...args]),
   ]);
-  const t = totals.rows[0]!;
-  const byT = new Map(bySteps.rows.map((r) => [r.t.getTime(), r]));
+  const t = totals[0]!;
+  const byT = new Map(bySteps.map((r) => [r.t.getTime(), r]));
   return {
     views: t.views,
     sessions: t.sessions,
@@ -115,7 +103,7 @@ export async function siteAnalyticsOver(range: Pick<TimeRange, "from" | "to" | "
     early_access: t.early,
     conversion_pct: t.sessions ? Math.round((1000 * t.demos) / t.sessions) / 10 : null,
     series: bucketGrid(range.from, range.to, range.stepS).map((x) => ({ t: x, views: byT.get(x)?.views ?? 0, sessions: byT.get(x)?.sessions ?? 0 })),
-    top_pages: pages.rows,
-    referrers: refs.rows,
+    top_pages: pages,
+    referrers: refs,
   };
 }

@@ -1,7 +1,9 @@
 import "server-only";
 import { Gauge, Registry } from "prom-client";
 import { pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
+import { GAUGE_GPUS, GAUGE_NODES, GAUGE_OUTBOX, GAUGE_PER_GPU, GAUGE_QUEUE, GAUGE_REMEDIATIONS, GAUGE_ROLLUP_QUEUE, GAUGE_RUNNING } from "./statements";
 
 // The fleet as the database says it is now, read once per scrape (at most every few seconds,
 // however many scrapers ask): GPUs and nodes by state, per-GPU health and utilization, the queue
@@ -28,37 +30,15 @@ let cached: { at: number; cap: number; snapshot: Promise<Snapshot> } | undefined
 
 async function readSnapshot(cap: number): Promise<Snapshot> {
   const windowS = env().REMEDIATION_WINDOW_S;
-  const q = <T extends object>(sql: string, values: unknown[] = []) => pool().query<T>(sql, values).then((r) => r.rows);
   const [gpus, nodes, perGpu, queue, [rem], outbox, running, [rollupQueue]] = await Promise.all([
-    q<Snapshot["gpus"][number]>(
-      `SELECT c.name AS cluster, g.gpu_type,
-              CASE WHEN g.status = 'missing' THEN 'missing' WHEN g.status = 'unhealthy' THEN 'unhealthy'
-                   WHEN g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL OR g.allocated_pod_id IS NOT NULL THEN 'allocated' ELSE 'idle' END AS state, count(*)::int AS n
-         FROM gpus g JOIN nodes n ON n.id = g.node_id JOIN clusters c ON c.id = n.cluster_id GROUP BY 1, 2, 3`,
-    ),
-    q<Snapshot["nodes"][number]>(`SELECT c.name AS cluster, n.status, count(*)::int AS n FROM nodes n JOIN clusters c ON c.id = n.cluster_id GROUP BY 1, 2`),
-    q<Snapshot["perGpu"][number]>(
-      `SELECT c.name AS cluster, n.hostname AS node, g.index AS gpu, g.gpu_type, g.status = 'available' AS healthy, m.util
-         FROM gpus g JOIN nodes n ON n.id = g.node_id JOIN clusters c ON c.id = n.cluster_id
-         LEFT JOIN LATERAL (SELECT utilization_sum / samples AS util FROM gpu_metrics_1m WHERE gpu_id = g.id AND bucket > now() - interval '5 minutes'
-                             ORDER BY bucket DESC LIMIT 1) m ON true
-        WHERE g.status <> 'missing' ORDER BY c.name, n.hostname, g.index LIMIT $1`,
-      [cap + 1],
-    ),
-    q<Snapshot["queue"][number]>(
-      `SELECT priority, status, count(*)::int AS n, COALESCE(extract(epoch FROM now() - min(submitted_at)), 0)::float AS oldest_s
-         FROM jobs WHERE status IN ('queued', 'blocked') GROUP BY 1, 2`,
-    ),
-    q<{ used: number }>(`SELECT count(*)::int AS used FROM remediations WHERE outcome = 'quarantined' AND created_at > now() - make_interval(secs => $1)`, [windowS]),
-    q<Snapshot["outbox"][number]>(
-      `SELECT status, count(*)::int AS n, COALESCE(extract(epoch FROM now() - min(created_at)), 0)::float AS oldest_s FROM notifications WHERE status IN ('pending', 'failed') GROUP BY 1`,
-    ),
-    q<Snapshot["running"][number]>(
-      `SELECT 'job' AS kind, count(*)::int AS n FROM jobs WHERE status = 'running'
-       UNION ALL SELECT 'endpoint_replica', count(*)::int FROM endpoint_replicas WHERE status <> 'stopped'`,
-    ),
-    // rows only, never their arrays: a scrape must not read the samples themselves
-    q<Snapshot["rollupQueue"]>(`SELECT count(*)::int AS n, COALESCE(extract(epoch FROM now() - min(created_at)), 0)::float AS oldest_s FROM gpu_metrics_1m_pending`),
+    run(pool(), GAUGE_GPUS),
+    run(pool(), GAUGE_NODES),
+    run(pool(), GAUGE_PER_GPU, [cap + 1]),
+    run(pool(), GAUGE_QUEUE),
+    run(pool(), GAUGE_REMEDIATIONS, [windowS]),
+    run(pool(), GAUGE_OUTBOX),
+    run(pool(), GAUGE_RUNNING),
+    run(pool(), GAUGE_ROLLUP_QUEUE),
   ]);
   return {
     gpus,

@@ -4,6 +4,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { emitEvent } from "@/lib/background/emit";
 import type { Tx } from "@/lib/db/client";
 import { db } from "@/lib/db/client";
+import { run, type Runner } from "@/lib/db/statement";
 import { isAppError } from "@/lib/errors";
 import { insertJob } from "@/lib/jobs/insert-job";
 import { oneOf } from "@/lib/vocabulary";
@@ -11,6 +12,7 @@ import { advance, type LogEntry, type Outcome, type StepState } from "./dag";
 import { ExpressionError, renderJson, renderTemplate, type Json, type Scope } from "./expressions";
 import { stepLoop } from "./present";
 import { STEP_KINDS, STEP_STATUSES } from "./schemas";
+import { CAPTURE_JOB_OUTPUT, LATEST_OUTPUTS, LOCK_PIPELINE_TO_ADVANCE } from "./statements";
 
 // Applies the DAG's decisions (lib/pipelines/dag.ts) to one pipeline inside one transaction, under
 // the pipeline's row lock: captures the outputs of steps whose job completed, decides, starts what
@@ -28,9 +30,8 @@ export interface StepOutcome {
 }
 
 /** Each step's latest output (by iteration); a step without one maps to undefined. */
-export async function latestOutputs(tx: Pick<Tx, "$queryRaw">, pipelineId: string, names: string[]): Promise<Record<string, Json | undefined>> {
-  const rows = await tx.$queryRaw<Array<{ step: string; output: Json }>>`
-    SELECT DISTINCT ON (step) step, output FROM pipeline_step_outputs WHERE pipeline_id = ${pipelineId}::uuid ORDER BY step, iteration DESC`;
+export async function latestOutputs(tx: Runner, pipelineId: string, names: string[]): Promise<Record<string, Json | undefined>> {
+  const rows = await run(tx, LATEST_OUTPUTS, [pipelineId]);
   const out: Record<string, Json | undefined> = Object.fromEntries(names.map((n) => [n, undefined]));
   for (const r of rows) out[r.step] = r.output;
   return out;
@@ -47,12 +48,7 @@ export async function logEvents(tx: Tx, pipelineId: string, entries: Array<Omit<
 export async function captureJobOutputs(tx: Tx, pipelineId: string, steps: StepWithJob[]) {
   for (const s of steps) {
     if (s.kind !== "job" || s.status !== "running" || s.job?.status !== "completed" || !s.jobId) continue;
-    const rows = await tx.$queryRaw<Array<{ bytes: number }>>`
-      INSERT INTO pipeline_step_outputs (pipeline_id, step, iteration, output, bytes, source, job_id, attempt)
-      SELECT ${pipelineId}::uuid, ${s.name}, ${s.iteration}, jp.outputs, jp.outputs_bytes, 'job', jp.job_id, jp.attempt
-        FROM job_placements jp WHERE jp.job_id = ${s.jobId}::uuid AND jp.attempt = ${s.job.attempts} AND jp.outputs IS NOT NULL
-      ON CONFLICT (pipeline_id, step, iteration) DO UPDATE SET output = EXCLUDED.output, bytes = EXCLUDED.bytes, source = EXCLUDED.source, job_id = EXCLUDED.job_id, attempt = EXCLUDED.attempt, created_at = now()
-      RETURNING bytes`;
+    const rows = await run(tx, CAPTURE_JOB_OUTPUT, [pipelineId, s.name, s.iteration, s.jobId, s.job.attempts]);
     if (rows[0]) await logEvents(tx, pipelineId, [{ step: s.name, kind: "output", iteration: s.iteration, message: `output of ${rows[0].bytes} B from attempt ${s.job.attempts}`, details: { bytes: rows[0].bytes, source: "job", attempt: s.job.attempts } }]);
   }
 }
@@ -103,9 +99,7 @@ export function resolveRequest(step: { request: unknown }, scope: Scope): Record
 
 export async function advanceInTx(tx: Tx, pipelineId: string, opts: { outcomes?: Record<string, StepOutcome>; now?: Date } = {}): Promise<{ submitted: number; calls: number }> {
   const now = opts.now ?? new Date();
-  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: string; name: string; tenant_status: string; max_priority: number }>>`
-    SELECT p.tenant_id, p.status, p.name, t.status AS tenant_status, t.max_priority
-      FROM pipelines p JOIN tenants t ON t.id = p.tenant_id WHERE p.id = ${pipelineId}::uuid FOR UPDATE OF p`;
+  const rows = await run(tx, LOCK_PIPELINE_TO_ADVANCE, [pipelineId]);
   const pipeline = rows[0];
   // a suspended tenant's pipelines wait where they are and go on once it is reactivated
   if (!pipeline || pipeline.status !== "running" || pipeline.tenant_status !== "active") return { submitted: 0, calls: 0 };

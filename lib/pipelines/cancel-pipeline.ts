@@ -1,17 +1,19 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
-import { tenantScopeSql } from "@/lib/auth/tenant-scope";
+import { scopedTenantId } from "@/lib/auth/tenant-scope";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { forbidden, invalidTransition, notFound } from "@/lib/errors";
 import { pipelineInclude } from "./present";
+import { LOCK_PIPELINE } from "./statements";
 import { stopPipelineInTx } from "./stop-pipeline";
 
 /** Locks a pipeline of the caller's (a tenant its own, an operator any) for a change of state. */
 export async function lockPipelineOrThrow(tx: Parameters<typeof stopPipelineInTx>[0], actor: Actor, id: string) {
   const p = actor.principal;
   if (p.kind !== "tenant" && p.kind !== "operator") throw forbidden("Pipelines belong to tenants");
-  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: string; name: string }>>`SELECT tenant_id, status, name FROM pipelines WHERE id = ${id}::uuid AND ${tenantScopeSql(p, "tenant_id")} FOR UPDATE`;
+  const rows = await run(tx, LOCK_PIPELINE, [id, scopedTenantId(p)]);
   const row = rows[0];
   if (!row) throw notFound("Pipeline");
   return row;

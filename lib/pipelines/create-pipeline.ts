@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { validationFailed } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
@@ -13,6 +14,7 @@ import { advanceInTx, logEvents, wake } from "./advance-pipeline";
 import { pipelineInclude } from "./present";
 import { createPipelineBody } from "./schemas";
 import { DEFAULT_TOOL_TIMEOUT_S, loopOf, validateSpec } from "./spec";
+import { LOCK_PIPELINE_TENANT } from "./statements";
 
 /**
  * Accepts a pipeline: the spec is validated in full before anything runs (the DAG, loops, every
@@ -32,8 +34,7 @@ export async function createPipeline(actor: Actor, request: z.input<typeof creat
   const issues = validateSpec(input, { allowedHosts: env().TOOL_CALL_ALLOWED_HOSTS, endpoints: new Set(endpoints.map((e) => e.name)), secrets: new Set(secrets.map((s) => s.name)) });
   if (issues.length) throw validationFailed(issues, "The pipeline is not valid");
   const created = await db().$transaction(async (tx) => {
-    const [tenant] = await tx.$queryRaw<Array<{ gpuQuota: number; maxPriority: number }>>`
-      SELECT gpu_quota AS "gpuQuota", max_priority AS "maxPriority" FROM tenants WHERE id = ${tenantId}::uuid FOR UPDATE`;
+    const [tenant] = await run(tx, LOCK_PIPELINE_TENANT, [tenantId]);
     if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
     const tooHigh = input.steps.flatMap((s, i) =>
       s.kind === "job" && s.priority < tenant.maxPriority ? [{ path: `steps[${i}].priority`, message: `Your organisation's highest allowed priority is ${tenant.maxPriority} (1 is highest)` }] : [],

@@ -2,8 +2,10 @@ import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Tx } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { finishJobInTx } from "@/lib/jobs/finish-job";
 import { captureJobOutputs, logEvents, type StepWithJob } from "./advance-pipeline";
+import { LOCK_STEP_JOBS } from "./statements";
 
 /**
  * Stops a running pipeline inside the caller's transaction, which holds the pipeline's row lock:
@@ -20,7 +22,7 @@ export async function stopPipelineInTx(tx: Tx, actor: Actor, pipelineId: string,
   // the job rows first, locked, so their status cannot change under the decisions below
   const jobIds = steps.filter((s) => s.status === "running" && s.jobId).map((s) => s.jobId!);
   const locked = jobIds.length
-    ? await tx.$queryRaw<Array<{ id: string; status: string }>>`SELECT id, status FROM jobs WHERE id = ANY(${jobIds}::uuid[]) ORDER BY id FOR UPDATE`
+    ? await run(tx, LOCK_STEP_JOBS, [jobIds])
     : [];
   const jobStatus = new Map(locked.map((j) => [j.id, j.status]));
   await captureJobOutputs(tx, pipelineId, steps.map((s) => (s.job && s.jobId ? { ...s, job: { ...s.job, status: jobStatus.get(s.jobId) ?? s.job.status } } : s)));

@@ -1,14 +1,16 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
-import { tenantScopeSql } from "@/lib/auth/tenant-scope";
+import { scopedTenantId } from "@/lib/auth/tenant-scope";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
 import { forbidden, invalidTransition, notFound } from "@/lib/errors";
 import { lockPrismaTransaction } from "@/lib/db/locks";
+import { run } from "@/lib/db/statement";
 import { movePods } from "./move-pods";
-import { podTransition, type PodStatus } from "./pod-lifecycle";
+import { podStatusOf, podTransition } from "./pod-lifecycle";
 import { getPodOrThrow } from "./queries";
+import { LOCK_POD, RESOLVE_POD_INTERRUPTED } from "./statements";
 
 export type PodAction = "stop" | "start" | "terminate";
 
@@ -30,8 +32,7 @@ export async function changePodState(actor: Actor, id: string, action: PodAction
   if (p.kind !== "tenant" && p.kind !== "operator") throw forbidden("Only the pod's tenant or an operator may do this");
   await db().$transaction(async (tx) => {
     await lockPrismaTransaction(tx, "scheduler");
-    const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: PodStatus; name: string }>>`
-      SELECT tenant_id, status, name FROM pods WHERE id = ${id}::uuid AND ${tenantScopeSql(p, "tenant_id")} FOR UPDATE`;
+    const rows = (await run(tx, LOCK_POD, [id, scopedTenantId(p)])).map((r) => ({ ...r, status: podStatusOf(r.status) }));
     const pod = rows[0];
     if (!pod) throw notFound("Pod");
     const t = podTransition(pod.status, { kind: action });
@@ -42,7 +43,7 @@ export async function changePodState(actor: Actor, id: string, action: PodAction
     }
     await movePods(txClient(tx), [{ id, from: pod.status, to: t.to, reason: REASONS[action] }], p.label);
     // the tenant acted on an interrupted pod: the alert about it has done its work
-    await tx.$executeRaw`UPDATE alert_events SET status = 'resolved', resolved_at = now() WHERE rule_type = 'pod_interrupted' AND subject_id = ${id} AND status = 'firing'`;
+    await run(tx, RESOLVE_POD_INTERRUPTED, [id]);
     await recordAudit(tx, actor, { action: `pod.${action === "stop" ? "stopped" : action === "start" ? "started" : "terminated"}`, targetType: "pod", targetId: id, tenantId: pod.tenant_id, details: { name: pod.name, from: pod.status, to: t.to } });
   });
   // a start waits for a cycle; a stop or terminate frees GPUs that waiting work can take

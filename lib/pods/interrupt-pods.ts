@@ -1,7 +1,9 @@
 import "server-only";
 import type { SqlClient } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { movePods } from "./move-pods";
-import { podTransition, type PodStatus } from "./pod-lifecycle";
+import { podStatusOf, podTransition } from "./pod-lifecycle";
+import { FIRE_PODS_INTERRUPTED, LOCK_PODS_ON_NODES } from "./statements";
 
 /**
  * Pods on nodes that left service (quarantined, in maintenance, offline), in the caller's
@@ -12,10 +14,7 @@ import { podTransition, type PodStatus } from "./pod-lifecycle";
  */
 export async function interruptPodsOnNodes(c: SqlClient, nodeIds: string[], why: string, actor: string): Promise<string[]> {
   if (nodeIds.length === 0) return [];
-  const { rows } = await c.query<{ id: string; status: PodStatus; restart_on_failure: boolean }>(
-    `SELECT id::text, status, restart_on_failure FROM pods WHERE node_id = ANY($1::uuid[]) AND status IN ('starting', 'running', 'stopping') ORDER BY id FOR UPDATE`,
-    [nodeIds],
-  );
+  const rows = (await run(c, LOCK_PODS_ON_NODES, [nodeIds])).map((r) => ({ ...r, status: podStatusOf(r.status) }));
   const moves = rows.map((r) => {
     const t = podTransition(r.status, { kind: "lost", restartOnFailure: r.restart_on_failure });
     const to = t.ok ? t.to : r.status;
@@ -27,16 +26,7 @@ export async function interruptPodsOnNodes(c: SqlClient, nodeIds: string[], why:
   const interrupted = moves.filter((m) => m.from !== "stopping");
   if (interrupted.length) {
     // each tenant hears that its pod stopped, and why; it resolves once the pod runs again or the tenant acts
-    await c.query(
-      `INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, tenant_id, severity, message, details)
-       SELECT 'pod_interrupted', 'pod_interrupted:' || p.id, 'pod', p.id::text, p.name, n.cluster_id, n.id, p.tenant_id, 'warning',
-              'Pod ' || p.name || ' was interrupted: ' || $2 || CASE WHEN p.status = 'pending' THEN '. It is being placed again (restart on failure); its container starts fresh.' ELSE '. Start it again when you are ready.' END,
-              jsonb_build_object('cause', $2::text, 'restarting', p.status = 'pending')
-         FROM pods p JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts JOIN nodes n ON n.id = pl.node_id
-        WHERE p.id = ANY($1::uuid[])
-       ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now(), details = EXCLUDED.details, message = EXCLUDED.message`,
-      [interrupted.map((m) => m.id), why],
-    );
+    await run(c, FIRE_PODS_INTERRUPTED, [interrupted.map((m) => m.id), why]);
   }
   return interrupted.map((m) => m.id);
 }

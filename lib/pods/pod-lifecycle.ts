@@ -1,3 +1,5 @@
+import { oneOf } from "@/lib/vocabulary";
+
 // The pod state machine, pure. Services ask it whether an event is allowed and where it leads;
 // every transition they apply is written to pod_events with who and why.
 //
@@ -12,6 +14,9 @@
 
 export const POD_STATUSES = ["pending", "starting", "running", "stopping", "stopped", "failed", "terminated"] as const;
 export type PodStatus = (typeof POD_STATUSES)[number];
+
+/** A pod status read back from the database, narrowed (an unknown one is reported, not passed on). */
+export const podStatusOf = (raw: string): PodStatus => oneOf(POD_STATUSES, raw, "pods.status");
 export const HOLDING_STATUSES: readonly PodStatus[] = ["starting", "running"];
 /** A placement of the pod is open (its node runs or is stopping its container). */
 export const PLACED_STATUSES: readonly PodStatus[] = ["starting", "running", "stopping"];

@@ -2,12 +2,14 @@ import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { forbidden, notFound } from "@/lib/errors";
+import { run } from "@/lib/db/statement";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { redactPendingReasons } from "@/lib/jobs/queries";
 import { oneOf } from "@/lib/vocabulary";
 import { HOLDING_STATUSES, POD_STATUSES } from "./pod-lifecycle";
 import type { PodJson } from "./schemas";
 import { podContainerPorts, sshKeyFingerprint } from "./ssh-key";
+import { POD_LIVE_FACTS, POD_PLACEMENTS } from "./statements";
 
 /** Pods a caller may see: a tenant its own, an operator every one. Agents see theirs through heartbeats. */
 function scopeWhere(p: Principal) {
@@ -58,21 +60,8 @@ interface Live {
  */
 async function liveFacts(ids: string[]): Promise<Map<string, Live>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await pool().query<{ id: string; host: string | null; hostname: string | null; gpu_ids: string[] | null; ports: Live["ports"] | null; running_at: Date | null; cost: string }>(
-    `SELECT p.id::text, n.address AS host, n.hostname, pl.gpu_ids::text[] AS gpu_ids, pl.ports, pl.running_at,
-            (COALESCE((SELECT sum(u.amount_cents) FROM usage_events u WHERE u.pod_id = p.id), 0) + COALESCE(un.cents, 0))::text AS cost
-       FROM unnest($1::uuid[]) AS x(id) JOIN pods p ON p.id = x.id
-       LEFT JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts AND pl.ended_at IS NULL
-       LEFT JOIN nodes n ON n.id = pl.node_id
-       LEFT JOIN LATERAL (
-         SELECT round(extract(epoch FROM now() - GREATEST(pl.running_at, COALESCE(max(u.ended_at), pl.running_at))) * cardinality(pl.gpu_ids)
-                      * COALESCE((SELECT r.cents_per_hour FROM gpu_rates r WHERE r.gpu_type IN (pl.gpu_type, '*') AND r.effective_from <= now()
-                                   ORDER BY (r.gpu_type = '*'), r.effective_from DESC LIMIT 1), 0) / 3600.0) AS cents
-           FROM usage_events u WHERE pl.running_at IS NOT NULL AND u.pod_id = pl.pod_id AND u.attempt = pl.attempt
-       ) un ON true`,
-    [ids],
-  );
-  return new Map(rows.map((r) => [r.id, { host: r.host, hostname: r.hostname, gpu_ids: r.gpu_ids ?? [], ports: r.ports ?? [], running_at: r.running_at, cost_cents: Number(r.cost) }]));
+  const rows = await run(pool(), POD_LIVE_FACTS, [ids]);
+  return new Map(rows.map((r) => [r.id, { host: r.host, hostname: r.hostname, gpu_ids: r.gpu_ids ?? [], ports: (r.ports as Live["ports"] | null) ?? [], running_at: r.running_at, cost_cents: Number(r.cost) }]));
 }
 
 /** The SSH command a tenant copies: root on the node's address, at the host port published for 22. */
@@ -147,10 +136,6 @@ export async function listPodEvents(p: Principal, id: string) {
 /** Where each placement of a pod ran and when, newest first (its logs and GPU telemetry are per placement). */
 export async function listPodPlacements(p: Principal, id: string) {
   await getPodOrThrow(p, id);
-  const { rows } = await pool().query<{ attempt: number; hostname: string | null; gpu_ids: string[]; started_at: Date; running_at: Date | null; ended_at: Date | null; end_status: string | null }>(
-    `SELECT pl.attempt, n.hostname, pl.gpu_ids::text[] AS gpu_ids, pl.started_at, pl.running_at, pl.ended_at, pl.end_status
-       FROM pod_placements pl LEFT JOIN nodes n ON n.id = pl.node_id WHERE pl.pod_id = $1 ORDER BY pl.attempt DESC LIMIT 200`,
-    [id],
-  );
+  const rows = await run(pool(), POD_PLACEMENTS, [id]);
   return rows;
 }

@@ -1,10 +1,12 @@
 import "server-only";
 import { emitEvent } from "@/lib/background/emit";
+import { run } from "@/lib/db/statement";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { interruptPodsOnNodes } from "./interrupt-pods";
 import { movePods } from "./move-pods";
-import type { PodStatus } from "./pod-lifecycle";
+import { podStatusOf } from "./pod-lifecycle";
+import { LATE_PODS, NODES_LOSING_PODS } from "./statements";
 
 /**
  * The pods' sweep (every few seconds, and at once when asked): pods whose node left service are
@@ -14,22 +16,13 @@ import type { PodStatus } from "./pod-lifecycle";
  */
 export async function reconcilePods(now = new Date()) {
   const { interrupted, late } = await inTransaction(async (c) => {
-    const { rows: lost } = await c.query<{ node_id: string; status: string }>(
-      `SELECT DISTINCT n.id::text AS node_id, n.status FROM pods p JOIN nodes n ON n.id = p.node_id
-        WHERE p.status IN ('starting', 'running', 'stopping') AND n.status NOT IN ('available', 'draining')`,
-    );
+    const lost = await run(c, NODES_LOSING_PODS);
     const interrupted: string[] = [];
     for (const status of [...new Set(lost.map((l) => l.status))]) {
       const nodes = lost.filter((l) => l.status === status).map((l) => l.node_id);
       interrupted.push(...(await interruptPodsOnNodes(c, nodes, `its node is ${status}`, "system")));
     }
-    const { rows: late } = await c.query<{ id: string; status: PodStatus }>(
-      `SELECT p.id::text, p.status FROM pods p JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts
-        WHERE (p.status = 'starting' AND pl.started_at < $1::timestamptz - make_interval(secs => $2::int))
-           OR (p.status = 'stopping' AND p.updated_at < $1::timestamptz - make_interval(secs => $3::int))
-        ORDER BY p.id FOR UPDATE OF p SKIP LOCKED`,
-      [now, env().POD_START_TIMEOUT_S, env().POD_STOP_CONFIRM_S],
-    );
+    const late = (await run(c, LATE_PODS, [now, env().POD_START_TIMEOUT_S, env().POD_STOP_CONFIRM_S])).map((p) => ({ ...p, status: podStatusOf(p.status) }));
     await movePods(
       c,
       late.map((p) =>

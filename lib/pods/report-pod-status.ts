@@ -2,11 +2,13 @@ import "server-only";
 import type { AgentPrincipal } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { notFound, staleReport, validationFailed, type FieldIssue } from "@/lib/errors";
 import { movePods } from "./move-pods";
-import { podTransition, type PodStatus } from "./pod-lifecycle";
+import { podStatusOf, podTransition } from "./pod-lifecycle";
 import type { ReportPodStatusInput } from "./schemas";
 import { podContainerPorts } from "./ssh-key";
+import { LOCK_REPORTED_POD, RECORD_POD_RUNNING } from "./statements";
 
 /** Host ports a node may publish a pod's ports on: never a privileged port of the node's own. */
 export const MIN_HOST_PORT = 1024;
@@ -22,12 +24,7 @@ export const MIN_HOST_PORT = 1024;
  */
 export async function reportPodStatus(p: AgentPrincipal, podId: string, input: ReportPodStatusInput) {
   const restart = await db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ status: PodStatus; attempts: number; fence: string | null; restart_on_failure: boolean; ports: number[]; has_key: boolean; in_scope: boolean; ever_here: boolean }>>`
-      SELECT p.status, p.attempts, p.fence::text AS fence, p.restart_on_failure, p.ports, p.ssh_public_key IS NOT NULL AS has_key,
-             EXISTS (SELECT 1 FROM nodes n WHERE n.id = p.node_id AND n.cluster_id = ${p.clusterId}::uuid AND (${p.nodeId ?? null}::uuid IS NULL OR n.id = ${p.nodeId ?? null}::uuid)) AS in_scope,
-             EXISTS (SELECT 1 FROM pod_placements pl JOIN nodes n ON n.id = pl.node_id
-                      WHERE pl.pod_id = p.id AND n.cluster_id = ${p.clusterId}::uuid AND (${p.nodeId ?? null}::uuid IS NULL OR n.id = ${p.nodeId ?? null}::uuid)) AS ever_here
-        FROM pods p WHERE p.id = ${podId}::uuid FOR UPDATE`;
+    const rows = (await run(tx, LOCK_REPORTED_POD, [p.clusterId, p.nodeId ?? null, podId])).map((r) => ({ ...r, status: podStatusOf(r.status) }));
     const pod = rows[0];
     // a pod this agent never ran is not its business; one that moved on since is a stale report
     if (!pod || !pod.ever_here) throw notFound("Pod");
@@ -37,7 +34,7 @@ export async function reportPodStatus(p: AgentPrincipal, podId: string, input: R
       const t = podTransition(pod.status, { kind: "container_running" });
       if (!t.ok) throw staleReport("The pod is being stopped; its container must stop too");
       const ports = checkPorts(input.ports ?? [], podContainerPorts(pod.ports, pod.has_key));
-      await c.query(`UPDATE pod_placements SET running_at = COALESCE(running_at, now()), ports = $3::jsonb WHERE pod_id = $1 AND attempt = $2 AND ended_at IS NULL`, [podId, input.attempt, JSON.stringify(ports)]);
+      await run(c, RECORD_POD_RUNNING, [podId, input.attempt, JSON.stringify(ports)]);
       if (t.changed) await movePods(c, [{ id: podId, from: pod.status, to: t.to, reason: "its container is running" }], p.label);
       return false;
     }

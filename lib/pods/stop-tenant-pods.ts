@@ -1,7 +1,9 @@
 import "server-only";
 import type { SqlClient } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { movePods } from "./move-pods";
-import type { PodStatus } from "./pod-lifecycle";
+import { podStatusOf } from "./pod-lifecycle";
+import { LOCK_TENANTS_RUNNING_PODS } from "./statements";
 
 /**
  * Stops every starting or running pod of the given tenants, in the caller's transaction (a
@@ -11,10 +13,7 @@ import type { PodStatus } from "./pod-lifecycle";
  */
 export async function stopTenantPods(c: SqlClient, tenantIds: string[], why: { reason: string; actor: string }): Promise<string[]> {
   if (tenantIds.length === 0) return [];
-  const { rows } = await c.query<{ id: string; status: PodStatus }>(
-    `SELECT id::text, status FROM pods WHERE tenant_id = ANY($1::uuid[]) AND status IN ('starting', 'running') ORDER BY id FOR UPDATE`,
-    [tenantIds],
-  );
-  await movePods(c, rows.map((r) => ({ id: r.id, from: r.status, to: "stopping", reason: why.reason })), why.actor);
+  const rows = await run(c, LOCK_TENANTS_RUNNING_PODS, [tenantIds]);
+  await movePods(c, rows.map((r) => ({ id: r.id, from: podStatusOf(r.status), to: "stopping", reason: why.reason })), why.actor);
   return rows.map((r) => r.id);
 }

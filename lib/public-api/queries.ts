@@ -1,7 +1,9 @@
 import type { z } from "zod";
 import type { SqlClient } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { isOneOf } from "@/lib/vocabulary";
 import type { fleetStatusSchema, publicRemediationSchema } from "./contracts";
+import { PUBLIC_FLEET_NODES, PUBLIC_REMEDIATIONS } from "./statements";
 
 // What the public listener serves besides capacity (lib/reservations/capacity-facts.ts), read
 // through its SELECT-only connection from the public_api views alone.
@@ -10,11 +12,7 @@ const STATES = ["available", "registered", "draining", "maintenance", "quarantin
 type Status = z.infer<typeof fleetStatusSchema>;
 
 export async function fleetStatus(reader: SqlClient, now = new Date()): Promise<Status> {
-  const { rows } = await reader.query<{ cluster_id: string; cluster_name: string; region: string | null; status: string; gpu_type: string; gpus: number; healthy: number; busy: number }>(
-    `SELECT n.cluster_id, n.cluster_name, n.region, n.status, n.gpu_type, n.gpus, n.healthy, COALESCE(w.busy, 0)::int AS busy
-       FROM public_api.nodes n LEFT JOIN (SELECT node_id, sum(gpus) AS busy FROM public_api.node_work GROUP BY node_id) w ON w.node_id = n.node_id
-      ORDER BY n.cluster_name`,
-  );
+  const rows = await run(reader, PUBLIC_FLEET_NODES);
   const zeroStates = () => Object.fromEntries(STATES.map((s) => [s, 0])) as Status["nodes"];
   const totals = { nodes: zeroStates(), gpus: 0, gpus_healthy: 0, gpus_busy: 0 };
   const clusters = new Map<string, Status["clusters"][number]>();
@@ -40,10 +38,6 @@ export async function fleetStatus(reader: SqlClient, now = new Date()): Promise<
 }
 
 export async function publicRemediations(reader: SqlClient, q: { limit: number; since?: string }): Promise<Array<z.infer<typeof publicRemediationSchema>>> {
-  const { rows } = await reader.query<{ id: string; created_at: Date; cluster_name: string; pod: string | null; action: string; outcome: string; cause: string }>(
-    `SELECT id::text, created_at, cluster_name, pod, action, outcome, cause FROM public_api.remediations
-      WHERE ($2::timestamptz IS NULL OR created_at >= $2) ORDER BY created_at DESC LIMIT $1`,
-    [q.limit, q.since ?? null],
-  );
+  const rows = await run(reader, PUBLIC_REMEDIATIONS, [q.limit, q.since ?? null]);
   return rows.map((r) => ({ id: r.id, at: r.created_at.toISOString(), cluster_name: r.cluster_name, pod: r.pod, action: r.action, outcome: r.outcome, cause: r.cause }));
 }

@@ -5,6 +5,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, pool, txClient, type Tx } from "@/lib/db/client";
 import { isRetryableBookingConflict } from "@/lib/db/sql-state";
+import { run } from "@/lib/db/statement";
 import { forbidden, noCapacity, unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
 import { submittingTenant } from "@/lib/tenants/submitting-tenant";
 import { logger } from "@/lib/logger";
@@ -15,6 +16,7 @@ import { getReservationOrThrow } from "./queries";
 import { MAX_LEAD_S, MAX_RESERVATION_S, MIN_RESERVATION_S } from "./reservation-lifecycle";
 import { recordReservationEvent } from "./record-event";
 import type { CreateReservationInput } from "./schemas";
+import { INSERT_RESERVATION, LOCK_BOOKING_TENANT, PEAK_RESERVED_GPUS } from "./statements";
 
 /** Tries before a booking that keeps losing races is refused (each retry re-reads what is free). */
 const ATTEMPTS = 8;
@@ -66,10 +68,7 @@ function bookingWindow(input: CreateReservationInput, now: number): Window {
 async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, window: Window, facts: CapacityFacts): Promise<string> {
   const c = txClient(tx);
   // the tenant row lock orders one tenant's bookings, so its quota check below is exact
-  const [tenant] = await tx.$queryRaw<Array<{ status: string; gpu_quota: number; out_of_funds: boolean }>>`
-    SELECT t.status, t.gpu_quota,
-           (t.billing_mode = 'prepaid' AND COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0) <= 0) AS out_of_funds
-      FROM tenants t WHERE t.id = ${tenantId}::uuid FOR UPDATE OF t`;
+  const [tenant] = await run(tx, LOCK_BOOKING_TENANT, [tenantId]);
   if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
   if (tenant.status !== "active") throw forbidden("Tenant is suspended");
   if (tenant.out_of_funds) throw forbidden("The prepaid balance is used up; add funds before booking");
@@ -89,9 +88,7 @@ async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, wi
 
   const from = new Date(window.from);
   const to = new Date(window.to);
-  const [r] = await tx.$queryRaw<Array<{ id: string }>>`
-    INSERT INTO reservations (tenant_id, gpu_type, node_count, cluster_id, starts_at, ends_at, created_by)
-    VALUES (${tenantId}::uuid, ${req.gpuType}, ${req.count}, ${req.clusterId}::uuid, ${from}, ${to}, ${actor.principal.label}) RETURNING id::text`;
+  const [r] = await run(tx, INSERT_RESERVATION, [tenantId, req.gpuType, req.count, req.clusterId ?? null, from, to, actor.principal.label]);
   const sorted = [...nodes].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   // one holding per node, in node order (concurrent bookings lock nodes in the same order)
   await holdNodes(c, { reservationId: r!.id, tenantId, nodes: sorted, from, to });
@@ -146,11 +143,6 @@ function refusalDetails(facts: CapacityFacts, window: Window, req: NodeRequest):
 
 /** The most GPUs the tenant's live reservations hold at one moment of the window. */
 async function peakReservedGpus(tx: Tx, tenantId: string, window: Window): Promise<number> {
-  const [row] = await tx.$queryRaw<Array<{ peak: number }>>`
-    WITH h AS (
-      SELECT GREATEST(starts_at, ${new Date(window.from)}) AS s, LEAST(ends_at, ${new Date(window.to)}) AS e, gpu_count FROM reservation_nodes
-       WHERE tenant_id = ${tenantId}::uuid AND live AND starts_at < ${new Date(window.to)} AND ends_at > ${new Date(window.from)}
-    )
-    SELECT COALESCE(max((SELECT sum(h2.gpu_count) FROM h h2 WHERE h2.s <= p.s AND h2.e > p.s)), 0)::int AS peak FROM h p`;
+  const [row] = await run(tx, PEAK_RESERVED_GPUS, [new Date(window.from), new Date(window.to), tenantId]);
   return row?.peak ?? 0;
 }

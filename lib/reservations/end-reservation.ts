@@ -3,11 +3,14 @@ import { tenantFilter, type Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient, type Tx } from "@/lib/db/client";
+import { run, runOne, type RowOf } from "@/lib/db/statement";
 import { invalidTransition, notFound } from "@/lib/errors";
+import { oneOf } from "@/lib/vocabulary";
 import { getReservationOrThrow } from "./queries";
-import { endAction, type ReservationStatus } from "./reservation-lifecycle";
+import { endAction, RESERVATION_STATUSES, type ReservationStatus } from "./reservation-lifecycle";
 import { recordReservationEvent } from "./record-event";
 import { stopWorkInside, type MovedWork } from "./reservation-work";
+import { CANCEL_HOLDINGS, CANCEL_RESERVATION, LOCK_RESERVATION, RELEASE_HOLDINGS, RELEASE_RESERVATION, TRANSACTION_NOW } from "./statements";
 
 export interface LockedReservation {
   id: string;
@@ -20,14 +23,17 @@ export interface LockedReservation {
   degraded_at: Date | null;
 }
 
+/** A locked reservation row, its status narrowed (an unknown one is reported, not passed on). */
+export function lockedReservation(row: RowOf<typeof LOCK_RESERVATION>): LockedReservation {
+  return { ...row, status: oneOf(RESERVATION_STATUSES, row.status, "reservations.status") };
+}
+
 /** The reservation, row-locked, if the caller may see it (another tenant's is not found). */
 export async function lockReservationOrThrow(tx: Tx, actor: Actor, id: string): Promise<LockedReservation> {
   const scope = tenantFilter(actor.principal);
-  const [r] = await tx.$queryRaw<LockedReservation[]>`
-    SELECT id::text, tenant_id::text, status, starts_at, ends_at, gpu_type, node_count, degraded_at FROM reservations
-     WHERE id = ${id}::uuid AND (${scope.tenantId ?? null}::uuid IS NULL OR tenant_id = ${scope.tenantId ?? null}::uuid) FOR UPDATE`;
+  const [r] = await run(tx, LOCK_RESERVATION, [id, scope.tenantId ?? null]);
   if (!r) throw notFound("Reservation");
-  return r;
+  return lockedReservation(r);
 }
 
 /**
@@ -38,16 +44,14 @@ export async function lockReservationOrThrow(tx: Tx, actor: Actor, id: string): 
 export async function endReservation(actor: Actor, id: string) {
   const moved = await db().$transaction(async (tx) => {
     const r = await lockReservationOrThrow(tx, actor, id);
-    const [{ now }] = await tx.$queryRaw<[{ now: Date }]>`SELECT now() AS now`;
+    const { now } = (await runOne(tx, TRANSACTION_NOW))!;
     const action = endAction({ status: r.status, startsAt: r.starts_at.getTime(), endsAt: r.ends_at.getTime() }, now.getTime());
     if (!action.ok) throw invalidTransition(action.reason);
     const label = actor.principal.label;
     if (action.kind === "cancel") {
       const work = await stopWorkInside(tx, id, "its reservation was cancelled", label);
-      await tx.$executeRaw`UPDATE reservation_nodes SET live = false, closed_at = now(), close_reason = 'cancelled' WHERE reservation_id = ${id}::uuid AND closed_at IS NULL`;
-      await tx.$executeRaw`
-        UPDATE reservations SET status = 'cancelled', ended_at = now(), end_reason = ${`cancelled by ${label}`}, degraded_at = NULL, degraded_reason = NULL, updated_at = now()
-         WHERE id = ${id}::uuid`;
+      await run(tx, CANCEL_HOLDINGS, [id]);
+      await run(tx, CANCEL_RESERVATION, [`cancelled by ${label}`, id]);
       await recordReservationEvent(txClient(tx), { reservationId: id, kind: "cancelled", message: "Cancelled before its start; nothing is billed", actor: label });
       await recordAudit(tx, actor, { action: "reservation.cancelled", targetType: "reservation", targetId: id, tenantId: r.tenant_id, details: { starts_at: r.starts_at.toISOString() } });
       return work;
@@ -74,14 +78,8 @@ export async function endReservation(actor: Actor, id: string) {
 export async function releaseNow(tx: Tx, r: LockedReservation, why: string, actor: string): Promise<MovedWork> {
   const work = await stopWorkInside(tx, r.id, `its reservation was ${why}`, actor);
   // the end is never before a holding's start (the database wants a window of at least a millisecond)
-  await tx.$executeRaw`
-    UPDATE reservation_nodes SET ends_at = GREATEST(LEAST(ends_at, now()), starts_at + interval '1 millisecond'),
-           closed_at = GREATEST(now(), LEAST(ends_at, now()), starts_at + interval '1 millisecond'), close_reason = ${why}
-     WHERE reservation_id = ${r.id}::uuid AND live AND closed_at IS NULL`;
-  await tx.$executeRaw`
-    UPDATE reservations SET status = 'released', ends_at = GREATEST(now(), starts_at + interval '1 millisecond'), ended_at = now(), end_reason = ${why},
-           degraded_at = NULL, degraded_reason = NULL, updated_at = now()
-     WHERE id = ${r.id}::uuid`;
+  await run(tx, RELEASE_HOLDINGS, [why, r.id]);
+  await run(tx, RELEASE_RESERVATION, [why, r.id]);
   return work;
 }
 

@@ -3,14 +3,38 @@ import { systemActor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, txClient, type Tx } from "@/lib/db/client";
 import { isRetryableBookingConflict } from "@/lib/db/sql-state";
+import { run, runOne } from "@/lib/db/statement";
 import { logger } from "@/lib/logger";
 import { pickTopology, podOf } from "@/lib/scheduler/topology";
 import { wholeFreeNodes } from "./capacity";
 import { loadCapacityFacts } from "./capacity-facts";
-import { summary, wake, type LockedReservation } from "./end-reservation";
+import { lockedReservation, summary, wake, type LockedReservation } from "./end-reservation";
 import { holdNodes } from "./hold-nodes";
 import { recordReservationEvent } from "./record-event";
 import { evictForeignWork, stopWorkInside, type MovedWork } from "./reservation-work";
+import {
+  CLOSE_COMPLETED_HOLDINGS,
+  COMPLETE_RESERVATION,
+  DROP_LOST_HOLDING,
+  DUE_TO_END_IDS,
+  DUE_TO_START_IDS,
+  END_LOST_HOLDING,
+  FIRE_RESERVATION_ALERT,
+  HELD_NODES,
+  LOCK_DUE_TO_END,
+  LOCK_DUE_TO_START,
+  LOCK_RESERVATION_TO_REPAIR,
+  LOST_HOLDINGS,
+  MARK_DEGRADED,
+  MARK_SHORT,
+  MARK_WHOLE,
+  NODE_HOSTNAMES,
+  RESERVATION_CLUSTER,
+  RESERVATIONS_TO_REPAIR,
+  RESOLVE_RESERVATION_ALERT,
+  SET_DEGRADED_REASON,
+  START_RESERVATION,
+} from "./upkeep-statements";
 
 const ACTOR = "reservations";
 /** Node states that take a held node away from its tenant until a human returns it. */
@@ -23,19 +47,17 @@ const OUT_OF_SERVICE = ["quarantined", "maintenance"];
  */
 export async function maintainReservations() {
   const moved: MovedWork[] = [];
-  const started = await eachDue(`status = 'confirmed' AND starts_at <= now() AND ends_at > now()`, async (tx, r) => {
+  const started = await eachDue(DUE_TO_START_IDS, LOCK_DUE_TO_START, async (tx, r) => {
     const work = await evictForeignWork(tx, r.id, ACTOR);
-    await tx.$executeRaw`UPDATE reservations SET status = 'active', updated_at = now() WHERE id = ${r.id}::uuid`;
+    await run(tx, START_RESERVATION, [r.id]);
     await recordReservationEvent(txClient(tx), { reservationId: r.id, kind: "started", message: "Started: its nodes run only this organisation's work until its end", actor: ACTOR, details: summary(work) });
     await recordAudit(tx, systemActor, { action: "reservation.started", targetType: "reservation", targetId: r.id, tenantId: r.tenant_id, details: summary(work) });
     moved.push(work);
   });
-  const completed = await eachDue(`status IN ('confirmed', 'active') AND ends_at <= now()`, async (tx, r) => {
+  const completed = await eachDue(DUE_TO_END_IDS, LOCK_DUE_TO_END, async (tx, r) => {
     const work = await stopWorkInside(tx, r.id, "its reservation reached its end", ACTOR);
-    await tx.$executeRaw`UPDATE reservation_nodes SET closed_at = now(), close_reason = 'completed' WHERE reservation_id = ${r.id}::uuid AND live AND closed_at IS NULL`;
-    await tx.$executeRaw`
-      UPDATE reservations SET status = 'completed', ended_at = now(), end_reason = 'reached its end', degraded_at = NULL, degraded_reason = NULL, updated_at = now()
-       WHERE id = ${r.id}::uuid`;
+    await run(tx, CLOSE_COMPLETED_HOLDINGS, [r.id]);
+    await run(tx, COMPLETE_RESERVATION, [r.id]);
     await resolveAlert(tx, r.id, "The reservation ended");
     await recordReservationEvent(txClient(tx), { reservationId: r.id, kind: "completed", message: "Reached its end; its nodes are free", actor: ACTOR, details: summary(work) });
     await recordAudit(tx, systemActor, { action: "reservation.completed", targetType: "reservation", targetId: r.id, tenantId: r.tenant_id, details: summary(work) });
@@ -46,18 +68,15 @@ export async function maintainReservations() {
   return { started, completed, ...repaired };
 }
 
-/** Runs `step` for each reservation matching `where`, one transaction each, skipping rows another sweep holds. */
-async function eachDue(where: string, step: (tx: Tx, r: LockedReservation) => Promise<void>): Promise<number> {
-  const { rows } = await pool().query<{ id: string }>(`SELECT id::text FROM reservations WHERE ${where} ORDER BY starts_at LIMIT 500`);
+/** Runs `step` for each reservation `due` lists and `lock` still finds due, one transaction each, skipping rows another sweep holds. */
+async function eachDue(due: typeof DUE_TO_START_IDS, lock: typeof LOCK_DUE_TO_START, step: (tx: Tx, r: LockedReservation) => Promise<void>): Promise<number> {
+  const rows = await run(pool(), due);
   let done = 0;
   for (const { id } of rows) {
     const ok = await db().$transaction(async (tx) => {
-      const [r] = await tx.$queryRawUnsafe<LockedReservation[]>(
-        `SELECT id::text, tenant_id::text, status, starts_at, ends_at, gpu_type, node_count, degraded_at FROM reservations WHERE id = $1::uuid AND ${where} FOR UPDATE SKIP LOCKED`,
-        id,
-      );
+      const [r] = await run(tx, lock, [id]);
       if (!r) return false;
-      await step(tx, r);
+      await step(tx, lockedReservation(r));
       return true;
     });
     if (ok) done++;
@@ -73,15 +92,7 @@ async function eachDue(where: string, step: (tx: Tx, r: LockedReservation) => Pr
  * rest of its window, and once whole again it is no longer degraded and the alert says so.
  */
 export async function repairReservations(): Promise<{ degraded: number; replaced: number }> {
-  const { rows } = await pool().query<{ id: string }>(
-    `SELECT DISTINCT r.id::text FROM reservations r
-      WHERE r.status IN ('confirmed', 'active') AND r.ends_at > now()
-        AND (r.degraded_at IS NOT NULL OR EXISTS (
-              SELECT 1 FROM reservation_nodes h JOIN nodes n ON n.id = h.node_id
-               WHERE h.reservation_id = r.id AND h.live AND h.closed_at IS NULL
-                 AND (n.status = ANY($1::text[]) OR n.status_before_offline = ANY($1::text[]))))`,
-    [OUT_OF_SERVICE],
-  );
+  const rows = await run(pool(), RESERVATIONS_TO_REPAIR, [OUT_OF_SERVICE]);
   let degraded = 0;
   let replaced = 0;
   for (const { id } of rows) {
@@ -99,45 +110,33 @@ export async function repairReservations(): Promise<{ degraded: number; replaced
 }
 
 async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replaced: number }> {
-  const [r] = await tx.$queryRaw<Array<LockedReservation & { tenant_name: string }>>`
-    SELECT r.id::text, r.tenant_id::text, r.status, r.starts_at, r.ends_at, r.gpu_type, r.node_count, r.degraded_at, t.name AS tenant_name
-      FROM reservations r JOIN tenants t ON t.id = r.tenant_id
-     WHERE r.id = ${id}::uuid AND r.status IN ('confirmed', 'active') AND r.ends_at > now() FOR UPDATE OF r SKIP LOCKED`;
-  if (!r) return { degraded: 0, replaced: 0 };
+  const [row] = await run(tx, LOCK_RESERVATION_TO_REPAIR, [id]);
+  if (!row) return { degraded: 0, replaced: 0 };
+  const r = lockedReservation(row);
   const c = txClient(tx);
 
   // 1. holdings whose node left service end now (or are dropped if they never started)
-  const lost = await tx.$queryRaw<Array<{ id: string; node_id: string; hostname: string; status: string; started: boolean }>>`
-    SELECT h.id::text, h.node_id::text, n.hostname, COALESCE(n.status_before_offline, n.status) AS status, h.starts_at <= now() AS started
-      FROM reservation_nodes h JOIN nodes n ON n.id = h.node_id
-     WHERE h.reservation_id = ${id}::uuid AND h.live AND h.closed_at IS NULL
-       AND (n.status = ANY(${OUT_OF_SERVICE}::text[]) OR n.status_before_offline = ANY(${OUT_OF_SERVICE}::text[]))
-     FOR UPDATE OF h`;
+  const lost = await run(tx, LOST_HOLDINGS, [id, OUT_OF_SERVICE]);
   for (const h of lost) {
     if (h.started) {
-      await tx.$executeRaw`
-        UPDATE reservation_nodes SET ends_at = GREATEST(now(), starts_at + interval '1 millisecond'), closed_at = GREATEST(now(), starts_at + interval '1 millisecond'),
-               close_reason = ${`node ${h.status}`} WHERE id = ${h.id}::uuid`;
+      await run(tx, END_LOST_HOLDING, [`node ${h.status}`, h.id]);
     } else {
-      await tx.$executeRaw`UPDATE reservation_nodes SET live = false, closed_at = now(), close_reason = ${`node ${h.status} before the start`} WHERE id = ${h.id}::uuid`;
+      await run(tx, DROP_LOST_HOLDING, [`node ${h.status} before the start`, h.id]);
     }
     await recordReservationEvent(c, { reservationId: id, kind: "degraded", message: `Node ${h.hostname} left service (${h.status}); it is no longer held or billed`, actor: ACTOR, nodeId: h.node_id });
   }
   if (lost.length) {
     const reason = `${lost.length} node(s) left service (${lost.map((h) => `${h.hostname}: ${h.status}`).join(", ")})`;
-    await tx.$executeRaw`UPDATE reservations SET degraded_at = COALESCE(degraded_at, now()), degraded_reason = ${reason}, updated_at = now() WHERE id = ${id}::uuid`;
+    await run(tx, MARK_DEGRADED, [reason, id]);
     await fireAlert(tx, r, `Reservation ${id.slice(0, 8)} is degraded: ${reason}. A free ${r.gpu_type} node replaces each one as soon as there is one; the time a node is not held is not billed`);
     await recordAudit(tx, systemActor, { action: "reservation.degraded", targetType: "reservation", targetId: id, tenantId: r.tenant_id, details: { nodes: lost.map((h) => h.hostname) } });
   }
 
   // 2. swap in free nodes for the missing ones, for the rest of the window
-  const held = await tx.$queryRaw<Array<{ node_id: string; cluster_id: string; pod: string | null; rack: string | null }>>`
-    SELECT h.node_id::text, n.cluster_id::text, n.pod, n.rack FROM reservation_nodes h JOIN nodes n ON n.id = h.node_id
-     WHERE h.reservation_id = ${id}::uuid AND h.live AND h.closed_at IS NULL AND h.ends_at = ${r.ends_at}`;
+  const held = await run(tx, HELD_NODES, [id, r.ends_at]);
   const missing = r.node_count - held.length;
   if (missing <= 0) return { degraded: lost.length ? 1 : 0, replaced: 0 };
-  const [{ cluster }] = await tx.$queryRaw<[{ cluster: string | null }]>`
-    SELECT COALESCE((SELECT n.cluster_id::text FROM reservation_nodes h JOIN nodes n ON n.id = h.node_id WHERE h.reservation_id = ${id}::uuid LIMIT 1), NULL) AS cluster`;
+  const { cluster } = (await runOne(tx, RESERVATION_CLUSTER, [id]))!;
   const from = Math.max(Date.now(), r.starts_at.getTime());
   const window = { from, to: r.ends_at.getTime() };
   const facts = await loadCapacityFacts(c, { gpuType: r.gpu_type, clusterId: cluster ?? undefined });
@@ -148,11 +147,11 @@ async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replac
   const pick = pickTopology(samePod, missing) ?? pickTopology(free, missing, { oneCluster: true }) ?? pickTopology(free, Math.min(missing, free.length), { oneCluster: true });
   if (!pick || pick.length === 0) {
     if (!r.degraded_at && !lost.length) return { degraded: 0, replaced: 0 };
-    await tx.$executeRaw`UPDATE reservations SET degraded_at = COALESCE(degraded_at, now()), degraded_reason = COALESCE(degraded_reason, ${`${missing} node(s) short`}) WHERE id = ${id}::uuid`;
+    await run(tx, MARK_SHORT, [`${missing} node(s) short`, id]);
     return { degraded: lost.length ? 1 : 0, replaced: 0 };
   }
   const nodes = pick.map((p) => p.node).sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
-  const hostnames = await tx.$queryRaw<Array<{ id: string; hostname: string }>>`SELECT id::text, hostname FROM nodes WHERE id = ANY(${nodes.map((n) => n.nodeId)}::uuid[])`;
+  const hostnames = await run(tx, NODE_HOSTNAMES, [nodes.map((n) => n.nodeId)]);
   const hostOf = new Map(hostnames.map((h) => [h.id, h.hostname]));
   await holdNodes(c, { reservationId: id, tenantId: r.tenant_id, nodes, from: new Date(from), to: r.ends_at });
   for (const n of nodes) {
@@ -166,12 +165,12 @@ async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replac
   }
   const whole = held.length + nodes.length >= r.node_count;
   if (whole) {
-    await tx.$executeRaw`UPDATE reservations SET degraded_at = NULL, degraded_reason = NULL, updated_at = now() WHERE id = ${id}::uuid`;
+    await run(tx, MARK_WHOLE, [id]);
     await recordReservationEvent(c, { reservationId: id, kind: "restored", message: `Whole again: ${r.node_count} node(s) held`, actor: ACTOR });
     await fireAlert(tx, r, `Reservation ${id.slice(0, 8)}: ${nodes.length} node(s) that left service were replaced (${nodes.map((n) => hostOf.get(n.nodeId)).join(", ")})`);
     await resolveAlert(tx, id, `Replaced by ${nodes.map((n) => hostOf.get(n.nodeId)).join(", ")}`);
   } else {
-    await tx.$executeRaw`UPDATE reservations SET degraded_reason = ${`${r.node_count - held.length - nodes.length} node(s) short; waiting for a free ${r.gpu_type} node`}, updated_at = now() WHERE id = ${id}::uuid`;
+    await run(tx, SET_DEGRADED_REASON, [`${r.node_count - held.length - nodes.length} node(s) short; waiting for a free ${r.gpu_type} node`, id]);
   }
   await recordAudit(tx, systemActor, { action: "reservation.nodes_replaced", targetType: "reservation", targetId: id, tenantId: r.tenant_id, details: { nodes: nodes.map((n) => hostOf.get(n.nodeId) ?? n.nodeId), whole } });
   return { degraded: lost.length ? 1 : 0, replaced: nodes.length };
@@ -179,14 +178,9 @@ async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replac
 
 /** The tenant's alert about a reservation: one firing event per reservation, its message kept current. */
 async function fireAlert(tx: Tx, r: LockedReservation, message: string) {
-  await tx.$executeRaw`
-    INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, tenant_id, severity, message, details)
-    VALUES ('reservation_degraded', ${`reservation_degraded:${r.id}`}, 'reservation', ${r.id}, ${`${r.node_count} × ${r.gpu_type} reservation`}, ${r.tenant_id}::uuid, 'warning', ${message}, '{}'::jsonb)
-    ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now(), message = EXCLUDED.message`;
+  await run(tx, FIRE_RESERVATION_ALERT, [`reservation_degraded:${r.id}`, r.id, `${r.node_count} × ${r.gpu_type} reservation`, r.tenant_id, message]);
 }
 
 async function resolveAlert(tx: Tx, id: string, note: string) {
-  await tx.$executeRaw`
-    UPDATE alert_events SET status = 'resolved', resolved_at = now(), message = message || ${`. ${note}.`}
-     WHERE dedupe_key = ${`reservation_degraded:${id}`} AND status = 'firing'`;
+  await run(tx, RESOLVE_RESERVATION_ALERT, [`. ${note}.`, `reservation_degraded:${id}`]);
 }

@@ -4,12 +4,14 @@ import { tenantFilter, type Principal } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { notFound } from "@/lib/errors";
+import { run } from "@/lib/db/statement";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { topologySummary } from "@/lib/scheduler/topology";
 import { oneOf } from "@/lib/vocabulary";
 import { capacityFor } from "./capacity-facts";
 import type { CapacityQuery, reservationEventJsonSchema, reservationJsonSchema } from "./schemas";
 import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "./reservation-lifecycle";
+import { FLEET_BY_TENANT, WORK_IN_RESERVATION } from "./statements";
 
 const reservationInclude = {
   nodes: {
@@ -110,25 +112,7 @@ export async function reservationsOpenTo(tenantId: string) {
 
 /** Every node with the tenant holding or using it now: the operators' fleet floor by tenant. */
 export async function fleetByTenant() {
-  const { rows } = await pool().query<{
-    node_id: string; hostname: string; cluster: string; pod: string | null; rack: string | null; status: string; gpus: number;
-    reserved_by: string | null; reservation_id: string | null; used_by: string[] | null; booked_from: Date | null;
-  }>(
-    `SELECT n.id AS node_id, n.hostname, c.name AS cluster, n.pod, n.rack, n.status,
-            (SELECT count(*)::int FROM gpus g WHERE g.node_id = n.id AND g.missing_since IS NULL) AS gpus,
-            h.tenant_name AS reserved_by, h.reservation_id,
-            (SELECT array_agg(DISTINCT t.name) FROM gpus g
-               LEFT JOIN jobs j ON j.id = g.allocated_job_id LEFT JOIN endpoint_replicas r ON r.id = g.allocated_replica_id
-               JOIN tenants t ON t.id = COALESCE(j.tenant_id, r.tenant_id)
-              WHERE g.node_id = n.id) AS used_by,
-            (SELECT min(rn.starts_at) FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at > now()) AS booked_from
-       FROM nodes n JOIN clusters c ON c.id = n.cluster_id
-       LEFT JOIN LATERAL (
-         SELECT t.name AS tenant_name, rn.reservation_id::text FROM reservation_nodes rn JOIN tenants t ON t.id = rn.tenant_id
-          WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now() LIMIT 1
-       ) h ON true
-      ORDER BY c.name, n.pod NULLS LAST, n.rack NULLS LAST, n.hostname`,
-  );
+  const rows = await run(pool(), FLEET_BY_TENANT);
   return rows.map((r) => ({ ...r, used_by: r.used_by ?? [], booked_from: r.booked_from?.toISOString() ?? null }));
 }
 
@@ -140,12 +124,6 @@ export async function bookableClusters() {
 /** Work running inside a reservation now, or waiting for it: what its page lists. */
 export async function workInReservation(p: Principal, id: string) {
   await getReservationOrThrow(p, id);
-  const { rows } = await pool().query<{ id: string; name: string; status: string; gpu_count: number; named: boolean }>(
-    `SELECT j.id::text, j.name, j.status, j.gpu_count, j.reservation_id IS NOT NULL AS named FROM jobs j
-      WHERE (j.reservation_id = $1 AND j.status IN ('queued', 'blocked', 'running'))
-         OR (j.status = 'running' AND EXISTS (SELECT 1 FROM job_placements p WHERE p.job_id = j.id AND p.attempt = j.attempts AND p.reservation_id = $1))
-      ORDER BY j.submitted_at DESC LIMIT 200`,
-    [id],
-  );
+  const rows = await run(pool(), WORK_IN_RESERVATION, [id]);
   return rows;
 }

@@ -1,7 +1,9 @@
 import "server-only";
 import { txClient, type Tx } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { stopReplicas } from "@/lib/endpoints/reconcile-endpoints";
 import { requeueJobs } from "@/lib/jobs/requeue-lost-jobs";
+import { CANCEL_NAMED_JOBS, FREE_JOB_GPUS, LOCK_FOREIGN_JOBS, LOCK_FOREIGN_REPLICAS, LOCK_JOBS_INSIDE, LOCK_REPLICAS_INSIDE } from "./upkeep-statements";
 
 // The work a reservation's start and end move, inside the transaction that records the change.
 
@@ -19,25 +21,12 @@ export interface MovedWork {
  * is billed at rate 0, inside the reservation.
  */
 export async function stopWorkInside(tx: Tx, reservationId: string, why: string, actor: string): Promise<MovedWork> {
-  const cancelled = await tx.$queryRaw<Array<{ id: string }>>`
-    WITH named AS (
-      SELECT id, status FROM jobs WHERE reservation_id = ${reservationId}::uuid AND status IN ('queued', 'blocked', 'running') FOR UPDATE
-    ), done AS (
-      UPDATE jobs j SET status = 'cancelled', finished_at = now(), updated_at = now(), block_reason = NULL, pending_reason = NULL,
-             error = ${`Cancelled: ${why}; the job named it and runs nowhere else`}
-        FROM named WHERE j.id = named.id RETURNING j.id, named.status AS from_status
-    ), events AS (
-      INSERT INTO job_events (job_id, from_status, to_status, reason, actor) SELECT id, from_status, 'cancelled', ${why}, ${actor} FROM done
-    )
-    SELECT id::text FROM done`;
+  const cancelled = await run(tx, CANCEL_NAMED_JOBS, [reservationId, `Cancelled: ${why}; the job named it and runs nowhere else`, why, actor]);
   const ids = cancelled.map((r) => r.id);
-  if (ids.length) await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY(${ids}::uuid[])`;
-  const inside = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT j.id::text FROM jobs j JOIN job_placements p ON p.job_id = j.id AND p.attempt = j.attempts
-     WHERE j.status = 'running' AND p.reservation_id = ${reservationId}::uuid FOR UPDATE OF j`;
+  if (ids.length) await run(tx, FREE_JOB_GPUS, [ids]);
+  const inside = await run(tx, LOCK_JOBS_INSIDE, [reservationId]);
   const requeued = await requeueJobs(tx, inside.map((j) => j.id), why, actor);
-  const replicas = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT id::text FROM endpoint_replicas WHERE reservation_id = ${reservationId}::uuid AND status <> 'stopped' FOR UPDATE`;
+  const replicas = await run(tx, LOCK_REPLICAS_INSIDE, [reservationId]);
   await stopReplicas(txClient(tx), replicas.map((r) => ({ id: r.id, reason: why })));
   return { cancelled: ids, requeued, replicas: replicas.length };
 }
@@ -48,17 +37,9 @@ export async function stopWorkInside(tx: Tx, reservationId: string, why: string,
  * without spending retries, replicas to be placed elsewhere by the reconciler.
  */
 export async function evictForeignWork(tx: Tx, reservationId: string, actor: string): Promise<MovedWork> {
-  const jobs = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT j.id::text FROM jobs j LEFT JOIN job_placements p ON p.job_id = j.id AND p.attempt = j.attempts
-     WHERE j.status = 'running' AND p.reservation_id IS DISTINCT FROM ${reservationId}::uuid
-       AND j.id IN (SELECT g.allocated_job_id FROM reservation_nodes rn JOIN gpus g ON g.node_id = rn.node_id
-                     WHERE rn.reservation_id = ${reservationId}::uuid AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
-     FOR UPDATE OF j`;
+  const jobs = await run(tx, LOCK_FOREIGN_JOBS, [reservationId]);
   const requeued = await requeueJobs(tx, jobs.map((j) => j.id), "its node is reserved from now (it ran past the duration it declared)", actor);
-  const replicas = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT r.id::text FROM endpoint_replicas r JOIN reservation_nodes rn ON rn.node_id = r.node_id
-     WHERE rn.reservation_id = ${reservationId}::uuid AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
-       AND r.status <> 'stopped' AND r.reservation_id IS DISTINCT FROM ${reservationId}::uuid FOR UPDATE OF r`;
+  const replicas = await run(tx, LOCK_FOREIGN_REPLICAS, [reservationId]);
   await stopReplicas(txClient(tx), replicas.map((r) => ({ id: r.id, reason: "its node is reserved from now; replaced elsewhere" })));
   return { cancelled: [], requeued, replicas: replicas.length };
 }

@@ -1,9 +1,11 @@
 import "server-only";
 import { tenantFilter, type Principal } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { tenantSelect } from "./schemas";
+import { TENANT_FIGURES } from "./statements";
 
 /** A tenant the caller may see; another tenant's id answers 404 so existence is not leaked. */
 export async function getTenantOrThrow(principal: Principal, id: string) {
@@ -45,8 +47,6 @@ export async function listTenantsWithCounts() {
 
 /** What GET /api/tenants/{id} adds to a tenant: GPUs held now (jobs and endpoint replicas) and the prepaid balance (the ledger's sum). */
 export async function tenantFigures(id: string): Promise<{ gpu_in_use: number; balance_cents: number }> {
-  const [r] = await db().$queryRaw<[{ in_use: number; balance: bigint }]>`
-    SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[${id}::uuid])), 0) AS in_use,
-           (SELECT COALESCE(sum(amount_cents), 0)::bigint FROM ledger_entries WHERE tenant_id = ${id}::uuid) AS balance`;
-  return { gpu_in_use: r.in_use, balance_cents: Number(r.balance) };
+  const [r] = await run(db(), TENANT_FIGURES, [id, id]);
+  return { gpu_in_use: r!.in_use, balance_cents: Number(r!.balance) };
 }

@@ -5,7 +5,9 @@ import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
 import { notFound, uniqueViolationToConflict } from "@/lib/errors";
 import { lockPrismaTransaction } from "@/lib/db/locks";
+import { run } from "@/lib/db/statement";
 import { tenantSelect, type UpdateTenantInput } from "./schemas";
+import { LOCK_TENANT } from "./statements";
 import { resumeTenantWork, stopTenantWork } from "./tenant-work";
 
 /**
@@ -26,7 +28,7 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
       // waiting jobs' priorities writes rows a scheduling cycle updates too, in another order: without
       // the lock the two deadlocked (seen under load in the integration suite)
       if (input.status || input.max_priority) await lockPrismaTransaction(tx, "scheduler");
-      const [locked] = await tx.$queryRaw<Array<{ status: string }>>`SELECT status FROM tenants WHERE id = ${id}::uuid FOR UPDATE`;
+      const [locked] = await run(tx, LOCK_TENANT, [id]);
       if (!locked) throw notFound("Tenant");
       const before = await tx.tenant.findUniqueOrThrow({ where: { id }, select: { ...tenantSelect } });
       const tenant = await tx.tenant.update({

@@ -4,7 +4,9 @@ import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { forgetRememberedKeys } from "@/lib/api-keys/authenticate-api-key";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { conflict, forbidden, notFound, validationFailed } from "@/lib/errors";
+import { LOCK_TENANT } from "@/lib/tenants/statements";
 import { userSelect, type UpdateUserInput } from "./schemas";
 
 /**
@@ -45,7 +47,8 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
       }
     }
     if (before.tenantId) {
-      await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${before.tenantId}::uuid FOR UPDATE`;
+      await run(tx, LOCK_TENANT, [before.tenantId]);
+
       const losesAdmin =
         before.role === "tenant_admin" &&
         before.disabledAt === null &&

@@ -3,9 +3,11 @@ import { verifyPassword } from "@/lib/auth/password";
 import { createHash } from "node:crypto";
 import { ACCOUNT_POLICY, ADDRESS_POLICY, KNOWN_PAIR_MS, PAIR_POLICY, admit, afterSuccess, isKnownPair, type ThrottlePolicy, type ThrottleState } from "@/lib/auth/sign-in-throttle";
 import { db, type Tx } from "@/lib/db/client";
+import { run, runCount, runOne, type RowOf } from "@/lib/db/statement";
 import { addressScope } from "@/lib/http/client-address";
 import { env } from "@/lib/env";
 import { DEMO_ACCOUNTS } from "@/lib/platform/demo-accounts";
+import { CLOCK_NOW, ENSURE_THROTTLES, LOCK_THROTTLES, PRUNE_THROTTLES, WRITE_THROTTLE, WRITE_THROTTLE_SUCCEEDED } from "./statements";
 
 export type SignInResult =
   | { ok: true; user: { id: string; email: string; name: string; role: string; tenantId: string | null; sessionVersion: number } }
@@ -57,23 +59,21 @@ function throttleKeys(email: string, address: string): ThrottleKeys {
   };
 }
 
-type Row = { key: string; failures: number; blocked_until: Date | null; last_failure_at: Date | null; succeeded_at: Date | null };
+type Row = RowOf<typeof LOCK_THROTTLES>;
 const toState = (r: Row): ThrottleState => ({ failures: r.failures, blockedUntil: r.blocked_until?.getTime() ?? null, lastFailureAt: r.last_failure_at?.getTime() ?? null });
 
 async function lockRows(tx: Tx, keys: ThrottleKeys): Promise<Row[]> {
   // locked in key order, so two attempts never wait on each other crosswise
-  return tx.$queryRaw<Row[]>`
-    SELECT key, failures, blocked_until, last_failure_at, succeeded_at FROM sign_in_throttles
-     WHERE key IN (${keys.address}, ${keys.account}, ${keys.pair}) ORDER BY key FOR UPDATE`;
+  return run(tx, LOCK_THROTTLES, [keys.address, keys.account, keys.pair]);
 }
 
 async function writeState(tx: Tx, key: string, next: ThrottleState, succeededAt?: Date): Promise<void> {
   const blocked = next.blockedUntil === null ? null : new Date(next.blockedUntil);
   const last = next.lastFailureAt === null ? null : new Date(next.lastFailureAt);
   if (succeededAt) {
-    await tx.$executeRaw`UPDATE sign_in_throttles SET failures = ${next.failures}, blocked_until = ${blocked}, last_failure_at = ${last}, succeeded_at = ${succeededAt} WHERE key = ${key}`;
+    await run(tx, WRITE_THROTTLE_SUCCEEDED, [next.failures, blocked, last, succeededAt, key]);
   } else {
-    await tx.$executeRaw`UPDATE sign_in_throttles SET failures = ${next.failures}, blocked_until = ${blocked}, last_failure_at = ${last} WHERE key = ${key}`;
+    await run(tx, WRITE_THROTTLE, [next.failures, blocked, last, key]);
   }
 }
 
@@ -84,9 +84,9 @@ async function writeState(tx: Tx, key: string, next: ThrottleState, succeededAt?
 async function countAttempt(keys: ThrottleKeys): Promise<{ allowed: true } | { allowed: false; retryAfterMs: number }> {
   const policies: Record<string, ThrottlePolicy> = { [keys.address]: ADDRESS_POLICY, [keys.account]: ACCOUNT_POLICY, [keys.pair]: PAIR_POLICY };
   return db().$transaction(async (tx) => {
-    await tx.$executeRaw`INSERT INTO sign_in_throttles (key) VALUES (${keys.address}), (${keys.account}), (${keys.pair}) ON CONFLICT (key) DO NOTHING`;
+    await run(tx, ENSURE_THROTTLES, [keys.address, keys.account, keys.pair]);
     const rows = await lockRows(tx, keys);
-    const now = (await tx.$queryRaw<[{ now: Date }]>`SELECT clock_timestamp() AS now`)[0].now.getTime();
+    const now = (await runOne(tx, CLOCK_NOW))!.now.getTime();
     const pair = rows.find((r) => r.key === keys.pair);
     const known = isKnownPair(pair?.succeeded_at?.getTime() ?? null, now);
     const decisions = rows
@@ -118,9 +118,6 @@ async function giveBack(keys: ThrottleKeys): Promise<void> {
  * a pair's memory of a successful sign-in, kept while it still vouches for the pair.
  */
 export async function pruneSignInThrottles(): Promise<{ deleted: number }> {
-  const deleted = await db().$executeRaw`
-    DELETE FROM sign_in_throttles
-     WHERE (blocked_until IS NULL OR blocked_until < now()) AND (last_failure_at IS NULL OR last_failure_at < now() - interval '1 day')
-       AND (succeeded_at IS NULL OR succeeded_at < now() - ${KNOWN_PAIR_MS / 1000} * interval '1 second')`;
+  const deleted = await runCount(db(), PRUNE_THROTTLES, [KNOWN_PAIR_MS / 1000]);
   return { deleted };
 }

@@ -1,8 +1,10 @@
 import "server-only";
 import { Readable } from "node:stream";
 import { pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { isAppError } from "@/lib/errors";
 import { gateway } from "@/lib/gateway/gateway";
+import { ENDPOINT_BY_NAME } from "../statements";
 
 // How an inference step reaches a tenant's endpoint: through the inference gateway's balancer in
 // this process (least outstanding requests over replicas in rotation, one retry on another
@@ -28,7 +30,7 @@ export class NoReplica extends Error {}
 
 export const gatewayTransport: InferenceTransport = {
   async send(req) {
-    const { rows } = await pool().query<{ id: string }>(`SELECT id FROM endpoints WHERE tenant_id = $1 AND name = $2 AND deleted_at IS NULL`, [req.tenantId, req.endpoint]);
+    const rows = await run(pool(), ENDPOINT_BY_NAME, [req.tenantId, req.endpoint]);
     if (!rows[0]) throw new NoReplica(`endpoint “${req.endpoint}” does not exist (any more)`);
     const g = await gateway();
     const adm = await g.admitTenant(rows[0].id, req.tenantId);

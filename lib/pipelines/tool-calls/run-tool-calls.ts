@@ -2,11 +2,14 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { DurableStep } from "@/lib/background/types";
 import { db, pool } from "@/lib/db/client";
+import { run, type RowOf } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { backoffSeconds } from "@/lib/jobs/job-lifecycle";
 import { secretValues } from "@/lib/secrets/secrets";
+import { oneOf } from "@/lib/vocabulary";
 import { advanceInTx, latestOutputs, logEvents, resolveRequest, wake } from "../advance-pipeline";
 import { hostAllowed } from "../allow-list";
+import { CLAIM_DUE_CALLS, LOCK_CALL_STEP, LOCK_PIPELINE_FOR_RESULT, RECORD_CALL_OUTPUT } from "../statements";
 import { ExpressionError, type Json } from "../expressions";
 import { failedCall, readResponse, type CallResult } from "./call-result";
 import { gatewayTransport, NoReplica, type InferenceTransport } from "./inference-transport";
@@ -28,24 +31,10 @@ export interface ToolCallOptions {
   step?: DurableStep;
 }
 
-interface Claimed {
-  id: string;
-  pipeline_id: string;
-  pipeline_name: string;
-  tenant_id: string;
-  name: string;
-  kind: "http" | "inference";
-  request: Json;
-  timeout_s: number;
-  call_attempt: number;
-  call_fence: string;
-  iteration: number;
-  max_retries: number;
-  retry_backoff_s: number;
-  retry_backoff_factor: number;
-  retry_backoff_max_s: number;
-  retry_on: number[];
-}
+/** The tool-call steps' kinds (a job step is never claimed here). */
+const CALL_KINDS = ["http", "inference"] as const;
+
+type Claimed = Omit<RowOf<typeof CLAIM_DUE_CALLS>, "kind"> & { kind: (typeof CALL_KINDS)[number] };
 
 const direct: DurableStep = { run: (_id, fn) => fn() };
 
@@ -58,19 +47,8 @@ export async function runDueToolCalls(opts: ToolCallOptions = {}) {
 }
 
 async function claimDueCalls(limit: number): Promise<Claimed[]> {
-  const { rows } = await pool().query<Claimed>(
-    `WITH due AS (
-       SELECT s.id FROM pipeline_steps s JOIN pipelines p ON p.id = s.pipeline_id
-        WHERE s.status = 'running' AND s.kind <> 'job' AND s.call_due_at <= now()
-          AND (s.call_lease_until IS NULL OR s.call_lease_until < now()) AND p.status = 'running'
-        ORDER BY s.call_due_at LIMIT $1 FOR UPDATE OF s SKIP LOCKED)
-     UPDATE pipeline_steps s SET call_lease_until = now() + make_interval(secs => s.timeout_s + 30)
-       FROM due, pipelines p WHERE s.id = due.id AND p.id = s.pipeline_id
-     RETURNING s.id, s.pipeline_id, p.name AS pipeline_name, p.tenant_id, s.name, s.kind, s.request, s.timeout_s, s.call_attempt,
-               s.call_fence::text AS call_fence, s.iteration, s.max_retries, s.retry_backoff_s, s.retry_backoff_factor, s.retry_backoff_max_s, s.retry_on`,
-    [limit],
-  );
-  return rows;
+  const rows = await run(pool(), CLAIM_DUE_CALLS, [limit]);
+  return rows.map((r) => ({ ...r, kind: oneOf(CALL_KINDS, r.kind, "pipeline_steps.kind") }));
 }
 
 /** A request field as the text it stands for: strings as they are, anything else as its JSON. */
@@ -136,9 +114,9 @@ async function record(c: Claimed, r: CallResult, secrets: Record<string, string>
   const details = { attempt: c.call_attempt, status: r.httpStatus ?? null, duration_ms: r.durationMs, ok: r.ok, ...(r.ok ? { bytes: r.bytes } : { error }) };
   const label = `${c.kind === "http" ? "http" : "inference"} call, attempt ${c.call_attempt}`;
   const { outcome, started } = await db().$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 FROM pipelines WHERE id = ${c.pipeline_id}::uuid FOR UPDATE`;
-    const cur = await tx.$queryRaw<Array<{ ok: boolean }>>`
-      SELECT (status = 'running' AND call_fence = ${c.call_fence}::uuid) AS ok FROM pipeline_steps WHERE id = ${c.id}::uuid FOR UPDATE`;
+    await run(tx, LOCK_PIPELINE_FOR_RESULT, [c.pipeline_id]);
+
+    const cur = await run(tx, LOCK_CALL_STEP, [c.call_fence, c.id]);
     const none = { submitted: 0, calls: 0 };
     if (!cur[0]?.ok) {
       await logEvents(tx, c.pipeline_id, [{ step: c.name, kind: "tool_call", iteration: c.iteration, message: `${label}: result discarded, the step is no longer waiting for it`, details: { ...details, discarded: true } }]);
@@ -147,10 +125,7 @@ async function record(c: Claimed, r: CallResult, secrets: Record<string, string>
     await logEvents(tx, c.pipeline_id, [{ step: c.name, kind: "tool_call", iteration: c.iteration, message: `${label}: ${r.ok ? `HTTP ${r.httpStatus}` : error} in ${r.durationMs} ms`, details }]);
     if (r.ok) {
       const output = redactJson(r.output as Json, secrets);
-      await tx.$executeRaw`
-        INSERT INTO pipeline_step_outputs (pipeline_id, step, iteration, output, bytes, source)
-        VALUES (${c.pipeline_id}::uuid, ${c.name}, ${c.iteration}, ${JSON.stringify(output)}::jsonb, ${r.bytes}, ${c.kind})
-        ON CONFLICT (pipeline_id, step, iteration) DO UPDATE SET output = EXCLUDED.output, bytes = EXCLUDED.bytes, source = EXCLUDED.source, job_id = NULL, attempt = NULL, created_at = now()`;
+      await run(tx, RECORD_CALL_OUTPUT, [c.pipeline_id, c.name, c.iteration, JSON.stringify(output), r.bytes, c.kind]);
       await logEvents(tx, c.pipeline_id, [{ step: c.name, kind: "output", iteration: c.iteration, message: `output of ${r.bytes} B from the ${c.kind} call`, details: { bytes: r.bytes, source: c.kind } }]);
       return { outcome: "completed" as const, started: await advanceInTx(tx, c.pipeline_id, { outcomes: { [c.name]: { outcome: "completed" } } }) };
     }
