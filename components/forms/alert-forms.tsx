@@ -49,7 +49,8 @@ export function RuleForm({ action, types, clusters, rule }: { action: FormAction
   const v = state.values ?? {};
   const val = (name: keyof RuleValues, fallback: string) => v[name] ?? (rule ? String(rule[name] ?? "") : fallback);
   const k = `${state.at}-${type}`;
-  const checked = (name: "enabled" | "notify" | "auto_remediate", fallback: boolean) => (v[name] !== undefined ? v[name] === "on" : rule ? rule[name] : fallback);
+  // after a refusal the echo says what was sent, and an unchecked box is not sent: absent means unchecked
+  const checked = (name: "enabled" | "notify" | "auto_remediate", fallback: boolean) => (state.values ? v[name] === "on" : rule ? rule[name] : fallback);
   return (
     <form ref={formRef} action={dispatch} aria-label={rule ? "Edit rule" : "Add rule"} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-3">
       {rule?.id ? <input type="hidden" name="id" value={rule.id} /> : null}
