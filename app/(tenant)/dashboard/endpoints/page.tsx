@@ -3,17 +3,16 @@ import { EndpointsTable } from "@/components/endpoints/endpoint-views";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { CreateEndpointForm } from "@/components/forms/endpoint-forms";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
-import { requireTenantPage } from "@/lib/auth/session";
 import { endpointSlaSummaries } from "@/lib/endpoints/endpoint-page";
 import { endpointJson, listEndpoints } from "@/lib/endpoints/endpoints";
 import { listRates } from "@/lib/billing/rates";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Endpoints" };
 
-export default async function TenantEndpointsPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
-  const p = await requireTenantPage("/dashboard/endpoints");
+export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ principal: p, searchParams }) => {
   const [list, types, tenant, figures, sp, rates] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), searchParams, listRates()]);
   const endpoints = list.data.map(endpointJson);
   const sla = await endpointSlaSummaries(p, endpoints);
@@ -38,4 +37,4 @@ export default async function TenantEndpointsPage({ searchParams }: { searchPara
       </Card>
     </>
   );
-}
+});

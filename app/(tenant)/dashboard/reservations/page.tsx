@@ -10,10 +10,10 @@ import { Button } from "@/components/ui/button";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireTenantPage } from "@/lib/auth/session";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { bookableClusters, getCapacity, reservationsBetween } from "@/lib/reservations/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Reservations" };
 
@@ -24,9 +24,7 @@ const instant = (v: string | string[] | undefined) => {
   return Number.isNaN(t) ? undefined : t;
 };
 
-export default async function TenantReservationsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const p = await requireTenantPage("/dashboard/reservations");
-  const q = await searchParams;
+export default page({ plane: "tenant", path: "/dashboard/reservations" }, async ({ principal: p, searchParams: q }) => {
   const now = Date.now();
   const nextHour = Math.ceil(now / 3_600_000) * 3_600_000;
   const [types, clusters, tenant, figures] = await Promise.all([fleetGpuTypes(), bookableClusters(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId)]);
@@ -111,4 +109,4 @@ export default async function TenantReservationsPage({ searchParams }: { searchP
       </Card>
     </>
   );
-}
+});
