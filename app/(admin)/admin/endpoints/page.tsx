@@ -11,8 +11,8 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Endpoints" };
 
-export default page({ plane: "operator", path: "/admin/endpoints" }, async ({ principal: p, searchParams }) => {
-  const [list, holdings, tenants, sp] = await Promise.all([listEndpoints(p, { limit: 500 }), replicaHoldings(), db().tenant.findMany({ select: { id: true, name: true } }), searchParams]);
+export default page({ plane: "operator", path: "/admin/endpoints" }, async ({ principal: p, searchParams: sp }) => {
+  const [list, holdings, tenants] = await Promise.all([listEndpoints(p, { limit: 500 }), replicaHoldings(), db().tenant.findMany({ select: { id: true, name: true } })]);
   const endpoints = list.data.map(endpointJson);
   const sla = await endpointSlaSummaries(p, endpoints);
   const alerting = [...sla.values()].filter((x) => x.alert).length;

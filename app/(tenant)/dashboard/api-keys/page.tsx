@@ -8,8 +8,8 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "API keys" };
 
-export default page({ plane: "tenant_admin", path: "/dashboard/api-keys" }, async ({ principal: p, searchParams }) => {
-  const [keys, { show }] = await Promise.all([listApiKeys(p, { limit: 500, include_revoked: "true" }), searchParams]);
+export default page({ plane: "tenant_admin", path: "/dashboard/api-keys" }, async ({ principal: p, searchParams: { show } }) => {
+  const keys = await listApiKeys(p, { limit: 500, include_revoked: "true" });
   const split = splitKeys(toApiKeyItems(keys.data, true));
   return (
     <>

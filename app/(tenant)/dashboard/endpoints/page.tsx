@@ -12,8 +12,8 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Endpoints" };
 
-export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ principal: p, searchParams }) => {
-  const [list, types, tenant, figures, sp, rates] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), searchParams, listRates()]);
+export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ principal: p, searchParams: sp }) => {
+  const [list, types, tenant, figures, rates] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), listRates()]);
   const endpoints = list.data.map(endpointJson);
   const sla = await endpointSlaSummaries(p, endpoints);
   const serving = endpoints.filter((e) => e.status === "ready" || e.status === "scaling" || e.status === "degraded");

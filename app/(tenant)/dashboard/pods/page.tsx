@@ -14,8 +14,8 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Pods" };
 
-export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ principal: p, searchParams }) => {
-  const [list, types, tenant, figures, sp, rates] = await Promise.all([listPods(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), searchParams, listRates()]);
+export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ principal: p, searchParams: sp }) => {
+  const [list, types, tenant, figures, rates] = await Promise.all([listPods(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), listRates()]);
   const all = sp.all === "1";
   const pods = all ? list.data : list.data.filter((x) => x.status !== "terminated");
   const hidden = list.data.length - pods.length;
