@@ -16,7 +16,7 @@ export type Plane = "operator" | "tenant" | "tenant_admin";
 type PlanePrincipal<P extends Plane> = P extends "operator" ? OperatorPrincipal : TenantPrincipal;
 
 /** The query string as the pages read it (a repeated parameter reaches them as Next gives it). */
-export type SearchParams = Record<string, string | undefined>;
+type SearchParams = Record<string, string | undefined>;
 
 interface NextPageProps {
   params: Promise<Record<string, string | string[] | undefined>>;
