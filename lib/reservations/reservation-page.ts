@@ -1,8 +1,9 @@
 import "server-only";
 import type { TenantPrincipal } from "@/lib/auth/principal";
 import { isAppError } from "@/lib/errors";
+import { isOneOf } from "@/lib/vocabulary";
 import { getReservationOrThrow, listReservationEvents, reservationJson, workInReservation } from "./queries";
-import { endAction } from "./reservation-lifecycle";
+import { endAction, LIVE_STATUSES } from "./reservation-lifecycle";
 
 /**
  * Everything a reservation's page shows, or null when the caller may not see it. What an admin may
@@ -22,6 +23,6 @@ export async function reservationPageData(p: TenantPrincipal, id: string, now = 
     hours: (Date.parse(r.ends_at) - Date.parse(r.starts_at)) / 3_600_000,
     /** cancel (not begun) or release (running), for the organisation's admins */
     mayEnd: admin && end.ok ? end.kind : null,
-    mayExtend: admin && (r.status === "confirmed" || r.status === "active") && Date.parse(r.ends_at) > now,
+    mayExtend: admin && isOneOf(LIVE_STATUSES, r.status) && Date.parse(r.ends_at) > now,
   };
 }

@@ -2,7 +2,9 @@ import "server-only";
 import type { TenantPrincipal } from "@/lib/auth/principal";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
+import { isOneOf } from "@/lib/vocabulary";
 import { bookableClusters, getCapacity, reservationsBetween } from "./queries";
+import { LIVE_STATUSES } from "./reservation-lifecycle";
 
 const DAY = 86_400_000;
 
@@ -28,7 +30,7 @@ export async function reservationsPageData(p: TenantPrincipal, q: Record<string,
     reservationsBetween(p, new Date(calendarFrom - 7 * DAY), new Date(calendarFrom + 60 * DAY)),
     gpuType ? getCapacity({ gpu_type: gpuType, from: new Date(from).toISOString(), to: new Date(to).toISOString() }) : null,
   ]);
-  const live = rows.filter((r) => r.status === "confirmed" || r.status === "active");
+  const live = rows.filter((r) => isOneOf(LIVE_STATUSES, r.status));
   const activeNow = live.filter((r) => Date.parse(r.starts_at) <= now && Date.parse(r.ends_at) > now);
   return {
     now,
