@@ -8,7 +8,6 @@ import { createSilence, createSilenceBody, endSilence } from "@/lib/alerts/silen
 import { formText, serverAction } from "@/lib/auth/action";
 
 const pages = ["/admin/alerts", "/admin/alerts/rules", "/admin/alerts/notifications", "/admin/alerts/silences", "/admin"];
-const isOperator = (p: { kind: string }) => p.kind === "operator";
 
 /** Decimal knobs (°C, %) come as text; anything that is not a number is passed on for the schema to name. */
 const formNumber = (f: FormData, name: string) => {
@@ -33,7 +32,7 @@ export const createAlertRuleAction = serverAction(
   {
     schema: createRuleBody,
     fromForm: (f) => ({ ...ruleFromForm(f), name: formText(f, "name") ?? "", rule_type: formText(f, "rule_type") }),
-    allow: isOperator,
+    access: ["operator"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -43,7 +42,7 @@ export const createAlertRuleAction = serverAction(
 );
 
 export const updateAlertRuleAction = serverAction(
-  { schema: z.object({ id: z.uuid(), change: updateRuleBody }), fromForm: (f) => ({ id: formText(f, "id"), change: ruleFromForm(f) }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ id: z.uuid(), change: updateRuleBody }), fromForm: (f) => ({ id: formText(f, "id"), change: ruleFromForm(f) }), access: ["operator"], revalidate: pages },
   async (actor, { id, change }) => {
     const rule = await updateAlertRule(actor, id, change);
     return { message: `Rule “${rule.name}” saved.` };
@@ -51,7 +50,7 @@ export const updateAlertRuleAction = serverAction(
 );
 
 export const toggleAlertRuleAction = serverAction(
-  { schema: z.object({ id: z.uuid(), enabled: z.boolean() }), fromForm: (f) => ({ id: formText(f, "id"), enabled: formText(f, "enabled") === "true" }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ id: z.uuid(), enabled: z.boolean() }), fromForm: (f) => ({ id: formText(f, "id"), enabled: formText(f, "enabled") === "true" }), access: ["operator"], revalidate: pages },
   async (actor, { id, enabled }) => {
     const rule = await updateAlertRule(actor, id, { enabled });
     return { message: `“${rule.name}” ${rule.enabled ? "enabled" : "disabled"}.` };
@@ -59,7 +58,7 @@ export const toggleAlertRuleAction = serverAction(
 );
 
 export const acknowledgeAlertAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator"], revalidate: pages },
   async (actor, { id }) => {
     const alert = await acknowledgeAlert(actor, id);
     return { message: `Acknowledged: ${alert.subjectLabel}.` };
@@ -67,7 +66,7 @@ export const acknowledgeAlertAction = serverAction(
 );
 
 export const retryNotificationAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator"], revalidate: pages },
   async (actor, { id }) => {
     const n = await retryNotification(actor, id);
     return { message: `Queued again: ${n.subject}` };
@@ -95,7 +94,7 @@ export const createSilenceAction = serverAction(
       starts_at: utcInput(f, "starts_at"),
       duration_s: formNumber(f, "duration_s"),
     }),
-    allow: isOperator,
+    access: ["operator"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -106,7 +105,7 @@ export const createSilenceAction = serverAction(
 );
 
 export const endSilenceAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator"], revalidate: pages },
   async (actor, { id }) => {
     const s = await endSilence(actor, id);
     return { message: s.kind === "maintenance" ? "Window ended; its alerts notify again." : "Silence ended; its alerts notify again." };

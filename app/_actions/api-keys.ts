@@ -4,7 +4,6 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { createApiKeyBody } from "@/lib/api-keys/schemas";
 import { formText, serverAction } from "@/lib/auth/action";
-import type { Principal } from "@/lib/auth/principal";
 
 /** "30" / "90" / "365" days from now, a chosen date (end of that day, UTC), or never. */
 function expiryFromForm(choice: string | undefined, date: string | undefined): string | undefined {
@@ -14,7 +13,6 @@ function expiryFromForm(choice: string | undefined, date: string | undefined): s
   return Number.isFinite(days) ? new Date(Date.now() + days * 86_400_000).toISOString() : choice;
 }
 
-const canManageKeys = (p: Principal) => p.kind === "operator" || (p.kind === "tenant" && p.role === "tenant_admin");
 const pages = ["/admin/api-keys", "/dashboard/api-keys"];
 
 export const createApiKeyAction = serverAction(
@@ -27,7 +25,7 @@ export const createApiKeyAction = serverAction(
       cluster_id: formText(f, "scope") === "agent" ? formText(f, "cluster_id") : undefined,
       expires_at: expiryFromForm(formText(f, "expiry"), formText(f, "expires_on")),
     }),
-    allow: canManageKeys,
+    access: ["operator", "tenant"], tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, input) => {
@@ -38,7 +36,7 @@ export const createApiKeyAction = serverAction(
 );
 
 export const revokeApiKeyAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: canManageKeys, revalidate: pages },
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator", "tenant"], tenantRole: "tenant_admin", revalidate: pages },
   async (actor, { id }) => {
     const key = await revokeApiKey(actor, id);
     return { message: `Key ${key.prefix}… revoked; it stops working immediately.` };

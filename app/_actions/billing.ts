@@ -13,7 +13,6 @@ import { updateTenant } from "@/lib/tenants/update-tenant";
 import { BILLING_MODES } from "@/lib/tenants/schemas";
 
 const pages = ["/admin/billing", "/dashboard/billing", "/admin/tenants"];
-const isOperator = (p: { kind: string }) => p.kind === "operator";
 const id = z.uuid("Must be an id");
 /** A dollar amount typed in a form ("1,250.50") as whole cents; anything else is passed on for the schema to name. */
 const dollarsToCents = (v: string | undefined) => {
@@ -26,7 +25,7 @@ export const setRateAction = serverAction(
   {
     schema: z.object({ ...gpuTypeParams.shape, ...setRateBody.shape }),
     fromForm: (f) => ({ gpu_type: formText(f, "gpu_type")?.trim() ?? "", cents_per_hour: dollarsToCents(formText(f, "price")) }),
-    allow: isOperator,
+    access: ["operator"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -36,7 +35,7 @@ export const setRateAction = serverAction(
 );
 
 export const generateInvoiceAction = serverAction(
-  { schema: z.object({ tenant_id: id, period: createInvoiceBody }), fromForm: (f) => ({ tenant_id: formText(f, "tenant_id"), period: { period_start: formText(f, "period_start"), period_end: formText(f, "period_end") } }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ tenant_id: id, period: createInvoiceBody }), fromForm: (f) => ({ tenant_id: formText(f, "tenant_id"), period: { period_start: formText(f, "period_start"), period_end: formText(f, "period_end") } }), access: ["operator"], revalidate: pages },
   async (actor, { tenant_id, period }) => {
     const inv = await generateInvoice(actor, tenant_id, period);
     return { message: `${invoiceLabel(inv.number)} created for $${(Number(inv.amountCents) / 100).toFixed(2)}.`, data: { id: inv.id } };
@@ -44,7 +43,7 @@ export const generateInvoiceAction = serverAction(
 );
 
 export const payFromBalanceAction = serverAction(
-  { schema: z.object({ id }), fromForm: (f) => ({ id: formText(f, "id") }), allow: (p) => p.kind === "tenant" || p.kind === "operator", revalidate: pages },
+  { schema: z.object({ id }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator", "tenant"], revalidate: pages },
   async (actor, input) => {
     const inv = await payInvoice(actor, input.id, { method: "balance" });
     return { message: `${invoiceLabel(inv.number)} is paid from the prepaid balance.` };
@@ -52,7 +51,7 @@ export const payFromBalanceAction = serverAction(
 );
 
 export const recordBankPaymentAction = serverAction(
-  { schema: z.object({ id, reference: z.string().trim().min(1, "The transfer's reference is required").max(200) }), fromForm: (f) => ({ id: formText(f, "id"), reference: formText(f, "reference") ?? "" }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ id, reference: z.string().trim().min(1, "The transfer's reference is required").max(200) }), fromForm: (f) => ({ id: formText(f, "id"), reference: formText(f, "reference") ?? "" }), access: ["operator"], revalidate: pages },
   async (actor, input) => {
     const inv = await payInvoice(actor, input.id, { method: "bank", reference: input.reference });
     return { message: `${invoiceLabel(inv.number)} recorded as paid by bank transfer.` };
@@ -60,7 +59,7 @@ export const recordBankPaymentAction = serverAction(
 );
 
 export const voidInvoiceAction = serverAction(
-  { schema: z.object({ id }), fromForm: (f) => ({ id: formText(f, "id") }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ id }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator"], revalidate: pages },
   async (actor, input) => {
     const inv = await voidInvoice(actor, input.id);
     return { message: `${invoiceLabel(inv.number)} is void; its usage can be invoiced again.` };
@@ -71,7 +70,7 @@ export const depositAction = serverAction(
   {
     schema: z.object({ tenant_id: id, deposit: depositBody }),
     fromForm: (f) => ({ tenant_id: formText(f, "tenant_id"), deposit: { amount_cents: dollarsToCents(formText(f, "amount")), description: formText(f, "description") } }),
-    allow: isOperator,
+    access: ["operator"],
     revalidate: pages,
   },
   async (actor, { tenant_id, deposit }) => {
@@ -81,7 +80,7 @@ export const depositAction = serverAction(
 );
 
 export const setBillingModeAction = serverAction(
-  { schema: z.object({ id, billing_mode: z.enum(BILLING_MODES) }), fromForm: (f) => ({ id: formText(f, "id"), billing_mode: formText(f, "billing_mode") }), allow: isOperator, revalidate: pages },
+  { schema: z.object({ id, billing_mode: z.enum(BILLING_MODES) }), fromForm: (f) => ({ id: formText(f, "id"), billing_mode: formText(f, "billing_mode") }), access: ["operator"], revalidate: pages },
   async (actor, input) => {
     const t = await updateTenant(actor, input.id, { billing_mode: input.billing_mode });
     return { message: `${t.name} is billed ${t.billingMode === "prepaid" ? "from a prepaid balance" : "by invoice"}.` };
@@ -90,7 +89,7 @@ export const setBillingModeAction = serverAction(
 
 
 export const cardDepositAction = serverAction(
-  { schema: depositBody.pick({ amount_cents: true }), fromForm: (f) => ({ amount_cents: dollarsToCents(formText(f, "amount")) }), allow: (p) => p.kind === "tenant" },
+  { schema: depositBody.pick({ amount_cents: true }), fromForm: (f) => ({ amount_cents: dollarsToCents(formText(f, "amount")) }), access: ["tenant"] },
   async (actor, input) => {
     const session = await startCardDeposit(actor, input.amount_cents);
     return { message: "Opening Stripe Checkout…", data: { url: session.url } };
@@ -101,7 +100,7 @@ export const refundAction = serverAction(
   {
     schema: z.object({ id, refund: refundBody }),
     fromForm: (f) => ({ id: formText(f, "id"), refund: { amount_cents: dollarsToCents(formText(f, "amount")), reason: formText(f, "reason") ?? "" } }),
-    allow: isOperator,
+    access: ["operator"],
     revalidate: pages,
   },
   async (actor, { id: invoiceId, refund }) => {

@@ -7,7 +7,7 @@ export const createClusterAction = serverAction(
   {
     schema: createClusterBody,
     fromForm: (f) => ({ name: formText(f, "name") ?? "", region: formText(f, "region") ?? null, provider: formText(f, "provider") ?? null }),
-    allow: (p) => p.kind === "operator",
+    access: ["operator"],
     revalidate: ["/admin/clusters", "/admin"],
   },
   async (actor, input) => {

@@ -9,7 +9,6 @@ import { createEndpointKey, revokeEndpointKey } from "@/lib/endpoints/endpoint-k
 import { createEndpointBody, createEndpointKeyBody, updateEndpointFields } from "@/lib/endpoints/schemas";
 
 const pages = ["/dashboard/endpoints", "/admin/endpoints"];
-const tenantOrOperator = (p: { kind: string }) => p.kind === "tenant" || p.kind === "operator";
 /** An emptied optional number means "no target". */
 const orNull = (f: FormData, name: string) => formNumber(f, name) ?? null;
 
@@ -30,7 +29,7 @@ export const createEndpointAction = serverAction(
       autoscale_target: formNumber(f, "autoscale_target"),
       cooldown_s: formInt(f, "cooldown_s") ?? 300,
     }),
-    allow: (p) => p.kind === "tenant",
+    access: ["tenant"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -57,7 +56,7 @@ export const updateEndpointAction = serverAction(
         cooldown_s: formInt(f, "cooldown_s"),
       };
     },
-    allow: tenantOrOperator,
+    access: ["operator", "tenant"],
     revalidate: pages,
   },
   async (actor, { id, ...changes }) => {
@@ -67,7 +66,7 @@ export const updateEndpointAction = serverAction(
 );
 
 export const stopStartEndpointAction = serverAction(
-  { schema: z.object({ id: z.uuid(), stopped: z.enum(["true", "false"]) }), fromForm: (f) => ({ id: formText(f, "id"), stopped: formText(f, "stopped") }), allow: tenantOrOperator, revalidate: pages },
+  { schema: z.object({ id: z.uuid(), stopped: z.enum(["true", "false"]) }), fromForm: (f) => ({ id: formText(f, "id"), stopped: formText(f, "stopped") }), access: ["operator", "tenant"], revalidate: pages },
   async (actor, { id, stopped }) => {
     const e = await updateEndpoint(actor, id, { stopped: stopped === "true" });
     return { message: e.stopRequested ? `“${e.name}” stopped; its GPUs are released.` : `“${e.name}” is starting.` };
@@ -78,7 +77,7 @@ export const deleteEndpointAction = serverAction(
   {
     schema: z.object({ id: z.uuid(), after: z.enum(["/dashboard/endpoints", "/admin/endpoints"]) }),
     fromForm: (f) => ({ id: formText(f, "id"), after: formText(f, "after") }),
-    allow: tenantOrOperator,
+    access: ["operator", "tenant"],
     revalidate: pages,
   },
   async (actor, { id, after }) => {
@@ -93,7 +92,7 @@ export const createEndpointKeyAction = serverAction(
   {
     schema: createEndpointKeyBody.extend({ endpoint_id: z.uuid() }),
     fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), name: formText(f, "name") ?? "" }),
-    allow: tenantOrOperator,
+    access: ["operator", "tenant"],
     revalidate: pages,
   },
   async (actor, { endpoint_id, ...input }) => {
@@ -103,7 +102,7 @@ export const createEndpointKeyAction = serverAction(
 );
 
 export const revokeEndpointKeyAction = serverAction(
-  { schema: z.object({ endpoint_id: z.uuid(), id: z.uuid() }), fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), id: formText(f, "id") }), allow: tenantOrOperator, revalidate: pages },
+  { schema: z.object({ endpoint_id: z.uuid(), id: z.uuid() }), fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), id: formText(f, "id") }), access: ["operator", "tenant"], revalidate: pages },
   async (actor, { endpoint_id, id }) => {
     const k = await revokeEndpointKey(actor, endpoint_id, id);
     return { message: `Key ${k.prefix}… revoked; the gateway refuses it from the next request.` };

@@ -2,6 +2,7 @@
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { formInt, formText, serverAction } from "@/lib/auth/action";
+import type { Actor, TenantPrincipal } from "@/lib/auth/principal";
 import { validationFailed } from "@/lib/errors";
 import { cancelJob } from "@/lib/jobs/cancel-job";
 import { changeJobPriority } from "@/lib/jobs/change-job-priority";
@@ -10,7 +11,6 @@ import { getJobOrThrow, jobFitContext } from "@/lib/jobs/queries";
 import { submitJobBody, type SubmitJobInput } from "@/lib/jobs/schemas";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
-import type { Actor } from "@/lib/auth/principal";
 
 const pages = ["/dashboard/jobs", "/admin/jobs"];
 
@@ -18,8 +18,7 @@ const pages = ["/dashboard/jobs", "/admin/jobs"];
 // so the answer is in those words (jobFit); the API's hard limit stays as the last word.
 const consoleSubmitJob = submitJobBody.extend({ gpu_count: z.number({ error: "A whole number of GPUs" }).int("A whole number of GPUs").min(1, "At least 1 GPU") });
 
-async function submitFromConsole(actor: Actor, input: SubmitJobInput) {
-  if (actor.principal.kind !== "tenant") throw validationFailed([{ path: "tenant_id", message: "Submit from your organisation's console" }]);
+async function submitFromConsole(actor: Actor & { principal: TenantPrincipal }, input: SubmitJobInput) {
   const fit = jobFit(await jobFitContext(actor.principal.tenantId), input.gpu_count, input.gpu_type);
   if (fit.level === "never") throw validationFailed([{ path: "gpu_count", message: fit.message! }]);
   return submitJob(actor, submitJobBody.parse(input));
@@ -39,7 +38,7 @@ export const submitJobAction = serverAction(
       command: formText(f, "command"),
       reservation_id: formText(f, "reservation_id"),
     }),
-    allow: (p) => p.kind === "tenant",
+    access: ["tenant"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -50,7 +49,7 @@ export const submitJobAction = serverAction(
 
 /** The same job again, as it was submitted; opens the new job's page. */
 export const resubmitJobAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: (p) => p.kind === "tenant", revalidate: pages },
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["tenant"], revalidate: pages },
   async (actor, { id }) => {
     const old = await getJobOrThrow(actor.principal, id);
     const job = await submitFromConsole(actor, {
@@ -69,7 +68,7 @@ export const resubmitJobAction = serverAction(
 );
 
 export const cancelJobAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: (p) => p.kind === "tenant" || p.kind === "operator", revalidate: pages },
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator", "tenant"], revalidate: pages },
   async (actor, { id }) => {
     const job = await cancelJob(actor, id);
     return { message: `“${job.name}” cancelled.` };
@@ -77,7 +76,7 @@ export const cancelJobAction = serverAction(
 );
 
 export const changeJobPriorityAction = serverAction(
-  { schema: z.object({ id: z.uuid(), priority: z.number().int().min(1, "1 to 10").max(10, "1 to 10") }), fromForm: (f) => ({ id: formText(f, "id"), priority: formInt(f, "priority") }), allow: (p) => p.kind === "operator", revalidate: pages },
+  { schema: z.object({ id: z.uuid(), priority: z.number().int().min(1, "1 to 10").max(10, "1 to 10") }), fromForm: (f) => ({ id: formText(f, "id"), priority: formInt(f, "priority") }), access: ["operator"], revalidate: pages },
   async (actor, { id, priority }) => {
     const r = await changeJobPriority(actor, id, priority);
     return { message: r.from === r.to ? `“${r.name}” already has priority ${r.to}.` : `“${r.name}”: priority ${r.from} → ${r.to}.` };
@@ -85,7 +84,7 @@ export const changeJobPriorityAction = serverAction(
 );
 
 export const runCycleAction = serverAction(
-  { schema: z.object({}), fromForm: () => ({}), allow: (p) => p.kind === "operator", revalidate: ["/admin/scheduler", "/admin/jobs"] },
+  { schema: z.object({}), fromForm: () => ({}), access: ["operator"], revalidate: ["/admin/scheduler", "/admin/jobs"] },
   async () => {
     const c = await runSchedulerCycle("operator");
     return { message: `Cycle ran in ${c.duration_ms} ms: ${c.considered} considered, ${c.placed} placed, ${c.blocked} blocked.` };

@@ -10,7 +10,7 @@ export const requestDemoAction = serverAction(
   {
     schema: demoRequestBody,
     fromForm: (f) => ({ name: formText(f, "name") ?? "", email: formText(f, "email") ?? "", company: formText(f, "company"), message: formText(f, "message") }),
-    allow: "public",
+    access: "public",
     rateLimit: { key: marketing.createDemoRequest.operationId, perMinute: marketing.createDemoRequest.rateLimitPerMinute! },
   },
   async (_actor, data) => {
@@ -23,7 +23,7 @@ export const earlyAccessAction = serverAction(
   {
     schema: earlyAccessBody,
     fromForm: (f) => ({ email: formText(f, "email") ?? "" }),
-    allow: "public",
+    access: "public",
     rateLimit: { key: marketing.createEarlyAccess.operationId, perMinute: marketing.createEarlyAccess.rateLimitPerMinute! },
   },
   async (_actor, data) => {

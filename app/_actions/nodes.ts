@@ -11,7 +11,7 @@ export const changeNodeStatusAction = serverAction(
   {
     schema: z.object({ id: z.uuid(), change: consoleChange }),
     fromForm: (f) => ({ id: formText(f, "id"), change: { status: formText(f, "status"), reason: formText(f, "reason") } }),
-    allow: (p) => p.kind === "operator",
+    access: ["operator"],
     revalidate: ["/admin", "/admin/clusters"],
   },
   async (actor, { id, change }) => {

@@ -10,13 +10,12 @@ import { deleteSecret, putSecret } from "@/lib/secrets/secrets";
 import { putSecretBody, secretParams } from "@/lib/secrets/schemas";
 
 const pages = ["/dashboard/pipelines"];
-const tenantOnly = { allow: (p: { kind: string }) => p.kind === "tenant" } as const;
 
 export const createPipelineAction = serverAction(
   {
     schema: z.object({ spec: z.string().max(256 * 1024, "At most 256 KiB"), format: z.enum(["yaml", "json"]) }),
     fromForm: (f) => ({ spec: formText(f, "spec") ?? "", format: formText(f, "format") ?? "yaml" }),
-    ...tenantOnly,
+    access: ["tenant"],
     revalidate: pages,
   },
   async (actor, { spec, format }) => {
@@ -30,7 +29,7 @@ export const createPipelineAction = serverAction(
 const idAndStep = z.object({ id: z.uuid(), step: z.string().min(1).max(100).optional() });
 
 export const cancelPipelineAction = serverAction(
-  { schema: idAndStep, fromForm: (f) => ({ id: formText(f, "id") }), allow: (p) => p.kind === "tenant" || p.kind === "operator", revalidate: pages },
+  { schema: idAndStep, fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator", "tenant"], revalidate: pages },
   async (actor, { id }) => {
     const p = await cancelPipeline(actor, id);
     return { message: `“${p.name}” cancelled.` };
@@ -38,7 +37,7 @@ export const cancelPipelineAction = serverAction(
 );
 
 export const retryStepAction = serverAction(
-  { schema: idAndStep.required(), fromForm: (f) => ({ id: formText(f, "id"), step: formText(f, "step") }), allow: (p) => p.kind === "tenant" || p.kind === "operator", revalidate: pages },
+  { schema: idAndStep.required(), fromForm: (f) => ({ id: formText(f, "id"), step: formText(f, "step") }), access: ["operator", "tenant"], revalidate: pages },
   async (actor, { id, step }) => {
     await retryPipelineStep(actor, id, step);
     return { message: `Step “${step}” runs again.` };
@@ -46,7 +45,7 @@ export const retryStepAction = serverAction(
 );
 
 export const putSecretAction = serverAction(
-  { schema: secretParams.extend(putSecretBody.shape), fromForm: (f) => ({ name: formText(f, "name") ?? "", value: formText(f, "value") ?? "" }), allow: (p) => p.kind === "tenant" && p.role === "tenant_admin", revalidate: pages },
+  { schema: secretParams.extend(putSecretBody.shape), fromForm: (f) => ({ name: formText(f, "name") ?? "", value: formText(f, "value") ?? "" }), access: ["tenant"], tenantRole: "tenant_admin", revalidate: pages },
   async (actor, { name, value }) => {
     const r = await putSecret(actor, name, value);
     return { message: `Secret ${name} ${r.created ? "added" : "replaced"}.` };
@@ -54,7 +53,7 @@ export const putSecretAction = serverAction(
 );
 
 export const deleteSecretAction = serverAction(
-  { schema: secretParams, fromForm: (f) => ({ name: formText(f, "name") ?? "" }), allow: (p) => p.kind === "tenant" && p.role === "tenant_admin", revalidate: pages },
+  { schema: secretParams, fromForm: (f) => ({ name: formText(f, "name") ?? "" }), access: ["tenant"], tenantRole: "tenant_admin", revalidate: pages },
   async (actor, { name }) => {
     await deleteSecret(actor, name);
     return { message: `Secret ${name} deleted.` };

@@ -7,7 +7,6 @@ import { createPod } from "@/lib/pods/create-pod";
 import { createPodBody } from "@/lib/pods/schemas";
 
 const pages = ["/dashboard/pods", "/admin/pods"];
-const tenantOrOperator = (p: { kind: string }) => p.kind === "tenant" || p.kind === "operator";
 
 /** "8888, 6006" → [8888, 6006]; anything that is not a port stays as it is, for the schema to name. */
 function portsFromForm(text: string | undefined): unknown[] {
@@ -27,7 +26,7 @@ export const createPodAction = serverAction(
       ssh_public_key: formText(f, "ssh_public_key"),
       restart_on_failure: f.get("restart_on_failure") === "on",
     }),
-    allow: (p) => p.kind === "tenant",
+    access: ["tenant"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -40,7 +39,7 @@ export const podStateAction = serverAction(
   {
     schema: z.object({ id: z.uuid(), action: z.enum(["stop", "start", "terminate"]) }),
     fromForm: (f) => ({ id: formText(f, "id"), action: formText(f, "action") }),
-    allow: tenantOrOperator,
+    access: ["operator", "tenant"],
     revalidate: pages,
   },
   async (actor, { id, action }) => {

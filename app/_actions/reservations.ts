@@ -1,7 +1,6 @@
 "use server";
 import { z } from "zod";
 import { formInt, formText, serverAction } from "@/lib/auth/action";
-import type { Principal } from "@/lib/auth/principal";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { endReservation } from "@/lib/reservations/end-reservation";
 import { extendReservation } from "@/lib/reservations/extend-reservation";
@@ -9,7 +8,6 @@ import { createReservationBody, extendReservationBody } from "@/lib/reservations
 
 const pages = ["/dashboard/reservations", "/admin/reservations"];
 // booking, releasing and extending commit money: tenant admins, as the API's contracts say
-const tenantAdmin = (p: Principal) => p.kind === "tenant" && p.role === "tenant_admin";
 
 export const bookReservationAction = serverAction(
   {
@@ -21,7 +19,7 @@ export const bookReservationAction = serverAction(
       ends_at: formText(f, "ends_at") ?? "",
       cluster_id: formText(f, "cluster_id"),
     }),
-    allow: tenantAdmin,
+    access: ["tenant"], tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, input) => {
@@ -31,7 +29,7 @@ export const bookReservationAction = serverAction(
 );
 
 export const endReservationAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), allow: tenantAdmin, revalidate: pages },
+  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["tenant"], tenantRole: "tenant_admin", revalidate: pages },
   async (actor, { id }) => {
     const r = await endReservation(actor, id);
     return { message: r.status === "cancelled" ? "Cancelled; nothing is billed." : "Released; its nodes are free and billing stopped." };
@@ -39,7 +37,7 @@ export const endReservationAction = serverAction(
 );
 
 export const extendReservationAction = serverAction(
-  { schema: extendReservationBody.extend({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id"), ends_at: formText(f, "ends_at") ?? "" }), allow: tenantAdmin, revalidate: pages },
+  { schema: extendReservationBody.extend({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id"), ends_at: formText(f, "ends_at") ?? "" }), access: ["tenant"], tenantRole: "tenant_admin", revalidate: pages },
   async (actor, { id, ends_at }) => {
     const r = await extendReservation(actor, id, { ends_at });
     return { message: `Extended to ${r.endsAt.toISOString().replace("T", " ").slice(0, 16)} UTC.` };

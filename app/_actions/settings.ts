@@ -1,13 +1,11 @@
 "use server";
 import { z } from "zod";
 import { formInt, formText, serverAction } from "@/lib/auth/action";
-import type { Principal } from "@/lib/auth/principal";
 import { env } from "@/lib/env";
 import { bankDetailsBody, notificationSettingsBody, remediationSettingsBody } from "@/lib/settings/schemas";
 import { sendTestNotification } from "@/lib/settings/send-test-notification";
 import { updateSettings } from "@/lib/settings/update-settings";
 
-const isOperator = (p: Principal) => p.kind === "operator";
 const pages = ["/admin/settings", "/admin/alerts/notifications", "/admin/alerts/remediations"];
 
 /** A secret input left empty keeps what is stored; "remove" drops the console's value. */
@@ -22,7 +20,7 @@ export const saveNotificationSettingsAction = serverAction(
   {
     schema: notificationSettingsBody,
     fromForm: (f) => ({ smtp_url: secretField(f, "smtp_url"), webhook_url: secretField(f, "webhook_url"), email_from: plainField(f, "email_from", env().ALERT_EMAIL_FROM), email_to: plainField(f, "email_to", env().ALERT_EMAIL_TO.join(", ")) }),
-    allow: isOperator,
+    access: ["operator"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -40,7 +38,7 @@ export const saveRemediationSettingsAction = serverAction(
   {
     schema: z.union([remediationSettingsBody, z.strictObject({ reset: z.literal(true) })]),
     fromForm: (f) => (f.get("reset") === "1" ? { reset: true } : { cap: formInt(f, "cap"), window_s: formInt(f, "window_s") }),
-    allow: isOperator,
+    access: ["operator"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -60,7 +58,7 @@ export const saveBankDetailsAction = serverAction(
       f.get("remove") === "1"
         ? { remove: true }
         : { account_name: formText(f, "account_name") ?? "", iban: formText(f, "iban"), bic: formText(f, "bic"), bank_name: formText(f, "bank_name"), instructions: formText(f, "instructions") },
-    allow: isOperator,
+    access: ["operator"],
     revalidate: pages,
   },
   async (actor, input) => {
@@ -70,7 +68,7 @@ export const saveBankDetailsAction = serverAction(
 );
 
 export const sendTestNotificationAction = serverAction(
-  { schema: z.object({}), fromForm: () => ({}), allow: isOperator },
+  { schema: z.object({}), fromForm: () => ({}), access: ["operator"] },
   async (actor) => {
     const results = await sendTestNotification(actor);
     if (results.length === 0) return { message: "No channel is set up: add an email server or a webhook above first.", data: { results } };

@@ -7,7 +7,6 @@ import { createTenant } from "@/lib/tenants/create-tenant";
 import { createTenantBody, updateTenantBody } from "@/lib/tenants/schemas";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 
-const isOperator = (p: { kind: string }) => p.kind === "operator";
 
 /** Said after saving: a quota larger than the whole fleet is allowed (the fleet may grow) but never usable today. */
 async function fleetQuotaWarning(quota: number) {
@@ -19,7 +18,7 @@ export const createTenantAction = serverAction(
   {
     schema: createTenantBody,
     fromForm: (f) => ({ name: formText(f, "name") ?? "", gpu_quota: formInt(f, "gpu_quota"), billing_email: formText(f, "billing_email") ?? null }),
-    allow: isOperator,
+    access: ["operator"],
     revalidate: ["/admin/tenants", "/admin"],
   },
   async (actor, input) => {
@@ -43,7 +42,7 @@ export const updateTenantAction = serverAction(
       if (f.has("status")) changes.status = formText(f, "status");
       return { id: formText(f, "id"), changes };
     },
-    allow: isOperator,
+    access: ["operator"],
     revalidate: ["/admin/tenants", "/admin"],
   },
   async (actor, { id, changes }) => {

@@ -1,12 +1,10 @@
 "use server";
 import { z } from "zod";
 import { formText, serverAction } from "@/lib/auth/action";
-import type { Principal } from "@/lib/auth/principal";
 import { createUser } from "@/lib/users/create-user";
 import { createUserBody, updateUserBody } from "@/lib/users/schemas";
 import { updateUser } from "@/lib/users/update-user";
 
-const canManageUsers = (p: Principal) => p.kind === "operator" || (p.kind === "tenant" && p.role === "tenant_admin");
 const pages = ["/dashboard/users", "/admin/tenants", "/admin/users"];
 
 export const createUserAction = serverAction(
@@ -19,7 +17,7 @@ export const createUserAction = serverAction(
       role: formText(f, "role"),
       tenant_id: formText(f, "tenant_id"),
     }),
-    allow: canManageUsers,
+    access: ["operator", "tenant"], tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, input) => {
@@ -38,7 +36,7 @@ export const updateUserAction = serverAction(
       if (f.has("name")) changes.name = formText(f, "name") ?? "";
       return { id: formText(f, "id"), changes };
     },
-    allow: canManageUsers,
+    access: ["operator", "tenant"], tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, { id, changes }) => {

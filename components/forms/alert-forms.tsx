@@ -1,5 +1,6 @@
 "use client";
 import { useId, useState } from "react";
+import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
@@ -45,48 +46,48 @@ export function RuleForm({ action, types, clusters, rule }: { action: FormAction
   const { state, dispatch, formRef } = useActionForm(action, !rule);
   const [type, setType] = useState(rule?.rule_type ?? types[0]!.value);
   const spec = types.find((t) => t.value === type)!;
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
-  const val = (name: keyof RuleValues, fallback: string) => v[name] ?? (rule ? String(rule[name] ?? "") : fallback);
-  const k = `${state.at}-${type}`;
-  const checked = (name: "enabled" | "notify" | "auto_remediate", fallback: boolean) => (v[name] !== undefined ? v[name] === "on" : rule ? rule[name] : fallback);
+  // a new type shows its own knobs with its defaults
+  const f = formFields(state, { remountWith: type });
+  /** the rule's stored value when editing, else the form's default */
+  const start = (name: keyof RuleValues, fallback: string) => (rule ? String(rule[name] ?? "") : fallback);
+  const checked = (name: "enabled" | "notify" | "auto_remediate", fallback: boolean) => f.checked(name, rule ? rule[name] : fallback);
   return (
     <form ref={formRef} action={dispatch} aria-label={rule ? "Edit rule" : "Add rule"} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-3">
       {rule?.id ? <input type="hidden" name="id" value={rule.id} /> : null}
-      <Field label="Name" name="name" error={e.name}>{(p) => <input {...p} key={`n${k}`} defaultValue={val("name", "")} required maxLength={120} placeholder="H100 overheating" />}</Field>
-      <Field label="Type" name="rule_type" error={e.rule_type} hint={spec.description}>
+      <Field label="Name" {...f("name", start("name", ""))}>{(p) => <input {...p} required maxLength={120} placeholder="H100 overheating" />}</Field>
+      <Field label="Type" {...f.bare("rule_type")} hint={spec.description}>
         {(p) => (
           <select {...p} value={type} disabled={Boolean(rule)} onChange={(ev) => setType(ev.target.value)}>
             {types.map((t) => <option key={t.value} value={t.value}>{t.label}</option>)}
           </select>
         )}
       </Field>
-      <Field label="Scope" name="cluster_id" error={e.cluster_id}>
+      <Field label="Scope" {...f("cluster_id", start("cluster_id", ""))}>
         {(p) => (
-          <select {...p} key={`c${k}`} defaultValue={val("cluster_id", "")}>
+          <select {...p}>
             <option value="">Whole fleet</option>
             {clusters.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
           </select>
         )}
       </Field>
       {spec.threshold ? (
-        <Field label="Threshold" name="threshold" error={e.threshold} hint={spec.threshold}>
-          {(p) => <input {...p} key={`t${k}`} inputMode="decimal" defaultValue={val("threshold", String(spec.defaults.threshold))} />}
+        <Field label="Threshold" {...f("threshold", start("threshold", String(spec.defaults.threshold)))} hint={spec.threshold}>
+          {(p) => <input {...p} inputMode="decimal" />}
         </Field>
       ) : null}
       {spec.window ? (
-        <Field label="Window (seconds)" name="window_s" error={e.window_s} hint={spec.window}>
-          {(p) => <input {...p} key={`w${k}`} inputMode="numeric" defaultValue={val("window_s", String(spec.defaults.window_s))} />}
+        <Field label="Window (seconds)" {...f("window_s", start("window_s", String(spec.defaults.window_s)))} hint={spec.window}>
+          {(p) => <input {...p} inputMode="numeric" />}
         </Field>
       ) : null}
       {spec.occurrences ? (
-        <Field label="Occurrences" name="occurrences" error={e.occurrences} hint={spec.occurrences}>
-          {(p) => <input {...p} key={`o${k}`} inputMode="numeric" defaultValue={val("occurrences", String(spec.defaults.occurrences))} />}
+        <Field label="Occurrences" {...f("occurrences", start("occurrences", String(spec.defaults.occurrences)))} hint={spec.occurrences}>
+          {(p) => <input {...p} inputMode="numeric" />}
         </Field>
       ) : null}
-      <Field label="Severity" name="severity" error={e.severity}>
+      <Field label="Severity" {...f("severity", start("severity", "warning"))}>
         {(p) => (
-          <select {...p} key={`s${k}`} defaultValue={val("severity", "warning")}>
+          <select {...p}>
             <option value="info">info</option>
             <option value="warning">warning</option>
             <option value="critical">critical</option>
@@ -95,10 +96,10 @@ export function RuleForm({ action, types, clusters, rule }: { action: FormAction
       </Field>
       <fieldset className="flex flex-wrap items-center gap-x-6 gap-y-2 sm:col-span-2 lg:col-span-3">
         <legend className="sr-only">Behaviour</legend>
-        <Check name="enabled" label="Enabled" defaultChecked={checked("enabled", true)} k={k} />
-        <Check name="notify" label="Notify (email / webhook)" defaultChecked={checked("notify", true)} k={k} />
-        {spec.remediable ? <Check name="auto_remediate" label="Quarantine the node automatically (within the cap)" defaultChecked={checked("auto_remediate", false)} k={k} /> : null}
-        {e.auto_remediate ? <p className="text-xs text-red-600">{e.auto_remediate}</p> : null}
+        <Check name="enabled" label="Enabled" defaultChecked={checked("enabled", true)} remount={f.key} />
+        <Check name="notify" label="Notify (email / webhook)" defaultChecked={checked("notify", true)} remount={f.key} />
+        {spec.remediable ? <Check name="auto_remediate" label="Quarantine the node automatically (within the cap)" defaultChecked={checked("auto_remediate", false)} remount={f.key} /> : null}
+        {f.error("auto_remediate") ? <p className="text-xs text-red-600">{f.error("auto_remediate")}</p> : null}
       </fieldset>
       <div className="flex items-center gap-3 sm:col-span-2 lg:col-span-3">
         <SubmitButton>{rule ? "Save rule" : "Add rule"}</SubmitButton>
@@ -108,10 +109,10 @@ export function RuleForm({ action, types, clusters, rule }: { action: FormAction
   );
 }
 
-function Check({ name, label, defaultChecked, k }: { name: string; label: string; defaultChecked: boolean; k: string }) {
+function Check({ name, label, defaultChecked, remount }: { name: string; label: string; defaultChecked: boolean; remount: string }) {
   return (
     <label className="inline-flex items-center gap-2 text-sm text-slate-800">
-      <input key={`${name}${k}`} type="checkbox" name={name} defaultChecked={defaultChecked} className="h-4 w-4 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600" />
+      <input key={remount} type="checkbox" name={name} defaultChecked={defaultChecked} className="h-4 w-4 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600" />
       {label}
     </label>
   );
@@ -149,11 +150,11 @@ export function SilenceForm({ action, alert }: { action: FormAction; alert: { id
 export function CreateSilenceForm({ action, rules, clusters, nodes, types }: { action: FormAction; rules: Array<{ id: string; name: string }>; clusters: Array<{ id: string; name: string }>; nodes: Array<{ id: string; hostname: string }>; types: Array<[string, string]> }) {
   const { state, dispatch, formRef } = useActionForm(action);
   const [kind, setKind] = useState("maintenance");
-  const e = state.fieldErrors ?? {};
+  const f = formFields(state);
   const opt = (v: string, l: string) => <option key={v} value={v}>{l}</option>;
   return (
     <form ref={formRef} action={dispatch} aria-label="Create a silence or maintenance window" className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4">
-      <Field label="Kind" name="kind" error={e.kind}>
+      <Field label="Kind" {...f.bare("kind")}>
         {(p) => (
           <select {...p} value={kind} onChange={(ev) => setKind(ev.target.value)}>
             <option value="maintenance">Maintenance window (cluster or node)</option>
@@ -161,13 +162,13 @@ export function CreateSilenceForm({ action, rules, clusters, nodes, types }: { a
           </select>
         )}
       </Field>
-      <Field label="Cluster" name="cluster_id" error={e.cluster_id}>{(p) => <select {...p} key={`c${state.at}`} defaultValue="">{opt("", "Any cluster")}{clusters.map((c) => opt(c.id, c.name))}</select>}</Field>
-      <Field label="Node" name="node_id" error={e.node_id}>{(p) => <select {...p} key={`n${state.at}`} defaultValue="">{opt("", "Any node")}{nodes.map((n) => opt(n.id, n.hostname))}</select>}</Field>
-      <Field label="Rule" name="rule_id" error={e.rule_id} hint={kind === "maintenance" ? "Empty: every rule" : undefined}>{(p) => <select {...p} key={`r${state.at}`} defaultValue="">{opt("", "Any rule")}{rules.map((r) => opt(r.id, r.name))}</select>}</Field>
-      <Field label="Alert type" name="rule_type" error={e.rule_type}>{(p) => <select {...p} key={`t${state.at}`} defaultValue="">{opt("", "Any type")}{types.map(([v, l]) => opt(v, l))}</select>}</Field>
-      <Field label="Starts (UTC)" name="starts_at" error={e.starts_at} hint="Empty: now">{(p) => <input {...p} key={`s${state.at}`} type="datetime-local" />}</Field>
-      <Field label="Lasts" name="duration_s" error={e.duration_s}>{(p) => <select {...p} key={`d${state.at}`} defaultValue="14400">{DURATIONS.map(([v, l]) => opt(v, l))}</select>}</Field>
-      <Field label="Why" name="reason" error={e.reason}>{(p) => <input {...p} key={`w${state.at}`} required minLength={3} maxLength={500} placeholder="rack 7 firmware update" />}</Field>
+      <Field label="Cluster" {...f("cluster_id", "")}>{(p) => <select {...p}>{opt("", "Any cluster")}{clusters.map((c) => opt(c.id, c.name))}</select>}</Field>
+      <Field label="Node" {...f("node_id", "")}>{(p) => <select {...p}>{opt("", "Any node")}{nodes.map((n) => opt(n.id, n.hostname))}</select>}</Field>
+      <Field label="Rule" {...f("rule_id", "")} hint={kind === "maintenance" ? "Empty: every rule" : undefined}>{(p) => <select {...p}>{opt("", "Any rule")}{rules.map((r) => opt(r.id, r.name))}</select>}</Field>
+      <Field label="Alert type" {...f("rule_type", "")}>{(p) => <select {...p}>{opt("", "Any type")}{types.map(([v, l]) => opt(v, l))}</select>}</Field>
+      <Field label="Starts (UTC)" {...f("starts_at")} hint="Empty: now">{(p) => <input {...p} type="datetime-local" />}</Field>
+      <Field label="Lasts" {...f("duration_s", "14400")}>{(p) => <select {...p}>{DURATIONS.map(([v, l]) => opt(v, l))}</select>}</Field>
+      <Field label="Why" {...f("reason")}>{(p) => <input {...p} required minLength={3} maxLength={500} placeholder="rack 7 firmware update" />}</Field>
       <div className="flex flex-wrap items-center gap-3 sm:col-span-2 lg:col-span-4">
         <SubmitButton>{kind === "maintenance" ? "Schedule window" : "Start silence"}</SubmitButton>
         <FormMessage state={state} />

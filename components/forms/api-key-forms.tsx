@@ -1,6 +1,7 @@
 "use client";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
+import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
@@ -26,16 +27,17 @@ export function CreateApiKeyForm({
   const [scope, setScope] = useState(ordered[0]);
   const [expiry, setExpiry] = useState("90");
   const [copied, setCopied] = useState(false);
-  const e = state.fieldErrors ?? {};
+  // the expiry is chosen in two inputs and sent as one instant, which the schema names
+  const f = formFields(state, { paths: { expiry: "expires_at", expires_on: "expires_at" } });
   const created = state.ok ? state.data : undefined;
   return (
     <div>
       <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start" aria-label="Create API key">
-        <Field label="Name" name="name" error={e.name} hint="Where the key is used">
-          {(p) => <input {...p} key={`n${state.at}`} defaultValue={state.ok ? undefined : state.values?.name} required maxLength={100} placeholder="ci-pipeline" />}
+        <Field label="Name" {...f("name")} hint="Where the key is used">
+          {(p) => <input {...p} required maxLength={100} placeholder="ci-pipeline" />}
         </Field>
         {scopes.length > 1 ? (
-          <Field label="Scope" name="scope" error={e.scope}>
+          <Field label="Scope" {...f.bare("scope")}>
             {(p) => (
               <select {...p} value={scope} onChange={(ev) => setScope(ev.target.value as typeof scope)}>
                 {ordered.map((s) => (
@@ -50,7 +52,7 @@ export function CreateApiKeyForm({
           <input type="hidden" name="scope" value={scopes[0]} />
         )}
         {scope === "tenant" && tenants.length > 0 ? (
-          <Field label="Tenant" name="tenant_id" error={e.tenant_id}>
+          <Field label="Tenant" {...f("tenant_id")}>
             {(p) => (
               <select {...p} required>
                 {tenants.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
@@ -59,7 +61,7 @@ export function CreateApiKeyForm({
           </Field>
         ) : null}
         {scope === "agent" ? (
-          <Field label="Cluster" name="cluster_id" error={e.cluster_id} hint={clusters.length ? undefined : "Register a cluster first"}>
+          <Field label="Cluster" {...f("cluster_id")} hint={clusters.length ? undefined : "Register a cluster first"}>
             {(p) => (
               <select {...p} required>
                 {clusters.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
@@ -67,7 +69,7 @@ export function CreateApiKeyForm({
             )}
           </Field>
         ) : null}
-        <Field label="Expires" name="expiry" error={e.expires_at} hint={scope === "agent" ? "Nodes using it stop reporting when it expires: rotate before" : "The key stops working then"}>
+        <Field label="Expires" {...f.bare("expiry")} hint={scope === "agent" ? "Nodes using it stop reporting when it expires: rotate before" : "The key stops working then"}>
           {(p) => (
             <select {...p} value={expiry} onChange={(ev) => setExpiry(ev.target.value)}>
               <option value="30">In 30 days</option>
@@ -79,7 +81,7 @@ export function CreateApiKeyForm({
           )}
         </Field>
         {expiry === "custom" ? (
-          <Field label="Expiry date (UTC)" name="expires_on" error={e.expires_at}>{(p) => <input {...p} type="date" required min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} />}</Field>
+          <Field label="Expiry date (UTC)" {...f("expires_on")}>{(p) => <input {...p} type="date" required min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} />}</Field>
         ) : null}
         <div className="lg:pt-6"><SubmitButton>Create key</SubmitButton></div>
         {!created ? <div className="sm:col-span-2 lg:col-span-4"><FormMessage state={state} /></div> : null}

@@ -1,21 +1,21 @@
 "use client";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
+import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
 /** Sets a GPU type's price per GPU-hour (typed in dollars). */
 export function SetRateForm({ action, gpuType }: { action: FormAction; gpuType?: string }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
+  const f = formFields(state, { paths: { price: "cents_per_hour" } });
   return (
     <form ref={formRef} action={dispatch} aria-label={gpuType ? `Set the ${gpuType} rate` : "Set a rate"} className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
-      <Field label="GPU type" name="gpu_type" error={e.gpu_type} hint="* prices every type without its own rate">
-        {(p) => <input {...p} key={`t${state.at}`} defaultValue={v.gpu_type ?? gpuType} required placeholder="H100" />}
+      <Field label="GPU type" {...f("gpu_type", gpuType)} hint="* prices every type without its own rate">
+        {(p) => <input {...p} required placeholder="H100" />}
       </Field>
-      <Field label="Price per GPU-hour (USD)" name="price" error={e.cents_per_hour} hint="Applies from now; past usage keeps its rate">
-        {(p) => <input {...p} key={`p${state.at}`} defaultValue={v.price} required inputMode="decimal" placeholder="2.49" />}
+      <Field label="Price per GPU-hour (USD)" {...f("price")} hint="Applies from now; past usage keeps its rate">
+        {(p) => <input {...p} required inputMode="decimal" placeholder="2.49" />}
       </Field>
       <div className="sm:pt-6"><SubmitButton>Set rate</SubmitButton></div>
       <div className="sm:col-span-3"><FormMessage state={state} /></div>
@@ -30,14 +30,14 @@ export function GenerateInvoiceForm({ action, tenantId, openBase }: { action: Fo
   useEffect(() => {
     if (state.ok && state.data?.id) router.push(`${openBase}/${state.data.id}`);
   }, [state, router, openBase]);
-  const e = state.fieldErrors ?? {};
+  const f = formFields(state, { under: "period" });
   return (
     <form ref={formRef} action={dispatch} aria-label="Generate invoice" className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
       <input type="hidden" name="tenant_id" value={tenantId} />
-      <Field label="Period start (optional)" name="period_start" error={e["period.period_start"] ?? e.period_start} hint="ISO time, e.g. 2026-11-01T00:00:00Z">
+      <Field label="Period start (optional)" {...f("period_start")} hint="ISO time, e.g. 2026-11-01T00:00:00Z">
         {(p) => <input {...p} placeholder="last full month" />}
       </Field>
-      <Field label="Period end (optional)" name="period_end" error={e["period.period_end"] ?? e.period_end}>
+      <Field label="Period end (optional)" {...f("period_end")}>
         {(p) => <input {...p} placeholder="last full month" />}
       </Field>
       <div className="sm:pt-6"><SubmitButton>Generate invoice</SubmitButton></div>
@@ -49,13 +49,12 @@ export function GenerateInvoiceForm({ action, tenantId, openBase }: { action: Fo
 /** Credits a tenant's prepaid balance (operators). */
 export function DepositForm({ action, tenantId }: { action: FormAction; tenantId: string }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
+  const f = formFields(state, { under: "deposit", paths: { amount: "deposit.amount_cents" } });
   return (
     <form ref={formRef} action={dispatch} aria-label="Record deposit" className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
       <input type="hidden" name="tenant_id" value={tenantId} />
-      <Field label="Amount (USD)" name="amount" error={e["deposit.amount_cents"]}>{(p) => <input {...p} key={`a${state.at}`} defaultValue={v.amount} required inputMode="decimal" placeholder="500.00" />}</Field>
-      <Field label="Note" name="description" error={e["deposit.description"]}>{(p) => <input {...p} key={`d${state.at}`} defaultValue={v.description} placeholder="Wire 2026-11-28" maxLength={200} />}</Field>
+      <Field label="Amount (USD)" {...f("amount")}>{(p) => <input {...p} required inputMode="decimal" placeholder="500.00" />}</Field>
+      <Field label="Note" {...f("description")}>{(p) => <input {...p} placeholder="Wire 2026-11-28" maxLength={200} />}</Field>
       <div className="sm:pt-6"><SubmitButton>Record deposit</SubmitButton></div>
       <div className="sm:col-span-3"><FormMessage state={state} /></div>
     </form>
@@ -65,12 +64,12 @@ export function DepositForm({ action, tenantId }: { action: FormAction; tenantId
 /** Records a bank transfer against a pending invoice (operators). */
 export function BankPaymentForm({ action, invoiceId }: { action: FormAction; invoiceId: string }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
-  const e = state.fieldErrors ?? {};
+  const f = formFields(state);
   return (
     <form ref={formRef} action={dispatch} aria-label="Record bank payment" className="flex flex-wrap items-end gap-3">
       <input type="hidden" name="id" value={invoiceId} />
       <div className="min-w-64 flex-1">
-        <Field label="Bank transfer reference" name="reference" error={e.reference}>{(p) => <input {...p} placeholder="e.g. SEPA ref 2026-11-30-0042" maxLength={200} />}</Field>
+        <Field label="Bank transfer reference" {...f("reference")}>{(p) => <input {...p} placeholder="e.g. SEPA ref 2026-11-30-0042" maxLength={200} />}</Field>
       </div>
       <SubmitButton variant="secondary">Record bank payment</SubmitButton>
       <div className="w-full"><FormMessage state={state} /></div>
@@ -110,11 +109,11 @@ export function CardDepositForm({ action }: { action: FormAction<{ url: string }
   useEffect(() => {
     if (state.ok && state.data?.url) window.location.assign(state.data.url);
   }, [state]);
-  const e = state.fieldErrors ?? {};
+  const f = formFields(state, { paths: { amount: "amount_cents" } });
   return (
     <form action={dispatch} aria-label="Add funds by card" className="flex flex-wrap items-end gap-3 p-5">
       <div className="min-w-48">
-        <Field label="Amount (USD)" name="amount" error={e.amount_cents}>{(p) => <input {...p} required inputMode="decimal" placeholder="250.00" />}</Field>
+        <Field label="Amount (USD)" {...f("amount")}>{(p) => <input {...p} required inputMode="decimal" placeholder="250.00" />}</Field>
       </div>
       <SubmitButton>Add funds by card</SubmitButton>
       <div className="w-full"><FormMessage state={state} /></div>
@@ -125,13 +124,12 @@ export function CardDepositForm({ action }: { action: FormAction<{ url: string }
 /** Refunds part or all of a paid invoice to the tenant's balance (operators). */
 export function RefundForm({ action, invoiceId }: { action: FormAction; invoiceId: string }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
+  const f = formFields(state, { under: "refund", paths: { amount: "refund.amount_cents" } });
   return (
     <form ref={formRef} action={dispatch} aria-label="Refund" className="grid gap-3 sm:grid-cols-3 sm:items-start">
       <input type="hidden" name="id" value={invoiceId} />
-      <Field label="Amount (USD)" name="amount" error={e["refund.amount_cents"]}>{(p) => <input {...p} key={`a${state.at}`} defaultValue={v.amount} required inputMode="decimal" placeholder="12.00" />}</Field>
-      <Field label="Reason (the tenant reads it)" name="reason" error={e["refund.reason"]}>{(p) => <input {...p} key={`r${state.at}`} defaultValue={v.reason} required maxLength={200} placeholder="SLA credit" />}</Field>
+      <Field label="Amount (USD)" {...f("amount")}>{(p) => <input {...p} required inputMode="decimal" placeholder="12.00" />}</Field>
+      <Field label="Reason (the tenant reads it)" {...f("reason")}>{(p) => <input {...p} required maxLength={200} placeholder="SLA credit" />}</Field>
       <div className="sm:pt-6"><SubmitButton variant="secondary">Refund to balance</SubmitButton></div>
       <div className="sm:col-span-3"><FormMessage state={state} /></div>
     </form>

@@ -1,6 +1,7 @@
 "use client";
 import { useState } from "react";
 import { estimateCents, formatCents, rateFor } from "@/lib/billing/money";
+import { formFields, type FormFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
@@ -11,22 +12,22 @@ const METRICS = [
 ];
 
 /** Autoscaling fields: the target only makes sense with a metric, so it follows the select. */
-function AutoscaleFields({ e, v, defaults, idPrefix }: { e: Record<string, string>; v: Record<string, string>; defaults: { metric: string; target: string; cooldown: string }; idPrefix: string }) {
-  const [metric, setMetric] = useState(v.autoscale_metric ?? defaults.metric);
+function AutoscaleFields({ f, defaults }: { f: FormFields; defaults: { metric: string; target: string; cooldown: string } }) {
+  const [metric, setMetric] = useState(f.value("autoscale_metric", defaults.metric));
   return (
     <>
-      <Field label="Autoscaling" name="autoscale_metric" error={e.autoscale_metric} idPrefix={idPrefix}>
+      <Field label="Autoscaling" {...f.bare("autoscale_metric")}>
         {(p) => (
           <select {...p} value={metric} onChange={(ev) => setMetric(ev.target.value)}>
             {METRICS.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
           </select>
         )}
       </Field>
-      <Field label="Target" name="autoscale_target" error={e.autoscale_target} idPrefix={idPrefix} hint={metric === "none" ? "Choose a metric first" : metric === "p95_ms" ? "Milliseconds" : "Requests per second per replica"}>
-        {(p) => <input {...p} defaultValue={v.autoscale_target ?? defaults.target} type="number" min={0} step="any" disabled={metric === "none"} placeholder={metric === "p95_ms" ? "500" : "20"} />}
+      <Field label="Target" {...f("autoscale_target", defaults.target)} hint={metric === "none" ? "Choose a metric first" : metric === "p95_ms" ? "Milliseconds" : "Requests per second per replica"}>
+        {(p) => <input {...p} type="number" min={0} step="any" disabled={metric === "none"} placeholder={metric === "p95_ms" ? "500" : "20"} />}
       </Field>
-      <Field label="Cool-down (s)" name="cooldown_s" error={e.cooldown_s} idPrefix={idPrefix} hint="Scale-down waits this long; scale-up a quarter of it">
-        {(p) => <input {...p} defaultValue={v.cooldown_s ?? defaults.cooldown} type="number" min={30} max={86400} />}
+      <Field label="Cool-down (s)" {...f("cooldown_s", defaults.cooldown)} hint="Scale-down waits this long; scale-up a quarter of it">
+        {(p) => <input {...p} type="number" min={30} max={86400} />}
       </Field>
     </>
   );
@@ -49,17 +50,16 @@ function EndpointEstimate({ rates, gpuType, gpusPerReplica, replicas, maxReplica
 export function CreateEndpointForm({ action, gpuTypes, rates }: { action: FormAction; gpuTypes: string[]; rates: Record<string, number> }) {
   // on success the action redirects to the new endpoint's page
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
-  const [gpuType, setGpuType] = useState(v.gpu_type ?? gpuTypes[0] ?? "");
-  const [perReplica, setPerReplica] = useState(v.gpus_per_replica ?? "1");
-  const [replicas, setReplicas] = useState(v.replicas ?? "2");
-  const [maxReplicas, setMaxReplicas] = useState(v.max_replicas ?? "");
+  const f = formFields(state);
+  const [gpuType, setGpuType] = useState(f.value("gpu_type", gpuTypes[0] ?? ""));
+  const [perReplica, setPerReplica] = useState(f.value("gpus_per_replica", "1"));
+  const [replicas, setReplicas] = useState(f.value("replicas", "2"));
+  const [maxReplicas, setMaxReplicas] = useState(f.value("max_replicas", ""));
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Create endpoint">
-      <Field label="Name" name="name" error={e.name} hint="Lower-case, digits, dashes">{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name} required maxLength={100} placeholder="llama-70b-chat" />}</Field>
-      <Field label="Model" name="model" error={e.model}>{(p) => <input {...p} key={`m${state.at}`} defaultValue={v.model} required maxLength={300} placeholder="meta-llama/Llama-3.1-70B-Instruct" />}</Field>
-      <Field label="GPU type" name="gpu_type" error={e.gpu_type}>
+      <Field label="Name" {...f("name")} hint="Lower-case, digits, dashes">{(p) => <input {...p} required maxLength={100} placeholder="llama-70b-chat" />}</Field>
+      <Field label="Model" {...f("model")}>{(p) => <input {...p} required maxLength={300} placeholder="meta-llama/Llama-3.1-70B-Instruct" />}</Field>
+      <Field label="GPU type" {...f.bare("gpu_type")}>
         {(p) => (
           <select {...p} value={gpuType} onChange={(ev) => setGpuType(ev.target.value)} required>
             {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
@@ -67,13 +67,13 @@ export function CreateEndpointForm({ action, gpuTypes, rates }: { action: FormAc
           </select>
         )}
       </Field>
-      <Field label="GPUs per replica" name="gpus_per_replica" error={e.gpus_per_replica} hint="On one node">{(p) => <input {...p} value={perReplica} onChange={(ev) => setPerReplica(ev.target.value)} type="number" min={1} max={64} required />}</Field>
-      <Field label="Replicas" name="replicas" error={e.replicas}>{(p) => <input {...p} value={replicas} onChange={(ev) => setReplicas(ev.target.value)} type="number" min={1} max={64} required />}</Field>
-      <Field label="Min replicas" name="min_replicas" error={e.min_replicas} hint="Defaults to replicas">{(p) => <input {...p} key={`mi${state.at}`} defaultValue={v.min_replicas} type="number" min={1} max={64} />}</Field>
-      <Field label="Max replicas" name="max_replicas" error={e.max_replicas} hint="Defaults to replicas">{(p) => <input {...p} value={maxReplicas} onChange={(ev) => setMaxReplicas(ev.target.value)} type="number" min={1} max={64} />}</Field>
-      <Field label="SLA p95 (ms)" name="sla_p95_ms" error={e.sla_p95_ms} hint="Optional">{(p) => <input {...p} key={`s${state.at}`} defaultValue={v.sla_p95_ms} type="number" min={1} placeholder="800" />}</Field>
-      <Field label="SLA availability (%)" name="sla_availability_pct" error={e.sla_availability_pct} hint="Optional, e.g. 99.5">{(p) => <input {...p} key={`a${state.at}`} defaultValue={v.sla_availability_pct} type="number" min={50} max={99.999} step="any" placeholder="99.5" />}</Field>
-      <AutoscaleFields key={`as${state.at}`} e={e} v={v} defaults={{ metric: "none", target: "", cooldown: "300" }} idPrefix="f" />
+      <Field label="GPUs per replica" {...f.bare("gpus_per_replica")} hint="On one node">{(p) => <input {...p} value={perReplica} onChange={(ev) => setPerReplica(ev.target.value)} type="number" min={1} max={64} required />}</Field>
+      <Field label="Replicas" {...f.bare("replicas")}>{(p) => <input {...p} value={replicas} onChange={(ev) => setReplicas(ev.target.value)} type="number" min={1} max={64} required />}</Field>
+      <Field label="Min replicas" {...f("min_replicas")} hint="Defaults to replicas">{(p) => <input {...p} type="number" min={1} max={64} />}</Field>
+      <Field label="Max replicas" {...f.bare("max_replicas")} hint="Defaults to replicas">{(p) => <input {...p} value={maxReplicas} onChange={(ev) => setMaxReplicas(ev.target.value)} type="number" min={1} max={64} />}</Field>
+      <Field label="SLA p95 (ms)" {...f("sla_p95_ms")} hint="Optional">{(p) => <input {...p} type="number" min={1} placeholder="800" />}</Field>
+      <Field label="SLA availability (%)" {...f("sla_availability_pct")} hint="Optional, e.g. 99.5">{(p) => <input {...p} type="number" min={50} max={99.999} step="any" placeholder="99.5" />}</Field>
+      <AutoscaleFields key={f.key} f={f} defaults={{ metric: "none", target: "", cooldown: "300" }} />
       <EndpointEstimate rates={rates} gpuType={gpuType} gpusPerReplica={Number(perReplica)} replicas={Number(replicas)} maxReplicas={Number(maxReplicas) || Number(replicas)} />
       <div className="flex items-center gap-3 sm:col-span-2 lg:col-span-4">
         <SubmitButton>Create endpoint</SubmitButton>
@@ -97,18 +97,16 @@ export interface EndpointSettings {
 
 export function EndpointSettingsForm({ action, endpoint: s }: { action: FormAction; endpoint: EndpointSettings }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
-  const e = state.fieldErrors ?? {};
-  const v = state.ok ? {} : (state.values ?? {});
-  const str = (n: number | null) => (n === null ? "" : String(n));
+  const f = formFields(state, { idPrefix: "s" });
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Endpoint settings">
       <input type="hidden" name="id" value={s.id} />
-      <Field label="Replicas" name="replicas" error={e.replicas} idPrefix="s">{(p) => <input {...p} key={`r${state.at}`} defaultValue={v.replicas ?? s.replicas} type="number" min={1} max={64} required />}</Field>
-      <Field label="Min replicas" name="min_replicas" error={e.min_replicas} idPrefix="s">{(p) => <input {...p} key={`mi${state.at}`} defaultValue={v.min_replicas ?? s.min} type="number" min={1} max={64} required />}</Field>
-      <Field label="Max replicas" name="max_replicas" error={e.max_replicas} idPrefix="s">{(p) => <input {...p} key={`ma${state.at}`} defaultValue={v.max_replicas ?? s.max} type="number" min={1} max={64} required />}</Field>
-      <Field label="SLA p95 (ms)" name="sla_p95_ms" error={e.sla_p95_ms} idPrefix="s" hint="Empty: no latency target">{(p) => <input {...p} key={`s${state.at}`} defaultValue={v.sla_p95_ms ?? str(s.slaP95Ms)} type="number" min={1} />}</Field>
-      <Field label="SLA availability (%)" name="sla_availability_pct" error={e.sla_availability_pct} idPrefix="s" hint="Empty: no availability target">{(p) => <input {...p} key={`a${state.at}`} defaultValue={v.sla_availability_pct ?? str(s.slaAvailabilityPct)} type="number" step="any" min={50} max={99.999} />}</Field>
-      <AutoscaleFields key={`as${state.at}`} e={e} v={v} defaults={{ metric: s.metric, target: str(s.target), cooldown: String(s.cooldownS) }} idPrefix="s" />
+      <Field label="Replicas" {...f("replicas", s.replicas)}>{(p) => <input {...p} type="number" min={1} max={64} required />}</Field>
+      <Field label="Min replicas" {...f("min_replicas", s.min)}>{(p) => <input {...p} type="number" min={1} max={64} required />}</Field>
+      <Field label="Max replicas" {...f("max_replicas", s.max)}>{(p) => <input {...p} type="number" min={1} max={64} required />}</Field>
+      <Field label="SLA p95 (ms)" {...f("sla_p95_ms", s.slaP95Ms)} hint="Empty: no latency target">{(p) => <input {...p} type="number" min={1} />}</Field>
+      <Field label="SLA availability (%)" {...f("sla_availability_pct", s.slaAvailabilityPct)} hint="Empty: no availability target">{(p) => <input {...p} type="number" step="any" min={50} max={99.999} />}</Field>
+      <AutoscaleFields key={f.key} f={f} defaults={{ metric: s.metric, target: s.target === null ? "" : String(s.target), cooldown: String(s.cooldownS) }} />
       <div className="flex items-center gap-3 sm:col-span-2 lg:col-span-4">
         <SubmitButton>Save changes</SubmitButton>
         <FormMessage state={state} />

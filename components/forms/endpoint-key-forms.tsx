@@ -1,19 +1,21 @@
 "use client";
 import { CopyLine } from "@/components/ui/copy-line";
+import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
 /** Creates a key for one endpoint; the key itself is shown once, here. */
 export function CreateEndpointKeyForm({ action, endpointId }: { action: FormAction<{ key: string; prefix: string }>; endpointId: string }) {
   const { state, dispatch, formRef } = useActionForm(action);
+  const f = formFields(state);
   const created = state.ok ? state.data : undefined;
   return (
     <div>
       <form ref={formRef} action={dispatch} className="flex flex-wrap items-end gap-3 p-5" aria-label="Create endpoint key">
         <input type="hidden" name="endpoint_id" value={endpointId} />
         <div className="min-w-64">
-          <Field label="Key name" name="name" error={state.fieldErrors?.name} hint="Where it is used, e.g. chat-frontend">
-            {(p) => <input {...p} key={`k${state.at}`} defaultValue={state.ok ? undefined : state.values?.name} required maxLength={100} placeholder="chat-frontend" />}
+          <Field label="Key name" {...f("name")} hint="Where it is used, e.g. chat-frontend">
+            {(p) => <input {...p} required maxLength={100} placeholder="chat-frontend" />}
           </Field>
         </div>
         <div className="pb-5"><SubmitButton>Create key</SubmitButton></div>

@@ -1,34 +1,30 @@
 "use client";
+import { Fragment } from "react";
 import { useFormStatus } from "react-dom";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
-
-export interface FormState {
-  ok?: boolean;
-  message?: string;
-  fieldErrors?: Record<string, string>;
-  values?: Record<string, string>;
-  at?: number;
-}
+import type { FieldBinding, FormState } from "./form-fields";
 
 export const inputClass =
   "block w-full rounded-md border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600 aria-[invalid=true]:ring-red-400";
 
+/**
+ * A labelled input with its error or hint tied to it. Give it what `formFields(state)(name)` returns:
+ * the input gets the echoed value as its default and remounts with each answer to show it.
+ */
 export function Field({
   label,
   name,
   error,
   hint,
   idPrefix = "f",
+  defaultValue,
+  at,
   children,
-}: {
+}: FieldBinding & {
   label: string;
-  name: string;
-  /** when two forms on one page share field names */
-  idPrefix?: string;
-  error?: string;
   hint?: string;
-  children: (props: { id: string; name: string; "aria-invalid": boolean; "aria-describedby"?: string; className: string }) => React.ReactNode;
+  children: (props: { id: string; name: string; "aria-invalid": boolean; "aria-describedby"?: string; className: string; defaultValue?: string }) => React.ReactNode;
 }) {
   const id = `${idPrefix}-${name}`;
   const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
@@ -37,7 +33,7 @@ export function Field({
       <label htmlFor={id} className="mb-1 block text-sm font-medium text-slate-800">
         {label}
       </label>
-      {children({ id, name, "aria-invalid": Boolean(error), "aria-describedby": describedBy, className: inputClass })}
+      <Fragment key={at}>{children({ id, name, "aria-invalid": Boolean(error), "aria-describedby": describedBy, className: inputClass, defaultValue })}</Fragment>
       {error ? (
         <p id={`${id}-error`} className="mt-1 text-xs text-red-600">
           {error}
@@ -51,12 +47,12 @@ export function Field({
   );
 }
 
-/** The GPU type a workload asks for, from the types the fleet has. */
-export function GpuTypeField({ error, value, gpuTypes, at }: { error?: string; value?: string; gpuTypes: string[]; at?: number }) {
+/** The GPU type a workload asks for, from the types the fleet has (the first unless one is given). */
+export function GpuTypeField({ field, gpuTypes }: { field: FieldBinding; gpuTypes: string[] }) {
   return (
-    <Field label="GPU type" name="gpu_type" error={error}>
+    <Field label="GPU type" {...field}>
       {(p) => (
-        <select {...p} key={`t${at}`} defaultValue={value ?? gpuTypes[0]} required>
+        <select {...p} defaultValue={p.defaultValue ?? gpuTypes[0]} required>
           {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
           {gpuTypes.map((t) => <option key={t} value={t}>{t}</option>)}
         </select>

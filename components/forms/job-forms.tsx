@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { estimateCents, formatCents, formatDuration, rateFor } from "@/lib/billing/money";
 import { jobFit, type FitContext } from "@/lib/jobs/job-fit";
+import { formFields } from "./form-fields";
 import { Field, FormMessage, inputClass, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
@@ -39,12 +40,12 @@ export function SubmitJobForm({
   reservations?: Array<{ id: string; label: string }>;
 }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
-  const start = (k: keyof JobSpec, fallback = "") => v[k] ?? (prefill?.[k] === null || prefill?.[k] === undefined ? fallback : String(prefill[k]));
-  const [count, setCount] = useState(start("gpu_count", "1"));
-  const [type, setType] = useState(start("gpu_type", gpuTypes[0] ?? ""));
-  const [duration, setDuration] = useState(start("duration_s"));
+  const f = formFields(state);
+  /** a cloned job's value, else the form's own default */
+  const start = (k: keyof JobSpec, fallback = "") => prefill?.[k] ?? fallback;
+  const [count, setCount] = useState(f.value("gpu_count", start("gpu_count", "1")));
+  const [type, setType] = useState(f.value("gpu_type", start("gpu_type", gpuTypes[0] ?? "")));
+  const [duration, setDuration] = useState(f.value("duration_s", start("duration_s")));
   const gpus = Number(count);
   const verdict = count === "" ? null : jobFit(fit, gpus, type);
   const rate = rateFor(rates, type);
@@ -57,8 +58,8 @@ export function SubmitJobForm({
         : `${formatCents(estimateCents(gpus, rate, 3600))} per hour while it runs (${gpus} × ${type} at ${formatCents(rate)} per GPU-hour). Set a duration for a total.`;
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Submit job" id="submit-job">
-      <Field label="Name" name="name" error={e.name}>{(p) => <input {...p} key={`n${state.at}`} defaultValue={start("name")} required maxLength={200} placeholder="llama-finetune" />}</Field>
-      <Field label="GPU type" name="gpu_type" error={e.gpu_type}>
+      <Field label="Name" {...f("name", start("name"))}>{(p) => <input {...p} required maxLength={200} placeholder="llama-finetune" />}</Field>
+      <Field label="GPU type" {...f.bare("gpu_type")}>
         {(p) => (
           <select {...p} value={type} onChange={(ev) => setType(ev.target.value)} required>
             {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
@@ -66,22 +67,22 @@ export function SubmitJobForm({
           </select>
         )}
       </Field>
-      <Field label="GPUs" name="gpu_count" error={e.gpu_count} hint={`Your quota: ${fit.quota}, ${Math.max(0, fit.quota - fit.inUse)} free now`}>
+      <Field label="GPUs" {...f.bare("gpu_count")} hint={`Your quota: ${fit.quota}, ${Math.max(0, fit.quota - fit.inUse)} free now`}>
         {(p) => <input {...p} value={count} onChange={(ev) => setCount(ev.target.value)} type="number" min={1} required />}
       </Field>
-      <Field label="Priority" name="priority" error={e.priority} hint="1 is highest">
-        {(p) => <input {...p} key={`p${state.at}`} defaultValue={start("priority", "5")} type="number" min={1} max={10} />}
+      <Field label="Priority" {...f("priority", start("priority", "5"))} hint="1 is highest">
+        {(p) => <input {...p} type="number" min={1} max={10} />}
       </Field>
-      <Field label="Duration (s)" name="duration_s" error={e.duration_s} hint="Time limit; helps backfill">
+      <Field label="Duration (s)" {...f.bare("duration_s")} hint="Time limit; helps backfill">
         {(p) => <input {...p} value={duration} onChange={(ev) => setDuration(ev.target.value)} type="number" min={1} placeholder="3600" />}
       </Field>
-      <Field label="Retries" name="max_retries" error={e.max_retries}>{(p) => <input {...p} key={`r${state.at}`} defaultValue={start("max_retries", "0")} type="number" min={0} max={10} />}</Field>
-      <Field label="Image" name="image" error={e.image}>{(p) => <input {...p} key={`i${state.at}`} defaultValue={start("image")} placeholder="nvcr.io/nvidia/pytorch:24.10-py3" />}</Field>
-      <Field label="Command" name="command" error={e.command}>{(p) => <input {...p} key={`m${state.at}`} defaultValue={start("command")} placeholder="python train.py" />}</Field>
+      <Field label="Retries" {...f("max_retries", start("max_retries", "0"))}>{(p) => <input {...p} type="number" min={0} max={10} />}</Field>
+      <Field label="Image" {...f("image", start("image"))}>{(p) => <input {...p} placeholder="nvcr.io/nvidia/pytorch:24.10-py3" />}</Field>
+      <Field label="Command" {...f("command", start("command"))}>{(p) => <input {...p} placeholder="python train.py" />}</Field>
       {reservations.length ? (
-        <Field label="Reservation" name="reservation_id" error={e.reservation_id} hint="Run only on its nodes, while it is active">
+        <Field label="Reservation" {...f("reservation_id", start("reservation_id"))} hint="Run only on its nodes, while it is active">
           {(p) => (
-            <select {...p} key={`v${state.at}`} defaultValue={start("reservation_id", "")}>
+            <select {...p}>
               <option value="">None (any free GPUs)</option>
               {reservations.map((r) => <option key={r.id} value={r.id}>{r.label}</option>)}
             </select>

@@ -1,7 +1,8 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { FormMessage, inputClass, SubmitButton } from "./form-parts";
+import { formFields } from "./form-fields";
+import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
 const LABELS: Record<string, { label: string; verb: string; variant: "primary" | "secondary" | "danger" }> = {
@@ -18,6 +19,7 @@ const LABELS: Record<string, { label: string; verb: string; variant: "primary" |
  */
 export function NodeActions({ action, nodeId, hostname, allowed, impact }: { action: FormAction; nodeId: string; hostname: string; allowed: string[]; impact: Record<string, string[]> }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
+  const f = formFields(state, { under: "change", idPrefix: "node" });
   const [target, setTarget] = useState<string | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLButtonElement | null>(null);
@@ -53,11 +55,9 @@ export function NodeActions({ action, nodeId, hostname, allowed, impact }: { act
             <ul className="list-disc space-y-1 pl-5 text-sm text-slate-700" data-testid="node-action-impact">
               {(impact[target] ?? []).map((line) => <li key={line}>{line}</li>)}
             </ul>
-            <div>
-              <label htmlFor="node-reason" className="mb-1 block text-sm font-medium text-slate-800">Reason (required, recorded in the audit log)</label>
-              <textarea id="node-reason" name="reason" required minLength={3} maxLength={500} rows={2} className={inputClass} placeholder="e.g. firmware update, XID 79 inspection" aria-describedby={state.fieldErrors?.["change.reason"] ? "node-reason-error" : undefined} />
-              {state.fieldErrors?.["change.reason"] ? <p id="node-reason-error" className="mt-1 text-xs text-red-600">{state.fieldErrors["change.reason"]}</p> : null}
-            </div>
+            <Field label="Reason (required, recorded in the audit log)" {...f("reason")}>
+              {(p) => <textarea {...p} required minLength={3} maxLength={500} rows={2} placeholder="e.g. firmware update, XID 79 inspection" />}
+            </Field>
             {!state.ok && state.message ? <FormMessage state={state} /> : null}
             <div className="flex justify-end gap-3">
               <Button type="button" variant="secondary" onClick={() => dialog.current?.close()}>Keep as is</Button>

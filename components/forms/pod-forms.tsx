@@ -1,22 +1,21 @@
 "use client";
 import { useState } from "react";
 import { estimateCents, formatCents, rateFor } from "@/lib/billing/money";
+import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
 export function CreatePodForm({ action, gpuTypes, rates }: { action: FormAction; gpuTypes: string[]; rates: Record<string, number> }) {
   // on success the action redirects to the new pod's page
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
-  const [gpuType, setGpuType] = useState(v.gpu_type ?? gpuTypes[0] ?? "");
-  const [count, setCount] = useState(v.gpu_count ?? "1");
+  const f = formFields(state);
+  const [gpuType, setGpuType] = useState(f.value("gpu_type", gpuTypes[0] ?? ""));
+  const [count, setCount] = useState(f.value("gpu_count", "1"));
   const rate = rateFor(rates, gpuType);
-  const portsError = Object.entries(e).find(([k]) => k === "ports" || k.startsWith("ports."))?.[1];
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Create pod">
-      <Field label="Name" name="name" error={e.name} hint="Lower-case, digits, dashes">{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name} required maxLength={100} placeholder="notebook" />}</Field>
-      <Field label="GPU type" name="gpu_type" error={e.gpu_type}>
+      <Field label="Name" {...f("name")} hint="Lower-case, digits, dashes">{(p) => <input {...p} required maxLength={100} placeholder="notebook" />}</Field>
+      <Field label="GPU type" {...f.bare("gpu_type")}>
         {(p) => (
           <select {...p} value={gpuType} onChange={(ev) => setGpuType(ev.target.value)} required>
             {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
@@ -24,14 +23,14 @@ export function CreatePodForm({ action, gpuTypes, rates }: { action: FormAction;
           </select>
         )}
       </Field>
-      <Field label="GPUs" name="gpu_count" error={e.gpu_count} hint="On one node">{(p) => <input {...p} value={count} onChange={(ev) => setCount(ev.target.value)} type="number" min={1} max={64} required />}</Field>
-      <Field label="Image" name="image" error={e.image}>{(p) => <input {...p} key={`i${state.at}`} defaultValue={v.image} required maxLength={500} placeholder="runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04" />}</Field>
-      <Field label="Ports to publish" name="ports" error={portsError} hint="Comma-separated, e.g. 8888 for Jupyter; 22 comes with an SSH key">{(p) => <input {...p} key={`p${state.at}`} defaultValue={v.ports} inputMode="numeric" placeholder="8888" />}</Field>
+      <Field label="GPUs" {...f.bare("gpu_count")} hint="On one node">{(p) => <input {...p} value={count} onChange={(ev) => setCount(ev.target.value)} type="number" min={1} max={64} required />}</Field>
+      <Field label="Image" {...f("image")}>{(p) => <input {...p} required maxLength={500} placeholder="runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04" />}</Field>
+      <Field label="Ports to publish" {...f("ports")} hint="Comma-separated, e.g. 8888 for Jupyter; 22 comes with an SSH key">{(p) => <input {...p} inputMode="numeric" placeholder="8888" />}</Field>
       <div className="sm:col-span-2 lg:col-span-3">
-        <Field label="SSH public key" name="ssh_public_key" error={e.ssh_public_key} hint="One line from ~/.ssh/id_ed25519.pub; optional">{(p) => <textarea {...p} key={`k${state.at}`} defaultValue={v.ssh_public_key} rows={2} spellCheck={false} placeholder="ssh-ed25519 AAAA… you@laptop" />}</Field>
+        <Field label="SSH public key" {...f("ssh_public_key")} hint="One line from ~/.ssh/id_ed25519.pub; optional">{(p) => <textarea {...p} rows={2} spellCheck={false} placeholder="ssh-ed25519 AAAA… you@laptop" />}</Field>
       </div>
       <label className="flex items-start gap-2 text-sm text-slate-700 sm:col-span-2 lg:col-span-4">
-        <input type="checkbox" name="restart_on_failure" className="mt-1" defaultChecked={v.restart_on_failure === "on"} />
+        <input key={f.key} type="checkbox" name="restart_on_failure" className="mt-1" defaultChecked={f.checked("restart_on_failure", false)} />
         <span>Restart on failure: if its node fails, place it again elsewhere with a fresh container. Otherwise it is marked failed and you are alerted (a pod keeps state on its node).</span>
       </label>
       {rate !== null && Number(count) >= 1 ? (

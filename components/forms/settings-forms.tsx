@@ -1,5 +1,6 @@
 "use client";
 import { Badge } from "@/components/ui/badge";
+import { formFields, type FieldBinding } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
@@ -17,7 +18,7 @@ interface SecretState {
 }
 
 /** A secret is never shown again: the field is empty, says whether one is stored and where it points, and can be replaced or removed. */
-function SecretField({ name, label, state, placeholder, error, canStore }: { name: string; label: string; state: SecretState; placeholder: string; error?: string; canStore: boolean }) {
+function SecretField({ field, label, state, placeholder, canStore }: { field: FieldBinding; label: string; state: SecretState; placeholder: string; canStore: boolean }) {
   const hint = state.unreadable
     ? "The stored value cannot be read with this installation's key; enter it again."
     : state.source === "console"
@@ -29,12 +30,12 @@ function SecretField({ name, label, state, placeholder, error, canStore }: { nam
           : "Not set. Storing secrets here needs an encryption key set at deploy time.";
   return (
     <div>
-      <Field label={label} name={name} error={error} hint={hint}>
+      <Field label={label} {...field} hint={hint}>
         {(p) => <input {...p} type="password" autoComplete="off" placeholder={state.source === "none" ? placeholder : "•••••••• (unchanged)"} disabled={!canStore} />}
       </Field>
       {state.source === "console" ? (
         <label className="mt-1 flex items-center gap-2 text-xs text-slate-600">
-          <input type="checkbox" name={`remove_${name}`} className="rounded border-slate-300" /> Remove the value stored here{state.source === "console" ? " (the deployment's applies, if any)" : ""}
+          <input type="checkbox" name={`remove_${field.name}`} className="rounded border-slate-300" /> Remove the value stored here{state.source === "console" ? " (the deployment's applies, if any)" : ""}
         </label>
       ) : null}
     </div>
@@ -52,18 +53,18 @@ export function NotificationSettingsForm({
 }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
   const test = useActionForm(testAction, false);
-  const e = state.fieldErrors ?? {};
+  const f = formFields(state);
   return (
     <div>
       <form ref={formRef} action={dispatch} aria-label="Notification channels" className="grid gap-4 p-5 sm:grid-cols-2">
-        <SecretField name="smtp_url" label="Email server (SMTP URL)" state={view.smtp} placeholder="smtp://user:password@mail.example.com:587" error={e.smtp_url} canStore={view.encryption} />
-        <Field label="Send alerts from" name="email_from" error={e.email_from} hint={`${SOURCE_LABEL[view.emailFrom.source]}; empty: the deployment's`}>
-          {(p) => <input {...p} key={`f${state.at}`} defaultValue={state.values?.email_from ?? view.emailFrom.value} placeholder="GPUForge alerts <alerts@example.com>" />}
+        <SecretField field={f.bare("smtp_url")} label="Email server (SMTP URL)" state={view.smtp} placeholder="smtp://user:password@mail.example.com:587" canStore={view.encryption} />
+        <Field label="Send alerts from" {...f("email_from", view.emailFrom.value)} hint={`${SOURCE_LABEL[view.emailFrom.source]}; empty: the deployment's`}>
+          {(p) => <input {...p} placeholder="GPUForge alerts <alerts@example.com>" />}
         </Field>
-        <Field label="Send alerts to" name="email_to" error={e.email_to} hint="Comma-separated; empty: every active operator">
-          {(p) => <input {...p} key={`t${state.at}`} defaultValue={state.values?.email_to ?? view.emailTo.value.join(", ")} placeholder="oncall@example.com, noc@example.com" />}
+        <Field label="Send alerts to" {...f("email_to", view.emailTo.value.join(", "))} hint="Comma-separated; empty: every active operator">
+          {(p) => <input {...p} placeholder="oncall@example.com, noc@example.com" />}
         </Field>
-        <SecretField name="webhook_url" label="Webhook (Slack-compatible)" state={view.webhook} placeholder="https://hooks.slack.com/services/…" error={e.webhook_url} canStore={view.encryption} />
+        <SecretField field={f.bare("webhook_url")} label="Webhook (Slack-compatible)" state={view.webhook} placeholder="https://hooks.slack.com/services/…" canStore={view.encryption} />
         <div className="flex flex-wrap items-center gap-3 sm:col-span-2">
           <SubmitButton>Save channels</SubmitButton>
           <FormMessage state={state} />
@@ -92,14 +93,14 @@ export function NotificationSettingsForm({
 
 export function RemediationSettingsForm({ action, cap, windowS, source }: { action: FormAction; cap: number; windowS: number; source: Source }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
-  const e = state.fieldErrors ?? {};
+  const f = formFields(state);
   return (
     <form ref={formRef} action={dispatch} aria-label="Automatic remediation" className="grid gap-4 p-5 sm:grid-cols-3 sm:items-start">
-      <Field label="Most automatic quarantines" name="cap" error={e.cap} hint="Fleet-wide; past it, a human is asked">
-        {(p) => <input {...p} key={`c${state.at}`} defaultValue={state.values?.cap ?? cap} type="number" min={0} max={10000} required />}
+      <Field label="Most automatic quarantines" {...f("cap", cap)} hint="Fleet-wide; past it, a human is asked">
+        {(p) => <input {...p} type="number" min={0} max={10000} required />}
       </Field>
-      <Field label="Per window (seconds)" name="window_s" error={e.window_s} hint={`${Math.round(windowS / 60)} min now`}>
-        {(p) => <input {...p} key={`w${state.at}`} defaultValue={state.values?.window_s ?? windowS} type="number" min={60} max={604800} required />}
+      <Field label="Per window (seconds)" {...f("window_s", windowS)} hint={`${Math.round(windowS / 60)} min now`}>
+        {(p) => <input {...p} type="number" min={60} max={604800} required />}
       </Field>
       <div className="flex flex-wrap items-center gap-3 sm:pt-6">
         <SubmitButton>Save cap</SubmitButton>
@@ -112,18 +113,16 @@ export function RemediationSettingsForm({ action, cap, windowS, source }: { acti
 
 export function BankDetailsForm({ action, bank }: { action: FormAction; bank: { account_name: string; iban?: string; bic?: string; bank_name?: string; instructions?: string } | null }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
-  const e = state.fieldErrors ?? {};
-  const v = state.ok ? {} : (state.values ?? {});
-  const val = (k: "account_name" | "iban" | "bic" | "bank_name" | "instructions") => v[k] ?? bank?.[k] ?? "";
+  const f = formFields(state);
   return (
     <form ref={formRef} action={dispatch} aria-label="Bank details" className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4">
-      <Field label="Account holder" name="account_name" error={e.account_name}>{(p) => <input {...p} key={`a${state.at}`} defaultValue={val("account_name")} required placeholder="GPUForge Cloud Ltd" />}</Field>
-      <Field label="IBAN or account number" name="iban" error={e.iban}>{(p) => <input {...p} key={`i${state.at}`} defaultValue={val("iban")} placeholder="DE89 3704 0044 0532 0130 00" />}</Field>
-      <Field label="BIC / SWIFT" name="bic" error={e.bic}>{(p) => <input {...p} key={`b${state.at}`} defaultValue={val("bic")} placeholder="COBADEFFXXX" />}</Field>
-      <Field label="Bank" name="bank_name" error={e.bank_name}>{(p) => <input {...p} key={`n${state.at}`} defaultValue={val("bank_name")} placeholder="Commerzbank" />}</Field>
+      <Field label="Account holder" {...f("account_name", bank?.account_name)}>{(p) => <input {...p} required placeholder="GPUForge Cloud Ltd" />}</Field>
+      <Field label="IBAN or account number" {...f("iban", bank?.iban)}>{(p) => <input {...p} placeholder="DE89 3704 0044 0532 0130 00" />}</Field>
+      <Field label="BIC / SWIFT" {...f("bic", bank?.bic)}>{(p) => <input {...p} placeholder="COBADEFFXXX" />}</Field>
+      <Field label="Bank" {...f("bank_name", bank?.bank_name)}>{(p) => <input {...p} placeholder="Commerzbank" />}</Field>
       <div className="sm:col-span-2 lg:col-span-4">
-        <Field label="Instructions for tenants" name="instructions" error={e.instructions} hint="Shown with the details, e.g. how long a transfer takes to be recorded">
-          {(p) => <textarea {...p} key={`x${state.at}`} defaultValue={val("instructions")} rows={2} />}
+        <Field label="Instructions for tenants" {...f("instructions", bank?.instructions)} hint="Shown with the details, e.g. how long a transfer takes to be recorded">
+          {(p) => <textarea {...p} rows={2} />}
         </Field>
       </div>
       <div className="flex flex-wrap items-center gap-3 sm:col-span-2 lg:col-span-4">

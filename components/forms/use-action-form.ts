@@ -1,6 +1,6 @@
 "use client";
 import { useActionState, useEffect, useMemo, useRef, useState } from "react";
-import type { FormState } from "./form-parts";
+import type { FormState } from "./form-fields";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- forms that ignore `data` accept any action
 export type FormAction<T = any> = (prev: FormState & { data?: T }, form: FormData) => Promise<FormState & { data?: T }>;

@@ -1,22 +1,22 @@
 "use client";
+import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
 export function CreateUserForm({ action, tenantId, allowOperator = false }: { action: FormAction; tenantId?: string; allowOperator?: boolean }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
+  const f = formFields(state);
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2" aria-label="Add user">
       {tenantId ? <input type="hidden" name="tenant_id" value={tenantId} /> : null}
-      <Field label="Name" name="name" error={e.name}>{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name} required autoComplete="off" />}</Field>
-      <Field label="Email" name="email" error={e.email}>{(p) => <input {...p} key={`e${state.at}`} defaultValue={v.email} type="email" required autoComplete="off" />}</Field>
-      <Field label="Initial password" name="password" error={e.password} hint="12+ characters; share it privately">
+      <Field label="Name" {...f("name")}>{(p) => <input {...p} required autoComplete="off" />}</Field>
+      <Field label="Email" {...f("email")}>{(p) => <input {...p} type="email" required autoComplete="off" />}</Field>
+      <Field label="Initial password" {...f.bare("password")} hint="12+ characters; share it privately">
         {(p) => <input {...p} type="password" required minLength={12} autoComplete="new-password" />}
       </Field>
-      <Field label="Role" name="role" error={e.role}>
+      <Field label="Role" {...f("role", "tenant_member")}>
         {(p) => (
-          <select {...p} key={`r${state.at}`} defaultValue={v.role ?? "tenant_member"}>
+          <select {...p}>
             <option value="tenant_member">Member — submits and watches work</option>
             <option value="tenant_admin">Admin — also manages users and keys</option>
             {allowOperator ? <option value="operator">Operator</option> : null}

@@ -1,6 +1,7 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
 import { requestDemoAction, earlyAccessAction } from "@/app/_actions/marketing";
+import { formFields } from "@/components/forms/form-fields";
 import { Field, FormMessage, SubmitButton } from "@/components/forms/form-parts";
 import { useActionForm } from "@/components/forms/use-action-form";
 
@@ -26,8 +27,7 @@ export function DemoRequestButton({ label = "Request a demo" }: { label?: string
 
 function DemoRequestForm({ onClose }: { onClose: () => void }) {
   const { state, dispatch, formRef } = useActionForm(requestDemoAction);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
+  const f = formFields(state);
   return (
     <form ref={formRef} action={dispatch} aria-label="Request a demo" className="grid gap-4 p-6">
       <div className="flex items-start justify-between gap-4">
@@ -37,10 +37,10 @@ function DemoRequestForm({ onClose }: { onClose: () => void }) {
         </div>
         <button type="button" onClick={onClose} className="rounded-md px-2 py-1 text-sm text-slate-700 hover:bg-slate-100" aria-label="Close">✕</button>
       </div>
-      <Field label="Name" name="name" error={e.name}>{(p) => <input {...p} key={`n${state.at}`} defaultValue={v.name} autoComplete="name" />}</Field>
-      <Field label="Work email" name="email" error={e.email}>{(p) => <input {...p} key={`e${state.at}`} defaultValue={v.email} type="email" autoComplete="email" />}</Field>
-      <Field label="Company (optional)" name="company" error={e.company}>{(p) => <input {...p} key={`c${state.at}`} defaultValue={v.company} autoComplete="organization" />}</Field>
-      <Field label="Your fleet, in a sentence (optional)" name="message" error={e.message}>{(p) => <textarea {...p} key={`m${state.at}`} defaultValue={v.message} rows={3} placeholder="e.g. 400 H100s in two sites, 30 internal teams" />}</Field>
+      <Field label="Name" {...f("name")}>{(p) => <input {...p} autoComplete="name" />}</Field>
+      <Field label="Work email" {...f("email")}>{(p) => <input {...p} type="email" autoComplete="email" />}</Field>
+      <Field label="Company (optional)" {...f("company")}>{(p) => <input {...p} autoComplete="organization" />}</Field>
+      <Field label="Your fleet, in a sentence (optional)" {...f("message")}>{(p) => <textarea {...p} rows={3} placeholder="e.g. 400 H100s in two sites, 30 internal teams" />}</Field>
       <div className="flex items-center gap-3"><SubmitButton>Send request</SubmitButton></div>
       <FormMessage state={state} />
     </form>
@@ -50,11 +50,11 @@ function DemoRequestForm({ onClose }: { onClose: () => void }) {
 /** The early-access signup: one field, an answer in place. */
 export function EarlyAccessForm() {
   const { state, dispatch, formRef } = useActionForm(earlyAccessAction);
-  const e = state.fieldErrors ?? {};
+  const f = formFields(state, { idPrefix: "early" });
   return (
     <form ref={formRef} action={dispatch} aria-label="Early access" className="flex flex-wrap items-start gap-3">
       <div className="min-w-64 flex-1">
-        <Field label="Email for early access" name="email" idPrefix="early" error={e.email}>{(p) => <input {...p} key={`e${state.at}`} defaultValue={state.values?.email} type="email" autoComplete="email" placeholder="you@company.com" />}</Field>
+        <Field label="Email for early access" {...f("email")}>{(p) => <input {...p} type="email" autoComplete="email" placeholder="you@company.com" />}</Field>
       </div>
       <div className="pt-6"><SubmitButton variant="secondary">Join the list</SubmitButton></div>
       <div className="w-full"><FormMessage state={state} /></div>

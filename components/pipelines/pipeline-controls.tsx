@@ -1,4 +1,5 @@
 "use client";
+import { formFields } from "@/components/forms/form-fields";
 import { Field, FormMessage, SubmitButton } from "@/components/forms/form-parts";
 import { useActionForm, type FormAction } from "@/components/forms/use-action-form";
 
@@ -27,11 +28,11 @@ export function RetryStepButton({ action, id, step }: { action: FormAction; id: 
 
 export function SecretForm({ action }: { action: FormAction }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
+  const f = formFields(state, { idPrefix: "secret" });
   return (
     <form ref={formRef} action={dispatch} aria-label="Add a secret" className="grid gap-3 p-5 sm:grid-cols-[1fr_2fr_auto] sm:items-end">
-      <Field label="Name" name="name" idPrefix="secret" error={e.name} hint="e.g. EVAL_TOKEN">{(p) => <input {...p} required maxLength={64} pattern="[A-Z][A-Z0-9_]*" placeholder="EVAL_TOKEN" autoComplete="off" />}</Field>
-      <Field label="Value" name="value" idPrefix="secret" error={e.value} hint="Stored encrypted; never shown again">{(p) => <input {...p} type="password" required maxLength={8192} autoComplete="new-password" />}</Field>
+      <Field label="Name" {...f("name")} hint="e.g. EVAL_TOKEN">{(p) => <input {...p} required maxLength={64} pattern="[A-Z][A-Z0-9_]*" placeholder="EVAL_TOKEN" autoComplete="off" />}</Field>
+      <Field label="Value" {...f.bare("value")} hint="Stored encrypted; never shown again">{(p) => <input {...p} type="password" required maxLength={8192} autoComplete="new-password" />}</Field>
       <div className="flex items-center gap-3 sm:pb-5">
         <SubmitButton>Save secret</SubmitButton>
       </div>

@@ -1,5 +1,6 @@
 "use client";
 import { useRef } from "react";
+import { formFields } from "@/components/forms/form-fields";
 import { Field, FormMessage, GpuTypeField, SubmitButton } from "@/components/forms/form-parts";
 import { useActionForm, type FormAction } from "@/components/forms/use-action-form";
 
@@ -19,23 +20,23 @@ function stampInstants(form: HTMLFormElement) {
 
 export function BookReservationForm({ action, gpuTypes, clusters, defaults }: { action: FormAction; gpuTypes: string[]; clusters: Array<{ id: string; name: string }>; defaults: { gpuType?: string; startsAt: string; endsAt: string } }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const e = state.fieldErrors ?? {};
-  const v = state.values ?? {};
+  // the times are typed in local inputs and sent as their ISO twins, which the schema names
+  const f = formFields(state, { paths: { starts_local: "starts_at", ends_local: "ends_at" } });
   return (
     <form ref={formRef} action={dispatch} onSubmit={(ev) => stampInstants(ev.currentTarget)} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-5" aria-label="Book nodes">
-      <GpuTypeField error={e.gpu_type} value={v.gpu_type ?? defaults.gpuType} gpuTypes={gpuTypes} at={state.at} />
-      <Field label="Whole nodes" name="node_count" error={e.node_count} hint="In one cluster, one pod when possible">
-        {(p) => <input {...p} key={`n${state.at}`} defaultValue={v.node_count ?? "2"} type="number" min={1} max={1024} required />}
+      <GpuTypeField field={f("gpu_type", defaults.gpuType)} gpuTypes={gpuTypes} />
+      <Field label="Whole nodes" {...f("node_count", "2")} hint="In one cluster, one pod when possible">
+        {(p) => <input {...p} type="number" min={1} max={1024} required />}
       </Field>
-      <Field label="Starts (UTC)" name="starts_local" error={e.starts_at} idPrefix="book">
-        {(p) => <input {...p} key={`s${state.at}`} type="datetime-local" defaultValue={toUtcInput(defaults.startsAt)} required />}
+      <Field label="Starts (UTC)" {...f("starts_local", toUtcInput(defaults.startsAt))} idPrefix="book">
+        {(p) => <input {...p} type="datetime-local" required />}
       </Field>
-      <Field label="Ends (UTC)" name="ends_local" error={e.ends_at} idPrefix="book">
-        {(p) => <input {...p} key={`e${state.at}`} type="datetime-local" defaultValue={toUtcInput(defaults.endsAt)} required />}
+      <Field label="Ends (UTC)" {...f("ends_local", toUtcInput(defaults.endsAt))} idPrefix="book">
+        {(p) => <input {...p} type="datetime-local" required />}
       </Field>
-      <Field label="Cluster" name="cluster_id" error={e.cluster_id} hint="Optional">
+      <Field label="Cluster" {...f("cluster_id")} hint="Optional">
         {(p) => (
-          <select {...p} key={`c${state.at}`} defaultValue={v.cluster_id ?? ""}>
+          <select {...p}>
             <option value="">Any cluster</option>
             {clusters.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
           </select>
@@ -67,11 +68,12 @@ export function ExtendReservationForm({ action, id, endsAt }: { action: FormActi
   const { state, dispatch } = useActionForm(action, false);
   const suggested = new Date(Date.parse(endsAt) + 86_400_000).toISOString();
   const ref = useRef<HTMLFormElement>(null);
+  const f = formFields(state, { paths: { extend_local: "ends_at" }, idPrefix: "extend" });
   return (
     <form ref={ref} action={dispatch} onSubmit={(ev) => stampInstants(ev.currentTarget)} className="flex flex-wrap items-end gap-3 p-5" aria-label="Extend reservation">
       <input type="hidden" name="id" value={id} />
-      <Field label="New end (UTC)" name="extend_local" error={state.fieldErrors?.ends_at} idPrefix="extend" hint="Later than the current end; its nodes must be free until then">
-        {(p) => <input {...p} key={`x${state.at}`} type="datetime-local" defaultValue={toUtcInput(suggested)} required />}
+      <Field label="New end (UTC)" {...f("extend_local", toUtcInput(suggested))} hint="Later than the current end; its nodes must be free until then">
+        {(p) => <input {...p} type="datetime-local" required />}
       </Field>
       <input type="hidden" name="ends_at" data-instant-for="extend-extend_local" />
       <SubmitButton variant="secondary">Extend</SubmitButton>

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { EmptyState } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
+import { isUuid } from "@/lib/ids";
 
 export interface AuditEntryView {
   id: string;
@@ -30,7 +31,7 @@ export function auditTargetHref(e: Pick<AuditEntryView, "targetType" | "targetId
     return null;
   }
   const byId: Record<string, string> = { tenant: "/admin/tenants", node: "/admin/nodes", cluster: "/admin/clusters", job: "/admin/jobs", endpoint: "/admin/endpoints", invoice: "/admin/billing/invoices", alert_rule: "/admin/alerts/rules" };
-  if (byId[e.targetType] && id && /^[0-9a-f-]{36}$/i.test(id)) return `${byId[e.targetType]}/${id}`;
+  if (byId[e.targetType] && isUuid(id)) return `${byId[e.targetType]}/${id}`;
   const fixed: Record<string, string> = { api_key: "/admin/api-keys", alert_silence: "/admin/alerts/silences", settings: "/admin/settings", gpu_rate: "/admin/billing", notification: "/admin/alerts/notifications", demo_request: "/admin/demo-requests" };
   return fixed[e.targetType] ?? null;
 }

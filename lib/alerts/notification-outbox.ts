@@ -2,7 +2,6 @@ import "server-only";
 import { emitEvent } from "@/lib/background/emit";
 import { db, pool } from "@/lib/db/client";
 import { run, type RowOf } from "@/lib/db/statement";
-import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { publicUrl } from "@/lib/platform/public-url";
 import { effectiveSettings } from "@/lib/settings/settings";

@@ -9,7 +9,7 @@ import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { refuseNul } from "@/lib/http/refuse-nul";
 import { clientIp } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
-import { anonymousPrincipal, type Actor, type Principal, type PublicActor } from "./principal";
+import { anonymousPrincipal, type OperatorPrincipal, type Principal, type PublicActor, type TenantPrincipal, type TenantRole } from "./principal";
 import { getSessionPrincipal } from "./session";
 
 // The one wrapper for server actions: session → role → zod → use case → revalidate. It returns
@@ -26,12 +26,22 @@ export interface ActionState<T = unknown> {
   at?: number;
 }
 
-interface ActionOptions<S extends z.ZodType> {
+type SessionPrincipal = OperatorPrincipal | TenantPrincipal;
+
+/** Who may run an action, declared as an API contract declares it: anyone, or the session kinds listed. */
+export type ActionAccess = "public" | readonly SessionPrincipal["kind"][];
+
+/** Whom the action runs for: an anonymous visitor or a signed-in caller on a public action, else one of the kinds allowed. */
+type ActionActor<A extends ActionAccess> = A extends readonly (infer K)[] ? { principal: Extract<Principal, { kind: K }>; requestId?: string } : PublicActor;
+
+interface ActionOptions<S extends z.ZodType, A extends ActionAccess> {
   schema: S;
   /** turns the submitted form into the shape the schema (shared with the API) expects */
   fromForm: (form: FormData) => unknown;
-  /** who may run it; "public" runs without a session (the public site's forms) */
-  allow: ((p: Principal) => boolean) | "public";
+  /** "public" runs without a session (the public site's forms); otherwise the principal kinds allowed */
+  access: A;
+  /** tenant principals must also hold this role (operators are not asked), as in an API contract */
+  tenantRole?: A extends "public" ? never : TenantRole;
   /** per-address limit of valid submissions, shared with the API operation of the same name */
   rateLimit?: { key: string; perMinute: number };
   revalidate?: string[];
@@ -41,25 +51,19 @@ interface ActionOptions<S extends z.ZodType> {
 export const ACTION_PER_MINUTE = 120;
 
 // Public actions run for an anonymous visitor (a PublicActor, which no service taking an `Actor`
-// accepts); every other action runs for the signed-in principal.
-export function serverAction<S extends z.ZodType, T>(
-  options: ActionOptions<S> & { allow: "public" },
-  run: (actor: PublicActor, input: z.output<S>) => Promise<{ message: string; data?: T }>,
-): (prev: ActionState<T>, form: FormData) => Promise<ActionState<T>>;
-export function serverAction<S extends z.ZodType, T>(
-  options: ActionOptions<S> & { allow: (p: Principal) => boolean },
-  run: (actor: Actor, input: z.output<S>) => Promise<{ message: string; data?: T }>,
-): (prev: ActionState<T>, form: FormData) => Promise<ActionState<T>>;
-export function serverAction<S extends z.ZodType, T>(
-  options: ActionOptions<S>,
-  run: (actor: never, input: z.output<S>) => Promise<{ message: string; data?: T }>,
-) {
+// accepts); every other action runs for the signed-in principal, narrowed to the kinds it allows.
+export function serverAction<S extends z.ZodType, T, const A extends ActionAccess>(
+  options: ActionOptions<S, A>,
+  run: (actor: ActionActor<A>, input: z.output<S>) => Promise<{ message: string; data?: T }>,
+): (prev: ActionState<T>, form: FormData) => Promise<ActionState<T>> {
   return async (_prev: ActionState<T>, form: FormData): Promise<ActionState<T>> => {
     const at = Date.now();
     const principal = await getSessionPrincipal();
-    if (options.allow !== "public") {
+    const access: ActionAccess = options.access;
+    const isPublic = access === "public";
+    if (access !== "public") {
       if (!principal) return { ok: false, message: "Your session has ended. Sign in again.", at };
-      if (!options.allow(principal)) return { ok: false, message: "You are not allowed to do this.", at };
+      if (!mayRun(access, options.tenantRole, principal)) return { ok: false, message: "You are not allowed to do this.", at };
     }
     const parsed = options.schema.safeParse(options.fromForm(form));
     if (!parsed.success) {
@@ -68,10 +72,11 @@ export function serverAction<S extends z.ZodType, T>(
     try {
       refuseNul(parsed.data);
       // public forms: per address and form; signed-in users: per user, across actions (or the action's own limit)
-      if (options.rateLimit) await consumeRateLimit(`${options.rateLimit.key}:${principal && options.allow !== "public" ? userKey(principal) : clientIp(await headers())}`, options.rateLimit.perMinute);
-      else if (principal && options.allow !== "public") await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);
-      const actor = options.allow === "public" ? { principal: principal ?? anonymousPrincipal } : { principal: principal! };
-      const result = await (run as (a: PublicActor, i: z.output<S>) => Promise<{ message: string; data?: T }>)(actor, parsed.data);
+      if (options.rateLimit) await consumeRateLimit(`${options.rateLimit.key}:${principal && !isPublic ? userKey(principal) : clientIp(await headers())}`, options.rateLimit.perMinute);
+      else if (principal && !isPublic) await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);
+      // the access check above narrowed the principal to the kinds the action declares
+      const actor = { principal: isPublic ? (principal ?? anonymousPrincipal) : principal! } as ActionActor<A>;
+      const result = await run(actor, parsed.data);
       for (const path of options.revalidate ?? []) revalidatePath(path);
       return { ok: true, message: result.message, data: result.data, at };
     } catch (e) {
@@ -87,6 +92,12 @@ export function serverAction<S extends z.ZodType, T>(
       return { ok: false, message: "Something went wrong on our side. Try again.", values: echo(form), at };
     }
   };
+}
+
+/** The contract's rule (lib/http/route.ts): the kind must be listed, and a tenant must hold the role if one is named. */
+function mayRun(access: Exclude<ActionAccess, "public">, tenantRole: TenantRole | undefined, p: Principal): boolean {
+  if (!access.some((kind) => kind === p.kind)) return false;
+  return !(p.kind === "tenant" && tenantRole && p.role !== tenantRole);
 }
 
 function userKey(p: Principal): string {

@@ -5,7 +5,6 @@ import { assertOperator } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
-import { env } from "@/lib/env";
 import { conflict, forbidden, notFound } from "@/lib/errors";
 import { publicUrl } from "@/lib/platform/public-url";
 import { oneOf } from "@/lib/vocabulary";

@@ -4,13 +4,14 @@ import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { jobCostSoFar } from "@/lib/billing/usage";
 import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
+import { isUuid } from "@/lib/ids";
 import { mayCancelJob } from "./job-permissions";
 import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import { getJobOrThrow, jobPlacement, jobSubmitter, listJobEvents, listJobPlacements } from "./queries";
 
 /** Everything a job's page shows (tenant or operator plane), or null when the caller may not see it. */
 export async function jobPageData(p: Principal, id: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const job = await getJobOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!job) return null;
   const [events, placement, cost, submitter, tenant, placements, telemetry] = await Promise.all([

@@ -2,7 +2,10 @@ import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { db } from "@/lib/db/client";
+import { rateFor } from "@/lib/billing/money";
+import { listRates } from "@/lib/billing/rates";
 import { isAppError } from "@/lib/errors";
+import { isUuid } from "@/lib/ids";
 import { podGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import { oneOf } from "@/lib/vocabulary";
 import { POD_STATUSES, podActions } from "./pod-lifecycle";
@@ -10,19 +13,22 @@ import { getPodOrThrow, listPodEvents, listPodPlacements } from "./queries";
 
 /** Everything a pod's page shows (tenant or operator plane), or null when the caller may not see it. */
 export async function podPageData(p: Principal, id: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const pod = await getPodOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!pod) return null;
-  const [events, placements, telemetry, tenant] = await Promise.all([
+  const [events, placements, telemetry, tenant, rates] = await Promise.all([
     listPodEvents(p, id),
     listPodPlacements(p, id),
     podGpuTelemetry(p, id, {}),
     db().tenant.findUniqueOrThrow({ where: { id: pod.tenant_id }, select: { id: true, name: true } }),
+    listRates(),
   ]);
   const actors = await resolveActors({ labels: events.map((e) => e.actor) });
   return {
     pod,
     tenant,
+    /** what an hour of it costs at today's rate, while it runs */
+    ratePerHourCents: rateFor(Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour])), pod.gpu_type),
     actions: podActions(oneOf(POD_STATUSES, pod.status, "pods.status")),
     events: events.map((e) => ({ ...e, actor: displayActor(actors.byLabel, e.actor) })),
     placements: placements.map((pl) => ({

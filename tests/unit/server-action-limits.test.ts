@@ -8,14 +8,25 @@ const session = vi.hoisted(() => ({
   principal: { kind: "tenant", tenantId: "00000000-0000-4000-8000-000000000001", role: "tenant_admin", userId: "00000000-0000-4000-8000-0000000000aa", label: "admin@acme.test" } as unknown,
 }));
 vi.mock("@/lib/auth/session", () => ({ getSessionPrincipal: async () => session.principal }));
+// a real operator action's use case, so a refusal can be seen not to reach it
+const changeNodeStatus = vi.hoisted(() => vi.fn(async () => ({ hostname: "gpu-1", status: "maintenance" })));
+vi.mock("@/lib/fleet/change-node-status", () => ({ changeNodeStatus }));
 
 const { ACTION_PER_MINUTE, serverAction } = await import("@/lib/auth/action");
+const { changeNodeStatusAction } = await import("@/app/_actions/nodes");
+
+const tenantAdmin = session.principal;
+// the first test spends this admin's budget of submissions: the others sign in as someone else
+const otherAdmin = { ...(tenantAdmin as object), userId: "00000000-0000-4000-8000-0000000000ab" };
+const tenantMember = { ...(tenantAdmin as object), role: "tenant_member", userId: "00000000-0000-4000-8000-0000000000bb" };
+const operator = { kind: "operator", userId: "00000000-0000-4000-8000-0000000000cc", label: "ops@gpuforge.test" };
+const none = z.object({});
 
 describe("server actions", () => {
   it("are rate-limited per signed-in user, across actions", async () => {
     const run = vi.fn(async () => ({ message: "done" }));
-    const a = serverAction({ schema: z.object({}), fromForm: () => ({}), allow: () => true }, run);
-    const b = serverAction({ schema: z.object({}), fromForm: () => ({}), allow: () => true }, run);
+    const a = serverAction({ schema: none, fromForm: () => ({}), access: ["tenant"] }, run);
+    const b = serverAction({ schema: none, fromForm: () => ({}), access: ["tenant"] }, run);
     const form = new FormData();
     for (let i = 0; i < ACTION_PER_MINUTE; i++) expect((await (i % 2 ? a : b)({}, form)).ok).toBe(true);
     const limited = await a({}, form);
@@ -26,11 +37,60 @@ describe("server actions", () => {
   it("public actions run for an anonymous caller, never as an operator", async () => {
     session.principal = null;
     let kind = "";
-    const act = serverAction({ schema: z.object({}), fromForm: () => ({}), allow: "public" }, async (actor) => {
+    const act = serverAction({ schema: none, fromForm: () => ({}), access: "public" }, async (actor) => {
       kind = actor.principal.kind;
       return { message: "ok" };
     });
     expect((await act({}, new FormData())).ok).toBe(true);
     expect(kind).toBe("anonymous");
+  });
+
+  it("refuse a session of a kind the action does not declare, before its use case runs", async () => {
+    session.principal = otherAdmin;
+    const form = new FormData();
+    form.set("id", "00000000-0000-4000-8000-0000000000dd");
+    form.set("status", "maintenance");
+    form.set("reason", "swap a fan");
+    expect(await changeNodeStatusAction({}, form)).toMatchObject({ ok: false, message: "You are not allowed to do this." });
+    expect(changeNodeStatus).not.toHaveBeenCalled();
+
+    session.principal = operator;
+    expect(await changeNodeStatusAction({}, form)).toMatchObject({ ok: true, message: "gpu-1 is now maintenance." });
+    expect(changeNodeStatus).toHaveBeenCalledTimes(1);
+  });
+
+  it("ask tenants for the declared role, and operators for none", async () => {
+    const kinds: string[] = [];
+    const act = serverAction({ schema: none, fromForm: () => ({}), access: ["operator", "tenant"], tenantRole: "tenant_admin" }, async (actor) => {
+      kinds.push(actor.principal.kind);
+      return { message: "ok" };
+    });
+    const tenantOnly = serverAction({ schema: none, fromForm: () => ({}), access: ["tenant"], tenantRole: "tenant_admin" }, async (actor) => ({ message: actor.principal.tenantId }));
+    const results = [];
+    for (const p of [tenantMember, otherAdmin, operator]) {
+      session.principal = p;
+      results.push([(await act({}, new FormData())).ok, (await tenantOnly({}, new FormData())).ok]);
+    }
+    expect(results).toEqual([
+      [false, false],
+      [true, true],
+      [true, false],
+    ]);
+    expect(kinds).toEqual(["tenant", "operator"]);
+  });
+
+  it("ask a signed-out caller to sign in again", async () => {
+    session.principal = null;
+    const run = vi.fn(async () => ({ message: "done" }));
+    expect(await serverAction({ schema: none, fromForm: () => ({}), access: ["operator", "tenant"] }, run)({}, new FormData())).toMatchObject({ ok: false, message: expect.stringContaining("Sign in again") });
+    expect(run).not.toHaveBeenCalled();
+  });
+
+  it("hand the use case the principal narrowed to the declared kinds", () => {
+    serverAction({ schema: none, fromForm: () => ({}), access: ["tenant"] }, async (actor) => ({ message: actor.principal.tenantId }));
+    // @ts-expect-error an operator principal has no tenant
+    serverAction({ schema: none, fromForm: () => ({}), access: ["operator"] }, async (actor) => ({ message: actor.principal.tenantId }));
+    // @ts-expect-error a role is asked of tenants only, so never of a public action's visitor
+    serverAction({ schema: none, fromForm: () => ({}), access: "public", tenantRole: "tenant_admin" }, async () => ({ message: "" }));
   });
 });

@@ -6,7 +6,6 @@ import { FleetUtilizationChart } from "@/components/fleet/charts";
 import { FloorMap } from "@/components/fleet/floor-map";
 import { Card, CardHeader, EmptyState, PageHeader, Skeleton, Stat } from "@/components/ui/card";
 import { firingAlertCounts } from "@/lib/alerts/queries";
-import { requireOperatorPage } from "@/lib/auth/session";
 import type { OperatorPrincipal } from "@/lib/auth/principal";
 import { summarizeFloor } from "@/lib/fleet/floor-summary";
 import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
@@ -14,14 +13,14 @@ import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { operatorOverview } from "@/lib/platform/overview";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Fleet overview" };
 
 // The figures and the chart come first; the floor and the activity below the fold stream in
 // behind skeletons, so a large fleet's floor never holds up the top of the page.
-export default async function AdminHome({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireOperatorPage("/admin");
-  const range = parseTimeRange(await searchParams, new Date(), "24h");
+export default page({ plane: "operator", path: "/admin" }, async ({ principal: p, searchParams }) => {
+  const range = parseTimeRange(searchParams, new Date(), "24h");
   const [fleet, series, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(range), firingAlertCounts(p)]);
   return (
     <>
@@ -58,7 +57,7 @@ export default async function AdminHome({ searchParams }: { searchParams: Promis
       </Suspense>
     </>
   );
-}
+});
 
 async function Floor() {
   const racks = await fleetFloor();

@@ -2,15 +2,14 @@ import Link from "next/link";
 import { AuditList, toAuditViews } from "@/components/shell/audit-list";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
-import { requireTenantPage } from "@/lib/auth/session";
 import { tenantOverview } from "@/lib/platform/overview";
 import { tenantAdmins } from "@/lib/users/queries";
 import { ROLE_SUMMARIES } from "@/lib/users/roles";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Dashboard" };
 
-export default async function TenantHome() {
-  const p = await requireTenantPage("/dashboard");
+export default page({ plane: "tenant", path: "/dashboard" }, async ({ principal: p }) => {
   const [o, admins] = await Promise.all([tenantOverview(p), tenantAdmins(p.tenantId)]);
   return (
     <>
@@ -48,4 +47,4 @@ export default async function TenantHome() {
       </Card>
     </>
   );
-}
+});

@@ -11,15 +11,13 @@ import { alertGroupJson, listAlertGroups } from "@/lib/alerts/list-alerts";
 import { alertListParams } from "@/lib/alerts/schemas";
 import { alertJson } from "@/lib/alerts/alert-json";
 import { firingAlertCounts, getAlertOrThrow, remediationCapStatus } from "@/lib/alerts/queries";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/ids";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Alerts" };
 
-export default async function AlertsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireOperatorPage("/admin/alerts");
-  const sp = await searchParams;
+export default page({ plane: "operator", path: "/admin/alerts" }, async ({ principal: p, searchParams: sp }) => {
   const q = readListParams(alertListParams, sp);
   const focusId = isUuid(sp.alert) ? sp.alert : undefined;
   const [focus, firingNow, list, counts, cap] = await Promise.all([
@@ -84,4 +82,4 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
       </Card>
     </>
   );
-}
+});

@@ -1,16 +1,15 @@
 import { SiteViewsChart } from "@/components/fleet/charts";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { siteAnalyticsOver } from "@/lib/marketing/site";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { page } from "@/lib/pages/page";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 
 export const metadata = { title: "Site analytics" };
 
-export default async function AnalyticsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  await requireOperatorPage("/admin/analytics");
-  const range = parseTimeRange(await searchParams, new Date(), "7d");
+export default page({ plane: "operator", path: "/admin/analytics" }, async ({ searchParams }) => {
+  const range = parseTimeRange(searchParams, new Date(), "7d");
   const a = await siteAnalyticsOver(range);
   return (
     <>
@@ -51,4 +50,4 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
       </div>
     </>
   );
-}
+});

@@ -4,17 +4,16 @@ import { ApiKeysTable, splitKeys, toApiKeyItems } from "@/components/shell/api-k
 import { FilterTabs } from "@/components/ui/list-nav";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { listApiKeys } from "@/lib/api-keys/queries";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { listClusters } from "@/lib/fleet/cluster-queries";
 import { listUsers } from "@/lib/users/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
 import { isUuid } from "@/lib/ids";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "API keys" };
 
-export default async function AdminApiKeysPage({ searchParams }: { searchParams: Promise<{ show?: string; created_by?: string }> }) {
-  const p = await requireOperatorPage("/admin/api-keys");
-  const { show, created_by } = await searchParams;
+export default page({ plane: "operator", path: "/admin/api-keys" }, async ({ principal: p, searchParams }) => {
+  const { show, created_by } = searchParams;
   const creator = isUuid(created_by) ? created_by : undefined;
   const [keys, tenants, clusters, users] = await Promise.all([
     listApiKeys(p, { limit: 500, include_revoked: "true", created_by_user_id: creator }),
@@ -59,4 +58,4 @@ export default async function AdminApiKeysPage({ searchParams }: { searchParams:
       </Card>
     </>
   );
-}
+});

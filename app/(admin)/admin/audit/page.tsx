@@ -2,18 +2,17 @@ import { AuditTable, toAuditViews } from "@/components/shell/audit-list";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
 import { auditListParams, listAuditPage } from "@/lib/audit/list-audit";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Audit log" };
 
 const AREAS: Array<[string, string]> = [["", "Anything"], ["tenant.", "Tenants"], ["user.", "Users"], ["api_key.", "API keys"], ["cluster.", "Clusters"], ["node.", "Nodes"], ["job.", "Jobs"], ["pipeline.", "Pipelines"], ["endpoint.", "Endpoints"], ["billing.", "Billing"], ["alert", "Alerts and silences"], ["settings.", "Settings"]];
 const ACTORS: Array<[string, string]> = [["", "Anyone"], ["operator", "Operators"], ["tenant", "Tenant users and keys"], ["agent", "Node agents"], ["system", "The platform"]];
 
-export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireOperatorPage("/admin/audit");
-  const q = readListParams(auditListParams, await searchParams);
+export default page({ plane: "operator", path: "/admin/audit" }, async ({ principal: p, searchParams }) => {
+  const q = readListParams(auditListParams, searchParams);
   const [page, tenants] = await Promise.all([listAuditPage(p, q), listTenantsWithCounts()]);
   return (
     <>
@@ -39,4 +38,4 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       </Card>
     </>
   );
-}
+});

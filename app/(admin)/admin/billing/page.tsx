@@ -8,7 +8,6 @@ import { FilterTabs, OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { invoiceJson } from "@/lib/billing/invoice-json";
 import { listInvoices } from "@/lib/billing/list-invoices";
 import { formatCents } from "@/lib/billing/money";
@@ -16,12 +15,11 @@ import { listRates } from "@/lib/billing/rates";
 import { listInvoicesQuery } from "@/lib/billing/schemas";
 import { stripeConfigFromEnv } from "@/lib/billing/stripe";
 import { billingSummary, tenantBillingTable, usageByMonth } from "@/lib/billing/usage";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Billing" };
 
-export default async function AdminBillingPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireOperatorPage("/admin/billing");
-  const sp = await searchParams;
+export default page({ plane: "operator", path: "/admin/billing" }, async ({ principal: p, searchParams: sp }) => {
   const parsed = listInvoicesQuery.safeParse({ status: sp.status || undefined, cursor: sp.cursor || undefined, limit: 25 });
   const q = parsed.success ? parsed.data : { limit: 25 };
   const [summary, months, tenants, rates, invoices] = await Promise.all([
@@ -110,4 +108,4 @@ export default async function AdminBillingPage({ searchParams }: { searchParams:
       </Card>
     </>
   );
-}
+});

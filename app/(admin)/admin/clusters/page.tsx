@@ -3,13 +3,12 @@ import { createClusterAction } from "@/app/_actions/clusters";
 import { CreateClusterForm } from "@/components/forms/cluster-form";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { clusterOverview } from "@/lib/fleet/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Clusters" };
 
-export default async function ClustersPage() {
-  await requireOperatorPage("/admin/clusters");
+export default page({ plane: "operator", path: "/admin/clusters" }, async () => {
   const clusters = await clusterOverview();
   return (
     <>
@@ -43,4 +42,4 @@ export default async function ClustersPage() {
       </Card>
     </>
   );
-}
+});

@@ -5,17 +5,15 @@ import { FilterTabs, OlderLink } from "@/components/ui/list-nav";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { DEMO_REQUEST_STATUSES } from "@/lib/marketing/schemas";
 import { listDemoRequests } from "@/lib/marketing/site";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Demo requests" };
 
 const tones = { new: "indigo", contacted: "amber", closed: "neutral" } as const;
 
-export default async function DemoRequestsPage({ searchParams }: { searchParams: Promise<{ status?: string; cursor?: string }> }) {
-  const p = await requireOperatorPage("/admin/demo-requests");
-  const sp = await searchParams;
+export default page({ plane: "operator", path: "/admin/demo-requests" }, async ({ principal: p, searchParams: sp }) => {
   const status = (DEMO_REQUEST_STATUSES as readonly string[]).includes(sp.status ?? "") ? sp.status : undefined;
   const page = await listDemoRequests(p, { limit: 50, status, cursor: sp.cursor }).catch(() => listDemoRequests(p, { limit: 50, status }));
   return (
@@ -51,4 +49,4 @@ export default async function DemoRequestsPage({ searchParams }: { searchParams:
       </Card>
     </>
   );
-}
+});

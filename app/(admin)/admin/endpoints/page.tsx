@@ -4,18 +4,17 @@ import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { endpointSlaSummaries } from "@/lib/endpoints/endpoint-page";
 import { endpointJson } from "@/lib/endpoints/endpoint-json";
 import { listEndpoints } from "@/lib/endpoints/list-endpoints";
 import { replicaHoldings } from "@/lib/endpoints/list-replica-holdings";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Endpoints" };
 
-export default async function AdminEndpointsPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
-  const p = await requireOperatorPage("/admin/endpoints");
-  const [list, holdings, tenants, sp] = await Promise.all([listEndpoints(p, { limit: 500 }), replicaHoldings(), db().tenant.findMany({ select: { id: true, name: true } }), searchParams]);
+export default page({ plane: "operator", path: "/admin/endpoints" }, async ({ principal: p, searchParams: sp }) => {
+  const [list, holdings, tenants] = await Promise.all([listEndpoints(p, { limit: 500 }), replicaHoldings(), db().tenant.findMany({ select: { id: true, name: true } })]);
   const endpoints = list.data.map(endpointJson);
   const sla = await endpointSlaSummaries(p, endpoints);
   const alerting = [...sla.values()].filter((x) => x.alert).length;
@@ -59,4 +58,4 @@ export default async function AdminEndpointsPage({ searchParams }: { searchParam
       </Card>
     </>
   );
-}
+});

@@ -4,22 +4,20 @@ import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { JobsTable, toJobItems } from "@/components/shell/jobs-table";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { mayCancelJob } from "@/lib/jobs/job-permissions";
 import { listJobsPage } from "@/lib/jobs/list-jobs";
 import { jobListParams } from "@/lib/jobs/schemas";
 import { fleetGpuTypes, jobCounts } from "@/lib/jobs/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Queue" };
 
 const STATUS_OPTIONS: Array<[string, string]> = [["waiting", "Waiting (queued or blocked)"], ["running", "Running"], ["active", "Waiting or running"], ["queued", "Queued"], ["blocked", "Blocked"], ["completed", "Completed"], ["failed", "Failed"], ["cancelled", "Cancelled"], ["any", "Any status"]];
 const SORT_OPTIONS: Array<[string, string]> = [["queue", "Queue order (priority, then age)"], ["newest", "Newest first"], ["oldest", "Oldest first"], ["gpus", "Most GPUs"], ["name", "Name"]];
 
-export default async function AdminJobsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireOperatorPage("/admin/jobs");
-  const sp = await searchParams;
+export default page({ plane: "operator", path: "/admin/jobs" }, async ({ principal: p, searchParams: sp }) => {
   // the queue opens on what waits, in scheduling order; "any status" is an explicit choice
   const status = sp.status || "waiting";
   const q = readListParams(jobListParams, { ...sp, status: status === "any" ? undefined : status, sort: sp.sort || "queue" });
@@ -56,4 +54,4 @@ export default async function AdminJobsPage({ searchParams }: { searchParams: Pr
       </Card>
     </>
   );
-}
+});

@@ -2,17 +2,15 @@ import Link from "next/link";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { PodsTable } from "@/components/pods/pod-views";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { formatCents } from "@/lib/billing/money";
 import { db } from "@/lib/db/client";
 import { podActions, POD_STATUSES } from "@/lib/pods/pod-lifecycle";
 import { listPods } from "@/lib/pods/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Pods" };
 
-export default async function AdminPodsPage({ searchParams }: { searchParams: Promise<{ status?: string }> }) {
-  const p = await requireOperatorPage("/admin/pods");
-  const sp = await searchParams;
+export default page({ plane: "operator", path: "/admin/pods" }, async ({ principal: p, searchParams: sp }) => {
   const status = POD_STATUSES.find((s) => s === sp.status);
   const [list, tenants] = await Promise.all([listPods(p, { limit: 500 }), db().tenant.findMany({ select: { id: true, name: true } })]);
   const pods = list.data.filter((x) => (status ? x.status === status : x.status !== "terminated"));
@@ -42,4 +40,4 @@ export default async function AdminPodsPage({ searchParams }: { searchParams: Pr
       </Card>
     </>
   );
-}
+});

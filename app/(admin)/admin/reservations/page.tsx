@@ -6,14 +6,13 @@ import { ReservationTimeline, paletteFor, timelineWindow } from "@/components/re
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { fleetByTenant, reservationsBetween } from "@/lib/reservations/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Reservations" };
 const DAY = 86_400_000;
 
-export default async function AdminReservationsPage() {
-  const p = await requireOperatorPage("/admin/reservations");
+export default page({ plane: "operator", path: "/admin/reservations" }, async ({ principal: p }) => {
   const now = Date.now();
   const today = Math.floor(now / DAY) * DAY;
   const [rows, floor] = await Promise.all([reservationsBetween(p, new Date(today - 7 * DAY), new Date(today + 60 * DAY)), fleetByTenant()]);
@@ -65,4 +64,4 @@ export default async function AdminReservationsPage() {
       </Card>
     </>
   );
-}
+});

@@ -4,13 +4,12 @@ import { RunCycleButton } from "@/components/forms/job-forms";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { listSchedulerLogs } from "@/lib/jobs/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Scheduler" };
 
-export default async function SchedulerPage() {
-  await requireOperatorPage("/admin/scheduler");
+export default page({ plane: "operator", path: "/admin/scheduler" }, async () => {
   const logs = await listSchedulerLogs(100);
   return (
     <>
@@ -38,4 +37,4 @@ export default async function SchedulerPage() {
       </Card>
     </>
   );
-}
+});

@@ -4,8 +4,8 @@ import { BankDetailsForm, NotificationSettingsForm, RemediationSettingsForm, Sou
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { settingsView } from "@/lib/settings/settings";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Settings" };
 
@@ -18,8 +18,7 @@ const DEPLOY_TIME: Array<[string, string]> = [
   ["Model server on GPU nodes", "The command each node's agent starts for an endpoint replica; set where the agent runs."],
 ];
 
-export default async function SettingsPage() {
-  await requireOperatorPage("/admin/settings");
+export default page({ plane: "operator", path: "/admin/settings" }, async () => {
   const view = await settingsView();
   return (
     <>
@@ -77,4 +76,4 @@ export default async function SettingsPage() {
       </Card>
     </>
   );
-}
+});

@@ -5,14 +5,13 @@ import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { fleetCapacity } from "@/lib/jobs/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Tenants" };
 
-export default async function TenantsPage() {
-  await requireOperatorPage("/admin/tenants");
+export default page({ plane: "operator", path: "/admin/tenants" }, async () => {
   const [tenants, capacity] = await Promise.all([listTenantsWithCounts(), fleetCapacity()]);
   return (
     <>
@@ -48,4 +47,4 @@ export default async function TenantsPage() {
       </Card>
     </>
   );
-}
+});

@@ -4,14 +4,13 @@ import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
 import { alertGroupJson, listAlertGroups } from "@/lib/alerts/list-alerts";
 import { alertListParams } from "@/lib/alerts/schemas";
-import { requireTenantPage } from "@/lib/auth/session";
 import { listHref, readListParams } from "@/lib/http/list-params";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Alerts" };
 
-export default async function TenantAlertsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireTenantPage("/dashboard/alerts");
-  const q = readListParams(alertListParams, await searchParams);
+export default page({ plane: "tenant", path: "/dashboard/alerts" }, async ({ principal: p, searchParams }) => {
+  const q = readListParams(alertListParams, searchParams);
   const [firing, list] = await Promise.all([listAlertGroups(p, { ...alertListParams.parse({}), status: "firing", per_page: 100 }), listAlertGroups(p, q)]);
   return (
     <>
@@ -41,4 +40,4 @@ export default async function TenantAlertsPage({ searchParams }: { searchParams:
       </Card>
     </>
   );
-}
+});

@@ -4,13 +4,12 @@ import { ApiKeysTable, splitKeys, toApiKeyItems } from "@/components/shell/api-k
 import { FilterTabs } from "@/components/ui/list-nav";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { listApiKeys } from "@/lib/api-keys/queries";
-import { requireTenantAdminPage } from "@/lib/auth/session";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "API keys" };
 
-export default async function TenantApiKeysPage({ searchParams }: { searchParams: Promise<{ show?: string }> }) {
-  const p = await requireTenantAdminPage("/dashboard/api-keys");
-  const [keys, { show }] = await Promise.all([listApiKeys(p, { limit: 500, include_revoked: "true" }), searchParams]);
+export default page({ plane: "tenant_admin", path: "/dashboard/api-keys" }, async ({ principal: p, searchParams: { show } }) => {
+  const keys = await listApiKeys(p, { limit: 500, include_revoked: "true" });
   const split = splitKeys(toApiKeyItems(keys.data, true));
   return (
     <>
@@ -31,4 +30,4 @@ export default async function TenantApiKeysPage({ searchParams }: { searchParams
       </Card>
     </>
   );
-}
+});

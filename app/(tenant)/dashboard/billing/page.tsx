@@ -8,7 +8,6 @@ import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireTenantPage } from "@/lib/auth/session";
 import { invoiceJson } from "@/lib/billing/invoice-json";
 import { listInvoices } from "@/lib/billing/list-invoices";
 import { balanceOf, listTransactions } from "@/lib/billing/ledger";
@@ -18,13 +17,13 @@ import { balanceOutlook, tenantUsage, unbilledRunningCents } from "@/lib/billing
 import { effectiveSettings } from "@/lib/settings/settings";
 import { BankTransfer } from "@/components/billing/payment-guides";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Billing" };
 
 const kindLabels: Record<string, string> = { deposit: "Deposit", charge: "Usage", invoice_payment: "Invoice payment", refund: "Refund" };
 
-export default async function TenantBillingPage() {
-  const p = await requireTenantPage("/dashboard/billing");
+export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ principal: p }) => {
   const [tenant, usage, running, invoices, balance, ledger, rates] = await Promise.all([
     getTenantOrThrow(p, p.tenantId),
     tenantUsage(p, p.tenantId, {}),
@@ -123,4 +122,4 @@ export default async function TenantBillingPage() {
       </Card>
     </>
   );
-}
+});

@@ -3,19 +3,18 @@ import { EndpointsTable } from "@/components/endpoints/endpoint-views";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { CreateEndpointForm } from "@/components/forms/endpoint-forms";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
-import { requireTenantPage } from "@/lib/auth/session";
 import { endpointSlaSummaries } from "@/lib/endpoints/endpoint-page";
 import { endpointJson } from "@/lib/endpoints/endpoint-json";
 import { listEndpoints } from "@/lib/endpoints/list-endpoints";
 import { listRates } from "@/lib/billing/rates";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Endpoints" };
 
-export default async function TenantEndpointsPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
-  const p = await requireTenantPage("/dashboard/endpoints");
-  const [list, types, tenant, figures, sp, rates] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), searchParams, listRates()]);
+export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ principal: p, searchParams: sp }) => {
+  const [list, types, tenant, figures, rates] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), listRates()]);
   const endpoints = list.data.map(endpointJson);
   const sla = await endpointSlaSummaries(p, endpoints);
   const serving = endpoints.filter((e) => e.status === "ready" || e.status === "scaling" || e.status === "degraded");
@@ -39,4 +38,4 @@ export default async function TenantEndpointsPage({ searchParams }: { searchPara
       </Card>
     </>
   );
-}
+});

@@ -4,7 +4,6 @@ import { SubmitJobForm } from "@/components/forms/job-forms";
 import { JobsTable, toJobItems } from "@/components/shell/jobs-table";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
-import { requireTenantPage } from "@/lib/auth/session";
 import { listRates } from "@/lib/billing/rates";
 import { isAppError } from "@/lib/errors";
 import { listHref, readListParams } from "@/lib/http/list-params";
@@ -14,15 +13,14 @@ import { jobListParams } from "@/lib/jobs/schemas";
 import { fleetGpuTypes, getJobOrThrow, jobCounts, jobFitContext } from "@/lib/jobs/queries";
 import { reservationsOpenTo } from "@/lib/reservations/queries";
 import { isUuid } from "@/lib/ids";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Jobs" };
 
 const STATUS_OPTIONS: Array<[string, string]> = [["", "Any status"], ["waiting", "Waiting"], ["running", "Running"], ["active", "Waiting or running"], ["completed", "Completed"], ["failed", "Failed"], ["cancelled", "Cancelled"]];
 const SORT_OPTIONS: Array<[string, string]> = [["newest", "Newest first"], ["oldest", "Oldest first"], ["queue", "Queue order"], ["gpus", "Most GPUs"], ["name", "Name"]];
 
-export default async function TenantJobsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireTenantPage("/dashboard/jobs");
-  const sp = await searchParams;
+export default page({ plane: "tenant", path: "/dashboard/jobs" }, async ({ principal: p, searchParams: sp }) => {
   const q = readListParams(jobListParams, sp);
   const cloneId = isUuid(sp.clone) ? sp.clone : undefined;
   const [page, types, fit, rates, clone, counts, reservations] = await Promise.all([
@@ -76,4 +74,4 @@ export default async function TenantJobsPage({ searchParams }: { searchParams: P
       </Card>
     </>
   );
-}
+});

@@ -7,14 +7,13 @@ import { ButtonLink } from "@/components/ui/button";
 import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireTenantPage } from "@/lib/auth/session";
 import { listPipelines } from "@/lib/pipelines/queries";
 import { listSecrets } from "@/lib/secrets/secrets";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Pipelines" };
 
-export default async function PipelinesPage() {
-  const p = await requireTenantPage("/dashboard/pipelines");
+export default page({ plane: "tenant", path: "/dashboard/pipelines" }, async ({ principal: p }) => {
   const [pipelines, secrets] = await Promise.all([listPipelines(p), listSecrets(p)]);
   const admin = p.role === "tenant_admin";
   return (
@@ -64,4 +63,4 @@ export default async function PipelinesPage() {
       </Card>
     </>
   );
-}
+});

@@ -4,19 +4,18 @@ import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { CreatePodForm } from "@/components/forms/pod-forms";
 import { PodsTable } from "@/components/pods/pod-views";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
-import { requireTenantPage } from "@/lib/auth/session";
 import { listRates } from "@/lib/billing/rates";
 import { formatCents } from "@/lib/billing/money";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { podActions } from "@/lib/pods/pod-lifecycle";
 import { listPods } from "@/lib/pods/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Pods" };
 
-export default async function TenantPodsPage({ searchParams }: { searchParams: Promise<{ all?: string }> }) {
-  const p = await requireTenantPage("/dashboard/pods");
-  const [list, types, tenant, figures, sp, rates] = await Promise.all([listPods(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), searchParams, listRates()]);
+export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ principal: p, searchParams: sp }) => {
+  const [list, types, tenant, figures, rates] = await Promise.all([listPods(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), listRates()]);
   const all = sp.all === "1";
   const pods = all ? list.data : list.data.filter((x) => x.status !== "terminated");
   const hidden = list.data.length - pods.length;
@@ -48,4 +47,4 @@ export default async function TenantPodsPage({ searchParams }: { searchParams: P
       </Card>
     </>
   );
-}
+});

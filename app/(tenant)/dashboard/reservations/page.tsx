@@ -10,34 +10,14 @@ import { Button } from "@/components/ui/button";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireTenantPage } from "@/lib/auth/session";
-import { fleetGpuTypes } from "@/lib/jobs/queries";
-import { bookableClusters, getCapacity, reservationsBetween } from "@/lib/reservations/queries";
-import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
+import { page } from "@/lib/pages/page";
+import { reservationsPageData } from "@/lib/reservations/reservations-page";
 
 export const metadata = { title: "Reservations" };
 
-const DAY = 86_400_000;
-/** A datetime-local value (UTC, as the forms use) or an ISO time; undefined when neither. */
-const instant = (v: string | string[] | undefined) => {
-  const t = typeof v === "string" && v ? Date.parse(/Z|[+-]\d\d:\d\d$/.test(v) ? v : `${v}Z`) : NaN;
-  return Number.isNaN(t) ? undefined : t;
-};
-
-export default async function TenantReservationsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const p = await requireTenantPage("/dashboard/reservations");
-  const q = await searchParams;
-  const now = Date.now();
-  const nextHour = Math.ceil(now / 3_600_000) * 3_600_000;
-  const [types, clusters, tenant, figures] = await Promise.all([fleetGpuTypes(), bookableClusters(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId)]);
-  const gpuType = typeof q.gpu_type === "string" && types.includes(q.gpu_type) ? q.gpu_type : types[0];
-  const from = instant(q.from) ?? nextHour;
-  const to = Math.max(instant(q.to) ?? from + DAY, from + 60_000);
-  const calendarFrom = Math.floor(now / DAY) * DAY;
-  const [rows, capacity] = await Promise.all([reservationsBetween(p, new Date(calendarFrom - 7 * DAY), new Date(calendarFrom + 60 * DAY)), gpuType ? getCapacity({ gpu_type: gpuType, from: new Date(from).toISOString(), to: new Date(to).toISOString() }) : null]);
-  const live = rows.filter((r) => r.status === "confirmed" || r.status === "active");
-  const activeNow = live.filter((r) => Date.parse(r.starts_at) <= now && Date.parse(r.ends_at) > now);
-  const admin = p.role === "tenant_admin";
+export default page(
+  { plane: "tenant", path: "/dashboard/reservations", load: ({ principal, searchParams }) => reservationsPageData(principal, searchParams) },
+  ({ data: { now, types, clusters, tenant, figures, gpuType, from, to, rows, capacity, live, activeNow, mayBook } }) => {
   return (
     <>
       <PageHeader
@@ -83,7 +63,7 @@ export default async function TenantReservationsPage({ searchParams }: { searchP
         {capacity ? <CapacityView report={capacity} /> : <EmptyState title="The fleet has no GPUs yet" />}
       </Card>
 
-      {admin ? (
+      {mayBook ? (
         <Card className="mt-6">
           <CardHeader title="Book nodes" description="Confirmed with concrete nodes at once, or refused with what is free and the earliest window that fits." />
           <BookReservationForm action={bookReservationAction} gpuTypes={types} clusters={clusters} defaults={{ gpuType, startsAt: new Date(from).toISOString(), endsAt: new Date(to).toISOString() }} />
@@ -111,4 +91,4 @@ export default async function TenantReservationsPage({ searchParams }: { searchP
       </Card>
     </>
   );
-}
+});

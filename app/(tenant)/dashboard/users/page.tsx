@@ -2,14 +2,13 @@ import { createUserAction, updateUserAction } from "@/app/_actions/users";
 import { CreateUserForm } from "@/components/forms/user-forms";
 import { UsersTable } from "@/components/shell/users-table";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
-import { requireTenantAdminPage } from "@/lib/auth/session";
 import { listUsers } from "@/lib/users/queries";
 import { ROLE_SUMMARIES } from "@/lib/users/roles";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Users" };
 
-export default async function TenantUsersPage() {
-  const p = await requireTenantAdminPage("/dashboard/users");
+export default page({ plane: "tenant_admin", path: "/dashboard/users" }, async ({ principal: p }) => {
   const users = await listUsers(p, { limit: 500 });
   return (
     <>
@@ -35,4 +34,4 @@ export default async function TenantUsersPage() {
       </Card>
     </>
   );
-}
+});

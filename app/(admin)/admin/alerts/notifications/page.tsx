@@ -12,16 +12,15 @@ import { listNotificationsPage } from "@/lib/alerts/list-notifications";
 import { notificationJson } from "@/lib/alerts/notification-json";
 import { notificationListParams } from "@/lib/alerts/schemas";
 import { listHref, readListParams } from "@/lib/http/list-params";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { effectiveSettings } from "@/lib/settings/settings";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Notifications" };
 
 const channelLabels: Record<string, string> = { email: "Email", webhook: "Webhook", console: "Console only" };
 
-export default async function NotificationsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireOperatorPage("/admin/alerts/notifications");
-  const q = readListParams(notificationListParams, await searchParams);
+export default page({ plane: "operator", path: "/admin/alerts/notifications" }, async ({ principal: p, searchParams }) => {
+  const q = readListParams(notificationListParams, searchParams);
   const page = await listNotificationsPage(p, q);
   const { notifications: n } = await effectiveSettings();
   const channels = [n.smtpUrl ? "email" : null, n.webhookUrl ? "webhook" : null].filter(Boolean);
@@ -82,4 +81,4 @@ export default async function NotificationsPage({ searchParams }: { searchParams
       </Card>
     </>
   );
-}
+});

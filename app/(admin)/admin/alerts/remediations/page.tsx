@@ -9,13 +9,11 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { listRemediations } from "@/lib/alerts/queries";
 import { remediationJson } from "@/lib/alerts/remediation-json";
 import { listRemediationsQuery } from "@/lib/alerts/schemas";
-import { requireOperatorPage } from "@/lib/auth/session";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Remediations" };
 
-export default async function RemediationsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const p = await requireOperatorPage("/admin/alerts/remediations");
-  const sp = await searchParams;
+export default page({ plane: "operator", path: "/admin/alerts/remediations" }, async ({ principal: p, searchParams: sp }) => {
   const parsed = listRemediationsQuery.safeParse({ cursor: sp.cursor || undefined, limit: 50 });
   const page = await listRemediations(p, parsed.success ? parsed.data : { limit: 50 }).catch(() => listRemediations(p, { limit: 50 }));
   const { cap } = page;
@@ -57,4 +55,4 @@ export default async function RemediationsPage({ searchParams }: { searchParams:
       </Card>
     </>
   );
-}
+});

@@ -9,14 +9,13 @@ import { Card, CardHeader, EmptyState, PageHeader } from "@/components/ui/card";
 import { Table, Td, Th } from "@/components/ui/table";
 import { listAlertRules } from "@/lib/alerts/alert-rules";
 import { RULE_TYPE_SPECS, type RuleType } from "@/lib/alerts/rule-types";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { clusterNames } from "@/lib/fleet/cluster-queries";
+import { page } from "@/lib/pages/page";
 import { describeKnobs, ruleTypeOptions } from "./rule-types";
 
 export const metadata = { title: "Alert rules" };
 
-export default async function AlertRulesPage() {
-  await requireOperatorPage("/admin/alerts/rules");
+export default page({ plane: "operator", path: "/admin/alerts/rules" }, async () => {
   const [rules, clusters] = await Promise.all([listAlertRules(), clusterNames()]);
   const clusterName = new Map(clusters.map((c) => [c.id, c.name]));
   return (
@@ -64,4 +63,4 @@ export default async function AlertRulesPage() {
       </Card>
     </>
   );
-}
+});

@@ -9,16 +9,15 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { listAlertRules } from "@/lib/alerts/alert-rules";
 import { silenceState } from "@/lib/alerts/silence-match";
 import { listSilences } from "@/lib/alerts/silences";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { clusterNames } from "@/lib/fleet/cluster-queries";
 import { nodeNames } from "@/lib/fleet/queries";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Silences" };
 
 const stateTone: Record<string, Tone> = { active: "indigo", upcoming: "sky", expired: "neutral", ended: "neutral" };
 
-export default async function SilencesPage() {
-  await requireOperatorPage("/admin/alerts/silences");
+export default page({ plane: "operator", path: "/admin/alerts/silences" }, async () => {
   const [silences, rules, clusters, nodes] = await Promise.all([listSilences({ includeFinishedDays: 7 }), listAlertRules(), clusterNames(), nodeNames()]);
   const now = new Date();
   return (
@@ -62,4 +61,4 @@ export default async function SilencesPage() {
       </Card>
     </>
   );
-}
+});

@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
 import { FloorMap } from "@/components/fleet/floor-map";
@@ -7,25 +6,30 @@ import { StatusBadge } from "@/components/fleet/node-status-badge";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
 import { summarizeFloor } from "@/lib/fleet/floor-summary";
 import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { nullIfRefused, page } from "@/lib/pages/page";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
-import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Cluster" };
 
-export default async function ClusterPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
-  const { id } = await params;
-  const range = parseTimeRange(await searchParams, new Date(), "24h");
-  const p = await requireOperatorPage(`/admin/clusters/${id}`);
-  if (!isUuid(id)) notFound();
-  const cluster = await getClusterOrThrow(p, id).catch(() => null);
-  if (!cluster) notFound();
-  const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(range, id)]);
+export default page(
+  {
+    plane: "operator",
+    path: "/admin/clusters/[id]",
+    ids: ["id"],
+    load: async ({ principal, ids: { id }, searchParams }) => {
+      const range = parseTimeRange(searchParams, new Date(), "24h");
+      const cluster = await nullIfRefused(getClusterOrThrow(principal, id));
+      if (!cluster) return null;
+      const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(range, id)]);
+      return { cluster, range, summary, floor, series };
+    },
+  },
+  ({ ids: { id }, data: { cluster, range, summary, floor, series } }) => {
   const nodes = floor.flatMap((r) => r.nodes.map((n) => ({ ...n, pod: r.pod, rack: r.rack })));
   return (
     <>
@@ -74,4 +78,4 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
       <p className="mt-4 text-xs text-slate-500">Registered {formatRelative(cluster.createdAt)}.</p>
     </>
   );
-}
+});

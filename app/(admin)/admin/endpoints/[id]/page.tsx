@@ -1,20 +1,24 @@
-import { notFound } from "next/navigation";
 import { EndpointDetail } from "@/components/endpoints/endpoint-views";
 import { EndpointWorkload } from "@/components/workloads/endpoint-workload";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { publicUrl } from "@/lib/platform/public-url";
 import { endpointPageData } from "@/lib/endpoints/endpoint-page";
 import { parseTimeRange } from "@/lib/metrics/time-range";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Endpoint" };
 
-export default async function AdminEndpointPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
-  const { id } = await params;
-  const p = await requireOperatorPage(`/admin/endpoints/${id}`);
-  const range = parseTimeRange(await searchParams, new Date(), "24h");
-  const data = await endpointPageData(p, id, range);
-  if (!data) notFound();
-  return (
+export default page(
+  {
+    plane: "operator",
+    path: "/admin/endpoints/[id]",
+    ids: ["id"],
+    load: async ({ principal, ids, searchParams }) => {
+      const range = parseTimeRange(searchParams, new Date(), "24h");
+      const data = await endpointPageData(principal, ids.id, range);
+      return data && { ...data, range };
+    },
+  },
+  ({ ids: { id }, data: { range, ...data } }) => (
     <>
       <EndpointDetail
         {...data}
@@ -27,5 +31,5 @@ export default async function AdminEndpointPage({ params, searchParams }: { para
       />
       <EndpointWorkload endpoint={data.endpoint} telemetry={data.gpuTelemetry} />
     </>
-  );
-}
+  ),
+);

@@ -1,17 +1,12 @@
-import { notFound } from "next/navigation";
 import { cancelJobAction, changeJobPriorityAction } from "@/app/_actions/jobs";
 import { JobDetail, toJobDetailView } from "@/components/shell/job-detail";
 import { JobWorkload } from "@/components/workloads/job-workload";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { jobPageData } from "@/lib/jobs/job-page";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Job" };
 
-export default async function AdminJobPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const p = await requireOperatorPage(`/admin/jobs/${id}`);
-  const data = await jobPageData(p, id);
-  if (!data) notFound();
+export default page({ plane: "operator", path: "/admin/jobs/[id]", ids: ["id"], load: ({ principal, ids }) => jobPageData(principal, ids.id) }, ({ data }) => {
   return (
     <JobDetail
       job={toJobDetailView(data.job)}
@@ -26,4 +21,4 @@ export default async function AdminJobPage({ params }: { params: Promise<{ id: s
       actions={{ cancel: cancelJobAction, priority: changeJobPriorityAction }}
     />
   );
-}
+});

@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { depositAction, generateInvoiceAction, setBillingModeAction } from "@/app/_actions/billing";
 import { updateTenantAction } from "@/app/_actions/tenants";
 import { BillingModeForm, DepositForm, GenerateInvoiceForm } from "@/components/forms/billing-forms";
@@ -11,22 +10,26 @@ import { CreateUserForm } from "@/components/forms/user-forms";
 import { UsersTable } from "@/components/shell/users-table";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
-import { requireOperatorPage } from "@/lib/auth/session";
-import { isAppError } from "@/lib/errors";
 import { fleetCapacity } from "@/lib/jobs/queries";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { listUsers } from "@/lib/users/queries";
-import { isUuid } from "@/lib/ids";
+import { nullIfRefused, page } from "@/lib/pages/page";
 
 export const metadata = { title: "Tenant" };
 
-export default async function TenantPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const p = await requireOperatorPage(`/admin/tenants/${id}`);
-  if (!isUuid(id)) notFound();
-  const tenant = await getTenantOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
-  if (!tenant) notFound();
-  const [users, balance, capacity] = await Promise.all([listUsers(p, { limit: 500, tenant_id: id }), balanceOf(id), fleetCapacity()]);
+export default page(
+  {
+    plane: "operator",
+    path: "/admin/tenants/[id]",
+    ids: ["id"],
+    load: async ({ principal, ids: { id } }) => {
+      const tenant = await nullIfRefused(getTenantOrThrow(principal, id));
+      if (!tenant) return null;
+      const [users, balance, capacity] = await Promise.all([listUsers(principal, { limit: 500, tenant_id: id }), balanceOf(id), fleetCapacity()]);
+      return { tenant, users, balance, capacity };
+    },
+  },
+  ({ ids: { id }, data: { tenant, users, balance, capacity } }) => {
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href="/admin/tenants" className="hover:underline">Tenants</Link> / <span aria-current="page">{tenant.name}</span></nav>
@@ -63,4 +66,4 @@ export default async function TenantPage({ params }: { params: Promise<{ id: str
       </Card>
     </>
   );
-}
+});

@@ -1,22 +1,25 @@
-import { notFound } from "next/navigation";
 import { EndpointDetail } from "@/components/endpoints/endpoint-views";
 import { EndpointWorkload } from "@/components/workloads/endpoint-workload";
-import { requireTenantPage } from "@/lib/auth/session";
 import { publicUrl } from "@/lib/platform/public-url";
 import { endpointPageData } from "@/lib/endpoints/endpoint-page";
 import { parseTimeRange } from "@/lib/metrics/time-range";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Endpoint" };
 
-export default async function TenantEndpointPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
-  const { id } = await params;
-  const p = await requireTenantPage(`/dashboard/endpoints/${id}`);
-  const sp = await searchParams;
-  const range = parseTimeRange(sp, new Date(), "24h");
-  const data = await endpointPageData(p, id, range);
-  if (!data) notFound();
+export default page(
+  {
+    plane: "tenant",
+    path: "/dashboard/endpoints/[id]",
+    ids: ["id"],
+    load: async ({ principal, ids, searchParams }) => {
+      const range = parseTimeRange(searchParams, new Date(), "24h");
+      const data = await endpointPageData(principal, ids.id, range);
+      return data && { ...data, range };
+    },
+  },
   // a tenant knows whose endpoint it is
-  return (
+  ({ ids: { id }, searchParams: sp, data: { range, ...data } }) => (
     <>
       <EndpointDetail
         {...data}
@@ -31,5 +34,5 @@ export default async function TenantEndpointPage({ params, searchParams }: { par
       />
       <EndpointWorkload endpoint={data.endpoint} telemetry={data.gpuTelemetry} />
     </>
-  );
-}
+  ),
+);

@@ -1,18 +1,12 @@
-import { notFound } from "next/navigation";
 import { cancelJobAction, resubmitJobAction } from "@/app/_actions/jobs";
 import { JobDetail, toJobDetailView } from "@/components/shell/job-detail";
 import { JobWorkload } from "@/components/workloads/job-workload";
-import { requireTenantPage } from "@/lib/auth/session";
 import { jobPageData } from "@/lib/jobs/job-page";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Job" };
 
-export default async function JobPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ resubmitted?: string }> }) {
-  const { id } = await params;
-  const p = await requireTenantPage(`/dashboard/jobs/${id}`);
-  const data = await jobPageData(p, id);
-  if (!data) notFound();
-  const sp = await searchParams;
+export default page({ plane: "tenant", path: "/dashboard/jobs/[id]", ids: ["id"], load: ({ principal, ids }) => jobPageData(principal, ids.id) }, ({ data, searchParams: sp }) => {
   return (
     <JobDetail
       job={toJobDetailView(data.job)}
@@ -27,4 +21,4 @@ export default async function JobPage({ params, searchParams }: { params: Promis
       notice={sp.resubmitted ? "Submitted again: this is the new job; the earlier one keeps its own history." : undefined}
     />
   );
-}
+});

@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { cancelPipelineAction, retryStepAction } from "@/app/_actions/pipelines";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { CancelPipelineButton, RetryStepButton } from "@/components/pipelines/pipeline-controls";
@@ -8,13 +7,9 @@ import { WorkflowLog } from "@/components/pipelines/workflow-log";
 import { JobStatus } from "@/components/shell/jobs-table";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
-import { requireTenantPage } from "@/lib/auth/session";
-import { isAppError } from "@/lib/errors";
-import { depths } from "@/lib/pipelines/dag";
+import { page } from "@/lib/pages/page";
 import { stepLoop } from "@/lib/pipelines/present";
-import { getPipelineWithOutputs, pipelineLog } from "@/lib/pipelines/queries";
-import { ancestors, loopBody } from "@/lib/pipelines/spec";
-import { isUuid } from "@/lib/ids";
+import { pipelinePageData } from "@/lib/pipelines/pipeline-page";
 
 export const metadata = { title: "Pipeline" };
 
@@ -26,22 +21,9 @@ function stepDetail(s: { status: string; iteration: number; callAttempt: number;
   return parts.join(" · ") || undefined;
 }
 
-export default async function PipelinePage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const p = await requireTenantPage(`/dashboard/pipelines/${id}`);
-  if (!isUuid(id)) notFound();
-  const found = await getPipelineWithOutputs(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
-  if (!found) notFound();
-  const { pipeline, outputs } = found;
-  const log = await pipelineLog(p, id);
-  const depth = depths(pipeline.steps.map((s) => ({ name: s.name, depends_on: s.dependsOn })));
-  const anc = ancestors(pipeline.steps.map((s) => ({ name: s.name, depends_on: s.dependsOn })));
-  const loopOfStep = new Map<string, { max: number }>();
-  for (const end of pipeline.steps) {
-    const l = stepLoop(end);
-    if (l) for (const name of loopBody(l.from, end.name, anc)) loopOfStep.set(name, { max: l.max });
-  }
-  const running = pipeline.status === "running";
+export default page(
+  { plane: "tenant", path: "/dashboard/pipelines/[id]", ids: ["id"], load: ({ principal, ids }) => pipelinePageData(principal, ids.id) },
+  ({ data: { pipeline, outputs, log, depth, loopOfStep, running } }) => {
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href="/dashboard/pipelines" className="hover:underline">Pipelines</Link></nav>
@@ -109,4 +91,4 @@ export default async function PipelinePage({ params }: { params: Promise<{ id: s
       </Card>
     </>
   );
-}
+});

@@ -2,16 +2,15 @@ import Link from "next/link";
 import { createPipelineAction } from "@/app/_actions/pipelines";
 import { PipelineEditor } from "@/components/pipelines/pipeline-editor";
 import { Card, PageHeader } from "@/components/ui/card";
-import { requireTenantPage } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { tenantEndpointNames } from "@/lib/endpoints/list-endpoint-names";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { listSecrets } from "@/lib/secrets/secrets";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "New pipeline" };
 
-export default async function NewPipelinePage() {
-  const p = await requireTenantPage("/dashboard/pipelines/new");
+export default page({ plane: "tenant", path: "/dashboard/pipelines/new" }, async ({ principal: p }) => {
   const [gpuTypes, endpoints, secrets] = await Promise.all([fleetGpuTypes(), tenantEndpointNames(p), listSecrets(p)]);
   return (
     <>
@@ -22,4 +21,4 @@ export default async function NewPipelinePage() {
       </Card>
     </>
   );
-}
+});

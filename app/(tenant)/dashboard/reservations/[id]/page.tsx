@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { endReservationAction, extendReservationAction } from "@/app/_actions/reservations";
 import { JobStatus } from "@/components/shell/jobs-table";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
@@ -8,33 +7,21 @@ import { EndReservationButton, ExtendReservationForm } from "@/components/reserv
 import { NodesByRack, TopologyLine } from "@/components/reservations/nodes-by-rack";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
-import { requireTenantPage } from "@/lib/auth/session";
-import { isAppError } from "@/lib/errors";
-import { getReservationOrThrow, listReservationEvents, reservationJson, workInReservation } from "@/lib/reservations/queries";
-import { endAction } from "@/lib/reservations/reservation-lifecycle";
-import { isUuid } from "@/lib/ids";
+import { page } from "@/lib/pages/page";
+import { reservationPageData } from "@/lib/reservations/reservation-page";
 
 export const metadata = { title: "Reservation" };
 
-export default async function ReservationPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const p = await requireTenantPage(`/dashboard/reservations/${id}`);
-  if (!isUuid(id)) notFound();
-  const row = await getReservationOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
-  if (!row) notFound();
-  const r = reservationJson(row);
-  const [events, work] = await Promise.all([listReservationEvents(p, id), workInReservation(p, id)]);
-  const now = Date.now();
-  const end = endAction({ status: r.status, startsAt: Date.parse(r.starts_at), endsAt: Date.parse(r.ends_at) }, now);
-  const hours = (Date.parse(r.ends_at) - Date.parse(r.starts_at)) / 3_600_000;
-  const admin = p.role === "tenant_admin";
+export default page(
+  { plane: "tenant", path: "/dashboard/reservations/[id]", ids: ["id"], load: ({ principal, ids }) => reservationPageData(principal, ids.id) },
+  ({ data: { reservation: r, events, work, hours, mayEnd, mayExtend } }) => {
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href="/dashboard/reservations" className="hover:underline">Reservations</Link></nav>
       <PageHeader
         title={`${r.node_count} × ${r.gpu_type} nodes`}
         description={`${formatDateTime(r.starts_at)} – ${formatDateTime(r.ends_at)} · reservation ${r.id.slice(0, 8)}`}
-        actions={<div className="flex flex-wrap items-center gap-3"><ReservationStatus status={r.status} degraded={r.degraded} />{admin && end.ok ? <EndReservationButton action={endReservationAction} id={r.id} kind={end.kind} /> : null}<AutoRefresh seconds={10} /></div>}
+        actions={<div className="flex flex-wrap items-center gap-3"><ReservationStatus status={r.status} degraded={r.degraded} />{mayEnd ? <EndReservationButton action={endReservationAction} id={r.id} kind={mayEnd} /> : null}<AutoRefresh seconds={10} /></div>}
       />
       {r.degraded ? (
         <p role="status" className="mb-6 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900 ring-1 ring-amber-200"><strong>Degraded:</strong> {r.degraded_reason}. A free node replaces each one as soon as there is one; the time a node is not held is not billed.</p>
@@ -63,7 +50,7 @@ export default async function ReservationPage({ params }: { params: Promise<{ id
           </ul>
         )}
       </Card>
-      {admin && (r.status === "confirmed" || r.status === "active") && Date.parse(r.ends_at) > now ? (
+      {mayExtend ? (
         <Card className="mt-6">
           <CardHeader title="Extend" description="A later end, when its nodes are free for the extra time." />
           <ExtendReservationForm action={extendReservationAction} id={r.id} endsAt={r.ends_at} />
@@ -82,4 +69,4 @@ export default async function ReservationPage({ params }: { params: Promise<{ id
       </Card>
     </>
   );
-}
+});

@@ -1,24 +1,25 @@
-import { notFound } from "next/navigation";
 import { updateAlertRuleAction } from "@/app/_actions/alerts";
 import { AlertsNav } from "@/components/alerts/alerts-nav";
 import { RuleForm } from "@/components/forms/alert-forms";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { getAlertRuleOrThrow } from "@/lib/alerts/alert-rules";
-import { requireOperatorPage } from "@/lib/auth/session";
-import { isAppError } from "@/lib/errors";
 import { clusterNames } from "@/lib/fleet/cluster-queries";
-import { isUuid } from "@/lib/ids";
+import { nullIfRefused, page } from "@/lib/pages/page";
 import { ruleTypeOptions } from "../rule-types";
 
 export const metadata = { title: "Edit alert rule" };
 
-export default async function EditRulePage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  await requireOperatorPage(`/admin/alerts/rules/${id}`);
-  if (!isUuid(id)) notFound();
-  const rule = await getAlertRuleOrThrow(id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
-  if (!rule) notFound();
-  const clusters = await clusterNames();
+export default page(
+  {
+    plane: "operator",
+    path: "/admin/alerts/rules/[id]",
+    ids: ["id"],
+    load: async ({ ids }) => {
+      const rule = await nullIfRefused(getAlertRuleOrThrow(ids.id));
+      return rule && { rule, clusters: await clusterNames() };
+    },
+  },
+  ({ data: { rule, clusters } }) => {
   return (
     <>
       <PageHeader title={rule.name} description={`${rule.firing} alert${rule.firing === 1 ? "" : "s"} of this rule firing now.`} />
@@ -34,4 +35,4 @@ export default async function EditRulePage({ params }: { params: Promise<{ id: s
       </Card>
     </>
   );
-}
+});

@@ -1,27 +1,28 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { recordBankPaymentAction, refundAction, voidInvoiceAction } from "@/app/_actions/billing";
 import { InvoiceDocument } from "@/components/billing/invoice-document";
 import { BankPaymentForm, InvoiceButton, RefundForm } from "@/components/forms/billing-forms";
 import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { getInvoiceOrThrow } from "@/lib/billing/get-invoice";
 import { invoiceJson } from "@/lib/billing/invoice-json";
-import { isAppError } from "@/lib/errors";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
+import { nullIfRefused, page } from "@/lib/pages/page";
 import { PrintButton } from "@/components/billing/print-button";
-import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Invoice" };
 
-export default async function AdminInvoicePage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const p = await requireOperatorPage(`/admin/billing/invoices/${id}`);
-  if (!isUuid(id)) notFound();
-  const inv = await getInvoiceOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
-  if (!inv) notFound();
-  const tenant = await getTenantOrThrow(p, inv.tenantId);
+export default page(
+  {
+    plane: "operator",
+    path: "/admin/billing/invoices/[id]",
+    ids: ["id"],
+    load: async ({ principal, ids }) => {
+      const inv = await nullIfRefused(getInvoiceOrThrow(principal, ids.id));
+      return inv && { inv, tenant: await getTenantOrThrow(principal, inv.tenantId) };
+    },
+  },
+  ({ ids: { id }, data: { inv, tenant } }) => {
   const view = invoiceJson(inv);
   return (
     <>
@@ -50,4 +51,4 @@ export default async function AdminInvoicePage({ params }: { params: Promise<{ i
       ) : null}
     </>
   );
-}
+});

@@ -1,30 +1,32 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { RackNodes } from "@/components/fleet/rack-nodes";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
-import { requireOperatorPage } from "@/lib/auth/session";
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
 import { summarizeRack } from "@/lib/fleet/floor-summary";
 import { fleetFloor } from "@/lib/fleet/queries";
-import { isUuid } from "@/lib/ids";
+import { nullIfRefused, page } from "@/lib/pages/page";
 
 export const metadata = { title: "Rack" };
 
 // One rack of the fleet floor, drilled into from the overview: every node and GPU with its own
 // label and link. `pod` and `rack` absent: the cluster's nodes registered without one.
-export default async function RackPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
-  const { id } = await params;
-  const q = await searchParams;
+export default page(
+  {
+    plane: "operator",
+    path: "/admin/clusters/[id]/rack",
+    ids: ["id"],
+    load: async ({ principal, ids: { id }, searchParams: q }) => {
+      const cluster = await nullIfRefused(getClusterOrThrow(principal, id));
+      if (!cluster) return null;
+      const [rack] = await fleetFloor(id, { pod: q.pod ?? null, rack: q.rack ?? null });
+      return { cluster, rack, summary: rack ? summarizeRack(rack) : null };
+    },
+  },
+  ({ ids: { id }, searchParams: q, data: { cluster, rack, summary: s } }) => {
   const pod = q.pod ?? null;
   const rackName = q.rack ?? null;
-  const p = await requireOperatorPage(`/admin/clusters/${id}/rack`);
-  if (!isUuid(id)) notFound();
-  const cluster = await getClusterOrThrow(p, id).catch(() => null);
-  if (!cluster) notFound();
-  const [rack] = await fleetFloor(id, { pod, rack: rackName });
   const title = `Rack ${rackName ?? "unassigned"}`;
-  const s = rack ? summarizeRack(rack) : null;
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
@@ -49,4 +51,4 @@ export default async function RackPage({ params, searchParams }: { params: Promi
       )}
     </>
   );
-}
+});

@@ -1,32 +1,35 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { payFromBalanceAction } from "@/app/_actions/billing";
 import { InvoiceDocument } from "@/components/billing/invoice-document";
 import { PrintButton } from "@/components/billing/print-button";
 import { InvoiceButton } from "@/components/forms/billing-forms";
 import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
-import { requireTenantPage } from "@/lib/auth/session";
 import { getInvoiceOrThrow } from "@/lib/billing/get-invoice";
 import { invoiceJson } from "@/lib/billing/invoice-json";
 import { balanceOf } from "@/lib/billing/ledger";
 import { formatCents } from "@/lib/billing/money";
-import { isAppError } from "@/lib/errors";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { effectiveSettings } from "@/lib/settings/settings";
+import { nullIfRefused, page } from "@/lib/pages/page";
 import { BankTransfer } from "@/components/billing/payment-guides";
-import { isUuid } from "@/lib/ids";
 
 export const metadata = { title: "Invoice" };
 
 /** The tenant's invoice, and its payment page when Stripe is not configured (pay from the prepaid balance). */
-export default async function TenantInvoicePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ paid?: string }> }) {
-  const { id } = await params;
-  const p = await requireTenantPage(`/dashboard/billing/invoices/${id}`);
-  if (!isUuid(id)) notFound();
-  const inv = await getInvoiceOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
-  if (!inv) notFound();
-  const [tenant, balance, sp, settings] = await Promise.all([getTenantOrThrow(p, p.tenantId), balanceOf(p.tenantId), searchParams, effectiveSettings()]);
+export default page(
+  {
+    plane: "tenant",
+    path: "/dashboard/billing/invoices/[id]",
+    ids: ["id"],
+    load: async ({ principal: p, ids: { id } }) => {
+      const inv = await nullIfRefused(getInvoiceOrThrow(p, id));
+      if (!inv) return null;
+      const [tenant, balance, settings] = await Promise.all([getTenantOrThrow(p, p.tenantId), balanceOf(p.tenantId), effectiveSettings()]);
+      return { inv, tenant, balance, settings };
+    },
+  },
+  ({ ids: { id }, searchParams: sp, data: { inv, tenant, balance, settings } }) => {
   const view = invoiceJson(inv);
   const covers = balance >= view.amount_cents;
   return (
@@ -73,4 +76,4 @@ export default async function TenantInvoicePage({ params, searchParams }: { para
       <InvoiceDocument invoice={view} tenantName={tenant.name} billingEmail={tenant.billingEmail} />
     </>
   );
-}
+});
