@@ -19,7 +19,7 @@ async function generate(): Promise<string> {
     tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-schema-"));
     const server = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, ephemeral: true, log: () => {} });
     serverUrl = server.serverUrl;
-    discard = server.discard;
+    discard = () => server.discard();
   }
   const name = `gpuforge_schema_${process.pid}`;
   try {

@@ -37,7 +37,7 @@ export function auditTargetHref(e: Pick<AuditEntryView, "targetType" | "targetId
 }
 
 const label = (k: string) => k.replace(/_/g, " ");
-const value = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v));
+const value = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v as string | number | boolean));
 
 function Target({ e, plane }: { e: AuditEntryView; plane: "admin" | "tenant" }) {
   const href = auditTargetHref(e, plane);

@@ -33,7 +33,7 @@ export function ListToolbar({
   exportHref?: string;
 }) {
   const key = label.toLowerCase().replace(/[^a-z0-9]+/g, "-");
-  const v = (k: string) => (values[k] === undefined || values[k] === null ? "" : String(values[k]));
+  const v = (k: string) => (values[k] === undefined || values[k] === null ? "" : String(values[k] as string | number));
   const filtered = [search ? "q" : null, ...selects.map((s) => s.name), dates ? "from" : null, dates ? "to" : null].some((k) => k && v(k));
   return (
     <form method="get" action={base} role="search" aria-label={label} className="flex flex-wrap items-end gap-2 border-b border-slate-100 px-5 py-3">
@@ -72,7 +72,7 @@ export function ListToolbar({
           </select>
         </div>
       ) : null}
-      {values.per_page && values.per_page !== 50 ? <input type="hidden" name="per_page" value={String(values.per_page)} /> : null}
+      {values.per_page && values.per_page !== 50 ? <input type="hidden" name="per_page" value={String(values.per_page as string | number)} /> : null}
       <button className={buttonClass("primary", "md", "bg-slate-900 hover:bg-slate-700")}>Apply</button>
       {filtered ? <Link href={base} className="px-1 py-2 text-sm text-slate-600 hover:underline">Clear</Link> : null}
       {exportHref ? (

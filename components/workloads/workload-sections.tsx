@@ -19,7 +19,7 @@ export function HeldGpusCard({ title, window, series, emptyText }: { title: stri
   return (
     <Card className="mt-6">
       <CardHeader title={title} description={`Only while it held them · ${span}`} />
-      {series.length === 0 || series.every((s) => s.points.length === 0) ? <EmptyState title="No GPU samples for this window">{emptyText}</EmptyState> : <HeldGpuCharts series={series} />}
+      {series.every((s) => s.points.length === 0) ? <EmptyState title="No GPU samples for this window">{emptyText}</EmptyState> : <HeldGpuCharts series={series} />}
     </Card>
   );
 }

@@ -46,7 +46,7 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
         result = "not_paid_yet";
       } else if (invoiceId) {
         const [inv] = await run(tx, LOCK_INVOICE_FOR_PAYMENT, [invoiceId]);
-        const reference = session.payment_intent ? String(session.payment_intent) : session.id;
+        const reference = paymentReference(session);
         if (!inv) result = "unknown_invoice";
         else if (inv.status === "paid") {
           result = "already_paid";
@@ -58,7 +58,7 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
           result = "invoice_void";
           alertId = await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference);
         } else {
-          await tx.invoice.update({ where: { id: invoiceId }, data: { status: "paid", paidAt: new Date(), paymentMethod: "stripe", paymentReference: session.payment_intent ? String(session.payment_intent) : session.id } });
+          await tx.invoice.update({ where: { id: invoiceId }, data: { status: "paid", paidAt: new Date(), paymentMethod: "stripe", paymentReference: reference } });
           await recordAudit(tx, actor, { action: "billing.invoice_paid", targetType: "invoice", targetId: invoiceId, tenantId: inv.tenant_id, details: { method: "stripe", stripe_event: event.id, session: session.id } });
           result = "invoice_paid";
         }
@@ -88,4 +88,10 @@ async function raiseUnexpectedPayment(tx: Tx, invoiceId: string, inv: { status: 
     JSON.stringify({ invoice_id: invoiceId, invoice_status: inv.status, stripe_session: session.id, payment_reference: reference, amount_cents: amount }),
   ]);
   return row?.id ?? null;
+}
+
+/** What identifies a Checkout payment: its PaymentIntent's id (the session carries the id, or the object when expanded), else the session's. */
+function paymentReference(session: Stripe.Checkout.Session): string {
+  const intent = session.payment_intent;
+  return typeof intent === "string" ? intent : (intent?.id ?? session.id);
 }

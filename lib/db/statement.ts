@@ -130,7 +130,7 @@ export async function run<S extends Statement>(client: Runner, s: S, ...values: 
   else rows = (await client.query(s.text, params)).rows;
   if (!isPg(client)) {
     const textual = Object.keys(s.columns).filter((c) => TEXTUAL.has(s.columns[c]!));
-    if (textual.length) for (const r of rows) for (const c of textual) if (r[c] !== null && typeof r[c] !== "string") r[c] = String(r[c]);
+    if (textual.length) for (const r of rows) for (const c of textual) if (r[c] !== null && typeof r[c] !== "string") r[c] = (r[c] as { toString(): string }).toString();
   }
   return rows as Array<RowOf<S>>;
 }

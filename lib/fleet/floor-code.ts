@@ -51,7 +51,7 @@ export function decodeNode(code: string): DecodedNode {
   const letter = code[0] ?? "a";
   const status = LETTER_STATUS[letter.toLowerCase()] ?? "available";
   const nodeTone: CellTone | null = status === "available" ? null : (status as CellTone);
-  const cells = [...code.slice(1)].map((c): CellTone => (c === "x" ? "unhealthy" : nodeTone ?? (c === "-" ? "nodata" : BANDS[Number(c)] ?? "nodata")));
+  const cells = code.slice(1).split("").map((c): CellTone => (c === "x" ? "unhealthy" : nodeTone ?? (c === "-" ? "nodata" : BANDS[Number(c)] ?? "nodata")));
   return { status, reserved: letter !== letter.toLowerCase(), cells };
 }
 

@@ -20,7 +20,10 @@ export async function serveGatewayRequest(g: Gateway, req: IncomingMessage, res:
   const forwarded = req.headers["x-forwarded-for"];
   const address = clientAddress(Array.isArray(forwarded) ? forwarded.join(", ") : forwarded, proxyTrust());
   const m = PATH.exec(req.url ?? "");
-  if (!m) return void (await sendResponse(res, errorResponse(new AppError("not_found", "The gateway serves /v1/endpoints/{endpoint_id}/{path}"))));
+  if (!m) {
+    await sendResponse(res, errorResponse(new AppError("not_found", "The gateway serves /v1/endpoints/{endpoint_id}/{path}")));
+    return;
+  }
   let adm;
   try {
     await guardAddress(address, true);

@@ -27,6 +27,7 @@ export function parseSshPublicKey(value: string): SshKeyCheck {
   const line = value.trim();
   if (line.length === 0) return { ok: false, reason: "Empty" };
   if (line.length > SSH_KEY_MAX_LENGTH) return { ok: false, reason: `At most ${SSH_KEY_MAX_LENGTH} characters` };
+  // oxlint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\u0000-\u001f\u007f]/.test(line)) return { ok: false, reason: "One line, without control characters (one key, no options)" };
   const [type, blob, ...rest] = line.split(/ +/);
   const comment = rest.join(" ");

@@ -28,8 +28,8 @@ export function LoginForm({ callbackUrl, initialError }: { callbackUrl: string; 
     setError(undefined);
     const form = new FormData(e.currentTarget);
     const result = await signIn("credentials", {
-      email: String(form.get("email") ?? ""),
-      password: String(form.get("password") ?? ""),
+      email: (form.get("email") as string | null) ?? "",
+      password: (form.get("password") as string | null) ?? "",
       redirect: false,
     });
     if (!result || result.error) {

@@ -41,7 +41,7 @@ export default page({ plane: "operator", path: "/admin/alerts" }, async ({ princ
             <div><dt className="text-xs text-slate-500">Fired</dt><dd>{formatDateTime(focus.fired_at)}</dd></div>
             <div><dt className="text-xs text-slate-500">Resolved</dt><dd>{formatDateTime(focus.resolved_at)}</dd></div>
             {Object.entries(focus.details).map(([k, v]) => (
-              <div key={k}><dt className="text-xs text-slate-500">{k.replace(/_/g, " ")}</dt><dd className="font-mono text-xs text-slate-800">{typeof v === "object" ? JSON.stringify(v) : String(v)}</dd></div>
+              <div key={k}><dt className="text-xs text-slate-500">{k.replace(/_/g, " ")}</dt><dd className="font-mono text-xs text-slate-800">{typeof v === "object" ? JSON.stringify(v) : String(v as string | number | boolean)}</dd></div>
             ))}
           </dl>
         </Card>

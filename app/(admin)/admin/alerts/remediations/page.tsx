@@ -43,7 +43,7 @@ export default page({ plane: "operator", path: "/admin/alerts/remediations" }, a
                 <tr key={r.id}>
                   <Td><span title={formatDateTime(r.created_at)}>{formatRelative(r.created_at)}</span></Td>
                   <Td><Link className="font-medium text-indigo-700 hover:underline" href={`/admin/nodes/${r.node_id}`}>{r.hostname}</Link></Td>
-                  <Td wrap>{String(r.details.summary ?? r.cause)}</Td>
+                  <Td wrap>{typeof r.details.summary === "string" ? r.details.summary : r.cause}</Td>
                   <Td>{r.outcome === "quarantined" ? <Badge tone="red">quarantined</Badge> : <Badge tone="amber">capped: left to a human</Badge>}</Td>
                   <Td className="tabular-nums">{r.jobs_requeued}</Td>
                 </tr>
