@@ -94,7 +94,8 @@ async function naiveCycle(c: pg.Client): Promise<{ ms: number; processed: number
       await c.query("COMMIT");
       continue;
     }
-    await c.query(`UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1 WHERE id = $1`, [id]);
+    // a running job carries its placement's fence (the database refuses one without), as the cycle's does
+    await c.query(`UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, fence = gen_random_uuid() WHERE id = $1`, [id]);
     // the gang in one statement (the database refuses a half-allocated running job at statement end);
     // this makes the baseline a little faster than the original's statement per GPU
     await c.query(`UPDATE gpus SET allocated_job_id = $1 WHERE id = ANY($2::uuid[])`, [id, free.rows.map((g) => g.id)]);
@@ -139,6 +140,8 @@ try {
   await runMigrations(databaseUrl);
   process.env.DATABASE_URL = databaseUrl;
   const c = new pg.Client({ connectionString: databaseUrl });
+  // the server stops when the bench ends, even on a failure: that must not hide the failure behind an unhandled 'error'
+  c.on("error", (e) => console.error(`bench connection: ${e.message}`));
   await c.connect();
   await seed(c);
 

@@ -1,4 +1,4 @@
-// `npm test`: the whole suite, in STYLE.md's order: typecheck → unit → integration → build →
+// `npm test`: the whole suite, in STYLE.md's order: typecheck, lint, format and dead-code checks → unit → integration → build →
 // end-to-end (HTTP + browser) → the 5-minute chaos soak (200 nodes). Starts what it needs: one embedded PostgreSQL for every stage (or the server of
 // DATABASE_URL), the production server for e2e, and Chromium through playwright-core; the soak
 // brings its own database and servers. Ends with one line "tests: N passed, N failed".
@@ -127,7 +127,12 @@ async function main(): Promise<number> {
     console.log("[db] embedded PostgreSQL started for the test run");
   }
   try {
+    // the house rules, checked by tools before any test runs (STYLE.md): types, lint (floating
+    // promises, import cycles, the boundaries between app, components and lib), formatting, dead code
     run("typecheck", "npm", ["run", "-s", "typecheck"], env);
+    run("lint", "npm", ["run", "-s", "lint"], env);
+    run("format", "npm", ["run", "-s", "format:check"], env);
+    run("dead code", "npm", ["run", "-s", "knip"], env);
     vitest("unit", env);
     vitest("integration", env);
     console.log("\n━━ build ━━");
