@@ -1,5 +1,6 @@
 import "server-only";
-import { tenantFilter, type Principal } from "@/lib/auth/principal";
+import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { apiKeySelect, type KeyScope } from "./schemas";
@@ -8,7 +9,7 @@ export async function listApiKeys(
   principal: Principal,
   opts: { limit: number; cursor?: string; scope?: KeyScope; tenant_id?: string; include_revoked?: "true" | "false"; created_by_user_id?: string },
 ) {
-  const scope = tenantFilter(principal);
+  const scope = tenantScope(principal);
   const tenantId = scope.tenantId ?? opts.tenant_id;
   const rows = await db().apiKey.findMany({
     where: {

@@ -1,5 +1,6 @@
 import "server-only";
 import { db } from "@/lib/db/client";
+import { isUuid } from "@/lib/ids";
 
 /**
  * Who did it, as a person reads it: a user's name, an API key's name. Audit entries name their
@@ -17,7 +18,7 @@ export interface ActorName {
 }
 
 export async function resolveActors(refs: { ids?: Array<string | null>; labels?: string[] }): Promise<{ byId: Map<string, ActorName>; byLabel: Map<string, ActorName> }> {
-  const ids = [...new Set((refs.ids ?? []).filter((x): x is string => Boolean(x && /^[0-9a-f-]{36}$/i.test(x))))];
+  const ids = [...new Set((refs.ids ?? []).filter((x): x is string => Boolean(x && isUuid(x))))];
   const labels = [...new Set(refs.labels ?? [])];
   const prefixes = labels.map((l) => KEY_LABEL.exec(l)?.[1]).filter((x): x is string => Boolean(x));
   const emails = labels.filter((l) => l.includes("@") && !l.startsWith("key "));

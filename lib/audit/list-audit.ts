@@ -1,10 +1,12 @@
 import "server-only";
 import { z } from "zod";
-import { tenantFilter, type Principal } from "@/lib/auth/principal";
+import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { toCsv } from "@/lib/http/csv";
 import { contains, dayRange, EXPORT_LIMIT, listParamsShape, pageWindow } from "@/lib/http/list-params";
+import { isUuid } from "@/lib/ids";
 import { resolveActors } from "./actor-names";
 
 /**
@@ -25,7 +27,7 @@ export const auditListParams = z.object({
 export type AuditListParams = z.output<typeof auditListParams>;
 
 function where(p: Principal, q: AuditListParams): Prisma.AuditLogWhereInput {
-  const scope = tenantFilter(p);
+  const scope = tenantScope(p);
   const tenantId = scope.tenantId ?? q.tenant_id;
   const days = dayRange(q.from, q.to);
   return {
@@ -40,7 +42,7 @@ function where(p: Principal, q: AuditListParams): Prisma.AuditLogWhereInput {
 
 /** Names of the objects entries point at, by type and id (those that still exist). */
 async function targetNames(entries: Array<{ targetType: string; targetId: string | null }>) {
-  const ids = (type: string) => [...new Set(entries.filter((e) => e.targetType === type && e.targetId && /^[0-9a-f-]{36}$/i.test(e.targetId)).map((e) => e.targetId!))];
+  const ids = (type: string) => [...new Set(entries.filter((e) => e.targetType === type && e.targetId && isUuid(e.targetId)).map((e) => e.targetId!))];
   const [tenants, nodes, clusters, jobs, endpoints, users, keys, rules] = await Promise.all([
     db().tenant.findMany({ where: { id: { in: ids("tenant") } }, select: { id: true, name: true } }),
     db().node.findMany({ where: { id: { in: ids("node") } }, select: { id: true, hostname: true } }),

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
-import { tenantFilter, type Principal } from "@/lib/auth/principal";
+import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
 import { validationFailed } from "@/lib/errors";
 
@@ -28,7 +29,7 @@ export const auditEntryJsonSchema = z
 
 /** Newest first; the cursor is the last id seen (ids only grow). Tenant admins see their tenant's entries. */
 export async function listAuditLog(principal: Principal, opts: z.output<typeof listAuditQuery>) {
-  const scope = tenantFilter(principal);
+  const scope = tenantScope(principal);
   let before: bigint | undefined;
   try {
     before = opts.cursor ? BigInt(opts.cursor) : undefined;

@@ -4,7 +4,6 @@ import { forbidden } from "@/lib/errors";
 // and tenant-plane code takes it as an argument so tenant scoping is part of every signature.
 
 export type TenantRole = "tenant_admin" | "tenant_member";
-export type UserRole = "operator" | TenantRole;
 export type PrincipalKind = "operator" | "tenant" | "agent" | "workload";
 
 interface Via {
@@ -55,10 +54,6 @@ export function systemActorFor(label: string): Actor {
 
 export const systemActor: Actor = systemActorFor("system");
 
-export function isOperator(p: Principal): p is OperatorPrincipal {
-  return p.kind === "operator";
-}
-
 export function assertOperator(p: Principal): asserts p is OperatorPrincipal {
   if (p.kind !== "operator") throw forbidden("Operator access required");
 }
@@ -69,12 +64,3 @@ export function assertTenantAdminOrOperator(p: Principal): asserts p is Operator
   throw forbidden(p.kind === "tenant" ? "Tenant admin role required" : "Not available to agent keys");
 }
 
-/**
- * The tenant a caller may see: `undefined` for operators (all tenants), the caller's own tenant
- * otherwise. Agents see no tenant data at all.
- */
-export function tenantFilter(p: Principal): { tenantId?: string } {
-  if (p.kind === "operator") return {};
-  if (p.kind === "tenant") return { tenantId: p.tenantId };
-  throw forbidden("Not available to agent keys");
-}

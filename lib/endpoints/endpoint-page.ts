@@ -2,15 +2,16 @@ import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { db } from "@/lib/db/client";
-import { listEndpointKeys } from "./endpoint-keys";
 import { isAppError } from "@/lib/errors";
+import { isUuid } from "@/lib/ids";
+import { endpointGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import type { TimeRange } from "@/lib/metrics/time-range";
+import { endpointJson } from "./endpoint-json";
+import { listEndpointKeys } from "./endpoint-keys";
 import { endpointSeries } from "./endpoint-metrics";
 import { endpointSla, endpointSlaView, slaFacts } from "./endpoint-sla";
-import { endpointJson } from "./endpoint-json";
 import { getEndpointOrThrow } from "./get-endpoint";
 import { listEndpointHistory } from "./list-endpoint-history";
-import { endpointGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import { computeSla } from "./sla";
 
 const DAY_MS = 86_400_000;
@@ -22,7 +23,7 @@ async function slaRuleFor(clusterId: string | null) {
 }
 
 /** Firing SLA alerts of endpoints, by endpoint id (what the lists and the detail page show next to the figures). */
-export async function firingSlaAlerts(p: Principal, endpointIds: string[]) {
+async function firingSlaAlerts(p: Principal, endpointIds: string[]) {
   if (endpointIds.length === 0) return new Map<string, { id: string; message: string; firedAt: string }>();
   const rows = await db().alertEvent.findMany({
     where: { ruleType: "sla_breach", status: "firing", subjectType: "endpoint", subjectId: { in: endpointIds }, ...(p.kind === "tenant" ? { tenantId: p.tenantId } : {}) },
@@ -52,7 +53,7 @@ export type SlaSummary = NonNullable<ReturnType<Awaited<ReturnType<typeof endpoi
 
 /** Everything an endpoint's page shows over a range (the same figures the API serves), or null when the caller may not see it. */
 export async function endpointPageData(p: Principal, id: string, range: TimeRange) {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const row = await getEndpointOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
   if (!row) return null;
   const window = { from: range.from.toISOString(), to: range.to.toISOString() };

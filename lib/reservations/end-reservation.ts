@@ -1,5 +1,6 @@
 import "server-only";
-import { tenantFilter, type Actor } from "@/lib/auth/principal";
+import type { Actor } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient, type Tx } from "@/lib/db/client";
@@ -30,7 +31,7 @@ export function lockedReservation(row: RowOf<typeof LOCK_RESERVATION>): LockedRe
 
 /** The reservation, row-locked, if the caller may see it (another tenant's is not found). */
 export async function lockReservationOrThrow(tx: Tx, actor: Actor, id: string): Promise<LockedReservation> {
-  const scope = tenantFilter(actor.principal);
+  const scope = tenantScope(actor.principal);
   const [r] = await run(tx, LOCK_RESERVATION, [id, scope.tenantId ?? null]);
   if (!r) throw notFound("Reservation");
   return lockedReservation(r);
@@ -75,7 +76,7 @@ export async function endReservation(actor: Actor, id: string) {
  * Ends an active reservation now: the work inside stops, every holding still open ends now and is
  * closed (which bills its last segment), and the reservation's end moves to now.
  */
-export async function releaseNow(tx: Tx, r: LockedReservation, why: string, actor: string): Promise<MovedWork> {
+async function releaseNow(tx: Tx, r: LockedReservation, why: string, actor: string): Promise<MovedWork> {
   const work = await stopWorkInside(tx, r.id, `its reservation was ${why}`, actor);
   // the end is never before a holding's start (the database wants a window of at least a millisecond)
   await run(tx, RELEASE_HOLDINGS, [why, r.id]);

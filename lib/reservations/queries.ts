@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
-import { tenantFilter, type Principal } from "@/lib/auth/principal";
+import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db, pool } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { notFound } from "@/lib/errors";
@@ -64,13 +65,13 @@ export function reservationJson(r: ReservationRow): z.infer<typeof reservationJs
 
 /** A reservation the caller may see: a tenant its own (another's answers 404), an operator any. */
 export async function getReservationOrThrow(p: Principal, id: string) {
-  const r = await findReservation({ id, ...tenantFilter(p) });
+  const r = await findReservation({ id, ...tenantScope(p) });
   if (!r) throw notFound("Reservation");
   return r;
 }
 
 export async function listReservations(p: Principal, q: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
-  const scope = tenantFilter(p);
+  const scope = tenantScope(p);
   const tenantId = scope.tenantId ?? q.tenant_id;
   const rows = await db().reservation.findMany({
     where: { ...(tenantId ? { tenantId } : {}), ...(q.status ? { status: q.status } : {}), ...afterCursor(decodeCursor(q.cursor)) },
@@ -93,7 +94,7 @@ export const getCapacity = (q: CapacityQuery, now = Date.now()) => capacityFor(p
 /** Reservations overlapping a window, for the tenant calendar and the operators' timeline (a tenant sees its own). */
 export async function reservationsBetween(p: Principal, from: Date, to: Date) {
   const rows = await db().reservation.findMany({
-    where: { ...tenantFilter(p), startsAt: { lt: to }, endsAt: { gt: from }, status: { not: "cancelled" } },
+    where: { ...tenantScope(p), startsAt: { lt: to }, endsAt: { gt: from }, status: { not: "cancelled" } },
     orderBy: [{ startsAt: "asc" }, { id: "asc" }],
     take: 500,
     include: { ...reservationInclude, tenant: { select: { name: true } } },

@@ -1,5 +1,6 @@
 import "server-only";
-import { tenantFilter, type Principal } from "@/lib/auth/principal";
+import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
 import { notFound } from "@/lib/errors";
@@ -9,7 +10,7 @@ import { TENANT_FIGURES } from "./statements";
 
 /** A tenant the caller may see; another tenant's id answers 404 so existence is not leaked. */
 export async function getTenantOrThrow(principal: Principal, id: string) {
-  const scope = tenantFilter(principal);
+  const scope = tenantScope(principal);
   if (scope.tenantId && scope.tenantId !== id) throw notFound("Tenant");
   const tenant = await db().tenant.findUnique({ where: { id }, select: tenantSelect });
   if (!tenant) throw notFound("Tenant");
@@ -20,7 +21,7 @@ export async function listTenants(
   principal: Principal,
   opts: { limit: number; cursor?: string; status?: "active" | "suspended" },
 ) {
-  const scope = tenantFilter(principal);
+  const scope = tenantScope(principal);
   const rows = await db().tenant.findMany({
     where: {
       ...(scope.tenantId ? { id: scope.tenantId } : {}),

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Principal, TenantRole } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
+import { isUuid } from "@/lib/ids";
 
 /**
  * The principal a signed-in user acts as, or null when the user or its tenant may not sign in, or
@@ -8,7 +9,7 @@ import { db } from "@/lib/db/client";
  * disabled or demoted ended every earlier session).
  */
 export async function principalForUserId(userId: string, sessionVersion: number): Promise<Principal | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(userId)) return null;
+  if (!isUuid(userId)) return null;
   const user = await db().user.findUnique({
     where: { id: userId },
     select: { id: true, email: true, role: true, tenantId: true, disabledAt: true, sessionVersion: true, tenant: { select: { status: true } } },

@@ -1,12 +1,13 @@
 import "server-only";
-import { tenantFilter, type Principal } from "@/lib/auth/principal";
+import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { userSelect } from "./schemas";
 
 export async function listUsers(principal: Principal, opts: { limit: number; cursor?: string; tenant_id?: string }) {
-  const scope = tenantFilter(principal);
+  const scope = tenantScope(principal);
   const tenantId = scope.tenantId ?? opts.tenant_id;
   const rows = await db().user.findMany({
     where: { ...(tenantId ? { tenantId } : {}), ...afterCursor(decodeCursor(opts.cursor)) },
@@ -15,13 +16,6 @@ export async function listUsers(principal: Principal, opts: { limit: number; cur
     select: userSelect,
   });
   return page(rows, opts.limit);
-}
-
-export async function getUserOrThrow(principal: Principal, id: string) {
-  const scope = tenantFilter(principal);
-  const user = await db().user.findFirst({ where: { id, ...(scope.tenantId ? { tenantId: scope.tenantId } : {}) }, select: userSelect });
-  if (!user) throw notFound("User");
-  return user;
 }
 
 /** The admins of a tenant, for "ask an admin" (names and emails, active ones only). */

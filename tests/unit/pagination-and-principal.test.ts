@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assertOperator, assertTenantAdminOrOperator, tenantFilter, type Principal } from "@/lib/auth/principal";
+import { assertOperator, assertTenantAdminOrOperator, type Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { isAppError } from "@/lib/errors";
 import { decodeCursor, encodeCursor, page } from "@/lib/http/pagination";
 
@@ -19,9 +20,9 @@ const codeOf = (fn: () => unknown) => {
 
 describe("principals", () => {
   it("scopes tenants to their own data and refuses agents tenant data", () => {
-    expect(tenantFilter(operator)).toEqual({});
-    expect(tenantFilter(admin)).toEqual({ tenantId: "t1" });
-    expect(codeOf(() => tenantFilter(agent))).toBe("forbidden");
+    expect(tenantScope(operator)).toEqual({});
+    expect(tenantScope(admin)).toEqual({ tenantId: "t1" });
+    expect(codeOf(() => tenantScope(agent))).toBe("forbidden");
   });
 
   it("lets only operators through assertOperator", () => {

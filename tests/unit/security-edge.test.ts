@@ -4,7 +4,8 @@ import { notificationText } from "@/lib/alerts/delivery-policy";
 import { tenantSafeDetails } from "@/lib/alerts/alert-json";
 import { openApiDocumentJson } from "@/lib/api/openapi";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
-import { anonymousPrincipal, assertOperator, tenantFilter, type Actor, type PublicActor } from "@/lib/auth/principal";
+import { anonymousPrincipal, assertOperator, type Actor, type PublicActor } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { ACCOUNT_POLICY, ADDRESS_POLICY, KNOWN_PAIR_MS, PAIR_POLICY, admit, afterSuccess, backoffMs, isKnownPair } from "@/lib/auth/sign-in-throttle";
 import { authSecret, ConfigError, parseEnv } from "@/lib/env";
 import { addressScope, clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
@@ -141,7 +142,7 @@ describe("anonymous callers", () => {
     // @ts-expect-error: a PublicActor is not an Actor
     const asActor: Actor = { principal: anonymousPrincipal } satisfies PublicActor;
     expect(() => assertOperator(asActor.principal)).toThrow(/Operator access required/);
-    expect(() => tenantFilter(asActor.principal)).toThrow();
+    expect(() => tenantScope(asActor.principal)).toThrow();
   });
 });
 
