@@ -4,8 +4,6 @@
 // A value read back from the database is narrowed with `oneOf`, never cast: a value the code does
 // not know is a bug to report where it is read, not a string to pass along as if it were known.
 
-export type OneOf<T extends readonly string[]> = T[number];
-
 export class UnknownValueError extends Error {
   constructor(readonly column: string, readonly value: unknown) {
     super(`${column}: ${JSON.stringify(value)} is not one of the values this code knows`);

@@ -24,14 +24,14 @@ export interface ContainerSpec {
   mounts?: ReadOnlyMount[];
 }
 
-export interface PublishedPort {
+interface PublishedPort {
   hostPort: number;
   containerPort: number;
   /** the host address the port listens on (default all of them) */
   hostIp?: string;
 }
 
-export interface ReadOnlyMount {
+interface ReadOnlyMount {
   /** an absolute path on the node, in the agent's state directory */
   source: string;
   /** an absolute path in the container */

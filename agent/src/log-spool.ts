@@ -9,11 +9,11 @@ import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { ApiError, type Client } from "./client";
 
-export const MAX_CHUNK_CHARS = 8_192;
-export const CHUNKS_PER_REQUEST = 100;
+const MAX_CHUNK_CHARS = 8_192;
+const CHUNKS_PER_REQUEST = 100;
 /** what one request may carry, as JSON (the control plane takes 1 MiB; escaped text can be 6× its characters) */
-export const BATCH_BYTES = 768 * 1024;
-export const SPOOL_CAP_BYTES = 64 * 1024 * 1024;
+const BATCH_BYTES = 768 * 1024;
+const SPOOL_CAP_BYTES = 64 * 1024 * 1024;
 /** a partial line is shipped after this long without its end */
 const PARTIAL_LINE_MS = 1_000;
 

@@ -15,7 +15,7 @@ export const BASE_QUERY_FIELDS = [
 ] as const;
 
 /** The hardware signals behind the health score; a driver that does not know a field refuses the whole query, so they come after the base ones. */
-export const SIGNAL_QUERY_FIELDS = ["driver_version", "ecc.mode.current", "ecc.errors.uncorrected.volatile.total"] as const;
+const SIGNAL_QUERY_FIELDS = ["driver_version", "ecc.mode.current", "ecc.errors.uncorrected.volatile.total"] as const;
 
 export const NVIDIA_SMI_ARGS = [`--query-gpu=${[...BASE_QUERY_FIELDS, ...SIGNAL_QUERY_FIELDS].join(",")}`, "--format=csv,noheader,nounits"];
 /** For drivers that refuse the signal fields: the readings without them. */

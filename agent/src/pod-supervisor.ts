@@ -17,7 +17,7 @@ import type { LogSpool } from "./log-spool";
 import { placementKey, type PlacementBook, type PlacementEntry } from "./placement-book";
 import type { PortPool } from "./port-pool";
 
-export const podContainerName = (a: { pod_id: string; attempt: number }) => `gpuforge-pod-${a.pod_id}-${a.attempt}`;
+const podContainerName = (a: { pod_id: string; attempt: number }) => `gpuforge-pod-${a.pod_id}-${a.attempt}`;
 
 export type PodReport =
   | { attempt: number; fence: string; status: "running"; ports: Array<{ container_port: number; host_port: number }> }

@@ -28,9 +28,9 @@ interface Served {
   announced?: boolean;
 }
 
-export const RESTART_AFTER_MS = 10_000;
+const RESTART_AFTER_MS = 10_000;
 
-export const replicaContainerName = (a: { replica_id: string }) => `gpuforge-replica-${a.replica_id}`;
+const replicaContainerName = (a: { replica_id: string }) => `gpuforge-replica-${a.replica_id}`;
 
 export class ReplicaSupervisor {
   private served = new Map<string, Served>();

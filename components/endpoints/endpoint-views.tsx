@@ -18,7 +18,7 @@ import { EndpointSlaPanel, SlaCell, type SlaAlertView } from "./endpoint-sla";
 
 const endpointTones: Record<string, Tone> = { provisioning: "sky", ready: "green", scaling: "indigo", degraded: "amber", failed: "red", stopped: "neutral" };
 const replicaTones: Record<string, Tone> = { starting: "sky", ready: "green", unhealthy: "amber", stopped: "neutral" };
-export const EndpointStatus = ({ status }: { status: string }) => <Badge tone={endpointTones[status] ?? "neutral"}>{status}</Badge>;
+const EndpointStatus = ({ status }: { status: string }) => <Badge tone={endpointTones[status] ?? "neutral"}>{status}</Badge>;
 const ReplicaStatus = ({ status }: { status: string }) => <Badge tone={replicaTones[status] ?? "neutral"}>{status}</Badge>;
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;

@@ -15,7 +15,7 @@ import type { PodJson } from "@/lib/pods/schemas";
 // from lib/pods (podJson, podPageData); the buttons post the pods' server actions.
 
 const tones: Record<string, Tone> = { pending: "sky", starting: "sky", running: "green", stopping: "amber", stopped: "neutral", failed: "red", terminated: "neutral" };
-export const PodStatus = ({ status }: { status: string }) => <Badge tone={tones[status] ?? "neutral"}>{status}</Badge>;
+const PodStatus = ({ status }: { status: string }) => <Badge tone={tones[status] ?? "neutral"}>{status}</Badge>;
 
 const VERBS = ["stop", "start", "terminate"] as const;
 type Actions = { stop: boolean; start: boolean; terminate: boolean };

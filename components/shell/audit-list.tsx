@@ -19,7 +19,7 @@ export interface AuditEntryView {
 }
 
 /** Where an audit entry's object lives in each plane (null: nowhere to go, e.g. a deleted row or a tenant's view of fleet objects). */
-export function auditTargetHref(e: Pick<AuditEntryView, "targetType" | "targetId">, plane: "admin" | "tenant"): string | null {
+function auditTargetHref(e: Pick<AuditEntryView, "targetType" | "targetId">, plane: "admin" | "tenant"): string | null {
   const id = e.targetId;
   if (plane === "tenant") {
     if (e.targetType === "job" && id) return `/dashboard/jobs/${id}`;

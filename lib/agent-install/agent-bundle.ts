@@ -23,7 +23,7 @@ export interface AgentBundle {
 /** The architecture names installers see from `uname -m`, for the one this control plane can serve. */
 export const BUNDLE_ARCH = ({ x64: "x86_64", arm64: "aarch64" } as Record<string, string>)[process.arch] ?? process.arch;
 
-export const bundleName = () => `gpuforge-agent-${AGENT_VERSION}-linux-${BUNDLE_ARCH}.tar.gz`;
+const bundleName = () => `gpuforge-agent-${AGENT_VERSION}-linux-${BUNDLE_ARCH}.tar.gz`;
 
 let building: Promise<AgentBundle> | undefined;
 

@@ -8,7 +8,7 @@ import { ALERT_STATUSES } from "./rule-types";
 const labelMap = z.record(z.string().max(200), z.string().max(4_000)).refine((m) => Object.keys(m).length <= 100, "At most 100 labels");
 const time = z.string().max(64);
 
-export const alertmanagerAlert = z.strictObject({
+const alertmanagerAlert = z.strictObject({
   status: z.enum(ALERT_STATUSES),
   labels: labelMap,
   annotations: labelMap.default({}),
@@ -63,4 +63,3 @@ export const alertmanagerReply = z.object({
 });
 
 export type AlertmanagerWebhook = z.output<typeof alertmanagerWebhookBody>;
-export type AlertmanagerAlert = z.output<typeof alertmanagerAlert>;

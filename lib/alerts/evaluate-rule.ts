@@ -25,14 +25,14 @@ export interface Violation {
   details: Record<string, unknown>;
 }
 
-export interface IdleGpuFacts {
+interface IdleGpuFacts {
   cluster_id: string;
   cluster_name: string;
   gpus_in_service: number;
   gpus_idle: number;
 }
 
-export interface IdleAllocationFacts {
+interface IdleAllocationFacts {
   job_id: string;
   job_name: string;
   tenant_id: string;
@@ -44,7 +44,7 @@ export interface IdleAllocationFacts {
   avg_pct: number | null;
 }
 
-export interface TemperatureFacts {
+interface TemperatureFacts {
   gpu_id: string;
   gpu_index: number;
   node_id: string;
@@ -54,7 +54,7 @@ export interface TemperatureFacts {
   peak_c: number;
 }
 
-export interface UnreachableFacts {
+interface UnreachableFacts {
   node_id: string;
   hostname: string;
   cluster_id: string;
@@ -81,7 +81,7 @@ export interface SlaFacts {
   error_budget_remaining_pct: number | null;
 }
 
-export interface XidFacts {
+interface XidFacts {
   gpu_id: string;
   gpu_index: number;
   gpu_uuid: string;

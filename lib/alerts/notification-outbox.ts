@@ -29,7 +29,7 @@ export async function channelConfig(): Promise<ChannelConfig> {
 }
 
 /** A webhook URL carries its secret in the path: only the host is ever stored or shown. */
-export function redactWebhook(url: string): string {
+function redactWebhook(url: string): string {
   try {
     return `webhook ${new URL(url).host}`;
   } catch {

@@ -6,7 +6,7 @@ export const RULE_TYPES = ["idle_gpu", "idle_allocation", "gpu_temperature", "no
 export type RuleType = (typeof RULE_TYPES)[number];
 
 /** Events without a rule of ours: the platform's own, and external ones (Alertmanager). */
-export const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved", "unexpected_payment", "external", "pod_interrupted", "reservation_degraded"] as const;
+const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved", "unexpected_payment", "external", "pod_interrupted", "reservation_degraded"] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 
 export const ALERT_EVENT_TYPES = [...RULE_TYPES, ...SYSTEM_EVENT_TYPES] as const;
@@ -15,7 +15,6 @@ export const SEVERITIES = ["info", "warning", "critical"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 export const ALERT_STATUSES = ["firing", "resolved"] as const;
-export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 /** What an alert is about (its subject_type). */
 export const ALERT_SUBJECT_TYPES = ["pod", "reservation", "cluster", "node", "gpu", "job", "endpoint", "invoice"] as const;

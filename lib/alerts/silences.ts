@@ -25,7 +25,7 @@ export const createSilenceBody = z
   .refine((b) => b.ends_at || b.duration_s, { path: ["duration_s"], message: "How long: a duration or an end" })
   .refine((b) => b.rule_id || b.rule_type || b.cluster_id || b.node_id || b.subject_id, { path: ["rule_id"], message: "Choose what to silence: a rule, a type, a cluster, a node or one alert's subject" })
   .refine((b) => b.kind !== "maintenance" || b.cluster_id || b.node_id, { path: ["cluster_id"], message: "A maintenance window is for a cluster or a node" });
-export type CreateSilenceInput = z.output<typeof createSilenceBody>;
+type CreateSilenceInput = z.output<typeof createSilenceBody>;
 
 /** Starts a silence now, or schedules a maintenance window; audited. */
 export async function createSilence(actor: Actor, body: z.input<typeof createSilenceBody>, now = new Date()) {

@@ -3,8 +3,8 @@ import { createHash, randomBytes } from "node:crypto";
 // API keys look like `gf_` + 43 base62 characters (~256 bits). Only the SHA-256 of the whole key
 // is stored; its first 12 characters (the prefix) are kept to recognise it in lists and logs.
 
-export const KEY_PREFIX = "gf_";
-export const DISPLAY_PREFIX_LENGTH = 12;
+const KEY_PREFIX = "gf_";
+const DISPLAY_PREFIX_LENGTH = 12;
 const BODY_LENGTH = 43;
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${BODY_LENGTH}}$`);

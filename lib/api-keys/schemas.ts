@@ -3,7 +3,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { paginationQuery } from "@/lib/http/pagination";
 import { TENANT_ROLES } from "@/lib/users/schemas";
 
-export const KEY_SCOPES = ["operator", "tenant", "agent"] as const;
+const KEY_SCOPES = ["operator", "tenant", "agent"] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export const createApiKeyBody = z

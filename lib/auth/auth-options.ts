@@ -7,7 +7,7 @@ import { endSessions } from "@/lib/users/end-sessions";
 import { verifyCredentials } from "@/lib/users/verify-credentials";
 import { safeCallbackPath } from "./callback-url";
 
-export const SESSION_MAX_AGE_S = 12 * 60 * 60;
+const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
 export const authOptions: NextAuthOptions = {
   // A getter: the secret is checked when a request needs it, not when `next build` loads this module.

@@ -35,6 +35,3 @@ export async function requireTenantAdminPage(path: string): Promise<TenantPrinci
   return p;
 }
 
-export function landingPathFor(role: string | undefined): string {
-  return role === "operator" ? "/admin" : "/dashboard";
-}

@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import type { BackgroundEvent, EventName } from "./events";
 
 /**
@@ -47,4 +46,3 @@ export function defineJob<const E extends EventName = never>(job: BackgroundJob<
   return job;
 }
 
-export type EventSchemaMap = Record<string, z.ZodType<Record<string, unknown>>>;

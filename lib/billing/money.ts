@@ -67,7 +67,7 @@ export function isNegligibleLine(gpuSeconds: number | bigint, amountCents: numbe
 }
 
 /** How many hours of spend a prepaid balance should cover before the console warns. */
-export const LOW_BALANCE_HOURS = 24;
+const LOW_BALANCE_HOURS = 24;
 
 /** empty: at or below zero; low: under LOW_BALANCE_HOURS of the current spend; ok otherwise (or nothing runs). */
 export function balanceLevel(balanceCents: number, spendCentsPerHour: number): "empty" | "low" | "ok" {

@@ -13,7 +13,7 @@ import { FIRE_UNEXPECTED_PAYMENT, LOCK_INVOICE_FOR_PAYMENT, RECORD_STRIPE_EVENT,
 import { stripeConfigFromEnv, verifyStripeEvent, type StripeConfig } from "./stripe";
 
 /** The only events that change anything; every other type is acknowledged and ignored. */
-export const HANDLED_STRIPE_EVENTS = ["checkout.session.completed", "checkout.session.async_payment_succeeded"] as const;
+const HANDLED_STRIPE_EVENTS = ["checkout.session.completed", "checkout.session.async_payment_succeeded"] as const;
 
 export type WebhookOutcome = "invoice_paid" | "already_paid" | "invoice_void" | "deposit_credited" | "not_paid_yet" | "unknown_invoice" | "ignored" | "duplicate";
 

@@ -41,7 +41,7 @@ export async function unbilledRunningCents(tenantId?: string, jobId?: string): P
  * run's billing stopped, and the spend per hour at today's rates (the low-balance projection).
  * Work inside a reservation costs nothing more: the reserved nodes are billed instead.
  */
-export async function runningCost(filter: { tenantId?: string; jobId?: string }): Promise<{ unbilled_cents: number; cents_per_hour: number }> {
+async function runningCost(filter: { tenantId?: string; jobId?: string }): Promise<{ unbilled_cents: number; cents_per_hour: number }> {
   // what runs: each job's current run and each live replica outside a reservation, each running
   // pod (never inside one), and each node a reservation holds now, from where its billing stopped
   const rows = await run(pool(), RUNNING_COST, [filter.tenantId ?? null, filter.jobId ?? null]);

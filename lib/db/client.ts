@@ -79,7 +79,6 @@ export async function disconnectDb(): Promise<void> {
   await stopAllListeners();
 }
 
-export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
 /**

@@ -21,10 +21,10 @@ type Cell<T extends PgArrayType> = T extends "uuid[]" | "text[]"
           ? Date | string | null
           : unknown;
 
-export type ColumnArrays<C extends Record<string, PgArrayType>> = { [K in keyof C]: Array<Cell<C[K]>> };
-export type ColumnPicks<C extends Record<string, PgArrayType>, R> = { [K in keyof C]: (row: R, i: number) => Cell<C[K]> };
+type ColumnArrays<C extends Record<string, PgArrayType>> = { [K in keyof C]: Array<Cell<C[K]>> };
+type ColumnPicks<C extends Record<string, PgArrayType>, R> = { [K in keyof C]: (row: R, i: number) => Cell<C[K]> };
 
-export interface Bound {
+interface Bound {
   /** `unnest($n::type[], …) AS alias(column, …)` */
   sql: string;
   /** one array per column, in the fragment's parameter order */

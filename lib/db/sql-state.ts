@@ -1,6 +1,6 @@
 // PostgreSQL's SQLSTATE of a failed statement, from whichever client raised it: node-postgres puts
 // it on the error, Prisma's driver adapter deep inside its metadata.
-export function sqlState(e: unknown): string | undefined {
+function sqlState(e: unknown): string | undefined {
   if (typeof e !== "object" || e === null) return undefined;
   const err = e as { code?: unknown; cause?: { code?: unknown }; meta?: { driverAdapterError?: { cause?: { code?: unknown } } } };
   const candidates = [err.meta?.driverAdapterError?.cause?.code, err.cause?.code, err.code];

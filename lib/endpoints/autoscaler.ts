@@ -10,7 +10,7 @@
 export const AUTOSCALE_METRICS = ["none", "requests_per_replica", "p95_ms"] as const;
 export type AutoscaleMetric = (typeof AUTOSCALE_METRICS)[number];
 
-export const TOLERANCE = 0.1;
+const TOLERANCE = 0.1;
 
 export interface ScalePolicy {
   metric: AutoscaleMetric;

@@ -18,7 +18,7 @@ import type { CreateEndpointKeyInput, endpointKeyJsonSchema } from "./schemas";
 const keySelect = { id: true, endpointId: true, name: true, prefix: true, createdBy: true, createdAt: true, expiresAt: true, lastUsedAt: true, revokedAt: true } as const;
 type KeyRow = Prisma.EndpointKeyGetPayload<{ select: typeof keySelect }>;
 
-export function endpointKeyJson(k: KeyRow): z.input<typeof endpointKeyJsonSchema> {
+function endpointKeyJson(k: KeyRow): z.input<typeof endpointKeyJsonSchema> {
   return {
     id: k.id,
     endpoint_id: k.endpointId,

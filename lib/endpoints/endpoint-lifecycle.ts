@@ -16,7 +16,6 @@ export const ENDPOINT_STATUSES = ["provisioning", "ready", "degraded", "scaling"
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 
 export const REPLICA_STATUSES = ["starting", "ready", "unhealthy", "stopped"] as const;
-export type ReplicaStatus = (typeof REPLICA_STATUSES)[number];
 
 /** How long an endpoint may go without a ready replica (none placeable, or none turning ready) before it is failed. */
 export const FAILED_AFTER_S = 600;

@@ -8,7 +8,7 @@ import { computeSla, MINUTE_MS, servingSpans, slaTimeline, type MinuteBucket, ty
 
 const DAY_MS = 86_400_000;
 /** The longest window one report covers (the query schema says the same when both ends are given). */
-export const MAX_SLA_WINDOW_DAYS = 92;
+const MAX_SLA_WINDOW_DAYS = 92;
 
 /** Rollups, reconciler observations and promised spans of endpoints, as the SLA arithmetic wants them. */
 export async function slaFacts(endpointIds: string[], from: Date, to: Date) {

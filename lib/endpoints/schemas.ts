@@ -76,7 +76,7 @@ export const listEndpointsQuery = z.strictObject({
 
 const isoTime = z.iso.datetime({ offset: true, message: "Must be an ISO-8601 time" });
 
-export const endpointSampleSchema = z
+const endpointSampleSchema = z
   .strictObject({
     recorded_at: isoTime.optional(),
     replica_id: z.uuid("Must be a replica id of this endpoint").optional(),
@@ -96,7 +96,7 @@ export const endpointSampleSchema = z
     if (s.p95_ms > s.p99_ms) ctx.addIssue({ code: "custom", path: ["p95_ms"], message: "Cannot exceed p99_ms" });
   });
 
-export const MAX_ENDPOINT_SAMPLES = 1000;
+const MAX_ENDPOINT_SAMPLES = 1000;
 export const endpointMetricsBody = z
   .strictObject({ samples: z.array(endpointSampleSchema).min(1, "At least one sample").max(MAX_ENDPOINT_SAMPLES, `At most ${MAX_ENDPOINT_SAMPLES} samples`) })
   .meta({
@@ -147,7 +147,7 @@ export type ReplicaAddressInput = z.output<typeof replicaAddressBody>;
 export type UpdateEndpointInput = z.output<typeof updateEndpointBody>;
 export type EndpointSample = z.output<typeof endpointSampleSchema>;
 
-export const replicaJsonSchema = z.object({
+const replicaJsonSchema = z.object({
   id: z.string(),
   status: z.enum(REPLICA_STATUSES),
   node_id: z.string().nullable(),

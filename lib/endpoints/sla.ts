@@ -30,7 +30,7 @@
  * compliance flag and the sla_breach alert (which evaluates this same function) always agree.
  */
 export const MINUTE_MS = 60_000;
-export const ERROR_RATE_DOWN = 0.05;
+const ERROR_RATE_DOWN = 0.05;
 
 export interface MinuteBucket {
   bucket: number;
@@ -48,7 +48,7 @@ export interface ObservedMinute {
 }
 
 export type MinuteState = "up" | "idle" | "failing" | "errors" | "silent" | "no_data";
-export const AVAILABLE_STATES: readonly MinuteState[] = ["up", "idle"];
+const AVAILABLE_STATES: readonly MinuteState[] = ["up", "idle"];
 
 export interface SlaInput {
   from: number;

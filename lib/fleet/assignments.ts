@@ -13,7 +13,7 @@ const placement = {
   logs_path: z.string().meta({ description: "Where the agent posts this placement's stdout/stderr chunks" }),
 };
 
-export const jobAssignmentSchema = z.object({
+const jobAssignmentSchema = z.object({
   kind: z.literal("job"),
   job_id: z.string(),
   ...placement,
@@ -25,7 +25,7 @@ export const jobAssignmentSchema = z.object({
   report_token: z.string().meta({ description: "A credential scoped to this placement: it may post this placement's outputs and nothing else. Given to the job's container (GPUFORGE_REPORT_TOKEN) instead of the agent key" }),
 });
 
-export const replicaAssignmentSchema = z.object({
+const replicaAssignmentSchema = z.object({
   kind: z.literal("endpoint_replica"),
   replica_id: z.string(),
   endpoint_id: z.string(),
@@ -39,7 +39,7 @@ export const replicaAssignmentSchema = z.object({
   report_token: z.string().meta({ description: "A credential scoped to this replica's placement: it may post this replica's samples and nothing else. Given to the serving container instead of the agent key" }),
 });
 
-export const podAssignmentSchema = z.object({
+const podAssignmentSchema = z.object({
   kind: z.literal("pod"),
   pod_id: z.string(),
   pod_name: z.string(),
@@ -50,7 +50,7 @@ export const podAssignmentSchema = z.object({
   status_path: z.string().meta({ description: "Where the agent reports the container running (with its host ports), exited, or stopped (fenced)" }),
 });
 
-export const assignmentSchema = z.discriminatedUnion("kind", [jobAssignmentSchema, replicaAssignmentSchema, podAssignmentSchema]);
+const assignmentSchema = z.discriminatedUnion("kind", [jobAssignmentSchema, replicaAssignmentSchema, podAssignmentSchema]);
 
 export type JobAssignment = z.infer<typeof jobAssignmentSchema>;
 export type ReplicaAssignment = z.infer<typeof replicaAssignmentSchema>;

@@ -6,10 +6,6 @@ export const fatalXidReason = (xid: number) => `fatal_xid:${xid}`;
 export const ECC_UNCORRECTED = "ecc_uncorrected";
 export const REMAP_FAILURE = "remap_failure";
 
-export function isStickyReason(reason: string | null): boolean {
-  return reason !== null && reason !== AGENT_REPORTED;
-}
-
 /** A reason as operators read it: "XID 79 — GPU has fallen off the bus" rather than "fatal_xid:79". */
 export function describeUnhealthyReason(reason: string, xidName: (xid: number) => string): string {
   const m = /^fatal_xid:(\d+)$/.exec(reason);

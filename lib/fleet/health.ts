@@ -16,7 +16,7 @@ export interface TemperatureLimits {
   criticalC: number;
 }
 
-export const DEFAULT_TEMPERATURE_LIMITS: TemperatureLimits = { warningC: 80, criticalC: 90 };
+const DEFAULT_TEMPERATURE_LIMITS: TemperatureLimits = { warningC: 80, criticalC: 90 };
 
 export interface GpuHealthInput {
   status: "available" | "unhealthy" | "missing" | "allocated";

@@ -12,7 +12,7 @@ const digest = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{
 export const IMAGE_REFERENCE = new RegExp(`^(?:${domain}/)?${pathComponent}(?:/${pathComponent})*(?::${tag})?(?:@${digest})?$`);
 
 /** The longest reference we accept (the spec caps the name at 255; tag and digest come on top). */
-export const IMAGE_REFERENCE_MAX_LENGTH = 500;
+const IMAGE_REFERENCE_MAX_LENGTH = 500;
 
 export function isImageReference(value: string): boolean {
   return value.length <= IMAGE_REFERENCE_MAX_LENGTH && IMAGE_REFERENCE.test(value);

@@ -103,7 +103,3 @@ export function transition(state: NodeState, event: NodeEventKind): Transition {
   }
 }
 
-/** Nodes that may receive new work. */
-export function isSchedulable(status: NodeStatus): boolean {
-  return status === "available";
-}

@@ -7,7 +7,7 @@ import { GPU_STATUSES, NODE_STATUSES, OPERATOR_TARGETS } from "./node-lifecycle"
 
 const label = z.string().trim().min(1).max(100);
 
-export const gpuInventoryItem = z.strictObject({
+const gpuInventoryItem = z.strictObject({
   uuid: z.string().trim().min(1).max(128),
   index: z.number().int().min(0).max(63),
   gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
@@ -112,7 +112,6 @@ export const listGpusQuery = z.strictObject({
 
 export type RegisterNodeInput = z.output<typeof registerNodeBody>;
 export type HeartbeatInput = z.output<typeof heartbeatBody>;
-export type UpdateNodeInput = z.output<typeof updateNodeBody>;
 
 export const nodeJsonSchema = z
   .object({

@@ -67,7 +67,7 @@ export async function fleetSummary(clusterId?: string) {
   return { ...r!, utilization_avg_pct: r!.utilization_avg_pct === null ? null : Math.round(r!.utilization_avg_pct * 10) / 10 };
 }
 
-export interface FloorGpu {
+interface FloorGpu {
   id: string;
   index: number;
   status: string;

@@ -7,7 +7,7 @@
 // are caused by the workload (bad kernels, faults in user code) and say nothing about the
 // hardware. "informational" ones report a condition the driver already handled.
 
-export type XidSeverity = "fatal" | "application" | "informational";
+type XidSeverity = "fatal" | "application" | "informational";
 
 export interface XidRule {
   xid: number;

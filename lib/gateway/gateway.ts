@@ -60,7 +60,7 @@ export interface GatewayOptions {
   maxBodyBytes: number;
 }
 
-export function gatewayOptionsFromEnv(): GatewayOptions {
+function gatewayOptionsFromEnv(): GatewayOptions {
   const e = env();
   return {
     refreshMs: e.GATEWAY_REFRESH_MS,

@@ -4,16 +4,16 @@
 // bound of the bucket it falls in (never optimistic), at most ~1.5× the true value over 1 ms.
 
 /** Upper bounds of the buckets, in ms; the last bucket holds everything slower. */
-export const LATENCY_BOUNDS_MS: readonly number[] = [
+const LATENCY_BOUNDS_MS: readonly number[] = [
   1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1_000, 1_500, 2_000, 3_000, 5_000, 7_500, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
 ];
-export const HISTOGRAM_SIZE = LATENCY_BOUNDS_MS.length + 1;
+const HISTOGRAM_SIZE = LATENCY_BOUNDS_MS.length + 1;
 
 export type Histogram = number[];
 
 export const emptyHistogram = (): Histogram => new Array<number>(HISTOGRAM_SIZE).fill(0);
 
-export function bucketOf(ms: number): number {
+function bucketOf(ms: number): number {
   let lo = 0;
   let hi = LATENCY_BOUNDS_MS.length;
   while (lo < hi) {

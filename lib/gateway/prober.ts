@@ -15,7 +15,7 @@ import { RECORD_PROBES_FAILING, RECORD_PROBES_PASSED } from "./statements";
 // nothing more) and keeps it from being counted silent; failing probes make a ready replica
 // unhealthy, which the reconciler replaces if it stays so.
 
-export const FAILURES_BEFORE_UNHEALTHY = 3;
+const FAILURES_BEFORE_UNHEALTHY = 3;
 const PROBE_CONCURRENCY = 64;
 /** A passing replica's last_probe_ok_at is rewritten at most this often. */
 const OK_WRITE_EVERY_MS = 10_000;

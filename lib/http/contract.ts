@@ -5,7 +5,7 @@ import type { PrincipalKind, TenantRole } from "@/lib/auth/principal";
 // call it, and the zod schemas of its input and output. The route wrapper enforces it and the
 // OpenAPI document is generated from it, so the two cannot drift.
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** Who may call an operation: anyone, or the principal kinds listed. */
 export type Access = "public" | readonly PrincipalKind[];

@@ -7,7 +7,7 @@ import { z } from "zod";
  * the export route reads them strictly, so a script learns what it got wrong.
  */
 
-export const PAGE_SIZES = [25, 50, 100] as const;
+const PAGE_SIZES = [25, 50, 100] as const;
 /** The most rows one CSV export writes. */
 export const EXPORT_LIMIT = 10_000;
 

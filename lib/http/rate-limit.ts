@@ -21,9 +21,9 @@ export async function consumeRateLimit(key: string, perMinute: number): Promise<
 }
 
 /** Requests without credentials one address may make a minute, across every route, per process. */
-export const ANONYMOUS_PER_MINUTE = 600;
+const ANONYMOUS_PER_MINUTE = 600;
 /** Failed authentications (unknown, revoked or malformed keys, dead sessions) one address may make a minute. */
-export const FAILED_AUTH_PER_MINUTE = 30;
+const FAILED_AUTH_PER_MINUTE = 30;
 
 const anonymous = new RateLimiterMemory({ points: ANONYMOUS_PER_MINUTE, duration: 60 });
 const failedAuth = new RateLimiterMemory({ points: FAILED_AUTH_PER_MINUTE, duration: 60 });

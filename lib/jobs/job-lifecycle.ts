@@ -10,7 +10,7 @@ export const JOB_STATUSES = ["queued", "blocked", "running", "completed", "faile
 /** Why a blocked job waits: over its tenant's quota, its prepaid balance ran out, or its tenant is suspended. */
 export const BLOCK_REASONS = ["quota", "billing", "suspended"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-export const FINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
+const FINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
 
 export type JobEvent =
   | { kind: "schedule" }
@@ -62,7 +62,7 @@ export interface BackoffPolicy {
   backoff_factor: number;
   max_backoff_s: number;
 }
-export const DEFAULT_BACKOFF: BackoffPolicy = { backoff_s: 10, backoff_factor: 2, max_backoff_s: 600 };
+const DEFAULT_BACKOFF: BackoffPolicy = { backoff_s: 10, backoff_factor: 2, max_backoff_s: 600 };
 
 /** Backoff before retry n (1-based): 10 s, 20 s, 40 s … capped at 10 minutes. */
 export function retryBackoffSeconds(failures: number): number {

@@ -157,7 +157,7 @@ export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
 }
 
 // The console's job lists (the operator queue, a tenant's jobs) and their CSV export.
-export const JOB_STATUS_FILTERS = ["waiting", "active", ...JOB_STATUSES] as const;
+const JOB_STATUS_FILTERS = ["waiting", "active", ...JOB_STATUSES] as const;
 /** The orders of the console's job lists (Prisma orderBy, ties broken by id). */
 export const JOB_SORT_ORDERS = {
   queue: [{ priority: "asc" }, { submittedAt: "asc" }, { id: "asc" }],
@@ -166,7 +166,7 @@ export const JOB_SORT_ORDERS = {
   gpus: [{ gpuCount: "desc" }, { submittedAt: "desc" }, { id: "desc" }],
   name: [{ name: "asc" }, { id: "asc" }],
 } as const satisfies Record<string, Array<Record<string, "asc" | "desc">>>;
-export const JOB_SORTS = Object.keys(JOB_SORT_ORDERS) as Array<keyof typeof JOB_SORT_ORDERS>;
+const JOB_SORTS = Object.keys(JOB_SORT_ORDERS) as Array<keyof typeof JOB_SORT_ORDERS>;
 
 export const jobListParams = z.object({
   ...listParamsShape,

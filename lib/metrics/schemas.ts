@@ -45,7 +45,7 @@ export const seriesQuery = z
     step: z.coerce.number().int().min(1).max(86_400).optional().meta({ description: "seconds per point; ≥ 60 reads the per-minute rollups" }),
   });
 
-export const seriesPoint = z.object({
+const seriesPoint = z.object({
   t: z.string(),
   samples: z.number(),
   utilization_avg: z.number(),

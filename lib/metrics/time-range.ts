@@ -14,7 +14,7 @@ export type RangePreset = keyof typeof RANGE_PRESETS;
 export const RANGE_KEYS = Object.keys(RANGE_PRESETS) as RangePreset[];
 
 /** The longest custom range a chart draws (the per-minute rollups are kept 30 days by default). */
-export const MAX_RANGE_DAYS = 31;
+const MAX_RANGE_DAYS = 31;
 /** Steps a chart may use, smallest first; a range takes the smallest that keeps it under MAX_POINTS. */
 const STEPS_S = [60, 300, 900, 1_800, 3_600, 7_200, 21_600, 43_200, 86_400];
 const MAX_POINTS = 200;

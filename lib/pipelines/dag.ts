@@ -15,8 +15,8 @@ import type { StepSpec } from "./validate-dag";
 // steps not yet started are skipped, steps already running finish.
 
 
-export type StepStatus = "waiting" | "running" | "completed" | "failed" | "cancelled" | "skipped";
-export type PipelineStatus = "running" | "completed" | "failed" | "cancelled";
+type StepStatus = "waiting" | "running" | "completed" | "failed" | "cancelled" | "skipped";
+type PipelineStatus = "running" | "completed" | "failed" | "cancelled";
 export type Outcome = "completed" | "failed" | "cancelled";
 
 export interface StepState {

@@ -14,7 +14,7 @@ export const PIPELINE_EVENT_KINDS = ["submitted", "transition", "iteration", "ou
 const stepName = z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore");
 const fieldName = z.string().min(1).max(100).regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, "Letters, digits, dash, underscore");
 
-export const retryPolicy = z
+const retryPolicy = z
   .strictObject({
     max: z.number().int().min(0).max(10).optional().meta({ description: "Retries after the first try (default: max_retries, 0)" }),
     backoff_s: z.number().int().min(1).max(86_400).default(10),
@@ -25,7 +25,7 @@ export const retryPolicy = z
   })
   .refine((r) => r.max_backoff_s >= r.backoff_s, { path: ["max_backoff_s"], message: "Must be at least backoff_s" });
 
-export const loopSpec = z.strictObject({
+const loopSpec = z.strictObject({
   until: z.string().trim().min(1).max(2000).optional().meta({ description: "Stop once this is true, e.g. steps.check.outputs.passed == true (evaluated after each iteration)" }),
   max: z.number().int().min(1).max(100).meta({ description: "Never more iterations than this" }),
   from: stepName.optional().meta({ description: "The loop body's first step (default: this step alone); this step ends the body" }),
@@ -35,7 +35,7 @@ export const loopSpec = z.strictObject({
 
 const headerName = z.string().min(1).max(100).regex(/^[A-Za-z0-9-]+$/, "Header names: letters, digits, dash");
 
-export const toolRequest = z.strictObject({
+const toolRequest = z.strictObject({
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).optional(),
   url: z.string().trim().min(1).max(2000).optional().meta({ description: "http steps: the URL (its host must be on the operator's allow-list)" }),
   headers: z.record(headerName, z.string().max(8000)).optional().meta({ description: "http steps: may use ${secrets.NAME}" }),
@@ -44,7 +44,7 @@ export const toolRequest = z.strictObject({
   path: z.string().trim().regex(/^\/[A-Za-z0-9/._~%-]*$/, "A path starting with /").max(500).optional().meta({ description: "inference steps: default /v1/chat/completions" }),
 });
 
-export const pipelineStepBody = z.strictObject({
+const pipelineStepBody = z.strictObject({
   name: stepName,
   kind: z.enum(STEP_KINDS).default("job").meta({ description: "job (a container on GPUs), http (a call to an allow-listed URL) or inference (a call to one of your endpoints)" }),
   depends_on: z.array(z.string().trim().min(1).max(100)).max(50).optional(),
@@ -83,10 +83,7 @@ export const createPipelineBody = z
     },
   });
 
-export type CreatePipelineInput = z.output<typeof createPipelineBody>;
 export type PipelineStepInput = z.output<typeof pipelineStepBody>;
-export type LoopSpecInput = z.output<typeof loopSpec>;
-export type RetryPolicyInput = z.output<typeof retryPolicy>;
 
 const stepJsonSchema = z.object({
   name: z.string(),

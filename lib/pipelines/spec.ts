@@ -17,10 +17,10 @@ export interface Loop {
   onExhausted: "fail" | "continue";
 }
 
-export const DEFAULT_LOOP_TIMEOUT_S = 3600;
+const DEFAULT_LOOP_TIMEOUT_S = 3600;
 export const DEFAULT_TOOL_TIMEOUT_S = 30;
 /** what a tool call's output holds: references to other fields are refused at creation */
-export const TOOL_OUTPUT_FIELDS = ["status", "headers", "body"] as const;
+const TOOL_OUTPUT_FIELDS = ["status", "headers", "body"] as const;
 
 export function loopOf(step: Pick<PipelineStepInput, "name" | "repeat">): Loop | null {
   const r = step.repeat;

@@ -2,7 +2,7 @@
 // filled in with the tenant's own GPU types and endpoints so a template is valid as it stands
 // wherever it can be.
 
-export interface TemplateContext {
+interface TemplateContext {
   gpuType: string;
   /** one of the tenant's endpoints, for inference steps */
   endpoint?: string;

@@ -60,9 +60,6 @@ export function podTransition(from: PodStatus, event: PodEvent): PodTransition {
   }
 }
 
-export const holdsGpus = (s: PodStatus) => HOLDING_STATUSES.includes(s);
-export const isPlaced = (s: PodStatus) => PLACED_STATUSES.includes(s);
-
 /** What a tenant may do to a pod now (the console's buttons). */
 export function podActions(s: PodStatus): { stop: boolean; start: boolean; terminate: boolean } {
   return {

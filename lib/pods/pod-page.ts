@@ -48,4 +48,3 @@ export async function podPageData(p: Principal, id: string) {
   };
 }
 
-export type PodPageData = NonNullable<Awaited<ReturnType<typeof podPageData>>>;

@@ -39,7 +39,7 @@ const podSelect = {
   terminatedAt: true,
 } as const;
 
-export type PodRow = Awaited<ReturnType<typeof findPods>>[number];
+type PodRow = Awaited<ReturnType<typeof findPods>>[number];
 
 function findPods(where: object, opts: { take?: number; orderBy?: object[] } = {}) {
   return db().pod.findMany({ where, select: podSelect, ...opts });
@@ -71,7 +71,7 @@ export function sshCommand(host: string | null, ports: Array<{ container_port: n
   return `ssh root@${host.includes(":") ? `[${host}]` : host} -p ${ssh}`;
 }
 
-export function podJson(row: PodRow, live: Live | undefined): PodJson {
+function podJson(row: PodRow, live: Live | undefined): PodJson {
   const status = oneOf(POD_STATUSES, row.status, "pods.status");
   const running = row.status === "running" && live?.running_at;
   const published = new Map((running ? live.ports : []).map((p) => [p.container_port, p.host_port]));

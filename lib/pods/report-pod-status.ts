@@ -11,7 +11,7 @@ import { podContainerPorts } from "./ssh-key";
 import { LOCK_REPORTED_POD, RECORD_POD_RUNNING } from "./statements";
 
 /** Host ports a node may publish a pod's ports on: never a privileged port of the node's own. */
-export const MIN_HOST_PORT = 1024;
+const MIN_HOST_PORT = 1024;
 
 /**
  * What a node's agent says about a pod's container, fenced like every agent report: the pod must

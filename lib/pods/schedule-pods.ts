@@ -9,7 +9,7 @@ import { ALLOCATE_POD_GPUS, RECORD_POD_PLACEMENTS, RECORD_PODS_PLACED, SET_POD_P
 // placement function, and the cycle writes their placements here, in its transaction.
 
 /** A pod's place in the queue (interactive work asks for no special treatment; its tenant's cap applies). */
-export const POD_PRIORITY = 5;
+const POD_PRIORITY = 5;
 const MAX_WAITING_PODS = 5_000;
 
 /**

@@ -6,10 +6,10 @@ import { parseSshPublicKey } from "./ssh-key";
 
 // Pods as the API takes and shows them (API.md, "Workload access").
 
-export const MAX_POD_PORTS = 16;
+const MAX_POD_PORTS = 16;
 const port = z.number({ error: "A port number" }).int("A whole port number").min(1, "Ports are 1–65535").max(65_535, "Ports are 1–65535");
 
-export const podPortsField = z
+const podPortsField = z
   .array(port)
   .max(MAX_POD_PORTS, `At most ${MAX_POD_PORTS} ports`)
   .superRefine((ports, ctx) => {
@@ -20,7 +20,7 @@ export const podPortsField = z
     });
   });
 
-export const sshPublicKeyField = z
+const sshPublicKeyField = z
   .string()
   .max(16_384, "At most 16,384 characters")
   .transform((v, ctx) => {
@@ -32,7 +32,7 @@ export const sshPublicKeyField = z
     return check.key;
   });
 
-export const podName = z
+const podName = z
   .string()
   .trim()
   .min(1, "Name is required")
@@ -62,7 +62,7 @@ export const listPodsQuery = z.strictObject({
   tenant_id: z.uuid().optional(),
 });
 
-export const podPortMapping = z.object({
+const podPortMapping = z.object({
   container_port: z.number(),
   host_port: z.number().nullable().meta({ description: "null until the pod runs" }),
 });

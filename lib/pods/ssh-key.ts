@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 // characters, and the base64 blob must decode to a key of the type it names. So nothing a tenant
 // writes in this field can become an option, a second line or a different key on the node.
 
-export const SSH_KEY_TYPES = [
+const SSH_KEY_TYPES = [
   "ssh-ed25519",
   "ssh-rsa",
   "ecdsa-sha2-nistp256",
@@ -16,7 +16,7 @@ export const SSH_KEY_TYPES = [
   "sk-ecdsa-sha2-nistp256@openssh.com",
 ] as const;
 
-export const SSH_KEY_MAX_LENGTH = 16_384;
+const SSH_KEY_MAX_LENGTH = 16_384;
 const COMMENT = /^[\x20-\x7e]{0,200}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,3}$/;
 

@@ -6,8 +6,8 @@ import pg from "pg";
 // else. The listener checks that about its own role before it serves a request, so a
 // misconfiguration (the app's URL pasted in, a role with grants of its own) stops it at start.
 
-export const READER_GROUP = "gpuforge_public_reader";
-export const READER_LOGIN = "gpuforge_public_api";
+const READER_GROUP = "gpuforge_public_reader";
+const READER_LOGIN = "gpuforge_public_api";
 
 export function readerPool(url: string, max = 5): pg.Pool {
   // read-only transactions and a statement timeout, whatever the role's own settings say

@@ -32,7 +32,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
 ];
 
 let doc: unknown;
-export function publicOpenApiDocument() {
+function publicOpenApiDocument() {
   doc ??= buildOpenApiDocument(
     PUBLIC_ROUTES.map((r) => r.contract),
     "/",

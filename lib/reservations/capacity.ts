@@ -52,14 +52,14 @@ interface Figures {
   gpus: number;
   free_gpus: number;
 }
-export interface RackCapacity extends Figures {
+interface RackCapacity extends Figures {
   rack: string | null;
 }
-export interface PodCapacity extends Figures {
+interface PodCapacity extends Figures {
   pod: string | null;
   racks: RackCapacity[];
 }
-export interface ClusterCapacity extends Figures {
+interface ClusterCapacity extends Figures {
   cluster_id: string;
   cluster_name: string;
   region: string | null;
@@ -77,7 +77,7 @@ const overlaps = (b: Booking, w: Window) => b.startsAt < w.to && b.endsAt > w.fr
 const inService = (n: InventoryNode) => n.status === "available" && n.healthy === n.gpus;
 
 /** Per node: free as a whole for the window, and its free GPUs. */
-export function nodeAvailability(facts: CapacityFacts, w: Window): Map<string, { whole: boolean; gpus: number }> {
+function nodeAvailability(facts: CapacityFacts, w: Window): Map<string, { whole: boolean; gpus: number }> {
   const booked = new Set(facts.bookings.filter((b) => overlaps(b, w)).map((b) => b.nodeId));
   const busy = new Map<string, number>();
   for (const x of facts.work) if (x.until === null || x.until > w.from) busy.set(x.nodeId, (busy.get(x.nodeId) ?? 0) + x.gpus);

@@ -91,7 +91,7 @@ async function eachDue(due: typeof DUE_TO_START_IDS, lock: typeof LOCK_DUE_TO_ST
  * nodes, a free whole node of its type is swapped in (its own pods first, then its cluster) for the
  * rest of its window, and once whole again it is no longer degraded and the alert says so.
  */
-export async function repairReservations(): Promise<{ degraded: number; replaced: number }> {
+async function repairReservations(): Promise<{ degraded: number; replaced: number }> {
   const rows = await run(pool(), RESERVATIONS_TO_REPAIR, [OUT_OF_SERVICE]);
   let degraded = 0;
   let replaced = 0;

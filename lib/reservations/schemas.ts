@@ -59,7 +59,7 @@ export const capacityJsonSchema = z
   })
   .meta({ id: "Capacity", description: "Free whole nodes and GPUs for the window, per cluster, pod and rack" });
 
-export const topologyJsonSchema = z.object({ clusters: z.number(), pods: z.number(), racks: z.number(), nodes: z.number() }).meta({ id: "Topology" });
+const topologyJsonSchema = z.object({ clusters: z.number(), pods: z.number(), racks: z.number(), nodes: z.number() }).meta({ id: "Topology" });
 
 export const reservationJsonSchema = z
   .object({

@@ -380,7 +380,7 @@ function bucket(pool: Pool, k: number): Set<FreeNode> {
 }
 
 /** Best fit on one node, or a gang over several where the interconnect is best; null when the gang cannot be whole. */
-export function choose(eligible: FreeNode[], need: number): Pick | null {
+function choose(eligible: FreeNode[], need: number): Pick | null {
   let best: FreeNode | undefined;
   for (const n of eligible) {
     if (n.freeGpuIds.length >= need && (!best || n.freeGpuIds.length < best.freeGpuIds.length || (n.freeGpuIds.length === best.freeGpuIds.length && n.nodeId < best.nodeId))) best = n;

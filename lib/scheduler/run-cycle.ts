@@ -23,7 +23,7 @@ const MOVES = columnSet({ id: "uuid[]", status: "text[]", from_status: "text[]" 
 const MOVE_EVENTS = columnSet({ id: "uuid[]", from_status: "text[]", to_status: "text[]" });
 
 /** A job changed under the cycle (cancelled, say): roll back; the next cycle reads fresh facts. */
-export class CycleConflict extends Error {
+class CycleConflict extends Error {
   constructor() {
     super("a waiting job changed during the scheduling cycle; it will run again");
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
+const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 export const secretParams = z.strictObject({ name: z.string().regex(SECRET_NAME, "Upper-case letters, digits and underscore, starting with a letter (at most 64)") });
 export const putSecretBody = z
   .strictObject({ value: z.string().min(1, "A secret cannot be empty").max(8192) })

@@ -6,7 +6,7 @@ import { stopRunningJobs } from "@/lib/jobs/stop-running-jobs";
 import { stopTenantPods } from "@/lib/pods/stop-tenant-pods";
 import { BLOCK_SUSPENDED_JOBS, LOCK_LIVE_REPLICAS, REQUEUE_SUSPENDED_JOBS } from "./statements";
 
-export const SUSPENDED_REASON = "Your organisation is suspended; this job runs again once it is reactivated";
+const SUSPENDED_REASON = "Your organisation is suspended; this job runs again once it is reactivated";
 
 /**
  * Stops a suspended tenant's work, inside the caller's transaction, which must hold the allocation

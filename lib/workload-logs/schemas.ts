@@ -6,15 +6,15 @@ import { placementRef } from "@/lib/jobs/schemas";
 // often it is re-sent; a run's log stops growing at WORKLOAD_LOG_MAX_BYTES with a marker saying so.
 
 /** What a workload writes, and the platform's own lines about it (started, exited, truncated). */
-export const WORKLOAD_STREAMS = ["stdout", "stderr"] as const;
+const WORKLOAD_STREAMS = ["stdout", "stderr"] as const;
 export const LOG_STREAMS = [...WORKLOAD_STREAMS, "system"] as const;
 
-export const MAX_CHUNK_CHARS = 16_384;
-export const MAX_CHUNKS_PER_REQUEST = 200;
+const MAX_CHUNK_CHARS = 16_384;
+const MAX_CHUNKS_PER_REQUEST = 200;
 
 const isoTime = z.iso.datetime({ offset: true, message: "Must be an ISO-8601 time" });
 
-export const logChunk = z.strictObject({
+const logChunk = z.strictObject({
   seq: z.number().int("A whole number").min(0).max(2_147_483_647),
   stream: z.enum(WORKLOAD_STREAMS),
   // programs print NUL bytes now and then; the database's text cannot hold them: a replacement character shows where
@@ -71,7 +71,7 @@ export const readReplicaLogsQuery = z
   })
   .superRefine(oneWindow);
 
-export const logLine = z.object({ seq: z.number(), stream: z.enum(LOG_STREAMS), text: z.string(), at: z.string() });
+const logLine = z.object({ seq: z.number(), stream: z.enum(LOG_STREAMS), text: z.string(), at: z.string() });
 
 const page = {
   data: z.array(logLine),

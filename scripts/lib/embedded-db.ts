@@ -32,7 +32,7 @@ const repoRoot = path.resolve(import.meta.dirname, "..", "..");
  * is not walkable, so we fall back to a folder under /var/tmp named after the clone, which keeps
  * the data across restarts all the same, and say so.
  */
-export function chooseDataDir(preferred: string, log: (m: string) => void = console.log): string {
+function chooseDataDir(preferred: string, log: (m: string) => void = console.log): string {
   const wanted = path.resolve(preferred);
   if (userInfo().uid !== 0) return wanted;
   const blocked = firstUnwalkableAncestor(wanted);

@@ -14,27 +14,27 @@ export const ALERT_GRACE_MS = 45_000;
 /** a run not reported this long after its duration ended was lost */
 export const OVERDUE_GRACE_MS = 120_000;
 /** replicas are moved off a node that left service by the reconciler (every 5 s) */
-export const REPLICA_MOVE_GRACE_MS = 60_000;
+const REPLICA_MOVE_GRACE_MS = 60_000;
 
-export interface NodeRow { id: string; hostname: string; status: string; last_heartbeat_at: number | null }
-export interface NodeEventRow { node_id: string; from_status: string; to_status: string; at: number }
-export interface GpuRow { id: string; node_id: string; status: string; unhealthy_reason: string | null; last_xid: number | null; last_xid_at: number | null; allocated_job_id: string | null; allocated_replica_id: string | null }
-export interface TenantRow { id: string; name: string; gpu_quota: number }
-export interface JobRow {
+interface NodeRow { id: string; hostname: string; status: string; last_heartbeat_at: number | null }
+interface NodeEventRow { node_id: string; from_status: string; to_status: string; at: number }
+interface GpuRow { id: string; node_id: string; status: string; unhealthy_reason: string | null; last_xid: number | null; last_xid_at: number | null; allocated_job_id: string | null; allocated_replica_id: string | null }
+interface TenantRow { id: string; name: string; gpu_quota: number }
+interface JobRow {
   id: string; tenant_id: string; status: string; duration_s: number | null; submitted_at: number;
   pending_reason: string | null; block_reason: string | null;
   last_event: { to_status: string; reason: string; at: number } | null;
 }
 /** reservation_id: the reservation the run is inside (paid by it, outside the quota); null on demand */
-export interface PlacementRow { job_id: string; attempt: number; fence: string; gpu_ids: string[]; node_ids: string[]; started_at: number; ended_at: number | null; end_status: string | null; reservation_id: string | null }
-export interface ReplicaRow { id: string; tenant_id: string; node_id: string | null; status: string; gpu_ids: string[]; started_at: number; stopped_at: number | null; reservation_id: string | null }
+interface PlacementRow { job_id: string; attempt: number; fence: string; gpu_ids: string[]; node_ids: string[]; started_at: number; ended_at: number | null; end_status: string | null; reservation_id: string | null }
+interface ReplicaRow { id: string; tenant_id: string; node_id: string | null; status: string; gpu_ids: string[]; started_at: number; stopped_at: number | null; reservation_id: string | null }
 /** A node a reservation holds for [starts_at, ends_at) (reservation_nodes); live = false: it never held anything. */
-export interface HoldingRow { id: string; reservation_id: string; tenant_id: string; node_id: string; gpu_count: number; starts_at: number; ends_at: number; live: boolean; closed_at: number | null }
-export interface UsageRow { id: string; job_id: string | null; replica_id: string | null; reservation_node_id: string | null; attempt: number; kind: string; settlement: string; gpu_count: number; started_at: number; ended_at: number; amount_cents: number; ledger_cents: number | null }
-export interface InvoiceRow { id: string; number: number; amount_cents: number; lines_cents: number; usage_cents: number }
-export interface RemediationRow { node_id: string; cause: string; outcome: string; at: number }
-export interface AlertRow { id: string; rule_type: string; subject_id: string; node_id: string | null; fired_at: number; window_s: number; occurrences: number }
-export interface HotMinutes { gpu_id: string; buckets: number[] }
+interface HoldingRow { id: string; reservation_id: string; tenant_id: string; node_id: string; gpu_count: number; starts_at: number; ends_at: number; live: boolean; closed_at: number | null }
+interface UsageRow { id: string; job_id: string | null; replica_id: string | null; reservation_node_id: string | null; attempt: number; kind: string; settlement: string; gpu_count: number; started_at: number; ended_at: number; amount_cents: number; ledger_cents: number | null }
+interface InvoiceRow { id: string; number: number; amount_cents: number; lines_cents: number; usage_cents: number }
+interface RemediationRow { node_id: string; cause: string; outcome: string; at: number }
+interface AlertRow { id: string; rule_type: string; subject_id: string; node_id: string | null; fired_at: number; window_s: number; occurrences: number }
+interface HotMinutes { gpu_id: string; buckets: number[] }
 
 export interface WorldRows {
   now: number;
@@ -133,7 +133,7 @@ export function checkSnapshot(w: WorldRows): Violation[] {
 }
 
 /** No GPU held by two placements whose holdings overlap in time. */
-export function checkGpuHistory(w: WorldRows): Violation[] {
+function checkGpuHistory(w: WorldRows): Violation[] {
   const out: Violation[] = [];
   const holdings: Array<{ gpu: string; who: string; from: number; to: number }> = [];
   for (const p of w.placements) for (const gpu of p.gpu_ids) holdings.push({ gpu, who: `job ${p.job_id} attempt ${p.attempt}`, from: p.started_at, to: p.ended_at ?? w.now });
@@ -165,7 +165,7 @@ function availableNear(events: NodeEventRow[], t: number): boolean {
  * No work placed on a node out of service, a GPU with a fatal XID, or a node another tenant's
  * reservation held at that moment; no replica left on a node that left service.
  */
-export function checkPlacementHardware(w: WorldRows): Violation[] {
+function checkPlacementHardware(w: WorldRows): Violation[] {
   const out: Violation[] = [];
   const events = groupBy([...w.nodeEvents].sort((a, b) => a.at - b.at), (e) => e.node_id);
   const nodes = new Map(w.nodes.map((n) => [n.id, n]));
@@ -212,7 +212,7 @@ export function checkPlacementHardware(w: WorldRows): Violation[] {
  * its whole window, used or not (to its end, or where a release or repair cut it short); one that
  * never held anything (cancelled before its start) is billed nothing.
  */
-export function checkBilling(w: WorldRows): Violation[] {
+function checkBilling(w: WorldRows): Violation[] {
   const out: Violation[] = [];
   const byRun = groupBy(w.usage, (u) => (u.job_id ? `job ${u.job_id} attempt ${u.attempt}` : u.replica_id ? `replica ${u.replica_id}` : `holding ${u.reservation_node_id}`));
   const runs = [
@@ -244,14 +244,14 @@ export function checkBilling(w: WorldRows): Violation[] {
   return out;
 }
 
-export function checkInvoices(w: WorldRows): Violation[] {
+function checkInvoices(w: WorldRows): Violation[] {
   return w.invoices
     .filter((i) => i.amount_cents !== i.lines_cents || i.amount_cents !== i.usage_cents)
     .map((i) => v("invoice_not_equal_to_lines", `invoice ${i.number}`, `amount ${i.amount_cents}, lines ${i.lines_cents}, usage billed on it ${i.usage_cents}`));
 }
 
 /** At most `cap` automatic quarantines in any window of `windowS`. */
-export function checkQuarantineCap(w: WorldRows, cap: number, windowS: number): Violation[] {
+function checkQuarantineCap(w: WorldRows, cap: number, windowS: number): Violation[] {
   const times = w.remediations.filter((r) => r.outcome === "quarantined").map((r) => r.at).sort((a, b) => a - b);
   const out: Violation[] = [];
   for (let i = cap; i < times.length; i++) {
@@ -263,7 +263,7 @@ export function checkQuarantineCap(w: WorldRows, cap: number, windowS: number): 
 const EFFECTS: Record<string, string[]> = { completed: ["completed"], failed: ["failed", "queued"], interrupted: ["queued"] };
 
 /** A report the control plane took ended exactly the placement it named; one it refused as stale was about a placement already over. */
-export function checkReports(w: WorldRows, reports: ReportRecord[]): Violation[] {
+function checkReports(w: WorldRows, reports: ReportRecord[]): Violation[] {
   const out: Violation[] = [];
   const placements = new Map(w.placements.map((p) => [`${p.job_id}/${p.attempt}`, p]));
   for (const r of reports) {
@@ -286,7 +286,7 @@ const JOB_STATUSES = new Set(["pending", "queued", "blocked", "running", "comple
 const FINAL = new Set(["completed", "failed", "cancelled"]);
 
 /** Every job is waiting with a reason, running where it was placed, or finished with a recorded reason; none submitted goes missing. */
-export function checkJobs(w: WorldRows, submitted: Iterable<string>): Violation[] {
+function checkJobs(w: WorldRows, submitted: Iterable<string>): Violation[] {
   const out: Violation[] = [];
   const jobs = new Map(w.jobs.map((j) => [j.id, j]));
   for (const id of submitted) if (!jobs.has(id)) out.push(v("lost_job", id, "submitted (201) but not in the database"));
@@ -306,7 +306,7 @@ export function checkJobs(w: WorldRows, submitted: Iterable<string>): Violation[
 }
 
 /** Alerts whose cause cleared more than ALERT_GRACE_MS ago must have resolved (for the causes the soak can tell from the rows). */
-export function checkAlerts(w: WorldRows): Violation[] {
+function checkAlerts(w: WorldRows): Violation[] {
   const out: Violation[] = [];
   const nodes = new Map(w.nodes.map((n) => [n.id, n]));
   const gpus = new Map(w.gpus.map((g) => [g.id, g]));
@@ -338,7 +338,7 @@ export function checkAlerts(w: WorldRows): Violation[] {
 }
 
 /** XIDs the platform's policy calls benign (application or informational) take no GPU out of service and quarantine nothing. */
-export function checkBenignXids(w: WorldRows): Violation[] {
+function checkBenignXids(w: WorldRows): Violation[] {
   const benign = (reason: string | null) => {
     const m = reason ? /^fatal_xid:(\d+)$/.exec(reason) : null;
     return m !== null && !isFatalXid(Number(m[1]));

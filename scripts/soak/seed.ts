@@ -41,7 +41,7 @@ const TIGHT_TENANT = { name: "soak-tight", quota: 16 };
 const PREPAID_DEPOSIT_CENTS = 100_000_000;
 
 /** Racks of up to ten nodes, pods of up to ten racks: `perCluster` nodes or the next layout above it. */
-export function layoutFor(perCluster: number): { pods: number; racksPerPod: number; nodesPerRack: number } {
+function layoutFor(perCluster: number): { pods: number; racksPerPod: number; nodesPerRack: number } {
   const nodesPerRack = Math.min(10, Math.max(1, perCluster));
   const racks = Math.ceil(perCluster / nodesPerRack);
   const pods = Math.ceil(racks / 10);

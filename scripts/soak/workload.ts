@@ -22,7 +22,7 @@ export interface WorkloadContext {
   reservationGpuType?: string;
 }
 
-export interface WorkloadKind {
+interface WorkloadKind {
   name: string;
   /** how often it is picked, relative to the others */
   weight: number;
@@ -43,7 +43,7 @@ async function submitJob(ctx: WorkloadContext, body: Record<string, unknown>): P
   return [job.id];
 }
 
-export const WORKLOAD_KINDS: WorkloadKind[] = [
+const WORKLOAD_KINDS: WorkloadKind[] = [
   {
     name: "job",
     weight: 10,
@@ -166,7 +166,7 @@ export const WORKLOAD_KINDS: WorkloadKind[] = [
   },
 ];
 
-export interface WorkloadStats {
+interface WorkloadStats {
   by_kind: Record<string, number>;
   jobs_submitted: number;
   /** refusals a kind expects (a reservation with no capacity for its window), by kind and code */

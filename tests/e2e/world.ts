@@ -109,7 +109,7 @@ function randomWindow() {
 }
 
 /** A fresh reservation of tenant A (extending, cancelling or releasing consumes it). */
-export async function reservationOfA(w: { a: { id: string }; reservableType: string }) {
+async function reservationOfA(w: { a: { id: string }; reservableType: string }) {
   const r = await createReservation({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, { gpu_type: w.reservableType, node_count: 1, ...randomWindow() });
   lastReservationEnd = r.endsAt.getTime();
   return r.id;
@@ -121,7 +121,7 @@ function endpointBody(clusterId: string, gpuType: string) {
 }
 
 /** Billed usage of tenant A inside a window of its own (a job that ran there); returns the window. */
-export async function usageWindowOfA(w: { a: { id: string }; nodeD: { gpus: Array<{ gpuType: string }> } }) {
+async function usageWindowOfA(w: { a: { id: string }; nodeD: { gpus: Array<{ gpuType: string }> } }) {
   const job = await submitJob({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, { name: unique("walk-billed"), gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 9, max_retries: 0 });
   // it never runs: the usage below stands for a run that ended inside the window
   await finishJob(systemActor, job.id, { status: "cancelled" });
@@ -134,13 +134,13 @@ export async function usageWindowOfA(w: { a: { id: string }; nodeD: { gpus: Arra
 }
 
 /** A pending invoice of tenant A, fresh per call (paying or voiding consumes it). */
-export async function pendingInvoiceOfA(w: Parameters<typeof usageWindowOfA>[0]): Promise<string> {
+async function pendingInvoiceOfA(w: Parameters<typeof usageWindowOfA>[0]): Promise<string> {
   const inv = await generateInvoice(systemActor, w.a.id, await usageWindowOfA(w));
   return inv.id;
 }
 
 /** A notification whose delivery failed, fresh per call (retrying consumes it). */
-export async function failedNotification(w: World): Promise<string> {
+async function failedNotification(w: World): Promise<string> {
   const event = await db().alertEvent.create({
     data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: w.a.id, severity: "warning", message: "walk", status: "resolved", resolvedAt: new Date() },
   });
@@ -150,7 +150,7 @@ export async function failedNotification(w: World): Promise<string> {
   return n.id;
 }
 
-export async function pipelineOfA(w: World): Promise<string> {
+async function pipelineOfA(w: World): Promise<string> {
   const p = await createPipeline({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
     name: unique("walk-pipeline"),
     steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 5, max_retries: 0, repeat: 1 }],
@@ -162,7 +162,7 @@ export async function pipelineOfA(w: World): Promise<string> {
  * A pipeline of tenant A whose only step failed for good (what a retry is about): an http step
  * whose templated host turns out to be off the allow-list when the call is made.
  */
-export async function failedPipelineOfA(w: World): Promise<string> {
+async function failedPipelineOfA(w: World): Promise<string> {
   const p = await createPipeline({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
     name: unique("walk-failing"),
     steps: [{ name: "only", kind: "http", request: { url: "http://${pipeline.name}.invalid/" } }],
@@ -177,14 +177,14 @@ export async function failedPipelineOfA(w: World): Promise<string> {
 }
 
 /** A secret of tenant A, fresh per call (deleting consumes it). */
-export async function secretOfA(w: World): Promise<string> {
+async function secretOfA(w: World): Promise<string> {
   const name = `WALK_${randomUUID().slice(0, 8).toUpperCase()}`;
   await putSecret({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, name, "walk-secret-value");
   return name;
 }
 
 /** A job of tenant A running on node D (so the cluster C agent must not see it). */
-export async function runningJobOfA(w: World): Promise<string> {
+async function runningJobOfA(w: World): Promise<string> {
   const job = await submitJob({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
     name: unique("walk-job"),
     gpu_count: 1,
@@ -198,7 +198,7 @@ export async function runningJobOfA(w: World): Promise<string> {
 }
 
 /** A fresh pod of tenant A (waiting, or placed on the pod node): stopping or terminating consumes it. */
-export async function podOfA(w: { a: { id: string }; clusterD: { id: string }; podType: string }, stopped = false): Promise<string> {
+async function podOfA(w: { a: { id: string }; clusterD: { id: string }; podType: string }, stopped = false): Promise<string> {
   const asA = { principal: { kind: "tenant" as const, tenantId: w.a.id, role: "tenant_admin" as const, label: "walk" } };
   const pod = await createPod(asA, createPodBody.parse({ name: unique("walk-pod"), gpu_type: w.podType, gpu_count: 1, image: "alpine:3.20", cluster_id: w.clusterD.id }));
   if (stopped) await changePodState(asA, pod.id, "stop");
@@ -206,7 +206,7 @@ export async function podOfA(w: { a: { id: string }; clusterD: { id: string }; p
 }
 
 /** A fresh key of tenant A's endpoint (revoking consumes it). */
-export async function endpointKeyOfA(w: { a: { id: string }; endpointOfA: { id: string } }): Promise<string> {
+async function endpointKeyOfA(w: { a: { id: string }; endpointOfA: { id: string } }): Promise<string> {
   const made = await createEndpointKey({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, w.endpointOfA.id, { name: unique("walk-key") });
   return made.endpointKey.id;
 }

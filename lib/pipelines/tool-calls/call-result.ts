@@ -7,9 +7,9 @@ export type CallResult =
   | { ok: false; error: string; retryable: boolean; durationMs: number; httpStatus?: number };
 
 /** Statuses worth another try unless the step names its own: the server may answer next time. */
-export const DEFAULT_RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+const DEFAULT_RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
 
-export function statusRetries(status: number, onStatus: readonly number[] | null | undefined): boolean {
+function statusRetries(status: number, onStatus: readonly number[] | null | undefined): boolean {
   return (onStatus?.length ? onStatus : DEFAULT_RETRY_STATUSES).includes(status);
 }
 

@@ -12,7 +12,7 @@ import { ENDPOINT_BY_NAME } from "../statements";
 // node's agent reported a published port are called, at the node's address; the gateway records
 // the call in the endpoint's per-minute figures like any other request.
 
-export interface InferenceRequest {
+interface InferenceRequest {
   tenantId: string;
   endpoint: string;
   path: string;
