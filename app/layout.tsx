@@ -17,7 +17,12 @@ export const metadata: Metadata = {
   description:
     "Turn racks of GPU servers into a shared, billed, self-healing service: fleet registry, fair scheduling with quotas, per-second billing and automatic remediation.",
   // static files in public/: the icons and the web app manifest
-  icons: { icon: [{ url: "/favicon.ico", sizes: "16x16 32x32" }, { url: "/icons/icon.svg", type: "image/svg+xml" }] },
+  icons: {
+    icon: [
+      { url: "/favicon.ico", sizes: "16x16 32x32" },
+      { url: "/icons/icon.svg", type: "image/svg+xml" },
+    ],
+  },
   manifest: "/manifest.webmanifest",
 };
 

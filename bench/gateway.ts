@@ -27,7 +27,12 @@ const pg = process.env.DATABASE_URL
   : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), log: () => {} });
 const databaseUrl = await ensureDatabase(pg.serverUrl, `gpuforge_bench_gw_${Date.now().toString(36)}`);
 await runMigrations(databaseUrl);
-Object.assign(process.env, { DATABASE_URL: databaseUrl, NODE_ADDRESS_NETWORKS: "127.0.0.0/8", LOG_LEVEL: "warn", NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? "bench-secret-0123456789abcdef0123456789" });
+Object.assign(process.env, {
+  DATABASE_URL: databaseUrl,
+  NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+  LOG_LEVEL: "warn",
+  NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? "bench-secret-0123456789abcdef0123456789",
+});
 
 // the app's modules read their configuration on first use: imported once the database exists
 const { systemActor } = await import("@/lib/auth/principal");
@@ -58,7 +63,16 @@ for (let i = 0; i < 2; i++) {
 const tenant = await createTenant(systemActor, { name: "bench-gateway", gpu_quota: 8, billing_email: null });
 const tenantKey = (await createApiKey(systemActor, { name: "bench-gw-tenant", scope: "tenant", tenant_id: tenant.id })).key;
 const asT = { principal: { kind: "tenant" as const, tenantId: tenant.id, role: "tenant_admin" as const, label: "bench" } };
-const ep = await createEndpoint(asT, { name: "bench-chat", model: "bench/chat", gpu_type: "BENCHGW", gpus_per_replica: 1, replicas: 2, cluster_id: cluster.id, autoscale_metric: "none", cooldown_s: 300 });
+const ep = await createEndpoint(asT, {
+  name: "bench-chat",
+  model: "bench/chat",
+  gpu_type: "BENCHGW",
+  gpus_per_replica: 1,
+  replicas: 2,
+  cluster_id: cluster.id,
+  autoscale_metric: "none",
+  cooldown_s: 300,
+});
 const replicas = ep.replicas.filter((r) => r.status !== "stopped");
 if (replicas.length !== 2) throw new Error(`expected 2 replicas placed, got ${replicas.length}`);
 const servers = [];
@@ -66,10 +80,22 @@ for (const r of replicas) {
   const node = await db().node.findUniqueOrThrow({ where: { id: r.nodeId! } });
   const s = await startModelServer({ model: "bench/chat", host: node.address!, complete: () => "ok" });
   servers.push(s);
-  await reportReplicaAddress({ kind: "agent", clusterId: cluster.id, nodeId: r.nodeId!, keyId: agentKey.apiKey.id, label: "bench" } as never, ep.id, r.id, { attempt: 1, fence: r.fence, host_port: s.port });
+  await reportReplicaAddress(
+    { kind: "agent", clusterId: cluster.id, nodeId: r.nodeId!, keyId: agentKey.apiKey.id, label: "bench" } as never,
+    ep.id,
+    r.id,
+    { attempt: 1, fence: r.fence, host_port: s.port },
+  );
 }
 
-const g = await new Gateway({ refreshMs: 1_000, probeIntervalMs: 5_000, flushMs: 600_000, timeoutS: 30, idleTimeoutS: 30, maxBodyBytes: 64 * 1024 }).start();
+const g = await new Gateway({
+  refreshMs: 1_000,
+  probeIntervalMs: 5_000,
+  flushMs: 600_000,
+  timeoutS: 30,
+  idleTimeoutS: 30,
+  maxBodyBytes: 64 * 1024,
+}).start();
 await g.probeNow();
 const server = createGatewayServer(g, "http://127.0.0.1");
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -82,7 +108,15 @@ const body = Buffer.from(JSON.stringify({ model: "bench/chat", messages: [{ role
 function call(url: string, key?: string): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent: keepAlive, headers: { "content-type": "application/json", "content-length": String(body.length), ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+    const req = http.request(url, {
+      method: "POST",
+      agent: keepAlive,
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(body.length),
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+      },
+    });
     req.on("response", (res) => {
       res.resume();
       res.on("end", () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`HTTP ${res.statusCode}`))));
@@ -112,12 +146,14 @@ async function openLoop(targets: Array<() => Promise<number>>) {
 async function closedLoop(target: () => Promise<number>, seconds: number) {
   let done = 0;
   const until = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < until) {
-      await target();
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        await target();
+        done++;
+      }
+    }),
+  );
   return done / seconds;
 }
 
@@ -128,18 +164,20 @@ try {
   let turn = 0;
   const [direct, through] = await openLoop([() => call(directUrls[turn++ % 2]!), () => call(gatewayUrl, tenantKey)]);
   const p = (l: number[], q: number) => round(percentile(l, q), 2);
-  console.log(JSON.stringify({
-    max_requests_per_s: Math.round(max),
-    rate: RATE,
-    seconds: SECONDS,
-    direct_p50_ms: p(direct!, 50),
-    direct_p99_ms: p(direct!, 99),
-    gateway_p50_ms: p(through!, 50),
-    gateway_p99_ms: p(through!, 99),
-    added_p50_ms: round(percentile(through!, 50) - percentile(direct!, 50), 2),
-    added_p99_ms: round(percentile(through!, 99) - percentile(direct!, 99), 2),
-    cpus: os.cpus().length,
-  }));
+  console.log(
+    JSON.stringify({
+      max_requests_per_s: Math.round(max),
+      rate: RATE,
+      seconds: SECONDS,
+      direct_p50_ms: p(direct!, 50),
+      direct_p99_ms: p(direct!, 99),
+      gateway_p50_ms: p(through!, 50),
+      gateway_p99_ms: p(through!, 99),
+      added_p50_ms: round(percentile(through!, 50) - percentile(direct!, 50), 2),
+      added_p99_ms: round(percentile(through!, 99) - percentile(direct!, 99), 2),
+      cpus: os.cpus().length,
+    }),
+  );
 } finally {
   server.closeAllConnections();
   server.close();

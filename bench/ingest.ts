@@ -98,7 +98,12 @@ interface Measured {
  * HTTP_CLIENTS workers, each with its own slice of the GPUs (no two write the same rows), sending
  * 1,000-sample batches with fresh timestamps from `epochMs` on until time is up.
  */
-async function batchesPerWorker(epochMs: number, nodes: Gpu[][], send: (batch: Gpu[], at: Date) => Promise<number>, settle = async () => {}): Promise<Measured> {
+async function batchesPerWorker(
+  epochMs: number,
+  nodes: Gpu[][],
+  send: (batch: Gpu[], at: Date) => Promise<number>,
+  settle = async () => {},
+): Promise<Measured> {
   const all = nodes.flat();
   const slice = Math.floor(all.length / HTTP_CLIENTS);
   let stored = 0;
@@ -113,7 +118,6 @@ async function batchesPerWorker(epochMs: number, nodes: Gpu[][], send: (batch: G
         // every batch gets its own timestamp: nothing is deduplicated away
         const n = await send(mine.slice(offset, offset + BATCH), new Date(epochMs + w * 1e9 + tick * 1000));
         stored += n; // added after the await: `stored += await …` would read a stale total across workers
-
       }
     }),
   );
@@ -128,9 +132,19 @@ function combine(rounds: Measured[]) {
   const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
   const cpu = rounds.some((r) => !r.cpu)
     ? null
-    : rounds.reduce((sum, r) => Object.fromEntries(Object.entries(r.cpu!).map(([role, v]) => [role, (sum[role as Role] ?? 0) + v])) as Record<Role, number>, {} as Record<Role, number>);
+    : rounds.reduce(
+        (sum, r) =>
+          Object.fromEntries(Object.entries(r.cpu!).map(([role, v]) => [role, (sum[role as Role] ?? 0) + v])) as Record<Role, number>,
+        {} as Record<Role, number>,
+      );
   const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  return { rate: units / seconds, cpuPerUnit: perUnit(cpu, units), cores: coresUsed(rounds, cpu, seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+  return {
+    rate: units / seconds,
+    cpuPerUnit: perUnit(cpu, units),
+    cores: coresUsed(rounds, cpu, seconds),
+    p50_ms: round(percentile(latencies, 50)),
+    p99_ms: round(percentile(latencies, 99)),
+  };
 }
 
 /**
@@ -144,7 +158,11 @@ function coresUsed(rounds: Measured[], cpu: Record<Role, number> | null, seconds
   const idle = rounds.reduce((n, r) => n + r.machine!.idle, 0);
   const ours = Object.values(cpu).reduce((n, v) => n + v, 0);
   const cores = (s: number) => round(s / seconds, 2);
-  return { ...Object.fromEntries(Object.entries(cpu).map(([role, s]) => [role, cores(s)])), other: cores(Math.max(0, busy - ours)), idle: cores(idle) };
+  return {
+    ...Object.fromEntries(Object.entries(cpu).map(([role, s]) => [role, cores(s)])),
+    other: cores(Math.max(0, busy - ours)),
+    idle: cores(idle),
+  };
 }
 
 /**
@@ -161,7 +179,11 @@ async function settleRollups() {
 /** CPU microseconds per unit of work, by role (null where /proc cannot be read). */
 function perUnit(cpu: Record<Role, number> | null, units: number) {
   if (!cpu || units === 0) return null;
-  return Object.fromEntries(Object.entries(cpu).filter(([, s]) => s > 0).map(([role, s]) => [role, round((s * 1e6) / units)]));
+  return Object.fromEntries(
+    Object.entries(cpu)
+      .filter(([, s]) => s > 0)
+      .map(([role, s]) => [role, round((s * 1e6) / units)]),
+  );
 }
 
 // Each phase writes samples dated in its own past year, each round 10,000 s further on (a worker
@@ -171,12 +193,18 @@ function perUnit(cpu: Record<Role, number> | null, units: number) {
 const epoch = (year: number, round: number) => Date.UTC(year, 0, 1) + round * 1e7;
 
 async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epochMs: number) {
-  return batchesPerWorker(epochMs, nodes, async (batch, at) => {
-    const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, JSON.stringify({ metrics: samples(batch, at) }));
-    const body = res.body as { accepted: number };
-    if (res.status !== 202 || body.accepted !== batch.length) throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
-    return body.accepted;
-  }, settleRollups);
+  return batchesPerWorker(
+    epochMs,
+    nodes,
+    async (batch, at) => {
+      const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, JSON.stringify({ metrics: samples(batch, at) }));
+      const body = res.body as { accepted: number };
+      if (res.status !== 202 || body.accepted !== batch.length)
+        throw new Error(`metrics: HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      return body.accepted;
+    },
+    settleRollups,
+  );
 }
 
 async function rawInsertRate(databaseUrl: string, nodes: Gpu[][], epochMs: number) {
@@ -186,7 +214,14 @@ async function rawInsertRate(databaseUrl: string, nodes: Gpu[][], epochMs: numbe
     const r = await pool.query(
       `INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
        SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::real[], $4::int[], $5::real[], $6::real[])`,
-      [batch.map((g) => g.id), rows.map(() => at.toISOString()), rows.map((s) => s.utilization_pct), rows.map((s) => s.memory_used_mb), rows.map((s) => s.temperature_c), rows.map((s) => s.power_draw_w)],
+      [
+        batch.map((g) => g.id),
+        rows.map(() => at.toISOString()),
+        rows.map((s) => s.utilization_pct),
+        rows.map((s) => s.memory_used_mb),
+        rows.map((s) => s.temperature_c),
+        rows.map((s) => s.power_draw_w),
+      ],
     );
     return r.rowCount ?? 0;
   });
@@ -208,7 +243,8 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochM
         const t0 = performance.now();
         const res = await postJson(`${baseUrl}/api/clusters/metrics`, key, body);
         const reply = res.body as { accepted?: number };
-        if (res.status !== 202 || reply.accepted !== node.length) throw new Error(`report: HTTP ${res.status}, ${JSON.stringify(reply).slice(0, 200)}`);
+        if (res.status !== 202 || reply.accepted !== node.length)
+          throw new Error(`report: HTTP ${res.status}, ${JSON.stringify(reply).slice(0, 200)}`);
         latencies.push(performance.now() - t0);
         tick++;
       }
@@ -222,7 +258,14 @@ async function startIngest(databaseUrl: string): Promise<{ url: string; stop: ()
   const port = await freePort();
   const server = startIngestServer({
     port,
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20", NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789" },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      DATABASE_POOL_SIZE: "20",
+      NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
+    },
     quiet: true,
   });
   const url = `http://127.0.0.1:${port}`;

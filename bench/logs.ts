@@ -30,9 +30,18 @@ interface Placement {
 
 /** Running jobs with open placements on one container node, written set-based (the bench measures logs, not scheduling). */
 async function seedPlacements(c: pg.Client, clusterId: string, tag: string): Promise<Placement[]> {
-  const tenant = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ($1, $2) RETURNING id`, [`bench-logs-${tag}`, JOBS])).rows[0].id as string;
-  const node = (await c.query(`INSERT INTO nodes (cluster_id, hostname, status, containers, last_heartbeat_at) VALUES ($1, $2, 'available', true, now()) RETURNING id`, [clusterId, `bench-logs-${tag}`])).rows[0].id as string;
-  await c.query(`INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT $1, 'GPU-bench-logs-' || $3 || '-' || g, g, 'H100', 81559 FROM generate_series(0, $2 - 1) g`, [node, JOBS, tag]);
+  const tenant = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ($1, $2) RETURNING id`, [`bench-logs-${tag}`, JOBS])).rows[0]
+    .id as string;
+  const node = (
+    await c.query(
+      `INSERT INTO nodes (cluster_id, hostname, status, containers, last_heartbeat_at) VALUES ($1, $2, 'available', true, now()) RETURNING id`,
+      [clusterId, `bench-logs-${tag}`],
+    )
+  ).rows[0].id as string;
+  await c.query(
+    `INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT $1, 'GPU-bench-logs-' || $3 || '-' || g, g, 'H100', 81559 FROM generate_series(0, $2 - 1) g`,
+    [node, JOBS, tag],
+  );
   const out: Placement[] = [];
   await c.query("BEGIN");
   for (let i = 0; i < JOBS; i++) {
@@ -43,15 +52,24 @@ async function seedPlacements(c: pg.Client, clusterId: string, tag: string): Pro
         [tenant, `bench-log-${i}`, fence],
       )
     ).rows[0].id as string;
-    const gpu = (await c.query(`UPDATE gpus SET allocated_job_id = $1 WHERE id = (SELECT id FROM gpus WHERE node_id = $2 AND allocated_job_id IS NULL ORDER BY index LIMIT 1) RETURNING id`, [job, node])).rows[0].id as string;
-    await c.query(`INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at) VALUES ($1, 1, $2, ARRAY[$3::uuid], ARRAY[$4::uuid], now())`, [job, fence, gpu, node]);
+    const gpu = (
+      await c.query(
+        `UPDATE gpus SET allocated_job_id = $1 WHERE id = (SELECT id FROM gpus WHERE node_id = $2 AND allocated_job_id IS NULL ORDER BY index LIMIT 1) RETURNING id`,
+        [job, node],
+      )
+    ).rows[0].id as string;
+    await c.query(
+      `INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at) VALUES ($1, 1, $2, ARRAY[$3::uuid], ARRAY[$4::uuid], now())`,
+      [job, fence, gpu, node],
+    );
     out.push({ jobId: job, attempt: 1, fence });
   }
   await c.query("COMMIT");
   return out;
 }
 
-const batch = (from: number) => Array.from({ length: CHUNKS }, (_, i) => ({ seq: from + i, stream: i % 10 === 9 ? "stderr" : "stdout", text: LINE }));
+const batch = (from: number) =>
+  Array.from({ length: CHUNKS }, (_, i) => ({ seq: from + i, stream: i % 10 === 9 ? "stderr" : "stdout", text: LINE }));
 
 async function timed(fn: (p: Placement, b: number) => Promise<void>, placements: Placement[]) {
   const latencies: number[] = [];
@@ -67,7 +85,11 @@ async function timed(fn: (p: Placement, b: number) => Promise<void>, placements:
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { chunksPerS: Math.round((placements.length * BATCHES * CHUNKS) / seconds), p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) };
+  return {
+    chunksPerS: Math.round((placements.length * BATCHES * CHUNKS) / seconds),
+    p50: round(percentile(latencies, 50)),
+    p99: round(percentile(latencies, 99)),
+  };
 }
 
 const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
@@ -92,14 +114,20 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   await raw.end();
 
   const send = (p: Placement, b: number) =>
-    postJson(`${baseUrl}/api/jobs/${p.jobId}/logs`, key, JSON.stringify({ attempt: p.attempt, fence: p.fence, chunks: batch(b * CHUNKS) })).then((r) => {
+    postJson(
+      `${baseUrl}/api/jobs/${p.jobId}/logs`,
+      key,
+      JSON.stringify({ attempt: p.attempt, fence: p.fence, chunks: batch(b * CHUNKS) }),
+    ).then((r) => {
       if (r.status !== 202) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
     });
   // warm the route up before measuring
   await send(placements[0]!, BATCHES + 1);
   const http = await timed(send, placements);
   const resend = await timed(send, placements);
-  const stored = (await c.query(`SELECT count(*)::int AS n FROM workload_logs WHERE job_id = ANY($1::uuid[])`, [placements.map((p) => p.jobId)])).rows[0].n as number;
+  const stored = (
+    await c.query(`SELECT count(*)::int AS n FROM workload_logs WHERE job_id = ANY($1::uuid[])`, [placements.map((p) => p.jobId)])
+  ).rows[0].n as number;
   await c.end();
   return { http, baseline, resend, stored };
 });

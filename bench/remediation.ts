@@ -37,7 +37,8 @@ async function main() {
   const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     const c = new pg.Client({ connectionString: databaseUrl });
     await c.connect();
-    const nodeStatus = async (id: string) => (await c.query<{ status: string }>(`SELECT status FROM nodes WHERE id = $1`, [id])).rows[0]!.status;
+    const nodeStatus = async (id: string) =>
+      (await c.query<{ status: string }>(`SELECT status FROM nodes WHERE id = $1`, [id])).rows[0]!.status;
 
     const cluster = await createCluster(systemActor, { name: "bench-remediation", region: null, provider: null });
     const { key: agentKey } = await createApiKey(systemActor, { name: "bench agent", scope: "agent", cluster_id: cluster.id });
@@ -53,29 +54,60 @@ async function main() {
     await sim.ready;
     await new Promise((r) => setTimeout(r, 3_000));
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenantKey}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tenantKey}`, "content-type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return (await res.json()) as { job: { id: string; status: string; node_ids: string[] } };
     };
     try {
       // a multi-node job: 16 GPUs on two nodes
-      const { job } = await call("POST", "/api/jobs", { name: "bench-train", gpu_count: 16, gpu_type: "H100", duration_s: 3600, priority: 1 });
-      const running = await until(async () => (await call("GET", `/api/jobs/${job.id}`)).job, (j) => j.status === "running", 15_000, 50);
+      const { job } = await call("POST", "/api/jobs", {
+        name: "bench-train",
+        gpu_count: 16,
+        gpu_type: "H100",
+        duration_s: 3600,
+        priority: 1,
+      });
+      const running = await until(
+        async () => (await call("GET", `/api/jobs/${job.id}`)).job,
+        (j) => j.status === "running",
+        15_000,
+        50,
+      );
       const victim = sim.nodes.find((n) => n.id === running.node_ids[0])!;
 
       // 1. the event path: the agent reports XID 79, the platform acts on its own
       const t0 = performance.now();
       sim.injectFault(victim.hostname, "xid79", 0);
       await sim.reportNow(victim.hostname);
-      await until(() => nodeStatus(victim.id!), (s) => s === "quarantined", 30_000);
+      await until(
+        () => nodeStatus(victim.id!),
+        (s) => s === "quarantined",
+        30_000,
+      );
       const faultToQuarantine = performance.now() - t0;
-      const moved = await until(async () => (await call("GET", `/api/jobs/${job.id}`)).job, (j) => j.status === "running" && !j.node_ids.includes(victim.id!), 30_000);
+      const moved = await until(
+        async () => (await call("GET", `/api/jobs/${job.id}`)).job,
+        (j) => j.status === "running" && !j.node_ids.includes(victim.id!),
+        30_000,
+      );
       const faultToRunning = performance.now() - t0;
 
       // 2. baseline: the same fault with no event behind it; only the sweep finds it
       const quiet = sim.nodes.find((n) => n.id !== victim.id && !moved.node_ids.includes(n.id!) && !running.node_ids.includes(n.id!))!;
       const t1 = performance.now();
-      await c.query(`UPDATE gpus SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:79', last_xid = 79, last_xid_at = now() WHERE node_id = $1 AND index = 0`, [quiet.id]);
-      await until(() => nodeStatus(quiet.id!), (s) => s === "quarantined", 60_000, 20);
+      await c.query(
+        `UPDATE gpus SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:79', last_xid = 79, last_xid_at = now() WHERE node_id = $1 AND index = 0`,
+        [quiet.id],
+      );
+      await until(
+        () => nodeStatus(quiet.id!),
+        (s) => s === "quarantined",
+        60_000,
+        20,
+      );
       const sweepOnly = performance.now() - t1;
 
       // 3. blast radius: a fresh cap window, then 12 nodes fail at once
@@ -87,11 +119,19 @@ async function main() {
       for (const n of twelve) sim.injectFault(n.hostname, "xid79", 1);
       await Promise.all(twelve.map((n) => sim.reportNow(n.hostname)));
       const decided = async () =>
-        (await c.query<{ n: number }>(`SELECT count(DISTINCT node_id)::int AS n FROM remediations WHERE node_id = ANY($1::uuid[])`, [twelve.map((n) => n.id)])).rows[0]!.n;
+        (
+          await c.query<{ n: number }>(`SELECT count(DISTINCT node_id)::int AS n FROM remediations WHERE node_id = ANY($1::uuid[])`, [
+            twelve.map((n) => n.id),
+          ])
+        ).rows[0]!.n;
       await until(decided, (n) => n === 12, 30_000, 50);
-      const { rows: outcome } = await c.query<{ outcome: string; n: number }>(`SELECT outcome, count(*)::int AS n FROM remediations GROUP BY outcome`);
+      const { rows: outcome } = await c.query<{ outcome: string; n: number }>(
+        `SELECT outcome, count(*)::int AS n FROM remediations GROUP BY outcome`,
+      );
       const by = Object.fromEntries(outcome.map((o) => [o.outcome, o.n]));
-      const { rows: alerts } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM alert_events WHERE rule_type = 'remediation_capped' AND status = 'firing' AND severity = 'critical'`);
+      const { rows: alerts } = await c.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM alert_events WHERE rule_type = 'remediation_capped' AND status = 'firing' AND severity = 'critical'`,
+      );
 
       const e0 = performance.now();
       await evaluateAlerts();

@@ -39,11 +39,17 @@ async function seed(c: pg.Client) {
        FROM generate_series(1, $1) i`,
     [NODES],
   );
-  await c.query(`INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g`);
+  await c.query(
+    `INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g`,
+  );
   // aged state: some nodes out of service, some GPUs unhealthy
   await c.query(`UPDATE nodes SET status = 'quarantined' WHERE hostname IN (SELECT 'node-' || i FROM generate_series(1, 20) i)`);
-  await c.query(`UPDATE nodes SET status = 'offline', status_before_offline = 'available' WHERE hostname IN (SELECT 'node-' || i FROM generate_series(21, 30) i)`);
-  await c.query(`UPDATE gpus SET status = 'unhealthy', unhealthy_reason = 'bench' WHERE uuid IN (SELECT 'GPU-node-' || i || '-3' FROM generate_series(31, 60) i)`);
+  await c.query(
+    `UPDATE nodes SET status = 'offline', status_before_offline = 'available' WHERE hostname IN (SELECT 'node-' || i FROM generate_series(21, 30) i)`,
+  );
+  await c.query(
+    `UPDATE gpus SET status = 'unhealthy', unhealthy_reason = 'bench' WHERE uuid IN (SELECT 'GPU-node-' || i || '-3' FROM generate_series(31, 60) i)`,
+  );
   // running work with declared durations: a quarter of the GPUs, placed by a real cycle
   await c.query(
     `INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, duration_s, status, pending_reason)
@@ -76,9 +82,18 @@ async function book(baseUrl: string, keys: string[], until: number) {
         i += CLIENTS;
         // everyone wants the next half day: windows overlap, and the fleet runs out within seconds
         const start = Math.ceil(now / HOUR) * HOUR + Math.floor(Math.random() * 12) * HOUR;
-        const body = { gpu_type: "H100", node_count: 1 + Math.floor(Math.random() * 16), starts_at: new Date(start).toISOString(), ends_at: new Date(start + (4 + Math.floor(Math.random() * 9)) * HOUR).toISOString() };
+        const body = {
+          gpu_type: "H100",
+          node_count: 1 + Math.floor(Math.random() * 16),
+          starts_at: new Date(start).toISOString(),
+          ends_at: new Date(start + (4 + Math.floor(Math.random() * 9)) * HOUR).toISOString(),
+        };
         const { ms, value: res } = await timed(() =>
-          fetch(`${baseUrl}/api/reservations`, { method: "POST", headers: { authorization: `Bearer ${keys[i % keys.length]}`, "content-type": "application/json" }, body: JSON.stringify(body) }),
+          fetch(`${baseUrl}/api/reservations`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${keys[i % keys.length]}`, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          }),
         );
         const reply = (await res.json()) as { error?: { code: string; message: string } };
         latency.push(ms);
@@ -142,10 +157,16 @@ const out = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     const holdings = await c.query(`SELECT count(*)::int AS n FROM reservation_nodes WHERE live`);
 
     // capacity at 10,000 GPUs, over the bookings just made
-    const window = { gpu_type: "H100", from: new Date(Date.now() + 24 * HOUR).toISOString(), to: new Date(Date.now() + 48 * HOUR).toISOString() };
+    const window = {
+      gpu_type: "H100",
+      from: new Date(Date.now() + 24 * HOUR).toISOString(),
+      to: new Date(Date.now() + 48 * HOUR).toISOString(),
+    };
     const query = await sequential(CAPACITY_SAMPLES, () => capacityFor(pool(), window));
     const qs = new URLSearchParams(window).toString();
-    const api = await sequential(CAPACITY_SAMPLES, () => fetch(`${baseUrl}/api/capacity?${qs}`, { headers: { authorization: `Bearer ${keys[0]}` } }).then((r) => r.arrayBuffer()));
+    const api = await sequential(CAPACITY_SAMPLES, () =>
+      fetch(`${baseUrl}/api/capacity?${qs}`, { headers: { authorization: `Bearer ${keys[0]}` } }).then((r) => r.arrayBuffer()),
+    );
     const reader = readerPool(await provisionReaderLogin(databaseUrl), 10);
     const listener = createPublicApiServer(reader, { perMinute: 1_000_000 });
     await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));

@@ -43,7 +43,9 @@ async function seed(c: pg.Client) {
        FROM generate_series(1, $1) i`,
     [NODES],
   );
-  await c.query(`INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g`);
+  await c.query(
+    `INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g`,
+  );
   // mixed sizes (mostly small, some whole nodes and multi-node gangs), priorities 1–10, spread over tenants and time
   await c.query(
     `INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, duration_s, status, submitted_at, pending_reason)
@@ -80,7 +82,11 @@ async function naiveCycle(c: pg.Client): Promise<{ ms: number; processed: number
     await c.query("BEGIN");
     const job = (await c.query(`SELECT tenant_id, gpu_count, gpu_type FROM jobs WHERE id = $1 FOR UPDATE`, [id])).rows[0];
     const quota = (await c.query(`SELECT gpu_quota FROM tenants WHERE id = $1`, [job.tenant_id])).rows[0].gpu_quota;
-    const used = (await c.query(`SELECT count(*)::int AS n FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = $1`, [job.tenant_id])).rows[0].n;
+    const used = (
+      await c.query(`SELECT count(*)::int AS n FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = $1`, [
+        job.tenant_id,
+      ])
+    ).rows[0].n;
     if (used + job.gpu_count > quota) {
       await c.query("COMMIT");
       continue;
@@ -95,11 +101,17 @@ async function naiveCycle(c: pg.Client): Promise<{ ms: number; processed: number
       continue;
     }
     // a running job carries its placement's fence (the database refuses one without), as the cycle's does
-    await c.query(`UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, fence = gen_random_uuid() WHERE id = $1`, [id]);
+    await c.query(
+      `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, fence = gen_random_uuid() WHERE id = $1`,
+      [id],
+    );
     // the gang in one statement (the database refuses a half-allocated running job at statement end);
     // this makes the baseline a little faster than the original's statement per GPU
     await c.query(`UPDATE gpus SET allocated_job_id = $1 WHERE id = ANY($2::uuid[])`, [id, free.rows.map((g) => g.id)]);
-    await c.query(`INSERT INTO job_events (job_id, from_status, to_status, reason, actor) VALUES ($1, 'queued', 'running', 'naive', 'bench')`, [id]);
+    await c.query(
+      `INSERT INTO job_events (job_id, from_status, to_status, reason, actor) VALUES ($1, 'queued', 'running', 'naive', 'bench')`,
+      [id],
+    );
     await c.query("COMMIT");
     placed++;
   }
@@ -160,7 +172,10 @@ try {
     `INSERT INTO nodes (cluster_id, hostname, status, last_heartbeat_at) SELECT $1, 'dead-' || i, 'maintenance', now() + interval '1 day' FROM generate_series(1, 125) i`,
     [deadCluster],
   );
-  await c.query(`INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g WHERE n.cluster_id = $1`, [deadCluster]);
+  await c.query(
+    `INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g WHERE n.cluster_id = $1`,
+    [deadCluster],
+  );
   const pinned = await c.query(`UPDATE jobs SET cluster_id = $1 WHERE priority = 1`, [deadCluster]);
   await c.query("ANALYZE");
   const dead = await runSchedulerCycle("bench dead cluster");
@@ -179,7 +194,12 @@ try {
     [hog, BACKLOG],
   );
   const newcomer = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('newcomer', 8) RETURNING id`)).rows[0].id as string;
-  const newJob = (await c.query(`INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, status) VALUES ($1, 'newcomer', 1, 'H100', 10, 'queued') RETURNING id`, [newcomer])).rows[0].id as string;
+  const newJob = (
+    await c.query(
+      `INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, status) VALUES ($1, 'newcomer', 1, 'H100', 10, 'queued') RETURNING id`,
+      [newcomer],
+    )
+  ).rows[0].id as string;
   await c.query("ANALYZE");
   // a warm-up cycle (plans, caches), then the newcomer's job is put back in the queue for the measured one
   await runSchedulerCycle("bench backlog warm-up");
@@ -202,12 +222,20 @@ try {
   await c.query(
     `INSERT INTO nodes (cluster_id, hostname, status, last_heartbeat_at) SELECT (SELECT id FROM clusters LIMIT 1), 'l4-' || i, 'available', now() + interval '1 day' FROM generate_series(1, 16) i`,
   );
-  await c.query(`INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'L4', 23034 FROM nodes n, generate_series(0, 7) g WHERE n.hostname LIKE 'l4-%'`);
+  await c.query(
+    `INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'L4', 23034 FROM nodes n, generate_series(0, 7) g WHERE n.hostname LIKE 'l4-%'`,
+  );
   const tenant = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('latency', 1000) RETURNING id`)).rows[0].id as string;
   await c.end();
   const { key } = await createApiKey(systemActor, { name: "bench", scope: "tenant", tenant_id: tenant });
   await disconnectDb();
-  const env = { ...process.env, DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789", NODE_ENV: "production", LOG_LEVEL: "warn" } as NodeJS.ProcessEnv;
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+  } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
   app = startNext({ port, env, quiet: true });

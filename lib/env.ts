@@ -19,161 +19,250 @@ const boolFlag = z
   .optional()
   .transform((v) => v === "1" || v === "true");
 
-const envSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
-    .optional(),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  // signs session tokens; there is no built-in fallback (a known secret lets anyone forge a session)
-  NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
-  NEXTAUTH_URL: optionalUrl,
-  DEMO_MODE: boolFlag,
-  INNGEST_EVENT_KEY: z.string().optional(),
-  INNGEST_SIGNING_KEY: z.string().optional(),
-  INNGEST_BASE_URL: optionalUrl,
-  INNGEST_DEV: z.string().optional(),
-  BACKGROUND_DRIVER: z.enum(["auto", "in-process", "off"]).default("auto"),
-  // how long a process trusts an agent key it checked, unless the database says it changed first; 0 checks every request
-  API_KEY_CACHE_TTL_S: z.coerce.number().int().min(0).max(300).default(30),
-  // GPU metric statements one process runs at once; reports arriving meanwhile share the next one
-  // (bench:ingest on 2 cores: 2 beat 4 and 10 on both reports/s and latency)
-  INGEST_MAX_STATEMENTS: z.coerce.number().int().min(1).max(64).default(2),
-  API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
-  // the test stages: every route checks its own response against its contract (lib/http/response-contract.ts)
-  VALIDATE_RESPONSES: boolFlag,
-  NODE_OFFLINE_AFTER_S: z.coerce.number().int().min(5).max(86_400).default(90),
-  AGENT_HEARTBEAT_INTERVAL_S: z.coerce.number().int().min(1).max(3_600).default(15),
-  METRICS_RAW_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(48),
-  METRICS_ROLLUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
-  GPU_TEMP_WARNING_C: z.coerce.number().min(30).max(120).default(80),
-  GPU_TEMP_CRITICAL_C: z.coerce.number().min(30).max(130).default(90),
-  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(730),
-  SMTP_URL: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v ? v : undefined))
-    .pipe(z.string().regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL").optional()),
-  ALERT_EMAIL_FROM: z.string().trim().default("GPUForge alerts <alerts@gpuforge.local>"),
-  ALERT_EMAIL_TO: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v ? v.split(",").map((x) => x.trim()).filter(Boolean) : []))
-    .pipe(z.array(z.email("must be a comma-separated list of email addresses"))),
-  ALERT_WEBHOOK_URL: optionalUrl,
-  REMEDIATION_CAP: z.coerce.number().int().min(0).max(10_000).default(5),
-  PREPAID_GRACE_S: z.coerce.number().int().min(0).max(30 * 86_400).default(900),
-  STRIPE_SECRET_KEY: z.string().trim().optional().transform((v) => (v ? v : undefined)),
-  STRIPE_WEBHOOK_SECRET: z.string().trim().optional().transform((v) => (v ? v : undefined)),
-  STRIPE_API_BASE: optionalUrl,
-  REMEDIATION_WINDOW_S: z.coerce.number().int().min(60).max(7 * 86_400).default(600),
-  // Node execution: tenant code runs only in containers. A job with a command and no image runs in
-  // DEFAULT_JOB_IMAGE, or is refused at submit when none is configured; replicas of endpoints that
-  // name no image serve from DEFAULT_SERVE_IMAGE (or the agent's GPUFORGE_SERVE_IMAGE).
-  DEFAULT_JOB_IMAGE: z.string().trim().optional().transform((v) => (v ? v : undefined)).pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference").optional()),
-  DEFAULT_SERVE_IMAGE: z.string().trim().optional().transform((v) => (v ? v : undefined)).pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference").optional()),
-  // workload logs: what one run (a job attempt or a replica) may store, and for how long
-  WORKLOAD_LOG_MAX_BYTES: z.coerce.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(8 * 1024 * 1024),
-  WORKLOAD_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(14),
-  // Operations: GET /api/metrics answers operator keys, and this bearer token for Prometheus;
-  // per-GPU series stop at METRICS_MAX_GPU_SERIES (a gauge says when they were cut)
-  METRICS_TOKEN: z.string().trim().min(16, "must be at least 16 characters").optional().or(z.literal("").transform(() => undefined)),
-  METRICS_MAX_GPU_SERIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
-  // POST /api/webhooks/alertmanager answers this bearer token (Alertmanager's http_config) and operator keys
-  ALERTMANAGER_TOKEN: z.string().trim().min(16, "must be at least 16 characters").optional().or(z.literal("").transform(() => undefined)),
-  // Alertmanager alerts (by alertname) that quarantine their node, within the blast-radius cap;
-  // an alert's own label gpuforge_action="quarantine" (or "none") decides for that alert
-  ALERTMANAGER_REMEDIATE_ALERTS: z
-    .string()
-    .trim()
-    .default("GPUFatalXid,GPUXidFatal,GPUUncorrectableEccError,GPURowRemapFailure")
-    .transform((v) => v.split(",").map((x) => x.trim()).filter(Boolean)),
-  // How many proxies in front of the app append to X-Forwarded-For (0: none, use the socket address),
-  // or which networks they are in. Nothing else is believed about a client's address.
-  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0, "must be 0 or more").max(10).default(0),
-  TRUSTED_PROXIES: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v, ctx): Cidr[] => {
-      const list = parseCidrList(v ?? "");
-      if (list === null) {
-        ctx.addIssue({ code: "custom", message: "must be a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.0/8, 192.0.2.7" });
-        return z.NEVER;
-      }
-      return list;
-    }),
-  // Pods and the inference gateway. Nodes' addresses (what SSH commands name and the only places
-  // the gateway connects to) must lie in these networks when set (lib/fleet/node-address.ts).
-  NODE_ADDRESS_NETWORKS: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v, ctx): Cidr[] => {
-      const list = parseCidrList(v ?? "");
-      if (list === null) {
-        ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.20.0.0/16" });
-        return z.NEVER;
-      }
-      return list;
-    }),
-  // a pod whose container is not up this long after placement fails; a stop its node never confirms counts as done after this
-  POD_START_TIMEOUT_S: z.coerce.number().int().min(30).max(86_400).default(900),
-  POD_STOP_CONFIRM_S: z.coerce.number().int().min(5).max(3_600).default(120),
-  // the gateway's base URL as tenants call it (an endpoint's `url`); default: the app's own (NEXTAUTH_URL)
-  GATEWAY_PUBLIC_URL: optionalUrl,
-  // a replica must answer with headers within this, and never go quiet for longer than the idle timeout
-  GATEWAY_TIMEOUT_S: z.coerce.number().int().min(1).max(3_600).default(60),
-  GATEWAY_IDLE_TIMEOUT_S: z.coerce.number().int().min(1).max(3_600).default(120),
-  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(10 * 1024 * 1024),
-  // requests one gateway process sends to one endpoint at once; beyond it answers 429
-  GATEWAY_MAX_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100_000).default(1_024),
-  // how often a gateway process probes every replica (a failing one leaves rotation within one interval), and each probe's limit
-  GATEWAY_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
-  GATEWAY_PROBE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
-  // how often a gateway process re-reads the replicas it routes to, and writes its per-minute figures
-  GATEWAY_REFRESH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
-  GATEWAY_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  // salts the anonymous page-view session hash; derived from NEXTAUTH_SECRET when unset
-  ANALYTICS_SALT: z.string().min(16, "must be at least 16 characters").optional(),
-  // jobs one tenant may have waiting (queued or blocked) at once; a submit beyond it answers 429
-  MAX_WAITING_JOBS_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(5_000),
-  // waiting jobs of each tenant a scheduling cycle reads (its first ones in priority and age order)
-  SCHEDULER_TENANT_WINDOW: z.coerce.number().int().min(10).max(50_000).default(1_000),
-  // Pipelines: the hosts http steps may call (host, host:port or *.domain, comma-separated; empty:
-  // none), and the largest output one step may post or store
-  TOOL_CALL_ALLOWED_HOSTS: z.string().trim().default("").transform(parseAllowList),
-  PIPELINE_OUTPUT_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
-  // 32 random bytes (base64 or hex) that encrypt the secrets operators store in the console's
-  // settings (SMTP and webhook URLs); without it those secrets can only come from this environment
-  SETTINGS_ENCRYPTION_KEY: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v ? v : undefined))
-    .refine((v) => v === undefined || decodeKey(v) !== null, "must be 32 random bytes, base64 or hex encoded (openssl rand -base64 32)"),
-  // the read-only public listener (npm run public-api): its port, the database role it reads through
-  // (a login role granted only gpuforge_public_reader; unset with the embedded database, one is made),
-  // and the requests one address may make a minute
-  PUBLIC_API_PORT: z.coerce.number().int().min(1).max(65_535).default(3002),
-  PUBLIC_API_DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
-    .optional(),
-  PUBLIC_API_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
-}).superRefine((e, ctx) => {
-  if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
-    ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: "set TRUSTED_PROXY_HOPS or TRUSTED_PROXIES, not both" });
-  }
-  // Inngest's dev mode serves functions without checking request signatures: never in production
-  if (e.NODE_ENV === "production" && e.INNGEST_DEV && !["0", "false"].includes(e.INNGEST_DEV.trim().toLowerCase())) {
-    ctx.addIssue({ code: "custom", path: ["INNGEST_DEV"], message: "must not be set in production: Inngest dev mode skips signature checks on /api/inngest" });
-  }
-});
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
+      .optional(),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    // signs session tokens; there is no built-in fallback (a known secret lets anyone forge a session)
+    NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)").optional(),
+    NEXTAUTH_URL: optionalUrl,
+    DEMO_MODE: boolFlag,
+    INNGEST_EVENT_KEY: z.string().optional(),
+    INNGEST_SIGNING_KEY: z.string().optional(),
+    INNGEST_BASE_URL: optionalUrl,
+    INNGEST_DEV: z.string().optional(),
+    BACKGROUND_DRIVER: z.enum(["auto", "in-process", "off"]).default("auto"),
+    // how long a process trusts an agent key it checked, unless the database says it changed first; 0 checks every request
+    API_KEY_CACHE_TTL_S: z.coerce.number().int().min(0).max(300).default(30),
+    // GPU metric statements one process runs at once; reports arriving meanwhile share the next one
+    // (bench:ingest on 2 cores: 2 beat 4 and 10 on both reports/s and latency)
+    INGEST_MAX_STATEMENTS: z.coerce.number().int().min(1).max(64).default(2),
+    API_BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    // the test stages: every route checks its own response against its contract (lib/http/response-contract.ts)
+    VALIDATE_RESPONSES: boolFlag,
+    NODE_OFFLINE_AFTER_S: z.coerce.number().int().min(5).max(86_400).default(90),
+    AGENT_HEARTBEAT_INTERVAL_S: z.coerce.number().int().min(1).max(3_600).default(15),
+    METRICS_RAW_RETENTION_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 365)
+      .default(48),
+    METRICS_ROLLUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+    GPU_TEMP_WARNING_C: z.coerce.number().min(30).max(120).default(80),
+    GPU_TEMP_CRITICAL_C: z.coerce.number().min(30).max(130).default(90),
+    AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(730),
+    SMTP_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .pipe(
+        z
+          .string()
+          .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+          .optional(),
+      ),
+    ALERT_EMAIL_FROM: z.string().trim().default("GPUForge alerts <alerts@gpuforge.local>"),
+    ALERT_EMAIL_TO: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) =>
+        v
+          ? v
+              .split(",")
+              .map((x) => x.trim())
+              .filter(Boolean)
+          : [],
+      )
+      .pipe(z.array(z.email("must be a comma-separated list of email addresses"))),
+    ALERT_WEBHOOK_URL: optionalUrl,
+    REMEDIATION_CAP: z.coerce.number().int().min(0).max(10_000).default(5),
+    PREPAID_GRACE_S: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(900),
+    STRIPE_SECRET_KEY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined)),
+    STRIPE_WEBHOOK_SECRET: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined)),
+    STRIPE_API_BASE: optionalUrl,
+    REMEDIATION_WINDOW_S: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 86_400)
+      .default(600),
+    // Node execution: tenant code runs only in containers. A job with a command and no image runs in
+    // DEFAULT_JOB_IMAGE, or is refused at submit when none is configured; replicas of endpoints that
+    // name no image serve from DEFAULT_SERVE_IMAGE (or the agent's GPUFORGE_SERVE_IMAGE).
+    DEFAULT_JOB_IMAGE: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference").optional()),
+    DEFAULT_SERVE_IMAGE: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference").optional()),
+    // workload logs: what one run (a job attempt or a replica) may store, and for how long
+    WORKLOAD_LOG_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(1024 * 1024 * 1024)
+      .default(8 * 1024 * 1024),
+    WORKLOAD_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(14),
+    // Operations: GET /api/metrics answers operator keys, and this bearer token for Prometheus;
+    // per-GPU series stop at METRICS_MAX_GPU_SERIES (a gauge says when they were cut)
+    METRICS_TOKEN: z
+      .string()
+      .trim()
+      .min(16, "must be at least 16 characters")
+      .optional()
+      .or(z.literal("").transform(() => undefined)),
+    METRICS_MAX_GPU_SERIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+    // POST /api/webhooks/alertmanager answers this bearer token (Alertmanager's http_config) and operator keys
+    ALERTMANAGER_TOKEN: z
+      .string()
+      .trim()
+      .min(16, "must be at least 16 characters")
+      .optional()
+      .or(z.literal("").transform(() => undefined)),
+    // Alertmanager alerts (by alertname) that quarantine their node, within the blast-radius cap;
+    // an alert's own label gpuforge_action="quarantine" (or "none") decides for that alert
+    ALERTMANAGER_REMEDIATE_ALERTS: z
+      .string()
+      .trim()
+      .default("GPUFatalXid,GPUXidFatal,GPUUncorrectableEccError,GPURowRemapFailure")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ),
+    // How many proxies in front of the app append to X-Forwarded-For (0: none, use the socket address),
+    // or which networks they are in. Nothing else is believed about a client's address.
+    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0, "must be 0 or more").max(10).default(0),
+    TRUSTED_PROXIES: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): Cidr[] => {
+        const list = parseCidrList(v ?? "");
+        if (list === null) {
+          ctx.addIssue({
+            code: "custom",
+            message: "must be a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.0/8, 192.0.2.7",
+          });
+          return z.NEVER;
+        }
+        return list;
+      }),
+    // Pods and the inference gateway. Nodes' addresses (what SSH commands name and the only places
+    // the gateway connects to) must lie in these networks when set (lib/fleet/node-address.ts).
+    NODE_ADDRESS_NETWORKS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): Cidr[] => {
+        const list = parseCidrList(v ?? "");
+        if (list === null) {
+          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.20.0.0/16" });
+          return z.NEVER;
+        }
+        return list;
+      }),
+    // a pod whose container is not up this long after placement fails; a stop its node never confirms counts as done after this
+    POD_START_TIMEOUT_S: z.coerce.number().int().min(30).max(86_400).default(900),
+    POD_STOP_CONFIRM_S: z.coerce.number().int().min(5).max(3_600).default(120),
+    // the gateway's base URL as tenants call it (an endpoint's `url`); default: the app's own (NEXTAUTH_URL)
+    GATEWAY_PUBLIC_URL: optionalUrl,
+    // a replica must answer with headers within this, and never go quiet for longer than the idle timeout
+    GATEWAY_TIMEOUT_S: z.coerce.number().int().min(1).max(3_600).default(60),
+    GATEWAY_IDLE_TIMEOUT_S: z.coerce.number().int().min(1).max(3_600).default(120),
+    GATEWAY_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(10 * 1024 * 1024),
+    // requests one gateway process sends to one endpoint at once; beyond it answers 429
+    GATEWAY_MAX_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100_000).default(1_024),
+    // how often a gateway process probes every replica (a failing one leaves rotation within one interval), and each probe's limit
+    GATEWAY_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    GATEWAY_PROBE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+    // how often a gateway process re-reads the replicas it routes to, and writes its per-minute figures
+    GATEWAY_REFRESH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+    GATEWAY_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    // salts the anonymous page-view session hash; derived from NEXTAUTH_SECRET when unset
+    ANALYTICS_SALT: z.string().min(16, "must be at least 16 characters").optional(),
+    // jobs one tenant may have waiting (queued or blocked) at once; a submit beyond it answers 429
+    MAX_WAITING_JOBS_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(5_000),
+    // waiting jobs of each tenant a scheduling cycle reads (its first ones in priority and age order)
+    SCHEDULER_TENANT_WINDOW: z.coerce.number().int().min(10).max(50_000).default(1_000),
+    // Pipelines: the hosts http steps may call (host, host:port or *.domain, comma-separated; empty:
+    // none), and the largest output one step may post or store
+    TOOL_CALL_ALLOWED_HOSTS: z.string().trim().default("").transform(parseAllowList),
+    PIPELINE_OUTPUT_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024)
+      .default(64 * 1024),
+    // 32 random bytes (base64 or hex) that encrypt the secrets operators store in the console's
+    // settings (SMTP and webhook URLs); without it those secrets can only come from this environment
+    SETTINGS_ENCRYPTION_KEY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .refine((v) => v === undefined || decodeKey(v) !== null, "must be 32 random bytes, base64 or hex encoded (openssl rand -base64 32)"),
+    // the read-only public listener (npm run public-api): its port, the database role it reads through
+    // (a login role granted only gpuforge_public_reader; unset with the embedded database, one is made),
+    // and the requests one address may make a minute
+    PUBLIC_API_PORT: z.coerce.number().int().min(1).max(65_535).default(3002),
+    PUBLIC_API_DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
+      .optional(),
+    PUBLIC_API_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  })
+  .superRefine((e, ctx) => {
+    if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
+      ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: "set TRUSTED_PROXY_HOPS or TRUSTED_PROXIES, not both" });
+    }
+    // Inngest's dev mode serves functions without checking request signatures: never in production
+    if (e.NODE_ENV === "production" && e.INNGEST_DEV && !["0", "false"].includes(e.INNGEST_DEV.trim().toLowerCase())) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["INNGEST_DEV"],
+        message: "must not be set in production: Inngest dev mode skips signature checks on /api/inngest",
+      });
+    }
+  });
 
 /** The 32-byte key of SETTINGS_ENCRYPTION_KEY (base64 or hex), or null when it is not one. */
 export function decodeKey(v: string): Buffer | null {
@@ -236,7 +325,14 @@ export function databaseUrlOrThrow(e: Env = env()): string {
  */
 export function authSecret(e: Env = env()): string {
   if (e.NEXTAUTH_SECRET) return e.NEXTAUTH_SECRET;
-  throw new ConfigError([{ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is not set: sessions cannot be signed (32+ random characters, e.g. `openssl rand -base64 32`)", input: undefined }]);
+  throw new ConfigError([
+    {
+      code: "custom",
+      path: ["NEXTAUTH_SECRET"],
+      message: "is not set: sessions cannot be signed (32+ random characters, e.g. `openssl rand -base64 32`)",
+      input: undefined,
+    },
+  ]);
 }
 
 /** Checked by every server before it accepts a request: the configuration parses and has what serving needs. */

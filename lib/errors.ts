@@ -43,14 +43,15 @@ export const notFound = (what = "Resource") => new AppError("not_found", `${what
 export const conflict = (message: string, details: FieldIssue[] = []) => new AppError("conflict", message, details);
 export const invalidTransition = (message: string) => new AppError("invalid_transition", message);
 /** An agent's report about a placement that is no longer current: the work has moved on. */
-export const staleReport = (message = "This report is about a placement that is no longer current; nothing was changed") => new AppError("stale_report", message);
+export const staleReport = (message = "This report is about a placement that is no longer current; nothing was changed") =>
+  new AppError("stale_report", message);
 /** The fleet cannot serve a booking in the window asked for; details say what is free and when it would fit. */
 export const noCapacity = (message: string, details: FieldIssue[] = []) => new AppError("no_capacity", message, details);
 /** A read-only listener answers every method but GET with this, whatever the path. */
-export const methodNotAllowed = (method: string) => new AppError("method_not_allowed", `${method} is not allowed here: this API is read-only (GET)`);
+export const methodNotAllowed = (method: string) =>
+  new AppError("method_not_allowed", `${method} is not allowed here: this API is read-only (GET)`);
 export const payloadTooLarge = (message: string) => new AppError("payload_too_large", message);
-export const unsatisfiable = (message: string, details: FieldIssue[] = []) =>
-  new AppError("unsatisfiable", message, details);
+export const unsatisfiable = (message: string, details: FieldIssue[] = []) => new AppError("unsatisfiable", message, details);
 export const nothingToInvoice = (message: string) => new AppError("nothing_to_invoice", message);
 export const rateLimited = (message = "Too many requests") => new AppError("rate_limited", message);
 /** Something this deployment cannot do at all right now (not the caller's fault, not a bug). */
@@ -97,5 +98,10 @@ export function isUniqueViolation(e: unknown): boolean {
   if (typeof e !== "object" || e === null) return false;
   const err = e as { code?: string; cause?: { code?: string }; meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } };
   // P2010: a raw query's failure, with the database's own code from the driver adapter
-  return err.code === "P2002" || err.code === "23505" || err.cause?.code === "23505" || (err.code === "P2010" && err.meta?.driverAdapterError?.cause?.originalCode === "23505");
+  return (
+    err.code === "P2002" ||
+    err.code === "23505" ||
+    err.cause?.code === "23505" ||
+    (err.code === "P2010" && err.meta?.driverAdapterError?.cause?.originalCode === "23505")
+  );
 }

@@ -5,7 +5,10 @@
 // not know is a bug to report where it is read, not a string to pass along as if it were known.
 
 export class UnknownValueError extends Error {
-  constructor(readonly column: string, readonly value: unknown) {
+  constructor(
+    readonly column: string,
+    readonly value: unknown,
+  ) {
     super(`${column}: ${JSON.stringify(value)} is not one of the values this code knows`);
   }
 }

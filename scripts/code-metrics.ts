@@ -14,12 +14,21 @@ const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclud
   .filter((f) => /\.(ts|tsx)$/.test(f) && !f.startsWith("lib/generated/") && !f.endsWith(".d.ts"));
 
 const RAW_SQL_CALL = /\$queryRaw(?:Unsafe)?\b|\$executeRaw(?:Unsafe)?\b|\.query(?:<[^>]*>)?\(/g;
-const SQL_LINE = /^\s*[`"']?\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH|FROM|WHERE|JOIN|LEFT JOIN|RETURNING|ON CONFLICT|GROUP BY|ORDER BY|SET|VALUES|AND|OR|UNION|HAVING|LIMIT)\b/;
+const SQL_LINE =
+  /^\s*[`"']?\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH|FROM|WHERE|JOIN|LEFT JOIN|RETURNING|ON CONFLICT|GROUP BY|ORDER BY|SET|VALUES|AND|OR|UNION|HAVING|LIMIT)\b/;
 // `x as T`, not `as const` and not `import { a as b }` / `export { a as b }`
 const CAST = /\bas\s+(?!const\b)(?=[A-Za-z_{[("'`])/g;
 const STATUS_CAST = /\bstatus\s+as\s+[A-Z]\w*/g;
 
-type Tally = { files: number; lines: number; raw_sql_calls: number; sql_lines: number; casts: number; status_casts: number; long_lines: number };
+type Tally = {
+  files: number;
+  lines: number;
+  raw_sql_calls: number;
+  sql_lines: number;
+  casts: number;
+  status_casts: number;
+  long_lines: number;
+};
 const empty = (): Tally => ({ files: 0, lines: 0, raw_sql_calls: 0, sql_lines: 0, casts: 0, status_casts: 0, long_lines: 0 });
 const byFolder = new Map<string, Tally>();
 const total = empty();
@@ -28,7 +37,10 @@ const sizes: Array<{ file: string; lines: number }> = [];
 for (const file of files) {
   const text = readFileSync(file, "utf8");
   const lines = text.split("\n");
-  const folder = file.split("/").slice(0, file.startsWith("lib/") || file.startsWith("app/") ? 2 : 1).join("/");
+  const folder = file
+    .split("/")
+    .slice(0, file.startsWith("lib/") || file.startsWith("app/") ? 2 : 1)
+    .join("/");
   const t = byFolder.get(folder) ?? empty();
   const code = lines.filter((l) => !/^\s*(\/\/|\*|\/\*)/.test(l));
   const add: Tally = {
@@ -48,11 +60,7 @@ for (const file of files) {
   sizes.push({ file, lines: lines.length });
 }
 
-const folders = Object.fromEntries([...byFolder].sort(([a], [b]) => a.localeCompare(b)).filter(([, t]) => t.raw_sql_calls || t.casts || t.long_lines));
-console.log(
-  JSON.stringify(
-    { total, largest_files: sizes.sort((a, b) => b.lines - a.lines).slice(0, top), by_folder: folders },
-    null,
-    2,
-  ),
+const folders = Object.fromEntries(
+  [...byFolder].sort(([a], [b]) => a.localeCompare(b)).filter(([, t]) => t.raw_sql_calls || t.casts || t.long_lines),
 );
+console.log(JSON.stringify({ total, largest_files: sizes.sort((a, b) => b.lines - a.lines).slice(0, top), by_folder: folders }, null, 2));

@@ -26,9 +26,12 @@ const server = new EmbeddedPostgres({
   persistent: true,
   createPostgresUser: userInfo().uid === 0,
   postgresFlags: [
-    "-c", "max_connections=300",
-    "-c", `unix_socket_directories=`,
-    "-c", "listen_addresses=127.0.0.1",
+    "-c",
+    "max_connections=300",
+    "-c",
+    `unix_socket_directories=`,
+    "-c",
+    "listen_addresses=127.0.0.1",
     ...(fast ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : []),
   ],
   onLog: (m) => {

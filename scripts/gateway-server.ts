@@ -31,8 +31,15 @@ export function createGatewayServer(g: Gateway, origin: string, timeouts: Server
   const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, timeouts.headersTimeoutMs) }, (req, res) => {
     req.headers["x-forwarded-for"] = withPeerAddress(req.headers["x-forwarded-for"], req.socket.remoteAddress);
     const path = (req.url ?? "/").split("?")[0];
-    const own: Handler | null = req.method === "GET" && path === "/api/health" ? (health as Handler) : req.method === "GET" && path === "/api/metrics" ? (processMetricsOnly as Handler) : null;
-    const served = own ? own(toNextRequest(req, origin, null), { params: Promise.resolve({}) }).then((r) => sendResponse(res, r)) : serveGatewayRequest(g, req, res);
+    const own: Handler | null =
+      req.method === "GET" && path === "/api/health"
+        ? (health as Handler)
+        : req.method === "GET" && path === "/api/metrics"
+          ? (processMetricsOnly as Handler)
+          : null;
+    const served = own
+      ? own(toNextRequest(req, origin, null), { params: Promise.resolve({}) }).then((r) => sendResponse(res, r))
+      : serveGatewayRequest(g, req, res);
     served.catch((e: unknown) => {
       logger.error("gateway server failed", { error: String(e) });
       if (res.headersSent) res.destroy();

@@ -34,8 +34,19 @@ type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Pr
 
 // each route's own body limit: nothing larger is ever read off a socket
 const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?: string; bodyLimit?: () => number }> = [
-  { method: "POST", pattern: /^\/api\/clusters\/metrics$/, handler: metrics as Handler, bodyLimit: () => fleet.postMetrics.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES },
-  { method: "POST", pattern: /^\/api\/clusters\/nodes\/([^/]+)\/heartbeat$/, handler: heartbeat as Handler, param: "id", bodyLimit: () => fleet.heartbeat.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES },
+  {
+    method: "POST",
+    pattern: /^\/api\/clusters\/metrics$/,
+    handler: metrics as Handler,
+    bodyLimit: () => fleet.postMetrics.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES,
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/clusters\/nodes\/([^/]+)\/heartbeat$/,
+    handler: heartbeat as Handler,
+    param: "id",
+    bodyLimit: () => fleet.heartbeat.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES,
+  },
   { method: "GET", pattern: /^\/api\/health$/, handler: health as Handler },
   { method: "GET", pattern: /^\/api\/metrics$/, handler: processMetricsOnly as Handler },
 ];
@@ -64,7 +75,15 @@ export function createIngestServer(origin: string, timeouts: ServerTimeouts = SE
       const match = routes.map((r) => ({ r, m: r.method === req.method ? r.pattern.exec(path) : null })).find((x) => x.m);
       const param = match?.r.param ? safeDecode(match.m![1]!) : "";
       if (!match || param === null) {
-        await sendResponse(res, errorResponse(new AppError("not_found", "The ingest server serves POST /api/clusters/metrics, node heartbeats, GET /api/health and GET /api/metrics only")));
+        await sendResponse(
+          res,
+          errorResponse(
+            new AppError(
+              "not_found",
+              "The ingest server serves POST /api/clusters/metrics, node heartbeats, GET /api/health and GET /api/metrics only",
+            ),
+          ),
+        );
         return;
       }
       const params = match.r.param ? { [match.r.param]: param } : {};

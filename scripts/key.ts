@@ -19,7 +19,13 @@ const USAGE = `usage:
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { scope: { type: "string" }, name: { type: "string" }, tenant: { type: "string" }, cluster: { type: "string" }, node: { type: "string" } },
+  options: {
+    scope: { type: "string" },
+    name: { type: "string" },
+    tenant: { type: "string" },
+    cluster: { type: "string" },
+    node: { type: "string" },
+  },
 });
 
 async function main(url: string) {
@@ -27,7 +33,13 @@ async function main(url: string) {
   process.env.DATABASE_URL = url;
   const [command, arg] = positionals;
   if (command === "create") {
-    const input = createApiKeyBody.safeParse({ name: values.name, scope: values.scope, tenant_id: values.tenant, cluster_id: values.cluster, node_id: values.node });
+    const input = createApiKeyBody.safeParse({
+      name: values.name,
+      scope: values.scope,
+      tenant_id: values.tenant,
+      cluster_id: values.cluster,
+      node_id: values.node,
+    });
     if (!input.success) {
       for (const i of input.error.issues) console.error(`--${String(i.path[0]).replace("_id", "")}: ${i.message}`);
       throw new Error(USAGE);
@@ -53,6 +65,12 @@ await withDatabaseUrl(async (url) => {
     await disconnectDb();
   }
 }).catch((e: unknown) => {
-  console.error(isAppError(e) ? `${e.code}: ${e.message} ${e.details.map((d) => `${d.path}: ${d.message}`).join("; ")}` : e instanceof Error ? e.message : String(e));
+  console.error(
+    isAppError(e)
+      ? `${e.code}: ${e.message} ${e.details.map((d) => `${d.path}: ${d.message}`).join("; ")}`
+      : e instanceof Error
+        ? e.message
+        : String(e),
+  );
   process.exit(1);
 });

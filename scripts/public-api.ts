@@ -36,11 +36,17 @@ export function createPublicApiServer(reader: pg.Pool, opts: { perMinute?: numbe
       });
       const url = new URL(req.url ?? "/", "http://public-api.invalid");
       const match = PUBLIC_ROUTES.map((r) => ({ r, m: r.pattern.exec(url.pathname) })).find((x) => x.m);
-      if (!match) throw new AppError("not_found", `No such resource; the public API serves ${PUBLIC_ROUTES.map((r) => r.contract.path).join(", ")}`);
+      if (!match)
+        throw new AppError("not_found", `No such resource; the public API serves ${PUBLIC_ROUTES.map((r) => r.contract.path).join(", ")}`);
       const parsed = match.r.contract.query!.safeParse(Object.fromEntries(url.searchParams));
       if (!parsed.success) throw validationFailed(zodIssuesToDetails(parsed.error.issues, "query"));
       const body = await match.r.handle({ reader, query: parsed.data as never, params: match.m!.slice(1) });
-      await sendResponse(res, Response.json(body, { headers: { "cache-control": "public, max-age=15", "x-content-type-options": "nosniff", "access-control-allow-origin": "*" } }));
+      await sendResponse(
+        res,
+        Response.json(body, {
+          headers: { "cache-control": "public, max-age=15", "x-content-type-options": "nosniff", "access-control-allow-origin": "*" },
+        }),
+      );
     } catch (e) {
       if (res.headersSent) {
         logger.error("public api failed after answering", { error: String(e) });

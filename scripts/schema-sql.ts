@@ -17,7 +17,13 @@ async function generate(): Promise<string> {
   let discard: (() => Promise<void>) | undefined;
   if (!serverUrl) {
     tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-schema-"));
-    const server = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, ephemeral: true, log: () => {} });
+    const server = await startEmbeddedDatabase({
+      dataDir: path.join(tempDir, "pg"),
+      port: await freePort(),
+      fast: true,
+      ephemeral: true,
+      log: () => {},
+    });
     serverUrl = server.serverUrl;
     discard = () => server.discard();
   }

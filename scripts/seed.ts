@@ -34,7 +34,8 @@ export async function simulatorKeys(url: string): Promise<Record<string, string>
   process.env.DATABASE_URL = url;
   const clusters = await db().cluster.findMany({ orderBy: { createdAt: "asc" }, take: 2, select: { id: true } });
   const keys: Record<string, string> = {};
-  for (const c of clusters) keys[c.id] = (await createApiKey(systemActor, { name: "demo simulator", scope: "agent", cluster_id: c.id })).key;
+  for (const c of clusters)
+    keys[c.id] = (await createApiKey(systemActor, { name: "demo simulator", scope: "agent", cluster_id: c.id })).key;
   await writeKeys(keys);
   await disconnectDb();
   return keys;
@@ -75,11 +76,21 @@ export async function seedDemoReservations(url: string): Promise<void> {
     const tenant = await db().tenant.findFirst({ where: { name: w.tenant }, select: { id: true } });
     if (!tenant) continue;
     // a node is bookable once its first heartbeat made it available (the simulator's first ones are seconds apart)
-    for (let i = 0; i < 30 && (await db().node.count({ where: { status: "available", gpus: { some: { gpuType: w.gpu_type } } } })) < w.node_count * 2; i++) {
+    for (
+      let i = 0;
+      i < 30 && (await db().node.count({ where: { status: "available", gpus: { some: { gpuType: w.gpu_type } } } })) < w.node_count * 2;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 1_000));
     }
     try {
-      const r = await createReservation(systemActor, { tenant_id: tenant.id, gpu_type: w.gpu_type, node_count: w.node_count, starts_at: new Date(w.from).toISOString(), ends_at: new Date(w.to).toISOString() });
+      const r = await createReservation(systemActor, {
+        tenant_id: tenant.id,
+        gpu_type: w.gpu_type,
+        node_count: w.node_count,
+        starts_at: new Date(w.from).toISOString(),
+        ends_at: new Date(w.to).toISOString(),
+      });
       console.log(`[seed] ${w.tenant} reserved ${r.nodes.map((n) => n.node.hostname).join(", ")}`);
     } catch (e) {
       console.log(`[seed] no demo reservation for ${w.tenant}: ${(e as Error).message}`);
@@ -95,7 +106,9 @@ async function writeKeys(keys: Record<string, string>) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   // the embedded database is the demo's; any other database gets demo accounts only when asked for explicitly
-  await withDatabaseUrl((url, embedded) => migrateAndSeed(url, embedded || process.env.DEMO_MODE === "1" || process.env.DEMO_MODE === "true")).catch((e: unknown) => {
+  await withDatabaseUrl((url, embedded) =>
+    migrateAndSeed(url, embedded || process.env.DEMO_MODE === "1" || process.env.DEMO_MODE === "true"),
+  ).catch((e: unknown) => {
     console.error(`db:seed failed: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);
   });

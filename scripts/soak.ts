@@ -20,7 +20,16 @@ import pg from "pg";
 import { startSimulator } from "../agent/src/simulator";
 import { CHAOS_KINDS, startChaos } from "./soak/chaos";
 import { chaosLatencies, databaseSize, sampleProcesses } from "./soak/figures";
-import { checkAll, checkBackgroundFailures, checkSnapshot, INVARIANTS, noteBackgroundFailure, type BackgroundFailures, type ReportRecord, type Violation } from "./soak/invariants";
+import {
+  checkAll,
+  checkBackgroundFailures,
+  checkSnapshot,
+  INVARIANTS,
+  noteBackgroundFailure,
+  type BackgroundFailures,
+  type ReportRecord,
+  type Violation,
+} from "./soak/invariants";
 import { readWorld } from "./soak/read-world";
 import { seedSoakWorld } from "./soak/seed";
 import { startTopology } from "./soak/topology";
@@ -43,11 +52,15 @@ const nodes = Number(args.nodes);
 const minutes = Number(args.minutes);
 const seed = Number(args.seed);
 if (!(nodes >= 2 && minutes > 0 && Number(args.apps) >= 1 && Number(args.ingest) >= 0)) {
-  console.error("usage: npm run soak -- --nodes N (≥ 2) --minutes M (> 0) [--apps A (≥ 1)] [--ingest I (≥ 0)] [--seed S] [--report FILE] [--log FILE] [--fast-db]");
+  console.error(
+    "usage: npm run soak -- --nodes N (≥ 2) --minutes M (> 0) [--apps A (≥ 1)] [--ingest I (≥ 0)] [--seed S] [--report FILE] [--log FILE] [--fast-db]",
+  );
   process.exit(2);
 }
 
-const logStream = args.log ? (mkdirSync(path.dirname(path.resolve(args.log)), { recursive: true }), createWriteStream(args.log)) : process.stderr;
+const logStream = args.log
+  ? (mkdirSync(path.dirname(path.resolve(args.log)), { recursive: true }), createWriteStream(args.log))
+  : process.stderr;
 const log = (m: string) => logStream.write(`${new Date().toISOString()} [soak] ${m}\n`);
 
 /** How the servers run for the soak: faults last about a minute, so nodes go offline after 30 s of silence. */
@@ -104,7 +117,11 @@ async function main(): Promise<number> {
   let sim: ReturnType<typeof startSimulator> | undefined;
   try {
     process.env.DATABASE_URL = topology.databaseUrl;
-    const world = await seedSoakWorld({ appUrls, nodes, alertWindows: { unreachableS: OFFLINE_AFTER_S + 15, temperatureS: 300, temperatureOccurrences: 2 } });
+    const world = await seedSoakWorld({
+      appUrls,
+      nodes,
+      alertWindows: { unreachableS: OFFLINE_AFTER_S + 15, temperatureS: 300, temperatureOccurrences: 2 },
+    });
     sim = startSimulator({
       baseUrl: appUrls,
       ingestUrl: topology.ingest.map((s) => s.url),
@@ -116,17 +133,35 @@ async function main(): Promise<number> {
       // the agents retry what fails, and drop log chunks of placements that moved on: counted by why
       log: (m) => {
         const status = /HTTP (\d{3})/.exec(m)?.[1];
-        const why = m.includes("retrying") ? `retried_${status ?? "unreachable"}` : m.startsWith("log of") ? `log_refused_${status}` : undefined;
+        const why = m.includes("retrying")
+          ? `retried_${status ?? "unreachable"}`
+          : m.startsWith("log of")
+            ? `log_refused_${status}`
+            : undefined;
         if (why) simErrors[why] = (simErrors[why] ?? 0) + 1;
       },
       onExitReport: ({ report, answer }) =>
-        reports.push({ job_id: report.job_id, attempt: report.attempt, fence: report.fence, status: report.status, outcome: answer.outcome, at: Date.now(), ...(answer.outcome === "accepted" ? {} : { http: answer.status, code: answer.code }) }),
+        reports.push({
+          job_id: report.job_id,
+          attempt: report.attempt,
+          fence: report.fence,
+          status: report.status,
+          outcome: answer.outcome,
+          at: Date.now(),
+          ...(answer.outcome === "accepted" ? {} : { http: answer.status, code: answer.code }),
+        }),
     });
     await sim.ready;
     log(`${sim.nodes.length} nodes (${world.gpus} GPUs) registered; ${world.tenants.length} tenants`);
 
     const processes = sampleProcesses(() => [
-      ...[...topology.apps, ...topology.ingest].map((s) => ({ name: s.name, pid: s.pid(), tree: true, restarts: s.restarts, unexpectedExits: s.unexpectedExits })),
+      ...[...topology.apps, ...topology.ingest].map((s) => ({
+        name: s.name,
+        pid: s.pid(),
+        tree: true,
+        restarts: s.restarts,
+        unexpectedExits: s.unexpectedExits,
+      })),
       { name: "postgresql", pid: topology.databasePid(), tree: true },
       { name: "soak (simulator, workload, checker)", pid: process.pid, tree: false },
     ]);
@@ -139,8 +174,20 @@ async function main(): Promise<number> {
         }
       }
     };
-    const workload = startWorkload({ appUrls, tenants: world.tenants, gpuTypes: world.gpuTypes, rng, maxDurationS: Math.max(60, Math.min(300, (minutes * 60) / 4)), log });
-    const harness = { submittedJobIds: workload.submitted, reports, remediationCap: REMEDIATION.cap, remediationWindowS: REMEDIATION.windowS };
+    const workload = startWorkload({
+      appUrls,
+      tenants: world.tenants,
+      gpuTypes: world.gpuTypes,
+      rng,
+      maxDurationS: Math.max(60, Math.min(300, (minutes * 60) / 4)),
+      log,
+    });
+    const harness = {
+      submittedJobIds: workload.submitted,
+      reports,
+      remediationCap: REMEDIATION.cap,
+      remediationWindowS: REMEDIATION.windowS,
+    };
     const check = async (full: boolean) => {
       // from what the servers logged: holds whether or not the database can be read this round
       record(checkBackgroundFailures(backgroundFailures));
@@ -152,7 +199,11 @@ async function main(): Promise<number> {
         record(
           [...topology.apps, ...topology.ingest]
             .filter((s) => s.unexpectedExits > 0)
-            .map((s) => ({ invariant: "process_exited_unexpectedly" as const, subject: s.name, detail: `exited ${s.unexpectedExits} time(s) without being killed` })),
+            .map((s) => ({
+              invariant: "process_exited_unexpectedly" as const,
+              subject: s.name,
+              detail: `exited ${s.unexpectedExits} time(s) without being killed`,
+            })),
         );
         checks[full ? "full" : "light"]++;
         sizes.push({ at: Date.now(), bytes: await databaseSize(pool) });
@@ -164,7 +215,17 @@ async function main(): Promise<number> {
     };
 
     const chaosStarted = Date.now();
-    const chaos = startChaos({ sim, topology, operator: world.operator, rng, windowMs: minutes * 60_000, nodes: sim.nodes.length, faultS: [OFFLINE_AFTER_S + 15, OFFLINE_AFTER_S + 45], repairAfterS: 60, log });
+    const chaos = startChaos({
+      sim,
+      topology,
+      operator: world.operator,
+      rng,
+      windowMs: minutes * 60_000,
+      nodes: sim.nodes.length,
+      faultS: [OFFLINE_AFTER_S + 15, OFFLINE_AFTER_S + 45],
+      repairAfterS: 60,
+      log,
+    });
 
     // the operator invoices every invoiced tenant a few times a run, period after period
     let invoicedUntil = new Date(runStarted - 60_000);
@@ -174,7 +235,10 @@ async function main(): Promise<number> {
       for (const t of world.tenants.filter((x) => x.billing === "invoice")) {
         await world.operator
           .call("POST", `/api/tenants/${t.id}/invoice`, { period_start: invoicedUntil.toISOString(), period_end: until.toISOString() })
-          .then(() => invoices++, (e: unknown) => !String(e).includes("nothing_to_invoice") && log(`invoice of ${t.name}: ${(e as Error).message}`));
+          .then(
+            () => invoices++,
+            (e: unknown) => !String(e).includes("nothing_to_invoice") && log(`invoice of ${t.name}: ${(e as Error).message}`),
+          );
       }
       invoicedUntil = until;
     };
@@ -209,7 +273,15 @@ async function main(): Promise<number> {
     const byInvariant = Object.fromEntries(
       INVARIANTS.map((name) => {
         const found = [...violations.values()].filter((x) => x.invariant === name);
-        return [name, { count: found.length, examples: found.slice(0, EXAMPLES).map((x) => ({ subject: x.subject, detail: x.detail, seen_at: new Date(x.seen).toISOString() })) }];
+        return [
+          name,
+          {
+            count: found.length,
+            examples: found
+              .slice(0, EXAMPLES)
+              .map((x) => ({ subject: x.subject, detail: x.detail, seen_at: new Date(x.seen).toISOString() })),
+          },
+        ];
       }),
     );
     const report = {
@@ -220,7 +292,9 @@ async function main(): Promise<number> {
         app_processes: topology.apps.length,
         ingest_servers: topology.ingest.length,
         seed,
-        database: topology.canRestartDatabase ? `embedded PostgreSQL${args["fast-db"] ? " (fsync off)" : ""}` : "the server of DATABASE_URL (not restarted)",
+        database: topology.canRestartDatabase
+          ? `embedded PostgreSQL${args["fast-db"] ? " (fsync off)" : ""}`
+          : "the server of DATABASE_URL (not restarted)",
         started_at: new Date(runStarted).toISOString(),
         chaos_from: new Date(chaosStarted).toISOString(),
         chaos_to: new Date(chaosEnded).toISOString(),

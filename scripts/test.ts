@@ -27,17 +27,27 @@ function run(stage: string, cmd: string, args: string[], env: NodeJS.ProcessEnv)
 function vitest(project: string, env: NodeJS.ProcessEnv): boolean {
   const out = path.join(resultsDir, `${project}.json`);
   rmSync(out, { force: true });
-  const ok = run(`${project} tests`, process.execPath, [
-    path.join(repoRoot, "node_modules", "vitest", "vitest.mjs"),
-    "run",
-    "--project",
-    project,
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile.json=${out}`,
-  ], env);
+  const ok = run(
+    `${project} tests`,
+    process.execPath,
+    [
+      path.join(repoRoot, "node_modules", "vitest", "vitest.mjs"),
+      "run",
+      "--project",
+      project,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${out}`,
+    ],
+    env,
+  );
   if (existsSync(out)) {
-    const report = JSON.parse(readFileSync(out, "utf8")) as { numPassedTests: number; numFailedTests: number; numTotalTests: number; numPendingTests: number };
+    const report = JSON.parse(readFileSync(out, "utf8")) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      numTotalTests: number;
+      numPendingTests: number;
+    };
     totals.passed += report.numPassedTests;
     totals.failed += report.numFailedTests;
     if (report.numPendingTests > 0) {
@@ -64,8 +74,23 @@ function startSoak(env: NodeJS.ProcessEnv) {
   delete soakEnv.DATABASE_URL;
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "--conditions=react-server", path.join(repoRoot, "scripts", "soak.ts"), "--nodes", "200", "--minutes", "5", "--seed", "1", "--fast-db",
-      "--report", path.join(resultsDir, "soak.json"), "--log", path.join(resultsDir, "soak.log")],
+    [
+      "--import",
+      "tsx",
+      "--conditions=react-server",
+      path.join(repoRoot, "scripts", "soak.ts"),
+      "--nodes",
+      "200",
+      "--minutes",
+      "5",
+      "--seed",
+      "1",
+      "--fast-db",
+      "--report",
+      path.join(resultsDir, "soak.json"),
+      "--log",
+      path.join(resultsDir, "soak.log"),
+    ],
     // files, not pipes: nothing reads a pipe while the e2e stage runs synchronously
     { cwd: repoRoot, env: soakEnv, stdio: ["ignore", file("soak.out"), file("soak.err")] },
   );
@@ -76,11 +101,17 @@ function startSoak(env: NodeJS.ProcessEnv) {
     async finish(): Promise<void> {
       const code = await exited;
       console.log(`\n━━ chaos soak: ${code === 0 ? "ok" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      const report = existsSync(path.join(resultsDir, "soak.json")) ? (JSON.parse(readFileSync(path.join(resultsDir, "soak.json"), "utf8")) as SoakSummary) : undefined;
+      const report = existsSync(path.join(resultsDir, "soak.json"))
+        ? (JSON.parse(readFileSync(path.join(resultsDir, "soak.json"), "utf8")) as SoakSummary)
+        : undefined;
       if (report) {
         console.log(`[soak] events: ${JSON.stringify(report.events_injected)}`);
-        console.log(`[soak] submit → running p50/p99 ${report.latency_during_chaos.submit_to_running_ms.p50}/${report.latency_during_chaos.submit_to_running_ms.p99} ms; fault → quarantine p50/p99 ${report.latency_during_chaos.fault_to_quarantine_ms.p50}/${report.latency_during_chaos.fault_to_quarantine_ms.p99} ms`);
-        for (const [name, v] of Object.entries(report.invariants.by_invariant)) if (v.count) console.log(`[soak] VIOLATION ${name} ×${v.count}: ${v.examples.map((e) => `${e.subject}: ${e.detail}`).join("; ")}`);
+        console.log(
+          `[soak] submit → running p50/p99 ${report.latency_during_chaos.submit_to_running_ms.p50}/${report.latency_during_chaos.submit_to_running_ms.p99} ms; fault → quarantine p50/p99 ${report.latency_during_chaos.fault_to_quarantine_ms.p50}/${report.latency_during_chaos.fault_to_quarantine_ms.p99} ms`,
+        );
+        for (const [name, v] of Object.entries(report.invariants.by_invariant))
+          if (v.count)
+            console.log(`[soak] VIOLATION ${name} ×${v.count}: ${v.examples.map((e) => `${e.subject}: ${e.detail}`).join("; ")}`);
       }
       if (code === 0 && report?.ok) totals.passed++;
       else {
@@ -107,7 +138,10 @@ function ensureBrowser(): void {
     if (process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
       console.log("[browser] Chromium not found: installing Debian's chromium package…");
       spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-      spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+      spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], {
+        stdio: "inherit",
+        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      });
       console.log(`[browser] ${findChromium()}`);
       return;
     }
@@ -122,7 +156,13 @@ async function main(): Promise<number> {
   let tempDir: string | undefined;
   if (!env.DATABASE_URL) {
     tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-test-"));
-    database = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, ephemeral: true, log: () => {} });
+    database = await startEmbeddedDatabase({
+      dataDir: path.join(tempDir, "pg"),
+      port: await freePort(),
+      fast: true,
+      ephemeral: true,
+      log: () => {},
+    });
     env.TEST_DATABASE_SERVER_URL = database.serverUrl;
     console.log("[db] embedded PostgreSQL started for the test run");
   }

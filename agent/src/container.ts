@@ -70,29 +70,44 @@ export class RefusedSpec extends Error {}
 export function dockerRunArgs(spec: ContainerSpec): string[] {
   if (!isImageReference(spec.image)) throw new RefusedSpec(`not a container image reference: ${JSON.stringify(spec.image.slice(0, 80))}`);
   if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(spec.name)) throw new RefusedSpec(`not a container name: ${spec.name}`);
-  if (spec.gpus.length === 0 || spec.gpus.some((g) => !Number.isInteger(g) || g < 0)) throw new RefusedSpec("no GPUs of this node were assigned");
+  if (spec.gpus.length === 0 || spec.gpus.some((g) => !Number.isInteger(g) || g < 0))
+    throw new RefusedSpec("no GPUs of this node were assigned");
   const args = [
     "run",
-    "--name", spec.name,
+    "--name",
+    spec.name,
     "--init",
-    "--gpus", `"device=${spec.gpus.join(",")}"`,
-    "--network", WORKLOAD_NETWORK,
-    "--security-opt", "no-new-privileges",
-    "--cap-drop", "NET_RAW",
-    "--cap-drop", "MKNOD",
-    "--cpus", String(spec.limits.cpus),
-    "--memory", `${spec.limits.memoryMb}m`,
-    "--memory-swap", `${spec.limits.memoryMb}m`,
-    "--shm-size", `${Math.max(64, Math.min(16_384, Math.floor(spec.limits.memoryMb / 4)))}m`,
-    "--pids-limit", String(spec.limits.pids),
-    "--ulimit", "memlock=-1",
-    "--stop-timeout", "10",
+    "--gpus",
+    `"device=${spec.gpus.join(",")}"`,
+    "--network",
+    WORKLOAD_NETWORK,
+    "--security-opt",
+    "no-new-privileges",
+    "--cap-drop",
+    "NET_RAW",
+    "--cap-drop",
+    "MKNOD",
+    "--cpus",
+    String(spec.limits.cpus),
+    "--memory",
+    `${spec.limits.memoryMb}m`,
+    "--memory-swap",
+    `${spec.limits.memoryMb}m`,
+    "--shm-size",
+    `${Math.max(64, Math.min(16_384, Math.floor(spec.limits.memoryMb / 4)))}m`,
+    "--pids-limit",
+    String(spec.limits.pids),
+    "--ulimit",
+    "memlock=-1",
+    "--stop-timeout",
+    "10",
   ];
   const published = new Set<number>();
   for (const p of spec.publish ?? []) {
     // numbers only, checked here, so a port list can never carry an option or a second mapping
     if (!isPort(p.hostPort) || !isPort(p.containerPort)) throw new RefusedSpec(`not a port mapping: ${JSON.stringify(p).slice(0, 80)}`);
-    if (p.hostIp !== undefined && !isIP(p.hostIp)) throw new RefusedSpec(`not an address to publish on: ${JSON.stringify(p.hostIp).slice(0, 80)}`);
+    if (p.hostIp !== undefined && !isIP(p.hostIp))
+      throw new RefusedSpec(`not an address to publish on: ${JSON.stringify(p.hostIp).slice(0, 80)}`);
     if (published.has(p.hostPort)) throw new RefusedSpec(`host port ${p.hostPort} published twice`);
     published.add(p.hostPort);
     const ip = p.hostIp ? (isIP(p.hostIp) === 6 ? `[${p.hostIp}]:` : `${p.hostIp}:`) : "";
@@ -185,10 +200,22 @@ export class DockerLauncher implements Launcher {
     }
     const created = spawnSync(
       "docker",
-      ["network", "create", "--driver", "bridge", "--opt", "com.docker.network.bridge.enable_icc=false", "--label", "io.gpuforge.role=workloads", WORKLOAD_NETWORK],
+      [
+        "network",
+        "create",
+        "--driver",
+        "bridge",
+        "--opt",
+        "com.docker.network.bridge.enable_icc=false",
+        "--label",
+        "io.gpuforge.role=workloads",
+        WORKLOAD_NETWORK,
+      ],
       opts,
     );
-    return created.status === 0 ? null : `cannot create docker network ${WORKLOAD_NETWORK}: ${(created.stderr || created.stdout).trim().slice(0, 300)}`;
+    return created.status === 0
+      ? null
+      : `cannot create docker network ${WORKLOAD_NETWORK}: ${(created.stderr || created.stdout).trim().slice(0, 300)}`;
   }
 
   start(spec: ContainerSpec): Workload {
@@ -208,7 +235,11 @@ export class DockerLauncher implements Launcher {
     if (state.Status !== "running") {
       // it ended while no agent was watching: its code is on record
       const w = this.attach(logs, name);
-      return { ...w, onExit: (fn) => logs.once("exit", () => fn(state.ExitCode ?? 125, state.Status === "exited" ? undefined : `container ${state.Status ?? "gone"}`)) };
+      return {
+        ...w,
+        onExit: (fn) =>
+          logs.once("exit", () => fn(state.ExitCode ?? 125, state.Status === "exited" ? undefined : `container ${state.Status ?? "gone"}`)),
+      };
     }
     const waiter = spawn("docker", ["wait", name], { env: this.env, stdio: ["ignore", "pipe", "ignore"] });
     let code = "";
@@ -235,7 +266,12 @@ export class DockerLauncher implements Launcher {
       onExit: (fn) => {
         proc.once("error", (e) => fn(127, `the container runtime could not be started: ${e.message}`));
         // docker run answers 125 when the engine refused to start it (bad image, no such GPU, …)
-        proc.once("exit", (code, signal) => fn(code ?? 128, code === 125 ? "the container runtime refused to start the container" : signal ? `killed by ${signal}` : undefined));
+        proc.once("exit", (code, signal) =>
+          fn(
+            code ?? 128,
+            code === 125 ? "the container runtime refused to start the container" : signal ? `killed by ${signal}` : undefined,
+          ),
+        );
       },
       stop: () => {
         spawn("docker", ["stop", "--time", "10", name], { env: this.env, stdio: "ignore" }).once("error", () => {});

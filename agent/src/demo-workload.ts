@@ -13,7 +13,10 @@ import { createClient } from "./client";
 const NAMES = ["llama-finetune", "embed-batch", "eval-suite", "rl-rollouts", "vision-pretrain", "rerank-train", "sweep-lr", "distill-7b"];
 // what the demo tenants run: real-looking images and commands (the simulator plays the containers)
 const WORKLOADS = [
-  { image: "nvcr.io/nvidia/pytorch:24.05-py3", command: "torchrun --nproc_per_node=$(nvidia-smi -L | wc -l) train.py --config configs/finetune.yaml" },
+  {
+    image: "nvcr.io/nvidia/pytorch:24.05-py3",
+    command: "torchrun --nproc_per_node=$(nvidia-smi -L | wc -l) train.py --config configs/finetune.yaml",
+  },
   { image: "ghcr.io/acme/embeddings:1.4.2", command: "python embed.py --input s3://corpus/shard-0042 --batch-size 512" },
   { image: "nvcr.io/nvidia/pytorch:24.05-py3", command: "python -m lm_eval --model hf --tasks mmlu,hellaswag --batch_size 16" },
   { image: "rayproject/ray-ml:2.9.0-gpu", command: "python rollout.py --episodes 4096" },
@@ -27,22 +30,48 @@ export function demoSshKey(seed = "gpuforge-demo"): string {
   return `ssh-ed25519 ${Buffer.concat([u32(type.length), type, u32(key.length), key]).toString("base64")} demo@gpuforge`;
 }
 
-export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[]; gpuTypes: string[]; everyS?: number; log?: (m: string) => void }) {
+export function startDemoWorkload(opts: {
+  baseUrl: string;
+  tenantKeys: string[];
+  gpuTypes: string[];
+  everyS?: number;
+  log?: (m: string) => void;
+}) {
   const clients = opts.tenantKeys.map((key) => createClient({ baseUrl: opts.baseUrl, key, retryForMs: 5_000, log: opts.log }));
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!;
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
   const DEMO_ENDPOINTS = [
-    { name: "chat-8b", model: "meta-llama/Llama-3.1-8B-Instruct", image: "vllm/vllm-openai:v0.6.3", gpus_per_replica: 1, replicas: 2, max_replicas: 4, sla_p95_ms: 450, sla_availability_pct: 99.5, autoscale_metric: "requests_per_replica", autoscale_target: 8 },
-    { name: "embed-large", model: "BAAI/bge-large-en-v1.5", image: "ghcr.io/huggingface/text-embeddings-inference:1.5", gpus_per_replica: 1, replicas: 1, sla_p95_ms: 400, sla_availability_pct: 99 },
+    {
+      name: "chat-8b",
+      model: "meta-llama/Llama-3.1-8B-Instruct",
+      image: "vllm/vllm-openai:v0.6.3",
+      gpus_per_replica: 1,
+      replicas: 2,
+      max_replicas: 4,
+      sla_p95_ms: 450,
+      sla_availability_pct: 99.5,
+      autoscale_metric: "requests_per_replica",
+      autoscale_target: 8,
+    },
+    {
+      name: "embed-large",
+      model: "BAAI/bge-large-en-v1.5",
+      image: "ghcr.io/huggingface/text-embeddings-inference:1.5",
+      gpus_per_replica: 1,
+      replicas: 1,
+      sla_p95_ms: 400,
+      sla_availability_pct: 99,
+    },
   ];
   const endpointsMade = new Set<number>();
   const ensureEndpoint = async (client: (typeof clients)[number], i: number) => {
     if (endpointsMade.has(i)) return;
     const spec = DEMO_ENDPOINTS[i % DEMO_ENDPOINTS.length]!;
     const existing = await client.call<{ data: Array<{ name: string }> }>("GET", "/api/endpoints?limit=50");
-    if (!existing.data.some((e) => e.name === spec.name)) await client.call("POST", "/api/endpoints", { ...spec, gpu_type: opts.gpuTypes[i % opts.gpuTypes.length] });
+    if (!existing.data.some((e) => e.name === spec.name))
+      await client.call("POST", "/api/endpoints", { ...spec, gpu_type: opts.gpuTypes[i % opts.gpuTypes.length] });
     endpointsMade.add(i);
   };
 
@@ -51,7 +80,14 @@ export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[];
     if (podsMade.has(i)) return;
     const existing = await client.call<{ data: Array<{ name: string }> }>("GET", "/api/pods?limit=50");
     if (!existing.data.some((p) => p.name === "notebook")) {
-      await client.call("POST", "/api/pods", { name: "notebook", gpu_type: opts.gpuTypes[i % opts.gpuTypes.length], gpu_count: 1, image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04", ports: [8888], ssh_public_key: demoSshKey() });
+      await client.call("POST", "/api/pods", {
+        name: "notebook",
+        gpu_type: opts.gpuTypes[i % opts.gpuTypes.length],
+        gpu_count: 1,
+        image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
+        ports: [8888],
+        ssh_public_key: demoSshKey(),
+      });
     }
     podsMade.add(i);
   };
@@ -63,7 +99,14 @@ export function startDemoWorkload(opts: { baseUrl: string; tenantKeys: string[];
     const ep = endpoints.data.find((e) => e.name === spec.name && ["ready", "scaling", "degraded"].includes(e.status));
     if (!ep) return;
     for (let k = 0; k < 3; k++) {
-      await client.call("POST", `/v1/endpoints/${ep.id}/v1/chat/completions`, { model: spec.model, messages: [{ role: "user", content: `Summarise run ${Math.floor(Math.random() * 1000)} in one line` }] }, 0).catch(() => {});
+      await client
+        .call(
+          "POST",
+          `/v1/endpoints/${ep.id}/v1/chat/completions`,
+          { model: spec.model, messages: [{ role: "user", content: `Summarise run ${Math.floor(Math.random() * 1000)} in one line` }] },
+          0,
+        )
+        .catch(() => {});
     }
   };
 

@@ -146,7 +146,9 @@ export class LogSpool {
           continue;
         }
         if (e instanceof ApiError && e.status < 500 && e.status !== 408 && e.status !== 429) {
-          this.opts.log?.(`log of ${s.meta.key} refused (HTTP ${e.status}): ${e.status === 409 ? "the placement is no longer current" : "dropped"}`);
+          this.opts.log?.(
+            `log of ${s.meta.key} refused (HTTP ${e.status}): ${e.status === 409 ? "the placement is no longer current" : "dropped"}`,
+          );
           this.drop(s.meta.key);
           continue;
         }
@@ -189,7 +191,12 @@ export class LogSpool {
     let chunk: Chunk;
     if (s.meta.bytes + bytes > cap) {
       s.meta.capped = true;
-      chunk = { seq: s.nextSeq++, stream: "stderr", text: `[gpuforge-agent] output beyond ${Math.round(cap / 1024 / 1024)} MiB waiting on this node was dropped\n`, at: new Date().toISOString() };
+      chunk = {
+        seq: s.nextSeq++,
+        stream: "stderr",
+        text: `[gpuforge-agent] output beyond ${Math.round(cap / 1024 / 1024)} MiB waiting on this node was dropped\n`,
+        at: new Date().toISOString(),
+      };
       this.saveMeta(s.meta);
     } else {
       s.meta.bytes += bytes;

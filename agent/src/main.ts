@@ -24,7 +24,17 @@ import { ApiError, createClient } from "./client";
 import { DockerLauncher, limitsFor } from "./container";
 import { Lease } from "./lease";
 import { LogSpool } from "./log-spool";
-import { BASE_QUERY_FIELDS, NVIDIA_SMI_ARGS, NVIDIA_SMI_BASE_ARGS, NVIDIA_SMI_REMAP_ARGS, normaliseBusId, parseNvidiaSmi, parseRemappedRows, parseXidLines, type GpuReading } from "./nvidia-smi";
+import {
+  BASE_QUERY_FIELDS,
+  NVIDIA_SMI_ARGS,
+  NVIDIA_SMI_BASE_ARGS,
+  NVIDIA_SMI_REMAP_ARGS,
+  normaliseBusId,
+  parseNvidiaSmi,
+  parseRemappedRows,
+  parseXidLines,
+  type GpuReading,
+} from "./nvidia-smi";
 import { detectNodeAddress, readSystem } from "./node-info";
 import { Outbox } from "./outbox";
 import { PlacementBook, placementKey } from "./placement-book";
@@ -33,7 +43,6 @@ import { DEFAULT_PUBLISHED_PORTS, PortPool } from "./port-pool";
 import { ReplicaSupervisor } from "./replica-supervisor";
 import { jobsOf, podsOf, replicasOf, Runner } from "./runner";
 import { AGENT_VERSION } from "./version";
-
 
 const run = promisify(execFile);
 const env = process.env;
@@ -95,7 +104,9 @@ async function main() {
   const metricsS = Number(env.METRICS_INTERVAL_S ?? 10);
   const client = createClient({ baseUrl, key, retryForMs: Infinity, log });
   // heartbeats and metrics may go to a dedicated ingest server (`npm run ingest`); the rest to the app
-  const hot = env.GPUFORGE_INGEST_URL ? createClient({ baseUrl: env.GPUFORGE_INGEST_URL.replace(/\/$/, ""), key, retryForMs: Infinity, log }) : client;
+  const hot = env.GPUFORGE_INGEST_URL
+    ? createClient({ baseUrl: env.GPUFORGE_INGEST_URL.replace(/\/$/, ""), key, retryForMs: Infinity, log })
+    : client;
   const hostname = env.GPUFORGE_HOSTNAME ?? os.hostname();
   const stateDir = env.AGENT_STATE_DIR ?? path.join(os.homedir(), ".gpuforge-agent");
   const book = new PlacementBook(path.join(stateDir, "placements.json"));
@@ -113,30 +124,35 @@ async function main() {
   if (!engine) log("no container runtime answers (docker): this node registers without containers and runs no tenant images or commands");
   if (networkProblem) log(`${networkProblem}: this node registers without containers and runs no tenant images or commands`);
   const system = { ...(await readSystem(nvidiaSmi)), ...(gpus[0]?.driverVersion ? { driver_version: gpus[0].driverVersion } : {}) };
-  const register = () => client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string; index: number }> }>("POST", "/api/clusters/nodes", {
-    hostname,
-    pod: env.GPUFORGE_POD,
-    rack: env.GPUFORGE_RACK,
-    cpu_cores: os.cpus().length,
-    memory_gb: Math.round(os.totalmem() / 2 ** 30),
-    agent_version: AGENT_VERSION,
-    ...(address ? { address } : {}),
-    capabilities: { containers: runtime !== null, ...(runtime ? { runtime } : {}) },
-    system,
-    gpus: gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: g.gpuType, model: g.name, memory_total_mb: g.memoryTotalMb })),
-  });
+  const register = () =>
+    client.call<{ node: { id: string }; gpus: Array<{ id: string; uuid: string; index: number }> }>("POST", "/api/clusters/nodes", {
+      hostname,
+      pod: env.GPUFORGE_POD,
+      rack: env.GPUFORGE_RACK,
+      cpu_cores: os.cpus().length,
+      memory_gb: Math.round(os.totalmem() / 2 ** 30),
+      agent_version: AGENT_VERSION,
+      ...(address ? { address } : {}),
+      capabilities: { containers: runtime !== null, ...(runtime ? { runtime } : {}) },
+      system,
+      gpus: gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: g.gpuType, model: g.name, memory_total_mb: g.memoryTotalMb })),
+    });
   const registration = await register().catch((e: unknown) => {
     // an address only found on an interface, which the control plane does not take (outside its
     // NODE_ADDRESS_NETWORKS, or another node's): the node still registers, without one. A configured
     // GPUFORGE_NODE_ADDRESS that is refused stops the agent instead, so the mistake is seen.
     if (!address || env.GPUFORGE_NODE_ADDRESS?.trim() || !addressRefused(e)) throw e;
-    log(`the control plane refused the detected address ${address} (${(e as Error).message}); registering without one. Set GPUFORGE_NODE_ADDRESS to the address the fleet reaches this node at`);
+    log(
+      `the control plane refused the detected address ${address} (${(e as Error).message}); registering without one. Set GPUFORGE_NODE_ADDRESS to the address the fleet reaches this node at`,
+    );
     address = undefined;
     return register();
   });
   const nodeId = registration.node.id;
   const indexById = new Map(registration.gpus.map((g) => [g.id, g.index]));
-  log(`registered ${hostname} as node ${nodeId} at ${address ?? "no address (pods' SSH and the inference gateway cannot reach it)"} with ${gpus.length} GPU(s)${runtime ? `, running containers with ${runtime}` : ""}`);
+  log(
+    `registered ${hostname} as node ${nodeId} at ${address ?? "no address (pods' SSH and the inference gateway cannot reach it)"} with ${gpus.length} GPU(s)${runtime ? `, running containers with ${runtime}` : ""}`,
+  );
 
   const node = { gpus: Math.max(1, gpus.length), cpuCores: os.cpus().length, memoryMb: Math.floor(os.totalmem() / 2 ** 20) };
   const limits = (n: number) => limitsFor(n, node);
@@ -151,10 +167,22 @@ async function main() {
     gpuIndexOf,
     limits,
     reportUnhealthy: (a) =>
-      client.call("POST", a.metrics_path, { samples: [{ replica_id: a.replica_id, fence: a.fence, requests: 0, errors: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0, healthy: false }] }, 60_000).then(() => {}),
+      client
+        .call(
+          "POST",
+          a.metrics_path,
+          {
+            samples: [
+              { replica_id: a.replica_id, fence: a.fence, requests: 0, errors: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0, healthy: false },
+            ],
+          },
+          60_000,
+        )
+        .then(() => {}),
     ports,
     publishIp,
-    reportAddress: (a, hostPort) => client.call("POST", a.address_path, { attempt: a.attempt, fence: a.fence, host_port: hostPort }, 60_000).then(() => {}),
+    reportAddress: (a, hostPort) =>
+      client.call("POST", a.address_path, { attempt: a.attempt, fence: a.fence, host_port: hostPort }, 60_000).then(() => {}),
     log,
   });
   const pods = new PodSupervisor({
@@ -199,7 +227,8 @@ async function main() {
       },
       Math.max(heartbeatS * 2, 10) * 1000,
     );
-    if (lease.renew(Date.now(), reply.lease_s)) log("lease renewed: the control plane hears this node again; reporting what was stopped while it could not");
+    if (lease.renew(Date.now(), reply.lease_s))
+      log("lease renewed: the control plane hears this node again; reporting what was stopped while it could not");
     runner.reconcile(jobsOf(reply.assignments));
     replicas.reconcile(replicasOf(reply.assignments));
     if (!resumedPods) pods.resume(podsOf(reply.assignments));
@@ -248,7 +277,13 @@ async function main() {
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
-  await Promise.all([loop(heartbeat, heartbeatS, "heartbeat"), loop(metrics, metricsS, "metrics"), loop(watchLease, 1, "lease"), loop(() => logs.flush(client).then(() => {}), 2, "logs"), loop(async () => (replicas.announceAll(), await pods.tick()), 2, "pods")]);
+  await Promise.all([
+    loop(heartbeat, heartbeatS, "heartbeat"),
+    loop(metrics, metricsS, "metrics"),
+    loop(watchLease, 1, "lease"),
+    loop(() => logs.flush(client).then(() => {}), 2, "logs"),
+    loop(async () => (replicas.announceAll(), await pods.tick()), 2, "pods"),
+  ]);
 }
 
 main().catch((e: unknown) => {

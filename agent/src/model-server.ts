@@ -46,7 +46,8 @@ export async function startModelServer(opts: ModelServerOptions): Promise<ModelS
   const random = opts.random ?? Math.random;
   const complete = opts.complete ?? ((p: string) => `echo: ${p}`);
   let served = 0;
-  const delay = () => (typeof cfg.latencyMs === "number" ? cfg.latencyMs : cfg.latencyMs[0] + random() * (cfg.latencyMs[1] - cfg.latencyMs[0]));
+  const delay = () =>
+    typeof cfg.latencyMs === "number" ? cfg.latencyMs : cfg.latencyMs[0] + random() * (cfg.latencyMs[1] - cfg.latencyMs[0]);
 
   const server = http.createServer((req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -57,7 +58,8 @@ export async function startModelServer(opts: ModelServerOptions): Promise<ModelS
     }
     if (req.method === "GET" && path === "/v1/models") return json(200, { object: "list", data: [{ id: opts.model, object: "model" }] });
     const chat = path === "/v1/chat/completions";
-    if (req.method !== "POST" || (!chat && path !== "/v1/completions")) return json(404, { error: { message: `no route ${req.method} ${path}` } });
+    if (req.method !== "POST" || (!chat && path !== "/v1/completions"))
+      return json(404, { error: { message: `no route ${req.method} ${path}` } });
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
@@ -83,7 +85,11 @@ export async function startModelServer(opts: ModelServerOptions): Promise<ModelS
           id,
           object: chat ? "chat.completion" : "text_completion",
           model: opts.model,
-          choices: [chat ? { index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" } : { index: 0, text, finish_reason: "stop" }],
+          choices: [
+            chat
+              ? { index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }
+              : { index: 0, text, finish_reason: "stop" },
+          ],
           usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(text.length / 4) },
         });
       }
@@ -92,7 +98,9 @@ export async function startModelServer(opts: ModelServerOptions): Promise<ModelS
       for (const token of tokens) {
         if (res.destroyed) return;
         const delta = chat ? { index: 0, delta: { content: token } } : { index: 0, text: token };
-        res.write(`data: ${JSON.stringify({ id, object: chat ? "chat.completion.chunk" : "text_completion", model: opts.model, choices: [delta] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id, object: chat ? "chat.completion.chunk" : "text_completion", model: opts.model, choices: [delta] })}\n\n`,
+        );
         if (cfg.tokenDelayMs) await sleep(cfg.tokenDelayMs);
       }
       res.end("data: [DONE]\n\n");

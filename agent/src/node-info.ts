@@ -14,7 +14,9 @@ export function parseOsRelease(text: string): string | null {
   return (m?.[1] ?? m?.[2])?.trim() || null;
 }
 
-export async function readSystem(nvidiaSmi: string): Promise<{ os?: string; kernel?: string; driver_version?: string; cuda_version?: string }> {
+export async function readSystem(
+  nvidiaSmi: string,
+): Promise<{ os?: string; kernel?: string; driver_version?: string; cuda_version?: string }> {
   let osName: string | null = null;
   try {
     osName = parseOsRelease(readFileSync("/etc/os-release", "utf8"));

@@ -71,7 +71,8 @@ export class Outbox {
         if (e instanceof ApiError) {
           const code = (e.body as { error?: { code?: string } } | null)?.error?.code;
           this.onAnswer(report, { outcome: e.status === 409 ? "stale" : "refused", status: e.status, ...(code ? { code } : {}) });
-          if (e.status === 409) this.log(`exit report of job ${report.job_id} attempt ${report.attempt} is stale: the control plane has moved on; dropped`);
+          if (e.status === 409)
+            this.log(`exit report of job ${report.job_id} attempt ${report.attempt} is stale: the control plane has moved on; dropped`);
           else if (e.status !== 404) this.log(`exit report of job ${report.job_id} refused (HTTP ${e.status}); dropped`);
           this.remove(report.key);
           continue;

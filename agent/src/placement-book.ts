@@ -80,7 +80,9 @@ export class PlacementBook {
    * plane has: only then can no heartbeat hand them back.
    */
   forget(stillAssigned: ReadonlySet<string>, reportPending: (key: string) => boolean): string[] {
-    const gone = [...this.entries.values()].filter((e) => e.state !== "running" && !stillAssigned.has(e.key) && !reportPending(e.key)).map((e) => e.key);
+    const gone = [...this.entries.values()]
+      .filter((e) => e.state !== "running" && !stillAssigned.has(e.key) && !reportPending(e.key))
+      .map((e) => e.key);
     if (gone.length === 0) return [];
     for (const k of gone) this.entries.delete(k);
     this.save();

@@ -90,7 +90,14 @@ export class PodSupervisor {
       const a = byKey.get(e.key);
       const workload = this.opts.launcher.adopt(e.container, e.startedAt);
       if (!workload || !a) {
-        if (a) this.queue(a.status_path, e.key, { attempt: e.attempt, fence: e.fence, status: "exited", exit_code: -1, error: "the container was lost while the node agent restarted" });
+        if (a)
+          this.queue(a.status_path, e.key, {
+            attempt: e.attempt,
+            fence: e.fence,
+            status: "exited",
+            exit_code: -1,
+            error: "the container was lost while the node agent restarted",
+          });
         if (workload) workload.stop();
         this.opts.book.ended(e.key, "finished");
         continue;
@@ -133,7 +140,13 @@ export class PodSupervisor {
       this.opts.logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
       this.opts.logs.write(key, "stderr", `[gpuforge-agent] not started: ${why}\n`);
       this.opts.logs.close(key);
-      this.queue(a.status_path, key, { attempt: entry.attempt, fence: entry.fence, status: "exited", exit_code: 125, error: `not started: ${why}` });
+      this.queue(a.status_path, key, {
+        attempt: entry.attempt,
+        fence: entry.fence,
+        status: "exited",
+        exit_code: 125,
+        error: `not started: ${why}`,
+      });
       this.opts.book.ended(key, "finished");
     };
     const devices = a.gpu_ids.map((id) => this.opts.gpuIndexOf(id)).filter((i): i is number => i !== undefined);
@@ -170,17 +183,29 @@ export class PodSupervisor {
         env: { GPUFORGE_POD_ID: a.pod_id, GPUFORGE_POD_NAME: a.pod_name, ...(key_ ? { PUBLIC_KEY: key_ } : {}) },
         labels: { "gpuforge.pod": a.pod_id, "gpuforge.attempt": String(a.attempt) },
         limits: this.opts.limits(devices.length),
-        publish: ports.map((p) => ({ hostPort: p.host_port, containerPort: p.container_port, ...(this.opts.publishIp ? { hostIp: this.opts.publishIp } : {}) })),
+        publish: ports.map((p) => ({
+          hostPort: p.host_port,
+          containerPort: p.container_port,
+          ...(this.opts.publishIp ? { hostIp: this.opts.publishIp } : {}),
+        })),
         ...(key_ ? { mounts: [{ source: path.join(keyDir, "authorized_keys"), target: "/root/.ssh/authorized_keys" }] } : {}),
       });
     } catch (e) {
       this.opts.ports.release(hostPorts);
       this.opts.book.ended(key, "finished");
       this.opts.logs.close(key);
-      this.queue(a.status_path, key, { attempt: a.attempt, fence: a.fence, status: "exited", exit_code: 125, error: `not started: ${e instanceof RefusedSpec ? e.message : (e as Error).message}` });
+      this.queue(a.status_path, key, {
+        attempt: a.attempt,
+        fence: a.fence,
+        status: "exited",
+        exit_code: 125,
+        error: `not started: ${e instanceof RefusedSpec ? e.message : (e as Error).message}`,
+      });
       return;
     }
-    this.opts.log?.(`started pod ${a.pod_name} (${a.pod_id}) attempt ${a.attempt} on GPUs ${devices.join(",")} in ${a.image}, ports ${ports.map((p) => `${p.host_port}→${p.container_port}`).join(" ") || "none"}`);
+    this.opts.log?.(
+      `started pod ${a.pod_name} (${a.pod_id}) attempt ${a.attempt} on GPUs ${devices.join(",")} in ${a.image}, ports ${ports.map((p) => `${p.host_port}→${p.container_port}`).join(" ") || "none"}`,
+    );
     this.follow(key, { entry, assignment: a, ports, reportedRunning: false }, workload);
   }
 
@@ -210,7 +235,13 @@ export class PodSupervisor {
     rmSync(path.join(this.opts.stateDir, "pods", `${l.entry.id}-${l.entry.attempt}`), { recursive: true, force: true });
     const ref = { attempt: l.entry.attempt, fence: l.entry.fence };
     if (l.stopping === "unassigned") this.queue(l.assignment.status_path, key, { ...ref, status: "stopped" });
-    else this.queue(l.assignment.status_path, key, { ...ref, status: "exited", exit_code: exitCode, ...(l.stopping ? { error: l.reason } : error ? { error } : {}) });
+    else
+      this.queue(l.assignment.status_path, key, {
+        ...ref,
+        status: "exited",
+        exit_code: exitCode,
+        ...(l.stopping ? { error: l.reason } : error ? { error } : {}),
+      });
     this.opts.book.ended(key, l.stopping === "unassigned" ? "stopped" : "finished");
   }
 

@@ -12,7 +12,8 @@ export class PortPool {
     readonly max: number,
     private readonly random: () => number = Math.random,
   ) {
-    if (!Number.isInteger(min) || !Number.isInteger(max) || min < 1024 || max > 65_535 || min > max) throw new Error(`not a port range: ${min}-${max}`);
+    if (!Number.isInteger(min) || !Number.isInteger(max) || min < 1024 || max > 65_535 || min > max)
+      throw new Error(`not a port range: ${min}-${max}`);
   }
 
   /** `40000-44999` (AGENT_PUBLISHED_PORTS); throws on anything else. */

@@ -78,7 +78,8 @@ export class ReplicaSupervisor {
   /** Tells the control plane where a serving container listens, once it runs (retried each reconcile until it has it). */
   private announce(s: Served) {
     const { reportAddress } = this.opts;
-    if (!reportAddress || !s.hostPort || s.announced || s.stopping || !this.opts.launcher.isRunning(replicaContainerName(s.assignment))) return;
+    if (!reportAddress || !s.hostPort || s.announced || s.stopping || !this.opts.launcher.isRunning(replicaContainerName(s.assignment)))
+      return;
     s.announced = true;
     reportAddress(s.assignment, s.hostPort).catch((e: unknown) => {
       s.announced = false;
@@ -97,7 +98,9 @@ export class ReplicaSupervisor {
     const image = a.image ?? this.opts.serveImage;
     const devices = a.gpu_ids.map((id) => this.opts.gpuIndexOf(id)).filter((i): i is number => i !== undefined);
     if (!image) {
-      this.opts.log?.(`replica ${a.replica_id} of ${a.endpoint_name} (${a.model}) assigned, but neither the endpoint nor this node (GPUFORGE_SERVE_IMAGE) names a serving image`);
+      this.opts.log?.(
+        `replica ${a.replica_id} of ${a.endpoint_name} (${a.model}) assigned, but neither the endpoint nor this node (GPUFORGE_SERVE_IMAGE) names a serving image`,
+      );
       void this.opts.reportUnhealthy(a, "no serving image: the endpoint names none and the node has no default").catch(() => {});
       return;
     }
@@ -120,7 +123,13 @@ export class ReplicaSupervisor {
         },
         labels: { "gpuforge.endpoint": a.endpoint_id, "gpuforge.replica": a.replica_id },
         limits: this.opts.limits(devices.length),
-        ...(s.hostPort ? { publish: [{ hostPort: s.hostPort, containerPort: a.serving_port, ...(this.opts.publishIp ? { hostIp: this.opts.publishIp } : {}) }] } : {}),
+        ...(s.hostPort
+          ? {
+              publish: [
+                { hostPort: s.hostPort, containerPort: a.serving_port, ...(this.opts.publishIp ? { hostIp: this.opts.publishIp } : {}) },
+              ],
+            }
+          : {}),
       });
     } catch (e) {
       const why = e instanceof RefusedSpec ? e.message : (e as Error).message;

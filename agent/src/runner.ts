@@ -133,7 +133,9 @@ export class Runner {
           ...a.env,
           GPUFORGE_JOB_ID: a.job_id,
           GPUFORGE_ATTEMPT: String(a.attempt),
-          ...(a.outputs_path && a.report_token ? { GPUFORGE_OUTPUTS_URL: (this.opts.baseUrl ?? "") + a.outputs_path, GPUFORGE_REPORT_TOKEN: a.report_token } : {}),
+          ...(a.outputs_path && a.report_token
+            ? { GPUFORGE_OUTPUTS_URL: (this.opts.baseUrl ?? "") + a.outputs_path, GPUFORGE_REPORT_TOKEN: a.report_token }
+            : {}),
         },
         labels: { "gpuforge.job": a.job_id, "gpuforge.attempt": String(a.attempt) },
         limits: this.opts.limits(devices.length),
@@ -166,7 +168,8 @@ export class Runner {
       return;
     }
     // the outcome is on disk before the book lets go of the placement
-    if (l.stopping === "interrupted") this.report(l.entry, { status: "interrupted", exit_code: exitCode, error: l.interruptReason ?? "stopped by the node agent" });
+    if (l.stopping === "interrupted")
+      this.report(l.entry, { status: "interrupted", exit_code: exitCode, error: l.interruptReason ?? "stopped by the node agent" });
     else this.report(l.entry, { status: exitCode === 0 ? "completed" : "failed", exit_code: exitCode, ...(error ? { error } : {}) });
     this.opts.book.ended(key, "finished");
   }
@@ -175,12 +178,21 @@ export class Runner {
     if (l.stopping) return;
     l.stopping = why;
     l.interruptReason = reason;
-    this.opts.log?.(`stopping job ${l.entry.id} attempt ${l.entry.attempt}: ${why === "unassigned" ? "no longer assigned to this node" : reason}`);
+    this.opts.log?.(
+      `stopping job ${l.entry.id} attempt ${l.entry.attempt}: ${why === "unassigned" ? "no longer assigned to this node" : reason}`,
+    );
     if (l.workload) l.workload.stop();
     else this.finish(key, -1);
   }
 
   private report(e: PlacementEntry, outcome: Pick<ExitReport, "status" | "exit_code" | "error">) {
-    this.opts.outbox.add({ key: e.key, job_id: e.id, attempt: e.attempt, fence: e.fence, ...outcome, finished_at: new Date().toISOString() });
+    this.opts.outbox.add({
+      key: e.key,
+      job_id: e.id,
+      attempt: e.attempt,
+      fence: e.fence,
+      ...outcome,
+      finished_at: new Date().toISOString(),
+    });
   }
 }

@@ -45,9 +45,17 @@ export function simulatedReplicaSample(replicaId: string, rps: number, seconds: 
 export function simulatedCompletion(prompt: string, model: string, random = Math.random()) {
   const iteration = Number(/iteration (\d+)/i.exec(prompt)?.[1] ?? 0);
   const content = /PASS or RETRY/i.test(prompt)
-    ? iteration >= 1 && random < 0.25 + 0.25 * iteration ? "PASS" : "RETRY"
+    ? iteration >= 1 && random < 0.25 + 0.25 * iteration
+      ? "PASS"
+      : "RETRY"
     : `1. Lower the learning rate to ${(2 + Math.floor(random * 3)) * 1e-4}. 2. Train ${1 + Math.floor(random * 3)} more epochs on the cleaned shard. 3. Re-run the eval suite.`;
-  return { id: `chatcmpl-sim-${Math.floor(random * 1e9)}`, object: "chat.completion", model, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) } };
+  return {
+    id: `chatcmpl-sim-${Math.floor(random * 1e9)}`,
+    object: "chat.completion",
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) },
+  };
 }
 
 /**

@@ -36,7 +36,15 @@ import { startModelServer, type ModelServer } from "./model-server";
 import { Outbox, type ExitReport, type ReportAnswer } from "./outbox";
 import { placementKey } from "./placement-book";
 import { jobsOf, podsOf, replicasOf } from "./runner";
-import { gpuProfile, noise, SIM_MODEL_LOAD_S, simulatedCompletion, simulatedEndpointLoad, simulatedExitCode, simulatedReplicaSample } from "./sim-signals";
+import {
+  gpuProfile,
+  noise,
+  SIM_MODEL_LOAD_S,
+  simulatedCompletion,
+  simulatedEndpointLoad,
+  simulatedExitCode,
+  simulatedReplicaSample,
+} from "./sim-signals";
 
 export interface SimCluster {
   clusterId: string;
@@ -93,9 +101,15 @@ interface SimNode {
   jobs: Map<string, { assignment: JobAssignment; timers: NodeJS.Timeout[] }>;
   /** every placement this node ever started, until the control plane stops assigning it and has its report */
   started: Set<string>;
-  replicas: Map<string, { assignment: ReplicaAssignment; servingFrom: number; server?: ModelServer; announced?: boolean; closed?: boolean }>;
+  replicas: Map<
+    string,
+    { assignment: ReplicaAssignment; servingFrom: number; server?: ModelServer; announced?: boolean; closed?: boolean }
+  >;
   /** pods running here, by placement key */
-  pods: Map<string, { assignment: PodAssignment; listeners: net.Server[]; ports: Array<{ container_port: number; host_port: number }>; reported: boolean }>;
+  pods: Map<
+    string,
+    { assignment: PodAssignment; listeners: net.Server[]; ports: Array<{ container_port: number; host_port: number }>; reported: boolean }
+  >;
   outbox: Outbox;
   logs: LogSpool;
   /** the exit reports the control plane took last: a restarting agent sends them again */
@@ -139,7 +153,9 @@ function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) =
           const i = nodes.length;
           const hostname = `sim-${tag}-p${p + 1}-r${r + 1}-n${n + 1}`;
           const client = createClient({ baseUrl: rotate(apps, i), key: c.key, retryForMs: 30_000, log });
-          const hot = ingest.length ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log }) : client;
+          const hot = ingest.length
+            ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log })
+            : client;
           const dir = path.join(stateDir, c.clusterId, hostname);
           const node: SimNode = {
             hostname,
@@ -194,7 +210,11 @@ function podListener(host: string, containerPort: number, podName: string): Prom
           socket.end("SSH-2.0-OpenSSH_9.6 GPUForge-simulated-pod\r\n");
         })
       : http.createServer((_req, res) => {
-          res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>${podName}</title><h1>Simulated pod ${podName}</h1><p>Container port ${containerPort}, served by the GPUForge simulator.</p>`);
+          res
+            .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+            .end(
+              `<!doctype html><title>${podName}</title><h1>Simulated pod ${podName}</h1><p>Container port ${containerPort}, served by the GPUForge simulator.</p>`,
+            );
         });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -241,7 +261,13 @@ export function startSimulator(opts: SimulatorOptions) {
       address: n.address,
       capabilities: { containers: true, runtime: "simulated containers" },
       system: { os: "Ubuntu 22.04.4 LTS (simulated)", kernel: "5.15.0-105-generic", driver_version: "560.35.03", cuda_version: "12.6" },
-      gpus: n.gpus.map((g) => ({ uuid: g.uuid, index: g.index, gpu_type: n.cluster.gpuType, model: `NVIDIA ${n.cluster.gpuType} (simulated)`, memory_total_mb: n.cluster.memoryMb })),
+      gpus: n.gpus.map((g) => ({
+        uuid: g.uuid,
+        index: g.index,
+        gpu_type: n.cluster.gpuType,
+        model: `NVIDIA ${n.cluster.gpuType} (simulated)`,
+        memory_total_mb: n.cluster.memoryMb,
+      })),
     });
     n.id = reply.node.id;
     const byUuid = new Map(reply.gpus.map((g) => [g.uuid, g.id]));
@@ -269,7 +295,14 @@ export function startSimulator(opts: SimulatorOptions) {
       const entry: SimNode["replicas"] extends Map<string, infer E> ? E : never = { assignment: a, servingFrom };
       n.replicas.set(a.replica_id, entry);
       // the serving container's port, published on the node's address: answers /health once the model is loaded
-      void startModelServer({ model: a.model, host: n.address, readyAt: servingFrom, latencyMs: model.latencyMs, errorRate: model.errorRate, complete: (p) => simulatedCompletion(p, a.model).choices[0]!.message.content })
+      void startModelServer({
+        model: a.model,
+        host: n.address,
+        readyAt: servingFrom,
+        latencyMs: model.latencyMs,
+        errorRate: model.errorRate,
+        complete: (p) => simulatedCompletion(p, a.model).choices[0]!.message.content,
+      })
         .then((server) => {
           if (entry.closed || stopped) return void server.close();
           entry.server = server;
@@ -280,7 +313,12 @@ export function startSimulator(opts: SimulatorOptions) {
       const key = placementKey(a);
       n.logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
       n.logs.write(key, "stdout", `INFO loading ${a.model} on ${a.gpu_ids.length} GPU(s) (${a.image ?? "default serving image"})\n`);
-      after(SIM_MODEL_LOAD_S * 1000, () => n.replicas.has(a.replica_id) && n.logs.write(key, "stdout", `INFO model loaded in ${SIM_MODEL_LOAD_S}.0 s; serving on 0.0.0.0:8000\n`));
+      after(
+        SIM_MODEL_LOAD_S * 1000,
+        () =>
+          n.replicas.has(a.replica_id) &&
+          n.logs.write(key, "stdout", `INFO model loaded in ${SIM_MODEL_LOAD_S}.0 s; serving on 0.0.0.0:8000\n`),
+      );
     }
   };
 
@@ -289,7 +327,12 @@ export function startSimulator(opts: SimulatorOptions) {
     if (!r.server || r.announced || !reachable(n)) return;
     r.announced = true;
     n.client
-      .call("POST", r.assignment.address_path, { attempt: r.assignment.attempt, fence: r.assignment.fence, host_port: r.server.port }, 10_000)
+      .call(
+        "POST",
+        r.assignment.address_path,
+        { attempt: r.assignment.attempt, fence: r.assignment.fence, host_port: r.server.port },
+        10_000,
+      )
       .catch((e: unknown) => {
         r.announced = false;
         log(`replica ${r.assignment.replica_id} address: ${(e as Error).message}`);
@@ -306,14 +349,18 @@ export function startSimulator(opts: SimulatorOptions) {
       freeGpus(n, key);
       n.logs.write(key, "stdout", "received SIGTERM; stopping\n");
       n.logs.close(key);
-      await n.client.call("POST", p.assignment.status_path, { attempt: p.assignment.attempt, fence: p.assignment.fence, status: "stopped" }, 10_000).catch((e: unknown) => log(`pod stop report: ${(e as Error).message}`));
+      await n.client
+        .call("POST", p.assignment.status_path, { attempt: p.assignment.attempt, fence: p.assignment.fence, status: "stopped" }, 10_000)
+        .catch((e: unknown) => log(`pod stop report: ${(e as Error).message}`));
     }
     for (const key of [...n.started]) if (key.startsWith("pod:") && !wanted.has(key) && !n.pods.has(key)) n.started.delete(key);
     for (const [key, a] of wanted) {
       const running = n.pods.get(key);
       if (running && !running.reported) {
         running.reported = true;
-        await n.client.call("POST", a.status_path, { attempt: a.attempt, fence: a.fence, status: "running", ports: running.ports }, 10_000).catch(() => (running.reported = false));
+        await n.client
+          .call("POST", a.status_path, { attempt: a.attempt, fence: a.fence, status: "running", ports: running.ports }, 10_000)
+          .catch(() => (running.reported = false));
       }
       if (n.started.has(key)) continue;
       n.started.add(key);
@@ -323,19 +370,30 @@ export function startSimulator(opts: SimulatorOptions) {
       const entry = { assignment: a, listeners, ports, reported: false };
       n.pods.set(key, entry);
       n.logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
-      n.logs.write(key, "stdout", `[simulated pod ${a.pod_name} on ${a.gpu_ids.length} GPU(s) in ${a.image}]\n${a.ssh_public_key ? "sshd: authorized key installed for root; listening on 22\n" : ""}${a.ports.filter((p) => p !== 22).map((p) => `serving on 0.0.0.0:${p}\n`).join("")}`);
+      n.logs.write(
+        key,
+        "stdout",
+        `[simulated pod ${a.pod_name} on ${a.gpu_ids.length} GPU(s) in ${a.image}]\n${a.ssh_public_key ? "sshd: authorized key installed for root; listening on 22\n" : ""}${a.ports
+          .filter((p) => p !== 22)
+          .map((p) => `serving on 0.0.0.0:${p}\n`)
+          .join("")}`,
+      );
       entry.reported = true;
-      await n.client.call("POST", a.status_path, { attempt: a.attempt, fence: a.fence, status: "running", ports }, 10_000).catch((e: unknown) => {
-        entry.reported = false;
-        log(`pod ${a.pod_id} running report: ${(e as Error).message}`);
-      });
+      await n.client
+        .call("POST", a.status_path, { attempt: a.attempt, fence: a.fence, status: "running", ports }, 10_000)
+        .catch((e: unknown) => {
+          entry.reported = false;
+          log(`pod ${a.pod_id} running report: ${(e as Error).message}`);
+        });
     }
   };
 
   /** Every replica of every reachable node posts a sample for the last `seconds`, sharing its endpoint's load with its siblings. */
   const serve = async (seconds: number) => {
     const now = Date.now();
-    const serving = nodes.flatMap((n) => (reachable(n) ? [...n.replicas.values()].filter((r) => r.servingFrom <= now).map((r) => ({ n, r })) : []));
+    const serving = nodes.flatMap((n) =>
+      reachable(n) ? [...n.replicas.values()].filter((r) => r.servingFrom <= now).map((r) => ({ n, r })) : [],
+    );
     const siblings = new Map<string, number>();
     for (const { r } of serving) siblings.set(r.assignment.endpoint_id, (siblings.get(r.assignment.endpoint_id) ?? 0) + 1);
     const at = new Date(now).toISOString();
@@ -343,8 +401,11 @@ export function startSimulator(opts: SimulatorOptions) {
       serving.map(({ n, r }) => {
         const rps = simulatedEndpointLoad(r.assignment.endpoint_id, now) / siblings.get(r.assignment.endpoint_id)!;
         const sample = { ...simulatedReplicaSample(r.assignment.replica_id, rps, seconds, at), fence: r.assignment.fence };
-        if (Math.random() < seconds / 60) n.logs.write(placementKey(r.assignment), "stdout", `INFO ${sample.requests} requests in ${seconds} s, p95 ${sample.p95_ms} ms\n`);
-        return n.client.call("POST", r.assignment.metrics_path, { samples: [sample] }, 10_000).catch((e: unknown) => log((e as Error).message));
+        if (Math.random() < seconds / 60)
+          n.logs.write(placementKey(r.assignment), "stdout", `INFO ${sample.requests} requests in ${seconds} s, p95 ${sample.p95_ms} ms\n`);
+        return n.client
+          .call("POST", r.assignment.metrics_path, { samples: [sample] }, 10_000)
+          .catch((e: unknown) => log((e as Error).message));
       }),
     );
   };
@@ -353,7 +414,11 @@ export function startSimulator(opts: SimulatorOptions) {
   const startOutput = (n: SimNode, a: JobAssignment, key: string): NodeJS.Timeout[] => {
     if (!a.image && !a.command) return [];
     n.logs.open(key, { path: a.logs_path, attempt: a.attempt, fence: a.fence });
-    n.logs.write(key, "stdout", `+ ${a.command ?? "(image entrypoint)"}\n[simulated container ${a.image ?? ""} on ${a.gpu_ids.length} GPU(s), attempt ${a.attempt}]\n`);
+    n.logs.write(
+      key,
+      "stdout",
+      `+ ${a.command ?? "(image entrypoint)"}\n[simulated container ${a.image ?? ""} on ${a.gpu_ids.length} GPU(s), attempt ${a.attempt}]\n`,
+    );
     const everyS = opts.outputEveryS ?? 5;
     const steps = Math.max(1, Math.floor((a.duration_s ?? 300) / everyS));
     let step = 0;
@@ -361,8 +426,13 @@ export function startSimulator(opts: SimulatorOptions) {
     const tick = setInterval(() => {
       step++;
       loss *= 0.97 + Math.random() * 0.02;
-      n.logs.write(key, "stdout", `step ${step}/${steps}  loss=${loss.toFixed(4)}  lr=${(3e-4 * (1 - step / (steps + 1))).toExponential(2)}  tokens/s=${Math.round(9000 + Math.random() * 900) * a.gpu_ids.length}\n`);
-      if (Math.random() < 0.05) n.logs.write(key, "stderr", `UserWarning: gradient norm ${(5 + Math.random() * 10).toFixed(2)} clipped to 1.0\n`);
+      n.logs.write(
+        key,
+        "stdout",
+        `step ${step}/${steps}  loss=${loss.toFixed(4)}  lr=${(3e-4 * (1 - step / (steps + 1))).toExponential(2)}  tokens/s=${Math.round(9000 + Math.random() * 900) * a.gpu_ids.length}\n`,
+      );
+      if (Math.random() < 0.05)
+        n.logs.write(key, "stderr", `UserWarning: gradient norm ${(5 + Math.random() * 10).toFixed(2)} clipped to 1.0\n`);
     }, everyS * 1000);
     return [tick];
   };
@@ -380,28 +450,52 @@ export function startSimulator(opts: SimulatorOptions) {
     }
     // like the real agent: a placement this node started is never started again, and is
     // forgotten only once the control plane stopped assigning it and has its report
-    for (const key of [...n.started]) if (key.startsWith("job:") && !wanted.has(key) && !n.jobs.has(key) && !n.outbox.has(key)) n.started.delete(key);
+    for (const key of [...n.started])
+      if (key.startsWith("job:") && !wanted.has(key) && !n.jobs.has(key) && !n.outbox.has(key)) n.started.delete(key);
     for (const [key, a] of wanted) {
       if (n.started.has(key)) continue;
       n.started.add(key);
       for (const g of n.gpus) if (a.gpu_ids.includes(g.id ?? "")) g.jobId = key;
       const output = startOutput(n, a, key);
-      const done = setTimeout(() => {
-        n.jobs.delete(key);
-        for (const t of output) clearInterval(t);
-        freeGpus(n, key);
-        const exitCode = simulatedExitCode(a.command);
-        if (a.image || a.command) n.logs.write(key, "stdout", exitCode === 0 ? "training finished; checkpoint saved to /workspace/out\n" : `Traceback (most recent call last): RuntimeError (exit ${exitCode})\n`);
-        n.logs.close(key);
-        const report = () => n.outbox.add({ key, job_id: a.job_id, attempt: a.attempt, fence: a.fence, status: exitCode === 0 ? "completed" : "failed", exit_code: exitCode, finished_at: new Date().toISOString() });
-        if (!(a.image || a.command) || exitCode !== 0) return report();
-        // like a real workload: the container posts its outputs with its own token, then exits
-        const outputs = { checkpoint: `s3://demo-checkpoints/${a.job_id.slice(0, 8)}/attempt-${a.attempt}`, train_loss: Math.round((1.2 + Math.random()) * 1000) / 1000, eval_score: Math.round((0.6 + Math.random() * 0.35) * 1000) / 1000 };
-        void createClient({ baseUrl: list(opts.baseUrl), key: a.report_token, retryForMs: 10_000 })
-          .call("POST", a.outputs_path, { outputs })
-          .catch((e: unknown) => log(`outputs of job ${a.job_id}: ${(e as Error).message}`))
-          .finally(report);
-      }, (a.duration_s ?? 300) * 1000);
+      const done = setTimeout(
+        () => {
+          n.jobs.delete(key);
+          for (const t of output) clearInterval(t);
+          freeGpus(n, key);
+          const exitCode = simulatedExitCode(a.command);
+          if (a.image || a.command)
+            n.logs.write(
+              key,
+              "stdout",
+              exitCode === 0
+                ? "training finished; checkpoint saved to /workspace/out\n"
+                : `Traceback (most recent call last): RuntimeError (exit ${exitCode})\n`,
+            );
+          n.logs.close(key);
+          const report = () =>
+            n.outbox.add({
+              key,
+              job_id: a.job_id,
+              attempt: a.attempt,
+              fence: a.fence,
+              status: exitCode === 0 ? "completed" : "failed",
+              exit_code: exitCode,
+              finished_at: new Date().toISOString(),
+            });
+          if (!(a.image || a.command) || exitCode !== 0) return report();
+          // like a real workload: the container posts its outputs with its own token, then exits
+          const outputs = {
+            checkpoint: `s3://demo-checkpoints/${a.job_id.slice(0, 8)}/attempt-${a.attempt}`,
+            train_loss: Math.round((1.2 + Math.random()) * 1000) / 1000,
+            eval_score: Math.round((0.6 + Math.random() * 0.35) * 1000) / 1000,
+          };
+          void createClient({ baseUrl: list(opts.baseUrl), key: a.report_token, retryForMs: 10_000 })
+            .call("POST", a.outputs_path, { outputs })
+            .catch((e: unknown) => log(`outputs of job ${a.job_id}: ${(e as Error).message}`))
+            .finally(report);
+        },
+        (a.duration_s ?? 300) * 1000,
+      );
       n.jobs.set(key, { assignment: a, timers: [done, ...output] });
     }
   };
@@ -418,7 +512,13 @@ export function startSimulator(opts: SimulatorOptions) {
   };
 
   const sample = (n: SimNode, g: SimGpu, at: string) => {
-    const target = g.jobId?.startsWith("replica:") ? 55 + noise(10) : g.jobId?.startsWith("pod:") ? 30 + noise(15) : g.jobId ? 90 + noise(8) : 2 + noise(2);
+    const target = g.jobId?.startsWith("replica:")
+      ? 55 + noise(10)
+      : g.jobId?.startsWith("pod:")
+        ? 30 + noise(15)
+        : g.jobId
+          ? 90 + noise(8)
+          : 2 + noise(2);
     g.util = Math.min(100, Math.max(0, g.util + (target - g.util) * 0.6 + noise(1.5)));
     const temp = 30 + g.util * 0.45 + noise(1.5) + (g.overheat ? 40 : 0);
     const power = 70 + (g.util / 100) * (n.cluster.tdpW - 70) + noise(8);
@@ -448,7 +548,16 @@ export function startSimulator(opts: SimulatorOptions) {
       for (const t of run.timers) clearTimeout(t);
       n.logs.close(key);
       freeGpus(n, key);
-      n.outbox.add({ key, job_id: run.assignment.job_id, attempt: run.assignment.attempt, fence: run.assignment.fence, status: "interrupted", exit_code: -1, error: "the node went down with its containers", finished_at: new Date().toISOString() });
+      n.outbox.add({
+        key,
+        job_id: run.assignment.job_id,
+        attempt: run.assignment.attempt,
+        fence: run.assignment.fence,
+        status: "interrupted",
+        exit_code: -1,
+        error: "the node went down with its containers",
+        finished_at: new Date().toISOString(),
+      });
     }
     n.jobs.clear();
     for (const [id, r] of n.replicas) {
@@ -475,13 +584,14 @@ export function startSimulator(opts: SimulatorOptions) {
     if (n.lastMetrics && reachable(n)) await n.hot.call("POST", "/api/clusters/metrics", n.lastMetrics);
   };
 
-
   const ready = (async () => {
     // a few registrations at a time: a large fleet joins in seconds without a stampede
     const queue = [...nodes];
-    await Promise.all(Array.from({ length: Math.min(8, queue.length) }, async () => {
-      for (let n = queue.shift(); n; n = queue.shift()) await register(n);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(8, queue.length) }, async () => {
+        for (let n = queue.shift(); n; n = queue.shift()) await register(n);
+      }),
+    );
     log(`registered ${nodes.length} node(s), ${nodes.length * 8} GPUs`);
     for (const n of nodes) {
       every(opts.heartbeatS ?? 10, () => heartbeat(n));
@@ -506,7 +616,11 @@ export function startSimulator(opts: SimulatorOptions) {
       if (kind === "restart") void restart(n).catch((e: unknown) => log(`restart of ${hostname}: ${(e as Error).message}`));
       if (kind === "clear") {
         // a node that died boots again: it registers before it says anything else
-        if (n.silent) void register(n).then(() => (n.silent = false), (e: unknown) => log(`${hostname} could not register again: ${(e as Error).message}`));
+        if (n.silent)
+          void register(n).then(
+            () => (n.silent = false),
+            (e: unknown) => log(`${hostname} could not register again: ${(e as Error).message}`),
+          );
         n.partitioned = false;
         for (const x of n.gpus) x.overheat = false;
       }
@@ -540,7 +654,11 @@ export function startSimulator(opts: SimulatorOptions) {
   };
 }
 
-export function simClusters(keys: Record<string, string>, layout: { pods: number; racksPerPod: number; nodesPerRack: number }, gpuTypes = ["H100", "A100"]): SimCluster[] {
+export function simClusters(
+  keys: Record<string, string>,
+  layout: { pods: number; racksPerPod: number; nodesPerRack: number },
+  gpuTypes = ["H100", "A100"],
+): SimCluster[] {
   return Object.entries(keys).map(([clusterId, key], i) => {
     const gpuType = gpuTypes[i % gpuTypes.length]!;
     return { clusterId, key, gpuType, ...gpuProfile(gpuType), ...layout };
@@ -574,7 +692,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         req.on("data", (c) => (body += c));
         req.on("end", () => {
           if (req.method === "GET" && req.url === "/nodes") {
-            res.end(JSON.stringify(sim.nodes.map((n) => ({ hostname: n.hostname, id: n.id, silent: n.silent, partitioned: n.partitioned }))));
+            res.end(
+              JSON.stringify(sim.nodes.map((n) => ({ hostname: n.hostname, id: n.id, silent: n.silent, partitioned: n.partitioned }))),
+            );
             return;
           }
           if (req.method === "POST" && req.url === "/faults") {

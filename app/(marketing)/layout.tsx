@@ -8,16 +8,37 @@ import { USE_CASES } from "@/content/use-cases";
 export default function MarketingLayout({ children }: { children: React.ReactNode }) {
   return (
     <div className="min-h-screen bg-white">
-      <a href="#content" className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">Skip to content</a>
+      <a
+        href="#content"
+        className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
+        Skip to content
+      </a>
       <header className="border-b border-slate-200">
         <div className="mx-auto flex h-16 max-w-6xl items-center justify-between px-6">
-          <Link href="/" aria-label="GPUForge home"><Logo className="text-slate-900" /></Link>
+          <Link href="/" aria-label="GPUForge home">
+            <Logo className="text-slate-900" />
+          </Link>
           <nav aria-label="Main" className="flex items-center gap-5 text-sm font-medium text-slate-700">
-            <Link href="/use-cases" className="hidden hover:text-slate-900 sm:inline">Use cases</Link>
-            <Link href="/blog" className="hidden hover:text-slate-900 sm:inline">Blog</Link>
-            <Link href="/docs" className="hidden hover:text-slate-900 sm:inline">Docs</Link>
-            <MobileMenu links={[{ href: "/use-cases", label: "Use cases" }, { href: "/blog", label: "Blog" }, { href: "/docs", label: "Docs" }]} />
-            <Link href="/login" className="rounded-md bg-slate-900 px-3.5 py-2 text-white hover:bg-slate-700">Sign in</Link>
+            <Link href="/use-cases" className="hidden hover:text-slate-900 sm:inline">
+              Use cases
+            </Link>
+            <Link href="/blog" className="hidden hover:text-slate-900 sm:inline">
+              Blog
+            </Link>
+            <Link href="/docs" className="hidden hover:text-slate-900 sm:inline">
+              Docs
+            </Link>
+            <MobileMenu
+              links={[
+                { href: "/use-cases", label: "Use cases" },
+                { href: "/blog", label: "Blog" },
+                { href: "/docs", label: "Docs" },
+              ]}
+            />
+            <Link href="/login" className="rounded-md bg-slate-900 px-3.5 py-2 text-white hover:bg-slate-700">
+              Sign in
+            </Link>
           </nav>
         </div>
       </header>
@@ -26,19 +47,45 @@ export default function MarketingLayout({ children }: { children: React.ReactNod
         <div className="mx-auto grid max-w-6xl gap-8 px-6 py-12 text-sm sm:grid-cols-3">
           <div>
             <Logo className="text-slate-900" />
-            <p className="mt-3 text-slate-600">The control plane for GPU clouds: fleet, scheduling, billing and self-healing in one place.</p>
+            <p className="mt-3 text-slate-600">
+              The control plane for GPU clouds: fleet, scheduling, billing and self-healing in one place.
+            </p>
           </div>
           <nav aria-label="Use cases">
             <p className="font-semibold text-slate-900">Use cases</p>
-            <ul className="mt-3 space-y-2">{USE_CASES.map((u) => <li key={u.slug}><Link className="text-slate-600 hover:text-slate-900" href={`/use-cases/${u.slug}`}>{u.title}</Link></li>)}</ul>
+            <ul className="mt-3 space-y-2">
+              {USE_CASES.map((u) => (
+                <li key={u.slug}>
+                  <Link className="text-slate-600 hover:text-slate-900" href={`/use-cases/${u.slug}`}>
+                    {u.title}
+                  </Link>
+                </li>
+              ))}
+            </ul>
           </nav>
           <nav aria-label="Resources">
             <p className="font-semibold text-slate-900">Resources</p>
             <ul className="mt-3 space-y-2">
-              <li><Link className="text-slate-600 hover:text-slate-900" href="/docs">Documentation</Link></li>
-              <li><Link className="text-slate-600 hover:text-slate-900" href="/docs/api">API reference</Link></li>
-              <li><Link className="text-slate-600 hover:text-slate-900" href="/blog">Engineering blog</Link></li>
-              <li><Link className="text-slate-600 hover:text-slate-900" href="/login">Demo console</Link></li>
+              <li>
+                <Link className="text-slate-600 hover:text-slate-900" href="/docs">
+                  Documentation
+                </Link>
+              </li>
+              <li>
+                <Link className="text-slate-600 hover:text-slate-900" href="/docs/api">
+                  API reference
+                </Link>
+              </li>
+              <li>
+                <Link className="text-slate-600 hover:text-slate-900" href="/blog">
+                  Engineering blog
+                </Link>
+              </li>
+              <li>
+                <Link className="text-slate-600 hover:text-slate-900" href="/login">
+                  Demo console
+                </Link>
+              </li>
             </ul>
           </nav>
         </div>

@@ -53,7 +53,17 @@ export default async function Landing() {
   const rates = await publicRates();
   return (
     <main>
-      <JsonLd data={{ "@context": "https://schema.org", "@type": "SoftwareApplication", name: "GPUForge", applicationCategory: "BusinessApplication", operatingSystem: "Linux", description: "Control plane for GPU clouds: fleet registry, fair scheduling with quotas, per-second billing and automatic remediation." }} />
+      <JsonLd
+        data={{
+          "@context": "https://schema.org",
+          "@type": "SoftwareApplication",
+          name: "GPUForge",
+          applicationCategory: "BusinessApplication",
+          operatingSystem: "Linux",
+          description:
+            "Control plane for GPU clouds: fleet registry, fair scheduling with quotas, per-second billing and automatic remediation.",
+        }}
+      />
       <section className="bg-slate-900">
         <div className="mx-auto max-w-6xl px-6 py-24">
           <p className="text-sm font-semibold uppercase tracking-wider text-indigo-400">For GPU cloud operators</p>
@@ -66,8 +76,12 @@ export default async function Landing() {
           </p>
           <div className="mt-10 flex flex-wrap gap-3">
             <DemoRequestButton />
-            <Link href="/login" className="rounded-md px-5 py-3 text-sm font-semibold text-white ring-1 ring-white/30 hover:bg-white/10">Open the demo console</Link>
-            <Link href="/docs" className="rounded-md px-5 py-3 text-sm font-semibold text-white ring-1 ring-white/30 hover:bg-white/10">Read the docs</Link>
+            <Link href="/login" className="rounded-md px-5 py-3 text-sm font-semibold text-white ring-1 ring-white/30 hover:bg-white/10">
+              Open the demo console
+            </Link>
+            <Link href="/docs" className="rounded-md px-5 py-3 text-sm font-semibold text-white ring-1 ring-white/30 hover:bg-white/10">
+              Read the docs
+            </Link>
           </div>
           <dl className="mt-14 grid max-w-3xl gap-6 sm:grid-cols-3">
             {figures.map(([figure, label]) => (
@@ -80,7 +94,9 @@ export default async function Landing() {
         </div>
       </section>
       <section aria-labelledby="services" className="mx-auto max-w-6xl px-6 py-20">
-        <h2 id="services" className="text-2xl font-semibold text-slate-900">Three services, one control plane</h2>
+        <h2 id="services" className="text-2xl font-semibold text-slate-900">
+          Three services, one control plane
+        </h2>
         <div className="mt-8 grid gap-6 md:grid-cols-3">
           {services.map((s) => (
             <article key={s.name} className="rounded-xl p-6 ring-1 ring-slate-200">
@@ -92,7 +108,9 @@ export default async function Landing() {
       </section>
       <section aria-labelledby="how" className="bg-slate-50">
         <div className="mx-auto max-w-6xl px-6 py-20">
-          <h2 id="how" className="text-2xl font-semibold text-slate-900">How it works</h2>
+          <h2 id="how" className="text-2xl font-semibold text-slate-900">
+            How it works
+          </h2>
           <ol className="mt-8 grid gap-6 md:grid-cols-4">
             {steps.map(([name, body], i) => (
               <li key={name} className="rounded-xl bg-white p-6 ring-1 ring-slate-200">
@@ -105,23 +123,35 @@ export default async function Landing() {
         </div>
       </section>
       <section aria-labelledby="use-cases" className="mx-auto max-w-6xl px-6 py-20">
-        <h2 id="use-cases" className="text-2xl font-semibold text-slate-900">What operators run on it</h2>
+        <h2 id="use-cases" className="text-2xl font-semibold text-slate-900">
+          What operators run on it
+        </h2>
         <ul className="mt-8 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {USE_CASES.map((u) => (
-            <li key={u.slug}><Link href={`/use-cases/${u.slug}`} className="block rounded-xl p-5 ring-1 ring-slate-200 hover:ring-indigo-300"><span className="font-semibold text-slate-900">{u.title}</span><span className="mt-1 block text-sm text-slate-700">{u.headline}</span></Link></li>
+            <li key={u.slug}>
+              <Link href={`/use-cases/${u.slug}`} className="block rounded-xl p-5 ring-1 ring-slate-200 hover:ring-indigo-300">
+                <span className="font-semibold text-slate-900">{u.title}</span>
+                <span className="mt-1 block text-sm text-slate-700">{u.headline}</span>
+              </Link>
+            </li>
           ))}
         </ul>
       </section>
       {rates.length ? (
         <section aria-labelledby="rates" className="bg-slate-50">
           <div className="mx-auto max-w-6xl px-6 py-20">
-            <h2 id="rates" className="text-2xl font-semibold text-slate-900">GPU rates on the demo cloud</h2>
+            <h2 id="rates" className="text-2xl font-semibold text-slate-900">
+              GPU rates on the demo cloud
+            </h2>
             <p className="mt-2 text-slate-700">Set by the operator, billed per second, in integer cents.</p>
             <ul className="mt-8 grid gap-4 sm:grid-cols-3 lg:grid-cols-5">
               {rates.map((r) => (
                 <li key={r.gpu_type} className="rounded-xl bg-white p-5 ring-1 ring-slate-200">
                   <p className="text-sm font-medium text-slate-700">{r.gpu_type}</p>
-                  <p className="mt-1 text-2xl font-semibold text-slate-900">{formatCents(r.cents_per_hour)}<span className="text-sm font-normal text-slate-600"> / GPU-hour</span></p>
+                  <p className="mt-1 text-2xl font-semibold text-slate-900">
+                    {formatCents(r.cents_per_hour)}
+                    <span className="text-sm font-normal text-slate-600"> / GPU-hour</span>
+                  </p>
                 </li>
               ))}
             </ul>
@@ -131,11 +161,20 @@ export default async function Landing() {
       <section aria-labelledby="early" className="mx-auto max-w-6xl px-6 py-20">
         <div className="grid gap-10 rounded-2xl bg-slate-900 p-10 lg:grid-cols-2">
           <div>
-            <h2 id="early" className="text-2xl font-semibold text-white">GPU pods and an inference gateway are next</h2>
-            <p className="mt-3 text-slate-300">Inference endpoints with SLA tracking and autoscaling run today, and so do agentic pipelines. Next: GPU pods you can open a shell in, and one gateway URL per endpoint. Join the early-access list, or ask for a demo of what runs today.</p>
-            <div className="mt-6"><DemoRequestButton label="Talk to an engineer" /></div>
+            <h2 id="early" className="text-2xl font-semibold text-white">
+              GPU pods and an inference gateway are next
+            </h2>
+            <p className="mt-3 text-slate-300">
+              Inference endpoints with SLA tracking and autoscaling run today, and so do agentic pipelines. Next: GPU pods you can open a
+              shell in, and one gateway URL per endpoint. Join the early-access list, or ask for a demo of what runs today.
+            </p>
+            <div className="mt-6">
+              <DemoRequestButton label="Talk to an engineer" />
+            </div>
           </div>
-          <div className="rounded-xl bg-white p-6"><EarlyAccessForm /></div>
+          <div className="rounded-xl bg-white p-6">
+            <EarlyAccessForm />
+          </div>
         </div>
       </section>
     </main>

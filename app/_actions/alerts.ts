@@ -42,7 +42,12 @@ export const createAlertRuleAction = serverAction(
 );
 
 export const updateAlertRuleAction = serverAction(
-  { schema: z.object({ id: z.uuid(), change: updateRuleBody }), fromForm: (f) => ({ id: formText(f, "id"), change: ruleFromForm(f) }), access: ["operator"], revalidate: pages },
+  {
+    schema: z.object({ id: z.uuid(), change: updateRuleBody }),
+    fromForm: (f) => ({ id: formText(f, "id"), change: ruleFromForm(f) }),
+    access: ["operator"],
+    revalidate: pages,
+  },
   async (actor, { id, change }) => {
     const rule = await updateAlertRule(actor, id, change);
     return { message: `Rule “${rule.name}” saved.` };
@@ -50,7 +55,12 @@ export const updateAlertRuleAction = serverAction(
 );
 
 export const toggleAlertRuleAction = serverAction(
-  { schema: z.object({ id: z.uuid(), enabled: z.boolean() }), fromForm: (f) => ({ id: formText(f, "id"), enabled: formText(f, "enabled") === "true" }), access: ["operator"], revalidate: pages },
+  {
+    schema: z.object({ id: z.uuid(), enabled: z.boolean() }),
+    fromForm: (f) => ({ id: formText(f, "id"), enabled: formText(f, "enabled") === "true" }),
+    access: ["operator"],
+    revalidate: pages,
+  },
   async (actor, { id, enabled }) => {
     const rule = await updateAlertRule(actor, id, { enabled });
     return { message: `“${rule.name}” ${rule.enabled ? "enabled" : "disabled"}.` };

@@ -25,7 +25,8 @@ export const createApiKeyAction = serverAction(
       cluster_id: formText(f, "scope") === "agent" ? formText(f, "cluster_id") : undefined,
       expires_at: expiryFromForm(formText(f, "expiry"), formText(f, "expires_on")),
     }),
-    access: ["operator", "tenant"], tenantRole: "tenant_admin",
+    access: ["operator", "tenant"],
+    tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, input) => {
@@ -36,7 +37,13 @@ export const createApiKeyAction = serverAction(
 );
 
 export const revokeApiKeyAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["operator", "tenant"], tenantRole: "tenant_admin", revalidate: pages },
+  {
+    schema: z.object({ id: z.uuid() }),
+    fromForm: (f) => ({ id: formText(f, "id") }),
+    access: ["operator", "tenant"],
+    tenantRole: "tenant_admin",
+    revalidate: pages,
+  },
   async (actor, { id }) => {
     const key = await revokeApiKey(actor, id);
     return { message: `Key ${key.prefix}… revoked; it stops working immediately.` };

@@ -35,7 +35,15 @@ export const setRateAction = serverAction(
 );
 
 export const generateInvoiceAction = serverAction(
-  { schema: z.object({ tenant_id: id, period: createInvoiceBody }), fromForm: (f) => ({ tenant_id: formText(f, "tenant_id"), period: { period_start: formText(f, "period_start"), period_end: formText(f, "period_end") } }), access: ["operator"], revalidate: pages },
+  {
+    schema: z.object({ tenant_id: id, period: createInvoiceBody }),
+    fromForm: (f) => ({
+      tenant_id: formText(f, "tenant_id"),
+      period: { period_start: formText(f, "period_start"), period_end: formText(f, "period_end") },
+    }),
+    access: ["operator"],
+    revalidate: pages,
+  },
   async (actor, { tenant_id, period }) => {
     const inv = await generateInvoice(actor, tenant_id, period);
     return { message: `${invoiceLabel(inv.number)} created for $${(Number(inv.amountCents) / 100).toFixed(2)}.`, data: { id: inv.id } };
@@ -51,7 +59,12 @@ export const payFromBalanceAction = serverAction(
 );
 
 export const recordBankPaymentAction = serverAction(
-  { schema: z.object({ id, reference: z.string().trim().min(1, "The transfer's reference is required").max(200) }), fromForm: (f) => ({ id: formText(f, "id"), reference: formText(f, "reference") ?? "" }), access: ["operator"], revalidate: pages },
+  {
+    schema: z.object({ id, reference: z.string().trim().min(1, "The transfer's reference is required").max(200) }),
+    fromForm: (f) => ({ id: formText(f, "id"), reference: formText(f, "reference") ?? "" }),
+    access: ["operator"],
+    revalidate: pages,
+  },
   async (actor, input) => {
     const inv = await payInvoice(actor, input.id, { method: "bank", reference: input.reference });
     return { message: `${invoiceLabel(inv.number)} recorded as paid by bank transfer.` };
@@ -69,7 +82,10 @@ export const voidInvoiceAction = serverAction(
 export const depositAction = serverAction(
   {
     schema: z.object({ tenant_id: id, deposit: depositBody }),
-    fromForm: (f) => ({ tenant_id: formText(f, "tenant_id"), deposit: { amount_cents: dollarsToCents(formText(f, "amount")), description: formText(f, "description") } }),
+    fromForm: (f) => ({
+      tenant_id: formText(f, "tenant_id"),
+      deposit: { amount_cents: dollarsToCents(formText(f, "amount")), description: formText(f, "description") },
+    }),
     access: ["operator"],
     revalidate: pages,
   },
@@ -80,16 +96,24 @@ export const depositAction = serverAction(
 );
 
 export const setBillingModeAction = serverAction(
-  { schema: z.object({ id, billing_mode: z.enum(BILLING_MODES) }), fromForm: (f) => ({ id: formText(f, "id"), billing_mode: formText(f, "billing_mode") }), access: ["operator"], revalidate: pages },
+  {
+    schema: z.object({ id, billing_mode: z.enum(BILLING_MODES) }),
+    fromForm: (f) => ({ id: formText(f, "id"), billing_mode: formText(f, "billing_mode") }),
+    access: ["operator"],
+    revalidate: pages,
+  },
   async (actor, input) => {
     const t = await updateTenant(actor, input.id, { billing_mode: input.billing_mode });
     return { message: `${t.name} is billed ${t.billingMode === "prepaid" ? "from a prepaid balance" : "by invoice"}.` };
   },
 );
 
-
 export const cardDepositAction = serverAction(
-  { schema: depositBody.pick({ amount_cents: true }), fromForm: (f) => ({ amount_cents: dollarsToCents(formText(f, "amount")) }), access: ["tenant"] },
+  {
+    schema: depositBody.pick({ amount_cents: true }),
+    fromForm: (f) => ({ amount_cents: dollarsToCents(formText(f, "amount")) }),
+    access: ["tenant"],
+  },
   async (actor, input) => {
     const session = await startCardDeposit(actor, input.amount_cents);
     return { message: "Opening Stripe Checkout…", data: { url: session.url } };
@@ -99,12 +123,17 @@ export const cardDepositAction = serverAction(
 export const refundAction = serverAction(
   {
     schema: z.object({ id, refund: refundBody }),
-    fromForm: (f) => ({ id: formText(f, "id"), refund: { amount_cents: dollarsToCents(formText(f, "amount")), reason: formText(f, "reason") ?? "" } }),
+    fromForm: (f) => ({
+      id: formText(f, "id"),
+      refund: { amount_cents: dollarsToCents(formText(f, "amount")), reason: formText(f, "reason") ?? "" },
+    }),
     access: ["operator"],
     revalidate: pages,
   },
   async (actor, { id: invoiceId, refund }) => {
     const r = await refundInvoice(actor, invoiceId, refund);
-    return { message: `$${(refund.amount_cents / 100).toFixed(2)} refunded to the balance; $${(r.refundable / 100).toFixed(2)} of this invoice can still be refunded.` };
+    return {
+      message: `$${(refund.amount_cents / 100).toFixed(2)} refunded to the balance; $${(r.refundable / 100).toFixed(2)} of this invoice can still be refunded.`,
+    };
   },
 );

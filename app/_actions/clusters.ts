@@ -6,7 +6,11 @@ import { createCluster } from "@/lib/fleet/create-cluster";
 export const createClusterAction = serverAction(
   {
     schema: createClusterBody,
-    fromForm: (f) => ({ name: formText(f, "name") ?? "", region: formText(f, "region") ?? null, provider: formText(f, "provider") ?? null }),
+    fromForm: (f) => ({
+      name: formText(f, "name") ?? "",
+      region: formText(f, "region") ?? null,
+      provider: formText(f, "provider") ?? null,
+    }),
     access: ["operator"],
     revalidate: ["/admin/clusters", "/admin"],
   },

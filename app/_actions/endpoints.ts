@@ -66,7 +66,12 @@ export const updateEndpointAction = serverAction(
 );
 
 export const stopStartEndpointAction = serverAction(
-  { schema: z.object({ id: z.uuid(), stopped: z.enum(["true", "false"]) }), fromForm: (f) => ({ id: formText(f, "id"), stopped: formText(f, "stopped") }), access: ["operator", "tenant"], revalidate: pages },
+  {
+    schema: z.object({ id: z.uuid(), stopped: z.enum(["true", "false"]) }),
+    fromForm: (f) => ({ id: formText(f, "id"), stopped: formText(f, "stopped") }),
+    access: ["operator", "tenant"],
+    revalidate: pages,
+  },
   async (actor, { id, stopped }) => {
     const e = await updateEndpoint(actor, id, { stopped: stopped === "true" });
     return { message: e.stopRequested ? `“${e.name}” stopped; its GPUs are released.` : `“${e.name}” is starting.` };
@@ -97,12 +102,20 @@ export const createEndpointKeyAction = serverAction(
   },
   async (actor, { endpoint_id, ...input }) => {
     const { endpointKey, key } = await createEndpointKey(actor, endpoint_id, input);
-    return { message: `Key “${endpointKey.name}” created. Copy it now: it is not shown again. It calls this endpoint and nothing else.`, data: { key, prefix: endpointKey.prefix } };
+    return {
+      message: `Key “${endpointKey.name}” created. Copy it now: it is not shown again. It calls this endpoint and nothing else.`,
+      data: { key, prefix: endpointKey.prefix },
+    };
   },
 );
 
 export const revokeEndpointKeyAction = serverAction(
-  { schema: z.object({ endpoint_id: z.uuid(), id: z.uuid() }), fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), id: formText(f, "id") }), access: ["operator", "tenant"], revalidate: pages },
+  {
+    schema: z.object({ endpoint_id: z.uuid(), id: z.uuid() }),
+    fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), id: formText(f, "id") }),
+    access: ["operator", "tenant"],
+    revalidate: pages,
+  },
   async (actor, { endpoint_id, id }) => {
     const k = await revokeEndpointKey(actor, endpoint_id, id);
     return { message: `Key ${k.prefix}… revoked; the gateway refuses it from the next request.` };

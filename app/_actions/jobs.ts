@@ -16,7 +16,9 @@ const pages = ["/dashboard/jobs", "/admin/jobs"];
 
 // In the console the size of a job is judged against the organisation's quota and the fleet first,
 // so the answer is in those words (jobFit); the API's hard limit stays as the last word.
-const consoleSubmitJob = submitJobBody.extend({ gpu_count: z.number({ error: "A whole number of GPUs" }).int("A whole number of GPUs").min(1, "At least 1 GPU") });
+const consoleSubmitJob = submitJobBody.extend({
+  gpu_count: z.number({ error: "A whole number of GPUs" }).int("A whole number of GPUs").min(1, "At least 1 GPU"),
+});
 
 async function submitFromConsole(actor: Actor & { principal: TenantPrincipal }, input: SubmitJobInput) {
   const fit = jobFit(await jobFitContext(actor.principal.tenantId), input.gpu_count, input.gpu_type);
@@ -43,7 +45,10 @@ export const submitJobAction = serverAction(
   },
   async (actor, input) => {
     const job = await submitFromConsole(actor, input);
-    return { message: job.status === "blocked" ? `“${job.name}” submitted; it waits for quota: ${job.pendingReason}` : `“${job.name}” submitted.`, data: { id: job.id } };
+    return {
+      message: job.status === "blocked" ? `“${job.name}” submitted; it waits for quota: ${job.pendingReason}` : `“${job.name}” submitted.`,
+      data: { id: job.id },
+    };
   },
 );
 
@@ -76,7 +81,12 @@ export const cancelJobAction = serverAction(
 );
 
 export const changeJobPriorityAction = serverAction(
-  { schema: z.object({ id: z.uuid(), priority: z.number().int().min(1, "1 to 10").max(10, "1 to 10") }), fromForm: (f) => ({ id: formText(f, "id"), priority: formInt(f, "priority") }), access: ["operator"], revalidate: pages },
+  {
+    schema: z.object({ id: z.uuid(), priority: z.number().int().min(1, "1 to 10").max(10, "1 to 10") }),
+    fromForm: (f) => ({ id: formText(f, "id"), priority: formInt(f, "priority") }),
+    access: ["operator"],
+    revalidate: pages,
+  },
   async (actor, { id, priority }) => {
     const r = await changeJobPriority(actor, id, priority);
     return { message: r.from === r.to ? `“${r.name}” already has priority ${r.to}.` : `“${r.name}”: priority ${r.from} → ${r.to}.` };

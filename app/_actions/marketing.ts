@@ -9,7 +9,12 @@ import { demoRequestBody, earlyAccessBody } from "@/lib/marketing/schemas";
 export const requestDemoAction = serverAction(
   {
     schema: demoRequestBody,
-    fromForm: (f) => ({ name: formText(f, "name") ?? "", email: formText(f, "email") ?? "", company: formText(f, "company"), message: formText(f, "message") }),
+    fromForm: (f) => ({
+      name: formText(f, "name") ?? "",
+      email: formText(f, "email") ?? "",
+      company: formText(f, "company"),
+      message: formText(f, "message"),
+    }),
     access: "public",
     rateLimit: { key: marketing.createDemoRequest.operationId, perMinute: marketing.createDemoRequest.rateLimitPerMinute! },
   },

@@ -5,7 +5,9 @@ import { changeNodeStatus } from "@/lib/fleet/change-node-status";
 import { updateNodeBody } from "@/lib/fleet/node-schemas";
 
 // In the console a lifecycle change always says why (the API keeps the reason optional for scripts).
-const consoleChange = updateNodeBody.extend({ reason: z.string({ error: "Say why, in a few words" }).trim().min(3, "Say why, in a few words").max(500) });
+const consoleChange = updateNodeBody.extend({
+  reason: z.string({ error: "Say why, in a few words" }).trim().min(3, "Say why, in a few words").max(500),
+});
 
 export const changeNodeStatusAction = serverAction(
   {
@@ -16,7 +18,8 @@ export const changeNodeStatusAction = serverAction(
   },
   async (actor, { id, change }) => {
     const node = await changeNodeStatus(actor, id, change.status, change.reason);
-    if (node.status === "offline") return { message: `${node.hostname} is offline; it will return in ${node.statusBeforeOffline} on its next heartbeat.` };
+    if (node.status === "offline")
+      return { message: `${node.hostname} is offline; it will return in ${node.statusBeforeOffline} on its next heartbeat.` };
     return { message: `${node.hostname} is now ${node.status}.` };
   },
 );

@@ -37,7 +37,12 @@ export const cancelPipelineAction = serverAction(
 );
 
 export const retryStepAction = serverAction(
-  { schema: idAndStep.required(), fromForm: (f) => ({ id: formText(f, "id"), step: formText(f, "step") }), access: ["operator", "tenant"], revalidate: pages },
+  {
+    schema: idAndStep.required(),
+    fromForm: (f) => ({ id: formText(f, "id"), step: formText(f, "step") }),
+    access: ["operator", "tenant"],
+    revalidate: pages,
+  },
   async (actor, { id, step }) => {
     await retryPipelineStep(actor, id, step);
     return { message: `Step “${step}” runs again.` };
@@ -45,7 +50,13 @@ export const retryStepAction = serverAction(
 );
 
 export const putSecretAction = serverAction(
-  { schema: secretParams.extend(putSecretBody.shape), fromForm: (f) => ({ name: formText(f, "name") ?? "", value: formText(f, "value") ?? "" }), access: ["tenant"], tenantRole: "tenant_admin", revalidate: pages },
+  {
+    schema: secretParams.extend(putSecretBody.shape),
+    fromForm: (f) => ({ name: formText(f, "name") ?? "", value: formText(f, "value") ?? "" }),
+    access: ["tenant"],
+    tenantRole: "tenant_admin",
+    revalidate: pages,
+  },
   async (actor, { name, value }) => {
     const r = await putSecret(actor, name, value);
     return { message: `Secret ${name} ${r.created ? "added" : "replaced"}.` };
@@ -53,7 +64,13 @@ export const putSecretAction = serverAction(
 );
 
 export const deleteSecretAction = serverAction(
-  { schema: secretParams, fromForm: (f) => ({ name: formText(f, "name") ?? "" }), access: ["tenant"], tenantRole: "tenant_admin", revalidate: pages },
+  {
+    schema: secretParams,
+    fromForm: (f) => ({ name: formText(f, "name") ?? "" }),
+    access: ["tenant"],
+    tenantRole: "tenant_admin",
+    revalidate: pages,
+  },
   async (actor, { name }) => {
     await deleteSecret(actor, name);
     return { message: `Secret ${name} deleted.` };

@@ -11,7 +11,10 @@ const pages = ["/dashboard/pods", "/admin/pods"];
 /** "8888, 6006" → [8888, 6006]; anything that is not a port stays as it is, for the schema to name. */
 function portsFromForm(text: string | undefined): unknown[] {
   if (!text?.trim()) return [];
-  return text.split(/[\s,]+/).filter(Boolean).map((p) => (/^\d{1,6}$/.test(p) ? Number(p) : p));
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((p) => (/^\d{1,6}$/.test(p) ? Number(p) : p));
 }
 
 export const createPodAction = serverAction(
@@ -44,7 +47,11 @@ export const podStateAction = serverAction(
   },
   async (actor, { id, action }) => {
     const pod = await changePodState(actor, id, action);
-    const done = { stop: "stopping: its GPUs are released and billing has stopped", start: "starting: it is placed on free GPUs as soon as a cycle runs", terminate: "terminated" };
+    const done = {
+      stop: "stopping: its GPUs are released and billing has stopped",
+      start: "starting: it is placed on free GPUs as soon as a cycle runs",
+      terminate: "terminated",
+    };
     return { message: `“${pod.name}” is ${done[action]}.` };
   },
 );

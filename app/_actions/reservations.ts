@@ -19,17 +19,27 @@ export const bookReservationAction = serverAction(
       ends_at: formText(f, "ends_at") ?? "",
       cluster_id: formText(f, "cluster_id"),
     }),
-    access: ["tenant"], tenantRole: "tenant_admin",
+    access: ["tenant"],
+    tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, input) => {
     const r = await createReservation(actor, input);
-    return { message: `Booked ${r.nodeCount} × ${r.gpuType} node(s): ${r.nodes.map((n) => n.node.hostname).join(", ")}.`, data: { id: r.id } };
+    return {
+      message: `Booked ${r.nodeCount} × ${r.gpuType} node(s): ${r.nodes.map((n) => n.node.hostname).join(", ")}.`,
+      data: { id: r.id },
+    };
   },
 );
 
 export const endReservationAction = serverAction(
-  { schema: z.object({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["tenant"], tenantRole: "tenant_admin", revalidate: pages },
+  {
+    schema: z.object({ id: z.uuid() }),
+    fromForm: (f) => ({ id: formText(f, "id") }),
+    access: ["tenant"],
+    tenantRole: "tenant_admin",
+    revalidate: pages,
+  },
   async (actor, { id }) => {
     const r = await endReservation(actor, id);
     return { message: r.status === "cancelled" ? "Cancelled; nothing is billed." : "Released; its nodes are free and billing stopped." };
@@ -37,7 +47,13 @@ export const endReservationAction = serverAction(
 );
 
 export const extendReservationAction = serverAction(
-  { schema: extendReservationBody.extend({ id: z.uuid() }), fromForm: (f) => ({ id: formText(f, "id"), ends_at: formText(f, "ends_at") ?? "" }), access: ["tenant"], tenantRole: "tenant_admin", revalidate: pages },
+  {
+    schema: extendReservationBody.extend({ id: z.uuid() }),
+    fromForm: (f) => ({ id: formText(f, "id"), ends_at: formText(f, "ends_at") ?? "" }),
+    access: ["tenant"],
+    tenantRole: "tenant_admin",
+    revalidate: pages,
+  },
   async (actor, { id, ends_at }) => {
     const r = await extendReservation(actor, id, { ends_at });
     return { message: `Extended to ${r.endsAt.toISOString().replace("T", " ").slice(0, 16)} UTC.` };

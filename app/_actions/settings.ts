@@ -19,7 +19,12 @@ const plainField = (f: FormData, name: string, envValue: string) => {
 export const saveNotificationSettingsAction = serverAction(
   {
     schema: notificationSettingsBody,
-    fromForm: (f) => ({ smtp_url: secretField(f, "smtp_url"), webhook_url: secretField(f, "webhook_url"), email_from: plainField(f, "email_from", env().ALERT_EMAIL_FROM), email_to: plainField(f, "email_to", env().ALERT_EMAIL_TO.join(", ")) }),
+    fromForm: (f) => ({
+      smtp_url: secretField(f, "smtp_url"),
+      webhook_url: secretField(f, "webhook_url"),
+      email_from: plainField(f, "email_from", env().ALERT_EMAIL_FROM),
+      email_to: plainField(f, "email_to", env().ALERT_EMAIL_TO.join(", ")),
+    }),
     access: ["operator"],
     revalidate: pages,
   },
@@ -47,7 +52,9 @@ export const saveRemediationSettingsAction = serverAction(
       return { message: "The deployment's cap applies again." };
     }
     await updateSettings(actor, { "remediation.cap": input.cap, "remediation.window_s": input.window_s });
-    return { message: `At most ${input.cap} automatic quarantine${input.cap === 1 ? "" : "s"} per ${Math.round(input.window_s / 60)} min, fleet-wide, from now on.` };
+    return {
+      message: `At most ${input.cap} automatic quarantine${input.cap === 1 ? "" : "s"} per ${Math.round(input.window_s / 60)} min, fleet-wide, from now on.`,
+    };
   },
 );
 
@@ -57,13 +64,24 @@ export const saveBankDetailsAction = serverAction(
     fromForm: (f) =>
       f.get("remove") === "1"
         ? { remove: true }
-        : { account_name: formText(f, "account_name") ?? "", iban: formText(f, "iban"), bic: formText(f, "bic"), bank_name: formText(f, "bank_name"), instructions: formText(f, "instructions") },
+        : {
+            account_name: formText(f, "account_name") ?? "",
+            iban: formText(f, "iban"),
+            bic: formText(f, "bic"),
+            bank_name: formText(f, "bank_name"),
+            instructions: formText(f, "instructions"),
+          },
     access: ["operator"],
     revalidate: pages,
   },
   async (actor, input) => {
     await updateSettings(actor, { "billing.bank_details": "remove" in input ? null : input });
-    return { message: "remove" in input ? "Bank details removed; tenants are asked to contact you to pay by transfer." : "Bank details saved; tenants see them on their payment pages." };
+    return {
+      message:
+        "remove" in input
+          ? "Bank details removed; tenants are asked to contact you to pay by transfer."
+          : "Bank details saved; tenants see them on their payment pages.",
+    };
   },
 );
 
@@ -73,6 +91,11 @@ export const sendTestNotificationAction = serverAction(
     const results = await sendTestNotification(actor);
     if (results.length === 0) return { message: "No channel is set up: add an email server or a webhook above first.", data: { results } };
     const failed = results.filter((r) => !r.ok).length;
-    return { message: failed ? `${failed} of ${results.length} channels failed; see below.` : `Test sent through ${results.map((r) => r.channel).join(" and ")}.`, data: { results } };
+    return {
+      message: failed
+        ? `${failed} of ${results.length} channels failed; see below.`
+        : `Test sent through ${results.map((r) => r.channel).join(" and ")}.`,
+      data: { results },
+    };
   },
 );

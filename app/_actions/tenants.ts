@@ -7,17 +7,23 @@ import { createTenant } from "@/lib/tenants/create-tenant";
 import { createTenantBody, updateTenantBody } from "@/lib/tenants/schemas";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 
-
 /** Said after saving: a quota larger than the whole fleet is allowed (the fleet may grow) but never usable today. */
 async function fleetQuotaWarning(quota: number) {
   const capacity = await fleetCapacity();
-  return quotaWarning(quota, Object.values(capacity).reduce((s, n) => s + n, 0));
+  return quotaWarning(
+    quota,
+    Object.values(capacity).reduce((s, n) => s + n, 0),
+  );
 }
 
 export const createTenantAction = serverAction(
   {
     schema: createTenantBody,
-    fromForm: (f) => ({ name: formText(f, "name") ?? "", gpu_quota: formInt(f, "gpu_quota"), billing_email: formText(f, "billing_email") ?? null }),
+    fromForm: (f) => ({
+      name: formText(f, "name") ?? "",
+      gpu_quota: formInt(f, "gpu_quota"),
+      billing_email: formText(f, "billing_email") ?? null,
+    }),
     access: ["operator"],
     revalidate: ["/admin/tenants", "/admin"],
   },

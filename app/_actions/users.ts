@@ -17,7 +17,8 @@ export const createUserAction = serverAction(
       role: formText(f, "role"),
       tenant_id: formText(f, "tenant_id"),
     }),
-    access: ["operator", "tenant"], tenantRole: "tenant_admin",
+    access: ["operator", "tenant"],
+    tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, input) => {
@@ -36,7 +37,8 @@ export const updateUserAction = serverAction(
       if (f.has("name")) changes.name = formText(f, "name") ?? "";
       return { id: formText(f, "id"), changes };
     },
-    access: ["operator", "tenant"], tenantRole: "tenant_admin",
+    access: ["operator", "tenant"],
+    tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, { id, changes }) => {

@@ -12,7 +12,13 @@ function classify(pid: number, comm: string, cmdline: string): Role | null {
   if (comm === "postgres") return "database";
   if (cmdline.includes("ingest-server")) return "ingest_server";
   // the app runs as scripts/serve.ts (Next behind our own node:http server), or as `next start`
-  if (cmdline.includes("scripts/serve.ts") || comm.startsWith("next-server") || cmdline.includes("next start") || cmdline.includes("next-server")) return "app";
+  if (
+    cmdline.includes("scripts/serve.ts") ||
+    comm.startsWith("next-server") ||
+    cmdline.includes("next start") ||
+    cmdline.includes("next-server")
+  )
+    return "app";
   return null;
 }
 

@@ -19,7 +19,14 @@ export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl
   const databaseUrl = await ensureDatabase(server.serverUrl, `gpuforge_bench_${Date.now().toString(36)}`);
   await runMigrations(databaseUrl);
   process.env.DATABASE_URL = databaseUrl;
-  const env = { ...process.env, DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789", NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "20" } as NodeJS.ProcessEnv;
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    DATABASE_POOL_SIZE: "20",
+  } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -33,4 +40,3 @@ export async function withBenchStack<T>(fn: (ctx: { baseUrl: string; databaseUrl
     rmSync(tempDir, { recursive: true, force: true });
   }
 }
-

@@ -55,7 +55,10 @@ export async function applyFloorMix(databaseUrl: string, clusterId: string): Pro
 async function mix(c: pg.Client, clusterId: string): Promise<() => Promise<void>> {
   const ordered = `SELECT id, row_number() OVER (ORDER BY hostname) AS i FROM nodes WHERE cluster_id = $1`;
   // the reservation first: the database refuses to book nodes already out of service
-  const tenant = await c.query<{ id: string }>(`INSERT INTO tenants (name, gpu_quota) VALUES ('Bench Reserved ' || $1, 2000) RETURNING id`, [Date.now().toString(36)]);
+  const tenant = await c.query<{ id: string }>(
+    `INSERT INTO tenants (name, gpu_quota) VALUES ('Bench Reserved ' || $1, 2000) RETURNING id`,
+    [Date.now().toString(36)],
+  );
   const tenantId = tenant.rows[0]!.id;
   const reservation = await c.query<{ id: string }>(
     `INSERT INTO reservations (tenant_id, gpu_type, node_count, cluster_id, starts_at, ends_at, status, created_by)
@@ -100,9 +103,16 @@ async function mix(c: pg.Client, clusterId: string): Promise<() => Promise<void>
     await c.query(`UPDATE reservation_nodes SET live = false, closed_at = now(), close_reason = 'bench' WHERE tenant_id = $1`, [tenantId]);
     await c.query(`UPDATE reservations SET status = 'cancelled', ended_at = now(), end_reason = 'bench' WHERE tenant_id = $1`, [tenantId]);
     await c.query(`DELETE FROM cluster_metrics_1m WHERE cluster_id = $1`, [clusterId]);
-    await c.query(`DELETE FROM gpu_metrics_1m m USING gpus g, nodes n WHERE g.id = m.gpu_id AND n.id = g.node_id AND n.cluster_id = $1`, [clusterId]);
-    await c.query(`UPDATE gpus g SET status = 'available', unhealthy_reason = NULL FROM nodes n WHERE n.id = g.node_id AND n.cluster_id = $1 AND g.status <> 'available'`, [clusterId]);
-    await c.query(`UPDATE nodes SET status = 'available', status_before_offline = NULL WHERE cluster_id = $1 AND status <> 'available'`, [clusterId]);
+    await c.query(`DELETE FROM gpu_metrics_1m m USING gpus g, nodes n WHERE g.id = m.gpu_id AND n.id = g.node_id AND n.cluster_id = $1`, [
+      clusterId,
+    ]);
+    await c.query(
+      `UPDATE gpus g SET status = 'available', unhealthy_reason = NULL FROM nodes n WHERE n.id = g.node_id AND n.cluster_id = $1 AND g.status <> 'available'`,
+      [clusterId],
+    );
+    await c.query(`UPDATE nodes SET status = 'available', status_before_offline = NULL WHERE cluster_id = $1 AND status <> 'available'`, [
+      clusterId,
+    ]);
     await c.query("VACUUM ANALYZE nodes, gpus, gpu_metrics_1m");
     await c.end();
   };
@@ -132,7 +142,11 @@ export async function measureOverview(baseUrl: string, cookie: string, runs = 7)
   await once();
   const results: Array<Awaited<ReturnType<typeof once>>> = [];
   for (let i = 0; i < runs; i++) results.push(await once());
-  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  const median = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   return {
     bytes: median(results.map((r) => r.bytes)),
     gzip_bytes: median(results.map((r) => r.gzipBytes)),

@@ -9,7 +9,11 @@ export function postJson(url: string, key: string, body: string): Promise<{ stat
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: "POST", agent, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      {
+        method: "POST",
+        agent,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));

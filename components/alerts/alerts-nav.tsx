@@ -20,7 +20,9 @@ export function AlertsNav({ current }: { current: string }) {
           aria-current={t.href === current ? "page" : undefined}
           className={cn(
             "-mb-px border-b-2 px-3 py-2 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600",
-            t.href === current ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900",
+            t.href === current
+              ? "border-indigo-600 text-indigo-700"
+              : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900",
           )}
         >
           {t.label}

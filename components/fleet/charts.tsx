@@ -7,8 +7,14 @@ import { formatAxisTime } from "@/lib/metrics/time-range";
 // charts with several series get this legend instead.
 
 const SWATCH: Record<string, string> = {
-  indigo: "bg-indigo-500", emerald: "bg-emerald-500", amber: "bg-amber-500", rose: "bg-rose-500",
-  sky: "bg-sky-500", violet: "bg-violet-500", lime: "bg-lime-500", fuchsia: "bg-fuchsia-500",
+  indigo: "bg-indigo-500",
+  emerald: "bg-emerald-500",
+  amber: "bg-amber-500",
+  rose: "bg-rose-500",
+  sky: "bg-sky-500",
+  violet: "bg-violet-500",
+  lime: "bg-lime-500",
+  fuchsia: "bg-fuchsia-500",
 };
 
 function Legend({ items, colors }: { items: string[]; colors: string[] }) {
@@ -54,10 +60,20 @@ export function FleetUtilizationChart({ points }: { points: Array<{ t: number; u
   );
 }
 
-export function NodeGpuChart({ grid, rows, metric }: { grid: number[]; rows: Array<{ t: number; idx: number; util: number; temp: number }>; metric: "util" | "temp" }) {
+export function NodeGpuChart({
+  grid,
+  rows,
+  metric,
+}: {
+  grid: number[];
+  rows: Array<{ t: number; idx: number; util: number; temp: number }>;
+  metric: "util" | "temp";
+}) {
   const span = grid.length > 1 ? grid.at(-1)! - grid[0]! : 0;
   const gpus = [...new Set(rows.map((r) => r.idx))].sort((a, b) => a - b);
-  const byTime = new Map<number, Record<string, string | number | null>>(grid.map((t) => [t, { time: label(t, span), ...Object.fromEntries(gpus.map((i) => [`GPU ${i}`, null])) }]));
+  const byTime = new Map<number, Record<string, string | number | null>>(
+    grid.map((t) => [t, { time: label(t, span), ...Object.fromEntries(gpus.map((i) => [`GPU ${i}`, null])) }]),
+  );
   for (const r of rows) {
     const point = byTime.get(r.t);
     if (point) point[`GPU ${r.idx}`] = Math.round(metric === "util" ? r.util : r.temp);
@@ -66,20 +82,20 @@ export function NodeGpuChart({ grid, rows, metric }: { grid: number[]; rows: Arr
   const colors = ["indigo", "emerald", "amber", "rose", "sky", "violet", "lime", "fuchsia"];
   return (
     <>
-    <Legend items={categories} colors={colors} />
-    <LineChart
-      className="h-56"
-      data={[...byTime.values()]}
-      index="time"
-      categories={categories}
-      colors={colors}
-      valueFormatter={(v) => (metric === "util" ? `${v} %` : `${v} °C`)}
-      showAnimation={false}
-      showLegend={false}
-      yAxisWidth={48}
-      connectNulls={false}
-      {...(metric === "util" ? { minValue: 0, maxValue: 100 } : {})}
-    />
+      <Legend items={categories} colors={colors} />
+      <LineChart
+        className="h-56"
+        data={[...byTime.values()]}
+        index="time"
+        categories={categories}
+        colors={colors}
+        valueFormatter={(v) => (metric === "util" ? `${v} %` : `${v} °C`)}
+        showAnimation={false}
+        showLegend={false}
+        yAxisWidth={48}
+        connectNulls={false}
+        {...(metric === "util" ? { minValue: 0, maxValue: 100 } : {})}
+      />
     </>
   );
 }
@@ -96,19 +112,19 @@ export function RevenueByMonthChart({ rows }: { rows: Array<{ month: string; gpu
   const colors = ["indigo", "sky", "emerald", "amber", "rose", "violet"];
   return (
     <>
-    <Legend items={types} colors={colors} />
-    <BarChart
-      className="h-64"
-      data={[...byMonth.values()]}
-      index="month"
-      categories={types}
-      colors={colors}
-      stack
-      valueFormatter={(v) => `$${v.toLocaleString("en-US", { maximumFractionDigits: 0 })}`}
-      showAnimation={false}
-      showLegend={false}
-      yAxisWidth={72}
-    />
+      <Legend items={types} colors={colors} />
+      <BarChart
+        className="h-64"
+        data={[...byMonth.values()]}
+        index="month"
+        categories={types}
+        colors={colors}
+        stack
+        valueFormatter={(v) => `$${v.toLocaleString("en-US", { maximumFractionDigits: 0 })}`}
+        showAnimation={false}
+        showLegend={false}
+        yAxisWidth={72}
+      />
     </>
   );
 }
@@ -135,45 +151,87 @@ export function SiteViewsChart({ rows }: { rows: Array<{ t: number; views: numbe
   const span = spanOf(rows);
   return (
     <>
-    <Legend items={["Views", "Visitors"]} colors={["indigo", "emerald"]} />
-    <AreaChart
-      className="h-56"
-      data={rows.map((r) => ({ time: label(r.t, span), Views: r.views, Visitors: r.sessions }))}
-      index="time"
-      categories={["Views", "Visitors"]}
-      colors={["indigo", "emerald"]}
-      showAnimation={false}
-      showLegend={false}
-      yAxisWidth={48}
-    />
+      <Legend items={["Views", "Visitors"]} colors={["indigo", "emerald"]} />
+      <AreaChart
+        className="h-56"
+        data={rows.map((r) => ({ time: label(r.t, span), Views: r.views, Visitors: r.sessions }))}
+        index="time"
+        categories={["Views", "Visitors"]}
+        colors={["indigo", "emerald"]}
+        showAnimation={false}
+        showLegend={false}
+        yAxisWidth={48}
+      />
     </>
   );
 }
 
 /** An endpoint's throughput per step: requests/s and, where reported, tokens/s (thousands). */
-export function EndpointTrafficChart({ points }: { points: Array<{ t: string; requests_per_s: number | null; tokens_per_s: number | null }> }) {
+export function EndpointTrafficChart({
+  points,
+}: {
+  points: Array<{ t: string; requests_per_s: number | null; tokens_per_s: number | null }>;
+}) {
   const span = spanOf(points);
-  const data = points.map((p) => ({ time: label(p.t, span), "Requests/s": p.requests_per_s, "Tokens/s (k)": p.tokens_per_s === null ? null : Math.round(p.tokens_per_s / 100) / 10 }));
+  const data = points.map((p) => ({
+    time: label(p.t, span),
+    "Requests/s": p.requests_per_s,
+    "Tokens/s (k)": p.tokens_per_s === null ? null : Math.round(p.tokens_per_s / 100) / 10,
+  }));
   const categories = ["Requests/s", "Tokens/s (k)"];
   const colors = ["indigo", "emerald"];
   return (
     <>
-    <Legend items={categories} colors={colors} />
-    <AreaChart className="h-56" data={data} index="time" categories={categories} colors={colors} valueFormatter={(v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 })} showAnimation={false} showLegend={false} yAxisWidth={48} connectNulls={false} />
+      <Legend items={categories} colors={colors} />
+      <AreaChart
+        className="h-56"
+        data={data}
+        index="time"
+        categories={categories}
+        colors={colors}
+        valueFormatter={(v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 })}
+        showAnimation={false}
+        showLegend={false}
+        yAxisWidth={48}
+        connectNulls={false}
+      />
     </>
   );
 }
 
 /** Latency percentiles per step against the SLA's p95 target, drawn as its own flat line. */
-export function EndpointLatencyChart({ points, slaP95Ms }: { points: Array<{ t: string; p50_ms: number | null; p95_ms: number | null; p99_ms: number | null }>; slaP95Ms: number | null }) {
+export function EndpointLatencyChart({
+  points,
+  slaP95Ms,
+}: {
+  points: Array<{ t: string; p50_ms: number | null; p95_ms: number | null; p99_ms: number | null }>;
+  slaP95Ms: number | null;
+}) {
   const span = spanOf(points);
-  const data = points.map((p) => ({ time: label(p.t, span), p50: p.p50_ms, p95: p.p95_ms, p99: p.p99_ms, ...(slaP95Ms ? { "SLA p95": slaP95Ms } : {}) }));
+  const data = points.map((p) => ({
+    time: label(p.t, span),
+    p50: p.p50_ms,
+    p95: p.p95_ms,
+    p99: p.p99_ms,
+    ...(slaP95Ms ? { "SLA p95": slaP95Ms } : {}),
+  }));
   const categories = ["p50", "p95", "p99", ...(slaP95Ms ? ["SLA p95"] : [])];
   const colors = ["sky", "indigo", "violet", "rose"];
   return (
     <>
-    <Legend items={categories} colors={colors} />
-    <LineChart className="h-56" data={data} index="time" categories={categories} colors={colors} valueFormatter={(v) => `${Math.round(v)} ms`} showAnimation={false} showLegend={false} yAxisWidth={64} connectNulls={false} />
+      <Legend items={categories} colors={colors} />
+      <LineChart
+        className="h-56"
+        data={data}
+        index="time"
+        categories={categories}
+        colors={colors}
+        valueFormatter={(v) => `${Math.round(v)} ms`}
+        showAnimation={false}
+        showLegend={false}
+        yAxisWidth={64}
+        connectNulls={false}
+      />
     </>
   );
 }

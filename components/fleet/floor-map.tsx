@@ -24,10 +24,17 @@ export function FloorMap({ pods }: { pods: PodSummary[] }) {
       {pods.map((pod) => (
         <section key={pod.key} aria-label={pod.title}>
           <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">
-            {pod.title} <span className="font-normal normal-case tracking-normal text-slate-500">· {pod.racks.length} rack{pod.racks.length === 1 ? "" : "s"}</span>
+            {pod.title}{" "}
+            <span className="font-normal normal-case tracking-normal text-slate-500">
+              · {pod.racks.length} rack{pod.racks.length === 1 ? "" : "s"}
+            </span>
           </h3>
           <ul className="flex flex-wrap gap-2">
-            {pod.racks.map((r) => <li key={r.rack}><RackTile r={r} pod={pod.title} size={size} /></li>)}
+            {pod.racks.map((r) => (
+              <li key={r.rack}>
+                <RackTile r={r} pod={pod.title} size={size} />
+              </li>
+            ))}
           </ul>
         </section>
       ))}
@@ -64,9 +71,15 @@ function Legend() {
   return (
     <ul className="flex flex-wrap gap-x-4 gap-y-1.5 text-xs text-slate-600" aria-label="Legend">
       {LEGEND.map((t) => (
-        <li key={t} className="flex items-center gap-1.5"><span aria-hidden className={cn("h-2.5 w-2.5 rounded-sm", TONES[t].bg)} />{NODE_TONES.includes(t) ? `${TONES[t].label} node` : TONES[t].label}</li>
+        <li key={t} className="flex items-center gap-1.5">
+          <span aria-hidden className={cn("h-2.5 w-2.5 rounded-sm", TONES[t].bg)} />
+          {NODE_TONES.includes(t) ? `${TONES[t].label} node` : TONES[t].label}
+        </li>
       ))}
-      <li className="flex items-center gap-1.5"><span aria-hidden className="h-2.5 w-1 rounded-sm bg-violet-600" />reserved node</li>
+      <li className="flex items-center gap-1.5">
+        <span aria-hidden className="h-2.5 w-1 rounded-sm bg-violet-600" />
+        reserved node
+      </li>
     </ul>
   );
 }

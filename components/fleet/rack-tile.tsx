@@ -13,7 +13,10 @@ import { TONES } from "./floor-tones";
 export const CELL = { small: { w: 5, h: 4, gap: 1 }, large: { w: 11, h: 8, gap: 2 } } as const;
 const MARK = 3;
 
-export function rackPaths(code: string, size: keyof typeof CELL): { width: number; height: number; paths: Array<[CellTone | "reserved", string]> } {
+export function rackPaths(
+  code: string,
+  size: keyof typeof CELL,
+): { width: number; height: number; paths: Array<[CellTone | "reserved", string]> } {
   const { w, h, gap } = CELL[size];
   const nodes = decodeRack(code);
   const byTone = new Map<CellTone | "reserved", string[]>();
@@ -23,7 +26,7 @@ export function rackPaths(code: string, size: keyof typeof CELL): { width: numbe
     const y = row * (h + gap) + h / 2;
     if (n.reserved) add("reserved", `M0 ${y}h${MARK - 1}`);
     maxCells = Math.max(maxCells, n.cells.length);
-    for (let i = 0; i < n.cells.length; ) {
+    for (let i = 0; i < n.cells.length;) {
       let j = i;
       while (j < n.cells.length && n.cells[j] === n.cells[i]) j++;
       add(n.cells[i]!, `M${MARK + i * (w + gap)} ${y}h${(j - i) * (w + gap) - gap}`);
@@ -48,9 +51,15 @@ export function RackTile({ r, pod, size }: { r: RackSummary; pod: string; size: 
       <span className="rack-head">
         <span>{r.rack}</span>
         {r.unhealthyGpus ? (
-          <span className="font-semibold text-red-700">{`${r.unhealthyGpus}✕`}<span className="sr-only"> unhealthy GPUs</span></span>
+          <span className="font-semibold text-red-700">
+            {`${r.unhealthyGpus}✕`}
+            <span className="sr-only"> unhealthy GPUs</span>
+          </span>
         ) : out ? (
-          <span>{`${out}↓`}<span className="sr-only"> nodes out of service</span></span>
+          <span>
+            {`${out}↓`}
+            <span className="sr-only"> nodes out of service</span>
+          </span>
         ) : null}
       </span>
       {/* stroke width and dashes are inherited: set once per rack, not per path */}

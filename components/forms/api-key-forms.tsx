@@ -32,7 +32,12 @@ export function CreateApiKeyForm({
   const created = state.ok ? state.data : undefined;
   return (
     <div>
-      <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start" aria-label="Create API key">
+      <form
+        ref={formRef}
+        action={dispatch}
+        className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start"
+        aria-label="Create API key"
+      >
         <Field label="Name" {...f("name")} hint="Where the key is used">
           {(p) => <input {...p} required maxLength={100} placeholder="ci-pipeline" />}
         </Field>
@@ -42,7 +47,11 @@ export function CreateApiKeyForm({
               <select {...p} value={scope} onChange={(ev) => setScope(ev.target.value as typeof scope)}>
                 {ordered.map((s) => (
                   <option key={s} value={s}>
-                    {s === "operator" ? "Operator — full control of the platform" : s === "tenant" ? "Tenant — one tenant's work, with admin rights" : "Agent — one cluster's nodes report and run work"}
+                    {s === "operator"
+                      ? "Operator — full control of the platform"
+                      : s === "tenant"
+                        ? "Tenant — one tenant's work, with admin rights"
+                        : "Agent — one cluster's nodes report and run work"}
                   </option>
                 ))}
               </select>
@@ -55,7 +64,11 @@ export function CreateApiKeyForm({
           <Field label="Tenant" {...f("tenant_id")}>
             {(p) => (
               <select {...p} required>
-                {tenants.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+                {tenants.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
               </select>
             )}
           </Field>
@@ -64,12 +77,20 @@ export function CreateApiKeyForm({
           <Field label="Cluster" {...f("cluster_id")} hint={clusters.length ? undefined : "Register a cluster first"}>
             {(p) => (
               <select {...p} required>
-                {clusters.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+                {clusters.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
               </select>
             )}
           </Field>
         ) : null}
-        <Field label="Expires" {...f.bare("expiry")} hint={scope === "agent" ? "Nodes using it stop reporting when it expires: rotate before" : "The key stops working then"}>
+        <Field
+          label="Expires"
+          {...f.bare("expiry")}
+          hint={scope === "agent" ? "Nodes using it stop reporting when it expires: rotate before" : "The key stops working then"}
+        >
           {(p) => (
             <select {...p} value={expiry} onChange={(ev) => setExpiry(ev.target.value)}>
               <option value="30">In 30 days</option>
@@ -81,16 +102,27 @@ export function CreateApiKeyForm({
           )}
         </Field>
         {expiry === "custom" ? (
-          <Field label="Expiry date (UTC)" {...f("expires_on")}>{(p) => <input {...p} type="date" required min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} />}</Field>
+          <Field label="Expiry date (UTC)" {...f("expires_on")}>
+            {(p) => <input {...p} type="date" required min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} />}
+          </Field>
         ) : null}
-        <div className="lg:pt-6"><SubmitButton>Create key</SubmitButton></div>
-        {!created ? <div className="sm:col-span-2 lg:col-span-4"><FormMessage state={state} /></div> : null}
+        <div className="lg:pt-6">
+          <SubmitButton>Create key</SubmitButton>
+        </div>
+        {!created ? (
+          <div className="sm:col-span-2 lg:col-span-4">
+            <FormMessage state={state} />
+          </div>
+        ) : null}
       </form>
       {created ? (
         <div role="status" className="mx-5 mb-5 rounded-lg border border-amber-200 bg-amber-50 p-4">
           <p className="text-sm font-medium text-amber-900">{state.message}</p>
           <div className="mt-3 flex flex-wrap items-center gap-2">
-            <code data-testid="new-api-key" className="select-all break-all rounded bg-white px-3 py-2 font-mono text-sm text-slate-900 ring-1 ring-amber-200">
+            <code
+              data-testid="new-api-key"
+              className="select-all break-all rounded bg-white px-3 py-2 font-mono text-sm text-slate-900 ring-1 ring-amber-200"
+            >
               {created.key}
             </code>
             <Button
@@ -119,8 +151,14 @@ export function RevokeKeyButton({ action, id, prefix }: { action: FormAction; id
       className="inline-flex items-center gap-2"
     >
       <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">Revoke</SubmitButton>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      <SubmitButton variant="danger" size="sm">
+        Revoke
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }

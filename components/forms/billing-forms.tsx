@@ -10,21 +10,38 @@ export function SetRateForm({ action, gpuType }: { action: FormAction; gpuType?:
   const { state, dispatch, formRef } = useActionForm(action);
   const f = formFields(state, { paths: { price: "cents_per_hour" } });
   return (
-    <form ref={formRef} action={dispatch} aria-label={gpuType ? `Set the ${gpuType} rate` : "Set a rate"} className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
+    <form
+      ref={formRef}
+      action={dispatch}
+      aria-label={gpuType ? `Set the ${gpuType} rate` : "Set a rate"}
+      className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start"
+    >
       <Field label="GPU type" {...f("gpu_type", gpuType)} hint="* prices every type without its own rate">
         {(p) => <input {...p} required placeholder="H100" />}
       </Field>
       <Field label="Price per GPU-hour (USD)" {...f("price")} hint="Applies from now; past usage keeps its rate">
         {(p) => <input {...p} required inputMode="decimal" placeholder="2.49" />}
       </Field>
-      <div className="sm:pt-6"><SubmitButton>Set rate</SubmitButton></div>
-      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+      <div className="sm:pt-6">
+        <SubmitButton>Set rate</SubmitButton>
+      </div>
+      <div className="sm:col-span-3">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }
 
 /** Generates an invoice for a tenant: the last full month unless a period is given. Opens it when created. */
-export function GenerateInvoiceForm({ action, tenantId, openBase }: { action: FormAction<{ id: string }>; tenantId: string; openBase: string }) {
+export function GenerateInvoiceForm({
+  action,
+  tenantId,
+  openBase,
+}: {
+  action: FormAction<{ id: string }>;
+  tenantId: string;
+  openBase: string;
+}) {
   const { state, dispatch, formRef } = useActionForm(action, false);
   const router = useRouter();
   useEffect(() => {
@@ -40,8 +57,12 @@ export function GenerateInvoiceForm({ action, tenantId, openBase }: { action: Fo
       <Field label="Period end (optional)" {...f("period_end")}>
         {(p) => <input {...p} placeholder="last full month" />}
       </Field>
-      <div className="sm:pt-6"><SubmitButton>Generate invoice</SubmitButton></div>
-      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+      <div className="sm:pt-6">
+        <SubmitButton>Generate invoice</SubmitButton>
+      </div>
+      <div className="sm:col-span-3">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }
@@ -53,10 +74,18 @@ export function DepositForm({ action, tenantId }: { action: FormAction; tenantId
   return (
     <form ref={formRef} action={dispatch} aria-label="Record deposit" className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
       <input type="hidden" name="tenant_id" value={tenantId} />
-      <Field label="Amount (USD)" {...f("amount")}>{(p) => <input {...p} required inputMode="decimal" placeholder="500.00" />}</Field>
-      <Field label="Note" {...f("description")}>{(p) => <input {...p} placeholder="Wire 2026-11-28" maxLength={200} />}</Field>
-      <div className="sm:pt-6"><SubmitButton>Record deposit</SubmitButton></div>
-      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+      <Field label="Amount (USD)" {...f("amount")}>
+        {(p) => <input {...p} required inputMode="decimal" placeholder="500.00" />}
+      </Field>
+      <Field label="Note" {...f("description")}>
+        {(p) => <input {...p} placeholder="Wire 2026-11-28" maxLength={200} />}
+      </Field>
+      <div className="sm:pt-6">
+        <SubmitButton>Record deposit</SubmitButton>
+      </div>
+      <div className="sm:col-span-3">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }
@@ -69,19 +98,41 @@ export function BankPaymentForm({ action, invoiceId }: { action: FormAction; inv
     <form ref={formRef} action={dispatch} aria-label="Record bank payment" className="flex flex-wrap items-end gap-3">
       <input type="hidden" name="id" value={invoiceId} />
       <div className="min-w-64 flex-1">
-        <Field label="Bank transfer reference" {...f("reference")}>{(p) => <input {...p} placeholder="e.g. SEPA ref 2026-11-30-0042" maxLength={200} />}</Field>
+        <Field label="Bank transfer reference" {...f("reference")}>
+          {(p) => <input {...p} placeholder="e.g. SEPA ref 2026-11-30-0042" maxLength={200} />}
+        </Field>
       </div>
       <SubmitButton variant="secondary">Record bank payment</SubmitButton>
-      <div className="w-full"><FormMessage state={state} /></div>
+      <div className="w-full">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }
 
 /** One-click actions with a visible outcome: pay from balance, void. */
-export function InvoiceButton({ action, invoiceId, label, variant = "primary", confirmText }: { action: FormAction; invoiceId: string; label: string; variant?: "primary" | "secondary" | "danger"; confirmText?: string }) {
+export function InvoiceButton({
+  action,
+  invoiceId,
+  label,
+  variant = "primary",
+  confirmText,
+}: {
+  action: FormAction;
+  invoiceId: string;
+  label: string;
+  variant?: "primary" | "secondary" | "danger";
+  confirmText?: string;
+}) {
   const { state, dispatch } = useActionForm(action, false);
   return (
-    <form action={dispatch} className="flex flex-wrap items-center gap-3" onSubmit={(ev) => { if (confirmText && !confirm(confirmText)) ev.preventDefault(); }}>
+    <form
+      action={dispatch}
+      className="flex flex-wrap items-center gap-3"
+      onSubmit={(ev) => {
+        if (confirmText && !confirm(confirmText)) ev.preventDefault();
+      }}
+    >
       <input type="hidden" name="id" value={invoiceId} />
       <SubmitButton variant={variant}>{label}</SubmitButton>
       <FormMessage state={state} />
@@ -97,7 +148,9 @@ export function BillingModeForm({ action, tenantId, mode }: { action: FormAction
     <form action={dispatch} className="flex flex-wrap items-center gap-3">
       <input type="hidden" name="id" value={tenantId} />
       <input type="hidden" name="billing_mode" value={next} />
-      <SubmitButton variant="secondary" size="sm">{next === "prepaid" ? "Switch to prepaid balance" : "Switch to monthly invoices"}</SubmitButton>
+      <SubmitButton variant="secondary" size="sm">
+        {next === "prepaid" ? "Switch to prepaid balance" : "Switch to monthly invoices"}
+      </SubmitButton>
       <FormMessage state={state} />
     </form>
   );
@@ -113,10 +166,14 @@ export function CardDepositForm({ action }: { action: FormAction<{ url: string }
   return (
     <form action={dispatch} aria-label="Add funds by card" className="flex flex-wrap items-end gap-3 p-5">
       <div className="min-w-48">
-        <Field label="Amount (USD)" {...f("amount")}>{(p) => <input {...p} required inputMode="decimal" placeholder="250.00" />}</Field>
+        <Field label="Amount (USD)" {...f("amount")}>
+          {(p) => <input {...p} required inputMode="decimal" placeholder="250.00" />}
+        </Field>
       </div>
       <SubmitButton>Add funds by card</SubmitButton>
-      <div className="w-full"><FormMessage state={state} /></div>
+      <div className="w-full">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }
@@ -128,10 +185,18 @@ export function RefundForm({ action, invoiceId }: { action: FormAction; invoiceI
   return (
     <form ref={formRef} action={dispatch} aria-label="Refund" className="grid gap-3 sm:grid-cols-3 sm:items-start">
       <input type="hidden" name="id" value={invoiceId} />
-      <Field label="Amount (USD)" {...f("amount")}>{(p) => <input {...p} required inputMode="decimal" placeholder="12.00" />}</Field>
-      <Field label="Reason (the tenant reads it)" {...f("reason")}>{(p) => <input {...p} required maxLength={200} placeholder="SLA credit" />}</Field>
-      <div className="sm:pt-6"><SubmitButton variant="secondary">Refund to balance</SubmitButton></div>
-      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+      <Field label="Amount (USD)" {...f("amount")}>
+        {(p) => <input {...p} required inputMode="decimal" placeholder="12.00" />}
+      </Field>
+      <Field label="Reason (the tenant reads it)" {...f("reason")}>
+        {(p) => <input {...p} required maxLength={200} placeholder="SLA credit" />}
+      </Field>
+      <div className="sm:pt-6">
+        <SubmitButton variant="secondary">Refund to balance</SubmitButton>
+      </div>
+      <div className="sm:col-span-3">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }

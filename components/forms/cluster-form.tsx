@@ -7,12 +7,27 @@ export function CreateClusterForm({ action }: { action: FormAction }) {
   const { state, dispatch, formRef } = useActionForm(action);
   const f = formFields(state);
   return (
-    <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start" aria-label="Register cluster">
-      <Field label="Name" {...f("name")}>{(p) => <input {...p} required placeholder="us-east-h100" />}</Field>
-      <Field label="Region" {...f("region")}>{(p) => <input {...p} placeholder="us-east-1" />}</Field>
-      <Field label="Provider" {...f("provider")}>{(p) => <input {...p} placeholder="on-prem, CoreWeave…" />}</Field>
-      <div className="lg:pt-6"><SubmitButton>Register cluster</SubmitButton></div>
-      <div className="sm:col-span-2 lg:col-span-4"><FormMessage state={state} /></div>
+    <form
+      ref={formRef}
+      action={dispatch}
+      className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start"
+      aria-label="Register cluster"
+    >
+      <Field label="Name" {...f("name")}>
+        {(p) => <input {...p} required placeholder="us-east-h100" />}
+      </Field>
+      <Field label="Region" {...f("region")}>
+        {(p) => <input {...p} placeholder="us-east-1" />}
+      </Field>
+      <Field label="Provider" {...f("provider")}>
+        {(p) => <input {...p} placeholder="on-prem, CoreWeave…" />}
+      </Field>
+      <div className="lg:pt-6">
+        <SubmitButton>Register cluster</SubmitButton>
+      </div>
+      <div className="sm:col-span-2 lg:col-span-4">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }

@@ -19,12 +19,22 @@ function AutoscaleFields({ f, defaults }: { f: FormFields; defaults: { metric: s
       <Field label="Autoscaling" {...f.bare("autoscale_metric")}>
         {(p) => (
           <select {...p} value={metric} onChange={(ev) => setMetric(ev.target.value)}>
-            {METRICS.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
+            {METRICS.map((m) => (
+              <option key={m.value} value={m.value}>
+                {m.label}
+              </option>
+            ))}
           </select>
         )}
       </Field>
-      <Field label="Target" {...f("autoscale_target", defaults.target)} hint={metric === "none" ? "Choose a metric first" : metric === "p95_ms" ? "Milliseconds" : "Requests per second per replica"}>
-        {(p) => <input {...p} type="number" min={0} step="any" disabled={metric === "none"} placeholder={metric === "p95_ms" ? "500" : "20"} />}
+      <Field
+        label="Target"
+        {...f("autoscale_target", defaults.target)}
+        hint={metric === "none" ? "Choose a metric first" : metric === "p95_ms" ? "Milliseconds" : "Requests per second per replica"}
+      >
+        {(p) => (
+          <input {...p} type="number" min={0} step="any" disabled={metric === "none"} placeholder={metric === "p95_ms" ? "500" : "20"} />
+        )}
       </Field>
       <Field label="Cool-down (s)" {...f("cooldown_s", defaults.cooldown)} hint="Scale-down waits this long; scale-up a quarter of it">
         {(p) => <input {...p} type="number" min={30} max={86400} />}
@@ -34,14 +44,27 @@ function AutoscaleFields({ f, defaults }: { f: FormFields; defaults: { metric: s
 }
 
 /** What an endpoint costs at today's rate while its replicas hold their GPUs, and at its autoscaling maximum. */
-function EndpointEstimate({ rates, gpuType, gpusPerReplica, replicas, maxReplicas }: { rates: Record<string, number>; gpuType: string; gpusPerReplica: number; replicas: number; maxReplicas: number }) {
+function EndpointEstimate({
+  rates,
+  gpuType,
+  gpusPerReplica,
+  replicas,
+  maxReplicas,
+}: {
+  rates: Record<string, number>;
+  gpuType: string;
+  gpusPerReplica: number;
+  replicas: number;
+  maxReplicas: number;
+}) {
   const rate = rateFor(rates, gpuType);
   if (rate === null || !(gpusPerReplica >= 1) || !(replicas >= 1)) return null;
   const perHour = estimateCents(gpusPerReplica * replicas, rate, 3600);
   const atMax = maxReplicas > replicas ? estimateCents(gpusPerReplica * maxReplicas, rate, 3600) : null;
   return (
     <p data-testid="endpoint-estimate" className="text-sm text-slate-600 sm:col-span-2 lg:col-span-4">
-      {formatCents(perHour)} per hour, about {formatCents(perHour * 24 * 30)} per 30 days, while {replicas} replica{replicas === 1 ? "" : "s"} of {gpusPerReplica} × {gpuType} run ({formatCents(rate)} per GPU-hour, billed per second)
+      {formatCents(perHour)} per hour, about {formatCents(perHour * 24 * 30)} per 30 days, while {replicas} replica
+      {replicas === 1 ? "" : "s"} of {gpusPerReplica} × {gpuType} run ({formatCents(rate)} per GPU-hour, billed per second)
       {atMax !== null ? `; up to ${formatCents(atMax)} per hour at ${maxReplicas} replicas` : ""}.
     </p>
   );
@@ -57,24 +80,52 @@ export function CreateEndpointForm({ action, gpuTypes, rates }: { action: FormAc
   const [maxReplicas, setMaxReplicas] = useState(f.value("max_replicas", ""));
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Create endpoint">
-      <Field label="Name" {...f("name")} hint="Lower-case, digits, dashes">{(p) => <input {...p} required maxLength={100} placeholder="llama-70b-chat" />}</Field>
-      <Field label="Model" {...f("model")}>{(p) => <input {...p} required maxLength={300} placeholder="meta-llama/Llama-3.1-70B-Instruct" />}</Field>
+      <Field label="Name" {...f("name")} hint="Lower-case, digits, dashes">
+        {(p) => <input {...p} required maxLength={100} placeholder="llama-70b-chat" />}
+      </Field>
+      <Field label="Model" {...f("model")}>
+        {(p) => <input {...p} required maxLength={300} placeholder="meta-llama/Llama-3.1-70B-Instruct" />}
+      </Field>
       <Field label="GPU type" {...f.bare("gpu_type")}>
         {(p) => (
           <select {...p} value={gpuType} onChange={(ev) => setGpuType(ev.target.value)} required>
             {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
-            {gpuTypes.map((t) => <option key={t} value={t}>{t}</option>)}
+            {gpuTypes.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
           </select>
         )}
       </Field>
-      <Field label="GPUs per replica" {...f.bare("gpus_per_replica")} hint="On one node">{(p) => <input {...p} value={perReplica} onChange={(ev) => setPerReplica(ev.target.value)} type="number" min={1} max={64} required />}</Field>
-      <Field label="Replicas" {...f.bare("replicas")}>{(p) => <input {...p} value={replicas} onChange={(ev) => setReplicas(ev.target.value)} type="number" min={1} max={64} required />}</Field>
-      <Field label="Min replicas" {...f("min_replicas")} hint="Defaults to replicas">{(p) => <input {...p} type="number" min={1} max={64} />}</Field>
-      <Field label="Max replicas" {...f.bare("max_replicas")} hint="Defaults to replicas">{(p) => <input {...p} value={maxReplicas} onChange={(ev) => setMaxReplicas(ev.target.value)} type="number" min={1} max={64} />}</Field>
-      <Field label="SLA p95 (ms)" {...f("sla_p95_ms")} hint="Optional">{(p) => <input {...p} type="number" min={1} placeholder="800" />}</Field>
-      <Field label="SLA availability (%)" {...f("sla_availability_pct")} hint="Optional, e.g. 99.5">{(p) => <input {...p} type="number" min={50} max={99.999} step="any" placeholder="99.5" />}</Field>
+      <Field label="GPUs per replica" {...f.bare("gpus_per_replica")} hint="On one node">
+        {(p) => (
+          <input {...p} value={perReplica} onChange={(ev) => setPerReplica(ev.target.value)} type="number" min={1} max={64} required />
+        )}
+      </Field>
+      <Field label="Replicas" {...f.bare("replicas")}>
+        {(p) => <input {...p} value={replicas} onChange={(ev) => setReplicas(ev.target.value)} type="number" min={1} max={64} required />}
+      </Field>
+      <Field label="Min replicas" {...f("min_replicas")} hint="Defaults to replicas">
+        {(p) => <input {...p} type="number" min={1} max={64} />}
+      </Field>
+      <Field label="Max replicas" {...f.bare("max_replicas")} hint="Defaults to replicas">
+        {(p) => <input {...p} value={maxReplicas} onChange={(ev) => setMaxReplicas(ev.target.value)} type="number" min={1} max={64} />}
+      </Field>
+      <Field label="SLA p95 (ms)" {...f("sla_p95_ms")} hint="Optional">
+        {(p) => <input {...p} type="number" min={1} placeholder="800" />}
+      </Field>
+      <Field label="SLA availability (%)" {...f("sla_availability_pct")} hint="Optional, e.g. 99.5">
+        {(p) => <input {...p} type="number" min={50} max={99.999} step="any" placeholder="99.5" />}
+      </Field>
       <AutoscaleFields key={f.key} f={f} defaults={{ metric: "none", target: "", cooldown: "300" }} />
-      <EndpointEstimate rates={rates} gpuType={gpuType} gpusPerReplica={Number(perReplica)} replicas={Number(replicas)} maxReplicas={Number(maxReplicas) || Number(replicas)} />
+      <EndpointEstimate
+        rates={rates}
+        gpuType={gpuType}
+        gpusPerReplica={Number(perReplica)}
+        replicas={Number(replicas)}
+        maxReplicas={Number(maxReplicas) || Number(replicas)}
+      />
       <div className="flex items-center gap-3 sm:col-span-2 lg:col-span-4">
         <SubmitButton>Create endpoint</SubmitButton>
         <FormMessage state={state} />
@@ -101,12 +152,26 @@ export function EndpointSettingsForm({ action, endpoint: s }: { action: FormActi
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Endpoint settings">
       <input type="hidden" name="id" value={s.id} />
-      <Field label="Replicas" {...f("replicas", s.replicas)}>{(p) => <input {...p} type="number" min={1} max={64} required />}</Field>
-      <Field label="Min replicas" {...f("min_replicas", s.min)}>{(p) => <input {...p} type="number" min={1} max={64} required />}</Field>
-      <Field label="Max replicas" {...f("max_replicas", s.max)}>{(p) => <input {...p} type="number" min={1} max={64} required />}</Field>
-      <Field label="SLA p95 (ms)" {...f("sla_p95_ms", s.slaP95Ms)} hint="Empty: no latency target">{(p) => <input {...p} type="number" min={1} />}</Field>
-      <Field label="SLA availability (%)" {...f("sla_availability_pct", s.slaAvailabilityPct)} hint="Empty: no availability target">{(p) => <input {...p} type="number" step="any" min={50} max={99.999} />}</Field>
-      <AutoscaleFields key={f.key} f={f} defaults={{ metric: s.metric, target: s.target === null ? "" : String(s.target), cooldown: String(s.cooldownS) }} />
+      <Field label="Replicas" {...f("replicas", s.replicas)}>
+        {(p) => <input {...p} type="number" min={1} max={64} required />}
+      </Field>
+      <Field label="Min replicas" {...f("min_replicas", s.min)}>
+        {(p) => <input {...p} type="number" min={1} max={64} required />}
+      </Field>
+      <Field label="Max replicas" {...f("max_replicas", s.max)}>
+        {(p) => <input {...p} type="number" min={1} max={64} required />}
+      </Field>
+      <Field label="SLA p95 (ms)" {...f("sla_p95_ms", s.slaP95Ms)} hint="Empty: no latency target">
+        {(p) => <input {...p} type="number" min={1} />}
+      </Field>
+      <Field label="SLA availability (%)" {...f("sla_availability_pct", s.slaAvailabilityPct)} hint="Empty: no availability target">
+        {(p) => <input {...p} type="number" step="any" min={50} max={99.999} />}
+      </Field>
+      <AutoscaleFields
+        key={f.key}
+        f={f}
+        defaults={{ metric: s.metric, target: s.target === null ? "" : String(s.target), cooldown: String(s.cooldownS) }}
+      />
       <div className="flex items-center gap-3 sm:col-span-2 lg:col-span-4">
         <SubmitButton>Save changes</SubmitButton>
         <FormMessage state={state} />
@@ -118,11 +183,23 @@ export function EndpointSettingsForm({ action, endpoint: s }: { action: FormActi
 export function StopStartEndpointButton({ action, id, name, stopped }: { action: FormAction; id: string; name: string; stopped: boolean }) {
   const { state, dispatch } = useActionForm(action, false);
   return (
-    <form action={dispatch} onSubmit={(ev) => { if (!stopped && !confirm(`Stop “${name}”? Its replicas stop and their GPUs are released.`)) ev.preventDefault(); }} className="inline-flex items-center gap-2">
+    <form
+      action={dispatch}
+      onSubmit={(ev) => {
+        if (!stopped && !confirm(`Stop “${name}”? Its replicas stop and their GPUs are released.`)) ev.preventDefault();
+      }}
+      className="inline-flex items-center gap-2"
+    >
       <input type="hidden" name="id" value={id} />
       <input type="hidden" name="stopped" value={stopped ? "false" : "true"} />
-      <SubmitButton variant={stopped ? "primary" : "secondary"} size="sm">{stopped ? "Start" : "Stop"}</SubmitButton>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      <SubmitButton variant={stopped ? "primary" : "secondary"} size="sm">
+        {stopped ? "Start" : "Stop"}
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -131,11 +208,23 @@ export function DeleteEndpointButton({ action, id, name, after }: { action: Form
   // on success the action redirects to `after` (the list), since this endpoint's page is gone
   const { state, dispatch } = useActionForm(action, false);
   return (
-    <form action={dispatch} onSubmit={(ev) => { if (!confirm(`Delete “${name}”? Its replicas stop; its history and invoices stay.`)) ev.preventDefault(); }} className="inline-flex items-center gap-2">
+    <form
+      action={dispatch}
+      onSubmit={(ev) => {
+        if (!confirm(`Delete “${name}”? Its replicas stop; its history and invoices stay.`)) ev.preventDefault();
+      }}
+      className="inline-flex items-center gap-2"
+    >
       <input type="hidden" name="id" value={id} />
       <input type="hidden" name="after" value={after} />
-      <SubmitButton variant="danger" size="sm">Delete</SubmitButton>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      <SubmitButton variant="danger" size="sm">
+        Delete
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }

@@ -18,8 +18,14 @@ export function CreateEndpointKeyForm({ action, endpointId }: { action: FormActi
             {(p) => <input {...p} required maxLength={100} placeholder="chat-frontend" />}
           </Field>
         </div>
-        <div className="pb-5"><SubmitButton>Create key</SubmitButton></div>
-        {!created ? <div className="w-full"><FormMessage state={state} /></div> : null}
+        <div className="pb-5">
+          <SubmitButton>Create key</SubmitButton>
+        </div>
+        {!created ? (
+          <div className="w-full">
+            <FormMessage state={state} />
+          </div>
+        ) : null}
       </form>
       {created ? (
         <div role="status" className="mx-5 mb-5 rounded-lg border border-amber-200 bg-amber-50 p-4">
@@ -31,7 +37,17 @@ export function CreateEndpointKeyForm({ action, endpointId }: { action: FormActi
   );
 }
 
-export function RevokeEndpointKeyButton({ action, endpointId, id, prefix }: { action: FormAction; endpointId: string; id: string; prefix: string }) {
+export function RevokeEndpointKeyButton({
+  action,
+  endpointId,
+  id,
+  prefix,
+}: {
+  action: FormAction;
+  endpointId: string;
+  id: string;
+  prefix: string;
+}) {
   const { state, dispatch } = useActionForm(action, false);
   return (
     <form
@@ -43,8 +59,14 @@ export function RevokeEndpointKeyButton({ action, endpointId, id, prefix }: { ac
     >
       <input type="hidden" name="endpoint_id" value={endpointId} />
       <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">Revoke</SubmitButton>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      <SubmitButton variant="danger" size="sm">
+        Revoke
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }

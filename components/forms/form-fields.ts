@@ -69,7 +69,13 @@ export function formFields(state: FormState, options: FormFieldsOptions = {}): F
   function value(name: string, initial?: Initial): string | undefined {
     return echoed?.[name] ?? (initial === null || initial === undefined ? undefined : String(initial));
   }
-  const f = ((name: string, initial?: Initial): FieldBinding => ({ name, idPrefix: options.idPrefix, error: error(name), defaultValue: value(name, initial), at: key })) as FormFields;
+  const f = ((name: string, initial?: Initial): FieldBinding => ({
+    name,
+    idPrefix: options.idPrefix,
+    error: error(name),
+    defaultValue: value(name, initial),
+    at: key,
+  })) as FormFields;
   f.bare = (name) => ({ name, idPrefix: options.idPrefix, error: error(name) });
   f.value = value as FormFields["value"];
   f.checked = (name, initial) => (echoed ? echoed[name] === "on" : initial);

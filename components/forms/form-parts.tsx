@@ -24,7 +24,14 @@ export function Field({
 }: FieldBinding & {
   label: string;
   hint?: string;
-  children: (props: { id: string; name: string; "aria-invalid": boolean; "aria-describedby"?: string; className: string; defaultValue?: string }) => React.ReactNode;
+  children: (props: {
+    id: string;
+    name: string;
+    "aria-invalid": boolean;
+    "aria-describedby"?: string;
+    className: string;
+    defaultValue?: string;
+  }) => React.ReactNode;
 }) {
   const id = `${idPrefix}-${name}`;
   const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
@@ -33,7 +40,9 @@ export function Field({
       <label htmlFor={id} className="mb-1 block text-sm font-medium text-slate-800">
         {label}
       </label>
-      <Fragment key={at}>{children({ id, name, "aria-invalid": Boolean(error), "aria-describedby": describedBy, className: inputClass, defaultValue })}</Fragment>
+      <Fragment key={at}>
+        {children({ id, name, "aria-invalid": Boolean(error), "aria-describedby": describedBy, className: inputClass, defaultValue })}
+      </Fragment>
       {error ? (
         <p id={`${id}-error`} className="mt-1 text-xs text-red-600">
           {error}
@@ -54,7 +63,11 @@ export function GpuTypeField({ field, gpuTypes }: { field: FieldBinding; gpuType
       {(p) => (
         <select {...p} defaultValue={p.defaultValue ?? gpuTypes[0]} required>
           {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
-          {gpuTypes.map((t) => <option key={t} value={t}>{t}</option>)}
+          {gpuTypes.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
         </select>
       )}
     </Field>
@@ -102,10 +115,7 @@ export function FormMessage({ state }: { state: FormState }) {
     <p
       role="status"
       data-testid="form-message"
-      className={cn(
-        "rounded-md px-3 py-2 text-sm",
-        state.ok ? "bg-emerald-50 text-emerald-800" : "bg-red-50 text-red-700",
-      )}
+      className={cn("rounded-md px-3 py-2 text-sm", state.ok ? "bg-emerald-50 text-emerald-800" : "bg-red-50 text-red-700")}
     >
       {state.message}
     </p>

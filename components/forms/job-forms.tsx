@@ -58,12 +58,18 @@ export function SubmitJobForm({
         : `${formatCents(estimateCents(gpus, rate, 3600))} per hour while it runs (${gpus} × ${type} at ${formatCents(rate)} per GPU-hour). Set a duration for a total.`;
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Submit job" id="submit-job">
-      <Field label="Name" {...f("name", start("name"))}>{(p) => <input {...p} required maxLength={200} placeholder="llama-finetune" />}</Field>
+      <Field label="Name" {...f("name", start("name"))}>
+        {(p) => <input {...p} required maxLength={200} placeholder="llama-finetune" />}
+      </Field>
       <Field label="GPU type" {...f.bare("gpu_type")}>
         {(p) => (
           <select {...p} value={type} onChange={(ev) => setType(ev.target.value)} required>
             {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
-            {gpuTypes.map((t) => <option key={t} value={t}>{t} ({(fit.capacity[t] ?? 0).toLocaleString("en-US")} in the fleet)</option>)}
+            {gpuTypes.map((t) => (
+              <option key={t} value={t}>
+                {t} ({(fit.capacity[t] ?? 0).toLocaleString("en-US")} in the fleet)
+              </option>
+            ))}
           </select>
         )}
       </Field>
@@ -76,24 +82,43 @@ export function SubmitJobForm({
       <Field label="Duration (s)" {...f.bare("duration_s")} hint="Time limit; helps backfill">
         {(p) => <input {...p} value={duration} onChange={(ev) => setDuration(ev.target.value)} type="number" min={1} placeholder="3600" />}
       </Field>
-      <Field label="Retries" {...f("max_retries", start("max_retries", "0"))}>{(p) => <input {...p} type="number" min={0} max={10} />}</Field>
-      <Field label="Image" {...f("image", start("image"))}>{(p) => <input {...p} placeholder="nvcr.io/nvidia/pytorch:24.10-py3" />}</Field>
-      <Field label="Command" {...f("command", start("command"))}>{(p) => <input {...p} placeholder="python train.py" />}</Field>
+      <Field label="Retries" {...f("max_retries", start("max_retries", "0"))}>
+        {(p) => <input {...p} type="number" min={0} max={10} />}
+      </Field>
+      <Field label="Image" {...f("image", start("image"))}>
+        {(p) => <input {...p} placeholder="nvcr.io/nvidia/pytorch:24.10-py3" />}
+      </Field>
+      <Field label="Command" {...f("command", start("command"))}>
+        {(p) => <input {...p} placeholder="python train.py" />}
+      </Field>
       {reservations.length ? (
         <Field label="Reservation" {...f("reservation_id", start("reservation_id"))} hint="Run only on its nodes, while it is active">
           {(p) => (
             <select {...p}>
               <option value="">None (any free GPUs)</option>
-              {reservations.map((r) => <option key={r.id} value={r.id}>{r.label}</option>)}
+              {reservations.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.label}
+                </option>
+              ))}
             </select>
           )}
         </Field>
       ) : null}
       <div className="space-y-2 sm:col-span-2 lg:col-span-4" aria-live="polite">
         {verdict?.message ? (
-          <p data-testid="job-fit" className={`rounded-md px-3 py-2 text-sm ring-1 ${verdict.level === "never" ? "bg-red-50 text-red-800 ring-red-200" : "bg-amber-50 text-amber-900 ring-amber-200"}`}>{verdict.message}</p>
+          <p
+            data-testid="job-fit"
+            className={`rounded-md px-3 py-2 text-sm ring-1 ${verdict.level === "never" ? "bg-red-50 text-red-800 ring-red-200" : "bg-amber-50 text-amber-900 ring-amber-200"}`}
+          >
+            {verdict.message}
+          </p>
         ) : null}
-        {estimate ? <p data-testid="job-estimate" className="text-sm text-slate-600">{estimate}</p> : null}
+        {estimate ? (
+          <p data-testid="job-estimate" className="text-sm text-slate-600">
+            {estimate}
+          </p>
+        ) : null}
       </div>
       <div className="flex flex-wrap items-center gap-3 sm:col-span-2 lg:col-span-4">
         <SubmitButton>{verdict?.level === "wait" ? "Submit and wait for quota" : "Submit job"}</SubmitButton>
@@ -106,10 +131,22 @@ export function SubmitJobForm({
 export function CancelJobButton({ action, id, name }: { action: FormAction; id: string; name: string }) {
   const { state, dispatch } = useActionForm(action, false);
   return (
-    <form action={dispatch} onSubmit={(ev) => { if (!confirm(`Cancel “${name}”?`)) ev.preventDefault(); }} className="inline-flex items-center gap-2">
+    <form
+      action={dispatch}
+      onSubmit={(ev) => {
+        if (!confirm(`Cancel “${name}”?`)) ev.preventDefault();
+      }}
+      className="inline-flex items-center gap-2"
+    >
       <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">Cancel</SubmitButton>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      <SubmitButton variant="danger" size="sm">
+        Cancel
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -120,12 +157,24 @@ export function PriorityForm({ action, id, name, priority }: { action: FormActio
   return (
     <form action={dispatch} className="inline-flex items-center justify-end gap-1.5" aria-label={`Priority of ${name}`}>
       <input type="hidden" name="id" value={id} />
-      <label className="sr-only" htmlFor={`prio-${id}`}>Priority of {name}</label>
+      <label className="sr-only" htmlFor={`prio-${id}`}>
+        Priority of {name}
+      </label>
       <select id={`prio-${id}`} name="priority" defaultValue={String(priority)} className={`${inputClass} w-16 py-1`}>
-        {Array.from({ length: 10 }, (_, i) => i + 1).map((p) => <option key={p} value={p}>{p}</option>)}
+        {Array.from({ length: 10 }, (_, i) => i + 1).map((p) => (
+          <option key={p} value={p}>
+            {p}
+          </option>
+        ))}
       </select>
-      <SubmitButton variant="secondary" size="sm">Set</SubmitButton>
-      {state.message ? <span role="status" className={`text-xs ${state.ok ? "text-emerald-700" : "text-red-600"}`}>{state.ok ? "✓" : state.message}</span> : null}
+      <SubmitButton variant="secondary" size="sm">
+        Set
+      </SubmitButton>
+      {state.message ? (
+        <span role="status" className={`text-xs ${state.ok ? "text-emerald-700" : "text-red-600"}`}>
+          {state.ok ? "✓" : state.message}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -136,8 +185,14 @@ export function ResubmitJobButton({ action, id }: { action: FormAction; id: stri
   return (
     <form action={dispatch} className="inline-flex items-center gap-2">
       <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="secondary" size="sm">Resubmit</SubmitButton>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      <SubmitButton variant="secondary" size="sm">
+        Resubmit
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -151,4 +206,3 @@ export function RunCycleButton({ action }: { action: FormAction }) {
     </form>
   );
 }
-

@@ -17,7 +17,19 @@ const LABELS: Record<string, { label: string; verb: string; variant: "primary" |
  * a confirmation that says what the action does to the work on the node (computed by the server
  * too) and asks for the reason that goes into the audit log and the node's history.
  */
-export function NodeActions({ action, nodeId, hostname, allowed, impact }: { action: FormAction; nodeId: string; hostname: string; allowed: string[]; impact: Record<string, string[]> }) {
+export function NodeActions({
+  action,
+  nodeId,
+  hostname,
+  allowed,
+  impact,
+}: {
+  action: FormAction;
+  nodeId: string;
+  hostname: string;
+  allowed: string[];
+  impact: Record<string, string[]>;
+}) {
   const { state, dispatch, formRef } = useActionForm(action, false);
   const f = formFields(state, { under: "change", idPrefix: "node" });
   const [target, setTarget] = useState<string | null>(null);
@@ -35,32 +47,53 @@ export function NodeActions({ action, nodeId, hostname, allowed, impact }: { act
     <div>
       <div className="flex flex-wrap gap-3" role="group" aria-label="Node lifecycle">
         {allowed.map((t) => (
-          <Button key={t} type="button" variant={LABELS[t]!.variant} onClick={(ev) => { opener.current = ev.currentTarget; setTarget(t); }}>
+          <Button
+            key={t}
+            type="button"
+            variant={LABELS[t]!.variant}
+            onClick={(ev) => {
+              opener.current = ev.currentTarget;
+              setTarget(t);
+            }}
+          >
             {LABELS[t]!.label}…
           </Button>
         ))}
       </div>
-      <div className="mt-3"><FormMessage state={state} /></div>
+      <div className="mt-3">
+        <FormMessage state={state} />
+      </div>
       <dialog
         ref={dialog}
         aria-labelledby="node-action-title"
-        onClose={() => { setTarget(null); opener.current?.focus(); }}
+        onClose={() => {
+          setTarget(null);
+          opener.current?.focus();
+        }}
         className="w-full max-w-lg rounded-xl p-0 shadow-xl backdrop:bg-slate-900/40"
       >
         {meta && target ? (
           <form ref={formRef} action={dispatch} className="flex flex-col gap-4 p-6" aria-label={`${meta.verb} ${hostname}`}>
-            <h2 id="node-action-title" className="text-lg font-semibold text-slate-900">{meta.verb} {hostname}?</h2>
+            <h2 id="node-action-title" className="text-lg font-semibold text-slate-900">
+              {meta.verb} {hostname}?
+            </h2>
             <input type="hidden" name="id" value={nodeId} />
             <input type="hidden" name="status" value={target} />
             <ul className="list-disc space-y-1 pl-5 text-sm text-slate-700" data-testid="node-action-impact">
-              {(impact[target] ?? []).map((line) => <li key={line}>{line}</li>)}
+              {(impact[target] ?? []).map((line) => (
+                <li key={line}>{line}</li>
+              ))}
             </ul>
             <Field label="Reason (required, recorded in the audit log)" {...f("reason")}>
-              {(p) => <textarea {...p} required minLength={3} maxLength={500} rows={2} placeholder="e.g. firmware update, XID 79 inspection" />}
+              {(p) => (
+                <textarea {...p} required minLength={3} maxLength={500} rows={2} placeholder="e.g. firmware update, XID 79 inspection" />
+              )}
             </Field>
             {!state.ok && state.message ? <FormMessage state={state} /> : null}
             <div className="flex justify-end gap-3">
-              <Button type="button" variant="secondary" onClick={() => dialog.current?.close()}>Keep as is</Button>
+              <Button type="button" variant="secondary" onClick={() => dialog.current?.close()}>
+                Keep as is
+              </Button>
               <SubmitButton variant={meta.variant === "danger" ? "danger" : "primary"}>{meta.verb}</SubmitButton>
             </div>
           </form>

@@ -14,10 +14,29 @@ function QuotaField({ field, fleetGpus, hint }: { field: FieldBinding; fleetGpus
   const warning = value.trim() !== "" && Number.isFinite(Number(value)) ? quotaWarning(Number(value), fleetGpus) : null;
   return (
     <div>
-      <Field label="GPU quota" {...binding} hint={hint ?? `Most GPUs it may hold at once; the fleet has ${fleetGpus.toLocaleString("en-US")}`}>
-        {(p) => <input {...p} value={value} onChange={(ev) => setValue(ev.target.value)} type="number" min={0} required inputMode="numeric" placeholder="64" />}
+      <Field
+        label="GPU quota"
+        {...binding}
+        hint={hint ?? `Most GPUs it may hold at once; the fleet has ${fleetGpus.toLocaleString("en-US")}`}
+      >
+        {(p) => (
+          <input
+            {...p}
+            value={value}
+            onChange={(ev) => setValue(ev.target.value)}
+            type="number"
+            min={0}
+            required
+            inputMode="numeric"
+            placeholder="64"
+          />
+        )}
       </Field>
-      {warning ? <p data-testid="quota-warning" role="status" className="mt-1 text-xs text-amber-800">{warning}</p> : null}
+      {warning ? (
+        <p data-testid="quota-warning" role="status" className="mt-1 text-xs text-amber-800">
+          {warning}
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -26,8 +45,15 @@ export function CreateTenantForm({ action, fleetGpus }: { action: FormAction; fl
   const { state, dispatch, formRef } = useActionForm(action);
   const f = formFields(state);
   return (
-    <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start" aria-label="Create tenant">
-      <Field label="Name" {...f("name")}>{(p) => <input {...p} required maxLength={100} placeholder="Acme Research" />}</Field>
+    <form
+      ref={formRef}
+      action={dispatch}
+      className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start"
+      aria-label="Create tenant"
+    >
+      <Field label="Name" {...f("name")}>
+        {(p) => <input {...p} required maxLength={100} placeholder="Acme Research" />}
+      </Field>
       <QuotaField key={f.key} field={f("gpu_quota")} fleetGpus={fleetGpus} />
       <Field label="Billing email" {...f("billing_email")}>
         {(p) => <input {...p} type="email" placeholder="finance@acme.example" />}
@@ -35,7 +61,9 @@ export function CreateTenantForm({ action, fleetGpus }: { action: FormAction; fl
       <div className="flex flex-col gap-2 lg:pt-6">
         <SubmitButton>Create tenant</SubmitButton>
       </div>
-      <div className="sm:col-span-2 lg:col-span-4"><FormMessage state={state} /></div>
+      <div className="sm:col-span-2 lg:col-span-4">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }
@@ -54,7 +82,9 @@ export function EditTenantForm({
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-3" aria-label="Edit tenant">
       <input type="hidden" name="id" value={tenant.id} />
-      <Field label="Name" {...f("name", tenant.name)}>{(p) => <input {...p} required />}</Field>
+      <Field label="Name" {...f("name", tenant.name)}>
+        {(p) => <input {...p} required />}
+      </Field>
       <QuotaField key={f.key} field={f("gpu_quota", tenant.gpuQuota)} fleetGpus={fleetGpus} />
       <Field label="Billing email" {...f("billing_email", tenant.billingEmail)}>
         {(p) => <input {...p} type="email" />}

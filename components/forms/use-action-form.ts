@@ -25,7 +25,17 @@ export function useActionForm<T>(action: FormAction<T>, resetOnSuccess = true) {
       if (!name) return;
       // after React has handled the same event: re-rendering from inside its dispatch would put a
       // controlled input back to its old value before React saw the new one
-      setTimeout(() => setEdited((cur) => (cur.at === raw.at ? (cur.names.includes(name) ? cur : { at: raw.at, names: [...cur.names, name] }) : { at: raw.at, names: [name] })), 0);
+      setTimeout(
+        () =>
+          setEdited((cur) =>
+            cur.at === raw.at
+              ? cur.names.includes(name)
+                ? cur
+                : { at: raw.at, names: [...cur.names, name] }
+              : { at: raw.at, names: [name] },
+          ),
+        0,
+      );
     };
     form.addEventListener("input", onInput);
     form.addEventListener("change", onInput);
@@ -37,7 +47,9 @@ export function useActionForm<T>(action: FormAction<T>, resetOnSuccess = true) {
   const state = useMemo(() => {
     if (!raw.fieldErrors || edited.at !== raw.at || edited.names.length === 0) return raw;
     // errors are keyed by the schema's paths ("changes.gpu_quota"); a field clears the ones ending in its name
-    const fieldErrors = Object.fromEntries(Object.entries(raw.fieldErrors).filter(([path]) => !edited.names.some((n) => path === n || path.endsWith(`.${n}`))));
+    const fieldErrors = Object.fromEntries(
+      Object.entries(raw.fieldErrors).filter(([path]) => !edited.names.some((n) => path === n || path.endsWith(`.${n}`))),
+    );
     return { ...raw, fieldErrors };
   }, [raw, edited]);
   return { state, dispatch, formRef };

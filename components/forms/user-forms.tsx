@@ -3,14 +3,26 @@ import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
 
-export function CreateUserForm({ action, tenantId, allowOperator = false }: { action: FormAction; tenantId?: string; allowOperator?: boolean }) {
+export function CreateUserForm({
+  action,
+  tenantId,
+  allowOperator = false,
+}: {
+  action: FormAction;
+  tenantId?: string;
+  allowOperator?: boolean;
+}) {
   const { state, dispatch, formRef } = useActionForm(action);
   const f = formFields(state);
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2" aria-label="Add user">
       {tenantId ? <input type="hidden" name="tenant_id" value={tenantId} /> : null}
-      <Field label="Name" {...f("name")}>{(p) => <input {...p} required autoComplete="off" />}</Field>
-      <Field label="Email" {...f("email")}>{(p) => <input {...p} type="email" required autoComplete="off" />}</Field>
+      <Field label="Name" {...f("name")}>
+        {(p) => <input {...p} required autoComplete="off" />}
+      </Field>
+      <Field label="Email" {...f("email")}>
+        {(p) => <input {...p} type="email" required autoComplete="off" />}
+      </Field>
       <Field label="Initial password" {...f.bare("password")} hint="12+ characters; share it privately">
         {(p) => <input {...p} type="password" required minLength={12} autoComplete="new-password" />}
       </Field>
@@ -48,15 +60,23 @@ export function UserRowActions({
         <form ref={formRef} action={dispatch}>
           <input type="hidden" name="id" value={user.id} />
           <input type="hidden" name="role" value={user.role === "tenant_admin" ? "tenant_member" : "tenant_admin"} />
-          <SubmitButton variant="secondary" size="sm">{user.role === "tenant_admin" ? "Make member" : "Make admin"}</SubmitButton>
+          <SubmitButton variant="secondary" size="sm">
+            {user.role === "tenant_admin" ? "Make member" : "Make admin"}
+          </SubmitButton>
         </form>
       ) : null}
       <form action={dispatch}>
         <input type="hidden" name="id" value={user.id} />
         <input type="hidden" name="disabled" value={user.disabled ? "false" : "true"} />
-        <SubmitButton variant={user.disabled ? "secondary" : "danger"} size="sm">{user.disabled ? "Enable" : "Disable"}</SubmitButton>
+        <SubmitButton variant={user.disabled ? "secondary" : "danger"} size="sm">
+          {user.disabled ? "Enable" : "Disable"}
+        </SubmitButton>
       </form>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </div>
   );
 }

@@ -14,7 +14,12 @@ export function PageViewTracker() {
     const body = JSON.stringify({ path: pathname, ...(document.referrer ? { referrer: document.referrer } : {}) });
     const blob = new Blob([body], { type: "application/json" });
     if (!navigator.sendBeacon?.("/api/analytics/pageview", blob)) {
-      void fetch("/api/analytics/pageview", { method: "POST", headers: { "content-type": "application/json" }, body, keepalive: true }).catch(() => {});
+      void fetch("/api/analytics/pageview", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        keepalive: true,
+      }).catch(() => {});
     }
   }, [pathname]);
   return null;

@@ -6,10 +6,22 @@ import { useActionForm, type FormAction } from "@/components/forms/use-action-fo
 export function CancelPipelineButton({ action, id, name }: { action: FormAction; id: string; name: string }) {
   const { state, dispatch } = useActionForm(action, false);
   return (
-    <form action={dispatch} onSubmit={(ev) => { if (!confirm(`Cancel “${name}”? Running jobs are cancelled and waiting steps skipped.`)) ev.preventDefault(); }} className="inline-flex items-center gap-2">
+    <form
+      action={dispatch}
+      onSubmit={(ev) => {
+        if (!confirm(`Cancel “${name}”? Running jobs are cancelled and waiting steps skipped.`)) ev.preventDefault();
+      }}
+      className="inline-flex items-center gap-2"
+    >
       <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">Cancel pipeline</SubmitButton>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      <SubmitButton variant="danger" size="sm">
+        Cancel pipeline
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -20,8 +32,14 @@ export function RetryStepButton({ action, id, step }: { action: FormAction; id: 
     <form action={dispatch} className="inline-flex items-center gap-2">
       <input type="hidden" name="id" value={id} />
       <input type="hidden" name="step" value={step} />
-      <SubmitButton variant="secondary" size="sm">Retry {step}</SubmitButton>
-      {state.message && !state.ok ? <span role="status" className="text-xs text-red-600">{state.message}</span> : null}
+      <SubmitButton variant="secondary" size="sm">
+        Retry {step}
+      </SubmitButton>
+      {state.message && !state.ok ? (
+        <span role="status" className="text-xs text-red-600">
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -31,12 +49,18 @@ export function SecretForm({ action }: { action: FormAction }) {
   const f = formFields(state, { idPrefix: "secret" });
   return (
     <form ref={formRef} action={dispatch} aria-label="Add a secret" className="grid gap-3 p-5 sm:grid-cols-[1fr_2fr_auto] sm:items-end">
-      <Field label="Name" {...f("name")} hint="e.g. EVAL_TOKEN">{(p) => <input {...p} required maxLength={64} pattern="[A-Z][A-Z0-9_]*" placeholder="EVAL_TOKEN" autoComplete="off" />}</Field>
-      <Field label="Value" {...f.bare("value")} hint="Stored encrypted; never shown again">{(p) => <input {...p} type="password" required maxLength={8192} autoComplete="new-password" />}</Field>
+      <Field label="Name" {...f("name")} hint="e.g. EVAL_TOKEN">
+        {(p) => <input {...p} required maxLength={64} pattern="[A-Z][A-Z0-9_]*" placeholder="EVAL_TOKEN" autoComplete="off" />}
+      </Field>
+      <Field label="Value" {...f.bare("value")} hint="Stored encrypted; never shown again">
+        {(p) => <input {...p} type="password" required maxLength={8192} autoComplete="new-password" />}
+      </Field>
       <div className="flex items-center gap-3 sm:pb-5">
         <SubmitButton>Save secret</SubmitButton>
       </div>
-      <div className="sm:col-span-3"><FormMessage state={state} /></div>
+      <div className="sm:col-span-3">
+        <FormMessage state={state} />
+      </div>
     </form>
   );
 }
@@ -44,9 +68,16 @@ export function SecretForm({ action }: { action: FormAction }) {
 export function DeleteSecretButton({ action, name }: { action: FormAction; name: string }) {
   const { dispatch } = useActionForm(action, false);
   return (
-    <form action={dispatch} onSubmit={(ev) => { if (!confirm(`Delete secret ${name}? Steps that use it will fail when they call.`)) ev.preventDefault(); }}>
+    <form
+      action={dispatch}
+      onSubmit={(ev) => {
+        if (!confirm(`Delete secret ${name}? Steps that use it will fail when they call.`)) ev.preventDefault();
+      }}
+    >
       <input type="hidden" name="name" value={name} />
-      <SubmitButton variant="danger" size="sm">Delete</SubmitButton>
+      <SubmitButton variant="danger" size="sm">
+        Delete
+      </SubmitButton>
     </form>
   );
 }

@@ -49,7 +49,15 @@ export function PipelineDag({ nodes, label, fit = false }: { nodes: DagNode[]; l
   const bottom = height - PAD - 6;
   return (
     <div className="overflow-x-auto">
-      <svg role="img" aria-label={label} width={fit ? undefined : width} height={fit ? undefined : height} viewBox={`0 0 ${width} ${height}`} style={fit ? { maxWidth: width } : undefined} className={cn("block text-slate-700", fit && "h-auto w-full")}>
+      <svg
+        role="img"
+        aria-label={label}
+        width={fit ? undefined : width}
+        height={fit ? undefined : height}
+        viewBox={`0 0 ${width} ${height}`}
+        style={fit ? { maxWidth: width } : undefined}
+        className={cn("block text-slate-700", fit && "h-auto w-full")}
+      >
         <defs>
           <marker id="dag-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" className="fill-slate-400" />
@@ -64,15 +72,26 @@ export function PipelineDag({ nodes, label, fit = false }: { nodes: DagNode[]; l
           </text>
         ))}
         {nodes.flatMap((n) =>
-          n.dependsOn.filter((d) => pos.has(d)).map((d) => {
-            const a = pos.get(d)!;
-            const b = pos.get(n.name)!;
-            const x1 = a.x + W;
-            const y1 = a.y + H / 2;
-            const x2 = b.x - 2;
-            const y2 = b.y + H / 2;
-            return <path key={`${d}->${n.name}`} d={`M${x1},${y1} C${x1 + GX / 2},${y1} ${x2 - GX / 2},${y2} ${x2},${y2}`} fill="none" strokeWidth={1.5} className="stroke-slate-300" markerEnd="url(#dag-arrow)" />;
-          }),
+          n.dependsOn
+            .filter((d) => pos.has(d))
+            .map((d) => {
+              const a = pos.get(d)!;
+              const b = pos.get(n.name)!;
+              const x1 = a.x + W;
+              const y1 = a.y + H / 2;
+              const x2 = b.x - 2;
+              const y2 = b.y + H / 2;
+              return (
+                <path
+                  key={`${d}->${n.name}`}
+                  d={`M${x1},${y1} C${x1 + GX / 2},${y1} ${x2 - GX / 2},${y2} ${x2},${y2}`}
+                  fill="none"
+                  strokeWidth={1.5}
+                  className="stroke-slate-300"
+                  markerEnd="url(#dag-arrow)"
+                />
+              );
+            }),
         )}
         {loops.map((n, i) => {
           const end = pos.get(n.name)!;
@@ -80,7 +99,10 @@ export function PipelineDag({ nodes, label, fit = false }: { nodes: DagNode[]; l
           const y = bottom - i * 4;
           const x1 = end.x + W / 2;
           const x2 = start.x + W / 2;
-          const d = n.loop!.from === n.name ? `M${x1 + 30},${end.y + H} C${x1 + 30},${y} ${x1 - 30},${y} ${x1 - 30},${end.y + H + 2}` : `M${x1},${end.y + H} L${x1},${y} L${x2},${y} L${x2},${start.y + H + 2}`;
+          const d =
+            n.loop!.from === n.name
+              ? `M${x1 + 30},${end.y + H} C${x1 + 30},${y} ${x1 - 30},${y} ${x1 - 30},${end.y + H + 2}`
+              : `M${x1},${end.y + H} L${x1},${y} L${x2},${y} L${x2},${start.y + H + 2}`;
           return (
             <g key={`loop-${n.name}`} data-testid={`loop-${n.name}`}>
               <path d={d} fill="none" strokeWidth={1.5} strokeDasharray="5 4" className="stroke-amber-500" markerEnd="url(#dag-loop)" />
@@ -95,7 +117,15 @@ export function PipelineDag({ nodes, label, fit = false }: { nodes: DagNode[]; l
           const box = (
             <g key={n.name} data-testid={`step-${n.name}`} data-status={n.status ?? "waiting"}>
               <title>{`${n.name} (${kindLabel[n.kind] ?? n.kind})${n.status ? `: ${n.status}` : ""}${n.detail ? ` · ${n.detail}` : ""}`}</title>
-              <rect x={p.x} y={p.y} width={W} height={H} rx={8} strokeWidth={1.5} className={cn(fill[n.status ?? "waiting"] ?? fill.waiting, n.status === "running" && "animate-pulse")} />
+              <rect
+                x={p.x}
+                y={p.y}
+                width={W}
+                height={H}
+                rx={8}
+                strokeWidth={1.5}
+                className={cn(fill[n.status ?? "waiting"] ?? fill.waiting, n.status === "running" && "animate-pulse")}
+              />
               <text x={p.x + 10} y={p.y + 19} className="fill-slate-900 text-[12px] font-semibold">
                 {n.name.length > 22 ? `${n.name.slice(0, 21)}…` : n.name}
               </text>

@@ -13,16 +13,33 @@ import { PipelineDag } from "./pipeline-dag";
 // rules (each problem names its step and field), the graph drawn live beside it, and templates to
 // start from. Submitting runs the same checks again on the server.
 
-export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHosts }: { action: FormAction<{ id: string }>; gpuTypes: string[]; endpoints: string[]; secrets: string[]; allowedHosts: string[] }) {
+export function PipelineEditor({
+  action,
+  gpuTypes,
+  endpoints,
+  secrets,
+  allowedHosts,
+}: {
+  action: FormAction<{ id: string }>;
+  gpuTypes: string[];
+  endpoints: string[];
+  secrets: string[];
+  allowedHosts: string[];
+}) {
   const router = useRouter();
   const [gpuType, setGpuType] = useState(gpuTypes[0] ?? "H100");
   const [endpoint, setEndpoint] = useState(endpoints[0]);
   const ctx = { gpuType, endpoint };
   const [format, setFormat] = useState<SpecFormat>("yaml");
   const [template, setTemplate] = useState(PIPELINE_TEMPLATES[1]!.id);
-  const [text, setText] = useState(() => stringify(PIPELINE_TEMPLATES[1]!.spec({ gpuType: gpuTypes[0] ?? "H100", endpoint: endpoints[0] })));
+  const [text, setText] = useState(() =>
+    stringify(PIPELINE_TEMPLATES[1]!.spec({ gpuType: gpuTypes[0] ?? "H100", endpoint: endpoints[0] })),
+  );
   const deferred = useDeferredValue(text);
-  const checkCtx = useMemo(() => ({ endpoints: new Set(endpoints), secrets: new Set(secrets), allowedHosts }), [endpoints, secrets, allowedHosts]);
+  const checkCtx = useMemo(
+    () => ({ endpoints: new Set(endpoints), secrets: new Set(secrets), allowedHosts }),
+    [endpoints, secrets, allowedHosts],
+  );
   const { issues, nodes } = useMemo(() => analyzeSpec(deferred, format, checkCtx), [deferred, format, checkCtx]);
   const { state, dispatch } = useActionForm(action, false);
   const serverIssues = Object.entries(state.fieldErrors ?? {}).filter(([path]) => path !== "spec" || !issues.length);
@@ -51,14 +68,28 @@ export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHo
         <div className="mb-3 flex flex-wrap gap-4 text-sm">
           <label className="flex items-center gap-2">
             <span className="text-slate-700">GPU type</span>
-            <select value={gpuType} onChange={(e) => setGpuType(e.target.value)} className="rounded-md border-0 py-1 pl-2 pr-8 text-sm ring-1 ring-slate-300">
-              {(gpuTypes.length ? gpuTypes : ["H100"]).map((t) => <option key={t}>{t}</option>)}
+            <select
+              value={gpuType}
+              onChange={(e) => setGpuType(e.target.value)}
+              className="rounded-md border-0 py-1 pl-2 pr-8 text-sm ring-1 ring-slate-300"
+            >
+              {(gpuTypes.length ? gpuTypes : ["H100"]).map((t) => (
+                <option key={t}>{t}</option>
+              ))}
             </select>
           </label>
           <label className="flex items-center gap-2">
             <span className="text-slate-700">Endpoint</span>
-            <select value={endpoint ?? ""} onChange={(e) => setEndpoint(e.target.value || undefined)} className="rounded-md border-0 py-1 pl-2 pr-8 text-sm ring-1 ring-slate-300">
-              {endpoints.length ? endpoints.map((t) => <option key={t}>{t}</option>) : <option value="">none yet (create one on Endpoints)</option>}
+            <select
+              value={endpoint ?? ""}
+              onChange={(e) => setEndpoint(e.target.value || undefined)}
+              className="rounded-md border-0 py-1 pl-2 pr-8 text-sm ring-1 ring-slate-300"
+            >
+              {endpoints.length ? (
+                endpoints.map((t) => <option key={t}>{t}</option>)
+              ) : (
+                <option value="">none yet (create one on Endpoints)</option>
+              )}
             </select>
           </label>
           <span className="self-center text-xs text-slate-500">Templates are filled in with these.</span>
@@ -71,7 +102,10 @@ export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHo
               data-testid={`template-${t.id}`}
               aria-pressed={template === t.id}
               onClick={() => load(t.id)}
-              className={cn("rounded-lg p-3 text-left ring-1 transition-colors", template === t.id ? "bg-indigo-50 ring-indigo-400" : "bg-white ring-slate-200 hover:bg-slate-50")}
+              className={cn(
+                "rounded-lg p-3 text-left ring-1 transition-colors",
+                template === t.id ? "bg-indigo-50 ring-indigo-400" : "bg-white ring-slate-200 hover:bg-slate-50",
+              )}
             >
               <span className="block text-sm font-semibold text-slate-900">{t.title}</span>
               <span className="mt-1 block text-xs text-slate-600">{t.description}</span>
@@ -87,7 +121,14 @@ export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHo
             </label>
             <div role="radiogroup" aria-label="Format" className="inline-flex rounded-md ring-1 ring-slate-300">
               {(["yaml", "json"] as const).map((f) => (
-                <button key={f} type="button" role="radio" aria-checked={format === f} onClick={() => switchFormat(f)} className={cn("px-3 py-1 text-xs font-medium uppercase", format === f ? "bg-slate-900 text-white" : "text-slate-700")}>
+                <button
+                  key={f}
+                  type="button"
+                  role="radio"
+                  aria-checked={format === f}
+                  onClick={() => switchFormat(f)}
+                  className={cn("px-3 py-1 text-xs font-medium uppercase", format === f ? "bg-slate-900 text-white" : "text-slate-700")}
+                >
                   {f}
                 </button>
               ))}
@@ -116,10 +157,14 @@ export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHo
           <div id="pipeline-issues" aria-live="polite">
             {issues.length === 0 && serverIssues.length === 0 ? (
               <p data-testid="spec-valid" className="rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-800">
-                Valid: {nodes.length} step{nodes.length === 1 ? "" : "s"}. Job steps are checked against your quota and the fleet when you start it.
+                Valid: {nodes.length} step{nodes.length === 1 ? "" : "s"}. Job steps are checked against your quota and the fleet when you
+                start it.
               </p>
             ) : (
-              <ul data-testid="spec-issues" className="max-h-64 space-y-1 overflow-y-auto rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">
+              <ul
+                data-testid="spec-issues"
+                className="max-h-64 space-y-1 overflow-y-auto rounded-md bg-red-50 px-3 py-2 text-sm text-red-800"
+              >
                 {issues.map((i) => (
                   <li key={`${i.path}:${i.message}`}>
                     <code className="mr-1 text-xs font-semibold">{i.where}</code>
@@ -141,7 +186,8 @@ export function PipelineEditor({ action, gpuTypes, endpoints, secrets, allowedHo
         <SubmitButton>Start pipeline</SubmitButton>
         <FormMessage state={state} />
         <p className="text-xs text-slate-500">
-          Expressions: <code>{"${steps.<step>.outputs.<field>}"}</code>, <code>{"${loop.iteration}"}</code>, <code>{"${secrets.NAME}"}</code> (http headers), <code>{"a ?? b"}</code> for a default.
+          Expressions: <code>{"${steps.<step>.outputs.<field>}"}</code>, <code>{"${loop.iteration}"}</code>,{" "}
+          <code>{"${secrets.NAME}"}</code> (http headers), <code>{"a ?? b"}</code> for a default.
         </p>
       </div>
     </form>

@@ -32,12 +32,18 @@ export function WorkflowLog({ entries }: { entries: Entry[] }) {
       {entries.map((e) => (
         <li key={e.id} className="flex flex-col gap-1 px-5 py-2 text-sm sm:flex-row sm:items-center sm:justify-between sm:gap-4">
           <span className="flex min-w-0 flex-wrap items-center gap-2">
-            <span className={cn("rounded px-1.5 py-0.5 text-[10px] font-semibold uppercase tracking-wide", tone[e.kind] ?? tone.transition)}>{e.kind.replace("_", " ")}</span>
+            <span
+              className={cn("rounded px-1.5 py-0.5 text-[10px] font-semibold uppercase tracking-wide", tone[e.kind] ?? tone.transition)}
+            >
+              {e.kind.replace("_", " ")}
+            </span>
             {e.step ? <code className="rounded bg-slate-100 px-1.5 text-xs">{e.step}</code> : null}
             {e.iteration !== null && e.iteration > 0 ? <span className="text-xs text-slate-500">iteration {e.iteration + 1}</span> : null}
             <span className="min-w-0 break-words">{e.message}</span>
           </span>
-          <time className="shrink-0 text-xs text-slate-500" dateTime={e.at}>{formatDateTime(new Date(e.at))}</time>
+          <time className="shrink-0 text-xs text-slate-500" dateTime={e.at}>
+            {formatDateTime(new Date(e.at))}
+          </time>
         </li>
       ))}
     </ol>

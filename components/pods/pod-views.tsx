@@ -14,7 +14,15 @@ import type { PodJson } from "@/lib/pods/schemas";
 // Pods in the console: the list (tenant and operator planes) and a pod's page. Plain props in,
 // from lib/pods (podJson, podPageData); the buttons post the pods' server actions.
 
-const tones: Record<string, Tone> = { pending: "sky", starting: "sky", running: "green", stopping: "amber", stopped: "neutral", failed: "red", terminated: "neutral" };
+const tones: Record<string, Tone> = {
+  pending: "sky",
+  starting: "sky",
+  running: "green",
+  stopping: "amber",
+  stopped: "neutral",
+  failed: "red",
+  terminated: "neutral",
+};
 const PodStatus = ({ status }: { status: string }) => <Badge tone={tones[status] ?? "neutral"}>{status}</Badge>;
 
 const VERBS = ["stop", "start", "terminate"] as const;
@@ -33,7 +41,17 @@ function PodButtons({ pod, actions }: { pod: { id: string; name: string }; actio
 /** Where a published port is reached: its host port on the node's address. */
 const portUrl = (host: string, hostPort: number) => `http://${host.includes(":") ? `[${host}]` : host}:${hostPort}/`;
 
-export function PodsTable({ pods, hrefBase, tenantNames, actionsOf }: { pods: PodJson[]; hrefBase: string; tenantNames?: Map<string, string>; actionsOf?: (p: PodJson) => Actions }) {
+export function PodsTable({
+  pods,
+  hrefBase,
+  tenantNames,
+  actionsOf,
+}: {
+  pods: PodJson[];
+  hrefBase: string;
+  tenantNames?: Map<string, string>;
+  actionsOf?: (p: PodJson) => Actions;
+}) {
   return (
     <Table caption="Pods">
       <thead className="bg-slate-50">
@@ -51,14 +69,40 @@ export function PodsTable({ pods, hrefBase, tenantNames, actionsOf }: { pods: Po
       <tbody className="divide-y divide-slate-100">
         {pods.map((p) => (
           <tr key={p.id} data-testid={`pod-row-${p.name}`} className="align-top">
-            <Td className="font-medium"><Link className="text-indigo-700 hover:underline" href={`${hrefBase}/${p.id}`}>{p.name}</Link></Td>
-            {tenantNames ? <Td><Link className="hover:underline" href={`/admin/tenants/${p.tenant_id}`}>{tenantNames.get(p.tenant_id) ?? p.tenant_id.slice(0, 8)}</Link></Td> : null}
-            <Td><PodStatus status={p.status} /></Td>
-            <Td className="tabular-nums">{p.gpu_count} × {p.gpu_type}</Td>
-            <Td wrap className="max-w-sm text-xs text-slate-600">{p.status === "pending" ? (p.pending_reason ?? "Waiting for the next scheduling cycle") : (p.hostname ?? p.status_reason ?? "—")}</Td>
+            <Td className="font-medium">
+              <Link className="text-indigo-700 hover:underline" href={`${hrefBase}/${p.id}`}>
+                {p.name}
+              </Link>
+            </Td>
+            {tenantNames ? (
+              <Td>
+                <Link className="hover:underline" href={`/admin/tenants/${p.tenant_id}`}>
+                  {tenantNames.get(p.tenant_id) ?? p.tenant_id.slice(0, 8)}
+                </Link>
+              </Td>
+            ) : null}
+            <Td>
+              <PodStatus status={p.status} />
+            </Td>
+            <Td className="tabular-nums">
+              {p.gpu_count} × {p.gpu_type}
+            </Td>
+            <Td wrap className="max-w-sm text-xs text-slate-600">
+              {p.status === "pending"
+                ? (p.pending_reason ?? "Waiting for the next scheduling cycle")
+                : (p.hostname ?? p.status_reason ?? "—")}
+            </Td>
             <Td className="text-right tabular-nums">{formatCents(p.cost_cents)}</Td>
-            <Td><span title={formatDateTime(p.created_at)}>{formatRelative(p.created_at)}</span></Td>
-            {actionsOf ? <Td className="text-right"><div className="flex justify-end gap-2"><PodButtons pod={p} actions={actionsOf(p)} /></div></Td> : null}
+            <Td>
+              <span title={formatDateTime(p.created_at)}>{formatRelative(p.created_at)}</span>
+            </Td>
+            {actionsOf ? (
+              <Td className="text-right">
+                <div className="flex justify-end gap-2">
+                  <PodButtons pod={p} actions={actionsOf(p)} />
+                </div>
+              </Td>
+            ) : null}
           </tr>
         ))}
       </tbody>
@@ -70,8 +114,23 @@ interface PodDetailProps {
   pod: PodJson;
   actions: Actions;
   events: Array<{ from_status: string | null; to_status: string; reason: string; actor: string; created_at: string }>;
-  placements: Array<{ attempt: number; hostname: string | null; gpus: number; started_at: string; running_at: string | null; ended_at: string | null; end_status: string | null }>;
-  telemetry: { from: string; to: string; series: Array<{ label: string; points: Array<{ t: string; utilization_avg: number; memory_used_avg_mb: number; temperature_avg_c: number; power_avg_w: number }> }> };
+  placements: Array<{
+    attempt: number;
+    hostname: string | null;
+    gpus: number;
+    started_at: string;
+    running_at: string | null;
+    ended_at: string | null;
+    end_status: string | null;
+  }>;
+  telemetry: {
+    from: string;
+    to: string;
+    series: Array<{
+      label: string;
+      points: Array<{ t: string; utilization_avg: number; memory_used_avg_mb: number; temperature_avg_c: number; power_avg_w: number }>;
+    }>;
+  };
   listHref: string;
   listLabel: string;
   tenantName?: string;
@@ -86,7 +145,12 @@ export function PodDetail(props: PodDetailProps) {
   const waiting = p.status === "pending" ? (p.pending_reason ?? "Waiting for the next scheduling cycle.") : null;
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href={props.listHref} className="hover:underline">{props.listLabel}</Link> / <span aria-current="page">{p.name}</span></nav>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
+        <Link href={props.listHref} className="hover:underline">
+          {props.listLabel}
+        </Link>{" "}
+        / <span aria-current="page">{p.name}</span>
+      </nav>
       <PageHeader
         title={p.name}
         description={`${p.gpu_count} × ${p.gpu_type} · ${p.image}${props.tenantName ? ` · ${props.tenantName}` : ""}`}
@@ -98,20 +162,47 @@ export function PodDetail(props: PodDetailProps) {
           </div>
         }
       />
-      {props.justCreated ? <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">“{p.name}” created: it is placed on free GPUs at the next scheduling cycle, then its node starts the container. Billing starts when the container runs.</p> : null}
+      {props.justCreated ? (
+        <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
+          “{p.name}” created: it is placed on free GPUs at the next scheduling cycle, then its node starts the container. Billing starts
+          when the container runs.
+        </p>
+      ) : null}
       {waiting || p.status_reason ? (
-        <p role="status" className={`mb-6 rounded-lg px-4 py-3 text-sm ring-1 ${p.status === "failed" ? "bg-amber-50 text-amber-900 ring-amber-200" : p.status === "running" ? "bg-emerald-50 text-emerald-900 ring-emerald-200" : "bg-sky-50 text-sky-900 ring-sky-200"}`}>
+        <p
+          role="status"
+          className={`mb-6 rounded-lg px-4 py-3 text-sm ring-1 ${p.status === "failed" ? "bg-amber-50 text-amber-900 ring-amber-200" : p.status === "running" ? "bg-emerald-50 text-emerald-900 ring-emerald-200" : "bg-sky-50 text-sky-900 ring-sky-200"}`}
+        >
           <strong className="capitalize">{p.status}:</strong> {waiting ?? p.status_reason}
         </p>
       ) : null}
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Stat label="Cost so far" value={<span data-testid="pod-cost">{formatCents(p.cost_cents)}</span>} hint={props.ratePerHourCents !== null ? `${formatCents(props.ratePerHourCents * p.gpu_count)} per hour while running, billed per second` : "Billed per second while running"} />
-        <Stat label="Running since" value={p.running_since ? formatRelative(p.running_since) : "—"} hint={p.running_since ? formatDateTime(p.running_since) : "Not running"} />
+        <Stat
+          label="Cost so far"
+          value={<span data-testid="pod-cost">{formatCents(p.cost_cents)}</span>}
+          hint={
+            props.ratePerHourCents !== null
+              ? `${formatCents(props.ratePerHourCents * p.gpu_count)} per hour while running, billed per second`
+              : "Billed per second while running"
+          }
+        />
+        <Stat
+          label="Running since"
+          value={p.running_since ? formatRelative(p.running_since) : "—"}
+          hint={p.running_since ? formatDateTime(p.running_since) : "Not running"}
+        />
         <Stat label="Node" value={p.hostname ?? "—"} hint={p.host ? `Reached at ${p.host}` : "Placed when it starts"} />
         <Stat label="Runs" value={p.attempt} hint={p.restart_on_failure ? "Restarts elsewhere on failure" : "Not restarted on failure"} />
       </div>
       <Card className="mt-6">
-        <CardHeader title="Connect" description={p.ssh_key_fingerprint ? `SSH as root with the key ${p.ssh_key_fingerprint}; published ports open on the node's address.` : "Published ports open on the node's address. Add an SSH key when you create a pod to get SSH access."} />
+        <CardHeader
+          title="Connect"
+          description={
+            p.ssh_key_fingerprint
+              ? `SSH as root with the key ${p.ssh_key_fingerprint}; published ports open on the node's address.`
+              : "Published ports open on the node's address. Add an SSH key when you create a pod to get SSH access."
+          }
+        />
         <div className="space-y-4 p-5">
           {p.ssh_command ? (
             <div>
@@ -125,20 +216,29 @@ export function PodDetail(props: PodDetailProps) {
             <div>
               <p className="mb-2 text-sm font-medium text-slate-700">Published ports</p>
               <ul className="flex flex-wrap gap-3 text-sm" aria-label="Published ports">
-                {p.ports.filter((x) => x.container_port !== 22).map((x) => {
-                  const live = published.find((y) => y.container_port === x.container_port);
-                  return (
-                    <li key={x.container_port}>
-                      {live && p.host ? (
-                        <a className="rounded-md px-2 py-1 font-medium text-indigo-700 ring-1 ring-indigo-200 hover:bg-indigo-50" href={portUrl(p.host, live.host_port!)} target="_blank" rel="noreferrer">
-                          Port {x.container_port} → {p.host}:{live.host_port}
-                        </a>
-                      ) : (
-                        <span className="rounded-md px-2 py-1 text-slate-500 ring-1 ring-slate-200">Port {x.container_port} (not published yet)</span>
-                      )}
-                    </li>
-                  );
-                })}
+                {p.ports
+                  .filter((x) => x.container_port !== 22)
+                  .map((x) => {
+                    const live = published.find((y) => y.container_port === x.container_port);
+                    return (
+                      <li key={x.container_port}>
+                        {live && p.host ? (
+                          <a
+                            className="rounded-md px-2 py-1 font-medium text-indigo-700 ring-1 ring-indigo-200 hover:bg-indigo-50"
+                            href={portUrl(p.host, live.host_port!)}
+                            target="_blank"
+                            rel="noreferrer"
+                          >
+                            Port {x.container_port} → {p.host}:{live.host_port}
+                          </a>
+                        ) : (
+                          <span className="rounded-md px-2 py-1 text-slate-500 ring-1 ring-slate-200">
+                            Port {x.container_port} (not published yet)
+                          </span>
+                        )}
+                      </li>
+                    );
+                  })}
               </ul>
             </div>
           ) : null}
@@ -148,29 +248,62 @@ export function PodDetail(props: PodDetailProps) {
       <OutputCard
         title="Logs"
         description="stdout and stderr of the pod's container, run by run, as its node ships them"
-        sources={placements.map((pl) => ({ url: `/api/pods/${p.id}/logs`, params: { attempt: String(pl.attempt) }, live: pl.ended_at === null }))}
-        labels={placements.map((pl) => `Run ${pl.attempt} on ${pl.hostname ?? "?"}${pl.ended_at ? ` (${pl.end_status ?? "ended"})` : " (current)"}`)}
+        sources={placements.map((pl) => ({
+          url: `/api/pods/${p.id}/logs`,
+          params: { attempt: String(pl.attempt) },
+          live: pl.ended_at === null,
+        }))}
+        labels={placements.map(
+          (pl) => `Run ${pl.attempt} on ${pl.hostname ?? "?"}${pl.ended_at ? ` (${pl.end_status ?? "ended"})` : " (current)"}`,
+        )}
         initial={0}
         emptyText="Nothing printed yet. Output appears here seconds after the container writes it."
       />
-      <HeldGpusCard title="GPUs this pod held" window={props.telemetry} series={props.telemetry.series} emptyText={placements.length ? "The node has not reported samples for these GPUs yet." : "The pod has not run yet."} />
+      <HeldGpusCard
+        title="GPUs this pod held"
+        window={props.telemetry}
+        series={props.telemetry.series}
+        emptyText={placements.length ? "The node has not reported samples for these GPUs yet." : "The pod has not run yet."}
+      />
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>
           <CardHeader title="Status history" description="Every transition, with who and why." />
           <ol className="divide-y divide-slate-100" aria-label="Status history">
             {props.events.map((e, i) => (
               <li key={i} className="flex items-start justify-between gap-4 px-5 py-3 text-sm">
-                <span>{e.from_status ? <><PodStatus status={e.from_status} /> → </> : null}<PodStatus status={e.to_status} /> <span className="ml-2 text-slate-600">{e.reason}</span> <span className="text-slate-500">· {e.actor}</span></span>
-                <time className="shrink-0 text-xs text-slate-500" dateTime={e.created_at}>{formatDateTime(e.created_at)}</time>
+                <span>
+                  {e.from_status ? (
+                    <>
+                      <PodStatus status={e.from_status} /> →{" "}
+                    </>
+                  ) : null}
+                  <PodStatus status={e.to_status} /> <span className="ml-2 text-slate-600">{e.reason}</span>{" "}
+                  <span className="text-slate-500">· {e.actor}</span>
+                </span>
+                <time className="shrink-0 text-xs text-slate-500" dateTime={e.created_at}>
+                  {formatDateTime(e.created_at)}
+                </time>
               </li>
             ))}
           </ol>
         </Card>
         <Card>
-          <CardHeader title="Runs" description="Each time the pod ran, where, and how it ended. Stop and start may place it on another node." />
-          {placements.length === 0 ? <EmptyState title="Not placed yet" /> : (
+          <CardHeader
+            title="Runs"
+            description="Each time the pod ran, where, and how it ended. Stop and start may place it on another node."
+          />
+          {placements.length === 0 ? (
+            <EmptyState title="Not placed yet" />
+          ) : (
             <Table caption="Runs">
-              <thead className="bg-slate-50"><tr><Th>Run</Th><Th>Node</Th><Th>Running</Th><Th>Ended</Th></tr></thead>
+              <thead className="bg-slate-50">
+                <tr>
+                  <Th>Run</Th>
+                  <Th>Node</Th>
+                  <Th>Running</Th>
+                  <Th>Ended</Th>
+                </tr>
+              </thead>
               <tbody className="divide-y divide-slate-100">
                 {placements.map((pl) => (
                   <tr key={pl.attempt}>

@@ -21,17 +21,36 @@ export function CapacityView({ report }: { report: CapacityReport }) {
       <tbody className="divide-y divide-slate-100">
         {report.clusters.flatMap((c) => [
           <tr key={c.cluster_id} className="bg-slate-50/60">
-            <Td className="font-semibold text-slate-900">{c.cluster_name}{c.region ? <span className="ml-2 text-xs font-normal text-slate-500">{c.region}</span> : null}</Td>
-            <Td className="text-right tabular-nums font-semibold">{c.free_nodes} / {c.nodes}</Td>
-            <Td className="text-right tabular-nums font-semibold">{c.free_gpus} / {c.gpus}</Td>
+            <Td className="font-semibold text-slate-900">
+              {c.cluster_name}
+              {c.region ? <span className="ml-2 text-xs font-normal text-slate-500">{c.region}</span> : null}
+            </Td>
+            <Td className="text-right tabular-nums font-semibold">
+              {c.free_nodes} / {c.nodes}
+            </Td>
+            <Td className="text-right tabular-nums font-semibold">
+              {c.free_gpus} / {c.gpus}
+            </Td>
             <Td className="text-right tabular-nums">{c.nodes_in_service}</Td>
           </tr>,
           ...c.pods.flatMap((p) =>
             p.racks.map((r) => (
               <tr key={`${c.cluster_id}/${p.pod}/${r.rack}`}>
-                <Td className="pl-8 text-slate-600">{p.pod ?? "no pod"} · {r.rack ?? "no rack"}</Td>
-                <Td className="text-right tabular-nums">{r.free_nodes === r.nodes && r.nodes > 0 ? <Badge tone="green">{r.free_nodes} / {r.nodes} whole rack</Badge> : `${r.free_nodes} / ${r.nodes}`}</Td>
-                <Td className="text-right tabular-nums">{r.free_gpus} / {r.gpus}</Td>
+                <Td className="pl-8 text-slate-600">
+                  {p.pod ?? "no pod"} · {r.rack ?? "no rack"}
+                </Td>
+                <Td className="text-right tabular-nums">
+                  {r.free_nodes === r.nodes && r.nodes > 0 ? (
+                    <Badge tone="green">
+                      {r.free_nodes} / {r.nodes} whole rack
+                    </Badge>
+                  ) : (
+                    `${r.free_nodes} / ${r.nodes}`
+                  )}
+                </Td>
+                <Td className="text-right tabular-nums">
+                  {r.free_gpus} / {r.gpus}
+                </Td>
                 <Td className="text-right tabular-nums">{r.nodes_in_service}</Td>
               </tr>
             )),

@@ -17,12 +17,27 @@ interface HeldNode {
   ends_at?: string;
 }
 
-const count = (n: number, one: string, many: string) => <><strong>{n}</strong> {n === 1 ? one : many}</>;
+const count = (n: number, one: string, many: string) => (
+  <>
+    <strong>{n}</strong> {n === 1 ? one : many}
+  </>
+);
 
 /** How spread out a set of nodes is: nodes, racks, pods (and clusters when more than one). */
-export function TopologyLine({ topology, located = true }: { topology: { clusters: number; pods: number; racks: number; nodes: number }; located?: boolean }) {
+export function TopologyLine({
+  topology,
+  located = true,
+}: {
+  topology: { clusters: number; pods: number; racks: number; nodes: number };
+  located?: boolean;
+}) {
   if (!located) {
-    return <p className="text-sm text-slate-700">{count(topology.nodes, "node", "nodes")}, with no rack or pod recorded: placement cannot keep them close until an operator records where they stand.</p>;
+    return (
+      <p className="text-sm text-slate-700">
+        {count(topology.nodes, "node", "nodes")}, with no rack or pod recorded: placement cannot keep them close until an operator records
+        where they stand.
+      </p>
+    );
   }
   return (
     <p className="text-sm text-slate-700">
@@ -41,12 +56,21 @@ export function NodesByRack({ nodes }: { nodes: HeldNode[] }) {
       node={(n) => (
         <li
           key={`${n.node_id}${n.starts_at ?? ""}`}
-          className={cn("rounded px-2 py-1 text-xs ring-1", n.state && n.state !== "held" ? "bg-slate-50 text-slate-400 line-through ring-slate-200" : "bg-indigo-50 text-indigo-900 ring-indigo-200")}
+          className={cn(
+            "rounded px-2 py-1 text-xs ring-1",
+            n.state && n.state !== "held"
+              ? "bg-slate-50 text-slate-400 line-through ring-slate-200"
+              : "bg-indigo-50 text-indigo-900 ring-indigo-200",
+          )}
           title={n.starts_at ? `${formatDateTime(n.starts_at)} – ${formatDateTime(n.ends_at)}` : undefined}
         >
           {n.hostname}
           {n.gpu_count ? <span className="ml-1 text-[10px] text-slate-500">{n.gpu_count} GPUs</span> : null}
-          {n.state === "cut" ? <span className="ml-1"><Badge tone="amber">left service</Badge></span> : null}
+          {n.state === "cut" ? (
+            <span className="ml-1">
+              <Badge tone="amber">left service</Badge>
+            </span>
+          ) : null}
         </li>
       )}
     />

@@ -1,7 +1,13 @@
 // Nodes laid out as the interconnect groups them: a card per pod, a row per rack. The fleet floor
 // by tenant and the nodes of a reservation or a job share it; each draws its own nodes.
 
-export function PodRacks<T>({ items, pod, rack, node, className = "grid gap-4 p-5 sm:grid-cols-2" }: {
+export function PodRacks<T>({
+  items,
+  pod,
+  rack,
+  node,
+  className = "grid gap-4 p-5 sm:grid-cols-2",
+}: {
   items: T[];
   pod: (t: T) => string;
   rack: (t: T) => string;

@@ -18,12 +18,28 @@ function stampInstants(form: HTMLFormElement) {
   }
 }
 
-export function BookReservationForm({ action, gpuTypes, clusters, defaults }: { action: FormAction; gpuTypes: string[]; clusters: Array<{ id: string; name: string }>; defaults: { gpuType?: string; startsAt: string; endsAt: string } }) {
+export function BookReservationForm({
+  action,
+  gpuTypes,
+  clusters,
+  defaults,
+}: {
+  action: FormAction;
+  gpuTypes: string[];
+  clusters: Array<{ id: string; name: string }>;
+  defaults: { gpuType?: string; startsAt: string; endsAt: string };
+}) {
   const { state, dispatch, formRef } = useActionForm(action);
   // the times are typed in local inputs and sent as their ISO twins, which the schema names
   const f = formFields(state, { paths: { starts_local: "starts_at", ends_local: "ends_at" } });
   return (
-    <form ref={formRef} action={dispatch} onSubmit={(ev) => stampInstants(ev.currentTarget)} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-5" aria-label="Book nodes">
+    <form
+      ref={formRef}
+      action={dispatch}
+      onSubmit={(ev) => stampInstants(ev.currentTarget)}
+      className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-5"
+      aria-label="Book nodes"
+    >
       <GpuTypeField field={f("gpu_type", defaults.gpuType)} gpuTypes={gpuTypes} />
       <Field label="Whole nodes" {...f("node_count", "2")} hint="In one cluster, one pod when possible">
         {(p) => <input {...p} type="number" min={1} max={1024} required />}
@@ -38,7 +54,11 @@ export function BookReservationForm({ action, gpuTypes, clusters, defaults }: { 
         {(p) => (
           <select {...p}>
             <option value="">Any cluster</option>
-            {clusters.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+            {clusters.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
           </select>
         )}
       </Field>
@@ -54,12 +74,25 @@ export function BookReservationForm({ action, gpuTypes, clusters, defaults }: { 
 
 export function EndReservationButton({ action, id, kind }: { action: FormAction; id: string; kind: "cancel" | "release" }) {
   const { state, dispatch } = useActionForm(action, false);
-  const question = kind === "cancel" ? "Cancel this reservation? Nothing is billed." : "Release these nodes now? Work inside stops and billing ends now.";
+  const question =
+    kind === "cancel" ? "Cancel this reservation? Nothing is billed." : "Release these nodes now? Work inside stops and billing ends now.";
   return (
-    <form action={dispatch} onSubmit={(ev) => { if (!confirm(question)) ev.preventDefault(); }} className="inline-flex items-center gap-2">
+    <form
+      action={dispatch}
+      onSubmit={(ev) => {
+        if (!confirm(question)) ev.preventDefault();
+      }}
+      className="inline-flex items-center gap-2"
+    >
       <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">{kind === "cancel" ? "Cancel reservation" : "Release early"}</SubmitButton>
-      {state.message ? <span role="status" className={state.ok ? "text-xs text-emerald-700" : "text-xs text-red-600"}>{state.message}</span> : null}
+      <SubmitButton variant="danger" size="sm">
+        {kind === "cancel" ? "Cancel reservation" : "Release early"}
+      </SubmitButton>
+      {state.message ? (
+        <span role="status" className={state.ok ? "text-xs text-emerald-700" : "text-xs text-red-600"}>
+          {state.message}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -70,9 +103,19 @@ export function ExtendReservationForm({ action, id, endsAt }: { action: FormActi
   const ref = useRef<HTMLFormElement>(null);
   const f = formFields(state, { paths: { extend_local: "ends_at" }, idPrefix: "extend" });
   return (
-    <form ref={ref} action={dispatch} onSubmit={(ev) => stampInstants(ev.currentTarget)} className="flex flex-wrap items-end gap-3 p-5" aria-label="Extend reservation">
+    <form
+      ref={ref}
+      action={dispatch}
+      onSubmit={(ev) => stampInstants(ev.currentTarget)}
+      className="flex flex-wrap items-end gap-3 p-5"
+      aria-label="Extend reservation"
+    >
       <input type="hidden" name="id" value={id} />
-      <Field label="New end (UTC)" {...f("extend_local", toUtcInput(suggested))} hint="Later than the current end; its nodes must be free until then">
+      <Field
+        label="New end (UTC)"
+        {...f("extend_local", toUtcInput(suggested))}
+        hint="Later than the current end; its nodes must be free until then"
+      >
         {(p) => <input {...p} type="datetime-local" required />}
       </Field>
       <input type="hidden" name="ends_at" data-instant-for="extend-extend_local" />

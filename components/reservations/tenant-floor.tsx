@@ -26,10 +26,21 @@ export function TenantFloor({ nodes, colors }: { nodes: FloorNode[]; colors: Rec
     <div className="space-y-4 p-5">
       <ul className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600" aria-label="Legend">
         {tenants.map((t) => (
-          <li key={t} className="flex items-center gap-1.5"><span className={cn("inline-block h-3 w-3 rounded-sm", PALETTE[colorOf(t)])} />{t} (reserved)<span className={cn("ml-1 inline-block h-3 w-3 rounded-sm", PALETTE_SOFT[colorOf(t)])} />using</li>
+          <li key={t} className="flex items-center gap-1.5">
+            <span className={cn("inline-block h-3 w-3 rounded-sm", PALETTE[colorOf(t)])} />
+            {t} (reserved)
+            <span className={cn("ml-1 inline-block h-3 w-3 rounded-sm", PALETTE_SOFT[colorOf(t)])} />
+            using
+          </li>
         ))}
-        <li className="flex items-center gap-1.5"><span className="inline-block h-3 w-3 rounded-sm bg-white outline-2 outline-dashed outline-slate-400" />booked later</li>
-        <li className="flex items-center gap-1.5"><span className="inline-block h-3 w-3 rounded-sm bg-slate-300" />out of service</li>
+        <li className="flex items-center gap-1.5">
+          <span className="inline-block h-3 w-3 rounded-sm bg-white outline-2 outline-dashed outline-slate-400" />
+          booked later
+        </li>
+        <li className="flex items-center gap-1.5">
+          <span className="inline-block h-3 w-3 rounded-sm bg-slate-300" />
+          out of service
+        </li>
       </ul>
       <PodRacks
         className="grid gap-4 md:grid-cols-2 xl:grid-cols-3"
@@ -38,10 +49,31 @@ export function TenantFloor({ nodes, colors }: { nodes: FloorNode[]; colors: Rec
         rack={(n) => n.rack ?? "no rack"}
         node={(n) => {
           const out = n.status !== "available";
-          const tone = out ? "bg-slate-300 text-slate-600" : n.reserved_by ? cn(PALETTE[colorOf(n.reserved_by)], "text-white") : n.used_by[0] ? cn(PALETTE_SOFT[colorOf(n.used_by[0])], "text-slate-800") : "bg-white text-slate-600";
-          const who = [n.reserved_by ? `reserved by ${n.reserved_by}` : null, n.used_by.length ? `used by ${n.used_by.join(", ")}` : null, n.booked_from ? `booked from ${n.booked_from}` : null, out ? n.status : null].filter(Boolean).join("; ");
+          const tone = out
+            ? "bg-slate-300 text-slate-600"
+            : n.reserved_by
+              ? cn(PALETTE[colorOf(n.reserved_by)], "text-white")
+              : n.used_by[0]
+                ? cn(PALETTE_SOFT[colorOf(n.used_by[0])], "text-slate-800")
+                : "bg-white text-slate-600";
+          const who = [
+            n.reserved_by ? `reserved by ${n.reserved_by}` : null,
+            n.used_by.length ? `used by ${n.used_by.join(", ")}` : null,
+            n.booked_from ? `booked from ${n.booked_from}` : null,
+            out ? n.status : null,
+          ]
+            .filter(Boolean)
+            .join("; ");
           return (
-            <li key={n.node_id} title={`${n.hostname}: ${who || "free"}`} className={cn("rounded px-1.5 py-1 text-[10px] font-medium ring-1 ring-slate-200", tone, n.booked_from && "outline-2 outline-offset-1 outline-dashed outline-slate-500")}>
+            <li
+              key={n.node_id}
+              title={`${n.hostname}: ${who || "free"}`}
+              className={cn(
+                "rounded px-1.5 py-1 text-[10px] font-medium ring-1 ring-slate-200",
+                tone,
+                n.booked_from && "outline-2 outline-offset-1 outline-dashed outline-slate-500",
+              )}
+            >
               {n.hostname.replace(/^sim-/, "")}
               <span className="sr-only">: {who || "free"}</span>
             </li>

@@ -18,8 +18,26 @@ export interface TimelineRow {
   degraded?: boolean;
 }
 
-export const PALETTE = ["bg-indigo-500", "bg-emerald-500", "bg-amber-500", "bg-sky-500", "bg-rose-500", "bg-violet-500", "bg-teal-500", "bg-orange-500"];
-export const PALETTE_SOFT = ["bg-indigo-100", "bg-emerald-100", "bg-amber-100", "bg-sky-100", "bg-rose-100", "bg-violet-100", "bg-teal-100", "bg-orange-100"];
+export const PALETTE = [
+  "bg-indigo-500",
+  "bg-emerald-500",
+  "bg-amber-500",
+  "bg-sky-500",
+  "bg-rose-500",
+  "bg-violet-500",
+  "bg-teal-500",
+  "bg-orange-500",
+];
+export const PALETTE_SOFT = [
+  "bg-indigo-100",
+  "bg-emerald-100",
+  "bg-amber-100",
+  "bg-sky-100",
+  "bg-rose-100",
+  "bg-violet-100",
+  "bg-teal-100",
+  "bg-orange-100",
+];
 
 /** A palette slot per name, in name order: distinct for the first eight, the same on every chart of a page. */
 export function paletteFor(names: Iterable<string>): Record<string, number> {
@@ -48,7 +66,19 @@ function tickStep(span: number): { step: number; label: (t: number) => string } 
   return { step: 7 * DAY, label: (t) => weekFmt.format(t) };
 }
 
-export function ReservationTimeline({ from, to, rows, now = Date.now(), caption }: { from: number; to: number; rows: TimelineRow[]; now?: number; caption: string }) {
+export function ReservationTimeline({
+  from,
+  to,
+  rows,
+  now = Date.now(),
+  caption,
+}: {
+  from: number;
+  to: number;
+  rows: TimelineRow[];
+  now?: number;
+  caption: string;
+}) {
   const span = to - from;
   const pct = (t: number) => Math.min(100, Math.max(0, ((t - from) / span) * 100));
   const { step, label } = tickStep(span);
@@ -67,35 +97,50 @@ export function ReservationTimeline({ from, to, rows, now = Date.now(), caption 
           ))}
         </div>
         <ol className="relative">
-          {rows.filter((r) => Date.parse(r.endsAt) > from && Date.parse(r.startsAt) < to).map((r) => {
-            const s = Date.parse(r.startsAt);
-            const e = Date.parse(r.endsAt);
-            const left = pct(s);
-            const width = Math.max(0.6, pct(e) - left);
-            const bar = (
-              <span
-                className={cn(
-                  "absolute top-1.5 h-5 rounded-sm ring-1 ring-inset ring-black/10",
-                  r.muted ? "bg-slate-300" : PALETTE[(r.color ?? 0) % PALETTE.length],
-                  r.degraded && "bg-[repeating-linear-gradient(45deg,#f59e0b_0_6px,#fbbf24_6px_12px)]",
-                )}
-                style={{ left: `${left}%`, width: `${width}%` }}
-                title={`${r.label}: ${r.startsAt} – ${r.endsAt}`}
-              />
-            );
-            return (
-              <li key={r.id} className="flex h-8 items-center border-b border-slate-100 last:border-0">
-                <span className="w-32 shrink-0 truncate pr-3 text-xs sm:w-48">
-                  {r.href ? <Link href={r.href} className="font-medium text-indigo-700 hover:underline">{r.label}</Link> : <span className="font-medium text-slate-800">{r.label}</span>}
-                  {r.sublabel ? <span className="block truncate text-[11px] text-slate-500">{r.sublabel}</span> : null}
-                </span>
-                <span className="relative h-8 flex-1">
-                  {ticks.map((t) => <span key={t} aria-hidden className="absolute inset-y-0 border-l border-dashed border-slate-100" style={{ left: `${pct(t)}%` }} />)}
-                  {bar}
-                </span>
-              </li>
-            );
-          })}
+          {rows
+            .filter((r) => Date.parse(r.endsAt) > from && Date.parse(r.startsAt) < to)
+            .map((r) => {
+              const s = Date.parse(r.startsAt);
+              const e = Date.parse(r.endsAt);
+              const left = pct(s);
+              const width = Math.max(0.6, pct(e) - left);
+              const bar = (
+                <span
+                  className={cn(
+                    "absolute top-1.5 h-5 rounded-sm ring-1 ring-inset ring-black/10",
+                    r.muted ? "bg-slate-300" : PALETTE[(r.color ?? 0) % PALETTE.length],
+                    r.degraded && "bg-[repeating-linear-gradient(45deg,#f59e0b_0_6px,#fbbf24_6px_12px)]",
+                  )}
+                  style={{ left: `${left}%`, width: `${width}%` }}
+                  title={`${r.label}: ${r.startsAt} – ${r.endsAt}`}
+                />
+              );
+              return (
+                <li key={r.id} className="flex h-8 items-center border-b border-slate-100 last:border-0">
+                  <span className="w-32 shrink-0 truncate pr-3 text-xs sm:w-48">
+                    {r.href ? (
+                      <Link href={r.href} className="font-medium text-indigo-700 hover:underline">
+                        {r.label}
+                      </Link>
+                    ) : (
+                      <span className="font-medium text-slate-800">{r.label}</span>
+                    )}
+                    {r.sublabel ? <span className="block truncate text-[11px] text-slate-500">{r.sublabel}</span> : null}
+                  </span>
+                  <span className="relative h-8 flex-1">
+                    {ticks.map((t) => (
+                      <span
+                        key={t}
+                        aria-hidden
+                        className="absolute inset-y-0 border-l border-dashed border-slate-100"
+                        style={{ left: `${pct(t)}%` }}
+                      />
+                    ))}
+                    {bar}
+                  </span>
+                </li>
+              );
+            })}
           {now > from && now < to ? (
             <li aria-hidden className="pointer-events-none absolute inset-y-0 right-0 left-32 sm:left-48">
               <span className="absolute inset-y-0 w-px bg-red-500" style={{ left: `${pct(now)}%` }} />
@@ -104,7 +149,8 @@ export function ReservationTimeline({ from, to, rows, now = Date.now(), caption 
         </ol>
         <p className="mt-2 ml-32 text-[11px] text-slate-500 sm:ml-48">
           Times in UTC. <span className="ml-2 inline-block h-2 w-3 bg-red-500 align-middle" /> now
-          <span className="ml-3 inline-block h-2 w-3 bg-[repeating-linear-gradient(45deg,#f59e0b_0_3px,#fbbf24_3px_6px)] align-middle" /> degraded
+          <span className="ml-3 inline-block h-2 w-3 bg-[repeating-linear-gradient(45deg,#f59e0b_0_3px,#fbbf24_3px_6px)] align-middle" />{" "}
+          degraded
         </p>
       </div>
     </figure>

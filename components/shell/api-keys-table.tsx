@@ -25,7 +25,11 @@ function Expiry({ at }: { at: string | null }) {
   if (!at) return <span className="text-slate-500">never</span>;
   const days = Math.ceil((Date.parse(at) - Date.now()) / 86_400_000);
   if (days <= 0) return <span className="text-slate-500">{formatDateTime(at)}</span>;
-  return <span className={days <= 14 ? "font-medium text-amber-700" : undefined} title={formatDateTime(at)}>in {days} day{days === 1 ? "" : "s"}</span>;
+  return (
+    <span className={days <= 14 ? "font-medium text-amber-700" : undefined} title={formatDateTime(at)}>
+      in {days} day{days === 1 ? "" : "s"}
+    </span>
+  );
 }
 
 /** Keys that still work, and the revoked or expired ones (kept for the record). */
@@ -39,21 +43,43 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
   return (
     <Table caption="API keys">
       <thead className="bg-slate-50">
-        <tr><Th>Name</Th><Th>Key</Th><Th>Scope</Th><Th>Bound to</Th><Th>Created by</Th><Th>Created</Th><Th>Last used</Th><Th>Expires</Th><Th className="text-right">Status</Th></tr>
+        <tr>
+          <Th>Name</Th>
+          <Th>Key</Th>
+          <Th>Scope</Th>
+          <Th>Bound to</Th>
+          <Th>Created by</Th>
+          <Th>Created</Th>
+          <Th>Last used</Th>
+          <Th>Expires</Th>
+          <Th className="text-right">Status</Th>
+        </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
         {keys.map((k) => (
           <tr key={k.id} data-testid={`api-key-row-${k.prefix}`}>
             <Td className="font-medium text-slate-900">{k.name}</Td>
-            <Td><code className="font-mono text-xs">{k.prefix}…</code></Td>
-            <Td><Badge tone={scopeTone[k.scope as keyof typeof scopeTone] ?? "neutral"}>{k.scope}</Badge></Td>
+            <Td>
+              <code className="font-mono text-xs">{k.prefix}…</code>
+            </Td>
+            <Td>
+              <Badge tone={scopeTone[k.scope as keyof typeof scopeTone] ?? "neutral"}>{k.scope}</Badge>
+            </Td>
             <Td>{k.boundTo ?? "—"}</Td>
             <Td>{k.createdBy ?? "platform"}</Td>
             <Td>{formatDateTime(k.createdAt)}</Td>
             <Td>{formatRelative(k.lastUsedAt)}</Td>
-            <Td><Expiry at={k.expiresAt} /></Td>
+            <Td>
+              <Expiry at={k.expiresAt} />
+            </Td>
             <Td className="text-right">
-              {k.revokedAt ? <Badge tone="neutral">revoked</Badge> : k.expiresAt && Date.parse(k.expiresAt) <= Date.now() ? <Badge tone="neutral">expired</Badge> : <RevokeKeyButton action={revokeAction} id={k.id} prefix={k.prefix} />}
+              {k.revokedAt ? (
+                <Badge tone="neutral">revoked</Badge>
+              ) : k.expiresAt && Date.parse(k.expiresAt) <= Date.now() ? (
+                <Badge tone="neutral">expired</Badge>
+              ) : (
+                <RevokeKeyButton action={revokeAction} id={k.id} prefix={k.prefix} />
+              )}
             </Td>
           </tr>
         ))}

@@ -33,7 +33,10 @@ export function AppShell({
     // Two columns on wide screens: the dark column stretches with the page however long it gets,
     // and the navigation inside it stays in view (sticky) while the page scrolls.
     <div className="min-h-screen lg:flex">
-      <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
         Skip to content
       </a>
       <div className="bg-slate-900 lg:w-60 lg:shrink-0 print:hidden">

@@ -17,8 +17,12 @@ export function ForbiddenMessage() {
     return (
       <>
         <h1 className="text-2xl font-semibold text-slate-900">This page is for your organisation&apos;s admins</h1>
-        <p className="max-w-md text-slate-600">Users and API keys are managed by admins; ask one of them (your dashboard lists them). {ROLE_SUMMARIES.tenant_member}</p>
-        <Link href="/dashboard" className={button}>Back to your dashboard</Link>
+        <p className="max-w-md text-slate-600">
+          Users and API keys are managed by admins; ask one of them (your dashboard lists them). {ROLE_SUMMARIES.tenant_member}
+        </p>
+        <Link href="/dashboard" className={button}>
+          Back to your dashboard
+        </Link>
       </>
     );
   }
@@ -26,7 +30,9 @@ export function ForbiddenMessage() {
     <>
       <h1 className="text-2xl font-semibold text-slate-900">This area is for platform operators</h1>
       <p className="max-w-md text-slate-600">Your account belongs to a tenant. Your work, users and keys are in your dashboard.</p>
-      <Link href="/dashboard" className={button}>Go to your dashboard</Link>
+      <Link href="/dashboard" className={button}>
+        Go to your dashboard
+      </Link>
     </>
   );
 }

@@ -69,7 +69,10 @@ export function JobDetail({
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
-        <Link href={admin ? "/admin/jobs" : "/dashboard/jobs"} className="hover:underline">{admin ? "Queue" : "Jobs"}</Link> / <span aria-current="page">{job.name}</span>
+        <Link href={admin ? "/admin/jobs" : "/dashboard/jobs"} className="hover:underline">
+          {admin ? "Queue" : "Jobs"}
+        </Link>{" "}
+        / <span aria-current="page">{job.name}</span>
       </nav>
       <PageHeader
         title={job.name}
@@ -78,45 +81,101 @@ export function JobDetail({
           <div className="flex flex-wrap items-center gap-3">
             <JobStatus status={job.status} />
             {open && mayCancel ? <CancelJobButton action={actions.cancel} id={job.id} name={job.name} /> : null}
-            {actions.resubmit ? <Link className={buttonClass("secondary", "sm")} href={`/dashboard/jobs?clone=${job.id}#submit-job`}>Clone…</Link> : null}
+            {actions.resubmit ? (
+              <Link className={buttonClass("secondary", "sm")} href={`/dashboard/jobs?clone=${job.id}#submit-job`}>
+                Clone…
+              </Link>
+            ) : null}
             {actions.resubmit ? <ResubmitJobButton action={actions.resubmit} id={job.id} /> : null}
             {open ? <AutoRefresh seconds={5} /> : null}
           </div>
         }
       />
-      {notice ? <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">{notice}</p> : null}
-      {WAITING.includes(job.status) && job.pendingReason ? (
-        <p role="status" className="mb-6 rounded-lg bg-sky-50 px-4 py-3 text-sm text-sky-900 ring-1 ring-sky-200"><strong>Why it waits:</strong> {job.pendingReason}</p>
+      {notice ? (
+        <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
+          {notice}
+        </p>
       ) : null}
-      {open && !mayCancel ? <p className="mb-6 text-sm text-slate-600">Only an admin of your organisation, or the person who submitted it, can cancel this job.</p> : null}
+      {WAITING.includes(job.status) && job.pendingReason ? (
+        <p role="status" className="mb-6 rounded-lg bg-sky-50 px-4 py-3 text-sm text-sky-900 ring-1 ring-sky-200">
+          <strong>Why it waits:</strong> {job.pendingReason}
+        </p>
+      ) : null}
+      {open && !mayCancel ? (
+        <p className="mb-6 text-sm text-slate-600">
+          Only an admin of your organisation, or the person who submitted it, can cancel this job.
+        </p>
+      ) : null}
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
-        <Stat label="Cost so far" value={formatCents(cost.total_cents)} hint={job.status === "running" ? `${formatCents(cost.running_cents)} of it not billed yet · ${formatCents(cost.cents_per_hour)} per hour` : "Billed per second of GPU time"} />
+        <Stat
+          label="Cost so far"
+          value={formatCents(cost.total_cents)}
+          hint={
+            job.status === "running"
+              ? `${formatCents(cost.running_cents)} of it not billed yet · ${formatCents(cost.cents_per_hour)} per hour`
+              : "Billed per second of GPU time"
+          }
+        />
         <Stat label="Submitted" value={formatDateTime(job.submittedAt)} hint={submittedBy ? `by ${submittedBy}` : "through the API"} />
-        <Stat label="Started" value={formatDateTime(job.startedAt)} hint={ranFor !== null ? `ran ${formatDuration(ranFor)}${job.finishedAt ? "" : " so far"}` : undefined} />
-        <Stat label="Finished" value={formatDateTime(job.finishedAt)} hint={job.exitCode !== null ? `exit code ${job.exitCode}` : undefined} />
+        <Stat
+          label="Started"
+          value={formatDateTime(job.startedAt)}
+          hint={ranFor !== null ? `ran ${formatDuration(ranFor)}${job.finishedAt ? "" : " so far"}` : undefined}
+        />
+        <Stat
+          label="Finished"
+          value={formatDateTime(job.finishedAt)}
+          hint={job.exitCode !== null ? `exit code ${job.exitCode}` : undefined}
+        />
         <Stat label="Attempts" value={job.attempts} hint={`${job.failures} failed of ${job.maxRetries} retries allowed`} />
       </div>
       {admin && actions.priority && WAITING.includes(job.status) ? (
         <Card className="mt-6">
-          <CardHeader title="Queue position" description="Priority 1 runs first. The change is recorded in the audit log and in this job's timeline." />
-          <div className="flex items-center gap-3 p-5 text-sm text-slate-700">Priority <PriorityForm action={actions.priority} id={job.id} name={job.name} priority={job.priority} /></div>
+          <CardHeader
+            title="Queue position"
+            description="Priority 1 runs first. The change is recorded in the audit log and in this job's timeline."
+          />
+          <div className="flex items-center gap-3 p-5 text-sm text-slate-700">
+            Priority <PriorityForm action={actions.priority} id={job.id} name={job.name} priority={job.priority} />
+          </div>
         </Card>
       ) : null}
       <Card className="mt-6">
-        <CardHeader title="What it runs" description={placement.length ? `${plural(job.gpuCount, "GPU")} on ${plural(placement.length, "node")}` : job.status === "running" ? undefined : WAITING.includes(job.status) ? "Not placed yet" : "Its GPUs were released when it ended"} />
+        <CardHeader
+          title="What it runs"
+          description={
+            placement.length
+              ? `${plural(job.gpuCount, "GPU")} on ${plural(placement.length, "node")}`
+              : job.status === "running"
+                ? undefined
+                : WAITING.includes(job.status)
+                  ? "Not placed yet"
+                  : "Its GPUs were released when it ended"
+          }
+        />
         <dl className="grid gap-x-6 gap-y-4 p-5 text-sm sm:grid-cols-2">
           <div>
             <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">Image</dt>
-            <dd className="mt-1 break-all font-mono text-xs text-slate-900">{job.image ?? <span className="font-sans text-slate-500">none: a local process with CUDA_VISIBLE_DEVICES on the node</span>}</dd>
+            <dd className="mt-1 break-all font-mono text-xs text-slate-900">
+              {job.image ?? <span className="font-sans text-slate-500">none: a local process with CUDA_VISIBLE_DEVICES on the node</span>}
+            </dd>
           </div>
           <div>
             <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">Nodes</dt>
             <dd className="mt-1">
-              {placement.length === 0 ? <span className="text-slate-500">—</span> : (
+              {placement.length === 0 ? (
+                <span className="text-slate-500">—</span>
+              ) : (
                 <ul className="space-y-1">
                   {placement.map((n) => (
                     <li key={n.id}>
-                      {admin ? <Link className="font-medium text-indigo-700 hover:underline" href={`/admin/nodes/${n.id}`}>{n.hostname}</Link> : <span className="font-medium">{n.hostname}</span>}
+                      {admin ? (
+                        <Link className="font-medium text-indigo-700 hover:underline" href={`/admin/nodes/${n.id}`}>
+                          {n.hostname}
+                        </Link>
+                      ) : (
+                        <span className="font-medium">{n.hostname}</span>
+                      )}
                       <span className="text-slate-500"> · GPU {n.gpuIndexes.join(", ")}</span>
                     </li>
                   ))}
@@ -126,7 +185,15 @@ export function JobDetail({
           </div>
           <div className="sm:col-span-2">
             <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">Command</dt>
-            <dd className="mt-1">{job.command ? <pre tabIndex={0} aria-label="Command" className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"><code>{job.command}</code></pre> : <span className="text-slate-500">none: the image's own entry point</span>}</dd>
+            <dd className="mt-1">
+              {job.command ? (
+                <pre tabIndex={0} aria-label="Command" className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">
+                  <code>{job.command}</code>
+                </pre>
+              ) : (
+                <span className="text-slate-500">none: the image's own entry point</span>
+              )}
+            </dd>
           </div>
         </dl>
       </Card>
@@ -136,8 +203,18 @@ export function JobDetail({
         <ol className="divide-y divide-slate-100">
           {events.map((e) => (
             <li key={e.id} className="flex flex-wrap items-center justify-between gap-2 px-5 py-3 text-sm">
-              <span>{e.fromStatus && e.fromStatus !== e.toStatus ? <><JobStatus status={e.fromStatus} /> → </> : null}<JobStatus status={e.toStatus} /> <span className="ml-2 text-slate-600">{e.reason}</span> <span className="text-slate-500">· {e.actor}</span></span>
-              <time className="text-xs text-slate-500" dateTime={e.createdAt}>{formatDateTime(e.createdAt)}</time>
+              <span>
+                {e.fromStatus && e.fromStatus !== e.toStatus ? (
+                  <>
+                    <JobStatus status={e.fromStatus} /> →{" "}
+                  </>
+                ) : null}
+                <JobStatus status={e.toStatus} /> <span className="ml-2 text-slate-600">{e.reason}</span>{" "}
+                <span className="text-slate-500">· {e.actor}</span>
+              </span>
+              <time className="text-xs text-slate-500" dateTime={e.createdAt}>
+                {formatDateTime(e.createdAt)}
+              </time>
             </li>
           ))}
         </ol>
@@ -147,7 +224,26 @@ export function JobDetail({
   );
 }
 
-export function toJobDetailView(j: { id: string; name: string; status: string; gpuCount: number; gpuType: string; priority: number; durationS: number | null; maxRetries: number; attempts: number; failures: number; image: string | null; command: string | null; pendingReason: string | null; exitCode: number | null; error: string | null; submittedAt: Date; startedAt: Date | null; finishedAt: Date | null }): JobDetailView {
+export function toJobDetailView(j: {
+  id: string;
+  name: string;
+  status: string;
+  gpuCount: number;
+  gpuType: string;
+  priority: number;
+  durationS: number | null;
+  maxRetries: number;
+  attempts: number;
+  failures: number;
+  image: string | null;
+  command: string | null;
+  pendingReason: string | null;
+  exitCode: number | null;
+  error: string | null;
+  submittedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}): JobDetailView {
   return {
     ...j,
     submittedAt: j.submittedAt.toISOString(),

@@ -21,7 +21,14 @@ export interface JobItem {
   mayCancel: boolean;
 }
 
-const tones: Record<string, Tone> = { queued: "sky", blocked: "amber", running: "indigo", completed: "green", failed: "red", cancelled: "neutral" };
+const tones: Record<string, Tone> = {
+  queued: "sky",
+  blocked: "amber",
+  running: "indigo",
+  completed: "green",
+  failed: "red",
+  cancelled: "neutral",
+};
 export const JobStatus = ({ status }: { status: string }) => <Badge tone={tones[status] ?? "neutral"}>{status}</Badge>;
 
 const WAITING = ["queued", "blocked"];
@@ -30,8 +37,23 @@ const WAITING = ["queued", "blocked"];
  * Jobs as the queue (operators: tenants, nodes and priority linked and editable) or a tenant's list
  * (nodes by name, cancel where the viewer may). Filtering, sorting and paging live around it.
  */
-export function JobsTable({ jobs, plane, cancelAction, priorityAction, empty }: { jobs: JobItem[]; plane: "admin" | "tenant"; cancelAction?: FormAction; priorityAction?: FormAction; empty?: React.ReactNode }) {
-  if (jobs.length === 0) return <EmptyState title="No jobs match">{empty ?? "Submitted jobs appear here with their status and, while they wait, why."}</EmptyState>;
+export function JobsTable({
+  jobs,
+  plane,
+  cancelAction,
+  priorityAction,
+  empty,
+}: {
+  jobs: JobItem[];
+  plane: "admin" | "tenant";
+  cancelAction?: FormAction;
+  priorityAction?: FormAction;
+  empty?: React.ReactNode;
+}) {
+  if (jobs.length === 0)
+    return (
+      <EmptyState title="No jobs match">{empty ?? "Submitted jobs appear here with their status and, while they wait, why."}</EmptyState>
+    );
   const admin = plane === "admin";
   const href = admin ? "/admin/jobs" : "/dashboard/jobs";
   return (
@@ -51,20 +73,69 @@ export function JobsTable({ jobs, plane, cancelAction, priorityAction, empty }: 
       <tbody className="divide-y divide-slate-100">
         {jobs.map((j) => (
           <tr key={j.id} data-testid={`job-row-${j.name}`} className="align-top">
-            <Td className="font-medium text-slate-900"><Link className="text-indigo-700 hover:underline" href={`${href}/${j.id}`}>{j.name}</Link></Td>
-            {admin ? <Td>{j.tenant ? <Link className="hover:underline" href={`/admin/tenants/${j.tenant.id}`}>{j.tenant.name}</Link> : "—"}</Td> : null}
-            <Td><JobStatus status={j.status} /></Td>
-            <Td className="tabular-nums">{j.gpuCount} × {j.gpuType}</Td>
-            <Td className="text-right tabular-nums">{admin && priorityAction && WAITING.includes(j.status) ? <PriorityForm action={priorityAction} id={j.id} name={j.name} priority={j.priority} /> : j.priority}</Td>
-            <Td wrap className="max-w-sm text-xs text-slate-600">
-              {WAITING.includes(j.status) ? j.pendingReason : j.nodes.length ? (
-                <span className="flex flex-wrap gap-x-2">{j.nodes.map((n) => (admin ? <Link key={n.id} className="text-indigo-700 hover:underline" href={`/admin/nodes/${n.id}`}>{n.hostname}</Link> : <span key={n.id}>{n.hostname}</span>))}</span>
-              ) : "—"}
+            <Td className="font-medium text-slate-900">
+              <Link className="text-indigo-700 hover:underline" href={`${href}/${j.id}`}>
+                {j.name}
+              </Link>
             </Td>
-            <Td><span title={formatDateTime(j.submittedAt)}>{formatRelative(j.submittedAt)}</span>{j.submittedBy ? <p className="text-xs text-slate-500">by {j.submittedBy}</p> : null}</Td>
+            {admin ? (
+              <Td>
+                {j.tenant ? (
+                  <Link className="hover:underline" href={`/admin/tenants/${j.tenant.id}`}>
+                    {j.tenant.name}
+                  </Link>
+                ) : (
+                  "—"
+                )}
+              </Td>
+            ) : null}
+            <Td>
+              <JobStatus status={j.status} />
+            </Td>
+            <Td className="tabular-nums">
+              {j.gpuCount} × {j.gpuType}
+            </Td>
+            <Td className="text-right tabular-nums">
+              {admin && priorityAction && WAITING.includes(j.status) ? (
+                <PriorityForm action={priorityAction} id={j.id} name={j.name} priority={j.priority} />
+              ) : (
+                j.priority
+              )}
+            </Td>
+            <Td wrap className="max-w-sm text-xs text-slate-600">
+              {WAITING.includes(j.status) ? (
+                j.pendingReason
+              ) : j.nodes.length ? (
+                <span className="flex flex-wrap gap-x-2">
+                  {j.nodes.map((n) =>
+                    admin ? (
+                      <Link key={n.id} className="text-indigo-700 hover:underline" href={`/admin/nodes/${n.id}`}>
+                        {n.hostname}
+                      </Link>
+                    ) : (
+                      <span key={n.id}>{n.hostname}</span>
+                    ),
+                  )}
+                </span>
+              ) : (
+                "—"
+              )}
+            </Td>
+            <Td>
+              <span title={formatDateTime(j.submittedAt)}>{formatRelative(j.submittedAt)}</span>
+              {j.submittedBy ? <p className="text-xs text-slate-500">by {j.submittedBy}</p> : null}
+            </Td>
             {cancelAction ? (
               <Td className="text-right">
-                {[...WAITING, "running"].includes(j.status) ? (j.mayCancel ? <CancelJobButton action={cancelAction} id={j.id} name={j.name} /> : <span className="text-xs text-slate-500" title="Members can cancel only the jobs they submitted">not yours</span>) : null}
+                {[...WAITING, "running"].includes(j.status) ? (
+                  j.mayCancel ? (
+                    <CancelJobButton action={cancelAction} id={j.id} name={j.name} />
+                  ) : (
+                    <span className="text-xs text-slate-500" title="Members can cancel only the jobs they submitted">
+                      not yours
+                    </span>
+                  )
+                ) : null}
               </Td>
             ) : null}
           </tr>
@@ -76,7 +147,21 @@ export function JobsTable({ jobs, plane, cancelAction, priorityAction, empty }: 
 
 /** The list query's rows as table items; `mayCancel` is the viewer's right (lib/jobs/job-permissions.ts). */
 export function toJobItems(
-  rows: Array<{ id: string; name: string; status: string; gpuCount: number; gpuType: string; priority: number; pendingReason: string | null; submittedAt: Date; tenantId: string; submittedBy: string | null; tenant: { name: string }; submitter: { name: string; email: string } | null; nodes: Array<{ id: string; hostname: string }> }>,
+  rows: Array<{
+    id: string;
+    name: string;
+    status: string;
+    gpuCount: number;
+    gpuType: string;
+    priority: number;
+    pendingReason: string | null;
+    submittedAt: Date;
+    tenantId: string;
+    submittedBy: string | null;
+    tenant: { name: string };
+    submitter: { name: string; email: string } | null;
+    nodes: Array<{ id: string; hostname: string }>;
+  }>,
   mayCancel: (job: { tenantId: string; submittedBy: string | null }) => boolean,
 ): JobItem[] {
   return rows.map((j) => ({

@@ -26,20 +26,22 @@ export function NavLinks({ items, root }: { items: NavItem[]; root: string }) {
                 className="flex items-center justify-between rounded-md px-3 py-2 text-sm font-medium text-slate-300 transition-colors hover:bg-white/5 hover:text-white"
               >
                 {item.label}
-                <span aria-hidden className="text-xs text-slate-400">↗</span>
+                <span aria-hidden className="text-xs text-slate-400">
+                  ↗
+                </span>
                 <span className="sr-only"> (public docs, opens in a new tab)</span>
               </a>
             ) : (
-            <Link
-              href={item.href}
-              aria-current={active ? "page" : undefined}
-              className={cn(
-                "block rounded-md px-3 py-2 text-sm font-medium transition-colors",
-                active ? "bg-white/10 text-white" : "text-slate-300 hover:bg-white/5 hover:text-white",
-              )}
-            >
-              {item.label}
-            </Link>
+              <Link
+                href={item.href}
+                aria-current={active ? "page" : undefined}
+                className={cn(
+                  "block rounded-md px-3 py-2 text-sm font-medium transition-colors",
+                  active ? "bg-white/10 text-white" : "text-slate-300 hover:bg-white/5 hover:text-white",
+                )}
+              >
+                {item.label}
+              </Link>
             )}
           </li>
         );

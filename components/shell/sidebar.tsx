@@ -20,10 +20,17 @@ export function Sidebar({ planeLabel, root, nav, logo }: { planeLabel: string; r
     return () => document.removeEventListener("keydown", onKey);
   }, [open]);
   return (
-    <aside className="bg-slate-900 lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto print:hidden" aria-label={`${planeLabel} navigation`}>
+    <aside
+      className="bg-slate-900 lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto print:hidden"
+      aria-label={`${planeLabel} navigation`}
+    >
       <div className="flex h-14 items-center justify-between gap-3 px-5 lg:h-16">
-        <Link href={root} aria-label="GPUForge home">{logo}</Link>
-        <span className="ml-auto rounded bg-white/10 px-1.5 py-0.5 text-[10px] font-semibold uppercase tracking-wider text-slate-300 lg:ml-0">{planeLabel}</span>
+        <Link href={root} aria-label="GPUForge home">
+          {logo}
+        </Link>
+        <span className="ml-auto rounded bg-white/10 px-1.5 py-0.5 text-[10px] font-semibold uppercase tracking-wider text-slate-300 lg:ml-0">
+          {planeLabel}
+        </span>
         <button
           type="button"
           className="-mr-2 rounded-md p-2 text-slate-200 hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-white lg:hidden"
@@ -37,7 +44,11 @@ export function Sidebar({ planeLabel, root, nav, logo }: { planeLabel: string; r
           </svg>
         </button>
       </div>
-      <nav id="console-nav" aria-label={`${planeLabel} pages`} className={cn(open ? "block" : "hidden", "border-t border-white/10 px-3 pb-4 pt-2 lg:block lg:border-0 lg:pt-0")}>
+      <nav
+        id="console-nav"
+        aria-label={`${planeLabel} pages`}
+        className={cn(open ? "block" : "hidden", "border-t border-white/10 px-3 pb-4 pt-2 lg:block lg:border-0 lg:pt-0")}
+      >
         <NavLinks items={nav} root={root} />
       </nav>
     </aside>

@@ -21,17 +21,28 @@ export function UsersTable({ users, selfId, action }: { users: UserItem[]; selfI
   return (
     <Table caption="Users">
       <thead className="bg-slate-50">
-        <tr><Th>Name</Th><Th>Email</Th><Th>Role</Th><Th>Status</Th><Th>Last sign-in</Th><Th className="text-right">Actions</Th></tr>
+        <tr>
+          <Th>Name</Th>
+          <Th>Email</Th>
+          <Th>Role</Th>
+          <Th>Status</Th>
+          <Th>Last sign-in</Th>
+          <Th className="text-right">Actions</Th>
+        </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
         {users.map((u) => (
           <tr key={u.id}>
             <Td className="font-medium text-slate-900">{u.name}</Td>
             <Td>{u.email}</Td>
-            <Td><Badge tone={u.role === "tenant_admin" ? "indigo" : "neutral"}>{roleLabel[u.role] ?? u.role}</Badge></Td>
+            <Td>
+              <Badge tone={u.role === "tenant_admin" ? "indigo" : "neutral"}>{roleLabel[u.role] ?? u.role}</Badge>
+            </Td>
             <Td>{u.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}</Td>
             <Td>{formatRelative(u.lastLoginAt)}</Td>
-            <Td className="text-right"><UserRowActions action={action} user={u} isSelf={u.id === selfId} /></Td>
+            <Td className="text-right">
+              <UserRowActions action={action} user={u} isSelf={u.id === selfId} />
+            </Td>
           </tr>
         ))}
       </tbody>

@@ -32,7 +32,9 @@ export function Stat({ label, value, hint }: { label: string; value: React.React
   return (
     <Card className="px-5 py-4">
       <p className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</p>
-      <p className="mt-1 text-2xl font-semibold tabular-nums text-slate-900">{typeof value === "number" ? value.toLocaleString("en-US") : value}</p>
+      <p className="mt-1 text-2xl font-semibold tabular-nums text-slate-900">
+        {typeof value === "number" ? value.toLocaleString("en-US") : value}
+      </p>
       {hint ? <p className="mt-1 text-xs text-slate-500">{hint}</p> : null}
     </Card>
   );

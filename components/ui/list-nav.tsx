@@ -1,7 +1,19 @@
 import Link from "next/link";
 
 /** Status filters of a list page as links (bookmarkable, keyboard-usable); the current one is marked. */
-export function FilterTabs({ label, base, param = "status", current, options }: { label: string; base: string; param?: string; current: string | undefined; options: Array<[value: string, label: string]> }) {
+export function FilterTabs({
+  label,
+  base,
+  param = "status",
+  current,
+  options,
+}: {
+  label: string;
+  base: string;
+  param?: string;
+  current: string | undefined;
+  options: Array<[value: string, label: string]>;
+}) {
   return (
     <nav aria-label={label} className="flex gap-1 text-sm">
       {options.map(([value, text]) => (
@@ -23,7 +35,9 @@ export function OlderLink({ href, label = "Older →" }: { href: string | null; 
   if (!href) return null;
   return (
     <div className="border-t border-slate-100 px-5 py-3 text-right">
-      <Link className="text-sm font-medium text-indigo-700 hover:underline" href={href}>{label}</Link>
+      <Link className="text-sm font-medium text-indigo-700 hover:underline" href={href}>
+        {label}
+      </Link>
     </div>
   );
 }

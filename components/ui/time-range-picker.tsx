@@ -29,14 +29,34 @@ export function TimeRangePicker({ base, range, keep = {} }: { base: string; rang
         <summary className="cursor-pointer list-none rounded-md px-2.5 py-1 text-sm font-medium text-slate-600 ring-1 ring-slate-300 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600 group-open:bg-slate-900 group-open:text-white group-open:ring-slate-900">
           Custom
         </summary>
-        <form method="get" action={base} aria-label="Custom time range" className="mt-2 flex w-full flex-col gap-2 rounded-lg bg-white p-3 shadow-lg ring-1 ring-slate-200 sm:absolute sm:right-0 sm:z-20 sm:w-72">
-          {kept.map(([k, v]) => <input key={k} type="hidden" name={k} value={v} />)}
+        <form
+          method="get"
+          action={base}
+          aria-label="Custom time range"
+          className="mt-2 flex w-full flex-col gap-2 rounded-lg bg-white p-3 shadow-lg ring-1 ring-slate-200 sm:absolute sm:right-0 sm:z-20 sm:w-72"
+        >
+          {kept.map(([k, v]) => (
+            <input key={k} type="hidden" name={k} value={v} />
+          ))}
           <input type="hidden" name="range" value="custom" />
-          <label className="text-xs font-medium text-slate-700" htmlFor="range-from">From (UTC)</label>
-          <input id="range-from" name="from" type="datetime-local" required defaultValue={toDateTimeLocal(range.from)} className={control} />
-          <label className="text-xs font-medium text-slate-700" htmlFor="range-to">To (UTC)</label>
+          <label className="text-xs font-medium text-slate-700" htmlFor="range-from">
+            From (UTC)
+          </label>
+          <input
+            id="range-from"
+            name="from"
+            type="datetime-local"
+            required
+            defaultValue={toDateTimeLocal(range.from)}
+            className={control}
+          />
+          <label className="text-xs font-medium text-slate-700" htmlFor="range-to">
+            To (UTC)
+          </label>
           <input id="range-to" name="to" type="datetime-local" required defaultValue={toDateTimeLocal(range.to)} className={control} />
-          <button className="mt-1 rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">Apply</button>
+          <button className="mt-1 rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
+            Apply
+          </button>
           <p className="text-xs text-slate-500">Up to 31 days. Longer ranges are drawn with longer steps.</p>
         </form>
       </details>

@@ -11,8 +11,14 @@ export interface HeldSeries {
 
 const COLORS = ["indigo", "emerald", "amber", "rose", "sky", "violet", "lime", "fuchsia"];
 const SWATCH: Record<string, string> = {
-  indigo: "bg-indigo-500", emerald: "bg-emerald-500", amber: "bg-amber-500", rose: "bg-rose-500",
-  sky: "bg-sky-500", violet: "bg-violet-500", lime: "bg-lime-500", fuchsia: "bg-fuchsia-500",
+  indigo: "bg-indigo-500",
+  emerald: "bg-emerald-500",
+  amber: "bg-amber-500",
+  rose: "bg-rose-500",
+  sky: "bg-sky-500",
+  violet: "bg-violet-500",
+  lime: "bg-lime-500",
+  fuchsia: "bg-fuchsia-500",
 };
 
 const METRICS = [
@@ -22,7 +28,8 @@ const METRICS = [
   { key: "power_avg_w", title: "Power", unit: "W" },
 ] as const;
 
-const time = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone: "UTC" });
+const time = (iso: string) =>
+  new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone: "UTC" });
 
 export function HeldGpuCharts({ series }: { series: HeldSeries[] }) {
   const labels = series.map((s) => s.label);
@@ -49,7 +56,9 @@ export function HeldGpuCharts({ series }: { series: HeldSeries[] }) {
           const data = [...byTime.values()].sort((a, b) => String(a.t).localeCompare(String(b.t)));
           return (
             <figure key={m.key}>
-              <figcaption className="mb-1 text-xs font-medium text-slate-700">{m.title} ({m.unit}, UTC)</figcaption>
+              <figcaption className="mb-1 text-xs font-medium text-slate-700">
+                {m.title} ({m.unit}, UTC)
+              </figcaption>
               <LineChart
                 className="h-44"
                 data={data}

@@ -16,7 +16,12 @@ interface Placement {
 interface Telemetry {
   from: string;
   to: string;
-  series: Array<{ gpu_index: number | null; hostname: string | null; attempt: number; points: Array<{ t: string; utilization_avg: number; memory_used_avg_mb: number; temperature_avg_c: number; power_avg_w: number }> }>;
+  series: Array<{
+    gpu_index: number | null;
+    hostname: string | null;
+    attempt: number;
+    points: Array<{ t: string; utilization_avg: number; memory_used_avg_mb: number; temperature_avg_c: number; power_avg_w: number }>;
+  }>;
 }
 
 /**
@@ -37,7 +42,9 @@ export function JobWorkload({
   const latest = placements[0];
   const reservationId = latest?.reservationId ?? job.reservationId;
   const reservationLink = reservationId ? (
-    <Link className="text-sm text-indigo-700 hover:underline" href={`${reservationsHref}/${reservationId}`}>In reservation {reservationId.slice(0, 8)}</Link>
+    <Link className="text-sm text-indigo-700 hover:underline" href={`${reservationsHref}/${reservationId}`}>
+      In reservation {reservationId.slice(0, 8)}
+    </Link>
   ) : undefined;
   return (
     <>
@@ -48,7 +55,12 @@ export function JobWorkload({
             description={`Attempt ${latest.attempt}${latest.endedAt ? ` (${latest.endStatus})` : " (running)"}: a gang goes to one pod when it can, on the fewest racks.`}
             actions={reservationLink}
           />
-          <div className="px-5 pt-4"><TopologyLine topology={topologySummary(latest.nodes.map((n) => ({ nodeId: n.node_id, clusterId: n.clusterId, pod: n.pod, rack: n.rack })))} located={latest.nodes.some((n) => n.pod !== null || n.rack !== null)} /></div>
+          <div className="px-5 pt-4">
+            <TopologyLine
+              topology={topologySummary(latest.nodes.map((n) => ({ nodeId: n.node_id, clusterId: n.clusterId, pod: n.pod, rack: n.rack })))}
+              located={latest.nodes.some((n) => n.pod !== null || n.rack !== null)}
+            />
+          </div>
           <NodesByRack nodes={latest.nodes} />
         </Card>
       ) : reservationLink ? (
@@ -57,15 +69,28 @@ export function JobWorkload({
       <OutputCard
         title="Output"
         description="stdout and stderr of each attempt's container, as its node ships them"
-        sources={placements.map((pl) => ({ url: `/api/jobs/${job.id}/logs`, params: { attempt: String(pl.attempt) }, live: pl.endedAt === null }))}
-        labels={placements.map((pl) => `Attempt ${pl.attempt} on ${pl.hostnames.join(", ")}${pl.endedAt ? ` (${pl.endStatus})` : " (running)"}`)}
+        sources={placements.map((pl) => ({
+          url: `/api/jobs/${job.id}/logs`,
+          params: { attempt: String(pl.attempt) },
+          live: pl.endedAt === null,
+        }))}
+        labels={placements.map(
+          (pl) => `Attempt ${pl.attempt} on ${pl.hostnames.join(", ")}${pl.endedAt ? ` (${pl.endStatus})` : " (running)"}`,
+        )}
         initial={0}
-        emptyText={job.image || job.command ? "Nothing printed yet. Output appears here seconds after the container writes it." : "This job runs no image or command, so it prints nothing."}
+        emptyText={
+          job.image || job.command
+            ? "Nothing printed yet. Output appears here seconds after the container writes it."
+            : "This job runs no image or command, so it prints nothing."
+        }
       />
       <HeldGpusCard
         title="GPUs this job held"
         window={telemetry}
-        series={telemetry.series.map((s) => ({ label: `GPU ${s.gpu_index ?? "?"} on ${s.hostname ?? "?"} · attempt ${s.attempt}`, points: s.points }))}
+        series={telemetry.series.map((s) => ({
+          label: `GPU ${s.gpu_index ?? "?"} on ${s.hostname ?? "?"} · attempt ${s.attempt}`,
+          points: s.points,
+        }))}
         emptyText={placements.length ? "The node has not reported samples for these GPUs yet." : "The job has not run yet."}
       />
     </>

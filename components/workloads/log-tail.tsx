@@ -31,7 +31,17 @@ export interface LogSource {
 
 const POLL_MS = 2_000;
 
-export function LogTail({ sources, labels, initial, emptyText }: { sources: LogSource[]; labels: string[]; initial: number; emptyText: string }) {
+export function LogTail({
+  sources,
+  labels,
+  initial,
+  emptyText,
+}: {
+  sources: LogSource[];
+  labels: string[];
+  initial: number;
+  emptyText: string;
+}) {
   const [which, setWhich] = useState(initial);
   const source = sources[which];
   const [lines, setLines] = useState<LogLine[]>([]);
@@ -114,20 +124,35 @@ export function LogTail({ sources, labels, initial, emptyText }: { sources: LogS
               <span>Run</span>
               <select className="rounded-md border-slate-300 py-1 text-xs" value={which} onChange={(e) => setWhich(Number(e.target.value))}>
                 {labels.map((l, i) => (
-                  <option key={l} value={i}>{l}</option>
+                  <option key={l} value={i}>
+                    {l}
+                  </option>
                 ))}
               </select>
             </label>
-          ) : <span>{labels[which]}</span>}
-          {source?.live ? <span className="flex items-center gap-1.5"><span aria-hidden className="h-2 w-2 animate-pulse rounded-full bg-emerald-500" />live</span> : null}
+          ) : (
+            <span>{labels[which]}</span>
+          )}
+          {source?.live ? (
+            <span className="flex items-center gap-1.5">
+              <span aria-hidden className="h-2 w-2 animate-pulse rounded-full bg-emerald-500" />
+              live
+            </span>
+          ) : null}
         </div>
         <div className="flex items-center gap-3">
-          {hasEarlier ? <button type="button" className={buttonClass("ghost", "sm")} onClick={loadEarlier}>Load earlier output</button> : null}
+          {hasEarlier ? (
+            <button type="button" className={buttonClass("ghost", "sm")} onClick={loadEarlier}>
+              Load earlier output
+            </button>
+          ) : null}
           <label className="flex items-center gap-1.5">
             <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} className="rounded border-slate-300" />
             Follow the end
           </label>
-          <span className="tabular-nums">{lines.length} chunk{lines.length === 1 ? "" : "s"}</span>
+          <span className="tabular-nums">
+            {lines.length} chunk{lines.length === 1 ? "" : "s"}
+          </span>
         </div>
       </div>
       <div
@@ -145,13 +170,23 @@ export function LogTail({ sources, labels, initial, emptyText }: { sources: LogS
           <span
             key={l.seq}
             title={new Date(l.at).toISOString()}
-            className={l.stream === "stderr" ? "whitespace-pre-wrap break-all text-amber-200" : l.stream === "system" ? "block whitespace-pre-wrap italic text-sky-300" : "whitespace-pre-wrap break-all"}
+            className={
+              l.stream === "stderr"
+                ? "whitespace-pre-wrap break-all text-amber-200"
+                : l.stream === "system"
+                  ? "block whitespace-pre-wrap italic text-sky-300"
+                  : "whitespace-pre-wrap break-all"
+            }
           >
             {l.text}
           </span>
         ))}
       </div>
-      {truncated ? <p className="border-t border-slate-100 px-5 py-2 text-xs text-slate-500">This run&apos;s log reached its size cap; later output was not kept.</p> : null}
+      {truncated ? (
+        <p className="border-t border-slate-100 px-5 py-2 text-xs text-slate-500">
+          This run&apos;s log reached its size cap; later output was not kept.
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -1,6 +1,17 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { AGENT_VERSION } from "@/agent/src/version";
 
@@ -29,7 +40,13 @@ let building: Promise<AgentBundle> | undefined;
 
 function bundleDir(script: Uint8Array): string {
   const code = createHash("sha256").update(script).digest("hex").slice(0, 16);
-  return path.join(process.cwd(), ".next", "cache", "gpuforge-agent", `${AGENT_VERSION}-${code}-node${process.versions.node}-${process.arch}`);
+  return path.join(
+    process.cwd(),
+    ".next",
+    "cache",
+    "gpuforge-agent",
+    `${AGENT_VERSION}-${code}-node${process.versions.node}-${process.arch}`,
+  );
 }
 
 /** The agent and everything it imports, as one ES module (in memory). */
@@ -60,7 +77,8 @@ export async function agentBundle(): Promise<AgentBundle> {
 }
 
 async function build(): Promise<AgentBundle> {
-  if (process.platform !== "linux") throw new Error(`agent bundles are built for Linux nodes; this control plane runs on ${process.platform}`);
+  if (process.platform !== "linux")
+    throw new Error(`agent bundles are built for Linux nodes; this control plane runs on ${process.platform}`);
   const script = await bundleScript();
   const dir = bundleDir(script);
   const file = path.join(dir, bundleName());

@@ -9,7 +9,9 @@ import { alertInclude } from "./alert-json";
 export async function acknowledgeAlert(actor: Actor, id: string) {
   assertOperator(actor.principal);
   return db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: string; acknowledged_at: Date | null }>>`SELECT id, acknowledged_at FROM alert_events WHERE id = ${id}::uuid FOR UPDATE`;
+    const rows = await tx.$queryRaw<
+      Array<{ id: string; acknowledged_at: Date | null }>
+    >`SELECT id, acknowledged_at FROM alert_events WHERE id = ${id}::uuid FOR UPDATE`;
     if (!rows[0]) throw notFound("Alert");
     if (!rows[0].acknowledged_at) {
       await tx.alertEvent.update({ where: { id }, data: { acknowledgedAt: new Date(), acknowledgedBy: actor.principal.label } });

@@ -35,7 +35,19 @@ export function alertJson(a: AlertRow, p: Principal): z.input<typeof alertJsonSc
   };
 }
 
-const INTERNAL_DETAIL_KEYS = new Set(["node", "hostname", "node_id", "cluster_id", "gpu_id", "gpu_uuid", "rule_id", "jobs", "summary", "from_status", "by"]);
+const INTERNAL_DETAIL_KEYS = new Set([
+  "node",
+  "hostname",
+  "node_id",
+  "cluster_id",
+  "gpu_id",
+  "gpu_uuid",
+  "rule_id",
+  "jobs",
+  "summary",
+  "from_status",
+  "by",
+]);
 const UUID_OR_EMAIL = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[^\s@]+@[^\s@]+|GPU-[0-9a-f-]{8,}/i;
 
 /** An alert's details as a tenant may read them: figures about its work, no fleet ids, hostnames or people. */

@@ -10,11 +10,25 @@ import { RULE_TYPE_SPECS, ruleKnobIssues, type RuleType, SEVERITIES } from "./ru
 import type { CreateRuleInput, ruleJsonSchema, UpdateRuleInput } from "./schemas";
 
 const ruleSelect = {
-  id: true, name: true, ruleType: true, clusterId: true, threshold: true, windowS: true, occurrences: true,
-  severity: true, enabled: true, notify: true, autoRemediate: true, createdAt: true, updatedAt: true,
+  id: true,
+  name: true,
+  ruleType: true,
+  clusterId: true,
+  threshold: true,
+  windowS: true,
+  occurrences: true,
+  severity: true,
+  enabled: true,
+  notify: true,
+  autoRemediate: true,
+  createdAt: true,
+  updatedAt: true,
 } as const;
 
-async function assertKnobsAndCluster(tx: Tx, r: { rule_type: RuleType; threshold: number; window_s: number; occurrences: number; auto_remediate: boolean; cluster_id: string | null }) {
+async function assertKnobsAndCluster(
+  tx: Tx,
+  r: { rule_type: RuleType; threshold: number; window_s: number; occurrences: number; auto_remediate: boolean; cluster_id: string | null },
+) {
   const issues = ruleKnobIssues(r);
   if (r.cluster_id && !(await tx.cluster.findUnique({ where: { id: r.cluster_id }, select: { id: true } }))) {
     issues.push({ path: "cluster_id", message: "No such cluster" });
@@ -28,14 +42,28 @@ const conflictOnName = (e: unknown) => uniqueViolationToConflict(e, "name", "An 
 export async function createAlertRule(actor: Actor, input: CreateRuleInput) {
   assertOperator(actor.principal);
   const d = RULE_TYPE_SPECS[input.rule_type].defaults;
-  const rule = { ...input, cluster_id: input.cluster_id ?? null, threshold: input.threshold ?? d.threshold, window_s: input.window_s ?? d.window_s, occurrences: input.occurrences ?? d.occurrences };
+  const rule = {
+    ...input,
+    cluster_id: input.cluster_id ?? null,
+    threshold: input.threshold ?? d.threshold,
+    window_s: input.window_s ?? d.window_s,
+    occurrences: input.occurrences ?? d.occurrences,
+  };
   try {
     const created = await db().$transaction(async (tx) => {
       await assertKnobsAndCluster(tx, rule);
       const row = await tx.alertRule.create({
         data: {
-          name: rule.name, ruleType: rule.rule_type, clusterId: rule.cluster_id, threshold: rule.threshold, windowS: rule.window_s, occurrences: rule.occurrences,
-          severity: rule.severity, enabled: rule.enabled, notify: rule.notify, autoRemediate: rule.auto_remediate,
+          name: rule.name,
+          ruleType: rule.rule_type,
+          clusterId: rule.cluster_id,
+          threshold: rule.threshold,
+          windowS: rule.window_s,
+          occurrences: rule.occurrences,
+          severity: rule.severity,
+          enabled: rule.enabled,
+          notify: rule.notify,
+          autoRemediate: rule.auto_remediate,
         },
         select: ruleSelect,
       });
@@ -68,12 +96,24 @@ export async function updateAlertRule(actor: Actor, id: string, input: UpdateRul
       const row = await tx.alertRule.update({
         where: { id },
         data: {
-          name: input.name, clusterId: merged.cluster_id, threshold: merged.threshold, windowS: merged.window_s, occurrences: merged.occurrences,
-          severity: input.severity, enabled: input.enabled, notify: input.notify, autoRemediate: merged.auto_remediate,
+          name: input.name,
+          clusterId: merged.cluster_id,
+          threshold: merged.threshold,
+          windowS: merged.window_s,
+          occurrences: merged.occurrences,
+          severity: input.severity,
+          enabled: input.enabled,
+          notify: input.notify,
+          autoRemediate: merged.auto_remediate,
         },
         select: ruleSelect,
       });
-      await recordAudit(tx, actor, { action: "alert_rule.updated", targetType: "alert_rule", targetId: id, details: { changes: { ...input }, before: { ...before, createdAt: undefined, updatedAt: undefined } } });
+      await recordAudit(tx, actor, {
+        action: "alert_rule.updated",
+        targetType: "alert_rule",
+        targetId: id,
+        details: { changes: { ...input }, before: { ...before, createdAt: undefined, updatedAt: undefined } },
+      });
       return row;
     });
     await emitEvent("alerts/evaluate.requested", { reason: "rule changed" });

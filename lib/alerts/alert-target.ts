@@ -6,16 +6,15 @@ import { isUuid } from "@/lib/ids";
 import type { Severity } from "./rule-types";
 
 export type AlertTarget =
-  | { by: "node_id"; nodeId: string }
-  | { by: "gpu_uuid"; uuid: string }
-  | { by: "hostname"; hostname: string; cluster: string | null };
+  { by: "node_id"; nodeId: string } | { by: "gpu_uuid"; uuid: string } | { by: "hostname"; hostname: string; cluster: string | null };
 
 export function alertTarget(labels: Record<string, string>): AlertTarget | null {
   const nodeId = labels.gpuforge_node_id;
   if (isUuid(nodeId)) return { by: "node_id", nodeId };
   const uuid = labels.gpu_uuid ?? labels.UUID ?? labels.uuid;
   if (uuid && /^GPU-/i.test(uuid)) return { by: "gpu_uuid", uuid };
-  const host = labels.gpuforge_hostname ?? labels.Hostname ?? labels.hostname ?? labels.node ?? labels.nodename ?? hostOfInstance(labels.instance);
+  const host =
+    labels.gpuforge_hostname ?? labels.Hostname ?? labels.hostname ?? labels.node ?? labels.nodename ?? hostOfInstance(labels.instance);
   if (host) return { by: "hostname", hostname: host, cluster: labels.gpuforge_cluster ?? labels.cluster ?? null };
   return null;
 }

@@ -45,7 +45,13 @@ export const alertmanagerWebhookBody = z
       alerts: [
         {
           status: "firing",
-          labels: { alertname: "GPUXidError", severity: "critical", Hostname: "gpu-node-001", UUID: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", gpu: "0" },
+          labels: {
+            alertname: "GPUXidError",
+            severity: "critical",
+            Hostname: "gpu-node-001",
+            UUID: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40",
+            gpu: "0",
+          },
           annotations: { summary: "XID 79 on GPU 0 of gpu-node-001" },
           startsAt: "2026-11-30T14:00:00Z",
           fingerprint: "9f1c2a7b3d4e5f60",
@@ -58,8 +64,12 @@ export const alertmanagerReply = z.object({
   received: z.number(),
   fired: z.number().meta({ description: "New firing events (a re-sent alert that already fires counts nothing)" }),
   resolved: z.number(),
-  remediation: z.object({ quarantined: z.array(z.string()), capped: z.array(z.string()) }).meta({ description: "Nodes quarantined now, or past the blast-radius cap" }),
-  unmatched: z.array(z.object({ index: z.number(), reason: z.string() })).meta({ description: "Alerts that named no GPU or node GPUForge knows" }),
+  remediation: z
+    .object({ quarantined: z.array(z.string()), capped: z.array(z.string()) })
+    .meta({ description: "Nodes quarantined now, or past the blast-radius cap" }),
+  unmatched: z
+    .array(z.object({ index: z.number(), reason: z.string() }))
+    .meta({ description: "Alerts that named no GPU or node GPUForge knows" }),
 });
 
 export type AlertmanagerWebhook = z.output<typeof alertmanagerWebhookBody>;

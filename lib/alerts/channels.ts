@@ -15,6 +15,11 @@ export async function sendEmail(smtpUrl: string, mail: { from: string; to: strin
 
 /** Posts JSON to a webhook; `text` is what Slack-compatible receivers show, the rest is for machines. */
 export async function postWebhook(url: string, body: { text: string; gpuforge: Record<string, unknown> }): Promise<void> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
   if (!res.ok) throw new Error(`webhook answered HTTP ${res.status}`);
 }

@@ -17,7 +17,10 @@ export function chatLine(s: string): string {
 
 /** Free text (several lines) shown as a quote, each line escaped, so it reads as the sender's words. */
 export function chatQuote(s: string): string {
-  return s.split(/\r\n|\r|\n|\u2028|\u2029/).map((line) => `> ${chatLine(line)}`).join("\n");
+  return s
+    .split(/\r\n|\r|\n|\u2028|\u2029/)
+    .map((line) => `> ${chatLine(line)}`)
+    .join("\n");
 }
 
 /** The same value for email and the operator plane: one line, nothing else changed. */

@@ -7,7 +7,13 @@ import { enqueueNotifications } from "./notification-outbox";
 import { remediateNodes, type NodeFault, type RemediationOutcome } from "./remediate-nodes";
 import { gatherRuleFacts } from "./rule-facts";
 import { RULE_TYPES, SEVERITIES } from "./rule-types";
-import { ENABLED_RULES, RESOLVE_CLEARED_EVENTS, RESOLVE_DISABLED_RULES_EVENTS, RESOLVE_SYSTEM_EVENTS, UPSERT_FIRING_EVENTS } from "./statements";
+import {
+  ENABLED_RULES,
+  RESOLVE_CLEARED_EVENTS,
+  RESOLVE_DISABLED_RULES_EVENTS,
+  RESOLVE_SYSTEM_EVENTS,
+  UPSERT_FIRING_EVENTS,
+} from "./statements";
 
 interface RuleRow extends RuleForEvaluation {
   cluster_id: string | null;
@@ -73,7 +79,9 @@ function faultOf(rule: RuleRow, v: Violation, eventId: string | null): NodeFault
  * Evaluates every enabled rule (or only `ruleIds`: then the platform-wide housekeeping — resolving
  * events of disabled rules and of system events — is left to the full pass).
  */
-export async function evaluateAlerts(opts: { remediation?: { cap?: number; windowS?: number }; ruleIds?: string[] } = {}): Promise<EvaluationSummary> {
+export async function evaluateAlerts(
+  opts: { remediation?: { cap?: number; windowS?: number }; ruleIds?: string[] } = {},
+): Promise<EvaluationSummary> {
   const started = performance.now();
   const only = opts.ruleIds ?? null;
   const rules = (await run(pool(), ENABLED_RULES, [only])).map((r): RuleRow => ({
@@ -91,7 +99,10 @@ export async function evaluateAlerts(opts: { remediation?: { cap?: number; windo
     const violations = evaluateRule(rule, await gatherRuleFacts(rule));
     const events = await upsertFiring(rule, violations);
     const byKey = new Map(events.map((e) => [e.dedupe_key, e]));
-    const cleared = await resolveCleared(rule.id, events.map((e) => e.dedupe_key));
+    const cleared = await resolveCleared(
+      rule.id,
+      events.map((e) => e.dedupe_key),
+    );
     firing += events.length;
     newlyFired += events.filter((e) => e.inserted).length;
     newlyResolved += cleared.length;

@@ -57,8 +57,11 @@ export async function ingestAlertmanager(payload: AlertmanagerWebhook, opts: { c
       }
     }
     if (t.by === "hostname") {
-      const matches = byHost.filter((n) => n.hostname === t.hostname && (!t.cluster || n.cluster_name === t.cluster || n.cluster_id === t.cluster));
-      if (matches.length > 1) return unmatched.push({ index, reason: `hostname ${t.hostname} is in ${matches.length} clusters: add a cluster label` });
+      const matches = byHost.filter(
+        (n) => n.hostname === t.hostname && (!t.cluster || n.cluster_name === t.cluster || n.cluster_id === t.cluster),
+      );
+      if (matches.length > 1)
+        return unmatched.push({ index, reason: `hostname ${t.hostname} is in ${matches.length} clusters: add a cluster label` });
       node = matches[0];
     }
     if (!node) return unmatched.push({ index, reason: "no GPU or node of the fleet matches its labels" });
@@ -74,7 +77,15 @@ export async function ingestAlertmanager(payload: AlertmanagerWebhook, opts: { c
       label: gpu ? `${node.hostname} GPU ${gpu.index}` : node.hostname,
       severity: severityOf(a.labels),
       message: `${alertname} (Alertmanager): ${summary}`.slice(0, 1_000),
-      details: { source: "alertmanager", alertname, labels: a.labels, annotations: a.annotations, starts_at: a.startsAt, generator_url: a.generatorURL ?? null, receiver: payload.receiver },
+      details: {
+        source: "alertmanager",
+        alertname,
+        labels: a.labels,
+        annotations: a.annotations,
+        starts_at: a.startsAt,
+        generator_url: a.generatorURL ?? null,
+        receiver: payload.receiver,
+      },
       quarantine: a.status === "firing" && wantsQuarantine(a.labels, remediateAlerts),
       alertname,
     });
@@ -100,7 +111,12 @@ export async function ingestAlertmanager(payload: AlertmanagerWebhook, opts: { c
   const eventOf = new Map(fired.map((e) => [e.dedupe_key, e.id]));
   const faults: NodeFault[] = resolved
     .filter((r) => r.quarantine)
-    .map((r) => ({ node_id: r.nodeId, cause: `alertmanager:${r.alertname}`.slice(0, 200), alert_event_id: eventOf.get(`alertmanager:${r.fingerprint}`) ?? null, summary: `${r.alertname} on ${r.label}` }));
+    .map((r) => ({
+      node_id: r.nodeId,
+      cause: `alertmanager:${r.alertname}`.slice(0, 200),
+      alert_event_id: eventOf.get(`alertmanager:${r.fingerprint}`) ?? null,
+      summary: `${r.alertname} on ${r.label}`,
+    }));
   const remediation = await remediateNodes(faults, opts);
   return {
     received: payload.alerts.length,

@@ -46,7 +46,15 @@ export async function listAlertGroups(p: Principal, q: AlertListParams) {
   const f = filters(p, q);
   const key = q.group === "1" ? "COALESCE(e.rule_id::text, e.rule_type) || ':' || e.subject_type || ':' || e.subject_id" : "e.id::text";
   const offset = (q.page - 1) * q.per_page;
-  const { rows } = await pool().query<{ gkey: string; n: number; firing: number; first_fired: Date; last_fired: Date; ids: string[]; total: number }>(
+  const { rows } = await pool().query<{
+    gkey: string;
+    n: number;
+    firing: number;
+    first_fired: Date;
+    last_fired: Date;
+    ids: string[];
+    total: number;
+  }>(
     `SELECT gkey, n, firing, first_fired, last_fired, ids, count(*) OVER ()::int AS total FROM (
        SELECT ${key} AS gkey, count(*)::int AS n, count(*) FILTER (WHERE e.status = 'firing')::int AS firing,
               min(e.fired_at) AS first_fired, max(e.fired_at) AS last_fired,
@@ -59,7 +67,7 @@ export async function listAlertGroups(p: Principal, q: AlertListParams) {
   const events = await db().alertEvent.findMany({ where: { id: { in: rows.flatMap((r) => r.ids) } }, include: alertInclude });
   const byId = new Map(events.map((e) => [e.id, e]));
   const silenced = await silencedAmong(rows.map((r) => byId.get(r.ids[0]!)!).filter(Boolean));
-  const total = rows[0]?.total ?? (offset > 0 ? (await countGroups(p, q)) : 0);
+  const total = rows[0]?.total ?? (offset > 0 ? await countGroups(p, q) : 0);
   return {
     total,
     groups: rows.map((r) => ({
@@ -85,7 +93,19 @@ async function countGroups(p: Principal, q: AlertListParams): Promise<number> {
 /** Every alert matching the filters (up to EXPORT_LIMIT, one row per occurrence), as CSV. */
 export async function alertsCsv(p: Principal, q: AlertListParams): Promise<string> {
   const f = filters(p, q);
-  const { rows } = await pool().query<{ id: string; status: string; severity: string; rule_type: string; rule_name: string | null; subject_type: string; subject_label: string; message: string; fired_at: Date; resolved_at: Date | null; acknowledged_by: string | null }>(
+  const { rows } = await pool().query<{
+    id: string;
+    status: string;
+    severity: string;
+    rule_type: string;
+    rule_name: string | null;
+    subject_type: string;
+    subject_label: string;
+    message: string;
+    fired_at: Date;
+    resolved_at: Date | null;
+    acknowledged_by: string | null;
+  }>(
     `SELECT e.id, e.status, e.severity, e.rule_type, r.name AS rule_name, e.subject_type, e.subject_label, e.message, e.fired_at, e.resolved_at, e.acknowledged_by
        FROM alert_events e LEFT JOIN alert_rules r ON r.id = e.rule_id ${f.sql}
       ORDER BY e.fired_at ${q.sort === "oldest" ? "ASC" : "DESC"}, e.id LIMIT ${EXPORT_LIMIT}`,
@@ -93,7 +113,19 @@ export async function alertsCsv(p: Principal, q: AlertListParams): Promise<strin
   );
   return toCsv(
     ["id", "status", "severity", "type", "rule", "subject_type", "subject", "message", "fired_at", "resolved_at", "acknowledged_by"],
-    rows.map((r) => [r.id, r.status, r.severity, r.rule_type, r.rule_name ?? "", r.subject_type, r.subject_label, r.message, r.fired_at.toISOString(), r.resolved_at?.toISOString() ?? "", r.acknowledged_by ?? ""]),
+    rows.map((r) => [
+      r.id,
+      r.status,
+      r.severity,
+      r.rule_type,
+      r.rule_name ?? "",
+      r.subject_type,
+      r.subject_label,
+      r.message,
+      r.fired_at.toISOString(),
+      r.resolved_at?.toISOString() ?? "",
+      r.acknowledged_by ?? "",
+    ]),
   );
 }
 

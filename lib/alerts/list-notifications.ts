@@ -27,7 +27,10 @@ function where(q: NotificationListParams): Prisma.NotificationWhereInput {
 export async function listNotificationsPage(p: Principal, q: NotificationListParams) {
   assertOperator(p);
   const w = where(q);
-  const [rows, total] = await Promise.all([db().notification.findMany({ where: w, orderBy: ORDER[q.sort], ...pageWindow(q) }), db().notification.count({ where: w })]);
+  const [rows, total] = await Promise.all([
+    db().notification.findMany({ where: w, orderBy: ORDER[q.sort], ...pageWindow(q) }),
+    db().notification.count({ where: w }),
+  ]);
   return { rows, total };
 }
 
@@ -35,7 +38,33 @@ export async function notificationsCsv(p: Principal, q: NotificationListParams):
   assertOperator(p);
   const rows = await db().notification.findMany({ where: where(q), orderBy: ORDER[q.sort], take: EXPORT_LIMIT });
   return toCsv(
-    ["id", "created_at", "kind", "channel", "target", "subject", "status", "attempts", "sent_at", "last_error", "alert_id", "demo_request_id"],
-    rows.map((n) => [n.id, n.createdAt.toISOString(), n.kind, n.channel, n.target, n.subject, n.status, n.attempts, n.sentAt?.toISOString() ?? "", n.lastError ?? "", n.alertEventId ?? "", n.demoRequestId ?? ""]),
+    [
+      "id",
+      "created_at",
+      "kind",
+      "channel",
+      "target",
+      "subject",
+      "status",
+      "attempts",
+      "sent_at",
+      "last_error",
+      "alert_id",
+      "demo_request_id",
+    ],
+    rows.map((n) => [
+      n.id,
+      n.createdAt.toISOString(),
+      n.kind,
+      n.channel,
+      n.target,
+      n.subject,
+      n.status,
+      n.attempts,
+      n.sentAt?.toISOString() ?? "",
+      n.lastError ?? "",
+      n.alertEventId ?? "",
+      n.demoRequestId ?? "",
+    ]),
   );
 }

@@ -8,7 +8,13 @@ import { effectiveSettings } from "@/lib/settings/settings";
 import { postWebhook, sendEmail } from "./channels";
 import { silencedAmong } from "./silences";
 import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText, type MessageFormat } from "./delivery-policy";
-import { CLAIM_DUE_NOTIFICATIONS, EVENTS_TO_NOTIFY, MARK_NOTIFICATION_FAILED, MARK_NOTIFICATION_SENT, OPERATOR_EMAILS } from "./notification-statements";
+import {
+  CLAIM_DUE_NOTIFICATIONS,
+  EVENTS_TO_NOTIFY,
+  MARK_NOTIFICATION_FAILED,
+  MARK_NOTIFICATION_SENT,
+  OPERATOR_EMAILS,
+} from "./notification-statements";
 
 // The notification outbox. Rows are written in the evaluator's run, delivered by a background
 // function that claims them with a lease, retried with backoff, and never deleted: a channel that
@@ -66,22 +72,24 @@ export async function enqueueNotifications(eventIds: string[], kind: "firing" | 
   // a silence or maintenance window keeps its alerts quiet: listed in the plane, announced nowhere
   const silenced = await silencedAmong(events);
   const channels = await activeChannels(cfg);
-  const rows = events.filter((e) => !silenced.has(e.id)).flatMap((e) => {
-    const alert = {
-      status: kind,
-      severity: e.severity,
-      rule_name: e.rule_name ?? SYSTEM_EVENT_NAMES[e.rule_type] ?? e.rule_type,
-      subject_label: e.subject_label,
-      message: e.message,
-      fired_at: e.fired_at,
-      resolved_at: kind === "resolved" ? e.resolved_at : null,
-      link: `${cfg.publicUrl.replace(/\/$/, "")}/admin/alerts?alert=${e.id}`,
-    };
-    return channels.map((c) => {
-      const text = notificationText(alert, formatFor(c.channel));
-      return { alertEventId: e.id, kind, ...c, subject: text.subject, body: text.text };
+  const rows = events
+    .filter((e) => !silenced.has(e.id))
+    .flatMap((e) => {
+      const alert = {
+        status: kind,
+        severity: e.severity,
+        rule_name: e.rule_name ?? SYSTEM_EVENT_NAMES[e.rule_type] ?? e.rule_type,
+        subject_label: e.subject_label,
+        message: e.message,
+        fired_at: e.fired_at,
+        resolved_at: kind === "resolved" ? e.resolved_at : null,
+        link: `${cfg.publicUrl.replace(/\/$/, "")}/admin/alerts?alert=${e.id}`,
+      };
+      return channels.map((c) => {
+        const text = notificationText(alert, formatFor(c.channel));
+        return { alertEventId: e.id, kind, ...c, subject: text.subject, body: text.text };
+      });
     });
-  });
   return queueNotifications(rows);
 }
 
@@ -113,7 +121,11 @@ export interface OutboxRow {
 export async function queueNotifications(rows: OutboxRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const { count } = await db().notification.createMany({
-    data: rows.map((r) => ({ ...r, status: r.channel === "console" ? "sent" : "pending", sentAt: r.channel === "console" ? new Date() : null })),
+    data: rows.map((r) => ({
+      ...r,
+      status: r.channel === "console" ? "sent" : "pending",
+      sentAt: r.channel === "console" ? new Date() : null,
+    })),
     skipDuplicates: true,
   });
   if (rows.some((r) => r.channel !== "console")) await emitEvent("alerts/notifications.queued", { count: rows.length });
@@ -136,7 +148,14 @@ async function send(n: Claimed, cfg: ChannelConfig): Promise<void> {
     await postWebhook(cfg.webhookUrl, {
       text: `${n.subject}\n${n.body}`,
       gpuforge: n.alert_event_id
-        ? { notification_id: n.id, alert_id: n.alert_event_id, kind: n.kind, severity: n.severity, rule_type: n.rule_type, subject: n.subject_label }
+        ? {
+            notification_id: n.id,
+            alert_id: n.alert_event_id,
+            kind: n.kind,
+            severity: n.severity,
+            rule_type: n.rule_type,
+            subject: n.subject_label,
+          }
         : { notification_id: n.id, demo_request_id: n.demo_request_id, kind: "demo_request" },
     });
   }

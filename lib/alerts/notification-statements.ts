@@ -14,8 +14,20 @@ export const OPERATOR_EMAILS = statement("alerts.operator-emails", {
 export const EVENTS_TO_NOTIFY = statement("alerts.events-to-notify", {
   params: ["uuid[]"],
   columns: {
-    id: "uuid", severity: "text", rule_name: "text?", rule_type: "text", subject_label: "text", message: "text", fired_at: "timestamptz", resolved_at: "timestamptz?",
-    ruleId: "uuid?", ruleType: "text", clusterId: "uuid?", nodeId: "uuid?", subjectType: "text", subjectId: "text",
+    id: "uuid",
+    severity: "text",
+    rule_name: "text?",
+    rule_type: "text",
+    subject_label: "text",
+    message: "text",
+    fired_at: "timestamptz",
+    resolved_at: "timestamptz?",
+    ruleId: "uuid?",
+    ruleType: "text",
+    clusterId: "uuid?",
+    nodeId: "uuid?",
+    subjectType: "text",
+    subjectId: "text",
   },
   text: `SELECT e.id, e.severity, r.name AS rule_name, e.rule_type, e.subject_label, e.message, e.fired_at, e.resolved_at,
             e.rule_id AS "ruleId", e.rule_type AS "ruleType", e.cluster_id AS "clusterId", e.node_id AS "nodeId", e.subject_type AS "subjectType", e.subject_id AS "subjectId"
@@ -26,8 +38,18 @@ export const EVENTS_TO_NOTIFY = statement("alerts.events-to-notify", {
 export const CLAIM_DUE_NOTIFICATIONS = statement("alerts.claim-due-notifications", {
   params: ["int8", "int4"],
   columns: {
-    id: "uuid", alert_event_id: "uuid?", demo_request_id: "uuid?", kind: "text", channel: "text", target: "text", subject: "text", body: "text", attempts: "int4",
-    severity: "text?", rule_type: "text?", subject_label: "text?",
+    id: "uuid",
+    alert_event_id: "uuid?",
+    demo_request_id: "uuid?",
+    kind: "text",
+    channel: "text",
+    target: "text",
+    subject: "text",
+    body: "text",
+    attempts: "int4",
+    severity: "text?",
+    rule_type: "text?",
+    subject_label: "text?",
   },
   text: `WITH due AS (
        SELECT id FROM notifications WHERE status = 'pending' AND next_attempt_at <= now()

@@ -8,7 +8,6 @@ import { effectiveSettings } from "@/lib/settings/settings";
 import { alertInclude } from "./alert-json";
 import type { ListAlertsQuery } from "./schemas";
 
-
 export async function listAlerts(p: Principal, q: ListAlertsQuery) {
   const rows = await db().alertEvent.findMany({
     where: {
@@ -34,10 +33,13 @@ export async function getAlertOrThrow(p: Principal, id: string) {
   return a;
 }
 
-
 /** Firing alerts by severity, for the fleet overview and the dashboard. */
 export async function firingAlertCounts(p: Principal): Promise<{ total: number; critical: number; warning: number; info: number }> {
-  const groups = await db().alertEvent.groupBy({ by: ["severity"], where: { status: "firing", ...tenantScope(p) }, _count: { _all: true } });
+  const groups = await db().alertEvent.groupBy({
+    by: ["severity"],
+    where: { status: "firing", ...tenantScope(p) },
+    _count: { _all: true },
+  });
   const by = Object.fromEntries(groups.map((g) => [g.severity, g._count._all])) as Record<string, number>;
   return { total: groups.reduce((s, g) => s + g._count._all, 0), critical: by.critical ?? 0, warning: by.warning ?? 0, info: by.info ?? 0 };
 }
@@ -45,7 +47,11 @@ export async function firingAlertCounts(p: Principal): Promise<{ total: number; 
 export async function listNotifications(p: Principal, q: { limit: number; cursor?: string; status?: string; channel?: string }) {
   assertOperator(p);
   const rows = await db().notification.findMany({
-    where: { ...(q.status ? { status: q.status } : {}), ...(q.channel ? { channel: q.channel } : {}), ...afterCursor(decodeCursor(q.cursor)) },
+    where: {
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.channel ? { channel: q.channel } : {}),
+      ...afterCursor(decodeCursor(q.cursor)),
+    },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: q.limit + 1,
   });
@@ -60,9 +66,17 @@ export async function listRemediations(p: Principal, q: { limit: number; cursor?
     take: q.limit + 1,
   });
   const hostnames = new Map(
-    (await db().node.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.nodeId))] } }, select: { id: true, hostname: true } })).map((n) => [n.id, n.hostname]),
+    (
+      await db().node.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.nodeId))] } }, select: { id: true, hostname: true } })
+    ).map((n) => [n.id, n.hostname]),
   );
-  return { ...page(rows.map((r) => ({ ...r, hostname: hostnames.get(r.nodeId) ?? "(deleted node)" })), q.limit), cap: await remediationCapStatus() };
+  return {
+    ...page(
+      rows.map((r) => ({ ...r, hostname: hostnames.get(r.nodeId) ?? "(deleted node)" })),
+      q.limit,
+    ),
+    cap: await remediationCapStatus(),
+  };
 }
 
 /** The blast-radius cap as it stands: how many automatic quarantines the window has used. */

@@ -65,7 +65,14 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
         const requeued = await requeueJobsOnNodes(tx, [node.id], `node ${node.hostname} quarantined (${f.summary})`, ACTOR);
         await interruptPodsOnNodes(txClient(tx), [node.id], `its node was quarantined after a hardware fault (${f.summary})`, ACTOR);
         await tx.remediation.create({
-          data: { nodeId: node.id, alertEventId: f.alert_event_id, cause: f.cause, outcome: "quarantined", jobsRequeued: requeued.length, details: { hostname: node.hostname, summary: f.summary, jobs: requeued, from_status: node.status, cap, window_s: windowS } },
+          data: {
+            nodeId: node.id,
+            alertEventId: f.alert_event_id,
+            cause: f.cause,
+            outcome: "quarantined",
+            jobsRequeued: requeued.length,
+            details: { hostname: node.hostname, summary: f.summary, jobs: requeued, from_status: node.status, cap, window_s: windowS },
+          },
         });
         if (requeued.length) {
           // each tenant sees that its job moved, and why; it resolves once the job runs again
@@ -84,7 +91,16 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
       const capped = decision.capped;
       const cappedEventIds = capped.length
         ? (
-            await run(tx, RECORD_CAPPED_REMEDIATIONS, [capped.map((f) => f.node_id), capped.map((f) => f.cause), capped.map((f) => f.summary), capped.map((f) => f.alert_event_id), used, cap, windowS, Math.round(windowS / 60)])
+            await run(tx, RECORD_CAPPED_REMEDIATIONS, [
+              capped.map((f) => f.node_id),
+              capped.map((f) => f.cause),
+              capped.map((f) => f.summary),
+              capped.map((f) => f.alert_event_id),
+              used,
+              cap,
+              windowS,
+              Math.round(windowS / 60),
+            ])
           )
             .filter((r) => r.inserted)
             .map((r) => r.id)

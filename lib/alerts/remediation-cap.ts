@@ -16,7 +16,11 @@ export interface CapDecision<C extends RemediationCandidate> {
  * Acts on candidates in the order given until `cap` quarantines are counted in the window;
  * the rest go to a human. A node appears once whatever the number of its faults.
  */
-export function decideRemediations<C extends RemediationCandidate>(candidates: readonly C[], usedInWindow: number, cap: number): CapDecision<C> {
+export function decideRemediations<C extends RemediationCandidate>(
+  candidates: readonly C[],
+  usedInWindow: number,
+  cap: number,
+): CapDecision<C> {
   const seen = new Set<string>();
   const quarantine: C[] = [];
   const capped: C[] = [];

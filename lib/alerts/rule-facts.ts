@@ -13,9 +13,19 @@ async function slaBreachFacts(clusterId: string | null, windowS: number): Promis
   if (rows.length === 0) return [];
   const now = Date.now();
   const from = new Date(now - windowS * 1000);
-  const facts = await slaFacts(rows.map((r) => r.id), from, new Date(now));
+  const facts = await slaFacts(
+    rows.map((r) => r.id),
+    from,
+    new Date(now),
+  );
   return rows.map((e) => {
-    const sla = computeSla({ from: from.getTime(), to: now, now, ...facts.get(e.id)!, targets: { p95Ms: e.sla_p95_ms, availabilityPct: e.sla_availability_pct } });
+    const sla = computeSla({
+      from: from.getTime(),
+      to: now,
+      now,
+      ...facts.get(e.id)!,
+      targets: { p95Ms: e.sla_p95_ms, availabilityPct: e.sla_availability_pct },
+    });
     return {
       endpoint_id: e.id,
       endpoint_name: e.name,
@@ -39,7 +49,15 @@ export async function gatherRuleFacts(rule: RuleForEvaluation & { cluster_id: st
   const c = rule.cluster_id;
   switch (rule.rule_type) {
     case "idle_gpu":
-      return { rule_type: "idle_gpu", rows: await run(pool(), IDLE_GPU_FACTS, [c, rule.window_s, IDLE_UTILIZATION_PCT, Math.max(1, Math.floor((rule.window_s / 60) * 0.8))]) };
+      return {
+        rule_type: "idle_gpu",
+        rows: await run(pool(), IDLE_GPU_FACTS, [
+          c,
+          rule.window_s,
+          IDLE_UTILIZATION_PCT,
+          Math.max(1, Math.floor((rule.window_s / 60) * 0.8)),
+        ]),
+      };
     case "idle_allocation":
       return { rule_type: "idle_allocation", rows: await run(pool(), IDLE_ALLOCATION_FACTS, [c, rule.window_s]) };
     case "gpu_temperature":
@@ -47,10 +65,16 @@ export async function gatherRuleFacts(rule: RuleForEvaluation & { cluster_id: st
     case "node_unreachable":
       return {
         rule_type: "node_unreachable",
-        rows: (await run(pool(), UNREACHABLE_FACTS, [c, rule.window_s])).map((r) => ({ ...r, last_heartbeat_at: r.last_heartbeat_at?.toISOString() ?? null })),
+        rows: (await run(pool(), UNREACHABLE_FACTS, [c, rule.window_s])).map((r) => ({
+          ...r,
+          last_heartbeat_at: r.last_heartbeat_at?.toISOString() ?? null,
+        })),
       };
     case "gpu_xid":
-      return { rule_type: "gpu_xid", rows: (await run(pool(), XID_FACTS, [c])).map((r) => ({ ...r, last_xid_at: r.last_xid_at?.toISOString() ?? null })) };
+      return {
+        rule_type: "gpu_xid",
+        rows: (await run(pool(), XID_FACTS, [c])).map((r) => ({ ...r, last_xid_at: r.last_xid_at?.toISOString() ?? null })),
+      };
     case "sla_breach":
       return { rule_type: "sla_breach", rows: await slaBreachFacts(rule.cluster_id, rule.window_s) };
   }

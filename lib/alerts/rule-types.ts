@@ -6,7 +6,14 @@ export const RULE_TYPES = ["idle_gpu", "idle_allocation", "gpu_temperature", "no
 export type RuleType = (typeof RULE_TYPES)[number];
 
 /** Events without a rule of ours: the platform's own, and external ones (Alertmanager). */
-const SYSTEM_EVENT_TYPES = ["remediation_capped", "job_moved", "unexpected_payment", "external", "pod_interrupted", "reservation_degraded"] as const;
+const SYSTEM_EVENT_TYPES = [
+  "remediation_capped",
+  "job_moved",
+  "unexpected_payment",
+  "external",
+  "pod_interrupted",
+  "reservation_degraded",
+] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 
 export const ALERT_EVENT_TYPES = [...RULE_TYPES, ...SYSTEM_EVENT_TYPES] as const;
@@ -57,7 +64,8 @@ export const RULE_TYPE_SPECS: Record<RuleType, RuleTypeSpec> = {
   idle_allocation: {
     label: "Allocated but idle",
     subject: "job",
-    description: "Fires per running job when every minute of the window its GPUs averaged under the threshold utilization: GPUs paid for and not used. The job's tenant sees it too.",
+    description:
+      "Fires per running job when every minute of the window its GPUs averaged under the threshold utilization: GPUs paid for and not used. The job's tenant sees it too.",
     threshold: { min: 0, max: 100, meaning: "utilization, %" },
     window: { min: 120, max: 86_400, meaning: "seconds the job must have stayed under it" },
     occurrences: null,
@@ -66,7 +74,8 @@ export const RULE_TYPE_SPECS: Record<RuleType, RuleTypeSpec> = {
   gpu_temperature: {
     label: "GPU overheating",
     subject: "gpu",
-    description: "Fires per GPU when its peak temperature reached the threshold in at least `occurrences` minutes of the window (repeated, not a single spike).",
+    description:
+      "Fires per GPU when its peak temperature reached the threshold in at least `occurrences` minutes of the window (repeated, not a single spike).",
     threshold: { min: 30, max: 130, meaning: "temperature, °C" },
     window: { min: 60, max: 86_400, meaning: "look-back, seconds" },
     occurrences: { min: 1, max: 1440, meaning: "minutes at or above the threshold" },
@@ -84,7 +93,8 @@ export const RULE_TYPE_SPECS: Record<RuleType, RuleTypeSpec> = {
   gpu_xid: {
     label: "Fatal XID",
     subject: "gpu",
-    description: "Fires per GPU marked unhealthy by a fatal XID of the fleet's XID policy; resolves when an operator returns the node to service after inspection.",
+    description:
+      "Fires per GPU marked unhealthy by a fatal XID of the fleet's XID policy; resolves when an operator returns the node to service after inspection.",
     threshold: null,
     window: null,
     occurrences: null,
@@ -93,7 +103,8 @@ export const RULE_TYPE_SPECS: Record<RuleType, RuleTypeSpec> = {
   sla_breach: {
     label: "Inference SLA breach",
     subject: "endpoint",
-    description: "Fires per serving inference endpoint whose availability over the window is below its target, or whose p95 met its latency target in under 95 % of the minutes with traffic (the endpoint's tenant sees it). Resolves when both hold again.",
+    description:
+      "Fires per serving inference endpoint whose availability over the window is below its target, or whose p95 met its latency target in under 95 % of the minutes with traffic (the endpoint's tenant sees it). Resolves when both hold again.",
     threshold: null,
     window: { min: 60, max: 86_400, meaning: "SLA window, seconds" },
     occurrences: null,

@@ -26,7 +26,15 @@ export const createRuleBody = z
   .meta({
     id: "CreateAlertRule",
     description: `What threshold, window_s and occurrences mean depends on rule_type; omitted ones take the type's defaults.\n${knobsDoc}`,
-    example: { name: "H100 overheating", rule_type: "gpu_temperature", threshold: 88, window_s: 600, occurrences: 3, severity: "critical", auto_remediate: true },
+    example: {
+      name: "H100 overheating",
+      rule_type: "gpu_temperature",
+      threshold: 88,
+      window_s: 600,
+      occurrences: 3,
+      severity: "critical",
+      auto_remediate: true,
+    },
   });
 
 export const updateRuleBody = z
@@ -42,7 +50,11 @@ export const updateRuleBody = z
     auto_remediate: z.boolean().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
-  .meta({ id: "UpdateAlertRule", description: "A rule's type cannot change; create another rule instead.", example: { threshold: 85, enabled: true } });
+  .meta({
+    id: "UpdateAlertRule",
+    description: "A rule's type cannot change; create another rule instead.",
+    example: { threshold: 85, enabled: true },
+  });
 
 export type CreateRuleInput = z.output<typeof createRuleBody>;
 export type UpdateRuleInput = z.output<typeof updateRuleBody>;
@@ -145,7 +157,9 @@ export const remediationJsonSchema = z
 
 export const listRemediationsQuery = z.strictObject({ ...paginationQuery, outcome: z.enum(REMEDIATION_OUTCOMES).optional() });
 
-export const remediationCapSchema = z.object({ limit: z.number().int(), window_s: z.number().int(), used: z.number().int() }).meta({ id: "RemediationCap" });
+export const remediationCapSchema = z
+  .object({ limit: z.number().int(), window_s: z.number().int(), used: z.number().int() })
+  .meta({ id: "RemediationCap" });
 
 /** The console's alert lists and their CSV export: filters, sort, page, and whether repeats are grouped. */
 export const alertListParams = z.object({
@@ -157,7 +171,6 @@ export const alertListParams = z.object({
   group: z.enum(["1", "0"]).default("1"),
 });
 export type AlertListParams = z.output<typeof alertListParams>;
-
 
 /** The console's notification outbox list and its CSV export. */
 export const notificationListParams = z.object({

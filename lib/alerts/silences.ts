@@ -20,11 +20,22 @@ export const createSilenceBody = z
     reason: z.string().trim().min(3, "Say why, in a few words").max(500),
     starts_at: z.iso.datetime({ offset: true, error: "A date and time" }).optional(),
     ends_at: z.iso.datetime({ offset: true, error: "A date and time" }).optional(),
-    duration_s: z.number().int().min(60, "At least a minute").max(90 * 86_400, "At most 90 days").optional(),
+    duration_s: z
+      .number()
+      .int()
+      .min(60, "At least a minute")
+      .max(90 * 86_400, "At most 90 days")
+      .optional(),
   })
   .refine((b) => b.ends_at || b.duration_s, { path: ["duration_s"], message: "How long: a duration or an end" })
-  .refine((b) => b.rule_id || b.rule_type || b.cluster_id || b.node_id || b.subject_id, { path: ["rule_id"], message: "Choose what to silence: a rule, a type, a cluster, a node or one alert's subject" })
-  .refine((b) => b.kind !== "maintenance" || b.cluster_id || b.node_id, { path: ["cluster_id"], message: "A maintenance window is for a cluster or a node" });
+  .refine((b) => b.rule_id || b.rule_type || b.cluster_id || b.node_id || b.subject_id, {
+    path: ["rule_id"],
+    message: "Choose what to silence: a rule, a type, a cluster, a node or one alert's subject",
+  })
+  .refine((b) => b.kind !== "maintenance" || b.cluster_id || b.node_id, {
+    path: ["cluster_id"],
+    message: "A maintenance window is for a cluster or a node",
+  });
 type CreateSilenceInput = z.output<typeof createSilenceBody>;
 
 /** Starts a silence now, or schedules a maintenance window; audited. */
@@ -54,7 +65,21 @@ export async function createSilence(actor: Actor, body: z.input<typeof createSil
         createdBy: actor.principal.label,
       },
     });
-    await recordAudit(tx, actor, { action: `alert.${input.kind}_created`, targetType: "alert_silence", targetId: s.id, details: { reason: input.reason, starts_at: startsAt.toISOString(), ends_at: endsAt.toISOString(), rule_id: s.ruleId, rule_type: s.ruleType, cluster_id: s.clusterId, node_id: s.nodeId, subject: s.subjectId } });
+    await recordAudit(tx, actor, {
+      action: `alert.${input.kind}_created`,
+      targetType: "alert_silence",
+      targetId: s.id,
+      details: {
+        reason: input.reason,
+        starts_at: startsAt.toISOString(),
+        ends_at: endsAt.toISOString(),
+        rule_id: s.ruleId,
+        rule_type: s.ruleType,
+        cluster_id: s.clusterId,
+        node_id: s.nodeId,
+        subject: s.subjectId,
+      },
+    });
     return s;
   });
 }
@@ -67,7 +92,12 @@ export async function endSilence(actor: Actor, id: string, now = new Date()) {
     if (!s) throw notFound("Silence");
     if (s.endedAt || s.endsAt <= now) throw invalidTransition("It has already ended");
     const ended = await tx.alertSilence.update({ where: { id }, data: { endedAt: now, endedBy: actor.principal.label } });
-    await recordAudit(tx, actor, { action: `alert.${s.kind}_ended`, targetType: "alert_silence", targetId: id, details: { reason: s.reason, planned_end: s.endsAt.toISOString() } });
+    await recordAudit(tx, actor, {
+      action: `alert.${s.kind}_ended`,
+      targetType: "alert_silence",
+      targetId: id,
+      details: { reason: s.reason, planned_end: s.endsAt.toISOString() },
+    });
     return ended;
   });
 }
@@ -84,7 +114,10 @@ export async function listSilences(opts: { includeFinishedDays?: number } = {}, 
 }
 
 /** The alerts among `alerts` that an active silence keeps quiet, with the silence. */
-export async function silencedAmong<A extends SilenceableAlert & { id: string }>(alerts: A[], now = new Date()): Promise<Map<string, Silence & { reason: string }>> {
+export async function silencedAmong<A extends SilenceableAlert & { id: string }>(
+  alerts: A[],
+  now = new Date(),
+): Promise<Map<string, Silence & { reason: string }>> {
   if (alerts.length === 0) return new Map();
   const active = await db().alertSilence.findMany({ where: { startsAt: { lte: now }, endsAt: { gt: now }, endedAt: null } });
   const out = new Map<string, Silence & { reason: string }>();

@@ -32,7 +32,17 @@ SELECT c.id AS cluster_id, c.name AS cluster_name, count(g.id)::int AS gpus_in_s
 /** Running jobs and their GPUs' utilization over the window $2 (seconds). */
 export const IDLE_ALLOCATION_FACTS = statement("alerts.facts-idle-allocation", {
   params: ["uuid?", "int4"],
-  columns: { job_id: "uuid", job_name: "text", tenant_id: "uuid", cluster_id: "uuid?", gpus: "int4", running_s: "float8", minutes_observed: "int4", peak_minute_avg_pct: "float8?", avg_pct: "float8?" },
+  columns: {
+    job_id: "uuid",
+    job_name: "text",
+    tenant_id: "uuid",
+    cluster_id: "uuid?",
+    gpus: "int4",
+    running_s: "float8",
+    minutes_observed: "int4",
+    peak_minute_avg_pct: "float8?",
+    avg_pct: "float8?",
+  },
   prepare: true,
   text: `
 SELECT j.id AS job_id, j.name AS job_name, j.tenant_id, (array_agg(DISTINCT n.cluster_id))[1] AS cluster_id,
@@ -53,7 +63,15 @@ SELECT j.id AS job_id, j.name AS job_name, j.tenant_id, (array_agg(DISTINCT n.cl
 /** GPUs at or above $3 °C in some minute of the window $2 (seconds). */
 export const TEMPERATURE_FACTS = statement("alerts.facts-temperature", {
   params: ["uuid?", "int4", "float4"],
-  columns: { gpu_id: "uuid", gpu_index: "int4", node_id: "uuid", hostname: "text", cluster_id: "uuid", hot_minutes: "int4", peak_c: "float8" },
+  columns: {
+    gpu_id: "uuid",
+    gpu_index: "int4",
+    node_id: "uuid",
+    hostname: "text",
+    cluster_id: "uuid",
+    hot_minutes: "int4",
+    peak_c: "float8",
+  },
   prepare: true,
   text: `
 SELECT g.id AS gpu_id, g.index AS gpu_index, n.id AS node_id, n.hostname, n.cluster_id,
@@ -68,7 +86,15 @@ HAVING count(*) FILTER (WHERE m.temperature_max >= $3::real) > 0`,
 /** Nodes silent for longer than $2 seconds. */
 export const UNREACHABLE_FACTS = statement("alerts.facts-unreachable", {
   params: ["uuid?", "int4"],
-  columns: { node_id: "uuid", hostname: "text", cluster_id: "uuid", status: "text", status_before_offline: "text?", silent_s: "float8", last_heartbeat_at: "timestamptz?" },
+  columns: {
+    node_id: "uuid",
+    hostname: "text",
+    cluster_id: "uuid",
+    status: "text",
+    status_before_offline: "text?",
+    silent_s: "float8",
+    last_heartbeat_at: "timestamptz?",
+  },
   prepare: true,
   text: `
 SELECT n.id AS node_id, n.hostname, n.cluster_id, n.status, n.status_before_offline,
@@ -81,7 +107,17 @@ SELECT n.id AS node_id, n.hostname, n.cluster_id, n.status, n.status_before_offl
 /** GPUs unhealthy after a fatal XID. */
 export const XID_FACTS = statement("alerts.facts-xid", {
   params: ["uuid?"],
-  columns: { gpu_id: "uuid", gpu_index: "int4", gpu_uuid: "text", node_id: "uuid", hostname: "text", cluster_id: "uuid", unhealthy_reason: "text", last_xid_at: "timestamptz?", allocated_job_id: "uuid?" },
+  columns: {
+    gpu_id: "uuid",
+    gpu_index: "int4",
+    gpu_uuid: "text",
+    node_id: "uuid",
+    hostname: "text",
+    cluster_id: "uuid",
+    unhealthy_reason: "text",
+    last_xid_at: "timestamptz?",
+    allocated_job_id: "uuid?",
+  },
   prepare: true,
   text: `
 SELECT g.id AS gpu_id, g.index AS gpu_index, g.uuid AS gpu_uuid, n.id AS node_id, n.hostname, n.cluster_id,
@@ -94,7 +130,15 @@ SELECT g.id AS gpu_id, g.index AS gpu_index, g.uuid AS gpu_uuid, n.id AS node_id
 /** Endpoints serving (not provisioning or stopped) with SLA targets, in the cluster $1 (NULL: all). */
 export const SLA_ENDPOINTS = statement("alerts.sla-endpoints", {
   params: ["uuid?"],
-  columns: { id: "uuid", name: "text", tenant_id: "uuid", cluster_id: "uuid?", status: "text", sla_p95_ms: "int4?", sla_availability_pct: "float8?" },
+  columns: {
+    id: "uuid",
+    name: "text",
+    tenant_id: "uuid",
+    cluster_id: "uuid?",
+    status: "text",
+    sla_p95_ms: "int4?",
+    sla_availability_pct: "float8?",
+  },
   text: `SELECT e.id, e.name, e.tenant_id, e.cluster_id, e.status, e.sla_p95_ms, e.sla_availability_pct FROM endpoints e
       WHERE e.deleted_at IS NULL AND e.status NOT IN ('provisioning', 'stopped') AND (e.sla_p95_ms IS NOT NULL OR e.sla_availability_pct IS NOT NULL)
         AND ($1::uuid IS NULL OR e.cluster_id = $1::uuid
@@ -104,7 +148,19 @@ export const SLA_ENDPOINTS = statement("alerts.sla-endpoints", {
 /** The enabled rules ($1: only these ids; NULL: all), XID and temperature first so remediation sees hardware faults early. */
 export const ENABLED_RULES = statement("alerts.enabled-rules", {
   params: ["uuid[]?"],
-  columns: { id: "uuid", name: "text", rule_type: "text", cluster_id: "uuid?", threshold: "float8", window_s: "int4", occurrences: "int4", severity: "text", enabled: "bool", notify: "bool", auto_remediate: "bool" },
+  columns: {
+    id: "uuid",
+    name: "text",
+    rule_type: "text",
+    cluster_id: "uuid?",
+    threshold: "float8",
+    window_s: "int4",
+    occurrences: "int4",
+    severity: "text",
+    enabled: "bool",
+    notify: "bool",
+    auto_remediate: "bool",
+  },
   text: `SELECT id, name, rule_type, cluster_id, threshold, window_s, occurrences, severity, enabled, notify, auto_remediate
        FROM alert_rules WHERE enabled AND ($1::uuid[] IS NULL OR id = ANY($1::uuid[]))
       ORDER BY CASE rule_type WHEN 'gpu_xid' THEN 0 WHEN 'gpu_temperature' THEN 1 ELSE 2 END, created_at`,

@@ -21,7 +21,10 @@ function rememberedAgentKeys(): RememberedKeys | null {
   const ttlMs = env().API_KEY_CACHE_TTL_S * 1000;
   if (ttlMs === 0) return null;
   if (!globalForKeys.rememberedAgentKeys) {
-    const listener: ChannelListener = new ChannelListener("api_keys_changed", { onNotify: () => keys.forget(), onLost: () => keys.forget() });
+    const listener: ChannelListener = new ChannelListener("api_keys_changed", {
+      onNotify: () => keys.forget(),
+      onLost: () => keys.forget(),
+    });
     const keys = new RememberedKeys({ ttlMs, maxEntries: 10_000, trusted: () => listener.live });
     globalForKeys.rememberedAgentKeys = { keys, listener };
   }
@@ -65,7 +68,12 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
     case "operator":
       return { kind: "operator", ...via };
     case "tenant":
-      return { kind: "tenant", tenantId: row.tenant_id!, role: row.tenant_role === "tenant_admin" && row.creator_role !== "tenant_member" ? "tenant_admin" : "tenant_member", ...via };
+      return {
+        kind: "tenant",
+        tenantId: row.tenant_id!,
+        role: row.tenant_role === "tenant_admin" && row.creator_role !== "tenant_member" ? "tenant_admin" : "tenant_member",
+        ...via,
+      };
     case "agent": {
       const agent = { kind: "agent" as const, clusterId: row.cluster_id!, ...(row.node_id ? { nodeId: row.node_id } : {}), ...via };
       remembered?.remember(ticket, keyHash, agent, row.expires_at?.getTime() ?? null);

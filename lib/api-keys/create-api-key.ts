@@ -16,7 +16,8 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
   let tenantId: string | null = null;
   let clusterId: string | null = null;
   let nodeId: string | null = null;
-  if (input.node_id && input.scope !== "agent") throw validationFailed([{ path: "node_id", message: "Only agent keys are bound to a node" }]);
+  if (input.node_id && input.scope !== "agent")
+    throw validationFailed([{ path: "node_id", message: "Only agent keys are bound to a node" }]);
 
   if (p.kind === "tenant") {
     if (input.scope !== "tenant") throw forbidden("Tenant admins can only create tenant keys");
@@ -38,7 +39,8 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
     }
     clusterId = input.cluster_id;
     if (input.node_id) {
-      if (!(await db().node.count({ where: { id: input.node_id, clusterId } }))) throw validationFailed([{ path: "node_id", message: "No such node in that cluster" }]);
+      if (!(await db().node.count({ where: { id: input.node_id, clusterId } })))
+        throw validationFailed([{ path: "node_id", message: "No such node in that cluster" }]);
       nodeId = input.node_id;
     }
   } else if (input.tenant_id || input.cluster_id) {
@@ -72,7 +74,14 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
       targetType: "api_key",
       targetId: created.id,
       tenantId,
-      details: { name: created.name, scope: created.scope, prefix: created.prefix, cluster_id: clusterId, ...(nodeId ? { node_id: nodeId } : {}), expires_at: expiresAt?.toISOString() ?? null },
+      details: {
+        name: created.name,
+        scope: created.scope,
+        prefix: created.prefix,
+        cluster_id: clusterId,
+        ...(nodeId ? { node_id: nodeId } : {}),
+        expires_at: expiresAt?.toISOString() ?? null,
+      },
     });
     return created;
   });

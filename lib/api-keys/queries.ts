@@ -7,7 +7,14 @@ import { apiKeySelect, type KeyScope } from "./schemas";
 
 export async function listApiKeys(
   principal: Principal,
-  opts: { limit: number; cursor?: string; scope?: KeyScope; tenant_id?: string; include_revoked?: "true" | "false"; created_by_user_id?: string },
+  opts: {
+    limit: number;
+    cursor?: string;
+    scope?: KeyScope;
+    tenant_id?: string;
+    include_revoked?: "true" | "false";
+    created_by_user_id?: string;
+  },
 ) {
   const scope = tenantScope(principal);
   const tenantId = scope.tenantId ?? opts.tenant_id;

@@ -13,7 +13,10 @@ export const createApiKeyBody = z
     tenant_id: z.uuid("Must be a tenant id").optional(),
     cluster_id: z.uuid("Must be a cluster id").optional(),
     node_id: z.uuid("Must be a node id").optional().meta({ description: "Agent keys only: bind the key to one node of its cluster" }),
-    expires_at: z.iso.datetime({ offset: true, error: "A date and time, e.g. 2027-03-01T00:00:00Z" }).optional().meta({ description: "From then on the key authenticates nothing; omitted: it never expires" }),
+    expires_at: z.iso
+      .datetime({ offset: true, error: "A date and time, e.g. 2027-03-01T00:00:00Z" })
+      .optional()
+      .meta({ description: "From then on the key authenticates nothing; omitted: it never expires" }),
   })
   .meta({ id: "CreateApiKey", example: { name: "ci-pipeline", scope: "tenant", expires_at: "2027-03-01T00:00:00Z" } });
 
@@ -37,7 +40,10 @@ export const apiKeyJsonSchema = z
     cluster_id: z.string().nullable(),
     node_id: z.string().nullable().meta({ description: "A node-bound agent key speaks for this node only" }),
     tenant_role: z.enum(TENANT_ROLES).nullable().meta({ description: "What a tenant key may do: its creator's role at most" }),
-    created_by_user_id: z.string().nullable().meta({ description: "The user who created it (null: the platform); hidden from tenants when an operator made it" }),
+    created_by_user_id: z
+      .string()
+      .nullable()
+      .meta({ description: "The user who created it (null: the platform); hidden from tenants when an operator made it" }),
     created_by: z.string().nullable().meta({ description: "Its creator's email, as the caller may see it" }),
     created_at: z.string(),
     last_used_at: z.string().nullable(),

@@ -25,7 +25,8 @@ export function buildOpenApiDocument(contracts: Contract[] = allContracts, serve
       description:
         (c.access === "public"
           ? "No credentials needed."
-          : `Allowed: ${c.access.join(", ")} credentials${c.tenantRole ? ` (tenant users need ${c.tenantRole})` : ""}.`) + (c.description ? ` ${c.description}` : ""),
+          : `Allowed: ${c.access.join(", ")} credentials${c.tenantRole ? ` (tenant users need ${c.tenantRole})` : ""}.`) +
+        (c.description ? ` ${c.description}` : ""),
       security: c.access === "public" ? [] : [{ apiKey: [] }],
       "x-gpuforge-access": c.access,
       ...(c.body ? { "x-gpuforge-body-limit-bytes": c.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES } : {}),
@@ -37,7 +38,9 @@ export function buildOpenApiDocument(contracts: Contract[] = allContracts, serve
       responses: Object.fromEntries(
         Object.entries(c.responses).map(([status, r]) => [
           status,
-          r.schema ? { description: r.description, content: { [r.mediaType ?? "application/json"]: { schema: r.schema } } } : { description: r.description },
+          r.schema
+            ? { description: r.description, content: { [r.mediaType ?? "application/json"]: { schema: r.schema } } }
+            : { description: r.description },
         ]),
       ),
     });

@@ -17,16 +17,32 @@ export interface ActorName {
   detail: string | null;
 }
 
-export async function resolveActors(refs: { ids?: Array<string | null>; labels?: string[] }): Promise<{ byId: Map<string, ActorName>; byLabel: Map<string, ActorName> }> {
+export async function resolveActors(refs: {
+  ids?: Array<string | null>;
+  labels?: string[];
+}): Promise<{ byId: Map<string, ActorName>; byLabel: Map<string, ActorName> }> {
   const ids = [...new Set((refs.ids ?? []).filter((x): x is string => Boolean(x && isUuid(x))))];
   const labels = [...new Set(refs.labels ?? [])];
   const prefixes = labels.map((l) => KEY_LABEL.exec(l)?.[1]).filter((x): x is string => Boolean(x));
   const emails = labels.filter((l) => l.includes("@") && !l.startsWith("key "));
   const [users, keys] = await Promise.all([
-    ids.length || emails.length ? db().user.findMany({ where: { OR: [{ id: { in: ids } }, { email: { in: emails } }] }, select: { id: true, name: true, email: true } }) : [],
-    ids.length || prefixes.length ? db().apiKey.findMany({ where: { OR: [{ id: { in: ids } }, { prefix: { in: prefixes } }] }, select: { id: true, name: true, prefix: true, scope: true } }) : [],
+    ids.length || emails.length
+      ? db().user.findMany({
+          where: { OR: [{ id: { in: ids } }, { email: { in: emails } }] },
+          select: { id: true, name: true, email: true },
+        })
+      : [],
+    ids.length || prefixes.length
+      ? db().apiKey.findMany({
+          where: { OR: [{ id: { in: ids } }, { prefix: { in: prefixes } }] },
+          select: { id: true, name: true, prefix: true, scope: true },
+        })
+      : [],
   ]);
-  const keyName = (k: { name: string; prefix: string; scope: string }): ActorName => ({ name: `${k.scope === "agent" ? "agent key" : "key"} “${k.name}”`, detail: `${k.prefix}…` });
+  const keyName = (k: { name: string; prefix: string; scope: string }): ActorName => ({
+    name: `${k.scope === "agent" ? "agent key" : "key"} “${k.name}”`,
+    detail: `${k.prefix}…`,
+  });
   const byId = new Map<string, ActorName>([
     ...users.map((u): [string, ActorName] => [u.id, { name: u.name, detail: u.email }]),
     ...keys.map((k): [string, ActorName] => [k.id, keyName(k)]),

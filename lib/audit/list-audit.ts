@@ -35,14 +35,25 @@ function where(p: Principal, q: AuditListParams): Prisma.AuditLogWhereInput {
     ...(q.action ? { action: { startsWith: q.action } } : {}),
     ...(q.actor_kind ? { actorKind: q.actor_kind } : {}),
     ...(q.target_type ? { targetType: q.target_type } : {}),
-    ...(q.q ? { OR: [{ action: contains(q.q) }, { targetId: contains(q.q) }, { details: { path: ["by"], string_contains: q.q } }, { details: { path: ["name"], string_contains: q.q } }] } : {}),
+    ...(q.q
+      ? {
+          OR: [
+            { action: contains(q.q) },
+            { targetId: contains(q.q) },
+            { details: { path: ["by"], string_contains: q.q } },
+            { details: { path: ["name"], string_contains: q.q } },
+          ],
+        }
+      : {}),
     ...(days ? { createdAt: days } : {}),
   };
 }
 
 /** Names of the objects entries point at, by type and id (those that still exist). */
 async function targetNames(entries: Array<{ targetType: string; targetId: string | null }>) {
-  const ids = (type: string) => [...new Set(entries.filter((e) => e.targetType === type && e.targetId && isUuid(e.targetId)).map((e) => e.targetId!))];
+  const ids = (type: string) => [
+    ...new Set(entries.filter((e) => e.targetType === type && e.targetId && isUuid(e.targetId)).map((e) => e.targetId!)),
+  ];
   const [tenants, nodes, clusters, jobs, endpoints, users, keys, rules] = await Promise.all([
     db().tenant.findMany({ where: { id: { in: ids("tenant") } }, select: { id: true, name: true } }),
     db().node.findMany({ where: { id: { in: ids("node") } }, select: { id: true, hostname: true } }),
@@ -66,7 +77,9 @@ async function targetNames(entries: Array<{ targetType: string; targetId: string
 }
 
 /** Entries with their actor's and target's names resolved. */
-export async function describeEntries<E extends { actorKind: string; actorId: string | null; targetType: string; targetId: string | null; details: unknown }>(entries: E[]) {
+export async function describeEntries<
+  E extends { actorKind: string; actorId: string | null; targetType: string; targetId: string | null; details: unknown },
+>(entries: E[]) {
   const [actors, targets] = await Promise.all([resolveActors({ ids: entries.map((e) => e.actorId) }), targetNames(entries)]);
   return entries.map((e) => {
     const details = (e.details ?? {}) as Record<string, unknown>;
@@ -92,9 +105,37 @@ export async function listAuditPage(p: Principal, q: AuditListParams) {
 }
 
 export async function auditCsv(p: Principal, q: AuditListParams): Promise<string> {
-  const rows = await describeEntries(await db().auditLog.findMany({ where: where(p, q), orderBy: { id: q.sort === "oldest" ? "asc" : "desc" }, take: EXPORT_LIMIT }));
+  const rows = await describeEntries(
+    await db().auditLog.findMany({ where: where(p, q), orderBy: { id: q.sort === "oldest" ? "asc" : "desc" }, take: EXPORT_LIMIT }),
+  );
   return toCsv(
-    ["id", "created_at", "action", "actor_kind", "actor", "actor_detail", "target_type", "target_id", "target", "tenant_id", "request_id", "details"],
-    rows.map((r) => [String(r.id), r.createdAt.toISOString(), r.action, r.actorKind, r.actorName, r.actorDetail ?? "", r.targetType, r.targetId ?? "", r.targetName ?? "", r.tenantId ?? "", r.requestId ?? "", JSON.stringify(r.details)]),
+    [
+      "id",
+      "created_at",
+      "action",
+      "actor_kind",
+      "actor",
+      "actor_detail",
+      "target_type",
+      "target_id",
+      "target",
+      "tenant_id",
+      "request_id",
+      "details",
+    ],
+    rows.map((r) => [
+      String(r.id),
+      r.createdAt.toISOString(),
+      r.action,
+      r.actorKind,
+      r.actorName,
+      r.actorDetail ?? "",
+      r.targetType,
+      r.targetId ?? "",
+      r.targetName ?? "",
+      r.tenantId ?? "",
+      r.requestId ?? "",
+      JSON.stringify(r.details),
+    ]),
   );
 }

@@ -9,7 +9,14 @@ import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { refuseNul } from "@/lib/http/refuse-nul";
 import { clientIp } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
-import { anonymousPrincipal, type OperatorPrincipal, type Principal, type PublicActor, type TenantPrincipal, type TenantRole } from "./principal";
+import {
+  anonymousPrincipal,
+  type OperatorPrincipal,
+  type Principal,
+  type PublicActor,
+  type TenantPrincipal,
+  type TenantRole,
+} from "./principal";
 import { getSessionPrincipal } from "./session";
 
 // The one wrapper for server actions: session → role → zod → use case → revalidate. It returns
@@ -32,7 +39,9 @@ type SessionPrincipal = OperatorPrincipal | TenantPrincipal;
 export type ActionAccess = "public" | readonly SessionPrincipal["kind"][];
 
 /** Whom the action runs for: an anonymous visitor or a signed-in caller on a public action, else one of the kinds allowed. */
-type ActionActor<A extends ActionAccess> = A extends readonly (infer K)[] ? { principal: Extract<Principal, { kind: K }>; requestId?: string } : PublicActor;
+type ActionActor<A extends ActionAccess> = A extends readonly (infer K)[]
+  ? { principal: Extract<Principal, { kind: K }>; requestId?: string }
+  : PublicActor;
 
 interface ActionOptions<S extends z.ZodType, A extends ActionAccess> {
   schema: S;
@@ -67,12 +76,22 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
     }
     const parsed = options.schema.safeParse(options.fromForm(form));
     if (!parsed.success) {
-      return { ok: false, message: "Check the highlighted fields.", fieldErrors: toFieldErrors(parsed.error.issues), values: echo(form), at };
+      return {
+        ok: false,
+        message: "Check the highlighted fields.",
+        fieldErrors: toFieldErrors(parsed.error.issues),
+        values: echo(form),
+        at,
+      };
     }
     try {
       refuseNul(parsed.data);
       // public forms: per address and form; signed-in users: per user, across actions (or the action's own limit)
-      if (options.rateLimit) await consumeRateLimit(`${options.rateLimit.key}:${principal && !isPublic ? userKey(principal) : clientIp(await headers())}`, options.rateLimit.perMinute);
+      if (options.rateLimit)
+        await consumeRateLimit(
+          `${options.rateLimit.key}:${principal && !isPublic ? userKey(principal) : clientIp(await headers())}`,
+          options.rateLimit.perMinute,
+        );
       else if (principal && !isPublic) await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);
       // the access check above narrowed the principal to the kinds the action declares
       const actor = { principal: isPublic ? (principal ?? anonymousPrincipal) : principal! } as ActionActor<A>;
@@ -86,7 +105,13 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
         if (e.code === "rate_limited") return { ok: false, message: "Too many requests; try again in a minute.", values: echo(form), at };
         const fieldErrors = Object.fromEntries(e.details.map((d) => [d.path, d.message]));
         // the fields say what is wrong; the form says where to look, as for a schema's refusal
-        return { ok: false, message: e.code === "validation_failed" && e.details.length ? "Check the highlighted fields." : e.message, fieldErrors, values: echo(form), at };
+        return {
+          ok: false,
+          message: e.code === "validation_failed" && e.details.length ? "Check the highlighted fields." : e.message,
+          fieldErrors,
+          values: echo(form),
+          at,
+        };
       }
       logger.error("server action failed", { error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
       return { ok: false, message: "Something went wrong on our side. Try again.", values: echo(form), at };

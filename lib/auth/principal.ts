@@ -25,7 +25,16 @@ export type AgentPrincipal = { kind: "agent"; clusterId: string; nodeId?: string
  */
 export type WorkloadPrincipal =
   | { kind: "workload"; placement: "replica"; replicaId: string; endpointId: string; tenantId: string; keyId?: undefined; label: string }
-  | { kind: "workload"; placement: "job"; jobId: string; attempt: number; fence: string; tenantId: string; keyId?: undefined; label: string };
+  | {
+      kind: "workload";
+      placement: "job";
+      jobId: string;
+      attempt: number;
+      fence: string;
+      tenantId: string;
+      keyId?: undefined;
+      label: string;
+    };
 export type Principal = OperatorPrincipal | TenantPrincipal | AgentPrincipal | WorkloadPrincipal;
 /**
  * A caller without credentials (the public site's forms and routes). A kind of its own, outside
@@ -63,4 +72,3 @@ export function assertTenantAdminOrOperator(p: Principal): asserts p is Operator
   if (p.kind === "tenant" && p.role === "tenant_admin") return;
   throw forbidden(p.kind === "tenant" ? "Tenant admin role required" : "Not available to agent keys");
 }
-

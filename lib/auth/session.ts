@@ -34,4 +34,3 @@ export async function requireTenantAdminPage(path: string): Promise<TenantPrinci
   if (p.role !== "tenant_admin") forbidden();
   return p;
 }
-

@@ -42,7 +42,11 @@ export function backoffMs(failures: number, p: ThrottlePolicy): number {
  * Whether an attempt may go ahead now and, if so, the counter as it stands with this attempt
  * counted as a failure (a success is then given back, see afterSuccess).
  */
-export function admit(state: ThrottleState | null, now: number, p: ThrottlePolicy): { allowed: true; next: ThrottleState } | { allowed: false; retryAfterMs: number } {
+export function admit(
+  state: ThrottleState | null,
+  now: number,
+  p: ThrottlePolicy,
+): { allowed: true; next: ThrottleState } | { allowed: false; retryAfterMs: number } {
   if (state?.blockedUntil && state.blockedUntil > now) return { allowed: false, retryAfterMs: state.blockedUntil - now };
   const stale = !state?.lastFailureAt || now - state.lastFailureAt > p.resetAfterMs;
   const failures = (stale ? 0 : state.failures) + 1;

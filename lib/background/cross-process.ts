@@ -13,7 +13,11 @@ import { readBackgroundEvent, type BackgroundEvent, type EventName, type EventPa
 
 export const BACKGROUND_EVENTS_CHANNEL = "background_events";
 
-export async function sendToDriver<E extends EventName>(name: E, data: EventPayloads[E], channel = BACKGROUND_EVENTS_CHANNEL): Promise<void> {
+export async function sendToDriver<E extends EventName>(
+  name: E,
+  data: EventPayloads[E],
+  channel = BACKGROUND_EVENTS_CHANNEL,
+): Promise<void> {
   await pool().query("SELECT pg_notify($1, $2)", [channel, JSON.stringify({ name, data })]);
 }
 

@@ -48,7 +48,14 @@ export class InProcessDriver {
     for (const job of this.jobs) {
       const pattern = job.everySeconds ? `*/${job.everySeconds} * * * * *` : job.cron;
       // the due time, not the moment the timer fired: every instance names a tick the same way
-      if (pattern) this.crons.push(new Cron(pattern, { timezone: "UTC", protect: true }, (self) => void this.runDue(job, self.previousRuns(1, new Date(Date.now() + 1))[0] ?? new Date())));
+      if (pattern)
+        this.crons.push(
+          new Cron(
+            pattern,
+            { timezone: "UTC", protect: true },
+            (self) => void this.runDue(job, self.previousRuns(1, new Date(Date.now() + 1))[0] ?? new Date()),
+          ),
+        );
     }
     localBus.on("event", this.onEvent);
     if (this.opts.listenChannel) this.listener = listenForEvents(this.onEvent, this.opts.listenChannel);
@@ -129,7 +136,10 @@ export class InProcessDriver {
   private async runLocked(job: BackgroundJob, trigger: RunRecord["trigger"], input: JobInput, dueAt?: Date): Promise<RunRecord> {
     const lock = `background:${job.id}` as const;
     const unreachable = (e: unknown): RunRecord => {
-      logger.warn("background job could not reach the database; its next run tries again", { job: job.id, error: e instanceof Error ? e.message : String(e) });
+      logger.warn("background job could not reach the database; its next run tries again", {
+        job: job.id,
+        error: e instanceof Error ? e.message : String(e),
+      });
       return { jobId: job.id, trigger, ran: false, error: e instanceof Error ? e.message : String(e) };
     };
     let client: pg.PoolClient;

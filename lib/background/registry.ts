@@ -40,7 +40,9 @@ export const backgroundJobs: BackgroundJob[] = [
     everySeconds: 5,
     events: ["scheduler/run.requested"],
     debounceMs: 25,
-    run: async ({ event, rerun }) => ({ ...(await runSchedulerCycle(event ? `event: ${event.data.reason}` : rerun ? "event: rerun" : "sweep")) }),
+    run: async ({ event, rerun }) => ({
+      ...(await runSchedulerCycle(event ? `event: ${event.data.reason}` : rerun ? "event: rerun" : "sweep")),
+    }),
   }),
   defineJob({
     // Replaces replicas whose node or GPU left service, marks silent ones unhealthy, autoscales

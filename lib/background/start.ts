@@ -21,7 +21,9 @@ export async function startBackgroundDriver(): Promise<InProcessDriver | undefin
   }
   if (!globalForDriver.gpuforgeDriver) {
     // the jobs' locks live on connections of their own, so jobs firing together never starve their own work
-    globalForDriver.gpuforgeDriver = new InProcessDriver(backgroundJobs, backgroundLockPool(backgroundJobs.length), undefined, { listenChannel: BACKGROUND_EVENTS_CHANNEL });
+    globalForDriver.gpuforgeDriver = new InProcessDriver(backgroundJobs, backgroundLockPool(backgroundJobs.length), undefined, {
+      listenChannel: BACKGROUND_EVENTS_CHANNEL,
+    });
     globalForDriver.gpuforgeDriver.start();
   }
   return globalForDriver.gpuforgeDriver;

@@ -45,4 +45,3 @@ export interface JobInput<E extends EventName = EventName> {
 export function defineJob<const E extends EventName = never>(job: BackgroundJob<E>): BackgroundJob {
   return job;
 }
-

@@ -15,6 +15,9 @@ export async function closeInvoiceCheckout(invoiceId: string, cfg: StripeConfig 
   try {
     await expireCheckoutSession(client, inv.stripeSessionId);
   } catch (e) {
-    logger.warn("could not expire the Stripe Checkout session of a settled invoice; a card payment through it will raise an alert", { invoice: invoiceId, error: String(e) });
+    logger.warn("could not expire the Stripe Checkout session of a settled invoice; a card payment through it will raise an alert", {
+      invoice: invoiceId,
+      error: String(e),
+    });
   }
 }

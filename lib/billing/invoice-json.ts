@@ -6,7 +6,9 @@ import { oneOf } from "@/lib/vocabulary";
 import { gpuHours, invoiceLabel, isNegligibleLine } from "./money";
 import { INVOICE_STATUSES, PAYMENT_METHODS, type invoiceJsonSchema, type invoiceLineSchema } from "./schemas";
 
-export const invoiceInclude = { lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] } } satisfies Prisma.InvoiceInclude;
+export const invoiceInclude = {
+  lines: { orderBy: [{ gpuType: "asc" as const }, { description: "asc" as const }] },
+} satisfies Prisma.InvoiceInclude;
 type InvoiceRow = Prisma.InvoiceGetPayload<{ include: typeof invoiceInclude }>;
 
 /** Without Stripe, an invoice is paid on the tenant's local payment page (prepaid balance) or recorded by an operator. */
@@ -19,7 +21,14 @@ export function invoiceJson(inv: InvoiceRow): z.input<typeof invoiceJsonSchema> 
     const g = byType.get(l.gpuType) ?? { gpu_type: l.gpuType, gpu_seconds: 0, amount_cents: 0, jobs: [] };
     g.gpu_seconds += Number(l.gpuSeconds);
     g.amount_cents += Number(l.amountCents);
-    g.jobs.push({ job_id: l.jobId, endpoint_id: l.endpointId, reservation_id: l.reservationId, description: l.description, gpu_seconds: Number(l.gpuSeconds), amount_cents: Number(l.amountCents) });
+    g.jobs.push({
+      job_id: l.jobId,
+      endpoint_id: l.endpointId,
+      reservation_id: l.reservationId,
+      description: l.description,
+      gpu_seconds: Number(l.gpuSeconds),
+      amount_cents: Number(l.amountCents),
+    });
     byType.set(l.gpuType, g);
   }
   return {

@@ -5,7 +5,10 @@ import { generateInvoice } from "./generate-invoice";
 
 /** The monthly run (cron, 1st of the month): one invoice per active tenant with usage, idempotent per tenant and period. */
 export async function invoiceLastMonth(now = new Date(), only?: string[]) {
-  const tenants = await db().tenant.findMany({ where: { status: "active", billingMode: "invoice", ...(only ? { id: { in: only } } : {}) }, select: { id: true } });
+  const tenants = await db().tenant.findMany({
+    where: { status: "active", billingMode: "invoice", ...(only ? { id: { in: only } } : {}) },
+    select: { id: true },
+  });
   const out = { created: 0, nothing: 0, already: 0 };
   for (const t of tenants) {
     try {

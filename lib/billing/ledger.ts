@@ -31,8 +31,22 @@ export async function depositFunds(actor: Actor, tenantId: string, amountCents: 
   const entry = await db().$transaction(async (tx) => {
     const t = await tx.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
     if (!t) throw notFound("Tenant");
-    const e = await tx.ledgerEntry.create({ data: { tenantId, kind: "deposit", amountCents: BigInt(amountCents), description: description ?? "Deposit recorded by an operator", createdBy: actor.principal.label } });
-    await recordAudit(tx, actor, { action: "billing.deposit", targetType: "tenant", targetId: tenantId, tenantId, details: { amount_cents: amountCents, description: description ?? null } });
+    const e = await tx.ledgerEntry.create({
+      data: {
+        tenantId,
+        kind: "deposit",
+        amountCents: BigInt(amountCents),
+        description: description ?? "Deposit recorded by an operator",
+        createdBy: actor.principal.label,
+      },
+    });
+    await recordAudit(tx, actor, {
+      action: "billing.deposit",
+      targetType: "tenant",
+      targetId: tenantId,
+      tenantId,
+      details: { amount_cents: amountCents, description: description ?? null },
+    });
     return e;
   });
   // a tenant blocked for billing can run again at once
@@ -67,14 +81,24 @@ export async function startCardDeposit(actor: Actor, amountCents: number, cfg: S
   const p = actor.principal;
   if (p.kind !== "tenant") throw forbidden("Tenants add funds to their own balance");
   const client = stripeClient(cfg);
-  if (!client) throw conflict("Card payments are not configured on this installation; ask your operator to record a deposit", [{ path: "amount_cents", message: "Stripe is not configured" }]);
+  if (!client)
+    throw conflict("Card payments are not configured on this installation; ask your operator to record a deposit", [
+      { path: "amount_cents", message: "Stripe is not configured" },
+    ]);
   const tenant = await db().tenant.findUniqueOrThrow({ where: { id: p.tenantId }, select: { billingEmail: true } });
   const base = publicUrl("/dashboard/billing");
-  return createDepositCheckout(client, { tenantId: p.tenantId, amountCents, customerEmail: tenant.billingEmail }, { success: `${base}?deposit=stripe`, cancel: base });
+  return createDepositCheckout(
+    client,
+    { tenantId: p.tenantId, amountCents, customerEmail: tenant.billingEmail },
+    { success: `${base}?deposit=stripe`, cancel: base },
+  );
 }
 
 /** One ledger entry as the API shows it. */
-export function ledgerEntryJson(e: { id: bigint; kind: string; amountCents: bigint; description: string; invoiceId: string | null; createdBy: string; createdAt: Date }, balanceAfter: number | null): z.input<typeof ledgerEntrySchema> {
+export function ledgerEntryJson(
+  e: { id: bigint; kind: string; amountCents: bigint; description: string; invoiceId: string | null; createdBy: string; createdAt: Date },
+  balanceAfter: number | null,
+): z.input<typeof ledgerEntrySchema> {
   return {
     id: e.id.toString(),
     kind: e.kind as (typeof LEDGER_KINDS)[number],

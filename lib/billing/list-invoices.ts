@@ -11,7 +11,11 @@ export async function listInvoices(p: Principal, opts: { tenantId?: string; stat
   else if (p.kind !== "operator") throw forbidden("Operators list every tenant's invoices");
   if (opts.tenantId && !(await db().tenant.findUnique({ where: { id: opts.tenantId }, select: { id: true } }))) throw notFound("Tenant");
   const rows = await db().invoice.findMany({
-    where: { ...(opts.tenantId ? { tenantId: opts.tenantId } : {}), ...(opts.status ? { status: opts.status } : {}), ...afterCursor(decodeCursor(opts.cursor)) },
+    where: {
+      ...(opts.tenantId ? { tenantId: opts.tenantId } : {}),
+      ...(opts.status ? { status: opts.status } : {}),
+      ...afterCursor(decodeCursor(opts.cursor)),
+    },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: opts.limit + 1,
     include: invoiceInclude,

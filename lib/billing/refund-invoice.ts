@@ -20,11 +20,27 @@ export async function refundInvoice(actor: Actor, id: string, input: { amount_ce
     const [{ refunded }] = await tx.$queryRaw<[{ refunded: bigint }]>`
       SELECT COALESCE(sum(amount_cents), 0)::bigint AS refunded FROM ledger_entries WHERE invoice_id = ${id}::uuid AND kind = 'refund'`;
     const left = Number(inv.amount_cents) - Number(refunded);
-    if (input.amount_cents > left) throw conflict(`At most ${left} cents of ${invoiceLabel(inv.number)} can still be refunded`, [{ path: "amount_cents", message: `At most ${left}` }]);
+    if (input.amount_cents > left)
+      throw conflict(`At most ${left} cents of ${invoiceLabel(inv.number)} can still be refunded`, [
+        { path: "amount_cents", message: `At most ${left}` },
+      ]);
     const entry = await tx.ledgerEntry.create({
-      data: { tenantId: inv.tenant_id, kind: "refund", amountCents: BigInt(input.amount_cents), invoiceId: id, description: `Refund on ${invoiceLabel(inv.number)}: ${input.reason}`, createdBy: actor.principal.label },
+      data: {
+        tenantId: inv.tenant_id,
+        kind: "refund",
+        amountCents: BigInt(input.amount_cents),
+        invoiceId: id,
+        description: `Refund on ${invoiceLabel(inv.number)}: ${input.reason}`,
+        createdBy: actor.principal.label,
+      },
     });
-    await recordAudit(tx, actor, { action: "billing.refund", targetType: "invoice", targetId: id, tenantId: inv.tenant_id, details: { amount_cents: input.amount_cents, reason: input.reason } });
+    await recordAudit(tx, actor, {
+      action: "billing.refund",
+      targetType: "invoice",
+      targetId: id,
+      tenantId: inv.tenant_id,
+      details: { amount_cents: input.amount_cents, reason: input.reason },
+    });
     return { entry, balance: await balanceOf(inv.tenant_id, tx), refundable: left - input.amount_cents };
   });
 }

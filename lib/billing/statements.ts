@@ -108,7 +108,16 @@ export const UNBLOCK_FUNDED_JOBS = statement("billing.unblock-funded-jobs", {
 /** The tenant $1's ledger, newest first, before the entry $2 (NULL: from the newest), $3 entries, with the balance after each. */
 export const LEDGER_PAGE = statement("billing.ledger-page", {
   params: ["uuid", "int8?", "int8"],
-  columns: { id: "text", kind: "text", amount_cents: "text", balance_after: "text", description: "text", invoice_id: "uuid?", created_by: "text", created_at: "timestamptz" },
+  columns: {
+    id: "text",
+    kind: "text",
+    amount_cents: "text",
+    balance_after: "text",
+    description: "text",
+    invoice_id: "uuid?",
+    created_by: "text",
+    created_at: "timestamptz",
+  },
   text: `SELECT id::text, kind, amount_cents::text, balance_after::text, description, invoice_id, created_by, created_at FROM (
        SELECT l.*, sum(amount_cents) OVER (ORDER BY id) AS balance_after FROM ledger_entries l WHERE tenant_id = $1
      ) x WHERE $2::bigint IS NULL OR id < $2::bigint ORDER BY id DESC LIMIT $3`,

@@ -15,7 +15,8 @@ import { stripeConfigFromEnv, verifyStripeEvent, type StripeConfig } from "./str
 /** The only events that change anything; every other type is acknowledged and ignored. */
 const HANDLED_STRIPE_EVENTS = ["checkout.session.completed", "checkout.session.async_payment_succeeded"] as const;
 
-export type WebhookOutcome = "invoice_paid" | "already_paid" | "invoice_void" | "deposit_credited" | "not_paid_yet" | "unknown_invoice" | "ignored" | "duplicate";
+export type WebhookOutcome =
+  "invoice_paid" | "already_paid" | "invoice_void" | "deposit_credited" | "not_paid_yet" | "unknown_invoice" | "ignored" | "duplicate";
 
 const actor = systemActorFor("stripe webhook");
 
@@ -24,14 +25,20 @@ const actor = systemActorFor("stripe webhook");
  * each event id is stored once (a redelivery changes nothing), and a paid Checkout Session marks
  * its invoice paid or credits the prepaid deposit it was for.
  */
-export async function handleStripeWebhook(rawBody: string, signature: string | null, cfg: StripeConfig = stripeConfigFromEnv()): Promise<{ id: string; outcome: WebhookOutcome }> {
+export async function handleStripeWebhook(
+  rawBody: string,
+  signature: string | null,
+  cfg: StripeConfig = stripeConfigFromEnv(),
+): Promise<{ id: string; outcome: WebhookOutcome }> {
   if (!cfg.webhookSecret) throw notFound("Stripe webhooks are not configured");
   if (!signature) throw validationFailed([{ path: "stripe-signature", message: "Missing Stripe-Signature header" }]);
   let event: Stripe.Event;
   try {
     event = verifyStripeEvent(rawBody, signature, cfg.webhookSecret);
   } catch (e) {
-    throw validationFailed([{ path: "stripe-signature", message: `Signature verification failed: ${(e as Error).message.split("\n")[0]}` }]);
+    throw validationFailed([
+      { path: "stripe-signature", message: `Signature verification failed: ${(e as Error).message.split("\n")[0]}` },
+    ]);
   }
   let alertId: string | null = null;
   const outcome = await db().$transaction(async (tx) => {
@@ -51,20 +58,45 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
         else if (inv.status === "paid") {
           result = "already_paid";
           // paid another way (balance, bank, another session): this money is extra, and a human must act
-          if (!(inv.payment_method === "stripe" && inv.payment_reference === reference)) alertId = await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference);
+          if (!(inv.payment_method === "stripe" && inv.payment_reference === reference))
+            alertId = await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference);
         }
         // money for a voided invoice is not applied: its usage may be invoiced again; an operator refunds it
         else if (inv.status === "void") {
           result = "invoice_void";
           alertId = await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference);
         } else {
-          await tx.invoice.update({ where: { id: invoiceId }, data: { status: "paid", paidAt: new Date(), paymentMethod: "stripe", paymentReference: reference } });
-          await recordAudit(tx, actor, { action: "billing.invoice_paid", targetType: "invoice", targetId: invoiceId, tenantId: inv.tenant_id, details: { method: "stripe", stripe_event: event.id, session: session.id } });
+          await tx.invoice.update({
+            where: { id: invoiceId },
+            data: { status: "paid", paidAt: new Date(), paymentMethod: "stripe", paymentReference: reference },
+          });
+          await recordAudit(tx, actor, {
+            action: "billing.invoice_paid",
+            targetType: "invoice",
+            targetId: invoiceId,
+            tenantId: inv.tenant_id,
+            details: { method: "stripe", stripe_event: event.id, session: session.id },
+          });
           result = "invoice_paid";
         }
       } else if (depositTenant && session.amount_total && session.amount_total > 0) {
-        await tx.ledgerEntry.create({ data: { tenantId: depositTenant, kind: "deposit", amountCents: BigInt(session.amount_total), stripeEventId: event.id, description: "Card payment through Stripe Checkout", createdBy: "stripe webhook" } });
-        await recordAudit(tx, actor, { action: "billing.deposit", targetType: "tenant", targetId: depositTenant, tenantId: depositTenant, details: { amount_cents: session.amount_total, stripe_event: event.id } });
+        await tx.ledgerEntry.create({
+          data: {
+            tenantId: depositTenant,
+            kind: "deposit",
+            amountCents: BigInt(session.amount_total),
+            stripeEventId: event.id,
+            description: "Card payment through Stripe Checkout",
+            createdBy: "stripe webhook",
+          },
+        });
+        await recordAudit(tx, actor, {
+          action: "billing.deposit",
+          targetType: "tenant",
+          targetId: depositTenant,
+          tenantId: depositTenant,
+          details: { amount_cents: session.amount_total, stripe_event: event.id },
+        });
         result = "deposit_credited";
       }
     }
@@ -77,7 +109,13 @@ export async function handleStripeWebhook(rawBody: string, signature: string | n
 }
 
 /** A critical operator alert: a card payment arrived for an invoice that is already paid or void. */
-async function raiseUnexpectedPayment(tx: Tx, invoiceId: string, inv: { status: string; number: number }, session: Stripe.Checkout.Session, reference: string): Promise<string | null> {
+async function raiseUnexpectedPayment(
+  tx: Tx,
+  invoiceId: string,
+  inv: { status: string; number: number },
+  session: Stripe.Checkout.Session,
+  reference: string,
+): Promise<string | null> {
   const amount = session.amount_total ?? 0;
   const label = invoiceLabel(inv.number);
   const [row] = await run(tx, FIRE_UNEXPECTED_PAYMENT, [
@@ -85,7 +123,13 @@ async function raiseUnexpectedPayment(tx: Tx, invoiceId: string, inv: { status: 
     invoiceId,
     label,
     `A card payment of ${(amount / 100).toFixed(2)} ${(session.currency ?? "usd").toUpperCase()} arrived through Stripe for ${label}, which is already ${inv.status}. It was not applied: refund it in Stripe, or credit it by hand.`,
-    JSON.stringify({ invoice_id: invoiceId, invoice_status: inv.status, stripe_session: session.id, payment_reference: reference, amount_cents: amount }),
+    JSON.stringify({
+      invoice_id: invoiceId,
+      invoice_status: inv.status,
+      stripe_session: session.id,
+      payment_reference: reference,
+      amount_cents: amount,
+    }),
   ]);
   return row?.id ?? null;
 }

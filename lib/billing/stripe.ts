@@ -20,7 +20,13 @@ export function stripeClient(cfg: StripeConfig = stripeConfigFromEnv()): Stripe 
   return new Stripe(cfg.secretKey, {
     maxNetworkRetries: 2,
     timeout: 10_000,
-    ...(base ? { host: base.hostname, port: Number(base.port) || (base.protocol === "https:" ? 443 : 80), protocol: base.protocol === "https:" ? "https" : "http" } : {}),
+    ...(base
+      ? {
+          host: base.hostname,
+          port: Number(base.port) || (base.protocol === "https:" ? 443 : 80),
+          protocol: base.protocol === "https:" ? "https" : "http",
+        }
+      : {}),
   });
 }
 
@@ -36,7 +42,12 @@ export async function createInvoiceCheckout(
       client_reference_id: invoice.id,
       metadata: { invoice_id: invoice.id },
       payment_intent_data: { metadata: { invoice_id: invoice.id } },
-      line_items: [{ quantity: 1, price_data: { currency: "usd", unit_amount: invoice.amountCents, product_data: { name: `GPUForge ${invoice.label}` } } }],
+      line_items: [
+        {
+          quantity: 1,
+          price_data: { currency: "usd", unit_amount: invoice.amountCents, product_data: { name: `GPUForge ${invoice.label}` } },
+        },
+      ],
       ...(invoice.customerEmail ? { customer_email: invoice.customerEmail } : {}),
       success_url: urls.success,
       cancel_url: urls.cancel,
@@ -68,12 +79,18 @@ export function verifyStripeEvent(rawBody: string, signature: string, webhookSec
 }
 
 /** A Checkout Session that adds funds to a tenant's prepaid balance; the webhook credits it once paid. */
-export async function createDepositCheckout(client: Stripe, deposit: { tenantId: string; amountCents: number; customerEmail: string | null }, urls: { success: string; cancel: string }) {
+export async function createDepositCheckout(
+  client: Stripe,
+  deposit: { tenantId: string; amountCents: number; customerEmail: string | null },
+  urls: { success: string; cancel: string },
+) {
   const session = await client.checkout.sessions.create({
     mode: "payment",
     client_reference_id: deposit.tenantId,
     metadata: { deposit_tenant_id: deposit.tenantId },
-    line_items: [{ quantity: 1, price_data: { currency: "usd", unit_amount: deposit.amountCents, product_data: { name: "GPUForge prepaid credit" } } }],
+    line_items: [
+      { quantity: 1, price_data: { currency: "usd", unit_amount: deposit.amountCents, product_data: { name: "GPUForge prepaid credit" } } },
+    ],
     ...(deposit.customerEmail ? { customer_email: deposit.customerEmail } : {}),
     success_url: urls.success,
     cancel_url: urls.cancel,

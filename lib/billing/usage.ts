@@ -14,7 +14,11 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
   if (!(await db().tenant.findUnique({ where: { id: tenantId }, select: { id: true } }))) throw notFound("Tenant");
   const from = q.from ? new Date(q.from) : currentMonth(now).start;
   const to = q.to ? new Date(q.to) : now;
-  const events = await db().usageEvent.findMany({ where: { tenantId, endedAt: { gt: from, lte: to } }, orderBy: { endedAt: "desc" }, take: 1000 });
+  const events = await db().usageEvent.findMany({
+    where: { tenantId, endedAt: { gt: from, lte: to } },
+    orderBy: { endedAt: "desc" },
+    take: 1000,
+  });
   const rows = await run(pool(), USAGE_BY_GPU_TYPE, [tenantId, from, to]);
   const byType = rows.map((r) => ({ gpu_type: r.gpu_type, gpu_seconds: Number(r.gpu_seconds), amount_cents: Number(r.amount_cents) }));
   return {
@@ -24,9 +28,23 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
     gpu_seconds: byType.reduce((s, r) => s + r.gpu_seconds, 0),
     by_gpu_type: byType,
     events: events.map((e) => ({
-      id: e.id, job_id: e.jobId, endpoint_id: e.endpointId, replica_id: e.replicaId, pod_id: e.podId, reservation_id: e.reservationId, covered_by_reservation_id: e.coveredByReservationId, attempt: e.attempt, kind: e.kind, gpu_type: e.gpuType, gpu_count: e.gpuCount,
-      started_at: e.startedAt.toISOString(), ended_at: e.endedAt.toISOString(), gpu_seconds: Number(e.gpuSeconds),
-      cents_per_hour: e.centsPerHour, amount_cents: Number(e.amountCents), invoice_id: e.invoiceId,
+      id: e.id,
+      job_id: e.jobId,
+      endpoint_id: e.endpointId,
+      replica_id: e.replicaId,
+      pod_id: e.podId,
+      reservation_id: e.reservationId,
+      covered_by_reservation_id: e.coveredByReservationId,
+      attempt: e.attempt,
+      kind: e.kind,
+      gpu_type: e.gpuType,
+      gpu_count: e.gpuCount,
+      started_at: e.startedAt.toISOString(),
+      ended_at: e.endedAt.toISOString(),
+      gpu_seconds: Number(e.gpuSeconds),
+      cents_per_hour: e.centsPerHour,
+      amount_cents: Number(e.amountCents),
+      invoice_id: e.invoiceId,
     })),
   };
 }
@@ -49,14 +67,17 @@ async function runningCost(filter: { tenantId?: string; jobId?: string }): Promi
 }
 
 /** A job's cost so far: every billed segment of every attempt, plus its running attempt not yet billed. */
-export async function jobCostSoFar(jobId: string): Promise<{ billed_cents: number; running_cents: number; total_cents: number; cents_per_hour: number }> {
-  const [billed, running] = await Promise.all([
-    run(pool(), JOB_BILLED_CENTS, [jobId]),
-
-    runningCost({ jobId }),
-  ]);
+export async function jobCostSoFar(
+  jobId: string,
+): Promise<{ billed_cents: number; running_cents: number; total_cents: number; cents_per_hour: number }> {
+  const [billed, running] = await Promise.all([run(pool(), JOB_BILLED_CENTS, [jobId]), runningCost({ jobId })]);
   const b = Number(billed[0]!.c);
-  return { billed_cents: b, running_cents: running.unbilled_cents, total_cents: b + running.unbilled_cents, cents_per_hour: running.cents_per_hour };
+  return {
+    billed_cents: b,
+    running_cents: running.unbilled_cents,
+    total_cents: b + running.unbilled_cents,
+    cents_per_hour: running.cents_per_hour,
+  };
 }
 
 /** Revenue figures for operators: paid, outstanding, counts, and what this month has billed so far. */
@@ -84,9 +105,15 @@ export async function usageByMonth(months = 12, tenantId?: string) {
 export async function tenantBillingTable(now = new Date()) {
   const month = currentMonth(now);
   const rows = await run(pool(), TENANT_BILLING_TABLE, [month.start, month.end]);
-  return rows.map((r) => ({ id: r.id, name: r.name, billingMode: r.billing_mode, monthCents: Number(r.month_cents), outstandingCents: Number(r.outstanding), balanceCents: Number(r.balance) }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    billingMode: r.billing_mode,
+    monthCents: Number(r.month_cents),
+    outstandingCents: Number(r.outstanding),
+    balanceCents: Number(r.balance),
+  }));
 }
-
 
 /** A prepaid tenant's outlook: balance, spend per hour of what runs now, and when the balance reaches zero at that pace. */
 export async function balanceOutlook(tenantId: string, now = new Date()) {

@@ -46,7 +46,11 @@ export function pool(): pg.Pool {
  * take every connection the console and the scheduler need.
  */
 export function ingestPool(): pg.Pool {
-  globalForDb.ingestPool ??= resilientPool("telemetry", { connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE, options: "-c synchronous_commit=off -c plan_cache_mode=force_generic_plan" });
+  globalForDb.ingestPool ??= resilientPool("telemetry", {
+    connectionString: databaseUrlOrThrow(),
+    max: env().DATABASE_POOL_SIZE,
+    options: "-c synchronous_commit=off -c plan_cache_mode=force_generic_plan",
+  });
   return globalForDb.ingestPool;
 }
 
@@ -90,5 +94,7 @@ export interface SqlClient {
 }
 
 export function txClient(tx: Tx): SqlClient {
-  return { query: async <R,>(text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<R[]>(text, ...values) }) } as SqlClient;
+  return {
+    query: async <R>(text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<R[]>(text, ...values) }),
+  } as SqlClient;
 }

@@ -1,5 +1,13 @@
 import { SETTING_KEYS } from "@/lib/settings/schemas";
-import { ALERT_EVENT_TYPES, ALERT_STATUSES, ALERT_SUBJECT_TYPES, REMEDIATION_OUTCOMES, RULE_TYPES, SEVERITIES, SILENCE_KINDS } from "@/lib/alerts/rule-types";
+import {
+  ALERT_EVENT_TYPES,
+  ALERT_STATUSES,
+  ALERT_SUBJECT_TYPES,
+  REMEDIATION_OUTCOMES,
+  RULE_TYPES,
+  SEVERITIES,
+  SILENCE_KINDS,
+} from "@/lib/alerts/rule-types";
 import { NOTIFICATION_CHANNELS, NOTIFICATION_KINDS, NOTIFICATION_STATUSES } from "@/lib/alerts/schemas";
 import { AUDIT_ACTOR_KINDS } from "@/lib/audit/list-audit";
 import { INVOICE_STATUSES, PAYMENT_METHODS, USAGE_KINDS } from "@/lib/billing/schemas";
@@ -63,5 +71,4 @@ export const CLOSED_COLUMNS = {
   "reservations.status": RESERVATION_STATUSES,
   "reservation_events.kind": RESERVATION_EVENT_KINDS,
   "pods.status": POD_STATUSES,
-
 } as const satisfies Record<string, readonly string[]>;

@@ -49,7 +49,10 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
  * Declares the columns of an `unnest`, in order. `alias` names the row source (`x` unless given);
  * `ordinality` adds `WITH ORDINALITY` and names the position column after the declared ones.
  */
-export function columnSet<const C extends Record<string, PgArrayType>>(columns: C, options: { alias?: string; ordinality?: string } = {}): ColumnSet<C> {
+export function columnSet<const C extends Record<string, PgArrayType>>(
+  columns: C,
+  options: { alias?: string; ordinality?: string } = {},
+): ColumnSet<C> {
   const names = Object.keys(columns) as Array<keyof C & string>;
   const types = names.map((n) => columns[n]);
   const alias = options.alias ?? "x";

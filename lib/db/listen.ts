@@ -56,7 +56,11 @@ export class ChannelListener {
     if (this.client || this.retryTimer) return;
     this.stopped = false;
     listeners.add(this);
-    const client = new pg.Client({ connectionString: this.opts.connectionString ?? databaseUrlOrThrow(), application_name: `listen:${this.channel}`, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.opts.connectionString ?? databaseUrlOrThrow(),
+      application_name: `listen:${this.channel}`,
+      keepAlive: true,
+    });
     this.client = client;
     client.on("notification", (n) => {
       this.lastHeardAt = Date.now();

@@ -25,7 +25,10 @@ export async function lockForTransaction(c: Queryable, name: LockName): Promise<
 }
 
 /** The lock for a Prisma interactive transaction (tagged-template queries only). */
-export async function lockPrismaTransaction(tx: { $queryRawUnsafe(sql: string, ...values: unknown[]): Promise<unknown> }, name: LockName): Promise<void> {
+export async function lockPrismaTransaction(
+  tx: { $queryRawUnsafe(sql: string, ...values: unknown[]): Promise<unknown> },
+  name: LockName,
+): Promise<void> {
   await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${KEY})::text`, ...param(name));
 }
 

@@ -15,7 +15,8 @@ export const isRetryableBookingConflict = (e: unknown) => ["23P01", "40P01", "40
 const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1017", "P2024", "P2028"]);
 const UNAVAILABLE_SQL_STATES = /^(08...|57P0[123]|53300)$/;
 const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
-const UNAVAILABLE_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|Unable to start a transaction in the given time/;
+const UNAVAILABLE_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|Unable to start a transaction in the given time/;
 
 export function isDatabaseUnavailable(e: unknown): boolean {
   if (typeof e !== "object" || e === null) return false;

@@ -99,7 +99,10 @@ export function registeredStatements(): readonly Statement[] {
 }
 
 /** Defines (and registers) a statement. Declare `columns: {}` for a statement that returns no rows. */
-export function statement<const P extends Params, const C extends Columns>(name: string, def: { params: P; columns: C; text: string; prepare?: boolean }): Statement<P, C> {
+export function statement<const P extends Params, const C extends Columns>(
+  name: string,
+  def: { params: P; columns: C; text: string; prepare?: boolean },
+): Statement<P, C> {
   const s: Statement<P, C> = { name, text: def.text, params: def.params, columns: def.columns, prepare: def.prepare ?? false };
   registry.push(s);
   return s;
@@ -125,12 +128,15 @@ const TEXTUAL = new Set<Declared>(["int8", "int8?", "numeric", "numeric?"]);
 export async function run<S extends Statement>(client: Runner, s: S, ...values: Values<S>): Promise<Array<RowOf<S>>> {
   const params: unknown[] = values[0] ?? [];
   let rows: Array<Record<string, unknown>>;
-  if (isPg(client)) rows = (await (s.prepare ? client.query({ name: s.name, text: s.text, values: params }) : client.query(s.text, params))).rows;
+  if (isPg(client))
+    rows = (await (s.prepare ? client.query({ name: s.name, text: s.text, values: params }) : client.query(s.text, params))).rows;
   else if (isPrisma(client)) rows = await client.$queryRawUnsafe<Array<Record<string, unknown>>>(s.text, ...params);
   else rows = (await client.query(s.text, params)).rows;
   if (!isPg(client)) {
     const textual = Object.keys(s.columns).filter((c) => TEXTUAL.has(s.columns[c]!));
-    if (textual.length) for (const r of rows) for (const c of textual) if (r[c] !== null && typeof r[c] !== "string") r[c] = (r[c] as { toString(): string }).toString();
+    if (textual.length)
+      for (const r of rows)
+        for (const c of textual) if (r[c] !== null && typeof r[c] !== "string") r[c] = (r[c] as { toString(): string }).toString();
   }
   return rows as Array<RowOf<S>>;
 }
@@ -141,7 +147,11 @@ export async function runOne<S extends Statement>(client: Runner, s: S, ...value
 }
 
 /** Runs a statement for its effect and returns how many rows it changed. */
-export async function runCount<S extends Statement>(client: pg.Pool | pg.PoolClient | pg.Client | PrismaRaw, s: S, ...values: Values<S>): Promise<number> {
+export async function runCount<S extends Statement>(
+  client: pg.Pool | pg.PoolClient | pg.Client | PrismaRaw,
+  s: S,
+  ...values: Values<S>
+): Promise<number> {
   const params: unknown[] = values[0] ?? [];
   if (isPrisma(client)) return client.$executeRawUnsafe(s.text, ...params);
   return (await client.query(s.text, params)).rowCount ?? 0;

@@ -16,9 +16,10 @@ export async function assertFitsOnNodes(
 ) {
   const needed = e.per_node * e.copies;
   if (needed > tenantQuota) {
-    throw unsatisfiable(`${e.copies} ${paths.noun}(s) of ${e.per_node} GPUs need ${needed} GPUs but the tenant's whole quota is ${tenantQuota}`, [
-      { path: paths.copies, message: `Needs ${needed} GPUs, over the quota of ${tenantQuota}` },
-    ]);
+    throw unsatisfiable(
+      `${e.copies} ${paths.noun}(s) of ${e.per_node} GPUs need ${needed} GPUs but the tenant's whole quota is ${tenantQuota}`,
+      [{ path: paths.copies, message: `Needs ${needed} GPUs, over the quota of ${tenantQuota}` }],
+    );
   }
   const [{ biggest }] = await tx.$queryRaw<[{ biggest: number }]>`
     SELECT COALESCE(max(n), 0)::int AS biggest FROM (
@@ -30,7 +31,12 @@ export async function assertFitsOnNodes(
       biggest === 0
         ? `The fleet has no ${e.gpu_type} GPUs on nodes that run containers${e.cluster_id ? " in that cluster" : ""}`
         : `No node that runs containers has ${e.per_node} ${e.gpu_type} GPUs (the largest has ${biggest}); a ${paths.noun} runs on one node`,
-      [{ path: biggest === 0 ? "gpu_type" : paths.per_node, message: biggest === 0 ? `No ${e.gpu_type} GPUs` : `At most ${biggest} per node` }],
+      [
+        {
+          path: biggest === 0 ? "gpu_type" : paths.per_node,
+          message: biggest === 0 ? `No ${e.gpu_type} GPUs` : `At most ${biggest} per node`,
+        },
+      ],
     );
   }
 }

@@ -17,5 +17,12 @@ export async function authenticateReplicaToken(token: string): Promise<WorkloadP
   const r = rows[0];
   if (!r || r.status === "stopped" || !tokenMatches(token, replicaId, r.fence)) throw unauthorized("Invalid or expired report token");
   if (r.tenant_status !== "active") throw forbidden("Tenant is suspended");
-  return { kind: "workload", placement: "replica", replicaId, endpointId: r.endpoint_id, tenantId: r.tenant_id, label: `replica ${replicaId.slice(0, 8)}` };
+  return {
+    kind: "workload",
+    placement: "replica",
+    replicaId,
+    endpointId: r.endpoint_id,
+    tenantId: r.tenant_id,
+    label: `replica ${replicaId.slice(0, 8)}`,
+  };
 }

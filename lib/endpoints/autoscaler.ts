@@ -41,7 +41,13 @@ export type ScaleDecision =
 
 export function decideScale(i: ScaleInput): ScaleDecision {
   const { policy: p, desired } = i;
-  const hold = (reason: string, observed: number | null, blocked = false): ScaleDecision => ({ outcome: "held", to: desired, observed, reason, blocked });
+  const hold = (reason: string, observed: number | null, blocked = false): ScaleDecision => ({
+    outcome: "held",
+    to: desired,
+    observed,
+    reason,
+    blocked,
+  });
   if (p.metric === "none" || p.target === null) return hold("autoscaling off", null);
 
   let wanted: number;
@@ -62,7 +68,11 @@ export function decideScale(i: ScaleInput): ScaleDecision {
   if (wanted === desired) return hold(`${replicas(desired)} is what the load needs`, observed);
   const clamped = Math.min(p.max, Math.max(p.min, wanted));
   if (clamped === desired) {
-    return hold(wanted > desired ? `wants ${replicas(wanted)} but max is ${p.max}` : `wants ${replicas(wanted)} but min is ${p.min}`, observed, true);
+    return hold(
+      wanted > desired ? `wants ${replicas(wanted)} but max is ${p.max}` : `wants ${replicas(wanted)} but min is ${p.min}`,
+      observed,
+      true,
+    );
   }
   const up = clamped > desired;
   const waitS = up ? Math.max(30, p.cooldownS / 4) : p.cooldownS;
@@ -70,6 +80,9 @@ export function decideScale(i: ScaleInput): ScaleDecision {
     const leftS = Math.ceil(waitS - (i.now - i.lastScaledAt) / 1000);
     return hold(`wants ${replicas(clamped)}; cool-down has ${leftS} s left`, observed, true);
   }
-  const what = p.metric === "requests_per_replica" ? `${observed.toFixed(1)} req/s per replica vs target ${p.target}` : `p95 ${observed.toFixed(0)} ms vs target ${p.target} ms`;
+  const what =
+    p.metric === "requests_per_replica"
+      ? `${observed.toFixed(1)} req/s per replica vs target ${p.target}`
+      : `p95 ${observed.toFixed(0)} ms vs target ${p.target} ms`;
   return { outcome: up ? "scale_up" : "scale_down", to: clamped, observed, reason: `${what}: ${desired} → ${clamped}` };
 }

@@ -20,9 +20,21 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
   try {
     id = await db().$transaction(async (tx) => {
       const tenant = await lockTenant(tx, tenantId);
-      if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } }))) throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
-      await assertFitsOnNodes(tx, tenant.gpu_quota, { gpu_type: input.gpu_type, per_node: input.gpus_per_replica, copies: min, cluster_id: input.cluster_id ?? null });
-      if (input.reservation_id) await assertFitsReservation(tx, tenantId, { reservation_id: input.reservation_id, gpu_type: input.gpu_type, gpu_count: input.gpus_per_replica, cluster_id: input.cluster_id });
+      if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } })))
+        throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
+      await assertFitsOnNodes(tx, tenant.gpu_quota, {
+        gpu_type: input.gpu_type,
+        per_node: input.gpus_per_replica,
+        copies: min,
+        cluster_id: input.cluster_id ?? null,
+      });
+      if (input.reservation_id)
+        await assertFitsReservation(tx, tenantId, {
+          reservation_id: input.reservation_id,
+          gpu_type: input.gpu_type,
+          gpu_count: input.gpus_per_replica,
+          cluster_id: input.cluster_id,
+        });
       const e = await tx.endpoint.create({
         data: {
           tenantId,
@@ -48,8 +60,22 @@ export async function createEndpoint(actor: Actor, input: CreateEndpointInput) {
         },
         select: { id: true },
       });
-      await tx.endpointEvent.create({ data: { endpointId: e.id, fromStatus: null, toStatus: "provisioning", reason: "created", actor: actor.principal.label } });
-      await recordAudit(tx, actor, { action: "endpoint.created", targetType: "endpoint", targetId: e.id, tenantId, details: { name: input.name, model: input.model, replicas: input.replicas, gpus_per_replica: input.gpus_per_replica, gpu_type: input.gpu_type } });
+      await tx.endpointEvent.create({
+        data: { endpointId: e.id, fromStatus: null, toStatus: "provisioning", reason: "created", actor: actor.principal.label },
+      });
+      await recordAudit(tx, actor, {
+        action: "endpoint.created",
+        targetType: "endpoint",
+        targetId: e.id,
+        tenantId,
+        details: {
+          name: input.name,
+          model: input.model,
+          replicas: input.replicas,
+          gpus_per_replica: input.gpus_per_replica,
+          gpu_type: input.gpu_type,
+        },
+      });
       return e.id;
     });
   } catch (e) {

@@ -12,7 +12,13 @@ export async function deleteEndpoint(actor: Actor, id: string) {
   await reconcileEndpoints({ endpointId: id });
   await db().$transaction(async (tx) => {
     await tx.endpoint.update({ where: { id }, data: { deletedAt: new Date() } });
-    await recordAudit(tx, actor, { action: "endpoint.deleted", targetType: "endpoint", targetId: id, tenantId: e.tenantId, details: { name: e.name } });
+    await recordAudit(tx, actor, {
+      action: "endpoint.deleted",
+      targetType: "endpoint",
+      targetId: id,
+      tenantId: e.tenantId,
+      details: { name: e.name },
+    });
   });
   return { id, name: e.name };
 }

@@ -15,7 +15,17 @@ import type { CreateEndpointKeyInput, endpointKeyJsonSchema } from "./schemas";
 // are shown in full once, stored as their SHA-256, and stop working when revoked, when they expire,
 // when the endpoint is deleted, and when the user who made them is disabled.
 
-const keySelect = { id: true, endpointId: true, name: true, prefix: true, createdBy: true, createdAt: true, expiresAt: true, lastUsedAt: true, revokedAt: true } as const;
+const keySelect = {
+  id: true,
+  endpointId: true,
+  name: true,
+  prefix: true,
+  createdBy: true,
+  createdAt: true,
+  expiresAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
 type KeyRow = Prisma.EndpointKeyGetPayload<{ select: typeof keySelect }>;
 
 function endpointKeyJson(k: KeyRow): z.input<typeof endpointKeyJsonSchema> {
@@ -41,10 +51,25 @@ export async function createEndpointKey(actor: Actor, endpointId: string, input:
   const key = generateApiKey();
   const row = await db().$transaction(async (tx) => {
     const created = await tx.endpointKey.create({
-      data: { endpointId, tenantId: endpoint.tenantId, name: input.name, prefix: displayPrefix(key), keyHash: hashApiKey(key), createdByUserId: "userId" in p ? (p.userId ?? null) : null, createdBy: p.label, expiresAt },
+      data: {
+        endpointId,
+        tenantId: endpoint.tenantId,
+        name: input.name,
+        prefix: displayPrefix(key),
+        keyHash: hashApiKey(key),
+        createdByUserId: "userId" in p ? (p.userId ?? null) : null,
+        createdBy: p.label,
+        expiresAt,
+      },
       select: keySelect,
     });
-    await recordAudit(tx, actor, { action: "endpoint_key.created", targetType: "endpoint", targetId: endpointId, tenantId: endpoint.tenantId, details: { name: input.name, prefix: created.prefix, expires_at: expiresAt?.toISOString() ?? null } });
+    await recordAudit(tx, actor, {
+      action: "endpoint_key.created",
+      targetType: "endpoint",
+      targetId: endpointId,
+      tenantId: endpoint.tenantId,
+      details: { name: input.name, prefix: created.prefix, expires_at: expiresAt?.toISOString() ?? null },
+    });
     return created;
   });
   return { endpointKey: endpointKeyJson(row), key };
@@ -64,8 +89,19 @@ export async function revokeEndpointKey(actor: Actor, endpointId: string, keyId:
   const row = await db().$transaction(async (tx) => {
     const found = await tx.endpointKey.findFirst({ where: { id: keyId, endpointId }, select: { id: true, revokedAt: true } });
     if (!found) throw notFound("Endpoint key");
-    const updated = await tx.endpointKey.update({ where: { id: keyId }, data: { revokedAt: found.revokedAt ?? new Date() }, select: keySelect });
-    if (!found.revokedAt) await recordAudit(tx, actor, { action: "endpoint_key.revoked", targetType: "endpoint", targetId: endpointId, tenantId: endpoint.tenantId, details: { prefix: updated.prefix } });
+    const updated = await tx.endpointKey.update({
+      where: { id: keyId },
+      data: { revokedAt: found.revokedAt ?? new Date() },
+      select: keySelect,
+    });
+    if (!found.revokedAt)
+      await recordAudit(tx, actor, {
+        action: "endpoint_key.revoked",
+        targetType: "endpoint",
+        targetId: endpointId,
+        tenantId: endpoint.tenantId,
+        details: { prefix: updated.prefix },
+      });
     return updated;
   });
   // this process forgets at once; the others when the database's notification reaches them

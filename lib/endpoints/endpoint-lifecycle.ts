@@ -64,8 +64,13 @@ export function nextEndpointStatus(o: EndpointObservation): StatusDecision {
   if (o.ready === 0 && waitedS >= FAILED_AFTER_S) {
     return { status: "failed", reason: o.live === 0 ? "no replica could be placed (capacity or quota)" : "no replica became ready" };
   }
-  if (!o.everReady) return { status: o.status === "failed" ? "failed" : "provisioning", reason: `${o.live} of ${o.desired} replicas placed, ${o.ready} ready` };
-  if (o.scaling && o.unhealthy === 0) return { status: "scaling", reason: `scaling to ${o.desired} replicas: ${o.live} placed, ${o.ready} ready` };
+  if (!o.everReady)
+    return {
+      status: o.status === "failed" ? "failed" : "provisioning",
+      reason: `${o.live} of ${o.desired} replicas placed, ${o.ready} ready`,
+    };
+  if (o.scaling && o.unhealthy === 0)
+    return { status: "scaling", reason: `scaling to ${o.desired} replicas: ${o.live} placed, ${o.ready} ready` };
   return { status: "degraded", reason: `${o.ready} of ${o.desired} replicas ready${o.unhealthy ? `, ${o.unhealthy} unhealthy` : ""}` };
 }
 

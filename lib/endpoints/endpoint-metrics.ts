@@ -63,12 +63,15 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
     const at = s.recorded_at ? new Date(s.recorded_at) : now;
     if (at.getTime() > now.getTime() + FUTURE_SLACK_MS) return rejected.push({ index, error: "recorded_at is in the future" });
     if (at.getTime() < oldest) return rejected.push({ index, error: "recorded_at is older than the raw retention" });
-    if (s.replica_id && !replicaIds.has(s.replica_id)) return rejected.push({ index, error: "replica_id is not a replica of this endpoint" });
-    if (reporter.kind === "workload" && s.replica_id !== reporter.replicaId) return rejected.push({ index, error: "a report token reports only for its own replica" });
+    if (s.replica_id && !replicaIds.has(s.replica_id))
+      return rejected.push({ index, error: "replica_id is not a replica of this endpoint" });
+    if (reporter.kind === "workload" && s.replica_id !== reporter.replicaId)
+      return rejected.push({ index, error: "a report token reports only for its own replica" });
     // the control plane calls this address (inference steps): only the node's agent, infrastructure
     // rather than tenant code, may say where a replica serves, or a tenant could aim those calls at
     // any address the control plane can reach
-    if (s.serving_url && reporter.kind !== "agent") return rejected.push({ index, error: "only the node's agent reports a replica's serving_url" });
+    if (s.serving_url && reporter.kind !== "agent")
+      return rejected.push({ index, error: "only the node's agent reports a replica's serving_url" });
     if (reporter.kind === "agent") {
       const r = s.replica_id ? reporter.replicas.get(s.replica_id) : undefined;
       if (!r || !r.inScope) return rejected.push({ index, error: "an agent reports only for replicas on its own nodes" });
@@ -77,7 +80,13 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
     }
     accepted.push({ ...s, at });
   });
-  if (missingFence.length) throw validationFailed(missingFence.map((i) => ({ path: `body.samples[${i}].fence`, message: "Agents name the replica's placement: its assignment's fence" })));
+  if (missingFence.length)
+    throw validationFailed(
+      missingFence.map((i) => ({
+        path: `body.samples[${i}].fence`,
+        message: "Agents name the replica's placement: its assignment's fence",
+      })),
+    );
   if (stale) throw staleReport("A sample is about a replica placement that is no longer current; nothing was stored");
   if (accepted.length === 0) return { accepted: 0, rejected };
 
@@ -91,7 +100,8 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
           WHERE r.status <> 'stopped' FOR UPDATE OF r`,
         [pairs.map((x) => x[0]), pairs.map((x) => x[1])],
       );
-      if (current.rowCount !== pairs.length) throw staleReport("A sample is about a replica placement that is no longer current; nothing was stored");
+      if (current.rowCount !== pairs.length)
+        throw staleReport("A sample is about a replica placement that is no longer current; nothing was stored");
     }
     const inserted = await c.query<{ replica_id: string | null; recorded_at: Date; healthy: boolean }>(
       `INSERT INTO endpoint_metrics (endpoint_id, replica_id, recorded_at, requests, errors, p50_ms, p95_ms, p99_ms, tokens_per_s, healthy)
@@ -112,16 +122,21 @@ export async function ingestEndpointMetrics(actor: Actor, endpointId: string, sa
       ],
     );
     // where replicas serve, as their serving side says (inference steps call it)
-    const addresses = [...new Map(accepted.filter((s) => s.replica_id && s.serving_url).map((s) => [s.replica_id!, s.serving_url!])).entries()];
+    const addresses = [
+      ...new Map(accepted.filter((s) => s.replica_id && s.serving_url).map((s) => [s.replica_id!, s.serving_url!])).entries(),
+    ];
     if (addresses.length) {
-      await c.query(`UPDATE endpoint_replicas r SET serving_url = x.url FROM unnest($1::uuid[], $2::text[]) AS x(id, url) WHERE r.id = x.id AND r.endpoint_id = $3 AND r.serving_url IS DISTINCT FROM x.url`, [
-        addresses.map((a) => a[0]),
-        addresses.map((a) => a[1]),
-        endpointId,
-      ]);
+      await c.query(
+        `UPDATE endpoint_replicas r SET serving_url = x.url FROM unnest($1::uuid[], $2::text[]) AS x(id, url) WHERE r.id = x.id AND r.endpoint_id = $3 AND r.serving_url IS DISTINCT FROM x.url`,
+        [addresses.map((a) => a[0]), addresses.map((a) => a[1]), endpointId],
+      );
     }
     if (inserted.rows.length) {
-      await refreshRollups(c, endpointId, inserted.rows.map((r) => r.recorded_at));
+      await refreshRollups(
+        c,
+        endpointId,
+        inserted.rows.map((r) => r.recorded_at),
+      );
       await applyReplicaHealth(c, endpointId, [...new Set(inserted.rows.flatMap((r) => (r.replica_id ? [r.replica_id] : [])))]);
     }
     return { accepted: accepted.length, rejected };
@@ -191,7 +206,16 @@ export async function endpointSeries(p: Principal, endpointId: string, q: { from
   const to = q.to ? new Date(q.to) : now;
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 3_600_000);
   const stepS = stepFor((to.getTime() - from.getTime()) / 1000);
-  const { rows } = await pool().query<{ t: Date; requests: string; errors: string; p50_ms: number; p95_ms: number; p99_ms: number; tokens_per_s: number | null; replicas_reporting: number }>(
+  const { rows } = await pool().query<{
+    t: Date;
+    requests: string;
+    errors: string;
+    p50_ms: number;
+    p95_ms: number;
+    p99_ms: number;
+    tokens_per_s: number | null;
+    replicas_reporting: number;
+  }>(
     `SELECT date_bin(make_interval(secs => $4), bucket, 'epoch'::timestamptz) AS t, sum(requests)::text AS requests, sum(errors)::text AS errors,
             sum(p50_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p50_ms, sum(p95_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p95_ms,
             sum(p99_ms * GREATEST(requests, 1)) / sum(GREATEST(requests, 1)) AS p99_ms, avg(tokens_per_s) AS tokens_per_s, max(replicas_reporting) AS replicas_reporting
@@ -215,7 +239,9 @@ export async function endpointSeries(p: Principal, endpointId: string, q: { from
     to: to.toISOString(),
     points: bucketGrid(from, to, stepS).map((t) => {
       const g = seen.has(t) ? combine(seen.get(t)!) : null;
-      const r = g ? { requests: String(g.requests), errors: String(g.errors), p50_ms: g.p50Ms ?? 0, p95_ms: g.p95Ms ?? 0, p99_ms: g.p99Ms ?? 0 } : byT.get(t);
+      const r = g
+        ? { requests: String(g.requests), errors: String(g.errors), p50_ms: g.p50Ms ?? 0, p95_ms: g.p95Ms ?? 0, p99_ms: g.p99Ms ?? 0 }
+        : byT.get(t);
       const serving = byT.get(t);
       const minutes = stepS / 60;
       return {
@@ -232,4 +258,5 @@ export async function endpointSeries(p: Principal, endpointId: string, q: { from
   };
 }
 
-const describeStepShort = (stepS: number) => (stepS % 86_400 === 0 ? `${stepS / 86_400}d` : stepS % 3_600 === 0 ? `${stepS / 3_600}h` : `${stepS / 60}m`);
+const describeStepShort = (stepS: number) =>
+  stepS % 86_400 === 0 ? `${stepS / 86_400}d` : stepS % 3_600 === 0 ? `${stepS / 3_600}h` : `${stepS / 60}m`;

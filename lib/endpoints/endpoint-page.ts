@@ -18,7 +18,10 @@ const DAY_MS = 86_400_000;
 
 /** The sla_breach rule that speaks for an endpoint (per cluster first, then fleet-wide), as the page explains it. */
 async function slaRuleFor(clusterId: string | null) {
-  const rules = await db().alertRule.findMany({ where: { ruleType: "sla_breach", enabled: true, OR: [{ clusterId: null }, ...(clusterId ? [{ clusterId }] : [])] }, select: { name: true, windowS: true, clusterId: true } });
+  const rules = await db().alertRule.findMany({
+    where: { ruleType: "sla_breach", enabled: true, OR: [{ clusterId: null }, ...(clusterId ? [{ clusterId }] : [])] },
+    select: { name: true, windowS: true, clusterId: true },
+  });
   return rules.sort((a, b) => Number(b.clusterId !== null) - Number(a.clusterId !== null))[0] ?? null;
 }
 
@@ -26,7 +29,13 @@ async function slaRuleFor(clusterId: string | null) {
 async function firingSlaAlerts(p: Principal, endpointIds: string[]) {
   if (endpointIds.length === 0) return new Map<string, { id: string; message: string; firedAt: string }>();
   const rows = await db().alertEvent.findMany({
-    where: { ruleType: "sla_breach", status: "firing", subjectType: "endpoint", subjectId: { in: endpointIds }, ...(p.kind === "tenant" ? { tenantId: p.tenantId } : {}) },
+    where: {
+      ruleType: "sla_breach",
+      status: "firing",
+      subjectType: "endpoint",
+      subjectId: { in: endpointIds },
+      ...(p.kind === "tenant" ? { tenantId: p.tenantId } : {}),
+    },
     select: { id: true, subjectId: true, message: true, firedAt: true },
   });
   return new Map(rows.map((r) => [r.subjectId, { id: r.id, message: r.message, firedAt: r.firedAt.toISOString() }]));
@@ -37,15 +46,34 @@ async function firingSlaAlerts(p: Principal, endpointIds: string[]) {
  * (null: no data yet) and whether an SLA alert fires now — the same arithmetic and the same alert
  * the detail page shows, so a list never says "fine" where the page says otherwise.
  */
-export async function endpointSlaSummaries(p: Principal, endpoints: Array<{ id: string; sla_p95_ms: number | null; sla_availability_pct: number | null }>, now = new Date()) {
+export async function endpointSlaSummaries(
+  p: Principal,
+  endpoints: Array<{ id: string; sla_p95_ms: number | null; sla_availability_pct: number | null }>,
+  now = new Date(),
+) {
   const ids = endpoints.map((e) => e.id);
   const from = new Date(now.getTime() - DAY_MS);
   const [facts, alerts] = await Promise.all([ids.length ? slaFacts(ids, from, now) : new Map(), firingSlaAlerts(p, ids)]);
   return new Map(
     endpoints.map((e) => {
       const f = facts.get(e.id);
-      const sla = f ? computeSla({ from: from.getTime(), to: now.getTime(), now: now.getTime(), ...f, targets: { p95Ms: e.sla_p95_ms, availabilityPct: e.sla_availability_pct } }) : null;
-      return [e.id, { availability_pct: sla?.availability_pct ?? null, compliant: sla?.compliant ?? { availability: null, p95: null }, alert: alerts.get(e.id) ?? null }];
+      const sla = f
+        ? computeSla({
+            from: from.getTime(),
+            to: now.getTime(),
+            now: now.getTime(),
+            ...f,
+            targets: { p95Ms: e.sla_p95_ms, availabilityPct: e.sla_availability_pct },
+          })
+        : null;
+      return [
+        e.id,
+        {
+          availability_pct: sla?.availability_pct ?? null,
+          compliant: sla?.compliant ?? { availability: null, p95: null },
+          alert: alerts.get(e.id) ?? null,
+        },
+      ];
     }),
   );
 }
@@ -70,7 +98,9 @@ export async function endpointPageData(p: Principal, id: string, range: TimeRang
   const keys = p.kind === "operator" || (p.kind === "tenant" && p.role === "tenant_admin") ? await listEndpointKeys(p, id) : null;
   // the alert's own window, computed by the same function the rule evaluates
   const now = new Date();
-  const alertWindow = rule ? await endpointSla(p, id, { from: new Date(now.getTime() - rule.windowS * 1000).toISOString(), to: now.toISOString() }, now) : null;
+  const alertWindow = rule
+    ? await endpointSla(p, id, { from: new Date(now.getTime() - rule.windowS * 1000).toISOString(), to: now.toISOString() }, now)
+    : null;
   const actors = await resolveActors({ labels: history.transitions.map((t) => t.actor) });
   return {
     endpoint: endpointJson(row),

@@ -13,7 +13,15 @@ const MAX_SLA_WINDOW_DAYS = 92;
 /** Rollups, reconciler observations and promised spans of endpoints, as the SLA arithmetic wants them. */
 export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
   const [buckets, observed, events, endpoints, gateway] = await Promise.all([
-    pool().query<{ endpoint_id: string; bucket: Date; samples: number; unhealthy_samples: number; requests: string; errors: string; p95_ms: number }>(
+    pool().query<{
+      endpoint_id: string;
+      bucket: Date;
+      samples: number;
+      unhealthy_samples: number;
+      requests: string;
+      errors: string;
+      p95_ms: number;
+    }>(
       // from the minute before the window: whether a minute follows an unobserved one decides how it counts
       `SELECT endpoint_id, bucket, samples, unhealthy_samples, requests::text, errors::text, p95_ms FROM endpoint_metrics_1m
         WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) - interval '1 minute' AND bucket < $3`,
@@ -24,7 +32,11 @@ export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
         WHERE endpoint_id = ANY($1::uuid[]) AND bucket >= date_trunc('minute', $2::timestamptz) - interval '1 minute' AND bucket < $3`,
       [endpointIds, from, to],
     ),
-    db().endpointEvent.findMany({ where: { endpointId: { in: endpointIds } }, orderBy: { id: "asc" }, select: { endpointId: true, createdAt: true, fromStatus: true, toStatus: true } }),
+    db().endpointEvent.findMany({
+      where: { endpointId: { in: endpointIds } },
+      orderBy: { id: "asc" },
+      select: { endpointId: true, createdAt: true, fromStatus: true, toStatus: true },
+    }),
     db().endpoint.findMany({ where: { id: { in: endpointIds } }, select: { id: true, deletedAt: true } }),
     gatewayMinutes(endpointIds, from, to),
   ]);
@@ -39,10 +51,19 @@ export async function slaFacts(endpointIds: string[], from: Date, to: Date) {
         buckets: withGatewayFigures(
           buckets.rows
             .filter((b) => b.endpoint_id === e.id)
-            .map((b): MinuteBucket => ({ bucket: b.bucket.getTime(), samples: b.samples, unhealthySamples: b.unhealthy_samples, requests: Number(b.requests), errors: Number(b.errors), p95Ms: b.p95_ms })),
+            .map((b): MinuteBucket => ({
+              bucket: b.bucket.getTime(),
+              samples: b.samples,
+              unhealthySamples: b.unhealthy_samples,
+              requests: Number(b.requests),
+              errors: Number(b.errors),
+              p95Ms: b.p95_ms,
+            })),
           gateway.get(e.id) ?? [],
         ),
-        observed: observed.rows.filter((o) => o.endpoint_id === e.id).map((o): ObservedMinute => ({ bucket: o.bucket.getTime(), minReady: o.min_ready })),
+        observed: observed.rows
+          .filter((o) => o.endpoint_id === e.id)
+          .map((o): ObservedMinute => ({ bucket: o.bucket.getTime(), minReady: o.min_ready })),
       },
     ]),
   );
@@ -57,7 +78,14 @@ function withGatewayFigures(serving: MinuteBucket[], gateway: GatewayMinute[]): 
   const byMinute = new Map(serving.map((b) => [b.bucket, b]));
   for (const g of gateway) {
     const f = combine([g]);
-    byMinute.set(g.bucket, { bucket: g.bucket, samples: 1, unhealthySamples: 0, requests: f.requests, errors: f.errors, p95Ms: f.p95Ms ?? 0 });
+    byMinute.set(g.bucket, {
+      bucket: g.bucket,
+      samples: 1,
+      unhealthySamples: 0,
+      requests: f.requests,
+      errors: f.errors,
+      p95Ms: f.p95Ms ?? 0,
+    });
   }
   return [...byMinute.values()].sort((a, b) => a.bucket - b.bucket);
 }
@@ -82,5 +110,11 @@ async function slaInput(p: Principal, id: string, q: { from?: string; to?: strin
     throw validationFailed([{ path: q.from ? "from" : "to", message: `A window spans at most ${MAX_SLA_WINDOW_DAYS} days` }]);
   }
   const facts = (await slaFacts([id], from, to)).get(id)!;
-  return { from: from.getTime(), to: to.getTime(), now: now.getTime(), ...facts, targets: { p95Ms: e.slaP95Ms, availabilityPct: e.slaAvailabilityPct } };
+  return {
+    from: from.getTime(),
+    to: to.getTime(),
+    now: now.getTime(),
+    ...facts,
+    targets: { p95Ms: e.slaP95Ms, availabilityPct: e.slaAvailabilityPct },
+  };
 }

@@ -10,7 +10,22 @@ export async function listEndpointHistory(p: Principal, id: string) {
     db().endpointScalingDecision.findMany({ where: { endpointId: id }, orderBy: { id: "desc" }, take: 200 }),
   ]);
   return {
-    transitions: transitions.map((t) => ({ from_status: t.fromStatus, to_status: t.toStatus, reason: t.reason, actor: t.actor, created_at: t.createdAt.toISOString() })),
-    scaling: scaling.map((d) => ({ from_replicas: d.fromReplicas, to_replicas: d.toReplicas, metric: d.metric, observed: d.observed, target: d.target, outcome: d.outcome, reason: d.reason, created_at: d.createdAt.toISOString() })),
+    transitions: transitions.map((t) => ({
+      from_status: t.fromStatus,
+      to_status: t.toStatus,
+      reason: t.reason,
+      actor: t.actor,
+      created_at: t.createdAt.toISOString(),
+    })),
+    scaling: scaling.map((d) => ({
+      from_replicas: d.fromReplicas,
+      to_replicas: d.toReplicas,
+      metric: d.metric,
+      observed: d.observed,
+      target: d.target,
+      outcome: d.outcome,
+      reason: d.reason,
+      created_at: d.createdAt.toISOString(),
+    })),
   };
 }

@@ -8,7 +8,13 @@ import { endpointScope } from "./get-endpoint";
 export async function listEndpoints(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
   const tenantId = p.kind === "tenant" ? p.tenantId : opts.tenant_id;
   const rows = await db().endpoint.findMany({
-    where: { deletedAt: null, ...endpointScope(p), ...(tenantId ? { tenantId } : {}), ...(opts.status ? { status: opts.status } : {}), ...afterCursor(decodeCursor(opts.cursor)) },
+    where: {
+      deletedAt: null,
+      ...endpointScope(p),
+      ...(tenantId ? { tenantId } : {}),
+      ...(opts.status ? { status: opts.status } : {}),
+      ...afterCursor(decodeCursor(opts.cursor)),
+    },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: opts.limit + 1,
     include: endpointInclude,

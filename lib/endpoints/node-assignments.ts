@@ -10,7 +10,16 @@ import { replicaReportToken } from "./replica-token";
  * samples and logs, and the replica-scoped token the serving container reports with.
  */
 export async function replicaAssignmentsForNode(nodeId: string): Promise<ReplicaAssignment[]> {
-  const { rows } = await pool().query<{ replica_id: string; fence: string; endpoint_id: string; endpoint_name: string; model: string; image: string | null; serving_port: number; gpu_ids: string[] }>(
+  const { rows } = await pool().query<{
+    replica_id: string;
+    fence: string;
+    endpoint_id: string;
+    endpoint_name: string;
+    model: string;
+    image: string | null;
+    serving_port: number;
+    gpu_ids: string[];
+  }>(
     `SELECT r.id AS replica_id, r.fence::text AS fence, e.id AS endpoint_id, e.name AS endpoint_name, e.model, e.image, e.serving_port, array_agg(g.id ORDER BY g.index) AS gpu_ids
        FROM endpoint_replicas r JOIN endpoints e ON e.id = r.endpoint_id JOIN gpus g ON g.allocated_replica_id = r.id
       WHERE r.node_id = $1 AND r.status <> 'stopped' GROUP BY r.id, e.id ORDER BY r.started_at`,

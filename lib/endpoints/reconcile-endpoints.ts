@@ -18,11 +18,23 @@ import { placeReplicas, type FreeNode } from "./replica-placement";
 const STOPS = columnSet({ id: "uuid[]", reason: "text[]" });
 /** in endpoint_replicas' column order: the INSERT takes them by position */
 const NEW_REPLICAS = columnSet({
-  id: "uuid[]", endpoint_id: "uuid[]", tenant_id: "uuid[]", node_id: "uuid[]", gpu_type: "text[]", gpu_count: "int[]", reservation_id: "uuid[]",
+  id: "uuid[]",
+  endpoint_id: "uuid[]",
+  tenant_id: "uuid[]",
+  node_id: "uuid[]",
+  gpu_type: "text[]",
+  gpu_count: "int[]",
+  reservation_id: "uuid[]",
 });
 const GPU_REPLICAS = columnSet({ gpu_id: "uuid[]", replica_id: "uuid[]" });
 const STATUS_CHANGES = columnSet({
-  id: "uuid[]", status: "text[]", reason: "text[]", ever_ready: "boolean[]", without_ready_since: "timestamptz[]", clear_scaling: "boolean[]", status_changed: "boolean[]",
+  id: "uuid[]",
+  status: "text[]",
+  reason: "text[]",
+  ever_ready: "boolean[]",
+  without_ready_since: "timestamptz[]",
+  clear_scaling: "boolean[]",
+  status_changed: "boolean[]",
 });
 const STATUS_EVENTS = columnSet({ id: "uuid[]", from_status: "text[]", to_status: "text[]", reason: "text[]" }, { ordinality: "ord" });
 const OBSERVATIONS = columnSet({ id: "uuid[]", ready: "int[]", desired: "int[]" });
@@ -78,19 +90,19 @@ export interface ReconcileResult {
 export async function reconcileEndpoints(opts: { endpointId?: string } = {}): Promise<ReconcileResult> {
   const only = opts.endpointId ?? null;
   const result: ReconcileResult = { replicas_stopped: 0, replicas_placed: 0, scaled: 0, transitions: 0 };
-  await inTransaction(async (c) => {
-
-    await c.query(
-      // silent: neither its serving side's samples nor the gateway's probes have said it is well for a while
-      `UPDATE endpoint_replicas SET status = 'unhealthy', unhealthy_since = now(),
+  await inTransaction(
+    async (c) => {
+      await c.query(
+        // silent: neither its serving side's samples nor the gateway's probes have said it is well for a while
+        `UPDATE endpoint_replicas SET status = 'unhealthy', unhealthy_since = now(),
               health_reason = CASE WHEN last_probe_ok_at IS NULL THEN 'no samples for ' ELSE 'no samples or passing gateway probes for ' END || $1::int || ' s'
         WHERE status = 'ready' AND GREATEST(last_sample_at, last_probe_ok_at) < now() - make_interval(secs => $1::int) AND ($2::uuid IS NULL OR endpoint_id = $2::uuid)`,
-      [STALE_AFTER_S, only],
-    );
+        [STALE_AFTER_S, only],
+      );
 
-    // replicas that must go, each with the reason its tenant reads
-    const { rows: doomed } = await c.query<{ id: string; reason: string }>(
-      `SELECT id, reason FROM (
+      // replicas that must go, each with the reason its tenant reads
+      const { rows: doomed } = await c.query<{ id: string; reason: string }>(
+        `SELECT id, reason FROM (
          SELECT r.id, CASE
              WHEN e.stop_requested THEN 'endpoint stopped'
              WHEN t.status <> 'active' THEN 'tenant suspended'
@@ -104,12 +116,12 @@ export async function reconcileEndpoints(opts: { endpointId?: string } = {}): Pr
            LEFT JOIN nodes nd ON nd.id = r.node_id
           WHERE r.status <> 'stopped' AND ($3::uuid IS NULL OR r.endpoint_id = $3::uuid)
        ) x WHERE reason IS NOT NULL`,
-      [REPLACE_UNHEALTHY_AFTER_S, START_TIMEOUT_S, only, env().PREPAID_GRACE_S],
-    );
-    result.replicas_stopped += await stopReplicas(c, doomed);
+        [REPLACE_UNHEALTHY_AFTER_S, START_TIMEOUT_S, only, env().PREPAID_GRACE_S],
+      );
+      result.replicas_stopped += await stopReplicas(c, doomed);
 
-    const { rows: endpoints } = await c.query<EndpointRow>(
-      `SELECT e.id, e.tenant_id, e.gpu_type, e.gpus_per_replica, e.cluster_id, e.reservation_id, e.desired_replicas, e.min_replicas, e.max_replicas,
+      const { rows: endpoints } = await c.query<EndpointRow>(
+        `SELECT e.id, e.tenant_id, e.gpu_type, e.gpus_per_replica, e.cluster_id, e.reservation_id, e.desired_replicas, e.min_replicas, e.max_replicas,
               e.scaling_from, e.autoscale_metric, e.autoscale_target, e.cooldown_s, e.status, e.status_reason, e.stop_requested,
               e.ever_ready, e.without_ready_since, e.last_scaled_at,
               (t.status = 'active' AND t.balance_exhausted_at IS NULL) AS may_place,
@@ -118,44 +130,52 @@ export async function reconcileEndpoints(opts: { endpointId?: string } = {}): Pr
         WHERE (e.status <> 'stopped' OR NOT e.stop_requested) AND ($1::uuid IS NULL OR e.id = $1::uuid)
         -- NO KEY UPDATE: samples arriving meanwhile hold KEY SHARE on their endpoint (their foreign key)
         ORDER BY e.created_at FOR NO KEY UPDATE OF e`,
-      [only],
-    );
-    if (endpoints.length === 0) return;
-    const ids = endpoints.map((e) => e.id);
+        [only],
+      );
+      if (endpoints.length === 0) return;
+      const ids = endpoints.map((e) => e.id);
 
-    result.scaled += await autoscale(c, endpoints.filter((e) => !e.stop_requested && e.autoscale_metric !== "none"));
+      result.scaled += await autoscale(
+        c,
+        endpoints.filter((e) => !e.stop_requested && e.autoscale_metric !== "none"),
+      );
 
-    let live = await liveReplicas(c, ids);
-    // beyond the desired count: the unhealthy go first, then the still starting, then the newest
-    // (replicas on draining nodes are not counted: they leave below, once their replacements serve)
-    const extra: Array<{ id: string; reason: string }> = [];
-    for (const e of endpoints) {
-      const mine = live.filter((r) => r.endpoint_id === e.id && !r.draining);
-      const over = mine.length - (e.stop_requested ? 0 : e.desired_replicas);
-      if (over <= 0) continue;
-      const rank = { unhealthy: 0, starting: 1, ready: 2 } as const;
-      mine.sort((a, b) => rank[a.status] - rank[b.status] || b.started_at.getTime() - a.started_at.getTime());
-      for (const r of mine.slice(0, over)) extra.push({ id: r.id, reason: `scaled down to ${e.desired_replicas}` });
-    }
-    result.replicas_stopped += await stopReplicas(c, extra);
-    if (extra.length) live = await liveReplicas(c, ids);
+      let live = await liveReplicas(c, ids);
+      // beyond the desired count: the unhealthy go first, then the still starting, then the newest
+      // (replicas on draining nodes are not counted: they leave below, once their replacements serve)
+      const extra: Array<{ id: string; reason: string }> = [];
+      for (const e of endpoints) {
+        const mine = live.filter((r) => r.endpoint_id === e.id && !r.draining);
+        const over = mine.length - (e.stop_requested ? 0 : e.desired_replicas);
+        if (over <= 0) continue;
+        const rank = { unhealthy: 0, starting: 1, ready: 2 } as const;
+        mine.sort((a, b) => rank[a.status] - rank[b.status] || b.started_at.getTime() - a.started_at.getTime());
+        for (const r of mine.slice(0, over)) extra.push({ id: r.id, reason: `scaled down to ${e.desired_replicas}` });
+      }
+      result.replicas_stopped += await stopReplicas(c, extra);
+      if (extra.length) live = await liveReplicas(c, ids);
 
-    result.replicas_placed += await placeMissing(c, endpoints, live);
-    if (result.replicas_placed) live = await liveReplicas(c, ids);
+      result.replicas_placed += await placeMissing(c, endpoints, live);
+      if (result.replicas_placed) live = await liveReplicas(c, ids);
 
-    // make before break: a replica on a draining node stops once enough replicas elsewhere are
-    // ready (or at once if it serves nothing itself); until then it keeps serving
-    const moved = live.filter((r) => {
-      if (!r.draining) return false;
-      if (r.status !== "ready") return true;
-      const e = endpoints.find((x) => x.id === r.endpoint_id)!;
-      return live.filter((x) => x.endpoint_id === r.endpoint_id && !x.draining && x.status === "ready").length >= e.desired_replicas;
-    });
-    result.replicas_stopped += await stopReplicas(c, moved.map((r) => ({ id: r.id, reason: "node is draining; moved to another node" })));
-    if (moved.length) live = await liveReplicas(c, ids);
+      // make before break: a replica on a draining node stops once enough replicas elsewhere are
+      // ready (or at once if it serves nothing itself); until then it keeps serving
+      const moved = live.filter((r) => {
+        if (!r.draining) return false;
+        if (r.status !== "ready") return true;
+        const e = endpoints.find((x) => x.id === r.endpoint_id)!;
+        return live.filter((x) => x.endpoint_id === r.endpoint_id && !x.draining && x.status === "ready").length >= e.desired_replicas;
+      });
+      result.replicas_stopped += await stopReplicas(
+        c,
+        moved.map((r) => ({ id: r.id, reason: "node is draining; moved to another node" })),
+      );
+      if (moved.length) live = await liveReplicas(c, ids);
 
-    result.transitions += await moveStatuses(c, endpoints, live);
-  }, { lock: "scheduler" });
+      result.transitions += await moveStatuses(c, endpoints, live);
+    },
+    { lock: "scheduler" },
+  );
   // GPUs freed by stopped replicas can take queued jobs now
   if (result.replicas_stopped) await emitEvent("scheduler/run.requested", { reason: "endpoint replicas released GPUs" });
   return result;
@@ -179,14 +199,21 @@ export async function stopReplicas(c: SqlClient, replicas: Array<{ id: string; r
        FROM ${stops.sql} WHERE r.id = x.id AND r.status <> 'stopped'`,
     stops.values,
   );
-  await c.query(`UPDATE gpus SET allocated_replica_id = NULL, updated_at = now() WHERE allocated_replica_id = ANY($1::uuid[])`, [replicas.map((r) => r.id)]);
+  await c.query(`UPDATE gpus SET allocated_replica_id = NULL, updated_at = now() WHERE allocated_replica_id = ANY($1::uuid[])`, [
+    replicas.map((r) => r.id),
+  ]);
   return replicas.length;
 }
 
 /** Autoscaling over the last two minutes of rollups; every change (and the first refusal after one) is logged. */
 async function autoscale(c: pg.PoolClient, endpoints: EndpointRow[]): Promise<number> {
   if (endpoints.length === 0) return 0;
-  const { rows: figures } = await c.query<{ endpoint_id: string; requests_per_s: number | null; p95_ms: number | null; last_outcome: string | null }>(
+  const { rows: figures } = await c.query<{
+    endpoint_id: string;
+    requests_per_s: number | null;
+    p95_ms: number | null;
+    last_outcome: string | null;
+  }>(
     `SELECT e.id AS endpoint_id,
             m.requests::float / GREATEST(extract(epoch FROM now() - (date_trunc('minute', now()) - interval '2 minutes')), 1) AS requests_per_s,
             m.p95 AS p95_ms,
@@ -202,12 +229,22 @@ async function autoscale(c: pg.PoolClient, endpoints: EndpointRow[]): Promise<nu
   const byId = new Map(figures.map((f) => [f.endpoint_id, f]));
   // what the gateway itself saw over the same two minutes comes first (the serving side's reports remain the fallback)
   const windowStart = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 120_000);
-  const seen = await gatewayMinutes(endpoints.map((e) => e.id), new Date(windowStart.getTime() + 60_000), new Date(), c);
+  const seen = await gatewayMinutes(
+    endpoints.map((e) => e.id),
+    new Date(windowStart.getTime() + 60_000),
+    new Date(),
+    c,
+  );
   for (const [id, minutes] of seen) {
     const g = combine(minutes.filter((m) => m.bucket >= windowStart.getTime()));
     if (g.requests === 0) continue;
     const f = byId.get(id);
-    byId.set(id, { endpoint_id: id, last_outcome: f?.last_outcome ?? null, requests_per_s: g.requests / Math.max((Date.now() - windowStart.getTime()) / 1000, 1), p95_ms: g.p95Ms });
+    byId.set(id, {
+      endpoint_id: id,
+      last_outcome: f?.last_outcome ?? null,
+      requests_per_s: g.requests / Math.max((Date.now() - windowStart.getTime()) / 1000, 1),
+      p95_ms: g.p95Ms,
+    });
   }
   let scaled = 0;
   for (const e of endpoints) {
@@ -306,7 +343,10 @@ async function placeMissing(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
     }
   });
   const allocations = GPU_REPLICAS.bind(gpus);
-  await c.query(`UPDATE gpus g SET allocated_replica_id = x.replica_id, updated_at = now() FROM ${allocations.sql} WHERE g.id = x.gpu_id`, allocations.values);
+  await c.query(
+    `UPDATE gpus g SET allocated_replica_id = x.replica_id, updated_at = now() FROM ${allocations.sql} WHERE g.id = x.gpu_id`,
+    allocations.values,
+  );
   // what each replica holds, remembered after it lets go (its GPU telemetry is read for these GPUs)
   await c.query(
     `UPDATE endpoint_replicas r SET gpu_ids = x.gpu_ids
@@ -325,7 +365,15 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   const now = Date.now();
   const byEndpoint = new Map<string, LiveReplica[]>();
   for (const r of live) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
-  const changes: Array<{ id: string; status: EndpointStatus; reason: string; everReady: boolean; withoutReadySince: Date | null; clearScaling: boolean; statusChanged: boolean }> = [];
+  const changes: Array<{
+    id: string;
+    status: EndpointStatus;
+    reason: string;
+    everReady: boolean;
+    withoutReadySince: Date | null;
+    clearScaling: boolean;
+    statusChanged: boolean;
+  }> = [];
   const events: Array<{ id: string; from: EndpointStatus; to: EndpointStatus; reason: string }> = [];
   const observed: Array<{ id: string; ready: number; desired: number }> = [];
   for (const e of endpoints) {
@@ -349,7 +397,8 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
       now,
     });
     let reason = decision.reason;
-    if (!e.stop_requested && cap(mine.length) < e.desired_replicas) reason += e.may_place ? "; waiting for free GPUs or quota" : `; not placing: ${e.place_blocker}`;
+    if (!e.stop_requested && cap(mine.length) < e.desired_replicas)
+      reason += e.may_place ? "; waiting for free GPUs or quota" : `; not placing: ${e.place_blocker}`;
     const everReady = decision.status === "stopped" ? false : e.ever_ready || ready > 0;
     const clearScaling = (decision.status === "ready" || decision.status === "stopped") && e.scaling_from !== null;
     const change = {
@@ -361,7 +410,14 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
       clearScaling,
       statusChanged: decision.status !== e.status,
     };
-    if (change.statusChanged || reason !== e.status_reason || everReady !== e.ever_ready || clearScaling || (e.without_ready_since?.getTime() ?? null) !== withoutReadySince) changes.push(change);
+    if (
+      change.statusChanged ||
+      reason !== e.status_reason ||
+      everReady !== e.ever_ready ||
+      clearScaling ||
+      (e.without_ready_since?.getTime() ?? null) !== withoutReadySince
+    )
+      changes.push(change);
     let from = e.status;
     for (const to of transitionPath(e.status, decision.status)) {
       events.push({ id: e.id, from, to, reason });
@@ -389,7 +445,12 @@ async function moveStatuses(c: pg.PoolClient, endpoints: EndpointRow[], live: Li
   }
   await recordObservations(c, observed);
   if (events.length) {
-    const rows = STATUS_EVENTS.bindRows(events, { id: (x) => x.id, from_status: (x) => x.from, to_status: (x) => x.to, reason: (x) => x.reason });
+    const rows = STATUS_EVENTS.bindRows(events, {
+      id: (x) => x.id,
+      from_status: (x) => x.from,
+      to_status: (x) => x.to,
+      reason: (x) => x.reason,
+    });
     await c.query(
       `INSERT INTO endpoint_events (endpoint_id, from_status, to_status, reason, actor)
        SELECT id, from_status, to_status, reason, 'reconciler' FROM ${rows.sql} ORDER BY ord`,

@@ -14,7 +14,13 @@ export interface ReplicaPlacement {
   gpuIds: string[];
 }
 
-export function placeReplicas(input: { need: number; gpusPerReplica: number; nodes: FreeNode[]; occupiedNodeIds: Iterable<string>; quotaLeft: number }): ReplicaPlacement[] {
+export function placeReplicas(input: {
+  need: number;
+  gpusPerReplica: number;
+  nodes: FreeNode[];
+  occupiedNodeIds: Iterable<string>;
+  quotaLeft: number;
+}): ReplicaPlacement[] {
   const free = new Map(input.nodes.map((n) => [n.nodeId, [...n.freeGpuIds]]));
   const replicasOn = new Map<string, number>();
   for (const id of input.occupiedNodeIds) replicasOn.set(id, (replicasOn.get(id) ?? 0) + 1);
@@ -24,7 +30,10 @@ export function placeReplicas(input: { need: number; gpusPerReplica: number; nod
     let best: string | null = null;
     for (const [nodeId, gpus] of free) {
       if (gpus.length < input.gpusPerReplica) continue;
-      if (best === null) { best = nodeId; continue; }
+      if (best === null) {
+        best = nodeId;
+        continue;
+      }
       const a = replicasOn.get(nodeId) ?? 0;
       const b = replicasOn.get(best) ?? 0;
       const bestFree = free.get(best)!.length;

@@ -23,10 +23,15 @@ export async function reportReplicaAddress(p: AgentPrincipal, endpointId: string
     const replica = rows[0];
     if (!replica) throw notFound("Replica");
     if (!replica.fence_ok || !replica.live) throw staleReport();
-    await c.query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1 AND host_port IS DISTINCT FROM $2`, [replicaId, input.host_port]).catch((e: { code?: string }) => {
-      if (e.code === "23505") throw conflict("Another live replica of this node is on that port", [{ path: "host_port", message: "Taken by another replica of this node" }]);
-      throw e;
-    });
+    await c
+      .query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1 AND host_port IS DISTINCT FROM $2`, [replicaId, input.host_port])
+      .catch((e: { code?: string }) => {
+        if (e.code === "23505")
+          throw conflict("Another live replica of this node is on that port", [
+            { path: "host_port", message: "Taken by another replica of this node" },
+          ]);
+        throw e;
+      });
     return { accepted: true };
   });
 }

@@ -78,7 +78,13 @@ export interface SlaReport {
   p95_worst_ms: number | null;
   targets: { p95_ms: number | null; availability_pct: number | null };
   compliant: { availability: boolean | null; p95: boolean | null };
-  error_budget: { allowed_minutes: number; used_minutes: number; remaining_minutes: number; remaining_pct: number | null; overspent_minutes: number } | null;
+  error_budget: {
+    allowed_minutes: number;
+    used_minutes: number;
+    remaining_minutes: number;
+    remaining_pct: number | null;
+    overspent_minutes: number;
+  } | null;
 }
 
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;

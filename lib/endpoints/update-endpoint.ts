@@ -15,7 +15,20 @@ export async function updateEndpoint(actor: Actor, id: string, input: UpdateEndp
   const p = actor.principal;
   if (p.kind === "agent") throw forbidden("Agents do not change endpoints");
   await db().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ tenant_id: string; desired_replicas: number; min_replicas: number; max_replicas: number; gpus_per_replica: number; gpu_type: string; cluster_id: string | null; autoscale_metric: string; autoscale_target: number | null; stop_requested: boolean }>>`
+    const rows = await tx.$queryRaw<
+      Array<{
+        tenant_id: string;
+        desired_replicas: number;
+        min_replicas: number;
+        max_replicas: number;
+        gpus_per_replica: number;
+        gpu_type: string;
+        cluster_id: string | null;
+        autoscale_metric: string;
+        autoscale_target: number | null;
+        stop_requested: boolean;
+      }>
+    >`
       SELECT tenant_id, desired_replicas, min_replicas, max_replicas, gpus_per_replica, gpu_type, cluster_id, autoscale_metric, autoscale_target, stop_requested
         FROM endpoints WHERE id = ${id}::uuid AND deleted_at IS NULL AND ${tenantScopeSql(p, "tenant_id")} FOR NO KEY UPDATE`;
     const cur = rows[0];
@@ -26,15 +39,29 @@ export async function updateEndpoint(actor: Actor, id: string, input: UpdateEndp
     const min = input.min_replicas ?? Math.min(cur.min_replicas, desired);
     const max = input.max_replicas ?? Math.max(cur.max_replicas, desired);
     const issues: FieldIssue[] = [];
-    if (min > desired) issues.push({ path: input.min_replicas !== undefined ? "min_replicas" : "replicas", message: `min_replicas (${min}) cannot exceed replicas (${desired})` });
-    if (max < desired) issues.push({ path: input.max_replicas !== undefined ? "max_replicas" : "replicas", message: `max_replicas (${max}) cannot be below replicas (${desired})` });
+    if (min > desired)
+      issues.push({
+        path: input.min_replicas !== undefined ? "min_replicas" : "replicas",
+        message: `min_replicas (${min}) cannot exceed replicas (${desired})`,
+      });
+    if (max < desired)
+      issues.push({
+        path: input.max_replicas !== undefined ? "max_replicas" : "replicas",
+        message: `max_replicas (${max}) cannot be below replicas (${desired})`,
+      });
     const metric = input.autoscale_metric ?? cur.autoscale_metric;
     const target = input.autoscale_target !== undefined ? input.autoscale_target : metric === "none" ? null : cur.autoscale_target;
     if (metric !== "none" && target === null) issues.push({ path: "autoscale_target", message: "Required when autoscale_metric is set" });
-    if (metric === "none" && input.autoscale_target != null) issues.push({ path: "autoscale_target", message: "Only with an autoscale_metric" });
+    if (metric === "none" && input.autoscale_target != null)
+      issues.push({ path: "autoscale_target", message: "Only with an autoscale_metric" });
     if (issues.length) throw validationFailed(issues);
     const tenant = await lockTenant(tx, cur.tenant_id);
-    await assertFitsOnNodes(tx, tenant.gpu_quota, { gpu_type: cur.gpu_type, per_node: cur.gpus_per_replica, copies: min, cluster_id: cur.cluster_id });
+    await assertFitsOnNodes(tx, tenant.gpu_quota, {
+      gpu_type: cur.gpu_type,
+      per_node: cur.gpus_per_replica,
+      copies: min,
+      cluster_id: cur.cluster_id,
+    });
 
     const desiredChanged = desired !== cur.desired_replicas;
     await tx.endpoint.update({
@@ -54,10 +81,23 @@ export async function updateEndpoint(actor: Actor, id: string, input: UpdateEndp
     });
     if (desiredChanged) {
       await tx.endpointScalingDecision.create({
-        data: { endpointId: id, fromReplicas: cur.desired_replicas, toReplicas: desired, metric: "manual", outcome: desired > cur.desired_replicas ? "scale_up" : "scale_down", reason: `set by ${p.label}` },
+        data: {
+          endpointId: id,
+          fromReplicas: cur.desired_replicas,
+          toReplicas: desired,
+          metric: "manual",
+          outcome: desired > cur.desired_replicas ? "scale_up" : "scale_down",
+          reason: `set by ${p.label}`,
+        },
       });
     }
-    await recordAudit(tx, actor, { action: input.stopped === true ? "endpoint.stopped" : input.stopped === false ? "endpoint.started" : "endpoint.updated", targetType: "endpoint", targetId: id, tenantId: cur.tenant_id, details: { ...input } });
+    await recordAudit(tx, actor, {
+      action: input.stopped === true ? "endpoint.stopped" : input.stopped === false ? "endpoint.started" : "endpoint.updated",
+      targetType: "endpoint",
+      targetId: id,
+      tenantId: cur.tenant_id,
+      details: { ...input },
+    });
   });
   await reconcileEndpoints({ endpointId: id });
   return getEndpointOrThrow(p, id);

@@ -13,7 +13,13 @@ export interface LockedNode {
  * offline node asked to become quarantined stays offline but will come back quarantined; that too
  * is recorded. Returns the state machine's answer; a refusal writes nothing.
  */
-export async function applyNodeTransition(tx: Tx, node: LockedNode, event: NodeEventKind, reason: string, actor: string): Promise<Transition> {
+export async function applyNodeTransition(
+  tx: Tx,
+  node: LockedNode,
+  event: NodeEventKind,
+  reason: string,
+  actor: string,
+): Promise<Transition> {
   const state = nodeState(node);
   const t = transition(state, event);
   if (!t.ok) return t;
@@ -22,7 +28,15 @@ export async function applyNodeTransition(tx: Tx, node: LockedNode, event: NodeE
     await tx.nodeEvent.create({ data: { nodeId: node.id, fromStatus: t.from, toStatus: t.to, reason, actor } });
   } else if (t.state.statusBeforeOffline !== state.statusBeforeOffline) {
     await tx.node.update({ where: { id: node.id }, data: { statusBeforeOffline: t.state.statusBeforeOffline } });
-    await tx.nodeEvent.create({ data: { nodeId: node.id, fromStatus: "offline", toStatus: t.state.statusBeforeOffline ?? "offline", reason: `${reason} (applies when it returns)`, actor } });
+    await tx.nodeEvent.create({
+      data: {
+        nodeId: node.id,
+        fromStatus: "offline",
+        toStatus: t.state.statusBeforeOffline ?? "offline",
+        reason: `${reason} (applies when it returns)`,
+        actor,
+      },
+    });
   }
   return t;
 }

@@ -17,12 +17,21 @@ const jobAssignmentSchema = z.object({
   kind: z.literal("job"),
   job_id: z.string(),
   ...placement,
-  image: z.string().optional().meta({ description: "The container image to run; absent only for work that runs nothing (it holds its GPUs for duration_s)" }),
+  image: z
+    .string()
+    .optional()
+    .meta({ description: "The container image to run; absent only for work that runs nothing (it holds its GPUs for duration_s)" }),
   command: z.string().optional().meta({ description: "Run as `sh -c` inside the image" }),
   duration_s: z.number().optional(),
-  env: z.record(z.string(), z.string()).optional().meta({ description: "The job's own environment variables (a pipeline step's, resolved)" }),
+  env: z
+    .record(z.string(), z.string())
+    .optional()
+    .meta({ description: "The job's own environment variables (a pipeline step's, resolved)" }),
   outputs_path: z.string().meta({ description: "Where this placement's outputs are posted (POST, {outputs: {...}})" }),
-  report_token: z.string().meta({ description: "A credential scoped to this placement: it may post this placement's outputs and nothing else. Given to the job's container (GPUFORGE_REPORT_TOKEN) instead of the agent key" }),
+  report_token: z.string().meta({
+    description:
+      "A credential scoped to this placement: it may post this placement's outputs and nothing else. Given to the job's container (GPUFORGE_REPORT_TOKEN) instead of the agent key",
+  }),
 });
 
 const replicaAssignmentSchema = z.object({
@@ -34,9 +43,17 @@ const replicaAssignmentSchema = z.object({
   ...placement,
   image: z.string().optional().meta({ description: "The serving image; absent: the operator's default serving image on the node" }),
   metrics_path: z.string().meta({ description: "Where the serving side (or the agent) posts this replica's samples" }),
-  serving_port: z.number().int().meta({ description: "The port the serving container listens on; the agent publishes it on a host port of its own choosing" }),
-  address_path: z.string().meta({ description: "Where the agent reports the host port it published for serving_port (fenced); the inference gateway connects there" }),
-  report_token: z.string().meta({ description: "A credential scoped to this replica's placement: it may post this replica's samples and nothing else. Given to the serving container instead of the agent key" }),
+  serving_port: z
+    .number()
+    .int()
+    .meta({ description: "The port the serving container listens on; the agent publishes it on a host port of its own choosing" }),
+  address_path: z.string().meta({
+    description: "Where the agent reports the host port it published for serving_port (fenced); the inference gateway connects there",
+  }),
+  report_token: z.string().meta({
+    description:
+      "A credential scoped to this replica's placement: it may post this replica's samples and nothing else. Given to the serving container instead of the agent key",
+  }),
 });
 
 const podAssignmentSchema = z.object({
@@ -45,9 +62,16 @@ const podAssignmentSchema = z.object({
   pod_name: z.string(),
   ...placement,
   image: z.string().meta({ description: "The pod's image; its own entrypoint runs, for as long as the pod does" }),
-  ports: z.array(z.number().int()).meta({ description: "Container ports to publish on host ports (22 included when the pod has an SSH key)" }),
-  ssh_public_key: z.string().optional().meta({ description: "One OpenSSH public key line, for root's authorized_keys (and PUBLIC_KEY in the environment)" }),
-  status_path: z.string().meta({ description: "Where the agent reports the container running (with its host ports), exited, or stopped (fenced)" }),
+  ports: z
+    .array(z.number().int())
+    .meta({ description: "Container ports to publish on host ports (22 included when the pod has an SSH key)" }),
+  ssh_public_key: z
+    .string()
+    .optional()
+    .meta({ description: "One OpenSSH public key line, for root's authorized_keys (and PUBLIC_KEY in the environment)" }),
+  status_path: z
+    .string()
+    .meta({ description: "Where the agent reports the container running (with its host ports), exited, or stopped (fenced)" }),
 });
 
 const assignmentSchema = z.discriminatedUnion("kind", [jobAssignmentSchema, replicaAssignmentSchema, podAssignmentSchema]);
@@ -60,8 +84,13 @@ export type Assignment = z.infer<typeof assignmentSchema>;
 /** The heartbeat's answer: the node as the control plane holds it, what it should run, and its lease. */
 export const heartbeatReplySchema = z.object({
   node: nodeJsonSchema,
-  assignments: z.array(assignmentSchema).meta({ description: "Jobs to run and endpoint replicas to serve, one entry per placement; anything else the node runs it must stop" }),
-  lease_s: z.number().meta({ description: "The node's lease: an agent that cannot heartbeat for this long must stop its work (the control plane moves it elsewhere by then)" }),
+  assignments: z
+    .array(assignmentSchema)
+    .meta({ description: "Jobs to run and endpoint replicas to serve, one entry per placement; anything else the node runs it must stop" }),
+  lease_s: z.number().meta({
+    description:
+      "The node's lease: an agent that cannot heartbeat for this long must stop its work (the control plane moves it elsewhere by then)",
+  }),
 });
 
 export type HeartbeatReply = z.output<typeof heartbeatReplySchema>;

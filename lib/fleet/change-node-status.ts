@@ -48,7 +48,10 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
         pods_interrupted: pods.length,
       },
     });
-    return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), wake: requeued.length > 0 || pods.length > 0 || target === "available" };
+    return {
+      node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }),
+      wake: requeued.length > 0 || pods.length > 0 || target === "available",
+    };
   });
   if (result.wake) await emitEvent("scheduler/run.requested", { reason: `node ${target}` });
   // replicas leave a node that left service, and may be placed on one that came back

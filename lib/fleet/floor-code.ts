@@ -4,10 +4,29 @@
 // browser draws it. Pure: used by the server to encode, by the floor component to draw, and tested.
 
 /** What a GPU cell shows, most urgent first. */
-export const CELL_TONES = ["unhealthy", "offline", "quarantined", "maintenance", "draining", "registered", "nodata", "idle", "low", "mid", "high"] as const;
+export const CELL_TONES = [
+  "unhealthy",
+  "offline",
+  "quarantined",
+  "maintenance",
+  "draining",
+  "registered",
+  "nodata",
+  "idle",
+  "low",
+  "mid",
+  "high",
+] as const;
 export type CellTone = (typeof CELL_TONES)[number];
 
-const NODE_LETTERS: Record<string, string> = { available: "a", registered: "r", draining: "d", maintenance: "m", quarantined: "q", offline: "o" };
+const NODE_LETTERS: Record<string, string> = {
+  available: "a",
+  registered: "r",
+  draining: "d",
+  maintenance: "m",
+  quarantined: "q",
+  offline: "o",
+};
 const LETTER_STATUS: Record<string, string> = Object.fromEntries(Object.entries(NODE_LETTERS).map(([k, v]) => [v, k]));
 
 interface GpuIn {
@@ -31,7 +50,9 @@ export function utilBand(util: number): "idle" | "low" | "mid" | "high" {
  */
 export function encodeNode(n: NodeIn): string {
   const letter = NODE_LETTERS[n.status] ?? "a";
-  const gpus = n.gpus.map((g) => (g.status === "unhealthy" ? "x" : g.util === null ? "-" : String("idle low mid high".split(" ").indexOf(utilBand(g.util)))));
+  const gpus = n.gpus.map((g) =>
+    g.status === "unhealthy" ? "x" : g.util === null ? "-" : String("idle low mid high".split(" ").indexOf(utilBand(g.util))),
+  );
   return (n.reservedBy ? letter.toUpperCase() : letter) + gpus.join("");
 }
 
@@ -51,7 +72,10 @@ export function decodeNode(code: string): DecodedNode {
   const letter = code[0] ?? "a";
   const status = LETTER_STATUS[letter.toLowerCase()] ?? "available";
   const nodeTone: CellTone | null = status === "available" ? null : (status as CellTone);
-  const cells = code.slice(1).split("").map((c): CellTone => (c === "x" ? "unhealthy" : nodeTone ?? (c === "-" ? "nodata" : BANDS[Number(c)] ?? "nodata")));
+  const cells = code
+    .slice(1)
+    .split("")
+    .map((c): CellTone => (c === "x" ? "unhealthy" : (nodeTone ?? (c === "-" ? "nodata" : (BANDS[Number(c)] ?? "nodata")))));
   return { status, reserved: letter !== letter.toLowerCase(), cells };
 }
 

@@ -43,7 +43,11 @@ export function rackHref(r: Pick<FloorRack, "clusterId" | "podName" | "rackName"
 export function summarizeRack(r: FloorRack): RackSummary {
   const outOfService: Record<string, number> = {};
   const attention: Array<[number, string]> = [];
-  let gpus = 0, unhealthyGpus = 0, busyGpus = 0, allocatedGpus = 0, reservedNodes = 0;
+  let gpus = 0,
+    unhealthyGpus = 0,
+    busyGpus = 0,
+    allocatedGpus = 0,
+    reservedNodes = 0;
   for (const n of r.nodes) {
     const bad = n.gpus.filter((g) => g.status === "unhealthy").length;
     gpus += n.gpus.length;

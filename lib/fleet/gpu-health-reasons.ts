@@ -10,5 +10,11 @@ export const REMAP_FAILURE = "remap_failure";
 export function describeUnhealthyReason(reason: string, xidName: (xid: number) => string): string {
   const m = /^fatal_xid:(\d+)$/.exec(reason);
   if (m) return `XID ${m[1]} — ${xidName(Number(m[1]))}`;
-  return { agent_reported: "reported unhealthy by the agent", ecc_uncorrected: "uncorrectable ECC errors", remap_failure: "row remapping failed" }[reason] ?? reason;
+  return (
+    {
+      agent_reported: "reported unhealthy by the agent",
+      ecc_uncorrected: "uncorrectable ECC errors",
+      remap_failure: "row remapping failed",
+    }[reason] ?? reason
+  );
 }

@@ -17,6 +17,7 @@ export async function lockNodeOrThrow(tx: Tx, p: Principal, nodeId: string) {
   const scope = fleetScope(p);
   const rows = await run(tx, LOCK_NODE, [nodeId]);
   const node = rows[0];
-  if (!node || (scope.clusterId && node.cluster_id !== scope.clusterId) || (scope.nodeId && node.id !== scope.nodeId)) throw notFound("Node");
+  if (!node || (scope.clusterId && node.cluster_id !== scope.clusterId) || (scope.nodeId && node.id !== scope.nodeId))
+    throw notFound("Node");
   return node;
 }

@@ -35,7 +35,8 @@ export function nodeAddressProblem(address: string, policy: NodeAddressPolicy): 
   if (!a) return "Must be the node's IP address (IPv4 or IPv6), not a name";
   if (NEVER.some((c) => inCidr(a, c))) return "Not an address a node can be reached at (unspecified, link-local, multicast or reserved)";
   const listed = policy.networks.some((c) => inCidr(a, c));
-  if (LOOPBACK.some((c) => inCidr(a, c)) && !policy.allowLoopback && !listed) return "Loopback is a node's address only in development (or when NODE_ADDRESS_NETWORKS lists it)";
+  if (LOOPBACK.some((c) => inCidr(a, c)) && !policy.allowLoopback && !listed)
+    return "Loopback is a node's address only in development (or when NODE_ADDRESS_NETWORKS lists it)";
   if (policy.networks.length > 0 && !listed) return "Outside the networks nodes may have addresses in (NODE_ADDRESS_NETWORKS)";
   return null;
 }

@@ -27,7 +27,14 @@ export interface NodeReplica {
 }
 
 interface GpuHolding {
-  allocatedJob: { id: string; name: string; gpuCount: number; startedAt: Date | null; durationS: number | null; tenant: { name: string } } | null;
+  allocatedJob: {
+    id: string;
+    name: string;
+    gpuCount: number;
+    startedAt: Date | null;
+    durationS: number | null;
+    tenant: { name: string };
+  } | null;
   allocatedReplica: { id: string; status: string; endpoint: { id: string; name: string; tenant: { name: string } } } | null;
 }
 
@@ -38,13 +45,28 @@ export function nodeWorkload(gpus: GpuHolding[]): { jobs: NodeJob[]; replicas: N
   for (const g of gpus) {
     const j = g.allocatedJob;
     if (j) {
-      const cur = jobs.get(j.id) ?? { id: j.id, name: j.name, tenant: j.tenant.name, gpusHere: 0, gpusTotal: j.gpuCount, startedAt: j.startedAt?.toISOString() ?? null, durationS: j.durationS };
+      const cur = jobs.get(j.id) ?? {
+        id: j.id,
+        name: j.name,
+        tenant: j.tenant.name,
+        gpusHere: 0,
+        gpusTotal: j.gpuCount,
+        startedAt: j.startedAt?.toISOString() ?? null,
+        durationS: j.durationS,
+      };
       cur.gpusHere++;
       jobs.set(j.id, cur);
     }
     const r = g.allocatedReplica;
     if (r) {
-      const cur = replicas.get(r.id) ?? { id: r.id, endpointId: r.endpoint.id, endpoint: r.endpoint.name, tenant: r.endpoint.tenant.name, status: r.status, gpusHere: 0 };
+      const cur = replicas.get(r.id) ?? {
+        id: r.id,
+        endpointId: r.endpoint.id,
+        endpoint: r.endpoint.name,
+        tenant: r.endpoint.tenant.name,
+        status: r.status,
+        gpusHere: 0,
+      };
       cur.gpusHere++;
       replicas.set(r.id, cur);
     }
@@ -62,15 +84,25 @@ export function describeNodeImpact(target: OperatorTarget, w: { jobs: NodeJob[];
     case "draining":
       return [
         "No new work is placed on this node.",
-        jobs ? `${n(jobs, "running job")} keep${jobs === 1 ? "s" : ""} running until ${jobs === 1 ? "it ends" : "they end"}.` : "No job runs here now.",
-        replicas ? `${n(replicas, "endpoint replica", "endpoint replicas")} move${replicas === 1 ? "s" : ""} to other nodes; each keeps serving until its replacement is ready.` : "No endpoint replica runs here.",
+        jobs
+          ? `${n(jobs, "running job")} keep${jobs === 1 ? "s" : ""} running until ${jobs === 1 ? "it ends" : "they end"}.`
+          : "No job runs here now.",
+        replicas
+          ? `${n(replicas, "endpoint replica", "endpoint replicas")} move${replicas === 1 ? "s" : ""} to other nodes; each keeps serving until its replacement is ready.`
+          : "No endpoint replica runs here.",
       ];
     case "maintenance":
     case "quarantined":
       return [
-        target === "maintenance" ? "The node leaves service for maintenance; it raises no unreachable alerts meanwhile." : "The node leaves service at once until an operator returns it.",
-        jobs ? `${n(jobs, "running job")} ${jobs === 1 ? "is stopped and queued again (its" : "are stopped and queued again (their"} retries are not spent).` : "No job runs here now.",
-        replicas ? `${n(replicas, "endpoint replica", "endpoint replicas")} ${replicas === 1 ? "is" : "are"} replaced on other nodes at once.` : "No endpoint replica runs here.",
+        target === "maintenance"
+          ? "The node leaves service for maintenance; it raises no unreachable alerts meanwhile."
+          : "The node leaves service at once until an operator returns it.",
+        jobs
+          ? `${n(jobs, "running job")} ${jobs === 1 ? "is stopped and queued again (its" : "are stopped and queued again (their"} retries are not spent).`
+          : "No job runs here now.",
+        replicas
+          ? `${n(replicas, "endpoint replica", "endpoint replicas")} ${replicas === 1 ? "is" : "are"} replaced on other nodes at once.`
+          : "No endpoint replica runs here.",
       ];
     case "available":
       return ["The node takes new work again.", "Its GPUs' hardware flags (XID, ECC) are cleared: do this after inspection."];

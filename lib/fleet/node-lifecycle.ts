@@ -25,10 +25,7 @@ export const OPERATOR_TARGETS = ["available", "draining", "maintenance", "quaran
 export type OperatorTarget = (typeof OPERATOR_TARGETS)[number];
 
 export type NodeEventKind =
-  | { kind: "heartbeat" }
-  | { kind: "heartbeat_missed" }
-  | { kind: "operator"; target: OperatorTarget }
-  | { kind: "auto_quarantine" };
+  { kind: "heartbeat" } | { kind: "heartbeat_missed" } | { kind: "operator"; target: OperatorTarget } | { kind: "auto_quarantine" };
 
 export interface NodeState {
   status: NodeStatus;
@@ -41,7 +38,8 @@ const RETURN_STATUSES = NODE_STATUSES.filter((s): s is Exclude<NodeStatus, "offl
 export function nodeState(row: { status: string; status_before_offline: string | null }): NodeState {
   return {
     status: oneOf(NODE_STATUSES, row.status, "nodes.status"),
-    statusBeforeOffline: row.status_before_offline === null ? null : oneOf(RETURN_STATUSES, row.status_before_offline, "nodes.status_before_offline"),
+    statusBeforeOffline:
+      row.status_before_offline === null ? null : oneOf(RETURN_STATUSES, row.status_before_offline, "nodes.status_before_offline"),
   };
 }
 
@@ -102,4 +100,3 @@ export function transition(state: NodeState, event: NodeEventKind): Transition {
     }
   }
 }
-

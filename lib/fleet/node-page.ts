@@ -57,10 +57,16 @@ export async function nodePageData(p: OperatorPrincipal, id: string, range: Time
   });
   const present = gpus.filter((g) => g.status !== "missing");
   const ageS = node.lastHeartbeatAt ? (now - node.lastHeartbeatAt.getTime()) / 1000 : null;
-  const health = nodeHealth({ status: node.status, heartbeatAgeS: ageS, heartbeatIntervalS: e.AGENT_HEARTBEAT_INTERVAL_S, gpus: present.map((g) => g.health) });
+  const health = nodeHealth({
+    status: node.status,
+    heartbeatAgeS: ageS,
+    heartbeatIntervalS: e.AGENT_HEARTBEAT_INTERVAL_S,
+    gpus: present.map((g) => g.health),
+  });
   const state: NodeState = {
     status: oneOf(NODE_STATUSES, node.status, "nodes.status"),
-    statusBeforeOffline: node.statusBeforeOffline === null ? null : oneOf(RETURN_STATUSES, node.statusBeforeOffline, "nodes.status_before_offline"),
+    statusBeforeOffline:
+      node.statusBeforeOffline === null ? null : oneOf(RETURN_STATUSES, node.statusBeforeOffline, "nodes.status_before_offline"),
   };
   const allowed = allowedOperatorTargets(state);
   return {
@@ -70,7 +76,11 @@ export async function nodePageData(p: OperatorPrincipal, id: string, range: Time
     grid: bucketGrid(range.from, range.to, range.stepS),
     workload,
     gpus,
-    gpuCounts: { present: present.length, unhealthy: present.filter((g) => g.status === "unhealthy").length, missing: gpus.length - present.length },
+    gpuCounts: {
+      present: present.length,
+      unhealthy: present.filter((g) => g.status === "unhealthy").length,
+      missing: gpus.length - present.length,
+    },
     health,
     allowed,
     impact: Object.fromEntries(allowed.map((t) => [t, describeNodeImpact(t, workload)])),

@@ -10,7 +10,12 @@ const label = z.string().trim().min(1).max(100);
 const gpuInventoryItem = z.strictObject({
   uuid: z.string().trim().min(1).max(128),
   index: z.number().int().min(0).max(63),
-  gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
+  gpu_type: z
+    .string()
+    .trim()
+    .min(1)
+    .max(32)
+    .regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
   model: z.string().trim().max(128).nullish(),
   memory_total_mb: z.number().int().min(1).max(10_000_000),
 });
@@ -18,7 +23,12 @@ const gpuInventoryItem = z.strictObject({
 export const registerNodeBody = z
   .strictObject({
     cluster_id: z.uuid("Must be a cluster id").optional(),
-    hostname: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9._-]+$/, "Must be a hostname"),
+    hostname: z
+      .string()
+      .trim()
+      .min(1)
+      .max(253)
+      .regex(/^[A-Za-z0-9._-]+$/, "Must be a hostname"),
     pod: label.nullish(),
     rack: label.nullish(),
     cpu_cores: z.number().int().min(1).max(100_000).nullish(),
@@ -30,11 +40,22 @@ export const registerNodeBody = z
       .max(45)
       .refine((a) => normaliseNodeAddress(a) !== null, "Must be the node's IP address (IPv4 or IPv6), not a name")
       .optional()
-      .meta({ description: "Where the fleet reaches the node: tenants' SSH commands name it, and the inference gateway connects to published ports there. Unique in the fleet" }),
+      .meta({
+        description:
+          "Where the fleet reaches the node: tenants' SSH commands name it, and the inference gateway connects to published ports there. Unique in the fleet",
+      }),
     capabilities: z
       .strictObject({
-        containers: z.boolean().meta({ description: "The node runs tenant work in containers (required for any job or replica that runs an image or a command)" }),
-        runtime: z.string().trim().min(1).max(100).optional().meta({ description: "The container runtime and version, e.g. docker 27.3.1" }),
+        containers: z.boolean().meta({
+          description: "The node runs tenant work in containers (required for any job or replica that runs an image or a command)",
+        }),
+        runtime: z
+          .string()
+          .trim()
+          .min(1)
+          .max(100)
+          .optional()
+          .meta({ description: "The container runtime and version, e.g. docker 27.3.1" }),
       })
       .optional(),
     system: z
@@ -51,8 +72,10 @@ export const registerNodeBody = z
     const seenUuid = new Map<string, number>();
     const seenIndex = new Map<number, number>();
     b.gpus.forEach((g, i) => {
-      if (seenUuid.has(g.uuid)) ctx.addIssue({ code: "custom", path: ["gpus", i, "uuid"], message: `Duplicate of gpus[${seenUuid.get(g.uuid)}].uuid` });
-      if (seenIndex.has(g.index)) ctx.addIssue({ code: "custom", path: ["gpus", i, "index"], message: `Duplicate of gpus[${seenIndex.get(g.index)}].index` });
+      if (seenUuid.has(g.uuid))
+        ctx.addIssue({ code: "custom", path: ["gpus", i, "uuid"], message: `Duplicate of gpus[${seenUuid.get(g.uuid)}].uuid` });
+      if (seenIndex.has(g.index))
+        ctx.addIssue({ code: "custom", path: ["gpus", i, "index"], message: `Duplicate of gpus[${seenIndex.get(g.index)}].index` });
       seenUuid.set(g.uuid, i);
       seenIndex.set(g.index, i);
     });
@@ -69,7 +92,15 @@ export const registerNodeBody = z
       address: "10.20.4.17",
       capabilities: { containers: true, runtime: "docker 27.3.1" },
       system: { os: "Ubuntu 22.04.4 LTS", kernel: "5.15.0-105-generic", driver_version: "550.90.07", cuda_version: "12.4" },
-      gpus: [{ uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", index: 0, gpu_type: "H100", model: "NVIDIA H100 80GB HBM3", memory_total_mb: 81559 }],
+      gpus: [
+        {
+          uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40",
+          index: 0,
+          gpu_type: "H100",
+          model: "NVIDIA H100 80GB HBM3",
+          memory_total_mb: 81559,
+        },
+      ],
     },
   });
 
@@ -125,7 +156,12 @@ export const nodeJsonSchema = z
     agent_version: z.string().nullable(),
     address: z.string().nullable(),
     capabilities: z.object({ containers: z.boolean(), runtime: z.string().nullable() }),
-    system: z.object({ os: z.string().nullable(), kernel: z.string().nullable(), driver_version: z.string().nullable(), cuda_version: z.string().nullable() }),
+    system: z.object({
+      os: z.string().nullable(),
+      kernel: z.string().nullable(),
+      driver_version: z.string().nullable(),
+      cuda_version: z.string().nullable(),
+    }),
     status: z.enum(NODE_STATUSES),
     last_heartbeat_at: z.string().nullable(),
     created_at: z.string(),
@@ -146,7 +182,10 @@ export const gpuJsonSchema = z
     last_xid: z.number().nullable(),
     allocated_job_id: z.string().nullable().meta({ description: "The job holding this GPU" }),
     allocated_replica_id: z.string().nullable().meta({ description: "The endpoint replica holding this GPU" }),
-    allocated_pod_id: z.string().nullable().meta({ description: "The pod holding this GPU (a GPU has one holder: a job, a replica or a pod)" }),
+    allocated_pod_id: z
+      .string()
+      .nullable()
+      .meta({ description: "The pod holding this GPU (a GPU has one holder: a job, a replica or a pod)" }),
   })
   .meta({ id: "Gpu" });
 

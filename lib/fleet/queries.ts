@@ -43,7 +43,10 @@ export async function listNodes(principal: Principal, opts: { limit: number; cur
   return page(rows, opts.limit);
 }
 
-export async function listGpus(principal: Principal, opts: { limit: number; cursor?: string; cluster_id?: string; status?: string; gpu_type?: string }) {
+export async function listGpus(
+  principal: Principal,
+  opts: { limit: number; cursor?: string; cluster_id?: string; status?: string; gpu_type?: string },
+) {
   const scope = fleetScope(principal);
   const clusterId = scope.clusterId ?? opts.cluster_id;
   const rows = await db().gpu.findMany({
@@ -108,7 +111,15 @@ export async function fleetFloor(clusterId?: string, rack?: { pod: string | null
     const key = `${r.cluster_id}/${r.pod ?? "—"}/${r.rack ?? "—"}`;
     let rack = racks.get(key);
     if (!rack) {
-      rack = { cluster: r.cluster, clusterId: r.cluster_id, podName: r.pod, rackName: r.rack, pod: r.pod ?? "unassigned", rack: r.rack ?? "unassigned", nodes: [] };
+      rack = {
+        cluster: r.cluster,
+        clusterId: r.cluster_id,
+        podName: r.pod,
+        rackName: r.rack,
+        pod: r.pod ?? "unassigned",
+        rack: r.rack ?? "unassigned",
+        nodes: [],
+      };
       racks.set(key, rack);
     }
     let node = nodes.get(r.node_id);
@@ -118,17 +129,33 @@ export async function fleetFloor(clusterId?: string, rack?: { pod: string | null
       rack.nodes.push(node);
     }
     if (r.gpu_id) {
-      node.gpus.push({ id: r.gpu_id, index: r.idx!, status: r.gpu_status!, allocated: r.allocated === true, util: r.util === null ? null : Math.round(r.util), temp: r.temp });
+      node.gpus.push({
+        id: r.gpu_id,
+        index: r.idx!,
+        status: r.gpu_status!,
+        allocated: r.allocated === true,
+        util: r.util === null ? null : Math.round(r.util),
+        temp: r.temp,
+      });
     }
   }
   return [...racks.values()];
 }
 
 export async function clusterOverview() {
-  const clusters = await db().cluster.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, region: true, provider: true } });
+  const clusters = await db().cluster.findMany({
+    orderBy: { name: "asc" },
+    select: { id: true, name: true, region: true, provider: true },
+  });
   const counts = await run(pool(), CLUSTER_COUNTS);
   const byId = new Map(counts.map((r) => [r.cluster_id, r]));
-  return clusters.map((c) => ({ ...c, nodes: byId.get(c.id)?.nodes ?? 0, offline: byId.get(c.id)?.offline ?? 0, gpus: byId.get(c.id)?.gpus ?? 0, unhealthy: byId.get(c.id)?.unhealthy ?? 0 }));
+  return clusters.map((c) => ({
+    ...c,
+    nodes: byId.get(c.id)?.nodes ?? 0,
+    offline: byId.get(c.id)?.offline ?? 0,
+    gpus: byId.get(c.id)?.gpus ?? 0,
+    unhealthy: byId.get(c.id)?.unhealthy ?? 0,
+  }));
 }
 
 export async function nodeDetail(nodeId: string) {
@@ -137,14 +164,20 @@ export async function nodeDetail(nodeId: string) {
     select: {
       ...nodeSelect,
       cluster: { select: { id: true, name: true } },
-      gpus: { orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }], select: {
+      gpus: {
+        orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }],
+        select: {
           ...gpuSelect,
           eccUncorrected: true,
           remapFailure: true,
           missingSince: true,
           // who holds each GPU: a job, or an endpoint's replica
-          allocatedJob: { select: { id: true, name: true, gpuCount: true, startedAt: true, durationS: true, tenant: { select: { name: true } } } },
-          allocatedReplica: { select: { id: true, status: true, endpoint: { select: { id: true, name: true, tenant: { select: { name: true } } } } } },
+          allocatedJob: {
+            select: { id: true, name: true, gpuCount: true, startedAt: true, durationS: true, tenant: { select: { name: true } } },
+          },
+          allocatedReplica: {
+            select: { id: true, status: true, endpoint: { select: { id: true, name: true, tenant: { select: { name: true } } } } },
+          },
         },
       },
       events: { orderBy: { id: "desc" }, take: 20 },
@@ -154,7 +187,11 @@ export async function nodeDetail(nodeId: string) {
 }
 
 export async function listGpusOfNode(nodeId: string) {
-  return db().gpu.findMany({ where: { nodeId }, orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }], select: gpuSelect });
+  return db().gpu.findMany({
+    where: { nodeId },
+    orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }],
+    select: gpuSelect,
+  });
 }
 
 /** Every node's hostname (by cluster, then name), for pickers. */

@@ -31,7 +31,13 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
     });
     if (t.ok && t.changed) {
       await tx.nodeEvent.create({
-        data: { nodeId, fromStatus: t.from, toStatus: t.to, reason: row.status === "offline" ? "heartbeat resumed" : "first heartbeat", actor: actor.principal.label },
+        data: {
+          nodeId,
+          fromStatus: t.from,
+          toStatus: t.to,
+          reason: row.status === "offline" ? "heartbeat resumed" : "first heartbeat",
+          actor: actor.principal.label,
+        },
       });
     }
 
@@ -39,7 +45,14 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
     // a healthy report of a healthy GPU costs nothing.
     const reports = (input.gpus ?? []).map((g) => {
       const fatal = firstFatalXid(g.xid_errors);
-      const hardware = fatal !== undefined ? fatalXidReason(fatal) : (g.ecc_uncorrected ?? 0) > 0 ? ECC_UNCORRECTED : g.remap_failure ? REMAP_FAILURE : null;
+      const hardware =
+        fatal !== undefined
+          ? fatalXidReason(fatal)
+          : (g.ecc_uncorrected ?? 0) > 0
+            ? ECC_UNCORRECTED
+            : g.remap_failure
+              ? REMAP_FAILURE
+              : null;
       return {
         uuid: g.uuid,
         kind: hardware ? "hardware" : g.healthy ? "healthy" : "agent",
@@ -62,11 +75,18 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
       ]);
     }
 
-    return { node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }), hardwareFault: reports.some((r) => r.kind === "hardware") };
+    return {
+      node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }),
+      hardwareFault: reports.some((r) => r.kind === "hardware"),
+    };
   });
   // a hardware fault must reach the evaluator (and the remediator) now, not at the next sweep
   if (result.hardwareFault) await emitEvent("alerts/evaluate.requested", { reason: "hardware fault reported by heartbeat" });
-  const [jobs, replicas, pods] = await Promise.all([assignmentsForNode(nodeId), replicaAssignmentsForNode(nodeId), podAssignmentsForNode(nodeId)]);
+  const [jobs, replicas, pods] = await Promise.all([
+    assignmentsForNode(nodeId),
+    replicaAssignmentsForNode(nodeId),
+    podAssignmentsForNode(nodeId),
+  ]);
   // the lease: an agent that cannot renew it for this long stops its work (the control plane has moved it by then)
   return { node: result.node, assignments: [...jobs, ...replicas, ...pods], leaseS: env().NODE_OFFLINE_AFTER_S };
 }

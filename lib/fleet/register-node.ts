@@ -24,7 +24,8 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
     if (p.nodeId) {
       // a node-bound key re-registers its own node, under its own hostname, and nothing else
       const bound = await db().node.findUnique({ where: { id: p.nodeId }, select: { hostname: true } });
-      if (bound?.hostname !== input.hostname) throw forbidden(`This agent key is bound to node ${bound?.hostname ?? p.nodeId} and registers that node only`);
+      if (bound?.hostname !== input.hostname)
+        throw forbidden(`This agent key is bound to node ${bound?.hostname ?? p.nodeId} and registers that node only`);
     }
   } else if (p.kind === "operator") {
     if (!input.cluster_id) throw validationFailed([{ path: "cluster_id", message: "Required with an operator key" }]);
@@ -42,59 +43,78 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
   const address = input.address === undefined ? null : normaliseNodeAddress(input.address);
   const addressProblem = input.address === undefined ? null : nodeAddressProblem(input.address, nodeAddressPolicy());
   if (addressProblem) throw validationFailed([{ path: "address", message: addressProblem }]);
-  return db().$transaction(async (tx) => {
-    const [upserted] = await run(tx, UPSERT_NODE, [
-      clusterId,
-      input.hostname,
-      input.pod ?? null,
-      input.rack ?? null,
-      input.cpu_cores ?? null,
-      input.memory_gb ?? null,
-      input.agent_version ?? null,
-      caps.containers,
-      caps.containers ? (caps.runtime ?? null) : null,
-      sys.os ?? null,
-      sys.kernel ?? null,
-      sys.driver_version ?? null,
-      sys.cuda_version ?? null,
-      address,
-    ]);
-    const nodeId = upserted!.id;
-
-    // GPUs this inventory names that are registered on another node. An agent never takes them:
-    // with its key (or another node's, bound or not) it could otherwise pull a running job's GPUs
-    // off their node. An operator may move an idle GPU; none moves a GPU that work holds.
-    const uuids = input.gpus.map((g) => g.uuid);
-    const elsewhere = await run(tx, GPUS_REGISTERED_ELSEWHERE, [clusterId, uuids, nodeId]);
-    for (const g of elsewhere) {
-      const path = `gpus[${uuids.indexOf(g.uuid)}].uuid`;
-      if (g.other_cluster) throw conflict("A GPU with this UUID is registered in another cluster", [{ path, message: "Registered in another cluster" }]);
-      if (g.held) throw conflict(`A GPU with this UUID is registered on node ${g.hostname}, where work holds it`, [{ path, message: `Held by work on ${g.hostname}` }]);
-      if (p.kind === "agent") throw conflict(`A GPU with this UUID is registered on node ${g.hostname}; an operator moves a GPU between nodes`, [{ path, message: `Registered on ${g.hostname}` }]);
-    }
-
-    // GPUs that left the inventory go missing first, so a replacement can take their slot.
-    const wentMissing = await runCount(tx, MARK_MISSING_GPUS, [nodeId, uuids]);
-
-    if (input.gpus.length) {
-      await run(tx, UPSERT_GPUS, [
-        nodeId,
-        uuids,
-        input.gpus.map((g) => g.index),
-        input.gpus.map((g) => g.gpu_type),
-        input.gpus.map((g) => g.model ?? null),
-        input.gpus.map((g) => g.memory_total_mb),
+  return db()
+    .$transaction(async (tx) => {
+      const [upserted] = await run(tx, UPSERT_NODE, [
+        clusterId,
+        input.hostname,
+        input.pod ?? null,
+        input.rack ?? null,
+        input.cpu_cores ?? null,
+        input.memory_gb ?? null,
+        input.agent_version ?? null,
+        caps.containers,
+        caps.containers ? (caps.runtime ?? null) : null,
+        sys.os ?? null,
+        sys.kernel ?? null,
+        sys.driver_version ?? null,
+        sys.cuda_version ?? null,
+        address,
       ]);
-    }
+      const nodeId = upserted!.id;
 
-    const node = await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });
-    const gpus = await tx.gpu.findMany({ where: { nodeId }, orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }], select: gpuSelect });
-    await recordAudit(tx, actor, {
-      action: upserted!.inserted ? "node.registered" : "node.updated",
-      targetType: "node",
-      targetId: nodeId,
-      details: { hostname: input.hostname, cluster_id: clusterId, gpus: input.gpus.length, gpus_missing: wentMissing, containers: caps.containers },
-    });
-    return { node, gpus, created: upserted!.inserted };
-  }).catch((e: unknown) => uniqueViolationToConflict(e, "address", "Another node of the fleet has this address"));
+      // GPUs this inventory names that are registered on another node. An agent never takes them:
+      // with its key (or another node's, bound or not) it could otherwise pull a running job's GPUs
+      // off their node. An operator may move an idle GPU; none moves a GPU that work holds.
+      const uuids = input.gpus.map((g) => g.uuid);
+      const elsewhere = await run(tx, GPUS_REGISTERED_ELSEWHERE, [clusterId, uuids, nodeId]);
+      for (const g of elsewhere) {
+        const path = `gpus[${uuids.indexOf(g.uuid)}].uuid`;
+        if (g.other_cluster)
+          throw conflict("A GPU with this UUID is registered in another cluster", [{ path, message: "Registered in another cluster" }]);
+        if (g.held)
+          throw conflict(`A GPU with this UUID is registered on node ${g.hostname}, where work holds it`, [
+            { path, message: `Held by work on ${g.hostname}` },
+          ]);
+        if (p.kind === "agent")
+          throw conflict(`A GPU with this UUID is registered on node ${g.hostname}; an operator moves a GPU between nodes`, [
+            { path, message: `Registered on ${g.hostname}` },
+          ]);
+      }
+
+      // GPUs that left the inventory go missing first, so a replacement can take their slot.
+      const wentMissing = await runCount(tx, MARK_MISSING_GPUS, [nodeId, uuids]);
+
+      if (input.gpus.length) {
+        await run(tx, UPSERT_GPUS, [
+          nodeId,
+          uuids,
+          input.gpus.map((g) => g.index),
+          input.gpus.map((g) => g.gpu_type),
+          input.gpus.map((g) => g.model ?? null),
+          input.gpus.map((g) => g.memory_total_mb),
+        ]);
+      }
+
+      const node = await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect });
+      const gpus = await tx.gpu.findMany({
+        where: { nodeId },
+        orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }],
+        select: gpuSelect,
+      });
+      await recordAudit(tx, actor, {
+        action: upserted!.inserted ? "node.registered" : "node.updated",
+        targetType: "node",
+        targetId: nodeId,
+        details: {
+          hostname: input.hostname,
+          cluster_id: clusterId,
+          gpus: input.gpus.length,
+          gpus_missing: wentMissing,
+          containers: caps.containers,
+        },
+      });
+      return { node, gpus, created: upserted!.inserted };
+    })
+    .catch((e: unknown) => uniqueViolationToConflict(e, "address", "Another node of the fleet has this address"));
 }

@@ -17,7 +17,12 @@ export interface GatewayMinute {
   hist: Histogram;
 }
 
-export async function gatewayMinutes(endpointIds: string[], from: Date, to: Date, c: SqlClient = pool()): Promise<Map<string, GatewayMinute[]>> {
+export async function gatewayMinutes(
+  endpointIds: string[],
+  from: Date,
+  to: Date,
+  c: SqlClient = pool(),
+): Promise<Map<string, GatewayMinute[]>> {
   const rows = await run(c, GATEWAY_MINUTES, [endpointIds, from, to]);
   const out = new Map<string, GatewayMinute[]>();
   for (const r of rows) {

@@ -32,7 +32,10 @@ function remembered(): RememberedKeys<GatewayCaller> | null {
   const ttlMs = env().API_KEY_CACHE_TTL_S * 1000;
   if (ttlMs === 0) return null;
   if (!globalForKeys.gatewayKeys) {
-    const listener: ChannelListener = new ChannelListener("api_keys_changed", { onNotify: () => keys.forget(), onLost: () => keys.forget() });
+    const listener: ChannelListener = new ChannelListener("api_keys_changed", {
+      onNotify: () => keys.forget(),
+      onLost: () => keys.forget(),
+    });
     const keys = new RememberedKeys<GatewayCaller>({ ttlMs, maxEntries: 100_000, trusted: () => listener.live });
     globalForKeys.gatewayKeys = { keys, listener };
   }
@@ -43,7 +46,8 @@ function remembered(): RememberedKeys<GatewayCaller> | null {
 /** The caller behind `Authorization: Bearer <key>`; 401 for no or a bad key, 403 for a key that calls no endpoint. */
 export async function authenticateGatewayCaller(authorization: string | undefined): Promise<GatewayCaller> {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
-  if (!bearer) throw unauthorized("Send 'Authorization: Bearer <key>': a tenant key of the endpoint's tenant, or one of the endpoint's own keys");
+  if (!bearer)
+    throw unauthorized("Send 'Authorization: Bearer <key>': a tenant key of the endpoint's tenant, or one of the endpoint's own keys");
   if (!isWellFormedApiKey(bearer)) throw unauthorized("Invalid key");
   const hash = hashApiKey(bearer);
   const cache = remembered();
@@ -53,7 +57,8 @@ export async function authenticateGatewayCaller(authorization: string | undefine
   const rows = await run(pool(), GATEWAY_CALLER, [hash]);
   const row = rows[0];
   if (!row) throw unauthorized("Invalid, revoked or expired key");
-  if (row.kind !== "endpoint" && row.kind !== "tenant") throw forbidden("The gateway serves tenants' traffic: use a tenant key of the endpoint's tenant, or an endpoint key");
+  if (row.kind !== "endpoint" && row.kind !== "tenant")
+    throw forbidden("The gateway serves tenants' traffic: use a tenant key of the endpoint's tenant, or an endpoint key");
   if (!row.active) throw row.kind === "endpoint" ? unauthorized("Invalid, revoked or expired key") : forbidden("Tenant is suspended");
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
     await run(pool(), row.kind === "endpoint" ? TOUCH_ENDPOINT_KEY : TOUCH_API_KEY, [row.id]);

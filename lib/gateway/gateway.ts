@@ -130,7 +130,8 @@ export class Gateway {
     const caller = await authenticateGatewayCaller(authorization);
     const route = await this.table.lookup(endpointId.toLowerCase());
     // another tenant's endpoint, or another endpoint than an endpoint key's, does not exist for this caller
-    if (!route || route.tenantId !== caller.tenantId || (caller.endpointId !== null && caller.endpointId !== route.id)) throw notFound("Endpoint");
+    if (!route || route.tenantId !== caller.tenantId || (caller.endpointId !== null && caller.endpointId !== route.id))
+      throw notFound("Endpoint");
     return { route, caller, startedAt, requestId: randomUUID() };
   }
 
@@ -154,7 +155,8 @@ export class Gateway {
     const { route } = adm;
     if (route.stopped) throw unavailable("The endpoint is stopped");
     const inFlight = this.inFlight.get(route.id) ?? 0;
-    if (inFlight >= this.opts.maxConcurrencyPerEndpoint) throw rateLimited(`The endpoint has ${inFlight} requests in flight through this gateway; retry shortly`);
+    if (inFlight >= this.opts.maxConcurrencyPerEndpoint)
+      throw rateLimited(`The endpoint has ${inFlight} requests in flight through this gateway; retry shortly`);
     this.inFlight.set(route.id, inFlight + 1);
     let released = false;
     const releaseEndpoint = () => {
@@ -166,14 +168,19 @@ export class Gateway {
     let lastError: AppError = unavailable("No replica of the endpoint is ready to take requests");
     try {
       for (let attempt = 0; attempt < 2; attempt++) {
-        const candidates = route.replicas.filter((r) => this.prober.inRotation(r.id) && !tried.has(r.id)).map((r) => ({ ...r, outstanding: this.outstandingOf(r.id) }));
+        const candidates = route.replicas
+          .filter((r) => this.prober.inRotation(r.id) && !tried.has(r.id))
+          .map((r) => ({ ...r, outstanding: this.outstandingOf(r.id) }));
         const target = pickReplica(candidates, tried, this.turn++);
         if (!target) break;
         tried.add(target.id);
         this.outstanding.set(target.id, this.outstandingOf(target.id) + 1);
         const sent = await this.send(target, adm, input);
-        const retryable = (sent.ok ? [502, 503, 504].includes(sent.res.statusCode ?? 0) : true) && (sent.ok || !sent.nothingSent ? IDEMPOTENT_METHODS.has(input.method) : true);
-        if (sent.ok && !(retryable && attempt === 0 && this.hasAnother(route, tried))) return this.stream(adm, target, sent, releaseEndpoint);
+        const retryable =
+          (sent.ok ? [502, 503, 504].includes(sent.res.statusCode ?? 0) : true) &&
+          (sent.ok || !sent.nothingSent ? IDEMPOTENT_METHODS.has(input.method) : true);
+        if (sent.ok && !(retryable && attempt === 0 && this.hasAnother(route, tried)))
+          return this.stream(adm, target, sent, releaseEndpoint);
         // not answered by this one: it is done, and perhaps out of rotation
         this.outstanding.set(target.id, this.outstandingOf(target.id) - 1);
         if (sent.ok) {
@@ -183,7 +190,9 @@ export class Gateway {
         } else {
           const timedOut = sent.error.code === "GATEWAY_TIMEOUT" || sent.error.code === "GATEWAY_IDLE";
           if (!timedOut) this.prober.markFailed(target.id, sent.error.message);
-          lastError = timedOut ? gatewayTimeout(`The replica did not answer within ${this.opts.timeoutS} s`) : badGateway(`The replica could not be reached: ${sent.error.code ?? sent.error.message}`);
+          lastError = timedOut
+            ? gatewayTimeout(`The replica did not answer within ${this.opts.timeoutS} s`)
+            : badGateway(`The replica could not be reached: ${sent.error.code ?? sent.error.message}`);
         }
         if (!retryable) break;
       }

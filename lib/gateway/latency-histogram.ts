@@ -5,7 +5,8 @@
 
 /** Upper bounds of the buckets, in ms; the last bucket holds everything slower. */
 const LATENCY_BOUNDS_MS: readonly number[] = [
-  1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1_000, 1_500, 2_000, 3_000, 5_000, 7_500, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
+  1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1_000, 1_500, 2_000, 3_000, 5_000, 7_500, 10_000, 15_000, 30_000,
+  60_000, 120_000, 300_000,
 ];
 const HISTOGRAM_SIZE = LATENCY_BOUNDS_MS.length + 1;
 

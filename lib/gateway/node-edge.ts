@@ -39,7 +39,14 @@ export async function serveGatewayRequest(g: Gateway, req: IncomingMessage, res:
   let upstream;
   try {
     const body = await readWithinLimit(req, req.headers["content-length"], g.opts.maxBodyBytes);
-    upstream = await g.forward(adm, { method: req.method ?? "GET", path: `${m[2] ?? "/"}${m[3] ?? ""}`, headers: req.headers, body, clientAddress: address, proto: "http" });
+    upstream = await g.forward(adm, {
+      method: req.method ?? "GET",
+      path: `${m[2] ?? "/"}${m[3] ?? ""}`,
+      headers: req.headers,
+      body,
+      clientAddress: address,
+      proto: "http",
+    });
   } catch (e) {
     if (isAppError(e)) g.recordRefusal(adm, e);
     else logger.error("gateway request failed", { error: String(e) });

@@ -53,7 +53,9 @@ export class Prober {
     for (const id of this.state.keys()) if (!alive.has(id)) this.state.delete(id);
     const results: Array<{ id: string; ok: boolean; error?: string }> = [];
     for (let i = 0; i < targets.length; i += PROBE_CONCURRENCY) {
-      results.push(...(await Promise.all(targets.slice(i, i + PROBE_CONCURRENCY).map(async (t) => ({ id: t.id, ...(await this.check(t)) })))));
+      results.push(
+        ...(await Promise.all(targets.slice(i, i + PROBE_CONCURRENCY).map(async (t) => ({ id: t.id, ...(await this.check(t)) })))),
+      );
     }
     const now = Date.now();
     const passed: string[] = [];
@@ -79,11 +81,14 @@ export class Prober {
 
   private check(t: ReplicaTarget & { healthPath: string }): Promise<{ ok: boolean; error?: string }> {
     return new Promise((resolve) => {
-      const req = http.get({ host: t.host, port: t.port, path: t.healthPath, agent: this.opts.agent, headers: { "user-agent": "gpuforge-gateway-probe" } }, (res) => {
-        res.resume();
-        const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
-        resolve(ok ? { ok } : { ok, error: `health check answered ${res.statusCode}` });
-      });
+      const req = http.get(
+        { host: t.host, port: t.port, path: t.healthPath, agent: this.opts.agent, headers: { "user-agent": "gpuforge-gateway-probe" } },
+        (res) => {
+          res.resume();
+          const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+          resolve(ok ? { ok } : { ok, error: `health check answered ${res.statusCode}` });
+        },
+      );
       req.setTimeout(this.opts.timeoutMs, () => req.destroy(new Error(`no answer within ${this.opts.timeoutMs} ms`)));
       req.on("error", (e) => resolve({ ok: false, error: e.message }));
     });

@@ -6,12 +6,39 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 // the gateway (a replica never sees a tenant's key); the body is forwarded with its exact length,
 // never with the client's framing.
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "expect", "http2-settings"]);
-const NEVER_FORWARDED = new Set(["authorization", "cookie", "host", "content-length", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "forwarded"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "expect",
+  "http2-settings",
+]);
+const NEVER_FORWARDED = new Set([
+  "authorization",
+  "cookie",
+  "host",
+  "content-length",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-real-ip",
+  "forwarded",
+]);
 
 function named(connection: string | string[] | undefined): Set<string> {
   const v = Array.isArray(connection) ? connection.join(",") : (connection ?? "");
-  return new Set(v.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+  return new Set(
+    v
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }
 
 /** Headers for the request to the replica. */

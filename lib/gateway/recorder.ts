@@ -45,7 +45,9 @@ export class Recorder {
     this.minutes = new Map();
     try {
       await run(pool(), ADD_GATEWAY_MINUTES, [
-        JSON.stringify(batch.map((m) => ({ endpoint_id: m.endpointId, bucket: m.bucket, requests: m.requests, errors: m.errors, hist: m.hist }))),
+        JSON.stringify(
+          batch.map((m) => ({ endpoint_id: m.endpointId, bucket: m.bucket, requests: m.requests, errors: m.errors, hist: m.hist })),
+        ),
       ]);
       return batch.length;
     } catch (e) {

@@ -55,7 +55,13 @@ export class RoutingTable {
   }
 
   private async load(): Promise<void> {
-    const { rows } = await pool().query<{ id: string; tenant_id: string; health_path: string; stop_requested: boolean; replicas: Array<{ id: string; host: string; port: number }> }>({
+    const { rows } = await pool().query<{
+      id: string;
+      tenant_id: string;
+      health_path: string;
+      stop_requested: boolean;
+      replicas: Array<{ id: string; host: string; port: number }>;
+    }>({
       name: "gateway_routes_v1",
       text: `SELECT e.id, e.tenant_id, e.health_path, e.stop_requested,
                     COALESCE(json_agg(json_build_object('id', r.id, 'host', n.address, 'port', r.host_port) ORDER BY r.started_at) FILTER (WHERE r.id IS NOT NULL), '[]') AS replicas

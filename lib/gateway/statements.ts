@@ -14,7 +14,15 @@ export const GATEWAY_MINUTES = statement("gateway.minutes", {
 /** Who calls with the key hash $1: an endpoint key, or an API key (its scope as the kind). Runs on every uncached call. */
 export const GATEWAY_CALLER = statement("gateway.caller", {
   params: ["text"],
-  columns: { kind: "text", id: "uuid", endpoint_id: "uuid?", tenant_id: "uuid?", active: "bool", last_used_at: "timestamptz?", expires_at: "timestamptz?" },
+  columns: {
+    kind: "text",
+    id: "uuid",
+    endpoint_id: "uuid?",
+    tenant_id: "uuid?",
+    active: "bool",
+    last_used_at: "timestamptz?",
+    expires_at: "timestamptz?",
+  },
   prepare: true,
   text: `SELECT 'endpoint' AS kind, k.id, k.endpoint_id, k.tenant_id, (t.status = 'active' AND e.deleted_at IS NULL) AS active, k.last_used_at, k.expires_at
              FROM endpoint_keys k JOIN tenants t ON t.id = k.tenant_id JOIN endpoints e ON e.id = k.endpoint_id

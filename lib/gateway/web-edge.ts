@@ -33,8 +33,21 @@ export async function handleGatewayRequest(request: Request): Promise<Response> 
   const headers: IncomingHttpHeaders = {};
   request.headers.forEach((v, k) => (headers[k] = v));
   try {
-    const body = request.body ? await readWithinLimit(request.body as unknown as AsyncIterable<Uint8Array>, request.headers.get("content-length"), g.opts.maxBodyBytes) : Buffer.alloc(0);
-    const upstream = await g.forward(adm, { method: request.method, path: `${m![2] ?? "/"}${url.search}`, headers, body, clientAddress: address, proto: url.protocol.replace(":", "") });
+    const body = request.body
+      ? await readWithinLimit(
+          request.body as unknown as AsyncIterable<Uint8Array>,
+          request.headers.get("content-length"),
+          g.opts.maxBodyBytes,
+        )
+      : Buffer.alloc(0);
+    const upstream = await g.forward(adm, {
+      method: request.method,
+      path: `${m![2] ?? "/"}${url.search}`,
+      headers,
+      body,
+      clientAddress: address,
+      proto: url.protocol.replace(":", ""),
+    });
     request.signal.addEventListener("abort", () => upstream.abort(), { once: true });
     const out = new Headers();
     for (const [k, v] of Object.entries(upstream.headers)) {
@@ -46,7 +59,10 @@ export async function handleGatewayRequest(request: Request): Promise<Response> 
     if (out.get("content-type")?.startsWith("text/event-stream")) out.set("cache-control", "no-cache, no-transform");
     const noBody = request.method === "HEAD" || upstream.status === 204 || upstream.status === 304;
     if (noBody) upstream.body.resume();
-    return new Response(noBody ? null : (Readable.toWeb(upstream.body) as ReadableStream<Uint8Array>), { status: upstream.status, headers: out });
+    return new Response(noBody ? null : (Readable.toWeb(upstream.body) as ReadableStream<Uint8Array>), {
+      status: upstream.status,
+      headers: out,
+    });
   } catch (e) {
     if (isAppError(e)) g.recordRefusal(adm, e);
     return errorResponse(e, adm.requestId);

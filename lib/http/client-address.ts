@@ -25,7 +25,10 @@ export interface Cidr {
 /** Parses `10.0.0.0/8, 2001:db8::/32, 192.0.2.7` into CIDRs; null when an entry is not one. */
 export function parseCidrList(text: string): Cidr[] | null {
   const out: Cidr[] = [];
-  for (const raw of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [addr, bits, extra] = raw.split("/");
     if (extra !== undefined || !addr) return null;
     const bytes = addressBytes(addr);
@@ -40,7 +43,10 @@ export function parseCidrList(text: string): Cidr[] | null {
 
 /** The client's address per the trust rule; "unknown" when nothing usable was given. */
 export function clientAddress(forwardedFor: string | null | undefined, trust: ProxyTrust): string {
-  const chain = (forwardedFor ?? "").split(",").map((s) => normaliseAddress(s.trim())).filter((s): s is string => s !== null);
+  const chain = (forwardedFor ?? "")
+    .split(",")
+    .map((s) => normaliseAddress(s.trim()))
+    .filter((s): s is string => s !== null);
   if (chain.length === 0) return "unknown";
   if (trust.cidrs.length > 0) {
     for (let i = chain.length - 1; i >= 0; i--) if (!trust.cidrs.some((c) => inCidr(chain[i]!, c))) return chain[i]!;

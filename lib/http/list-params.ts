@@ -18,12 +18,20 @@ export const listParamsShape = {
   from: day.optional(),
   to: day.optional(),
   page: z.coerce.number().int().min(1).max(100_000).default(1),
-  per_page: z.coerce.number().int().refine((n) => (PAGE_SIZES as readonly number[]).includes(n), "25, 50 or 100").default(50),
+  per_page: z.coerce
+    .number()
+    .int()
+    .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), "25, 50 or 100")
+    .default(50),
 };
 
 /** Reads `sp` against `schema` and keeps every valid field: an invalid one falls back to its default, alone. */
 export function readListParams<S extends z.ZodObject>(schema: S, sp: Record<string, string | string[] | undefined>): z.output<S> {
-  const flat = Object.fromEntries(Object.entries(sp).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]).filter(([, v]) => v !== undefined && v !== ""));
+  const flat = Object.fromEntries(
+    Object.entries(sp)
+      .map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])
+      .filter(([, v]) => v !== undefined && v !== ""),
+  );
   const parsed = schema.safeParse(flat);
   if (parsed.success) return parsed.data;
   const bad = new Set(parsed.error.issues.map((i) => String(i.path[0])));
@@ -44,7 +52,11 @@ export function pageWindow(p: { page: number; per_page: number }) {
 }
 
 /** The query string of a list with some parameters changed (page reset unless given): links of sorting, paging and export. */
-export function listHref(base: string, current: Record<string, unknown>, changes: Record<string, string | number | undefined> = {}): string {
+export function listHref(
+  base: string,
+  current: Record<string, unknown>,
+  changes: Record<string, string | number | undefined> = {},
+): string {
   const merged: Record<string, unknown> = { ...current, page: undefined, ...changes };
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(merged)) {

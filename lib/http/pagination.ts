@@ -34,7 +34,11 @@ export function afterCursor(c: Cursor | undefined, field = "createdAt") {
 }
 
 /** Takes `limit + 1` rows and splits them into the page and the next cursor (ordered by `timeOf`, then id). */
-export function page<T extends { id: string }>(rows: T[], limit: number, timeOf: (row: T) => Date = (r) => (r as unknown as { createdAt: Date }).createdAt) {
+export function page<T extends { id: string }>(
+  rows: T[],
+  limit: number,
+  timeOf: (row: T) => Date = (r) => (r as unknown as { createdAt: Date }).createdAt,
+) {
   const data = rows.slice(0, limit);
   const last = data[data.length - 1];
   return { data, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: timeOf(last), id: last.id }) : null };

@@ -13,7 +13,11 @@ export function attachBody(request: Request, body: Buffer): void {
  * Collects a body without ever holding more than `limit` bytes: a missing or lying Content-Length
  * cannot make the server buffer an unbounded stream. Takes a web body or a Node request alike.
  */
-export async function readWithinLimit(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, declaredLength: string | null | undefined, limit: number): Promise<Buffer> {
+export async function readWithinLimit(
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  declaredLength: string | null | undefined,
+  limit: number,
+): Promise<Buffer> {
   const declared = Number(declaredLength ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
     throw payloadTooLarge(`Request body is ${declared} bytes; the limit is ${limit}`);

@@ -5,16 +5,28 @@ type ResponsesOf<C extends Contract> = C["responses"];
 
 // keys spread in from `as const` objects (the shared error replies) come out as strings ("404")
 type StatusOf<K> = K extends number ? K : K extends `${infer N extends number}` ? N : never;
-type SpecOf<C extends Contract, S extends number> = S extends keyof ResponsesOf<C> ? ResponsesOf<C>[S] : `${S}` extends keyof ResponsesOf<C> ? ResponsesOf<C>[`${S}`] : never;
+type SpecOf<C extends Contract, S extends number> = S extends keyof ResponsesOf<C>
+  ? ResponsesOf<C>[S]
+  : `${S}` extends keyof ResponsesOf<C>
+    ? ResponsesOf<C>[`${S}`]
+    : never;
 
 /** The statuses whose reply is a JSON body the contract declares a schema for. */
 export type JsonStatus<C extends Contract> = {
-  [K in keyof ResponsesOf<C>]: ResponsesOf<C>[K] extends { schema: z.ZodType } ? (ResponsesOf<C>[K] extends { mediaType: string } ? never : StatusOf<K>) : never;
+  [K in keyof ResponsesOf<C>]: ResponsesOf<C>[K] extends { schema: z.ZodType }
+    ? ResponsesOf<C>[K] extends { mediaType: string }
+      ? never
+      : StatusOf<K>
+    : never;
 }[keyof ResponsesOf<C>];
 
 /** The statuses whose reply is not a JSON body: none at all (204, 304), a declared media type (CSV), or a body the contract leaves open. */
 type RawStatus<C extends Contract> = {
-  [K in keyof ResponsesOf<C>]: ResponsesOf<C>[K] extends { schema: z.ZodType } ? (ResponsesOf<C>[K] extends { mediaType: string } ? StatusOf<K> : never) : StatusOf<K>;
+  [K in keyof ResponsesOf<C>]: ResponsesOf<C>[K] extends { schema: z.ZodType }
+    ? ResponsesOf<C>[K] extends { mediaType: string }
+      ? StatusOf<K>
+      : never
+    : StatusOf<K>;
 }[keyof ResponsesOf<C>];
 
 /**
@@ -46,14 +58,14 @@ export class Reply {
 type NoExtra<Shape, T> = unknown extends Shape
   ? T
   : T extends readonly (infer E)[]
-  ? Shape extends readonly (infer SE)[]
-    ? readonly NoExtra<SE, E>[]
-    : T
-  : T extends object
-    ? true extends HasIndex<NonNullable<Shape>>
-      ? T
-      : { [K in keyof T]: K extends KeysOf<NonNullable<Shape>> ? NoExtra<ValueOf<NonNullable<Shape>, K>, T[K]> : never }
-    : T;
+    ? Shape extends readonly (infer SE)[]
+      ? readonly NoExtra<SE, E>[]
+      : T
+    : T extends object
+      ? true extends HasIndex<NonNullable<Shape>>
+        ? T
+        : { [K in keyof T]: K extends KeysOf<NonNullable<Shape>> ? NoExtra<ValueOf<NonNullable<Shape>, K>, T[K]> : never }
+      : T;
 // a shape with an index signature (a record, a JSON value) declares every key
 type HasIndex<U> = U extends object ? (string extends keyof U ? true : false) : false;
 type KeysOf<U> = U extends unknown ? keyof U : never;

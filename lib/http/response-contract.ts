@@ -10,11 +10,21 @@ import { zodIssuesToDetails } from "./error-response";
  */
 export async function responseContractProblems(contract: Contract, response: Response): Promise<FieldIssue[]> {
   const spec = contract.responses[response.status];
-  if (!spec) return [{ path: "status", message: `${response.status} is not one of the statuses the contract lists (${Object.keys(contract.responses).join(", ")})` }];
+  if (!spec)
+    return [
+      {
+        path: "status",
+        message: `${response.status} is not one of the statuses the contract lists (${Object.keys(contract.responses).join(", ")})`,
+      },
+    ];
   if (!spec.schema) return [];
   const type = response.headers.get("content-type") ?? "";
-  if (spec.mediaType) return type.startsWith(spec.mediaType) ? [] : [{ path: "content-type", message: `${spec.mediaType} was promised, not ${type || "none"}` }];
-  if (!/^application\/(.+\+)?json\b/i.test(type)) return [{ path: "content-type", message: `a JSON body was promised, not ${type || "none"}` }];
+  if (spec.mediaType)
+    return type.startsWith(spec.mediaType)
+      ? []
+      : [{ path: "content-type", message: `${spec.mediaType} was promised, not ${type || "none"}` }];
+  if (!/^application\/(.+\+)?json\b/i.test(type))
+    return [{ path: "content-type", message: `a JSON body was promised, not ${type || "none"}` }];
   const body: unknown = await response.clone().json();
   const result = spec.schema.safeParse(body);
   if (!result.success) return zodIssuesToDetails(result.error.issues, "response");

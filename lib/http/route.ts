@@ -48,7 +48,10 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
     const requestId = randomUUID();
     const started = performance.now();
     const done = (response: Response) => {
-      processMetrics().httpDuration.observe({ operation: contract.operationId, method: contract.method, status_class: statusClass(response.status) }, (performance.now() - started) / 1000);
+      processMetrics().httpDuration.observe(
+        { operation: contract.operationId, method: contract.method, status_class: statusClass(response.status) },
+        (performance.now() - started) / 1000,
+      );
       return response;
     };
     try {
@@ -76,10 +79,7 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
             : `${principal.jobId}:${principal.attempt}`
           : (principal.keyId ?? ("userId" in principal ? principal.userId : undefined))
         : undefined;
-      await consumeRateLimit(
-        `${contract.operationId}:${rateKey ?? address}`,
-        contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
-      );
+      await consumeRateLimit(`${contract.operationId}:${rateKey ?? address}`, contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE);
       if (contract.rateLimitPerNodePerMinute && principal?.kind === "agent") {
         const node = ((await context?.params) ?? {}).id;
         await consumeRateLimit(`${contract.operationId}:${rateKey}:node:${String(node)}`, contract.rateLimitPerNodePerMinute);
@@ -104,13 +104,37 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
       }
 
       const actor: PublicActor = { principal: principal ?? anonymousPrincipal, requestId };
-      const { response } = await handler({ request, principal, actor, requestId, machineToken, params, query, body, ...repliesFor<C>() } as RouteContext<C>);
+      const { response } = await handler({
+        request,
+        principal,
+        actor,
+        requestId,
+        machineToken,
+        params,
+        query,
+        body,
+        ...repliesFor<C>(),
+      } as RouteContext<C>);
       response.headers.set("x-request-id", requestId);
       if (env().VALIDATE_RESPONSES) {
         const problems = await responseContractProblems(contract, response);
         if (problems.length) {
-          logger.error("a response does not match its contract", { operation: contract.operationId, status: response.status, problems, requestId });
-          return done(json(500, { error: { code: "internal_error", message: `The response does not match the ${contract.operationId} contract`, details: problems, request_id: requestId } }));
+          logger.error("a response does not match its contract", {
+            operation: contract.operationId,
+            status: response.status,
+            problems,
+            requestId,
+          });
+          return done(
+            json(500, {
+              error: {
+                code: "internal_error",
+                message: `The response does not match the ${contract.operationId} contract`,
+                details: problems,
+                request_id: requestId,
+              },
+            }),
+          );
         }
       }
       return done(response);
@@ -180,7 +204,11 @@ function assertSameOrigin(request: NextRequest): void {
   } catch {
     throw forbidden("A write with a session cookie must come from this site");
   }
-  const hosts = [request.headers.get("host"), request.headers.get("x-forwarded-host"), env().NEXTAUTH_URL ? new URL(env().NEXTAUTH_URL!).host : null];
+  const hosts = [
+    request.headers.get("host"),
+    request.headers.get("x-forwarded-host"),
+    env().NEXTAUTH_URL ? new URL(env().NEXTAUTH_URL!).host : null,
+  ];
   if (!hosts.includes(from)) throw forbidden("Requests from other sites cannot use your session; use an API key");
 }
 
@@ -191,5 +219,12 @@ function json(status: number, body: unknown): Response {
 /** A CSV download named after what it holds and the moment it was taken (`jobs-2026-11-30T1530Z.csv`). */
 export function csvResponse(what: string, body: string): Response {
   const stamp = `${new Date().toISOString().slice(0, 16).replace(/[-:]/g, "")}Z`;
-  return new Response(body, { status: 200, headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${what}-${stamp}.csv"`, "cache-control": "no-store" } });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${what}-${stamp}.csv"`,
+      "cache-control": "no-store",
+    },
+  });
 }

@@ -47,20 +47,29 @@ export async function assertFitsReservation(
   field = "",
 ): Promise<void> {
   const path = `${field}reservation_id`;
-  const [r] = await tx.$queryRaw<Array<{ gpu_type: string; status: string; starts_at: Date; ends_at: Date; gpus: number; clusters: string[] }>>`
+  const [r] = await tx.$queryRaw<
+    Array<{ gpu_type: string; status: string; starts_at: Date; ends_at: Date; gpus: number; clusters: string[] }>
+  >`
     SELECT r.gpu_type, r.status, r.starts_at, r.ends_at,
            COALESCE((SELECT sum(h.gpu_count) FROM reservation_nodes h WHERE h.reservation_id = r.id AND h.live AND h.closed_at IS NULL AND h.ends_at = r.ends_at), 0)::int AS gpus,
            ARRAY(SELECT DISTINCT n.cluster_id::text FROM reservation_nodes h JOIN nodes n ON n.id = h.node_id WHERE h.reservation_id = r.id AND h.live) AS clusters
       FROM reservations r WHERE r.id = ${work.reservation_id}::uuid AND r.tenant_id = ${tenantId}::uuid`;
   if (!r) throw validationFailed([{ path, message: "No such reservation of yours" }]);
-  if (!["confirmed", "active"].includes(r.status) || r.ends_at.getTime() <= Date.now()) throw validationFailed([{ path, message: `This reservation is over (${r.status})` }]);
-  if (r.gpu_type !== work.gpu_type) throw validationFailed([{ path: `${field}gpu_type`, message: `The reservation holds ${r.gpu_type} nodes` }]);
-  if (work.cluster_id && !r.clusters.includes(work.cluster_id)) throw validationFailed([{ path: `${field}cluster_id`, message: "The reservation's nodes are in another cluster" }]);
+  if (!["confirmed", "active"].includes(r.status) || r.ends_at.getTime() <= Date.now())
+    throw validationFailed([{ path, message: `This reservation is over (${r.status})` }]);
+  if (r.gpu_type !== work.gpu_type)
+    throw validationFailed([{ path: `${field}gpu_type`, message: `The reservation holds ${r.gpu_type} nodes` }]);
+  if (work.cluster_id && !r.clusters.includes(work.cluster_id))
+    throw validationFailed([{ path: `${field}cluster_id`, message: "The reservation's nodes are in another cluster" }]);
   if (work.gpu_count > r.gpus) {
-    throw unsatisfiable(`The reservation holds ${r.gpus} GPUs; the work needs ${work.gpu_count}`, [{ path: `${field}gpu_count`, message: `More than the reservation's ${r.gpus} GPUs` }]);
+    throw unsatisfiable(`The reservation holds ${r.gpus} GPUs; the work needs ${work.gpu_count}`, [
+      { path: `${field}gpu_count`, message: `More than the reservation's ${r.gpus} GPUs` },
+    ]);
   }
   const left = (r.ends_at.getTime() - Math.max(Date.now(), r.starts_at.getTime())) / 1000;
   if (work.duration_s && work.duration_s > left) {
-    throw unsatisfiable(`The work declares ${work.duration_s} s but the reservation has ${Math.floor(left)} s left`, [{ path: `${field}duration_s`, message: "Longer than what is left of the reservation" }]);
+    throw unsatisfiable(`The work declares ${work.duration_s} s but the reservation has ${Math.floor(left)} s left`, [
+      { path: `${field}duration_s`, message: "Longer than what is left of the reservation" },
+    ]);
   }
 }

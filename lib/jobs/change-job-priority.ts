@@ -16,12 +16,19 @@ export async function changeJobPriority(actor: Actor, jobId: string, priority: n
       SELECT status, priority, tenant_id, name FROM jobs WHERE id = ${jobId}::uuid FOR UPDATE`;
     const row = rows[0];
     if (!row) throw notFound("Job");
-    if (row.status !== "queued" && row.status !== "blocked") throw invalidTransition(`Only a waiting job's priority can change; this one is ${row.status}`);
+    if (row.status !== "queued" && row.status !== "blocked")
+      throw invalidTransition(`Only a waiting job's priority can change; this one is ${row.status}`);
     if (row.priority === priority) return { ...row, from: row.priority };
     await tx.job.update({ where: { id: jobId }, data: { priority } });
     const why = `priority ${row.priority} → ${priority}${reason ? `: ${reason}` : ""}`;
     await tx.jobEvent.create({ data: { jobId, fromStatus: row.status, toStatus: row.status, reason: why, actor: actor.principal.label } });
-    await recordAudit(tx, actor, { action: "job.priority_changed", targetType: "job", targetId: jobId, tenantId: row.tenant_id, details: { name: row.name, from: row.priority, to: priority, ...(reason ? { reason } : {}) } });
+    await recordAudit(tx, actor, {
+      action: "job.priority_changed",
+      targetType: "job",
+      targetId: jobId,
+      tenantId: row.tenant_id,
+      details: { name: row.name, from: row.priority, to: priority, ...(reason ? { reason } : {}) },
+    });
     return { ...row, from: row.priority };
   });
   if (job.from !== priority) await emitEvent("scheduler/run.requested", { reason: "job priority changed" });

@@ -6,18 +6,44 @@ import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
 import { forbidden, invalidTransition, notFound, staleReport, validationFailed } from "@/lib/errors";
 import { advancePipeline } from "@/lib/pipelines/advance-pipeline";
-import { backoffSeconds, exitCodeRetries, jobTransition, retryBackoffSeconds, type BackoffPolicy, type JobEvent, type JobStatus } from "./job-lifecycle";
+import {
+  backoffSeconds,
+  exitCodeRetries,
+  jobTransition,
+  retryBackoffSeconds,
+  type BackoffPolicy,
+  type JobEvent,
+  type JobStatus,
+} from "./job-lifecycle";
 import { agentMayReportOn } from "./placement-access";
 import { releaseGpus } from "./release-gpus";
 import { jobSelect, type UpdateJobInput } from "./schemas";
 
 /** finishJob's work inside the caller's transaction (cancelling a pipeline cancels its jobs with it). */
-export async function finishJobInTx(tx: Tx, actor: Actor, jobId: string, input: UpdateJobInput): Promise<{ freed: number; pipelineId: string | null }> {
+export async function finishJobInTx(
+  tx: Tx,
+  actor: Actor,
+  jobId: string,
+  input: UpdateJobInput,
+): Promise<{ freed: number; pipelineId: string | null }> {
   const p = actor.principal;
   if (p.kind !== "agent" && input.status === "interrupted") {
     throw forbidden("Only the node's agent reports a run as interrupted");
   }
-  const rows = await tx.$queryRaw<Array<{ tenant_id: string; status: JobStatus; failures: number; max_retries: number; attempts: number; fence: string | null; backoff_s: number | null; backoff_factor: number | null; max_backoff_s: number | null; on_exit_codes: number[] | null }>>`
+  const rows = await tx.$queryRaw<
+    Array<{
+      tenant_id: string;
+      status: JobStatus;
+      failures: number;
+      max_retries: number;
+      attempts: number;
+      fence: string | null;
+      backoff_s: number | null;
+      backoff_factor: number | null;
+      max_backoff_s: number | null;
+      on_exit_codes: number[] | null;
+    }>
+  >`
     SELECT j.tenant_id, j.status, j.failures, j.max_retries, j.attempts, j.fence::text AS fence,
            j.retry_backoff_s AS backoff_s, j.retry_backoff_factor AS backoff_factor, j.retry_backoff_max_s AS max_backoff_s, j.retry_on_exit_codes AS on_exit_codes
       FROM jobs j WHERE j.id = ${jobId}::uuid FOR UPDATE OF j`;
@@ -31,14 +57,29 @@ export async function finishJobInTx(tx: Tx, actor: Actor, jobId: string, input: 
     // another cluster's job is not found, whatever the report says
     if (!(await agentMayReportOn(tx, p, jobId))) throw notFound("Job");
     const missing = (["attempt", "fence"] as const).filter((f) => input[f] === undefined);
-    if (missing.length) throw validationFailed(missing.map((f) => ({ path: f, message: "Agents must name the placement they report on (its heartbeat assignment's attempt and fence)" })));
+    if (missing.length)
+      throw validationFailed(
+        missing.map((f) => ({
+          path: f,
+          message: "Agents must name the placement they report on (its heartbeat assignment's attempt and fence)",
+        })),
+      );
     if (input.status === "cancelled") throw forbidden("Agents report completed, failed or interrupted");
     if (job.status !== "running" || job.attempts !== input.attempt || job.fence !== input.fence) throw staleReport();
   }
 
   const event: JobEvent =
-    input.status === "completed" ? { kind: "complete" } : input.status === "failed" ? { kind: "fail", retryable: exitCodeRetries(input.exit_code, job.on_exit_codes) } : input.status === "interrupted" ? { kind: "node_lost" } : { kind: "cancel" };
-  const policy: BackoffPolicy | undefined = job.backoff_s !== null ? { backoff_s: job.backoff_s, backoff_factor: job.backoff_factor!, max_backoff_s: job.max_backoff_s! } : undefined;
+    input.status === "completed"
+      ? { kind: "complete" }
+      : input.status === "failed"
+        ? { kind: "fail", retryable: exitCodeRetries(input.exit_code, job.on_exit_codes) }
+        : input.status === "interrupted"
+          ? { kind: "node_lost" }
+          : { kind: "cancel" };
+  const policy: BackoffPolicy | undefined =
+    job.backoff_s !== null
+      ? { backoff_s: job.backoff_s, backoff_factor: job.backoff_factor!, max_backoff_s: job.max_backoff_s! }
+      : undefined;
   const t = jobTransition({ status: job.status, failures: job.failures, maxRetries: job.max_retries }, event);
   if (!t.ok) throw invalidTransition(t.reason);
 
@@ -54,9 +95,11 @@ export async function finishJobInTx(tx: Tx, actor: Actor, jobId: string, input: 
       error: input.error ?? null,
       finishedAt: final ? new Date() : null,
       blockReason: null,
-      notBefore: t.retry ? new Date(Date.now() + (policy ? backoffSeconds(t.failures, policy) : retryBackoffSeconds(t.failures)) * 1000) : null,
+      notBefore: t.retry
+        ? new Date(Date.now() + (policy ? backoffSeconds(t.failures, policy) : retryBackoffSeconds(t.failures)) * 1000)
+        : null,
       pendingReason: t.retry
-        ? `Retry ${t.failures} of ${job.max_retries} after a ${(policy ? backoffSeconds(t.failures, policy) : retryBackoffSeconds(t.failures))} s backoff`
+        ? `Retry ${t.failures} of ${job.max_retries} after a ${policy ? backoffSeconds(t.failures, policy) : retryBackoffSeconds(t.failures)} s backoff`
         : requeued
           ? `Requeued: the node stopped the run (${input.error ?? "its lease lapsed"}); your retries were not spent`
           : null,
@@ -82,7 +125,10 @@ export async function finishJobInTx(tx: Tx, actor: Actor, jobId: string, input: 
     tenantId: job.tenant_id,
     details: { to: t.to, exit_code: input.exit_code ?? null, gpus_freed: freed, ...(input.attempt ? { attempt: input.attempt } : {}) },
   });
-  return { freed, pipelineId: await tx.job.findUniqueOrThrow({ where: { id: jobId }, select: { pipelineId: true } }).then((j) => j.pipelineId) };
+  return {
+    freed,
+    pipelineId: await tx.job.findUniqueOrThrow({ where: { id: jobId }, select: { pipelineId: true } }).then((j) => j.pipelineId),
+  };
 }
 
 /**
@@ -98,6 +144,7 @@ export async function finishJob(actor: Actor, jobId: string, input: UpdateJobInp
   const result = await db().$transaction((tx) => finishJobInTx(tx, actor, jobId, input));
   // a pipeline step's job ended: start what depended on it (the pipeline sweep would otherwise)
   if (result.pipelineId) await advancePipeline(result.pipelineId);
-  if (result.freed > 0 || input.status === "failed" || result.pipelineId) await emitEvent("scheduler/run.requested", { reason: "GPUs freed" });
+  if (result.freed > 0 || input.status === "failed" || result.pipelineId)
+    await emitEvent("scheduler/run.requested", { reason: "GPUs freed" });
   return db().job.findUniqueOrThrow({ where: { id: jobId }, select: jobSelect });
 }

@@ -28,11 +28,19 @@ export interface NewJob {
  * the tenant's cap on waiting jobs (`capWaiting`: direct submissions; steps of an accepted pipeline
  * are bounded by its size instead). `field` prefixes the paths of field errors (e.g. `steps[2].`).
  */
-export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLabel: string, opts: { pipelineId?: string; field?: string; capWaiting?: boolean; submittedBy?: string } = {}) {
+export async function insertJob(
+  tx: Tx,
+  tenantId: string,
+  input: NewJob,
+  actorLabel: string,
+  opts: { pipelineId?: string; field?: string; capWaiting?: boolean; submittedBy?: string } = {},
+) {
   const f = opts.field ?? "";
   // the tenant row lock orders concurrent submits of one tenant, so the quota snapshot and the
   // waiting count are exact
-  const rows = await tx.$queryRaw<Array<{ gpu_quota: number; status: string; max_priority: number; in_use: number; out_of_funds: boolean }>>`
+  const rows = await tx.$queryRaw<
+    Array<{ gpu_quota: number; status: string; max_priority: number; in_use: number; out_of_funds: boolean }>
+  >`
     SELECT t.gpu_quota, t.status, t.max_priority,
            COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[t.id])), 0) AS in_use,
            (t.billing_mode = 'prepaid' AND COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0) <= 0) AS out_of_funds
@@ -41,12 +49,19 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
   if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
   if (tenant.status !== "active") throw forbidden("Tenant is suspended");
   if (input.priority < tenant.max_priority) {
-    throw validationFailed([{ path: `${f}priority`, message: `Your organisation's highest allowed priority is ${tenant.max_priority} (1 is highest)` }]);
+    throw validationFailed([
+      { path: `${f}priority`, message: `Your organisation's highest allowed priority is ${tenant.max_priority} (1 is highest)` },
+    ]);
   }
   // tenant code runs only in containers: a command needs an image, the operator's default at the least
   const image = input.image ?? (input.command ? env().DEFAULT_JOB_IMAGE : undefined);
   if (input.command && !image) {
-    throw validationFailed([{ path: `${f}image`, message: "Required with a command: commands run only inside a container image, and no default image is configured" }]);
+    throw validationFailed([
+      {
+        path: `${f}image`,
+        message: "Required with a command: commands run only inside a container image, and no default image is configured",
+      },
+    ]);
   }
   if (opts.capWaiting) await assertUnderWaitingCap(tx, tenantId);
   await assertSatisfiable(tx, { ...input, quota: tenant.gpu_quota, needs_containers: Boolean(image || input.command) }, f);
@@ -69,7 +84,12 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
       durationS: input.duration_s ?? null,
       env: input.env ?? {},
       ...(input.retry
-        ? { retryBackoffS: input.retry.backoff_s, retryBackoffFactor: input.retry.backoff_factor, retryBackoffMaxS: input.retry.max_backoff_s, retryOnExitCodes: input.retry.on_exit_codes ?? [] }
+        ? {
+            retryBackoffS: input.retry.backoff_s,
+            retryBackoffFactor: input.retry.backoff_factor,
+            retryBackoffMaxS: input.retry.max_backoff_s,
+            retryOnExitCodes: input.retry.on_exit_codes ?? [],
+          }
         : {}),
       reservationId: input.reservation_id ?? null,
       pipelineId: opts.pipelineId ?? null,
@@ -85,6 +105,14 @@ export async function insertJob(tx: Tx, tenantId: string, input: NewJob, actorLa
     },
     select: jobSelect,
   });
-  await tx.jobEvent.create({ data: { jobId: created.id, fromStatus: null, toStatus: created.status, reason: blockReason === "billing" ? "submitted without prepaid funds" : overQuota ? "submitted over quota" : "submitted", actor: actorLabel } });
+  await tx.jobEvent.create({
+    data: {
+      jobId: created.id,
+      fromStatus: null,
+      toStatus: created.status,
+      reason: blockReason === "billing" ? "submitted without prepaid funds" : overQuota ? "submitted over quota" : "submitted",
+      actor: actorLabel,
+    },
+  });
   return created;
 }

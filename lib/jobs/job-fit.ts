@@ -26,13 +26,23 @@ export function jobFit(ctx: FitContext, gpuCount: number, gpuType: string): Fit 
   const fleet = ctx.capacity[gpuType] ?? 0;
   if (gpuCount > ctx.quota) {
     const alsoFleet = gpuCount > fleet ? ` and than the ${gpus(fleet)} of type ${gpuType} in the fleet` : "";
-    return { level: "never", message: `${gpus(gpuCount)} is more than your organisation's quota of ${n(ctx.quota)}${alsoFleet}: this job could never start. Ask your operator for a larger quota.` };
+    return {
+      level: "never",
+      message: `${gpus(gpuCount)} is more than your organisation's quota of ${n(ctx.quota)}${alsoFleet}: this job could never start. Ask your operator for a larger quota.`,
+    };
   }
-  if (gpuCount > fleet) return { level: "never", message: `The fleet has ${gpus(fleet)} of type ${gpuType} in all: a job of ${n(gpuCount)} could never start.` };
+  if (gpuCount > fleet)
+    return {
+      level: "never",
+      message: `The fleet has ${gpus(fleet)} of type ${gpuType} in all: a job of ${n(gpuCount)} could never start.`,
+    };
   if (gpuCount > MAX_JOB_GPUS) return { level: "never", message: `No job may ask for more than ${n(MAX_JOB_GPUS)} GPUs; split the work.` };
   if (ctx.inUse + gpuCount > ctx.quota) {
     const short = ctx.inUse + gpuCount - ctx.quota;
-    return { level: "wait", message: `Your organisation holds ${n(ctx.inUse)} of its ${gpus(ctx.quota)} now: this job will wait until ${gpus(short)} ${short === 1 ? "is" : "are"} free.` };
+    return {
+      level: "wait",
+      message: `Your organisation holds ${n(ctx.inUse)} of its ${gpus(ctx.quota)} now: this job will wait until ${gpus(short)} ${short === 1 ? "is" : "are"} free.`,
+    };
   }
   return { level: "ok", message: null };
 }

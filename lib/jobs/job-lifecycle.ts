@@ -27,9 +27,7 @@ export interface JobFacts {
   maxRetries: number;
 }
 
-export type JobTransition =
-  | { ok: true; to: JobStatus; failures: number; retry: boolean }
-  | { ok: false; reason: string };
+export type JobTransition = { ok: true; to: JobStatus; failures: number; retry: boolean } | { ok: false; reason: string };
 
 const refuse = (facts: JobFacts, what: string): JobTransition => ({ ok: false, reason: `A ${facts.status} job cannot ${what}` });
 
@@ -48,7 +46,9 @@ export function jobTransition(facts: JobFacts, event: JobEvent): JobTransition {
     case "fail": {
       if (status !== "running") return refuse(facts, "fail");
       const failures = facts.failures + 1;
-      return failures <= facts.maxRetries && event.retryable !== false ? { ok: true, to: "queued", failures, retry: true } : { ok: true, to: "failed", failures, retry: false };
+      return failures <= facts.maxRetries && event.retryable !== false
+        ? { ok: true, to: "queued", failures, retry: true }
+        : { ok: true, to: "failed", failures, retry: false };
     }
     case "cancel":
       return FINAL_STATUSES.includes(status) ? refuse(facts, "be cancelled") : { ok: true, to: "cancelled", ...same };

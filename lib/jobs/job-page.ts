@@ -26,7 +26,14 @@ export async function jobPageData(p: Principal, id: string) {
   const actors = await resolveActors({ labels: events.map((e) => e.actor) });
   return {
     job,
-    events: events.map((e) => ({ id: String(e.id), fromStatus: e.fromStatus, toStatus: e.toStatus, reason: e.reason, actor: displayActor(actors.byLabel, e.actor), createdAt: e.createdAt.toISOString() })),
+    events: events.map((e) => ({
+      id: String(e.id),
+      fromStatus: e.fromStatus,
+      toStatus: e.toStatus,
+      reason: e.reason,
+      actor: displayActor(actors.byLabel, e.actor),
+      createdAt: e.createdAt.toISOString(),
+    })),
     placement,
     cost,
     submittedBy: submitter ? `${submitter.name} (${submitter.email})` : null,

@@ -16,5 +16,7 @@ export function mayCancelJob(p: Principal, job: { tenantId: string; submittedBy:
 
 /** Why a principal may not cancel a job, in the words the console and the API answer with. */
 export function cancelRefusal(p: Principal): string {
-  return p.kind === "tenant" && p.role === "tenant_member" ? "Members can cancel only the jobs they submitted; ask an admin of your organisation to cancel this one." : "Not allowed to cancel this job";
+  return p.kind === "tenant" && p.role === "tenant_member"
+    ? "Members can cancel only the jobs they submitted; ask an admin of your organisation to cancel this one."
+    : "Not allowed to cancel this job";
 }

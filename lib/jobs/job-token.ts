@@ -38,7 +38,16 @@ export async function authenticateJobToken(token: string): Promise<WorkloadPrinc
   const r = rows[0];
   const given = Buffer.from(m[3]!, "base64url");
   const expected = r ? placementMac(`job:${jobId}:${attempt}:${r.fence}`) : Buffer.alloc(0);
-  if (!r || !r.open || given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized("Invalid or expired job token");
+  if (!r || !r.open || given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw unauthorized("Invalid or expired job token");
   if (r.tenant_status !== "active") throw forbidden("Tenant is suspended");
-  return { kind: "workload", placement: "job", jobId, attempt, fence: r.fence, tenantId: r.tenant_id, label: `job ${jobId.slice(0, 8)} attempt ${attempt}` };
+  return {
+    kind: "workload",
+    placement: "job",
+    jobId,
+    attempt,
+    fence: r.fence,
+    tenantId: r.tenant_id,
+    label: `job ${jobId.slice(0, 8)} attempt ${attempt}`,
+  };
 }

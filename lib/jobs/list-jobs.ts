@@ -53,7 +53,10 @@ const listSelect = {
 /** One page of jobs matching the filters, and how many match in all. */
 export async function listJobsPage(p: Principal, q: JobListParams) {
   const w = where(p, q);
-  const [rows, total] = await Promise.all([db().job.findMany({ where: w, orderBy: JOB_SORT_ORDERS[q.sort], ...pageWindow(q), select: listSelect }), db().job.count({ where: w })]);
+  const [rows, total] = await Promise.all([
+    db().job.findMany({ where: w, orderBy: JOB_SORT_ORDERS[q.sort], ...pageWindow(q), select: listSelect }),
+    db().job.count({ where: w }),
+  ]);
   return { rows: rows.map(withNodes), total };
 }
 
@@ -64,9 +67,27 @@ function withNodes<T extends { gpus: Array<{ node: { id: string; hostname: strin
 
 /** Every job matching the filters (up to EXPORT_LIMIT), as CSV. */
 export async function jobsCsv(p: Principal, q: JobListParams): Promise<string> {
-  const rows = (await db().job.findMany({ where: where(p, q), orderBy: JOB_SORT_ORDERS[q.sort], take: EXPORT_LIMIT, select: listSelect })).map(withNodes);
+  const rows = (
+    await db().job.findMany({ where: where(p, q), orderBy: JOB_SORT_ORDERS[q.sort], take: EXPORT_LIMIT, select: listSelect })
+  ).map(withNodes);
   return toCsv(
-    ["id", "name", "tenant", "status", "gpu_count", "gpu_type", "priority", "nodes", "submitted_by", "submitted_at", "started_at", "finished_at", "image", "command", "pending_reason"],
+    [
+      "id",
+      "name",
+      "tenant",
+      "status",
+      "gpu_count",
+      "gpu_type",
+      "priority",
+      "nodes",
+      "submitted_by",
+      "submitted_at",
+      "started_at",
+      "finished_at",
+      "image",
+      "command",
+      "pending_reason",
+    ],
     rows.map((j) => [
       j.id,
       j.name,

@@ -15,23 +15,38 @@ import { getJobOrThrow } from "./queries";
  * the job has moved on from, or one that ended, answer 409 stale_report and change nothing. Posting
  * again replaces the object.
  */
-export async function postJobOutputs(p: AgentPrincipal | WorkloadPrincipal, jobId: string, input: JobOutputsInput, maxBytes = env().PIPELINE_OUTPUT_MAX_BYTES) {
+export async function postJobOutputs(
+  p: AgentPrincipal | WorkloadPrincipal,
+  jobId: string,
+  input: JobOutputsInput,
+  maxBytes = env().PIPELINE_OUTPUT_MAX_BYTES,
+) {
   let attempt: number;
   let fence: string;
   if (p.kind === "workload") {
     if (p.placement !== "job" || p.jobId !== jobId) throw notFound("Job");
-    if ((input.attempt !== undefined && input.attempt !== p.attempt) || (input.fence !== undefined && input.fence !== p.fence)) throw staleReport("This token's placement is not the one named in the body");
+    if ((input.attempt !== undefined && input.attempt !== p.attempt) || (input.fence !== undefined && input.fence !== p.fence))
+      throw staleReport("This token's placement is not the one named in the body");
     attempt = p.attempt;
     fence = p.fence;
   } else {
     const missing = (["attempt", "fence"] as const).filter((f) => input[f] === undefined);
-    if (missing.length) throw validationFailed(missing.map((f) => ({ path: f, message: "Agents must name the placement they report on (its heartbeat assignment's attempt and fence)" })));
+    if (missing.length)
+      throw validationFailed(
+        missing.map((f) => ({
+          path: f,
+          message: "Agents must name the placement they report on (its heartbeat assignment's attempt and fence)",
+        })),
+      );
     attempt = input.attempt!;
     fence = input.fence!;
   }
   const text = JSON.stringify(input.outputs);
   const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes > maxBytes) throw payloadTooLarge(`Outputs are ${bytes} bytes; a step's outputs may be at most ${maxBytes} (PIPELINE_OUTPUT_MAX_BYTES). Keep large results in storage and post their address`);
+  if (bytes > maxBytes)
+    throw payloadTooLarge(
+      `Outputs are ${bytes} bytes; a step's outputs may be at most ${maxBytes} (PIPELINE_OUTPUT_MAX_BYTES). Keep large results in storage and post their address`,
+    );
   const cluster = p.kind === "agent" ? p.clusterId : null;
   const node = p.kind === "agent" ? (p.nodeId ?? null) : null;
   const { rows } = await pool().query<{ attempt: number }>(
@@ -53,6 +68,10 @@ export async function postJobOutputs(p: AgentPrincipal | WorkloadPrincipal, jobI
 export async function listJobOutputs(p: Principal, jobId: string) {
   if (p.kind !== "tenant" && p.kind !== "operator") throw forbidden("Outputs are read by the job's tenant and operators");
   await getJobOrThrow(p, jobId);
-  const rows = await db().jobPlacement.findMany({ where: { jobId, outputsAt: { not: null } }, orderBy: { attempt: "desc" }, select: { attempt: true, outputs: true, outputsBytes: true, outputsAt: true } });
+  const rows = await db().jobPlacement.findMany({
+    where: { jobId, outputsAt: { not: null } },
+    orderBy: { attempt: "desc" },
+    select: { attempt: true, outputs: true, outputsBytes: true, outputsAt: true },
+  });
   return rows.map((r) => ({ attempt: r.attempt, outputs: r.outputs, bytes: r.outputsBytes ?? 0, posted_at: r.outputsAt!.toISOString() }));
 }

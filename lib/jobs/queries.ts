@@ -38,14 +38,27 @@ export async function redactPendingReasons<T extends { pendingReason: string | n
     [tenantId, prefixes],
   );
   const mine = new Set(own.map((r) => r.p));
-  return rows.map((r) => (r.pendingReason ? { ...r, pendingReason: r.pendingReason.replace(JOB_REFERENCE, (all, prefix: string) => (mine.has(prefix) ? all : "another organisation's job")) } : r));
+  return rows.map((r) =>
+    r.pendingReason
+      ? {
+          ...r,
+          pendingReason: r.pendingReason.replace(JOB_REFERENCE, (all, prefix: string) =>
+            mine.has(prefix) ? all : "another organisation's job",
+          ),
+        }
+      : r,
+  );
 }
 
 export async function listJobs(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
   if (p.kind === "agent") throw forbidden("Agents see the jobs assigned to them through heartbeats");
   const tenantId = p.kind === "tenant" ? p.tenantId : opts.tenant_id;
   const rows = await db().job.findMany({
-    where: { ...(tenantId ? { tenantId } : {}), ...(opts.status ? { status: opts.status } : {}), ...afterCursor(decodeCursor(opts.cursor), "submittedAt") },
+    where: {
+      ...(tenantId ? { tenantId } : {}),
+      ...(opts.status ? { status: opts.status } : {}),
+      ...afterCursor(decodeCursor(opts.cursor), "submittedAt"),
+    },
     orderBy: [{ submittedAt: "desc" }, { id: "desc" }],
     take: opts.limit + 1,
     select: jobSelect,
@@ -56,8 +69,15 @@ export async function listJobs(p: Principal, opts: { limit: number; cursor?: str
 /** Where each attempt of a job ran and when, newest first (its logs and GPU telemetry are per attempt). */
 export async function listJobPlacements(p: Principal, jobId: string) {
   await getJobOrThrow(p, jobId);
-  const rows = await db().jobPlacement.findMany({ where: { jobId }, orderBy: { attempt: "desc" }, select: { attempt: true, nodeIds: true, startedAt: true, endedAt: true, endStatus: true, reservationId: true } });
-  const nodes = await db().node.findMany({ where: { id: { in: [...new Set(rows.flatMap((r) => r.nodeIds))] } }, select: { id: true, hostname: true, clusterId: true, pod: true, rack: true } });
+  const rows = await db().jobPlacement.findMany({
+    where: { jobId },
+    orderBy: { attempt: "desc" },
+    select: { attempt: true, nodeIds: true, startedAt: true, endedAt: true, endStatus: true, reservationId: true },
+  });
+  const nodes = await db().node.findMany({
+    where: { id: { in: [...new Set(rows.flatMap((r) => r.nodeIds))] } },
+    select: { id: true, hostname: true, clusterId: true, pod: true, rack: true },
+  });
   const byId = new Map(nodes.map((n) => [n.id, n]));
   return rows.map((r) => ({
     ...r,
@@ -81,7 +101,16 @@ export async function listJobEvents(p: Principal, jobId: string) {
  * (submitted before images were required) runs in the operator's default image, or not at all.
  */
 export async function assignmentsForNode(nodeId: string): Promise<JobAssignment[]> {
-  const { rows } = await pool().query<{ job_id: string; gpu_ids: string[]; image: string | null; command: string | null; duration_s: number | null; attempt: number; fence: string; env: Record<string, string> }>(
+  const { rows } = await pool().query<{
+    job_id: string;
+    gpu_ids: string[];
+    image: string | null;
+    command: string | null;
+    duration_s: number | null;
+    attempt: number;
+    fence: string;
+    env: Record<string, string>;
+  }>(
     `SELECT j.id AS job_id, array_agg(g.id ORDER BY g.index) AS gpu_ids, j.image, j.command, j.duration_s, j.attempts AS attempt, j.fence::text AS fence, j.env
        FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
       WHERE g.node_id = $1 AND j.status = 'running' GROUP BY j.id`,
@@ -122,12 +151,21 @@ export async function listSchedulerLogs(limit: number) {
 
 /** GPU types present in the fleet, for the submit form. */
 export async function fleetGpuTypes(): Promise<string[]> {
-  const rows = await db().gpu.findMany({ where: { status: { not: "missing" } }, distinct: ["gpuType"], select: { gpuType: true }, orderBy: { gpuType: "asc" } });
+  const rows = await db().gpu.findMany({
+    where: { status: { not: "missing" } },
+    distinct: ["gpuType"],
+    select: { gpuType: true },
+    orderBy: { gpuType: "asc" },
+  });
   return rows.map((r) => r.gpuType);
 }
 
 export async function jobCounts(tenantId?: string) {
-  const rows = await db().job.groupBy({ by: ["status"], where: { status: { in: ["queued", "running", "blocked"] }, ...(tenantId ? { tenantId } : {}) }, _count: { _all: true } });
+  const rows = await db().job.groupBy({
+    by: ["status"],
+    where: { status: { in: ["queued", "running", "blocked"] }, ...(tenantId ? { tenantId } : {}) },
+    _count: { _all: true },
+  });
   const n = (s: string) => rows.find((r) => r.status === s)?._count._all ?? 0;
   return { queued: n("queued"), running: n("running"), blocked: n("blocked") };
 }
@@ -142,7 +180,9 @@ export async function fleetCapacity(): Promise<Record<string, number>> {
 export async function jobFitContext(tenantId: string) {
   const [tenant, inUse, capacity] = await Promise.all([
     db().tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { gpuQuota: true } }),
-    db().$queryRaw<[{ in_use: number }]>`SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[${tenantId}::uuid])), 0)::int AS in_use`,
+    db().$queryRaw<
+      [{ in_use: number }]
+    >`SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[${tenantId}::uuid])), 0)::int AS in_use`,
     fleetCapacity(),
   ]);
   return { quota: tenant.gpuQuota, inUse: inUse[0].in_use, capacity };
@@ -150,7 +190,11 @@ export async function jobFitContext(tenantId: string) {
 
 /** Where a job holds GPUs now: each node with the indexes of its GPUs there. */
 export async function jobPlacement(jobId: string) {
-  const gpus = await db().gpu.findMany({ where: { allocatedJobId: jobId }, select: { index: true, node: { select: { id: true, hostname: true } } }, orderBy: [{ nodeId: "asc" }, { index: "asc" }] });
+  const gpus = await db().gpu.findMany({
+    where: { allocatedJobId: jobId },
+    select: { index: true, node: { select: { id: true, hostname: true } } },
+    orderBy: [{ nodeId: "asc" }, { index: "asc" }],
+  });
   const nodes = new Map<string, { id: string; hostname: string; gpuIndexes: number[] }>();
   for (const g of gpus) {
     const n = nodes.get(g.node.id) ?? { id: g.node.id, hostname: g.node.hostname, gpuIndexes: [] };

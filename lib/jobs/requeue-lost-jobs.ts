@@ -20,7 +20,12 @@ export async function requeueJobsOnNodes(tx: Tx, nodeIds: string[], why: string,
     SELECT j.id FROM jobs j
      WHERE j.status = 'running' AND EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_job_id = j.id AND g.node_id = ANY(${nodeIds}::uuid[]))
      FOR UPDATE OF j`;
-  return requeueJobs(tx, jobs.map((j) => j.id), why, actor);
+  return requeueJobs(
+    tx,
+    jobs.map((j) => j.id),
+    why,
+    actor,
+  );
 }
 
 /** The running jobs named go back to the queue, retries untouched, their GPUs freed; returns those that were running. */

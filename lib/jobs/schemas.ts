@@ -17,7 +17,10 @@ export const imageField = z
 /** A container environment of the tenant's: names a shell accepts, none of GPUForge's own. */
 export const envField = z
   .record(
-    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "Environment variable names: letters, digits, underscore, not starting with a digit").refine((k) => !k.startsWith("GPUFORGE_"), "GPUFORGE_ variables are set by the platform"),
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "Environment variable names: letters, digits, underscore, not starting with a digit")
+      .refine((k) => !k.startsWith("GPUFORGE_"), "GPUFORGE_ variables are set by the platform"),
     z.string().max(10_000),
   )
   .refine((e) => Object.keys(e).length <= 100, "At most 100 variables");
@@ -26,21 +29,37 @@ export const submitJobBody = z
   .strictObject({
     tenant_id: z.uuid("Must be a tenant id").optional(),
     name: z.string().trim().min(1, "Name is required").max(200),
-    gpu_count: z.number({ error: "A whole number of GPUs" }).int("A whole number of GPUs").min(1, "At least 1 GPU").max(4096, "No job may ask for more than 4,096 GPUs; split the work"),
-    gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
+    gpu_count: z
+      .number({ error: "A whole number of GPUs" })
+      .int("A whole number of GPUs")
+      .min(1, "At least 1 GPU")
+      .max(4096, "No job may ask for more than 4,096 GPUs; split the work"),
+    gpu_type: z
+      .string()
+      .trim()
+      .min(1)
+      .max(32)
+      .regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
     priority: z.number().int().min(1).max(10).default(5),
     cluster_id: z.uuid("Must be a cluster id").optional(),
     max_retries: z.number().int().min(0).max(10).default(0),
     image: imageField.optional(),
     command: z.string().trim().min(1).max(10_000).optional(),
-    duration_s: z.number().int().min(1).max(30 * 86_400).optional(),
+    duration_s: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 86_400)
+      .optional(),
     env: envField.optional().meta({ description: "Environment variables of the job's container" }),
-    reservation_id: z
-      .uuid("Must be a reservation id")
-      .optional()
-      .meta({ description: "Run only on the nodes of this reservation of your own, while it is active (its time is paid by the reservation)" }),
+    reservation_id: z.uuid("Must be a reservation id").optional().meta({
+      description: "Run only on the nodes of this reservation of your own, while it is active (its time is paid by the reservation)",
+    }),
   })
-  .meta({ id: "SubmitJob", example: { name: "llama-finetune", gpu_count: 8, gpu_type: "H100", priority: 3, max_retries: 2, duration_s: 3600 } });
+  .meta({
+    id: "SubmitJob",
+    example: { name: "llama-finetune", gpu_count: 8, gpu_type: "H100", priority: 3, max_retries: 2, duration_s: 3600 },
+  });
 
 /** The placement an agent's report is about: the attempt and fence its heartbeat assignment carried. */
 export const placementRef = {
@@ -50,9 +69,10 @@ export const placementRef = {
 
 export const updateJobBody = z
   .strictObject({
-    status: z
-      .enum(["completed", "failed", "cancelled", "interrupted"])
-      .meta({ description: "interrupted (agents only): the node stopped the run without an outcome (its lease lapsed); the job is requeued without spending a retry" }),
+    status: z.enum(["completed", "failed", "cancelled", "interrupted"]).meta({
+      description:
+        "interrupted (agents only): the node stopped the run without an outcome (its lease lapsed); the job is requeued without spending a retry",
+    }),
     exit_code: z.number().int().min(-1_000_000).max(1_000_000).optional(),
     error: z.string().max(10_000).optional(),
     attempt: placementRef.attempt.optional().meta({ description: "Agents: the attempt of the placement this report is about" }),
@@ -176,4 +196,3 @@ export const jobListParams = z.object({
   sort: z.enum(JOB_SORTS).default("newest"),
 });
 export type JobListParams = z.output<typeof jobListParams>;
-

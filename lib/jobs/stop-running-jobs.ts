@@ -7,7 +7,11 @@ import type { SqlClient } from "@/lib/db/client";
  * each transition is recorded. The jobs trigger bills each run's final segment in the same
  * transaction, exactly once (a unique index per run), as for any other cancel.
  */
-export async function stopRunningJobs(c: SqlClient, tenantIds: string[], why: { error: string; reason: string; actor: string }): Promise<string[]> {
+export async function stopRunningJobs(
+  c: SqlClient,
+  tenantIds: string[],
+  why: { error: string; reason: string; actor: string },
+): Promise<string[]> {
   if (tenantIds.length === 0) return [];
   const { rows } = await c.query<{ id: string }>(
     `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now(), error = $2

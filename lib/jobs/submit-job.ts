@@ -19,7 +19,13 @@ export async function submitJob(actor: Actor, input: SubmitJobInput) {
     // a person signed in to the console (not a key) owns what they submit
     const submittedBy = (p.kind === "operator" || p.kind === "tenant") && p.userId && !p.keyId ? p.userId : undefined;
     const created = await insertJob(tx, tenantId, input, p.label, { capWaiting: true, submittedBy });
-    await recordAudit(tx, actor, { action: "job.submitted", targetType: "job", targetId: created.id, tenantId, details: { name: input.name, gpu_count: input.gpu_count, gpu_type: input.gpu_type } });
+    await recordAudit(tx, actor, {
+      action: "job.submitted",
+      targetType: "job",
+      targetId: created.id,
+      tenantId,
+      details: { name: input.name, gpu_count: input.gpu_count, gpu_type: input.gpu_type },
+    });
     return created;
   });
   await emitEvent("scheduler/run.requested", { reason: "job submitted" });

@@ -13,6 +13,8 @@ export async function assertUnderWaitingCap(tx: Tx, tenantId: string): Promise<v
   const [{ waiting }] = await tx.$queryRaw<[{ waiting: number }]>`
     SELECT count(*)::int AS waiting FROM (SELECT 1 FROM jobs WHERE tenant_id = ${tenantId}::uuid AND status IN ('queued', 'blocked') LIMIT ${cap}) x`;
   if (waiting >= cap) {
-    throw rateLimited(`Your organisation already has ${cap} jobs waiting, the most allowed at once; submit more as they start, or cancel some`);
+    throw rateLimited(
+      `Your organisation already has ${cap} jobs waiting, the most allowed at once; submit more as they start, or cancel some`,
+    );
   }
 }

@@ -26,7 +26,8 @@ function parse(slug: string, raw: string): Post {
   const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(raw);
   if (!m) throw new Error(`content/blog/${slug}.md has no front matter`);
   const meta = Object.fromEntries(m[1]!.split("\n").map((l) => [l.slice(0, l.indexOf(":")).trim(), l.slice(l.indexOf(":") + 1).trim()]));
-  for (const k of ["title", "description", "date", "author"]) if (!meta[k]) throw new Error(`content/blog/${slug}.md: front matter needs ${k}`);
+  for (const k of ["title", "description", "date", "author"])
+    if (!meta[k]) throw new Error(`content/blog/${slug}.md: front matter needs ${k}`);
   const body = m[2]!;
   return {
     slug,

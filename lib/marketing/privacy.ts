@@ -11,7 +11,9 @@ export function trackingRefused(headers: Headers): boolean {
  * secret. No cookie; it cannot be followed from one day to the next, and the address is never stored.
  */
 export function sessionHash(ip: string, userAgent: string, salt: string, now = new Date()): string {
-  return createHash("sha256").update(`${now.toISOString().slice(0, 10)}|${ip}|${userAgent}|${salt}`).digest("hex");
+  return createHash("sha256")
+    .update(`${now.toISOString().slice(0, 10)}|${ip}|${userAgent}|${salt}`)
+    .digest("hex");
 }
 
 /** Only the referring site's host is kept, and none for the site's own pages. */
@@ -24,4 +26,3 @@ export function referrerHost(referrer: string | undefined, ownHost: string | nul
     return null;
   }
 }
-

@@ -18,9 +18,14 @@ import { DEMO_REQUEST_STATUSES, type demoRequestJsonSchema } from "./schemas";
 import { SITE_REFERRERS, SITE_TOP_PAGES, SITE_TOTALS, SITE_VIEWS_BY_STEP } from "./statements";
 
 /** A visitor asks for a demo: stored for the operators' inbox and announced through the notification outbox. */
-export async function createDemoRequest(input: { name: string; email: string; company?: string; message?: string }, config?: ChannelConfig) {
+export async function createDemoRequest(
+  input: { name: string; email: string; company?: string; message?: string },
+  config?: ChannelConfig,
+) {
   const cfg = config ?? (await channelConfig());
-  const request = await db().demoRequest.create({ data: { name: input.name, email: input.email, company: input.company || null, message: input.message || null } });
+  const request = await db().demoRequest.create({
+    data: { name: input.name, email: input.email, company: input.company || null, message: input.message || null },
+  });
   const channels = await activeChannels(cfg);
   const inbox = `${cfg.publicUrl.replace(/\/$/, "")}/admin/demo-requests`;
   // everything here was typed by a visitor: escaped for chat channels, the message quoted
@@ -28,9 +33,14 @@ export async function createDemoRequest(input: { name: string; email: string; co
     const v = format === "chat" ? chatLine : plainLine;
     const subject = `[GPUForge] Demo request from ${v(request.name)}${request.company ? ` (${v(request.company)})` : ""}`;
     const message = request.message ? (format === "chat" ? chatQuote(request.message) : request.message) : null;
-    return { subject, body: [subject, `Email: ${v(request.email)}`, message ? `Message:\n${message}` : null, `Inbox: ${inbox}`].filter(Boolean).join("\n") };
+    return {
+      subject,
+      body: [subject, `Email: ${v(request.email)}`, message ? `Message:\n${message}` : null, `Inbox: ${inbox}`].filter(Boolean).join("\n"),
+    };
   };
-  await queueNotifications(channels.map((c) => ({ demoRequestId: request.id, kind: "demo_request", ...c, ...render(formatFor(c.channel)) })));
+  await queueNotifications(
+    channels.map((c) => ({ demoRequestId: request.id, kind: "demo_request", ...c, ...render(formatFor(c.channel)) })),
+  );
   return request;
 }
 
@@ -39,8 +49,26 @@ export async function signUpEarlyAccess(email: string): Promise<void> {
   await db().earlyAccess.createMany({ data: [{ email }], skipDuplicates: true });
 }
 
-export function demoRequestJson(r: { id: string; name: string; email: string; company: string | null; message: string | null; status: string; handledBy: string | null; createdAt: Date }): z.input<typeof demoRequestJsonSchema> {
-  return { id: r.id, name: r.name, email: r.email, company: r.company, message: r.message, status: oneOf(DEMO_REQUEST_STATUSES, r.status, "demo_requests.status"), handled_by: r.handledBy, created_at: r.createdAt.toISOString() };
+export function demoRequestJson(r: {
+  id: string;
+  name: string;
+  email: string;
+  company: string | null;
+  message: string | null;
+  status: string;
+  handledBy: string | null;
+  createdAt: Date;
+}): z.input<typeof demoRequestJsonSchema> {
+  return {
+    id: r.id,
+    name: r.name,
+    email: r.email,
+    company: r.company,
+    message: r.message,
+    status: oneOf(DEMO_REQUEST_STATUSES, r.status, "demo_requests.status"),
+    handled_by: r.handledBy,
+    created_at: r.createdAt.toISOString(),
+  };
 }
 
 export async function listDemoRequests(p: Principal, q: { limit: number; cursor?: string; status?: string }) {
@@ -58,15 +86,28 @@ export async function updateDemoRequest(actor: Actor, id: string, status: "new" 
   return db().$transaction(async (tx) => {
     const found = await tx.demoRequest.findUnique({ where: { id }, select: { id: true } });
     if (!found) throw notFound("Demo request");
-    const r = await tx.demoRequest.update({ where: { id }, data: { status, handledBy: status === "new" ? null : actor.principal.label, handledAt: status === "new" ? null : new Date() } });
+    const r = await tx.demoRequest.update({
+      where: { id },
+      data: { status, handledBy: status === "new" ? null : actor.principal.label, handledAt: status === "new" ? null : new Date() },
+    });
     await recordAudit(tx, actor, { action: "demo_request.updated", targetType: "demo_request", targetId: id, details: { status } });
     return r;
   });
 }
 
-export async function recordPageView(input: { path: string; referrer?: string }, visitor: { ip: string; userAgent: string; host: string | null }) {
+export async function recordPageView(
+  input: { path: string; referrer?: string },
+  visitor: { ip: string; userAgent: string; host: string | null },
+) {
   const path = input.path.split(/[?#]/)[0]!.slice(0, 300) || "/";
-  await db().pageView.create({ data: { path, referrerHost: referrerHost(input.referrer, visitor.host), sessionHash: sessionHash(visitor.ip, visitor.userAgent, analyticsSalt()) }, select: { id: true } });
+  await db().pageView.create({
+    data: {
+      path,
+      referrerHost: referrerHost(input.referrer, visitor.host),
+      sessionHash: sessionHash(visitor.ip, visitor.userAgent, analyticsSalt()),
+    },
+    select: { id: true },
+  });
 }
 
 /** ANALYTICS_SALT, or a key derived from the session secret (never the secret itself, never a constant). */
@@ -79,7 +120,11 @@ export async function siteAnalytics(days: number) {
   const to = new Date();
   const a = await siteAnalyticsOver({ from: new Date(to.getTime() - days * 86_400_000), to, stepS: 86_400 });
   const { series, ...rest } = a;
-  return { days, ...rest, by_day: series.map((r) => ({ day: new Date(r.t).toISOString().slice(0, 10), views: r.views, sessions: r.sessions })) };
+  return {
+    days,
+    ...rest,
+    by_day: series.map((r) => ({ day: new Date(r.t).toISOString().slice(0, 10), views: r.views, sessions: r.sessions })),
+  };
 }
 
 /**
@@ -102,7 +147,11 @@ export async function siteAnalyticsOver(range: Pick<TimeRange, "from" | "to" | "
     demo_requests: t.demos,
     early_access: t.early,
     conversion_pct: t.sessions ? Math.round((1000 * t.demos) / t.sessions) / 10 : null,
-    series: bucketGrid(range.from, range.to, range.stepS).map((x) => ({ t: x, views: byT.get(x)?.views ?? 0, sessions: byT.get(x)?.sessions ?? 0 })),
+    series: bucketGrid(range.from, range.to, range.stepS).map((x) => ({
+      t: x,
+      views: byT.get(x)?.views ?? 0,
+      sessions: byT.get(x)?.sessions ?? 0,
+    })),
     top_pages: pages,
     referrers: refs,
   };

@@ -57,7 +57,9 @@ export async function jobGpuTelemetry(p: Principal, jobId: string, q: TelemetryW
       WHERE job_id = $1 AND started_at < $3 AND (ended_at IS NULL OR ended_at > $2) ORDER BY attempt`,
     [jobId, from, to],
   );
-  const holdings = rows.flatMap((r) => r.gpu_ids.map((gpuId) => ({ gpuId, holder: { attempt: r.attempt }, start: r.started_at, end: r.ended_at ?? new Date() })));
+  const holdings = rows.flatMap((r) =>
+    r.gpu_ids.map((gpuId) => ({ gpuId, holder: { attempt: r.attempt }, start: r.started_at, end: r.ended_at ?? new Date() })),
+  );
   return series(holdings, from, to);
 }
 
@@ -70,7 +72,9 @@ export async function endpointGpuTelemetry(p: Principal, endpointId: string, q: 
       WHERE endpoint_id = $1 AND started_at < $3 AND (stopped_at IS NULL OR stopped_at > $2) ORDER BY started_at`,
     [endpointId, from, to],
   );
-  const holdings = rows.flatMap((r) => r.gpu_ids.map((gpuId) => ({ gpuId, holder: { replica_id: r.id }, start: r.started_at, end: r.stopped_at ?? new Date() })));
+  const holdings = rows.flatMap((r) =>
+    r.gpu_ids.map((gpuId) => ({ gpuId, holder: { replica_id: r.id }, start: r.started_at, end: r.stopped_at ?? new Date() })),
+  );
   return series(holdings, from, to);
 }
 
@@ -83,7 +87,9 @@ export async function podGpuTelemetry(p: Principal, podId: string, q: TelemetryW
       WHERE pod_id = $1 AND started_at < $3 AND (ended_at IS NULL OR ended_at > $2) ORDER BY attempt`,
     [podId, from, to],
   );
-  const holdings = rows.flatMap((r) => r.gpu_ids.map((gpuId) => ({ gpuId, holder: { attempt: r.attempt }, start: r.started_at, end: r.ended_at ?? new Date() })));
+  const holdings = rows.flatMap((r) =>
+    r.gpu_ids.map((gpuId) => ({ gpuId, holder: { attempt: r.attempt }, start: r.started_at, end: r.ended_at ?? new Date() })),
+  );
   return series(holdings, from, to);
 }
 
@@ -91,10 +97,15 @@ async function series<H extends object>(holdings: Array<Holding<H>>, from: Date,
   const rangeS = (to.getTime() - from.getTime()) / 1000;
   // nodes sample every 10 s or so, each at its own second: buckets of at least 20 s line their GPUs up
   const step = Math.max(MIN_STEP_S, chooseStep(rangeS));
-  if (rangeS / step > MAX_POINTS) throw validationFailed([{ path: "from", message: `Would return more than ${MAX_POINTS} points per GPU` }]);
+  if (rangeS / step > MAX_POINTS)
+    throw validationFailed([{ path: "from", message: `Would return more than ${MAX_POINTS} points per GPU` }]);
   const raw = from.getTime() >= Date.now() - env().METRICS_RAW_RETENTION_HOURS * 3_600_000;
   const clipped = holdings
-    .map((h) => ({ ...h, start: new Date(Math.max(h.start.getTime(), from.getTime())), end: new Date(Math.min(h.end.getTime(), to.getTime())) }))
+    .map((h) => ({
+      ...h,
+      start: new Date(Math.max(h.start.getTime(), from.getTime())),
+      end: new Date(Math.min(h.end.getTime(), to.getTime())),
+    }))
     .filter((h) => h.start < h.end);
   const base = { from: from.toISOString(), to: to.toISOString(), step_s: step, source: raw ? ("raw" as const) : ("rollup" as const) };
   if (clipped.length === 0) return { ...base, series: [] as Array<H & SeriesOf> };
@@ -111,18 +122,32 @@ async function series<H extends object>(holdings: Array<Holding<H>>, from: Date,
          JOIN gpu_metrics_1m m ON m.gpu_id = w.gpu_id AND m.bucket >= w.s AND m.bucket + interval '1 minute' <= w.e
         GROUP BY 1, 2 ORDER BY 1, 2`;
   const [{ rows }, { rows: gpus }] = await Promise.all([
-    pool().query<{ n: string; t: Date; ua: number; ma: number; ta: number; pa: number }>(sql, [...windows.values, step, from.toISOString()]),
-    pool().query<{ id: string; index: number; hostname: string }>(`SELECT g.id, g.index, n.hostname FROM gpus g JOIN nodes n ON n.id = g.node_id WHERE g.id = ANY($1::uuid[])`, [
-      [...new Set(clipped.map((h) => h.gpuId))],
+    pool().query<{ n: string; t: Date; ua: number; ma: number; ta: number; pa: number }>(sql, [
+      ...windows.values,
+      step,
+      from.toISOString(),
     ]),
+    pool().query<{ id: string; index: number; hostname: string }>(
+      `SELECT g.id, g.index, n.hostname FROM gpus g JOIN nodes n ON n.id = g.node_id WHERE g.id = ANY($1::uuid[])`,
+      [[...new Set(clipped.map((h) => h.gpuId))]],
+    ),
   ]);
   const gpuInfo = new Map(gpus.map((g) => [g.id, g]));
   const r1 = (v: unknown) => Math.round(Number(v) * 10) / 10;
-  const points = new Map<number, Array<{ t: string; utilization_avg: number; memory_used_avg_mb: number; temperature_avg_c: number; power_avg_w: number }>>();
+  const points = new Map<
+    number,
+    Array<{ t: string; utilization_avg: number; memory_used_avg_mb: number; temperature_avg_c: number; power_avg_w: number }>
+  >();
   for (const r of rows) {
     const n = Number(r.n);
     if (!points.has(n)) points.set(n, []);
-    points.get(n)!.push({ t: new Date(r.t).toISOString(), utilization_avg: r1(r.ua), memory_used_avg_mb: Math.round(Number(r.ma)), temperature_avg_c: r1(r.ta), power_avg_w: r1(r.pa) });
+    points.get(n)!.push({
+      t: new Date(r.t).toISOString(),
+      utilization_avg: r1(r.ua),
+      memory_used_avg_mb: Math.round(Number(r.ma)),
+      temperature_avg_c: r1(r.ta),
+      power_avg_w: r1(r.pa),
+    });
   }
   return {
     ...base,

@@ -17,8 +17,17 @@ const MAX_FUTURE_MS = 5 * 60_000;
 /** One element per sample ($1-$11); `req` is the caller's report, `recorded_ms` epoch milliseconds. */
 const SAMPLES = columnSet(
   {
-    req: "int[]", idx: "int[]", gpu_id: "uuid[]", gpu_uuid: "text[]", recorded_ms: "float8[]", util: "real[]",
-    mem_used: "int[]", mem_total: "int[]", temp: "real[]", power: "real[]", xids: "text[]",
+    req: "int[]",
+    idx: "int[]",
+    gpu_id: "uuid[]",
+    gpu_uuid: "text[]",
+    recorded_ms: "float8[]",
+    util: "real[]",
+    mem_used: "int[]",
+    mem_total: "int[]",
+    temp: "real[]",
+    power: "real[]",
+    xids: "text[]",
   },
   { alias: "t" },
 );
@@ -63,12 +72,16 @@ WITH input AS (
   INSERT INTO gpu_metrics_1m_pending (gpu_ids, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)
   SELECT array_agg(gpu_id), array_agg(recorded_at), array_agg(utilization_pct), array_agg(memory_used_mb), array_agg(temperature_c), array_agg(power_draw_w)
     FROM ins HAVING count(*) > 0
-),${withFatal ? ` fatal AS (
+),${
+    withFatal
+      ? ` fatal AS (
   UPDATE gpus g SET status = 'unhealthy', unhealthy_reason = 'fatal_xid:' || f.xid, last_xid = f.xid, last_xid_at = now(), updated_at = now()
     FROM (SELECT DISTINCT ON (gpu_id) gpu_id, x AS xid FROM ins, unnest(xid_errors) AS x
            WHERE x = ANY($14::int[]) ORDER BY gpu_id, recorded_at DESC) f
    WHERE g.id = f.gpu_id AND g.status <> 'missing'
-),` : ""} reporting AS (
+),`
+      : ""
+  } reporting AS (
   SELECT DISTINCT node_id FROM scoped WHERE node_status <> 'offline'
 ), alive AS (
   -- joined by key, so a generic plan looks each node up rather than scanning them all
@@ -191,7 +204,12 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
   raw.forEach((value, index) => {
     const r = gpuSample.safeParse(value);
     if (!r.success) {
-      rejected.push({ index, error: zodIssuesToDetails(r.error.issues, "sample").map((d) => `${d.path}: ${d.message}`).join("; ") });
+      rejected.push({
+        index,
+        error: zodIssuesToDetails(r.error.issues, "sample")
+          .map((d) => `${d.path}: ${d.message}`)
+          .join("; "),
+      });
       return;
     }
     const at = r.data.recorded_at ? Date.parse(r.data.recorded_at) : now;
@@ -207,8 +225,12 @@ export async function ingestGpuMetrics(principal: Principal, raw: unknown[]): Pr
   }
 
   const agent = principal.kind === "agent" ? principal : null;
-  const result = await groupCommit().submit({ scope: agent?.clusterId ?? null, nodeScope: agent?.nodeId ?? null, samples: valid }, valid.length);
-  for (const index of result.unknown) rejected.push({ index, error: agent?.nodeId ? "gpu: No such GPU on this key's node" : "gpu: No such GPU in this cluster" });
+  const result = await groupCommit().submit(
+    { scope: agent?.clusterId ?? null, nodeScope: agent?.nodeId ?? null, samples: valid },
+    valid.length,
+  );
+  for (const index of result.unknown)
+    rejected.push({ index, error: agent?.nodeId ? "gpu: No such GPU on this key's node" : "gpu: No such GPU in this cluster" });
   rejected.sort((a, b) => a.index - b.index);
   const m = processMetrics();
   m.ingestReports.inc();

@@ -33,7 +33,9 @@ export async function gpuMetricSeries(principal: Principal, gpuId: string, opts:
   const rangeS = (to.getTime() - from.getTime()) / 1000;
   const step = chooseStep(rangeS, opts.step);
   if (rangeS / step > MAX_POINTS) {
-    throw validationFailed([{ path: "step", message: `Would return more than ${MAX_POINTS} points; use a step of at least ${Math.ceil(rangeS / MAX_POINTS)} s` }]);
+    throw validationFailed([
+      { path: "step", message: `Would return more than ${MAX_POINTS} points; use a step of at least ${Math.ceil(rangeS / MAX_POINTS)} s` },
+    ]);
   }
   const source = step >= 60 ? "rollup" : "raw";
   const sql =
@@ -80,8 +82,15 @@ export async function fleetUtilizationSeries(range: Pick<TimeRange, "from" | "to
       GROUP BY 1 ORDER BY 1`,
     [range.from, range.to, range.stepS, clusterId ?? null],
   );
-  const points = rows.map((r) => ({ t: new Date(r.t).getTime(), utilization: Math.round(Number(r.util) * 10) / 10, temperature_max: Number(r.temp) }));
-  return { points: fillGaps(bucketGrid(range.from, range.to, range.stepS), points, ["utilization", "temperature_max"] as const), hasData: points.length > 0 };
+  const points = rows.map((r) => ({
+    t: new Date(r.t).getTime(),
+    utilization: Math.round(Number(r.util) * 10) / 10,
+    temperature_max: Number(r.temp),
+  }));
+  return {
+    points: fillGaps(bucketGrid(range.from, range.to, range.stepS), points, ["utilization", "temperature_max"] as const),
+    hasData: points.length > 0,
+  };
 }
 
 /** Per-GPU utilization and temperature of one node per step of the range, for the node page's charts. */

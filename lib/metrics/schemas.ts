@@ -15,20 +15,32 @@ export const gpuSample = z
     power_draw_w: z.number().min(0).max(5_000),
     xid_errors: z.array(z.number().int().min(0).max(100_000)).max(50).optional(),
   })
-  .refine((s) => (s.gpu_id === undefined) !== (s.gpu_uuid === undefined), { message: "Give exactly one of gpu_id or gpu_uuid", path: ["gpu_id"] })
-  .refine((s) => s.memory_total_mb === undefined || s.memory_used_mb <= s.memory_total_mb, { message: "Larger than memory_total_mb", path: ["memory_used_mb"] });
+  .refine((s) => (s.gpu_id === undefined) !== (s.gpu_uuid === undefined), {
+    message: "Give exactly one of gpu_id or gpu_uuid",
+    path: ["gpu_id"],
+  })
+  .refine((s) => s.memory_total_mb === undefined || s.memory_used_mb <= s.memory_total_mb, {
+    message: "Larger than memory_total_mb",
+    path: ["memory_used_mb"],
+  });
 
 export type GpuSample = z.output<typeof gpuSample>;
 
-export const metricsBatchBody = z
-  .strictObject({ metrics: z.array(z.unknown()).min(1, "Send at least one sample") })
-  .meta({
-    id: "MetricsBatch",
-    description: `Up to ${MAX_SAMPLES_PER_REQUEST} samples; each is validated on its own and rejected ones are reported by index.`,
-    example: {
-      metrics: [{ gpu_uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", utilization_pct: 87.5, memory_used_mb: 61234, temperature_c: 71, power_draw_w: 612.4 }],
-    },
-  });
+export const metricsBatchBody = z.strictObject({ metrics: z.array(z.unknown()).min(1, "Send at least one sample") }).meta({
+  id: "MetricsBatch",
+  description: `Up to ${MAX_SAMPLES_PER_REQUEST} samples; each is validated on its own and rejected ones are reported by index.`,
+  example: {
+    metrics: [
+      {
+        gpu_uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40",
+        utilization_pct: 87.5,
+        memory_used_mb: 61234,
+        temperature_c: 71,
+        power_draw_w: 612.4,
+      },
+    ],
+  },
+});
 
 export const metricsBatchReply = z
   .object({
@@ -38,12 +50,11 @@ export const metricsBatchReply = z
   })
   .meta({ id: "MetricsBatchResult" });
 
-export const seriesQuery = z
-  .strictObject({
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
-    step: z.coerce.number().int().min(1).max(86_400).optional().meta({ description: "seconds per point; ≥ 60 reads the per-minute rollups" }),
-  });
+export const seriesQuery = z.strictObject({
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  step: z.coerce.number().int().min(1).max(86_400).optional().meta({ description: "seconds per point; ≥ 60 reads the per-minute rollups" }),
+});
 
 const seriesPoint = z.object({
   t: z.string(),
@@ -59,5 +70,12 @@ const seriesPoint = z.object({
 });
 
 export const seriesReply = z
-  .object({ gpu_id: z.string(), from: z.string(), to: z.string(), step_s: z.number(), source: z.enum(["raw", "rollup"]), points: z.array(seriesPoint) })
+  .object({
+    gpu_id: z.string(),
+    from: z.string(),
+    to: z.string(),
+    step_s: z.number(),
+    source: z.enum(["raw", "rollup"]),
+    points: z.array(seriesPoint),
+  })
   .meta({ id: "GpuMetricSeries" });

@@ -67,7 +67,11 @@ export function bucketGrid(from: Date, to: Date, stepS: number): number[] {
  * One row per bucket of the grid: the values of the point in that bucket, or nulls where none is
  * (a chart draws nulls as a gap). `keys` are the series every row carries.
  */
-export function fillGaps<K extends string>(grid: number[], points: Array<{ t: number } & Partial<Record<K, number | null>>>, keys: readonly K[]): Array<{ t: number } & Record<K, number | null>> {
+export function fillGaps<K extends string>(
+  grid: number[],
+  points: Array<{ t: number } & Partial<Record<K, number | null>>>,
+  keys: readonly K[],
+): Array<{ t: number } & Record<K, number | null>> {
   const byT = new Map(points.map((p) => [p.t, p]));
   return grid.map((t) => {
     const p = byT.get(t);

@@ -25,15 +25,27 @@ function build() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
-    schedulerPlacements: new Counter({ name: "gpuforge_scheduler_placements_total", help: "Jobs placed by this process's scheduling cycles", registers: [registry] }),
-    schedulerConsidered: new Counter({ name: "gpuforge_scheduler_jobs_considered_total", help: "Waiting jobs this process's cycles considered", registers: [registry] }),
+    schedulerPlacements: new Counter({
+      name: "gpuforge_scheduler_placements_total",
+      help: "Jobs placed by this process's scheduling cycles",
+      registers: [registry],
+    }),
+    schedulerConsidered: new Counter({
+      name: "gpuforge_scheduler_jobs_considered_total",
+      help: "Waiting jobs this process's cycles considered",
+      registers: [registry],
+    }),
     ingestSamples: new Counter({
       name: "gpuforge_ingest_samples_total",
       help: "GPU metric samples received by this process: stored, accepted but already stored (re-sent), rejected",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),
-    ingestReports: new Counter({ name: "gpuforge_ingest_reports_total", help: "Metric reports (requests) ingested by this process", registers: [registry] }),
+    ingestReports: new Counter({
+      name: "gpuforge_ingest_reports_total",
+      help: "Metric reports (requests) ingested by this process",
+      registers: [registry],
+    }),
     backgroundRuns: new Counter({
       name: "gpuforge_background_runs_total",
       help: "Background job runs by this process: ok, failed, or skipped (another instance held the job's lock)",

@@ -19,10 +19,21 @@ import { CAPTURE_JOB_OUTPUT, LATEST_OUTPUTS, LOCK_PIPELINE_TO_ADVANCE } from "./
 // may start (a job submitted with its templates resolved, or a tool call queued for the background
 // workers), and writes every transition to the workflow log.
 
-export type StepWithJob = Prisma.PipelineStepGetPayload<{ include: { job: { select: { status: true; error: true; exitCode: true; attempts: true } } } }>;
+export type StepWithJob = Prisma.PipelineStepGetPayload<{
+  include: { job: { select: { status: true; error: true; exitCode: true; attempts: true } } };
+}>;
 
 /** A step about to run again (next loop iteration, a retry): nothing of its last run carries over. */
-export const FRESH_RUN = { jobId: null, error: null, callAttempt: 0, callFence: null, callDueAt: null, callLeaseUntil: null, startedAt: null, finishedAt: null } as const;
+export const FRESH_RUN = {
+  jobId: null,
+  error: null,
+  callAttempt: 0,
+  callFence: null,
+  callDueAt: null,
+  callLeaseUntil: null,
+  startedAt: null,
+  finishedAt: null,
+} as const;
 
 export interface StepOutcome {
   outcome: Outcome;
@@ -40,7 +51,14 @@ export async function latestOutputs(tx: Runner, pipelineId: string, names: strin
 export async function logEvents(tx: Tx, pipelineId: string, entries: Array<Omit<LogEntry, "kind"> & { kind: string }>) {
   if (!entries.length) return;
   await tx.pipelineEvent.createMany({
-    data: entries.map((l) => ({ pipelineId, step: l.step, message: l.message, kind: l.kind, iteration: l.iteration ?? null, details: (l.details as Prisma.InputJsonValue) ?? Prisma.DbNull })),
+    data: entries.map((l) => ({
+      pipelineId,
+      step: l.step,
+      message: l.message,
+      kind: l.kind,
+      iteration: l.iteration ?? null,
+      details: (l.details as Prisma.InputJsonValue) ?? Prisma.DbNull,
+    })),
   });
 }
 
@@ -49,7 +67,16 @@ export async function captureJobOutputs(tx: Tx, pipelineId: string, steps: StepW
   for (const s of steps) {
     if (s.kind !== "job" || s.status !== "running" || s.job?.status !== "completed" || !s.jobId) continue;
     const rows = await run(tx, CAPTURE_JOB_OUTPUT, [pipelineId, s.name, s.iteration, s.jobId, s.job.attempts]);
-    if (rows[0]) await logEvents(tx, pipelineId, [{ step: s.name, kind: "output", iteration: s.iteration, message: `output of ${rows[0].bytes} B from attempt ${s.job.attempts}`, details: { bytes: rows[0].bytes, source: "job", attempt: s.job.attempts } }]);
+    if (rows[0])
+      await logEvents(tx, pipelineId, [
+        {
+          step: s.name,
+          kind: "output",
+          iteration: s.iteration,
+          message: `output of ${rows[0].bytes} B from attempt ${s.job.attempts}`,
+          details: { bytes: rows[0].bytes, source: "job", attempt: s.job.attempts },
+        },
+      ]);
   }
 }
 
@@ -69,7 +96,17 @@ function toState(r: StepWithJob, given: Record<string, StepOutcome>): StepState 
       error = given[r.name]!.error ?? null;
     }
   }
-  return { name: r.name, dependsOn: r.dependsOn, kind: oneOf(STEP_KINDS, r.kind, "pipeline_steps.kind"), status: oneOf(STEP_STATUSES, r.status, "pipeline_steps.status"), iteration: r.iteration, outcome, error, loop: stepLoop(r), loopStartedAt: r.loopStartedAt };
+  return {
+    name: r.name,
+    dependsOn: r.dependsOn,
+    kind: oneOf(STEP_KINDS, r.kind, "pipeline_steps.kind"),
+    status: oneOf(STEP_STATUSES, r.status, "pipeline_steps.status"),
+    iteration: r.iteration,
+    outcome,
+    error,
+    loop: stepLoop(r),
+    loopStartedAt: r.loopStartedAt,
+  };
 }
 
 /** Resolves a step's templates against the outputs its dependencies posted (an ExpressionError names the field). */
@@ -83,7 +120,9 @@ function resolveJob(step: StepWithJob, scope: Scope) {
     }
   };
   const command = step.command ? at("command", () => renderTemplate(step.command!, scope)) : undefined;
-  const env = Object.fromEntries(Object.entries((step.env ?? {}) as Record<string, string>).map(([k, v]) => [k, at(`env.${k}`, () => renderTemplate(v, scope))]));
+  const env = Object.fromEntries(
+    Object.entries((step.env ?? {}) as Record<string, string>).map(([k, v]) => [k, at(`env.${k}`, () => renderTemplate(v, scope))]),
+  );
   return { command, env };
 }
 
@@ -97,18 +136,32 @@ export function resolveRequest(step: { request: unknown }, scope: Scope): Record
   }
 }
 
-export async function advanceInTx(tx: Tx, pipelineId: string, opts: { outcomes?: Record<string, StepOutcome>; now?: Date } = {}): Promise<{ submitted: number; calls: number }> {
+export async function advanceInTx(
+  tx: Tx,
+  pipelineId: string,
+  opts: { outcomes?: Record<string, StepOutcome>; now?: Date } = {},
+): Promise<{ submitted: number; calls: number }> {
   const now = opts.now ?? new Date();
   const rows = await run(tx, LOCK_PIPELINE_TO_ADVANCE, [pipelineId]);
   const pipeline = rows[0];
   // a suspended tenant's pipelines wait where they are and go on once it is reactivated
   if (!pipeline || pipeline.status !== "running" || pipeline.tenant_status !== "active") return { submitted: 0, calls: 0 };
-  const steps = await tx.pipelineStep.findMany({ where: { pipelineId }, orderBy: { position: "asc" }, include: { job: { select: { status: true, error: true, exitCode: true, attempts: true } } } });
+  const steps = await tx.pipelineStep.findMany({
+    where: { pipelineId },
+    orderBy: { position: "asc" },
+    include: { job: { select: { status: true, error: true, exitCode: true, attempts: true } } },
+  });
   await captureJobOutputs(tx, pipelineId, steps);
-  const outputs = await latestOutputs(tx, pipelineId, steps.map((s) => s.name));
+  const outputs = await latestOutputs(
+    tx,
+    pipelineId,
+    steps.map((s) => s.name),
+  );
   const base: Scope = { outputs, iteration: 0, pipeline: { id: pipelineId, name: pipeline.name } };
   // a dry run of tool calls' templates: secrets are the worker's to fill in, at call time
-  const secretNames = (await tx.tenantSecret.findMany({ where: { tenantId: pipeline.tenant_id }, select: { name: true } })).map((x) => x.name);
+  const secretNames = (await tx.tenantSecret.findMany({ where: { tenantId: pipeline.tenant_id }, select: { name: true } })).map(
+    (x) => x.name,
+  );
   const dryRunSecrets = Object.fromEntries(secretNames.map((n) => [n, ""]));
   const byName = new Map(steps.map((s) => [s.name, s]));
   const state = steps.map((s) => toState(s, opts.outcomes ?? {}));
@@ -161,18 +214,36 @@ export async function advanceInTx(tx: Tx, pipelineId: string, opts: { outcomes?:
               command,
               env,
               duration_s: step.durationS ?? undefined,
-              retry: { backoff_s: step.retryBackoffS, backoff_factor: step.retryBackoffFactor, max_backoff_s: step.retryBackoffMaxS, on_exit_codes: step.retryOn ?? undefined },
+              retry: {
+                backoff_s: step.retryBackoffS,
+                backoff_factor: step.retryBackoffFactor,
+                max_backoff_s: step.retryBackoffMaxS,
+                on_exit_codes: step.retryOn ?? undefined,
+              },
             },
             "pipeline",
             { pipelineId },
           );
-          await tx.pipelineStep.update({ where: { id: step.id }, data: { jobId: job.id, status: "running", iteration, error: null, startedAt: now, finishedAt: null } });
+          await tx.pipelineStep.update({
+            where: { id: step.id },
+            data: { jobId: job.id, status: "running", iteration, error: null, startedAt: now, finishedAt: null },
+          });
           submitted++;
         } else {
           resolveRequest(step, { ...scope, secrets: dryRunSecrets });
           await tx.pipelineStep.update({
             where: { id: step.id },
-            data: { status: "running", iteration, error: null, callAttempt: 1, callFence: randomUUID(), callDueAt: now, callLeaseUntil: null, startedAt: now, finishedAt: null },
+            data: {
+              status: "running",
+              iteration,
+              error: null,
+              callAttempt: 1,
+              callFence: randomUUID(),
+              callDueAt: now,
+              callLeaseUntil: null,
+              startedAt: now,
+              finishedAt: null,
+            },
           });
           calls++;
         }
@@ -194,7 +265,10 @@ export async function advanceInTx(tx: Tx, pipelineId: string, opts: { outcomes?:
 }
 
 /** Advances one pipeline in its own transaction, then wakes the scheduler and the tool-call workers. */
-export async function advancePipeline(pipelineId: string, opts: { outcomes?: Record<string, StepOutcome> } = {}): Promise<{ submitted: number; calls: number }> {
+export async function advancePipeline(
+  pipelineId: string,
+  opts: { outcomes?: Record<string, StepOutcome> } = {},
+): Promise<{ submitted: number; calls: number }> {
   const r = await db().$transaction((tx) => advanceInTx(tx, pipelineId, opts));
   await wake(r);
   return r;

@@ -3,7 +3,10 @@
 // when the list is empty: tool calls reach only what an operator chose.
 
 export function parseAllowList(raw: string | undefined): string[] {
-  return (raw ?? "").split(",").map((x) => x.trim().toLowerCase()).filter(Boolean);
+  return (raw ?? "")
+    .split(",")
+    .map((x) => x.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 export function hostAllowed(url: URL, allowed: readonly string[]): boolean {

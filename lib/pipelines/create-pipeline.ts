@@ -31,13 +31,24 @@ export async function createPipeline(actor: Actor, request: z.input<typeof creat
     db().endpoint.findMany({ where: { tenantId, deletedAt: null }, select: { name: true } }),
     db().tenantSecret.findMany({ where: { tenantId }, select: { name: true } }),
   ]);
-  const issues = validateSpec(input, { allowedHosts: env().TOOL_CALL_ALLOWED_HOSTS, endpoints: new Set(endpoints.map((e) => e.name)), secrets: new Set(secrets.map((s) => s.name)) });
+  const issues = validateSpec(input, {
+    allowedHosts: env().TOOL_CALL_ALLOWED_HOSTS,
+    endpoints: new Set(endpoints.map((e) => e.name)),
+    secrets: new Set(secrets.map((s) => s.name)),
+  });
   if (issues.length) throw validationFailed(issues, "The pipeline is not valid");
   const created = await db().$transaction(async (tx) => {
     const [tenant] = await run(tx, LOCK_PIPELINE_TENANT, [tenantId]);
     if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
     const tooHigh = input.steps.flatMap((s, i) =>
-      s.kind === "job" && s.priority < tenant.maxPriority ? [{ path: `steps[${i}].priority`, message: `Your organisation's highest allowed priority is ${tenant.maxPriority} (1 is highest)` }] : [],
+      s.kind === "job" && s.priority < tenant.maxPriority
+        ? [
+            {
+              path: `steps[${i}].priority`,
+              message: `Your organisation's highest allowed priority is ${tenant.maxPriority} (1 is highest)`,
+            },
+          ]
+        : [],
     );
     if (tooHigh.length) throw validationFailed(tooHigh);
     await assertUnderWaitingCap(tx, tenantId);
@@ -45,9 +56,18 @@ export async function createPipeline(actor: Actor, request: z.input<typeof creat
       if (s.kind !== "job") continue;
       // steps run as jobs: a command needs an image (the operator's default at the least)
       if (s.command && !s.image && !env().DEFAULT_JOB_IMAGE) {
-        throw validationFailed([{ path: `steps[${i}].image`, message: `Step “${s.name}”: required with a command: commands run only inside a container image, and no default image is configured` }]);
+        throw validationFailed([
+          {
+            path: `steps[${i}].image`,
+            message: `Step “${s.name}”: required with a command: commands run only inside a container image, and no default image is configured`,
+          },
+        ]);
       }
-      await assertSatisfiable(tx, { gpu_count: s.gpu_count!, gpu_type: s.gpu_type!, quota: tenant.gpuQuota, needs_containers: Boolean(s.image || s.command) }, `steps[${i}].`);
+      await assertSatisfiable(
+        tx,
+        { gpu_count: s.gpu_count!, gpu_type: s.gpu_type!, quota: tenant.gpuQuota, needs_containers: Boolean(s.image || s.command) },
+        `steps[${i}].`,
+      );
     }
     const deadlineAt = input.deadline_s ? new Date(Date.now() + input.deadline_s * 1000) : null;
     const pipeline = await tx.pipeline.create({ data: { tenantId, name: input.name, deadlineAt, spec: request as object } });
@@ -84,9 +104,22 @@ export async function createPipeline(actor: Actor, request: z.input<typeof creat
         };
       }),
     });
-    await logEvents(tx, pipeline.id, [{ step: null, kind: "submitted", message: `submitted with ${input.steps.length} step(s)${deadlineAt ? `; deadline ${deadlineAt.toISOString()}` : ""}`, details: { steps: input.steps.length, deadline_s: input.deadline_s ?? null } }]);
+    await logEvents(tx, pipeline.id, [
+      {
+        step: null,
+        kind: "submitted",
+        message: `submitted with ${input.steps.length} step(s)${deadlineAt ? `; deadline ${deadlineAt.toISOString()}` : ""}`,
+        details: { steps: input.steps.length, deadline_s: input.deadline_s ?? null },
+      },
+    ]);
     const started = await advanceInTx(tx, pipeline.id);
-    await recordAudit(tx, actor, { action: "pipeline.created", targetType: "pipeline", targetId: pipeline.id, tenantId, details: { name: input.name, steps: input.steps.length } });
+    await recordAudit(tx, actor, {
+      action: "pipeline.created",
+      targetType: "pipeline",
+      targetId: pipeline.id,
+      tenantId,
+      details: { name: input.name, steps: input.steps.length },
+    });
     return { started, pipeline: await tx.pipeline.findUniqueOrThrow({ where: { id: pipeline.id }, include: pipelineInclude }) };
   });
   await wake(created.started);

@@ -14,7 +14,6 @@ import type { StepSpec } from "./validate-dag";
 // the loop's end. A step that fails for good (retries spent) or is cancelled fails the pipeline:
 // steps not yet started are skipped, steps already running finish.
 
-
 type StepStatus = "waiting" | "running" | "completed" | "failed" | "cancelled" | "skipped";
 type PipelineStatus = "running" | "completed" | "failed" | "cancelled";
 export type Outcome = "completed" | "failed" | "cancelled";
@@ -63,7 +62,10 @@ export interface Advance {
 
 const JOB_FAILURE = "failed (retries spent)";
 
-export function advance(steps: StepState[], ctx: AdvanceContext = { now: new Date(0), scope: { outputs: {}, iteration: 0, pipeline: { id: "", name: "" } } }): Advance {
+export function advance(
+  steps: StepState[],
+  ctx: AdvanceContext = { now: new Date(0), scope: { outputs: {}, iteration: 0, pipeline: { id: "", name: "" } } },
+): Advance {
   const s = new Map(steps.map((x) => [x.name, { ...x }]));
   const out: Advance = { updates: [], submit: [], loopsStarted: [], pipeline: "running", reason: null, log: [] };
   const set = (name: string, status: StepStatus, iteration: number, error?: string | null) => {
@@ -74,7 +76,8 @@ export function advance(steps: StepState[], ctx: AdvanceContext = { now: new Dat
     out.updates = out.updates.filter((u) => u.name !== name);
     out.updates.push({ name, status, iteration, ...(error !== undefined ? { error } : {}) });
   };
-  const log = (step: string | null, message: string, extra: Partial<LogEntry> = {}) => out.log.push({ step, message, kind: "transition", ...extra });
+  const log = (step: string | null, message: string, extra: Partial<LogEntry> = {}) =>
+    out.log.push({ step, message, kind: "transition", ...extra });
   const anc = ancestors(steps.map((x) => ({ name: x.name, depends_on: x.dependsOn })));
 
   // 1. running steps whose execution ended
@@ -83,7 +86,9 @@ export function advance(steps: StepState[], ctx: AdvanceContext = { now: new Dat
     if (st.outcome === "failed" || st.outcome === "cancelled") {
       const why = st.error ?? (st.outcome === "failed" ? JOB_FAILURE : "its job was cancelled");
       set(st.name, st.outcome, st.iteration, why);
-      log(st.name, st.outcome === "failed" ? (st.error ? `failed: ${st.error}` : JOB_FAILURE) : "its job was cancelled", { iteration: st.iteration });
+      log(st.name, st.outcome === "failed" ? (st.error ? `failed: ${st.error}` : JOB_FAILURE) : "its job was cancelled", {
+        iteration: st.iteration,
+      });
       continue;
     }
     const loop = st.loop;
@@ -110,10 +115,20 @@ export function advance(steps: StepState[], ctx: AdvanceContext = { now: new Dat
     const details = { iteration, max: loop.max, ...(loop.until ? { until: loop.until, condition } : {}) };
     if (d.kind === "again") {
       for (const b of loopBody(loop.from, st.name, anc)) set(b, "waiting", runs);
-      log(st.name, loop.until ? `iteration ${runs} of at most ${loop.max}: “${loop.until}” is false; starting iteration ${runs + 1}` : `run ${runs} of ${loop.max} completed; starting run ${runs + 1}`, { kind: "iteration", iteration, details });
+      log(
+        st.name,
+        loop.until
+          ? `iteration ${runs} of at most ${loop.max}: “${loop.until}” is false; starting iteration ${runs + 1}`
+          : `run ${runs} of ${loop.max} completed; starting run ${runs + 1}`,
+        { kind: "iteration", iteration, details },
+      );
     } else if (d.kind === "done" || loop.onExhausted === "continue") {
       set(st.name, "completed", runs);
-      log(st.name, loop.until ? `loop done: ${d.reason}` : `all ${loop.max} runs completed`, { kind: "iteration", iteration, details: { ...details, outcome: d.kind } });
+      log(st.name, loop.until ? `loop done: ${d.reason}` : `all ${loop.max} runs completed`, {
+        kind: "iteration",
+        iteration,
+        details: { ...details, outcome: d.kind },
+      });
     } else {
       set(st.name, "failed", iteration, `loop gave up: ${d.reason}`);
       log(st.name, `failed: loop gave up: ${d.reason}`, { kind: "iteration", iteration, details: { ...details, outcome: d.kind } });

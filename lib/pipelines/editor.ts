@@ -55,21 +55,43 @@ export function analyzeSpec(text: string, format: SpecFormat, ctx: SpecContext =
   if (parsed.error) return { issues: [{ path: "spec", where: "(the spec)", message: parsed.error }], nodes: [] };
   const value = parsed.value;
   const shape = createPipelineBody.safeParse(value);
-  const issues: FieldIssue[] = shape.success ? validateSpec(shape.data, ctx) : shape.error.issues.map((i) => ({ path: zodPath(i.path), message: i.message }));
-  const rawSteps = Array.isArray((value as { steps?: unknown })?.steps) ? ((value as { steps: unknown[] }).steps as Array<Record<string, unknown>>) : [];
-  const steps = rawSteps.filter((s) => s && typeof s.name === "string").map((s) => ({ name: s.name as string, depends_on: Array.isArray(s.depends_on) ? (s.depends_on as unknown[]).filter((d): d is string => typeof d === "string") : [], raw: s }));
+  const issues: FieldIssue[] = shape.success
+    ? validateSpec(shape.data, ctx)
+    : shape.error.issues.map((i) => ({ path: zodPath(i.path), message: i.message }));
+  const rawSteps = Array.isArray((value as { steps?: unknown })?.steps)
+    ? ((value as { steps: unknown[] }).steps as Array<Record<string, unknown>>)
+    : [];
+  const steps = rawSteps
+    .filter((s) => s && typeof s.name === "string")
+    .map((s) => ({
+      name: s.name as string,
+      depends_on: Array.isArray(s.depends_on) ? (s.depends_on as unknown[]).filter((d): d is string => typeof d === "string") : [],
+      raw: s,
+    }));
   const names = new Set(steps.map((s) => s.name));
   const acyclic = shape.success ? !issues.some((i) => /cycle/i.test(i.message)) : true;
-  const depth = acyclic ? depths(steps.map((s) => ({ name: s.name, depends_on: s.depends_on.filter((d) => names.has(d) && d !== s.name) }))) : new Map<string, number>();
+  const depth = acyclic
+    ? depths(steps.map((s) => ({ name: s.name, depends_on: s.depends_on.filter((d) => names.has(d) && d !== s.name) })))
+    : new Map<string, number>();
   const nodes = steps.map((s) => {
     let loop: PreviewNode["loop"] = null;
     try {
       const l = loopOf({ name: s.name, repeat: (s.raw.repeat as never) ?? 1 });
-      if (l) loop = { from: l.from, label: l.until ? `until ${l.until.length > 40 ? `${l.until.slice(0, 39)}…` : l.until} · ≤ ${l.max}` : `× ${l.max}` };
+      if (l)
+        loop = {
+          from: l.from,
+          label: l.until ? `until ${l.until.length > 40 ? `${l.until.slice(0, 39)}…` : l.until} · ≤ ${l.max}` : `× ${l.max}`,
+        };
     } catch {
       loop = null;
     }
-    return { name: s.name, kind: typeof s.raw.kind === "string" ? s.raw.kind : "job", dependsOn: s.depends_on, depth: depth.get(s.name) ?? 0, loop };
+    return {
+      name: s.name,
+      kind: typeof s.raw.kind === "string" ? s.raw.kind : "job",
+      dependsOn: s.depends_on,
+      depth: depth.get(s.name) ?? 0,
+      loop,
+    };
   });
   return { issues: issues.map((i) => ({ ...i, where: where(i.path, value) })), nodes };
 }

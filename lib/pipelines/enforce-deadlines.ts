@@ -8,14 +8,21 @@ import { stopPipelineInTx } from "./stop-pipeline";
 
 /** Fails every running pipeline past its deadline, cancelling its work (the sweep runs it). */
 export async function enforcePipelineDeadlines(now = new Date()): Promise<{ expired: number }> {
-  const due = await db().pipeline.findMany({ where: { status: "running", deadlineAt: { lte: now } }, select: { id: true, deadlineAt: true } });
+  const due = await db().pipeline.findMany({
+    where: { status: "running", deadlineAt: { lte: now } },
+    select: { id: true, deadlineAt: true },
+  });
   let expired = 0;
   let freed = 0;
   for (const p of due) {
     const r = await db().$transaction(async (tx) => {
       const rows = await run(tx, LOCK_PIPELINE_PAST_DEADLINE, [p.id, now]);
       if (rows[0]?.status !== "running") return null;
-      return stopPipelineInTx(tx, systemActor, p.id, { status: "failed", reason: `its deadline (${p.deadlineAt!.toISOString()}) passed`, kind: "deadline" });
+      return stopPipelineInTx(tx, systemActor, p.id, {
+        status: "failed",
+        reason: `its deadline (${p.deadlineAt!.toISOString()}) passed`,
+        kind: "deadline",
+      });
     });
     if (r) {
       expired++;

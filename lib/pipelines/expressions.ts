@@ -44,7 +44,13 @@ function tokenize(src: string): Tok[] {
     const start = i;
     if (/[0-9]/.test(c) || (c === "-" && /[0-9]/.test(src[i + 1] ?? ""))) {
       i++;
-      while (i < src.length && /[0-9.eE+-]/.test(src[i]!) && !(src[i] === "-" && !/[eE]/.test(src[i - 1]!)) && !(src[i] === "+" && !/[eE]/.test(src[i - 1]!))) i++;
+      while (
+        i < src.length &&
+        /[0-9.eE+-]/.test(src[i]!) &&
+        !(src[i] === "-" && !/[eE]/.test(src[i - 1]!)) &&
+        !(src[i] === "+" && !/[eE]/.test(src[i - 1]!))
+      )
+        i++;
       const text = src.slice(start, i);
       if (!Number.isFinite(Number(text))) throw new ExpressionError(`not a number: ${text}`);
       out.push({ k: "num", v: text, pos: start });
@@ -220,7 +226,9 @@ export function references(e: Expr, hasDefault = false): Reference[] {
     case "not":
       return references(e.e, hasDefault);
     case "bin":
-      return e.op === "??" ? [...references(e.l, true), ...references(e.r, hasDefault)] : [...references(e.l, hasDefault), ...references(e.r, hasDefault)];
+      return e.op === "??"
+        ? [...references(e.l, true), ...references(e.r, hasDefault)]
+        : [...references(e.l, hasDefault), ...references(e.r, hasDefault)];
   }
 }
 
@@ -237,7 +245,8 @@ export interface Scope {
 }
 
 export const refText = (root: string, path: Array<string | number>) =>
-  root + path.map((x) => (typeof x === "number" ? `[${x}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(x) ? `.${x}` : `[${JSON.stringify(x)}]`)).join("");
+  root +
+  path.map((x) => (typeof x === "number" ? `[${x}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(x) ? `.${x}` : `[${JSON.stringify(x)}]`)).join("");
 
 function lookup(root: string, path: Array<string | number>, scope: Scope): Json {
   const whole = refText(root, path);
@@ -272,7 +281,10 @@ function lookup(root: string, path: Array<string | number>, scope: Scope): Json 
       if (v === null || typeof v !== "object" || Array.isArray(v)) throw new ExpressionError(`${whole}: ${at} is not an object`, true);
       if (!(key in v)) {
         const keys = Object.keys(v);
-        throw new ExpressionError(`${whole}: ${at} has no field “${key}”${keys.length ? ` (it has: ${keys.slice(0, 10).join(", ")})` : " (it is empty)"}`, true);
+        throw new ExpressionError(
+          `${whole}: ${at} has no field “${key}”${keys.length ? ` (it has: ${keys.slice(0, 10).join(", ")})` : " (it is empty)"}`,
+          true,
+        );
       }
       v = (v as Record<string, Json>)[key];
     }
@@ -332,7 +344,8 @@ export function evaluate(e: Expr, scope: Scope): Json {
 /** A loop condition: must come out true or false. */
 export function evaluateCondition(src: string, scope: Scope): boolean {
   const v = evaluate(parseExpression(stripWrapper(src)), scope);
-  if (typeof v !== "boolean") throw new ExpressionError(`the condition came out ${kindOf(v)} ${JSON.stringify(v)?.slice(0, 60)}, not true or false`);
+  if (typeof v !== "boolean")
+    throw new ExpressionError(`the condition came out ${kindOf(v)} ${JSON.stringify(v)?.slice(0, 60)}, not true or false`);
   return v;
 }
 

@@ -18,9 +18,12 @@ export interface LoopFacts {
 }
 
 export function loopDecision(f: LoopFacts): LoopDecision {
-  if (f.conditional && f.condition === true) return { kind: "done", reason: `condition met after ${f.runs} iteration${f.runs === 1 ? "" : "s"}` };
+  if (f.conditional && f.condition === true)
+    return { kind: "done", reason: `condition met after ${f.runs} iteration${f.runs === 1 ? "" : "s"}` };
   if (f.runs >= f.max) {
-    return f.conditional ? { kind: "exhausted", reason: `condition still false after ${f.max} iteration${f.max === 1 ? "" : "s"} (max)` } : { kind: "done", reason: `all ${f.max} runs completed` };
+    return f.conditional
+      ? { kind: "exhausted", reason: `condition still false after ${f.max} iteration${f.max === 1 ? "" : "s"} (max)` }
+      : { kind: "done", reason: `all ${f.max} runs completed` };
   }
   if (f.timeoutS !== null && f.elapsedMs >= f.timeoutS * 1000) {
     return { kind: "exhausted", reason: `time limit of ${f.timeoutS} s reached after ${f.runs} iteration${f.runs === 1 ? "" : "s"}` };

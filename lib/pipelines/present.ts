@@ -30,12 +30,29 @@ export interface StepRow {
 
 /** A step row's loop: its columns, or (rows from before conditional loops) `repeat: n` on itself. */
 export function stepLoop(r: Pick<StepRow, "name" | "repeat" | "loopFrom" | "loopUntil" | "loopTimeoutS" | "loopOnExhausted">): Loop | null {
-  if (r.loopFrom) return { from: r.loopFrom, until: r.loopUntil, max: r.repeat, timeoutS: r.loopTimeoutS, onExhausted: r.loopOnExhausted === "fail" ? "fail" : "continue" };
+  if (r.loopFrom)
+    return {
+      from: r.loopFrom,
+      until: r.loopUntil,
+      max: r.repeat,
+      timeoutS: r.loopTimeoutS,
+      onExhausted: r.loopOnExhausted === "fail" ? "fail" : "continue",
+    };
   return r.repeat > 1 ? { from: r.name, until: null, max: r.repeat, timeoutS: null, onExhausted: "continue" } : null;
 }
 
 export function pipelineJson(
-  p: { id: string; tenantId: string; name: string; status: string; reason?: string | null; deadlineAt?: Date | null; createdAt: Date; finishedAt: Date | null; steps: StepRow[] },
+  p: {
+    id: string;
+    tenantId: string;
+    name: string;
+    status: string;
+    reason?: string | null;
+    deadlineAt?: Date | null;
+    createdAt: Date;
+    finishedAt: Date | null;
+    steps: StepRow[];
+  },
   outputs: Record<string, Json | undefined> = {},
 ): z.infer<typeof pipelineJsonSchema> {
   return {
@@ -55,7 +72,16 @@ export function pipelineJson(
         job_id: s.jobId,
         iteration: s.iteration,
         repeat: s.repeat,
-        loop: loop ? { from: loop.from, until: loop.until, max: loop.max, timeout_s: loop.timeoutS, on_exhausted: loop.onExhausted, started_at: s.loopStartedAt?.toISOString() ?? null } : null,
+        loop: loop
+          ? {
+              from: loop.from,
+              until: loop.until,
+              max: loop.max,
+              timeout_s: loop.timeoutS,
+              on_exhausted: loop.onExhausted,
+              started_at: s.loopStartedAt?.toISOString() ?? null,
+            }
+          : null,
         call_attempt: s.callAttempt,
         error: s.error,
         output: outputs[s.name] ?? null,
@@ -68,7 +94,15 @@ export function pipelineJson(
   };
 }
 
-export function pipelineEventJson(e: { id: bigint; kind: string; step: string | null; iteration: number | null; message: string; details: unknown; createdAt: Date }): z.infer<typeof pipelineEventJsonSchema> {
+export function pipelineEventJson(e: {
+  id: bigint;
+  kind: string;
+  step: string | null;
+  iteration: number | null;
+  message: string;
+  details: unknown;
+  createdAt: Date;
+}): z.infer<typeof pipelineEventJsonSchema> {
   return {
     id: e.id.toString(),
     kind: oneOf(PIPELINE_EVENT_KINDS, e.kind, "pipeline_events.kind"),

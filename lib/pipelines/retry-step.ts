@@ -23,8 +23,22 @@ export async function retryPipelineStep(actor: Actor, pipelineId: string, stepNa
     await tx.pipelineStep.update({ where: { id: step.id }, data: reset });
     const revived = await tx.pipelineStep.updateMany({ where: { pipelineId, status: "skipped" }, data: reset });
     await tx.pipeline.update({ where: { id: pipelineId }, data: { status: "running", reason: null, finishedAt: null } });
-    await logEvents(tx, pipelineId, [{ step: stepName, kind: "retry", iteration: step.iteration, message: `retried by ${actor.principal.label}; ${revived.count} skipped step(s) wait again`, details: { by: actor.principal.label, revived: revived.count } }]);
-    await recordAudit(tx, actor, { action: "pipeline.step_retried", targetType: "pipeline", targetId: pipelineId, tenantId: row.tenant_id, details: { step: stepName, iteration: step.iteration } });
+    await logEvents(tx, pipelineId, [
+      {
+        step: stepName,
+        kind: "retry",
+        iteration: step.iteration,
+        message: `retried by ${actor.principal.label}; ${revived.count} skipped step(s) wait again`,
+        details: { by: actor.principal.label, revived: revived.count },
+      },
+    ]);
+    await recordAudit(tx, actor, {
+      action: "pipeline.step_retried",
+      targetType: "pipeline",
+      targetId: pipelineId,
+      tenantId: row.tenant_id,
+      details: { step: stepName, iteration: step.iteration },
+    });
     return advanceInTx(tx, pipelineId);
   });
   await wake(started);

@@ -1,7 +1,17 @@
 import type { FieldIssue } from "@/lib/errors";
 import { hostAllowed } from "./allow-list";
 import { validateDag } from "./validate-dag";
-import { ExpressionError, parseExpression, parseTemplate, references, refText, stripWrapper, templateReferences, templateStrings, type Reference } from "./expressions";
+import {
+  ExpressionError,
+  parseExpression,
+  parseTemplate,
+  references,
+  refText,
+  stripWrapper,
+  templateReferences,
+  templateStrings,
+  type Reference,
+} from "./expressions";
 import type { PipelineStepInput, StepKind } from "./schemas";
 
 // What a pipeline spec means beyond its shape, pure: loops and their bodies, which steps a step
@@ -75,14 +85,18 @@ export interface SpecContext {
   secrets?: Set<string>;
 }
 
-type StepLike = Omit<PipelineStepInput, "kind" | "priority" | "max_retries" | "repeat"> & { kind?: StepKind; repeat?: PipelineStepInput["repeat"] };
+type StepLike = Omit<PipelineStepInput, "kind" | "priority" | "max_retries" | "repeat"> & {
+  kind?: StepKind;
+  repeat?: PipelineStepInput["repeat"];
+};
 
 /** Every problem of a spec that can be known before it runs, each naming its step and field. */
 export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {}): FieldIssue[] {
   const steps = spec.steps.map((s) => ({ ...s, kind: s.kind ?? "job", repeat: s.repeat ?? 1 }));
   const dag = validateDag(steps);
   const issues: FieldIssue[] = [...dag];
-  const at = (i: number, field: string, message: string) => issues.push({ path: `steps[${i}]${field ? `.${field}` : ""}`, message: `Step “${steps[i]!.name}”: ${message}` });
+  const at = (i: number, field: string, message: string) =>
+    issues.push({ path: `steps[${i}]${field ? `.${field}` : ""}`, message: `Step “${steps[i]!.name}”: ${message}` });
 
   steps.forEach((s, i) => kindIssues(s, (field, m) => at(i, field, m), ctx));
   if (dag.length) return issues; // references and loops need a sound graph
@@ -94,12 +108,19 @@ export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {})
     const loop = loopOf(s);
     if (!loop) return;
     if (loop.from !== s.name && !anc.get(s.name)!.has(loop.from)) {
-      return at(i, "repeat.from", index.has(loop.from) ? `the loop must start at a step this one depends on; “${loop.from}” does not come before it` : `no step named “${loop.from}”`);
+      return at(
+        i,
+        "repeat.from",
+        index.has(loop.from)
+          ? `the loop must start at a step this one depends on; “${loop.from}” does not come before it`
+          : `no step named “${loop.from}”`,
+      );
     }
     const body = loopBody(loop.from, s.name, anc);
     for (const b of body) {
       const other = bodyOf.get(b);
-      if (other) return at(i, "repeat", `its loop overlaps the loop ending at “${other.end}” (both hold “${b}”); loops cannot nest or overlap`);
+      if (other)
+        return at(i, "repeat", `its loop overlaps the loop ending at “${other.end}” (both hold “${b}”); loops cannot nest or overlap`);
     }
     const entry = { end: s.name, body };
     for (const b of body) bodyOf.set(b, entry);
@@ -109,7 +130,8 @@ export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {})
   steps.forEach((s, i) =>
     (s.depends_on ?? []).forEach((d, j) => {
       const loop = bodyOf.get(d);
-      if (loop && loop.end !== d && !loop.body.has(s.name)) at(i, `depends_on[${j}]`, `“${d}” is inside the loop ending at “${loop.end}”; depend on “${loop.end}” to run after the loop`);
+      if (loop && loop.end !== d && !loop.body.has(s.name))
+        at(i, `depends_on[${j}]`, `“${d}” is inside the loop ending at “${loop.end}”; depend on “${loop.end}” to run after the loop`);
     }),
   );
 
@@ -127,12 +149,21 @@ export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {})
   function checkReference(r: Reference, field: string, i: number, self: string, isCondition: boolean, secretsAllowed: boolean) {
     const text = refText(r.root, r.path);
     if (r.root === "loop" || r.root === "pipeline") {
-      const ok = r.root === "loop" ? r.path.length === 1 && r.path[0] === "iteration" : r.path.length === 1 && (r.path[0] === "id" || r.path[0] === "name");
-      if (!ok) at(i, field, `${text}: ${r.root === "loop" ? "loops offer loop.iteration" : "pipelines offer pipeline.id and pipeline.name"}`);
+      const ok =
+        r.root === "loop"
+          ? r.path.length === 1 && r.path[0] === "iteration"
+          : r.path.length === 1 && (r.path[0] === "id" || r.path[0] === "name");
+      if (!ok)
+        at(i, field, `${text}: ${r.root === "loop" ? "loops offer loop.iteration" : "pipelines offer pipeline.id and pipeline.name"}`);
       return;
     }
     if (r.root === "secrets") {
-      if (!secretsAllowed) return at(i, field, `${text}: secrets can be used only in an http step's headers (they are never written into commands, bodies or logs)`);
+      if (!secretsAllowed)
+        return at(
+          i,
+          field,
+          `${text}: secrets can be used only in an http step's headers (they are never written into commands, bodies or logs)`,
+        );
       const name = r.path[0];
       if (r.path.length !== 1 || typeof name !== "string") return at(i, field, `${text}: write secrets.NAME`);
       if (ctx.secrets && !ctx.secrets.has(name)) at(i, field, `${text}: no secret named ${name} (add it under Pipelines → Secrets)`);
@@ -163,7 +194,8 @@ export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {})
     if (s.command) checkExpression(s.command, "command", i, s.name, false);
     for (const [k, v] of Object.entries(s.env ?? {})) checkExpression(v, `env.${k}`, i, s.name, false);
     if (s.request?.url) checkExpression(s.request.url, "request.url", i, s.name, false);
-    for (const [k, v] of Object.entries(s.request?.headers ?? {})) checkExpression(v, `request.headers.${k}`, i, s.name, false, s.kind === "http");
+    for (const [k, v] of Object.entries(s.request?.headers ?? {}))
+      checkExpression(v, `request.headers.${k}`, i, s.name, false, s.kind === "http");
     for (const t of templateStrings(s.request?.body, "request.body")) checkExpression(t.src, t.path, i, s.name, false);
   });
   return issues;
@@ -181,7 +213,10 @@ function kindIssues(s: StepLike & { kind: StepKind }, at: (field: string, messag
     if (s.retry?.on_status) at("retry.on_status", "job steps retry on exit codes (on_exit_codes)");
     return;
   }
-  forbid(["gpu_count", "gpu_type", "image", "command", "env", "duration_s", "outputs"], `${s.kind} steps run on the control plane without GPUs; their output is the response`);
+  forbid(
+    ["gpu_count", "gpu_type", "image", "command", "env", "duration_s", "outputs"],
+    `${s.kind} steps run on the control plane without GPUs; their output is the response`,
+  );
   if (s.retry?.on_exit_codes) at("retry.on_exit_codes", "tool calls retry on HTTP statuses (on_status)");
   if (!req) return at("request", `required for ${s.kind === "http" ? "an http" : "an inference"} step`);
   if (s.kind === "http") {
@@ -199,7 +234,11 @@ function kindIssues(s: StepLike & { kind: StepKind }, at: (field: string, messag
           at("request.url", "not a URL");
         }
         if (url && url.protocol !== "http:" && url.protocol !== "https:") at("request.url", "http:// or https:// only");
-        else if (url && !hostAllowed(url, ctx.allowedHosts)) at("request.url", `${url.host} is not on the operator's allow-list for tool calls${ctx.allowedHosts.length ? ` (${ctx.allowedHosts.join(", ")})` : " (it is empty)"}`);
+        else if (url && !hostAllowed(url, ctx.allowedHosts))
+          at(
+            "request.url",
+            `${url.host} is not on the operator's allow-list for tool calls${ctx.allowedHosts.length ? ` (${ctx.allowedHosts.join(", ")})` : " (it is empty)"}`,
+          );
       }
     }
   } else {

@@ -73,8 +73,22 @@ export const ENDPOINT_BY_NAME = statement("pipelines.endpoint-by-name", {
 export const CLAIM_DUE_CALLS = statement("pipelines.claim-due-calls", {
   params: ["int8"],
   columns: {
-    id: "uuid", pipeline_id: "uuid", pipeline_name: "text", tenant_id: "uuid", name: "text", kind: "text", request: "jsonb", timeout_s: "int4", call_attempt: "int4",
-    call_fence: "text", iteration: "int4", max_retries: "int4", retry_backoff_s: "int4", retry_backoff_factor: "float4", retry_backoff_max_s: "int4", retry_on: "int4[]",
+    id: "uuid",
+    pipeline_id: "uuid",
+    pipeline_name: "text",
+    tenant_id: "uuid",
+    name: "text",
+    kind: "text",
+    request: "jsonb",
+    timeout_s: "int4",
+    call_attempt: "int4",
+    call_fence: "text",
+    iteration: "int4",
+    max_retries: "int4",
+    retry_backoff_s: "int4",
+    retry_backoff_factor: "float4",
+    retry_backoff_max_s: "int4",
+    retry_on: "int4[]",
   },
   text: `WITH due AS (
        SELECT s.id FROM pipeline_steps s JOIN pipelines p ON p.id = s.pipeline_id

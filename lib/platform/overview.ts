@@ -33,7 +33,11 @@ export async function tenantOverview(p: TenantPrincipal) {
     db().user.count({ where: { tenantId: p.tenantId, disabledAt: null } }),
     db().apiKey.count({ where: { tenantId: p.tenantId, revokedAt: null } }),
     db().auditLog.findMany({ where: { tenantId: p.tenantId }, orderBy: { id: "desc" }, take: 8 }),
-    db().job.groupBy({ by: ["status"], where: { tenantId: p.tenantId, status: { in: ["queued", "blocked", "running"] } }, _count: { _all: true } }),
+    db().job.groupBy({
+      by: ["status"],
+      where: { tenantId: p.tenantId, status: { in: ["queued", "blocked", "running"] } },
+      _count: { _all: true },
+    }),
     db().endpoint.groupBy({ by: ["status"], where: { tenantId: p.tenantId, deletedAt: null }, _count: { _all: true } }),
     tenantFigures(p.tenantId),
   ]);

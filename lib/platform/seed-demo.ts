@@ -29,7 +29,9 @@ const DEMO_CLUSTERS = [
  */
 export async function seedDemo(opts: { demoMode?: boolean } = {}): Promise<{ seeded: boolean; agentKeys: Record<string, string> }> {
   if (!(opts.demoMode ?? env().DEMO_MODE)) {
-    throw new Error("The demo seed creates accounts with published passwords; it runs only in demo mode (DEMO_MODE=1), e.g. for the embedded database of `npm start`.");
+    throw new Error(
+      "The demo seed creates accounts with published passwords; it runs only in demo mode (DEMO_MODE=1), e.g. for the embedded database of `npm start`.",
+    );
   }
   const operator = DEMO_ACCOUNTS.find((a) => a.role === "operator")!;
   if (await db().user.findUnique({ where: { email: operator.email }, select: { id: true } })) {

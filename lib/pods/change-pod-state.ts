@@ -44,7 +44,13 @@ export async function changePodState(actor: Actor, id: string, action: PodAction
     await movePods(txClient(tx), [{ id, from: pod.status, to: t.to, reason: REASONS[action] }], p.label);
     // the tenant acted on an interrupted pod: the alert about it has done its work
     await run(tx, RESOLVE_POD_INTERRUPTED, [id]);
-    await recordAudit(tx, actor, { action: `pod.${action === "stop" ? "stopped" : action === "start" ? "started" : "terminated"}`, targetType: "pod", targetId: id, tenantId: pod.tenant_id, details: { name: pod.name, from: pod.status, to: t.to } });
+    await recordAudit(tx, actor, {
+      action: `pod.${action === "stop" ? "stopped" : action === "start" ? "started" : "terminated"}`,
+      targetType: "pod",
+      targetId: id,
+      tenantId: pod.tenant_id,
+      details: { name: pod.name, from: pod.status, to: t.to },
+    });
   });
   // a start waits for a cycle; a stop or terminate frees GPUs that waiting work can take
   await emitEvent("scheduler/run.requested", { reason: `pod ${action}` });

@@ -21,8 +21,14 @@ export async function createPod(actor: Actor, input: CreatePodInput) {
   try {
     id = await db().$transaction(async (tx) => {
       const tenant = await lockTenant(tx, tenantId);
-      if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } }))) throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
-      await assertFitsOnNodes(tx, tenant.gpu_quota, { gpu_type: input.gpu_type, per_node: input.gpu_count, copies: 1, cluster_id: input.cluster_id ?? null }, { copies: "gpu_count", per_node: "gpu_count", noun: "pod" });
+      if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } })))
+        throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
+      await assertFitsOnNodes(
+        tx,
+        tenant.gpu_quota,
+        { gpu_type: input.gpu_type, per_node: input.gpu_count, copies: 1, cluster_id: input.cluster_id ?? null },
+        { copies: "gpu_count", per_node: "gpu_count", noun: "pod" },
+      );
       const pod = await tx.pod.create({
         data: {
           tenantId,
@@ -39,8 +45,16 @@ export async function createPod(actor: Actor, input: CreatePodInput) {
         },
         select: { id: true },
       });
-      await tx.podEvent.create({ data: { podId: pod.id, fromStatus: null, toStatus: "pending", reason: "created", actor: actor.principal.label } });
-      await recordAudit(tx, actor, { action: "pod.created", targetType: "pod", targetId: pod.id, tenantId, details: { name: input.name, gpu_type: input.gpu_type, gpu_count: input.gpu_count, image: input.image, ports: input.ports } });
+      await tx.podEvent.create({
+        data: { podId: pod.id, fromStatus: null, toStatus: "pending", reason: "created", actor: actor.principal.label },
+      });
+      await recordAudit(tx, actor, {
+        action: "pod.created",
+        targetType: "pod",
+        targetId: pod.id,
+        tenantId,
+        details: { name: input.name, gpu_type: input.gpu_type, gpu_count: input.gpu_count, image: input.image, ports: input.ports },
+      });
       return pod.id;
     });
   } catch (e) {

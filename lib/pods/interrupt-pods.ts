@@ -19,7 +19,11 @@ export async function interruptPodsOnNodes(c: SqlClient, nodeIds: string[], why:
     const t = podTransition(r.status, { kind: "lost", restartOnFailure: r.restart_on_failure });
     const to = t.ok ? t.to : r.status;
     const reason =
-      r.status === "stopping" ? `stopped: ${why}` : to === "pending" ? `interrupted: ${why}; placed again (restart on failure), its container starts fresh` : `interrupted: ${why}; start it again when you are ready`;
+      r.status === "stopping"
+        ? `stopped: ${why}`
+        : to === "pending"
+          ? `interrupted: ${why}; placed again (restart on failure), its container starts fresh`
+          : `interrupted: ${why}; start it again when you are ready`;
     return { id: r.id, from: r.status, to, reason };
   });
   await movePods(c, moves, actor);

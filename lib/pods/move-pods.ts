@@ -25,7 +25,13 @@ export interface PodMove {
 export async function movePods(c: SqlClient, moves: PodMove[], actor: string): Promise<void> {
   if (moves.length === 0) return;
   const ids = moves.map((m) => m.id);
-  const rows = await run(c, MOVE_PODS, [ids, moves.map((m) => m.from), moves.map((m) => m.to), moves.map((m) => m.reason), PLACED_STATUSES]);
+  const rows = await run(c, MOVE_PODS, [
+    ids,
+    moves.map((m) => m.from),
+    moves.map((m) => m.to),
+    moves.map((m) => m.reason),
+    PLACED_STATUSES,
+  ]);
   if (rows.length !== moves.length) throw conflict("A pod changed meanwhile; try again");
   const released = moves.filter((m) => HOLDING_STATUSES.includes(m.from) && !HOLDING_STATUSES.includes(m.to));
   if (released.length) {

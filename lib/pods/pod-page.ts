@@ -43,8 +43,10 @@ export async function podPageData(p: Principal, id: string) {
     telemetry: {
       from: telemetry.from,
       to: telemetry.to,
-      series: telemetry.series.map((s) => ({ label: `GPU ${s.gpu_index ?? "?"} on ${s.hostname ?? "?"} · run ${s.attempt}`, points: s.points })),
+      series: telemetry.series.map((s) => ({
+        label: `GPU ${s.gpu_index ?? "?"} on ${s.hostname ?? "?"} · run ${s.attempt}`,
+        points: s.points,
+      })),
     },
   };
 }
-

@@ -61,7 +61,19 @@ interface Live {
 async function liveFacts(ids: string[]): Promise<Map<string, Live>> {
   if (ids.length === 0) return new Map();
   const rows = await run(pool(), POD_LIVE_FACTS, [ids]);
-  return new Map(rows.map((r) => [r.id, { host: r.host, hostname: r.hostname, gpu_ids: r.gpu_ids ?? [], ports: (r.ports as Live["ports"] | null) ?? [], running_at: r.running_at, cost_cents: Number(r.cost) }]));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        host: r.host,
+        hostname: r.hostname,
+        gpu_ids: r.gpu_ids ?? [],
+        ports: (r.ports as Live["ports"] | null) ?? [],
+        running_at: r.running_at,
+        cost_cents: Number(r.cost),
+      },
+    ]),
+  );
 }
 
 /** The SSH command a tenant copies: root on the node's address, at the host port published for 22. */
@@ -75,7 +87,10 @@ function podJson(row: PodRow, live: Live | undefined): PodJson {
   const status = oneOf(POD_STATUSES, row.status, "pods.status");
   const running = row.status === "running" && live?.running_at;
   const published = new Map((running ? live.ports : []).map((p) => [p.container_port, p.host_port]));
-  const ports = podContainerPorts(row.ports, row.sshPublicKey !== null).map((container_port) => ({ container_port, host_port: published.get(container_port) ?? null }));
+  const ports = podContainerPorts(row.ports, row.sshPublicKey !== null).map((container_port) => ({
+    container_port,
+    host_port: published.get(container_port) ?? null,
+  }));
   const host = running ? live.host : null;
   return {
     id: row.id,
@@ -119,7 +134,12 @@ export async function getPodOrThrow(p: Principal, id: string): Promise<PodJson> 
 export async function listPods(p: Principal, opts: { limit: number; cursor?: string; status?: string; tenant_id?: string }) {
   const tenantId = p.kind === "tenant" ? p.tenantId : opts.tenant_id;
   const rows = await findPods(
-    { ...scopeWhere(p), ...(tenantId ? { tenantId } : {}), ...(opts.status ? { status: opts.status } : {}), ...afterCursor(decodeCursor(opts.cursor)) },
+    {
+      ...scopeWhere(p),
+      ...(tenantId ? { tenantId } : {}),
+      ...(opts.status ? { status: opts.status } : {}),
+      ...afterCursor(decodeCursor(opts.cursor)),
+    },
     { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: opts.limit + 1 },
   );
   const { data, nextCursor } = page(rows, opts.limit);
@@ -130,7 +150,13 @@ export async function listPods(p: Principal, opts: { limit: number; cursor?: str
 export async function listPodEvents(p: Principal, id: string) {
   await getPodOrThrow(p, id);
   const rows = await db().podEvent.findMany({ where: { podId: id }, orderBy: { id: "desc" }, take: 500 });
-  return rows.map((e) => ({ from_status: e.fromStatus, to_status: e.toStatus, reason: e.reason, actor: e.actor, created_at: e.createdAt.toISOString() }));
+  return rows.map((e) => ({
+    from_status: e.fromStatus,
+    to_status: e.toStatus,
+    reason: e.reason,
+    actor: e.actor,
+    created_at: e.createdAt.toISOString(),
+  }));
 }
 
 /** Where each placement of a pod ran and when, newest first (its logs and GPU telemetry are per placement). */

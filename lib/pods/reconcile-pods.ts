@@ -22,18 +22,32 @@ export async function reconcilePods(now = new Date()) {
       const nodes = lost.filter((l) => l.status === status).map((l) => l.node_id);
       interrupted.push(...(await interruptPodsOnNodes(c, nodes, `its node is ${status}`, "system")));
     }
-    const late = (await run(c, LATE_PODS, [now, env().POD_START_TIMEOUT_S, env().POD_STOP_CONFIRM_S])).map((p) => ({ ...p, status: podStatusOf(p.status) }));
+    const late = (await run(c, LATE_PODS, [now, env().POD_START_TIMEOUT_S, env().POD_STOP_CONFIRM_S])).map((p) => ({
+      ...p,
+      status: podStatusOf(p.status),
+    }));
     await movePods(
       c,
       late.map((p) =>
         p.status === "starting"
-          ? { id: p.id, from: p.status, to: "failed" as const, reason: `its container did not come up within ${env().POD_START_TIMEOUT_S} s of placement` }
-          : { id: p.id, from: p.status, to: "stopped" as const, reason: `its node did not confirm the stop within ${env().POD_STOP_CONFIRM_S} s; counted as stopped` },
+          ? {
+              id: p.id,
+              from: p.status,
+              to: "failed" as const,
+              reason: `its container did not come up within ${env().POD_START_TIMEOUT_S} s of placement`,
+            }
+          : {
+              id: p.id,
+              from: p.status,
+              to: "stopped" as const,
+              reason: `its node did not confirm the stop within ${env().POD_STOP_CONFIRM_S} s; counted as stopped`,
+            },
       ),
       "system",
     );
     return { interrupted, late };
   });
-  if (interrupted.length || late.some((p) => p.status === "starting")) await emitEvent("scheduler/run.requested", { reason: "pods interrupted or failed" });
+  if (interrupted.length || late.some((p) => p.status === "starting"))
+    await emitEvent("scheduler/run.requested", { reason: "pods interrupted or failed" });
   return { pods_interrupted: interrupted.length, pods_timed_out: late.length };
 }

@@ -24,7 +24,10 @@ const MIN_HOST_PORT = 1024;
  */
 export async function reportPodStatus(p: AgentPrincipal, podId: string, input: ReportPodStatusInput) {
   const restart = await db().$transaction(async (tx) => {
-    const rows = (await run(tx, LOCK_REPORTED_POD, [p.clusterId, p.nodeId ?? null, podId])).map((r) => ({ ...r, status: podStatusOf(r.status) }));
+    const rows = (await run(tx, LOCK_REPORTED_POD, [p.clusterId, p.nodeId ?? null, podId])).map((r) => ({
+      ...r,
+      status: podStatusOf(r.status),
+    }));
     const pod = rows[0];
     // a pod this agent never ran is not its business; one that moved on since is a stale report
     if (!pod || !pod.ever_here) throw notFound("Pod");
@@ -38,12 +41,19 @@ export async function reportPodStatus(p: AgentPrincipal, podId: string, input: R
       if (t.changed) await movePods(c, [{ id: podId, from: pod.status, to: t.to, reason: "its container is running" }], p.label);
       return false;
     }
-    const event = input.status === "stopped" && pod.status === "stopping" ? { kind: "stop_confirmed" as const } : { kind: "lost" as const, restartOnFailure: pod.restart_on_failure };
+    const event =
+      input.status === "stopped" && pod.status === "stopping"
+        ? { kind: "stop_confirmed" as const }
+        : { kind: "lost" as const, restartOnFailure: pod.restart_on_failure };
     const t = podTransition(pod.status, event);
     if (!t.ok) throw staleReport();
     const why = input.error ? `: ${input.error.slice(0, 300)}` : input.exit_code !== undefined ? ` with code ${input.exit_code}` : "";
     const reason =
-      pod.status === "stopping" ? "its node stopped the container" : t.to === "pending" ? `its container ended${why}; placed again (restart on failure)` : `its container ended${why}`;
+      pod.status === "stopping"
+        ? "its node stopped the container"
+        : t.to === "pending"
+          ? `its container ended${why}; placed again (restart on failure)`
+          : `its container ended${why}`;
     await movePods(c, [{ id: podId, from: pod.status, to: t.to, reason, exitCode: input.exit_code ?? null }], p.label);
     return t.to === "pending";
   });
@@ -57,7 +67,8 @@ function checkPorts(reported: Array<{ container_port: number; host_port: number 
   const seenContainer = new Set<number>();
   const seenHost = new Set<number>();
   reported.forEach((r, i) => {
-    if (!expected.includes(r.container_port)) issues.push({ path: `ports[${i}].container_port`, message: `Not a port of this pod (${expected.join(", ") || "none"})` });
+    if (!expected.includes(r.container_port))
+      issues.push({ path: `ports[${i}].container_port`, message: `Not a port of this pod (${expected.join(", ") || "none"})` });
     if (seenContainer.has(r.container_port)) issues.push({ path: `ports[${i}].container_port`, message: "Reported twice" });
     if (r.host_port < MIN_HOST_PORT) issues.push({ path: `ports[${i}].host_port`, message: `Host ports are ${MIN_HOST_PORT}–65535` });
     if (seenHost.has(r.host_port)) issues.push({ path: `ports[${i}].host_port`, message: "Published twice" });
@@ -67,5 +78,8 @@ function checkPorts(reported: Array<{ container_port: number; host_port: number 
   const missing = expected.filter((port) => !seenContainer.has(port));
   if (missing.length) issues.push({ path: "ports", message: `Missing host ports for ${missing.join(", ")}` });
   if (issues.length) throw validationFailed(issues);
-  return expected.map((container_port) => ({ container_port, host_port: reported.find((r) => r.container_port === container_port)!.host_port }));
+  return expected.map((container_port) => ({
+    container_port,
+    host_port: reported.find((r) => r.container_port === container_port)!.host_port,
+  }));
 }

@@ -2,7 +2,14 @@ import "server-only";
 import type pg from "pg";
 import { run, runCount } from "@/lib/db/statement";
 import type { Decision, QueuedJob } from "@/lib/scheduler/placement";
-import { ALLOCATE_POD_GPUS, RECORD_POD_PLACEMENTS, RECORD_PODS_PLACED, SET_POD_PENDING_REASONS, START_PLACED_PODS, WAITING_PODS } from "./statements";
+import {
+  ALLOCATE_POD_GPUS,
+  RECORD_POD_PLACEMENTS,
+  RECORD_PODS_PLACED,
+  SET_POD_PENDING_REASONS,
+  START_PLACED_PODS,
+  WAITING_PODS,
+} from "./statements";
 
 // Pods in the scheduler's cycle (lib/scheduler/run-cycle.ts): waiting pods join its queue as work
 // of one node that runs containers, ordered, fair-shared and quota-checked with jobs by the same

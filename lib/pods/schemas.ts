@@ -43,17 +43,40 @@ export const createPodBody = z
   .strictObject({
     tenant_id: z.uuid("Must be a tenant id").optional().meta({ description: "Operators: the tenant the pod belongs to" }),
     name: podName,
-    gpu_type: z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
-    gpu_count: z.number({ error: "A whole number of GPUs" }).int("A whole number of GPUs").min(1, "At least 1 GPU").max(64, "A pod runs on one node: at most 64 GPUs"),
+    gpu_type: z
+      .string()
+      .trim()
+      .min(1)
+      .max(32)
+      .regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore"),
+    gpu_count: z
+      .number({ error: "A whole number of GPUs" })
+      .int("A whole number of GPUs")
+      .min(1, "At least 1 GPU")
+      .max(64, "A pod runs on one node: at most 64 GPUs"),
     image: imageField,
-    ports: podPortsField.default([]).meta({ description: "Container ports to publish (Jupyter's 8888, say); 22 is added when an SSH key is given" }),
-    ssh_public_key: sshPublicKeyField.optional().meta({ description: "One OpenSSH public key line; installed as root's authorized key and exposed as PUBLIC_KEY" }),
+    ports: podPortsField
+      .default([])
+      .meta({ description: "Container ports to publish (Jupyter's 8888, say); 22 is added when an SSH key is given" }),
+    ssh_public_key: sshPublicKeyField
+      .optional()
+      .meta({ description: "One OpenSSH public key line; installed as root's authorized key and exposed as PUBLIC_KEY" }),
     cluster_id: z.uuid("Must be a cluster id").optional(),
-    restart_on_failure: z.boolean().default(false).meta({ description: "Place the pod again (elsewhere) when its node fails; otherwise it is marked failed and you are alerted" }),
+    restart_on_failure: z
+      .boolean()
+      .default(false)
+      .meta({ description: "Place the pod again (elsewhere) when its node fails; otherwise it is marked failed and you are alerted" }),
   })
   .meta({
     id: "CreatePod",
-    example: { name: "notebook", gpu_type: "H100", gpu_count: 1, image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04", ports: [8888], ssh_public_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG8q… me@laptop" },
+    example: {
+      name: "notebook",
+      gpu_type: "H100",
+      gpu_count: 1,
+      image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
+      ports: [8888],
+      ssh_public_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG8q… me@laptop",
+    },
   });
 
 export const listPodsQuery = z.strictObject({
@@ -71,7 +94,10 @@ const podPortMapping = z.object({
 export const reportPodStatusBody = z
   .strictObject({
     ...placementRef,
-    status: z.enum(["running", "exited", "stopped"]).meta({ description: "running: the container is up with its ports published; exited: it ended on its own (or could not start); stopped: the agent stopped it as asked" }),
+    status: z.enum(["running", "exited", "stopped"]).meta({
+      description:
+        "running: the container is up with its ports published; exited: it ended on its own (or could not start); stopped: the agent stopped it as asked",
+    }),
     ports: z
       .array(z.strictObject({ container_port: port, host_port: port }))
       .max(MAX_POD_PORTS + 1)
@@ -81,10 +107,26 @@ export const reportPodStatusBody = z
     error: z.string().max(2_000).optional(),
   })
   .superRefine((b, ctx) => {
-    if (b.status === "running" && !b.ports) ctx.addIssue({ code: "custom", path: ["ports"], message: "Required with status running (an empty list when the pod publishes none)" });
+    if (b.status === "running" && !b.ports)
+      ctx.addIssue({
+        code: "custom",
+        path: ["ports"],
+        message: "Required with status running (an empty list when the pod publishes none)",
+      });
     if (b.status !== "running" && b.ports) ctx.addIssue({ code: "custom", path: ["ports"], message: "Only with status running" });
   })
-  .meta({ id: "ReportPodStatus", example: { attempt: 1, fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11", status: "running", ports: [{ container_port: 22, host_port: 40022 }, { container_port: 8888, host_port: 40888 }] } });
+  .meta({
+    id: "ReportPodStatus",
+    example: {
+      attempt: 1,
+      fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11",
+      status: "running",
+      ports: [
+        { container_port: 22, host_port: 40022 },
+        { container_port: 8888, host_port: 40888 },
+      ],
+    },
+  });
 
 export const podJsonSchema = z
   .object({
@@ -115,7 +157,9 @@ export const podJsonSchema = z
   .meta({ id: "Pod" });
 
 export const podEventsReply = z.object({
-  data: z.array(z.object({ from_status: z.string().nullable(), to_status: z.string(), reason: z.string(), actor: z.string(), created_at: z.string() })),
+  data: z.array(
+    z.object({ from_status: z.string().nullable(), to_status: z.string(), reason: z.string(), actor: z.string(), created_at: z.string() }),
+  ),
 });
 
 export type CreatePodInput = z.output<typeof createPodBody>;

@@ -32,7 +32,10 @@ export function parseSshPublicKey(value: string): SshKeyCheck {
   const [type, blob, ...rest] = line.split(/ +/);
   const comment = rest.join(" ");
   if (!(SSH_KEY_TYPES as readonly string[]).includes(type!)) {
-    return { ok: false, reason: `Must start with the key type (${SSH_KEY_TYPES.slice(0, 3).join(", ")} …), without authorized_keys options` };
+    return {
+      ok: false,
+      reason: `Must start with the key type (${SSH_KEY_TYPES.slice(0, 3).join(", ")} …), without authorized_keys options`,
+    };
   }
   if (!blob || !BASE64.test(blob)) return { ok: false, reason: "The key itself must follow its type, base64-encoded" };
   if (!COMMENT.test(comment)) return { ok: false, reason: "The comment is printable ASCII, at most 200 characters" };

@@ -26,7 +26,15 @@ export const POD_LIVE_FACTS = statement("pods.live-facts", {
 /** Where each placement of the pod $1 ran and when, newest first. */
 export const POD_PLACEMENTS = statement("pods.placements", {
   params: ["uuid"],
-  columns: { attempt: "int4", hostname: "text?", gpu_ids: "text[]", started_at: "timestamptz", running_at: "timestamptz?", ended_at: "timestamptz?", end_status: "text?" },
+  columns: {
+    attempt: "int4",
+    hostname: "text?",
+    gpu_ids: "text[]",
+    started_at: "timestamptz",
+    running_at: "timestamptz?",
+    ended_at: "timestamptz?",
+    end_status: "text?",
+  },
   text: `SELECT pl.attempt, n.hostname, pl.gpu_ids::text[] AS gpu_ids, pl.started_at, pl.running_at, pl.ended_at, pl.end_status
        FROM pod_placements pl LEFT JOIN nodes n ON n.id = pl.node_id WHERE pl.pod_id = $1 ORDER BY pl.attempt DESC LIMIT 200`,
 });
@@ -111,7 +119,16 @@ export const LATE_PODS = statement("pods.late", {
 /** What the node $1 should be running of pods: each starting or running one with its open placement. */
 export const POD_ASSIGNMENTS = statement("pods.assignments", {
   params: ["uuid"],
-  columns: { id: "text", name: "text", attempt: "int4", fence: "text", image: "text", ports: "int4[]", ssh_public_key: "text?", gpu_ids: "text[]" },
+  columns: {
+    id: "text",
+    name: "text",
+    attempt: "int4",
+    fence: "text",
+    image: "text",
+    ports: "int4[]",
+    ssh_public_key: "text?",
+    gpu_ids: "text[]",
+  },
   text: `SELECT p.id::text, p.name, pl.attempt, pl.fence::text AS fence, p.image, p.ports, p.ssh_public_key, pl.gpu_ids::text[] AS gpu_ids
        FROM pods p JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts AND pl.ended_at IS NULL
       WHERE p.node_id = $1 AND p.status IN ('starting', 'running') ORDER BY pl.started_at`,
@@ -136,7 +153,16 @@ export const RESOLVE_POD_INTERRUPTED = statement("pods.resolve-interrupted", {
 /** The pod $3 an agent of the cluster $1 (and node $2, NULL: any) reports on, locked: whether it runs there now, and whether it ever did. */
 export const LOCK_REPORTED_POD = statement("pods.lock-reported", {
   params: ["uuid", "uuid?", "uuid"],
-  columns: { status: "text", attempts: "int4", fence: "text?", restart_on_failure: "bool", ports: "int4[]", has_key: "bool", in_scope: "bool", ever_here: "bool" },
+  columns: {
+    status: "text",
+    attempts: "int4",
+    fence: "text?",
+    restart_on_failure: "bool",
+    ports: "int4[]",
+    has_key: "bool",
+    in_scope: "bool",
+    ever_here: "bool",
+  },
   text: `
       SELECT p.status, p.attempts, p.fence::text AS fence, p.restart_on_failure, p.ports, p.ssh_public_key IS NOT NULL AS has_key,
              EXISTS (SELECT 1 FROM nodes n WHERE n.id = p.node_id AND n.cluster_id = $1::uuid AND ($2::uuid IS NULL OR n.id = $2::uuid)) AS in_scope,
@@ -164,7 +190,15 @@ export const LOCK_TENANTS_RUNNING_PODS = statement("pods.lock-tenants-running", 
 /** Up to $1 pending pods of tenants that may run work, oldest first, at priority $2 or their tenant's cap. */
 export const WAITING_PODS = statement("pods.waiting", {
   params: ["int8", "int4"],
-  columns: { id: "uuid", tenant_id: "uuid", gpu_count: "int4", gpu_type: "text", cluster_id: "uuid?", priority: "int4", created_ms: "int8" },
+  columns: {
+    id: "uuid",
+    tenant_id: "uuid",
+    gpu_count: "int4",
+    gpu_type: "text",
+    cluster_id: "uuid?",
+    priority: "int4",
+    created_ms: "int8",
+  },
   text: `SELECT p.id, p.tenant_id, p.gpu_count, p.gpu_type, p.cluster_id, GREATEST($2::int, t.max_priority) AS priority, (extract(epoch FROM p.created_at) * 1000)::bigint AS created_ms
        FROM pods p JOIN tenants t ON t.id = p.tenant_id
       WHERE p.status = 'pending' AND t.status = 'active' AND NOT (t.billing_mode = 'prepaid' AND t.balance_exhausted_at IS NOT NULL)

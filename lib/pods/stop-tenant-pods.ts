@@ -14,6 +14,10 @@ import { LOCK_TENANTS_RUNNING_PODS } from "./statements";
 export async function stopTenantPods(c: SqlClient, tenantIds: string[], why: { reason: string; actor: string }): Promise<string[]> {
   if (tenantIds.length === 0) return [];
   const rows = await run(c, LOCK_TENANTS_RUNNING_PODS, [tenantIds]);
-  await movePods(c, rows.map((r) => ({ id: r.id, from: podStatusOf(r.status), to: "stopping", reason: why.reason })), why.actor);
+  await movePods(
+    c,
+    rows.map((r) => ({ id: r.id, from: podStatusOf(r.status), to: "stopping", reason: why.reason })),
+    why.actor,
+  );
   return rows.map((r) => r.id);
 }

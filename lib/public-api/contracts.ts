@@ -12,7 +12,14 @@ const errors = {
   429: { description: "Too many requests from your address (rate_limited)", schema: errorBodySchema },
 } as const;
 
-const byStatus = z.object({ available: z.number(), registered: z.number(), draining: z.number(), maintenance: z.number(), quarantined: z.number(), offline: z.number() });
+const byStatus = z.object({
+  available: z.number(),
+  registered: z.number(),
+  draining: z.number(),
+  maintenance: z.number(),
+  quarantined: z.number(),
+  offline: z.number(),
+});
 const gpuFigures = { gpus: z.number(), gpus_healthy: z.number(), gpus_busy: z.number() };
 
 export const fleetStatusSchema = z
@@ -35,7 +42,15 @@ export const fleetStatusSchema = z
   .meta({ id: "FleetStatus" });
 
 export const publicRemediationSchema = z
-  .object({ id: z.string(), at: z.string(), cluster_name: z.string(), pod: z.string().nullable(), action: z.string(), outcome: z.string(), cause: z.string() })
+  .object({
+    id: z.string(),
+    at: z.string(),
+    cluster_name: z.string(),
+    pod: z.string().nullable(),
+    action: z.string(),
+    outcome: z.string(),
+    cause: z.string(),
+  })
   .meta({ id: "PublicRemediation", description: "An automatic remediation, without the node, its jobs or their tenants" });
 
 export const publicCapacity = defineContract({

@@ -18,7 +18,20 @@ export async function fleetStatus(reader: SqlClient, now = new Date()): Promise<
   const clusters = new Map<string, Status["clusters"][number]>();
   for (const r of rows) {
     let c = clusters.get(r.cluster_id);
-    if (!c) clusters.set(r.cluster_id, (c = { cluster_id: r.cluster_id, cluster_name: r.cluster_name, region: r.region, nodes: zeroStates(), gpus: 0, gpus_healthy: 0, gpus_busy: 0, gpu_types: [] }));
+    if (!c)
+      clusters.set(
+        r.cluster_id,
+        (c = {
+          cluster_id: r.cluster_id,
+          cluster_name: r.cluster_name,
+          region: r.region,
+          nodes: zeroStates(),
+          gpus: 0,
+          gpus_healthy: 0,
+          gpus_busy: 0,
+          gpu_types: [],
+        }),
+      );
     const state = isOneOf(STATES, r.status) ? r.status : "offline";
     let t = c.gpu_types.find((x) => x.gpu_type === r.gpu_type);
     if (!t) c.gpu_types.push((t = { gpu_type: r.gpu_type, gpus: 0, gpus_healthy: 0, gpus_busy: 0 }));
@@ -37,7 +50,18 @@ export async function fleetStatus(reader: SqlClient, now = new Date()): Promise<
   };
 }
 
-export async function publicRemediations(reader: SqlClient, q: { limit: number; since?: string }): Promise<Array<z.infer<typeof publicRemediationSchema>>> {
+export async function publicRemediations(
+  reader: SqlClient,
+  q: { limit: number; since?: string },
+): Promise<Array<z.infer<typeof publicRemediationSchema>>> {
   const rows = await run(reader, PUBLIC_REMEDIATIONS, [q.limit, q.since ?? null]);
-  return rows.map((r) => ({ id: r.id, at: r.created_at.toISOString(), cluster_name: r.cluster_name, pod: r.pod, action: r.action, outcome: r.outcome, cause: r.cause }));
+  return rows.map((r) => ({
+    id: r.id,
+    at: r.created_at.toISOString(),
+    cluster_name: r.cluster_name,
+    pod: r.pod,
+    action: r.action,
+    outcome: r.outcome,
+    cause: r.cause,
+  }));
 }

@@ -16,12 +16,16 @@ export function readerPool(url: string, max = 5): pg.Pool {
 
 /** Refuses (throws) unless the connection's role can read the public views and nothing else, and write nothing. */
 export async function assertReadOnlyRole(pool: pg.Pool): Promise<void> {
-  const { rows: [role] } = await pool.query<{ name: string; super: boolean; createrole: boolean; createdb: boolean; bypassrls: boolean }>(
+  const {
+    rows: [role],
+  } = await pool.query<{ name: string; super: boolean; createrole: boolean; createdb: boolean; bypassrls: boolean }>(
     `SELECT rolname AS name, rolsuper AS super, rolcreaterole AS createrole, rolcreatedb AS createdb, rolbypassrls AS bypassrls FROM pg_roles WHERE rolname = current_user`,
   );
   if (!role) throw new Error("cannot read its own role");
   if (role.super || role.createrole || role.createdb || role.bypassrls) {
-    throw new Error(`role ${role.name} is privileged (superuser, CREATEROLE, CREATEDB or BYPASSRLS); give the public API a plain login role granted only ${READER_GROUP}`);
+    throw new Error(
+      `role ${role.name} is privileged (superuser, CREATEROLE, CREATEDB or BYPASSRLS); give the public API a plain login role granted only ${READER_GROUP}`,
+    );
   }
   const { rows: reachable } = await pool.query<{ name: string; privilege: string }>(
     `SELECT n.nspname || '.' || c.relname AS name, p.privilege
@@ -32,7 +36,12 @@ export async function assertReadOnlyRole(pool: pg.Pool): Promise<void> {
         AND has_table_privilege(c.oid, p.privilege)`,
   );
   if (reachable.length) {
-    throw new Error(`role ${role.name} may ${[...new Set(reachable.map((r) => r.privilege))].join("/")} ${reachable.slice(0, 5).map((r) => r.name).join(", ")}${reachable.length > 5 ? ", …" : ""}; give the public API a role granted only ${READER_GROUP}`);
+    throw new Error(
+      `role ${role.name} may ${[...new Set(reachable.map((r) => r.privilege))].join("/")} ${reachable
+        .slice(0, 5)
+        .map((r) => r.name)
+        .join(", ")}${reachable.length > 5 ? ", …" : ""}; give the public API a role granted only ${READER_GROUP}`,
+    );
   }
   await pool.query("SELECT 1 FROM public_api.nodes LIMIT 1").catch((e: Error) => {
     throw new Error(`role ${role.name} cannot read the public views (${e.message}); grant it ${READER_GROUP}`);
@@ -50,10 +59,13 @@ export async function provisionReaderLogin(adminUrl: string): Promise<string> {
   await admin.connect();
   try {
     const { rows } = await admin.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [READER_GROUP]);
-    if (!rows.length) throw new Error(`role ${READER_GROUP} does not exist: run the migrations as a role that may create roles, or create it (see README)`);
+    if (!rows.length)
+      throw new Error(`role ${READER_GROUP} does not exist: run the migrations as a role that may create roles, or create it (see README)`);
     const exists = (await admin.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [READER_LOGIN])).rows.length > 0;
     const quoted = `'${password}'`; // base64url: no quote can occur
-    await admin.query(exists ? `ALTER ROLE ${READER_LOGIN} LOGIN PASSWORD ${quoted}` : `CREATE ROLE ${READER_LOGIN} LOGIN PASSWORD ${quoted}`);
+    await admin.query(
+      exists ? `ALTER ROLE ${READER_LOGIN} LOGIN PASSWORD ${quoted}` : `CREATE ROLE ${READER_LOGIN} LOGIN PASSWORD ${quoted}`,
+    );
     await admin.query(`ALTER ROLE ${READER_LOGIN} NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS INHERIT`);
     await admin.query(`ALTER ROLE ${READER_LOGIN} SET default_transaction_read_only = on`);
     await admin.query(`GRANT ${READER_GROUP} TO ${READER_LOGIN}`);

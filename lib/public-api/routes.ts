@@ -19,15 +19,27 @@ export interface PublicRoute<C extends Contract = Contract> {
   /** the path as a pattern; groups are the path parameters, in order */
   pattern: RegExp;
   /** answers the 200 reply: what its schema accepts when the contract declares one */
-  handle(ctx: { reader: SqlClient; query: z.output<NonNullable<C["query"]>>; params: string[] }): Promise<200 extends JsonStatus<C> ? BodyOf<C, 200> : unknown>;
+  handle(ctx: {
+    reader: SqlClient;
+    query: z.output<NonNullable<C["query"]>>;
+    params: string[];
+  }): Promise<200 extends JsonStatus<C> ? BodyOf<C, 200> : unknown>;
 }
 
 const route = <C extends Contract>(r: PublicRoute<C>) => r as unknown as PublicRoute;
 
 export const PUBLIC_ROUTES: readonly PublicRoute[] = [
-  route({ contract: contracts.publicCapacity, pattern: /^\/v1\/capacity$/, handle: async ({ reader, query }) => ({ capacity: await capacityFor(reader, query) }) }),
+  route({
+    contract: contracts.publicCapacity,
+    pattern: /^\/v1\/capacity$/,
+    handle: async ({ reader, query }) => ({ capacity: await capacityFor(reader, query) }),
+  }),
   route({ contract: contracts.publicStatus, pattern: /^\/v1\/status$/, handle: ({ reader }) => fleetStatus(reader) }),
-  route({ contract: contracts.publicRemediations, pattern: /^\/v1\/remediations$/, handle: async ({ reader, query }) => ({ data: await publicRemediations(reader, query) }) }),
+  route({
+    contract: contracts.publicRemediations,
+    pattern: /^\/v1\/remediations$/,
+    handle: async ({ reader, query }) => ({ data: await publicRemediations(reader, query) }),
+  }),
   route({ contract: contracts.publicOpenApi, pattern: /^\/v1\/openapi\.json$/, handle: async () => publicOpenApiDocument() }),
 ];
 

@@ -6,7 +6,16 @@ import { statement } from "@/lib/db/statement";
 /** Every node of the public view with the GPUs work holds on it. */
 export const PUBLIC_FLEET_NODES = statement("public-api.fleet-nodes", {
   params: [],
-  columns: { cluster_id: "uuid", cluster_name: "text", region: "text?", status: "text", gpu_type: "text", gpus: "int4", healthy: "int4", busy: "int4" },
+  columns: {
+    cluster_id: "uuid",
+    cluster_name: "text",
+    region: "text?",
+    status: "text",
+    gpu_type: "text",
+    gpus: "int4",
+    healthy: "int4",
+    busy: "int4",
+  },
   text: `SELECT n.cluster_id, n.cluster_name, n.region, n.status, n.gpu_type, n.gpus, n.healthy, COALESCE(w.busy, 0)::int AS busy
        FROM public_api.nodes n LEFT JOIN (SELECT node_id, sum(gpus) AS busy FROM public_api.node_work GROUP BY node_id) w ON w.node_id = n.node_id
       ORDER BY n.cluster_name`,

@@ -92,7 +92,9 @@ function nodeAvailability(facts: CapacityFacts, w: Window): Map<string, { whole:
 
 /** Free whole nodes and GPUs per cluster, pod and rack for a window (of one GPU type, or all). */
 export function capacityReport(facts: CapacityFacts, w: Window, filter: { gpuType?: string; clusterId?: string } = {}): CapacityReport {
-  const nodes = facts.nodes.filter((n) => (!filter.gpuType || n.gpuType === filter.gpuType) && (!filter.clusterId || n.clusterId === filter.clusterId));
+  const nodes = facts.nodes.filter(
+    (n) => (!filter.gpuType || n.gpuType === filter.gpuType) && (!filter.clusterId || n.clusterId === filter.clusterId),
+  );
   const free = nodeAvailability({ ...facts, nodes }, w);
   const zero = (): Figures => ({ nodes: 0, nodes_in_service: 0, free_nodes: 0, gpus: 0, free_gpus: 0 });
   const add = (f: Figures, n: InventoryNode) => {
@@ -106,10 +108,14 @@ export function capacityReport(facts: CapacityFacts, w: Window, filter: { gpuTyp
   const total = zero();
   const clusters = new Map<string, ClusterCapacity>();
   const types = new Map<string, { gpu_type: string; free_nodes: number; free_gpus: number; gpus: number }>();
-  for (const n of [...nodes].sort((a, b) => a.clusterName.localeCompare(b.clusterName) || (a.pod ?? "").localeCompare(b.pod ?? "") || (a.rack ?? "").localeCompare(b.rack ?? ""))) {
+  for (const n of [...nodes].sort(
+    (a, b) =>
+      a.clusterName.localeCompare(b.clusterName) || (a.pod ?? "").localeCompare(b.pod ?? "") || (a.rack ?? "").localeCompare(b.rack ?? ""),
+  )) {
     add(total, n);
     let c = clusters.get(n.clusterId);
-    if (!c) clusters.set(n.clusterId, (c = { cluster_id: n.clusterId, cluster_name: n.clusterName, region: n.region, ...zero(), pods: [] }));
+    if (!c)
+      clusters.set(n.clusterId, (c = { cluster_id: n.clusterId, cluster_name: n.clusterName, region: n.region, ...zero(), pods: [] }));
     add(c, n);
     let p = c.pods.find((x) => x.pod === n.pod);
     if (!p) c.pods.push((p = { pod: n.pod, ...zero(), racks: [] }));
@@ -144,7 +150,9 @@ export interface NodeRequest {
 export function wholeFreeNodes(facts: CapacityFacts, w: Window, req: Omit<NodeRequest, "count">): Array<TopoNode & { gpus: number }> {
   const nodes = facts.nodes.filter((n) => n.gpuType === req.gpuType && (!req.clusterId || n.clusterId === req.clusterId));
   const free = nodeAvailability({ ...facts, nodes }, w);
-  return nodes.filter((n) => free.get(n.nodeId)!.whole).map((n) => ({ nodeId: n.nodeId, clusterId: n.clusterId, pod: n.pod, rack: n.rack, free: 1, gpus: n.gpus }));
+  return nodes
+    .filter((n) => free.get(n.nodeId)!.whole)
+    .map((n) => ({ nodeId: n.nodeId, clusterId: n.clusterId, pod: n.pod, rack: n.rack, free: 1, gpus: n.gpus }));
 }
 
 /**

@@ -47,7 +47,10 @@ export async function createReservation(actor: Actor, input: CreateReservationIn
     } catch (e) {
       if (!isRetryableBookingConflict(e)) throw e;
       logger.debug("reservation lost a booking race; retrying with fresh facts", { attempt, tenantId });
-      if (attempt >= ATTEMPTS) throw noCapacity("The nodes free for this window were booked by others while we tried; ask again", [{ path: "node_count", message: "Booked by others during the request" }]);
+      if (attempt >= ATTEMPTS)
+        throw noCapacity("The nodes free for this window were booked by others while we tried; ask again", [
+          { path: "node_count", message: "Booked by others during the request" },
+        ]);
     }
   }
   await emitEvent("scheduler/run.requested", { reason: "reservation booked" });
@@ -58,10 +61,13 @@ function bookingWindow(input: CreateReservationInput, now: number): Window {
   const asked = Date.parse(input.starts_at);
   const to = Date.parse(input.ends_at);
   if (asked < now - PAST_TOLERANCE_MS) throw validationFailed([{ path: "starts_at", message: "Must not be in the past" }]);
-  if (asked > now + MAX_LEAD_S * 1000) throw validationFailed([{ path: "starts_at", message: `Reservations start at most ${MAX_LEAD_S / 86_400} days ahead` }]);
+  if (asked > now + MAX_LEAD_S * 1000)
+    throw validationFailed([{ path: "starts_at", message: `Reservations start at most ${MAX_LEAD_S / 86_400} days ahead` }]);
   const from = Math.max(asked, now);
-  if (to - from < MIN_RESERVATION_S * 1000) throw validationFailed([{ path: "ends_at", message: `A reservation lasts at least ${MIN_RESERVATION_S} seconds` }]);
-  if (to - from > MAX_RESERVATION_S * 1000) throw validationFailed([{ path: "ends_at", message: `A reservation lasts at most ${MAX_RESERVATION_S / 86_400} days` }]);
+  if (to - from < MIN_RESERVATION_S * 1000)
+    throw validationFailed([{ path: "ends_at", message: `A reservation lasts at least ${MIN_RESERVATION_S} seconds` }]);
+  if (to - from > MAX_RESERVATION_S * 1000)
+    throw validationFailed([{ path: "ends_at", message: `A reservation lasts at most ${MAX_RESERVATION_S / 86_400} days` }]);
   return { from, to };
 }
 
@@ -72,18 +78,26 @@ async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, wi
   if (!tenant) throw validationFailed([{ path: "tenant_id", message: "No such tenant" }]);
   if (tenant.status !== "active") throw forbidden("Tenant is suspended");
   if (tenant.out_of_funds) throw forbidden("The prepaid balance is used up; add funds before booking");
-  if (req.clusterId && !(await tx.cluster.count({ where: { id: req.clusterId } }))) throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
+  if (req.clusterId && !(await tx.cluster.count({ where: { id: req.clusterId } })))
+    throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
 
   assertServable(facts, req, tenant.gpu_quota);
   const nodes = chooseReservationNodes(facts, window, req, randomUUID());
-  if (!nodes) throw noCapacity(`${req.count} whole ${req.gpuType} node(s) are not free for the whole window`, refusalDetails(facts, window, req));
+  if (!nodes)
+    throw noCapacity(`${req.count} whole ${req.gpuType} node(s) are not free for the whole window`, refusalDetails(facts, window, req));
 
   const gpus = nodes.reduce((s, n) => s + n.gpus, 0);
   const alreadyAtOnce = await peakReservedGpus(tx, tenantId, window);
   if (alreadyAtOnce + gpus > tenant.gpu_quota) {
-    throw unsatisfiable(`Reserved GPUs count against the quota while active: this window already has up to ${alreadyAtOnce} reserved at once, and these ${req.count} nodes hold ${gpus}, over the quota of ${tenant.gpu_quota}`, [
-      { path: "node_count", message: `At most ${Math.max(0, tenant.gpu_quota - alreadyAtOnce)} more GPUs may be reserved in this window` },
-    ]);
+    throw unsatisfiable(
+      `Reserved GPUs count against the quota while active: this window already has up to ${alreadyAtOnce} reserved at once, and these ${req.count} nodes hold ${gpus}, over the quota of ${tenant.gpu_quota}`,
+      [
+        {
+          path: "node_count",
+          message: `At most ${Math.max(0, tenant.gpu_quota - alreadyAtOnce)} more GPUs may be reserved in this window`,
+        },
+      ],
+    );
   }
 
   const from = new Date(window.from);
@@ -92,7 +106,11 @@ async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, wi
   const sorted = [...nodes].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   // one holding per node, in node order (concurrent bookings lock nodes in the same order)
   await holdNodes(c, { reservationId: r!.id, tenantId, nodes: sorted, from, to });
-  const topology = { clusters: new Set(nodes.map((n) => n.clusterId)).size, pods: new Set(nodes.map((n) => `${n.clusterId}/${n.pod}`)).size, racks: new Set(nodes.map((n) => `${n.clusterId}/${n.pod}/${n.rack}`)).size };
+  const topology = {
+    clusters: new Set(nodes.map((n) => n.clusterId)).size,
+    pods: new Set(nodes.map((n) => `${n.clusterId}/${n.pod}`)).size,
+    racks: new Set(nodes.map((n) => `${n.clusterId}/${n.pod}/${n.rack}`)).size,
+  };
   await recordReservationEvent(c, {
     reservationId: r!.id,
     kind: "created",
@@ -117,11 +135,15 @@ function assertServable(facts: CapacityFacts, req: NodeRequest, quota: number) {
   const most = Math.max(0, ...perCluster.values());
   if (req.count > most) {
     const where = req.clusterId ? " in that cluster" : " in any one cluster";
-    throw unsatisfiable(`The fleet has at most ${most} ${req.gpuType} node(s)${where}; a reservation's nodes are in one cluster`, [{ path: "node_count", message: `More than the ${most} ${req.gpuType} nodes there are${where}` }]);
+    throw unsatisfiable(`The fleet has at most ${most} ${req.gpuType} node(s)${where}; a reservation's nodes are in one cluster`, [
+      { path: "node_count", message: `More than the ${most} ${req.gpuType} nodes there are${where}` },
+    ]);
   }
   const smallest = Math.min(...facts.nodes.map((n) => n.gpus)) * req.count;
   if (smallest > quota) {
-    throw unsatisfiable(`${req.count} ${req.gpuType} node(s) hold at least ${smallest} GPUs, more than the quota of ${quota}`, [{ path: "node_count", message: `More GPUs than the quota of ${quota}` }]);
+    throw unsatisfiable(`${req.count} ${req.gpuType} node(s) hold at least ${smallest} GPUs, more than the quota of ${quota}`, [
+      { path: "node_count", message: `More GPUs than the quota of ${quota}` },
+    ]);
   }
 }
 
@@ -134,9 +156,15 @@ function refusalDetails(facts: CapacityFacts, window: Window, req: NodeRequest):
   const where = [...byCluster].map(([id, k]) => `${k} in ${names.get(id)}`).join(", ");
   const fit = earliestFit(facts, window, req, window.from + MAX_LEAD_S * 1000);
   return [
-    { path: "node_count", message: `${free.length} whole ${req.gpuType} node(s) are free for the whole window${where ? ` (${where})` : ""}; a reservation takes ${req.count} in one cluster` },
+    {
+      path: "node_count",
+      message: `${free.length} whole ${req.gpuType} node(s) are free for the whole window${where ? ` (${where})` : ""}; a reservation takes ${req.count} in one cluster`,
+    },
     fit
-      ? { path: "starts_at", message: `The earliest window of this length that fits: ${new Date(fit.from).toISOString()} to ${new Date(fit.to).toISOString()}` }
+      ? {
+          path: "starts_at",
+          message: `The earliest window of this length that fits: ${new Date(fit.from).toISOString()} to ${new Date(fit.to).toISOString()}`,
+        }
       : { path: "starts_at", message: "No window of this length fits within the booking horizon with the nodes in service now" },
   ];
 }

@@ -11,7 +11,14 @@ import { getReservationOrThrow } from "./queries";
 import { endAction, RESERVATION_STATUSES, type ReservationStatus } from "./reservation-lifecycle";
 import { recordReservationEvent } from "./record-event";
 import { stopWorkInside, type MovedWork } from "./reservation-work";
-import { CANCEL_HOLDINGS, CANCEL_RESERVATION, LOCK_RESERVATION, RELEASE_HOLDINGS, RELEASE_RESERVATION, TRANSACTION_NOW } from "./statements";
+import {
+  CANCEL_HOLDINGS,
+  CANCEL_RESERVATION,
+  LOCK_RESERVATION,
+  RELEASE_HOLDINGS,
+  RELEASE_RESERVATION,
+  TRANSACTION_NOW,
+} from "./statements";
 
 export interface LockedReservation {
   id: string;
@@ -53,8 +60,19 @@ export async function endReservation(actor: Actor, id: string) {
       const work = await stopWorkInside(tx, id, "its reservation was cancelled", label);
       await run(tx, CANCEL_HOLDINGS, [id]);
       await run(tx, CANCEL_RESERVATION, [`cancelled by ${label}`, id]);
-      await recordReservationEvent(txClient(tx), { reservationId: id, kind: "cancelled", message: "Cancelled before its start; nothing is billed", actor: label });
-      await recordAudit(tx, actor, { action: "reservation.cancelled", targetType: "reservation", targetId: id, tenantId: r.tenant_id, details: { starts_at: r.starts_at.toISOString() } });
+      await recordReservationEvent(txClient(tx), {
+        reservationId: id,
+        kind: "cancelled",
+        message: "Cancelled before its start; nothing is billed",
+        actor: label,
+      });
+      await recordAudit(tx, actor, {
+        action: "reservation.cancelled",
+        targetType: "reservation",
+        targetId: id,
+        tenantId: r.tenant_id,
+        details: { starts_at: r.starts_at.toISOString() },
+      });
       return work;
     }
     const work = await releaseNow(tx, r, "released early", label);
@@ -65,7 +83,13 @@ export async function endReservation(actor: Actor, id: string) {
       actor: label,
       details: { booked_until: r.ends_at.toISOString(), ...summary(work) },
     });
-    await recordAudit(tx, actor, { action: "reservation.released", targetType: "reservation", targetId: id, tenantId: r.tenant_id, details: { booked_until: r.ends_at.toISOString(), ...summary(work) } });
+    await recordAudit(tx, actor, {
+      action: "reservation.released",
+      targetType: "reservation",
+      targetId: id,
+      tenantId: r.tenant_id,
+      details: { booked_until: r.ends_at.toISOString(), ...summary(work) },
+    });
     return work;
   });
   await wake(moved);
@@ -84,7 +108,11 @@ async function releaseNow(tx: Tx, r: LockedReservation, why: string, actor: stri
   return work;
 }
 
-export const summary = (w: MovedWork) => ({ jobs_cancelled: w.cancelled.length, jobs_requeued: w.requeued.length, replicas_stopped: w.replicas });
+export const summary = (w: MovedWork) => ({
+  jobs_cancelled: w.cancelled.length,
+  jobs_requeued: w.requeued.length,
+  replicas_stopped: w.replicas,
+});
 
 /** Freed nodes take queued work at once; stopped replicas are replaced where they may run. */
 export async function wake(moved: MovedWork[] | MovedWork) {

@@ -21,18 +21,38 @@ export async function extendReservation(actor: Actor, id: string, input: { ends_
   try {
     await db().$transaction(async (tx) => {
       const r = await lockReservationOrThrow(tx, actor, id);
-      const check = canExtend({ status: r.status, startsAt: r.starts_at.getTime(), endsAt: r.ends_at.getTime() }, newEnd.getTime(), Date.now());
-      if (!check.ok) throw check.code === "invalid_transition" ? invalidTransition(check.reason) : validationFailed([{ path: "ends_at", message: check.reason }]);
+      const check = canExtend(
+        { status: r.status, startsAt: r.starts_at.getTime(), endsAt: r.ends_at.getTime() },
+        newEnd.getTime(),
+        Date.now(),
+      );
+      if (!check.ok)
+        throw check.code === "invalid_transition"
+          ? invalidTransition(check.reason)
+          : validationFailed([{ path: "ends_at", message: check.reason }]);
       const [quota] = await run(tx, EXTENSION_QUOTA, [r.ends_at, newEnd, r.tenant_id, id]);
       if (quota!.peak + quota!.mine > quota!.gpu_quota) {
-        throw unsatisfiable(`Reserved GPUs count against the quota while active: the extra time already has up to ${quota!.peak} reserved at once besides this reservation's ${quota!.mine}, over the quota of ${quota!.gpu_quota}`, [
-          { path: "ends_at", message: "Over the quota in the extra time" },
-        ]);
+        throw unsatisfiable(
+          `Reserved GPUs count against the quota while active: the extra time already has up to ${quota!.peak} reserved at once besides this reservation's ${quota!.mine}, over the quota of ${quota!.gpu_quota}`,
+          [{ path: "ends_at", message: "Over the quota in the extra time" }],
+        );
       }
       await run(tx, EXTEND_HOLDINGS, [newEnd, id, r.ends_at]);
       await run(tx, EXTEND_RESERVATION, [newEnd, id]);
-      await recordReservationEvent(txClient(tx), { reservationId: id, kind: "extended", message: `Extended from ${r.ends_at.toISOString()} to ${newEnd.toISOString()}`, actor: actor.principal.label, details: { from: r.ends_at.toISOString(), to: newEnd.toISOString() } });
-      await recordAudit(tx, actor, { action: "reservation.extended", targetType: "reservation", targetId: id, tenantId: r.tenant_id, details: { from: r.ends_at.toISOString(), to: newEnd.toISOString() } });
+      await recordReservationEvent(txClient(tx), {
+        reservationId: id,
+        kind: "extended",
+        message: `Extended from ${r.ends_at.toISOString()} to ${newEnd.toISOString()}`,
+        actor: actor.principal.label,
+        details: { from: r.ends_at.toISOString(), to: newEnd.toISOString() },
+      });
+      await recordAudit(tx, actor, {
+        action: "reservation.extended",
+        targetType: "reservation",
+        targetId: id,
+        tenantId: r.tenant_id,
+        details: { from: r.ends_at.toISOString(), to: newEnd.toISOString() },
+      });
     });
   } catch (e) {
     if (!isRetryableBookingConflict(e)) throw e;
@@ -46,5 +66,10 @@ export async function extendReservation(actor: Actor, id: string, input: { ends_
 async function blockers(id: string, newEnd: Date) {
   const rows = await run(pool(), EXTENSION_BLOCKERS, [id, newEnd]);
   if (rows.length === 0) return [{ path: "ends_at", message: "A node it holds is busy in the extra time; try again" }];
-  return [{ path: "ends_at", message: `Booked by another reservation: ${rows.map((r) => `${r.hostname} from ${r.starts_at.toISOString()}`).join(", ")}; the latest possible end is ${rows[0]!.starts_at.toISOString()}` }];
+  return [
+    {
+      path: "ends_at",
+      message: `Booked by another reservation: ${rows.map((r) => `${r.hostname} from ${r.starts_at.toISOString()}`).join(", ")}; the latest possible end is ${rows[0]!.starts_at.toISOString()}`,
+    },
+  ];
 }

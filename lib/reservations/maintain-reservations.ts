@@ -50,8 +50,20 @@ export async function maintainReservations() {
   const started = await eachDue(DUE_TO_START_IDS, LOCK_DUE_TO_START, async (tx, r) => {
     const work = await evictForeignWork(tx, r.id, ACTOR);
     await run(tx, START_RESERVATION, [r.id]);
-    await recordReservationEvent(txClient(tx), { reservationId: r.id, kind: "started", message: "Started: its nodes run only this organisation's work until its end", actor: ACTOR, details: summary(work) });
-    await recordAudit(tx, systemActor, { action: "reservation.started", targetType: "reservation", targetId: r.id, tenantId: r.tenant_id, details: summary(work) });
+    await recordReservationEvent(txClient(tx), {
+      reservationId: r.id,
+      kind: "started",
+      message: "Started: its nodes run only this organisation's work until its end",
+      actor: ACTOR,
+      details: summary(work),
+    });
+    await recordAudit(tx, systemActor, {
+      action: "reservation.started",
+      targetType: "reservation",
+      targetId: r.id,
+      tenantId: r.tenant_id,
+      details: summary(work),
+    });
     moved.push(work);
   });
   const completed = await eachDue(DUE_TO_END_IDS, LOCK_DUE_TO_END, async (tx, r) => {
@@ -59,8 +71,20 @@ export async function maintainReservations() {
     await run(tx, CLOSE_COMPLETED_HOLDINGS, [r.id]);
     await run(tx, COMPLETE_RESERVATION, [r.id]);
     await resolveAlert(tx, r.id, "The reservation ended");
-    await recordReservationEvent(txClient(tx), { reservationId: r.id, kind: "completed", message: "Reached its end; its nodes are free", actor: ACTOR, details: summary(work) });
-    await recordAudit(tx, systemActor, { action: "reservation.completed", targetType: "reservation", targetId: r.id, tenantId: r.tenant_id, details: summary(work) });
+    await recordReservationEvent(txClient(tx), {
+      reservationId: r.id,
+      kind: "completed",
+      message: "Reached its end; its nodes are free",
+      actor: ACTOR,
+      details: summary(work),
+    });
+    await recordAudit(tx, systemActor, {
+      action: "reservation.completed",
+      targetType: "reservation",
+      targetId: r.id,
+      tenantId: r.tenant_id,
+      details: summary(work),
+    });
     moved.push(work);
   });
   const repaired = await repairReservations();
@@ -69,7 +93,11 @@ export async function maintainReservations() {
 }
 
 /** Runs `step` for each reservation `due` lists and `lock` still finds due, one transaction each, skipping rows another sweep holds. */
-async function eachDue(due: typeof DUE_TO_START_IDS, lock: typeof LOCK_DUE_TO_START, step: (tx: Tx, r: LockedReservation) => Promise<void>): Promise<number> {
+async function eachDue(
+  due: typeof DUE_TO_START_IDS,
+  lock: typeof LOCK_DUE_TO_START,
+  step: (tx: Tx, r: LockedReservation) => Promise<void>,
+): Promise<number> {
   const rows = await run(pool(), due);
   let done = 0;
   for (const { id } of rows) {
@@ -123,13 +151,29 @@ async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replac
     } else {
       await run(tx, DROP_LOST_HOLDING, [`node ${h.status} before the start`, h.id]);
     }
-    await recordReservationEvent(c, { reservationId: id, kind: "degraded", message: `Node ${h.hostname} left service (${h.status}); it is no longer held or billed`, actor: ACTOR, nodeId: h.node_id });
+    await recordReservationEvent(c, {
+      reservationId: id,
+      kind: "degraded",
+      message: `Node ${h.hostname} left service (${h.status}); it is no longer held or billed`,
+      actor: ACTOR,
+      nodeId: h.node_id,
+    });
   }
   if (lost.length) {
     const reason = `${lost.length} node(s) left service (${lost.map((h) => `${h.hostname}: ${h.status}`).join(", ")})`;
     await run(tx, MARK_DEGRADED, [reason, id]);
-    await fireAlert(tx, r, `Reservation ${id.slice(0, 8)} is degraded: ${reason}. A free ${r.gpu_type} node replaces each one as soon as there is one; the time a node is not held is not billed`);
-    await recordAudit(tx, systemActor, { action: "reservation.degraded", targetType: "reservation", targetId: id, tenantId: r.tenant_id, details: { nodes: lost.map((h) => h.hostname) } });
+    await fireAlert(
+      tx,
+      r,
+      `Reservation ${id.slice(0, 8)} is degraded: ${reason}. A free ${r.gpu_type} node replaces each one as soon as there is one; the time a node is not held is not billed`,
+    );
+    await recordAudit(tx, systemActor, {
+      action: "reservation.degraded",
+      targetType: "reservation",
+      targetId: id,
+      tenantId: r.tenant_id,
+      details: { nodes: lost.map((h) => h.hostname) },
+    });
   }
 
   // 2. swap in free nodes for the missing ones, for the rest of the window
@@ -144,7 +188,10 @@ async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replac
   // its own pods first: the replacement should share the interconnect the rest of the nodes use
   const pods = new Set(held.map((h) => podOf({ nodeId: h.node_id, clusterId: h.cluster_id, pod: h.pod, rack: h.rack })));
   const samePod = free.filter((n) => pods.has(podOf(n)));
-  const pick = pickTopology(samePod, missing) ?? pickTopology(free, missing, { oneCluster: true }) ?? pickTopology(free, Math.min(missing, free.length), { oneCluster: true });
+  const pick =
+    pickTopology(samePod, missing) ??
+    pickTopology(free, missing, { oneCluster: true }) ??
+    pickTopology(free, Math.min(missing, free.length), { oneCluster: true });
   if (!pick || pick.length === 0) {
     if (!r.degraded_at && !lost.length) return { degraded: 0, replaced: 0 };
     await run(tx, MARK_SHORT, [`${missing} node(s) short`, id]);
@@ -166,19 +213,43 @@ async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replac
   const whole = held.length + nodes.length >= r.node_count;
   if (whole) {
     await run(tx, MARK_WHOLE, [id]);
-    await recordReservationEvent(c, { reservationId: id, kind: "restored", message: `Whole again: ${r.node_count} node(s) held`, actor: ACTOR });
-    await fireAlert(tx, r, `Reservation ${id.slice(0, 8)}: ${nodes.length} node(s) that left service were replaced (${nodes.map((n) => hostOf.get(n.nodeId)).join(", ")})`);
+    await recordReservationEvent(c, {
+      reservationId: id,
+      kind: "restored",
+      message: `Whole again: ${r.node_count} node(s) held`,
+      actor: ACTOR,
+    });
+    await fireAlert(
+      tx,
+      r,
+      `Reservation ${id.slice(0, 8)}: ${nodes.length} node(s) that left service were replaced (${nodes.map((n) => hostOf.get(n.nodeId)).join(", ")})`,
+    );
     await resolveAlert(tx, id, `Replaced by ${nodes.map((n) => hostOf.get(n.nodeId)).join(", ")}`);
   } else {
-    await run(tx, SET_DEGRADED_REASON, [`${r.node_count - held.length - nodes.length} node(s) short; waiting for a free ${r.gpu_type} node`, id]);
+    await run(tx, SET_DEGRADED_REASON, [
+      `${r.node_count - held.length - nodes.length} node(s) short; waiting for a free ${r.gpu_type} node`,
+      id,
+    ]);
   }
-  await recordAudit(tx, systemActor, { action: "reservation.nodes_replaced", targetType: "reservation", targetId: id, tenantId: r.tenant_id, details: { nodes: nodes.map((n) => hostOf.get(n.nodeId) ?? n.nodeId), whole } });
+  await recordAudit(tx, systemActor, {
+    action: "reservation.nodes_replaced",
+    targetType: "reservation",
+    targetId: id,
+    tenantId: r.tenant_id,
+    details: { nodes: nodes.map((n) => hostOf.get(n.nodeId) ?? n.nodeId), whole },
+  });
   return { degraded: lost.length ? 1 : 0, replaced: nodes.length };
 }
 
 /** The tenant's alert about a reservation: one firing event per reservation, its message kept current. */
 async function fireAlert(tx: Tx, r: LockedReservation, message: string) {
-  await run(tx, FIRE_RESERVATION_ALERT, [`reservation_degraded:${r.id}`, r.id, `${r.node_count} × ${r.gpu_type} reservation`, r.tenant_id, message]);
+  await run(tx, FIRE_RESERVATION_ALERT, [
+    `reservation_degraded:${r.id}`,
+    r.id,
+    `${r.node_count} × ${r.gpu_type} reservation`,
+    r.tenant_id,
+    message,
+  ]);
 }
 
 async function resolveAlert(tx: Tx, id: string, note: string) {

@@ -17,7 +17,15 @@ import { FLEET_BY_TENANT, WORK_IN_RESERVATION } from "./statements";
 const reservationInclude = {
   nodes: {
     orderBy: [{ startsAt: "asc" as const }, { nodeId: "asc" as const }],
-    select: { nodeId: true, gpuCount: true, startsAt: true, endsAt: true, live: true, closeReason: true, node: { select: { hostname: true, clusterId: true, pod: true, rack: true } } },
+    select: {
+      nodeId: true,
+      gpuCount: true,
+      startsAt: true,
+      endsAt: true,
+      live: true,
+      closeReason: true,
+      node: { select: { hostname: true, clusterId: true, pod: true, rack: true } },
+    },
   },
 } satisfies Prisma.ReservationInclude;
 
@@ -85,7 +93,14 @@ export async function listReservations(p: Principal, q: { limit: number; cursor?
 export async function listReservationEvents(p: Principal, id: string): Promise<Array<z.infer<typeof reservationEventJsonSchema>>> {
   await getReservationOrThrow(p, id);
   const rows = await db().reservationEvent.findMany({ where: { reservationId: id }, orderBy: { id: "asc" } });
-  return rows.map((e) => ({ kind: oneOf(RESERVATION_EVENT_KINDS, e.kind, "reservation_events.kind"), message: e.message, actor: e.actor, node_id: e.nodeId, details: (e.details ?? {}) as Record<string, unknown>, created_at: e.createdAt.toISOString() }));
+  return rows.map((e) => ({
+    kind: oneOf(RESERVATION_EVENT_KINDS, e.kind, "reservation_events.kind"),
+    message: e.message,
+    actor: e.actor,
+    node_id: e.nodeId,
+    details: (e.details ?? {}) as Record<string, unknown>,
+    created_at: e.createdAt.toISOString(),
+  }));
 }
 
 /** GET /api/capacity: what is free for a window, per cluster, pod and rack (no tenant data). */

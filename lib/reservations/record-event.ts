@@ -7,7 +7,14 @@ import { RECORD_RESERVATION_EVENT } from "./statements";
 /** Appends to a reservation's event log inside the caller's transaction. */
 export async function recordReservationEvent(
   c: SqlClient,
-  e: { reservationId: string; kind: ReservationEventKind; message: string; actor: string; nodeId?: string | null; details?: Record<string, unknown> },
+  e: {
+    reservationId: string;
+    kind: ReservationEventKind;
+    message: string;
+    actor: string;
+    nodeId?: string | null;
+    details?: Record<string, unknown>;
+  },
 ): Promise<void> {
   await run(c, RECORD_RESERVATION_EVENT, [e.reservationId, e.kind, e.message, e.actor, e.nodeId ?? null, JSON.stringify(e.details ?? {})]);
 }

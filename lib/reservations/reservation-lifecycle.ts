@@ -14,7 +14,18 @@ export const RESERVATION_STATUSES = ["confirmed", "active", "completed", "releas
 export type ReservationStatus = (typeof RESERVATION_STATUSES)[number];
 export const LIVE_STATUSES: readonly ReservationStatus[] = ["confirmed", "active"];
 
-export const RESERVATION_EVENT_KINDS = ["created", "started", "extended", "released", "cancelled", "completed", "degraded", "node_replaced", "restored", "work_stopped"] as const;
+export const RESERVATION_EVENT_KINDS = [
+  "created",
+  "started",
+  "extended",
+  "released",
+  "cancelled",
+  "completed",
+  "degraded",
+  "node_replaced",
+  "restored",
+  "work_stopped",
+] as const;
 export type ReservationEventKind = (typeof RESERVATION_EVENT_KINDS)[number];
 
 /** Bookable lengths and how far ahead: what bare-metal providers offer, from an hour's test to a year's cluster. */
@@ -55,9 +66,16 @@ export type ExtendCheck = { ok: true } | { ok: false; code: "invalid_transition"
 
 export function canExtend(r: ReservationState, newEnd: number, now: number): ExtendCheck {
   const p = phase(r, now);
-  if (p === "ended" || p === "over") return { ok: false, code: "invalid_transition", reason: p === "over" ? "This reservation has already reached its end" : `This reservation is ${r.status}` };
-  if (newEnd <= r.endsAt) return { ok: false, code: "validation", reason: "Must be later than the current end; release early to end sooner" };
-  if ((newEnd - r.startsAt) / 1000 > MAX_RESERVATION_S) return { ok: false, code: "validation", reason: `A reservation lasts at most ${MAX_RESERVATION_S / 86_400} days` };
+  if (p === "ended" || p === "over")
+    return {
+      ok: false,
+      code: "invalid_transition",
+      reason: p === "over" ? "This reservation has already reached its end" : `This reservation is ${r.status}`,
+    };
+  if (newEnd <= r.endsAt)
+    return { ok: false, code: "validation", reason: "Must be later than the current end; release early to end sooner" };
+  if ((newEnd - r.startsAt) / 1000 > MAX_RESERVATION_S)
+    return { ok: false, code: "validation", reason: `A reservation lasts at most ${MAX_RESERVATION_S / 86_400} days` };
   return { ok: true };
 }
 

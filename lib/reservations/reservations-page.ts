@@ -21,7 +21,12 @@ const instant = (v: string | string[] | undefined) => {
  */
 export async function reservationsPageData(p: TenantPrincipal, q: Record<string, string | string[] | undefined>, now = Date.now()) {
   const nextHour = Math.ceil(now / 3_600_000) * 3_600_000;
-  const [types, clusters, tenant, figures] = await Promise.all([fleetGpuTypes(), bookableClusters(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId)]);
+  const [types, clusters, tenant, figures] = await Promise.all([
+    fleetGpuTypes(),
+    bookableClusters(),
+    getTenantOrThrow(p, p.tenantId),
+    tenantFigures(p.tenantId),
+  ]);
   const gpuType = typeof q.gpu_type === "string" && types.includes(q.gpu_type) ? q.gpu_type : types[0];
   const from = instant(q.from) ?? nextHour;
   const to = Math.max(instant(q.to) ?? from + DAY, from + 60_000);

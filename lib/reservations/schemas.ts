@@ -2,7 +2,12 @@ import { z } from "zod";
 import { paginationQuery } from "@/lib/http/pagination";
 import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "./reservation-lifecycle";
 
-const gpuTypeField = z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore");
+const gpuTypeField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(32)
+  .regex(/^[A-Za-z0-9._-]+$/, "Letters, digits, dot, dash, underscore");
 const instant = z.iso.datetime({ offset: true, message: "An ISO-8601 time with a zone, such as 2026-12-01T09:00:00Z" });
 
 export const createReservationBody = z
@@ -15,7 +20,10 @@ export const createReservationBody = z
     cluster_id: z.uuid("Must be a cluster id").optional(),
   })
   .refine((b) => Date.parse(b.ends_at) > Date.parse(b.starts_at), { path: ["ends_at"], message: "Must be after starts_at" })
-  .meta({ id: "CreateReservation", example: { gpu_type: "H100", node_count: 4, starts_at: "2026-12-07T08:00:00Z", ends_at: "2026-12-14T08:00:00Z" } });
+  .meta({
+    id: "CreateReservation",
+    example: { gpu_type: "H100", node_count: 4, starts_at: "2026-12-07T08:00:00Z", ends_at: "2026-12-14T08:00:00Z" },
+  });
 
 export const extendReservationBody = z
   .strictObject({ ends_at: instant.meta({ description: "The new end: later than the current one" }) })
@@ -53,13 +61,17 @@ export const capacityJsonSchema = z
         cluster_name: z.string(),
         region: z.string().nullable(),
         ...figures,
-        pods: z.array(z.object({ pod: z.string().nullable(), ...figures, racks: z.array(z.object({ rack: z.string().nullable(), ...figures })) })),
+        pods: z.array(
+          z.object({ pod: z.string().nullable(), ...figures, racks: z.array(z.object({ rack: z.string().nullable(), ...figures })) }),
+        ),
       }),
     ),
   })
   .meta({ id: "Capacity", description: "Free whole nodes and GPUs for the window, per cluster, pod and rack" });
 
-const topologyJsonSchema = z.object({ clusters: z.number(), pods: z.number(), racks: z.number(), nodes: z.number() }).meta({ id: "Topology" });
+const topologyJsonSchema = z
+  .object({ clusters: z.number(), pods: z.number(), racks: z.number(), nodes: z.number() })
+  .meta({ id: "Topology" });
 
 export const reservationJsonSchema = z
   .object({
@@ -87,7 +99,9 @@ export const reservationJsonSchema = z
         gpu_count: z.number(),
         starts_at: z.string(),
         ends_at: z.string(),
-        state: z.enum(["held", "cut", "dropped"]).meta({ description: "held: to the end; cut: left service and was replaced; dropped: swapped out before it held anything" }),
+        state: z
+          .enum(["held", "cut", "dropped"])
+          .meta({ description: "held: to the end; cut: left service and was replaced; dropped: swapped out before it held anything" }),
       }),
     ),
     topology: topologyJsonSchema,

@@ -7,7 +7,18 @@ import { statement } from "@/lib/db/statement";
 /** Nodes of the public view, of the GPU type $1 and the cluster $2 (NULL: any). */
 export const CAPACITY_NODES = statement("reservations.capacity-nodes", {
   params: ["text?", "uuid?"],
-  columns: { node_id: "uuid", cluster_id: "uuid", cluster_name: "text", region: "text?", pod: "text?", rack: "text?", status: "text", gpu_type: "text", gpus: "int4", healthy: "int4" },
+  columns: {
+    node_id: "uuid",
+    cluster_id: "uuid",
+    cluster_name: "text",
+    region: "text?",
+    pod: "text?",
+    rack: "text?",
+    status: "text",
+    gpu_type: "text",
+    gpus: "int4",
+    healthy: "int4",
+  },
   text: `SELECT node_id, cluster_id, cluster_name, region, pod, rack, status, gpu_type, gpus, healthy FROM public_api.nodes
       WHERE ($1::text IS NULL OR gpu_type = $1) AND ($2::uuid IS NULL OR cluster_id = $2)`,
 });
@@ -31,8 +42,17 @@ export const CAPACITY_WORK = statement("reservations.capacity-work", {
 export const FLEET_BY_TENANT = statement("reservations.fleet-by-tenant", {
   params: [],
   columns: {
-    node_id: "uuid", hostname: "text", cluster: "text", pod: "text?", rack: "text?", status: "text", gpus: "int4",
-    reserved_by: "text?", reservation_id: "text?", used_by: "text[]?", booked_from: "timestamptz?",
+    node_id: "uuid",
+    hostname: "text",
+    cluster: "text",
+    pod: "text?",
+    rack: "text?",
+    status: "text",
+    gpus: "int4",
+    reserved_by: "text?",
+    reservation_id: "text?",
+    used_by: "text[]?",
+    booked_from: "timestamptz?",
   },
   text: `SELECT n.id AS node_id, n.hostname, c.name AS cluster, n.pod, n.rack, n.status,
             (SELECT count(*)::int FROM gpus g WHERE g.node_id = n.id AND g.missing_since IS NULL) AS gpus,
@@ -69,7 +89,14 @@ export const RECORD_RESERVATION_EVENT = statement("reservations.record-event", {
 
 /** A reservation's row as the booking use cases lock it. */
 export const LOCKED_RESERVATION = {
-  id: "text", tenant_id: "text", status: "text", starts_at: "timestamptz", ends_at: "timestamptz", gpu_type: "text", node_count: "int4", degraded_at: "timestamptz?",
+  id: "text",
+  tenant_id: "text",
+  status: "text",
+  starts_at: "timestamptz",
+  ends_at: "timestamptz",
+  gpu_type: "text",
+  node_count: "int4",
+  degraded_at: "timestamptz?",
 } as const;
 
 /** Locks the reservation $1 if the tenant $2 (NULL: an operator) may see it. */

@@ -20,7 +20,9 @@ const FREE_CONTAINER_GPUS_SQL = freeGpusSql(" AND n.containers AND g.gpu_type = 
  * nodes (the only ones a replica can use), so the others stay free for a concurrent cycle.
  */
 export async function lockFreeGpus(c: pg.ClientBase, containersOf?: { gpuTypes: string[] }): Promise<FreeGpu[]> {
-  const { rows } = containersOf ? await c.query<FreeGpu>(FREE_CONTAINER_GPUS_SQL, [containersOf.gpuTypes]) : await c.query<FreeGpu>(FREE_GPUS_SQL);
+  const { rows } = containersOf
+    ? await c.query<FreeGpu>(FREE_CONTAINER_GPUS_SQL, [containersOf.gpuTypes])
+    : await c.query<FreeGpu>(FREE_GPUS_SQL);
   return rows;
 }
 
@@ -33,7 +35,10 @@ export async function readNodeBookings(c: pg.ClientBase): Promise<Map<string, No
   );
   const bookings = new Map<string, NodeBooking>();
   for (const b of rows) {
-    bookings.set(b.node_id, { ...(b.reservation_id ? { reservationId: b.reservation_id } : {}), ...(b.booked_from_ms ? { bookedFrom: Number(b.booked_from_ms) } : {}) });
+    bookings.set(b.node_id, {
+      ...(b.reservation_id ? { reservationId: b.reservation_id } : {}),
+      ...(b.booked_from_ms ? { bookedFrom: Number(b.booked_from_ms) } : {}),
+    });
   }
   return bookings;
 }

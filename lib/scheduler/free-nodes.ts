@@ -28,7 +28,16 @@ export function groupFreeNodes(gpus: readonly FreeGpu[], bookings: ReadonlyMap<s
     const key = `${g.node_id}/${g.gpu_type}`;
     let node = nodes.get(key);
     if (!node) {
-      node = { nodeId: g.node_id, clusterId: g.cluster_id, gpuType: g.gpu_type, containers: g.containers, freeGpuIds: [], pod: g.pod, rack: g.rack, ...bookings.get(g.node_id) };
+      node = {
+        nodeId: g.node_id,
+        clusterId: g.cluster_id,
+        gpuType: g.gpu_type,
+        containers: g.containers,
+        freeGpuIds: [],
+        pod: g.pod,
+        rack: g.rack,
+        ...bookings.get(g.node_id),
+      };
       nodes.set(key, node);
     }
     node.freeGpuIds.push(g.id);

@@ -149,7 +149,13 @@ export function place(input: {
     const inside = job.kind === "pod" ? {} : placeInReservation(job, booked, reservedNodes, input.now);
     if (inside.pick) {
       const gpuIds = inside.pick.flatMap((p) => p.node.freeGpuIds.splice(0, p.take));
-      decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds: inside.pick.map((p) => p.node.nodeId), reservationId: inside.reservationId });
+      decisions.push({
+        jobId: job.id,
+        outcome: "placed",
+        gpuIds,
+        nodeIds: inside.pick.map((p) => p.node.nodeId),
+        reservationId: inside.reservationId,
+      });
       continue;
     }
     if (inside.wait) {
@@ -183,12 +189,24 @@ export function place(input: {
       const available = pools.available(scope);
       const head = reservations.get(scopeKey(scope));
       if (fit.blockedBy) {
-        decisions.push({ jobId: job.id, outcome: "pending", reason: `Waiting behind job ${short(fit.blockedBy.headId)} (priority ${fit.blockedBy.headPriority}): starting now would delay it` });
+        decisions.push({
+          jobId: job.id,
+          outcome: "pending",
+          reason: `Waiting behind job ${short(fit.blockedBy.headId)} (priority ${fit.blockedBy.headPriority}): starting now would delay it`,
+        });
       } else if (!head) {
         reservations.set(scopeKey(scope), reserve(job, available, running, input.now));
-        decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free now. Capacity is reserved for it.` });
+        decisions.push({
+          jobId: job.id,
+          outcome: "pending",
+          reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free now. Capacity is reserved for it.`,
+        });
       } else {
-        decisions.push({ jobId: job.id, outcome: "pending", reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free, and waiting behind job ${short(head.headId)} (priority ${head.headPriority})` });
+        decisions.push({
+          jobId: job.id,
+          outcome: "pending",
+          reason: `Needs ${job.gpuCount} free ${job.gpuType} GPUs${where}; ${available} free, and waiting behind job ${short(head.headId)} (priority ${head.headPriority})`,
+        });
       }
       continue;
     }
@@ -203,7 +221,13 @@ export function place(input: {
     usage.set(job.tenantId, tenant);
     // a gang may span nodes of different clusters or kinds: each gets its share back when it ends
     for (const p of fit.pick) {
-      running.push({ gpuType: job.gpuType, clusterId: p.node.clusterId, containers: p.node.containers, gpuCount: p.take, endsAt: job.durationS === null ? null : input.now + job.durationS * 1000 });
+      running.push({
+        gpuType: job.gpuType,
+        clusterId: p.node.clusterId,
+        containers: p.node.containers,
+        gpuCount: p.take,
+        endsAt: job.durationS === null ? null : input.now + job.durationS * 1000,
+      });
     }
     decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds });
   }
@@ -211,7 +235,8 @@ export function place(input: {
 }
 
 /** Work placed on a node booked by a future reservation must end (by its declared duration) before that reservation starts. */
-const endsBeforeBooking = (n: FreeNode, job: QueuedJob, now: number) => n.bookedFrom === undefined || (job.durationS !== null && now + job.durationS * 1000 <= n.bookedFrom);
+const endsBeforeBooking = (n: FreeNode, job: QueuedJob, now: number) =>
+  n.bookedFrom === undefined || (job.durationS !== null && now + job.durationS * 1000 <= n.bookedFrom);
 
 /**
  * Covered placement: a job that names its reservation runs only there (or says why it waits); one
@@ -227,7 +252,11 @@ function placeInReservation(
   if (booked.size === 0) return {};
   const scope = scopeOf(job);
   const outlasts = (r: ActiveReservation) => job.durationS === null || now + job.durationS * 1000 <= r.endsAt;
-  const tryIn = (r: ActiveReservation) => choose((nodes.get(r.id) ?? []).filter((n) => n.freeGpuIds.length > 0 && inScope(scope, n)), job.gpuCount);
+  const tryIn = (r: ActiveReservation) =>
+    choose(
+      (nodes.get(r.id) ?? []).filter((n) => n.freeGpuIds.length > 0 && inScope(scope, n)),
+      job.gpuCount,
+    );
   if (job.reservationId) {
     const r = booked.get(job.reservationId);
     const name = `reservation ${short(job.reservationId)}`;
@@ -239,7 +268,9 @@ function placeInReservation(
     const free = (nodes.get(r.id) ?? []).filter((n) => inScope(scope, n)).reduce((s, n) => s + n.freeGpuIds.length, 0);
     return { wait: `Needs ${job.gpuCount} free ${job.gpuType} GPUs in its ${name}; ${free} free there now` };
   }
-  const mine = [...booked.values()].filter((r) => r.tenantId === job.tenantId && r.startsAt <= now && r.endsAt > now && outlasts(r)).sort((a, b) => b.endsAt - a.endsAt || (a.id < b.id ? -1 : 1));
+  const mine = [...booked.values()]
+    .filter((r) => r.tenantId === job.tenantId && r.startsAt <= now && r.endsAt > now && outlasts(r))
+    .sort((a, b) => b.endsAt - a.endsAt || (a.id < b.id ? -1 : 1));
   for (const r of mine) {
     const pick = tryIn(r);
     if (pick) return { pick, reservationId: r.id };
@@ -345,7 +376,8 @@ class FreePools {
     if (!pool) return null;
     const usableBooked = pool.booked.length && job ? pool.booked.filter((n) => endsBeforeBooking(n, job, now)) : [];
     if (scope.clusterId || avoid.length || usableBooked.length) {
-      const eligible = (n: FreeNode) => n.freeGpuIds.length > 0 && (!scope.clusterId || n.clusterId === scope.clusterId) && !avoid.some((r) => inScope(r, n));
+      const eligible = (n: FreeNode) =>
+        n.freeGpuIds.length > 0 && (!scope.clusterId || n.clusterId === scope.clusterId) && !avoid.some((r) => inScope(r, n));
       return choose([...pool.nodes, ...usableBooked].filter(eligible), need);
     }
     for (let k = need; k < pool.buckets.length; k++) {
@@ -383,7 +415,11 @@ function bucket(pool: Pool, k: number): Set<FreeNode> {
 function choose(eligible: FreeNode[], need: number): Pick | null {
   let best: FreeNode | undefined;
   for (const n of eligible) {
-    if (n.freeGpuIds.length >= need && (!best || n.freeGpuIds.length < best.freeGpuIds.length || (n.freeGpuIds.length === best.freeGpuIds.length && n.nodeId < best.nodeId))) best = n;
+    if (
+      n.freeGpuIds.length >= need &&
+      (!best || n.freeGpuIds.length < best.freeGpuIds.length || (n.freeGpuIds.length === best.freeGpuIds.length && n.nodeId < best.nodeId))
+    )
+      best = n;
   }
   if (best) return [{ node: best, take: need }];
   return multiNode(eligible, need);

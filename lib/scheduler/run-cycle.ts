@@ -62,17 +62,27 @@ export async function runSchedulerCycle(trigger: string): Promise<CycleResult> {
 
 async function attemptCycle(trigger: string): Promise<CycleResult> {
   const started = performance.now();
-  return inTransaction(async (c) => {
-    // The fair window (issue 15): each active tenant contributes at most SCHEDULER_TENANT_WINDOW of
-    // its waiting jobs, read through jobs_schedulable_idx, so one tenant's backlog (50,000 jobs
-    // blocked by quota, say) can neither fill the window nor make every cycle read all of it.
-    // Suspended tenants are not read at all (the database also refuses to start their work), and a
-    // job never ranks above the best priority its tenant may use now (tenants.max_priority).
-    const queue = await c.query<{
-      id: string; tenant_id: string; gpu_count: number; gpu_type: string; cluster_id: string | null; needs_containers: boolean;
-      priority: number; submitted_ms: string; duration_s: number | null; status: "queued" | "blocked"; reservation_id: string | null;
-    }>(
-      `SELECT j.id, j.tenant_id, j.gpu_count, j.gpu_type, j.cluster_id, (j.image IS NOT NULL OR j.command IS NOT NULL) AS needs_containers, j.reservation_id,
+  return inTransaction(
+    async (c) => {
+      // The fair window (issue 15): each active tenant contributes at most SCHEDULER_TENANT_WINDOW of
+      // its waiting jobs, read through jobs_schedulable_idx, so one tenant's backlog (50,000 jobs
+      // blocked by quota, say) can neither fill the window nor make every cycle read all of it.
+      // Suspended tenants are not read at all (the database also refuses to start their work), and a
+      // job never ranks above the best priority its tenant may use now (tenants.max_priority).
+      const queue = await c.query<{
+        id: string;
+        tenant_id: string;
+        gpu_count: number;
+        gpu_type: string;
+        cluster_id: string | null;
+        needs_containers: boolean;
+        priority: number;
+        submitted_ms: string;
+        duration_s: number | null;
+        status: "queued" | "blocked";
+        reservation_id: string | null;
+      }>(
+        `SELECT j.id, j.tenant_id, j.gpu_count, j.gpu_type, j.cluster_id, (j.image IS NOT NULL OR j.command IS NOT NULL) AS needs_containers, j.reservation_id,
               GREATEST(j.priority, t.max_priority) AS priority, (extract(epoch FROM j.submitted_at) * 1000)::bigint AS submitted_ms, j.duration_s, j.status
          FROM tenants t CROSS JOIN LATERAL (
            SELECT * FROM jobs j
@@ -81,76 +91,102 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
             ORDER BY j.priority, j.submitted_at LIMIT $2) j
         WHERE t.status = 'active'
         ORDER BY 7, j.submitted_at LIMIT $1`,
-      [MAX_QUEUE, env().SCHEDULER_TENANT_WINDOW],
-    );
-    // pods wait in the same queue: one node each, containers only (lib/pods/schedule-pods.ts)
-    const pods = await waitingPods(c);
-    if (queue.rowCount === 0 && pods.length === 0) {
-      await c.query("COMMIT");
-      return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
-    }
-    const free = await lockFreeGpus(c);
-    // Whole-node reservations: the nodes each one holds now (only its tenant's work goes there), the
-    // next booking of every node (work placed there now must end before it), and the live
-    // reservations of the queue's tenants (for work that names one).
-    const bookings = await readNodeBookings(c);
-    const live = await c.query<{ id: string; tenant_id: string; starts_ms: string; ends_ms: string }>(
-      `SELECT r.id, r.tenant_id, (extract(epoch FROM r.starts_at) * 1000)::bigint AS starts_ms, (extract(epoch FROM r.ends_at) * 1000)::bigint AS ends_ms
+        [MAX_QUEUE, env().SCHEDULER_TENANT_WINDOW],
+      );
+      // pods wait in the same queue: one node each, containers only (lib/pods/schedule-pods.ts)
+      const pods = await waitingPods(c);
+      if (queue.rowCount === 0 && pods.length === 0) {
+        await c.query("COMMIT");
+        return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
+      }
+      const free = await lockFreeGpus(c);
+      // Whole-node reservations: the nodes each one holds now (only its tenant's work goes there), the
+      // next booking of every node (work placed there now must end before it), and the live
+      // reservations of the queue's tenants (for work that names one).
+      const bookings = await readNodeBookings(c);
+      const live = await c.query<{ id: string; tenant_id: string; starts_ms: string; ends_ms: string }>(
+        `SELECT r.id, r.tenant_id, (extract(epoch FROM r.starts_at) * 1000)::bigint AS starts_ms, (extract(epoch FROM r.ends_at) * 1000)::bigint AS ends_ms
          FROM reservations r WHERE r.tenant_id = ANY($1::uuid[]) AND r.status IN ('confirmed', 'active') AND r.ends_at > now()`,
-      [[...new Set(queue.rows.map((j) => j.tenant_id))]],
-    );
-    const tenantIds = [...new Set([...queue.rows.map((j) => j.tenant_id), ...pods.map((p) => p.tenantId)])];
-    const tenants = await readTenantQuotas(c, tenantIds);
-    // Running work by cluster, counting only the GPUs that can take work again when it ends
-    // (healthy, on an available node): a draining or quarantined node gives nothing back to a head.
-    const running = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpu_count: number; ends_ms: string | null }>(
-      `SELECT j.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpu_count,
+        [[...new Set(queue.rows.map((j) => j.tenant_id))]],
+      );
+      const tenantIds = [...new Set([...queue.rows.map((j) => j.tenant_id), ...pods.map((p) => p.tenantId)])];
+      const tenants = await readTenantQuotas(c, tenantIds);
+      // Running work by cluster, counting only the GPUs that can take work again when it ends
+      // (healthy, on an available node): a draining or quarantined node gives nothing back to a head.
+      const running = await c.query<{
+        gpu_type: string;
+        cluster_id: string;
+        containers: boolean;
+        gpu_count: number;
+        ends_ms: string | null;
+      }>(
+        `SELECT j.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpu_count,
               (extract(epoch FROM j.started_at + make_interval(secs => j.duration_s)) * 1000)::bigint AS ends_ms
          FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id JOIN nodes n ON n.id = g.node_id
         WHERE j.status = 'running' AND g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW}
         GROUP BY j.id, n.cluster_id, n.containers`,
-    );
-    const capacity = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpus: number }>(
-      `SELECT g.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpus FROM gpus g JOIN nodes n ON n.id = g.node_id
+      );
+      const capacity = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpus: number }>(
+        `SELECT g.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpus FROM gpus g JOIN nodes n ON n.id = g.node_id
         WHERE g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW} GROUP BY g.gpu_type, n.cluster_id, n.containers`,
-    );
+      );
 
-    const reservations: ActiveReservation[] = live.rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, startsAt: Number(r.starts_ms), endsAt: Number(r.ends_ms) }));
-    const jobs: QueuedJob[] = queue.rows.map((j) => ({
-      id: j.id,
-      tenantId: j.tenant_id,
-      gpuCount: j.gpu_count,
-      gpuType: j.gpu_type,
-      clusterId: j.cluster_id,
-      needsContainers: j.needs_containers,
-      priority: j.priority,
-      submittedAt: Number(j.submitted_ms),
-      durationS: j.duration_s,
-      status: j.status,
-      reservationId: j.reservation_id,
-    }));
-    const decisions = place({
-      now: Date.now(),
-      nodes: groupFreeNodes(free, bookings),
-      queue: [...jobs, ...pods],
-      tenants,
-      running: running.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpuCount: r.gpu_count, endsAt: r.ends_ms === null ? null : Number(r.ends_ms) })),
-      capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpus: r.gpus })),
-      reservations,
-    });
-    const podIds = new Set(pods.map((p) => p.id));
-    await writeDecisions(c, decisions.filter((d) => !podIds.has(d.jobId)), new Map(jobs.map((j) => [j.id, j.status])));
-    await writePodDecisions(c, decisions.filter((d) => podIds.has(d.jobId)));
+      const reservations: ActiveReservation[] = live.rows.map((r) => ({
+        id: r.id,
+        tenantId: r.tenant_id,
+        startsAt: Number(r.starts_ms),
+        endsAt: Number(r.ends_ms),
+      }));
+      const jobs: QueuedJob[] = queue.rows.map((j) => ({
+        id: j.id,
+        tenantId: j.tenant_id,
+        gpuCount: j.gpu_count,
+        gpuType: j.gpu_type,
+        clusterId: j.cluster_id,
+        needsContainers: j.needs_containers,
+        priority: j.priority,
+        submittedAt: Number(j.submitted_ms),
+        durationS: j.duration_s,
+        status: j.status,
+        reservationId: j.reservation_id,
+      }));
+      const decisions = place({
+        now: Date.now(),
+        nodes: groupFreeNodes(free, bookings),
+        queue: [...jobs, ...pods],
+        tenants,
+        running: running.rows.map((r) => ({
+          gpuType: r.gpu_type,
+          clusterId: r.cluster_id,
+          containers: r.containers,
+          gpuCount: r.gpu_count,
+          endsAt: r.ends_ms === null ? null : Number(r.ends_ms),
+        })),
+        capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpus: r.gpus })),
+        reservations,
+      });
+      const podIds = new Set(pods.map((p) => p.id));
+      await writeDecisions(
+        c,
+        decisions.filter((d) => !podIds.has(d.jobId)),
+        new Map(jobs.map((j) => [j.id, j.status])),
+      );
+      await writePodDecisions(
+        c,
+        decisions.filter((d) => podIds.has(d.jobId)),
+      );
 
-    const placed = decisions.filter((d) => d.outcome === "placed").length;
-    const blocked = decisions.filter((d) => d.outcome === "blocked_quota").length;
-    const durationMs = Math.round(performance.now() - started);
-    const log = await c.query<{ id: string }>(
-      `INSERT INTO scheduler_logs (trigger, considered, placed, blocked, duration_ms, decisions) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text`,
-      [trigger, decisions.length, placed, blocked, durationMs, JSON.stringify(summarise(decisions))],
-    );
-    return { id: log.rows[0]!.id, considered: decisions.length, placed, blocked, duration_ms: durationMs };
-  }, { lock: "scheduler" });
+      const placed = decisions.filter((d) => d.outcome === "placed").length;
+      const blocked = decisions.filter((d) => d.outcome === "blocked_quota").length;
+      const durationMs = Math.round(performance.now() - started);
+      const log = await c.query<{ id: string }>(
+        `INSERT INTO scheduler_logs (trigger, considered, placed, blocked, duration_ms, decisions) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text`,
+        [trigger, decisions.length, placed, blocked, durationMs, JSON.stringify(summarise(decisions))],
+      );
+      return { id: log.rows[0]!.id, considered: decisions.length, placed, blocked, duration_ms: durationMs };
+    },
+    { lock: "scheduler" },
+  );
 }
 
 async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: Map<string, "queued" | "blocked">) {
@@ -174,7 +210,10 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
     );
     if (started.rowCount !== placed.length) throw new CycleConflict();
     const allocations = GPU_JOBS.bind(gpus);
-    await c.query(`UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM ${allocations.sql} WHERE g.id = x.gpu_id`, allocations.values);
+    await c.query(
+      `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM ${allocations.sql} WHERE g.id = x.gpu_id`,
+      allocations.values,
+    );
     // each attempt's placement, with its fence (what the node's reports, logs and telemetry are keyed
     // by) and the reservation it runs in, if any (that time is the reservation's, not billed again)
     const placements = PLACEMENTS.bindRows(placed, { job_id: (d) => d.jobId, reservation_id: (d) => d.reservationId ?? null });
@@ -234,7 +273,11 @@ async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: M
 
 /** What the log keeps of a cycle's decisions: counts by outcome and the first few, with reasons. */
 function summarise(decisions: Decision[]) {
-  return decisions.slice(0, LOGGED_DECISIONS).map((d) =>
-    d.outcome === "placed" ? { job_id: d.jobId, outcome: d.outcome, gpus: d.gpuIds.length, nodes: d.nodeIds.length } : { job_id: d.jobId, outcome: d.outcome, reason: d.reason },
-  );
+  return decisions
+    .slice(0, LOGGED_DECISIONS)
+    .map((d) =>
+      d.outcome === "placed"
+        ? { job_id: d.jobId, outcome: d.outcome, gpus: d.gpuIds.length, nodes: d.nodeIds.length }
+        : { job_id: d.jobId, outcome: d.outcome, reason: d.reason },
+    );
 }

@@ -176,7 +176,11 @@ function saltedKey(salt: string, id: string): string {
  * The fewest groups that cover `need`: while no single group covers what is left, the largest;
  * then the smallest group that covers the rest. Ties go to the smaller key, so picks are stable.
  */
-export function greedy<G extends { id: string; cap: number }>(groups: readonly G[], need: number, key?: Key): Array<{ group: G; take: number }> {
+export function greedy<G extends { id: string; cap: number }>(
+  groups: readonly G[],
+  need: number,
+  key?: Key,
+): Array<{ group: G; take: number }> {
   const keyed = key ? new Map(groups.map((g) => [g, key(g.id)])) : null;
   const k = (g: G) => (keyed ? keyed.get(g)! : g.id);
   const pool = groups.filter((g) => g.cap > 0).sort((a, b) => b.cap - a.cap || (k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0));

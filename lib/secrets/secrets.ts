@@ -16,7 +16,11 @@ function owner(p: Principal): string {
 }
 
 export async function listSecrets(p: Principal) {
-  return db().tenantSecret.findMany({ where: { tenantId: owner(p) }, orderBy: { name: "asc" }, select: { name: true, createdAt: true, updatedAt: true } });
+  return db().tenantSecret.findMany({
+    where: { tenantId: owner(p) },
+    orderBy: { name: "asc" },
+    select: { name: true, createdAt: true, updatedAt: true },
+  });
 }
 
 export async function putSecret(actor: Actor, name: string, value: string) {
@@ -29,7 +33,13 @@ export async function putSecret(actor: Actor, name: string, value: string) {
       update: { ciphertext: seal(value) },
       select: { name: true, createdAt: true, updatedAt: true },
     });
-    await recordAudit(tx, actor, { action: existed ? "secret.replaced" : "secret.created", targetType: "secret", targetId: name, tenantId: t, details: { name } });
+    await recordAudit(tx, actor, {
+      action: existed ? "secret.replaced" : "secret.created",
+      targetType: "secret",
+      targetId: name,
+      tenantId: t,
+      details: { name },
+    });
     return { created: !existed, secret: row };
   });
 }

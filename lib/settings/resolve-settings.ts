@@ -36,7 +36,7 @@ export interface ResolvedSettings {
 export function resolveSettings(rows: SettingRow[], env: EnvDefaults, open: (key: SettingKey, sealed: string) => string): ResolvedSettings {
   const byKey = new Map(rows.map((r) => [r.key as SettingKey, r]));
   const unreadable: SettingKey[] = [];
-  const read = <T,>(key: SettingKey): T | undefined => {
+  const read = <T>(key: SettingKey): T | undefined => {
     const row = byKey.get(key);
     if (!row) return undefined;
     if (!SETTING_KEYS[key].secret) return (row.value ?? undefined) as T | undefined;
@@ -56,7 +56,8 @@ export function resolveSettings(rows: SettingRow[], env: EnvDefaults, open: (key
     windowS: read<number>("remediation.window_s"),
     bank: read<BankDetails>("billing.bank_details"),
   };
-  const source = (key: SettingKey, own: unknown, envValue: unknown): Source => (own !== undefined ? "console" : env.set[key] ? "environment" : envValue === undefined ? "none" : "default");
+  const source = (key: SettingKey, own: unknown, envValue: unknown): Source =>
+    own !== undefined ? "console" : env.set[key] ? "environment" : envValue === undefined ? "none" : "default";
   return {
     notifications: {
       smtpUrl: values.smtpUrl ?? env.smtpUrl,

@@ -20,20 +20,39 @@ const emailList = z
   .string()
   .trim()
   .max(2000)
-  .transform((v) => v.split(/[,\s]+/).map((x) => x.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(/[,\s]+/)
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.email("Each recipient must be an email address")).max(50));
 
 /** `undefined`: leave as it is; `null`: remove the console's value (back to the environment's). */
 export const notificationSettingsBody = z.strictObject({
-  smtp_url: z.string().trim().regex(/^smtps?:\/\/[^\s]+$/, "An smtp:// or smtps:// address, e.g. smtp://user:password@mail.example.com:587").max(2000).nullable().optional(),
+  smtp_url: z
+    .string()
+    .trim()
+    .regex(/^smtps?:\/\/[^\s]+$/, "An smtp:// or smtps:// address, e.g. smtp://user:password@mail.example.com:587")
+    .max(2000)
+    .nullable()
+    .optional(),
   email_from: z.string().trim().min(3).max(200).nullable().optional(),
   email_to: emailList.nullable().optional(),
-  webhook_url: z.url({ protocol: /^https?$/, error: "A full http(s):// address" }).max(2000).nullable().optional(),
+  webhook_url: z
+    .url({ protocol: /^https?$/, error: "A full http(s):// address" })
+    .max(2000)
+    .nullable()
+    .optional(),
 });
 
 export const remediationSettingsBody = z.strictObject({
   cap: z.number({ error: "A whole number" }).int("A whole number").min(0, "0 or more (0: never quarantine automatically)").max(10_000),
-  window_s: z.number({ error: "A whole number of seconds" }).int("A whole number of seconds").min(60, "At least 60 seconds").max(7 * 86_400, "At most 7 days"),
+  window_s: z
+    .number({ error: "A whole number of seconds" })
+    .int("A whole number of seconds")
+    .min(60, "At least 60 seconds")
+    .max(7 * 86_400, "At most 7 days"),
 });
 
 export const bankDetailsBody = z.strictObject({

@@ -33,6 +33,13 @@ export async function sendTestNotification(actor: Actor): Promise<TestResult[]> 
       }
     }),
   );
-  await db().$transaction((tx) => recordAudit(tx, actor, { action: "settings.test_notification_sent", targetType: "settings", targetId: "notifications", details: { results: results.map((r) => ({ channel: r.channel, ok: r.ok, ...(r.error ? { error: r.error } : {}) })) } }));
+  await db().$transaction((tx) =>
+    recordAudit(tx, actor, {
+      action: "settings.test_notification_sent",
+      targetType: "settings",
+      targetId: "notifications",
+      details: { results: results.map((r) => ({ channel: r.channel, ok: r.ok, ...(r.error ? { error: r.error } : {}) })) },
+    }),
+  );
   return results;
 }

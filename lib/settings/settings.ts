@@ -60,7 +60,8 @@ async function load() {
       return openSecret(key, name, sealed);
     },
   );
-  if (resolved.unreadable.length) logger.warn("stored settings secrets cannot be read with this key; the environment's values apply", { keys: resolved.unreadable });
+  if (resolved.unreadable.length)
+    logger.warn("stored settings secrets cannot be read with this key; the environment's values apply", { keys: resolved.unreadable });
   return { rows, resolved };
 }
 
@@ -75,8 +76,16 @@ export async function settingsView(): Promise<SettingsView> {
   return {
     encryption: settingsKey() !== null,
     stripe: Boolean(env().STRIPE_SECRET_KEY),
-    smtp: { source: r.sources["notifications.smtp_url"], host: secretHost(r.notifications.smtpUrl), unreadable: r.unreadable.includes("notifications.smtp_url") },
-    webhook: { source: r.sources["notifications.webhook_url"], host: secretHost(r.notifications.webhookUrl), unreadable: r.unreadable.includes("notifications.webhook_url") },
+    smtp: {
+      source: r.sources["notifications.smtp_url"],
+      host: secretHost(r.notifications.smtpUrl),
+      unreadable: r.unreadable.includes("notifications.smtp_url"),
+    },
+    webhook: {
+      source: r.sources["notifications.webhook_url"],
+      host: secretHost(r.notifications.webhookUrl),
+      unreadable: r.unreadable.includes("notifications.webhook_url"),
+    },
     emailFrom: { value: r.notifications.emailFrom, source: r.sources["notifications.email_from"] },
     emailTo: { value: r.notifications.emailTo, source: r.sources["notifications.email_to"] },
     cap: { value: r.remediation.cap, source: r.sources["remediation.cap"] },

@@ -20,7 +20,13 @@ export async function updateSettings(actor: Actor, changes: Partial<Record<Setti
   const key = settingsKey();
   for (const [name, value] of entries) {
     if (SETTING_KEYS[name].secret && value !== null && !key) {
-      throw validationFailed([{ path: name.split(".")[1]!, message: "This installation has no key to encrypt secrets with: set SETTINGS_ENCRYPTION_KEY at deploy time, or set this in the environment" }]);
+      throw validationFailed([
+        {
+          path: name.split(".")[1]!,
+          message:
+            "This installation has no key to encrypt secrets with: set SETTINGS_ENCRYPTION_KEY at deploy time, or set this in the environment",
+        },
+      ]);
     }
   }
   const by = actor.principal.label;
@@ -31,15 +37,25 @@ export async function updateSettings(actor: Actor, changes: Partial<Record<Setti
         continue;
       }
       const data = SETTING_KEYS[name].secret
-        ? { value: undefined, secretCiphertext: sealSecret(key!, name, typeof value === "string" ? value : JSON.stringify(value)), updatedBy: by, updatedAt: new Date() }
+        ? {
+            value: undefined,
+            secretCiphertext: sealSecret(key!, name, typeof value === "string" ? value : JSON.stringify(value)),
+            updatedBy: by,
+            updatedAt: new Date(),
+          }
         : { value, secretCiphertext: null, updatedBy: by, updatedAt: new Date() };
       await tx.platformSetting.upsert({ where: { key: name }, create: { key: name, ...data }, update: data });
     }
     await recordAudit(tx, actor, {
       action: "settings.updated",
       targetType: "settings",
-      targetId: entries.map(([k]) => k.split(".")[0]).filter((v, i, a) => a.indexOf(v) === i).join(","),
-      details: Object.fromEntries(entries.map(([k, v]) => [k, v === null ? "removed (environment applies)" : SETTING_KEYS[k].secret ? "set (encrypted)" : v])),
+      targetId: entries
+        .map(([k]) => k.split(".")[0])
+        .filter((v, i, a) => a.indexOf(v) === i)
+        .join(","),
+      details: Object.fromEntries(
+        entries.map(([k, v]) => [k, v === null ? "removed (environment applies)" : SETTING_KEYS[k].secret ? "set (encrypted)" : v]),
+      ),
     });
   });
   return { changed: entries.map(([k]) => k) };

@@ -10,7 +10,13 @@ export async function createTenant(actor: Actor, input: CreateTenantInput) {
   try {
     return await db().$transaction(async (tx) => {
       const tenant = await tx.tenant.create({
-        data: { name: input.name, gpuQuota: input.gpu_quota, billingEmail: input.billing_email ?? null, billingMode: input.billing_mode ?? "invoice", maxPriority: input.max_priority ?? 1 },
+        data: {
+          name: input.name,
+          gpuQuota: input.gpu_quota,
+          billingEmail: input.billing_email ?? null,
+          billingMode: input.billing_mode ?? "invoice",
+          maxPriority: input.max_priority ?? 1,
+        },
         select: tenantSelect,
       });
       await recordAudit(tx, actor, {

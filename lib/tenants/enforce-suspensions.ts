@@ -14,7 +14,11 @@ export async function enforceSuspensions() {
     const rows = await run(c, SUSPENDED_TENANTS_WITH_WORK);
     if (rows.length === 0) return { tenants: 0, jobs_cancelled: 0, jobs_blocked: 0, replicas_stopped: 0 };
     await lockForTransaction(c, "scheduler");
-    const out = await stopTenantWork(c, rows.map((r) => r.id), "suspension sweep");
+    const out = await stopTenantWork(
+      c,
+      rows.map((r) => r.id),
+      "suspension sweep",
+    );
     return { tenants: rows.length, ...out };
   });
 }

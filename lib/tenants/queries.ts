@@ -17,10 +17,7 @@ export async function getTenantOrThrow(principal: Principal, id: string) {
   return tenant;
 }
 
-export async function listTenants(
-  principal: Principal,
-  opts: { limit: number; cursor?: string; status?: "active" | "suspended" },
-) {
+export async function listTenants(principal: Principal, opts: { limit: number; cursor?: string; status?: "active" | "suspended" }) {
   const scope = tenantScope(principal);
   const rows = await db().tenant.findMany({
     where: {

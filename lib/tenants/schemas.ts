@@ -9,10 +9,21 @@ export const BILLING_MODES = ["invoice", "prepaid"] as const;
 const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 characters");
 const gpuQuota = z.number().int("Must be a whole number").min(0).max(1_000_000);
 const billingEmail = z.email("Must be an email address").max(254).toLowerCase();
-const maxPriority = z.number().int("Must be a whole number").min(1).max(10).meta({ description: "The best priority the tenant's work may use (1 = any; 3 = 3 to 10)" });
+const maxPriority = z
+  .number()
+  .int("Must be a whole number")
+  .min(1)
+  .max(10)
+  .meta({ description: "The best priority the tenant's work may use (1 = any; 3 = 3 to 10)" });
 
 export const createTenantBody = z
-  .strictObject({ name, gpu_quota: gpuQuota, billing_email: billingEmail.nullish(), billing_mode: z.enum(BILLING_MODES).default("invoice"), max_priority: maxPriority.optional() })
+  .strictObject({
+    name,
+    gpu_quota: gpuQuota,
+    billing_email: billingEmail.nullish(),
+    billing_mode: z.enum(BILLING_MODES).default("invoice"),
+    max_priority: maxPriority.optional(),
+  })
   .meta({ id: "CreateTenant", example: { name: "Acme Research", gpu_quota: 64, billing_email: "finance@acme.test" } });
 
 export const updateTenantBody = z

@@ -16,11 +16,21 @@ const SUSPENDED_REASON = "Your organisation is suspended; this job runs again on
  */
 export async function stopTenantWork(c: SqlClient, tenantIds: string[], actor: string) {
   if (tenantIds.length === 0) return { jobs_cancelled: 0, jobs_blocked: 0, replicas_stopped: 0, pods_stopped: 0 };
-  const cancelled = await stopRunningJobs(c, tenantIds, { error: "Stopped: the organisation was suspended", reason: "tenant suspended", actor });
+  const cancelled = await stopRunningJobs(c, tenantIds, {
+    error: "Stopped: the organisation was suspended",
+    reason: "tenant suspended",
+    actor,
+  });
   const blocked = await run(c, BLOCK_SUSPENDED_JOBS, [tenantIds, SUSPENDED_REASON, actor]);
   const replicas = await run(c, LOCK_LIVE_REPLICAS, [tenantIds]);
-  const stopped = await stopReplicas(c, replicas.map((r) => ({ id: r.id, reason: "tenant suspended" })));
-  const pods = await stopTenantPods(c, tenantIds, { reason: "Stopped: the organisation was suspended; start it again once it is reactivated", actor });
+  const stopped = await stopReplicas(
+    c,
+    replicas.map((r) => ({ id: r.id, reason: "tenant suspended" })),
+  );
+  const pods = await stopTenantPods(c, tenantIds, {
+    reason: "Stopped: the organisation was suspended; start it again once it is reactivated",
+    actor,
+  });
   return { jobs_cancelled: cancelled.length, jobs_blocked: blocked.length, replicas_stopped: stopped, pods_stopped: pods.length };
 }
 

@@ -53,7 +53,10 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
           : await resumeTenantWork(tx, id, actor.principal.label);
       const reprioritised =
         input.max_priority && input.max_priority > before.maxPriority
-          ? await tx.job.updateMany({ where: { tenantId: id, status: { in: ["queued", "blocked"] }, priority: { lt: input.max_priority } }, data: { priority: input.max_priority } })
+          ? await tx.job.updateMany({
+              where: { tenantId: id, status: { in: ["queued", "blocked"] }, priority: { lt: input.max_priority } },
+              data: { priority: input.max_priority },
+            })
           : { count: 0 };
       const action = statusChanged ? (input.status === "suspended" ? "tenant.suspended" : "tenant.reactivated") : "tenant.updated";
       await recordAudit(tx, actor, {

@@ -12,7 +12,15 @@ export async function principalForUserId(userId: string, sessionVersion: number)
   if (!isUuid(userId)) return null;
   const user = await db().user.findUnique({
     where: { id: userId },
-    select: { id: true, email: true, role: true, tenantId: true, disabledAt: true, sessionVersion: true, tenant: { select: { status: true } } },
+    select: {
+      id: true,
+      email: true,
+      role: true,
+      tenantId: true,
+      disabledAt: true,
+      sessionVersion: true,
+      tenant: { select: { status: true } },
+    },
   });
   if (!user || user.disabledAt || user.sessionVersion !== sessionVersion) return null;
   if (user.role === "operator") return { kind: "operator", userId: user.id, label: user.email };

@@ -20,5 +20,10 @@ export async function listUsers(principal: Principal, opts: { limit: number; cur
 
 /** The admins of a tenant, for "ask an admin" (names and emails, active ones only). */
 export async function tenantAdmins(tenantId: string) {
-  return db().user.findMany({ where: { tenantId, role: "tenant_admin", disabledAt: null }, orderBy: { name: "asc" }, take: 10, select: { name: true, email: true } });
+  return db().user.findMany({
+    where: { tenantId, role: "tenant_admin", disabledAt: null },
+    orderBy: { name: "asc" },
+    take: 10,
+    select: { name: true, email: true },
+  });
 }

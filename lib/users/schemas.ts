@@ -7,10 +7,7 @@ export const USER_ROLES = ["operator", "tenant_admin", "tenant_member"] as const
 /** The roles inside a tenant (a tenant key carries one: its creator's at most). */
 export const TENANT_ROLES = ["tenant_admin", "tenant_member"] as const;
 
-const password = z
-  .string()
-  .min(MIN_PASSWORD_LENGTH, `At least ${MIN_PASSWORD_LENGTH} characters`)
-  .max(200, "At most 200 characters");
+const password = z.string().min(MIN_PASSWORD_LENGTH, `At least ${MIN_PASSWORD_LENGTH} characters`).max(200, "At most 200 characters");
 
 export const createUserBody = z
   .strictObject({

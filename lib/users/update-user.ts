@@ -62,9 +62,13 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
     }
     const disabling = input.disabled === true && before.disabledAt === null;
     const demoting = input.role === "tenant_member" && before.role === "tenant_admin";
-    const keysBefore = disabling || demoting
-      ? await tx.apiKey.findMany({ where: { createdByUserId: id, revokedAt: null }, select: { id: true, name: true, prefix: true, scope: true, tenantId: true, tenantRole: true } })
-      : [];
+    const keysBefore =
+      disabling || demoting
+        ? await tx.apiKey.findMany({
+            where: { createdByUserId: id, revokedAt: null },
+            select: { id: true, name: true, prefix: true, scope: true, tenantId: true, tenantRole: true },
+          })
+        : [];
     const user = await tx.user.update({
       where: { id },
       data: {
@@ -84,7 +88,13 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
         targetType: "api_key",
         targetId: k.id,
         tenantId: k.tenantId,
-        details: { name: k.name, prefix: k.prefix, scope: k.scope, reason: disabling ? `its creator ${before.email} was disabled` : `its creator ${before.email} is now a tenant member`, ...(disabling ? {} : { tenant_role: "tenant_member" }) },
+        details: {
+          name: k.name,
+          prefix: k.prefix,
+          scope: k.scope,
+          reason: disabling ? `its creator ${before.email} was disabled` : `its creator ${before.email} is now a tenant member`,
+          ...(disabling ? {} : { tenant_role: "tenant_member" }),
+        },
       });
     }
     const { password: _omit, current_password: _omitCurrent, ...visible } = input;
@@ -93,7 +103,10 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
       targetType: "user",
       targetId: id,
       tenantId: before.tenantId,
-      details: { changes: { ...visible, ...(passwordHash ? { password: "reset" } : {}) }, ...(passwordHash || disabling || demoting ? { sessions_ended: true } : {}) },
+      details: {
+        changes: { ...visible, ...(passwordHash ? { password: "reset" } : {}) },
+        ...(passwordHash || disabling || demoting ? { sessions_ended: true } : {}),
+      },
     });
     return { user, revoked: disabling ? keysBefore.length : 0 };
   });

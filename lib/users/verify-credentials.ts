@@ -1,7 +1,17 @@
 import "server-only";
 import { verifyPassword } from "@/lib/auth/password";
 import { createHash } from "node:crypto";
-import { ACCOUNT_POLICY, ADDRESS_POLICY, KNOWN_PAIR_MS, PAIR_POLICY, admit, afterSuccess, isKnownPair, type ThrottlePolicy, type ThrottleState } from "@/lib/auth/sign-in-throttle";
+import {
+  ACCOUNT_POLICY,
+  ADDRESS_POLICY,
+  KNOWN_PAIR_MS,
+  PAIR_POLICY,
+  admit,
+  afterSuccess,
+  isKnownPair,
+  type ThrottlePolicy,
+  type ThrottleState,
+} from "@/lib/auth/sign-in-throttle";
 import { db, type Tx } from "@/lib/db/client";
 import { run, runCount, runOne, type RowOf } from "@/lib/db/statement";
 import { addressScope } from "@/lib/http/client-address";
@@ -31,7 +41,17 @@ export async function verifyCredentials(emailRaw: string, password: string, addr
 
   const user = await db().user.findUnique({
     where: { email },
-    select: { id: true, email: true, name: true, role: true, tenantId: true, passwordHash: true, disabledAt: true, sessionVersion: true, tenant: { select: { status: true } } },
+    select: {
+      id: true,
+      email: true,
+      name: true,
+      role: true,
+      tenantId: true,
+      passwordHash: true,
+      disabledAt: true,
+      sessionVersion: true,
+      tenant: { select: { status: true } },
+    },
   });
   // the demo's published accounts sign in only in demo mode, whatever database they ended up in
   const usable = user && (env().DEMO_MODE || !DEMO_EMAILS.has(email)) ? user : null;
@@ -40,7 +60,17 @@ export async function verifyCredentials(emailRaw: string, password: string, addr
   await giveBack(keys);
   if (usable.disabledAt || (usable.tenant && usable.tenant.status !== "active")) return { ok: false, reason: "disabled" };
   await db().user.update({ where: { id: usable.id }, data: { lastLoginAt: new Date() } });
-  return { ok: true, user: { id: usable.id, email: usable.email, name: usable.name, role: usable.role, tenantId: usable.tenantId, sessionVersion: usable.sessionVersion } };
+  return {
+    ok: true,
+    user: {
+      id: usable.id,
+      email: usable.email,
+      name: usable.name,
+      role: usable.role,
+      tenantId: usable.tenantId,
+      sessionVersion: usable.sessionVersion,
+    },
+  };
 }
 
 interface ThrottleKeys {
@@ -60,7 +90,11 @@ function throttleKeys(email: string, address: string): ThrottleKeys {
 }
 
 type Row = RowOf<typeof LOCK_THROTTLES>;
-const toState = (r: Row): ThrottleState => ({ failures: r.failures, blockedUntil: r.blocked_until?.getTime() ?? null, lastFailureAt: r.last_failure_at?.getTime() ?? null });
+const toState = (r: Row): ThrottleState => ({
+  failures: r.failures,
+  blockedUntil: r.blocked_until?.getTime() ?? null,
+  lastFailureAt: r.last_failure_at?.getTime() ?? null,
+});
 
 async function lockRows(tx: Tx, keys: ThrottleKeys): Promise<Row[]> {
   // locked in key order, so two attempts never wait on each other crosswise
@@ -82,7 +116,11 @@ async function writeState(tx: Tx, key: string, next: ThrottleState, succeededAt?
  * is waiting out a back-off. A pair that signed in before leaves the per-account counter alone.
  */
 async function countAttempt(keys: ThrottleKeys): Promise<{ allowed: true } | { allowed: false; retryAfterMs: number }> {
-  const policies: Record<string, ThrottlePolicy> = { [keys.address]: ADDRESS_POLICY, [keys.account]: ACCOUNT_POLICY, [keys.pair]: PAIR_POLICY };
+  const policies: Record<string, ThrottlePolicy> = {
+    [keys.address]: ADDRESS_POLICY,
+    [keys.account]: ACCOUNT_POLICY,
+    [keys.pair]: PAIR_POLICY,
+  };
   return db().$transaction(async (tx) => {
     await run(tx, ENSURE_THROTTLES, [keys.address, keys.account, keys.pair]);
     const rows = await lockRows(tx, keys);

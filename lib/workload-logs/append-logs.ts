@@ -11,7 +11,10 @@ const MAX_FUTURE_MS = 5 * 60_000;
 /** The chunks to store ($4-$7). */
 const CHUNKS = columnSet({ seq: "int[]", stream: "text[]", text: "text[]", at: "timestamptz[]" });
 
-type Subject = { kind: "job"; jobId: string; attempt: number } | { kind: "replica"; replicaId: string } | { kind: "pod"; podId: string; attempt: number };
+type Subject =
+  | { kind: "job"; jobId: string; attempt: number }
+  | { kind: "replica"; replicaId: string }
+  | { kind: "pod"; podId: string; attempt: number };
 
 export interface AppendLogsResult {
   accepted: number;
@@ -46,12 +49,20 @@ export async function appendJobLogs(p: AgentPrincipal, jobId: string, input: App
       throw known.length ? staleReport() : notFound("Job");
     }
     if (!placement.latest) throw staleReport("The job has been placed again since; this placement's log is closed");
-    return storeChunks(c, { kind: "job", jobId, attempt: input.attempt }, input.chunks, { logBytes: Number(placement.log_bytes), truncated: placement.log_truncated });
+    return storeChunks(c, { kind: "job", jobId, attempt: input.attempt }, input.chunks, {
+      logBytes: Number(placement.log_bytes),
+      truncated: placement.log_truncated,
+    });
   });
 }
 
 /** An endpoint replica's output chunks, from the agent of its node, while the replica is live. */
-export async function appendReplicaLogs(p: AgentPrincipal, endpointId: string, replicaId: string, input: AppendLogsInput): Promise<AppendLogsResult> {
+export async function appendReplicaLogs(
+  p: AgentPrincipal,
+  endpointId: string,
+  replicaId: string,
+  input: AppendLogsInput,
+): Promise<AppendLogsResult> {
   return inTransaction(async (c) => {
     const { rows } = await c.query<{ log_bytes: string; log_truncated: boolean; live: boolean; fence_ok: boolean }>(
       `SELECT r.log_bytes, r.log_truncated, r.status <> 'stopped' AS live, (r.fence = $3 AND $4 = 1) AS fence_ok
@@ -63,7 +74,10 @@ export async function appendReplicaLogs(p: AgentPrincipal, endpointId: string, r
     const replica = rows[0];
     if (!replica) throw notFound("Replica");
     if (!replica.fence_ok || !replica.live) throw staleReport();
-    return storeChunks(c, { kind: "replica", replicaId }, input.chunks, { logBytes: Number(replica.log_bytes), truncated: replica.log_truncated });
+    return storeChunks(c, { kind: "replica", replicaId }, input.chunks, {
+      logBytes: Number(replica.log_bytes),
+      truncated: replica.log_truncated,
+    });
   });
 }
 
@@ -91,7 +105,10 @@ export async function appendPodLogs(p: AgentPrincipal, podId: string, input: App
       throw known.length ? staleReport() : notFound("Pod");
     }
     if (!placement.current) throw staleReport("The pod has been placed again since; this placement's log is closed");
-    return storeChunks(c, { kind: "pod", podId, attempt: input.attempt }, input.chunks, { logBytes: Number(placement.log_bytes), truncated: placement.log_truncated });
+    return storeChunks(c, { kind: "pod", podId, attempt: input.attempt }, input.chunks, {
+      logBytes: Number(placement.log_bytes),
+      truncated: placement.log_truncated,
+    });
   });
 }
 
@@ -103,11 +120,25 @@ export function truncationMarker(capBytes: number): string {
  * Writes the chunks not stored yet, in seq order, until the run's cap: the first chunk that would
  * pass it is stored as a truncation marker in its place, and the rest are acknowledged but dropped.
  */
-async function storeChunks(c: pg.PoolClient, subject: Subject, chunks: LogChunk[], state: { logBytes: number; truncated: boolean }): Promise<AppendLogsResult> {
+async function storeChunks(
+  c: pg.PoolClient,
+  subject: Subject,
+  chunks: LogChunk[],
+  state: { logBytes: number; truncated: boolean },
+): Promise<AppendLogsResult> {
   if (state.truncated) return { accepted: chunks.length, stored: 0, truncated: true };
-  const where = subject.kind === "job" ? `job_id = $1 AND attempt = $2` : subject.kind === "pod" ? `pod_id = $1 AND attempt = $2` : `replica_id = $1`;
-  const key = subject.kind === "job" ? [subject.jobId, subject.attempt] : subject.kind === "pod" ? [subject.podId, subject.attempt] : [subject.replicaId];
-  const { rows: existing } = await c.query<{ seq: number }>(`SELECT seq FROM workload_logs WHERE ${where} AND seq = ANY($${key.length + 1}::int[])`, [...key, chunks.map((x) => x.seq)]);
+  const where =
+    subject.kind === "job" ? `job_id = $1 AND attempt = $2` : subject.kind === "pod" ? `pod_id = $1 AND attempt = $2` : `replica_id = $1`;
+  const key =
+    subject.kind === "job"
+      ? [subject.jobId, subject.attempt]
+      : subject.kind === "pod"
+        ? [subject.podId, subject.attempt]
+        : [subject.replicaId];
+  const { rows: existing } = await c.query<{ seq: number }>(
+    `SELECT seq FROM workload_logs WHERE ${where} AND seq = ANY($${key.length + 1}::int[])`,
+    [...key, chunks.map((x) => x.seq)],
+  );
   const known = new Set(existing.map((r) => r.seq));
   const cap = env().WORKLOAD_LOG_MAX_BYTES;
   const now = Date.now();
@@ -128,8 +159,16 @@ async function storeChunks(c: pg.PoolClient, subject: Subject, chunks: LogChunk[
   }
   if (rows.length === 0) return { accepted: chunks.length, stored: 0, truncated: false };
   const conflict =
-    subject.kind === "job" ? `(job_id, attempt, seq) WHERE job_id IS NOT NULL` : subject.kind === "pod" ? `(pod_id, attempt, seq) WHERE pod_id IS NOT NULL` : `(replica_id, seq) WHERE replica_id IS NOT NULL`;
-  const chunkRows = CHUNKS.bindRows(rows, { seq: (r) => r.seq, stream: (r) => r.stream, text: (r) => r.text, at: (r) => r.at.toISOString() }, 4);
+    subject.kind === "job"
+      ? `(job_id, attempt, seq) WHERE job_id IS NOT NULL`
+      : subject.kind === "pod"
+        ? `(pod_id, attempt, seq) WHERE pod_id IS NOT NULL`
+        : `(replica_id, seq) WHERE replica_id IS NOT NULL`;
+  const chunkRows = CHUNKS.bindRows(
+    rows,
+    { seq: (r) => r.seq, stream: (r) => r.stream, text: (r) => r.text, at: (r) => r.at.toISOString() },
+    4,
+  );
   const inserted = await c.query<{ seq: number }>(
     `INSERT INTO workload_logs (job_id, attempt, replica_id, pod_id, seq, stream, text, at)
      SELECT $1::uuid, $2::int, $3::uuid, $8::uuid, x.seq, x.stream, x.text, x.at FROM ${chunkRows.sql}

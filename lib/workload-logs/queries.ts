@@ -51,12 +51,20 @@ async function readWindow(subject: { where: string; key: unknown[] }, q: Window)
           true,
         )
       : withinBudget(
-          (await pool().query<LogRow>(`SELECT seq, stream, text, at FROM workload_logs WHERE ${subject.where} AND seq > $${n + 1} ORDER BY seq LIMIT $${n + 2}`, [...subject.key, q.after_seq ?? -1, q.limit])).rows,
+          (
+            await pool().query<LogRow>(
+              `SELECT seq, stream, text, at FROM workload_logs WHERE ${subject.where} AND seq > $${n + 1} ORDER BY seq LIMIT $${n + 2}`,
+              [...subject.key, q.after_seq ?? -1, q.limit],
+            )
+          ).rows,
           false,
         );
   const first = rows[0]?.seq;
   const earlier =
-    first === undefined ? false : (await pool().query(`SELECT 1 FROM workload_logs WHERE ${subject.where} AND seq < $${n + 1} LIMIT 1`, [...subject.key, first])).rowCount! > 0;
+    first === undefined
+      ? false
+      : (await pool().query(`SELECT 1 FROM workload_logs WHERE ${subject.where} AND seq < $${n + 1} LIMIT 1`, [...subject.key, first]))
+          .rowCount! > 0;
   return {
     data: rows.map((r) => ({ seq: r.seq, stream: r.stream, text: r.text, at: r.at.toISOString() })),
     next_seq: rows.at(-1)?.seq ?? q.after_seq ?? null,

@@ -18,42 +18,78 @@ const logChunk = z.strictObject({
   seq: z.number().int("A whole number").min(0).max(2_147_483_647),
   stream: z.enum(WORKLOAD_STREAMS),
   // programs print NUL bytes now and then; the database's text cannot hold them: a replacement character shows where
-  text: z.string().max(MAX_CHUNK_CHARS, `At most ${MAX_CHUNK_CHARS} characters a chunk`).transform((t) => t.replaceAll("\u0000", "\uFFFD")),
+  text: z
+    .string()
+    .max(MAX_CHUNK_CHARS, `At most ${MAX_CHUNK_CHARS} characters a chunk`)
+    .transform((t) => t.replaceAll("\u0000", "\uFFFD")),
   at: isoTime.optional().meta({ description: "When the agent captured it (default: when it arrives)" }),
 });
 
 export const appendLogsBody = z
   .strictObject({
     ...placementRef,
-    chunks: z.array(logChunk).min(1, "At least one chunk").max(MAX_CHUNKS_PER_REQUEST, `At most ${MAX_CHUNKS_PER_REQUEST} chunks a request`),
+    chunks: z
+      .array(logChunk)
+      .min(1, "At least one chunk")
+      .max(MAX_CHUNKS_PER_REQUEST, `At most ${MAX_CHUNKS_PER_REQUEST} chunks a request`),
   })
   .superRefine((b, ctx) => {
     const seen = new Map<number, number>();
     b.chunks.forEach((c, i) => {
-      if (seen.has(c.seq)) ctx.addIssue({ code: "custom", path: ["chunks", i, "seq"], message: `Duplicate of chunks[${seen.get(c.seq)}].seq` });
+      if (seen.has(c.seq))
+        ctx.addIssue({ code: "custom", path: ["chunks", i, "seq"], message: `Duplicate of chunks[${seen.get(c.seq)}].seq` });
       seen.set(c.seq, i);
     });
   })
   .meta({
     id: "AppendLogs",
-    example: { attempt: 1, fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11", chunks: [{ seq: 0, stream: "stdout", text: "epoch 1/10 loss=2.31\n" }] },
+    example: {
+      attempt: 1,
+      fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11",
+      chunks: [{ seq: 0, stream: "stdout", text: "epoch 1/10 loss=2.31\n" }],
+    },
   });
 
 export const appendLogsReply = z.object({
-  accepted: z.number().meta({ description: "Chunks acknowledged (stored now, stored before, or dropped past the run's cap): do not resend them" }),
+  accepted: z
+    .number()
+    .meta({ description: "Chunks acknowledged (stored now, stored before, or dropped past the run's cap): do not resend them" }),
   stored: z.number(),
   truncated: z.boolean().meta({ description: "The run's log reached its cap; later output is dropped" }),
 });
 
 const logWindow = {
-  after_seq: z.coerce.number().int().min(-1).max(2_147_483_647).optional().meta({ description: "Only chunks after this seq (poll with the previous answer's next_seq)" }),
-  tail: z.coerce.number().int().min(1).max(500).optional().meta({ description: "The last N chunks (before before_seq, if given) instead of the first ones" }),
-  before_seq: z.coerce.number().int().min(0).max(2_147_483_647).optional().meta({ description: "With tail: only chunks before this seq (to read further back)" }),
+  after_seq: z.coerce
+    .number()
+    .int()
+    .min(-1)
+    .max(2_147_483_647)
+    .optional()
+    .meta({ description: "Only chunks after this seq (poll with the previous answer's next_seq)" }),
+  tail: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .optional()
+    .meta({ description: "The last N chunks (before before_seq, if given) instead of the first ones" }),
+  before_seq: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2_147_483_647)
+    .optional()
+    .meta({ description: "With tail: only chunks before this seq (to read further back)" }),
   limit: z.coerce.number().int().min(1).max(500).default(200),
 };
 
 const oneWindow = (q: { after_seq?: number; tail?: number; before_seq?: number }, ctx: z.RefinementCtx) => {
-  if (q.tail !== undefined && q.after_seq !== undefined) ctx.addIssue({ code: "custom", path: ["tail"], message: "Either tail (the end of the log) or after_seq (onwards from a chunk), not both" });
+  if (q.tail !== undefined && q.after_seq !== undefined)
+    ctx.addIssue({
+      code: "custom",
+      path: ["tail"],
+      message: "Either tail (the end of the log) or after_seq (onwards from a chunk), not both",
+    });
   if (q.before_seq !== undefined && q.tail === undefined) ctx.addIssue({ code: "custom", path: ["before_seq"], message: "Only with tail" });
 };
 

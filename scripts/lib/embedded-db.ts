@@ -93,15 +93,17 @@ export async function startEmbeddedDatabase(options: {
   mkdirSync(path.dirname(dataDir), { recursive: true });
   accessSync(path.dirname(dataDir), constants.W_OK);
 
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", path.join(repoRoot, "scripts", "db-server.ts")],
-    {
-      cwd: repoRoot,
-      stdio: ["ignore", "pipe", "inherit", "ipc"],
-      env: { ...process.env, PG_DATA_DIR: dataDir, PG_PORT: String(options.port), PG_FAST: options.fast ? "1" : "0", PG_EPHEMERAL: options.ephemeral ? "1" : "0" },
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "scripts", "db-server.ts")], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+    env: {
+      ...process.env,
+      PG_DATA_DIR: dataDir,
+      PG_PORT: String(options.port),
+      PG_FAST: options.fast ? "1" : "0",
+      PG_EPHEMERAL: options.ephemeral ? "1" : "0",
     },
-  );
+  });
 
   const serverUrl = await new Promise<string>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
@@ -141,7 +143,8 @@ export async function startEmbeddedDatabase(options: {
       await stop();
       rmSync(dataDir, { recursive: true, force: true });
       const parent = path.dirname(dataDir);
-      if (path.dirname(parent) === "/var/tmp" && path.basename(parent).startsWith("gpuforge-")) rmSync(parent, { recursive: true, force: true });
+      if (path.dirname(parent) === "/var/tmp" && path.basename(parent).startsWith("gpuforge-"))
+        rmSync(parent, { recursive: true, force: true });
     },
   };
 }

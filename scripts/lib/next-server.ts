@@ -24,7 +24,11 @@ export function buildIsFresh(): boolean {
 }
 
 export function nextBuild(env: NodeJS.ProcessEnv): void {
-  const r = spawnSync(process.execPath, [nextBin, "build"], { cwd: repoRoot, stdio: "inherit", env: { ...env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const r = spawnSync(process.execPath, [nextBin, "build"], {
+    cwd: repoRoot,
+    stdio: "inherit",
+    env: { ...env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (r.status !== 0) throw new Error(`next build failed (exit ${r.status})`);
 }
 
@@ -33,13 +37,29 @@ export function nextBuild(env: NodeJS.ProcessEnv): void {
  * server) in its own process group: killing only the parent could leave a child holding the port,
  * so stop() signals the whole group.
  */
-export function startNext(opts: { port: number; dev?: boolean; env: NodeJS.ProcessEnv; quiet?: boolean; onStderrLine?: (line: string) => void }) {
-  return startServerGroup(["--import", "tsx", serveScript, ...(opts.dev ? ["--dev"] : []), "-p", String(opts.port), "-H", "127.0.0.1"], { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" }, opts.quiet, opts.onStderrLine);
+export function startNext(opts: {
+  port: number;
+  dev?: boolean;
+  env: NodeJS.ProcessEnv;
+  quiet?: boolean;
+  onStderrLine?: (line: string) => void;
+}) {
+  return startServerGroup(
+    ["--import", "tsx", serveScript, ...(opts.dev ? ["--dev"] : []), "-p", String(opts.port), "-H", "127.0.0.1"],
+    { ...opts.env, NEXT_TELEMETRY_DISABLED: "1" },
+    opts.quiet,
+    opts.onStderrLine,
+  );
 }
 
 /** Starts the agents' ingest server (scripts/ingest-server.ts) on `port`, in its own process group like the app. */
 export function startIngestServer(opts: { port: number; env: NodeJS.ProcessEnv; quiet?: boolean; onStderrLine?: (line: string) => void }) {
-  return startServerGroup(["--import", "tsx", "--conditions=react-server", ingestScript], { ...opts.env, INGEST_PORT: String(opts.port) }, opts.quiet, opts.onStderrLine);
+  return startServerGroup(
+    ["--import", "tsx", "--conditions=react-server", ingestScript],
+    { ...opts.env, INGEST_PORT: String(opts.port) },
+    opts.quiet,
+    opts.onStderrLine,
+  );
 }
 
 export type ServerGroup = ReturnType<typeof startServerGroup>;
@@ -47,7 +67,12 @@ export type ServerGroup = ReturnType<typeof startServerGroup>;
 /** onStderrLine: hears each line the server writes to stderr, which still goes on to ours. */
 function startServerGroup(args: string[], env: NodeJS.ProcessEnv, quiet = false, onStderrLine?: (line: string) => void) {
   const stderr = onStderrLine ? "pipe" : "inherit";
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, detached: true, stdio: [quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit", stderr], env });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    detached: true,
+    stdio: [quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit", stderr],
+    env,
+  });
   if (onStderrLine && child.stderr) {
     child.stderr.pipe(process.stderr, { end: false });
     readline.createInterface({ input: child.stderr }).on("line", onStderrLine);

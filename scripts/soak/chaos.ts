@@ -8,7 +8,17 @@ import type { startSimulator } from "../../agent/src/simulator";
 import { FATAL_XIDS, XID_POLICY } from "../../lib/fleet/xid-policy";
 import type { ManagedServer, Topology } from "./topology";
 
-export const CHAOS_KINDS = ["xid_fatal", "xid_benign", "overheat", "silent_node", "partition", "agent_restart", "app_kill", "ingest_kill", "db_restart"] as const;
+export const CHAOS_KINDS = [
+  "xid_fatal",
+  "xid_benign",
+  "overheat",
+  "silent_node",
+  "partition",
+  "agent_restart",
+  "app_kill",
+  "ingest_kill",
+  "db_restart",
+] as const;
 export type ChaosKind = (typeof CHAOS_KINDS)[number];
 
 /**
@@ -95,7 +105,14 @@ export function startChaos(opts: {
   /** A reachable node not under another fault; for hardware faults one that runs work, when there is such a node. */
   const pickNode = (busyOnly: boolean) => {
     const now = Date.now();
-    const free = sim.nodes.filter((n) => n.id && !n.silent && !n.partitioned && (activeUntil.get(n.hostname) ?? 0) < now && now - (lastFaultAt.get(n.hostname) ?? 0) > cooldownMs);
+    const free = sim.nodes.filter(
+      (n) =>
+        n.id &&
+        !n.silent &&
+        !n.partitioned &&
+        (activeUntil.get(n.hostname) ?? 0) < now &&
+        now - (lastFaultAt.get(n.hostname) ?? 0) > cooldownMs,
+    );
     const working = free.filter((n) => n.jobs.size > 0);
     const pool = busyOnly && working.length ? working : free;
     return pool.length ? pool[Math.floor(rng() * pool.length)]! : undefined;
@@ -198,7 +215,11 @@ export function startChaos(opts: {
       firstSeen.set(id, seen);
       if (now - seen < afterMs) continue;
       // a node left in service with a bad GPU is taken out first, then returned like the others
-      if (status === "available") await opts.operator.call("PATCH", `/api/nodes/${id}`, { status: "quarantined", reason: "soak operator: bad GPU after the remediation cap" });
+      if (status === "available")
+        await opts.operator.call("PATCH", `/api/nodes/${id}`, {
+          status: "quarantined",
+          reason: "soak operator: bad GPU after the remediation cap",
+        });
       sim.injectFault(node.hostname, "clear");
       await opts.operator.call("PATCH", `/api/nodes/${id}`, { status: "available", reason: "soak operator: inspected and repaired" });
       firstSeen.delete(id);

@@ -21,7 +21,10 @@ export interface ProcessFigures {
  * Samples the named processes every `everyMs`. A process's CPU is what its tree used while it ran,
  * summed over its lives (a killed app's last few seconds before the kill are not seen).
  */
-export function sampleProcesses(targets: () => Array<{ name: string; pid: number | undefined; tree: boolean; restarts?: number; unexpectedExits?: number }>, everyMs = 5_000) {
+export function sampleProcesses(
+  targets: () => Array<{ name: string; pid: number | undefined; tree: boolean; restarts?: number; unexpectedExits?: number }>,
+  everyMs = 5_000,
+) {
   const startedAt = Date.now();
   const cpuByRoot = new Map<string, Map<number, number>>();
   const rss = new Map<string, { max: number; last: number }>();
@@ -91,7 +94,9 @@ export async function chaosLatencies(pool: pg.Pool, from: number, to: number, ev
     [new Date(from), new Date(to)],
   );
   const faults = events.filter((e) => (e.kind === "xid_fatal" || e.kind === "overheat") && e.node_id);
-  const { rows: remediations } = await pool.query<{ node_id: string; outcome: string; at: Date }>(`SELECT node_id, outcome, created_at AS at FROM remediations ORDER BY created_at`);
+  const { rows: remediations } = await pool.query<{ node_id: string; outcome: string; at: Date }>(
+    `SELECT node_id, outcome, created_at AS at FROM remediations ORDER BY created_at`,
+  );
   const outcome = (e: ChaosEvent) => remediations.find((r) => r.node_id === e.node_id && r.at.getTime() >= e.at - 1_000);
   const of = (kind: ChaosEvent["kind"]) => {
     const list = faults.filter((e) => e.kind === kind).map((e) => ({ e, r: outcome(e) }));

@@ -16,25 +16,117 @@ export const OVERDUE_GRACE_MS = 120_000;
 /** replicas are moved off a node that left service by the reconciler (every 5 s) */
 const REPLICA_MOVE_GRACE_MS = 60_000;
 
-interface NodeRow { id: string; hostname: string; status: string; last_heartbeat_at: number | null }
-interface NodeEventRow { node_id: string; from_status: string; to_status: string; at: number }
-interface GpuRow { id: string; node_id: string; status: string; unhealthy_reason: string | null; last_xid: number | null; last_xid_at: number | null; allocated_job_id: string | null; allocated_replica_id: string | null }
-interface TenantRow { id: string; name: string; gpu_quota: number }
+interface NodeRow {
+  id: string;
+  hostname: string;
+  status: string;
+  last_heartbeat_at: number | null;
+}
+interface NodeEventRow {
+  node_id: string;
+  from_status: string;
+  to_status: string;
+  at: number;
+}
+interface GpuRow {
+  id: string;
+  node_id: string;
+  status: string;
+  unhealthy_reason: string | null;
+  last_xid: number | null;
+  last_xid_at: number | null;
+  allocated_job_id: string | null;
+  allocated_replica_id: string | null;
+}
+interface TenantRow {
+  id: string;
+  name: string;
+  gpu_quota: number;
+}
 interface JobRow {
-  id: string; tenant_id: string; status: string; duration_s: number | null; submitted_at: number;
-  pending_reason: string | null; block_reason: string | null;
+  id: string;
+  tenant_id: string;
+  status: string;
+  duration_s: number | null;
+  submitted_at: number;
+  pending_reason: string | null;
+  block_reason: string | null;
   last_event: { to_status: string; reason: string; at: number } | null;
 }
 /** reservation_id: the reservation the run is inside (paid by it, outside the quota); null on demand */
-interface PlacementRow { job_id: string; attempt: number; fence: string; gpu_ids: string[]; node_ids: string[]; started_at: number; ended_at: number | null; end_status: string | null; reservation_id: string | null }
-interface ReplicaRow { id: string; tenant_id: string; node_id: string | null; status: string; gpu_ids: string[]; started_at: number; stopped_at: number | null; reservation_id: string | null }
+interface PlacementRow {
+  job_id: string;
+  attempt: number;
+  fence: string;
+  gpu_ids: string[];
+  node_ids: string[];
+  started_at: number;
+  ended_at: number | null;
+  end_status: string | null;
+  reservation_id: string | null;
+}
+interface ReplicaRow {
+  id: string;
+  tenant_id: string;
+  node_id: string | null;
+  status: string;
+  gpu_ids: string[];
+  started_at: number;
+  stopped_at: number | null;
+  reservation_id: string | null;
+}
 /** A node a reservation holds for [starts_at, ends_at) (reservation_nodes); live = false: it never held anything. */
-interface HoldingRow { id: string; reservation_id: string; tenant_id: string; node_id: string; gpu_count: number; starts_at: number; ends_at: number; live: boolean; closed_at: number | null }
-interface UsageRow { id: string; job_id: string | null; replica_id: string | null; reservation_node_id: string | null; attempt: number; kind: string; settlement: string; gpu_count: number; started_at: number; ended_at: number; amount_cents: number; ledger_cents: number | null }
-interface InvoiceRow { id: string; number: number; amount_cents: number; lines_cents: number; usage_cents: number }
-interface RemediationRow { node_id: string; cause: string; outcome: string; at: number }
-interface AlertRow { id: string; rule_type: string; subject_id: string; node_id: string | null; fired_at: number; window_s: number; occurrences: number }
-interface HotMinutes { gpu_id: string; buckets: number[] }
+interface HoldingRow {
+  id: string;
+  reservation_id: string;
+  tenant_id: string;
+  node_id: string;
+  gpu_count: number;
+  starts_at: number;
+  ends_at: number;
+  live: boolean;
+  closed_at: number | null;
+}
+interface UsageRow {
+  id: string;
+  job_id: string | null;
+  replica_id: string | null;
+  reservation_node_id: string | null;
+  attempt: number;
+  kind: string;
+  settlement: string;
+  gpu_count: number;
+  started_at: number;
+  ended_at: number;
+  amount_cents: number;
+  ledger_cents: number | null;
+}
+interface InvoiceRow {
+  id: string;
+  number: number;
+  amount_cents: number;
+  lines_cents: number;
+  usage_cents: number;
+}
+interface RemediationRow {
+  node_id: string;
+  cause: string;
+  outcome: string;
+  at: number;
+}
+interface AlertRow {
+  id: string;
+  rule_type: string;
+  subject_id: string;
+  node_id: string | null;
+  fired_at: number;
+  window_s: number;
+  occurrences: number;
+}
+interface HotMinutes {
+  gpu_id: string;
+  buckets: number[];
+}
 
 export interface WorldRows {
   now: number;
@@ -53,7 +145,16 @@ export interface WorldRows {
   hotMinutes: HotMinutes[];
 }
 
-export interface ReportRecord { job_id: string; attempt: number; fence: string; status: string; outcome: "accepted" | "stale" | "refused"; http?: number; code?: string; at: number }
+export interface ReportRecord {
+  job_id: string;
+  attempt: number;
+  fence: string;
+  status: string;
+  outcome: "accepted" | "stale" | "refused";
+  http?: number;
+  code?: string;
+  at: number;
+}
 
 export interface Harness {
   submittedJobIds: Iterable<string>;
@@ -80,7 +181,11 @@ export const INVARIANTS = [
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
-export interface Violation { invariant: Invariant; subject: string; detail: string }
+export interface Violation {
+  invariant: Invariant;
+  subject: string;
+  detail: string;
+}
 
 const v = (invariant: Invariant, subject: string, detail: string): Violation => ({ invariant, subject, detail });
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -106,13 +211,22 @@ const SERVING = new Set(["available", "draining"]);
  */
 export function checkSnapshot(w: WorldRows): Violation[] {
   const out: Violation[] = [];
-  for (const g of w.gpus) if (g.allocated_job_id && g.allocated_replica_id) out.push(v("gpu_held_twice", g.id, `held by job ${g.allocated_job_id} and replica ${g.allocated_replica_id}`));
+  for (const g of w.gpus)
+    if (g.allocated_job_id && g.allocated_replica_id)
+      out.push(v("gpu_held_twice", g.id, `held by job ${g.allocated_job_id} and replica ${g.allocated_replica_id}`));
   const nodes = new Map(w.nodes.map((n) => [n.id, n.status]));
   for (const p of w.placements) {
     if (p.ended_at !== null) continue;
     for (const nodeId of p.node_ids) {
       const status = nodes.get(nodeId);
-      if (status && !SERVING.has(status)) out.push(v("placement_on_unavailable_hardware", `job ${p.job_id} attempt ${p.attempt}`, `still running on node ${nodeId}, which is ${status}`));
+      if (status && !SERVING.has(status))
+        out.push(
+          v(
+            "placement_on_unavailable_hardware",
+            `job ${p.job_id} attempt ${p.attempt}`,
+            `still running on node ${nodeId}, which is ${status}`,
+          ),
+        );
     }
   }
   const tenantOfJob = new Map(w.jobs.map((j) => [j.id, j.tenant_id]));
@@ -120,14 +234,24 @@ export function checkSnapshot(w: WorldRows): Violation[] {
   const onDemandReplicas = new Map(w.replicas.filter((r) => r.reservation_id === null).map((r) => [r.id, r.tenant_id]));
   const held = new Map<string, number>();
   for (const g of w.gpus) {
-    const t = g.allocated_job_id ? (insideJobs.has(g.allocated_job_id) ? undefined : tenantOfJob.get(g.allocated_job_id)) : g.allocated_replica_id ? onDemandReplicas.get(g.allocated_replica_id) : undefined;
+    const t = g.allocated_job_id
+      ? insideJobs.has(g.allocated_job_id)
+        ? undefined
+        : tenantOfJob.get(g.allocated_job_id)
+      : g.allocated_replica_id
+        ? onDemandReplicas.get(g.allocated_replica_id)
+        : undefined;
     if (t) held.set(t, (held.get(t) ?? 0) + 1);
   }
   const reserved = new Map<string, number>();
-  for (const h of w.holdings) if (h.live && h.starts_at <= w.now && h.ends_at > w.now && h.closed_at === null) reserved.set(h.tenant_id, (reserved.get(h.tenant_id) ?? 0) + h.gpu_count);
+  for (const h of w.holdings)
+    if (h.live && h.starts_at <= w.now && h.ends_at > w.now && h.closed_at === null)
+      reserved.set(h.tenant_id, (reserved.get(h.tenant_id) ?? 0) + h.gpu_count);
   for (const t of w.tenants) {
-    if ((held.get(t.id) ?? 0) > t.gpu_quota) out.push(v("quota_exceeded", t.name, `holds ${held.get(t.id)} GPUs on demand, quota ${t.gpu_quota}`));
-    if ((reserved.get(t.id) ?? 0) > t.gpu_quota) out.push(v("quota_exceeded", t.name, `its active reservations hold ${reserved.get(t.id)} GPUs, quota ${t.gpu_quota}`));
+    if ((held.get(t.id) ?? 0) > t.gpu_quota)
+      out.push(v("quota_exceeded", t.name, `holds ${held.get(t.id)} GPUs on demand, quota ${t.gpu_quota}`));
+    if ((reserved.get(t.id) ?? 0) > t.gpu_quota)
+      out.push(v("quota_exceeded", t.name, `its active reservations hold ${reserved.get(t.id)} GPUs, quota ${t.gpu_quota}`));
   }
   return out;
 }
@@ -136,8 +260,11 @@ export function checkSnapshot(w: WorldRows): Violation[] {
 function checkGpuHistory(w: WorldRows): Violation[] {
   const out: Violation[] = [];
   const holdings: Array<{ gpu: string; who: string; from: number; to: number }> = [];
-  for (const p of w.placements) for (const gpu of p.gpu_ids) holdings.push({ gpu, who: `job ${p.job_id} attempt ${p.attempt}`, from: p.started_at, to: p.ended_at ?? w.now });
-  for (const r of w.replicas) for (const gpu of r.gpu_ids) holdings.push({ gpu, who: `replica ${r.id}`, from: r.started_at, to: r.stopped_at ?? w.now });
+  for (const p of w.placements)
+    for (const gpu of p.gpu_ids)
+      holdings.push({ gpu, who: `job ${p.job_id} attempt ${p.attempt}`, from: p.started_at, to: p.ended_at ?? w.now });
+  for (const r of w.replicas)
+    for (const gpu of r.gpu_ids) holdings.push({ gpu, who: `replica ${r.id}`, from: r.started_at, to: r.stopped_at ?? w.now });
   for (const [gpu, hs] of groupBy(holdings, (h) => h.gpu)) {
     hs.sort((a, b) => a.from - b.from);
     for (let i = 1; i < hs.length; i++) {
@@ -167,32 +294,70 @@ function availableNear(events: NodeEventRow[], t: number): boolean {
  */
 function checkPlacementHardware(w: WorldRows): Violation[] {
   const out: Violation[] = [];
-  const events = groupBy([...w.nodeEvents].sort((a, b) => a.at - b.at), (e) => e.node_id);
+  const events = groupBy(
+    [...w.nodeEvents].sort((a, b) => a.at - b.at),
+    (e) => e.node_id,
+  );
   const nodes = new Map(w.nodes.map((n) => [n.id, n]));
   const gpus = new Map(w.gpus.map((g) => [g.id, g]));
   const tenantOfJob = new Map(w.jobs.map((j) => [j.id, j.tenant_id]));
-  const holdings = groupBy(w.holdings.filter((h) => h.live), (h) => h.node_id);
+  const holdings = groupBy(
+    w.holdings.filter((h) => h.live),
+    (h) => h.node_id,
+  );
   const starts = [
-    ...w.placements.map((p) => ({ who: `job ${p.job_id} attempt ${p.attempt}`, tenant: tenantOfJob.get(p.job_id), nodes: p.node_ids, gpus: p.gpu_ids, at: p.started_at })),
-    ...w.replicas.map((r) => ({ who: `replica ${r.id}`, tenant: r.tenant_id, nodes: r.node_id ? [r.node_id] : [], gpus: r.gpu_ids, at: r.started_at })),
+    ...w.placements.map((p) => ({
+      who: `job ${p.job_id} attempt ${p.attempt}`,
+      tenant: tenantOfJob.get(p.job_id),
+      nodes: p.node_ids,
+      gpus: p.gpu_ids,
+      at: p.started_at,
+    })),
+    ...w.replicas.map((r) => ({
+      who: `replica ${r.id}`,
+      tenant: r.tenant_id,
+      nodes: r.node_id ? [r.node_id] : [],
+      gpus: r.gpu_ids,
+      at: r.started_at,
+    })),
   ];
   for (const s of starts) {
     for (const nodeId of s.nodes) {
       const theirs = (holdings.get(nodeId) ?? []).find(
-        (h) => h.tenant_id !== s.tenant && h.starts_at + TX_SKEW_MS <= s.at && s.at < Math.min(h.ends_at, h.closed_at ?? Infinity) - TX_SKEW_MS,
+        (h) =>
+          h.tenant_id !== s.tenant && h.starts_at + TX_SKEW_MS <= s.at && s.at < Math.min(h.ends_at, h.closed_at ?? Infinity) - TX_SKEW_MS,
       );
-      if (theirs) out.push(v("placement_on_unavailable_hardware", s.who, `placed at ${iso(s.at)} on node ${nodeId}, held by another tenant's reservation ${theirs.reservation_id} until ${iso(theirs.ends_at)}`));
+      if (theirs)
+        out.push(
+          v(
+            "placement_on_unavailable_hardware",
+            s.who,
+            `placed at ${iso(s.at)} on node ${nodeId}, held by another tenant's reservation ${theirs.reservation_id} until ${iso(theirs.ends_at)}`,
+          ),
+        );
     }
     for (const nodeId of s.nodes) {
       const history = events.get(nodeId) ?? [];
-      if (!availableNear(history, s.at)) out.push(v("placement_on_unavailable_hardware", s.who, `placed at ${iso(s.at)} on node ${nodeId}, which was ${statusAt(history, s.at)}`));
+      if (!availableNear(history, s.at))
+        out.push(
+          v("placement_on_unavailable_hardware", s.who, `placed at ${iso(s.at)} on node ${nodeId}, which was ${statusAt(history, s.at)}`),
+        );
     }
     for (const gpuId of s.gpus) {
       const g = gpus.get(gpuId);
       if (!g?.last_xid_at || !isFatalXid(g.last_xid ?? -1) || g.last_xid_at > s.at - TX_SKEW_MS) continue;
       // a return to service clears the GPU's hardware flags
-      const returned = (events.get(g.node_id) ?? []).some((e) => e.to_status === "available" && e.at > g.last_xid_at! && e.at <= s.at + TX_SKEW_MS);
-      if (!returned) out.push(v("placement_on_unavailable_hardware", s.who, `placed at ${iso(s.at)} on GPU ${gpuId}, which reported fatal XID ${g.last_xid} at ${iso(g.last_xid_at)}`));
+      const returned = (events.get(g.node_id) ?? []).some(
+        (e) => e.to_status === "available" && e.at > g.last_xid_at! && e.at <= s.at + TX_SKEW_MS,
+      );
+      if (!returned)
+        out.push(
+          v(
+            "placement_on_unavailable_hardware",
+            s.who,
+            `placed at ${iso(s.at)} on GPU ${gpuId}, which reported fatal XID ${g.last_xid} at ${iso(g.last_xid_at)}`,
+          ),
+        );
     }
   }
   for (const r of w.replicas) {
@@ -200,7 +365,13 @@ function checkPlacementHardware(w: WorldRows): Violation[] {
     const status = nodes.get(r.node_id)?.status;
     const left = (events.get(r.node_id) ?? []).filter((e) => !SERVING.has(e.to_status)).at(-1);
     if (status && !SERVING.has(status) && left && w.now - left.at > REPLICA_MOVE_GRACE_MS) {
-      out.push(v("placement_on_unavailable_hardware", `replica ${r.id}`, `still ${r.status} on node ${r.node_id}, ${status} since ${iso(left.at)}`));
+      out.push(
+        v(
+          "placement_on_unavailable_hardware",
+          `replica ${r.id}`,
+          `still ${r.status} on node ${r.node_id}, ${status} since ${iso(left.at)}`,
+        ),
+      );
     }
   }
   return out;
@@ -214,31 +385,65 @@ function checkPlacementHardware(w: WorldRows): Violation[] {
  */
 function checkBilling(w: WorldRows): Violation[] {
   const out: Violation[] = [];
-  const byRun = groupBy(w.usage, (u) => (u.job_id ? `job ${u.job_id} attempt ${u.attempt}` : u.replica_id ? `replica ${u.replica_id}` : `holding ${u.reservation_node_id}`));
+  const byRun = groupBy(w.usage, (u) =>
+    u.job_id ? `job ${u.job_id} attempt ${u.attempt}` : u.replica_id ? `replica ${u.replica_id}` : `holding ${u.reservation_node_id}`,
+  );
   const runs = [
-    ...w.placements.map((p) => ({ key: `job ${p.job_id} attempt ${p.attempt}`, from: p.started_at, to: p.ended_at, gpus: p.gpu_ids.length })),
-    ...w.replicas.map((r) => ({ key: `replica ${r.id}`, from: r.started_at, to: r.status === "stopped" ? r.stopped_at : null, gpus: r.gpu_ids.length })),
-    ...w.holdings.filter((h) => h.live).map((h) => ({ key: `holding ${h.id}`, from: h.starts_at, to: h.closed_at === null ? null : h.ends_at, gpus: h.gpu_count })),
+    ...w.placements.map((p) => ({
+      key: `job ${p.job_id} attempt ${p.attempt}`,
+      from: p.started_at,
+      to: p.ended_at,
+      gpus: p.gpu_ids.length,
+    })),
+    ...w.replicas.map((r) => ({
+      key: `replica ${r.id}`,
+      from: r.started_at,
+      to: r.status === "stopped" ? r.stopped_at : null,
+      gpus: r.gpu_ids.length,
+    })),
+    ...w.holdings
+      .filter((h) => h.live)
+      .map((h) => ({ key: `holding ${h.id}`, from: h.starts_at, to: h.closed_at === null ? null : h.ends_at, gpus: h.gpu_count })),
   ];
   const known = new Set(runs.map((r) => r.key));
-  for (const key of byRun.keys()) if (!known.has(key)) out.push(v("run_not_billed_exactly_once", key, "usage billed for a run that never held GPUs"));
+  for (const key of byRun.keys())
+    if (!known.has(key)) out.push(v("run_not_billed_exactly_once", key, "usage billed for a run that never held GPUs"));
   for (const run of runs) {
     const segs = [...(byRun.get(run.key) ?? [])].sort((a, b) => a.started_at - b.started_at);
     const finals = segs.filter((s) => s.kind === "final");
-    if (run.to !== null && finals.length !== 1) out.push(v("run_not_billed_exactly_once", run.key, `ended at ${iso(run.to)} with ${finals.length} final segments`));
-    if (run.to === null && finals.length > 0) out.push(v("run_not_billed_exactly_once", run.key, "still running, yet billed a final segment"));
+    if (run.to !== null && finals.length !== 1)
+      out.push(v("run_not_billed_exactly_once", run.key, `ended at ${iso(run.to)} with ${finals.length} final segments`));
+    if (run.to === null && finals.length > 0)
+      out.push(v("run_not_billed_exactly_once", run.key, "still running, yet billed a final segment"));
     if (segs.length === 0) continue;
-    if (segs[0]!.started_at !== run.from) out.push(v("run_not_billed_exactly_once", run.key, `billing starts at ${iso(segs[0]!.started_at)}, the run at ${iso(run.from)}`));
+    if (segs[0]!.started_at !== run.from)
+      out.push(v("run_not_billed_exactly_once", run.key, `billing starts at ${iso(segs[0]!.started_at)}, the run at ${iso(run.from)}`));
     for (let i = 1; i < segs.length; i++) {
       const [a, b] = [segs[i - 1]!, segs[i]!];
-      if (b.started_at !== a.ended_at) out.push(v("run_not_billed_exactly_once", run.key, `${b.started_at > a.ended_at ? "gap" : "overlap"} between ${iso(a.ended_at)} and ${iso(b.started_at)}`));
+      if (b.started_at !== a.ended_at)
+        out.push(
+          v(
+            "run_not_billed_exactly_once",
+            run.key,
+            `${b.started_at > a.ended_at ? "gap" : "overlap"} between ${iso(a.ended_at)} and ${iso(b.started_at)}`,
+          ),
+        );
     }
     const last = segs.at(-1)!;
-    if (run.to !== null && last.ended_at !== run.to) out.push(v("run_not_billed_exactly_once", run.key, `billed until ${iso(last.ended_at)}, ended ${iso(run.to)}`));
+    if (run.to !== null && last.ended_at !== run.to)
+      out.push(v("run_not_billed_exactly_once", run.key, `billed until ${iso(last.ended_at)}, ended ${iso(run.to)}`));
     if (finals.length === 1 && last.kind !== "final") out.push(v("run_not_billed_exactly_once", run.key, "billed after its final segment"));
     for (const s of segs) {
-      if (s.gpu_count !== run.gpus) out.push(v("run_not_billed_exactly_once", run.key, `segment ${s.id} bills ${s.gpu_count} GPUs, the run held ${run.gpus}`));
-      if (s.settlement === "prepaid" && s.amount_cents > 0 && s.ledger_cents !== -s.amount_cents) out.push(v("run_not_billed_exactly_once", run.key, `prepaid segment ${s.id} of ${s.amount_cents} cents charged ${s.ledger_cents ?? "nothing"}`));
+      if (s.gpu_count !== run.gpus)
+        out.push(v("run_not_billed_exactly_once", run.key, `segment ${s.id} bills ${s.gpu_count} GPUs, the run held ${run.gpus}`));
+      if (s.settlement === "prepaid" && s.amount_cents > 0 && s.ledger_cents !== -s.amount_cents)
+        out.push(
+          v(
+            "run_not_billed_exactly_once",
+            run.key,
+            `prepaid segment ${s.id} of ${s.amount_cents} cents charged ${s.ledger_cents ?? "nothing"}`,
+          ),
+        );
     }
   }
   return out;
@@ -247,15 +452,31 @@ function checkBilling(w: WorldRows): Violation[] {
 function checkInvoices(w: WorldRows): Violation[] {
   return w.invoices
     .filter((i) => i.amount_cents !== i.lines_cents || i.amount_cents !== i.usage_cents)
-    .map((i) => v("invoice_not_equal_to_lines", `invoice ${i.number}`, `amount ${i.amount_cents}, lines ${i.lines_cents}, usage billed on it ${i.usage_cents}`));
+    .map((i) =>
+      v(
+        "invoice_not_equal_to_lines",
+        `invoice ${i.number}`,
+        `amount ${i.amount_cents}, lines ${i.lines_cents}, usage billed on it ${i.usage_cents}`,
+      ),
+    );
 }
 
 /** At most `cap` automatic quarantines in any window of `windowS`. */
 function checkQuarantineCap(w: WorldRows, cap: number, windowS: number): Violation[] {
-  const times = w.remediations.filter((r) => r.outcome === "quarantined").map((r) => r.at).sort((a, b) => a - b);
+  const times = w.remediations
+    .filter((r) => r.outcome === "quarantined")
+    .map((r) => r.at)
+    .sort((a, b) => a - b);
   const out: Violation[] = [];
   for (let i = cap; i < times.length; i++) {
-    if (times[i]! - times[i - cap]! < windowS * 1000) out.push(v("quarantine_beyond_cap", iso(times[i]!), `${cap + 1} quarantines within ${Math.round((times[i]! - times[i - cap]!) / 1000)} s (cap ${cap} per ${windowS} s)`));
+    if (times[i]! - times[i - cap]! < windowS * 1000)
+      out.push(
+        v(
+          "quarantine_beyond_cap",
+          iso(times[i]!),
+          `${cap + 1} quarantines within ${Math.round((times[i]! - times[i - cap]!) / 1000)} s (cap ${cap} per ${windowS} s)`,
+        ),
+      );
   }
   return out;
 }
@@ -270,11 +491,23 @@ function checkReports(w: WorldRows, reports: ReportRecord[]): Violation[] {
     const p = placements.get(`${r.job_id}/${r.attempt}`);
     const who = `job ${r.job_id} attempt ${r.attempt}`;
     if (r.outcome === "accepted") {
-      if (!p || p.fence !== r.fence) out.push(v("stale_report_applied", who, `a ${r.status} report with fence ${r.fence} was taken, but that is not the attempt's fence`));
-      else if (p.ended_at === null || !EFFECTS[r.status]?.includes(p.end_status ?? "")) out.push(v("stale_report_applied", who, `a ${r.status} report was taken; the placement ${p.ended_at === null ? "is still open" : `ended ${p.end_status}`}`));
+      if (!p || p.fence !== r.fence)
+        out.push(
+          v("stale_report_applied", who, `a ${r.status} report with fence ${r.fence} was taken, but that is not the attempt's fence`),
+        );
+      else if (p.ended_at === null || !EFFECTS[r.status]?.includes(p.end_status ?? ""))
+        out.push(
+          v(
+            "stale_report_applied",
+            who,
+            `a ${r.status} report was taken; the placement ${p.ended_at === null ? "is still open" : `ended ${p.end_status}`}`,
+          ),
+        );
     } else if (r.outcome === "stale") {
-      if (r.code !== "stale_report") out.push(v("stale_report_applied", who, `answered 409 ${r.code ?? "without a code"}, not stale_report`));
-      if (p && p.fence === r.fence && (p.ended_at === null || p.ended_at > r.at + TX_SKEW_MS)) out.push(v("lost_job", who, `its current ${r.status} report was refused as stale at ${iso(r.at)}`));
+      if (r.code !== "stale_report")
+        out.push(v("stale_report_applied", who, `answered 409 ${r.code ?? "without a code"}, not stale_report`));
+      if (p && p.fence === r.fence && (p.ended_at === null || p.ended_at > r.at + TX_SKEW_MS))
+        out.push(v("lost_job", who, `its current ${r.status} report was refused as stale at ${iso(r.at)}`));
     } else {
       out.push(v("lost_job", who, `its ${r.status} report was refused (HTTP ${r.http}${r.code ? ` ${r.code}` : ""})`));
     }
@@ -293,8 +526,10 @@ function checkJobs(w: WorldRows, submitted: Iterable<string>): Violation[] {
   const open = new Map(w.placements.filter((p) => p.ended_at === null).map((p) => [p.job_id, p]));
   for (const j of w.jobs) {
     if (!JOB_STATUSES.has(j.status)) out.push(v("lost_job", j.id, `unknown status ${j.status}`));
-    if ((j.status === "queued" || j.status === "blocked") && !j.pending_reason && !j.block_reason && w.now - j.submitted_at > 30_000) out.push(v("lost_job", j.id, `${j.status} with no reason`));
-    if (FINAL.has(j.status) && (j.last_event?.to_status !== j.status || !j.last_event.reason)) out.push(v("lost_job", j.id, `${j.status} without a recorded reason`));
+    if ((j.status === "queued" || j.status === "blocked") && !j.pending_reason && !j.block_reason && w.now - j.submitted_at > 30_000)
+      out.push(v("lost_job", j.id, `${j.status} with no reason`));
+    if (FINAL.has(j.status) && (j.last_event?.to_status !== j.status || !j.last_event.reason))
+      out.push(v("lost_job", j.id, `${j.status} without a recorded reason`));
     const p = open.get(j.id);
     if (j.status === "running" && !p) out.push(v("lost_job", j.id, "running without a placement"));
     if (j.status !== "running" && p) out.push(v("lost_job", j.id, `${j.status} with an open placement`));
@@ -311,14 +546,25 @@ function checkAlerts(w: WorldRows): Violation[] {
   const nodes = new Map(w.nodes.map((n) => [n.id, n]));
   const gpus = new Map(w.gpus.map((g) => [g.id, g]));
   const jobs = new Map(w.jobs.map((j) => [j.id, j]));
-  const events = groupBy([...w.nodeEvents].sort((a, b) => a.at - b.at), (e) => e.node_id);
+  const events = groupBy(
+    [...w.nodeEvents].sort((a, b) => a.at - b.at),
+    (e) => e.node_id,
+  );
   const hot = new Map(w.hotMinutes.map((h) => [h.gpu_id, [...h.buckets].sort((a, b) => b - a)]));
   for (const a of w.firingAlerts) {
     let clearedAt: number | undefined;
     if (a.rule_type === "node_unreachable") {
       const n = nodes.get(a.subject_id);
       const back = (events.get(a.subject_id) ?? []).filter((e) => e.from_status === "offline").at(-1);
-      if (n && n.status !== "offline" && n.last_heartbeat_at !== null && w.now - n.last_heartbeat_at < a.window_s * 1000 && back && back.at > a.fired_at) clearedAt = back.at;
+      if (
+        n &&
+        n.status !== "offline" &&
+        n.last_heartbeat_at !== null &&
+        w.now - n.last_heartbeat_at < a.window_s * 1000 &&
+        back &&
+        back.at > a.fired_at
+      )
+        clearedAt = back.at;
     } else if (a.rule_type === "gpu_xid") {
       const g = gpus.get(a.subject_id);
       const returned = g && (events.get(g.node_id) ?? []).filter((e) => e.to_status === "available" && e.at > a.fired_at).at(0);
@@ -332,7 +578,10 @@ function checkAlerts(w: WorldRows): Violation[] {
       const j = jobs.get(a.subject_id);
       if (j && j.status !== "queued" && j.status !== "blocked" && j.last_event) clearedAt = j.last_event.at;
     }
-    if (clearedAt !== undefined && w.now - clearedAt > ALERT_GRACE_MS) out.push(v("alert_not_resolved", `${a.rule_type} ${a.subject_id}`, `fired ${iso(a.fired_at)}; its cause cleared at ${iso(clearedAt)}`));
+    if (clearedAt !== undefined && w.now - clearedAt > ALERT_GRACE_MS)
+      out.push(
+        v("alert_not_resolved", `${a.rule_type} ${a.subject_id}`, `fired ${iso(a.fired_at)}; its cause cleared at ${iso(clearedAt)}`),
+      );
   }
   return out;
 }
@@ -344,8 +593,12 @@ function checkBenignXids(w: WorldRows): Violation[] {
     return m !== null && !isFatalXid(Number(m[1]));
   };
   return [
-    ...w.remediations.filter((r) => benign(r.cause)).map((r) => v("benign_xid_quarantined", `node ${r.node_id}`, `remediation (${r.outcome}) for ${r.cause}`)),
-    ...w.gpus.filter((g) => benign(g.unhealthy_reason)).map((g) => v("benign_xid_quarantined", `GPU ${g.id}`, `marked unhealthy for ${g.unhealthy_reason}`)),
+    ...w.remediations
+      .filter((r) => benign(r.cause))
+      .map((r) => v("benign_xid_quarantined", `node ${r.node_id}`, `remediation (${r.outcome}) for ${r.cause}`)),
+    ...w.gpus
+      .filter((g) => benign(g.unhealthy_reason))
+      .map((g) => v("benign_xid_quarantined", `GPU ${g.id}`, `marked unhealthy for ${g.unhealthy_reason}`)),
   ];
 }
 
@@ -365,7 +618,10 @@ export function checkAll(w: WorldRows, h: Harness): Violation[] {
 }
 
 /** Background job failures the servers logged, per job: how many, and the 10-second buckets they fell in. */
-export interface BackgroundFailures { count: number; buckets: Set<number> }
+export interface BackgroundFailures {
+  count: number;
+  buckets: Set<number>;
+}
 export const FAILURE_BUCKET_MS = 10_000;
 /** failing this long without a pause is no transient (a database restart costs a few seconds) */
 export const FAILING_FOR_MS = 60_000;
@@ -394,7 +650,13 @@ export function checkBackgroundFailures(failures: Map<string, BackgroundFailures
       if (i - start + 1 > best.length) best = { from: buckets[start]!, length: i - start + 1 };
     }
     if (best.length >= needed) {
-      out.push(v("background_job_failing", job, `failed in every ${FAILURE_BUCKET_MS / 1000} s for ${(best.length * FAILURE_BUCKET_MS) / 1000} s from ${iso(best.from * FAILURE_BUCKET_MS)} (${f.count} failures in the run)`));
+      out.push(
+        v(
+          "background_job_failing",
+          job,
+          `failed in every ${FAILURE_BUCKET_MS / 1000} s for ${(best.length * FAILURE_BUCKET_MS) / 1000} s from ${iso(best.from * FAILURE_BUCKET_MS)} (${f.count} failures in the run)`,
+        ),
+      );
     }
   }
   return out;

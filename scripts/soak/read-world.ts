@@ -12,24 +12,73 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
     await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     const q = async <R extends pg.QueryResultRow>(sql: string) => (await c.query<R>(sql)).rows;
     const now = (await q<{ now: Date }>("SELECT now() AS now"))[0]!.now.getTime();
-    const nodes = await q<{ id: string; hostname: string; status: string; last_heartbeat_at: Date | null }>(`SELECT id, hostname, status, last_heartbeat_at FROM nodes`);
-    const gpus = await q<{ id: string; node_id: string; status: string; unhealthy_reason: string | null; last_xid: number | null; last_xid_at: Date | null; allocated_job_id: string | null; allocated_replica_id: string | null }>(
-      `SELECT id, node_id, status, unhealthy_reason, last_xid, last_xid_at, allocated_job_id, allocated_replica_id FROM gpus`,
+    const nodes = await q<{ id: string; hostname: string; status: string; last_heartbeat_at: Date | null }>(
+      `SELECT id, hostname, status, last_heartbeat_at FROM nodes`,
     );
+    const gpus = await q<{
+      id: string;
+      node_id: string;
+      status: string;
+      unhealthy_reason: string | null;
+      last_xid: number | null;
+      last_xid_at: Date | null;
+      allocated_job_id: string | null;
+      allocated_replica_id: string | null;
+    }>(`SELECT id, node_id, status, unhealthy_reason, last_xid, last_xid_at, allocated_job_id, allocated_replica_id FROM gpus`);
     const tenants = await q<{ id: string; name: string; gpu_quota: number }>(`SELECT id, name, gpu_quota FROM tenants`);
-    const jobs = await q<{ id: string; tenant_id: string; status: string; duration_s: number | null; submitted_at: Date; pending_reason: string | null; block_reason: string | null; to_status: string | null; reason: string | null; event_at: Date | null }>(
+    const jobs = await q<{
+      id: string;
+      tenant_id: string;
+      status: string;
+      duration_s: number | null;
+      submitted_at: Date;
+      pending_reason: string | null;
+      block_reason: string | null;
+      to_status: string | null;
+      reason: string | null;
+      event_at: Date | null;
+    }>(
       opts.full
         ? `SELECT j.id, j.tenant_id, j.status, j.duration_s, j.submitted_at, j.pending_reason, j.block_reason, e.to_status, e.reason, e.created_at AS event_at
              FROM jobs j LEFT JOIN (SELECT DISTINCT ON (job_id) job_id, to_status, reason, created_at FROM job_events ORDER BY job_id, id DESC) e ON e.job_id = j.id`
         : `SELECT id, tenant_id, status, duration_s, submitted_at, pending_reason, block_reason, NULL AS to_status, NULL AS reason, NULL AS event_at FROM jobs WHERE status = 'running'`,
     );
-    const placements = await q<{ job_id: string; attempt: number; fence: string; gpu_ids: string[]; node_ids: string[]; started_at: Date; ended_at: Date | null; end_status: string | null; reservation_id: string | null }>(
+    const placements = await q<{
+      job_id: string;
+      attempt: number;
+      fence: string;
+      gpu_ids: string[];
+      node_ids: string[];
+      started_at: Date;
+      ended_at: Date | null;
+      end_status: string | null;
+      reservation_id: string | null;
+    }>(
       `SELECT job_id, attempt, fence, gpu_ids, node_ids, started_at, ended_at, end_status, reservation_id FROM job_placements ${opts.full ? "" : "WHERE ended_at IS NULL"}`,
     );
-    const replicas = await q<{ id: string; tenant_id: string; node_id: string | null; status: string; gpu_ids: string[]; started_at: Date; stopped_at: Date | null; reservation_id: string | null }>(
+    const replicas = await q<{
+      id: string;
+      tenant_id: string;
+      node_id: string | null;
+      status: string;
+      gpu_ids: string[];
+      started_at: Date;
+      stopped_at: Date | null;
+      reservation_id: string | null;
+    }>(
       `SELECT id, tenant_id, node_id, status, gpu_ids, started_at, stopped_at, reservation_id FROM endpoint_replicas ${opts.full ? "" : "WHERE status <> 'stopped'"}`,
     );
-    const holdings = await q<{ id: string; reservation_id: string; tenant_id: string; node_id: string; gpu_count: number; starts_at: Date; ends_at: Date; live: boolean; closed_at: Date | null }>(
+    const holdings = await q<{
+      id: string;
+      reservation_id: string;
+      tenant_id: string;
+      node_id: string;
+      gpu_count: number;
+      starts_at: Date;
+      ends_at: Date;
+      live: boolean;
+      closed_at: Date | null;
+    }>(
       `SELECT id, reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at, live, closed_at FROM reservation_nodes ${opts.full ? "" : "WHERE live AND closed_at IS NULL"}`,
     );
     const world: WorldRows = {
@@ -38,7 +87,13 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
       gpus: gpus.map((g) => ({ ...g, last_xid_at: ms(g.last_xid_at) })),
       tenants,
       jobs: jobs.map((j) => ({
-        id: j.id, tenant_id: j.tenant_id, status: j.status, duration_s: j.duration_s, submitted_at: j.submitted_at.getTime(), pending_reason: j.pending_reason, block_reason: j.block_reason,
+        id: j.id,
+        tenant_id: j.tenant_id,
+        status: j.status,
+        duration_s: j.duration_s,
+        submitted_at: j.submitted_at.getTime(),
+        pending_reason: j.pending_reason,
+        block_reason: j.block_reason,
         last_event: j.to_status === null ? null : { to_status: j.to_status, reason: j.reason ?? "", at: j.event_at!.getTime() },
       })),
       placements: placements.map((p) => ({ ...p, started_at: p.started_at.getTime(), ended_at: ms(p.ended_at) })),
@@ -52,9 +107,26 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
       hotMinutes: [],
     };
     if (opts.full) {
-      world.nodeEvents = (await q<{ node_id: string; from_status: string; to_status: string; created_at: Date }>(`SELECT node_id, from_status, to_status, created_at FROM node_events`)).map((e) => ({ node_id: e.node_id, from_status: e.from_status, to_status: e.to_status, at: e.created_at.getTime() }));
+      world.nodeEvents = (
+        await q<{ node_id: string; from_status: string; to_status: string; created_at: Date }>(
+          `SELECT node_id, from_status, to_status, created_at FROM node_events`,
+        )
+      ).map((e) => ({ node_id: e.node_id, from_status: e.from_status, to_status: e.to_status, at: e.created_at.getTime() }));
       world.usage = (
-        await q<{ id: string; job_id: string | null; replica_id: string | null; reservation_node_id: string | null; attempt: number; kind: string; settlement: string; gpu_count: number; started_at: Date; ended_at: Date; amount_cents: number; ledger_cents: number | null }>(
+        await q<{
+          id: string;
+          job_id: string | null;
+          replica_id: string | null;
+          reservation_node_id: string | null;
+          attempt: number;
+          kind: string;
+          settlement: string;
+          gpu_count: number;
+          started_at: Date;
+          ended_at: Date;
+          amount_cents: number;
+          ledger_cents: number | null;
+        }>(
           `SELECT u.id, u.job_id, u.replica_id, u.reservation_node_id, u.attempt, u.kind, u.settlement, u.gpu_count, u.started_at, u.ended_at, u.amount_cents::float8 AS amount_cents, l.amount_cents::float8 AS ledger_cents
              FROM usage_events u LEFT JOIN ledger_entries l ON l.usage_event_id = u.id`,
         )
@@ -65,9 +137,21 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
                 (SELECT COALESCE(sum(amount_cents), 0) FROM usage_events WHERE invoice_id = i.id)::float8 AS usage_cents
            FROM invoices i`,
       );
-      world.remediations = (await q<{ node_id: string; cause: string; outcome: string; created_at: Date }>(`SELECT node_id, cause, outcome, created_at FROM remediations`)).map((r) => ({ node_id: r.node_id, cause: r.cause, outcome: r.outcome, at: r.created_at.getTime() }));
+      world.remediations = (
+        await q<{ node_id: string; cause: string; outcome: string; created_at: Date }>(
+          `SELECT node_id, cause, outcome, created_at FROM remediations`,
+        )
+      ).map((r) => ({ node_id: r.node_id, cause: r.cause, outcome: r.outcome, at: r.created_at.getTime() }));
       world.firingAlerts = (
-        await q<{ id: string; rule_type: string; subject_id: string; node_id: string | null; fired_at: Date; window_s: number; occurrences: number }>(
+        await q<{
+          id: string;
+          rule_type: string;
+          subject_id: string;
+          node_id: string | null;
+          fired_at: Date;
+          window_s: number;
+          occurrences: number;
+        }>(
           `SELECT e.id, e.rule_type, e.subject_id, e.node_id, e.fired_at, COALESCE(r.window_s, 0) AS window_s, COALESCE(r.occurrences, 1) AS occurrences
              FROM alert_events e LEFT JOIN alert_rules r ON r.id = e.rule_id WHERE e.status = 'firing'`,
         )

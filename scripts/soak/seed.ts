@@ -48,7 +48,11 @@ function layoutFor(perCluster: number): { pods: number; racksPerPod: number; nod
   return { pods, racksPerPod: Math.ceil(racks / pods), nodesPerRack };
 }
 
-export async function seedSoakWorld(opts: { appUrls: string[]; nodes: number; alertWindows: { unreachableS: number; temperatureS: number; temperatureOccurrences: number } }): Promise<SoakWorld> {
+export async function seedSoakWorld(opts: {
+  appUrls: string[];
+  nodes: number;
+  alertWindows: { unreachableS: number; temperatureS: number; temperatureOccurrences: number };
+}): Promise<SoakWorld> {
   const { key: operatorKey } = await createApiKey(systemActor, { name: "soak operator", scope: "operator" });
   // the soak process keeps no connection of its own through the database restart
   await disconnectDb();
@@ -57,27 +61,51 @@ export async function seedSoakWorld(opts: { appUrls: string[]; nodes: number; al
   const layout = layoutFor(Math.ceil(opts.nodes / GPU_TYPES.length));
   const clusters: SimCluster[] = [];
   for (const gpuType of GPU_TYPES) {
-    const { cluster } = await operator.call<{ cluster: { id: string } }>("POST", "/api/clusters", { name: `soak-${gpuType.toLowerCase()}`, region: "soak-1" });
-    const { key } = await operator.call<{ key: string }>("POST", "/api/api-keys", { name: `soak agents ${gpuType}`, scope: "agent", cluster_id: cluster.id });
+    const { cluster } = await operator.call<{ cluster: { id: string } }>("POST", "/api/clusters", {
+      name: `soak-${gpuType.toLowerCase()}`,
+      region: "soak-1",
+    });
+    const { key } = await operator.call<{ key: string }>("POST", "/api/api-keys", {
+      name: `soak agents ${gpuType}`,
+      scope: "agent",
+      cluster_id: cluster.id,
+    });
     clusters.push({ clusterId: cluster.id, key, gpuType, ...gpuProfile(gpuType), ...layout });
     await operator.call("PUT", `/api/billing/rates/${gpuType}`, { cents_per_hour: RATES[gpuType] });
   }
   const gpus = clusters.reduce((n, c) => n + c.pods * c.racksPerPod * c.nodesPerRack * 8, 0);
 
   const tenants: SoakTenant[] = [];
-  const specs = [...TENANTS.map((t) => ({ name: t.name, quota: Math.max(16, Math.floor(gpus * t.share)), billing: t.billing })), { ...TIGHT_TENANT, billing: "invoice" as const }];
+  const specs = [
+    ...TENANTS.map((t) => ({ name: t.name, quota: Math.max(16, Math.floor(gpus * t.share)), billing: t.billing })),
+    { ...TIGHT_TENANT, billing: "invoice" as const },
+  ];
   for (const spec of specs) {
-    const { tenant } = await operator.call<{ tenant: { id: string } }>("POST", "/api/tenants", { name: spec.name, gpu_quota: spec.quota, billing_mode: spec.billing });
-    const { key } = await operator.call<{ key: string }>("POST", "/api/api-keys", { name: `${spec.name} workload`, scope: "tenant", tenant_id: tenant.id });
-    if (spec.billing === "prepaid") await operator.call("POST", `/api/tenants/${tenant.id}/deposits`, { amount_cents: PREPAID_DEPOSIT_CENTS, description: "soak float" });
+    const { tenant } = await operator.call<{ tenant: { id: string } }>("POST", "/api/tenants", {
+      name: spec.name,
+      gpu_quota: spec.quota,
+      billing_mode: spec.billing,
+    });
+    const { key } = await operator.call<{ key: string }>("POST", "/api/api-keys", {
+      name: `${spec.name} workload`,
+      scope: "tenant",
+      tenant_id: tenant.id,
+    });
+    if (spec.billing === "prepaid")
+      await operator.call("POST", `/api/tenants/${tenant.id}/deposits`, { amount_cents: PREPAID_DEPOSIT_CENTS, description: "soak float" });
     tenants.push({ id: tenant.id, name: spec.name, key, quota: spec.quota, billing: spec.billing });
   }
 
   // the default alert windows suit a fleet watched for days; the soak's faults last about a minute
   const { data: rules } = await operator.call<{ data: Array<{ id: string; rule_type: string }> }>("GET", "/api/alerts/rules");
   for (const r of rules) {
-    if (r.rule_type === "node_unreachable") await operator.call("PATCH", `/api/alerts/rules/${r.id}`, { window_s: opts.alertWindows.unreachableS });
-    if (r.rule_type === "gpu_temperature") await operator.call("PATCH", `/api/alerts/rules/${r.id}`, { window_s: opts.alertWindows.temperatureS, occurrences: opts.alertWindows.temperatureOccurrences });
+    if (r.rule_type === "node_unreachable")
+      await operator.call("PATCH", `/api/alerts/rules/${r.id}`, { window_s: opts.alertWindows.unreachableS });
+    if (r.rule_type === "gpu_temperature")
+      await operator.call("PATCH", `/api/alerts/rules/${r.id}`, {
+        window_s: opts.alertWindows.temperatureS,
+        occurrences: opts.alertWindows.temperatureOccurrences,
+      });
   }
   return { operatorKey, operator, clusters, tenants, gpuTypes: GPU_TYPES, gpus };
 }

@@ -47,7 +47,13 @@ export interface TopologyOptions {
   onServerStderr?: (server: string, line: string) => void;
 }
 
-function managed(name: string, kind: ManagedServer["kind"], port: number, launch: () => ServerGroup, log: (m: string) => void): ManagedServer {
+function managed(
+  name: string,
+  kind: ManagedServer["kind"],
+  port: number,
+  launch: () => ServerGroup,
+  log: (m: string) => void,
+): ManagedServer {
   let group: ServerGroup | undefined;
   let stopping = false;
   const url = `http://127.0.0.1:${port}`;
@@ -67,7 +73,10 @@ function managed(name: string, kind: ManagedServer["kind"], port: number, launch
         // nobody asked for this: count it, and bring the process back like a supervisor would
         server.unexpectedExits++;
         log(`${name} exited unexpectedly (${signal ?? code}); restarting it`);
-        setTimeout(() => !stopping && void server.start().catch((e: unknown) => log(`${name} did not come back: ${(e as Error).message}`)), 1_000);
+        setTimeout(
+          () => !stopping && void server.start().catch((e: unknown) => log(`${name} did not come back: ${(e as Error).message}`)),
+          1_000,
+        );
       });
       await waitForHealthy(url, 120_000);
     },
@@ -112,12 +121,34 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
   const apps: ManagedServer[] = [];
   for (let i = 1; i <= opts.apps; i++) {
     const port = await freePort();
-    apps.push(managed(`app-${i}`, "app", port, () => startNext({ port, env: { ...env, NEXTAUTH_URL: `http://127.0.0.1:${port}` }, quiet: true, onStderrLine: (l) => opts.onServerStderr?.(`app-${i}`, l) }), opts.log));
+    apps.push(
+      managed(
+        `app-${i}`,
+        "app",
+        port,
+        () =>
+          startNext({
+            port,
+            env: { ...env, NEXTAUTH_URL: `http://127.0.0.1:${port}` },
+            quiet: true,
+            onStderrLine: (l) => opts.onServerStderr?.(`app-${i}`, l),
+          }),
+        opts.log,
+      ),
+    );
   }
   const ingest: ManagedServer[] = [];
   for (let i = 1; i <= opts.ingest; i++) {
     const port = await freePort();
-    ingest.push(managed(`ingest-${i}`, "ingest", port, () => startIngestServer({ port, env, quiet: true, onStderrLine: (l) => opts.onServerStderr?.(`ingest-${i}`, l) }), opts.log));
+    ingest.push(
+      managed(
+        `ingest-${i}`,
+        "ingest",
+        port,
+        () => startIngestServer({ port, env, quiet: true, onStderrLine: (l) => opts.onServerStderr?.(`ingest-${i}`, l) }),
+        opts.log,
+      ),
+    );
   }
   // one at a time: two cold Next.js starts at once on two cores take longer than one after the other
   for (const s of [...apps, ...ingest]) await s.start();

@@ -34,12 +34,16 @@ interface WorkloadKind {
 
 const errorCode = (e: ApiError) => (e.body as { error?: { code?: string } } | null)?.error?.code;
 
-const pick = <T,>(rng: () => number, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
+const pick = <T>(rng: () => number, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
 const between = (rng: () => number, lo: number, hi: number) => Math.round(lo + rng() * (hi - lo));
 const IMAGE = "nvcr.io/nvidia/pytorch:24.05-py3";
 
 async function submitJob(ctx: WorkloadContext, body: Record<string, unknown>): Promise<string[]> {
-  const { job } = await ctx.client.call<{ job: { id: string } }>("POST", "/api/jobs", { image: IMAGE, priority: between(ctx.rng, 3, 7), ...body });
+  const { job } = await ctx.client.call<{ job: { id: string } }>("POST", "/api/jobs", {
+    image: IMAGE,
+    priority: between(ctx.rng, 3, 7),
+    ...body,
+  });
   return [job.id];
 }
 
@@ -62,21 +66,43 @@ const WORKLOAD_KINDS: WorkloadKind[] = [
     name: "gang",
     weight: 2,
     submit: (ctx) =>
-      submitJob(ctx, { name: `gang-${between(ctx.rng, 1, 9999)}`, gpu_count: 16, gpu_type: pick(ctx.rng, ctx.gpuTypes), command: "torchrun --nnodes 2 pretrain.py", duration_s: between(ctx.rng, 30, ctx.maxDurationS), max_retries: 1 }),
+      submitJob(ctx, {
+        name: `gang-${between(ctx.rng, 1, 9999)}`,
+        gpu_count: 16,
+        gpu_type: pick(ctx.rng, ctx.gpuTypes),
+        command: "torchrun --nnodes 2 pretrain.py",
+        duration_s: between(ctx.rng, 30, ctx.maxDurationS),
+        max_retries: 1,
+      }),
   },
   {
     // exits 3 on every attempt: one retry after its backoff, then failed for good
     name: "failing",
     weight: 2,
     submit: (ctx) =>
-      submitJob(ctx, { name: `flaky-${between(ctx.rng, 1, 9999)}`, gpu_count: pick(ctx.rng, [1, 2]), gpu_type: pick(ctx.rng, ctx.gpuTypes), command: "python eval.py --strict; exit 3", duration_s: between(ctx.rng, 10, 40), max_retries: 1 }),
+      submitJob(ctx, {
+        name: `flaky-${between(ctx.rng, 1, 9999)}`,
+        gpu_count: pick(ctx.rng, [1, 2]),
+        gpu_type: pick(ctx.rng, ctx.gpuTypes),
+        command: "python eval.py --strict; exit 3",
+        duration_s: between(ctx.rng, 10, 40),
+        max_retries: 1,
+      }),
   },
   {
     name: "pipeline",
     weight: 2,
     async submit(ctx) {
       const gpu_type = pick(ctx.rng, ctx.gpuTypes);
-      const step = (name: string, gpu_count: number, depends_on?: string[]) => ({ name, gpu_count, gpu_type, image: IMAGE, command: `python ${name}.py`, duration_s: between(ctx.rng, 10, 30), ...(depends_on ? { depends_on } : {}) });
+      const step = (name: string, gpu_count: number, depends_on?: string[]) => ({
+        name,
+        gpu_count,
+        gpu_type,
+        image: IMAGE,
+        command: `python ${name}.py`,
+        duration_s: between(ctx.rng, 10, 30),
+        ...(depends_on ? { depends_on } : {}),
+      });
       await ctx.client.call("POST", "/api/pipelines", {
         name: `rag-refresh-${between(ctx.rng, 1, 9999)}`,
         steps: [step("prep", 1), step("embed-a", 2, ["prep"]), step("embed-b", 2, ["prep"]), step("index", 1, ["embed-a", "embed-b"])],
@@ -178,8 +204,22 @@ interface WorkloadStats {
  * Runs every tenant's loop until stop(): every `everyS` a tenant with fewer than `waiting` jobs
  * queued or blocked submits one piece of work of a kind picked by weight.
  */
-export function startWorkload(opts: { appUrls: string[]; tenants: SoakTenant[]; gpuTypes: string[]; rng: () => number; maxDurationS: number; everyS?: number; waiting?: number; log: (m: string) => void }) {
-  const stats: WorkloadStats = { by_kind: Object.fromEntries(WORKLOAD_KINDS.map((k) => [k.name, 0])), jobs_submitted: 0, declined: {}, api_errors: {} };
+export function startWorkload(opts: {
+  appUrls: string[];
+  tenants: SoakTenant[];
+  gpuTypes: string[];
+  rng: () => number;
+  maxDurationS: number;
+  everyS?: number;
+  waiting?: number;
+  log: (m: string) => void;
+}) {
+  const stats: WorkloadStats = {
+    by_kind: Object.fromEntries(WORKLOAD_KINDS.map((k) => [k.name, 0])),
+    jobs_submitted: 0,
+    declined: {},
+    api_errors: {},
+  };
   /** every job id a submit answered with: each must exist, running or finished with a reason */
   const submitted = new Set<string>();
   const totalWeight = WORKLOAD_KINDS.reduce((n, k) => n + k.weight, 0);
@@ -190,7 +230,11 @@ export function startWorkload(opts: { appUrls: string[]; tenants: SoakTenant[]; 
   };
   const contexts: WorkloadContext[] = opts.tenants.map((tenant, i) => ({
     tenant,
-    client: createClient({ baseUrl: opts.appUrls.map((_, k) => opts.appUrls[(i + k) % opts.appUrls.length]!), key: tenant.key, retryForMs: 10_000 }),
+    client: createClient({
+      baseUrl: opts.appUrls.map((_, k) => opts.appUrls[(i + k) % opts.appUrls.length]!),
+      key: tenant.key,
+      retryForMs: 10_000,
+    }),
     gpuTypes: opts.gpuTypes,
     rng: opts.rng,
     maxDurationS: opts.maxDurationS,

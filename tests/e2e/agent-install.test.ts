@@ -36,7 +36,11 @@ afterAll(() => {
 function install(node: ReturnType<typeof fakeNode>, root: string, args: string[]) {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), "install-")), "install.sh");
   writeFileSync(file, script);
-  return spawnSync("sh", [file, ...args, "--root", root], { env: { PATH: node.path, HOME: root } as unknown as NodeJS.ProcessEnv, encoding: "utf8", timeout: 120_000 });
+  return spawnSync("sh", [file, ...args, "--root", root], {
+    env: { PATH: node.path, HOME: root } as unknown as NodeJS.ProcessEnv,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
 }
 
 const listing = (root: string) => spawnSync("find", [root, "-mindepth", "1"], { encoding: "utf8" }).stdout.trim();
@@ -63,7 +67,11 @@ describe("the one-line agent install", () => {
       [fakeNode(), ["--key", agentKey, "--url", "ftp://x"], /http\(s\)/],
       [fakeNode(), ["--key-file", "/nonexistent/gpuforge.key"], /--key-file: cannot read/],
       // plain http to anywhere but this machine is warned about before anything else happens
-      [fakeNode({ nvidiaSmi: false }), ["--key", agentKey, "--url", "http://cp.example.test"], /warning: http:\/\/cp\.example\.test is plain http[\s\S]*nvidia-smi not found/],
+      [
+        fakeNode({ nvidiaSmi: false }),
+        ["--key", agentKey, "--url", "http://cp.example.test"],
+        /warning: http:\/\/cp\.example\.test is plain http[\s\S]*nvidia-smi not found/,
+      ],
     ];
     for (const [node, args, why] of cases) {
       const root = mkdtempSync(path.join(os.tmpdir(), "node-root-"));
@@ -80,7 +88,9 @@ describe("the one-line agent install", () => {
     const r = install(node, root, ["--key", agentKey, "--pod", "pod-a", "--rack", "r12"]);
     expect(r.status, r.stderr).toBe(0);
     const current = path.join(root, "opt/gpuforge-agent/current");
-    expect(spawnSync(path.join(current, "bin/node"), [path.join(current, "agent.mjs"), "--version"], { encoding: "utf8" }).stdout.trim()).toBe(`gpuforge-agent ${AGENT_VERSION}`);
+    expect(
+      spawnSync(path.join(current, "bin/node"), [path.join(current, "agent.mjs"), "--version"], { encoding: "utf8" }).stdout.trim(),
+    ).toBe(`gpuforge-agent ${AGENT_VERSION}`);
     const envFile = path.join(root, "etc/gpuforge/agent.env");
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
     const config = readFileSync(envFile, "utf8");
@@ -124,14 +134,25 @@ describe("the one-line agent install", () => {
       const m = /^([A-Z_]+)=(.*)$/.exec(line);
       if (m) env[m[1]!] = m[2]!;
     }
-    Object.assign(env, { AGENT_STATE_DIR: path.join(root, "var/lib/gpuforge-agent"), GPUFORGE_HOSTNAME: hostname, HEARTBEAT_INTERVAL_S: "1", METRICS_INTERVAL_S: "1" });
+    Object.assign(env, {
+      AGENT_STATE_DIR: path.join(root, "var/lib/gpuforge-agent"),
+      GPUFORGE_HOSTNAME: hostname,
+      HEARTBEAT_INTERVAL_S: "1",
+      METRICS_INTERVAL_S: "1",
+    });
     let output = "";
-    const proc = spawn(path.join(current, "bin/node"), [path.join(current, "agent.mjs")], { env: env as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(path.join(current, "bin/node"), [path.join(current, "agent.mjs")], {
+      env: env as unknown as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     agent = proc;
     proc.stderr!.on("data", (d: Buffer) => (output += d.toString()));
     let nodeRow: { id: string; containers: boolean; driverVersion: string | null; cudaVersion: string | null } | null = null;
     for (let i = 0; i < 150 && !nodeRow; i++) {
-      nodeRow = await db().node.findFirst({ where: { clusterId, hostname, status: "available" }, select: { id: true, containers: true, driverVersion: true, cudaVersion: true } });
+      nodeRow = await db().node.findFirst({
+        where: { clusterId, hostname, status: "available" },
+        select: { id: true, containers: true, driverVersion: true, cudaVersion: true },
+      });
       if (!nodeRow) await new Promise((r) => setTimeout(r, 200));
     }
     expect(nodeRow, output).toMatchObject({ containers: true, driverVersion: "565.57.01", cudaVersion: "12.7" });
@@ -140,7 +161,14 @@ describe("the one-line agent install", () => {
     const tenantKey = (await makeKey({ scope: "tenant", tenant_id: t.id })).key;
     const submitted = await api("POST", "/api/jobs", {
       key: tenantKey,
-      body: { name: "installed-agent", gpu_count: 1, gpu_type: "GB200", cluster_id: clusterId, image: "alpine:3.20", command: "echo hello from the container; echo to stderr >&2; exit 3" },
+      body: {
+        name: "installed-agent",
+        gpu_count: 1,
+        gpu_type: "GB200",
+        cluster_id: clusterId,
+        image: "alpine:3.20",
+        command: "echo hello from the container; echo to stderr >&2; exit 3",
+      },
     });
     expect(submitted.status).toBe(201);
     const id = submitted.body.job.id as string;
@@ -155,16 +183,31 @@ describe("the one-line agent install", () => {
       logs = (await api("GET", `/api/jobs/${id}/logs`, { key: tenantKey })).body;
       if (logs.data.length < 2) await new Promise((r) => setTimeout(r, 200));
     }
-    expect(logs.data.map((l) => [l.stream, l.text])).toEqual(expect.arrayContaining([["stdout", "hello from the container\n"], ["stderr", "to stderr\n"]]));
+    expect(logs.data.map((l) => [l.stream, l.text])).toEqual(
+      expect.arrayContaining([
+        ["stdout", "hello from the container\n"],
+        ["stderr", "to stderr\n"],
+      ]),
+    );
     // exactly one container run for the one placement, with the image after `--`, never the key
     await new Promise((r) => setTimeout(r, 2_000)); // a few more heartbeats: nothing starts again
     const runs = node.docker!.runs().filter((a) => a.includes("alpine:3.20"));
     expect(runs).toHaveLength(1);
-    expect(runs[0]!.slice(runs[0]!.indexOf("--"))).toEqual(["--", "alpine:3.20", "sh", "-c", "echo hello from the container; echo to stderr >&2; exit 3"]);
+    expect(runs[0]!.slice(runs[0]!.indexOf("--"))).toEqual([
+      "--",
+      "alpine:3.20",
+      "sh",
+      "-c",
+      "echo hello from the container; echo to stderr >&2; exit 3",
+    ]);
     expect(JSON.stringify(node.docker!.calls())).not.toContain(agentKey);
     // on a network of its own that keeps tenants' containers apart, which the agent created
     expect(runs[0]![runs[0]!.indexOf("--network") + 1]).toBe("gpuforge-workloads");
-    expect(node.docker!.calls().some((c) => c.args[0] === "network" && c.args[1] === "create" && c.args.includes("com.docker.network.bridge.enable_icc=false"))).toBe(true);
+    expect(
+      node
+        .docker!.calls()
+        .some((c) => c.args[0] === "network" && c.args[1] === "create" && c.args.includes("com.docker.network.bridge.enable_icc=false")),
+    ).toBe(true);
     proc.kill("SIGTERM");
   });
 });

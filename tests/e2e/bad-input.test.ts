@@ -10,8 +10,20 @@ import { buildWorld, operationCases, type World } from "./world";
 // an unknown value. Each must answer 4xx in the documented error shape, naming the field, and
 // write nothing. The valid body must then succeed, so the refusals are about the input.
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; required?: string[]; enum?: unknown[]; anyOf?: JsonSchema[]; $ref?: string };
-type Op = { operationId: string; "x-gpuforge-body-limit-bytes"?: number; requestBody?: { content: { "application/json": { schema: JsonSchema } } }; parameters?: Array<{ name: string; in: string }> };
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  $ref?: string;
+};
+type Op = {
+  operationId: string;
+  "x-gpuforge-body-limit-bytes"?: number;
+  requestBody?: { content: { "application/json": { schema: JsonSchema } } };
+  parameters?: Array<{ name: string; in: string }>;
+};
 type Doc = { paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, JsonSchema> } };
 
 let doc: Doc;
@@ -44,7 +56,14 @@ function writeOperations() {
   return out;
 }
 
-async function expectRefused(label: string, failures: string[], call: () => Promise<{ status: number; body: unknown }>, status: number, code: string, field?: string) {
+async function expectRefused(
+  label: string,
+  failures: string[],
+  call: () => Promise<{ status: number; body: unknown }>,
+  status: number,
+  code: string,
+  field?: string,
+) {
   const before = await db().auditLog.count();
   const reply = await call();
   if (reply.status !== status) {
@@ -63,7 +82,9 @@ async function expectRefused(label: string, failures: string[], call: () => Prom
 
 describe("bad input on every write route", () => {
   it("has at least the foundation's write routes", () => {
-    expect(writeOperations().map((w) => w.op.operationId)).toEqual(expect.arrayContaining(["createTenant", "updateTenant", "createApiKey", "createUser", "updateUser", "createCluster"]));
+    expect(writeOperations().map((w) => w.op.operationId)).toEqual(
+      expect.arrayContaining(["createTenant", "updateTenant", "createApiKey", "createUser", "updateUser", "createCluster"]),
+    );
   });
 
   it("refuses malformed, empty, non-object, oversized and unknown-field bodies", async () => {
@@ -74,14 +95,34 @@ describe("bad input on every write route", () => {
       const key = world.keys[c.caller ?? "operator"]!;
       const target = await c.path();
       const label = (what: string) => `${op.operationId} ${what}`;
-      await expectRefused(label("malformed JSON"), failures, () => api(method, target, { key, rawBody: '{"name": ', headers: { "content-type": "application/json" } }), 400, "validation_failed", "body");
+      await expectRefused(
+        label("malformed JSON"),
+        failures,
+        () => api(method, target, { key, rawBody: '{"name": ', headers: { "content-type": "application/json" } }),
+        400,
+        "validation_failed",
+        "body",
+      );
       await expectRefused(label("empty body"), failures, () => api(method, target, { key, rawBody: "" }), 400, "validation_failed", "body");
       await expectRefused(label("array body"), failures, () => api(method, target, { key, body: [c.body!()] }), 400, "validation_failed");
       await expectRefused(label("string body"), failures, () => api(method, target, { key, body: "hello" }), 400, "validation_failed");
       const limit = op["x-gpuforge-body-limit-bytes"];
       if (!limit) failures.push(`${op.operationId}: the document does not state its body limit`);
-      await expectRefused(label("oversized body"), failures, () => api(method, target, { key, body: { ...c.body!(), padding: "x".repeat((limit ?? 1 << 20) + 1) } }), 413, "payload_too_large");
-      await expectRefused(label("unknown field"), failures, () => api(method, target, { key, body: { ...c.body!(), surprise: 1 } }), 400, "validation_failed", "body");
+      await expectRefused(
+        label("oversized body"),
+        failures,
+        () => api(method, target, { key, body: { ...c.body!(), padding: "x".repeat((limit ?? 1 << 20) + 1) } }),
+        413,
+        "payload_too_large",
+      );
+      await expectRefused(
+        label("unknown field"),
+        failures,
+        () => api(method, target, { key, body: { ...c.body!(), surprise: 1 } }),
+        400,
+        "validation_failed",
+        "body",
+      );
     }
     expect(failures).toEqual([]);
   });
@@ -95,19 +136,41 @@ describe("bad input on every write route", () => {
       const schema = resolve(op.requestBody!.content["application/json"].schema);
       for (const [field, prop] of Object.entries(schema.properties ?? {})) {
         const target = await c.path();
-        await expectRefused(`${op.operationId}.${field} wrong type`, failures, () => api(method, target, { key, body: { ...c.body!(), [field]: wrongValueFor(prop) } }), 400, "validation_failed", field);
+        await expectRefused(
+          `${op.operationId}.${field} wrong type`,
+          failures,
+          () => api(method, target, { key, body: { ...c.body!(), [field]: wrongValueFor(prop) } }),
+          400,
+          "validation_failed",
+          field,
+        );
         if (resolve(prop).enum || resolve(prop).anyOf?.some((s) => resolve(s).enum)) {
-          await expectRefused(`${op.operationId}.${field} unknown enum value`, failures, () => api(method, target, { key, body: { ...c.body!(), [field]: "bogus_value" } }), 400, "validation_failed", field);
+          await expectRefused(
+            `${op.operationId}.${field} unknown enum value`,
+            failures,
+            () => api(method, target, { key, body: { ...c.body!(), [field]: "bogus_value" } }),
+            400,
+            "validation_failed",
+            field,
+          );
         }
       }
       for (const field of schema.required ?? []) {
         const target = await c.path();
         const body = c.body!();
         delete body[field];
-        await expectRefused(`${op.operationId} missing ${field}`, failures, () => api(method, target, { key, body }), 400, "validation_failed", field);
+        await expectRefused(
+          `${op.operationId} missing ${field}`,
+          failures,
+          () => api(method, target, { key, body }),
+          400,
+          "validation_failed",
+          field,
+        );
       }
       const valid = await api(method, await c.path(), { key, body: c.body!() });
-      if (valid.status >= 300) failures.push(`${op.operationId}: the valid body itself failed with ${valid.status} ${JSON.stringify(valid.body).slice(0, 200)}`);
+      if (valid.status >= 300)
+        failures.push(`${op.operationId}: the valid body itself failed with ${valid.status} ${JSON.stringify(valid.body).slice(0, 200)}`);
     }
     expect(failures).toEqual([]);
   });
@@ -120,15 +183,35 @@ describe("bad input on every write route", () => {
         const key = world.keys[cases[op.operationId]?.caller ?? "operator"]!;
         if (path.includes("{id}")) {
           const body = op.requestBody ? operationCases(world)[op.operationId]!.body!() : undefined;
-          await expectRefused(`${op.operationId} bad id`, failures, () => api(method.toUpperCase(), path.replace("{id}", "not-an-id"), { key, body }), 400, "validation_failed", "id");
+          await expectRefused(
+            `${op.operationId} bad id`,
+            failures,
+            () => api(method.toUpperCase(), path.replace("{id}", "not-an-id"), { key, body }),
+            400,
+            "validation_failed",
+            "id",
+          );
         }
         if (op.parameters?.some((p) => p.name === "limit")) {
           // a well-formed id, so the query is what is judged
           const listPath = path.replace("{id}", "00000000-0000-4000-8000-000000000000");
           for (const limit of ["0", "501", "ten"]) {
-            await expectRefused(`${op.operationId} limit=${limit}`, failures, () => api("GET", `${listPath}?limit=${limit}`, { key }), 400, "validation_failed", "limit");
+            await expectRefused(
+              `${op.operationId} limit=${limit}`,
+              failures,
+              () => api("GET", `${listPath}?limit=${limit}`, { key }),
+              400,
+              "validation_failed",
+              "limit",
+            );
           }
-          await expectRefused(`${op.operationId} unknown query`, failures, () => api("GET", `${listPath}?bogus=1`, { key }), 400, "validation_failed");
+          await expectRefused(
+            `${op.operationId} unknown query`,
+            failures,
+            () => api("GET", `${listPath}?bogus=1`, { key }),
+            400,
+            "validation_failed",
+          );
         }
       }
     }
@@ -137,7 +220,10 @@ describe("bad input on every write route", () => {
 
   it("refuses a cookie-authenticated write that is not JSON (no form-post CSRF)", async () => {
     // Without a session the request is simply unauthorized; the JSON rule is covered in the browser suite.
-    const r = await api("POST", "/api/tenants", { rawBody: "name=x&gpu_quota=1", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const r = await api("POST", "/api/tenants", {
+      rawBody: "name=x&gpu_quota=1",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(r.status).toBe(401);
   });
 });

@@ -34,7 +34,10 @@ beforeAll(async () => {
   operator = await makeUser("operator");
   tenantKey = (await makeKey({ scope: "tenant", tenant_id: tenant.id })).key;
   operatorKey = (await makeKey({ scope: "operator" })).key;
-  const submitted = await api("POST", "/api/jobs", { key: tenantKey, body: { name: "render-farm", gpu_count: 4, gpu_type: gpuType, duration_s: 86_400 } });
+  const submitted = await api("POST", "/api/jobs", {
+    key: tenantKey,
+    body: { name: "render-farm", gpu_count: 4, gpu_type: gpuType, duration_s: 86_400 },
+  });
   expect(submitted.status).toBe(201);
   jobId = submitted.body.job.id;
   await runSchedulerCycle("e2e");
@@ -55,7 +58,9 @@ describe("billing in both planes", () => {
     const tenantPage = await signedIn(tenantUser, "/dashboard/billing");
     await tenantPage.getByRole("heading", { name: "Billing" }).waitFor();
     const thisMonth = tenantPage.locator("section", { hasText: "This month" }).first();
-    await expect.poll(async () => Number((await thisMonth.textContent())?.match(/\$([\d,.]+)/)?.[1]?.replace(/,/g, "") ?? 0)).toBeGreaterThanOrEqual(19.99);
+    await expect
+      .poll(async () => Number((await thisMonth.textContent())?.match(/\$([\d,.]+)/)?.[1]?.replace(/,/g, "") ?? 0))
+      .toBeGreaterThanOrEqual(19.99);
     await shot(tenantPage, "billing-tenant-running");
 
     // the operator credits the tenant and invoices the last day
@@ -108,26 +113,57 @@ describe("billing in both planes", () => {
   it("Stripe's webhook over HTTP: signed event marks an invoice paid once; tampered or unsigned is refused", async () => {
     await api("PATCH", `/api/jobs/${jobId}`, { key: operatorKey, body: { status: "completed", exit_code: 0 } });
     // another hour of one GPU, invoiced on its own
-    const submitted = await api("POST", "/api/jobs", { key: tenantKey, body: { name: "short", gpu_count: 1, gpu_type: gpuType, duration_s: 3600 } });
+    const submitted = await api("POST", "/api/jobs", {
+      key: tenantKey,
+      body: { name: "short", gpu_count: 1, gpu_type: gpuType, duration_s: 3600 },
+    });
     await runSchedulerCycle("e2e");
-    await pool().query(`UPDATE jobs SET started_at = now() - interval '1 hour' WHERE id = $1 AND status = 'running'`, [submitted.body.job.id]);
+    await pool().query(`UPDATE jobs SET started_at = now() - interval '1 hour' WHERE id = $1 AND status = 'running'`, [
+      submitted.body.job.id,
+    ]);
     await api("PATCH", `/api/jobs/${submitted.body.job.id}`, { key: operatorKey, body: { status: "completed", exit_code: 0 } });
-    const made = await api("POST", `/api/tenants/${tenant.id}/invoice`, { key: operatorKey, body: { period_start: new Date(Date.now() - 7_200_000).toISOString() } });
+    const made = await api("POST", `/api/tenants/${tenant.id}/invoice`, {
+      key: operatorKey,
+      body: { period_start: new Date(Date.now() - 7_200_000).toISOString() },
+    });
     expect(made.status).toBe(201);
     const invoiceId = made.body.invoice.id;
     const stripe = new Stripe("sk_test_unused");
-    const payload = JSON.stringify({ id: unique("evt"), object: "event", type: "checkout.session.completed", data: { object: { id: "cs_e2e", object: "checkout.session", payment_status: "paid", payment_intent: "pi_e2e", metadata: { invoice_id: invoiceId } } } });
+    const payload = JSON.stringify({
+      id: unique("evt"),
+      object: "event",
+      type: "checkout.session.completed",
+      data: {
+        object: {
+          id: "cs_e2e",
+          object: "checkout.session",
+          payment_status: "paid",
+          payment_intent: "pi_e2e",
+          metadata: { invoice_id: invoiceId },
+        },
+      },
+    });
     const header = stripe.webhooks.generateTestHeaderString({ payload, secret: E2E_STRIPE_WEBHOOK_SECRET });
-    const send = (body: string, sig?: string) => api("POST", "/api/webhooks/stripe", { rawBody: body, headers: { "content-type": "application/json", ...(sig ? { "stripe-signature": sig } : {}) } });
+    const send = (body: string, sig?: string) =>
+      api("POST", "/api/webhooks/stripe", {
+        rawBody: body,
+        headers: { "content-type": "application/json", ...(sig ? { "stripe-signature": sig } : {}) },
+      });
     expect((await send(payload.replace("pi_e2e", "pi_evil"), header)).status).toBe(400);
     expect((await send(payload)).status).toBe(400);
     expect((await api("GET", `/api/invoices/${invoiceId}`, { key: tenantKey })).body.invoice.status).toBe("pending");
     const first = await send(payload, header);
     expect(first).toMatchObject({ status: 200, body: { received: true, outcome: "invoice_paid" } });
     expect((await send(payload, header)).body.outcome).toBe("duplicate");
-    expect((await api("GET", `/api/invoices/${invoiceId}`, { key: tenantKey })).body.invoice).toMatchObject({ status: "paid", payment_method: "stripe" });
+    expect((await api("GET", `/api/invoices/${invoiceId}`, { key: tenantKey })).body.invoice).toMatchObject({
+      status: "paid",
+      payment_method: "stripe",
+    });
     // a GPU type that is not one is named, and no rate is written
-    const bad = await api("PUT", `/api/billing/rates/${encodeURIComponent("bad type!")}`, { key: operatorKey, body: { cents_per_hour: 100 } });
+    const bad = await api("PUT", `/api/billing/rates/${encodeURIComponent("bad type!")}`, {
+      key: operatorKey,
+      body: { cents_per_hour: 100 },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual([expect.objectContaining({ path: "gpu_type" })]);
     expect(await db().gpuRate.count({ where: { gpuType: "bad type!" } })).toBe(0);

@@ -107,7 +107,10 @@ describe("sign-in and role routing", () => {
     await page.goto(`${base()}/login`);
     await signIn(page, operator.email, operator.password);
     await page.waitForURL(`${base()}/admin`);
-    await page.getByRole("button", { name: /Operator|operator/ }).first().click();
+    await page
+      .getByRole("button", { name: /Operator|operator/ })
+      .first()
+      .click();
     await page.getByRole("menuitem", { name: "Sign out" }).click();
     await page.waitForURL(/\/login/);
     await page.goto(`${base()}/admin`);
@@ -141,7 +144,10 @@ describe("API keys in the UI", () => {
     // a revoked key leaves the keys in use, and waits behind the filter
     await row.waitFor({ state: "detached" });
     await page.getByRole("link", { name: /Revoked and expired/ }).click();
-    await page.getByTestId(`api-key-row-${key.slice(0, 12)}`).getByText("revoked").waitFor();
+    await page
+      .getByTestId(`api-key-row-${key.slice(0, 12)}`)
+      .getByText("revoked")
+      .waitFor();
     await shot(page, "api-key-revoked");
     expect((await api("GET", "/api/users", { key })).status).toBe(401);
     await page.context().close();
@@ -245,7 +251,11 @@ describe("tenants in the UI", () => {
     expect((await api("GET", "/api/tenants", { headers: { cookie } })).status).toBe(200);
     await page.evaluate(async () => {
       const { csrfToken } = await (await fetch("/api/auth/csrf")).json();
-      await fetch("/api/auth/signout", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrfToken, json: "true" }) });
+      await fetch("/api/auth/signout", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrfToken, json: "true" }),
+      });
     });
     expect((await api("GET", "/api/tenants", { headers: { cookie } })).status).toBe(401);
     await page.context().close();

@@ -39,7 +39,11 @@ async function world() {
   const gpuType = unique("W").replace(/-/g, "").slice(0, 10).toUpperCase();
   await db().gpuRate.create({ data: { gpuType, centsPerHour: 360, effectiveFrom: new Date("2020-01-01"), createdBy: "walk" } });
   const agent = actorFor(agentPrincipal(cluster.id));
-  const node = await registerNode(agent, { hostname: unique("walk-node"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(4, gpuType) });
+  const node = await registerNode(agent, {
+    hostname: unique("walk-node"),
+    capabilities: { containers: true, runtime: "docker test" },
+    gpus: inventory(4, gpuType),
+  });
   const beat = () => recordHeartbeat(agent, node.node.id, {});
   await beat();
   const tenant = await createTenant(systemActor, { name: unique("Walk Co"), gpu_quota: 4, billing_email: null });
@@ -55,8 +59,10 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
-const signedIn = (target: string, user: { email: string; password: string }, width = 1440) => openPage(browser, target, user, { width, height: width > 500 ? 1000 : 844 });
-const asUser = (u: { id: string; email: string }, role: "tenant_admin" | "tenant_member") => actorFor({ kind: "tenant", tenantId: w.tenant.id, role, userId: u.id, label: u.email });
+const signedIn = (target: string, user: { email: string; password: string }, width = 1440) =>
+  openPage(browser, target, user, { width, height: width > 500 ? 1000 : 844 });
+const asUser = (u: { id: string; email: string }, role: "tenant_admin" | "tenant_member") =>
+  actorFor({ kind: "tenant", tenantId: w.tenant.id, role, userId: u.id, label: u.email });
 
 /** The page at 1440 px and at a 390 px phone, full length, kept with the test results; and an accessibility scan. */
 async function photograph(page: Page, name: string) {
@@ -76,11 +82,29 @@ describe("1. endpoint figures that agree", () => {
     // a tenant and a node of its own, so the walks below keep this tenant's quota and GPUs
     const cluster = await makeCluster();
     const agent = actorFor(agentPrincipal(cluster.id));
-    const node = await registerNode(agent, { hostname: unique("ep-node"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(1, w.gpuType) });
+    const node = await registerNode(agent, {
+      hostname: unique("ep-node"),
+      capabilities: { containers: true, runtime: "docker test" },
+      gpus: inventory(1, w.gpuType),
+    });
     await recordHeartbeat(agent, node.node.id, {});
     const tenant = await createTenant(systemActor, { name: unique("Fresh Co"), gpu_quota: 2, billing_email: null });
     const owner = await makeUser("tenant_admin", tenant.id);
-    const e = await createEndpoint(actorFor({ kind: "tenant", tenantId: tenant.id, role: "tenant_admin", userId: owner.id, label: owner.email }), { name: unique("fresh"), model: "walk/model", gpu_type: w.gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: cluster.id, sla_availability_pct: 99.5, sla_p95_ms: 400, autoscale_metric: "none", cooldown_s: 300 });
+    const e = await createEndpoint(
+      actorFor({ kind: "tenant", tenantId: tenant.id, role: "tenant_admin", userId: owner.id, label: owner.email }),
+      {
+        name: unique("fresh"),
+        model: "walk/model",
+        gpu_type: w.gpuType,
+        gpus_per_replica: 1,
+        replicas: 1,
+        cluster_id: cluster.id,
+        sla_availability_pct: 99.5,
+        sla_p95_ms: 400,
+        autoscale_metric: "none",
+        cooldown_s: 300,
+      },
+    );
     const page = await signedIn("/dashboard/endpoints", owner);
     await page.getByTestId(`endpoint-row-${e.name}`).getByText("no data yet").waitFor();
     await page.getByRole("link", { name: e.name }).click();
@@ -129,10 +153,25 @@ describe("3–5. lists, job pages and validation", () => {
   it("the queue narrows, sorts, exports; an operator reorders and cancels (audited); the node shows its work and confirms a drain", async () => {
     await w.beat();
     const prefix = unique("q");
-    const runner = await submitJob(asUser(admin, "tenant_admin"), { name: `${prefix}-run`, gpu_count: 4, gpu_type: w.gpuType, priority: 1, max_retries: 0, image: "nvcr.io/nvidia/pytorch:24.10-py3", command: "python train.py --epochs 3" });
+    const runner = await submitJob(asUser(admin, "tenant_admin"), {
+      name: `${prefix}-run`,
+      gpu_count: 4,
+      gpu_type: w.gpuType,
+      priority: 1,
+      max_retries: 0,
+      image: "nvcr.io/nvidia/pytorch:24.10-py3",
+      command: "python train.py --epochs 3",
+    });
     const page = await signedIn(`/admin/jobs?status=running&q=${prefix}`, operator);
     await page.getByTestId(`job-row-${prefix}-run`).waitFor({ timeout: 20_000 });
-    for (const n of [2, 3]) await submitJob(asUser(member, "tenant_member"), { name: `${prefix}-wait-${n}`, gpu_count: 2, gpu_type: w.gpuType, priority: 5, max_retries: 0 });
+    for (const n of [2, 3])
+      await submitJob(asUser(member, "tenant_member"), {
+        name: `${prefix}-wait-${n}`,
+        gpu_count: 2,
+        gpu_type: w.gpuType,
+        priority: 5,
+        max_retries: 0,
+      });
     await page.goto(`${base()}/admin/jobs?q=${prefix}`);
     await page.getByTestId(`job-row-${prefix}-wait-2`).waitFor();
     expect(await page.getByTestId("list-range").textContent()).toBe("1–2 of 2");
@@ -146,7 +185,12 @@ describe("3–5. lists, job pages and validation", () => {
     expect(csv.headers()["content-type"]).toContain("text/csv");
     const lines = (await csv.text()).trim().split("\r\n");
     expect(lines[0]).toMatch(/^id,name,tenant,status,/);
-    expect(lines.slice(1).map((l) => l.split(",")[1]!).sort((x, y) => x.localeCompare(y))).toEqual([`${prefix}-wait-2`, `${prefix}-wait-3`]);
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(",")[1]!)
+        .sort((x, y) => x.localeCompare(y)),
+    ).toEqual([`${prefix}-wait-2`, `${prefix}-wait-3`]);
 
     // reorder: priority 5 → 2, recorded with the operator's name
     const row = page.getByTestId(`job-row-${prefix}-wait-3`);
@@ -156,7 +200,12 @@ describe("3–5. lists, job pages and validation", () => {
     const moved = await db().job.findFirstOrThrow({ where: { name: `${prefix}-wait-3` } });
     expect(moved.priority).toBe(2);
     await page.goto(`${base()}/admin/audit?q=job.priority_changed&action=job.`);
-    await page.getByTestId("audit-row").filter({ hasText: `${prefix}-wait-3` }).getByText(operator.name).first().waitFor();
+    await page
+      .getByTestId("audit-row")
+      .filter({ hasText: `${prefix}-wait-3` })
+      .getByText(operator.name)
+      .first()
+      .waitFor();
     await photograph(page, "audit");
 
     // cancel from the queue
@@ -174,7 +223,10 @@ describe("3–5. lists, job pages and validation", () => {
     await photograph(page, "admin-job");
     await page.getByRole("link", { name: w.node.hostname }).click();
     await page.waitForURL(`${base()}/admin/nodes/${w.node.id}`);
-    await page.getByRole("table", { name: "Work running on this node" }).getByRole("link", { name: `${prefix}-run` }).waitFor();
+    await page
+      .getByRole("table", { name: "Work running on this node" })
+      .getByRole("link", { name: `${prefix}-run` })
+      .waitFor();
     await w.beat();
     await page.getByRole("button", { name: "Drain…" }).click();
     const dialog = page.getByRole("dialog");
@@ -184,7 +236,9 @@ describe("3–5. lists, job pages and validation", () => {
     await dialog.locator("#node-reason").fill("firmware update, ticket OPS-42");
     await dialog.getByRole("button", { name: "Drain" }).click();
     await page.getByText(`${w.node.hostname} is now draining.`).waitFor();
-    expect(await db().auditLog.findFirst({ where: { action: "node.draining", targetId: w.node.id } })).toMatchObject({ details: expect.objectContaining({ reason: "firmware update, ticket OPS-42" }) });
+    expect(await db().auditLog.findFirst({ where: { action: "node.draining", targetId: w.node.id } })).toMatchObject({
+      details: expect.objectContaining({ reason: "firmware update, ticket OPS-42" }),
+    });
     await page.context().close();
     await changeNodeStatus(actorFor({ kind: "operator", label: "walk" }), w.node.id, "available", "walk over");
   });
@@ -209,7 +263,13 @@ describe("3–5. lists, job pages and validation", () => {
     await page.getByRole("button", { name: "Resubmit" }).click();
     await page.getByText("Submitted again: this is the new job").waitFor();
     expect(page.url()).not.toContain(job.id.slice(0, 8) + "?");
-    const one = await submitJob(asUser(admin, "tenant_admin"), { name: unique("single"), gpu_count: 1, gpu_type: w.gpuType, priority: 9, max_retries: 0 });
+    const one = await submitJob(asUser(admin, "tenant_admin"), {
+      name: unique("single"),
+      gpu_count: 1,
+      gpu_type: w.gpuType,
+      priority: 9,
+      max_retries: 0,
+    });
     await page.goto(`${base()}/dashboard/jobs/${one.id}`);
     await page.getByText(/^1 GPU of type /).waitFor();
     expect(await page.content()).not.toMatch(/1 GPUs|node\(s\)/);
@@ -226,23 +286,35 @@ describe("3–5. lists, job pages and validation", () => {
     await form.locator("#f-gpu_count").fill("5000");
     await form.getByTestId("job-fit").getByText("5,000 GPUs is more than your organisation's quota of 4").waitFor();
     await form.getByRole("button", { name: "Submit job" }).click();
-    await page.locator("#f-gpu_count-error").getByText(/5,000 GPUs is more than your organisation's quota of 4 .*could never start/).waitFor();
+    await page
+      .locator("#f-gpu_count-error")
+      .getByText(/5,000 GPUs is more than your organisation's quota of 4 .*could never start/)
+      .waitFor();
     await form.getByTestId("form-message").getByText("Check the highlighted fields.").waitFor();
     expect(await page.content()).not.toContain("Too big");
     // the error goes as soon as the field changes
     await form.locator("#f-gpu_count").fill("2");
     await page.locator("#f-gpu_count-error").waitFor({ state: "detached" });
-    await form.getByTestId("job-fit").getByText(/will wait until 2 GPUs are free/).waitFor();
+    await form
+      .getByTestId("job-fit")
+      .getByText(/will wait until 2 GPUs are free/)
+      .waitFor();
     await form.getByRole("button", { name: "Submit and wait for quota" }).waitFor();
     await form.locator("#f-duration_s").fill("7200");
-    await form.getByTestId("job-estimate").getByText(/About \$14\.40 for 2 h \(2 × .* at \$3\.60 per GPU-hour/).waitFor();
+    await form
+      .getByTestId("job-estimate")
+      .getByText(/About \$14\.40 for 2 h \(2 × .* at \$3\.60 per GPU-hour/)
+      .waitFor();
     await photograph(page, "tenant-jobs");
     await page.context().close();
 
     // an operator setting a quota no fleet can fill is told so
     const ops = await signedIn(`/admin/tenants/${w.tenant.id}`, operator);
     await ops.locator("form[aria-label='Edit tenant'] #f-gpu_quota").fill("100000");
-    await ops.getByTestId("quota-warning").getByText(/can never be used in full/).waitFor();
+    await ops
+      .getByTestId("quota-warning")
+      .getByText(/can never be used in full/)
+      .waitFor();
     await photograph(ops, "tenant-quota-warning");
     await ops.context().close();
   });
@@ -283,7 +355,10 @@ describe("6–7. payment paths and settings", () => {
       // a submit keeps keyboard focus where it was
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Save channels");
       await page.reload();
-      await page.getByText(/Stored encrypted, points at 127\.0\.0\.1:\d+/).first().waitFor();
+      await page
+        .getByText(/Stored encrypted, points at 127\.0\.0\.1:\d+/)
+        .first()
+        .waitFor();
       const html = await page.content();
       expect(html).not.toContain("s3cret-pw");
       expect(html).not.toContain("secret-path");
@@ -312,24 +387,44 @@ describe("6–7. payment paths and settings", () => {
       await channels.locator("#f-email_to").fill("");
       await channels.getByRole("button", { name: "Save channels" }).click();
       await channels.getByText("Notification channels saved").waitFor();
-      expect(await db().platformSetting.count({ where: { key: { in: ["notifications.smtp_url", "notifications.webhook_url", "notifications.email_to"] } } })).toBe(0);
+      expect(
+        await db().platformSetting.count({
+          where: { key: { in: ["notifications.smtp_url", "notifications.webhook_url", "notifications.email_to"] } },
+        }),
+      ).toBe(0);
       await page.context().close();
     } finally {
-      await db().platformSetting.deleteMany({ where: { key: { in: ["notifications.smtp_url", "notifications.webhook_url", "notifications.email_to"] } } });
+      await db().platformSetting.deleteMany({
+        where: { key: { in: ["notifications.smtp_url", "notifications.webhook_url", "notifications.email_to"] } },
+      });
       await new Promise((r) => smtp.close(() => r(null)));
       hook.close();
     }
   });
 
   it("a pending invoice shows how to pay: balance, or a transfer with the bank details and its reference", async () => {
-    const job = await db().job.create({ data: { tenantId: w.tenant.id, name: unique("billed"), gpuCount: 1, gpuType: w.gpuType, priority: 5, maxRetries: 0, status: "cancelled", finishedAt: new Date() } });
+    const job = await db().job.create({
+      data: {
+        tenantId: w.tenant.id,
+        name: unique("billed"),
+        gpuCount: 1,
+        gpuType: w.gpuType,
+        priority: 5,
+        maxRetries: 0,
+        status: "cancelled",
+        finishedAt: new Date(),
+      },
+    });
     const end = new Date(Date.now() - 60_000);
     await pool().query(
       `INSERT INTO usage_events (tenant_id, job_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
        VALUES ($1, $2, 1, 'final', 'invoice', $3, 1, $4, $5, 3600, 360, 360)`,
       [w.tenant.id, job.id, w.gpuType, new Date(end.getTime() - 3_600_000), end],
     );
-    const inv = await generateInvoice(systemActor, w.tenant.id, { period_start: new Date(end.getTime() - 3_600_001).toISOString(), period_end: end.toISOString() });
+    const inv = await generateInvoice(systemActor, w.tenant.id, {
+      period_start: new Date(end.getTime() - 3_600_001).toISOString(),
+      period_end: end.toISOString(),
+    });
     const page = await signedIn(`/dashboard/billing/invoices/${inv.id}`, admin);
     const transfer = page.getByTestId("bank-transfer");
     await transfer.getByText("GPUForge Walk Ltd").waitFor();
@@ -342,14 +437,27 @@ describe("6–7. payment paths and settings", () => {
   it("a prepaid tenant sees its balance running out, when, what happens at zero, and how to add funds; forms estimate cost", async () => {
     const cluster = await makeCluster();
     const agent = actorFor(agentPrincipal(cluster.id));
-    const node = await registerNode(agent, { hostname: unique("prepaid-node"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(2, w.gpuType) });
+    const node = await registerNode(agent, {
+      hostname: unique("prepaid-node"),
+      capabilities: { containers: true, runtime: "docker test" },
+      gpus: inventory(2, w.gpuType),
+    });
     await recordHeartbeat(agent, node.node.id, {});
-    const prepaid = await createTenant(systemActor, { name: unique("Prepaid Co"), gpu_quota: 2, billing_email: null, billing_mode: "prepaid" });
+    const prepaid = await createTenant(systemActor, {
+      name: unique("Prepaid Co"),
+      gpu_quota: 2,
+      billing_email: null,
+      billing_mode: "prepaid",
+    });
     const owner = await makeUser("tenant_admin", prepaid.id);
     await depositFunds(actorFor({ kind: "operator", label: "walk" }), prepaid.id, 500, "wire");
-    const burn = await submitJob(actorFor({ kind: "tenant", tenantId: prepaid.id, role: "tenant_admin", userId: owner.id, label: owner.email }), { name: unique("burn"), gpu_count: 2, gpu_type: w.gpuType, priority: 1, max_retries: 0, cluster_id: cluster.id });
+    const burn = await submitJob(
+      actorFor({ kind: "tenant", tenantId: prepaid.id, role: "tenant_admin", userId: owner.id, label: owner.email }),
+      { name: unique("burn"), gpu_count: 2, gpu_type: w.gpuType, priority: 1, max_retries: 0, cluster_id: cluster.id },
+    );
     // the app's scheduler places it within seconds; the banner speaks of what runs
-    for (let i = 0; i < 40 && (await db().job.findUniqueOrThrow({ where: { id: burn.id } })).status !== "running"; i++) await new Promise((r) => setTimeout(r, 500));
+    for (let i = 0; i < 40 && (await db().job.findUniqueOrThrow({ where: { id: burn.id } })).status !== "running"; i++)
+      await new Promise((r) => setTimeout(r, 500));
     const page = await signedIn("/dashboard", owner);
     const banner = page.getByTestId("balance-banner");
     await banner.getByText(/running low/).waitFor({ timeout: 20_000 });
@@ -357,13 +465,19 @@ describe("6–7. payment paths and settings", () => {
     await banner.getByText(/Then new work waits, and running work stops 15 min later\./).waitFor();
     await banner.getByRole("link", { name: "Add funds" }).click();
     await page.waitForURL(/\/dashboard\/billing#add-funds$/);
-    await page.locator("#add-funds").getByText(/^GF-[0-9A-F]{8}$/).waitFor();
+    await page
+      .locator("#add-funds")
+      .getByText(/^GF-[0-9A-F]{8}$/)
+      .waitFor();
     await photograph(page, "prepaid-billing");
     await page.goto(`${base()}/dashboard/endpoints`);
     const form = page.locator("form[aria-label='Create endpoint']");
     await form.locator("#f-gpu_type").selectOption(w.gpuType);
     await form.locator("#f-replicas").fill("2");
-    await form.getByTestId("endpoint-estimate").getByText(/^\$7\.20 per hour, about \$5,184\.00 per 30 days/).waitFor();
+    await form
+      .getByTestId("endpoint-estimate")
+      .getByText(/^\$7\.20 per hour, about \$5,184\.00 per 30 days/)
+      .waitFor();
     await page.context().close();
     await db().platformSetting.deleteMany({ where: { key: "billing.bank_details" } });
   });
@@ -375,14 +489,47 @@ describe("8–9. alerts operators can live with, readable audit", () => {
     // background evaluator keeps its latest event firing instead of resolving it mid-walk
     const cluster = await makeCluster();
     const subject = unique("flappy");
-    const node = await db().node.create({ data: { clusterId: cluster.id, hostname: subject, status: "offline", statusBeforeOffline: "available", lastHeartbeatAt: new Date(Date.now() - 600_000) } });
+    const node = await db().node.create({
+      data: {
+        clusterId: cluster.id,
+        hostname: subject,
+        status: "offline",
+        statusBeforeOffline: "available",
+        lastHeartbeatAt: new Date(Date.now() - 600_000),
+      },
+    });
     // the rule and its history in one transaction: the evaluator sees neither or both
     const rule = await db().$transaction(async (tx) => {
-      const rule = await tx.alertRule.create({ data: { name: unique("Walk unreachable"), ruleType: "node_unreachable", clusterId: cluster.id, windowS: 120, severity: "critical", enabled: true, notify: false, autoRemediate: false } });
+      const rule = await tx.alertRule.create({
+        data: {
+          name: unique("Walk unreachable"),
+          ruleType: "node_unreachable",
+          clusterId: cluster.id,
+          windowS: 120,
+          severity: "critical",
+          enabled: true,
+          notify: false,
+          autoRemediate: false,
+        },
+      });
       for (let i = 0; i < 15; i++) {
         const firing = i === 14;
         await tx.alertEvent.create({
-          data: { ruleId: rule.id, ruleType: "node_unreachable", dedupeKey: firing ? `${rule.id}:node:${node.id}` : `${rule.id}:node:${node.id}:${i}`, subjectType: "node", subjectId: node.id, subjectLabel: subject, clusterId: cluster.id, nodeId: node.id, severity: "critical", message: `${subject} has sent no heartbeat`, status: firing ? "firing" : "resolved", resolvedAt: firing ? null : new Date(), firedAt: new Date(Date.now() - (15 - i) * 60_000) },
+          data: {
+            ruleId: rule.id,
+            ruleType: "node_unreachable",
+            dedupeKey: firing ? `${rule.id}:node:${node.id}` : `${rule.id}:node:${node.id}:${i}`,
+            subjectType: "node",
+            subjectId: node.id,
+            subjectLabel: subject,
+            clusterId: cluster.id,
+            nodeId: node.id,
+            severity: "critical",
+            message: `${subject} has sent no heartbeat`,
+            status: firing ? "firing" : "resolved",
+            resolvedAt: firing ? null : new Date(),
+            firedAt: new Date(Date.now() - (15 - i) * 60_000),
+          },
         });
       }
       return rule;
@@ -394,7 +541,10 @@ describe("8–9. alerts operators can live with, readable audit", () => {
     await resolved.getByText("× 14").waitFor();
     expect(await resolved.getByRole("button", { name: "Acknowledge" }).count()).toBe(0);
     await resolved.getByText(/14 resolved since/).click();
-    await resolved.getByText(/→ resolved/).first().waitFor();
+    await resolved
+      .getByText(/→ resolved/)
+      .first()
+      .waitFor();
 
     await page.goto(`${base()}/admin/alerts?q=${subject}`);
     const row = page.getByRole("table", { name: "All alerts" }).getByTestId("alert-row");
@@ -433,7 +583,9 @@ describe("8–9. alerts operators can live with, readable audit", () => {
     expect(await link.getAttribute("href")).toMatch(/^\/admin\/jobs\/[0-9a-f-]{36}$/);
     const href = await page.getByRole("link", { name: "Export CSV" }).getAttribute("href");
     const csv = await (await page.request.get(`${base()}${href}`)).text();
-    expect(csv.split("\r\n")[0]).toBe("id,created_at,action,actor_kind,actor,actor_detail,target_type,target_id,target,tenant_id,request_id,details");
+    expect(csv.split("\r\n")[0]).toBe(
+      "id,created_at,action,actor_kind,actor,actor_detail,target_type,target_id,target,tenant_id,request_id,details",
+    );
     expect(csv).toContain(",job.submitted,");
     await page.context().close();
   });
@@ -441,8 +593,20 @@ describe("8–9. alerts operators can live with, readable audit", () => {
 
 describe("10–11. roles and keys", () => {
   it("members see who may cancel what; admins' pages answer 403 with who to ask", async () => {
-    await submitJob(asUser(admin, "tenant_admin"), { name: unique("admins-job"), gpu_count: 1, gpu_type: w.gpuType, priority: 9, max_retries: 0 });
-    const mine = await submitJob(asUser(member, "tenant_member"), { name: unique("members-job"), gpu_count: 1, gpu_type: w.gpuType, priority: 9, max_retries: 0 });
+    await submitJob(asUser(admin, "tenant_admin"), {
+      name: unique("admins-job"),
+      gpu_count: 1,
+      gpu_type: w.gpuType,
+      priority: 9,
+      max_retries: 0,
+    });
+    const mine = await submitJob(asUser(member, "tenant_member"), {
+      name: unique("members-job"),
+      gpu_count: 1,
+      gpu_type: w.gpuType,
+      priority: 9,
+      max_retries: 0,
+    });
     const page = await signedIn("/dashboard/jobs?status=waiting", member);
     await page.getByTestId(`job-row-${mine.name}`).getByRole("button", { name: "Cancel" }).waitFor();
     await page.getByText("not yours").first().waitFor();

@@ -59,7 +59,10 @@ describe("inference endpoints in the browser", () => {
     const id = new URL(page.url()).pathname.split("/").pop()!;
     // opened at its top, the title clear of the sticky header
     const titleTop = await page.getByRole("heading", { name: "chat-h200", level: 1 }).evaluate((h) => h.getBoundingClientRect().top);
-    const headerBottom = await page.locator("header").first().evaluate((h) => h.getBoundingClientRect().bottom);
+    const headerBottom = await page
+      .locator("header")
+      .first()
+      .evaluate((h) => h.getBoundingClientRect().bottom);
     expect(titleTop).toBeGreaterThanOrEqual(headerBottom);
     const availability = page.getByText(/^Availability, last 24 hours$/).locator("..");
 
@@ -84,7 +87,9 @@ describe("inference endpoints in the browser", () => {
     // the API agrees: two ready replicas on distinct simulated nodes, samples stored and rolled up
     const got = await api("GET", `/api/endpoints/${id}`, { key: tenantKey });
     expect(got.body.endpoint).toMatchObject({ status: "ready", ready_replicas: 2, gpus_held: 2 });
-    const nodes = got.body.endpoint.replica_list.filter((r: { status: string }) => r.status === "ready").map((r: { node_id: string }) => r.node_id);
+    const nodes = got.body.endpoint.replica_list
+      .filter((r: { status: string }) => r.status === "ready")
+      .map((r: { node_id: string }) => r.node_id);
     expect(new Set(nodes).size).toBe(2);
     expect(await db().endpointMetricMinute.count({ where: { endpointId: id } })).toBeGreaterThan(0);
     const sla = await api("GET", `/api/endpoints/${id}/sla`, { key: tenantKey });
@@ -95,7 +100,12 @@ describe("inference endpoints in the browser", () => {
     const url = (await page.getByLabel("Endpoint URL").textContent())!;
     expect(url).toBe(got.body.endpoint.url);
     expect(await page.getByTestId("gateway-curl").textContent()).toContain(`curl ${url}/v1/chat/completions`);
-    const call = () => fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${tenantKey}`, "content-type": "application/json" }, body: JSON.stringify({ model: "meta-llama/Llama-3.1-8B-Instruct", messages: [{ role: "user", content: "hello" }] }) });
+    const call = () =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tenantKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "meta-llama/Llama-3.1-8B-Instruct", messages: [{ role: "user", content: "hello" }] }),
+      });
     await expect.poll(async () => (await call()).status, { timeout: 20_000 }).toBe(200);
     const answer = (await (await call()).json()) as { choices: Array<{ message: { content: string } }> };
     expect(answer.choices[0]!.message.content.length).toBeGreaterThan(0);
@@ -107,7 +117,12 @@ describe("inference endpoints in the browser", () => {
     await keyForm.getByRole("button", { name: "Create key" }).click();
     const endpointKey = (await page.getByLabel("New endpoint key").textContent())!;
     expect(endpointKey).toMatch(/^gf_/);
-    const withKey = () => fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${endpointKey}`, "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }) });
+    const withKey = () =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${endpointKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+      });
     expect((await withKey()).status).toBe(200);
     await shot(page, "endpoint-key-created");
     page.once("dialog", (d) => void d.accept());

@@ -30,7 +30,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-
 /** Polls `read` until `done` holds (background work runs on its own schedule). */
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -50,13 +49,17 @@ describe("fleet pages with the simulator running", () => {
     expect(nodes).toHaveLength(4);
     expect(nodes.every((n) => n.status === "available")).toBe(true);
     const [{ n }] = (await db().$queryRaw<Array<{ n: number }>>`
-      SELECT count(*)::int AS n FROM gpu_metrics m JOIN gpus g ON g.id = m.gpu_id JOIN nodes x ON x.id = g.node_id WHERE x.cluster_id = ${clusterId}::uuid`) as [{ n: number }];
+      SELECT count(*)::int AS n FROM gpu_metrics m JOIN gpus g ON g.id = m.gpu_id JOIN nodes x ON x.id = g.node_id WHERE x.cluster_id = ${clusterId}::uuid`) as [
+      { n: number },
+    ];
     expect(n).toBeGreaterThanOrEqual(32);
     const dash = await api("GET", "/api/dashboard", { key: operatorKey });
     expect(dash.status).toBe(200);
     expect(dash.body.gpus_total).toBeGreaterThanOrEqual(32);
     expect(dash.body.gpus_allocated + dash.body.gpus_idle + dash.body.gpus_unhealthy).toBeLessThanOrEqual(dash.body.gpus_total);
-    expect(dash.body).toEqual(expect.objectContaining({ jobs_queued: expect.any(Number), jobs_running: expect.any(Number), jobs_blocked: expect.any(Number) }));
+    expect(dash.body).toEqual(
+      expect.objectContaining({ jobs_queued: expect.any(Number), jobs_running: expect.any(Number), jobs_blocked: expect.any(Number) }),
+    );
   });
 
   it("shows the fleet overview, the cluster and a node with live charts", async () => {
@@ -97,10 +100,16 @@ describe("fleet pages with the simulator running", () => {
     const tenant = await makeTenant(8);
     const tenantUser = await makeUser("tenant_admin", tenant.id);
     const { key: tenantKey } = await makeKey({ scope: "tenant", tenant_id: tenant.id });
-    const submitted = await api("POST", "/api/jobs", { key: tenantKey, body: { name: "llama-finetune", gpu_count: 8, gpu_type: "L40S", cluster_id: clusterId, duration_s: 3600 } });
+    const submitted = await api("POST", "/api/jobs", {
+      key: tenantKey,
+      body: { name: "llama-finetune", gpu_count: 8, gpu_type: "L40S", cluster_id: clusterId, duration_s: 3600 },
+    });
     expect(submitted.status).toBe(201);
     const jobId = submitted.body.job.id as string;
-    const placed = await until(async () => (await api("GET", `/api/jobs/${jobId}`, { key: tenantKey })).body.job, (j) => j.status === "running");
+    const placed = await until(
+      async () => (await api("GET", `/api/jobs/${jobId}`, { key: tenantKey })).body.job,
+      (j) => j.status === "running",
+    );
     const node = fleet.sim.nodes.find((n) => n.id === placed.node_ids[0])!;
 
     fleet.sim.injectFault(node.hostname, "xid79", 3);
@@ -108,10 +117,18 @@ describe("fleet pages with the simulator running", () => {
     const gpu = await db().gpu.findFirstOrThrow({ where: { nodeId: node.id!, index: 3 } });
     expect(gpu).toMatchObject({ status: "unhealthy", unhealthyReason: "fatal_xid:79" });
     // nobody touches anything: the platform quarantines the node and moves the job
-    await until(() => db().node.findUniqueOrThrow({ where: { id: node.id! } }), (n) => n.status === "quarantined", 15_000);
+    await until(
+      () => db().node.findUniqueOrThrow({ where: { id: node.id! } }),
+      (n) => n.status === "quarantined",
+      15_000,
+    );
     const remediation = await db().remediation.findFirstOrThrow({ where: { nodeId: node.id! } });
     expect(remediation).toMatchObject({ outcome: "quarantined", cause: "fatal_xid:79", jobsRequeued: 1 });
-    const moved = await until(async () => (await api("GET", `/api/jobs/${jobId}`, { key: tenantKey })).body.job, (j) => j.status === "running", 15_000);
+    const moved = await until(
+      async () => (await api("GET", `/api/jobs/${jobId}`, { key: tenantKey })).body.job,
+      (j) => j.status === "running",
+      15_000,
+    );
     expect(moved.node_ids).not.toContain(node.id);
     expect(moved.failures).toBe(0);
 
@@ -150,7 +167,10 @@ describe("fleet pages with the simulator running", () => {
 
     // the tenant sees why its job moved
     const tenantPage = await signedInPage("/dashboard/alerts", tenantUser);
-    await tenantPage.getByText(/Job llama-finetune was moved off node/).first().waitFor();
+    await tenantPage
+      .getByText(/Job llama-finetune was moved off node/)
+      .first()
+      .waitFor();
     await shot(tenantPage, "tenant-alerts");
     await tenantPage.context().close();
 
@@ -165,10 +185,18 @@ describe("fleet pages with the simulator running", () => {
     await page.getByText(`${node.hostname} is now available.`).waitFor();
     expect((await db().gpu.findUniqueOrThrow({ where: { id: gpu.id } })).status).toBe("available");
     const events = await db().nodeEvent.findMany({ where: { nodeId: node.id! }, orderBy: { id: "asc" } });
-    expect(events.map((e) => [e.toStatus, e.actor])).toEqual([["available", expect.any(String)], ["quarantined", "remediation"], ["available", operator.email]]);
+    expect(events.map((e) => [e.toStatus, e.actor])).toEqual([
+      ["available", expect.any(String)],
+      ["quarantined", "remediation"],
+      ["available", operator.email],
+    ]);
     // the alert resolves by itself at the next evaluation
     const alert = await db().alertEvent.findFirstOrThrow({ where: { ruleType: "gpu_xid", nodeId: node.id! } });
-    await until(() => db().alertEvent.findUniqueOrThrow({ where: { id: alert.id } }), (a) => a.status === "resolved", 40_000);
+    await until(
+      () => db().alertEvent.findUniqueOrThrow({ where: { id: alert.id } }),
+      (a) => a.status === "resolved",
+      40_000,
+    );
     await page.context().close();
   });
 
@@ -183,7 +211,13 @@ describe("fleet pages with the simulator running", () => {
 
   it("answers 413 for more than 5,000 samples in one request", async () => {
     const { key } = await makeKey({ scope: "agent", cluster_id: clusterId });
-    const metrics = Array.from({ length: 5_001 }, () => ({ gpu_uuid: "x", utilization_pct: 1, memory_used_mb: 1, temperature_c: 1, power_draw_w: 1 }));
+    const metrics = Array.from({ length: 5_001 }, () => ({
+      gpu_uuid: "x",
+      utilization_pct: 1,
+      memory_used_mb: 1,
+      temperature_c: 1,
+      power_draw_w: 1,
+    }));
     const r = await api("POST", "/api/clusters/metrics", { key, body: { metrics } });
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe("payload_too_large");

@@ -42,7 +42,9 @@ describe("API isolation", () => {
   it("every route file is described by the OpenAPI document, and nothing else is", () => {
     const files = routeFiles().filter((r) => !FOREIGN_ROUTES.has(r.path));
     const fromFiles = files.flatMap((r) => r.methods.map((m) => `${m} ${r.path}`)).sort();
-    const fromDoc = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
+    const fromDoc = Object.entries(doc.paths)
+      .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+      .sort();
     expect(fromFiles).toEqual(fromDoc);
   });
 
@@ -50,7 +52,11 @@ describe("API isolation", () => {
     const cases = operationCases(world);
     const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
     expect(ids.filter((id) => !cases[id]).map((id) => `no isolation expectation for ${id}`)).toEqual([]);
-    expect(Object.keys(cases).filter((id) => !ids.includes(id)).map((id) => `stale expectation ${id}`)).toEqual([]);
+    expect(
+      Object.keys(cases)
+        .filter((id) => !ids.includes(id))
+        .map((id) => `stale expectation ${id}`),
+    ).toEqual([]);
   });
 
   it("answers each caller as expected on every operation, and refused calls write nothing", async () => {
@@ -66,12 +72,17 @@ describe("API isolation", () => {
           const reply = await api(method.toUpperCase(), target, { key: world.keys[actor], body: c.body?.() });
           const want = c.expect[actor];
           if (reply.status !== want) {
-            failures.push(`${op.operationId} (${method.toUpperCase()} ${p}) as ${actor}: got ${reply.status}, want ${want} ${JSON.stringify(reply.body).slice(0, 160)}`);
+            failures.push(
+              `${op.operationId} (${method.toUpperCase()} ${p}) as ${actor}: got ${reply.status}, want ${want} ${JSON.stringify(reply.body).slice(0, 160)}`,
+            );
             continue;
           }
           if (want >= 400) {
             try {
-              expectErrorShape(reply, { 400: "validation_failed", 401: "unauthorized", 403: "forbidden", 404: "not_found" }[want as 400 | 401 | 403 | 404]);
+              expectErrorShape(
+                reply,
+                { 400: "validation_failed", 401: "unauthorized", 403: "forbidden", 404: "not_found" }[want as 400 | 401 | 403 | 404],
+              );
             } catch (e) {
               failures.push(`${op.operationId} as ${actor}: ${(e as Error).message}`);
             }
@@ -95,7 +106,11 @@ describe("API isolation", () => {
     expect(users.every((u) => u.tenant_id === world.b.id)).toBe(true);
     const reservations = (await api("GET", "/api/reservations?limit=500", { key: asB })).body.data as Array<{ tenant_id: string }>;
     expect(reservations.every((r) => r.tenant_id === world.b.id)).toBe(true);
-    expect((await api("GET", "/api/reservations?limit=500", { key: world.keys.own_tenant })).body.data.some((r: { id: string }) => r.id === world.reservationOfA)).toBe(true);
+    expect(
+      (await api("GET", "/api/reservations?limit=500", { key: world.keys.own_tenant })).body.data.some(
+        (r: { id: string }) => r.id === world.reservationOfA,
+      ),
+    ).toBe(true);
     const audit = (await api("GET", "/api/audit-log?limit=500", { key: asB })).body.data as Array<{ tenant_id: string }>;
     expect(audit.every((e) => e.tenant_id === world.b.id)).toBe(true);
     const clusters = (await api("GET", "/api/clusters", { key: world.keys.agent })).body.data as Array<{ id: string }>;
@@ -123,16 +138,26 @@ describe("API isolation", () => {
     expect((await db().pod.findUniqueOrThrow({ where: { id: onD.id }, select: { status: true } })).status).toBe("starting");
     expect(await db().workloadLog.count({ where: { podId: onD.id } })).toBe(0);
     // its own pod, with a made-up fence or attempt: a stale report, nothing changed
-    const stale = await api("POST", `/api/pods/${world.podOnC.id}/status`, { key: agent, body: { attempt: world.podOnC.attempt + 1, fence: world.podOnC.fence, status: "exited" } });
+    const stale = await api("POST", `/api/pods/${world.podOnC.id}/status`, {
+      key: agent,
+      body: { attempt: world.podOnC.attempt + 1, fence: world.podOnC.fence, status: "exited" },
+    });
     expect(stale.status).toBe(409);
     expect((await db().pod.findUniqueOrThrow({ where: { id: world.podOnC.id }, select: { status: true } })).status).not.toBe("failed");
     // tenant B: A's pod does not exist for it, whatever it tries
     const asB = world.keys.other_tenant;
-    for (const [method, path] of [["GET", `/api/pods/${world.podOnC.id}`], ["POST", `/api/pods/${world.podOnC.id}/stop`], ["DELETE", `/api/pods/${world.podOnC.id}`], ["GET", `/api/pods/${world.podOnC.id}/logs`]] as const) {
+    for (const [method, path] of [
+      ["GET", `/api/pods/${world.podOnC.id}`],
+      ["POST", `/api/pods/${world.podOnC.id}/stop`],
+      ["DELETE", `/api/pods/${world.podOnC.id}`],
+      ["GET", `/api/pods/${world.podOnC.id}/logs`],
+    ] as const) {
       const r = await api(method, path, { key: asB });
       expect(r.status, `${method} ${path}`).toBe(404);
     }
-    expect((await db().pod.findUniqueOrThrow({ where: { id: world.podOnC.id }, select: { status: true } })).status).not.toMatch(/stopp|terminated/);
+    expect((await db().pod.findUniqueOrThrow({ where: { id: world.podOnC.id }, select: { status: true } })).status).not.toMatch(
+      /stopp|terminated/,
+    );
     const listed = (await api("GET", "/api/pods?limit=200", { key: asB })).body.data as Array<{ tenant_id: string }>;
     expect(listed.every((x) => x.tenant_id === world.b.id)).toBe(true);
     for (const path of ["/api/pods", `/api/pods/${world.podOnC.id}`]) expect((await api("GET", path)).status).toBe(401);

@@ -36,15 +36,31 @@ describe("operations over HTTP", () => {
     const { nodes } = await availableFleet(1, 2);
     const gpu = nodes[0]!.gpus[0]!;
     const body = {
-      version: "4", groupKey: "{}:{alertname=\"GPUThermal\"}", status: "firing", receiver: "gpuforge", groupLabels: {}, commonLabels: {}, commonAnnotations: {},
+      version: "4",
+      groupKey: '{}:{alertname="GPUThermal"}',
+      status: "firing",
+      receiver: "gpuforge",
+      groupLabels: {},
+      commonLabels: {},
+      commonAnnotations: {},
       externalURL: "http://alertmanager:9093",
-      alerts: [{ status: "firing", labels: { alertname: "GPUThermal", severity: "warning", UUID: gpu.uuid }, annotations: { summary: "hot" }, startsAt: new Date().toISOString(), fingerprint: `fp-${gpu.id}` }],
+      alerts: [
+        {
+          status: "firing",
+          labels: { alertname: "GPUThermal", severity: "warning", UUID: gpu.uuid },
+          annotations: { summary: "hot" },
+          startsAt: new Date().toISOString(),
+          fingerprint: `fp-${gpu.id}`,
+        },
+      ],
     };
     const send = () => api("POST", "/api/webhooks/alertmanager", { headers: { authorization: `Bearer ${E2E_ALERTMANAGER_TOKEN}` }, body });
     expect((await send()).body).toMatchObject({ received: 1, fired: 1, unmatched: [] });
     expect((await send()).body).toMatchObject({ received: 1, fired: 0 });
     expect(await db().alertEvent.count({ where: { subjectId: gpu.id, ruleType: "external" } })).toBe(1);
-    expect((await api("POST", "/api/webhooks/alertmanager", { headers: { authorization: `Bearer ${E2E_METRICS_TOKEN}` }, body })).status).toBe(401);
+    expect(
+      (await api("POST", "/api/webhooks/alertmanager", { headers: { authorization: `Bearer ${E2E_METRICS_TOKEN}` }, body })).status,
+    ).toBe(401);
     expect((await api("POST", "/api/webhooks/alertmanager", { body })).status).toBe(401);
   });
 });

@@ -27,7 +27,17 @@ beforeAll(async () => {
   otherUser = await makeUser("tenant_admin", otherTenant.id);
   otherKey = (await makeKey({ scope: "tenant", tenant_id: otherTenant.id })).key;
   tenantKey = (await makeKey({ scope: "tenant", tenant_id: tenant.id })).key;
-  const ep = await api("POST", "/api/endpoints", { key: tenantKey, body: { name: "planner", model: "meta-llama/Llama-3.1-8B-Instruct", gpu_type: GPU, gpus_per_replica: 1, replicas: 1, autoscale_metric: "none" } });
+  const ep = await api("POST", "/api/endpoints", {
+    key: tenantKey,
+    body: {
+      name: "planner",
+      model: "meta-llama/Llama-3.1-8B-Instruct",
+      gpu_type: GPU,
+      gpus_per_replica: 1,
+      replicas: 1,
+      autoscale_metric: "none",
+    },
+  });
   expect(ep.status).toBe(201);
   for (let i = 0; i < 150; i++) {
     if ((await api("GET", `/api/endpoints/${ep.body.endpoint.id}`, { key: tenantKey })).body.endpoint.status === "ready") break;
@@ -70,31 +80,61 @@ describe("agentic pipelines in the browser", () => {
     await page.getByRole("heading", { name: "walk-loop" }).waitFor();
 
     // it iterates: the grader never passes the first iteration, and always by the fourth
-    await page.getByTestId("workflow-log").getByText(/iteration 1 of at most 4: .* is false; starting iteration 2/).waitFor({ timeout: 90_000 });
+    await page
+      .getByTestId("workflow-log")
+      .getByText(/iteration 1 of at most 4: .* is false; starting iteration 2/)
+      .waitFor({ timeout: 90_000 });
     await shot(page, "pipeline-running");
     await page.getByTestId("pipeline-status").getByText("completed").waitFor({ timeout: 150_000 });
     const log = page.getByTestId("workflow-log");
     await log.getByText(/loop done: condition met after [2-4] iterations/).waitFor();
-    await log.getByText(/inference call, attempt 1: HTTP 200 in \d+ ms/).first().waitFor();
-    await log.getByText(/output of \d+ B from attempt 1/).first().waitFor();
+    await log
+      .getByText(/inference call, attempt 1: HTTP 200 in \d+ ms/)
+      .first()
+      .waitFor();
+    await log
+      .getByText(/output of \d+ B from attempt 1/)
+      .first()
+      .waitFor();
     expect(await page.locator("svg [data-testid=step-check]").getAttribute("data-status")).toBe("completed");
     await page.getByTestId("step-row-check").getByText("Output (latest iteration)").click();
-    await page.getByTestId("step-row-check").getByText(/"content": "PASS"/).waitFor();
+    await page
+      .getByTestId("step-row-check")
+      .getByText(/"content": "PASS"/)
+      .waitFor();
     await shot(page, "pipeline-completed");
     await page.setViewportSize({ width: 390, height: 844 });
     await shot(page, "pipeline-completed-mobile");
 
     // the API tells the same story
     const got = await api("GET", `/api/pipelines/${id}`, { key: tenantKey });
-    expect(got.body.pipeline).toMatchObject({ status: "completed", steps: [{ name: "plan", status: "completed" }, { name: "act", status: "completed" }, { name: "check", status: "completed" }] });
+    expect(got.body.pipeline).toMatchObject({
+      status: "completed",
+      steps: [
+        { name: "plan", status: "completed" },
+        { name: "act", status: "completed" },
+        { name: "check", status: "completed" },
+      ],
+    });
     const iterations = got.body.pipeline.steps[2].iteration as number;
     expect(iterations).toBeGreaterThanOrEqual(2);
     expect(iterations).toBeLessThanOrEqual(4);
-    const entries = (await api("GET", `/api/pipelines/${id}/log`, { key: tenantKey })).body.data as Array<{ kind: string; step: string | null; details: Record<string, unknown> | null }>;
+    const entries = (await api("GET", `/api/pipelines/${id}/log`, { key: tenantKey })).body.data as Array<{
+      kind: string;
+      step: string | null;
+      details: Record<string, unknown> | null;
+    }>;
     expect(entries.filter((e) => e.kind === "iteration")).toHaveLength(iterations);
-    expect(entries.filter((e) => e.kind === "tool_call" && e.step === "check").every((e) => e.details?.status === 200 && typeof e.details?.duration_ms === "number")).toBe(true);
+    expect(
+      entries
+        .filter((e) => e.kind === "tool_call" && e.step === "check")
+        .every((e) => e.details?.status === 200 && typeof e.details?.duration_ms === "number"),
+    ).toBe(true);
     // the act job's outputs came from its own container (its placement token), one per iteration
-    const outputs = (await api("GET", `/api/pipelines/${id}/outputs`, { key: tenantKey })).body.data as Array<{ step: string; source: string }>;
+    const outputs = (await api("GET", `/api/pipelines/${id}/outputs`, { key: tenantKey })).body.data as Array<{
+      step: string;
+      source: string;
+    }>;
     expect(outputs.filter((o) => o.step === "act" && o.source === "job")).toHaveLength(iterations);
     const act = await api("GET", `/api/jobs/${got.body.pipeline.steps[1].job_id}`, { key: tenantKey });
     expect(act.body.job.status).toBe("completed");
@@ -102,7 +142,10 @@ describe("agentic pipelines in the browser", () => {
 
     // another tenant: 404, in the browser and the API
     const other = await openPage(browser, `/dashboard/pipelines/${id}`, otherUser);
-    await other.getByText(/could not be found/i).first().waitFor({ timeout: 15_000 });
+    await other
+      .getByText(/could not be found/i)
+      .first()
+      .waitFor({ timeout: 15_000 });
     expect((await api("GET", `/api/pipelines/${id}`, { key: otherKey })).status).toBe(404);
     await other.context().close();
 

@@ -73,10 +73,15 @@ describe("pods in the browser", () => {
 
     // stop: GPUs released, billing stopped at once
     await page.getByRole("button", { name: "Stop" }).click();
-    await page.locator("[data-testid='pod-actions']").getByText(/^(stopping|stopped)$/).waitFor({ timeout: 15_000 });
+    await page
+      .locator("[data-testid='pod-actions']")
+      .getByText(/^(stopping|stopped)$/)
+      .waitFor({ timeout: 15_000 });
     await page.locator("[data-testid='pod-actions']").getByText("stopped", { exact: true }).waitFor({ timeout: 30_000 });
     expect(await db().gpu.count({ where: { allocatedPodId: id } })).toBe(0);
-    await expect.poll(async () => (await db().podPlacement.findFirstOrThrow({ where: { podId: id, attempt: 1 } })).endedAt !== null).toBe(true);
+    await expect
+      .poll(async () => (await db().podPlacement.findFirstOrThrow({ where: { podId: id, attempt: 1 } })).endedAt !== null)
+      .toBe(true);
     await page.getByRole("button", { name: "Start" }).waitFor();
     await shot(page, "pod-stopped");
 

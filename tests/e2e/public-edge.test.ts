@@ -13,13 +13,23 @@ describe("forwarded-for spoofing", () => {
     const client = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
     const statuses: number[] = [];
     for (let i = 0; i < 22; i++) {
-      const r = await api("POST", "/api/early-access", { body: { email: `${unique("spoof")}@example.test` }, headers: through(`203.0.113.${i}`, client) });
+      const r = await api("POST", "/api/early-access", {
+        body: { email: `${unique("spoof")}@example.test` },
+        headers: through(`203.0.113.${i}`, client),
+      });
       statuses.push(r.status);
     }
     expect(statuses.slice(0, 20)).toEqual(Array(20).fill(201));
     expect(statuses.slice(20)).toEqual([429, 429]);
     // another client is not affected
-    expect((await api("POST", "/api/early-access", { body: { email: `${unique("other")}@example.test` }, headers: through("203.0.113.1", "198.51.100.251") })).status).toBe(201);
+    expect(
+      (
+        await api("POST", "/api/early-access", {
+          body: { email: `${unique("other")}@example.test` },
+          headers: through("203.0.113.1", "198.51.100.251"),
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -27,7 +37,8 @@ describe("unauthenticated cost", () => {
   it("an address guessing keys is answered 429 before its guesses reach the database", async () => {
     const headers = through("1.1.1.1", `192.0.2.${1 + Math.floor(Math.random() * 250)}`);
     const statuses: number[] = [];
-    for (let i = 0; i < 35; i++) statuses.push((await api("GET", "/api/tenants", { key: `gf_${String(i).padStart(43, "Z")}`, headers })).status);
+    for (let i = 0; i < 35; i++)
+      statuses.push((await api("GET", "/api/tenants", { key: `gf_${String(i).padStart(43, "Z")}`, headers })).status);
     expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
     const limited = await api("GET", "/api/tenants", { key: `gf_${"Q".repeat(43)}`, headers });
     expect(limited.status).toBe(429);

@@ -28,7 +28,18 @@ beforeAll(async () => {
     INSERT INTO cluster_metrics_1m (cluster_id, bucket, gpus_reporting, samples, utilization_sum, temperature_max, power_sum)
     SELECT ${cluster.id}::uuid, date_trunc('minute', now()) - make_interval(mins => m), 8, 8, 400, 60, 2400 FROM generate_series(1, 3) m
     ON CONFLICT DO NOTHING`;
-  const job = await db().job.create({ data: { tenantId: tenant.id, name: "charted", gpuCount: 2, gpuType: "H100", priority: 5, maxRetries: 0, status: "cancelled", finishedAt: new Date() } });
+  const job = await db().job.create({
+    data: {
+      tenantId: tenant.id,
+      name: "charted",
+      gpuCount: 2,
+      gpuType: "H100",
+      priority: 5,
+      maxRetries: 0,
+      status: "cancelled",
+      finishedAt: new Date(),
+    },
+  });
   await db().$executeRaw`
     INSERT INTO usage_events (tenant_id, job_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
     VALUES (${tenant.id}::uuid, ${job.id}::uuid, 1, 'final', 'invoice', 'H100', 2, now() - interval '2 hours', now() - interval '1 hour', 7200, 249, 498)`;
@@ -59,7 +70,7 @@ describe("static generation", () => {
     expect(robots).toMatch(/Sitemap: .*\/sitemap\.xml/);
     const html = await fetch(`${inject("baseUrl")}/use-cases/gpu-billing-and-chargeback`).then((r) => r.text());
     expect(html).toContain('rel="canonical"');
-    expect(html).toContain('application/ld+json');
+    expect(html).toContain("application/ld+json");
     const og = /property="og:image" content="([^"]+)"/.exec(await fetch(`${inject("baseUrl")}/`).then((r) => r.text()))?.[1];
     expect(og).toBeTruthy();
     const image = await fetch(new URL(new URL(og!).pathname, inject("baseUrl")));
@@ -115,7 +126,10 @@ describe("landing and demo requests", () => {
       expect(r).toMatchObject({ status: 202, body: { recorded: false } });
     }
     expect(await db().pageView.count({ where: { path: quiet } })).toBe(0);
-    const recorded = await api("POST", "/api/analytics/pageview", { body: { path: "/docs?utm=x#top", referrer: "https://www.google.com/search?q=gpu" }, headers: { "x-forwarded-for": "203.0.113.9" } });
+    const recorded = await api("POST", "/api/analytics/pageview", {
+      body: { path: "/docs?utm=x#top", referrer: "https://www.google.com/search?q=gpu" },
+      headers: { "x-forwarded-for": "203.0.113.9" },
+    });
     expect(recorded.body.recorded).toBe(true);
     const last = await db().pageView.findFirstOrThrow({ orderBy: { id: "desc" } });
     expect(last).toMatchObject({ path: "/docs", referrerHost: "www.google.com" });
@@ -132,13 +146,24 @@ describe("landing and demo requests", () => {
 
   it("rate-limits the three public endpoints per address, writing nothing once limited", async () => {
     const cases = [
-      { path: "/api/demo-requests", limit: 20, body: () => ({ name: "Spam", email: `${unique("s")}@example.test` }), count: () => db().demoRequest.count() },
-      { path: "/api/early-access", limit: 20, body: () => ({ email: `${unique("s")}@example.test` }), count: () => db().earlyAccess.count() },
+      {
+        path: "/api/demo-requests",
+        limit: 20,
+        body: () => ({ name: "Spam", email: `${unique("s")}@example.test` }),
+        count: () => db().demoRequest.count(),
+      },
+      {
+        path: "/api/early-access",
+        limit: 20,
+        body: () => ({ email: `${unique("s")}@example.test` }),
+        count: () => db().earlyAccess.count(),
+      },
       { path: "/api/analytics/pageview", limit: 300, body: () => ({ path: "/" }), count: () => db().pageView.count() },
     ];
     for (const c of cases) {
       const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
-      for (let i = 0; i < c.limit; i++) expect((await api("POST", c.path, { body: c.body(), headers: { "x-forwarded-for": ip } })).status).toBeLessThan(300);
+      for (let i = 0; i < c.limit; i++)
+        expect((await api("POST", c.path, { body: c.body(), headers: { "x-forwarded-for": ip } })).status).toBeLessThan(300);
       const before = await c.count();
       const limited = await api("POST", c.path, { body: c.body(), headers: { "x-forwarded-for": ip } });
       expect(limited.status).toBe(429);

@@ -28,7 +28,13 @@ beforeAll(async () => {
   gpuType = unique("WB").replace(/-/g, "").slice(0, 10).toUpperCase();
   const agent = actorFor(agentPrincipal(cluster.id));
   for (let i = 0; i < 4; i++) {
-    const r = await registerNode(agent, { hostname: unique(`walk-r${i % 2}`), pod: "pod-w", rack: `rack-w${i % 2}`, capabilities: { containers: true, runtime: "docker walk" }, gpus: inventory(8, gpuType) });
+    const r = await registerNode(agent, {
+      hostname: unique(`walk-r${i % 2}`),
+      pod: "pod-w",
+      rack: `rack-w${i % 2}`,
+      capabilities: { containers: true, runtime: "docker walk" },
+      gpus: inventory(8, gpuType),
+    });
     await recordHeartbeat(agent, r.node.id, {});
   }
   const tenant = await makeTenant(64);
@@ -47,10 +53,27 @@ afterAll(async () => {
 async function axe(page: Page) {
   await page.addScriptTag({ content: axeSource });
   return page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run: (ctx: unknown, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, {
+    const r = await (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: unknown,
+            o: unknown,
+          ) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe.run(document, {
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
     });
-    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+    return r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map(
+        (v) =>
+          `${v.id}: ${v.nodes
+            .slice(0, 3)
+            .map((n) => n.target.join(" "))
+            .join(", ")}`,
+      );
   });
 }
 
@@ -65,7 +88,10 @@ describe("reservations in the browser", () => {
     await check.getByRole("button", { name: "Check" }).click();
     await page.waitForURL(/gpu_type=/);
     const capacity = page.getByRole("table", { name: /Free capacity of/ });
-    await capacity.getByRole("cell", { name: /whole rack/ }).first().waitFor();
+    await capacity
+      .getByRole("cell", { name: /whole rack/ })
+      .first()
+      .waitFor();
     expect(await capacity.getByText("4 / 4").count()).toBeGreaterThan(0);
 
     // book two nodes from now for two hours
@@ -76,7 +102,10 @@ describe("reservations in the browser", () => {
     await book.getByLabel("Starts (UTC)").fill(now.toISOString().slice(0, 16));
     await book.getByLabel("Ends (UTC)").fill(new Date(now.getTime() + 2 * 3_600_000).toISOString().slice(0, 16));
     await book.getByRole("button", { name: "Book nodes" }).click();
-    await book.getByTestId("form-message").filter({ hasText: `Booked 2 × ${gpuType}` }).waitFor();
+    await book
+      .getByTestId("form-message")
+      .filter({ hasText: `Booked 2 × ${gpuType}` })
+      .waitFor();
 
     // on the calendar, and in the list; its page shows where the nodes are
     const calendar = page.getByRole("figure", { name: "Your reservations on a timeline" });
@@ -87,7 +116,11 @@ describe("reservations in the browser", () => {
     await page.getByRole("heading", { name: `2 × ${gpuType} nodes` }).waitFor();
     const id = page.url().split("/").pop()!;
     await page.getByText("2 nodes on 1 rack in 1 pod").waitFor();
-    await page.getByText("active", { exact: true }).or(page.getByText("confirmed", { exact: true })).first().waitFor();
+    await page
+      .getByText("active", { exact: true })
+      .or(page.getByText("confirmed", { exact: true }))
+      .first()
+      .waitFor();
 
     // a job that names the reservation, from the jobs page
     const jobs = await openPage(browser, "/dashboard/jobs", admin, { width: 1440, height: 1000 });
@@ -101,7 +134,9 @@ describe("reservations in the browser", () => {
     let jobId = "";
     for (let i = 0; i < 100; i++) {
       const listed = await api("GET", "/api/jobs?limit=50", { key: tenantKey });
-      const job = (listed.body.data as Array<{ id: string; name: string; status: string; reservation_id: string | null }>).find((j) => j.name === "inside-the-reservation");
+      const job = (listed.body.data as Array<{ id: string; name: string; status: string; reservation_id: string | null }>).find(
+        (j) => j.name === "inside-the-reservation",
+      );
       if (job?.status === "running") {
         jobId = job.id;
         expect(job.reservation_id).toBe(id);
@@ -143,7 +178,10 @@ describe("reservations in the browser", () => {
 
     // another tenant learns nothing; operators see it on the timeline and the floor
     const stranger = await openPage(browser, `/dashboard/reservations/${id}`, other);
-    await stranger.getByText(/could not be found/i).first().waitFor();
+    await stranger
+      .getByText(/could not be found/i)
+      .first()
+      .waitFor();
     expect(await stranger.getByText(gpuType).count()).toBe(0);
     await stranger.context().close();
     const ops = await openPage(browser, "/admin/reservations", operator, { width: 1440, height: 1000 });

@@ -27,7 +27,10 @@ beforeAll(async () => {
   const [portB, portIngest] = [await freePort(), await freePort()];
   appB = `http://127.0.0.1:${portB}`;
   ingest = `http://127.0.0.1:${portIngest}`;
-  servers.push(startNext({ port: portB, env: { ...env, NEXTAUTH_URL: appB }, quiet: true }), startIngestServer({ port: portIngest, env, quiet: true }));
+  servers.push(
+    startNext({ port: portB, env: { ...env, NEXTAUTH_URL: appB }, quiet: true }),
+    startIngestServer({ port: portIngest, env, quiet: true }),
+  );
   await Promise.all([waitForHealthy(appB), waitForHealthy(ingest)]);
   pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
 });
@@ -53,7 +56,9 @@ async function call(base: string, method: string, path: string, opts: { key?: st
 
 async function backgroundRuns(base: string, job: string): Promise<{ ok: number; skipped: number }> {
   const res = await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${E2E_METRICS_TOKEN}` } });
-  const samples = parseExposition(await res.text()).of("gpuforge_background_runs_total").filter((s) => s.labels.job === job);
+  const samples = parseExposition(await res.text())
+    .of("gpuforge_background_runs_total")
+    .filter((s) => s.labels.job === job);
   const of = (outcome: string) => samples.filter((s) => s.labels.outcome === outcome).reduce((n, s) => n + s.value, 0);
   return { ok: of("ok"), skipped: of("skipped") };
 }
@@ -64,17 +69,30 @@ describe("two app processes and an ingest server on one database", () => {
     const cluster = await makeCluster();
     const { key: agentKey } = await makeKey({ scope: "agent", cluster_id: cluster.id });
     const gpuType = unique("MP").replace(/-/g, "").slice(0, 10).toUpperCase();
-    const registered = await call(appA, "POST", "/api/clusters/nodes", { key: agentKey, body: { hostname: unique("mp"), capabilities: { containers: true }, gpus: [{ uuid: unique("GPU"), index: 0, gpu_type: gpuType, memory_total_mb: 81_559 }] } });
+    const registered = await call(appA, "POST", "/api/clusters/nodes", {
+      key: agentKey,
+      body: {
+        hostname: unique("mp"),
+        capabilities: { containers: true },
+        gpus: [{ uuid: unique("GPU"), index: 0, gpu_type: gpuType, memory_total_mb: 81_559 }],
+      },
+    });
     expect(registered.status).toBe(201);
     const tenant = await makeTenant(4);
     const { key: tenantKey } = await makeKey({ scope: "tenant", tenant_id: tenant.id });
-    expect((await call(appB, "POST", "/api/jobs", { key: tenantKey, body: { name: "waits", gpu_count: 1, gpu_type: gpuType, duration_s: 60 } })).status).toBe(201);
+    expect(
+      (await call(appB, "POST", "/api/jobs", { key: tenantKey, body: { name: "waits", gpu_count: 1, gpu_type: gpuType, duration_s: 60 } }))
+        .status,
+    ).toBe(201);
 
     const before = await Promise.all([appA, appB].map((b) => backgroundRuns(b, "scheduler-cycle")));
     const from = new Date();
     // two or three due times of the five-second sweep
     await new Promise((r) => setTimeout(r, 12_000));
-    const { rows } = await pool.query<{ at: Date }>(`SELECT created_at AS at FROM scheduler_logs WHERE trigger = 'sweep' AND created_at > $1 ORDER BY created_at`, [from]);
+    const { rows } = await pool.query<{ at: Date }>(
+      `SELECT created_at AS at FROM scheduler_logs WHERE trigger = 'sweep' AND created_at > $1 ORDER BY created_at`,
+      [from],
+    );
     const after = await Promise.all([appA, appB].map((b) => backgroundRuns(b, "scheduler-cycle")));
 
     const perDueTime = new Map<number, number>();
@@ -115,7 +133,10 @@ describe("two app processes and an ingest server on one database", () => {
     const signIn = async (base: string) => {
       const csrf = await fetch(`${base}/api/auth/csrf`, { headers: { "x-forwarded-for": address } });
       const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-      const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const cookie = csrf.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; ");
       const res = await fetch(`${base}/api/auth/callback/credentials`, {
         method: "POST",
         redirect: "manual",
@@ -133,7 +154,9 @@ describe("two app processes and an ingest server on one database", () => {
     expect(throttledAt).toBeGreaterThan(PAIR_POLICY.free);
     expect(answers.slice(0, throttledAt).every((a) => a === "invalid")).toBe(true);
     // the account's counter saw every failure that went through, from both processes
-    const { rows } = await pool.query<{ failures: number }>(`SELECT failures FROM sign_in_throttles WHERE key = $1`, [`email:${user.email}`]);
+    const { rows } = await pool.query<{ failures: number }>(`SELECT failures FROM sign_in_throttles WHERE key = $1`, [
+      `email:${user.email}`,
+    ]);
     expect(rows[0]!.failures).toBe(throttledAt);
   });
 

@@ -38,7 +38,14 @@ describe("a job's output and GPUs in the browser", () => {
   it("a tenant follows a running job's live log and the charts of the GPUs it holds; another tenant gets 404", async () => {
     const submitted = await api("POST", "/api/jobs", {
       key: tenantKey,
-      body: { name: "follow-me", gpu_count: 2, gpu_type: "B200", image: "nvcr.io/nvidia/pytorch:24.05-py3", command: "python train.py --epochs 3", duration_s: 600 },
+      body: {
+        name: "follow-me",
+        gpu_count: 2,
+        gpu_type: "B200",
+        image: "nvcr.io/nvidia/pytorch:24.05-py3",
+        command: "python train.py --epochs 3",
+        duration_s: 600,
+      },
     });
     expect(submitted.status).toBe(201);
     const id = submitted.body.job.id as string;
@@ -80,21 +87,45 @@ describe("a job's output and GPUs in the browser", () => {
     // accessible, and usable on a phone
     await page.addScriptTag({ content: axeSource });
     const violations = await page.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run: (ctx: unknown, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, {
+      const r = await (
+        window as unknown as {
+          axe: {
+            run: (
+              ctx: unknown,
+              o: unknown,
+            ) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+          };
+        }
+      ).axe.run(document, {
         runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
       });
-      return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+      return r.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map(
+          (v) =>
+            `${v.id}: ${v.nodes
+              .slice(0, 3)
+              .map((n) => n.target.join(" "))
+              .join(", ")}`,
+        );
     });
     expect(violations).toEqual([]);
     const phone = await openPage(browser, `/dashboard/jobs/${id}`, tenantUser, { width: 390, height: 844 });
-    await phone.getByRole("log").getByText(/step \d+\//).first().waitFor({ timeout: 20_000 });
+    await phone
+      .getByRole("log")
+      .getByText(/step \d+\//)
+      .first()
+      .waitFor({ timeout: 20_000 });
     await shot(phone, "job-live-log-phone");
     await phone.context().close();
 
     // another tenant learns nothing
     const other = await openPage(browser, `/dashboard/jobs/${id}`, otherUser);
     // the not-found page streams in after the navigation: wait for it rather than count at once
-    await other.getByText(/could not be found/i).first().waitFor();
+    await other
+      .getByText(/could not be found/i)
+      .first()
+      .waitFor();
     expect(await other.getByRole("log").count()).toBe(0);
     await other.context().close();
     await page.context().close();

@@ -54,36 +54,89 @@ export async function buildWorld() {
   // node C: a GPU each for tenant A's job, endpoint replica and pod there
   const nodeC = await registerNode(agentC, { hostname: unique("c-node"), capabilities: containers, gpus: inventory(3, gpuType) });
   // node D has room for tenant A's endpoint replica (1 GPU) besides the jobs the walk runs there
-  const nodeD = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("d-node"), capabilities: containers, gpus: inventory(4, gpuType) });
+  const nodeD = await registerNode(
+    { principal: agentPrincipal(clusterD.id) },
+    { hostname: unique("d-node"), capabilities: containers, gpus: inventory(4, gpuType) },
+  );
   await recordHeartbeat(agentC, nodeC.node.id, {});
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, nodeD.node.id, {});
   // nodes nothing else runs on, of a type of their own: the walk's reservations book them
   const reservableType = unique("RV").replace(/-/g, "").slice(0, 12).toUpperCase();
   for (let i = 0; i < 2; i++) {
-    const r = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("r-node"), pod: "walk-pod", rack: "walk-rack", capabilities: containers, gpus: inventory(2, reservableType) });
+    const r = await registerNode(
+      { principal: agentPrincipal(clusterD.id) },
+      { hostname: unique("r-node"), pod: "walk-pod", rack: "walk-rack", capabilities: containers, gpus: inventory(2, reservableType) },
+    );
     await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, r.node.id, {});
   }
   // a node of a GPU type of its own in cluster D, for the walk's pods (placed or waiting, they never crowd the others)
   const podType = unique("PD").replace(/-/g, "").slice(0, 12).toUpperCase();
-  const podNode = await registerNode({ principal: agentPrincipal(clusterD.id) }, { hostname: unique("p-node"), capabilities: containers, gpus: inventory(2, podType) });
+  const podNode = await registerNode(
+    { principal: agentPrincipal(clusterD.id) },
+    { hostname: unique("p-node"), capabilities: containers, gpus: inventory(2, podType) },
+  );
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, podNode.node.id, {});
   // an alert about tenant A's work, a rule to edit, for the alert operations
   const alertOfA = await db().alertEvent.create({
-    data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: a.id, severity: "warning", message: "moved for the walk" },
+    data: {
+      ruleType: "job_moved",
+      dedupeKey: unique("walk-alert"),
+      subjectType: "job",
+      subjectId: unique("job"),
+      subjectLabel: "walk job",
+      tenantId: a.id,
+      severity: "warning",
+      message: "moved for the walk",
+    },
   });
-  const rule = await createAlertRule(systemActor, { name: unique("walk-rule"), rule_type: "gpu_temperature", cluster_id: clusterD.id, severity: "warning", enabled: false, notify: false, auto_remediate: false });
+  const rule = await createAlertRule(systemActor, {
+    name: unique("walk-rule"),
+    rule_type: "gpu_temperature",
+    cluster_id: clusterD.id,
+    severity: "warning",
+    enabled: false,
+    notify: false,
+    auto_remediate: false,
+  });
   // tenant A's endpoint, served in cluster D: agent C has nothing to do with it
   const asA = { principal: { kind: "tenant" as const, tenantId: a.id, role: "tenant_admin" as const, label: "walk" } };
   const endpointOfA = await createEndpoint(asA, endpointBody(clusterD.id, nodeD.gpus[0]!.gpuType));
   // work of tenant A on node C, the agent's own node: what the agent's fenced reports are about
-  const jobOnC = await submitJob(asA, { name: unique("walk-on-c"), gpu_count: 1, gpu_type: nodeC.gpus[0]!.gpuType, cluster_id: clusterC.id, priority: 1, max_retries: 0, image: "alpine:3.20", command: "sleep 3600" });
+  const jobOnC = await submitJob(asA, {
+    name: unique("walk-on-c"),
+    gpu_count: 1,
+    gpu_type: nodeC.gpus[0]!.gpuType,
+    cluster_id: clusterC.id,
+    priority: 1,
+    max_retries: 0,
+    image: "alpine:3.20",
+    command: "sleep 3600",
+  });
   // tenant A's pods: one on node C (what agent C's fenced reports are about), one on cluster D's pod node (none of agent C's business)
-  const podOnC = await createPod(asA, createPodBody.parse({ name: unique("walk-pod-c"), gpu_type: nodeC.gpus[0]!.gpuType, gpu_count: 1, image: "alpine:3.20", cluster_id: clusterC.id }));
-  const podOnD = await createPod(asA, createPodBody.parse({ name: unique("walk-pod-d"), gpu_type: podType, gpu_count: 1, image: "alpine:3.20", cluster_id: clusterD.id }));
+  const podOnC = await createPod(
+    asA,
+    createPodBody.parse({
+      name: unique("walk-pod-c"),
+      gpu_type: nodeC.gpus[0]!.gpuType,
+      gpu_count: 1,
+      image: "alpine:3.20",
+      cluster_id: clusterC.id,
+    }),
+  );
+  const podOnD = await createPod(
+    asA,
+    createPodBody.parse({ name: unique("walk-pod-d"), gpu_type: podType, gpu_count: 1, image: "alpine:3.20", cluster_id: clusterD.id }),
+  );
   await runSchedulerCycle("walk");
   const endpointOnC = await createEndpoint(asA, endpointBody(clusterC.id, nodeC.gpus[0]!.gpuType));
-  const placementOnC = await db().job.findUniqueOrThrow({ where: { id: jobOnC.id }, select: { attempts: true, fence: true, status: true } });
-  const replicaOnC = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: endpointOnC.id, status: { not: "stopped" } }, select: { id: true, fence: true } });
+  const placementOnC = await db().job.findUniqueOrThrow({
+    where: { id: jobOnC.id },
+    select: { attempts: true, fence: true, status: true },
+  });
+  const replicaOnC = await db().endpointReplica.findFirstOrThrow({
+    where: { endpointId: endpointOnC.id, status: { not: "stopped" } },
+    select: { id: true, fence: true },
+  });
   if (placementOnC.status !== "running") throw new Error("the walk's job on node C did not start");
   const podPlacement = async (id: string) => {
     const x = await db().pod.findUniqueOrThrow({ where: { id }, select: { attempts: true, fence: true, status: true } });
@@ -92,9 +145,28 @@ export async function buildWorld() {
   };
   // the job container's own credential, as the server hands it to the agent in the heartbeat
   const beat = await api("POST", `/api/clusters/nodes/${nodeC.node.id}/heartbeat`, { key: keys.agent, body: {} });
-  keys.workload = (beat.body.assignments as Array<{ kind: string; job_id?: string; report_token: string }>).find((x) => x.kind === "job" && x.job_id === jobOnC.id)?.report_token;
+  keys.workload = (beat.body.assignments as Array<{ kind: string; job_id?: string; report_token: string }>).find(
+    (x) => x.kind === "job" && x.job_id === jobOnC.id,
+  )?.report_token;
   if (!keys.workload) throw new Error("the heartbeat did not hand out the job's report token");
-  const w0 = { a, b, clusterC, clusterD, keys, nodeC, nodeD, reservableType, alertOfA, rule, endpointOfA, jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! }, replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC }, podType, podOnC: await podPlacement(podOnC.id), podOnD: await podPlacement(podOnD.id) };
+  const w0 = {
+    a,
+    b,
+    clusterC,
+    clusterD,
+    keys,
+    nodeC,
+    nodeD,
+    reservableType,
+    alertOfA,
+    rule,
+    endpointOfA,
+    jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! },
+    replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC },
+    podType,
+    podOnC: await podPlacement(podOnC.id),
+    podOnD: await podPlacement(podOnD.id),
+  };
   const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
   return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0) };
 }
@@ -110,19 +182,34 @@ function randomWindow() {
 
 /** A fresh reservation of tenant A (extending, cancelling or releasing consumes it). */
 async function reservationOfA(w: { a: { id: string }; reservableType: string }) {
-  const r = await createReservation({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, { gpu_type: w.reservableType, node_count: 1, ...randomWindow() });
+  const r = await createReservation(
+    { principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } },
+    { gpu_type: w.reservableType, node_count: 1, ...randomWindow() },
+  );
   lastReservationEnd = r.endsAt.getTime();
   return r.id;
 }
 let lastReservationEnd = 0;
 
 function endpointBody(clusterId: string, gpuType: string) {
-  return { name: unique("walk-ep"), model: "walk/model", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: clusterId, autoscale_metric: "none" as const, cooldown_s: 300 };
+  return {
+    name: unique("walk-ep"),
+    model: "walk/model",
+    gpu_type: gpuType,
+    gpus_per_replica: 1,
+    replicas: 1,
+    cluster_id: clusterId,
+    autoscale_metric: "none" as const,
+    cooldown_s: 300,
+  };
 }
 
 /** Billed usage of tenant A inside a window of its own (a job that ran there); returns the window. */
 async function usageWindowOfA(w: { a: { id: string }; nodeD: { gpus: Array<{ gpuType: string }> } }) {
-  const job = await submitJob({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, { name: unique("walk-billed"), gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 9, max_retries: 0 });
+  const job = await submitJob(
+    { principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } },
+    { name: unique("walk-billed"), gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 9, max_retries: 0 },
+  );
   // it never runs: the usage below stands for a run that ended inside the window
   await finishJob(systemActor, job.id, { status: "cancelled" });
   const end = new Date(Date.now() - 1000 - Math.floor(Math.random() * 1e9));
@@ -142,19 +229,43 @@ async function pendingInvoiceOfA(w: Parameters<typeof usageWindowOfA>[0]): Promi
 /** A notification whose delivery failed, fresh per call (retrying consumes it). */
 async function failedNotification(w: World): Promise<string> {
   const event = await db().alertEvent.create({
-    data: { ruleType: "job_moved", dedupeKey: unique("walk-alert"), subjectType: "job", subjectId: unique("job"), subjectLabel: "walk job", tenantId: w.a.id, severity: "warning", message: "walk", status: "resolved", resolvedAt: new Date() },
+    data: {
+      ruleType: "job_moved",
+      dedupeKey: unique("walk-alert"),
+      subjectType: "job",
+      subjectId: unique("job"),
+      subjectLabel: "walk job",
+      tenantId: w.a.id,
+      severity: "warning",
+      message: "walk",
+      status: "resolved",
+      resolvedAt: new Date(),
+    },
   });
   const n = await db().notification.create({
-    data: { alertEventId: event.id, kind: "firing", channel: "webhook", target: unique("webhook"), subject: "walk", body: "walk", status: "failed", attempts: 12, lastError: "HTTP 503" },
+    data: {
+      alertEventId: event.id,
+      kind: "firing",
+      channel: "webhook",
+      target: unique("webhook"),
+      subject: "walk",
+      body: "walk",
+      status: "failed",
+      attempts: 12,
+      lastError: "HTTP 503",
+    },
   });
   return n.id;
 }
 
 async function pipelineOfA(w: World): Promise<string> {
-  const p = await createPipeline({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
-    name: unique("walk-pipeline"),
-    steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 5, max_retries: 0, repeat: 1 }],
-  });
+  const p = await createPipeline(
+    { principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } },
+    {
+      name: unique("walk-pipeline"),
+      steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 5, max_retries: 0, repeat: 1 }],
+    },
+  );
   return p.id;
 }
 
@@ -163,10 +274,13 @@ async function pipelineOfA(w: World): Promise<string> {
  * whose templated host turns out to be off the allow-list when the call is made.
  */
 async function failedPipelineOfA(w: World): Promise<string> {
-  const p = await createPipeline({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
-    name: unique("walk-failing"),
-    steps: [{ name: "only", kind: "http", request: { url: "http://${pipeline.name}.invalid/" } }],
-  });
+  const p = await createPipeline(
+    { principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } },
+    {
+      name: unique("walk-failing"),
+      steps: [{ name: "only", kind: "http", request: { url: "http://${pipeline.name}.invalid/" } }],
+    },
+  );
   for (let i = 0; i < 100; i++) {
     // the server's workers or this one, whichever claims the call first
     await runDueToolCalls({ allowedHosts: [] });
@@ -185,14 +299,17 @@ async function secretOfA(w: World): Promise<string> {
 
 /** A job of tenant A running on node D (so the cluster C agent must not see it). */
 async function runningJobOfA(w: World): Promise<string> {
-  const job = await submitJob({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, {
-    name: unique("walk-job"),
-    gpu_count: 1,
-    gpu_type: w.nodeD.gpus[0]!.gpuType,
-    cluster_id: w.clusterD.id,
-    priority: 1,
-    max_retries: 0,
-  });
+  const job = await submitJob(
+    { principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } },
+    {
+      name: unique("walk-job"),
+      gpu_count: 1,
+      gpu_type: w.nodeD.gpus[0]!.gpuType,
+      cluster_id: w.clusterD.id,
+      priority: 1,
+      max_retries: 0,
+    },
+  );
   await runSchedulerCycle("walk");
   return job.id;
 }
@@ -200,14 +317,21 @@ async function runningJobOfA(w: World): Promise<string> {
 /** A fresh pod of tenant A (waiting, or placed on the pod node): stopping or terminating consumes it. */
 async function podOfA(w: { a: { id: string }; clusterD: { id: string }; podType: string }, stopped = false): Promise<string> {
   const asA = { principal: { kind: "tenant" as const, tenantId: w.a.id, role: "tenant_admin" as const, label: "walk" } };
-  const pod = await createPod(asA, createPodBody.parse({ name: unique("walk-pod"), gpu_type: w.podType, gpu_count: 1, image: "alpine:3.20", cluster_id: w.clusterD.id }));
+  const pod = await createPod(
+    asA,
+    createPodBody.parse({ name: unique("walk-pod"), gpu_type: w.podType, gpu_count: 1, image: "alpine:3.20", cluster_id: w.clusterD.id }),
+  );
   if (stopped) await changePodState(asA, pod.id, "stop");
   return pod.id;
 }
 
 /** A fresh key of tenant A's endpoint (revoking consumes it). */
 async function endpointKeyOfA(w: { a: { id: string }; endpointOfA: { id: string } }): Promise<string> {
-  const made = await createEndpointKey({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, w.endpointOfA.id, { name: unique("walk-key") });
+  const made = await createEndpointKey(
+    { principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } },
+    w.endpointOfA.id,
+    { name: unique("walk-key") },
+  );
   return made.endpointKey.id;
 }
 
@@ -223,7 +347,15 @@ export interface OperationCase {
   expect: Record<ActorName, number>;
 }
 
-const all = (n: number): Record<ActorName, number> => ({ anonymous: n, revoked: n, agent: n, other_tenant: n, own_tenant: n, operator: n, workload: n });
+const all = (n: number): Record<ActorName, number> => ({
+  anonymous: n,
+  revoked: n,
+  agent: n,
+  other_tenant: n,
+  own_tenant: n,
+  operator: n,
+  workload: n,
+});
 /** A workload's token is refused (403) by every operation that does not list workloads. */
 const authed = (agent: number, other: number, own: number, operator: number, workload = 403): Record<ActorName, number> => ({
   anonymous: 401,
@@ -258,7 +390,13 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listUsers: { path: fixed("/api/users"), expect: authed(403, 200, 200, 200) },
     createUser: {
       path: fixed("/api/users"),
-      body: () => ({ email: `${unique("u")}@walk.test`, name: "Walker", password: "walk-password-123", role: "tenant_member", tenant_id: w.a.id }),
+      body: () => ({
+        email: `${unique("u")}@walk.test`,
+        name: "Walker",
+        password: "walk-password-123",
+        role: "tenant_member",
+        tenant_id: w.a.id,
+      }),
       expect: authed(403, 403, 201, 201),
     },
     updateUser: {
@@ -282,19 +420,34 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listClusters: { path: fixed("/api/clusters"), expect: authed(200, 200, 200, 200) },
     // cluster D is not the agent's cluster: the agent must not learn it exists
     getCluster: { path: fixed(`/api/clusters/${w.clusterD.id}`), expect: authed(404, 200, 200, 200) },
-    updateCluster: { path: fixed(`/api/clusters/${w.clusterD.id}`), body: () => ({ region: `r-${randomUUID().slice(0, 4)}` }), expect: authed(403, 403, 403, 200) },
+    updateCluster: {
+      path: fixed(`/api/clusters/${w.clusterD.id}`),
+      body: () => ({ region: `r-${randomUUID().slice(0, 4)}` }),
+      expect: authed(403, 403, 403, 200),
+    },
     deleteCluster: { path: async () => `/api/clusters/${(await makeCluster()).id}`, expect: authed(403, 403, 403, 204) },
 
     // Agents act in their own cluster (C); the operator names one. Node D belongs to cluster D.
     registerNode: {
       path: fixed("/api/clusters/nodes"),
-      body: () => ({ cluster_id: w.clusterC.id, hostname: w.nodeC.node.hostname, capabilities: { containers: true }, gpus: inventoryOf(w.nodeC.gpus) }),
+      body: () => ({
+        cluster_id: w.clusterC.id,
+        hostname: w.nodeC.node.hostname,
+        capabilities: { containers: true },
+        gpus: inventoryOf(w.nodeC.gpus),
+      }),
       expect: authed(200, 403, 403, 200),
     },
-    nodeHeartbeat: { path: fixed(`/api/clusters/nodes/${w.nodeD.node.id}/heartbeat`), body: () => ({ gpus: [] }), expect: authed(404, 403, 403, 200) },
+    nodeHeartbeat: {
+      path: fixed(`/api/clusters/nodes/${w.nodeD.node.id}/heartbeat`),
+      body: () => ({ gpus: [] }),
+      expect: authed(404, 403, 403, 200),
+    },
     postGpuMetrics: {
       path: fixed("/api/clusters/metrics"),
-      body: () => ({ metrics: [{ gpu_uuid: w.nodeC.gpus[0]!.uuid, utilization_pct: 50, memory_used_mb: 10, temperature_c: 50, power_draw_w: 100 }] }),
+      body: () => ({
+        metrics: [{ gpu_uuid: w.nodeC.gpus[0]!.uuid, utilization_pct: 50, memory_used_mb: 10, temperature_c: 50, power_draw_w: 100 }],
+      }),
       expect: authed(202, 403, 403, 202),
     },
     listGpus: { path: fixed("/api/gpus"), expect: authed(200, 403, 403, 200) },
@@ -303,7 +456,8 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listNodes: { path: fixed("/api/nodes"), expect: authed(200, 403, 403, 200) },
     getNode: { path: fixed(`/api/nodes/${w.nodeD.node.id}`), expect: authed(404, 403, 403, 200) },
     updateNode: {
-      path: async () => `/api/nodes/${(await registerNode({ principal: agentPrincipal(w.clusterD.id) }, { hostname: unique("q"), gpus: [] })).node.id}`,
+      path: async () =>
+        `/api/nodes/${(await registerNode({ principal: agentPrincipal(w.clusterD.id) }, { hostname: unique("q"), gpus: [] })).node.id}`,
       body: () => ({ status: "quarantined", reason: "walk" }),
       expect: authed(403, 403, 403, 200),
     },
@@ -318,12 +472,20 @@ export function operationCases(w: World): Record<string, OperationCase> {
     exportJobs: { path: fixed("/api/jobs/export?status=waiting&sort=queue"), expect: authed(403, 200, 200, 200) },
     getJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, expect: authed(404, 404, 200, 200) },
     listJobEvents: { path: async () => `/api/jobs/${await runningJobOfA(w)}/events`, expect: authed(404, 404, 200, 200) },
-    updateJob: { path: async () => `/api/jobs/${await runningJobOfA(w)}`, body: () => ({ status: "cancelled" }), expect: authed(404, 404, 200, 200) },
+    updateJob: {
+      path: async () => `/api/jobs/${await runningJobOfA(w)}`,
+      body: () => ({ status: "cancelled" }),
+      expect: authed(404, 404, 200, 200),
+    },
     runScheduler: { path: fixed("/api/scheduler/run"), expect: authed(403, 403, 403, 200) },
     // the agent of node C ships the output of tenant A's job there, fenced by its placement
     appendJobLogs: {
       path: fixed(`/api/jobs/${w.jobOnC.id}/logs`),
-      body: () => ({ attempt: w.jobOnC.attempt, fence: w.jobOnC.fence, chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stdout", text: "walk\n" }] }),
+      body: () => ({
+        attempt: w.jobOnC.attempt,
+        fence: w.jobOnC.fence,
+        chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stdout", text: "walk\n" }],
+      }),
       caller: "agent",
       expect: authed(202, 403, 403, 403),
     },
@@ -331,7 +493,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
     getJobGpuMetrics: { path: fixed(`/api/jobs/${w.jobOnC.id}/metrics`), expect: authed(403, 404, 200, 200) },
     appendReplicaLogs: {
       path: fixed(`/api/endpoints/${w.replicaOnC.endpointId}/replicas/${w.replicaOnC.id}/logs`),
-      body: () => ({ attempt: 1, fence: w.replicaOnC.fence, chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stderr", text: "walk\n" }] }),
+      body: () => ({
+        attempt: 1,
+        fence: w.replicaOnC.fence,
+        chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stderr", text: "walk\n" }],
+      }),
       caller: "agent",
       expect: authed(202, 403, 403, 403),
     },
@@ -339,12 +505,21 @@ export function operationCases(w: World): Record<string, OperationCase> {
     getEndpointGpuMetrics: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/gpu-metrics`), expect: authed(403, 404, 200, 200) },
 
     // endpoints made by the walk go to cluster C, so they never take the GPUs node D's walk jobs need
-    createEndpoint: { path: fixed("/api/endpoints"), body: () => ({ ...endpointBody(w.clusterC.id, w.nodeC.gpus[0]!.gpuType), tenant_id: w.a.id }), expect: authed(403, 403, 201, 201) },
+    createEndpoint: {
+      path: fixed("/api/endpoints"),
+      body: () => ({ ...endpointBody(w.clusterC.id, w.nodeC.gpus[0]!.gpuType), tenant_id: w.a.id }),
+      expect: authed(403, 403, 201, 201),
+    },
     listEndpoints: { path: fixed("/api/endpoints"), expect: authed(403, 200, 200, 200) },
     getEndpoint: { path: fixed(`/api/endpoints/${w.endpointOfA.id}`), expect: authed(403, 404, 200, 200) },
-    updateEndpoint: { path: fixed(`/api/endpoints/${w.endpointOfA.id}`), body: () => ({ sla_p95_ms: 600, sla_availability_pct: 99.5 }), expect: authed(403, 404, 200, 200) },
+    updateEndpoint: {
+      path: fixed(`/api/endpoints/${w.endpointOfA.id}`),
+      body: () => ({ sla_p95_ms: 600, sla_availability_pct: 99.5 }),
+      expect: authed(403, 404, 200, 200),
+    },
     deleteEndpoint: {
-      path: async () => `/api/endpoints/${(await createEndpoint({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, endpointBody(w.clusterC.id, w.nodeC.gpus[0]!.gpuType))).id}`,
+      path: async () =>
+        `/api/endpoints/${(await createEndpoint({ principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } }, endpointBody(w.clusterC.id, w.nodeC.gpus[0]!.gpuType))).id}`,
       expect: authed(403, 404, 204, 204),
     },
     postEndpointMetrics: {
@@ -363,14 +538,28 @@ export function operationCases(w: World): Record<string, OperationCase> {
       caller: "agent",
       expect: authed(202, 403, 403, 403),
     },
-    createEndpointKey: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/keys`), body: () => ({ name: unique("walk-key") }), expect: authed(403, 404, 201, 201) },
+    createEndpointKey: {
+      path: fixed(`/api/endpoints/${w.endpointOfA.id}/keys`),
+      body: () => ({ name: unique("walk-key") }),
+      expect: authed(403, 404, 201, 201),
+    },
     listEndpointKeys: { path: fixed(`/api/endpoints/${w.endpointOfA.id}/keys`), expect: authed(403, 404, 200, 200) },
-    revokeEndpointKey: { path: async () => `/api/endpoints/${w.endpointOfA.id}/keys/${await endpointKeyOfA(w)}`, expect: authed(403, 404, 200, 200) },
+    revokeEndpointKey: {
+      path: async () => `/api/endpoints/${w.endpointOfA.id}/keys/${await endpointKeyOfA(w)}`,
+      expect: authed(403, 404, 200, 200),
+    },
 
     // pods: tenant B never learns A's exist (404); only the agent of the pod's node reports on it
     createPod: {
       path: fixed("/api/pods"),
-      body: () => ({ name: unique("walk-pod"), gpu_type: w.podType, gpu_count: 1, image: "alpine:3.20", cluster_id: w.clusterD.id, tenant_id: w.a.id }),
+      body: () => ({
+        name: unique("walk-pod"),
+        gpu_type: w.podType,
+        gpu_count: 1,
+        image: "alpine:3.20",
+        cluster_id: w.clusterD.id,
+        tenant_id: w.a.id,
+      }),
       expect: authed(403, 403, 201, 201),
     },
     listPods: { path: fixed("/api/pods"), expect: authed(403, 200, 200, 200) },
@@ -387,7 +576,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
     },
     appendPodLogs: {
       path: fixed(`/api/pods/${w.podOnC.id}/logs`),
-      body: () => ({ attempt: w.podOnC.attempt, fence: w.podOnC.fence, chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stdout", text: "walk\n" }] }),
+      body: () => ({
+        attempt: w.podOnC.attempt,
+        fence: w.podOnC.fence,
+        chunks: [{ seq: Math.floor(Math.random() * 1e9), stream: "stdout", text: "walk\n" }],
+      }),
       caller: "agent",
       expect: authed(202, 403, 403, 403),
     },
@@ -396,7 +589,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
 
     createPipeline: {
       path: fixed("/api/pipelines"),
-      body: () => ({ name: unique("walk"), tenant_id: w.a.id, steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType }] }),
+      body: () => ({
+        name: unique("walk"),
+        tenant_id: w.a.id,
+        steps: [{ name: "only", gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType }],
+      }),
       expect: authed(403, 403, 201, 201),
     },
     listPipelines: { path: fixed("/api/pipelines"), expect: authed(403, 200, 200, 200) },
@@ -404,7 +601,10 @@ export function operationCases(w: World): Record<string, OperationCase> {
     getPipelineLog: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/log`, expect: authed(403, 404, 200, 200) },
     getPipelineOutputs: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/outputs`, expect: authed(403, 404, 200, 200) },
     cancelPipeline: { path: async () => `/api/pipelines/${await pipelineOfA(w)}/cancel`, expect: authed(403, 404, 200, 200) },
-    retryPipelineStep: { path: async () => `/api/pipelines/${await failedPipelineOfA(w)}/steps/only/retry`, expect: authed(403, 404, 200, 200) },
+    retryPipelineStep: {
+      path: async () => `/api/pipelines/${await failedPipelineOfA(w)}/steps/only/retry`,
+      expect: authed(403, 404, 200, 200),
+    },
     // the agent of node C, or the job container itself with its token, posts the job's outputs, fenced
     postJobOutputs: {
       path: fixed(`/api/jobs/${w.jobOnC.id}/outputs`),
@@ -415,7 +615,12 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listJobOutputs: { path: fixed(`/api/jobs/${w.jobOnC.id}/outputs`), expect: authed(403, 404, 200, 200) },
     // secrets are each tenant's own: B lists and writes its own, never A's; operators do not handle them
     listSecrets: { path: fixed("/api/secrets"), expect: authed(403, 200, 200, 403) },
-    putSecret: { path: async () => `/api/secrets/WALK_${randomUUID().slice(0, 8).toUpperCase()}`, body: () => ({ value: "walk-secret-value" }), caller: "own_tenant", expect: authed(403, 201, 201, 403) },
+    putSecret: {
+      path: async () => `/api/secrets/WALK_${randomUUID().slice(0, 8).toUpperCase()}`,
+      body: () => ({ value: "walk-secret-value" }),
+      caller: "own_tenant",
+      expect: authed(403, 201, 201, 403),
+    },
     deleteSecret: { path: async () => `/api/secrets/${await secretOfA(w)}`, expect: authed(403, 404, 204, 403) },
     listSchedulerLogs: { path: fixed("/api/scheduler/logs"), expect: authed(403, 403, 403, 200) },
 
@@ -450,7 +655,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listInvoices: { path: fixed("/api/invoices"), expect: authed(403, 403, 403, 200) },
     getInvoice: { path: fixed(`/api/invoices/${w.invoiceOfA}`), expect: authed(403, 404, 200, 200) },
     getInvoiceCsv: { path: fixed(`/api/invoices/${w.invoiceOfA}/csv`), expect: authed(403, 404, 200, 200) },
-    payInvoice: { path: async () => `/api/invoices/${await pendingInvoiceOfA(w)}/pay`, body: () => ({ method: "bank", reference: "walk transfer" }), expect: authed(403, 404, 403, 200) },
+    payInvoice: {
+      path: async () => `/api/invoices/${await pendingInvoiceOfA(w)}/pay`,
+      body: () => ({ method: "bank", reference: "walk transfer" }),
+      expect: authed(403, 404, 403, 200),
+    },
     voidInvoice: { path: async () => `/api/invoices/${await pendingInvoiceOfA(w)}/void`, expect: authed(403, 403, 403, 200) },
     refundInvoice: {
       path: async () => {
@@ -462,7 +671,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: authed(403, 403, 403, 201),
     },
     getBillingSummary: { path: fixed("/api/billing/summary"), expect: authed(403, 403, 403, 200) },
-    createDeposit: { path: fixed(`/api/tenants/${w.a.id}/deposits`), body: () => ({ amount_cents: 100 }), expect: authed(403, 403, 403, 201) },
+    createDeposit: {
+      path: fixed(`/api/tenants/${w.a.id}/deposits`),
+      body: () => ({ amount_cents: 100 }),
+      expect: authed(403, 403, 403, 201),
+    },
     listTenantTransactions: { path: fixed(`/api/tenants/${w.a.id}/transactions`), expect: authed(403, 404, 200, 200) },
     stripeWebhook: { path: fixed("/api/webhooks/stripe"), expect: all(400) },
 
@@ -482,11 +695,23 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listReservationEvents: { path: fixed(`/api/reservations/${w.reservationOfA}/events`), expect: authed(403, 404, 200, 200) },
     getCapacity: { path: fixed(`/api/capacity?gpu_type=${w.reservableType}`), expect: authed(403, 200, 200, 200) },
 
-    createDemoRequest: { path: fixed("/api/demo-requests"), body: () => ({ name: "Grace Hopper", email: `${unique("g")}@example.test`, company: "Navy Labs" }), expect: all(201) },
+    createDemoRequest: {
+      path: fixed("/api/demo-requests"),
+      body: () => ({ name: "Grace Hopper", email: `${unique("g")}@example.test`, company: "Navy Labs" }),
+      expect: all(201),
+    },
     createEarlyAccess: { path: fixed("/api/early-access"), body: () => ({ email: `${unique("early")}@example.test` }), expect: all(201) },
-    recordPageView: { path: fixed("/api/analytics/pageview"), body: () => ({ path: "/use-cases/gpu-cluster-management", referrer: "https://news.example.com/a" }), expect: all(202) },
+    recordPageView: {
+      path: fixed("/api/analytics/pageview"),
+      body: () => ({ path: "/use-cases/gpu-cluster-management", referrer: "https://news.example.com/a" }),
+      expect: all(202),
+    },
     listDemoRequests: { path: fixed("/api/demo-requests"), expect: authed(403, 403, 403, 200) },
-    updateDemoRequest: { path: fixed(`/api/demo-requests/${w.demoRequest.id}`), body: () => ({ status: "contacted" }), expect: authed(403, 403, 403, 200) },
+    updateDemoRequest: {
+      path: fixed(`/api/demo-requests/${w.demoRequest.id}`),
+      body: () => ({ status: "contacted" }),
+      expect: authed(403, 403, 403, 200),
+    },
     getSiteAnalytics: { path: fixed("/api/analytics/summary"), expect: authed(403, 403, 403, 200) },
 
     // Prometheus and Alertmanager use tokens of their own (the operations e2e test); of API keys only an operator's
@@ -494,8 +719,23 @@ export function operationCases(w: World): Record<string, OperationCase> {
     alertmanagerWebhook: {
       path: fixed("/api/webhooks/alertmanager"),
       body: () => ({
-        version: "4", groupKey: "{}:{}", status: "firing", receiver: "walk", groupLabels: {}, commonLabels: {}, commonAnnotations: {}, externalURL: "http://alertmanager:9093",
-        alerts: [{ status: "firing", labels: { alertname: "WalkAlert" }, annotations: {}, startsAt: new Date().toISOString(), fingerprint: unique("walk") }],
+        version: "4",
+        groupKey: "{}:{}",
+        status: "firing",
+        receiver: "walk",
+        groupLabels: {},
+        commonLabels: {},
+        commonAnnotations: {},
+        externalURL: "http://alertmanager:9093",
+        alerts: [
+          {
+            status: "firing",
+            labels: { alertname: "WalkAlert" },
+            annotations: {},
+            startsAt: new Date().toISOString(),
+            fingerprint: unique("walk"),
+          },
+        ],
       }),
       expect: authed(403, 403, 403, 200),
     },

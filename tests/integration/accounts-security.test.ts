@@ -13,7 +13,9 @@ import { actorFor, makeTenant, makeUser, operatorPrincipal, unique } from "../su
 import { codeOf } from "../support/outcomes";
 
 const userPrincipal = (u: { id: string; email: string; role: string; tenantId: string | null }): Principal =>
-  u.role === "operator" ? { kind: "operator", userId: u.id, label: u.email } : { kind: "tenant", tenantId: u.tenantId!, role: u.role as "tenant_admin", userId: u.id, label: u.email };
+  u.role === "operator"
+    ? { kind: "operator", userId: u.id, label: u.email }
+    : { kind: "tenant", tenantId: u.tenantId!, role: u.role as "tenant_admin", userId: u.id, label: u.email };
 let n = Math.floor(Math.random() * 60_000);
 // distinct within a run; a random start keeps runs against one database apart
 const freshAddress = () => ((n = (n + 1) % 62_500), `198.19.${Math.floor(n / 250)}.${n % 250}`);
@@ -74,7 +76,9 @@ describe("sign-in throttling", () => {
     const victim = await makeUser("operator");
     const home = freshAddress();
     expect(await verifyCredentials(victim.email, victim.password, home)).toMatchObject({ ok: true });
-    const results = await Promise.all(Array.from({ length: 60 }, () => verifyCredentials(victim.email, "not-the-password", freshAddress())));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, () => verifyCredentials(victim.email, "not-the-password", freshAddress())),
+    );
     expect(results.filter((r) => !r.ok && r.reason === "invalid")).toHaveLength(ACCOUNT_POLICY.free + 1);
     expect(results.filter((r) => !r.ok && r.reason === "throttled")).toHaveLength(60 - ACCOUNT_POLICY.free - 1);
     // a new place waits out the account's back-off — a back-off, never a lock (held at its cap
@@ -102,9 +106,13 @@ describe("sign-in throttling", () => {
   it("IPv6 addresses are counted by their /64: a guesser cannot reset its counter by rotating the low bits", async () => {
     const prefix = `2001:db8:${(n % 65_000).toString(16)}:${Math.floor(Math.random() * 65_000).toString(16)}`;
     const users = await Promise.all(Array.from({ length: 24 }, () => makeUser("operator")));
-    const results = await Promise.all(users.map((u, i) => verifyCredentials(u.email, "spray-password-1", `${prefix}::${(i + 1).toString(16)}`)));
+    const results = await Promise.all(
+      users.map((u, i) => verifyCredentials(u.email, "spray-password-1", `${prefix}::${(i + 1).toString(16)}`)),
+    );
     expect(results.filter((r) => !r.ok && r.reason === "invalid")).toHaveLength(ADDRESS_POLICY.free + 1);
-    expect(await db().signInThrottle.findUnique({ where: { key: `ip:${prefix}::/64` } })).toMatchObject({ failures: ADDRESS_POLICY.free + 1 });
+    expect(await db().signInThrottle.findUnique({ where: { key: `ip:${prefix}::/64` } })).toMatchObject({
+      failures: ADDRESS_POLICY.free + 1,
+    });
   });
 
   it("one address spraying one guess per account is throttled after its allowance", async () => {
@@ -115,7 +123,10 @@ describe("sign-in throttling", () => {
     expect(results.filter((r) => !r.ok && r.reason === "throttled")).toHaveLength(4);
     // unknown accounts count the same (and cost nothing once throttled); the address's wait is held
     // at its cap here, since the hashing above may outlast the first, one-second wait
-    await db().signInThrottle.update({ where: { key: `ip:${address}` }, data: { blockedUntil: new Date(Date.now() + ADDRESS_POLICY.capMs) } });
+    await db().signInThrottle.update({
+      where: { key: `ip:${address}` },
+      data: { blockedUntil: new Date(Date.now() + ADDRESS_POLICY.capMs) },
+    });
     expect(await verifyCredentials(`${unique("nobody")}@example.test`, "x", address)).toMatchObject({ reason: "throttled" });
   });
 });
@@ -132,7 +143,9 @@ describe("sessions end when their user says so", () => {
 
     const self = actorFor(userPrincipal(admin));
     expect(await codeOf(updateUser(self, admin.id, { password: "a-brand-new-password" }))).toBe("validation_failed");
-    expect(await codeOf(updateUser(self, admin.id, { password: "a-brand-new-password", current_password: "wrong-one-entirely" }))).toBe("validation_failed");
+    expect(await codeOf(updateUser(self, admin.id, { password: "a-brand-new-password", current_password: "wrong-one-entirely" }))).toBe(
+      "validation_failed",
+    );
     await updateUser(self, admin.id, { password: "a-brand-new-password", current_password: admin.password });
     expect(await principalForUserId(admin.id, v0)).toBeNull();
     expect(await principalForUserId(admin.id, v0 + 1)).not.toBeNull();

@@ -40,11 +40,13 @@ const server = http.createServer((req, res) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
     };
-    if (path === "/flaky") return calls.get(path)! <= flakyFailures ? send(503, { error: "busy" }) : send(200, { ok: true, calls: calls.get(path) });
+    if (path === "/flaky")
+      return calls.get(path)! <= flakyFailures ? send(503, { error: "busy" }) : send(200, { ok: true, calls: calls.get(path) });
     if (path === "/slow") return void setTimeout(() => send(200, { late: true }), 2000);
     if (path === "/broken") return brokenOk ? send(200, { fixed: true }) : send(404, { error: "no such tool" });
     if (path === "/echo") return send(200, { headers: req.headers, body: body ? JSON.parse(body) : null });
-    if (path === "/v1/chat/completions") return send(200, { choices: [{ message: { role: "assistant", content: `plan for: ${JSON.parse(body).messages[0].content}` } }] });
+    if (path === "/v1/chat/completions")
+      return send(200, { choices: [{ message: { role: "assistant", content: `plan for: ${JSON.parse(body).messages[0].content}` } }] });
     send(200, { path });
   });
 });
@@ -67,8 +69,16 @@ async function setup() {
   return { ...fleet, tenant, asT, agent };
 }
 
-const job = (gpuType: string, name: string, more: Record<string, unknown> = {}) => ({ name, gpu_count: 1, gpu_type: gpuType, image: IMAGE, command: "python step.py", ...more });
-const steps = async (tenantId: string, id: string) => Object.fromEntries((await getPipelineOrThrow(tenantAdminPrincipal(tenantId), id)).steps.map((s) => [s.name, s]));
+const job = (gpuType: string, name: string, more: Record<string, unknown> = {}) => ({
+  name,
+  gpu_count: 1,
+  gpu_type: gpuType,
+  image: IMAGE,
+  command: "python step.py",
+  ...more,
+});
+const steps = async (tenantId: string, id: string) =>
+  Object.fromEntries((await getPipelineOrThrow(tenantAdminPrincipal(tenantId), id)).steps.map((s) => [s.name, s]));
 const runningJob = async (pipelineId: string, step: string) => {
   await runSchedulerCycle("test");
   const s = await db().pipelineStep.findUniqueOrThrow({ where: { pipelineId_name: { pipelineId, name: step } } });
@@ -82,7 +92,8 @@ async function complete(agent: ReturnType<typeof agentPrincipal>, jobId: string,
   if (outputs) await postJobOutputs(agent, jobId, { ...pl, outputs: outputs as never });
   await finishJob({ principal: agent }, jobId, { status: "completed", exit_code: 0, ...pl });
 }
-const dueNow = (pipelineId: string) => db().$executeRaw`UPDATE pipeline_steps SET call_due_at = now() WHERE pipeline_id = ${pipelineId}::uuid AND status = 'running'`;
+const dueNow = (pipelineId: string) =>
+  db().$executeRaw`UPDATE pipeline_steps SET call_due_at = now() WHERE pipeline_id = ${pipelineId}::uuid AND status = 'running'`;
 
 describe("step outputs", () => {
   it("a step's posted outputs resolve in later steps' command and environment when they are submitted; posts are fenced, size-limited and accepted from the workload's own token", async () => {
@@ -91,18 +102,32 @@ describe("step outputs", () => {
       name: unique("outputs"),
       steps: [
         job(gpuType, "plan", { outputs: ["files", "lr"] }),
-        job(gpuType, "act", { depends_on: ["plan"], command: "python act.py --file ${steps.plan.outputs.files[0]}", env: { LR: "${steps.plan.outputs.lr}", ALL: "${steps.plan.outputs.files}" } }),
+        job(gpuType, "act", {
+          depends_on: ["plan"],
+          command: "python act.py --file ${steps.plan.outputs.files[0]}",
+          env: { LR: "${steps.plan.outputs.lr}", ALL: "${steps.plan.outputs.files}" },
+        }),
       ],
     });
     const plan = await runningJob(p.id, "plan");
     const pl = await placementOf(plan.id);
     // the agent of another placement, or none at all, changes nothing
-    expect(await codeOf(postJobOutputs(agent, plan.id, { attempt: pl.attempt, fence: "00000000-0000-4000-8000-000000000000", outputs: { files: ["x"] } }))).toBe("stale_report");
-    expect(await codeOf(postJobOutputs(agentPrincipal((await availableFleet(1, 1, "AX")).cluster.id), plan.id, { ...pl, outputs: { files: ["x"] } }))).toBe("not_found");
+    expect(
+      await codeOf(
+        postJobOutputs(agent, plan.id, { attempt: pl.attempt, fence: "00000000-0000-4000-8000-000000000000", outputs: { files: ["x"] } }),
+      ),
+    ).toBe("stale_report");
+    expect(
+      await codeOf(
+        postJobOutputs(agentPrincipal((await availableFleet(1, 1, "AX")).cluster.id), plan.id, { ...pl, outputs: { files: ["x"] } }),
+      ),
+    ).toBe("not_found");
     expect(await codeOf(postJobOutputs(agent, plan.id, { ...pl, outputs: { blob: "x".repeat(70_000) } }))).toBe("payload_too_large");
     // the workload posts with its own token (what the agent hands its container)
     const workload = await authenticateJobToken(jobReportToken(plan.id, pl.attempt, pl.fence));
-    expect(await postJobOutputs(workload, plan.id, { outputs: { files: ["data/a.jsonl", "data/b.jsonl"], lr: 0.0003 } })).toMatchObject({ attempt: pl.attempt });
+    expect(await postJobOutputs(workload, plan.id, { outputs: { files: ["data/a.jsonl", "data/b.jsonl"], lr: 0.0003 } })).toMatchObject({
+      attempt: pl.attempt,
+    });
     // its token speaks for its own placement only
     expect(await codeOf(postJobOutputs(workload, "00000000-0000-4000-8000-000000000000", { outputs: {} }))).toBe("not_found");
     await finishJob({ principal: agent }, plan.id, { status: "completed", exit_code: 0, ...pl });
@@ -120,17 +145,36 @@ describe("step outputs", () => {
 
   it("refuses at creation a reference to an unknown step or declared field (400 naming the field); fails the step clearly when a field is missing at run time", async () => {
     const { gpuType, asT, agent, tenant } = await setup();
-    const refused = await createPipeline(asT, { name: "bad-ref", steps: [job(gpuType, "plan", { outputs: ["files"] }), job(gpuType, "act", { depends_on: ["plan"], command: "run ${steps.plan.outputs.file}" })] }).catch((e) => e);
-    expect(refused).toMatchObject({ code: "validation_failed", details: [{ path: "steps[1].command", message: expect.stringMatching(/declares the outputs files; not “file”/) }] });
+    const refused = await createPipeline(asT, {
+      name: "bad-ref",
+      steps: [
+        job(gpuType, "plan", { outputs: ["files"] }),
+        job(gpuType, "act", { depends_on: ["plan"], command: "run ${steps.plan.outputs.file}" }),
+      ],
+    }).catch((e) => e);
+    expect(refused).toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "steps[1].command", message: expect.stringMatching(/declares the outputs files; not “file”/) }],
+    });
     // what the editor's YAML said, unparsed: a 400 naming the field, never an internal error
-    expect(await createPipeline(asT, { name: "yaml", steps: [{ name: "x", gpu_count: "two" }] } as never).catch((e) => e)).toMatchObject({ code: "validation_failed", details: [{ path: "steps[0].gpu_count" }] });
+    expect(await createPipeline(asT, { name: "yaml", steps: [{ name: "x", gpu_count: "two" }] } as never).catch((e) => e)).toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "steps[0].gpu_count" }],
+    });
     expect(await db().pipeline.count({ where: { tenantId: tenant.id } })).toBe(0);
 
-    const p = await createPipeline(asT, { name: unique("late-ref"), steps: [job(gpuType, "plan"), job(gpuType, "act", { depends_on: ["plan"], command: "run ${steps.plan.outputs.other}" })] });
+    const p = await createPipeline(asT, {
+      name: unique("late-ref"),
+      steps: [job(gpuType, "plan"), job(gpuType, "act", { depends_on: ["plan"], command: "run ${steps.plan.outputs.other}" })],
+    });
     await complete(agent, (await runningJob(p.id, "plan")).id, { files: ["a"] });
     const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
     expect(after.status).toBe("failed");
-    expect(after.steps.find((s) => s.name === "act")).toMatchObject({ status: "failed", jobId: null, error: expect.stringMatching(/could not resolve command: steps\.plan\.outputs\.other: .*has no field “other” \(it has: files\)/) });
+    expect(after.steps.find((s) => s.name === "act")).toMatchObject({
+      status: "failed",
+      jobId: null,
+      error: expect.stringMatching(/could not resolve command: steps\.plan\.outputs\.other: .*has no field “other” \(it has: files\)/),
+    });
   });
 });
 
@@ -142,7 +186,11 @@ describe("conditional loops", () => {
       steps: [
         job(gpuType, "plan", { env: { FEEDBACK: '${steps.check.outputs.feedback ?? "none"}', ITER: "${loop.iteration}" } }),
         job(gpuType, "act", { depends_on: ["plan"] }),
-        job(gpuType, "check", { depends_on: ["act"], outputs: ["passed", "feedback"], repeat: { from: "plan", until: "steps.check.outputs.passed == true", max: 4 } }),
+        job(gpuType, "check", {
+          depends_on: ["act"],
+          outputs: ["passed", "feedback"],
+          repeat: { from: "plan", until: "steps.check.outputs.passed == true", max: 4 },
+        }),
         job(gpuType, "report", { depends_on: ["check"] }),
       ],
     });
@@ -154,13 +202,19 @@ describe("conditional loops", () => {
       await complete(agent, (await runningJob(p.id, "act")).id);
       await complete(agent, (await runningJob(p.id, "check")).id, { passed: verdict, feedback: verdict ? "good" : "lower the lr" });
     }
-    expect(envs).toEqual([{ FEEDBACK: "none", ITER: "0" }, { FEEDBACK: "lower the lr", ITER: "1" }, { FEEDBACK: "lower the lr", ITER: "2" }]);
+    expect(envs).toEqual([
+      { FEEDBACK: "none", ITER: "0" },
+      { FEEDBACK: "lower the lr", ITER: "1" },
+      { FEEDBACK: "lower the lr", ITER: "2" },
+    ]);
     await complete(agent, (await runningJob(p.id, "report")).id);
     const done = await steps(tenant.id, p.id);
     expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status).toBe("completed");
     expect(done.check).toMatchObject({ status: "completed", iteration: 3 });
     expect(await db().pipelineStepOutput.count({ where: { pipelineId: p.id, step: "check" } })).toBe(3);
-    const iterations = (await pipelineLog(tenantAdminPrincipal(tenant.id), p.id)).filter((e) => e.kind === "iteration").map((e) => e.message);
+    const iterations = (await pipelineLog(tenantAdminPrincipal(tenant.id), p.id))
+      .filter((e) => e.kind === "iteration")
+      .map((e) => e.message);
     expect(iterations).toEqual([
       "iteration 1 of at most 4: “steps.check.outputs.passed == true” is false; starting iteration 2",
       "iteration 2 of at most 4: “steps.check.outputs.passed == true” is false; starting iteration 3",
@@ -170,12 +224,21 @@ describe("conditional loops", () => {
 
   it("gives up at max (failing the step unless on_exhausted says continue), never running more iterations", async () => {
     const { gpuType, asT, agent, tenant } = await setup();
-    const p = await createPipeline(asT, { name: unique("stubborn"), steps: [job(gpuType, "try", { outputs: ["ok"], repeat: { until: "steps.try.outputs.ok", max: 2 } }), job(gpuType, "after", { depends_on: ["try"] })] });
+    const p = await createPipeline(asT, {
+      name: unique("stubborn"),
+      steps: [
+        job(gpuType, "try", { outputs: ["ok"], repeat: { until: "steps.try.outputs.ok", max: 2 } }),
+        job(gpuType, "after", { depends_on: ["try"] }),
+      ],
+    });
     await complete(agent, (await runningJob(p.id, "try")).id, { ok: false });
     await complete(agent, (await runningJob(p.id, "try")).id, { ok: false });
     const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
     expect(after.status).toBe("failed");
-    expect(after.steps.map((s) => [s.name, s.status])).toEqual([["try", "failed"], ["after", "skipped"]]);
+    expect(after.steps.map((s) => [s.name, s.status])).toEqual([
+      ["try", "failed"],
+      ["after", "skipped"],
+    ]);
     expect(after.steps[0]!.error).toMatch(/loop gave up: condition still false after 2 iterations/);
     expect(await db().job.count({ where: { pipelineId: p.id } })).toBe(2);
   });
@@ -190,30 +253,53 @@ describe("tool-call steps", () => {
     const p = await createPipeline(asT, {
       name: unique("tools"),
       steps: [
-        { name: "fetch", kind: "http", request: { method: "POST", url: `${base}/echo`, headers: { Authorization: "Bearer ${secrets.TOOL_TOKEN}" }, body: { q: "${pipeline.name}" } } },
+        {
+          name: "fetch",
+          kind: "http",
+          request: {
+            method: "POST",
+            url: `${base}/echo`,
+            headers: { Authorization: "Bearer ${secrets.TOOL_TOKEN}" },
+            body: { q: "${pipeline.name}" },
+          },
+        },
         { name: "flaky", kind: "http", depends_on: ["fetch"], request: { url: `${base}/flaky` }, retry: { max: 3, backoff_s: 1 } },
         job(gpuType, "use", { depends_on: ["flaky"], command: "echo ${steps.flaky.outputs.body.calls} ${steps.fetch.outputs.status}" }),
       ],
     });
     // the worker claims whatever is due in the whole database (other files' pipelines too): run it
     // until this pipeline's call was made, one call per round
-    const fetchedOutput = () => db().pipelineStepOutput.findUnique({ where: { pipelineId_step_iteration: { pipelineId: p.id, step: "fetch", iteration: 0 } } });
-    await expect.poll(async () => (await fetchedOutput()) ?? (await runDueToolCalls({ allowedHosts: allowed }), await fetchedOutput()), { timeout: 20_000 }).not.toBeNull();
+    const fetchedOutput = () =>
+      db().pipelineStepOutput.findUnique({ where: { pipelineId_step_iteration: { pipelineId: p.id, step: "fetch", iteration: 0 } } });
+    await expect
+      .poll(async () => (await fetchedOutput()) ?? (await runDueToolCalls({ allowedHosts: allowed }), await fetchedOutput()), {
+        timeout: 20_000,
+      })
+      .not.toBeNull();
     const fetched = (await fetchedOutput())!;
     const text = JSON.stringify(fetched.output);
     expect(text).not.toContain("s3cr3t-value-123");
-    expect((fetched.output as { body: { headers: { authorization: string } } }).body.headers.authorization).toBe("Bearer [secret TOOL_TOKEN]");
+    expect((fetched.output as { body: { headers: { authorization: string } } }).body.headers.authorization).toBe(
+      "Bearer [secret TOOL_TOKEN]",
+    );
     for (let made = 1; made <= 3; made++) {
-      await expect.poll(async () => {
-        await dueNow(p.id);
-        await runDueToolCalls({ allowedHosts: allowed });
-        return calls.get("/flaky");
-      }, { timeout: 20_000 }).toBe(made);
+      await expect
+        .poll(
+          async () => {
+            await dueNow(p.id);
+            await runDueToolCalls({ allowedHosts: allowed });
+            return calls.get("/flaky");
+          },
+          { timeout: 20_000 },
+        )
+        .toBe(made);
     }
     const use = await runningJob(p.id, "use");
     expect(use.command).toBe("echo 3 200");
     const log = await pipelineLog(tenantAdminPrincipal(tenant.id), p.id);
-    expect(log.filter((e) => e.kind === "tool_call" && e.step === "flaky").map((e) => (e.details as { status: number }).status)).toEqual([503, 503, 200]);
+    expect(log.filter((e) => e.kind === "tool_call" && e.step === "flaky").map((e) => (e.details as { status: number }).status)).toEqual([
+      503, 503, 200,
+    ]);
     expect(log.filter((e) => e.kind === "retry").map((e) => e.message)).toEqual(["retry 1 of 3 in 1 s", "retry 2 of 3 in 2 s"]);
     expect(JSON.stringify(log.map((e) => [e.message, e.details]))).not.toContain("s3cr3t-value-123");
     await complete(agent, use.id);
@@ -221,29 +307,54 @@ describe("tool-call steps", () => {
 
   it("times out a slow call and fails the step once retries are spent; the allow-list refuses other hosts without calling them", async () => {
     const { asT, tenant } = await setup();
-    const slow = await createPipeline(asT, { name: unique("slow"), steps: [{ name: "slow", kind: "http", request: { url: `${base}/slow` }, timeout_s: 1 }] });
+    const slow = await createPipeline(asT, {
+      name: unique("slow"),
+      steps: [{ name: "slow", kind: "http", request: { url: `${base}/slow` }, timeout_s: 1 }],
+    });
     await runDueToolCalls({ allowedHosts: allowed });
     const s = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), slow.id);
     expect(s.status).toBe("failed");
     expect(s.steps[0]!.error).toMatch(/no response within 1 s \(retries spent\)/);
 
-    const refusedAtCreation = await createPipeline(asT, { name: "elsewhere", steps: [{ name: "x", kind: "http", request: { url: "http://localhost:9/x" } }] }).catch((e) => e);
-    expect(refusedAtCreation).toMatchObject({ code: "validation_failed", details: [{ path: "steps[0].request.url", message: expect.stringMatching(/localhost:9 is not on the operator's allow-list/) }] });
+    const refusedAtCreation = await createPipeline(asT, {
+      name: "elsewhere",
+      steps: [{ name: "x", kind: "http", request: { url: "http://localhost:9/x" } }],
+    }).catch((e) => e);
+    expect(refusedAtCreation).toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "steps[0].request.url", message: expect.stringMatching(/localhost:9 is not on the operator's allow-list/) }],
+    });
     // the operator narrowed the list since: the worker refuses too, and nothing is called
     const before = calls.get("/echo") ?? 0;
-    const narrowed = await createPipeline(asT, { name: unique("narrowed"), steps: [{ name: "x", kind: "http", request: { url: `${base}/echo` }, retry: { max: 3 } }] });
+    const narrowed = await createPipeline(asT, {
+      name: unique("narrowed"),
+      steps: [{ name: "x", kind: "http", request: { url: `${base}/echo` }, retry: { max: 3 } }],
+    });
     await runDueToolCalls({ allowedHosts: ["api.example.com"] });
     expect(calls.get("/echo") ?? 0).toBe(before);
-    expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), narrowed.id)).steps[0]!.error).toMatch(/is not on the operator's allow-list/);
+    expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), narrowed.id)).steps[0]!.error).toMatch(
+      /is not on the operator's allow-list/,
+    );
   });
 
   it("inference steps call the tenant's endpoint through the gateway's balancer, at the port the replica's agent published", async () => {
     const { gpuType, asT, tenant, cluster, nodes } = await setup();
-    const ep = await createEndpoint(asT, { name: unique("chat"), model: "test/model", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: cluster.id, autoscale_metric: "none", cooldown_s: 300 });
+    const ep = await createEndpoint(asT, {
+      name: unique("chat"),
+      model: "test/model",
+      gpu_type: gpuType,
+      gpus_per_replica: 1,
+      replicas: 1,
+      cluster_id: cluster.id,
+      autoscale_metric: "none",
+      cooldown_s: 300,
+    });
     const replica = await db().endpointReplica.findFirstOrThrow({ where: { endpointId: ep.id, status: { not: "stopped" } } });
     // a tenant cannot aim the control plane's calls anywhere: only the node's agent says where a replica serves
     const sample = { replica_id: replica.id, requests: 1, errors: 0, p50_ms: 5, p95_ms: 9, p99_ms: 10, healthy: true, serving_url: base };
-    expect((await ingestEndpointMetrics(asT, ep.id, [sample])).rejected).toEqual([{ index: 0, error: "only the node's agent reports a replica's serving_url" }]);
+    expect((await ingestEndpointMetrics(asT, ep.id, [sample])).rejected).toEqual([
+      { index: 0, error: "only the node's agent reports a replica's serving_url" },
+    ]);
     // the replica's node, at a loopback address of its own, serves the model on the port its agent reports
     const address = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
     await db().node.update({ where: { id: replica.nodeId! }, data: { address } });
@@ -253,10 +364,22 @@ describe("tool-call steps", () => {
     const g = await gateway();
     await g.table.refresh();
     await g.probeNow();
-    const p = await createPipeline(asT, { name: unique("infer"), steps: [{ name: "plan", kind: "inference", request: { endpoint: ep.name, body: { messages: [{ role: "user", content: "tune ${pipeline.name}" }] } } }] });
+    const p = await createPipeline(asT, {
+      name: unique("infer"),
+      steps: [
+        {
+          name: "plan",
+          kind: "inference",
+          request: { endpoint: ep.name, body: { messages: [{ role: "user", content: "tune ${pipeline.name}" }] } },
+        },
+      ],
+    });
     expect(await runDueToolCalls({ allowedHosts: [] })).toMatchObject({ completed: 1 });
     const out = await db().pipelineStepOutput.findFirstOrThrow({ where: { pipelineId: p.id, step: "plan" } });
-    expect(out).toMatchObject({ source: "inference", output: { status: 200, body: { choices: [{ message: { content: `plan for: tune ${p.name}` } }] } } });
+    expect(out).toMatchObject({
+      source: "inference",
+      output: { status: 200, body: { choices: [{ message: { content: `plan for: tune ${p.name}` } }] } },
+    });
     expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status).toBe("completed");
     expect(model.served).toBe(1);
     await model.close();
@@ -291,10 +414,14 @@ describe("control", () => {
 
   it("a tool call's result that arrives after a cancel is discarded; cancelling twice is refused", async () => {
     const { asT, tenant } = await setup();
-    const p = await createPipeline(asT, { name: unique("late"), steps: [{ name: "slow", kind: "http", request: { url: `${base}/slow` }, timeout_s: 5 }] });
+    const p = await createPipeline(asT, {
+      name: unique("late"),
+      steps: [{ name: "slow", kind: "http", request: { url: `${base}/slow` }, timeout_s: 5 }],
+    });
     const worker = runDueToolCalls({ allowedHosts: allowed });
     // the worker holds the call (leased, in flight) when the cancel comes
-    for (let i = 0; i < 100 && !(await db().pipelineStep.findFirstOrThrow({ where: { pipelineId: p.id } })).callLeaseUntil; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !(await db().pipelineStep.findFirstOrThrow({ where: { pipelineId: p.id } })).callLeaseUntil; i++)
+      await new Promise((r) => setTimeout(r, 20));
     await cancelPipeline(asT, p.id);
     expect(await worker).toMatchObject({ discarded: 1 });
     expect(await codeOf(cancelPipeline(asT, p.id))).toBe("invalid_transition");
@@ -307,10 +434,19 @@ describe("control", () => {
   it("retries a failed step, reviving what it skipped; refuses retrying another tenant's or a completed step", async () => {
     const { asT, tenant } = await setup();
     brokenOk = false;
-    const p = await createPipeline(asT, { name: unique("retry"), steps: [{ name: "tool", kind: "http", request: { url: `${base}/broken` } }, { name: "next", kind: "http", depends_on: ["tool"], request: { url: `${base}/echo` } }] });
+    const p = await createPipeline(asT, {
+      name: unique("retry"),
+      steps: [
+        { name: "tool", kind: "http", request: { url: `${base}/broken` } },
+        { name: "next", kind: "http", depends_on: ["tool"], request: { url: `${base}/echo` } },
+      ],
+    });
     await runDueToolCalls({ allowedHosts: allowed });
     let after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
-    expect(after.steps.map((s) => [s.name, s.status])).toEqual([["tool", "failed"], ["next", "skipped"]]);
+    expect(after.steps.map((s) => [s.name, s.status])).toEqual([
+      ["tool", "failed"],
+      ["next", "skipped"],
+    ]);
     expect(after.steps[0]!.error).toMatch(/HTTP 404/);
     expect(await codeOf(retryPipelineStep(actorFor(tenantAdminPrincipal((await makeTenant(1)).id)), p.id, "tool"))).toBe("not_found");
     expect(await codeOf(retryPipelineStep(asT, p.id, "next"))).toBe("invalid_transition");
@@ -320,12 +456,17 @@ describe("control", () => {
     await runDueToolCalls({ allowedHosts: allowed });
     after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
     expect(after.status).toBe("completed");
-    expect((await pipelineLog(tenantAdminPrincipal(tenant.id), p.id)).some((e) => e.kind === "retry" && /retried by/.test(e.message))).toBe(true);
+    expect((await pipelineLog(tenantAdminPrincipal(tenant.id), p.id)).some((e) => e.kind === "retry" && /retried by/.test(e.message))).toBe(
+      true,
+    );
   });
 
   it("a job step's retry policy: only the exit codes it names retry, after its own backoff", async () => {
     const { gpuType, asT, agent, tenant } = await setup();
-    const p = await createPipeline(asT, { name: unique("policy"), steps: [job(gpuType, "train", { retry: { max: 3, backoff_s: 7, backoff_factor: 3, max_backoff_s: 100, on_exit_codes: [137] } })] });
+    const p = await createPipeline(asT, {
+      name: unique("policy"),
+      steps: [job(gpuType, "train", { retry: { max: 3, backoff_s: 7, backoff_factor: 3, max_backoff_s: 100, on_exit_codes: [137] } })],
+    });
     const train = await runningJob(p.id, "train");
     const before = Date.now();
     await finishJob({ principal: agent }, train.id, { status: "failed", exit_code: 137, ...(await placementOf(train.id)) });

@@ -18,7 +18,17 @@ import { registerNode } from "@/lib/fleet/register-node";
 import { getJobOrThrow } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  inventory,
+  makeCluster,
+  makeTenant,
+  operatorPrincipal,
+  sweepUntilOffline,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 
 // Alert evaluation reads the whole fleet, so every rule here is scoped to a cluster of its own
@@ -44,7 +54,15 @@ async function fatalXid(clusterId: string, nodeId: string, uuid: string, xid = 7
 }
 
 async function rule(clusterId: string, over: Parameters<typeof createAlertRule>[1] | object) {
-  return createAlertRule(operator, { name: unique("rule"), severity: "critical", enabled: true, notify: true, auto_remediate: false, cluster_id: clusterId, ...over } as never);
+  return createAlertRule(operator, {
+    name: unique("rule"),
+    severity: "critical",
+    enabled: true,
+    notify: true,
+    auto_remediate: false,
+    cluster_id: clusterId,
+    ...over,
+  } as never);
 }
 
 const firingOf = (ruleId: string) => db().alertEvent.findMany({ where: { ruleId, status: "firing" } });
@@ -65,8 +83,12 @@ describe("rules", () => {
     const e = await rule(c.id, { rule_type: "gpu_temperature", threshold: 400, occurrences: 0, window_s: 30 }).catch((x) => x);
     expect(e.code).toBe("validation_failed");
     expect(e.details.map((d: { path: string }) => d.path).sort()).toEqual(["occurrences", "threshold", "window_s"]);
-    expect((await rule(c.id, { rule_type: "idle_gpu", auto_remediate: true }).catch((x) => x)).details).toEqual([{ path: "auto_remediate", message: expect.any(String) }]);
-    expect((await rule("00000000-0000-4000-8000-000000000000", { rule_type: "gpu_xid" }).catch((x) => x)).details).toEqual([{ path: "cluster_id", message: "No such cluster" }]);
+    expect((await rule(c.id, { rule_type: "idle_gpu", auto_remediate: true }).catch((x) => x)).details).toEqual([
+      { path: "auto_remediate", message: expect.any(String) },
+    ]);
+    expect((await rule("00000000-0000-4000-8000-000000000000", { rule_type: "gpu_xid" }).catch((x) => x)).details).toEqual([
+      { path: "cluster_id", message: "No such cluster" },
+    ]);
     const ok = await rule(c.id, { rule_type: "gpu_temperature" });
     expect(ok).toMatchObject({ threshold: 90, windowS: 600, occurrences: 3, firing: 0 });
     expect(await codeOf(rule(c.id, { rule_type: "gpu_xid", name: ok.name }))).toBe("conflict");
@@ -110,7 +132,10 @@ describe("evaluation", () => {
     const { cluster } = await fleet(1);
     const r = await rule(cluster.id, { rule_type: "node_unreachable", window_s: 60 });
     const insert = () =>
-      pool().query(`INSERT INTO alert_events (rule_id, rule_type, dedupe_key, subject_type, subject_id, subject_label, severity, message) VALUES ($1, 'node_unreachable', $2, 'node', 'x', 'x', 'critical', 'm')`, [r.id, `${r.id}:node:x`]);
+      pool().query(
+        `INSERT INTO alert_events (rule_id, rule_type, dedupe_key, subject_type, subject_id, subject_label, severity, message) VALUES ($1, 'node_unreachable', $2, 'node', 'x', 'x', 'critical', 'm')`,
+        [r.id, `${r.id}:node:x`],
+      );
     await insert();
     await expect(insert()).rejects.toMatchObject({ code: "23505" });
   });
@@ -151,7 +176,8 @@ describe("evaluation", () => {
     expect(await codeOf(changeNodeStatus(operator, n.node.id, "draining"))).toBe("invalid_transition");
     // the change wakes alert evaluation (here the test evaluates; in the app, the driver does)
     const wakes: string[] = [];
-    const onEvent = (e: { name: string; data: { reason?: string } }) => void (e.name === "alerts/evaluate.requested" && wakes.push(e.data.reason ?? ""));
+    const onEvent = (e: { name: string; data: { reason?: string } }) =>
+      void (e.name === "alerts/evaluate.requested" && wakes.push(e.data.reason ?? ""));
     localBus.on("event", onEvent);
     try {
       const off = await changeNodeStatus(operator, n.node.id, "maintenance", "PSU replacement");
@@ -163,7 +189,11 @@ describe("evaluation", () => {
     await evaluateAlerts();
     expect(await firingOf(silent.id)).toEqual([]);
     const events = await db().nodeEvent.findMany({ where: { nodeId: n.node.id }, orderBy: { id: "asc" } });
-    expect(events.map((e) => [e.fromStatus, e.toStatus])).toEqual([["registered", "available"], ["available", "offline"], ["offline", "maintenance"]]);
+    expect(events.map((e) => [e.fromStatus, e.toStatus])).toEqual([
+      ["registered", "available"],
+      ["available", "offline"],
+      ["offline", "maintenance"],
+    ]);
     const audit = await db().auditLog.findFirstOrThrow({ where: { targetId: n.node.id, action: "node.maintenance" } });
     expect(audit.details).toMatchObject({ from: "offline", to: "offline", returns_as: "maintenance", reason: "PSU replacement" });
     await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), n.node.id, {});
@@ -197,7 +227,13 @@ describe("evaluation", () => {
     const { cluster, gpuType, nodes } = await fleet(1);
     const r = await rule(cluster.id, { rule_type: "idle_allocation", threshold: 5, window_s: 600, severity: "warning" });
     const t = await makeTenant(8);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "notebook", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "notebook",
+      gpu_count: 2,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     await runSchedulerCycle("test");
     expect((await getJobOrThrow(operatorPrincipal, job.id)).status).toBe("running");
     await pool().query(`UPDATE jobs SET started_at = now() - interval '20 minutes' WHERE id = $1`, [job.id]);
@@ -232,7 +268,13 @@ describe("automatic remediation", () => {
     const { cluster, gpuType, nodes } = await fleet(3);
     await rule(cluster.id, { rule_type: "gpu_xid", auto_remediate: true });
     const t = await makeTenant(16);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "train", gpu_count: 8, gpu_type: gpuType, priority: 1, max_retries: 0 });
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "train",
+      gpu_count: 8,
+      gpu_type: gpuType,
+      priority: 1,
+      max_retries: 0,
+    });
     await runSchedulerCycle("test");
     const running = await getJobOrThrow(operatorPrincipal, job.id);
     expect(running.status).toBe("running");
@@ -288,7 +330,12 @@ describe("automatic remediation", () => {
   it("parallel remediators never quarantine more than the cap; the rest raise critical alerts for a human", async () => {
     const { cluster, nodes } = await fleet(12, 1);
     for (const n of nodes) await fatalXid(cluster.id, n.node.id, n.inv[0]!.uuid);
-    const faults = nodes.map((n) => ({ node_id: n.node.id, cause: "fatal_xid:79", summary: `XID 79 on ${n.node.hostname}`, alert_event_id: null }));
+    const faults = nodes.map((n) => ({
+      node_id: n.node.id,
+      cause: "fatal_xid:79",
+      summary: `XID 79 on ${n.node.hostname}`,
+      alert_event_id: null,
+    }));
     // four app instances deciding at once, each seeing every fault in its own order
     const outcomes = await Promise.all(
       [0, 1, 2, 3].map((i) => remediateNodes([...faults.slice(i * 3), ...faults.slice(0, i * 3)], { cap: 5, windowS: 600 })),
@@ -312,7 +359,9 @@ describe("automatic remediation", () => {
     // the operator quarantines one capped node by hand: its alert resolves at the next evaluation
     await changeNodeStatus(operator, capped[0]!, "quarantined", "inspected");
     await evaluateAlerts();
-    expect((await db().alertEvent.findFirstOrThrow({ where: { ruleType: "remediation_capped", nodeId: capped[0]! } })).status).toBe("resolved");
+    expect((await db().alertEvent.findFirstOrThrow({ where: { ruleType: "remediation_capped", nodeId: capped[0]! } })).status).toBe(
+      "resolved",
+    );
   });
 });
 
@@ -365,7 +414,11 @@ describe("notification outbox", () => {
     await evaluateAlerts();
     return (await firingOf(r.id))[0]!;
   }
-  const makeDue = (ids: string[]) => pool().query(`UPDATE notifications SET next_attempt_at = now() - interval '1 second' WHERE id = ANY($1::uuid[]) AND status = 'pending'`, [ids]);
+  const makeDue = (ids: string[]) =>
+    pool().query(
+      `UPDATE notifications SET next_attempt_at = now() - interval '1 second' WHERE id = ANY($1::uuid[]) AND status = 'pending'`,
+      [ids],
+    );
 
   it("delivers by email and webhook; a channel that is down delays a notification, never loses it", async () => {
     const event = await firingEvent();
@@ -387,7 +440,10 @@ describe("notification outbox", () => {
     await makeDue(ids);
     await deliverNotifications(cfg);
     const done = await db().notification.findMany({ where: { alertEventId: event.id } });
-    expect(done.map((d) => [d.channel, d.status, d.attempts]).sort((x, y) => String(x[0]).localeCompare(String(y[0])))).toEqual([["email", "sent", 1], ["webhook", "sent", 3]]);
+    expect(done.map((d) => [d.channel, d.status, d.attempts]).sort((x, y) => String(x[0]).localeCompare(String(y[0])))).toEqual([
+      ["email", "sent", 1],
+      ["webhook", "sent", 3],
+    ]);
     expect(received.filter((r) => r.gpuforge.notification_id === waiting.id)).toHaveLength(1);
     expect(received.at(-1)!.text).toMatch(/^\[GPUForge\] FIRING critical/);
     expect(mails.some((m) => m.includes("oncall@example.test") && m.includes("FIRING critical"))).toBe(true);
@@ -396,11 +452,18 @@ describe("notification outbox", () => {
   it("parallel deliverers send each notification once", async () => {
     const cfg: ChannelConfig = { ...console_, webhookUrl };
     const events = await Promise.all([firingEvent(), firingEvent(), firingEvent()]);
-    await enqueueNotifications(events.map((e) => e.id), "firing", cfg);
+    await enqueueNotifications(
+      events.map((e) => e.id),
+      "firing",
+      cfg,
+    );
     const before = received.length;
     await Promise.all([deliverNotifications(cfg), deliverNotifications(cfg), deliverNotifications(cfg)]);
     const ids = (await db().notification.findMany({ where: { alertEventId: { in: events.map((e) => e.id) } } })).map((n) => n.id);
-    const got = received.slice(before).map((r) => r.gpuforge.notification_id).filter((id) => ids.includes(id));
+    const got = received
+      .slice(before)
+      .map((r) => r.gpuforge.notification_id)
+      .filter((id) => ids.includes(id));
     expect(got.sort()).toEqual([...ids].sort());
   });
 
@@ -414,7 +477,10 @@ describe("notification outbox", () => {
       await makeDue([n.id]);
       await deliverNotifications(cfg);
     }
-    expect(await db().notification.findUniqueOrThrow({ where: { id: n.id } })).toMatchObject({ status: "failed", attempts: MAX_DELIVERY_ATTEMPTS });
+    expect(await db().notification.findUniqueOrThrow({ where: { id: n.id } })).toMatchObject({
+      status: "failed",
+      attempts: MAX_DELIVERY_ATTEMPTS,
+    });
     failuresLeft = 0;
     const retried = await retryNotification(operator, n.id);
     expect(retried).toMatchObject({ status: "pending", attempts: 0 });

@@ -73,7 +73,9 @@ describe("API keys", () => {
   it("validates the binding: tenant keys need a real tenant, agent keys a real cluster", async () => {
     const err1 = await createApiKey(systemActor, { name: "x", scope: "tenant" }).catch((e) => e);
     expect(err1.details).toEqual([{ path: "tenant_id", message: "Required for tenant keys" }]);
-    const err2 = await createApiKey(systemActor, { name: "x", scope: "agent", cluster_id: "00000000-0000-4000-8000-000000000000" }).catch((e) => e);
+    const err2 = await createApiKey(systemActor, { name: "x", scope: "agent", cluster_id: "00000000-0000-4000-8000-000000000000" }).catch(
+      (e) => e,
+    );
     expect(err2.details[0].path).toBe("cluster_id");
     const err3 = await createApiKey(systemActor, { name: "x", scope: "operator", tenant_id: (await makeTenant()).id }).catch((e) => e);
     expect(err3.code).toBe("validation_failed");
@@ -93,7 +95,8 @@ describe("API keys", () => {
   it("the database refuses a key whose binding contradicts its scope", async () => {
     const t = await makeTenant();
     await expect(
-      db().$executeRaw`INSERT INTO api_keys (name, prefix, key_hash, scope, tenant_id) VALUES ('bad', 'gf_123456789', ${hashApiKey(unique("k"))}, 'agent', ${t.id}::uuid)`,
+      db()
+        .$executeRaw`INSERT INTO api_keys (name, prefix, key_hash, scope, tenant_id) VALUES ('bad', 'gf_123456789', ${hashApiKey(unique("k"))}, 'agent', ${t.id}::uuid)`,
     ).rejects.toThrow(/api_keys_scope_binding_check/);
   });
 

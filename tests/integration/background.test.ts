@@ -180,11 +180,22 @@ describe("in-process background driver", () => {
       }
       expect(payloads[0]).toEqual({ reason: "fatal XID reported" });
       // a malformed or unknown event is dropped; the driver keeps listening and hears the next one
-      await pools[0]!.query("SELECT pg_notify($1, $2)", [channel, JSON.stringify({ name: "alerts/evaluate.requested", data: { reason: 42 } })]);
+      await pools[0]!.query("SELECT pg_notify($1, $2)", [
+        channel,
+        JSON.stringify({ name: "alerts/evaluate.requested", data: { reason: 42 } }),
+      ]);
       await pools[0]!.query("SELECT pg_notify($1, $2)", [channel, "{not json"]);
       await sendToDriver("alerts/evaluate.requested", { reason: "after the malformed ones" }, channel);
-      await expect.poll(() => payloads.some((p) => JSON.stringify(p) === JSON.stringify({ reason: "after the malformed ones" })), { timeout: 20_000 }).toBe(true);
-      expect(payloads.every((p) => JSON.stringify(p) === JSON.stringify({ reason: "fatal XID reported" }) || JSON.stringify(p) === JSON.stringify({ reason: "after the malformed ones" }))).toBe(true);
+      await expect
+        .poll(() => payloads.some((p) => JSON.stringify(p) === JSON.stringify({ reason: "after the malformed ones" })), { timeout: 20_000 })
+        .toBe(true);
+      expect(
+        payloads.every(
+          (p) =>
+            JSON.stringify(p) === JSON.stringify({ reason: "fatal XID reported" }) ||
+            JSON.stringify(p) === JSON.stringify({ reason: "after the malformed ones" }),
+        ),
+      ).toBe(true);
     } finally {
       await driver.stop();
     }

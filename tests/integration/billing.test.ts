@@ -24,7 +24,16 @@ import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { systemActor } from "@/lib/auth/principal";
-import { actorFor, agentPrincipal, inventory, makeCluster, operatorPrincipal, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  inventory,
+  makeCluster,
+  operatorPrincipal,
+  placementOf,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 
 const operator = actorFor(operatorPrincipal);
@@ -39,7 +48,12 @@ async function world(opts: { nodes?: number; mode?: "invoice" | "prepaid"; quota
     const r = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(8, gpuType) });
     await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), r.node.id, {});
   }
-  const tenant = await createTenant(systemActor, { name: unique("tenant"), gpu_quota: opts.quota ?? 64, billing_email: null, billing_mode: opts.mode ?? "invoice" });
+  const tenant = await createTenant(systemActor, {
+    name: unique("tenant"),
+    gpu_quota: opts.quota ?? 64,
+    billing_email: null,
+    billing_mode: opts.mode ?? "invoice",
+  });
   return { cluster, gpuType, tenant, asTenant: actorFor(tenantAdminPrincipal(tenant.id)) };
 }
 
@@ -47,7 +61,10 @@ async function world(opts: { nodes?: number; mode?: "invoice" | "prepaid"; quota
 async function runningJob(w: Awaited<ReturnType<typeof world>>, gpus: number, secondsAgo: number) {
   const job = await submitJob(w.asTenant, { name: unique("job"), gpu_count: gpus, gpu_type: w.gpuType, priority: 1, max_retries: 0 });
   await runSchedulerCycle("test");
-  await pool().query(`UPDATE jobs SET started_at = started_at - make_interval(secs => $2::int) WHERE id = $1 AND status = 'running'`, [job.id, secondsAgo]);
+  await pool().query(`UPDATE jobs SET started_at = started_at - make_interval(secs => $2::int) WHERE id = $1 AND status = 'running'`, [
+    job.id,
+    secondsAgo,
+  ]);
   const j = await db().job.findUniqueOrThrow({ where: { id: job.id } });
   expect(j.status).toBe("running");
   return j;
@@ -76,7 +93,9 @@ describe("usage", () => {
     await pool().query(`UPDATE usage_events SET started_at = started_at, ended_at = ended_at WHERE job_id = $1`, [job.id]);
     await accrueRunningUsage({ tenantId: w.tenant.id, invoiceEveryS: 0 });
     // a node lost under it: requeued, its run ends and is billed; the next run is a new attempt
-    await pool().query(`BEGIN; UPDATE jobs SET status = 'queued', started_at = NULL WHERE id = '${job.id}'; UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id = '${job.id}'; COMMIT;`);
+    await pool().query(
+      `BEGIN; UPDATE jobs SET status = 'queued', started_at = NULL WHERE id = '${job.id}'; UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id = '${job.id}'; COMMIT;`,
+    );
     const segments = await usageOf(job.id);
     expect(segments.length).toBeGreaterThanOrEqual(2);
     expect(segments.at(-1)!.kind).toBe("final");
@@ -150,13 +169,19 @@ describe("invoices", () => {
     expect(json.lines).toHaveLength(1);
     expect(new Set(json.lines[0]!.jobs.map((j) => j.job_id))).toEqual(new Set([a.id, b.id]));
     expect(json.amount_cents).toBe(json.lines.reduce((s, l) => s + l.amount_cents, 0));
-    const billed = await pool().query<{ s: string }>(`SELECT sum(amount_cents)::text AS s FROM usage_events WHERE invoice_id = $1`, [inv.id]);
+    const billed = await pool().query<{ s: string }>(`SELECT sum(amount_cents)::text AS s FROM usage_events WHERE invoice_id = $1`, [
+      inv.id,
+    ]);
     expect(Number(billed.rows[0]!.s)).toBe(json.amount_cents);
     expect(json.payment_url).toContain(`/dashboard/billing/invoices/${inv.id}`);
     expect(json.number).toMatch(/^INV-\d{6}$/);
     // the same period again, and a period with nothing new, change nothing
-    expect(await codeOf(generateInvoice(operator, w.tenant.id, { period_start: from, period_end: inv.periodEnd.toISOString() }))).toBe("conflict");
-    expect(await codeOf(generateInvoice(operator, w.tenant.id, { period_start: "2020-01-01T00:00:00Z", period_end: "2020-02-01T00:00:00Z" }))).toBe("nothing_to_invoice");
+    expect(await codeOf(generateInvoice(operator, w.tenant.id, { period_start: from, period_end: inv.periodEnd.toISOString() }))).toBe(
+      "conflict",
+    );
+    expect(
+      await codeOf(generateInvoice(operator, w.tenant.id, { period_start: "2020-01-01T00:00:00Z", period_end: "2020-02-01T00:00:00Z" })),
+    ).toBe("nothing_to_invoice");
     // a void invoice gives its usage back, to be invoiced again
     await voidInvoice(operator, inv.id);
     expect(await db().usageEvent.count({ where: { invoiceId: inv.id } })).toBe(0);
@@ -180,7 +205,12 @@ describe("invoices", () => {
     expect(await invoiceLastMonth(at, [w.tenant.id])).toEqual({ created: 1, nothing: 0, already: 0 });
     expect(await invoiceLastMonth(at, [w.tenant.id])).toEqual({ created: 0, nothing: 0, already: 1 });
     const [inv] = await db().invoice.findMany({ where: { tenantId: w.tenant.id } });
-    expect(inv).toMatchObject({ periodStart: new Date("2021-01-01T00:00:00Z"), periodEnd: new Date("2021-02-01T00:00:00Z"), amountCents: BigInt(RATE), createdBy: "monthly invoicing" });
+    expect(inv).toMatchObject({
+      periodStart: new Date("2021-01-01T00:00:00Z"),
+      periodEnd: new Date("2021-02-01T00:00:00Z"),
+      amountCents: BigInt(RATE),
+      createdBy: "monthly invoicing",
+    });
     // the platform acting on its own is audited as the system, named for what it was doing
     const entries = await db().auditLog.findMany({ where: { targetId: inv!.id, action: "billing.invoice_created" } });
     expect(entries.map((e) => e.actorKind)).toEqual(["system"]);
@@ -193,7 +223,10 @@ describe("invoices", () => {
     const c = await pool().connect();
     try {
       await c.query("BEGIN");
-      await c.query(`INSERT INTO invoices (number, tenant_id, period_start, period_end, amount_cents, created_by) VALUES (999999, $1, now() - interval '1 day', now(), 100, 'test')`, [w.tenant.id]);
+      await c.query(
+        `INSERT INTO invoices (number, tenant_id, period_start, period_end, amount_cents, created_by) VALUES (999999, $1, now() - interval '1 day', now(), 100, 'test')`,
+        [w.tenant.id],
+      );
       await expect(c.query("COMMIT")).rejects.toMatchObject({ code: "23514" });
     } finally {
       c.release();
@@ -206,24 +239,31 @@ describe("invoices", () => {
     const period = { period_start: new Date(Date.now() - 3_600_000).toISOString(), period_end: new Date(Date.now() + 1000).toISOString() };
     await new Promise((r) => setTimeout(r, 1100));
     const results = await Promise.allSettled(worlds.flatMap((w) => [0, 1, 2].map(() => generateInvoice(operator, w.tenant.id, period))));
-    const made = results.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<{ number: number; tenantId: string }>).value);
+    const made = results
+      .filter((r) => r.status === "fulfilled")
+      .map((r) => (r as PromiseFulfilledResult<{ number: number; tenantId: string }>).value);
     expect(made).toHaveLength(3);
     expect(new Set(made.map((m) => m.tenantId)).size).toBe(3);
     expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason.code === "conflict")).toBe(true);
-    const { rows } = await pool().query<{ n: number; min: number; max: number }>(`SELECT count(*)::int AS n, min(number) AS min, max(number) AS max FROM invoices`);
+    const { rows } = await pool().query<{ n: number; min: number; max: number }>(
+      `SELECT count(*)::int AS n, min(number) AS min, max(number) AS max FROM invoices`,
+    );
     expect(rows[0]!.max - rows[0]!.min + 1).toBe(rows[0]!.n); // no gaps anywhere
   });
 
   it("money properties over random runs, accruals, invoices and payments", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(
-          fc.record({ op: fc.constant("start" as const), gpus: fc.integer({ min: 1, max: 4 }), ago: fc.integer({ min: 1, max: 7200 }) }),
-          fc.record({ op: fc.constant("accrue" as const) }),
-          fc.record({ op: fc.constant("finish" as const), pick: fc.nat() }),
-          fc.record({ op: fc.constant("invoice" as const) }),
-          fc.record({ op: fc.constant("pay" as const), pick: fc.nat() }),
-        ), { minLength: 3, maxLength: 12 }),
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant("start" as const), gpus: fc.integer({ min: 1, max: 4 }), ago: fc.integer({ min: 1, max: 7200 }) }),
+            fc.record({ op: fc.constant("accrue" as const) }),
+            fc.record({ op: fc.constant("finish" as const), pick: fc.nat() }),
+            fc.record({ op: fc.constant("invoice" as const) }),
+            fc.record({ op: fc.constant("pay" as const), pick: fc.nat() }),
+          ),
+          { minLength: 3, maxLength: 12 },
+        ),
         async (ops) => {
           const w = await world({ nodes: 2, quota: 16 });
           const running: string[] = [];
@@ -241,7 +281,10 @@ describe("invoices", () => {
               const [id] = running.splice(o.pick % running.length, 1);
               await finishJob(operator, id!, { status: "completed" });
             } else if (o.op === "invoice") {
-              await generateInvoice(operator, w.tenant.id, { period_start: "2020-01-01T00:00:00Z", period_end: new Date().toISOString() }).catch((e) => {
+              await generateInvoice(operator, w.tenant.id, {
+                period_start: "2020-01-01T00:00:00Z",
+                period_end: new Date().toISOString(),
+              }).catch((e) => {
                 if (!["nothing_to_invoice", "conflict"].includes(e.code)) throw e;
               });
             } else if (o.op === "pay") {
@@ -250,7 +293,10 @@ describe("invoices", () => {
             }
           }
           for (const id of running) await finishJob(operator, id, { status: "completed" });
-          const events = await db().usageEvent.findMany({ where: { tenantId: w.tenant.id }, orderBy: [{ jobId: "asc" }, { startedAt: "asc" }] });
+          const events = await db().usageEvent.findMany({
+            where: { tenantId: w.tenant.id },
+            orderBy: [{ jobId: "asc" }, { startedAt: "asc" }],
+          });
           const invoices = await db().invoice.findMany({ where: { tenantId: w.tenant.id }, include: { lines: true } });
           // every invoice's total is its lines; all lines together are exactly the invoiced usage
           for (const inv of invoices) expect(Number(inv.amountCents)).toBe(inv.lines.reduce((s, l) => s + Number(l.amountCents), 0));
@@ -290,7 +336,10 @@ describe("prepaid balances", () => {
     expect(await balanceOf(w.tenant.id)).toBe(500 - Number(seg!.amountCents)); // 2 GPUs × 600 s at 360 ¢/h = 120 ¢
     // spend the rest: 2 GPUs × 3 h more
     await pool().query(`UPDATE jobs SET started_at = started_at - interval '3 hours' WHERE id = $1`, [job.id]);
-    await pool().query(`UPDATE usage_events SET started_at = started_at - interval '3 hours', ended_at = ended_at - interval '3 hours' WHERE job_id = $1`, [job.id]);
+    await pool().query(
+      `UPDATE usage_events SET started_at = started_at - interval '3 hours', ended_at = ended_at - interval '3 hours' WHERE job_id = $1`,
+      [job.id],
+    );
     await accrueRunningUsage({ tenantId: w.tenant.id, prepaidEveryS: 0 });
     expect(await balanceOf(w.tenant.id)).toBeLessThanOrEqual(0);
     const waiting = await submitJob(w.asTenant, { name: "next", gpu_count: 1, gpu_type: w.gpuType, priority: 1, max_retries: 0 });
@@ -307,7 +356,9 @@ describe("prepaid balances", () => {
     const ledger = await listTransactions(operatorPrincipal, w.tenant.id, { limit: 50 });
     expect(ledger.data[0]!.balance_after_cents).toBe(await balanceOf(w.tenant.id));
     expect(ledger.data.filter((e) => e.kind === "charge").length).toBe((await usageOf(job.id)).filter((u) => u.amountCents > 0n).length);
-    await expect(pool().query(`UPDATE ledger_entries SET amount_cents = 1000000 WHERE tenant_id = $1`, [w.tenant.id])).rejects.toThrow(/append-only/);
+    await expect(pool().query(`UPDATE ledger_entries SET amount_cents = 1000000 WHERE tenant_id = $1`, [w.tenant.id])).rejects.toThrow(
+      /append-only/,
+    );
   });
 
   it("pays an invoice from the balance once; racing payments never overdraw it", async () => {
@@ -320,7 +371,10 @@ describe("prepaid balances", () => {
     await new Promise((r) => setTimeout(r, 5));
     const inv2 = await generateInvoice(operator, w.tenant.id, { period_start: inv1.periodEnd.toISOString() });
     await depositFunds(operator, w.tenant.id, Math.max(Number(inv1.amountCents), Number(inv2.amountCents)) + 10);
-    const results = await Promise.allSettled([payInvoice(w.asTenant, inv1.id, { method: "balance" }), payInvoice(w.asTenant, inv2.id, { method: "balance" })]);
+    const results = await Promise.allSettled([
+      payInvoice(w.asTenant, inv1.id, { method: "balance" }),
+      payInvoice(w.asTenant, inv2.id, { method: "balance" }),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({ code: "conflict", details: [{ path: "method", message: "Insufficient balance" }] });
@@ -344,7 +398,9 @@ describe("refunds", () => {
     expect(await codeOf(voidInvoice(operator, inv.id))).toBe("invalid_transition"); // paid: refund it instead
     expect(await codeOf(refundInvoice(w.asTenant, inv.id, { amount_cents: 1, reason: "self-service" }))).toBe("forbidden");
     const third = Math.floor(amount / 3) + 1;
-    const results = await Promise.allSettled([0, 1, 2, 3].map(() => refundInvoice(operator, inv.id, { amount_cents: third, reason: "SLA credit" })));
+    const results = await Promise.allSettled(
+      [0, 1, 2, 3].map(() => refundInvoice(operator, inv.id, { amount_cents: third, reason: "SLA credit" })),
+    );
     const ok = results.filter((r) => r.status === "fulfilled").length;
     expect(ok).toBe(2); // a third would pass the invoice's amount
     expect(await balanceOf(w.tenant.id)).toBe(2 * third);
@@ -358,7 +414,8 @@ describe("Stripe", () => {
   const secret = "whsec_test_" + "a".repeat(24);
   const stripe = new Stripe("sk_test_unused");
   const signed = (payload: string, s = secret) => stripe.webhooks.generateTestHeaderString({ payload, secret: s });
-  const event = (id: string, type: string, object: Record<string, unknown>) => JSON.stringify({ id, object: "event", type, api_version: "2025-01-01", created: 1, data: { object } });
+  const event = (id: string, type: string, object: Record<string, unknown>) =>
+    JSON.stringify({ id, object: "event", type, api_version: "2025-01-01", created: 1, data: { object } });
 
   let server: http.Server;
   let apiBase = "";
@@ -370,7 +427,14 @@ describe("Stripe", () => {
       req.on("data", (c) => (body += c));
       req.on("end", () => {
         requests.push(`${req.method} ${req.url} ${decodeURIComponent(body)}`);
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "cs_test_123", object: "checkout.session", url: "https://checkout.stripe.test/c/pay/cs_test_123", payment_status: "unpaid" }));
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            id: "cs_test_123",
+            object: "checkout.session",
+            url: "https://checkout.stripe.test/c/pay/cs_test_123",
+            payment_status: "unpaid",
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -381,7 +445,12 @@ describe("Stripe", () => {
   it("gives an invoice a Checkout link carrying its id; the signed webhook marks it paid once", async () => {
     const w = await world();
     await finishJob(operator, (await runningJob(w, 1, 600)).id, { status: "completed" });
-    const inv = await generateInvoice(operator, w.tenant.id, { period_start: "2020-01-01T00:00:00Z" }, { stripe: { secretKey: "sk_test_x", apiBase } });
+    const inv = await generateInvoice(
+      operator,
+      w.tenant.id,
+      { period_start: "2020-01-01T00:00:00Z" },
+      { stripe: { secretKey: "sk_test_x", apiBase } },
+    );
     expect(inv.stripeUrl).toBe("https://checkout.stripe.test/c/pay/cs_test_123");
     expect(invoiceJson(inv).payment_url).toBe(inv.stripeUrl);
     const sent = requests.find((r) => r.startsWith("POST /v1/checkout/sessions"))!;
@@ -389,14 +458,26 @@ describe("Stripe", () => {
     expect(sent).toContain(`unit_amount]=${inv.amountCents}`);
 
     const cfg = { webhookSecret: secret };
-    const payload = event(unique("evt"), "checkout.session.completed", { id: "cs_test_123", object: "checkout.session", payment_status: "paid", payment_intent: "pi_1", metadata: { invoice_id: inv.id } });
+    const payload = event(unique("evt"), "checkout.session.completed", {
+      id: "cs_test_123",
+      object: "checkout.session",
+      payment_status: "paid",
+      payment_intent: "pi_1",
+      metadata: { invoice_id: inv.id },
+    });
     expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({ outcome: "invoice_paid" });
-    expect(await db().invoice.findUniqueOrThrow({ where: { id: inv.id } })).toMatchObject({ status: "paid", paymentMethod: "stripe", paymentReference: "pi_1" });
+    expect(await db().invoice.findUniqueOrThrow({ where: { id: inv.id } })).toMatchObject({
+      status: "paid",
+      paymentMethod: "stripe",
+      paymentReference: "pi_1",
+    });
     // the same event again changes nothing
     expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({ outcome: "duplicate" });
     // tampered, wrongly signed, unsigned: refused with the header named
     const tampered = payload.replace(inv.id, "00000000-0000-4000-8000-000000000000");
-    expect(await handleStripeWebhook(tampered, signed(payload), cfg).catch((e) => e.details)).toEqual([{ path: "stripe-signature", message: expect.stringContaining("Signature verification failed") }]);
+    expect(await handleStripeWebhook(tampered, signed(payload), cfg).catch((e) => e.details)).toEqual([
+      { path: "stripe-signature", message: expect.stringContaining("Signature verification failed") },
+    ]);
     expect(await codeOf(handleStripeWebhook(payload, signed(payload, "whsec_other"), cfg))).toBe("validation_failed");
     expect(await codeOf(handleStripeWebhook(payload, null, cfg))).toBe("validation_failed");
     // an event type we do not handle is acknowledged and ignored
@@ -412,7 +493,10 @@ describe("Stripe", () => {
       await finishJob(operator, (await runningJob(w, 1, 600)).id, { status: "completed" });
       const inv = await generateInvoice(operator, w.tenant.id, { period_start: "2020-01-01T00:00:00Z" });
       const session = unique("cs_live");
-      await db().invoice.update({ where: { id: inv.id }, data: { stripeSessionId: session, stripeUrl: `https://checkout.stripe.test/c/pay/${session}` } });
+      await db().invoice.update({
+        where: { id: inv.id },
+        data: { stripeSessionId: session, stripeUrl: `https://checkout.stripe.test/c/pay/${session}` },
+      });
       if (how === "bank") await payInvoice(operator, inv.id, { method: "bank", reference: "wire" }, cfg);
       else await voidInvoice(operator, inv.id, cfg);
       expect(requests).toContainEqual(expect.stringMatching(new RegExp(`^POST /v1/checkout/sessions/${session}/expire`)));
@@ -421,8 +505,18 @@ describe("Stripe", () => {
     for (const how of ["bank", "void"] as const) {
       const { inv, session } = await settle(how);
       // the session was paid before it expired (or Stripe could not be reached): the money is not kept silently
-      const payload = event(unique("evt"), "checkout.session.completed", { id: session, object: "checkout.session", payment_status: "paid", payment_intent: unique("pi"), amount_total: 1234, currency: "usd", metadata: { invoice_id: inv.id } });
-      expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({ outcome: how === "bank" ? "already_paid" : "invoice_void" });
+      const payload = event(unique("evt"), "checkout.session.completed", {
+        id: session,
+        object: "checkout.session",
+        payment_status: "paid",
+        payment_intent: unique("pi"),
+        amount_total: 1234,
+        currency: "usd",
+        metadata: { invoice_id: inv.id },
+      });
+      expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({
+        outcome: how === "bank" ? "already_paid" : "invoice_void",
+      });
       const alert = await db().alertEvent.findFirstOrThrow({ where: { ruleType: "unexpected_payment", subjectId: inv.id } });
       expect(alert).toMatchObject({ status: "firing", severity: "critical", subjectType: "invoice", tenantId: null });
       expect(alert.message).toContain("12.34 USD");
@@ -445,7 +539,13 @@ describe("Stripe", () => {
 
   it("a paid deposit checkout credits the prepaid balance once", async () => {
     const w = await world({ mode: "prepaid" });
-    const payload = event(unique("evt"), "checkout.session.completed", { id: "cs_dep", object: "checkout.session", payment_status: "paid", amount_total: 2500, metadata: { deposit_tenant_id: w.tenant.id } });
+    const payload = event(unique("evt"), "checkout.session.completed", {
+      id: "cs_dep",
+      object: "checkout.session",
+      payment_status: "paid",
+      amount_total: 2500,
+      metadata: { deposit_tenant_id: w.tenant.id },
+    });
     const cfg = { webhookSecret: secret };
     expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({ outcome: "deposit_credited" });
     expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({ outcome: "duplicate" });

@@ -9,7 +9,16 @@ import { parseTimeRange } from "@/lib/metrics/time-range";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { reservationPageData } from "@/lib/reservations/reservation-page";
 import { reservationsPageData } from "@/lib/reservations/reservations-page";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, tenantAdminPrincipal, tenantMemberPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  inventory,
+  makeCluster,
+  makeTenant,
+  tenantAdminPrincipal,
+  tenantMemberPrincipal,
+  unique,
+} from "../support/fixtures";
 
 // The pages' view models against the database: what the pages used to compute themselves.
 
@@ -22,7 +31,12 @@ describe("a node's page", () => {
 
   it("offers the lifecycle actions its state allows, each with its impact, and follows a change", async () => {
     const cluster = await makeCluster();
-    const { node } = await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("node"), pod: "p1", rack: "r1", gpus: inventory(4) });
+    const { node } = await registerNode(actorFor(agentPrincipal(cluster.id)), {
+      hostname: unique("node"),
+      pod: "p1",
+      rack: "r1",
+      gpus: inventory(4),
+    });
     const range = parseTimeRange({}, new Date(), "1h");
     const before = (await nodePageData(operator, node.id, range))!;
     // before its first heartbeat an operator may only quarantine it
@@ -46,13 +60,24 @@ describe("a tenant's reservation pages", () => {
     const cluster = await makeCluster();
     const gpuType = unique("V").replace(/-/g, "").slice(0, 12).toUpperCase();
     const agent = actorFor(agentPrincipal(cluster.id));
-    const reg = await registerNode(agent, { hostname: unique("node"), pod: "pod-1", rack: "rack-1a", capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(8, gpuType) });
+    const reg = await registerNode(agent, {
+      hostname: unique("node"),
+      pod: "pod-1",
+      rack: "rack-1a",
+      capabilities: { containers: true, runtime: "docker test" },
+      gpus: inventory(8, gpuType),
+    });
     await recordHeartbeat(agent, reg.node.id, {});
     const t = await makeTenant(64);
     const admin = tenantAdminPrincipal(t.id) as TenantPrincipal;
     const member = tenantMemberPrincipal(t.id) as TenantPrincipal;
     const now = Date.now();
-    const r = await createReservation(actorFor(admin), { gpu_type: gpuType, node_count: 1, starts_at: new Date(now + 3_600_000).toISOString(), ends_at: new Date(now + 7_200_000).toISOString() });
+    const r = await createReservation(actorFor(admin), {
+      gpu_type: gpuType,
+      node_count: 1,
+      starts_at: new Date(now + 3_600_000).toISOString(),
+      ends_at: new Date(now + 7_200_000).toISOString(),
+    });
 
     expect(await reservationPageData(admin, r.id)).toMatchObject({ mayEnd: "cancel", mayExtend: true, hours: 1 });
     expect(await reservationPageData(member, r.id)).toMatchObject({ mayEnd: null, mayExtend: false });

@@ -16,7 +16,8 @@ describe("the process's connection pools", () => {
         // the connection is idle in the pool now; end it from outside, as a restart would
         await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
         // gone once the server no longer lists it; the pool hears of it a moment later
-        for (let i = 0; i < 100 && (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [rows[0]!.pid])).rowCount; i++) await new Promise((r) => setTimeout(r, 20));
+        for (let i = 0; i < 100 && (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [rows[0]!.pid])).rowCount; i++)
+          await new Promise((r) => setTimeout(r, 20));
         await new Promise((r) => setTimeout(r, 50));
         const again = await p.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
         expect(again.rows[0]!.pid).not.toBe(rows[0]!.pid);

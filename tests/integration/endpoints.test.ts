@@ -24,7 +24,16 @@ import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { systemActor, type TenantPrincipal } from "@/lib/auth/principal";
 import { tenantOverview } from "@/lib/platform/overview";
-import { actorFor, agentPrincipal, availableFleet, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  availableFleet,
+  makeCluster,
+  makeTenant,
+  operatorPrincipal,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 import { codeAndFieldOf } from "../support/outcomes";
 
 const operator = actorFor(operatorPrincipal);
@@ -32,16 +41,40 @@ const operator = actorFor(operatorPrincipal);
 const fleet = (nodes: number, gpusPerNode = 8) => availableFleet(nodes, gpusPerNode, "E");
 
 function spec(gpuType: string, o: Partial<CreateEndpointInput> = {}): CreateEndpointInput {
-  return { name: unique("ep"), model: "meta-llama/Llama-3.1-8B-Instruct", gpu_type: gpuType, gpus_per_replica: 2, replicas: 2, autoscale_metric: "none", cooldown_s: 300, ...o };
+  return {
+    name: unique("ep"),
+    model: "meta-llama/Llama-3.1-8B-Instruct",
+    gpu_type: gpuType,
+    gpus_per_replica: 2,
+    replicas: 2,
+    autoscale_metric: "none",
+    cooldown_s: 300,
+    ...o,
+  };
 }
 
-const healthy = (replicaId: string, o: Record<string, unknown> = {}) => ({ replica_id: replicaId, requests: 120, errors: 0, p50_ms: 90, p95_ms: 220, p99_ms: 400, tokens_per_s: 2000, healthy: true, ...o });
+const healthy = (replicaId: string, o: Record<string, unknown> = {}) => ({
+  replica_id: replicaId,
+  requests: 120,
+  errors: 0,
+  p50_ms: 90,
+  p95_ms: 220,
+  p99_ms: 400,
+  tokens_per_s: 2000,
+  healthy: true,
+  ...o,
+});
 
 /** Every live replica reports one healthy sample; then the reconciler runs. */
 async function makeReady(endpointId: string, actor = operator) {
   const e = await getEndpointOrThrow(actor.principal, endpointId);
   const live = e.replicas.filter((r) => r.status !== "stopped");
-  if (live.length) await ingestEndpointMetrics(actor, endpointId, live.map((r) => healthy(r.id)));
+  if (live.length)
+    await ingestEndpointMetrics(
+      actor,
+      endpointId,
+      live.map((r) => healthy(r.id)),
+    );
   await reconcileEndpoints({ endpointId });
   return getEndpointOrThrow(actor.principal, endpointId);
 }
@@ -72,20 +105,35 @@ describe("endpoints: creation, placement, readiness", () => {
 
     const hb = await recordHeartbeat(actorFor(agentPrincipal(cluster.id)), live[0]!.nodeId!, {});
     const served = hb.assignments.find((a) => a.kind === "endpoint_replica" && a.replica_id === live[0]!.id);
-    expect(served).toMatchObject({ endpoint_id: e.id, model: e.model, gpu_ids: live[0]!.gpus.map((g) => g.id), metrics_path: `/api/endpoints/${e.id}/metrics` });
+    expect(served).toMatchObject({
+      endpoint_id: e.id,
+      model: e.model,
+      gpu_ids: live[0]!.gpus.map((g) => g.id),
+      metrics_path: `/api/endpoints/${e.id}/metrics`,
+    });
     // the registry says who holds each GPU
-    expect(gpuJson(await getGpuOrThrow(operatorPrincipal, live[0]!.gpus[0]!.id))).toMatchObject({ allocated_replica_id: live[0]!.id, allocated_job_id: null });
+    expect(gpuJson(await getGpuOrThrow(operatorPrincipal, live[0]!.gpus[0]!.id))).toMatchObject({
+      allocated_replica_id: live[0]!.id,
+      allocated_job_id: null,
+    });
     const node = await nodeDetail(live[0]!.nodeId!);
     expect(node!.gpus.filter((g) => g.allocatedReplica?.endpoint.name === e.name)).toHaveLength(2);
 
     // two replicas report healthy: not ready yet; the third makes it ready
-    await ingestEndpointMetrics(asT, e.id, live.slice(0, 2).map((r) => healthy(r.id)));
+    await ingestEndpointMetrics(
+      asT,
+      e.id,
+      live.slice(0, 2).map((r) => healthy(r.id)),
+    );
     await reconcileEndpoints({ endpointId: e.id });
     expect((await getEndpointOrThrow(asT.principal, e.id)).status).toBe("provisioning");
     const ready = await makeReady(e.id, asT);
     expect(ready.status).toBe("ready");
     const history = await listEndpointHistory(asT.principal, e.id);
-    expect(history.transitions.map((x) => `${x.from_status ?? "∅"}→${x.to_status}`).reverse()).toEqual(["∅→provisioning", "provisioning→ready"]);
+    expect(history.transitions.map((x) => `${x.from_status ?? "∅"}→${x.to_status}`).reverse()).toEqual([
+      "∅→provisioning",
+      "provisioning→ready",
+    ]);
     expect(nodes).toHaveLength(3);
   });
 
@@ -93,8 +141,12 @@ describe("endpoints: creation, placement, readiness", () => {
     const { gpuType } = await fleet(1, 4);
     const t = await makeTenant(8);
     const asT = actorFor(tenantAdminPrincipal(t.id));
-    expect(await codeAndFieldOf(createEndpoint(asT, spec(gpuType, { gpus_per_replica: 4, replicas: 3 })))).toBe("unsatisfiable:min_replicas");
-    expect(await codeAndFieldOf(createEndpoint(asT, spec(gpuType, { gpus_per_replica: 8, replicas: 1 })))).toBe("unsatisfiable:gpus_per_replica");
+    expect(await codeAndFieldOf(createEndpoint(asT, spec(gpuType, { gpus_per_replica: 4, replicas: 3 })))).toBe(
+      "unsatisfiable:min_replicas",
+    );
+    expect(await codeAndFieldOf(createEndpoint(asT, spec(gpuType, { gpus_per_replica: 8, replicas: 1 })))).toBe(
+      "unsatisfiable:gpus_per_replica",
+    );
     expect(await codeAndFieldOf(createEndpoint(asT, spec("NOSUCHTYPE", { replicas: 1 })))).toBe("unsatisfiable:gpu_type");
     expect(await db().endpoint.count({ where: { tenantId: t.id } })).toBe(0);
     const ok = await createEndpoint(asT, spec(gpuType, { name: "chat", replicas: 1, max_replicas: 2 }));
@@ -120,7 +172,13 @@ describe("endpoints: one allocator with jobs", () => {
     const { rows } = await pool().query<{ in_use: number }>(`SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])`, [t.id]);
     expect(rows[0]!.in_use).toBe(6);
     // the tenant's home page counts the same
-    expect(await tenantOverview(tenantAdminPrincipal(t.id) as TenantPrincipal)).toMatchObject({ gpusInUse: 6, jobsRunning: 0, jobsWaiting: 1, endpointsTotal: 1, endpointsServing: 0 });
+    expect(await tenantOverview(tenantAdminPrincipal(t.id) as TenantPrincipal)).toMatchObject({
+      gpusInUse: 6,
+      jobsRunning: 0,
+      jobsWaiting: 1,
+      endpointsTotal: 1,
+      endpointsServing: 0,
+    });
   });
 
   it("the database refuses a GPU held by a job and a replica at once, and a replica short of its GPUs", async () => {
@@ -132,11 +190,17 @@ describe("endpoints: one allocator with jobs", () => {
     await runSchedulerCycle("test");
     const jobGpu = await db().gpu.findFirstOrThrow({ where: { allocatedJobId: job.id } });
     const replica = e.replicas[0]!;
-    await expect(pool().query(`UPDATE gpus SET allocated_replica_id = $1 WHERE id = $2`, [replica.id, jobGpu.id])).rejects.toMatchObject({ code: "23514" });
-    await expect(pool().query(`UPDATE gpus SET allocated_replica_id = NULL WHERE id = $1`, [replica.gpus[0]!.id])).rejects.toMatchObject({ code: "23514" });
+    await expect(pool().query(`UPDATE gpus SET allocated_replica_id = $1 WHERE id = $2`, [replica.id, jobGpu.id])).rejects.toMatchObject({
+      code: "23514",
+    });
+    await expect(pool().query(`UPDATE gpus SET allocated_replica_id = NULL WHERE id = $1`, [replica.gpus[0]!.id])).rejects.toMatchObject({
+      code: "23514",
+    });
     // a replica always belongs to its endpoint's tenant (the quota counts it there)
     const other = await makeTenant(16);
-    await expect(pool().query(`UPDATE endpoint_replicas SET tenant_id = $2 WHERE id = $1`, [replica.id, other.id])).rejects.toMatchObject({ code: "23503" });
+    await expect(pool().query(`UPDATE endpoint_replicas SET tenant_id = $2 WHERE id = $1`, [replica.id, other.id])).rejects.toMatchObject({
+      code: "23503",
+    });
     expect(await allocationInvariants(gpuType)).toEqual({ both: 0, short_replicas: 0, short_jobs: 0 });
   });
 
@@ -145,7 +209,8 @@ describe("endpoints: one allocator with jobs", () => {
     const t = await makeTenant(64);
     const asT = actorFor(tenantAdminPrincipal(t.id));
     const endpoints = [];
-    for (let i = 0; i < 3; i++) endpoints.push(await createEndpoint(asT, spec(gpuType, { gpus_per_replica: 1, replicas: 1, max_replicas: 8 })));
+    for (let i = 0; i < 3; i++)
+      endpoints.push(await createEndpoint(asT, spec(gpuType, { gpus_per_replica: 1, replicas: 1, max_replicas: 8 })));
     for (let i = 0; i < 6; i++) await submitJob(asT, { name: `j${i}`, gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
     await Promise.all([
       runSchedulerCycle("race-1"),
@@ -156,7 +221,9 @@ describe("endpoints: one allocator with jobs", () => {
       reconcileEndpoints(),
     ]);
     expect(await allocationInvariants(gpuType)).toEqual({ both: 0, short_replicas: 0, short_jobs: 0 });
-    const held = await db().gpu.count({ where: { gpuType, OR: [{ allocatedJobId: { not: null } }, { allocatedReplicaId: { not: null } }] } });
+    const held = await db().gpu.count({
+      where: { gpuType, OR: [{ allocatedJobId: { not: null } }, { allocatedReplicaId: { not: null } }] },
+    });
     const { rows } = await pool().query<{ replicas: number; jobs: number }>(
       `SELECT (SELECT COALESCE(sum(gpu_count), 0) FROM endpoint_replicas WHERE gpu_type = $1 AND status <> 'stopped')::int AS replicas,
               (SELECT COALESCE(sum(gpu_count), 0) FROM jobs WHERE gpu_type = $1 AND status = 'running')::int AS jobs`,
@@ -227,13 +294,19 @@ describe("endpoints: replacement and scaling", () => {
     await ingestEndpointMetrics(asT, e.id, [healthy(b!.id, { healthy: false, recorded_at: new Date(Date.now() + 1000).toISOString() })]);
     await reconcileEndpoints({ endpointId: e.id });
     let now = await getEndpointOrThrow(asT.principal, e.id);
-    expect(now.replicas.find((r) => r.id === a!.id)).toMatchObject({ status: "unhealthy", healthReason: expect.stringContaining("no samples") });
+    expect(now.replicas.find((r) => r.id === a!.id)).toMatchObject({
+      status: "unhealthy",
+      healthReason: expect.stringContaining("no samples"),
+    });
     expect(now.replicas.find((r) => r.id === b!.id)).toMatchObject({ status: "unhealthy", healthReason: "health check failing" });
     expect(now.status).toBe("degraded");
     await pool().query(`UPDATE endpoint_replicas SET unhealthy_since = now() - interval '10 minutes' WHERE id = $1`, [a!.id]);
     await reconcileEndpoints({ endpointId: e.id });
     now = await getEndpointOrThrow(asT.principal, e.id);
-    expect(now.replicas.find((r) => r.id === a!.id)).toMatchObject({ status: "stopped", stopReason: expect.stringContaining("unhealthy for over") });
+    expect(now.replicas.find((r) => r.id === a!.id)).toMatchObject({
+      status: "stopped",
+      stopReason: expect.stringContaining("unhealthy for over"),
+    });
     expect(now.replicas.filter((r) => r.status !== "stopped")).toHaveLength(2);
   });
 
@@ -241,9 +314,25 @@ describe("endpoints: replacement and scaling", () => {
     const { gpuType } = await fleet(2);
     const t = await makeTenant(32);
     const asT = actorFor(tenantAdminPrincipal(t.id));
-    const e = await makeReady((await createEndpoint(asT, spec(gpuType, { gpus_per_replica: 1, replicas: 1, max_replicas: 3, autoscale_metric: "requests_per_replica", autoscale_target: 10 }))).id, asT);
+    const e = await makeReady(
+      (
+        await createEndpoint(
+          asT,
+          spec(gpuType, {
+            gpus_per_replica: 1,
+            replicas: 1,
+            max_replicas: 3,
+            autoscale_metric: "requests_per_replica",
+            autoscale_target: 10,
+          }),
+        )
+      ).id,
+      asT,
+    );
     // ~ 6,000 requests in the last two minutes: far over 10/s for one replica
-    await ingestEndpointMetrics(asT, e.id, [healthy(e.replicas[0]!.id, { requests: 6000, recorded_at: new Date(Date.now() - 2000).toISOString() })]);
+    await ingestEndpointMetrics(asT, e.id, [
+      healthy(e.replicas[0]!.id, { requests: 6000, recorded_at: new Date(Date.now() - 2000).toISOString() }),
+    ]);
     await reconcileEndpoints({ endpointId: e.id });
     let now = await getEndpointOrThrow(asT.principal, e.id);
     expect(now.desiredReplicas).toBe(3);
@@ -254,7 +343,11 @@ describe("endpoints: replacement and scaling", () => {
     // the load is gone but the cool-down holds the replicas; the refusal is logged once
     await pool().query(`DELETE FROM endpoint_metrics WHERE endpoint_id = $1`, [e.id]);
     await pool().query(`DELETE FROM endpoint_metrics_1m WHERE endpoint_id = $1`, [e.id]);
-    await ingestEndpointMetrics(asT, e.id, now.replicas.filter((r) => r.status !== "stopped").map((r) => healthy(r.id, { requests: 1 })));
+    await ingestEndpointMetrics(
+      asT,
+      e.id,
+      now.replicas.filter((r) => r.status !== "stopped").map((r) => healthy(r.id, { requests: 1 })),
+    );
     await reconcileEndpoints({ endpointId: e.id });
     await reconcileEndpoints({ endpointId: e.id });
     now = await getEndpointOrThrow(asT.principal, e.id);
@@ -301,7 +394,13 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
       healthy(r, { recorded_at: new Date(Date.now() + 3_600_000).toISOString() }),
     ];
     const first = await ingestEndpointMetrics(asT, e.id, batch);
-    expect(first).toEqual({ accepted: 2, rejected: [{ index: 2, error: expect.stringContaining("not a replica") }, { index: 3, error: expect.stringContaining("future") }] });
+    expect(first).toEqual({
+      accepted: 2,
+      rejected: [
+        { index: 2, error: expect.stringContaining("not a replica") },
+        { index: 3, error: expect.stringContaining("future") },
+      ],
+    });
     await ingestEndpointMetrics(asT, e.id, batch.slice(0, 2));
     const rows = await db().endpointMetricMinute.findMany({ where: { endpointId: e.id } });
     expect(rows).toHaveLength(1);
@@ -309,13 +408,23 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(rows[0]!.p95Ms).toBeCloseTo((100 * 200 + 300 * 400) / 400, 3);
     const series = await endpointSeries(asT.principal, e.id, {});
     expect(series).toMatchObject({ step: "1m", step_s: 60 });
-    expect(series.points.find((x) => x.t === at.toISOString())).toMatchObject({ requests_per_s: 6.67, error_rate_pct: 0.5, replicas_reporting: 1 });
-    expect(series.points.find((x) => x.t === new Date(at.getTime() - 60_000).toISOString())).toMatchObject({ requests_per_s: null, p95_ms: null });
+    expect(series.points.find((x) => x.t === at.toISOString())).toMatchObject({
+      requests_per_s: 6.67,
+      error_rate_pct: 0.5,
+      replicas_reporting: 1,
+    });
+    expect(series.points.find((x) => x.t === new Date(at.getTime() - 60_000).toISOString())).toMatchObject({
+      requests_per_s: null,
+      p95_ms: null,
+    });
 
     const otherCluster = await makeCluster();
     expect(await codeAndFieldOf(ingestEndpointMetrics(actorFor(agentPrincipal(otherCluster.id)), e.id, [healthy(r)]))).toBe("not_found");
     const { fence } = await db().endpointReplica.findUniqueOrThrow({ where: { id: r }, select: { fence: true } });
-    const own = await ingestEndpointMetrics(actorFor(agentPrincipal(cluster.id)), e.id, [healthy(r, { fence }), { ...healthy(r), replica_id: undefined, recorded_at: new Date(Date.now() - 5000).toISOString() }]);
+    const own = await ingestEndpointMetrics(actorFor(agentPrincipal(cluster.id)), e.id, [
+      healthy(r, { fence }),
+      { ...healthy(r), replica_id: undefined, recorded_at: new Date(Date.now() - 5000).toISOString() },
+    ]);
     expect(own.accepted).toBe(1);
     expect(own.rejected[0]!.error).toContain("agent reports only");
   });
@@ -329,7 +438,9 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     const base = Date.now() - 60_000;
     const rounds = Array.from({ length: 8 }, (_, round) =>
       Promise.all([
-        ...replicas.map((r, k) => ingestEndpointMetrics(asT, e.id, [healthy(r.id, { recorded_at: new Date(base + round * 1000 + k).toISOString() })])),
+        ...replicas.map((r, k) =>
+          ingestEndpointMetrics(asT, e.id, [healthy(r.id, { recorded_at: new Date(base + round * 1000 + k).toISOString() })]),
+        ),
         reconcileEndpoints({ endpointId: e.id }),
         reconcileEndpoints(),
       ]),
@@ -339,7 +450,9 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     const now = await getEndpointOrThrow(asT.principal, e.id);
     expect(now.status).toBe("ready");
     expect(now.replicas.filter((r) => r.status === "ready")).toHaveLength(2);
-    const [{ n }] = await db().$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM endpoint_metrics WHERE endpoint_id = ${e.id}::uuid AND recorded_at >= ${new Date(base)} AND recorded_at < ${new Date(base + 10_000)}`;
+    const [{ n }] = await db().$queryRaw<
+      [{ n: number }]
+    >`SELECT count(*)::int AS n FROM endpoint_metrics WHERE endpoint_id = ${e.id}::uuid AND recorded_at >= ${new Date(base)} AND recorded_at < ${new Date(base + 10_000)}`;
     expect(n).toBe(16);
   });
 
@@ -347,7 +460,10 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     const { cluster, gpuType } = await fleet(1);
     const t = await makeTenant(16);
     const asT = actorFor(tenantAdminPrincipal(t.id));
-    const e = await makeReady((await createEndpoint(asT, spec(gpuType, { replicas: 1, sla_availability_pct: 99, sla_p95_ms: 300 }))).id, asT);
+    const e = await makeReady(
+      (await createEndpoint(asT, spec(gpuType, { replicas: 1, sla_availability_pct: 99, sla_p95_ms: 300 }))).id,
+      asT,
+    );
     // the endpoint has been ready for an hour; samples cover only its last 30 minutes, and for the
     // 30 before them the reconciler saw no ready replica (silent minutes: down)
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
@@ -359,19 +475,56 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
       // (from the minute before the hour: a silent minute right after an unobserved one is not counted down yet)
       [e.id, new Date(minute - 61 * 60_000), new Date(minute - 31 * 60_000)],
     );
-    await ingestEndpointMetrics(asT, e.id, Array.from({ length: 30 }, (_, i) => healthy(e.replicas[0]!.id, { recorded_at: new Date(minute - (30 - i) * 60_000 + 5_000).toISOString(), p95_ms: i < 3 ? 900 : 250, p99_ms: 1200 })));
-    const sla = await endpointSla(asT.principal, e.id, { from: new Date(minute - 60 * 60_000).toISOString(), to: new Date(minute).toISOString() });
-    expect(sla).toMatchObject({ minutes_expected: 60, minutes_available: 30, minutes_down: 30, minutes_no_data: 0, availability_pct: 50, minutes_with_traffic: 30, p95_worst_ms: 900, compliant: { availability: false, p95: false } });
+    await ingestEndpointMetrics(
+      asT,
+      e.id,
+      Array.from({ length: 30 }, (_, i) =>
+        healthy(e.replicas[0]!.id, {
+          recorded_at: new Date(minute - (30 - i) * 60_000 + 5_000).toISOString(),
+          p95_ms: i < 3 ? 900 : 250,
+          p99_ms: 1200,
+        }),
+      ),
+    );
+    const sla = await endpointSla(asT.principal, e.id, {
+      from: new Date(minute - 60 * 60_000).toISOString(),
+      to: new Date(minute).toISOString(),
+    });
+    expect(sla).toMatchObject({
+      minutes_expected: 60,
+      minutes_available: 30,
+      minutes_down: 30,
+      minutes_no_data: 0,
+      availability_pct: 50,
+      minutes_with_traffic: 30,
+      p95_worst_ms: 900,
+      compliant: { availability: false, p95: false },
+    });
     expect(sla.p95_compliance_pct).toBeCloseTo(90, 3);
     expect(sla.error_budget).toMatchObject({ allowed_minutes: 0.6, used_minutes: 30, remaining_pct: 0, overspent_minutes: 29.4 });
     // a window is at most 92 days, whichever end was left to its default
     expect(await codeAndFieldOf(endpointSla(asT.principal, e.id, { from: "2020-01-01T00:00:00Z" }))).toBe("validation_failed:from");
 
-    const rule = await createAlertRule(systemActor, { name: unique("sla"), rule_type: "sla_breach", cluster_id: cluster.id, window_s: 3600, severity: "critical", enabled: true, notify: false, auto_remediate: false });
+    const rule = await createAlertRule(systemActor, {
+      name: unique("sla"),
+      rule_type: "sla_breach",
+      cluster_id: cluster.id,
+      window_s: 3600,
+      severity: "critical",
+      enabled: true,
+      notify: false,
+      auto_remediate: false,
+    });
     // only this rule: alert evaluation of the whole test database belongs to the alerts tests
     await evaluateAlerts({ ruleIds: [rule.id] });
     const fired = await db().alertEvent.findFirst({ where: { ruleId: rule.id, subjectId: e.id, status: "firing" } });
-    expect(fired).toMatchObject({ tenantId: t.id, subjectType: "endpoint", message: expect.stringMatching(/availability (49|5\d)\.\d\d % < 99 % \(\d+\.\d of \d+\.\d min down\); p95 met the 300 ms target in only 9\d(\.\d)? % of minutes/) });
+    expect(fired).toMatchObject({
+      tenantId: t.id,
+      subjectType: "endpoint",
+      message: expect.stringMatching(
+        /availability (49|5\d)\.\d\d % < 99 % \(\d+\.\d of \d+\.\d min down\); p95 met the 300 ms target in only 9\d(\.\d)? % of minutes/,
+      ),
+    });
   });
 
   it("bills replica GPU time once: accruals and the final segment tile the replica's life; invoiced on an endpoint line", async () => {
@@ -383,7 +536,9 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     // the replica has run for two hours
     await pool().query(`UPDATE endpoint_replicas SET started_at = now() - interval '2 hours' WHERE id = $1`, [r.id]);
     // not billed yet, but counted as running cost: 2 GPUs × 2 h at the price of any type without its own ('*')
-    const [{ rate }] = await db().$queryRaw<[{ rate: number }]>`SELECT cents_per_hour AS rate FROM gpu_rates WHERE gpu_type = '*' AND effective_from <= now() ORDER BY effective_from DESC LIMIT 1`;
+    const [{ rate }] = await db().$queryRaw<
+      [{ rate: number }]
+    >`SELECT cents_per_hour AS rate FROM gpu_rates WHERE gpu_type = '*' AND effective_from <= now() ORDER BY effective_from DESC LIMIT 1`;
     const running = await unbilledRunningCents(t.id);
     expect(running).toBeGreaterThanOrEqual(4 * rate);
     expect(running).toBeLessThan(4 * rate + 5);
@@ -411,7 +566,12 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     ).rejects.toMatchObject({ code: "23P01" });
     const inv = await generateInvoice(operator, t.id, { period_start: new Date(Date.now() - 3 * 3_600_000).toISOString() });
     expect(inv.lines).toHaveLength(1);
-    expect(inv.lines[0]).toMatchObject({ endpointId: e.id, jobId: null, gpuSeconds: BigInt(total), description: expect.stringContaining(`Endpoint ${e.name}`) });
+    expect(inv.lines[0]).toMatchObject({
+      endpointId: e.id,
+      jobId: null,
+      gpuSeconds: BigInt(total),
+      description: expect.stringContaining(`Endpoint ${e.name}`),
+    });
     // and a replica segment naming another endpoint, or a job too
     await expect(
       pool().query(
@@ -457,4 +617,3 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(now.replicas.filter((r) => r.status === "starting")).toHaveLength(1);
   });
 });
-

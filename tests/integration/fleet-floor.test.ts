@@ -23,16 +23,27 @@ describe("fleet floor query", () => {
       VALUES (${tenant.id}::uuid, 'H100', 1, ${cluster.id}::uuid, now() - interval '1 minute', now() + interval '1 hour', 'active', 'test') RETURNING id`;
     await db().$executeRaw`INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at)
       VALUES (${res!.id}::uuid, ${tenant.id}::uuid, ${a.node.id}::uuid, 8, now() - interval '1 minute', now() + interval '1 hour')`;
-    await db().$executeRaw`UPDATE gpus SET status = 'unhealthy', unhealthy_reason = 'XID 79' WHERE node_id = ${b.node.id}::uuid AND index = 3`;
+    await db()
+      .$executeRaw`UPDATE gpus SET status = 'unhealthy', unhealthy_reason = 'XID 79' WHERE node_id = ${b.node.id}::uuid AND index = 3`;
 
     const racks = await fleetFloor(cluster.id);
-    expect(racks.map((r) => [r.podName, r.rackName, r.nodes.length])).toEqual([["p1", "r1", 2], ["p1", "r2", 1], [null, null, 1]]);
+    expect(racks.map((r) => [r.podName, r.rackName, r.nodes.length])).toEqual([
+      ["p1", "r1", 2],
+      ["p1", "r2", 1],
+      [null, null, 1],
+    ]);
     const nodeA = racks[0]!.nodes.find((n) => n.id === a.node.id)!;
     expect(nodeA.reservedBy).toBe(tenant.name);
     expect(nodeA.gpus.every((g) => g.allocated === false && g.util === null)).toBe(true);
     const pods = summarizeFloor(racks);
     const r1 = pods[0]!.racks[0]!;
-    expect(r1).toMatchObject({ nodes: 2, gpus: 16, unhealthyGpus: 1, reservedNodes: 1, href: `/admin/clusters/${cluster.id}/rack?pod=p1&rack=r1` });
+    expect(r1).toMatchObject({
+      nodes: 2,
+      gpus: 16,
+      unhealthyGpus: 1,
+      reservedNodes: 1,
+      href: `/admin/clusters/${cluster.id}/rack?pod=p1&rack=r1`,
+    });
     expect(r1.code.split(" ").sort()).toEqual(["---x----", "--------"].map((g, i) => (i === 0 ? "a" : "A") + g).sort());
 
     const one = await fleetFloor(cluster.id, { pod: "p1", rack: "r2" });

@@ -18,7 +18,8 @@ async function freshNode(gpus = 8) {
 }
 
 async function backdateHeartbeat(nodeId: string, seconds: number) {
-  await db().$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - make_interval(secs => ${seconds}::int), created_at = now() - make_interval(secs => ${seconds}::int) WHERE id = ${nodeId}::uuid`;
+  await db()
+    .$executeRaw`UPDATE nodes SET last_heartbeat_at = now() - make_interval(secs => ${seconds}::int), created_at = now() - make_interval(secs => ${seconds}::int) WHERE id = ${nodeId}::uuid`;
 }
 
 describe("node registration", () => {
@@ -184,11 +185,15 @@ describe("offline detection", () => {
 
   it("the database refuses an offline node that forgot where it was", async () => {
     const n = await freshNode(1);
-    await expect(db().$executeRaw`UPDATE nodes SET status = 'offline' WHERE id = ${n.node.id}::uuid`).rejects.toThrow(/nodes_offline_memory_check/);
+    await expect(db().$executeRaw`UPDATE nodes SET status = 'offline' WHERE id = ${n.node.id}::uuid`).rejects.toThrow(
+      /nodes_offline_memory_check/,
+    );
   });
 
   it("the database refuses two present GPUs in one slot", async () => {
     const n = await freshNode(2);
-    await expect(db().$executeRaw`UPDATE gpus SET index = 0 WHERE node_id = ${n.node.id}::uuid AND index = 1`).rejects.toThrow(/gpus_node_slot_present_key/);
+    await expect(db().$executeRaw`UPDATE gpus SET index = 0 WHERE node_id = ${n.node.id}::uuid AND index = 1`).rejects.toThrow(
+      /gpus_node_slot_present_key/,
+    );
   });
 });

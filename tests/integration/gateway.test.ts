@@ -21,7 +21,8 @@ import { codeAndFieldOf } from "../support/outcomes";
 // servers on their nodes' (loopback) addresses at the host ports their agent reported; a gateway
 // process with its own routing table, probes and figures; real HTTP through it.
 
-const loopback = () => `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+const loopback = () =>
+  `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 
 let g: Gateway;
 let server: http.Server;
@@ -33,7 +34,16 @@ async function buildWorld() {
   for (const n of nodes) await pool().query(`UPDATE nodes SET address = $2 WHERE id = $1`, [n.node.id, loopback()]);
   const tenant = await makeTenant(8);
   const asT = actorFor(tenantAdminPrincipal(tenant.id));
-  const ep = await createEndpoint(asT, { name: unique("chat"), model: "test/chat", gpu_type: gpuType, gpus_per_replica: 1, replicas: 2, cluster_id: cluster.id, autoscale_metric: "none", cooldown_s: 300 });
+  const ep = await createEndpoint(asT, {
+    name: unique("chat"),
+    model: "test/chat",
+    gpu_type: gpuType,
+    gpus_per_replica: 1,
+    replicas: 2,
+    cluster_id: cluster.id,
+    autoscale_metric: "none",
+    cooldown_s: 300,
+  });
   const replicas = ep.replicas.filter((r) => r.status !== "stopped");
   const servers = new Map<string, ModelServer>();
   for (const r of replicas) {
@@ -44,18 +54,34 @@ async function buildWorld() {
   }
   const key = (await makeKey({ scope: "tenant", tenant_id: tenant.id })).key;
   const other = (await makeKey({ scope: "tenant", tenant_id: (await makeTenant(2)).id })).key;
-  const other2 = await createEndpoint(asT, { name: unique("other"), model: "test/other", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, cluster_id: cluster.id, autoscale_metric: "none", cooldown_s: 300 });
+  const other2 = await createEndpoint(asT, {
+    name: unique("other"),
+    model: "test/other",
+    gpu_type: gpuType,
+    gpus_per_replica: 1,
+    replicas: 1,
+    cluster_id: cluster.id,
+    autoscale_metric: "none",
+    cooldown_s: 300,
+  });
   return { cluster, gpuType, nodes, tenant, asT, ep, replicas, servers, key, other, otherEndpoint: other2 };
 }
 
 type Reply = { status: number; headers: http.IncomingHttpHeaders; body: string; chunks: number };
 
-function call(path: string, opts: { key?: string; method?: string; body?: unknown; rawBody?: Buffer; headers?: Record<string, string> } = {}): Promise<Reply> {
+function call(
+  path: string,
+  opts: { key?: string; method?: string; body?: unknown; rawBody?: Buffer; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const payload = opts.rawBody ?? (opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body)));
     const req = http.request(base + path, {
       method: opts.method ?? (payload ? "POST" : "GET"),
-      headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...(payload ? { "content-type": "application/json", "content-length": String(payload.length) } : {}), ...opts.headers },
+      headers: {
+        ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}),
+        ...(payload ? { "content-type": "application/json", "content-length": String(payload.length) } : {}),
+        ...opts.headers,
+      },
     });
     req.on("response", (res) => {
       let body = "";
@@ -77,7 +103,14 @@ const chat = (content: string, stream = false) => ({ messages: [{ role: "user", 
 beforeAll(async () => {
   world = await buildWorld();
   // a gateway process of its own, probing often, writing its figures only when told to
-  g = await new Gateway({ refreshMs: 100, probeIntervalMs: 60_000, flushMs: 600_000, timeoutS: 2, idleTimeoutS: 2, maxBodyBytes: 64 * 1024 }).start();
+  g = await new Gateway({
+    refreshMs: 100,
+    probeIntervalMs: 60_000,
+    flushMs: 600_000,
+    timeoutS: 2,
+    idleTimeoutS: 2,
+    maxBodyBytes: 64 * 1024,
+  }).start();
   await g.probeNow();
   server = createGatewayServer(g, "http://127.0.0.1");
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -123,13 +156,19 @@ describe("the gateway routes an endpoint's traffic", () => {
 
   it("streams server-sent events through as the replica writes them, intact", async () => {
     world.servers.forEach((s) => s.set({ tokenDelayMs: 15 }));
-    const r = await call(`/v1/endpoints/${world.ep.id}/v1/chat/completions`, { key: world.key, body: chat("tell me a story about the gateway", true) });
+    const r = await call(`/v1/endpoints/${world.ep.id}/v1/chat/completions`, {
+      key: world.key,
+      body: chat("tell me a story about the gateway", true),
+    });
     world.servers.forEach((s) => s.set({ tokenDelayMs: 0 }));
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toMatch(/^text\/event-stream/);
     const events = r.body.split("\n\n").filter(Boolean);
     expect(events.at(-1)).toBe("data: [DONE]");
-    const text = events.slice(0, -1).map((e) => JSON.parse(e.slice("data: ".length)).choices[0].delta.content).join("");
+    const text = events
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.slice("data: ".length)).choices[0].delta.content)
+      .join("");
     expect(text).toBe("answer to tell me a story about the gateway from the model");
     // it arrived in pieces, as written, not buffered into one
     expect(r.chunks).toBeGreaterThan(3);
@@ -140,11 +179,15 @@ describe("the gateway routes an endpoint's traffic", () => {
     world.servers.get(bad!.id)!.set({ healthy: false });
     await g.probeNow();
     expect(g.prober.inRotation(bad!.id)).toBe(false);
-    for (let i = 0; i < 6; i++) expect((await call(`/v1/endpoints/${world.ep.id}/v1/models`, { key: world.key })).headers["x-gpuforge-replica"]).toBe(good!.id);
+    for (let i = 0; i < 6; i++)
+      expect((await call(`/v1/endpoints/${world.ep.id}/v1/models`, { key: world.key })).headers["x-gpuforge-replica"]).toBe(good!.id);
     // three failed probes in a row: the database hears it (the reconciler replaces it if it stays so)
     await g.probeNow();
     await g.probeNow();
-    expect(await db().endpointReplica.findUniqueOrThrow({ where: { id: bad!.id } })).toMatchObject({ status: "unhealthy", healthReason: expect.stringMatching(/^gateway health probe failing/) });
+    expect(await db().endpointReplica.findUniqueOrThrow({ where: { id: bad!.id } })).toMatchObject({
+      status: "unhealthy",
+      healthReason: expect.stringMatching(/^gateway health probe failing/),
+    });
     world.servers.get(bad!.id)!.set({ healthy: true });
     await g.probeNow();
     expect(g.prober.inRotation(bad!.id)).toBe(true);
@@ -157,7 +200,11 @@ describe("the gateway routes an endpoint's traffic", () => {
     const port = world.servers.get(a!.id)!.port;
     const host = world.servers.get(a!.id)!.host;
     await world.servers.get(a!.id)!.close();
-    const results = await Promise.all(Array.from({ length: 4 }, () => call(`/v1/endpoints/${world.ep.id}/v1/chat/completions`, { key: world.key, body: chat("still there?") })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        call(`/v1/endpoints/${world.ep.id}/v1/chat/completions`, { key: world.key, body: chat("still there?") }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(results.every((r) => r.headers["x-gpuforge-replica"] === b!.id)).toBe(true);
     expect(g.prober.inRotation(a!.id)).toBe(false);
@@ -201,9 +248,16 @@ describe("who may call an endpoint", () => {
     expect(await statusOf((await makeKey({ scope: "operator" })).key)).toBe(403);
     expect(await statusOf((await makeKey({ scope: "agent", cluster_id: world.cluster.id })).key)).toBe(403);
     expect((await call(`/v1/endpoints/not-an-id/v1/models`, { key: world.key })).status).toBe(404);
-    expect((await call(`/v1/endpoints/${world.ep.id.replace(/.$/, (c) => (c === "0" ? "1" : "0"))}/v1/models`, { key: world.key })).status).toBe(404);
+    expect(
+      (await call(`/v1/endpoints/${world.ep.id.replace(/.$/, (c) => (c === "0" ? "1" : "0"))}/v1/models`, { key: world.key })).status,
+    ).toBe(404);
     // the same answer for another tenant's endpoint and one that does not exist: nothing leaks
-    expect((await call(path, { key: world.other })).body.replace(/"request_id":"[^"]+"/, "")).toBe((await call(`/v1/endpoints/00000000-0000-4000-8000-000000000000/v1/models`, { key: world.other })).body.replace(/"request_id":"[^"]+"/, ""));
+    expect((await call(path, { key: world.other })).body.replace(/"request_id":"[^"]+"/, "")).toBe(
+      (await call(`/v1/endpoints/00000000-0000-4000-8000-000000000000/v1/models`, { key: world.other })).body.replace(
+        /"request_id":"[^"]+"/,
+        "",
+      ),
+    );
     await revokeEndpointKey(world.asT, world.ep.id, own.endpointKey.id);
     expect(await statusOf(own.key)).toBe(401);
   });
@@ -214,7 +268,14 @@ describe("who may call an endpoint", () => {
     const spy = http.createServer((req, res) => {
       seen.push(req.headers);
       paths.push(req.url ?? "");
-      res.writeHead(200, { "content-type": "application/json", connection: "keep-alive, x-internal", "x-internal": "secret", "keep-alive": "timeout=5" }).end("{}");
+      res
+        .writeHead(200, {
+          "content-type": "application/json",
+          connection: "keep-alive, x-internal",
+          "x-internal": "secret",
+          "keep-alive": "timeout=5",
+        })
+        .end("{}");
     });
     const { ep, replicas } = world;
     const node = await db().node.findUniqueOrThrow({ where: { id: replicas[0]!.nodeId! } });
@@ -228,7 +289,14 @@ describe("who may call an endpoint", () => {
     await g.probeNow();
     const r = await call(`/v1/endpoints/${ep.id}//evil.example.com/steal?x=1`, {
       key: world.key,
-      headers: { cookie: "next-auth.session-token=abc", connection: "x-hop", "x-hop": "1", "proxy-authorization": "Basic x", "x-forwarded-for": "6.6.6.6", "x-gpuforge-replica": "forged" },
+      headers: {
+        cookie: "next-auth.session-token=abc",
+        connection: "x-hop",
+        "x-hop": "1",
+        "proxy-authorization": "Basic x",
+        "x-forwarded-for": "6.6.6.6",
+        "x-gpuforge-replica": "forged",
+      },
     });
     expect(r.status).toBe(200);
     expect(r.headers["x-internal"]).toBeUndefined();
@@ -245,7 +313,10 @@ describe("who may call an endpoint", () => {
     spy.closeAllConnections();
     spy.close();
     world.servers.get(replicas[1]!.id)!.set({ healthy: true });
-    await pool().query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1`, [replicas[0]!.id, world.servers.get(replicas[0]!.id)!.port]);
+    await pool().query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1`, [
+      replicas[0]!.id,
+      world.servers.get(replicas[0]!.id)!.port,
+    ]);
     await g.table.refresh();
     await g.probeNow();
   });
@@ -268,10 +339,34 @@ describe("who may call an endpoint", () => {
     const r = replicas[0]!;
     const other = nodes.find((n) => n.node.id !== r.nodeId && n.node.id !== replicas[1]!.nodeId)!.node.id;
     const port = world.servers.get(r.id)!.port;
-    expect(await codeAndFieldOf(reportReplicaAddress(agentPrincipal(cluster.id, other), ep.id, r.id, { attempt: 1, fence: r.fence, host_port: 45000 }))).toBe("not_found");
-    expect(await codeAndFieldOf(reportReplicaAddress(agentPrincipal((await availableFleet(1, 1, "G")).cluster.id), ep.id, r.id, { attempt: 1, fence: r.fence, host_port: 45000 }))).toBe("not_found");
-    expect(await codeAndFieldOf(reportReplicaAddress(agentPrincipal(cluster.id, r.nodeId!), ep.id, r.id, { attempt: 1, fence: "00000000-0000-4000-8000-000000000000", host_port: 45000 }))).toBe("stale_report");
-    expect(await codeAndFieldOf(reportReplicaAddress(agentPrincipal(cluster.id, r.nodeId!), ep.id, r.id, { attempt: 2, fence: r.fence, host_port: 45000 }))).toBe("stale_report");
+    expect(
+      await codeAndFieldOf(
+        reportReplicaAddress(agentPrincipal(cluster.id, other), ep.id, r.id, { attempt: 1, fence: r.fence, host_port: 45000 }),
+      ),
+    ).toBe("not_found");
+    expect(
+      await codeAndFieldOf(
+        reportReplicaAddress(agentPrincipal((await availableFleet(1, 1, "G")).cluster.id), ep.id, r.id, {
+          attempt: 1,
+          fence: r.fence,
+          host_port: 45000,
+        }),
+      ),
+    ).toBe("not_found");
+    expect(
+      await codeAndFieldOf(
+        reportReplicaAddress(agentPrincipal(cluster.id, r.nodeId!), ep.id, r.id, {
+          attempt: 1,
+          fence: "00000000-0000-4000-8000-000000000000",
+          host_port: 45000,
+        }),
+      ),
+    ).toBe("stale_report");
+    expect(
+      await codeAndFieldOf(
+        reportReplicaAddress(agentPrincipal(cluster.id, r.nodeId!), ep.id, r.id, { attempt: 2, fence: r.fence, host_port: 45000 }),
+      ),
+    ).toBe("stale_report");
     expect((await db().endpointReplica.findUniqueOrThrow({ where: { id: r.id } })).hostPort).toBe(port);
   });
 });
@@ -286,14 +381,19 @@ describe("what the gateway records", () => {
     const from = new Date(Date.now() - 3_600_000).toISOString();
     const before = await endpointSla(world.asT.principal, world.ep.id, { from });
     world.servers.forEach((s) => s.set({ errorRate: 1 }));
-    for (let i = 0; i < 3; i++) expect((await call(`/v1/endpoints/${world.ep.id}/v1/chat/completions`, { key: world.key, body: chat("fail") })).status).toBe(500);
+    for (let i = 0; i < 3; i++)
+      expect((await call(`/v1/endpoints/${world.ep.id}/v1/chat/completions`, { key: world.key, body: chat("fail") })).status).toBe(500);
     world.servers.forEach((s) => s.set({ errorRate: 0 }));
-    for (let i = 0; i < 7; i++) expect((await call(`/v1/endpoints/${world.ep.id}/v1/chat/completions`, { key: world.key, body: chat("ok") })).status).toBe(200);
+    for (let i = 0; i < 7; i++)
+      expect((await call(`/v1/endpoints/${world.ep.id}/v1/chat/completions`, { key: world.key, body: chat("ok") })).status).toBe(200);
     await g.recorder.flush();
     const after = await endpointSla(world.asT.principal, world.ep.id, { from });
     expect(after.requests - before.requests).toBe(10);
     expect(after.errors - before.errors).toBe(3);
-    const rows = await pool().query<{ requests: string; errors: string }>(`SELECT sum(requests)::text AS requests, sum(errors)::text AS errors FROM endpoint_gateway_1m WHERE endpoint_id = $1`, [world.ep.id]);
+    const rows = await pool().query<{ requests: string; errors: string }>(
+      `SELECT sum(requests)::text AS requests, sum(errors)::text AS errors FROM endpoint_gateway_1m WHERE endpoint_id = $1`,
+      [world.ep.id],
+    );
     expect(Number(rows.rows[0]!.requests)).toBe(after.requests);
     expect(Number(rows.rows[0]!.errors)).toBe(after.errors);
     const series = await endpointSeries(world.asT.principal, world.ep.id, { from });

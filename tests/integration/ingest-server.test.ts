@@ -20,7 +20,11 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const post = (path: string, key: string | null, body: unknown) =>
-  fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: typeof body === "string" ? body : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
 describe("ingest server", () => {
   it("counts heartbeats per node: the nodes of a cluster sharing one agent key each have their own budget", async () => {
@@ -45,18 +49,33 @@ describe("ingest server", () => {
     const foreign = await registerNode(actorFor(agentPrincipal(other.id)), { hostname: unique("foreign"), gpus: inventory(1) });
 
     const sample = (uuid: string) => ({ gpu_uuid: uuid, utilization_pct: 55, memory_used_mb: 100, temperature_c: 60, power_draw_w: 300 });
-    const ok = await post("/api/clusters/metrics", key, { metrics: [sample(inv[0]!.uuid), sample(inv[1]!.uuid), sample(foreign.gpus[0]!.uuid), { gpu_uuid: inv[0]!.uuid, utilization_pct: 900 }] });
+    const ok = await post("/api/clusters/metrics", key, {
+      metrics: [
+        sample(inv[0]!.uuid),
+        sample(inv[1]!.uuid),
+        sample(foreign.gpus[0]!.uuid),
+        { gpu_uuid: inv[0]!.uuid, utilization_pct: 900 },
+      ],
+    });
     expect(ok).toMatchObject({ status: 202, body: { accepted: 2, stored: 2 } });
     expect(ok.body.rejected.map((r: { index: number }) => r.index)).toEqual([2, 3]);
-    expect(await db().gpuMetric.count({ where: { gpuId: { in: (await db().gpu.findMany({ where: { nodeId: node.id } })).map((g) => g.id) } } })).toBe(2);
+    expect(
+      await db().gpuMetric.count({ where: { gpuId: { in: (await db().gpu.findMany({ where: { nodeId: node.id } })).map((g) => g.id) } } }),
+    ).toBe(2);
 
     const hb = await post(`/api/clusters/nodes/${node.id}/heartbeat`, key, { gpus: [] });
     expect(hb).toMatchObject({ status: 200, body: { node: { id: node.id, status: "available" }, assignments: [] } });
     expect((await post(`/api/clusters/nodes/${foreign.node.id}/heartbeat`, key, { gpus: [] })).status).toBe(404);
 
-    expect(await post("/api/clusters/metrics", null, { metrics: [] })).toMatchObject({ status: 401, body: { error: { code: "unauthorized" } } });
+    expect(await post("/api/clusters/metrics", null, { metrics: [] })).toMatchObject({
+      status: 401,
+      body: { error: { code: "unauthorized" } },
+    });
     expect(await post("/api/clusters/metrics", "gf_not_a_key", { metrics: [] })).toMatchObject({ status: 401 });
-    expect(await post("/api/clusters/metrics", key, "{oops")).toMatchObject({ status: 400, body: { error: { code: "validation_failed", details: [{ path: "body" }] } } });
+    expect(await post("/api/clusters/metrics", key, "{oops")).toMatchObject({
+      status: 400,
+      body: { error: { code: "validation_failed", details: [{ path: "body" }] } },
+    });
     const tooMany = await post("/api/clusters/metrics", key, { metrics: Array.from({ length: 5001 }, () => sample(inv[0]!.uuid)) });
     expect(tooMany).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
     const huge = await post("/api/clusters/metrics", key, `{"metrics":["${"x".repeat(5 * 1024 * 1024)}"]}`);
@@ -77,9 +96,15 @@ describe("ingest server", () => {
     // within what the server reads, yet over the heartbeat route's own limit
     const bigHeartbeat = await post(`/api/clusters/nodes/${node.id}/heartbeat`, key, `{"gpus":[],"pad":"${"z".repeat(2 * 1024 * 1024)}"}`);
     expect(bigHeartbeat).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
-    expect(await post("/api/clusters/metrics", key, "")).toMatchObject({ status: 400, body: { error: { code: "validation_failed", details: [{ path: "body" }] } } });
+    expect(await post("/api/clusters/metrics", key, "")).toMatchObject({
+      status: 400,
+      body: { error: { code: "validation_failed", details: [{ path: "body" }] } },
+    });
     expect((await post("/api/clusters/nodes/%E0%A4%A/heartbeat", key, { gpus: [] })).status).toBe(404);
-    expect(await post("/api/tenants", key, {})).toMatchObject({ status: 404, body: { error: { code: "not_found", request_id: expect.any(String) } } });
+    expect(await post("/api/tenants", key, {})).toMatchObject({
+      status: 404,
+      body: { error: { code: "not_found", request_id: expect.any(String) } },
+    });
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
   });
 });

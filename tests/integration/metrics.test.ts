@@ -10,7 +10,13 @@ import { actorFor, agentPrincipal, makeCluster, operatorPrincipal, registeredFle
 
 const minuteAgo = (m: number, s = 0) => new Date(Math.floor(Date.now() / 60_000) * 60_000 - m * 60_000 + s * 1000).toISOString();
 const sample = (gpu: { uuid: string }, at: string, util: number, extra: Record<string, unknown> = {}) => ({
-  gpu_uuid: gpu.uuid, recorded_at: at, utilization_pct: util, memory_used_mb: 1000, temperature_c: 60, power_draw_w: 300, ...extra,
+  gpu_uuid: gpu.uuid,
+  recorded_at: at,
+  utilization_pct: util,
+  memory_used_mb: 1000,
+  temperature_c: 60,
+  power_draw_w: 300,
+  ...extra,
 });
 
 describe("metrics ingestion", () => {
@@ -55,7 +61,10 @@ describe("metrics ingestion", () => {
 
   it("refuses more than 5,000 samples in one request", async () => {
     const { cluster } = await registeredFleet(1);
-    const err = await ingestGpuMetrics(agentPrincipal(cluster.id), Array.from({ length: 5_001 }, () => ({}))).catch((e) => e);
+    const err = await ingestGpuMetrics(
+      agentPrincipal(cluster.id),
+      Array.from({ length: 5_001 }, () => ({})),
+    ).catch((e) => e);
     expect(err.code).toBe("payload_too_large");
   });
 
@@ -67,9 +76,17 @@ describe("metrics ingestion", () => {
       // every third report is cluster Y's agent naming cluster X's GPUs, and every eighth a key
       // bound to X's first node naming its second node's: refused, whatever they are grouped with
       const kind = i % 3 === 2 ? "other cluster" : i % 8 === 1 ? "other node" : i % 8 === 0 ? "own node" : "own cluster";
-      const agent = kind === "other cluster" ? agentPrincipal(y.cluster.id) : kind.endsWith("node") ? agentPrincipal(x.cluster.id, x.nodes[0]!.node.id) : agentPrincipal(x.cluster.id);
+      const agent =
+        kind === "other cluster"
+          ? agentPrincipal(y.cluster.id)
+          : kind.endsWith("node")
+            ? agentPrincipal(x.cluster.id, x.nodes[0]!.node.id)
+            : agentPrincipal(x.cluster.id);
       const gpus = x.nodes[kind === "other node" ? 1 : kind === "own node" ? 0 : i % 2]!.gpus;
-      return ingestGpuMetrics(agent, gpus.map((g, k) => sample(g, minuteAgo(2, i * 2 + (k % 2)), 10 + k))).then((r) => ({ kind, r }));
+      return ingestGpuMetrics(
+        agent,
+        gpus.map((g, k) => sample(g, minuteAgo(2, i * 2 + (k % 2)), 10 + k)),
+      ).then((r) => ({ kind, r }));
     });
     const results = await Promise.all(calls);
     for (const { kind, r } of results) {
@@ -81,7 +98,9 @@ describe("metrics ingestion", () => {
     }
     expect(results.filter((c) => c.kind === "other node")).toHaveLength(2);
     const stored = results.filter((c) => c.kind.startsWith("own")).reduce((n, c) => n + c.r.stored, 0);
-    const [{ n }] = await db().$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM gpu_metrics WHERE gpu_id = ANY(${x.gpus.map((g) => g.id)}::uuid[])`;
+    const [{ n }] = await db().$queryRaw<
+      [{ n: number }]
+    >`SELECT count(*)::int AS n FROM gpu_metrics WHERE gpu_id = ANY(${x.gpus.map((g) => g.id)}::uuid[])`;
     expect(stored).toBe(n);
     expect(n).toBe(results.filter((c) => c.kind.startsWith("own")).length * 8);
     expect(y.gpus.length).toBe(8);
@@ -89,7 +108,10 @@ describe("metrics ingestion", () => {
 
   it("writes telemetry without waiting for the WAL flush, and only telemetry: the main pool stays durable", async () => {
     // (this test server runs without fsync as a whole, so the main pool is checked for not overriding the server's setting)
-    const setting = (c: typeof pool) => c().query<{ setting: string; source: string }>("SELECT setting, source FROM pg_settings WHERE name = 'synchronous_commit'").then((r) => r.rows[0]!);
+    const setting = (c: typeof pool) =>
+      c()
+        .query<{ setting: string; source: string }>("SELECT setting, source FROM pg_settings WHERE name = 'synchronous_commit'")
+        .then((r) => r.rows[0]!);
     expect(await setting(ingestPool)).toEqual({ setting: "off", source: "client" });
     expect((await setting(pool)).source).not.toBe("client");
   });
@@ -97,7 +119,9 @@ describe("metrics ingestion", () => {
   it("keeps exact per-minute rollups under parallel batches for the same GPUs and minute, once folded", async () => {
     const { cluster, gpus } = await registeredFleet(1);
     const agent = agentPrincipal(cluster.id);
-    const batches = Array.from({ length: 6 }, (_, b) => gpus.map((g) => sample(g, minuteAgo(3, b * 5), 10 * (b + 1), { temperature_c: 50 + b })));
+    const batches = Array.from({ length: 6 }, (_, b) =>
+      gpus.map((g) => sample(g, minuteAgo(3, b * 5), 10 * (b + 1), { temperature_c: 50 + b })),
+    );
     const results = await Promise.all(batches.map((batch) => ingestGpuMetrics(agent, batch)));
     expect(results.reduce((n, r) => n + r.stored, 0)).toBe(48);
     await foldGpuRollups();
@@ -112,7 +136,10 @@ describe("metrics ingestion", () => {
 
   it("a fatal XID in a sample marks its GPU unhealthy", async () => {
     const { cluster, gpus } = await registeredFleet(1);
-    await ingestGpuMetrics(agentPrincipal(cluster.id), [sample(gpus[0]!, minuteAgo(0), 5, { xid_errors: [79] }), sample(gpus[1]!, minuteAgo(0), 5, { xid_errors: [13] })]);
+    await ingestGpuMetrics(agentPrincipal(cluster.id), [
+      sample(gpus[0]!, minuteAgo(0), 5, { xid_errors: [79] }),
+      sample(gpus[1]!, minuteAgo(0), 5, { xid_errors: [13] }),
+    ]);
     expect((await db().gpu.findUniqueOrThrow({ where: { id: gpus[0]!.id } })).status).toBe("unhealthy");
     expect((await db().gpu.findUniqueOrThrow({ where: { id: gpus[1]!.id } })).status).toBe("available");
   });
@@ -122,13 +149,26 @@ describe("metrics ingestion", () => {
     const agent = agentPrincipal(cluster.id);
     const [sick, ...well] = nodes;
     const reports = [
-      ingestGpuMetrics(agent, sick!.gpus.map((g, k) => sample(g, minuteAgo(1, 7), 50, k === 3 ? { xid_errors: [13, 79] } : {}))),
-      ...well.flatMap((n) => [0, 1, 2].map((s) => ingestGpuMetrics(agent, n.gpus.map((g) => sample(g, minuteAgo(1, s), 50, { xid_errors: [13] }))))),
+      ingestGpuMetrics(
+        agent,
+        sick!.gpus.map((g, k) => sample(g, minuteAgo(1, 7), 50, k === 3 ? { xid_errors: [13, 79] } : {})),
+      ),
+      ...well.flatMap((n) =>
+        [0, 1, 2].map((s) =>
+          ingestGpuMetrics(
+            agent,
+            n.gpus.map((g) => sample(g, minuteAgo(1, s), 50, { xid_errors: [13] })),
+          ),
+        ),
+      ),
     ];
     const [sickResult, ...wellResults] = await Promise.all(reports);
     expect(sickResult!.fatalNodeIds).toEqual([sick!.node.id]);
     for (const r of wellResults) expect(r).toMatchObject({ accepted: 8, stored: 8, fatalNodeIds: [] });
-    const statuses = await db().gpu.findMany({ where: { nodeId: { in: nodes.map((n) => n.node.id) } }, select: { id: true, status: true, lastXid: true } });
+    const statuses = await db().gpu.findMany({
+      where: { nodeId: { in: nodes.map((n) => n.node.id) } },
+      select: { id: true, status: true, lastXid: true },
+    });
     expect(statuses.filter((g) => g.status === "unhealthy")).toEqual([{ id: sick!.gpus[3]!.id, status: "unhealthy", lastXid: 79 }]);
   });
 
@@ -170,7 +210,10 @@ describe("metric series", () => {
     expect(raw.points).toHaveLength(4);
     const rolled = await gpuMetricSeries(operatorPrincipal, g.id, { from, to, step: 60 });
     expect(rolled.source).toBe("rollup");
-    expect(rolled.points.map((p) => [p.utilization_avg, p.samples])).toEqual([[20, 4], [60, 4]]);
+    expect(rolled.points.map((p) => [p.utilization_avg, p.samples])).toEqual([
+      [20, 4],
+      [60, 4],
+    ]);
     const two = await gpuMetricSeries(operatorPrincipal, g.id, { from, to, step: 120 });
     expect(two.points).toEqual([expect.objectContaining({ utilization_avg: 40, utilization_max: 60, samples: 8 })]);
   });
@@ -179,7 +222,9 @@ describe("metric series", () => {
     const { gpus } = await registeredFleet(1);
     const e1 = await gpuMetricSeries(operatorPrincipal, gpus[0]!.id, { from: minuteAgo(0), to: minuteAgo(5) }).catch((e) => e);
     expect(e1.details[0].path).toBe("from");
-    const e2 = await gpuMetricSeries(operatorPrincipal, gpus[0]!.id, { from: minuteAgo(60 * 24 * 7), to: minuteAgo(0), step: 1 }).catch((e) => e);
+    const e2 = await gpuMetricSeries(operatorPrincipal, gpus[0]!.id, { from: minuteAgo(60 * 24 * 7), to: minuteAgo(0), step: 1 }).catch(
+      (e) => e,
+    );
     expect(e2.details[0].path).toBe("step");
   });
 
@@ -192,7 +237,10 @@ describe("metric series", () => {
 
   it("folds GPU rollups into a cluster series and prunes by retention", async () => {
     const { cluster, gpus } = await registeredFleet(1);
-    await ingestGpuMetrics(agentPrincipal(cluster.id), gpus.map((g) => sample(g, minuteAgo(1), 40)));
+    await ingestGpuMetrics(
+      agentPrincipal(cluster.id),
+      gpus.map((g) => sample(g, minuteAgo(1), 40)),
+    );
     await foldGpuRollups();
     await rollupClusterMetrics(10);
     // the series covers the whole range, bucket by bucket: minutes without rollups are gaps (null), not skipped
@@ -200,7 +248,9 @@ describe("metric series", () => {
     const series = await fleetUtilizationSeries({ from: new Date(to.getTime() - 3_600_000), to, stepS: 60 }, cluster.id);
     expect(series.points.length).toBeGreaterThanOrEqual(60);
     expect(series.points.length).toBeLessThanOrEqual(61);
-    expect(series.points.filter((p) => p.utilization !== null)).toEqual([expect.objectContaining({ t: Math.floor((Date.now() - 60_000) / 60_000) * 60_000, utilization: 40 })]);
+    expect(series.points.filter((p) => p.utilization !== null)).toEqual([
+      expect.objectContaining({ t: Math.floor((Date.now() - 60_000) / 60_000) * 60_000, utilization: 40 }),
+    ]);
     expect(series.points[0]!.utilization).toBeNull();
 
     await db().$executeRaw`INSERT INTO gpu_metrics (gpu_id, recorded_at, utilization_pct, memory_used_mb, temperature_c, power_draw_w)

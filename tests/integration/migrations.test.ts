@@ -23,7 +23,9 @@ describe("migration runner", () => {
     expect(second.alreadyApplied).toEqual(files.map((f) => f.name));
 
     const rows = await withClient(url, (c) =>
-      c.query(`SELECT migration_name, checksum, finished_at, applied_steps_count, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`),
+      c.query(
+        `SELECT migration_name, checksum, finished_at, applied_steps_count, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
+      ),
     );
     expect(rows.rows.map((r) => r.migration_name)).toEqual(files.map((f) => f.name));
     for (const [i, r] of rows.rows.entries()) {
@@ -77,7 +79,9 @@ describe("migration runner", () => {
     const url = await scratchDatabase("unknown");
     await runMigrations(url);
     await withClient(url, (c) =>
-      c.query(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at) VALUES ('x', 'y', '20991231000000_from_the_future', now())`),
+      c.query(
+        `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at) VALUES ('x', 'y', '20991231000000_from_the_future', now())`,
+      ),
     );
     await expect(runMigrations(url)).rejects.toThrow(/20991231000000_from_the_future.*missing/);
   });

@@ -20,19 +20,32 @@ const PER_GPU = new Set(["gpuforge_gpu_healthy", "gpuforge_gpu_utilization_perce
 describe("Prometheus exposition", () => {
   it("serves the fleet's gauges and this process's figures in valid text format, with the fleet's own labels", async () => {
     const { cluster, gpuType, nodes } = await availableFleet(2, 2);
-    await ingestGpuMetrics(agentPrincipal(cluster.id), [{ gpu_uuid: nodes[0]!.gpus[0]!.uuid, utilization_pct: 73, memory_used_mb: 1, temperature_c: 50, power_draw_w: 100 }]);
+    await ingestGpuMetrics(agentPrincipal(cluster.id), [
+      { gpu_uuid: nodes[0]!.gpus[0]!.uuid, utilization_pct: 73, memory_used_mb: 1, temperature_c: 50, power_draw_w: 100 },
+    ]);
     await foldGpuRollups(); // the per-GPU utilization comes from the rollups
     await runSchedulerCycle("metrics test");
     const { contentType, body } = await metricsExposition();
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     const x = parseExposition(body);
     const name = (await db().cluster.findUniqueOrThrow({ where: { id: cluster.id } })).name;
-    expect(x.of("gpuforge_gpus").filter((s) => s.labels.cluster === name && s.labels.gpu_type === gpuType)).toEqual([{ name: "gpuforge_gpus", labels: { cluster: name, gpu_type: gpuType, state: "idle" }, value: 4 }]);
+    expect(x.of("gpuforge_gpus").filter((s) => s.labels.cluster === name && s.labels.gpu_type === gpuType)).toEqual([
+      { name: "gpuforge_gpus", labels: { cluster: name, gpu_type: gpuType, state: "idle" }, value: 4 },
+    ]);
     expect(x.of("gpuforge_nodes").find((s) => s.labels.cluster === name)).toMatchObject({ labels: { status: "available" }, value: 2 });
     const util = x.of("gpuforge_gpu_utilization_percent").find((s) => s.labels.node === nodes[0]!.node.hostname && s.labels.gpu === "0");
     expect(util).toMatchObject({ labels: { cluster: name, gpu_type: gpuType }, value: 73 });
     expect(x.of("gpuforge_gpu_healthy").filter((s) => s.labels.cluster === name)).toHaveLength(4);
-    for (const m of ["gpuforge_remediation_cap", "gpuforge_remediations_in_window", "gpuforge_notifications_backlog", "gpuforge_work_running", "gpuforge_gpu_series_truncated", "gpuforge_metrics_rollup_queue", "gpuforge_metrics_rollup_queue_oldest_seconds"]) expect(x.of(m).length, m).toBeGreaterThan(0);
+    for (const m of [
+      "gpuforge_remediation_cap",
+      "gpuforge_remediations_in_window",
+      "gpuforge_notifications_backlog",
+      "gpuforge_work_running",
+      "gpuforge_gpu_series_truncated",
+      "gpuforge_metrics_rollup_queue",
+      "gpuforge_metrics_rollup_queue_oldest_seconds",
+    ])
+      expect(x.of(m).length, m).toBeGreaterThan(0);
     expect(x.types.get("gpuforge_scheduler_cycle_duration_seconds")).toBe("histogram");
     expect(x.of("gpuforge_scheduler_cycle_duration_seconds").find((s) => s.name.endsWith("_count"))!.value).toBeGreaterThanOrEqual(1);
     expect(x.of("gpuforge_ingest_samples_total").find((s) => s.labels.outcome === "stored")!.value).toBeGreaterThanOrEqual(1);
@@ -96,7 +109,10 @@ describe("Prometheus exposition", () => {
   });
 });
 
-const alert = (labels: Record<string, string>, o: Partial<AlertmanagerWebhook["alerts"][number]> = {}): AlertmanagerWebhook["alerts"][number] => ({
+const alert = (
+  labels: Record<string, string>,
+  o: Partial<AlertmanagerWebhook["alerts"][number]> = {},
+): AlertmanagerWebhook["alerts"][number] => ({
   status: "firing",
   labels,
   annotations: { summary: "from the test" },
@@ -105,8 +121,15 @@ const alert = (labels: Record<string, string>, o: Partial<AlertmanagerWebhook["a
   ...o,
 });
 const payload = (alerts: AlertmanagerWebhook["alerts"]): AlertmanagerWebhook => ({
-  version: "4", groupKey: "{}:{}", status: alerts.some((a) => a.status === "firing") ? "firing" : "resolved", receiver: "gpuforge",
-  groupLabels: {}, commonLabels: {}, commonAnnotations: {}, externalURL: "http://alertmanager:9093", alerts,
+  version: "4",
+  groupKey: "{}:{}",
+  status: alerts.some((a) => a.status === "firing") ? "firing" : "resolved",
+  receiver: "gpuforge",
+  groupLabels: {},
+  commonLabels: {},
+  commonAnnotations: {},
+  externalURL: "http://alertmanager:9093",
+  alerts,
 });
 
 async function world() {
@@ -128,14 +151,33 @@ describe("Alertmanager intake", () => {
     const gpu = a.gpus[1]!;
     const fatal = alert({ alertname: "GPUFatalXid", severity: "critical", Hostname: "not-the-hostname", UUID: gpu.uuid, gpu: "1" });
     const first = await ingestAlertmanager(payload([fatal]), { cap: 1_000 });
-    expect(first).toMatchObject({ received: 1, fired: 1, resolved: 0, remediation: { quarantined: [a.node.id], capped: [] }, unmatched: [] });
+    expect(first).toMatchObject({
+      received: 1,
+      fired: 1,
+      resolved: 0,
+      remediation: { quarantined: [a.node.id], capped: [] },
+      unmatched: [],
+    });
     const event = await db().alertEvent.findFirstOrThrow({ where: { nodeId: a.node.id, ruleType: "external" } });
-    expect(event).toMatchObject({ subjectType: "gpu", subjectId: gpu.id, severity: "critical", status: "firing", subjectLabel: `${a.node.hostname} GPU 1` });
+    expect(event).toMatchObject({
+      subjectType: "gpu",
+      subjectId: gpu.id,
+      severity: "critical",
+      status: "firing",
+      subjectLabel: `${a.node.hostname} GPU 1`,
+    });
     expect((await db().node.findUniqueOrThrow({ where: { id: a.node.id } })).status).toBe("quarantined");
-    expect(await db().remediation.findFirst({ where: { nodeId: a.node.id } })).toMatchObject({ cause: "alertmanager:GPUFatalXid", outcome: "quarantined", alertEventId: event.id });
+    expect(await db().remediation.findFirst({ where: { nodeId: a.node.id } })).toMatchObject({
+      cause: "alertmanager:GPUFatalXid",
+      outcome: "quarantined",
+      alertEventId: event.id,
+    });
 
     const settled = await counts(a.node.id);
-    expect(await ingestAlertmanager(payload([fatal]), { cap: 1_000 })).toMatchObject({ fired: 0, remediation: { quarantined: [], capped: [] } });
+    expect(await ingestAlertmanager(payload([fatal]), { cap: 1_000 })).toMatchObject({
+      fired: 0,
+      remediation: { quarantined: [], capped: [] },
+    });
     expect(await counts(a.node.id)).toEqual(settled);
 
     const resolved = { ...fatal, status: "resolved" as const, endsAt: new Date().toISOString() };
@@ -150,8 +192,17 @@ describe("Alertmanager intake", () => {
     const { cluster, a, b } = await world();
     const clusterName = (await db().cluster.findUniqueOrThrow({ where: { id: cluster.id } })).name;
     const thermal = alert({ alertname: "GPUThermalWarning", severity: "warning", instance: `${a.node.hostname}:9400` });
-    const quarantineByLabel = alert({ alertname: "SomethingCustom", severity: "page", Hostname: b.node.hostname, cluster: clusterName, gpuforge_action: "quarantine" });
-    const r = await ingestAlertmanager(payload([thermal, quarantineByLabel, alert({ alertname: "Lost", instance: "nowhere:1" }), alert({ alertname: "NoTarget" })]), { cap: 0 });
+    const quarantineByLabel = alert({
+      alertname: "SomethingCustom",
+      severity: "page",
+      Hostname: b.node.hostname,
+      cluster: clusterName,
+      gpuforge_action: "quarantine",
+    });
+    const r = await ingestAlertmanager(
+      payload([thermal, quarantineByLabel, alert({ alertname: "Lost", instance: "nowhere:1" }), alert({ alertname: "NoTarget" })]),
+      { cap: 0 },
+    );
     expect(r.fired).toBe(2);
     // the thermal warning is recorded, not acted on; the labelled one is past a cap of 0: a human decides
     expect(r.remediation).toEqual({ quarantined: [], capped: [b.node.id] });

@@ -6,7 +6,16 @@ import { finishJob } from "@/lib/jobs/finish-job";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { getPipelineOrThrow } from "@/lib/pipelines/queries";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  inventory,
+  makeCluster,
+  makeTenant,
+  operatorPrincipal,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 
 const operator = actorFor(operatorPrincipal);
 
@@ -88,16 +97,25 @@ describe("pipelines", () => {
     }).catch((e) => e);
     expect(cycle.code).toBe("validation_failed");
     expect(cycle.details[0].message).toMatch(/cycle/);
-    const unknown = await createPipeline(asT, { name: "ghost", steps: [{ name: "x", depends_on: ["nope"], gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }] }).catch((e) => e);
+    const unknown = await createPipeline(asT, {
+      name: "ghost",
+      steps: [{ name: "x", depends_on: ["nope"], gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }],
+    }).catch((e) => e);
     expect(unknown.details[0].path).toBe("steps[0].depends_on[0]");
-    const tooBig = await createPipeline(asT, { name: "big", steps: [{ name: "x", gpu_count: 17, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }] }).catch((e) => e);
+    const tooBig = await createPipeline(asT, {
+      name: "big",
+      steps: [{ name: "x", gpu_count: 17, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }],
+    }).catch((e) => e);
     expect(tooBig).toMatchObject({ code: "unsatisfiable", details: [{ path: "steps[0].gpu_count" }] });
     expect(await db().pipeline.count({ where: { tenantId: tenant.id } })).toBe(0);
   });
 
   it("keeps pipelines to their tenant", async () => {
     const { gpuType, asT } = await setup();
-    const p = await createPipeline(asT, { name: "private", steps: [{ name: "x", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }] });
+    const p = await createPipeline(asT, {
+      name: "private",
+      steps: [{ name: "x", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }],
+    });
     const other = await makeTenant(4);
     const err = await getPipelineOrThrow(tenantAdminPrincipal(other.id), p.id).catch((e) => e);
     expect(err.code).toBe("not_found");

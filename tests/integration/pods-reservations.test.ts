@@ -16,7 +16,10 @@ import { codeOf } from "../support/outcomes";
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const pod = (tenantId: string, gpuType: string, gpuCount: number) =>
-  createPod(asTenantAdmin(tenantId), createPodBody.parse({ name: unique("pod"), gpu_type: gpuType, gpu_count: gpuCount, image: "runpod/pytorch:2.4.0" }));
+  createPod(
+    asTenantAdmin(tenantId),
+    createPodBody.parse({ name: unique("pod"), gpu_type: gpuType, gpu_count: gpuCount, image: "runpod/pytorch:2.4.0" }),
+  );
 
 describe("pods and reservations", () => {
   it("parallel cycles place pods only on nodes no reservation holds or books, the owner's own included", async () => {
@@ -24,23 +27,46 @@ describe("pods and reservations", () => {
     const owner = await makeTenant(64);
     const other = await makeTenant(64);
     const now = Date.now();
-    const held = reservationJson(await createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }));
-    const later = reservationJson(await createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now + HOUR / 2), ends_at: iso(now + HOUR) }));
+    const held = reservationJson(
+      await createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }),
+    );
+    const later = reservationJson(
+      await createReservation(asTenantAdmin(owner.id), {
+        gpu_type: gpuType,
+        node_count: 1,
+        starts_at: iso(now + HOUR / 2),
+        ends_at: iso(now + HOUR),
+      }),
+    );
     const reservedNodes = new Set([...held.node_ids, ...later.node_ids]);
     expect(reservedNodes.size).toBe(2);
     const free = nodes.map((n) => n.node.id).find((id) => !reservedNodes.has(id))!;
 
-    const pods = await Promise.all([pod(other.id, gpuType, 4), pod(other.id, gpuType, 2), pod(owner.id, gpuType, 2), pod(owner.id, gpuType, 4)]);
+    const pods = await Promise.all([
+      pod(other.id, gpuType, 4),
+      pod(other.id, gpuType, 2),
+      pod(owner.id, gpuType, 2),
+      pod(owner.id, gpuType, 4),
+    ]);
     await Promise.all([runSchedulerCycle("pr-a"), runSchedulerCycle("pr-b"), runSchedulerCycle("pr-c")]);
     await runSchedulerCycle("pr-d");
 
-    const placed = await db().pod.findMany({ where: { id: { in: pods.map((p) => p.id) }, status: "starting" }, select: { id: true, nodeId: true } });
+    const placed = await db().pod.findMany({
+      where: { id: { in: pods.map((p) => p.id) }, status: "starting" },
+      select: { id: true, nodeId: true },
+    });
     expect(placed.length).toBeGreaterThan(0);
     for (const p of placed) expect(p.nodeId).toBe(free);
     // the one free node has 4 GPUs: what was placed fits on it, and no GPU of a reserved node went to a pod
-    const { rows } = await pool().query<{ n: number }>(`SELECT count(*)::int AS n FROM gpus WHERE node_id = ANY($1::uuid[]) AND allocated_pod_id IS NOT NULL`, [[...reservedNodes]]);
+    const { rows } = await pool().query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM gpus WHERE node_id = ANY($1::uuid[]) AND allocated_pod_id IS NOT NULL`,
+      [[...reservedNodes]],
+    );
     expect(rows[0]!.n).toBe(0);
-    const waiting = await db().pod.findMany({ where: { id: { in: pods.map((p) => p.id) }, status: "pending" }, select: { pendingReason: true } });
+    const waiting = await db().pod.findMany({
+      where: { id: { in: pods.map((p) => p.id) }, status: "pending" },
+      select: { pendingReason: true },
+    });
     expect(waiting.length).toBe(pods.length - placed.length);
   });
 
@@ -49,7 +75,9 @@ describe("pods and reservations", () => {
     const owner = await makeTenant(64);
     const other = await makeTenant(64);
     const now = Date.now();
-    const held = reservationJson(await createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }));
+    const held = reservationJson(
+      await createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }),
+    );
     const reservedNode = held.node_ids[0]!;
     const freeNode = nodes.map((n) => n.node.id).find((id) => id !== reservedNode)!;
 
@@ -60,10 +88,19 @@ describe("pods and reservations", () => {
       await c.query("BEGIN");
       // as every allocator does: no scheduling cycle (this file's or another's) runs meanwhile
       await lockForTransaction(c, "scheduler");
-      await c.query(`UPDATE pods SET status = 'starting', attempts = 1, fence = gen_random_uuid(), node_id = $2 WHERE id = $1`, [direct.id, reservedNode]);
+      await c.query(`UPDATE pods SET status = 'starting', attempts = 1, fence = gen_random_uuid(), node_id = $2 WHERE id = $1`, [
+        direct.id,
+        reservedNode,
+      ]);
       const refused = await c
-        .query(`UPDATE gpus SET allocated_pod_id = $1 WHERE id = (SELECT id FROM gpus WHERE node_id = $2 LIMIT 1)`, [direct.id, reservedNode])
-        .then(() => "allowed", (e: { message: string }) => e.message);
+        .query(`UPDATE gpus SET allocated_pod_id = $1 WHERE id = (SELECT id FROM gpus WHERE node_id = $2 LIMIT 1)`, [
+          direct.id,
+          reservedNode,
+        ])
+        .then(
+          () => "allowed",
+          (e: { message: string }) => e.message,
+        );
       expect(refused).toMatch(/reservation .* holds or books: a pod declares no end/);
     } finally {
       await c.query("ROLLBACK");
@@ -72,15 +109,28 @@ describe("pods and reservations", () => {
 
     // the free node takes the pod; then nobody can book that node while the pod holds it
     await runSchedulerCycle("pq");
-    expect(await db().pod.findUniqueOrThrow({ where: { id: direct.id }, select: { status: true, nodeId: true } })).toEqual({ status: "starting", nodeId: freeNode });
-    expect(await codeOf(createReservation(asTenantAdmin(owner.id), { gpu_type: gpuType, node_count: 1, starts_at: iso(now + 60_000), ends_at: iso(now + HOUR) }))).toBe("no_capacity");
+    expect(await db().pod.findUniqueOrThrow({ where: { id: direct.id }, select: { status: true, nodeId: true } })).toEqual({
+      status: "starting",
+      nodeId: freeNode,
+    });
+    expect(
+      await codeOf(
+        createReservation(asTenantAdmin(owner.id), {
+          gpu_type: gpuType,
+          node_count: 1,
+          starts_at: iso(now + 60_000),
+          ends_at: iso(now + HOUR),
+        }),
+      ),
+    ).toBe("no_capacity");
     const c2 = await pool().connect();
     try {
       await c2.query("BEGIN");
       await lockForTransaction(c2, "scheduler");
-      const refused = await c2
-        .query(`UPDATE reservation_nodes SET node_id = $2 WHERE reservation_id = $1`, [held.id, freeNode])
-        .then(() => "allowed", (e: { message: string }) => e.message);
+      const refused = await c2.query(`UPDATE reservation_nodes SET node_id = $2 WHERE reservation_id = $1`, [held.id, freeNode]).then(
+        () => "allowed",
+        (e: { message: string }) => e.message,
+      );
       expect(refused).toMatch(/runs pod .* declares no end/);
     } finally {
       await c2.query("ROLLBACK");

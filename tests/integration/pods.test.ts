@@ -20,7 +20,16 @@ import { updateTenant } from "@/lib/tenants/update-tenant";
 import { appendPodLogs } from "@/lib/workload-logs/append-logs";
 import { readPodLogs } from "@/lib/workload-logs/queries";
 import { systemActor } from "@/lib/auth/principal";
-import { actorFor, agentPrincipal, availableFleet, inventory, makeTenant, operatorPrincipal, tenantAdminPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  availableFleet,
+  inventory,
+  makeTenant,
+  operatorPrincipal,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 import { codeAndFieldOf } from "../support/outcomes";
 
 // Pods hold GPUs through the same allocator, quota and database guarantees as jobs and replicas,
@@ -44,7 +53,12 @@ async function runOnNode(clusterId: string, podId: string) {
   const beat = await recordHeartbeat(actorFor(agentPrincipal(clusterId)), pl.nodeId, {});
   const a = beat.assignments.find((x) => x.kind === "pod" && x.pod_id === podId);
   if (!a || a.kind !== "pod") throw new Error("the heartbeat did not assign the pod");
-  await reportPodStatus(agentPrincipal(clusterId), podId, { attempt: a.attempt, fence: a.fence, status: "running", ports: a.ports.map((port) => ({ container_port: port, host_port: 40_000 + port })) });
+  await reportPodStatus(agentPrincipal(clusterId), podId, {
+    attempt: a.attempt,
+    fence: a.fence,
+    status: "running",
+    ports: a.ports.map((port) => ({ container_port: port, host_port: 40_000 + port })),
+  });
   return a;
 }
 
@@ -61,7 +75,10 @@ async function invariants(gpuType: string) {
 }
 
 async function inUse(tenantId: string): Promise<number> {
-  const { rows } = await pool().query<{ in_use: number }>(`SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])), 0) AS in_use`, [tenantId]);
+  const { rows } = await pool().query<{ in_use: number }>(
+    `SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])), 0) AS in_use`,
+    [tenantId],
+  );
   return rows[0]!.in_use;
 }
 
@@ -71,9 +88,20 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
     const asT = actorFor(tenantAdminPrincipal(t.id));
     const { cluster, gpuType, nodes } = await availableFleet(2, 4, "P");
     // the nodes' addresses, as their agents report them (what SSH commands name)
-    for (const n of nodes) await pool().query(`UPDATE nodes SET address = $2 WHERE id = $1`, [n.node.id, `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`]);
+    for (const n of nodes)
+      await pool().query(`UPDATE nodes SET address = $2 WHERE id = $1`, [
+        n.node.id,
+        `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`,
+      ]);
     const pod = await createPod(asT, spec(gpuType, { gpu_count: 2, ports: [8888], ssh_public_key: SSH_KEY }));
-    expect(pod).toMatchObject({ status: "pending", ports: [{ container_port: 22, host_port: null }, { container_port: 8888, host_port: null }], ssh_command: null });
+    expect(pod).toMatchObject({
+      status: "pending",
+      ports: [
+        { container_port: 22, host_port: null },
+        { container_port: 8888, host_port: null },
+      ],
+      ssh_command: null,
+    });
     expect(pod.ssh_key_fingerprint).toMatch(/^SHA256:/);
 
     await runSchedulerCycle("test");
@@ -83,15 +111,30 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
 
     // the node runs it as a long-lived container with its ports and key, then reports its host ports
     const a = await runOnNode(cluster.id, pod.id);
-    expect(a).toMatchObject({ image: "runpod/pytorch:2.4.0", ports: [22, 8888], ssh_public_key: SSH_KEY, status_path: `/api/pods/${pod.id}/status` });
+    expect(a).toMatchObject({
+      image: "runpod/pytorch:2.4.0",
+      ports: [22, 8888],
+      ssh_public_key: SSH_KEY,
+      status_path: `/api/pods/${pod.id}/status`,
+    });
     expect(a.gpu_ids).toHaveLength(2);
     const running = await getPodOrThrow(asT.principal, pod.id);
-    expect(running).toMatchObject({ status: "running", ports: [{ container_port: 22, host_port: 40_022 }, { container_port: 8888, host_port: 48_888 }] });
+    expect(running).toMatchObject({
+      status: "running",
+      ports: [
+        { container_port: 22, host_port: 40_022 },
+        { container_port: 8888, host_port: 48_888 },
+      ],
+    });
     const host = (await db().node.findUniqueOrThrow({ where: { id: first.nodeId } })).address;
     expect(running).toMatchObject({ host, ssh_command: `ssh root@${host} -p 40022` });
 
     // its log, fenced like every report
-    await appendPodLogs(agentPrincipal(cluster.id), pod.id, { attempt: a.attempt, fence: a.fence, chunks: [{ seq: 0, stream: "stdout", text: "sshd listening on 22\n" }] });
+    await appendPodLogs(agentPrincipal(cluster.id), pod.id, {
+      attempt: a.attempt,
+      fence: a.fence,
+      chunks: [{ seq: 0, stream: "stdout", text: "sshd listening on 22\n" }],
+    });
     expect((await readPodLogs(asT.principal, pod.id, { limit: 50 })).data.map((c) => c.text)).toEqual(["sshd listening on 22\n"]);
 
     // stop: GPUs back at once, the node no longer runs it, then confirms
@@ -109,14 +152,35 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
     const second = await placement(pod.id);
     expect(second).toMatchObject({ status: "starting", attempt: 2 });
     expect(second.fence).not.toBe(first.fence);
-    expect(await codeAndFieldOf(reportPodStatus(agentPrincipal(cluster.id), pod.id, { attempt: 1, fence: first.fence, status: "exited", exit_code: 1 }))).toBe("stale_report");
-    expect(await codeAndFieldOf(appendPodLogs(agentPrincipal(cluster.id), pod.id, { attempt: 1, fence: first.fence, chunks: [{ seq: 1, stream: "stdout", text: "late\n" }] }))).toBe("stale_report");
+    expect(
+      await codeAndFieldOf(
+        reportPodStatus(agentPrincipal(cluster.id), pod.id, { attempt: 1, fence: first.fence, status: "exited", exit_code: 1 }),
+      ),
+    ).toBe("stale_report");
+    expect(
+      await codeAndFieldOf(
+        appendPodLogs(agentPrincipal(cluster.id), pod.id, {
+          attempt: 1,
+          fence: first.fence,
+          chunks: [{ seq: 1, stream: "stdout", text: "late\n" }],
+        }),
+      ),
+    ).toBe("stale_report");
 
     expect((await changePodState(asT, pod.id, "terminate")).status).toBe("terminated");
     expect(await codeAndFieldOf(changePodState(asT, pod.id, "start"))).toBe("invalid_transition");
     expect(await inUse(t.id)).toBe(0);
     const history = (await listPodEvents(asT.principal, pod.id)).reverse().map((e) => `${e.from_status ?? ""}→${e.to_status}`);
-    expect(history).toEqual(["→pending", "pending→starting", "starting→running", "running→stopping", "stopping→stopped", "stopped→pending", "pending→starting", "starting→terminated"]);
+    expect(history).toEqual([
+      "→pending",
+      "pending→starting",
+      "starting→running",
+      "running→stopping",
+      "stopping→stopped",
+      "stopped→pending",
+      "pending→starting",
+      "starting→terminated",
+    ]);
     // another tenant sees nothing of it
     expect(await codeAndFieldOf(getPodOrThrow(tenantAdminPrincipal((await makeTenant(2)).id), pod.id))).toBe("not_found");
   });
@@ -130,9 +194,18 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
     await runSchedulerCycle("test");
     for (const id of [once.id, again.id]) {
       const a = await runOnNode(cluster.id, id);
-      await reportPodStatus(agentPrincipal(cluster.id), id, { attempt: a.attempt, fence: a.fence, status: "exited", exit_code: 137, error: "OOMKilled" });
+      await reportPodStatus(agentPrincipal(cluster.id), id, {
+        attempt: a.attempt,
+        fence: a.fence,
+        status: "exited",
+        exit_code: 137,
+        error: "OOMKilled",
+      });
     }
-    expect(await getPodOrThrow(asT.principal, once.id)).toMatchObject({ status: "failed", status_reason: "its container ended: OOMKilled" });
+    expect(await getPodOrThrow(asT.principal, once.id)).toMatchObject({
+      status: "failed",
+      status_reason: "its container ended: OOMKilled",
+    });
     expect((await getPodOrThrow(asT.principal, again.id)).status).toBe("pending");
     await runSchedulerCycle("test");
     expect((await placement(again.id)).attempt).toBe(2);
@@ -146,7 +219,9 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
     expect(await codeAndFieldOf(createPod(asT, spec(gpuType, { gpu_count: 5 })))).toBe("unsatisfiable:gpu_count");
     expect(await codeAndFieldOf(createPod(asT, spec("NOSUCHTYPE")))).toBe("unsatisfiable:gpu_type");
     const small = await makeTenant(1);
-    expect(await codeAndFieldOf(createPod(actorFor(tenantAdminPrincipal(small.id)), spec(gpuType, { gpu_count: 2 })))).toBe("unsatisfiable:gpu_count");
+    expect(await codeAndFieldOf(createPod(actorFor(tenantAdminPrincipal(small.id)), spec(gpuType, { gpu_count: 2 })))).toBe(
+      "unsatisfiable:gpu_count",
+    );
     const p = await createPod(asT, spec(gpuType));
     expect(await codeAndFieldOf(createPod(asT, spec(gpuType, { name: p.name })))).toBe("conflict:name");
     expect(await codeAndFieldOf(createPod(actorFor(operatorPrincipal), spec(gpuType)))).toBe("validation_failed:tenant_id");
@@ -180,16 +255,24 @@ describe("pods: parallel create, stop and start", () => {
     expect(await inUse(t.id)).toBeLessThanOrEqual(5);
     expect(await inUse(t.id)).toBeGreaterThanOrEqual(4);
     // the database itself refuses a second holder and an over-quota pod, whatever the code does
-    const holder = await pool().query<{ id: string; allocated_pod_id: string }>(`SELECT id, allocated_pod_id FROM gpus WHERE gpu_type = $1 AND allocated_pod_id IS NOT NULL LIMIT 1`, [gpuType]);
+    const holder = await pool().query<{ id: string; allocated_pod_id: string }>(
+      `SELECT id, allocated_pod_id FROM gpus WHERE gpu_type = $1 AND allocated_pod_id IS NOT NULL LIMIT 1`,
+      [gpuType],
+    );
     const job = await db().job.findFirst({ where: { gpuType }, select: { id: true } });
-    expect(await codeAndFieldOf(pool().query(`UPDATE gpus SET allocated_job_id = $2 WHERE id = $1`, [holder.rows[0]!.id, job!.id]))).toMatch(/23514|check/);
+    expect(
+      await codeAndFieldOf(pool().query(`UPDATE gpus SET allocated_job_id = $2 WHERE id = $1`, [holder.rows[0]!.id, job!.id])),
+    ).toMatch(/23514|check/);
   });
 });
 
 describe("pods: billing", () => {
   it("bills each running span once, tiling it exactly over accruals and stop/start cycles", async () => {
     const { cluster, gpuType } = await availableFleet(1, 2, "B");
-    await pool().query(`INSERT INTO gpu_rates (gpu_type, cents_per_hour, effective_from, created_by) VALUES ($1, 360000, now() - interval '1 day', 'test')`, [gpuType]);
+    await pool().query(
+      `INSERT INTO gpu_rates (gpu_type, cents_per_hour, effective_from, created_by) VALUES ($1, 360000, now() - interval '1 day', 'test')`,
+      [gpuType],
+    );
     const t = await makeTenant(2);
     const asT = actorFor(tenantAdminPrincipal(t.id));
     const pod = await createPod(asT, spec(gpuType, { gpu_count: 2 }));
@@ -199,13 +282,27 @@ describe("pods: billing", () => {
       const a = await runOnNode(cluster.id, pod.id);
       await sleep(400);
       await accrueRunningUsage({ tenantId: t.id, invoiceEveryS: 0 });
-      await Promise.all([accrueRunningUsage({ tenantId: t.id, invoiceEveryS: 0 }), accrueRunningUsage({ tenantId: t.id, invoiceEveryS: 0 })]);
+      await Promise.all([
+        accrueRunningUsage({ tenantId: t.id, invoiceEveryS: 0 }),
+        accrueRunningUsage({ tenantId: t.id, invoiceEveryS: 0 }),
+      ]);
       await sleep(300);
       await changePodState(asT, pod.id, "stop");
       await reportPodStatus(agentPrincipal(cluster.id), pod.id, { attempt: a.attempt, fence: a.fence, status: "stopped" });
     }
-    const { rows: spans } = await pool().query<{ attempt: number; running_at: Date; ended_at: Date }>(`SELECT attempt, running_at, ended_at FROM pod_placements WHERE pod_id = $1 ORDER BY attempt`, [pod.id]);
-    const { rows: segs } = await pool().query<{ attempt: number; kind: string; started_at: Date; ended_at: Date; gpu_count: number; gpu_seconds: string; amount_cents: string }>(
+    const { rows: spans } = await pool().query<{ attempt: number; running_at: Date; ended_at: Date }>(
+      `SELECT attempt, running_at, ended_at FROM pod_placements WHERE pod_id = $1 ORDER BY attempt`,
+      [pod.id],
+    );
+    const { rows: segs } = await pool().query<{
+      attempt: number;
+      kind: string;
+      started_at: Date;
+      ended_at: Date;
+      gpu_count: number;
+      gpu_seconds: string;
+      amount_cents: string;
+    }>(
       `SELECT attempt, kind, started_at, ended_at, gpu_count, gpu_seconds::text, amount_cents::text FROM usage_events WHERE pod_id = $1 ORDER BY started_at`,
       [pod.id],
     );
@@ -240,8 +337,12 @@ describe("pods: billing", () => {
     const period = { period_start: new Date(spans[0]!.running_at.getTime() - 1000).toISOString(), period_end: new Date().toISOString() };
     const invoice = await generateInvoice(systemActor, t.id, period);
     expect(Number(invoice.amountCents)).toBe(total);
-    expect(invoice.lines.map((l) => [l.podId, l.description, Number(l.amountCents)])).toEqual([[pod.id, `Pod ${pod.name} (2 × ${gpuType})`, total]]);
-    expect(await codeAndFieldOf(generateInvoice(systemActor, t.id, { period_start: period.period_start, period_end: new Date().toISOString() }))).toBe("nothing_to_invoice");
+    expect(invoice.lines.map((l) => [l.podId, l.description, Number(l.amountCents)])).toEqual([
+      [pod.id, `Pod ${pod.name} (2 × ${gpuType})`, total],
+    ]);
+    expect(
+      await codeAndFieldOf(generateInvoice(systemActor, t.id, { period_start: period.period_start, period_end: new Date().toISOString() })),
+    ).toBe("nothing_to_invoice");
   });
 
   it("a prepaid tenant at zero has its running pod stopped after the grace period, and no pending pod placed", async () => {
@@ -252,7 +353,10 @@ describe("pods: billing", () => {
     const pod = await createPod(asT, spec(gpuType));
     await runSchedulerCycle("prepaid");
     await runOnNode(cluster.id, pod.id);
-    await pool().query(`INSERT INTO gpu_rates (gpu_type, cents_per_hour, effective_from, created_by) VALUES ($1, 3600000, now() - interval '1 day', 'test')`, [gpuType]);
+    await pool().query(
+      `INSERT INTO gpu_rates (gpu_type, cents_per_hour, effective_from, created_by) VALUES ($1, 3600000, now() - interval '1 day', 'test')`,
+      [gpuType],
+    );
     // a second of two GPUs at this rate is far more than the cent deposited
     await sleep(1_100);
     await accrueRunningUsage({ tenantId: t.id, prepaidEveryS: 0 });
@@ -322,13 +426,27 @@ describe("pods: what a compromised node can and cannot do", () => {
     const ref = { attempt: pl.attempt, fence: pl.fence };
     const ports = [{ container_port: 8888, host_port: 48888 }];
     // a key bound to the neighbour node, and an agent of another cluster
-    expect(await codeAndFieldOf(reportPodStatus(agentPrincipal(cluster.id, neighbour), pod.id, { ...ref, status: "running", ports }))).toBe("not_found");
+    expect(await codeAndFieldOf(reportPodStatus(agentPrincipal(cluster.id, neighbour), pod.id, { ...ref, status: "running", ports }))).toBe(
+      "not_found",
+    );
     const elsewhere = await availableFleet(1, 1, "C");
-    expect(await codeAndFieldOf(reportPodStatus(agentPrincipal(elsewhere.cluster.id), pod.id, { ...ref, status: "running", ports }))).toBe("not_found");
+    expect(await codeAndFieldOf(reportPodStatus(agentPrincipal(elsewhere.cluster.id), pod.id, { ...ref, status: "running", ports }))).toBe(
+      "not_found",
+    );
     const own = agentPrincipal(cluster.id, pl.nodeId);
-    expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, fence: "00000000-0000-4000-8000-000000000000", status: "running", ports }))).toBe("stale_report");
-    expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [{ container_port: 5432, host_port: 45432 }] }))).toBe("validation_failed:ports[0].container_port");
-    expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [{ container_port: 8888, host_port: 22 }] }))).toBe("validation_failed:ports[0].host_port");
+    expect(
+      await codeAndFieldOf(
+        reportPodStatus(own, pod.id, { ...ref, fence: "00000000-0000-4000-8000-000000000000", status: "running", ports }),
+      ),
+    ).toBe("stale_report");
+    expect(
+      await codeAndFieldOf(
+        reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [{ container_port: 5432, host_port: 45432 }] }),
+      ),
+    ).toBe("validation_failed:ports[0].container_port");
+    expect(
+      await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [{ container_port: 8888, host_port: 22 }] })),
+    ).toBe("validation_failed:ports[0].host_port");
     expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports: [] }))).toBe("validation_failed:ports");
     expect((await placement(pod.id)).status).toBe("starting");
     expect(await codeAndFieldOf(reportPodStatus(own, pod.id, { ...ref, status: "running", ports }))).toBe("ok");
@@ -338,7 +456,8 @@ describe("pods: what a compromised node can and cannot do", () => {
   it("a node's address is an IP literal of its own, never a name, link-local or another node's", async () => {
     const { cluster } = await availableFleet(1, 1, "A");
     const agent = actorFor(agentPrincipal(cluster.id));
-    const reg = (address: string) => registerNode(agent, { hostname: unique("addr"), address, capabilities: { containers: true }, gpus: inventory(1, "ADDRTEST") });
+    const reg = (address: string) =>
+      registerNode(agent, { hostname: unique("addr"), address, capabilities: { containers: true }, gpus: inventory(1, "ADDRTEST") });
     expect(await codeAndFieldOf(reg("169.254.169.254"))).toBe("validation_failed:address");
     expect(await codeAndFieldOf(reg("fe80::1"))).toBe("validation_failed:address");
     expect(await codeAndFieldOf(reg("0.0.0.0"))).toBe("validation_failed:address");
@@ -347,4 +466,3 @@ describe("pods: what a compromised node can and cannot do", () => {
     expect(await codeAndFieldOf(reg(ip))).toBe("conflict:address");
   });
 });
-

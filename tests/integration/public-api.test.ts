@@ -36,11 +36,15 @@ afterAll(async () => {
 /** Any method, any headers, any body: node:http, since fetch refuses some methods outright. */
 function send(method: string, path: string, opts: { headers?: Record<string, string>; body?: string; to?: string } = {}) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = http.request(`${opts.to ?? base}${path}`, { method, headers: { ...(opts.body ? { "content-length": String(Buffer.byteLength(opts.body)) } : {}), ...opts.headers } }, (res) => {
-      let body = "";
-      res.on("data", (c) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = http.request(
+      `${opts.to ?? base}${path}`,
+      { method, headers: { ...(opts.body ? { "content-length": String(Buffer.byteLength(opts.body)) } : {}), ...opts.headers } },
+      (res) => {
+        let body = "";
+        res.on("data", (c) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     req.end(opts.body);
   });
@@ -53,15 +57,33 @@ async function world() {
   const hostnames: string[] = [];
   for (let i = 0; i < 3; i++) {
     const hostname = unique("public-node");
-    const r = await registerNode(agent, { hostname, pod: "pod-1", rack: `rack-${i % 2}`, capabilities: { containers: true }, gpus: inventory(8, gpuType) });
+    const r = await registerNode(agent, {
+      hostname,
+      pod: "pod-1",
+      rack: `rack-${i % 2}`,
+      capabilities: { containers: true },
+      gpus: inventory(8, gpuType),
+    });
     await recordHeartbeat(agent, r.node.id, {});
     hostnames.push(hostname);
   }
   const tenant = await makeTenant(64);
   const now = Date.now();
-  await createReservation(actorFor(tenantAdminPrincipal(tenant.id)), { gpu_type: gpuType, node_count: 1, starts_at: new Date(now).toISOString(), ends_at: new Date(now + 3_600_000).toISOString() });
+  await createReservation(actorFor(tenantAdminPrincipal(tenant.id)), {
+    gpu_type: gpuType,
+    node_count: 1,
+    starts_at: new Date(now).toISOString(),
+    ends_at: new Date(now + 3_600_000).toISOString(),
+  });
   const other = await makeTenant(64);
-  const job = await submitJob(actorFor(tenantAdminPrincipal(other.id)), { name: unique("secret-job-name"), gpu_count: 4, gpu_type: gpuType, priority: 5, max_retries: 0, duration_s: 600 });
+  const job = await submitJob(actorFor(tenantAdminPrincipal(other.id)), {
+    name: unique("secret-job-name"),
+    gpu_count: 4,
+    gpu_type: gpuType,
+    priority: 5,
+    max_retries: 0,
+    duration_s: 600,
+  });
   await runSchedulerCycle("public-api test");
   return { cluster, gpuType, hostnames, tenant, other, job };
 }
@@ -79,9 +101,11 @@ describe("public API", () => {
     expect(cluster).toMatchObject({ nodes: { available: 3 }, gpus: 24, gpus_healthy: 24, gpus_busy: 4 });
     const remediations = await send("GET", "/v1/remediations?limit=5");
     expect(remediations.status).toBe(200);
-    for (const r of JSON.parse(remediations.body).data) expect(Object.keys(r).sort()).toEqual(["action", "at", "cause", "cluster_name", "id", "outcome", "pod"]);
+    for (const r of JSON.parse(remediations.body).data)
+      expect(Object.keys(r).sort()).toEqual(["action", "at", "cause", "cluster_name", "id", "outcome", "pod"]);
     for (const body of [cap.body, status.body, remediations.body]) {
-      for (const secret of [w.tenant.id, w.tenant.name, w.other.id, w.other.name, w.job.id, w.job.name, ...w.hostnames]) expect(body).not.toContain(secret);
+      for (const secret of [w.tenant.id, w.tenant.name, w.other.id, w.other.name, w.job.id, w.job.name, ...w.hostnames])
+        expect(body).not.toContain(secret);
     }
     const doc = JSON.parse((await send("GET", "/v1/openapi.json")).body);
     expect(Object.keys(doc.paths).sort()).toEqual(["/v1/capacity", "/v1/openapi.json", "/v1/remediations", "/v1/status"]);
@@ -96,11 +120,22 @@ describe("public API", () => {
     await new Promise<void>((r) => guarded.listen(0, "127.0.0.1", r));
     const to = `http://127.0.0.1:${(guarded.address() as AddressInfo).port}`;
     try {
-      const paths = [...PUBLIC_ROUTES.map((r) => r.contract.path), "/", "/v1/nodes/00000000-0000-4000-8000-000000000000/attestation", "/v1/attestation/keys", "/api/tenants", "/v1/nope"];
+      const paths = [
+        ...PUBLIC_ROUTES.map((r) => r.contract.path),
+        "/",
+        "/v1/nodes/00000000-0000-4000-8000-000000000000/attestation",
+        "/v1/attestation/keys",
+        "/api/tenants",
+        "/v1/nope",
+      ];
       const methods = ["POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "MKCOL", "LOCK", "PURGE", "SEARCH"];
       for (const path of paths) {
         for (const method of methods) {
-          const r = await send(method, path, { to, headers: { "content-type": "application/json" }, body: method === "HEAD" || method === "TRACE" ? undefined : '{"gpu_quota": 1000}' });
+          const r = await send(method, path, {
+            to,
+            headers: { "content-type": "application/json" },
+            body: method === "HEAD" || method === "TRACE" ? undefined : '{"gpu_quota": 1000}',
+          });
           expect(r.status, `${method} ${path}`).toBe(405);
           expect(r.headers.allow).toBe("GET");
           if (method !== "HEAD") expect(JSON.parse(r.body).error.code).toBe("method_not_allowed");
@@ -117,7 +152,10 @@ describe("public API", () => {
 
   it("a crafted GET writes nothing: bodies are never read, method overrides are ignored, bad input is refused", async () => {
     const witness = await makeTenant(1);
-    const override = await send("GET", "/v1/status", { headers: { "x-http-method-override": "DELETE", "content-type": "application/json" }, body: '{"drop": "everything"}' });
+    const override = await send("GET", "/v1/status", {
+      headers: { "x-http-method-override": "DELETE", "content-type": "application/json" },
+      body: '{"drop": "everything"}',
+    });
     expect(override.status).toBe(200);
     const injected = await send("GET", `/v1/capacity?gpu_type=${encodeURIComponent("H100'; DELETE FROM tenants; --")}`);
     expect(injected.status).toBe(400);
@@ -129,10 +167,15 @@ describe("public API", () => {
 
   it("its database role can SELECT the public views and nothing else, and can write nothing even in a read-write transaction", async () => {
     const c = await reader.connect();
-    const code = (sql: string) => c.query(sql).then(() => "ok", (e: { code?: string }) => e.code);
+    const code = (sql: string) =>
+      c.query(sql).then(
+        () => "ok",
+        (e: { code?: string }) => e.code,
+      );
     try {
       expect(await code("SELECT count(*) FROM public_api.nodes")).toBe("ok");
-      for (const table of ["tenants", "api_keys", "users", "jobs", "reservations", "usage_events", "audit_log"]) expect(await code(`SELECT 1 FROM ${table} LIMIT 1`)).toBe("42501");
+      for (const table of ["tenants", "api_keys", "users", "jobs", "reservations", "usage_events", "audit_log"])
+        expect(await code(`SELECT 1 FROM ${table} LIMIT 1`)).toBe("42501");
       // read-only by default; and with read-write asked for, privileges refuse the write
       expect(await code("INSERT INTO clusters (name) VALUES ('x')")).toBe("25006");
       await c.query("BEGIN READ WRITE");

@@ -16,7 +16,12 @@ describe("the ingest server authenticates before it reads a body and bounds ever
   let server: ReturnType<typeof createIngestServer>;
   let port = 0;
   beforeAll(async () => {
-    server = createIngestServer("http://127.0.0.1", { headersTimeoutMs: 400, requestTimeoutMs: 1_500, keepAliveTimeoutMs: 1_000, idleTimeoutMs: 3_000 });
+    server = createIngestServer("http://127.0.0.1", {
+      headersTimeoutMs: 400,
+      requestTimeoutMs: 1_500,
+      keepAliveTimeoutMs: 1_000,
+      idleTimeoutMs: 3_000,
+    });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as AddressInfo).port;
   });
@@ -26,7 +31,13 @@ describe("the ingest server authenticates before it reads a body and bounds ever
   const partialUpload = (authorization?: string) =>
     new Promise<{ status: number; afterMs: number }>((resolve, reject) => {
       const started = Date.now();
-      const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/api/clusters/metrics", headers: { "content-type": "application/json", "content-length": 4 * 1024 * 1024, ...(authorization ? { authorization } : {}) } });
+      const req = http.request({
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/api/clusters/metrics",
+        headers: { "content-type": "application/json", "content-length": 4 * 1024 * 1024, ...(authorization ? { authorization } : {}) },
+      });
       req.on("response", (res) => {
         res.resume();
         resolve({ status: res.statusCode!, afterMs: Date.now() - started });
@@ -56,7 +67,11 @@ describe("the ingest server authenticates before it reads a body and bounds ever
     const spoofed = { "x-forwarded-for": "203.0.113.77" }; // not trusted: the socket address counts
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
-      const r = await fetch(`http://127.0.0.1:${port}/api/clusters/metrics`, { method: "POST", headers: { ...spoofed, authorization: `Bearer gf_${String(i).padStart(43, "y")}`, "content-type": "application/json" }, body: "{}" });
+      const r = await fetch(`http://127.0.0.1:${port}/api/clusters/metrics`, {
+        method: "POST",
+        headers: { ...spoofed, authorization: `Bearer gf_${String(i).padStart(43, "y")}`, "content-type": "application/json" },
+        body: "{}",
+      });
       statuses.push(r.status);
     }
     expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
@@ -80,7 +95,11 @@ describe("the key-cache listener notices a silently dead connection", () => {
     viaRelay.hostname = "127.0.0.1";
     viaRelay.port = String((relay.address() as AddressInfo).port);
     let lost = 0;
-    const listener = new ChannelListener("api_keys_changed", { onNotify: () => {}, onLost: () => lost++ }, { connectionString: viaRelay.toString(), heartbeatMs: 200, heartbeatTimeoutMs: 300 });
+    const listener = new ChannelListener(
+      "api_keys_changed",
+      { onNotify: () => {}, onLost: () => lost++ },
+      { connectionString: viaRelay.toString(), heartbeatMs: 200, heartbeatTimeoutMs: 300 },
+    );
     try {
       listener.start();
       for (let i = 0; i < 50 && !listener.live; i++) await wait(50);
@@ -110,14 +129,35 @@ describe("chat webhooks receive escaped text", () => {
       });
     });
     await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
-    const cfg = { emailFrom: "x@test", emailTo: [], webhookUrl: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`, publicUrl: "http://site.test" };
+    const cfg = {
+      emailFrom: "x@test",
+      emailTo: [],
+      webhookUrl: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`,
+      publicUrl: "http://site.test",
+    };
     try {
       const t = await makeTenant();
       const alert = await db().alertEvent.create({
-        data: { ruleType: "job_moved", dedupeKey: unique("chat"), subjectType: "job", subjectId: unique("job"), subjectLabel: "<!channel> urgent", tenantId: t.id, severity: "warning", message: "Job <https://evil.example|Click to fix> was moved\nDetails: https://evil.example" },
+        data: {
+          ruleType: "job_moved",
+          dedupeKey: unique("chat"),
+          subjectType: "job",
+          subjectId: unique("job"),
+          subjectLabel: "<!channel> urgent",
+          tenantId: t.id,
+          severity: "warning",
+          message: "Job <https://evil.example|Click to fix> was moved\nDetails: https://evil.example",
+        },
       });
       await enqueueNotifications([alert.id], "firing", cfg);
-      const demo = await createDemoRequest({ name: "<!here> Mallory", email: `${unique("m")}@example.test`, message: "hi\n<https://evil.example|Inbox: http://site.test/admin>" }, cfg);
+      const demo = await createDemoRequest(
+        {
+          name: "<!here> Mallory",
+          email: `${unique("m")}@example.test`,
+          message: "hi\n<https://evil.example|Inbox: http://site.test/admin>",
+        },
+        cfg,
+      );
       await deliverNotifications(cfg, 500);
       const mine = received.filter((r) => r.gpuforge.alert_id === alert.id || r.gpuforge.demo_request_id === demo.id);
       expect(mine).toHaveLength(2);
@@ -126,7 +166,12 @@ describe("chat webhooks receive escaped text", () => {
         expect(m.text).toMatch(/&lt;(!channel|!here)&gt;/);
       }
       // a user's line break cannot start a line of ours
-      expect(mine.find((m) => m.gpuforge.alert_id)!.text.split("\n").filter((l) => l.startsWith("Details:"))).toHaveLength(1);
+      expect(
+        mine
+          .find((m) => m.gpuforge.alert_id)!
+          .text.split("\n")
+          .filter((l) => l.startsWith("Details:")),
+      ).toHaveLength(1);
     } finally {
       hook.close();
     }
@@ -164,7 +209,11 @@ describe("secrets and configuration", () => {
   it("the app server refuses to start without NEXTAUTH_SECRET, and says which variable", () => {
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
     delete env.NEXTAUTH_SECRET;
-    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/serve.ts", "-p", "0", "-H", "127.0.0.1"], { env, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/serve.ts", "-p", "0", "-H", "127.0.0.1"], {
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(r.status).toBe(78);
     expect(r.stderr).toContain("refusing to start");
     expect(r.stderr).toContain("NEXTAUTH_SECRET");

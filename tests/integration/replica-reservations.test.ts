@@ -15,7 +15,16 @@ const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function spec(gpuType: string, o: Partial<CreateEndpointInput> = {}): CreateEndpointInput {
-  return { name: unique("ep"), model: "meta-llama/Llama-3.1-8B-Instruct", gpu_type: gpuType, gpus_per_replica: 2, replicas: 2, autoscale_metric: "none", cooldown_s: 300, ...o };
+  return {
+    name: unique("ep"),
+    model: "meta-llama/Llama-3.1-8B-Instruct",
+    gpu_type: gpuType,
+    gpus_per_replica: 2,
+    replicas: 2,
+    autoscale_metric: "none",
+    cooldown_s: 300,
+    ...o,
+  };
 }
 
 describe("replica placement and reservations", () => {
@@ -25,9 +34,16 @@ describe("replica placement and reservations", () => {
     const other = await makeTenant(64);
     const asOwner = actorFor(tenantAdminPrincipal(owner.id));
     const now = Date.now();
-    const held = reservationJson(await createReservation(asOwner, { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }));
+    const held = reservationJson(
+      await createReservation(asOwner, { gpu_type: gpuType, node_count: 1, starts_at: iso(now), ends_at: iso(now + HOUR) }),
+    );
     const later = reservationJson(
-      await createReservation(actorFor(tenantAdminPrincipal(other.id)), { gpu_type: gpuType, node_count: 1, starts_at: iso(now + HOUR / 2), ends_at: iso(now + HOUR) }),
+      await createReservation(actorFor(tenantAdminPrincipal(other.id)), {
+        gpu_type: gpuType,
+        node_count: 1,
+        starts_at: iso(now + HOUR / 2),
+        ends_at: iso(now + HOUR),
+      }),
     );
     const [heldNode] = held.node_ids;
     const [laterNode] = later.node_ids;

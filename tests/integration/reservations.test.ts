@@ -15,7 +15,16 @@ import { maintainReservations } from "@/lib/reservations/maintain-reservations";
 import { getCapacity, getReservationOrThrow, reservationJson } from "@/lib/reservations/queries";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { tenantFigures } from "@/lib/tenants/queries";
-import { actorFor, agentPrincipal, asTenantAdmin, inventory, makeCluster, makeTenant, operatorPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  asTenantAdmin,
+  inventory,
+  makeCluster,
+  makeTenant,
+  operatorPrincipal,
+  unique,
+} from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 
 // Whole-node reservations against the real database: booking under contention, quotas, the work
@@ -34,7 +43,13 @@ async function rackedFleet(layout: { pods: number; racks: number; nodes: number;
     for (let r = 1; r <= layout.racks; r++)
       for (let n = 1; n <= layout.nodes; n++) {
         const hostname = unique(`p${p}r${r}n${n}`);
-        const reg = await registerNode(agent, { hostname, pod: `pod-${p}`, rack: `rack-${p}${"abcdefgh"[r - 1]}`, capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(layout.gpus ?? 8, gpuType) });
+        const reg = await registerNode(agent, {
+          hostname,
+          pod: `pod-${p}`,
+          rack: `rack-${p}${"abcdefgh"[r - 1]}`,
+          capabilities: { containers: true, runtime: "docker test" },
+          gpus: inventory(layout.gpus ?? 8, gpuType),
+        });
         await recordHeartbeat(agent, reg.node.id, {});
         nodes.push({ id: reg.node.id, hostname, pod: `pod-${p}`, rack: `rack-${p}${"abcdefgh"[r - 1]}` });
       }
@@ -42,7 +57,13 @@ async function rackedFleet(layout: { pods: number; racks: number; nodes: number;
 }
 
 const book = (tenantId: string, gpuType: string, nodeCount: number, from: number, to: number, clusterId?: string) =>
-  createReservation(asTenantAdmin(tenantId), { gpu_type: gpuType, node_count: nodeCount, starts_at: iso(from), ends_at: iso(to), ...(clusterId ? { cluster_id: clusterId } : {}) });
+  createReservation(asTenantAdmin(tenantId), {
+    gpu_type: gpuType,
+    node_count: nodeCount,
+    starts_at: iso(from),
+    ends_at: iso(to),
+    ...(clusterId ? { cluster_id: clusterId } : {}),
+  });
 
 /**
  * Moves a reservation's window (and its holdings') as if time had passed, without the guards that
@@ -77,7 +98,13 @@ describe("booking", () => {
     const t = await makeTenant(200);
     const now = Date.now();
     const r = reservationJson(await book(t.id, f.gpuType, 3, now + HOUR, now + 2 * HOUR));
-    expect(r).toMatchObject({ status: "confirmed", node_count: 3, gpu_count: 24, degraded: false, topology: { clusters: 1, pods: 1, racks: 1, nodes: 3 } });
+    expect(r).toMatchObject({
+      status: "confirmed",
+      node_count: 3,
+      gpu_count: 24,
+      degraded: false,
+      topology: { clusters: 1, pods: 1, racks: 1, nodes: 3 },
+    });
     // the next request of 4 needs two racks: one pod still can hold it, so it stays in one pod
     const r2 = reservationJson(await book(t.id, f.gpuType, 4, now + HOUR, now + 2 * HOUR));
     expect(r2.topology).toMatchObject({ pods: 1, racks: 2 });
@@ -133,7 +160,9 @@ describe("booking", () => {
     for (const r of confirmed) expect(r.node_ids).toHaveLength(r.node_count);
     expect(await doubleBookings(f.nodes.map((n) => n.id))).toEqual([]);
     // what was confirmed is exactly what the database holds
-    expect(await db().reservationNode.count({ where: { nodeId: { in: f.nodes.map((n) => n.id) }, live: true } })).toBe(confirmed.reduce((s, r) => s + r.node_count, 0));
+    expect(await db().reservationNode.count({ where: { nodeId: { in: f.nodes.map((n) => n.id) }, live: true } })).toBe(
+      confirmed.reduce((s, r) => s + r.node_count, 0),
+    );
   });
 
   it("the database refuses a second live holding of a node in an overlapping window, whatever writes it", async () => {
@@ -141,9 +170,21 @@ describe("booking", () => {
     const t = await makeTenant(64);
     const now = Date.now();
     const r = reservationJson(await book(t.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR));
-    const other = await db().reservation.create({ data: { tenantId: t.id, gpuType: f.gpuType, nodeCount: 1, startsAt: new Date(now + HOUR * 1.5), endsAt: new Date(now + 3 * HOUR), createdBy: "test" } });
+    const other = await db().reservation.create({
+      data: {
+        tenantId: t.id,
+        gpuType: f.gpuType,
+        nodeCount: 1,
+        startsAt: new Date(now + HOUR * 1.5),
+        endsAt: new Date(now + 3 * HOUR),
+        createdBy: "test",
+      },
+    });
     const direct = await pool()
-      .query(`INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at) VALUES ($1, $2, $3, 8, $4, $5)`, [other.id, t.id, r.node_ids[0], new Date(now + HOUR * 1.5), new Date(now + 3 * HOUR)])
+      .query(
+        `INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at) VALUES ($1, $2, $3, 8, $4, $5)`,
+        [other.id, t.id, r.node_ids[0], new Date(now + HOUR * 1.5), new Date(now + 3 * HOUR)],
+      )
       .catch((e: { code?: string }) => e.code);
     expect(direct).toBe("23P01");
   });
@@ -162,7 +203,14 @@ describe("quota, cancel, release, extend", () => {
     const active = reservationJson(await book(t.id, f.gpuType, 1, now, now + HOUR / 2));
     expect((await tenantFigures(t.id)).gpu_in_use).toBe(4);
     // a job inside the reservation does not count twice; a job outside counts on top
-    const inside = await submitJob(asTenantAdmin(t.id), { name: "inside", gpu_count: 4, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: active.id });
+    const inside = await submitJob(asTenantAdmin(t.id), {
+      name: "inside",
+      gpu_count: 4,
+      gpu_type: f.gpuType,
+      priority: 5,
+      max_retries: 0,
+      reservation_id: active.id,
+    });
     await runSchedulerCycle("test");
     expect((await db().job.findUniqueOrThrow({ where: { id: inside.id } })).status).toBe("running");
     expect((await tenantFigures(t.id)).gpu_in_use).toBe(4);
@@ -178,14 +226,40 @@ describe("quota, cancel, release, extend", () => {
     const other = await makeTenant(64);
     const now = Date.now();
     const r = reservationJson(await book(t.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR));
-    const before = await submitJob(asTenantAdmin(t.id), { name: "on-demand", gpu_count: 8, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
+    const before = await submitJob(asTenantAdmin(t.id), {
+      name: "on-demand",
+      gpu_count: 8,
+      gpu_type: f.gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     await runSchedulerCycle("test");
     expect((await db().job.findUniqueOrThrow({ where: { id: before.id } })).status).toBe("running");
     await setWindow(r.id, "now() - interval '1 second'", "now() + interval '1 hour'", ", status = 'active'");
     expect((await tenantFigures(t.id)).gpu_in_use).toBe(16);
-    const inside = await submitJob(asTenantAdmin(t.id), { name: "inside", gpu_count: 4, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: r.id });
-    const outside = await submitJob(asTenantAdmin(t.id), { name: "outside", gpu_count: 5, gpu_type: f.gpuType, priority: 5, max_retries: 0, duration_s: 60 });
-    const theirs = await submitJob(asTenantAdmin(other.id), { name: "theirs", gpu_count: 2, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
+    const inside = await submitJob(asTenantAdmin(t.id), {
+      name: "inside",
+      gpu_count: 4,
+      gpu_type: f.gpuType,
+      priority: 5,
+      max_retries: 0,
+      reservation_id: r.id,
+    });
+    const outside = await submitJob(asTenantAdmin(t.id), {
+      name: "outside",
+      gpu_count: 5,
+      gpu_type: f.gpuType,
+      priority: 5,
+      max_retries: 0,
+      duration_s: 60,
+    });
+    const theirs = await submitJob(asTenantAdmin(other.id), {
+      name: "theirs",
+      gpu_count: 2,
+      gpu_type: f.gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     await runSchedulerCycle("test");
     const status = async (id: string) => (await db().job.findUniqueOrThrow({ where: { id }, select: { status: true } })).status;
     expect(await status(inside.id)).toBe("running");
@@ -206,16 +280,31 @@ describe("quota, cancel, release, extend", () => {
 
     const active = reservationJson(await book(t.id, f.gpuType, 1, now, now + HOUR));
     // another tenant books the same node right after it: extending into that is refused, naming it
-    const next = reservationJson(await book(b.id, f.gpuType, 2, now + HOUR, now + 2 * HOUR).catch(() => book(b.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR)));
+    const next = reservationJson(
+      await book(b.id, f.gpuType, 2, now + HOUR, now + 2 * HOUR).catch(() => book(b.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR)),
+    );
     const blocked = next.node_ids.includes(active.node_ids[0]!);
-    const extended = await extendReservation(asTenantAdmin(t.id), active.id, { ends_at: iso(now + 1.5 * HOUR) }).then(reservationJson, (e) => e);
+    const extended = await extendReservation(asTenantAdmin(t.id), active.id, { ends_at: iso(now + 1.5 * HOUR) }).then(
+      reservationJson,
+      (e) => e,
+    );
     if (blocked) {
-      expect(extended).toMatchObject({ code: "no_capacity", details: [{ path: "ends_at", message: expect.stringContaining(iso(now + HOUR)) }] });
+      expect(extended).toMatchObject({
+        code: "no_capacity",
+        details: [{ path: "ends_at", message: expect.stringContaining(iso(now + HOUR)) }],
+      });
     } else {
       expect(extended).toMatchObject({ ends_at: iso(now + 1.5 * HOUR) });
     }
     // a job inside, then an early release: the job stops, billing ends at the release
-    const job = await submitJob(asTenantAdmin(t.id), { name: "inside", gpu_count: 8, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: active.id });
+    const job = await submitJob(asTenantAdmin(t.id), {
+      name: "inside",
+      gpu_count: 8,
+      gpu_type: f.gpuType,
+      priority: 5,
+      max_retries: 0,
+      reservation_id: active.id,
+    });
     await runSchedulerCycle("test");
     expect((await db().job.findUniqueOrThrow({ where: { id: job.id } })).status).toBe("running");
     const released = reservationJson(await endReservation(asTenantAdmin(t.id), active.id));
@@ -230,7 +319,9 @@ describe("quota, cancel, release, extend", () => {
     const jobUsage = await db().usageEvent.findMany({ where: { jobId: job.id } });
     expect(jobUsage.every((u) => u.coveredByReservationId === active.id && u.amountCents === 0n)).toBe(true);
     expect(await codeOf(endReservation(asTenantAdmin(t.id), active.id))).toBe("invalid_transition");
-    const kinds = (await db().reservationEvent.findMany({ where: { reservationId: active.id }, orderBy: { id: "asc" } })).map((e) => e.kind);
+    const kinds = (await db().reservationEvent.findMany({ where: { reservationId: active.id }, orderBy: { id: "asc" } })).map(
+      (e) => e.kind,
+    );
     expect(kinds).toEqual(blocked ? ["created", "released"] : ["created", "extended", "released"]);
     // another tenant's reservation is not found
     expect(await codeOf(endReservation(asTenantAdmin(b.id), released.id))).toBe("not_found");
@@ -246,7 +337,14 @@ describe("the work around reservations", () => {
     // one reservation holds nodes before anything runs; more bookings then race the cycles
     const first = reservationJson(await book(owner.id, f.gpuType, 2, now, now + HOUR));
     const submit = (i: number) =>
-      submitJob(asTenantAdmin(other.id), { name: `foreign-${i}`, gpu_count: [1, 2, 4, 8, 12][i % 5]!, gpu_type: f.gpuType, priority: 5, max_retries: 0, ...(i % 3 ? { duration_s: 600 + i } : {}) });
+      submitJob(asTenantAdmin(other.id), {
+        name: `foreign-${i}`,
+        gpu_count: [1, 2, 4, 8, 12][i % 5]!,
+        gpu_type: f.gpuType,
+        priority: 5,
+        max_retries: 0,
+        ...(i % 3 ? { duration_s: 600 + i } : {}),
+      });
     await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i)));
     await Promise.all([
       runSchedulerCycle("test-a"),
@@ -269,13 +367,25 @@ describe("the work around reservations", () => {
     // a direct allocation on a reserved node, bypassing the scheduler, is refused by the database
     expect(await db().job.count({ where: { tenantId: other.id, status: "running" } })).toBeGreaterThan(0);
     const held = await db().reservationNode.findFirstOrThrow({ where: { reservationId: first.id } });
-    const job = await submitJob(asTenantAdmin(other.id), { name: "direct", gpu_count: 1, gpu_type: f.gpuType, priority: 5, max_retries: 0 });
+    const job = await submitJob(asTenantAdmin(other.id), {
+      name: "direct",
+      gpu_count: 1,
+      gpu_type: f.gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     const c = await pool().connect();
     try {
       await c.query("BEGIN");
-      await c.query(`UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, fence = gen_random_uuid() WHERE id = $1`, [job.id]);
+      await c.query(
+        `UPDATE jobs SET status = 'running', started_at = now(), attempts = attempts + 1, fence = gen_random_uuid() WHERE id = $1`,
+        [job.id],
+      );
       const refused = await c
-        .query(`UPDATE gpus SET allocated_job_id = $1 WHERE id = (SELECT id FROM gpus WHERE node_id = $2 AND allocated_job_id IS NULL AND allocated_replica_id IS NULL LIMIT 1)`, [job.id, held.nodeId])
+        .query(
+          `UPDATE gpus SET allocated_job_id = $1 WHERE id = (SELECT id FROM gpus WHERE node_id = $2 AND allocated_job_id IS NULL AND allocated_replica_id IS NULL LIMIT 1)`,
+          [job.id, held.nodeId],
+        )
         .catch((e: { message: string }) => e.message);
       expect(refused).toMatch(/another tenant's reservation/);
     } finally {
@@ -290,10 +400,37 @@ describe("the work around reservations", () => {
     const other = await makeTenant(64);
     const now = Date.now();
     const r = reservationJson(await book(owner.id, f.gpuType, 1, now + HOUR, now + 2 * HOUR));
-    const long = await submitJob(asTenantAdmin(other.id), { name: "long", gpu_count: 4, gpu_type: f.gpuType, priority: 1, max_retries: 0, duration_s: 2 * 3600 });
-    const endless = await submitJob(asTenantAdmin(other.id), { name: "endless", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0 });
-    const short = await submitJob(asTenantAdmin(other.id), { name: "short", gpu_count: 2, gpu_type: f.gpuType, priority: 5, max_retries: 0, duration_s: 1800 });
-    const named = await submitJob(asTenantAdmin(owner.id), { name: "named", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0, reservation_id: r.id });
+    const long = await submitJob(asTenantAdmin(other.id), {
+      name: "long",
+      gpu_count: 4,
+      gpu_type: f.gpuType,
+      priority: 1,
+      max_retries: 0,
+      duration_s: 2 * 3600,
+    });
+    const endless = await submitJob(asTenantAdmin(other.id), {
+      name: "endless",
+      gpu_count: 2,
+      gpu_type: f.gpuType,
+      priority: 1,
+      max_retries: 0,
+    });
+    const short = await submitJob(asTenantAdmin(other.id), {
+      name: "short",
+      gpu_count: 2,
+      gpu_type: f.gpuType,
+      priority: 5,
+      max_retries: 0,
+      duration_s: 1800,
+    });
+    const named = await submitJob(asTenantAdmin(owner.id), {
+      name: "named",
+      gpu_count: 2,
+      gpu_type: f.gpuType,
+      priority: 1,
+      max_retries: 0,
+      reservation_id: r.id,
+    });
     await runSchedulerCycle("test");
     const status = async (id: string) => db().job.findUniqueOrThrow({ where: { id }, select: { status: true, pendingReason: true } });
     expect((await status(short.id)).status).toBe("running");
@@ -301,7 +438,18 @@ describe("the work around reservations", () => {
     expect((await status(endless.id)).status).toBe("queued");
     expect(await status(named.id)).toMatchObject({ status: "queued", pendingReason: expect.stringContaining("to start at") });
     // another tenant naming this reservation is refused at submit
-    expect(await codeOf(submitJob(asTenantAdmin(other.id), { name: "x", gpu_count: 1, gpu_type: f.gpuType, priority: 5, max_retries: 0, reservation_id: r.id }))).toBe("validation_failed");
+    expect(
+      await codeOf(
+        submitJob(asTenantAdmin(other.id), {
+          name: "x",
+          gpu_count: 1,
+          gpu_type: f.gpuType,
+          priority: 5,
+          max_retries: 0,
+          reservation_id: r.id,
+        }),
+      ),
+    ).toBe("validation_failed");
   });
 
   it("at its start, work that overran onto its nodes moves off; at its end, the work inside stops", async () => {
@@ -309,22 +457,41 @@ describe("the work around reservations", () => {
     const owner = await makeTenant(64);
     const other = await makeTenant(64);
     const now = Date.now();
-    const early = await submitJob(asTenantAdmin(other.id), { name: "overrun", gpu_count: 2, gpu_type: f.gpuType, priority: 1, max_retries: 0, duration_s: 600 });
+    const early = await submitJob(asTenantAdmin(other.id), {
+      name: "overrun",
+      gpu_count: 2,
+      gpu_type: f.gpuType,
+      priority: 1,
+      max_retries: 0,
+      duration_s: 600,
+    });
     await runSchedulerCycle("test");
     const r = reservationJson(await book(owner.id, f.gpuType, 1, now + 20 * 60_000, now + HOUR));
     // twenty minutes pass: the job declared ten and still runs when the reservation starts
     await setWindow(r.id, "now() - interval '1 second'", "ends_at");
     await maintainReservations();
-    expect(await db().job.findUniqueOrThrow({ where: { id: early.id }, select: { status: true, failures: true } })).toEqual({ status: "queued", failures: 0 });
+    expect(await db().job.findUniqueOrThrow({ where: { id: early.id }, select: { status: true, failures: true } })).toEqual({
+      status: "queued",
+      failures: 0,
+    });
     expect((await db().reservation.findUniqueOrThrow({ where: { id: r.id } })).status).toBe("active");
-    const inside = await submitJob(asTenantAdmin(owner.id), { name: "unnamed-inside", gpu_count: 8, gpu_type: f.gpuType, priority: 1, max_retries: 0 });
+    const inside = await submitJob(asTenantAdmin(owner.id), {
+      name: "unnamed-inside",
+      gpu_count: 8,
+      gpu_type: f.gpuType,
+      priority: 1,
+      max_retries: 0,
+    });
     await runSchedulerCycle("test");
     expect((await db().jobPlacement.findFirstOrThrow({ where: { jobId: inside.id } })).reservationId).toBe(r.id);
     // its end comes: the unnamed job goes back to the queue, retries untouched; holdings close and bill
     await setWindow(r.id, "starts_at", "now()");
     await maintainReservations();
     expect((await db().reservation.findUniqueOrThrow({ where: { id: r.id } })).status).toBe("completed");
-    expect(await db().job.findUniqueOrThrow({ where: { id: inside.id }, select: { status: true, failures: true } })).toEqual({ status: "queued", failures: 0 });
+    expect(await db().job.findUniqueOrThrow({ where: { id: inside.id }, select: { status: true, failures: true } })).toEqual({
+      status: "queued",
+      failures: 0,
+    });
     expect(await db().usageEvent.count({ where: { reservationId: r.id, kind: "final" } })).toBe(1);
   });
 });
@@ -363,7 +530,10 @@ describe("repairs", () => {
     await maintainReservations();
     const degraded = await db().reservation.findUniqueOrThrow({ where: { id: r.id } });
     expect(degraded.degradedAt).not.toBeNull();
-    expect(await db().alertEvent.findFirstOrThrow({ where: { dedupeKey: `reservation_degraded:${r.id}` } })).toMatchObject({ status: "firing", tenantId: t.id });
+    expect(await db().alertEvent.findFirstOrThrow({ where: { dedupeKey: `reservation_degraded:${r.id}` } })).toMatchObject({
+      status: "firing",
+      tenantId: t.id,
+    });
     const cut = await db().reservationNode.findFirstOrThrow({ where: { reservationId: r.id } });
     expect(cut.closedAt).not.toBeNull();
     expect(await db().usageEvent.count({ where: { reservationNodeId: cut.id, kind: "final" } })).toBe(1);
@@ -372,7 +542,9 @@ describe("repairs", () => {
     await maintainReservations();
     const whole = await db().reservation.findUniqueOrThrow({ where: { id: r.id } });
     expect(whole.degradedAt).toBeNull();
-    expect(await db().reservationNode.count({ where: { reservationId: r.id, nodeId: blocker.node_ids[0]!, live: true, closedAt: null } })).toBe(1);
+    expect(
+      await db().reservationNode.count({ where: { reservationId: r.id, nodeId: blocker.node_ids[0]!, live: true, closedAt: null } }),
+    ).toBe(1);
   });
 });
 
@@ -381,13 +553,21 @@ describe("billing", () => {
     const f = await rackedFleet({ pods: 1, racks: 1, nodes: 2, gpus: 4 });
     const t = await makeTenant(64);
     const now = Date.now();
-    await db().gpuRate.create({ data: { gpuType: f.gpuType, centsPerHour: 360, effectiveFrom: new Date(now - 30 * 86_400_000), createdBy: "test" } });
+    await db().gpuRate.create({
+      data: { gpuType: f.gpuType, centsPerHour: 360, effectiveFrom: new Date(now - 30 * 86_400_000), createdBy: "test" },
+    });
     const r = reservationJson(await book(t.id, f.gpuType, 2, now, now + HOUR));
     // move its window into the past hour, then bill the way the meter and the sweep do: accruals, then the end
     const start = new Date(Math.floor((now - 2 * HOUR) / 1000) * 1000);
     const end = new Date(start.getTime() + HOUR);
     await setWindow(r.id, `'${start.toISOString()}'`, `'${end.toISOString()}'`, ", status = 'active'");
-    for (const minutes of [7, 7, 23, 41]) await accrueRunningUsage({ tenantId: t.id, until: new Date(start.getTime() + minutes * 60_000 + 123), invoiceEveryS: 0, prepaidEveryS: 0 });
+    for (const minutes of [7, 7, 23, 41])
+      await accrueRunningUsage({
+        tenantId: t.id,
+        until: new Date(start.getTime() + minutes * 60_000 + 123),
+        invoiceEveryS: 0,
+        prepaidEveryS: 0,
+      });
     await maintainReservations();
     await accrueRunningUsage({ tenantId: t.id, invoiceEveryS: 0, prepaidEveryS: 0 });
     const holdings = await db().reservationNode.findMany({ where: { reservationId: r.id } });
@@ -406,8 +586,11 @@ describe("billing", () => {
     // a second "segment" over billed time is refused by the database
     const h = holdings[0]!;
     const again = await pool()
-      .query(`INSERT INTO usage_events (tenant_id, reservation_node_id, reservation_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
-              VALUES ($1, $2, $3, 1, 'accrual', 'invoice', $4, 4, $5, $6, 40, 360, 4)`, [t.id, h.id, r.id, f.gpuType, new Date(start.getTime() + 60_000), new Date(start.getTime() + 70_000)])
+      .query(
+        `INSERT INTO usage_events (tenant_id, reservation_node_id, reservation_id, attempt, kind, settlement, gpu_type, gpu_count, started_at, ended_at, gpu_seconds, cents_per_hour, amount_cents)
+              VALUES ($1, $2, $3, 1, 'accrual', 'invoice', $4, 4, $5, $6, 40, 360, 4)`,
+        [t.id, h.id, r.id, f.gpuType, new Date(start.getTime() + 60_000), new Date(start.getTime() + 70_000)],
+      )
       .catch((e: { code?: string }) => e.code);
     expect(again).toBe("23P01");
   });

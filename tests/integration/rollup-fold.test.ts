@@ -15,7 +15,12 @@ const minuteStart = Math.floor(Date.now() / 60_000) * 60_000;
 const at = (minutesAgo: number, s: number) => new Date(minuteStart - minutesAgo * 60_000 + s * 1000).toISOString();
 // whole numbers, so sums are exact in floating point and rollups can be compared with toEqual
 const sample = (uuid: string, when: string, n: number) => ({
-  gpu_uuid: uuid, recorded_at: when, utilization_pct: n % 100, memory_used_mb: 1000 + n, temperature_c: 30 + (n % 50), power_draw_w: 100 + n,
+  gpu_uuid: uuid,
+  recorded_at: when,
+  utilization_pct: n % 100,
+  memory_used_mb: 1000 + n,
+  temperature_c: 30 + (n % 50),
+  power_draw_w: 100 + n,
 });
 
 /** What the rollups must say: every stored sample of these GPUs, aggregated from the raw rows. */
@@ -61,7 +66,9 @@ describe("folding queued samples into the per-minute rollups", () => {
       }
     };
     const folders = [folder(), folder(), folder()];
-    const results = await Promise.all(reports.flatMap((batch) => [ingestGpuMetrics(agent, batch), ingestGpuMetrics(agent, batch)])).finally(() => (ingesting = false));
+    const results = await Promise.all(reports.flatMap((batch) => [ingestGpuMetrics(agent, batch), ingestGpuMetrics(agent, batch)])).finally(
+      () => (ingesting = false),
+    );
     await Promise.all(folders);
     await foldGpuRollups();
 
@@ -79,9 +86,15 @@ describe("folding queued samples into the per-minute rollups", () => {
     const { cluster, gpus } = await registeredFleet(1);
     const agent = agentPrincipal(cluster.id);
     const ids = gpus.map((g) => g.id);
-    await ingestGpuMetrics(agent, gpus.map((g, i) => sample(g.uuid, at(3, 10), i)));
+    await ingestGpuMetrics(
+      agent,
+      gpus.map((g, i) => sample(g.uuid, at(3, 10), i)),
+    );
     await foldGpuRollups();
-    await ingestGpuMetrics(agent, gpus.map((g, i) => sample(g.uuid, at(3, 40), 50 + i)));
+    await ingestGpuMetrics(
+      agent,
+      gpus.map((g, i) => sample(g.uuid, at(3, 40), 50 + i)),
+    );
     await foldGpuRollups();
     const folded = await rollups(ids);
     expect(folded.map((m) => m.samples)).toEqual(ids.map(() => 2));
@@ -97,7 +110,10 @@ describe("folding queued samples into the per-minute rollups", () => {
     let exercised = false;
     let sent = 0;
     for (let attempt = 0; attempt < 5 && !exercised; attempt++) {
-      await ingestGpuMetrics(agent, gpus.map((g, i) => sample(g.uuid, at(2, attempt), attempt * 8 + i)));
+      await ingestGpuMetrics(
+        agent,
+        gpus.map((g, i) => sample(g.uuid, at(2, attempt), attempt * 8 + i)),
+      );
       sent += 8;
       const folder = new pg.Client({ connectionString: inject("databaseUrl") });
       await folder.connect();
@@ -124,10 +140,22 @@ describe("folding queued samples into the per-minute rollups", () => {
   it("counts every sample once when a process that ingests and folds is killed at any moment", async () => {
     const { cluster, gpus } = await registeredFleet(1);
     const ids = gpus.map((g) => g.id);
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "tests/support/ingest-and-fold-child.ts", cluster.id, gpus.map((g) => g.uuid).join(","), String(minuteStart - 30 * 60_000)], {
-      env: { ...process.env, LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--conditions=react-server",
+        "tests/support/ingest-and-fold-child.ts",
+        cluster.id,
+        gpus.map((g) => g.uuid).join(","),
+        String(minuteStart - 30 * 60_000),
+      ],
+      {
+        env: { ...process.env, LOG_LEVEL: "warn" },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     // kill it mid-round (an ingest or a fold under way) once it has finished a few
     let rounds = 0;
     let killing = false;
@@ -152,7 +180,10 @@ describe("folding queued samples into the per-minute rollups", () => {
   it("drops the queued samples of a GPU deleted before the fold, and folds the rest", async () => {
     const { cluster, nodes, gpus } = await registeredFleet(2);
     const agent = agentPrincipal(cluster.id);
-    await ingestGpuMetrics(agent, gpus.map((g, i) => sample(g.uuid, at(1, 5), i)));
+    await ingestGpuMetrics(
+      agent,
+      gpus.map((g, i) => sample(g.uuid, at(1, 5), i)),
+    );
     const [gone, kept] = nodes;
     await pool().query("DELETE FROM nodes WHERE id = $1", [gone!.node.id]);
     await expect(foldGpuRollups()).resolves.toBeDefined();

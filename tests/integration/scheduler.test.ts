@@ -11,7 +11,19 @@ import { updateTenant } from "@/lib/tenants/update-tenant";
 import { lockForTransaction } from "@/lib/db/locks";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { registerNode } from "@/lib/fleet/register-node";
-import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, makeTenant, operatorPrincipal, placementOf, sweepUntilOffline, tenantAdminPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  availableFleet,
+  inventory,
+  makeCluster,
+  makeTenant,
+  operatorPrincipal,
+  placementOf,
+  sweepUntilOffline,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 
 const operator = actorFor(operatorPrincipal);
@@ -35,7 +47,13 @@ describe("submitting", () => {
     const tooBig = await submitJob(asT, { name: "c", gpu_count: 9, gpu_type: gpuType, priority: 5, max_retries: 0 }).catch((e) => e);
     expect(tooBig).toMatchObject({ code: "unsatisfiable", details: [{ path: "gpu_count" }] });
     const t2 = await makeTenant(64);
-    const noSuchCapacity = await submitJob(actorFor(tenantAdminPrincipal(t2.id)), { name: "d", gpu_count: 16, gpu_type: gpuType, priority: 5, max_retries: 0 }).catch((e) => e);
+    const noSuchCapacity = await submitJob(actorFor(tenantAdminPrincipal(t2.id)), {
+      name: "d",
+      gpu_count: 16,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    }).catch((e) => e);
     expect(noSuchCapacity.code).toBe("unsatisfiable");
     expect(await db().job.count({ where: { tenantId: t2.id } })).toBe(0);
   });
@@ -63,7 +81,14 @@ describe("scheduling cycles", () => {
     const { gpuType, nodes, cluster } = await fleet(2);
     const t = await makeTenant(64);
     // priority 1: first in any cycle's logged decisions, whatever else the shared database holds
-    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "big", gpu_count: 12, gpu_type: gpuType, priority: 1, max_retries: 0, duration_s: 60 });
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "big",
+      gpu_count: 12,
+      gpu_type: gpuType,
+      priority: 1,
+      max_retries: 0,
+      duration_s: 60,
+    });
     await runSchedulerCycle("test");
     const running = await getJobOrThrow(operatorPrincipal, job.id);
     expect(running.status).toBe("running");
@@ -106,9 +131,29 @@ describe("scheduling cycles", () => {
     await nodeIn(c2.id);
     await changeNodeStatus(operator, n1, "maintenance", "PSU swap");
     const [t1, t2] = [await makeTenant(64), await makeTenant(64)];
-    const head = await submitJob(actorFor(tenantAdminPrincipal(t1.id)), { name: "pinned-c1", gpu_count: 4, gpu_type: gpuType, priority: 1, cluster_id: c1.id, max_retries: 0 });
-    const other = await submitJob(actorFor(tenantAdminPrincipal(t2.id)), { name: "pinned-c2", gpu_count: 1, gpu_type: gpuType, priority: 5, cluster_id: c2.id, max_retries: 0 });
-    const anywhere = await submitJob(actorFor(tenantAdminPrincipal(t2.id)), { name: "anywhere", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    const head = await submitJob(actorFor(tenantAdminPrincipal(t1.id)), {
+      name: "pinned-c1",
+      gpu_count: 4,
+      gpu_type: gpuType,
+      priority: 1,
+      cluster_id: c1.id,
+      max_retries: 0,
+    });
+    const other = await submitJob(actorFor(tenantAdminPrincipal(t2.id)), {
+      name: "pinned-c2",
+      gpu_count: 1,
+      gpu_type: gpuType,
+      priority: 5,
+      cluster_id: c2.id,
+      max_retries: 0,
+    });
+    const anywhere = await submitJob(actorFor(tenantAdminPrincipal(t2.id)), {
+      name: "anywhere",
+      gpu_count: 2,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     await runSchedulerCycle("test");
     expect((await getJobOrThrow(operatorPrincipal, other.id)).status).toBe("running");
     expect((await getJobOrThrow(operatorPrincipal, anywhere.id)).status).toBe("running");
@@ -138,27 +183,54 @@ describe("scheduling cycles", () => {
     await runSchedulerCycle("test");
     expect((await getJobOrThrow(operatorPrincipal, fill.id)).status).toBe("running");
     const head = await submitJob(asT, { name: "head-c1", gpu_count: 7, gpu_type: gpuType, priority: 1, cluster_id: c1.id, max_retries: 0 });
-    const compete = await submitJob(asT, { name: "compete-c1", gpu_count: 2, gpu_type: gpuType, priority: 5, cluster_id: c1.id, max_retries: 0, duration_s: 999_999 });
+    const compete = await submitJob(asT, {
+      name: "compete-c1",
+      gpu_count: 2,
+      gpu_type: gpuType,
+      priority: 5,
+      cluster_id: c1.id,
+      max_retries: 0,
+      duration_s: 999_999,
+    });
     const elsewhere = await submitJob(asT, { name: "c2", gpu_count: 8, gpu_type: gpuType, priority: 5, cluster_id: c2.id, max_retries: 0 });
     await runSchedulerCycle("test");
     expect((await getJobOrThrow(operatorPrincipal, head.id)).pendingReason).toMatch(/Capacity is reserved for it/);
-    expect((await getJobOrThrow(operatorPrincipal, compete.id)).pendingReason).toBe(`Waiting behind job ${head.id.slice(0, 8)} (priority 1): starting now would delay it`);
+    expect((await getJobOrThrow(operatorPrincipal, compete.id)).pendingReason).toBe(
+      `Waiting behind job ${head.id.slice(0, 8)} (priority 1): starting now would delay it`,
+    );
     expect((await getJobOrThrow(operatorPrincipal, elsewhere.id)).status).toBe("running");
   });
 
   it("never double-assigns a GPU or breaks a quota under parallel submits and parallel cycles", async () => {
     const { gpuType } = await fleet(3); // 24 GPUs
     const tenants = await Promise.all([makeTenant(10), makeTenant(10), makeTenant(10)]);
-    const submits = tenants.flatMap((t) => Array.from({ length: 8 }, (_, i) => submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: `p${i}`, gpu_count: 1 + (i % 3), gpu_type: gpuType, priority: 1 + (i % 3), max_retries: 0 })));
+    const submits = tenants.flatMap((t) =>
+      Array.from({ length: 8 }, (_, i) =>
+        submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+          name: `p${i}`,
+          gpu_count: 1 + (i % 3),
+          gpu_type: gpuType,
+          priority: 1 + (i % 3),
+          max_retries: 0,
+        }),
+      ),
+    );
     await Promise.all(submits);
     await Promise.all(Array.from({ length: 6 }, () => runSchedulerCycle("parallel")));
-    const [dup] = await db().$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM (SELECT allocated_job_id FROM gpus WHERE allocated_job_id IS NOT NULL GROUP BY id HAVING count(*) > 1) x`;
+    const [dup] = await db().$queryRaw<
+      Array<{ n: number }>
+    >`SELECT count(*)::int AS n FROM (SELECT allocated_job_id FROM gpus WHERE allocated_job_id IS NOT NULL GROUP BY id HAVING count(*) > 1) x`;
     expect(dup!.n).toBe(0);
     for (const t of tenants) {
-      const [row] = await db().$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = ${t.id}::uuid`;
+      const [row] = await db().$queryRaw<
+        Array<{ n: number }>
+      >`SELECT count(*)::int AS n FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id WHERE j.tenant_id = ${t.id}::uuid`;
       expect(row!.n).toBeLessThanOrEqual(10);
     }
-    const running = await db().job.findMany({ where: { tenantId: { in: tenants.map((t) => t.id) }, status: "running" }, include: { _count: { select: { gpus: true } } } });
+    const running = await db().job.findMany({
+      where: { tenantId: { in: tenants.map((t) => t.id) }, status: "running" },
+      include: { _count: { select: { gpus: true } } },
+    });
     expect(running.length).toBeGreaterThan(0);
     for (const j of running) expect(j._count.gpus).toBe(j.gpuCount);
   });
@@ -166,18 +238,36 @@ describe("scheduling cycles", () => {
   it("the database refuses a second allocation of a GPU, work on a quarantined node, and a partial gang", async () => {
     const { gpuType, nodes } = await fleet(1, 2);
     const t = await makeTenant(8);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "x", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "x",
+      gpu_count: 2,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     await runSchedulerCycle("test");
-    const other = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "y", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    const other = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "y",
+      gpu_count: 1,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     const gpu = await db().gpu.findFirstOrThrow({ where: { allocatedJobId: job.id } });
-    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${gpu.id}::uuid`).rejects.toThrow(/already allocated|would hold/);
-    await expect(db().$transaction(async (tx) => {
-      await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL WHERE id = ${gpu.id}::uuid`;
-    })).rejects.toThrow(/holds 1 GPUs, needs exactly 2|would hold/);
+    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = ${other.id}::uuid WHERE id = ${gpu.id}::uuid`).rejects.toThrow(
+      /already allocated|would hold/,
+    );
+    await expect(
+      db().$transaction(async (tx) => {
+        await tx.$executeRaw`UPDATE gpus SET allocated_job_id = NULL WHERE id = ${gpu.id}::uuid`;
+      }),
+    ).rejects.toThrow(/holds 1 GPUs, needs exactly 2|would hold/);
     // an allocation must name a real job, and a job holding GPUs cannot be deleted
     const spare = await fleet(1, 1);
     const spareGpu = spare.nodes[0]!.gpus[0]!.id;
-    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = gen_random_uuid() WHERE id = ${spareGpu}::uuid`).rejects.toThrow(/does not exist/);
+    await expect(db().$executeRaw`UPDATE gpus SET allocated_job_id = gen_random_uuid() WHERE id = ${spareGpu}::uuid`).rejects.toThrow(
+      /does not exist/,
+    );
     await expect(db().$executeRaw`DELETE FROM jobs WHERE id = ${job.id}::uuid`).rejects.toThrow(/cannot be deleted/);
     await changeNodeStatus(operator, nodes[0]!.node.id, "quarantined", "test");
     // what the scheduler does, on a quarantined node: start the job and allocate its GPU in one transaction
@@ -210,10 +300,12 @@ describe("quota changes", () => {
     expect((await db().gpu.findUniqueOrThrow({ where: { id: held.id } })).status).toBe("unhealthy");
     // and the database itself refuses growing past the lowered quota
     const free = await db().gpu.findFirstOrThrow({ where: { nodeId: nodes[0]!.node.id, allocatedJobId: null, status: "available" } });
-    await expect(db().$transaction(async (tx) => {
-      await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now(), fence = gen_random_uuid() WHERE id = ${next.id}::uuid`;
-      await tx.$executeRaw`UPDATE gpus SET allocated_job_id = ${next.id}::uuid WHERE id = ${free.id}::uuid`;
-    })).rejects.toThrow(/over its quota/);
+    await expect(
+      db().$transaction(async (tx) => {
+        await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now(), fence = gen_random_uuid() WHERE id = ${next.id}::uuid`;
+        await tx.$executeRaw`UPDATE gpus SET allocated_job_id = ${next.id}::uuid WHERE id = ${free.id}::uuid`;
+      }),
+    ).rejects.toThrow(/over its quota/);
   });
 });
 
@@ -221,7 +313,13 @@ describe("completion, retries and lost nodes", () => {
   it("frees GPUs when a job ends, retries a failure after a backoff, and fails for good when retries are spent", async () => {
     const { gpuType, cluster } = await fleet(1);
     const t = await makeTenant(8);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "flaky", gpu_count: 4, gpu_type: gpuType, priority: 5, max_retries: 1 });
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "flaky",
+      gpu_count: 4,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 1,
+    });
     await runSchedulerCycle("test");
     const agent = actorFor(agentPrincipal(cluster.id));
     const firstRun = await placementOf(job.id);
@@ -250,12 +348,20 @@ describe("completion, retries and lost nodes", () => {
     const { gpuType } = await fleet(1);
     const a = await makeTenant(8);
     const b = await makeTenant(8);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(a.id)), { name: "mine", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    const job = await submitJob(actorFor(tenantAdminPrincipal(a.id)), {
+      name: "mine",
+      gpu_count: 1,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     await runSchedulerCycle("test");
     expect(await codeOf(finishJob(actorFor(tenantAdminPrincipal(b.id)), job.id, { status: "cancelled" }))).toBe("not_found");
     expect(await codeOf(finishJob(actorFor(tenantAdminPrincipal(a.id)), job.id, { status: "completed" }))).toBe("forbidden");
     const otherCluster = await makeCluster();
-    expect(await codeOf(finishJob(actorFor(agentPrincipal(otherCluster.id)), job.id, { status: "completed", ...(await placementOf(job.id)) }))).toBe("not_found");
+    expect(
+      await codeOf(finishJob(actorFor(agentPrincipal(otherCluster.id)), job.id, { status: "completed", ...(await placementOf(job.id)) })),
+    ).toBe("not_found");
     expect((await finishJob(actorFor(tenantAdminPrincipal(a.id)), job.id, { status: "cancelled" })).status).toBe("cancelled");
     expect(await heldBy(job.id)).toBe(0);
   });
@@ -291,7 +397,11 @@ describe("cycles racing cancellations", () => {
     const { gpuType } = await fleet(2);
     const t = await makeTenant(16);
     const asT = actorFor(tenantAdminPrincipal(t.id));
-    const jobs = await Promise.all(Array.from({ length: 12 }, (_, i) => submitJob(asT, { name: `race-${i}`, gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 })));
+    const jobs = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        submitJob(asT, { name: `race-${i}`, gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 }),
+      ),
+    );
     const results = await Promise.allSettled([
       runSchedulerCycle("race"),
       ...jobs.slice(0, 6).map((j) => finishJob(asT, j.id, { status: "cancelled" })),
@@ -309,7 +419,9 @@ describe("cycles racing cancellations", () => {
 /** Whether some session of this database comes to wait for a lock matching `what` (SQL over pg_stat_activity) within ten seconds. */
 async function waiting(what: string): Promise<boolean> {
   for (let i = 0; i < 400; i++) {
-    const { rows } = await pool().query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${what}`);
+    const { rows } = await pool().query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${what}`,
+    );
     if (rows[0]!.n > 0) return true;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -324,7 +436,13 @@ describe("cycles racing nodes that leave service", () => {
     // other files' cycles share this database: the node stays out of service until the trap is set,
     // so no cycle can place the job before the one this test holds
     await pool().query("UPDATE nodes SET status = 'maintenance' WHERE id = $1", [nodeId]);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), { name: "racer", gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0 });
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "racer",
+      gpu_count: 2,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
     // hold the cycle after it allocated the GPUs and before it commits: it waits to record the job's events
     const blocker = new pg.Client({ connectionString: inject("databaseUrl") });
     await blocker.connect();
@@ -368,7 +486,11 @@ describe("when runs start", () => {
     expect(await waiting("wait_event = 'advisory' AND query LIKE '%pg_advisory_xact_lock%'")).toBe(true);
     // meanwhile the first run ends and frees the GPUs the waiting cycle will take
     await new Promise((r) => setTimeout(r, 20));
-    await finishJob(actorFor(agentPrincipal(cluster.id)), first.id, { status: "completed", exit_code: 0, ...(await placementOf(first.id)) });
+    await finishJob(actorFor(agentPrincipal(cluster.id)), first.id, {
+      status: "completed",
+      exit_code: 0,
+      ...(await placementOf(first.id)),
+    });
     await holder.query("COMMIT");
     await holder.end();
     await cycle;
@@ -389,7 +511,8 @@ describe("listing jobs", () => {
     const t = await makeTenant(8);
     const asT = actorFor(tenantAdminPrincipal(t.id));
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await submitJob(asT, { name: `page-${i}`, gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await submitJob(asT, { name: `page-${i}`, gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0 })).id);
     const seen: string[] = [];
     let cursor: string | undefined;
     do {

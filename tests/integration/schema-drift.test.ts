@@ -68,21 +68,26 @@ describe("schema drift", () => {
     }
 
     const problems: string[] = [];
-    for (const table of actual.keys()) if (!expected.has(table)) problems.push(`table ${table} exists in the database but has no Prisma model`);
+    for (const table of actual.keys())
+      if (!expected.has(table)) problems.push(`table ${table} exists in the database but has no Prisma model`);
     for (const [table, cols] of expected) {
       const liveCols = actual.get(table);
       if (!liveCols) {
         problems.push(`model for ${table} has no table in the database`);
         continue;
       }
-      for (const col of liveCols.keys()) if (!cols.has(col)) problems.push(`${table}.${col} exists in the database but not in the Prisma schema`);
+      for (const col of liveCols.keys())
+        if (!cols.has(col)) problems.push(`${table}.${col} exists in the database but not in the Prisma schema`);
       for (const [col, field] of cols) {
         const c = liveCols.get(col);
         if (!c) {
           problems.push(`${table}.${col} is in the Prisma schema but not in the database`);
           continue;
         }
-        if (c.nullable === field.isRequired) problems.push(`${table}.${col}: Prisma says ${field.isRequired ? "required" : "optional"}, database says ${c.nullable ? "NULL" : "NOT NULL"}`);
+        if (c.nullable === field.isRequired)
+          problems.push(
+            `${table}.${col}: Prisma says ${field.isRequired ? "required" : "optional"}, database says ${c.nullable ? "NULL" : "NOT NULL"}`,
+          );
         const native = field.nativeType ? NATIVE_TYPES[field.nativeType[0]] : undefined;
         const want = field.isList ? ["ARRAY"] : native ? [native] : (PG_TYPES[field.type] ?? []);
         if (!want.includes(c.type)) problems.push(`${table}.${col}: Prisma type ${field.type}, database type ${c.type}`);

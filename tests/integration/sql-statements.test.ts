@@ -59,7 +59,8 @@ function differences(s: Statement, d: Described, types: Map<number, string>, nul
     seen.add(f.name);
     const declared = s.columns[f.name];
     if (declared === undefined) out.push(`${s.name}: column ${f.name} (${typeOf(f.typeOid)}) is not declared`);
-    else if (bare(declared) !== typeOf(f.typeOid)) out.push(`${s.name}: column ${f.name} is ${typeOf(f.typeOid)}, declared ${bare(declared)}`);
+    else if (bare(declared) !== typeOf(f.typeOid))
+      out.push(`${s.name}: column ${f.name} is ${typeOf(f.typeOid)}, declared ${bare(declared)}`);
   }
   for (const c of Object.keys(s.columns)) if (!seen.has(c)) out.push(`${s.name}: declared column ${c} is not in the result`);
   if (out.length) {
@@ -94,7 +95,11 @@ describe("SQL statements", () => {
 
   it("finds the modules that define statements, and each statement's name is unique", () => {
     // every domain's statements module is among those found (the search cannot silently miss them)
-    expect(libFiles(LIB).filter((f) => f.endsWith("statements.ts")).filter((f) => !modules.includes(f))).toEqual([]);
+    expect(
+      libFiles(LIB)
+        .filter((f) => f.endsWith("statements.ts"))
+        .filter((f) => !modules.includes(f)),
+    ).toEqual([]);
     const names = registeredStatements().map((s) => s.name);
     expect(names.length).toBeGreaterThanOrEqual(modules.length);
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
@@ -112,7 +117,13 @@ describe("SQL statements", () => {
 
   it("names the statement and column of a wrong declaration", async () => {
     const text = "SELECT id, name, created_at FROM tenants WHERE id = $1";
-    const wrong: Statement = { name: "test.wrong", text, params: ["text"], columns: { id: "uuid", name: "int4", created: "timestamptz" }, prepare: false };
+    const wrong: Statement = {
+      name: "test.wrong",
+      text,
+      params: ["text"],
+      columns: { id: "uuid", name: "int4", created: "timestamptz" },
+      prepare: false,
+    };
     const found = differences(wrong, await describeStatement(client, text), types);
     expect(found.slice(0, -1)).toEqual([
       "test.wrong: parameter $1 is uuid, declared text",

@@ -19,13 +19,23 @@ const saved = { cap: process.env.MAX_WAITING_JOBS_PER_TENANT, window: process.en
 process.env.MAX_WAITING_JOBS_PER_TENANT = "5";
 process.env.SCHEDULER_TENANT_WINDOW = "10";
 afterAll(() => {
-  for (const [k, v] of [["MAX_WAITING_JOBS_PER_TENANT", saved.cap], ["SCHEDULER_TENANT_WINDOW", saved.window]] as const) {
+  for (const [k, v] of [
+    ["MAX_WAITING_JOBS_PER_TENANT", saved.cap],
+    ["SCHEDULER_TENANT_WINDOW", saved.window],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
 });
 
-const job = (gpuType: string, o: Record<string, unknown> = {}) => ({ name: unique("j"), gpu_count: 2, gpu_type: gpuType, priority: 5, max_retries: 0, ...o });
+const job = (gpuType: string, o: Record<string, unknown> = {}) => ({
+  name: unique("j"),
+  gpu_count: 2,
+  gpu_type: gpuType,
+  priority: 5,
+  max_retries: 0,
+  ...o,
+});
 
 async function finals(jobId: string) {
   return db().usageEvent.count({ where: { jobId, kind: "final" } });
@@ -41,7 +51,15 @@ describe("suspension stops work", () => {
     expect((await db().job.findUniqueOrThrow({ where: { id: running.id } })).status).toBe("running");
     // 6 GPUs while 3 of the 8 are held: it waits whoever runs a scheduling cycle meanwhile (another file's, say)
     const waiting = await submitJob(asT, job(gpuType, { gpu_count: 6, cluster_id: undefined, priority: 9 }));
-    const endpoint = await createEndpoint(asT, { name: unique("ep"), model: "m", gpu_type: gpuType, gpus_per_replica: 1, replicas: 1, autoscale_metric: "none", cooldown_s: 300 });
+    const endpoint = await createEndpoint(asT, {
+      name: unique("ep"),
+      model: "m",
+      gpu_type: gpuType,
+      gpus_per_replica: 1,
+      replicas: 1,
+      autoscale_metric: "none",
+      cooldown_s: 300,
+    });
     const replica = endpoint.replicas.find((r) => r.status !== "stopped")!;
     expect(replica).toBeTruthy();
 
@@ -52,7 +70,10 @@ describe("suspension stops work", () => {
     expect(await db().gpu.count({ where: { allocatedJobId: running.id } })).toBe(0);
     expect(await finals(running.id)).toBe(1);
     expect(await db().job.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: "blocked", blockReason: "suspended" });
-    expect(await db().endpointReplica.findUniqueOrThrow({ where: { id: replica.id } })).toMatchObject({ status: "stopped", stopReason: "tenant suspended" });
+    expect(await db().endpointReplica.findUniqueOrThrow({ where: { id: replica.id } })).toMatchObject({
+      status: "stopped",
+      stopReason: "tenant suspended",
+    });
     expect(await db().usageEvent.count({ where: { replicaId: replica.id, kind: "final" } })).toBe(1);
 
     // nothing of theirs starts: not through the scheduler, the reconciler, or by hand in the database
@@ -60,7 +81,9 @@ describe("suspension stops work", () => {
     await reconcileEndpoints({ endpointId: endpoint.id });
     expect(await db().job.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: "blocked" });
     expect(await db().endpointReplica.count({ where: { endpointId: endpoint.id, status: { not: "stopped" } } })).toBe(0);
-    await expect(db().$executeRaw`UPDATE jobs SET status = 'running', started_at = now(), block_reason = NULL WHERE id = ${waiting.id}::uuid`).rejects.toThrow(/suspended/);
+    await expect(
+      db().$executeRaw`UPDATE jobs SET status = 'running', started_at = now(), block_reason = NULL WHERE id = ${waiting.id}::uuid`,
+    ).rejects.toThrow(/suspended/);
     expect(await codeAndFieldOf(submitJob(asT, job(gpuType)))).toBe("forbidden");
 
     await updateTenant(systemActor, t.id, { status: "active" });
@@ -120,7 +143,14 @@ describe("fairness between tenants", () => {
     for (let i = 0; i < 5; i++) await submitJob(asT, job(gpuType));
     const sixth = await submitJob(asT, job(gpuType)).catch((e) => e);
     expect(sixth).toMatchObject({ code: "rate_limited", message: expect.stringContaining("5 jobs waiting") });
-    expect(await codeAndFieldOf(createPipeline(asT, { name: unique("p"), steps: [{ name: "a", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }] }))).toBe("rate_limited");
+    expect(
+      await codeAndFieldOf(
+        createPipeline(asT, {
+          name: unique("p"),
+          steps: [{ name: "a", gpu_count: 1, gpu_type: gpuType, priority: 5, max_retries: 0, repeat: 1 }],
+        }),
+      ),
+    ).toBe("rate_limited");
     expect(await db().job.count({ where: { tenantId: t.id } })).toBe(5);
   });
 

@@ -27,7 +27,9 @@ describe("tenants", () => {
 
   it("lets exactly one of many parallel creators of the same name win", async () => {
     const name = unique("race");
-    const results = await Promise.allSettled(Array.from({ length: 8 }, () => createTenant(systemActor, { name, gpu_quota: 1, billing_email: null })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => createTenant(systemActor, { name, gpu_quota: 1, billing_email: null })),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(await db().tenant.count({ where: { name } })).toBe(1);
   });

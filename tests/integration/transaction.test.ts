@@ -34,39 +34,53 @@ const lockFree = async () => {
 
 describe("inTransaction", () => {
   it("commits what the work did when it returns, and hands back its result", async () => {
-    expect(await inTransaction(async (c) => (await c.query("SELECT set_config('gpuforge.test', 'committed', false)"), 42), { pool: single })).toBe(42);
+    expect(
+      await inTransaction(async (c) => (await c.query("SELECT set_config('gpuforge.test', 'committed', false)"), 42), { pool: single }),
+    ).toBe(42);
     expect(await setting()).toBe("committed");
   });
 
   it("rolls back when the work throws, and rethrows its error", async () => {
     await inTransaction((c) => c.query("SELECT set_config('gpuforge.test', 'before', false)"), { pool: single });
-    const error = await inTransaction(async (c) => {
-      await c.query("SELECT set_config('gpuforge.test', 'rolled back', false)");
-      throw new Error("the work failed");
-    }, { pool: single }).catch((e: Error) => e);
+    const error = await inTransaction(
+      async (c) => {
+        await c.query("SELECT set_config('gpuforge.test', 'rolled back', false)");
+        throw new Error("the work failed");
+      },
+      { pool: single },
+    ).catch((e: Error) => e);
     expect(error).toMatchObject({ message: "the work failed" });
     expect(await setting()).toBe("before");
   });
 
   it("holds the named lock from the start to the end of the transaction, as the same key everywhere", async () => {
     expect(await lockFree()).toBe(true);
-    await inTransaction(async () => {
-      expect(await lockFree()).toBe(false);
-    }, { pool: single, lock: "invoices" });
+    await inTransaction(
+      async () => {
+        expect(await lockFree()).toBe(false);
+      },
+      { pool: single, lock: "invoices" },
+    );
     expect(await lockFree()).toBe(true);
     // taken by hand inside another transaction, it is the same lock
-    await inTransaction(async (c) => {
-      await lockForTransaction(c, "invoices");
-      expect(await lockFree()).toBe(false);
-    }, { pool: single });
+    await inTransaction(
+      async (c) => {
+        await lockForTransaction(c, "invoices");
+        expect(await lockFree()).toBe(false);
+      },
+      { pool: single },
+    );
   });
 
   it("destroys a connection that broke under the work instead of handing it back to the pool", async () => {
     const pid = (await single.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
-    const error = await inTransaction(async (c) => {
-      await other.query("SELECT pg_terminate_backend($1)", [pid]);
-      await c.query("SELECT 1");
-    }, { pool: single }).catch((e: Error) => e);
+    const error = await inTransaction(
+      async (c) => {
+        await other.query("SELECT pg_terminate_backend($1)", [pid]);
+        await c.query("SELECT 1");
+      },
+      { pool: single },
+    ).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     // the next caller gets a fresh, working connection
     const next = (await single.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;

@@ -40,8 +40,20 @@ describe("users", () => {
   it("treats emails case-insensitively and uniquely", async () => {
     const t = await makeTenant();
     const email = `${unique("Case")}@Example.Test`;
-    await createUser(systemActor, { email: email.toLowerCase(), name: "a", password: "long-enough-pass", role: "tenant_member", tenant_id: t.id });
-    const err = await createUser(systemActor, { email: email.toLowerCase(), name: "b", password: "long-enough-pass", role: "tenant_member", tenant_id: t.id }).catch((e) => e);
+    await createUser(systemActor, {
+      email: email.toLowerCase(),
+      name: "a",
+      password: "long-enough-pass",
+      role: "tenant_member",
+      tenant_id: t.id,
+    });
+    const err = await createUser(systemActor, {
+      email: email.toLowerCase(),
+      name: "b",
+      password: "long-enough-pass",
+      role: "tenant_member",
+      tenant_id: t.id,
+    }).catch((e) => e);
     expect(err.code).toBe("conflict");
     expect(err.details[0].path).toBe("email");
   });
@@ -50,13 +62,39 @@ describe("users", () => {
     const a = await makeTenant();
     const b = await makeTenant();
     const asA = actorFor(tenantAdminPrincipal(a.id));
-    const created = await createUser(asA, { email: `${unique("m")}@a.test`, name: "m", password: "long-enough-pass", role: "tenant_member" });
+    const created = await createUser(asA, {
+      email: `${unique("m")}@a.test`,
+      name: "m",
+      password: "long-enough-pass",
+      role: "tenant_member",
+    });
     expect(created.tenantId).toBe(a.id);
-    expect(await codeOf(createUser(asA, { email: `${unique("x")}@a.test`, name: "x", password: "long-enough-pass", role: "tenant_member", tenant_id: b.id }))).toBe("forbidden");
-    expect(await codeOf(createUser(asA, { email: `${unique("o")}@a.test`, name: "o", password: "long-enough-pass", role: "operator" }))).toBe("forbidden");
+    expect(
+      await codeOf(
+        createUser(asA, {
+          email: `${unique("x")}@a.test`,
+          name: "x",
+          password: "long-enough-pass",
+          role: "tenant_member",
+          tenant_id: b.id,
+        }),
+      ),
+    ).toBe("forbidden");
+    expect(
+      await codeOf(createUser(asA, { email: `${unique("o")}@a.test`, name: "o", password: "long-enough-pass", role: "operator" })),
+    ).toBe("forbidden");
     const inB = await makeUser("tenant_member", b.id);
     expect(await codeOf(updateUser(asA, inB.id, { disabled: true }))).toBe("not_found");
-    expect(await codeOf(createUser(actorFor(tenantMemberPrincipal(a.id)), { email: `${unique("y")}@a.test`, name: "y", password: "long-enough-pass", role: "tenant_member" }))).toBe("forbidden");
+    expect(
+      await codeOf(
+        createUser(actorFor(tenantMemberPrincipal(a.id)), {
+          email: `${unique("y")}@a.test`,
+          name: "y",
+          password: "long-enough-pass",
+          role: "tenant_member",
+        }),
+      ),
+    ).toBe("forbidden");
   });
 
   it("keeps at least one enabled admin even when two admins demote each other at once", async () => {
@@ -84,7 +122,8 @@ describe("users", () => {
   it("the database refuses an operator bound to a tenant, or a tenant user without one", async () => {
     const t = await makeTenant();
     await expect(
-      db().$executeRaw`INSERT INTO users (email, name, password_hash, role, tenant_id) VALUES (${unique("o") + "@x.test"}, 'o', 'h', 'operator', ${t.id}::uuid)`,
+      db()
+        .$executeRaw`INSERT INTO users (email, name, password_hash, role, tenant_id) VALUES (${unique("o") + "@x.test"}, 'o', 'h', 'operator', ${t.id}::uuid)`,
     ).rejects.toThrow(/users_role_tenant_check/);
     await expect(
       db().$executeRaw`INSERT INTO users (email, name, password_hash, role) VALUES (${unique("m") + "@x.test"}, 'm', 'h', 'tenant_member')`,

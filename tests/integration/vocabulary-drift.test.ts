@@ -34,7 +34,9 @@ describe("closed lists of values", () => {
       if (!db) return [`${column}: no CHECK lists its values`];
       const onlyCode = code.filter((v) => !db.includes(v));
       const onlyDb = db.filter((v) => !(code as readonly string[]).includes(v));
-      return onlyCode.length || onlyDb.length ? [`${column}: only in the code ${JSON.stringify(onlyCode)}, only in the database ${JSON.stringify(onlyDb)}`] : [];
+      return onlyCode.length || onlyDb.length
+        ? [`${column}: only in the code ${JSON.stringify(onlyCode)}, only in the database ${JSON.stringify(onlyDb)}`]
+        : [];
     });
     expect(differences).toEqual([]);
   });

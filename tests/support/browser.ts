@@ -40,7 +40,12 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A fresh browser context on `target`, signed in through the login form when a user is given. */
-export async function openPage(browser: Browser, target: string, user?: { email: string; password: string }, viewport = { width: 1400, height: 1000 }): Promise<Page> {
+export async function openPage(
+  browser: Browser,
+  target: string,
+  user?: { email: string; password: string },
+  viewport = { width: 1400, height: 1000 },
+): Promise<Page> {
   const page = await (await browser.newContext({ viewport })).newPage();
   const base = inject("baseUrl");
   if (!user) {
@@ -56,4 +61,5 @@ export async function openPage(browser: Browser, target: string, user?: { email:
 }
 
 /** A full-page screenshot kept with the test results. */
-export const shot = (page: Page, name: string) => page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
+export const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });

@@ -18,12 +18,19 @@ declare module "vitest" {
  * an embedded PostgreSQL started here in a child process and stopped afterwards.
  */
 export default async function setup(project: TestProject) {
-  let serverUrl = process.env.TEST_DATABASE_SERVER_URL ?? (process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "postgres") : undefined);
+  let serverUrl =
+    process.env.TEST_DATABASE_SERVER_URL ?? (process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "postgres") : undefined);
   let stopServer: (() => Promise<void>) | undefined;
   let tempDir: string | undefined;
   if (!serverUrl) {
     tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-test-"));
-    const server = await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), fast: true, ephemeral: true, log: () => {} });
+    const server = await startEmbeddedDatabase({
+      dataDir: path.join(tempDir, "pg"),
+      port: await freePort(),
+      fast: true,
+      ephemeral: true,
+      log: () => {},
+    });
     serverUrl = server.serverUrl;
     stopServer = () => server.discard();
   }

@@ -52,10 +52,11 @@ async function main() {
         return 1;
       }
       const options = {};
-      for (let i = 0; i < more.length - 1; i++) if (more[i] === "--opt") {
-        const [k, ...v] = more[i + 1].split("=");
-        options[k] = v.join("=");
-      }
+      for (let i = 0; i < more.length - 1; i++)
+        if (more[i] === "--opt") {
+          const [k, ...v] = more[i + 1].split("=");
+          options[k] = v.join("=");
+        }
       const existing = existsSync(networksFile) ? JSON.parse(readFileSync(networksFile, "utf8")) : {};
       writeFileSync(networksFile, JSON.stringify({ ...existing, [name]: { options } }));
       console.log(`net-${name}`);
@@ -81,11 +82,12 @@ async function main() {
       return 125;
     }
     const env = {};
-    for (let i = 0; i < dashdash; i++) if (rest[i] === "--env") {
-      const [k, ...v] = rest[i + 1].split("=");
-      env[k] = v.join("=");
-    }
-    const script = command[0] === "sh" && command[1] === "-c" ? command[2] : config.entrypoint ?? "sleep 3600";
+    for (let i = 0; i < dashdash; i++)
+      if (rest[i] === "--env") {
+        const [k, ...v] = rest[i + 1].split("=");
+        env[k] = v.join("=");
+      }
+    const script = command[0] === "sh" && command[1] === "-c" ? command[2] : (config.entrypoint ?? "sleep 3600");
     const child = spawn("sh", ["-c", script], { stdio: "inherit", env: { PATH: process.env.PATH, ...env } });
     write(name, { status: "running", pid: child.pid, image });
     const forward = (sig) => child.kill(sig);

@@ -9,9 +9,13 @@ import path from "node:path";
 type StandinNetworks = Record<string, { options?: Record<string, string> }>;
 
 /** The workload network as a prepared agent leaves it (the default; pass `networks: {}` for a bare engine). */
-export const PREPARED_NETWORKS: StandinNetworks = { "gpuforge-workloads": { options: { "com.docker.network.bridge.enable_icc": "false" } } };
+export const PREPARED_NETWORKS: StandinNetworks = {
+  "gpuforge-workloads": { options: { "com.docker.network.bridge.enable_icc": "false" } },
+};
 
-export function dockerStandin(config: { refuseImages?: string[]; entrypoint?: string; noEngine?: boolean; networks?: StandinNetworks } = {}) {
+export function dockerStandin(
+  config: { refuseImages?: string[]; entrypoint?: string; noEngine?: boolean; networks?: StandinNetworks } = {},
+) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "docker-standin-"));
   const bin = path.join(dir, "bin");
   const state = path.join(dir, "config");
@@ -26,10 +30,18 @@ export function dockerStandin(config: { refuseImages?: string[]; entrypoint?: st
     env: { PATH: `${bin}:${process.env.PATH}`, DOCKER_CONFIG: state, HOME: dir } as Record<string, string>,
     calls(): Array<{ args: string[]; env: string[] }> {
       const file = path.join(state, "calls.jsonl");
-      return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+      return existsSync(file)
+        ? readFileSync(file, "utf8")
+            .trim()
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [];
     },
     runs(): string[][] {
-      return this.calls().filter((c) => c.args[0] === "run").map((c) => c.args);
+      return this.calls()
+        .filter((c) => c.args[0] === "run")
+        .map((c) => c.args);
     },
   };
 }

@@ -3,7 +3,33 @@ import os from "node:os";
 import path from "node:path";
 import { dockerStandin } from "./docker-standin";
 
-const BASICS = ["sh", "dash", "bash", "curl", "tar", "gzip", "sha256sum", "mktemp", "cut", "cat", "grep", "id", "uname", "mkdir", "rm", "mv", "ln", "chmod", "dirname", "head", "printf", "echo", "true", "sleep", "env"];
+const BASICS = [
+  "sh",
+  "dash",
+  "bash",
+  "curl",
+  "tar",
+  "gzip",
+  "sha256sum",
+  "mktemp",
+  "cut",
+  "cat",
+  "grep",
+  "id",
+  "uname",
+  "mkdir",
+  "rm",
+  "mv",
+  "ln",
+  "chmod",
+  "dirname",
+  "head",
+  "printf",
+  "echo",
+  "true",
+  "sleep",
+  "env",
+];
 
 /**
  * A GPU node's tools for tests of the installer and the real agent: an `nvidia-smi` that reports
@@ -38,7 +64,8 @@ export function fakeNode(opts: { nvidiaSmi?: boolean; docker?: boolean | "engine
 esac`,
     );
   }
-  const docker = opts.docker === false ? undefined : dockerStandin(opts.docker === "engine-down" ? { noEngine: true, networks: {} } : { networks: {} });
+  const docker =
+    opts.docker === false ? undefined : dockerStandin(opts.docker === "engine-down" ? { noEngine: true, networks: {} } : { networks: {} });
   if (docker) tool("docker", `DOCKER_CONFIG="${docker.env.DOCKER_CONFIG}" exec "${docker.env.PATH!.split(":")[0]}/docker" "$@"`);
   const calls = path.join(dir, "systemctl.calls");
   if (opts.systemctl !== false) tool("systemctl", `echo "$*" >> "${calls}"`);

@@ -73,7 +73,11 @@ export async function availableFleet(nodes: number, gpusPerNode = 8, typePrefix 
   const agent = actorFor(agentPrincipal(cluster.id));
   const out = [];
   for (let i = 0; i < nodes; i++) {
-    const r = await registerNode(agent, { hostname: unique("n"), capabilities: { containers: true, runtime: "docker test" }, gpus: inventory(gpusPerNode, gpuType) });
+    const r = await registerNode(agent, {
+      hostname: unique("n"),
+      capabilities: { containers: true, runtime: "docker test" },
+      gpus: inventory(gpusPerNode, gpuType),
+    });
     await recordHeartbeat(agent, r.node.id, {});
     out.push(r);
   }
@@ -84,7 +88,8 @@ export async function availableFleet(nodes: number, gpusPerNode = 8, typePrefix 
 export async function registeredFleet(nodes: number) {
   const cluster = await makeCluster();
   const out = [];
-  for (let i = 0; i < nodes; i++) out.push(await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(8) }));
+  for (let i = 0; i < nodes; i++)
+    out.push(await registerNode(actorFor(agentPrincipal(cluster.id)), { hostname: unique("n"), gpus: inventory(8) }));
   return { cluster, nodes: out, gpus: out.flatMap((n) => n.gpus) };
 }
 

@@ -11,8 +11,28 @@ for (let round = 0; ; round++) {
   const at = new Date(Number(startMs) + round * 1000).toISOString();
   // two reports and a fold at once, as a busy process would have them
   await Promise.all([
-    ingestGpuMetrics(agent, uuids.map((u, i) => ({ gpu_uuid: u, recorded_at: at, utilization_pct: (round + i) % 100, memory_used_mb: round, temperature_c: 40, power_draw_w: 100 + i }))),
-    ingestGpuMetrics(agent, uuids.map((u, i) => ({ gpu_uuid: u, recorded_at: new Date(Number(startMs) + round * 1000 + 500).toISOString(), utilization_pct: i, memory_used_mb: 1, temperature_c: 41, power_draw_w: 100 }))),
+    ingestGpuMetrics(
+      agent,
+      uuids.map((u, i) => ({
+        gpu_uuid: u,
+        recorded_at: at,
+        utilization_pct: (round + i) % 100,
+        memory_used_mb: round,
+        temperature_c: 40,
+        power_draw_w: 100 + i,
+      })),
+    ),
+    ingestGpuMetrics(
+      agent,
+      uuids.map((u, i) => ({
+        gpu_uuid: u,
+        recorded_at: new Date(Number(startMs) + round * 1000 + 500).toISOString(),
+        utilization_pct: i,
+        memory_used_mb: 1,
+        temperature_c: 41,
+        power_draw_w: 100,
+      })),
+    ),
     foldGpuRollups({ rowsPerPass: 1 }),
   ]);
   process.stdout.write(`${round}\n`);

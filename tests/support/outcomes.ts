@@ -7,7 +7,11 @@ type CodedError = { code?: string; details?: unknown };
 const codeOrText = (e: unknown): string => (e as CodedError | null)?.code ?? (e instanceof Error ? String(e) : JSON.stringify(e));
 
 /** "ok" when the promise resolves; otherwise the error's code (or the error as text when it has none). */
-export const codeOf = (p: Promise<unknown>): Promise<string> => p.then(() => "ok", (e: unknown) => codeOrText(e));
+export const codeOf = (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => "ok",
+    (e: unknown) => codeOrText(e),
+  );
 
 /** codeOf, followed by the first invalid field's path where the error names one: "validation_failed:gpu_count". */
 export const codeAndFieldOf = (p: Promise<unknown>): Promise<string> =>

@@ -38,7 +38,8 @@ export function parseExposition(text: string): Exposition {
     }
     // values are read as Go's ParseFloat reads them: NaN and Inf in any case (prom-client writes `Nan`)
     const special = m[4]!.toLowerCase();
-    const value = special === "+inf" || special === "inf" ? Infinity : special === "-inf" ? -Infinity : special === "nan" ? NaN : Number(m[4]);
+    const value =
+      special === "+inf" || special === "inf" ? Infinity : special === "-inf" ? -Infinity : special === "nan" ? NaN : Number(m[4]);
     if (Number.isNaN(value) && special !== "nan") throw new Error(`line ${n + 1}: bad value ${m[4]}`);
     const family = m[1]!.replace(/_(bucket|sum|count)$/, "");
     if (!types.has(m[1]!) && !types.has(family)) throw new Error(`line ${n + 1}: ${m[1]} has no TYPE line`);

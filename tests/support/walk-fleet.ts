@@ -29,7 +29,9 @@ export async function startWalkFleet(opts: {
   const racks = opts.racks ?? 1;
   const sim = startSimulator({
     baseUrl: inject("baseUrl"),
-    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: racks, nodesPerRack: Math.ceil(opts.nodes / racks) }, [opts.gpuType]),
+    clusters: simClusters({ [cluster.id]: key }, { pods: 1, racksPerPod: racks, nodesPerRack: Math.ceil(opts.nodes / racks) }, [
+      opts.gpuType,
+    ]),
     heartbeatS: 1,
     metricsS: 1,
     log: () => {},
@@ -40,7 +42,10 @@ export async function startWalkFleet(opts: {
     cluster,
     sim,
     async stop() {
-      const nodes = await db().node.findMany({ where: { clusterId: cluster.id, status: { in: ["available", "draining"] } }, select: { id: true } });
+      const nodes = await db().node.findMany({
+        where: { clusterId: cluster.id, status: { in: ["available", "draining"] } },
+        select: { id: true },
+      });
       const operator = actorFor({ kind: "operator", label: "walk" });
       for (const n of nodes) await changeNodeStatus(operator, n.id, "maintenance", "the walk's simulated fleet stopped");
       sim.stop();

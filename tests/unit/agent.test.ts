@@ -60,7 +60,10 @@ describe("nvidia-smi parsing", () => {
       ["GPU-c7d3e5f4-73d9-4a2b-8e5c-3b4c5d6e7f82", true],
     ]);
     expect(parseRemappedRows(fixture("remapped-v100.csv")).size).toBe(0);
-    expect([...parseRemappedRows("GPU-x, Yes\nGPU-y, No\n")]).toEqual([["GPU-x", true], ["GPU-y", false]]);
+    expect([...parseRemappedRows("GPU-x, Yes\nGPU-y, No\n")]).toEqual([
+      ["GPU-x", true],
+      ["GPU-y", false],
+    ]);
   });
 
   it("reads the driver and CUDA versions from nvidia-smi's header, and the OS from os-release", () => {
@@ -73,8 +76,19 @@ describe("nvidia-smi parsing", () => {
 
   it("reads A100 (SXM4 40 and 80 GB) with a GPU whose readings are all [N/A]", () => {
     const { gpus } = parseNvidiaSmi(fixture("a100.csv"));
-    expect(gpus.map((g) => [g.gpuType, g.memoryTotalMb])).toEqual([["A100", 81920], ["A100", 81920], ["A100", 40960]]);
-    expect(gpus[1]).toMatchObject({ memoryUsedMb: null, utilizationPct: null, temperatureC: null, powerDrawW: null, eccEnabled: null, eccUncorrected: null });
+    expect(gpus.map((g) => [g.gpuType, g.memoryTotalMb])).toEqual([
+      ["A100", 81920],
+      ["A100", 81920],
+      ["A100", 40960],
+    ]);
+    expect(gpus[1]).toMatchObject({
+      memoryUsedMb: null,
+      utilizationPct: null,
+      temperatureC: null,
+      powerDrawW: null,
+      eccEnabled: null,
+      eccUncorrected: null,
+    });
   });
 
   it("reads H200", () => {
@@ -156,7 +170,14 @@ describe("agent client and outbox", () => {
     const file = path.join(tempDir("outbox-"), "exit-reports.json");
     const outbox = new Outbox(file);
     const report = (job: string, o: Partial<ExitReport> = {}): ExitReport => ({
-      key: `job:${job}:1:f-${job}`, job_id: job, attempt: 1, fence: `f-${job}`, status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z", ...o,
+      key: `job:${job}:1:f-${job}`,
+      job_id: job,
+      attempt: 1,
+      fence: `f-${job}`,
+      status: "completed",
+      exit_code: 0,
+      finished_at: "2026-01-01T00:00:00Z",
+      ...o,
     });
     outbox.add(report("j1"));
     outbox.add(report("j2", { status: "failed", exit_code: 3 }));
@@ -185,8 +206,15 @@ describe("agent client and outbox", () => {
 
   it("drops a report the control plane calls stale (409) or unknown (404), and keeps going", async () => {
     const outbox = new Outbox(path.join(tempDir("outbox-"), "exit-reports.json"));
-    for (const job of ["stale", "gone", "ok"]) outbox.add({ key: job, job_id: job, attempt: 2, fence: job, status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z" });
-    const url = await serve((req) => (req.url === "/api/jobs/stale" ? [409, { error: { code: "stale_report" } }] : req.url === "/api/jobs/gone" ? [404, { error: { code: "not_found" } }] : [200, {}]));
+    for (const job of ["stale", "gone", "ok"])
+      outbox.add({ key: job, job_id: job, attempt: 2, fence: job, status: "completed", exit_code: 0, finished_at: "2026-01-01T00:00:00Z" });
+    const url = await serve((req) =>
+      req.url === "/api/jobs/stale"
+        ? [409, { error: { code: "stale_report" } }]
+        : req.url === "/api/jobs/gone"
+          ? [404, { error: { code: "not_found" } }]
+          : [200, {}],
+    );
     expect(await outbox.flush(createClient({ baseUrl: url, key: "gf_test" }))).toEqual({ sent: 1, kept: 0 });
   });
 });

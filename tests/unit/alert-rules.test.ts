@@ -15,7 +15,10 @@ const rule = (rule_type: RuleType, over: Partial<RuleForEvaluation> = {}): RuleF
 });
 
 describe("idle_gpu", () => {
-  const facts = (gpus_in_service: number, gpus_idle: number) => ({ rule_type: "idle_gpu" as const, rows: [{ cluster_id: "c1", cluster_name: "east", gpus_in_service, gpus_idle }] });
+  const facts = (gpus_in_service: number, gpus_idle: number) => ({
+    rule_type: "idle_gpu" as const,
+    rows: [{ cluster_id: "c1", cluster_name: "east", gpus_in_service, gpus_idle }],
+  });
   it("fires at the threshold share and not below it", () => {
     expect(evaluateRule(rule("idle_gpu", { threshold: 40 }), facts(10, 4))).toHaveLength(1);
     expect(evaluateRule(rule("idle_gpu", { threshold: 40 }), facts(10, 3))).toHaveLength(0);
@@ -33,7 +36,20 @@ describe("idle_gpu", () => {
 describe("idle_allocation", () => {
   const job = (over: object) => ({
     rule_type: "idle_allocation" as const,
-    rows: [{ job_id: "j1", job_name: "train", tenant_id: "t1", cluster_id: "c1", gpus: 4, running_s: 3600, minutes_observed: 30, peak_minute_avg_pct: 3, avg_pct: 2, ...over }],
+    rows: [
+      {
+        job_id: "j1",
+        job_name: "train",
+        tenant_id: "t1",
+        cluster_id: "c1",
+        gpus: 4,
+        running_s: 3600,
+        minutes_observed: 30,
+        peak_minute_avg_pct: 3,
+        avg_pct: 2,
+        ...over,
+      },
+    ],
   });
   const r = rule("idle_allocation", { threshold: 5, window_s: 1800 });
   it("fires for a job whose every minute stayed under the threshold, and tells its tenant", () => {
@@ -53,19 +69,30 @@ describe("idle_allocation", () => {
 });
 
 describe("gpu_temperature", () => {
-  const gpu = (hot_minutes: number) => ({ rule_type: "gpu_temperature" as const, rows: [{ gpu_id: "g1", gpu_index: 3, node_id: "n1", hostname: "node-a", cluster_id: "c1", hot_minutes, peak_c: 97.26 }] });
+  const gpu = (hot_minutes: number) => ({
+    rule_type: "gpu_temperature" as const,
+    rows: [{ gpu_id: "g1", gpu_index: 3, node_id: "n1", hostname: "node-a", cluster_id: "c1", hot_minutes, peak_c: 97.26 }],
+  });
   it("fires when hot in at least `occurrences` minutes: repeated, not one spike", () => {
     const r = rule("gpu_temperature", { threshold: 90, occurrences: 3 });
     expect(evaluateRule(r, gpu(2))).toEqual([]);
     const [v] = evaluateRule(r, gpu(3));
-    expect(v).toMatchObject({ subject_type: "gpu", subject_id: "g1", node_id: "n1", subject_label: "node-a GPU 3", details: { hot_minutes: 3, peak_c: 97.3 } });
+    expect(v).toMatchObject({
+      subject_type: "gpu",
+      subject_id: "g1",
+      node_id: "n1",
+      subject_label: "node-a GPU 3",
+      details: { hot_minutes: 3, peak_c: 97.3 },
+    });
   });
 });
 
 describe("node_unreachable", () => {
   const node = (status: string, silent_s: number, before: string | null = null) => ({
     rule_type: "node_unreachable" as const,
-    rows: [{ node_id: "n1", hostname: "node-a", cluster_id: "c1", status, status_before_offline: before, silent_s, last_heartbeat_at: null }],
+    rows: [
+      { node_id: "n1", hostname: "node-a", cluster_id: "c1", status, status_before_offline: before, silent_s, last_heartbeat_at: null },
+    ],
   });
   const r = rule("node_unreachable", { window_s: 120 });
   it("fires after the window without a heartbeat", () => {
@@ -81,7 +108,19 @@ describe("node_unreachable", () => {
 describe("gpu_xid", () => {
   const gpu = (reason: string) => ({
     rule_type: "gpu_xid" as const,
-    rows: [{ gpu_id: "g1", gpu_index: 0, gpu_uuid: "GPU-1", node_id: "n1", hostname: "node-a", cluster_id: "c1", unhealthy_reason: reason, last_xid_at: null, allocated_job_id: "j9" }],
+    rows: [
+      {
+        gpu_id: "g1",
+        gpu_index: 0,
+        gpu_uuid: "GPU-1",
+        node_id: "n1",
+        hostname: "node-a",
+        cluster_id: "c1",
+        unhealthy_reason: reason,
+        last_xid_at: null,
+        allocated_job_id: "j9",
+      },
+    ],
   });
   it("fires for fatal XIDs of the policy, with NVIDIA's action", () => {
     const [v] = evaluateRule(rule("gpu_xid"), gpu("fatal_xid:79"));
@@ -105,15 +144,26 @@ describe("dedupe key", () => {
 
 describe("rule knobs", () => {
   it("every type's defaults are valid", () => {
-    for (const t of RULE_TYPES) expect(ruleKnobIssues({ rule_type: t, ...RULE_TYPE_SPECS[t].defaults, auto_remediate: false }), t).toEqual([]);
+    for (const t of RULE_TYPES)
+      expect(ruleKnobIssues({ rule_type: t, ...RULE_TYPE_SPECS[t].defaults, auto_remediate: false }), t).toEqual([]);
   });
   it("names each knob out of range or not used by the type", () => {
-    expect(ruleKnobIssues({ rule_type: "gpu_temperature", threshold: 200, window_s: 30, occurrences: 0, auto_remediate: true }).map((i) => i.path)).toEqual(["threshold", "window_s", "occurrences"]);
-    expect(ruleKnobIssues({ rule_type: "gpu_xid", threshold: 3, window_s: 0, occurrences: 1, auto_remediate: true })).toEqual([{ path: "threshold", message: expect.stringContaining("Not used") }]);
-    expect(ruleKnobIssues({ rule_type: "gpu_temperature", threshold: 90, window_s: 120, occurrences: 3, auto_remediate: false })).toEqual([{ path: "occurrences", message: expect.stringContaining("minutes in the window") }]);
+    expect(
+      ruleKnobIssues({ rule_type: "gpu_temperature", threshold: 200, window_s: 30, occurrences: 0, auto_remediate: true }).map(
+        (i) => i.path,
+      ),
+    ).toEqual(["threshold", "window_s", "occurrences"]);
+    expect(ruleKnobIssues({ rule_type: "gpu_xid", threshold: 3, window_s: 0, occurrences: 1, auto_remediate: true })).toEqual([
+      { path: "threshold", message: expect.stringContaining("Not used") },
+    ]);
+    expect(ruleKnobIssues({ rule_type: "gpu_temperature", threshold: 90, window_s: 120, occurrences: 3, auto_remediate: false })).toEqual([
+      { path: "occurrences", message: expect.stringContaining("minutes in the window") },
+    ]);
   });
   it("only hardware rules may remediate", () => {
-    expect(ruleKnobIssues({ rule_type: "idle_gpu", threshold: 40, window_s: 600, occurrences: 1, auto_remediate: true })).toEqual([{ path: "auto_remediate", message: expect.any(String) }]);
+    expect(ruleKnobIssues({ rule_type: "idle_gpu", threshold: 40, window_s: 600, occurrences: 1, auto_remediate: true })).toEqual([
+      { path: "auto_remediate", message: expect.any(String) },
+    ]);
   });
 });
 
@@ -134,13 +184,22 @@ describe("remediation cap", () => {
   });
   it("never exceeds the cap, never loses a candidate (property)", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"), { maxLength: 40 }), fc.nat(10), fc.nat(10), (nodes, used, cap) => {
-        const d = decideRemediations(nodes.map((n) => c(n)), used, cap);
-        const distinct = new Set(nodes).size;
-        expect(d.quarantine.length).toBeLessThanOrEqual(Math.max(0, cap - used));
-        expect(d.quarantine.length + d.capped.length).toBe(distinct);
-        expect(new Set([...d.quarantine, ...d.capped].map((x) => x.node_id)).size).toBe(distinct);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"), { maxLength: 40 }),
+        fc.nat(10),
+        fc.nat(10),
+        (nodes, used, cap) => {
+          const d = decideRemediations(
+            nodes.map((n) => c(n)),
+            used,
+            cap,
+          );
+          const distinct = new Set(nodes).size;
+          expect(d.quarantine.length).toBeLessThanOrEqual(Math.max(0, cap - used));
+          expect(d.quarantine.length + d.capped.length).toBe(distinct);
+          expect(new Set([...d.quarantine, ...d.capped].map((x) => x.node_id)).size).toBe(distinct);
+        },
+      ),
     );
   });
 });
@@ -153,9 +212,29 @@ describe("notification delivery policy", () => {
     expect(total).toBeGreaterThan(3600); // a channel down for an hour loses nothing
   });
   it("says what fired, where, and links to it", () => {
-    const t = notificationText({ status: "firing", severity: "critical", rule_name: "Fatal XID", subject_label: "node-a GPU 0", message: "XID 79", fired_at: new Date("2026-11-30T01:00:00Z"), resolved_at: null, link: "http://x/admin/alerts?alert=1" });
+    const t = notificationText({
+      status: "firing",
+      severity: "critical",
+      rule_name: "Fatal XID",
+      subject_label: "node-a GPU 0",
+      message: "XID 79",
+      fired_at: new Date("2026-11-30T01:00:00Z"),
+      resolved_at: null,
+      link: "http://x/admin/alerts?alert=1",
+    });
     expect(t.subject).toBe("[GPUForge] FIRING critical: Fatal XID — node-a GPU 0");
     expect(t.text).toContain("http://x/admin/alerts?alert=1");
-    expect(notificationText({ status: "resolved", severity: "critical", rule_name: "Fatal XID", subject_label: "n", message: "m", fired_at: new Date(0), resolved_at: new Date(1000), link: "l" }).subject).toMatch(/^\[GPUForge\] RESOLVED/);
+    expect(
+      notificationText({
+        status: "resolved",
+        severity: "critical",
+        rule_name: "Fatal XID",
+        subject_label: "n",
+        message: "m",
+        fired_at: new Date(0),
+        resolved_at: new Date(1000),
+        link: "l",
+      }).subject,
+    ).toMatch(/^\[GPUForge\] RESOLVED/);
   });
 });

@@ -6,8 +6,14 @@ import { parseEventPayload, readBackgroundEvent } from "@/lib/background/events"
 
 describe("background events", () => {
   it("reads an event of the catalogue with its payload", () => {
-    expect(readBackgroundEvent({ name: "scheduler/run.requested", data: { reason: "job submitted" } })).toEqual({ name: "scheduler/run.requested", data: { reason: "job submitted" } });
-    expect(readBackgroundEvent({ name: "alerts/notifications.queued", data: { count: 3 } })).toEqual({ name: "alerts/notifications.queued", data: { count: 3 } });
+    expect(readBackgroundEvent({ name: "scheduler/run.requested", data: { reason: "job submitted" } })).toEqual({
+      name: "scheduler/run.requested",
+      data: { reason: "job submitted" },
+    });
+    expect(readBackgroundEvent({ name: "alerts/notifications.queued", data: { count: 3 } })).toEqual({
+      name: "alerts/notifications.queued",
+      data: { count: 3 },
+    });
   });
 
   it("reads Inngest's own events (a cron tick), unknown names and mismatched data as no event", () => {

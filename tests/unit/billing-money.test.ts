@@ -23,9 +23,18 @@ describe("money", () => {
     expect(invoiceLabel(42)).toBe("INV-000042");
   });
   it("the default period is the last full calendar month, in UTC", () => {
-    expect(lastFullMonth(new Date("2026-03-01T00:05:00Z"))).toEqual({ start: new Date("2026-02-01T00:00:00Z"), end: new Date("2026-03-01T00:00:00Z") });
-    expect(lastFullMonth(new Date("2026-01-15T12:00:00Z"))).toEqual({ start: new Date("2025-12-01T00:00:00Z"), end: new Date("2026-01-01T00:00:00Z") });
-    expect(currentMonth(new Date("2026-12-31T23:59:59Z"))).toEqual({ start: new Date("2026-12-01T00:00:00Z"), end: new Date("2027-01-01T00:00:00Z") });
+    expect(lastFullMonth(new Date("2026-03-01T00:05:00Z"))).toEqual({
+      start: new Date("2026-02-01T00:00:00Z"),
+      end: new Date("2026-03-01T00:00:00Z"),
+    });
+    expect(lastFullMonth(new Date("2026-01-15T12:00:00Z"))).toEqual({
+      start: new Date("2025-12-01T00:00:00Z"),
+      end: new Date("2026-01-01T00:00:00Z"),
+    });
+    expect(currentMonth(new Date("2026-12-31T23:59:59Z"))).toEqual({
+      start: new Date("2026-12-01T00:00:00Z"),
+      end: new Date("2027-01-01T00:00:00Z"),
+    });
   });
 });
 
@@ -38,8 +47,16 @@ describe("invoice CSV", () => {
       amountCents: 4700n,
       lines: [
         { gpuType: "H100", jobId: "j1", endpointId: null, description: "train, big (8 × H100)", gpuSeconds: 7200n, amountCents: 1000n },
-        { gpuType: "H100", jobId: null, endpointId: "e1", description: "=HYPERLINK(\"x\")", gpuSeconds: 3600n, amountCents: 500n },
-        { gpuType: "H100", jobId: null, endpointId: null, reservationId: "r1", description: "Reservation r1 (2 whole nodes)", gpuSeconds: 57600n, amountCents: 3200n },
+        { gpuType: "H100", jobId: null, endpointId: "e1", description: '=HYPERLINK("x")', gpuSeconds: 3600n, amountCents: 500n },
+        {
+          gpuType: "H100",
+          jobId: null,
+          endpointId: null,
+          reservationId: "r1",
+          description: "Reservation r1 (2 whole nodes)",
+          gpuSeconds: 57600n,
+          amountCents: 3200n,
+        },
       ],
     });
     expect(filename).toBe("INV-000007.csv");

@@ -17,10 +17,17 @@ describe("column sets for unnest", () => {
   });
 
   it("picks one array per column from rows, in the fragment's order, whatever order the picks are written in", () => {
-    const rows = [{ id: "a", n: 1 }, { id: "b", n: 2 }];
+    const rows = [
+      { id: "a", n: 1 },
+      { id: "b", n: 2 },
+    ];
     const bound = EVENTS.bindRows(rows, { nodes: (r) => r.n, id: (r) => r.id, from_status: (_, i) => (i === 0 ? "queued" : null) }, 2);
     expect(bound.sql).toBe(EVENTS.sql(2));
-    expect(bound.values).toEqual([["a", "b"], ["queued", null], [1, 2]]);
+    expect(bound.values).toEqual([
+      ["a", "b"],
+      ["queued", null],
+      [1, 2],
+    ]);
   });
 
   it("binds arrays filled in one pass, and refuses columns of different lengths", () => {

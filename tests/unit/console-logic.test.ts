@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { silenceFor, silenceState, type Silence } from "@/lib/alerts/silence-match";
-import { balanceLevel, depositReference, estimateCents, formatDuration, isNegligibleLine, projectedZeroAt, rateFor } from "@/lib/billing/money";
+import {
+  balanceLevel,
+  depositReference,
+  estimateCents,
+  formatDuration,
+  isNegligibleLine,
+  projectedZeroAt,
+  rateFor,
+} from "@/lib/billing/money";
 import { describeNodeImpact, nodeWorkload } from "@/lib/fleet/node-impact";
 import { csvCell, toCsv } from "@/lib/http/csv";
 import { dayRange, listHref, readListParams } from "@/lib/http/list-params";
@@ -37,7 +45,15 @@ describe("chart time ranges", () => {
     const grid = bucketGrid(new Date("2026-11-30T14:14:20Z"), new Date("2026-11-30T14:40:00Z"), 60);
     expect(grid).toHaveLength(26);
     expect(grid[0]).toBe(Date.parse("2026-11-30T14:14:00Z"));
-    const rows = fillGaps(grid, [{ t: Date.parse("2026-11-30T14:14:00Z"), v: 1 }, { t: Date.parse("2026-11-30T14:15:00Z"), v: 2 }, { t: Date.parse("2026-11-30T14:38:00Z"), v: 3 }], ["v"] as const);
+    const rows = fillGaps(
+      grid,
+      [
+        { t: Date.parse("2026-11-30T14:14:00Z"), v: 1 },
+        { t: Date.parse("2026-11-30T14:15:00Z"), v: 2 },
+        { t: Date.parse("2026-11-30T14:38:00Z"), v: 3 },
+      ],
+      ["v"] as const,
+    );
     expect(rows.map((r) => r.v).filter((v) => v !== null)).toEqual([1, 2, 3]);
     expect(rows[2]!.v).toBeNull();
     expect(rows.findIndex((r) => r.v === 3)).toBe(24);
@@ -76,14 +92,23 @@ describe("job size in the tenant's terms", () => {
   const fit = { quota: 32, inUse: 28, capacity: { H100: 64, A100: 16 } };
 
   it("says a job larger than the quota or the fleet could never start, in plain words", () => {
-    expect(jobFit(fit, 5_000, "H100")).toEqual({ level: "never", message: "5,000 GPUs is more than your organisation's quota of 32 and than the 64 GPUs of type H100 in the fleet: this job could never start. Ask your operator for a larger quota." });
-    expect(jobFit({ ...fit, quota: 100 }, 20, "A100").message).toBe("The fleet has 16 GPUs of type A100 in all: a job of 20 could never start.");
+    expect(jobFit(fit, 5_000, "H100")).toEqual({
+      level: "never",
+      message:
+        "5,000 GPUs is more than your organisation's quota of 32 and than the 64 GPUs of type H100 in the fleet: this job could never start. Ask your operator for a larger quota.",
+    });
+    expect(jobFit({ ...fit, quota: 100 }, 20, "A100").message).toBe(
+      "The fleet has 16 GPUs of type A100 in all: a job of 20 could never start.",
+    );
     expect(jobFit({ quota: 10_000, inUse: 0, capacity: { H100: 9_000 } }, 5_000, "H100").message).toMatch(/more than 4,096/);
     expect(MAX_JOB_GPUS).toBe(4096);
   });
 
   it("warns that a job over the free quota will wait, and how many GPUs must free up", () => {
-    expect(jobFit(fit, 8, "H100")).toEqual({ level: "wait", message: "Your organisation holds 28 of its 32 GPUs now: this job will wait until 4 GPUs are free." });
+    expect(jobFit(fit, 8, "H100")).toEqual({
+      level: "wait",
+      message: "Your organisation holds 28 of its 32 GPUs now: this job will wait until 4 GPUs are free.",
+    });
     expect(jobFit(fit, 4, "H100")).toEqual({ level: "ok", message: null });
   });
 
@@ -100,7 +125,12 @@ describe("who may cancel a job", () => {
     expect(mayCancelJob({ kind: "tenant", tenantId: "t1", role: "tenant_admin", label: "a" }, job)).toBe(true);
     expect(mayCancelJob({ kind: "tenant", tenantId: "t1", role: "tenant_member", userId: "u1", label: "m" }, job)).toBe(true);
     expect(mayCancelJob({ kind: "tenant", tenantId: "t1", role: "tenant_member", userId: "u2", label: "m" }, job)).toBe(false);
-    expect(mayCancelJob({ kind: "tenant", tenantId: "t1", role: "tenant_member", userId: "u2", label: "m" }, { tenantId: "t1", submittedBy: null })).toBe(false);
+    expect(
+      mayCancelJob(
+        { kind: "tenant", tenantId: "t1", role: "tenant_member", userId: "u2", label: "m" },
+        { tenantId: "t1", submittedBy: null },
+      ),
+    ).toBe(false);
     expect(mayCancelJob({ kind: "tenant", tenantId: "t2", role: "tenant_admin", label: "a" }, job)).toBe(false);
     expect(mayCancelJob({ kind: "agent", clusterId: "c", keyId: "k", label: "ag" }, job)).toBe(false);
   });
@@ -132,7 +162,19 @@ describe("money the console shows", () => {
 });
 
 describe("silences and maintenance windows", () => {
-  const base: Silence = { id: "s", kind: "silence", ruleId: null, ruleType: null, clusterId: null, nodeId: null, subjectType: null, subjectId: null, startsAt: new Date("2026-11-30T15:00:00Z"), endsAt: new Date("2026-11-30T16:00:00Z"), endedAt: null };
+  const base: Silence = {
+    id: "s",
+    kind: "silence",
+    ruleId: null,
+    ruleType: null,
+    clusterId: null,
+    nodeId: null,
+    subjectType: null,
+    subjectId: null,
+    startsAt: new Date("2026-11-30T15:00:00Z"),
+    endsAt: new Date("2026-11-30T16:00:00Z"),
+    endedAt: null,
+  };
   const alert = { ruleId: "r1", ruleType: "node_unreachable", clusterId: "c1", nodeId: "n1", subjectType: "node", subjectId: "n1" };
 
   it("match on every scope they name, only while they last", () => {
@@ -141,7 +183,13 @@ describe("silences and maintenance windows", () => {
     expect(silenceFor(alert, [{ ...base, clusterId: "c1", ruleType: "gpu_xid" }], NOW)).toBeNull();
     expect(silenceFor(alert, [{ ...base, ruleId: "r1", subjectType: "node", subjectId: "n2" }], NOW)).toBeNull();
     expect(silenceFor(alert, [{ ...base, nodeId: "n1", endedAt: new Date("2026-11-30T15:05:00Z") }], NOW)).toBeNull();
-    expect(silenceFor(alert, [{ ...base, nodeId: "n1", startsAt: new Date("2026-11-30T18:00:00Z"), endsAt: new Date("2026-11-30T20:00:00Z") }], NOW)).toBeNull();
+    expect(
+      silenceFor(
+        alert,
+        [{ ...base, nodeId: "n1", startsAt: new Date("2026-11-30T18:00:00Z"), endsAt: new Date("2026-11-30T20:00:00Z") }],
+        NOW,
+      ),
+    ).toBeNull();
     expect(silenceState({ ...base, startsAt: new Date("2026-11-30T18:00:00Z") }, NOW)).toBe("upcoming");
     expect(silenceState({ ...base, endsAt: new Date("2026-11-30T15:01:00Z") }, NOW)).toBe("expired");
   });
@@ -149,9 +197,18 @@ describe("silences and maintenance windows", () => {
 
 describe("what a node's lifecycle change does to its work", () => {
   const gpus = [
-    { allocatedJob: { id: "j1", name: "train", gpuCount: 16, startedAt: NOW, durationS: 600, tenant: { name: "Acme" } }, allocatedReplica: null },
-    { allocatedJob: { id: "j1", name: "train", gpuCount: 16, startedAt: NOW, durationS: 600, tenant: { name: "Acme" } }, allocatedReplica: null },
-    { allocatedJob: null, allocatedReplica: { id: "r1", status: "ready", endpoint: { id: "e1", name: "chat", tenant: { name: "Helix" } } } },
+    {
+      allocatedJob: { id: "j1", name: "train", gpuCount: 16, startedAt: NOW, durationS: 600, tenant: { name: "Acme" } },
+      allocatedReplica: null,
+    },
+    {
+      allocatedJob: { id: "j1", name: "train", gpuCount: 16, startedAt: NOW, durationS: 600, tenant: { name: "Acme" } },
+      allocatedReplica: null,
+    },
+    {
+      allocatedJob: null,
+      allocatedReplica: { id: "r1", status: "ready", endpoint: { id: "e1", name: "chat", tenant: { name: "Helix" } } },
+    },
     { allocatedJob: null, allocatedReplica: null },
   ];
   it("lists each job and replica once, with the GPUs it holds here", () => {
@@ -162,8 +219,15 @@ describe("what a node's lifecycle change does to its work", () => {
 
   it("says what drain and maintenance do to them before anything happens", () => {
     const w = nodeWorkload(gpus);
-    expect(describeNodeImpact("draining", w)).toEqual(["No new work is placed on this node.", "1 running job keeps running until it ends.", "1 endpoint replica moves to other nodes; each keeps serving until its replacement is ready."]);
+    expect(describeNodeImpact("draining", w)).toEqual([
+      "No new work is placed on this node.",
+      "1 running job keeps running until it ends.",
+      "1 endpoint replica moves to other nodes; each keeps serving until its replacement is ready.",
+    ]);
     expect(describeNodeImpact("maintenance", w)[1]).toBe("1 running job is stopped and queued again (its retries are not spent).");
-    expect(describeNodeImpact("quarantined", { jobs: [], replicas: [] }).slice(1)).toEqual(["No job runs here now.", "No endpoint replica runs here."]);
+    expect(describeNodeImpact("quarantined", { jobs: [], replicas: [] }).slice(1)).toEqual([
+      "No job runs here now.",
+      "No endpoint replica runs here.",
+    ]);
   });
 });

@@ -47,7 +47,10 @@ const open = (render: ReturnType<typeof page>, params: Record<string, string>, s
 
 describe("console pages", () => {
   const load = vi.fn(async ({ ids }: { ids: { id: string } }) => (ids.id === ID ? { name: "gpu-1" } : null));
-  const nodePage = page({ plane: "operator", path: "/admin/nodes/[id]", ids: ["id"], load }, ({ data, searchParams }) => `${data.name} ${searchParams.range ?? ""}`);
+  const nodePage = page(
+    { plane: "operator", path: "/admin/nodes/[id]", ids: ["id"], load },
+    ({ data, searchParams }) => `${data.name} ${searchParams.range ?? ""}`,
+  );
 
   it("send a visitor without a session to sign in, and back to the page after", async () => {
     session.principal = null;

@@ -3,9 +3,25 @@ import type { z } from "zod";
 import { createEndpointBody, endpointMetricsBody, timeWindowQuery, updateEndpointBody } from "@/lib/endpoints/schemas";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
 import { decideScale, type ScalePolicy } from "@/lib/endpoints/autoscaler";
-import { canTransition, ENDPOINT_STATUSES, FAILED_AFTER_S, nextEndpointStatus, transitionPath, type EndpointObservation, type EndpointStatus } from "@/lib/endpoints/endpoint-lifecycle";
+import {
+  canTransition,
+  ENDPOINT_STATUSES,
+  FAILED_AFTER_S,
+  nextEndpointStatus,
+  transitionPath,
+  type EndpointObservation,
+  type EndpointStatus,
+} from "@/lib/endpoints/endpoint-lifecycle";
 import { placeReplicas } from "@/lib/endpoints/replica-placement";
-import { classifyMinute, computeSla, errorBudget, servingSpans, slaTimeline, type MinuteBucket, type ObservedMinute } from "@/lib/endpoints/sla";
+import {
+  classifyMinute,
+  computeSla,
+  errorBudget,
+  servingSpans,
+  slaTimeline,
+  type MinuteBucket,
+  type ObservedMinute,
+} from "@/lib/endpoints/sla";
 
 // Every (from, to) pair of the endpoint state machine, written out: true = allowed.
 const TABLE: Record<EndpointStatus, Record<EndpointStatus, boolean>> = {
@@ -28,19 +44,30 @@ describe("endpoint state machine", () => {
     expect(transitionPath("stopped", "ready")).toEqual(["provisioning", "ready"]);
     expect(transitionPath("ready", "ready")).toEqual([]);
     expect(transitionPath("ready", "failed")).toEqual(["scaling", "failed"]);
-    for (const from of ENDPOINT_STATUSES) for (const to of ENDPOINT_STATUSES) {
-      const path = transitionPath(from, to);
-      let at = from;
-      for (const step of path) {
-        expect(canTransition(at, step)).toBe(true);
-        at = step;
+    for (const from of ENDPOINT_STATUSES)
+      for (const to of ENDPOINT_STATUSES) {
+        const path = transitionPath(from, to);
+        let at = from;
+        for (const step of path) {
+          expect(canTransition(at, step)).toBe(true);
+          at = step;
+        }
+        expect(at).toBe(to);
       }
-      expect(at).toBe(to);
-    }
   });
 
   const obs = (o: Partial<EndpointObservation>): EndpointObservation => ({
-    status: "provisioning", stopRequested: false, desired: 2, live: 2, ready: 0, unhealthy: 0, everReady: false, scaling: false, withoutReadySince: 0, now: 1_000, ...o,
+    status: "provisioning",
+    stopRequested: false,
+    desired: 2,
+    live: 2,
+    ready: 0,
+    unhealthy: 0,
+    everReady: false,
+    scaling: false,
+    withoutReadySince: 0,
+    now: 1_000,
+    ...o,
   });
 
   it("derives each status from what the replicas do", () => {
@@ -48,12 +75,16 @@ describe("endpoint state machine", () => {
     expect(nextEndpointStatus(obs({ status: "stopped" })).status).toBe("provisioning");
     expect(nextEndpointStatus(obs({ ready: 2 })).status).toBe("ready");
     expect(nextEndpointStatus(obs({ ready: 1 })).status).toBe("provisioning");
-    expect(nextEndpointStatus(obs({ ready: 1, everReady: true, scaling: true, live: 2, desired: 3, status: "ready" })).status).toBe("scaling");
+    expect(nextEndpointStatus(obs({ ready: 1, everReady: true, scaling: true, live: 2, desired: 3, status: "ready" })).status).toBe(
+      "scaling",
+    );
     // capacity lost (no scaling asked): degraded; an unhealthy replica while scaling: degraded too
     expect(nextEndpointStatus(obs({ ready: 1, live: 1, everReady: true, status: "ready" })).status).toBe("degraded");
     expect(nextEndpointStatus(obs({ ready: 1, unhealthy: 1, everReady: true, scaling: true, status: "scaling" })).status).toBe("degraded");
     // more live than desired (scaling down not finished) is not ready yet
-    expect(nextEndpointStatus(obs({ ready: 3, live: 3, desired: 2, everReady: true, scaling: true, status: "ready" })).status).toBe("scaling");
+    expect(nextEndpointStatus(obs({ ready: 3, live: 3, desired: 2, everReady: true, scaling: true, status: "ready" })).status).toBe(
+      "scaling",
+    );
   });
 
   it("fails only after FAILED_AFTER_S without a ready replica, and says why", () => {
@@ -81,7 +112,9 @@ describe("replica placement", () => {
   });
 
   it("doubles up only when every fitting node already has one; never splits a replica across nodes", () => {
-    expect(placeReplicas({ need: 1, gpusPerReplica: 4, nodes, occupiedNodeIds: ["c"], quotaLeft: 100 }).map((x) => x.nodeId)).toEqual(["a"]);
+    expect(placeReplicas({ need: 1, gpusPerReplica: 4, nodes, occupiedNodeIds: ["c"], quotaLeft: 100 }).map((x) => x.nodeId)).toEqual([
+      "a",
+    ]);
     const p = placeReplicas({ need: 3, gpusPerReplica: 4, nodes, occupiedNodeIds: ["c"], quotaLeft: 100 });
     expect(p.map((x) => x.nodeId)).toEqual(["a", "a", "c"]);
     expect(p.every((x) => x.gpuIds.length === 4 && x.gpuIds.every((g) => g.startsWith(x.nodeId)))).toBe(true);
@@ -104,8 +137,16 @@ describe("autoscaler", () => {
     expect(decideScale({ ...base, requestsPerS: 45 })).toMatchObject({ outcome: "scale_up", to: 5 });
     expect(decideScale({ ...base, requestsPerS: 400 })).toMatchObject({ outcome: "scale_up", to: 5 });
     expect(decideScale({ ...base, requestsPerS: 3 })).toMatchObject({ outcome: "scale_down", to: 1 });
-    expect(decideScale({ ...base, desired: 5, requestsPerS: 400 })).toMatchObject({ outcome: "held", blocked: true, reason: expect.stringContaining("max is 5") });
-    expect(decideScale({ ...base, policy: { ...policy, min: 2 }, requestsPerS: 3 })).toMatchObject({ outcome: "held", blocked: true, reason: expect.stringContaining("min is 2") });
+    expect(decideScale({ ...base, desired: 5, requestsPerS: 400 })).toMatchObject({
+      outcome: "held",
+      blocked: true,
+      reason: expect.stringContaining("max is 5"),
+    });
+    expect(decideScale({ ...base, policy: { ...policy, min: 2 }, requestsPerS: 3 })).toMatchObject({
+      outcome: "held",
+      blocked: true,
+      reason: expect.stringContaining("min is 2"),
+    });
     // already at what the load needs: a plain hold, not a refusal to log
     expect(decideScale({ ...base, desired: 1, requestsPerS: 0.8 })).toMatchObject({ outcome: "held", blocked: false });
   });
@@ -113,11 +154,16 @@ describe("autoscaler", () => {
   it("waits a quarter cool-down (≥ 30 s) to scale up and the whole cool-down to scale down", () => {
     expect(decideScale({ ...base, requestsPerS: 45, lastScaledAt: base.now - 60_000 })).toMatchObject({ outcome: "held", blocked: true });
     expect(decideScale({ ...base, requestsPerS: 45, lastScaledAt: base.now - 75_000 })).toMatchObject({ outcome: "scale_up" });
-    expect(decideScale({ ...base, requestsPerS: 3, lastScaledAt: base.now - 299_000 })).toMatchObject({ outcome: "held", reason: expect.stringContaining("cool-down") });
+    expect(decideScale({ ...base, requestsPerS: 3, lastScaledAt: base.now - 299_000 })).toMatchObject({
+      outcome: "held",
+      reason: expect.stringContaining("cool-down"),
+    });
     expect(decideScale({ ...base, requestsPerS: 3, lastScaledAt: base.now - 300_000 })).toMatchObject({ outcome: "scale_down" });
     const short = { ...policy, cooldownS: 60 };
     expect(decideScale({ ...base, policy: short, requestsPerS: 45, lastScaledAt: base.now - 29_000 })).toMatchObject({ outcome: "held" });
-    expect(decideScale({ ...base, policy: short, requestsPerS: 45, lastScaledAt: base.now - 30_000 })).toMatchObject({ outcome: "scale_up" });
+    expect(decideScale({ ...base, policy: short, requestsPerS: 45, lastScaledAt: base.now - 30_000 })).toMatchObject({
+      outcome: "scale_up",
+    });
   });
 
   it("steps one replica at a time on p95, and holds without data or when off", () => {
@@ -125,34 +171,72 @@ describe("autoscaler", () => {
     expect(decideScale({ ...base, policy: p95, p95Ms: 700 })).toMatchObject({ outcome: "scale_up", to: 3 });
     expect(decideScale({ ...base, policy: p95, p95Ms: 540 })).toMatchObject({ outcome: "held" });
     expect(decideScale({ ...base, policy: p95, p95Ms: 200 })).toMatchObject({ outcome: "scale_down", to: 1 });
-    expect(decideScale({ ...base, policy: p95, p95Ms: null })).toMatchObject({ outcome: "held", reason: expect.stringContaining("no latency") });
+    expect(decideScale({ ...base, policy: p95, p95Ms: null })).toMatchObject({
+      outcome: "held",
+      reason: expect.stringContaining("no latency"),
+    });
     expect(decideScale({ ...base, requestsPerS: null })).toMatchObject({ outcome: "held", reason: expect.stringContaining("no traffic") });
-    expect(decideScale({ ...base, policy: { ...policy, metric: "none", target: null } })).toMatchObject({ outcome: "held", reason: "autoscaling off" });
+    expect(decideScale({ ...base, policy: { ...policy, metric: "none", target: null } })).toMatchObject({
+      outcome: "held",
+      reason: "autoscaling off",
+    });
   });
 });
 
 describe("SLA arithmetic", () => {
   const M = 60_000;
   const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
-  const minute = (i: number, o: Partial<MinuteBucket> = {}): MinuteBucket => ({ bucket: T0 + i * M, samples: 6, unhealthySamples: 0, requests: 600, errors: 0, p95Ms: 300, ...o });
+  const minute = (i: number, o: Partial<MinuteBucket> = {}): MinuteBucket => ({
+    bucket: T0 + i * M,
+    samples: 6,
+    unhealthySamples: 0,
+    requests: 600,
+    errors: 0,
+    p95Ms: 300,
+    ...o,
+  });
   const seen = (i: number, minReady = 1): ObservedMinute => ({ bucket: T0 + i * M, minReady });
   const full = (n: number) => Array.from({ length: n }, (_, i) => minute(i));
   const watched = (n: number, minReady = 1) => Array.from({ length: n }, (_, i) => seen(i, minReady));
   const targets = { p95Ms: 400, availabilityPct: 99 };
   const always = [{ start: T0 - 3_600_000, end: null }];
-  const hour = (buckets: MinuteBucket[], observed: ObservedMinute[] = watched(60)) => computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 61 * M, serving: always, buckets, observed, targets });
+  const hour = (buckets: MinuteBucket[], observed: ObservedMinute[] = watched(60)) =>
+    computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 61 * M, serving: always, buckets, observed, targets });
 
   it("a clean hour is 100 % available with the whole error budget left", () => {
     const r = hour(full(60));
-    expect(r).toMatchObject({ minutes_expected: 60, minutes_available: 60, minutes_down: 0, minutes_no_data: 0, availability_pct: 100, p95_compliance_pct: 100, requests: 36_000, errors: 0, success_rate_pct: 100 });
+    expect(r).toMatchObject({
+      minutes_expected: 60,
+      minutes_available: 60,
+      minutes_down: 0,
+      minutes_no_data: 0,
+      availability_pct: 100,
+      p95_compliance_pct: 100,
+      requests: 36_000,
+      errors: 0,
+      success_rate_pct: 100,
+    });
     expect(r.compliant).toEqual({ availability: true, p95: true });
-    expect(r.error_budget).toEqual({ allowed_minutes: 0.6, used_minutes: 0, remaining_minutes: 0.6, remaining_pct: 100, overspent_minutes: 0 });
+    expect(r.error_budget).toEqual({
+      allowed_minutes: 0.6,
+      used_minutes: 0,
+      remaining_minutes: 0.6,
+      remaining_pct: 100,
+      overspent_minutes: 0,
+    });
   });
 
   it("idle minutes (no samples while a ready replica was seen all minute) are available", () => {
     // traffic only in the first ten minutes; the replica stayed ready the whole hour
     const r = hour(full(10));
-    expect(r).toMatchObject({ minutes_expected: 60, minutes_available: 60, minutes_idle: 50, minutes_down: 0, availability_pct: 100, minutes_with_traffic: 10 });
+    expect(r).toMatchObject({
+      minutes_expected: 60,
+      minutes_available: 60,
+      minutes_idle: 50,
+      minutes_down: 0,
+      availability_pct: 100,
+      minutes_with_traffic: 10,
+    });
     expect(r.compliant.availability).toBe(true);
     expect(classifyMinute(undefined, seen(0, 2))).toBe("idle");
   });
@@ -181,13 +265,18 @@ describe("SLA arithmetic", () => {
 
   it("after a minute nobody observed, a minute without samples and without a ready replica is not yet down", () => {
     // the control plane was away for minutes 10–19; at 20 it marks the replica stale (no ready), samples resume at 21
-    const observed = watched(60).filter((_, i) => i < 10 || i >= 20).map((o) => (o.bucket === T0 + 20 * M ? { ...o, minReady: 0 } : o));
+    const observed = watched(60)
+      .filter((_, i) => i < 10 || i >= 20)
+      .map((o) => (o.bucket === T0 + 20 * M ? { ...o, minReady: 0 } : o));
     const b = full(60).filter((_, i) => i < 10 || i >= 21);
     const r = hour(b, observed);
     expect(r).toMatchObject({ minutes_no_data: 11, minutes_down: 0, availability_pct: 100 });
     expect(classifyMinute(undefined, seen(20, 0), false)).toBe("no_data");
     // a second silent minute in a row is down: the replica had a full minute to report
-    const longer = hour(full(60).filter((_, i) => i < 10 || i >= 22), observed.map((o) => (o.bucket === T0 + 21 * M ? { ...o, minReady: 0 } : o)));
+    const longer = hour(
+      full(60).filter((_, i) => i < 10 || i >= 22),
+      observed.map((o) => (o.bucket === T0 + 21 * M ? { ...o, minReady: 0 } : o)),
+    );
     expect(longer).toMatchObject({ minutes_no_data: 11, minutes_down: 1 });
   });
 
@@ -196,14 +285,26 @@ describe("SLA arithmetic", () => {
     const observed = watched(60).filter((_, i) => i < 10 || i >= 32);
     const b = full(60).filter((_, i) => i < 10 || i >= 32);
     const r = hour(b, observed);
-    expect(r).toMatchObject({ minutes_expected: 38, minutes_available: 38, minutes_no_data: 22, availability_pct: 100, compliant: { availability: true } });
+    expect(r).toMatchObject({
+      minutes_expected: 38,
+      minutes_available: 38,
+      minutes_no_data: 22,
+      availability_pct: 100,
+      compliant: { availability: true },
+    });
     expect(classifyMinute(undefined, undefined)).toBe("no_data");
   });
 
   it("clamps an overspent budget at 0 % left and says by how much it was overspent", () => {
     const observed = watched(60).map((o, i) => (i >= 57 ? { ...o, minReady: 0 } : o));
     const r = hour(full(57), observed);
-    expect(r.error_budget).toEqual({ allowed_minutes: 0.6, used_minutes: 3, remaining_minutes: 0, remaining_pct: 0, overspent_minutes: 2.4 });
+    expect(r.error_budget).toEqual({
+      allowed_minutes: 0.6,
+      used_minutes: 3,
+      remaining_minutes: 0,
+      remaining_pct: 0,
+      overspent_minutes: 2.4,
+    });
     expect(r.compliant.availability).toBe(false);
     // the budget runs out exactly where availability falls below its target
     for (const down of [0, 0.3, 0.6, 0.9]) {
@@ -214,10 +315,26 @@ describe("SLA arithmetic", () => {
   });
 
   it("counts partial edge minutes by their overlap, and nothing after now", () => {
-    const r = computeSla({ from: T0 + 30_000, to: T0 + 2 * M + 15_000, now: T0 + 10 * M, serving: always, buckets: [minute(0), minute(2)], observed: [seen(0), seen(1, 0), seen(2)], targets });
+    const r = computeSla({
+      from: T0 + 30_000,
+      to: T0 + 2 * M + 15_000,
+      now: T0 + 10 * M,
+      serving: always,
+      buckets: [minute(0), minute(2)],
+      observed: [seen(0), seen(1, 0), seen(2)],
+      targets,
+    });
     expect(r.minutes_expected).toBeCloseTo(1.75, 3);
     expect(r.minutes_available).toBeCloseTo(0.75, 3);
-    const future = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 30 * M, serving: always, buckets: full(60), observed: watched(60), targets });
+    const future = computeSla({
+      from: T0,
+      to: T0 + 60 * M,
+      now: T0 + 30 * M,
+      serving: always,
+      buckets: full(60),
+      observed: watched(60),
+      targets,
+    });
     expect(future.minutes_expected).toBe(30);
     expect(future.to).toBe(new Date(T0 + 30 * M).toISOString());
   });
@@ -231,23 +348,57 @@ describe("SLA arithmetic", () => {
       { at: T0 + 40 * M, from: "stopped", to: "provisioning" },
       { at: T0 + 43 * M, from: "provisioning", to: "ready" },
     ]);
-    expect(spans).toEqual([{ start: T0 + 10 * M, end: T0 + 20 * M }, { start: T0 + 43 * M, end: null }]);
-    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: spans, buckets: full(60), observed: watched(60), targets });
+    expect(spans).toEqual([
+      { start: T0 + 10 * M, end: T0 + 20 * M },
+      { start: T0 + 43 * M, end: null },
+    ]);
+    const r = computeSla({
+      from: T0,
+      to: T0 + 60 * M,
+      now: T0 + 60 * M,
+      serving: spans,
+      buckets: full(60),
+      observed: watched(60),
+      targets,
+    });
     expect(r.minutes_expected).toBe(27);
     // deleted while provisioning: it never promised anything
-    expect(servingSpans(T0 + 9 * M, [{ at: T0, from: null, to: "provisioning" }, { at: T0 + 9 * M, from: "provisioning", to: "stopped" }])).toEqual([]);
+    expect(
+      servingSpans(T0 + 9 * M, [
+        { at: T0, from: null, to: "provisioning" },
+        { at: T0 + 9 * M, from: "provisioning", to: "stopped" },
+      ]),
+    ).toEqual([]);
   });
 
   it("a brand-new endpoint (provisioning, or just created) has no figures yet rather than 0 %", () => {
     const spans = servingSpans(null, [{ at: T0 + 58 * M, from: null, to: "provisioning" }]);
-    const r = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: spans, buckets: [], observed: [seen(58, 0), seen(59, 0)], targets });
-    expect(r).toMatchObject({ minutes_expected: 0, availability_pct: null, p95_compliance_pct: null, compliant: { availability: null, p95: null } });
+    const r = computeSla({
+      from: T0,
+      to: T0 + 60 * M,
+      now: T0 + 60 * M,
+      serving: spans,
+      buckets: [],
+      observed: [seen(58, 0), seen(59, 0)],
+      targets,
+    });
+    expect(r).toMatchObject({
+      minutes_expected: 0,
+      availability_pct: null,
+      p95_compliance_pct: null,
+      compliant: { availability: null, p95: null },
+    });
     expect(r.error_budget).toMatchObject({ allowed_minutes: 0, remaining_pct: null, overspent_minutes: 0 });
   });
 
   it("cuts the window into slots telling up, idle, down and no-data minutes apart", () => {
-    const observed = watched(60).filter((_, i) => i < 40).map((o, i) => (i >= 30 ? { ...o, minReady: 0 } : o));
-    const slots = slaTimeline({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: always, buckets: full(20), observed, targets }, 15 * M);
+    const observed = watched(60)
+      .filter((_, i) => i < 40)
+      .map((o, i) => (i >= 30 ? { ...o, minReady: 0 } : o));
+    const slots = slaTimeline(
+      { from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: always, buckets: full(20), observed, targets },
+      15 * M,
+    );
     expect(slots).toEqual([
       { start: new Date(T0).toISOString(), up: 15, idle: 0, down: 0, no_data: 0 },
       { start: new Date(T0 + 15 * M).toISOString(), up: 5, idle: 10, down: 0, no_data: 0 },
@@ -263,25 +414,40 @@ describe("SLA arithmetic", () => {
     expect(r.p95_compliance_pct).toBeCloseTo((100 * 16) / 18, 3);
     expect(r.compliant.p95).toBe(false);
     expect(r.p95_worst_ms).toBe(900);
-    const noTargets = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, observed: watched(20), targets: { p95Ms: null, availabilityPct: null } });
+    const noTargets = computeSla({
+      from: T0,
+      to: T0 + 20 * M,
+      now: T0 + 20 * M,
+      serving: always,
+      buckets: b,
+      observed: watched(20),
+      targets: { p95Ms: null, availabilityPct: null },
+    });
     expect(noTargets).toMatchObject({ p95_compliance_pct: null, error_budget: null, compliant: { availability: null, p95: null } });
   });
 });
 
 describe("endpoint request validation (the API's 400s name each field)", () => {
-  const paths = (r: { success: boolean; error?: { issues: z.core.$ZodIssue[] } }) => (r.success ? [] : zodIssuesToDetails(r.error!.issues, "body").map((d) => d.path));
+  const paths = (r: { success: boolean; error?: { issues: z.core.$ZodIssue[] } }) =>
+    r.success ? [] : zodIssuesToDetails(r.error!.issues, "body").map((d) => d.path);
   const sample = { requests: 10, errors: 1, p50_ms: 50, p95_ms: 120, p99_ms: 200 };
   const create = { name: "chat", model: "org/model", gpu_type: "H100", gpus_per_replica: 1, replicas: 2 };
 
   it("refuses samples whose errors exceed requests or whose percentiles are out of order, by index", () => {
     expect(paths(endpointMetricsBody.safeParse({ samples: [sample] }))).toEqual([]);
-    expect(paths(endpointMetricsBody.safeParse({ samples: [sample, { ...sample, errors: 11 }, { ...sample, p50_ms: 130 }, { ...sample, p99_ms: 100 }] }))).toEqual([
-      "samples[1].errors",
-      "samples[2].p50_ms",
-      "samples[3].p95_ms",
-    ]);
+    expect(
+      paths(
+        endpointMetricsBody.safeParse({
+          samples: [sample, { ...sample, errors: 11 }, { ...sample, p50_ms: 130 }, { ...sample, p99_ms: 100 }],
+        }),
+      ),
+    ).toEqual(["samples[1].errors", "samples[2].p50_ms", "samples[3].p95_ms"]);
     expect(paths(endpointMetricsBody.safeParse({ samples: [] }))).toEqual(["samples"]);
-    expect(paths(endpointMetricsBody.safeParse({ samples: [{ ...sample, replica_id: "r1", requests: -1 }] }))).toEqual(["samples[0].replica_id", "samples[0].requests", "samples[0].errors"]);
+    expect(paths(endpointMetricsBody.safeParse({ samples: [{ ...sample, replica_id: "r1", requests: -1 }] }))).toEqual([
+      "samples[0].replica_id",
+      "samples[0].requests",
+      "samples[0].errors",
+    ]);
   });
 
   it("refuses bounds around replicas, a target without a metric and a metric without a target", () => {
@@ -290,7 +456,10 @@ describe("endpoint request validation (the API's 400s name each field)", () => {
     expect(paths(createEndpointBody.safeParse({ ...create, max_replicas: 1 }))).toEqual(["max_replicas"]);
     expect(paths(createEndpointBody.safeParse({ ...create, autoscale_metric: "p95_ms" }))).toEqual(["autoscale_target"]);
     expect(paths(createEndpointBody.safeParse({ ...create, autoscale_target: 5 }))).toEqual(["autoscale_target"]);
-    expect(paths(createEndpointBody.safeParse({ ...create, name: "Chat Bot", sla_availability_pct: 100 }))).toEqual(["name", "sla_availability_pct"]);
+    expect(paths(createEndpointBody.safeParse({ ...create, name: "Chat Bot", sla_availability_pct: 100 }))).toEqual([
+      "name",
+      "sla_availability_pct",
+    ]);
     expect(paths(updateEndpointBody.safeParse({}))).toEqual(["body"]);
   });
 

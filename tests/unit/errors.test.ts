@@ -26,7 +26,12 @@ describe("error vocabulary", () => {
     expect(res.status).toBe(400);
     expect(res.headers.get("x-request-id")).toBe("req-1");
     expect(await res.json()).toEqual({
-      error: { code: "validation_failed", message: "Request validation failed", details: [{ path: "gpu_quota", message: "bad" }], request_id: "req-1" },
+      error: {
+        code: "validation_failed",
+        message: "Request validation failed",
+        details: [{ path: "gpu_quota", message: "bad" }],
+        request_id: "req-1",
+      },
     });
     expect((await errorResponse(notFound("Tenant")).json()).error.message).toBe("Tenant not found");
     expect(errorResponse(conflict("dup")).status).toBe(409);
@@ -36,7 +41,10 @@ describe("error vocabulary", () => {
     // a real connection refused by a port nobody listens on
     const refused = await new pg.Client({ host: "127.0.0.1", port: 1, connectionTimeoutMillis: 2_000 }).connect().catch((e: unknown) => e);
     const restarting = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
-    const noTransaction = new Prisma.PrismaClientKnownRequestError("Transaction API error: Unable to start a transaction in the given time.", { code: "P2028", clientVersion: Prisma.prismaVersion.client });
+    const noTransaction = new Prisma.PrismaClientKnownRequestError(
+      "Transaction API error: Unable to start a transaction in the given time.",
+      { code: "P2028", clientVersion: Prisma.prismaVersion.client },
+    );
     const poolTimeout = new Error("timeout exceeded when trying to connect");
     for (const e of [refused, restarting, noTransaction, poolTimeout]) {
       const res = errorResponse(e, "req-3");

@@ -12,13 +12,36 @@ import type { FloorNode, FloorRack } from "@/lib/fleet/queries";
 // state an operator looks for, the rack summaries and drill-down links, and its weight at scale.
 
 const STATUSES = ["available", "registered", "draining", "maintenance", "quarantined", "offline"];
-const gpu = (index: number, util: number | null, status = "available", allocated = false) => ({ id: `g${index}`, index, status, util, temp: null, allocated });
-const node = (hostname: string, status = "available", gpus = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => gpu(i, 60)), reservedBy: string | null = null): FloorNode => ({ id: `id-${hostname}`, hostname, status, reservedBy, gpus });
-const rack = (nodes: FloorNode[], over: Partial<FloorRack> = {}): FloorRack => ({ cluster: "east", clusterId: "11111111-1111-4111-8111-111111111111", podName: "p1", rackName: "r1", pod: "p1", rack: "r1", nodes, ...over });
+const gpu = (index: number, util: number | null, status = "available", allocated = false) => ({
+  id: `g${index}`,
+  index,
+  status,
+  util,
+  temp: null,
+  allocated,
+});
+const node = (
+  hostname: string,
+  status = "available",
+  gpus = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => gpu(i, 60)),
+  reservedBy: string | null = null,
+): FloorNode => ({ id: `id-${hostname}`, hostname, status, reservedBy, gpus });
+const rack = (nodes: FloorNode[], over: Partial<FloorRack> = {}): FloorRack => ({
+  cluster: "east",
+  clusterId: "11111111-1111-4111-8111-111111111111",
+  podName: "p1",
+  rackName: "r1",
+  pod: "p1",
+  rack: "r1",
+  nodes,
+  ...over,
+});
 
 describe("floor code", () => {
   it("writes a node as its status letter and a character per GPU", () => {
-    expect(encodeNode(node("a", "available", [gpu(0, 5), gpu(1, 30), gpu(2, 65), gpu(3, 95), gpu(4, null), gpu(5, 99, "unhealthy")]))).toBe("a0123-x");
+    expect(encodeNode(node("a", "available", [gpu(0, 5), gpu(1, 30), gpu(2, 65), gpu(3, 95), gpu(4, null), gpu(5, 99, "unhealthy")]))).toBe(
+      "a0123-x",
+    );
     expect(encodeNode(node("b", "quarantined", [gpu(0, 5)], "Acme"))).toBe("Q0");
   });
 
@@ -30,19 +53,27 @@ describe("floor code", () => {
   });
 
   it("round-trips any node's status, reservation and GPU states", () => {
-    const gpuArb = fc.record({ status: fc.constantFrom("available", "unhealthy"), util: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }) });
+    const gpuArb = fc.record({
+      status: fc.constantFrom("available", "unhealthy"),
+      util: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
+    });
     fc.assert(
-      fc.property(fc.constantFrom(...STATUSES), fc.option(fc.string({ minLength: 1 }), { nil: null }), fc.array(gpuArb, { maxLength: 16 }), (status, reservedBy, gpus) => {
-        const d = decodeNode(encodeNode({ status, reservedBy, gpus }));
-        expect(d.status).toBe(status);
-        expect(d.reserved).toBe(reservedBy !== null);
-        expect(d.cells).toHaveLength(gpus.length);
-        gpus.forEach((g, i) => {
-          if (g.status === "unhealthy") expect(d.cells[i]).toBe("unhealthy");
-          else if (status !== "available") expect(d.cells[i]).toBe(status);
-          else expect(d.cells[i]).toBe(g.util === null ? "nodata" : utilBand(g.util));
-        });
-      }),
+      fc.property(
+        fc.constantFrom(...STATUSES),
+        fc.option(fc.string({ minLength: 1 }), { nil: null }),
+        fc.array(gpuArb, { maxLength: 16 }),
+        (status, reservedBy, gpus) => {
+          const d = decodeNode(encodeNode({ status, reservedBy, gpus }));
+          expect(d.status).toBe(status);
+          expect(d.reserved).toBe(reservedBy !== null);
+          expect(d.cells).toHaveLength(gpus.length);
+          gpus.forEach((g, i) => {
+            if (g.status === "unhealthy") expect(d.cells[i]).toBe("unhealthy");
+            else if (status !== "available") expect(d.cells[i]).toBe(status);
+            else expect(d.cells[i]).toBe(g.util === null ? "nodata" : utilBand(g.util));
+          });
+        },
+      ),
     );
   });
 
@@ -76,7 +107,15 @@ describe("rack summaries", () => {
 
   it("counts what an operator scans for and lists the nodes to check, most urgent first", () => {
     const s = summarizeRack(r);
-    expect(s).toMatchObject({ nodes: 4, gpus: 26, unhealthyGpus: 1, allocatedGpus: 1, reservedNodes: 1, outOfService: { offline: 1, quarantined: 1 }, attention: ["n4", "n3", "n2"] });
+    expect(s).toMatchObject({
+      nodes: 4,
+      gpus: 26,
+      unhealthyGpus: 1,
+      allocatedGpus: 1,
+      reservedNodes: 1,
+      outOfService: { offline: 1, quarantined: 1 },
+      attention: ["n4", "n3", "n2"],
+    });
     expect(s.busyGpus).toBe(8 + 1 + 8 + 8);
     const text = describeRack(s, "pod p1");
     expect(text).toContain("Rack r1 in pod p1: 4 nodes, 26 GPUs");
@@ -93,7 +132,9 @@ describe("rack summaries", () => {
   });
 
   it("groups racks by pod, naming the cluster when there are several", () => {
-    expect(summarizeFloor([r, rack([node("x")], { rackName: "r2", rack: "r2" })]).map((p) => [p.title, p.racks.length])).toEqual([["pod p1", 2]]);
+    expect(summarizeFloor([r, rack([node("x")], { rackName: "r2", rack: "r2" })]).map((p) => [p.title, p.racks.length])).toEqual([
+      ["pod p1", 2],
+    ]);
     const two = summarizeFloor([r, rack([node("y")], { cluster: "west", clusterId: "22222222-2222-4222-8222-222222222222" })]);
     expect(two.map((p) => p.title)).toEqual(["east · pod p1", "west · pod p1"]);
   });
@@ -105,8 +146,15 @@ describe("the overview's floor", () => {
     rack(
       Array.from({ length: 13 }, (_, ni) => {
         const i = ri * 13 + ni;
-        const gpus = [0, 1, 2, 3, 4, 5, 6, 7].map((g) => gpu(g, i % 5 === 0 ? g : 55 + ((i * 13 + g * 7) % 45), (i * 8 + g) % 113 === 0 ? "unhealthy" : "available"));
-        return node(`node-${i}`, i % 53 === 7 ? "offline" : i % 97 === 11 ? "quarantined" : i % 89 === 5 ? "maintenance" : "available", gpus, i % 10 === 4 ? "Acme AI" : null);
+        const gpus = [0, 1, 2, 3, 4, 5, 6, 7].map((g) =>
+          gpu(g, i % 5 === 0 ? g : 55 + ((i * 13 + g * 7) % 45), (i * 8 + g) % 113 === 0 ? "unhealthy" : "available"),
+        );
+        return node(
+          `node-${i}`,
+          i % 53 === 7 ? "offline" : i % 97 === 11 ? "quarantined" : i % 89 === 5 ? "maintenance" : "available",
+          gpus,
+          i % 10 === 4 ? "Acme AI" : null,
+        );
       }),
       { pod: `p${ri % 10}`, podName: `p${ri % 10}`, rack: `r${ri}`, rackName: `r${ri}` },
     ),
@@ -117,7 +165,17 @@ describe("the overview's floor", () => {
     expect(html.match(/<a /g)).toHaveLength(100);
     expect(html).toContain('href="/admin/clusters/11111111-1111-4111-8111-111111111111/rack?pod=p3&amp;rack=r3"');
     expect(html).toMatch(/title="Rack r\d+ in pod p\d: 13 nodes, 104 GPUs; [^"]*unhealthy/);
-    for (const label of ["&lt; 10 %", "≥ 80 %", "no data", "unhealthy GPU", "quarantined node", "offline node", "maintenance node", "reserved node"]) expect(html).toContain(label);
+    for (const label of [
+      "&lt; 10 %",
+      "≥ 80 %",
+      "no data",
+      "unhealthy GPU",
+      "quarantined node",
+      "offline node",
+      "maintenance node",
+      "reserved node",
+    ])
+      expect(html).toContain(label);
     expect(html).toMatch(/aria-label="Legend"/);
     expect(html).toContain("ft-unhealthy");
     expect(html).toContain("ft-reserved");

@@ -34,11 +34,14 @@ describe("group commit", () => {
   it("keeps small items behind the running flush, yet opens another slot for enough queued weight", async () => {
     const flushes: number[][] = [];
     const gates = [deferred(), deferred(), deferred()];
-    const gc = new GroupCommit<number, number>(async (items) => {
-      const n = flushes.push(items);
-      await gates[Math.min(n, gates.length) - 1]!.done;
-      return items;
-    }, { maxInFlight: 2, maxWeight: 100, minWeightBeyondFirst: 10 });
+    const gc = new GroupCommit<number, number>(
+      async (items) => {
+        const n = flushes.push(items);
+        await gates[Math.min(n, gates.length) - 1]!.done;
+        return items;
+      },
+      { maxInFlight: 2, maxWeight: 100, minWeightBeyondFirst: 10 },
+    );
     const first = gc.submit(0, 8);
     // small reports wait for the running flush rather than taking the free slot one by one
     const small = [1, 2, 3].map((i) => gc.submit(i, 3));
@@ -69,14 +72,17 @@ describe("group commit", () => {
   it("runs up to maxInFlight flushes at once and rejects every caller of a failed flush", async () => {
     let running = 0;
     let peak = 0;
-    const gc = new GroupCommit<number, number>(async (items) => {
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((r) => setTimeout(r, 5));
-      running--;
-      if (items.includes(13)) throw new Error("boom");
-      return items;
-    }, { maxInFlight: 3, maxWeight: 2 });
+    const gc = new GroupCommit<number, number>(
+      async (items) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+        if (items.includes(13)) throw new Error("boom");
+        return items;
+      },
+      { maxInFlight: 3, maxWeight: 2 },
+    );
     const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => gc.submit(i, 1)));
     expect(peak).toBe(3);
     const failed = results.flatMap((r, i) => (r.status === "rejected" ? [i] : []));

@@ -26,7 +26,11 @@ describe("the tool-call worker on Inngest", () => {
 
   it("other jobs still run as one step named after the job", async () => {
     const fn = functions.find((f) => f.id() === "audit-log-retention")!;
-    const t = new InngestTestEngine({ function: fn, events: [{ name: "platform/audit.prune.requested", data: { requested_by: "t" } }], steps: [{ id: "audit-log-retention", handler: () => ({ deleted: 0 }) }] });
+    const t = new InngestTestEngine({
+      function: fn,
+      events: [{ name: "platform/audit.prune.requested", data: { requested_by: "t" } }],
+      steps: [{ id: "audit-log-retention", handler: () => ({ deleted: 0 }) }],
+    });
     const { result } = await t.execute();
     expect(result).toEqual({ deleted: 0 });
   });

@@ -22,7 +22,8 @@ describe("node lifecycle", () => {
         const t = transition(at(from as NodeStatus), { kind: "operator", target: target as never });
         if (expected === "refused") expect(t.ok).toBe(false);
         else if (expected === "same") expect(t).toMatchObject({ ok: true, changed: false });
-        else expect(t).toMatchObject({ ok: true, changed: true, from, to: expected, state: { status: expected, statusBeforeOffline: null } });
+        else
+          expect(t).toMatchObject({ ok: true, changed: true, from, to: expected, state: { status: expected, statusBeforeOffline: null } });
       });
     }
   }
@@ -41,12 +42,20 @@ describe("node lifecycle", () => {
       const off = transition(at(s), { kind: "heartbeat_missed" });
       expect(off).toMatchObject({ changed: true, to: "offline", state: { status: "offline", statusBeforeOffline: s } });
       const back = transition(off.ok ? off.state : at(s), { kind: "heartbeat" });
-      expect(back).toMatchObject({ changed: true, from: "offline", to: s === "registered" ? "available" : s, state: { statusBeforeOffline: null } });
+      expect(back).toMatchObject({
+        changed: true,
+        from: "offline",
+        to: s === "registered" ? "available" : s,
+        state: { statusBeforeOffline: null },
+      });
     },
   );
 
   it("a missed heartbeat of an offline node changes nothing", () => {
-    expect(transition(at("offline", "maintenance"), { kind: "heartbeat_missed" })).toMatchObject({ changed: false, state: { statusBeforeOffline: "maintenance" } });
+    expect(transition(at("offline", "maintenance"), { kind: "heartbeat_missed" })).toMatchObject({
+      changed: false,
+      state: { statusBeforeOffline: "maintenance" },
+    });
   });
 
   it("quarantining an offline node makes it come back quarantined; returning or draining waits for it", () => {
@@ -61,18 +70,21 @@ describe("node lifecycle", () => {
   });
 
   // Taking an offline node out of service follows the table for the state it will return in.
-  it.each(["registered", "available", "draining", "maintenance", "quarantined"] as const)("an offline node that returns %s is sent to maintenance or quarantine by the same rules", (before) => {
-    for (const target of ["maintenance", "quarantined"] as const) {
-      const t = transition(at("offline", before), { kind: "operator", target });
-      const expected = OPERATOR_TABLE[before][target];
-      if (expected === "refused") {
-        expect(t.ok).toBe(false);
-        continue;
+  it.each(["registered", "available", "draining", "maintenance", "quarantined"] as const)(
+    "an offline node that returns %s is sent to maintenance or quarantine by the same rules",
+    (before) => {
+      for (const target of ["maintenance", "quarantined"] as const) {
+        const t = transition(at("offline", before), { kind: "operator", target });
+        const expected = OPERATOR_TABLE[before][target];
+        if (expected === "refused") {
+          expect(t.ok).toBe(false);
+          continue;
+        }
+        expect(t).toMatchObject({ ok: true, changed: false, state: { status: "offline", statusBeforeOffline: target } });
+        expect(transition(t.ok ? t.state : at("offline"), { kind: "heartbeat" })).toMatchObject({ changed: true, to: target });
       }
-      expect(t).toMatchObject({ ok: true, changed: false, state: { status: "offline", statusBeforeOffline: target } });
-      expect(transition(t.ok ? t.state : at("offline"), { kind: "heartbeat" })).toMatchObject({ changed: true, to: target });
-    }
-  });
+    },
+  );
 
   it("automatic quarantine follows the operator's quarantine rules", () => {
     for (const s of NODE_STATUSES) {

@@ -29,7 +29,15 @@ describe("OpenAPI document", () => {
 
   it("keeps API.md's names for the foundation routes", () => {
     const paths = Object.keys(doc.paths ?? {});
-    for (const p of ["/api/health", "/api/tenants", "/api/tenants/{id}", "/api/api-keys", "/api/api-keys/{id}", "/api/clusters", "/api/clusters/{id}"]) {
+    for (const p of [
+      "/api/health",
+      "/api/tenants",
+      "/api/tenants/{id}",
+      "/api/api-keys",
+      "/api/api-keys/{id}",
+      "/api/clusters",
+      "/api/clusters/{id}",
+    ]) {
       expect(paths).toContain(p);
     }
   });

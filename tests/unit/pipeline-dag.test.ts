@@ -3,23 +3,46 @@ import { advance, depths, type StepState } from "@/lib/pipelines/dag";
 import { validateDag } from "@/lib/pipelines/validate-dag";
 
 const FINAL = ["completed", "failed", "cancelled"] as const;
-const st = (name: string, dependsOn: string[] = [], status: StepState["status"] = "waiting", jobStatus: string | null = null, repeat = 1, iteration = 0): StepState => ({
-  name, dependsOn, status, iteration,
+const st = (
+  name: string,
+  dependsOn: string[] = [],
+  status: StepState["status"] = "waiting",
+  jobStatus: string | null = null,
+  repeat = 1,
+  iteration = 0,
+): StepState => ({
+  name,
+  dependsOn,
+  status,
+  iteration,
   outcome: FINAL.find((f) => f === jobStatus) ?? null,
   loop: repeat > 1 ? { from: name, until: null, max: repeat, timeoutS: null, onExhausted: "continue" } : null,
 });
 
 describe("pipeline DAG validation", () => {
   it("accepts fan-out and fan-in", () => {
-    expect(validateDag([{ name: "prep" }, { name: "a", depends_on: ["prep"] }, { name: "b", depends_on: ["prep"] }, { name: "merge", depends_on: ["a", "b"] }])).toEqual([]);
+    expect(
+      validateDag([
+        { name: "prep" },
+        { name: "a", depends_on: ["prep"] },
+        { name: "b", depends_on: ["prep"] },
+        { name: "merge", depends_on: ["a", "b"] },
+      ]),
+    ).toEqual([]);
   });
   it("names unknown dependencies, duplicates and self-dependencies by field", () => {
-    expect(validateDag([{ name: "a", depends_on: ["ghost"] }])).toEqual([{ path: "steps[0].depends_on[0]", message: "No step named “ghost”" }]);
+    expect(validateDag([{ name: "a", depends_on: ["ghost"] }])).toEqual([
+      { path: "steps[0].depends_on[0]", message: "No step named “ghost”" },
+    ]);
     expect(validateDag([{ name: "a" }, { name: "a" }])[0]!.path).toBe("steps[1].name");
     expect(validateDag([{ name: "a", depends_on: ["a"] }])[0]!.message).toMatch(/itself/);
   });
   it("finds cycles and shows them", () => {
-    const issues = validateDag([{ name: "a", depends_on: ["c"] }, { name: "b", depends_on: ["a"] }, { name: "c", depends_on: ["b"] }]);
+    const issues = validateDag([
+      { name: "a", depends_on: ["c"] },
+      { name: "b", depends_on: ["a"] },
+      { name: "c", depends_on: ["b"] },
+    ]);
     expect(issues).toHaveLength(1);
     expect(issues[0]!.message).toMatch(/cycle: a → c → b → a|cycle: .* → .* → .* → /);
   });
@@ -37,11 +60,26 @@ describe("pipeline advance", () => {
     steps = [st("prep", [], "running", "completed"), st("a", ["prep"]), st("b", ["prep"]), st("merge", ["a", "b"])];
     r = advance(steps);
     expect(r.submit.sort()).toEqual(["a", "b"]);
-    steps = [st("prep", [], "completed"), st("a", ["prep"], "running", "completed"), st("b", ["prep"], "running", "running"), st("merge", ["a", "b"])];
+    steps = [
+      st("prep", [], "completed"),
+      st("a", ["prep"], "running", "completed"),
+      st("b", ["prep"], "running", "running"),
+      st("merge", ["a", "b"]),
+    ];
     expect(advance(steps).submit).toEqual([]);
-    steps = [st("prep", [], "completed"), st("a", ["prep"], "completed"), st("b", ["prep"], "running", "completed"), st("merge", ["a", "b"])];
+    steps = [
+      st("prep", [], "completed"),
+      st("a", ["prep"], "completed"),
+      st("b", ["prep"], "running", "completed"),
+      st("merge", ["a", "b"]),
+    ];
     expect(advance(steps).submit).toEqual(["merge"]);
-    steps = [st("prep", [], "completed"), st("a", ["prep"], "completed"), st("b", ["prep"], "completed"), st("merge", ["a", "b"], "running", "completed")];
+    steps = [
+      st("prep", [], "completed"),
+      st("a", ["prep"], "completed"),
+      st("b", ["prep"], "completed"),
+      st("merge", ["a", "b"], "running", "completed"),
+    ];
     expect(advance(steps).pipeline).toBe("completed");
   });
   it("repeats a step a bounded number of times before its dependents start", () => {
@@ -56,7 +94,13 @@ describe("pipeline advance", () => {
     const r = advance([st("a", [], "running", "failed"), st("b", ["a"]), st("c"), st("d", [], "running", "running")]);
     expect(r.pipeline).toBe("failed");
     expect(r.submit).toEqual([]);
-    expect(r.updates).toEqual(expect.arrayContaining([expect.objectContaining({ name: "a", status: "failed", iteration: 0 }), { name: "b", status: "skipped", iteration: 0 }, { name: "c", status: "skipped", iteration: 0 }]));
+    expect(r.updates).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: "a", status: "failed", iteration: 0 }),
+        { name: "b", status: "skipped", iteration: 0 },
+        { name: "c", status: "skipped", iteration: 0 },
+      ]),
+    );
     expect(r.updates.find((u) => u.name === "d")).toBeUndefined(); // already running: it finishes
   });
 });

@@ -1,12 +1,26 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { advance, type StepState } from "@/lib/pipelines/dag";
-import { evaluate, evaluateCondition, ExpressionError, parseExpression, parseTemplate, renderJson, renderTemplate, type Json, type Scope } from "@/lib/pipelines/expressions";
+import {
+  evaluate,
+  evaluateCondition,
+  ExpressionError,
+  parseExpression,
+  parseTemplate,
+  renderJson,
+  renderTemplate,
+  type Json,
+  type Scope,
+} from "@/lib/pipelines/expressions";
 import { hostAllowed, parseAllowList } from "@/lib/pipelines/allow-list";
 import { loopDecision } from "@/lib/pipelines/loop";
 import { validateSpec } from "@/lib/pipelines/spec";
 
-const scope = (outputs: Record<string, Json | undefined>, iteration = 0): Scope => ({ outputs, iteration, pipeline: { id: "p1", name: "demo" } });
+const scope = (outputs: Record<string, Json | undefined>, iteration = 0): Scope => ({
+  outputs,
+  iteration,
+  pipeline: { id: "p1", name: "demo" },
+});
 
 describe("expressions", () => {
   const s = scope({ plan: { files: ["a.py", "b.py"], n: 2, note: "ok" }, check: undefined });
@@ -18,7 +32,10 @@ describe("expressions", () => {
   });
 
   it("keeps a value's JSON type when a body string is exactly one reference", () => {
-    expect(renderJson({ files: "${steps.plan.outputs.files}", text: "n=${steps.plan.outputs.n}" }, s)).toEqual({ files: ["a.py", "b.py"], text: "n=2" });
+    expect(renderJson({ files: "${steps.plan.outputs.files}", text: "n=${steps.plan.outputs.n}" }, s)).toEqual({
+      files: ["a.py", "b.py"],
+      text: "n=2",
+    });
   });
 
   it("says which reference failed and why: no step, no output yet, no field, not a list", () => {
@@ -65,37 +82,65 @@ describe("expressions", () => {
 });
 
 describe("loop decisions (property-tested)", () => {
-  const facts = fc.record({ max: fc.integer({ min: 1, max: 100 }), timeoutS: fc.option(fc.integer({ min: 1, max: 10_000 }), { nil: null }), conditional: fc.boolean() });
+  const facts = fc.record({
+    max: fc.integer({ min: 1, max: 100 }),
+    timeoutS: fc.option(fc.integer({ min: 1, max: 10_000 }), { nil: null }),
+    conditional: fc.boolean(),
+  });
 
   it("never runs more than max iterations, whatever the conditions and clock say", () => {
     fc.assert(
-      fc.property(facts, fc.array(fc.boolean(), { minLength: 1, maxLength: 120 }), fc.array(fc.nat({ max: 20_000_000 }), { minLength: 1, maxLength: 120 }), (f, conditions, clock) => {
-        let runs = 0;
-        for (;;) {
-          runs++;
-          const d = loopDecision({ runs, max: f.max, conditional: f.conditional, condition: conditions[(runs - 1) % conditions.length], elapsedMs: clock[(runs - 1) % clock.length]!, timeoutS: f.timeoutS });
-          if (d.kind !== "again") break;
-        }
-        expect(runs).toBeLessThanOrEqual(f.max);
-      }),
+      fc.property(
+        facts,
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 120 }),
+        fc.array(fc.nat({ max: 20_000_000 }), { minLength: 1, maxLength: 120 }),
+        (f, conditions, clock) => {
+          let runs = 0;
+          for (;;) {
+            runs++;
+            const d = loopDecision({
+              runs,
+              max: f.max,
+              conditional: f.conditional,
+              condition: conditions[(runs - 1) % conditions.length],
+              elapsedMs: clock[(runs - 1) % clock.length]!,
+              timeoutS: f.timeoutS,
+            });
+            if (d.kind !== "again") break;
+          }
+          expect(runs).toBeLessThanOrEqual(f.max);
+        },
+      ),
     );
   });
 
   it("a false condition always advances to another iteration while iterations and time remain; a true one always stops", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 100 }), fc.integer({ min: 1, max: 99 }), fc.option(fc.integer({ min: 1, max: 10_000 }), { nil: null }), fc.nat(), (max, r, timeoutS, elapsed) => {
-        const runs = Math.min(r, max - 1);
-        const elapsedMs = timeoutS === null ? elapsed : elapsed % (timeoutS * 1000);
-        expect(loopDecision({ runs, max, conditional: true, condition: false, elapsedMs, timeoutS }).kind).toBe("again");
-        expect(loopDecision({ runs, max, conditional: true, condition: true, elapsedMs, timeoutS }).kind).toBe("done");
-      }),
+      fc.property(
+        fc.integer({ min: 2, max: 100 }),
+        fc.integer({ min: 1, max: 99 }),
+        fc.option(fc.integer({ min: 1, max: 10_000 }), { nil: null }),
+        fc.nat(),
+        (max, r, timeoutS, elapsed) => {
+          const runs = Math.min(r, max - 1);
+          const elapsedMs = timeoutS === null ? elapsed : elapsed % (timeoutS * 1000);
+          expect(loopDecision({ runs, max, conditional: true, condition: false, elapsedMs, timeoutS }).kind).toBe("again");
+          expect(loopDecision({ runs, max, conditional: true, condition: true, elapsedMs, timeoutS }).kind).toBe("done");
+        },
+      ),
     );
   });
 
   it("a loop without a condition runs exactly max times; one whose condition never holds gives up at max or at its time limit", () => {
-    expect(loopDecision({ runs: 3, max: 3, conditional: false, elapsedMs: 0, timeoutS: null })).toEqual({ kind: "done", reason: "all 3 runs completed" });
+    expect(loopDecision({ runs: 3, max: 3, conditional: false, elapsedMs: 0, timeoutS: null })).toEqual({
+      kind: "done",
+      reason: "all 3 runs completed",
+    });
     expect(loopDecision({ runs: 3, max: 3, conditional: true, condition: false, elapsedMs: 0, timeoutS: 60 }).kind).toBe("exhausted");
-    expect(loopDecision({ runs: 1, max: 3, conditional: true, condition: false, elapsedMs: 60_000, timeoutS: 60 })).toMatchObject({ kind: "exhausted", reason: expect.stringMatching(/time limit/) });
+    expect(loopDecision({ runs: 1, max: 3, conditional: true, condition: false, elapsedMs: 60_000, timeoutS: 60 })).toMatchObject({
+      kind: "exhausted",
+      reason: expect.stringMatching(/time limit/),
+    });
   });
 
   it("the pipeline's loop over plan → act → check restarts its body until the condition holds, never past max", () => {
@@ -152,33 +197,49 @@ describe("spec validation", () => {
 
   it("checks loops: their start, overlaps, exits from the middle, and first-iteration reads without a default", () => {
     const loop = { from: "plan", until: "steps.check.outputs.body.ok == true", max: 3 };
-    const good = validateSpec({
-      steps: [
-        { name: "plan", kind: "inference", request: { endpoint: "chat", body: { prompt: "${steps.check.outputs.body.hint ?? \"\"}" } } },
-        job("act", { depends_on: ["plan"], env: { PLAN: "${steps.plan.outputs.body}" } }),
-        { name: "check", kind: "http", depends_on: ["act"], request: { url: "https://eval.example.com/x" }, repeat: loop },
-      ],
-    } as never, { allowedHosts: ["eval.example.com"], endpoints: new Set(["chat"]) });
+    const good = validateSpec(
+      {
+        steps: [
+          { name: "plan", kind: "inference", request: { endpoint: "chat", body: { prompt: '${steps.check.outputs.body.hint ?? ""}' } } },
+          job("act", { depends_on: ["plan"], env: { PLAN: "${steps.plan.outputs.body}" } }),
+          { name: "check", kind: "http", depends_on: ["act"], request: { url: "https://eval.example.com/x" }, repeat: loop },
+        ],
+      } as never,
+      { allowedHosts: ["eval.example.com"], endpoints: new Set(["chat"]) },
+    );
     expect(good, JSON.stringify(good)).toEqual([]);
-    const bad = validateSpec({
-      steps: [
-        { name: "plan", kind: "inference", request: { endpoint: "nope", body: { prompt: "${steps.check.outputs.body.hint}" } } },
-        job("act", { depends_on: ["plan"] }),
-        { name: "check", kind: "http", depends_on: ["act"], request: { url: "https://evil.example.net/x" }, repeat: loop },
-        job("after", { depends_on: ["act"] }),
-      ],
-    } as never, { allowedHosts: ["eval.example.com"], endpoints: new Set(["chat"]) });
-    expect(bad.map((i) => i.path).sort()).toEqual(["steps[0].request.body.prompt", "steps[0].request.endpoint", "steps[2].request.url", "steps[3].depends_on[0]"].sort());
+    const bad = validateSpec(
+      {
+        steps: [
+          { name: "plan", kind: "inference", request: { endpoint: "nope", body: { prompt: "${steps.check.outputs.body.hint}" } } },
+          job("act", { depends_on: ["plan"] }),
+          { name: "check", kind: "http", depends_on: ["act"], request: { url: "https://evil.example.net/x" }, repeat: loop },
+          job("after", { depends_on: ["act"] }),
+        ],
+      } as never,
+      { allowedHosts: ["eval.example.com"], endpoints: new Set(["chat"]) },
+    );
+    expect(bad.map((i) => i.path).sort()).toEqual(
+      ["steps[0].request.body.prompt", "steps[0].request.endpoint", "steps[2].request.url", "steps[3].depends_on[0]"].sort(),
+    );
     expect(bad.find((i) => i.path === "steps[0].request.body.prompt")!.message).toMatch(/first iteration .* give a default/);
   });
 
   it("keeps secrets to http headers and GPU fields to job steps", () => {
-    const issues = validateSpec({
-      steps: [
-        job("a", { command: "echo ${secrets.TOKEN}" }),
-        { name: "b", kind: "http", gpu_count: 1, request: { url: "https://x.test/", headers: { Authorization: "Bearer ${secrets.TOKEN}", X: "${secrets.MISSING}" } } },
-      ],
-    } as never, { secrets: new Set(["TOKEN"]) });
+    const issues = validateSpec(
+      {
+        steps: [
+          job("a", { command: "echo ${secrets.TOKEN}" }),
+          {
+            name: "b",
+            kind: "http",
+            gpu_count: 1,
+            request: { url: "https://x.test/", headers: { Authorization: "Bearer ${secrets.TOKEN}", X: "${secrets.MISSING}" } },
+          },
+        ],
+      } as never,
+      { secrets: new Set(["TOKEN"]) },
+    );
     expect(issues.map((i) => i.path)).toEqual(["steps[1].gpu_count", "steps[0].command", "steps[1].request.headers.X"]);
   });
 });
@@ -199,11 +260,23 @@ describe("the http allow-list", () => {
 describe("the editor's analysis", () => {
   it("parses YAML and JSON, says where the text is broken, and names step and field of every problem", async () => {
     const { analyzeSpec } = await import("@/lib/pipelines/editor");
-    expect(analyzeSpec("name: x\nsteps: [\n", "yaml").issues[0]).toMatchObject({ path: "spec", message: expect.stringMatching(/^Not valid YAML \(line \d+\)/) });
+    expect(analyzeSpec("name: x\nsteps: [\n", "yaml").issues[0]).toMatchObject({
+      path: "spec",
+      message: expect.stringMatching(/^Not valid YAML \(line \d+\)/),
+    });
     expect(analyzeSpec("{", "json").issues[0]!.message).toMatch(/^Not valid JSON/);
     const bad = analyzeSpec("name: x\nsteps:\n  - name: plan\n    gpu_count: two\n    gpu_type: H100\n", "yaml");
     expect(bad.issues).toEqual([expect.objectContaining({ path: "steps[0].gpu_count", where: "steps[0] (plan) · gpu_count" })]);
-    const loop = analyzeSpec(JSON.stringify({ name: "l", steps: [{ name: "a", gpu_count: 1, gpu_type: "H100" }, { name: "b", depends_on: ["a"], gpu_count: 1, gpu_type: "H100", repeat: { from: "a", until: "steps.b.outputs.ok", max: 3 } }] }), "json");
+    const loop = analyzeSpec(
+      JSON.stringify({
+        name: "l",
+        steps: [
+          { name: "a", gpu_count: 1, gpu_type: "H100" },
+          { name: "b", depends_on: ["a"], gpu_count: 1, gpu_type: "H100", repeat: { from: "a", until: "steps.b.outputs.ok", max: 3 } },
+        ],
+      }),
+      "json",
+    );
     expect(loop.issues).toEqual([]);
     expect(loop.nodes).toEqual([
       { name: "a", kind: "job", dependsOn: [], depth: 0, loop: null },

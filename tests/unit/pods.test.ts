@@ -80,12 +80,26 @@ describe("what a pod takes at creation", () => {
   });
 
   it("names each bad field of a create and a report", () => {
-    const bad = createPodBody.safeParse({ name: "Bad Name", gpu_type: "H100", gpu_count: 0, image: "--privileged", ports: [22, 22, 70000, "8888"], ssh_public_key: "no" });
+    const bad = createPodBody.safeParse({
+      name: "Bad Name",
+      gpu_type: "H100",
+      gpu_count: 0,
+      image: "--privileged",
+      ports: [22, 22, 70000, "8888"],
+      ssh_public_key: "no",
+    });
     expect(bad.success).toBe(false);
     const paths = bad.error!.issues.map((i) => i.path.join("."));
     expect(paths).toEqual(expect.arrayContaining(["name", "gpu_count", "image", "ports.2", "ports.3", "ssh_public_key"]));
-    expect(createPodBody.safeParse({ name: "ok", gpu_type: "H100", gpu_count: 1, image: "alpine", ports: [22, 8888, 22] }).error!.issues.map((i) => i.path.join("."))).toEqual(["ports.2"]);
-    expect(reportPodStatusBody.safeParse({ attempt: 1, fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11", status: "running" }).error!.issues[0]!.path).toEqual(["ports"]);
+    expect(
+      createPodBody
+        .safeParse({ name: "ok", gpu_type: "H100", gpu_count: 1, image: "alpine", ports: [22, 8888, 22] })
+        .error!.issues.map((i) => i.path.join(".")),
+    ).toEqual(["ports.2"]);
+    expect(
+      reportPodStatusBody.safeParse({ attempt: 1, fence: "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11", status: "running" }).error!.issues[0]!
+        .path,
+    ).toEqual(["ports"]);
     expect(podContainerPorts([8888, 22, 6006], true)).toEqual([22, 6006, 8888]);
     expect(podContainerPorts([8888], false)).toEqual([8888]);
     expect(sshCommand("10.0.0.7", [{ container_port: 22, host_port: 40022 }])).toBe("ssh root@10.0.0.7 -p 40022");
@@ -95,40 +109,87 @@ describe("what a pod takes at creation", () => {
 });
 
 describe("pods in the scheduler", () => {
-  const node = (id: string, free: number): FreeNode => ({ nodeId: id, clusterId: "c", gpuType: "H100", containers: true, freeGpuIds: Array.from({ length: free }, (_, i) => `${id}-g${i}`) });
-  const pod = (id: string, gpus: number, at = 0): QueuedJob => ({ id, kind: "pod", tenantId: "t", gpuCount: gpus, gpuType: "H100", clusterId: null, needsContainers: true, singleNode: true, priority: 5, submittedAt: at, durationS: null, status: "queued" });
+  const node = (id: string, free: number): FreeNode => ({
+    nodeId: id,
+    clusterId: "c",
+    gpuType: "H100",
+    containers: true,
+    freeGpuIds: Array.from({ length: free }, (_, i) => `${id}-g${i}`),
+  });
+  const pod = (id: string, gpus: number, at = 0): QueuedJob => ({
+    id,
+    kind: "pod",
+    tenantId: "t",
+    gpuCount: gpus,
+    gpuType: "H100",
+    clusterId: null,
+    needsContainers: true,
+    singleNode: true,
+    priority: 5,
+    submittedAt: at,
+    durationS: null,
+    status: "queued",
+  });
 
   it("places a pod on one node or not at all, where a job of the same size would spread", () => {
     const nodes = [node("a", 2), node("b", 2)];
     const tenants = new Map([["t", { quota: 16, inUse: 0 }]]);
-    const [d] = place({ now: 0, nodes, queue: [pod("p", 3)], tenants, running: [], capacity: [{ gpuType: "H100", clusterId: "c", containers: true, gpus: 4 }] });
+    const [d] = place({
+      now: 0,
+      nodes,
+      queue: [pod("p", 3)],
+      tenants,
+      running: [],
+      capacity: [{ gpuType: "H100", clusterId: "c", containers: true, gpus: 4 }],
+    });
     expect(d).toMatchObject({ jobId: "p", outcome: "pending" });
-    const [j] = place({ now: 0, nodes, queue: [{ ...pod("j", 3), kind: "job", singleNode: false }], tenants, running: [], capacity: [{ gpuType: "H100", clusterId: "c", containers: true, gpus: 4 }] });
+    const [j] = place({
+      now: 0,
+      nodes,
+      queue: [{ ...pod("j", 3), kind: "job", singleNode: false }],
+      tenants,
+      running: [],
+      capacity: [{ gpuType: "H100", clusterId: "c", containers: true, gpus: 4 }],
+    });
     expect(j).toMatchObject({ outcome: "placed", nodeIds: ["a", "b"] });
   });
 
   it("never spreads a pod over nodes nor gives a tenant more than its quota", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 6 }), fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 12 }), fc.integer({ min: 0, max: 24 }), (free, sizes, quota) => {
-        const nodes = free.map((f, i) => node(`n${i}`, f));
-        const decisions = place({
-          now: 0,
-          nodes,
-          queue: sizes.map((g, i) => pod(`p${i}`, g, i)),
-          tenants: new Map([["t", { quota, inUse: 0 }]]),
-          running: [],
-          capacity: [{ gpuType: "H100", clusterId: "c", containers: true, gpus: free.reduce((s, f) => s + f, 0) }],
-        });
-        const placed = decisions.filter((d) => d.outcome === "placed");
-        const held = placed.reduce((s, d) => s + (d.outcome === "placed" ? d.gpuIds.length : 0), 0);
-        const gpus = placed.flatMap((d) => (d.outcome === "placed" ? d.gpuIds : []));
-        return placed.every((d) => d.outcome === "placed" && d.nodeIds.length === 1) && held <= quota && new Set(gpus).size === gpus.length;
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 12 }),
+        fc.integer({ min: 0, max: 24 }),
+        (free, sizes, quota) => {
+          const nodes = free.map((f, i) => node(`n${i}`, f));
+          const decisions = place({
+            now: 0,
+            nodes,
+            queue: sizes.map((g, i) => pod(`p${i}`, g, i)),
+            tenants: new Map([["t", { quota, inUse: 0 }]]),
+            running: [],
+            capacity: [{ gpuType: "H100", clusterId: "c", containers: true, gpus: free.reduce((s, f) => s + f, 0) }],
+          });
+          const placed = decisions.filter((d) => d.outcome === "placed");
+          const held = placed.reduce((s, d) => s + (d.outcome === "placed" ? d.gpuIds.length : 0), 0);
+          const gpus = placed.flatMap((d) => (d.outcome === "placed" ? d.gpuIds : []));
+          return (
+            placed.every((d) => d.outcome === "placed" && d.nodeIds.length === 1) && held <= quota && new Set(gpus).size === gpus.length
+          );
+        },
+      ),
     );
   });
 
   it("says pod, not job, when quota holds it back", () => {
-    const [d] = place({ now: 0, nodes: [node("a", 8)], queue: [pod("p", 2)], tenants: new Map([["t", { quota: 1, inUse: 0 }]]), running: [], capacity: [] });
+    const [d] = place({
+      now: 0,
+      nodes: [node("a", 8)],
+      queue: [pod("p", 2)],
+      tenants: new Map([["t", { quota: 1, inUse: 0 }]]),
+      running: [],
+      capacity: [],
+    });
     expect(d).toMatchObject({ outcome: "blocked_quota", reason: expect.stringContaining("this pod needs 2") });
   });
 });

@@ -14,7 +14,10 @@ const contract = defineContract({
   tags: ["test"],
   access: ["operator"],
   responses: {
-    200: { description: "The thing", schema: z.object({ thing: z.object({ id: z.string(), created_at: z.string(), tags: z.array(z.object({ name: z.string() })) }) }) },
+    200: {
+      description: "The thing",
+      schema: z.object({ thing: z.object({ id: z.string(), created_at: z.string(), tags: z.array(z.object({ name: z.string() })) }) }),
+    },
     204: { description: "Nothing" },
     202: { description: "As CSV", schema: z.string(), mediaType: "text/csv" },
   },

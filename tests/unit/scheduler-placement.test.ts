@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jobTransition, retryBackoffSeconds, type JobStatus } from "@/lib/jobs/job-lifecycle";
-import { fairOrder, place, type Capacity, type FreeNode, type QueuedJob, type RunningWork, type TenantUsage } from "@/lib/scheduler/placement";
+import {
+  fairOrder,
+  place,
+  type Capacity,
+  type FreeNode,
+  type QueuedJob,
+  type RunningWork,
+  type TenantUsage,
+} from "@/lib/scheduler/placement";
 
 const node = (id: string, free: number, gpuType = "H100", clusterId = "c1", containers = true): FreeNode => ({
   nodeId: id,
@@ -39,7 +47,8 @@ function capacityFrom(nodes: FreeNode[], running: RunningWork[]): Capacity[] {
 }
 type PlanInput = Omit<Parameters<typeof place>[0], "capacity"> & { capacity?: Capacity[] };
 const plan = (input: PlanInput) => place({ ...input, capacity: input.capacity ?? capacityFrom(input.nodes, input.running) });
-const tenants = (...entries: Array<[string, number, number]>) => new Map<string, TenantUsage>(entries.map(([id, quota, inUse]) => [id, { quota, inUse }]));
+const tenants = (...entries: Array<[string, number, number]>) =>
+  new Map<string, TenantUsage>(entries.map(([id, quota, inUse]) => [id, { quota, inUse }]));
 
 describe("job lifecycle", () => {
   const statuses: JobStatus[] = ["queued", "blocked", "running", "completed", "failed", "cancelled"];
@@ -65,12 +74,27 @@ describe("job lifecycle", () => {
     );
   });
   it("retries a failure while retries remain, then fails for good", () => {
-    expect(jobTransition({ status: "running", failures: 0, maxRetries: 2 }, { kind: "fail" })).toEqual({ ok: true, to: "queued", failures: 1, retry: true });
-    expect(jobTransition({ status: "running", failures: 2, maxRetries: 2 }, { kind: "fail" })).toEqual({ ok: true, to: "failed", failures: 3, retry: false });
+    expect(jobTransition({ status: "running", failures: 0, maxRetries: 2 }, { kind: "fail" })).toEqual({
+      ok: true,
+      to: "queued",
+      failures: 1,
+      retry: true,
+    });
+    expect(jobTransition({ status: "running", failures: 2, maxRetries: 2 }, { kind: "fail" })).toEqual({
+      ok: true,
+      to: "failed",
+      failures: 3,
+      retry: false,
+    });
     expect(jobTransition({ status: "running", failures: 0, maxRetries: 0 }, { kind: "fail" })).toMatchObject({ to: "failed" });
   });
   it("does not spend a retry when the node is lost", () => {
-    expect(jobTransition({ status: "running", failures: 1, maxRetries: 1 }, { kind: "node_lost" })).toEqual({ ok: true, to: "queued", failures: 1, retry: false });
+    expect(jobTransition({ status: "running", failures: 1, maxRetries: 1 }, { kind: "node_lost" })).toEqual({
+      ok: true,
+      to: "queued",
+      failures: 1,
+      retry: false,
+    });
   });
   it("backs off exponentially, capped at ten minutes", () => {
     expect([1, 2, 3, 4, 10].map(retryBackoffSeconds)).toEqual([10, 20, 40, 80, 600]);
@@ -79,12 +103,24 @@ describe("job lifecycle", () => {
 
 describe("placement", () => {
   it("best fit: a 2-GPU job takes the node with the fewest free GPUs that still fits", () => {
-    const d = plan({ now: 0, nodes: [node("a", 8), node("b", 3), node("c", 2)], queue: [job({ gpuCount: 2 })], tenants: tenants(["t1", 64, 0]), running: [] });
+    const d = plan({
+      now: 0,
+      nodes: [node("a", 8), node("b", 3), node("c", 2)],
+      queue: [job({ gpuCount: 2 })],
+      tenants: tenants(["t1", 64, 0]),
+      running: [],
+    });
     expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["c"] });
   });
 
   it("packs a large gang on as few nodes as possible, the last one best fit (a whole node stays free), all or nothing", () => {
-    const d = plan({ now: 0, nodes: [node("a", 8), node("b", 8), node("c", 4)], queue: [job({ gpuCount: 12 }), job({ gpuCount: 9 })], tenants: tenants(["t1", 64, 0]), running: [] });
+    const d = plan({
+      now: 0,
+      nodes: [node("a", 8), node("b", 8), node("c", 4)],
+      queue: [job({ gpuCount: 12 }), job({ gpuCount: 9 })],
+      tenants: tenants(["t1", 64, 0]),
+      running: [],
+    });
     expect(d[0]).toMatchObject({ outcome: "placed", nodeIds: ["a", "c"] });
     expect(d[0]!.outcome === "placed" && d[0]!.gpuIds.length).toBe(12);
     expect(d[1]).toMatchObject({ outcome: "pending" }); // 8 left, needs 9: nothing partial
@@ -102,7 +138,13 @@ describe("placement", () => {
   });
 
   it("blocks over-quota jobs with a reason and places a smaller job of the same tenant that fits", () => {
-    const d = plan({ now: 0, nodes: [node("a", 8)], queue: [job({ gpuCount: 6 }), job({ gpuCount: 2 })], tenants: tenants(["t1", 4, 1]), running: [] });
+    const d = plan({
+      now: 0,
+      nodes: [node("a", 8)],
+      queue: [job({ gpuCount: 6 }), job({ gpuCount: 2 })],
+      tenants: tenants(["t1", 4, 1]),
+      running: [],
+    });
     expect(d[0]).toMatchObject({ outcome: "blocked_quota", reason: expect.stringContaining("holds 1 of its 4") });
     expect(d[1]).toMatchObject({ outcome: "placed" });
   });
@@ -129,7 +171,10 @@ describe("placement", () => {
     const long = job({ gpuCount: 1, priority: 5, durationS: 7_200 });
     const d = plan({ now, nodes: [node("a", 2)], queue: [head, long, short], tenants: tenants(["t1", 64, 6]), running });
     expect(d.find((x) => x.jobId === head.id)).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserved") });
-    expect(d.find((x) => x.jobId === long.id)).toMatchObject({ outcome: "pending", reason: expect.stringContaining(`Waiting behind job ${head.id.slice(0, 8)}`) });
+    expect(d.find((x) => x.jobId === long.id)).toMatchObject({
+      outcome: "pending",
+      reason: expect.stringContaining(`Waiting behind job ${head.id.slice(0, 8)}`),
+    });
     expect(d.find((x) => x.jobId === short.id)).toMatchObject({ outcome: "placed" });
   });
 
@@ -139,7 +184,13 @@ describe("placement", () => {
     const gang = job({ id: "gang", gpuCount: 16, priority: 1, durationS: 60 });
     const head = job({ id: "head", gpuCount: 6, priority: 2, clusterId: "c2" });
     const late = job({ id: "late", gpuCount: 2, priority: 2, durationS: 61 });
-    const nodes = [node("n0", 2, "H100", "c1"), node("n1", 1, "H100", "c2"), node("n2", 6, "H100", "c1"), node("n3", 5, "H100", "c2"), node("n4", 4, "H100", "c1")];
+    const nodes = [
+      node("n0", 2, "H100", "c1"),
+      node("n1", 1, "H100", "c2"),
+      node("n2", 6, "H100", "c1"),
+      node("n3", 5, "H100", "c2"),
+      node("n4", 4, "H100", "c1"),
+    ];
     const d = plan({ now: 0, nodes, queue: [head, late, gang], tenants: tenants(["t1", 22, 0]), running: [] });
     expect(d.find((x) => x.jobId === "gang")).toMatchObject({ outcome: "placed" });
     expect(d.find((x) => x.jobId === "head")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserved") });
@@ -162,9 +213,17 @@ describe("placement", () => {
       const head = job({ id: "t1-head", tenantId: "t1", gpuCount: 4, gpuType: "L40S", priority: 1, clusterId: "c1" });
       const other = job({ id: "t2-job", tenantId: "t2", gpuCount: 1, gpuType: "L40S", priority: 5, clusterId: "c2" });
       const anywhere = job({ id: "t2-any", tenantId: "t2", gpuCount: 2, gpuType: "L40S", priority: 5 });
-      const d = plan({ now: 0, nodes: [node("c2-n1", 8, "L40S", "c2")], queue: [head, other, anywhere], tenants: tenants(["t1", 64, 0], ["t2", 64, 0]), running: [] });
+      const d = plan({
+        now: 0,
+        nodes: [node("c2-n1", 8, "L40S", "c2")],
+        queue: [head, other, anywhere],
+        tenants: tenants(["t1", 64, 0], ["t2", 64, 0]),
+        running: [],
+      });
       expect(d.find((x) => x.jobId === head.id)).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserves nothing") });
-      expect(d.find((x) => x.jobId === head.id)!.outcome === "pending" && d.find((x) => x.jobId === head.id)).toMatchObject({ reason: expect.stringContaining("only 0 can take work") });
+      expect(d.find((x) => x.jobId === head.id)!.outcome === "pending" && d.find((x) => x.jobId === head.id)).toMatchObject({
+        reason: expect.stringContaining("only 0 can take work"),
+      });
       expect(d.find((x) => x.jobId === other.id)).toMatchObject({ outcome: "placed", nodeIds: ["c2-n1"] });
       expect(d.find((x) => x.jobId === anywhere.id)).toMatchObject({ outcome: "placed" });
     });
@@ -179,11 +238,17 @@ describe("placement", () => {
       const pinnedC1 = job({ id: "c1-pinned", gpuCount: 1, gpuType: "L40S", priority: 5, clusterId: "c1" });
       const nodes = [node("c1-a", 1, "L40S", "c1"), node("c2-a", 8, "L40S", "c2")];
       const d = plan({ now: 0, nodes, queue: [head, pinnedC2, unpinned, pinnedC1], tenants: tenants(["t1", 64, 3]), running });
-      expect(d.find((x) => x.jobId === "head")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("Capacity is reserved for it") });
+      expect(d.find((x) => x.jobId === "head")).toMatchObject({
+        outcome: "pending",
+        reason: expect.stringContaining("Capacity is reserved for it"),
+      });
       expect(d.find((x) => x.jobId === "c2-pinned")).toMatchObject({ outcome: "placed", nodeIds: ["c2-a"] });
       expect(d.find((x) => x.jobId === "free-to-move")).toMatchObject({ outcome: "placed", nodeIds: ["c2-a"] });
       // c1's one free GPU is the head's: taking it would leave the head short for good
-      expect(d.find((x) => x.jobId === "c1-pinned")).toMatchObject({ outcome: "pending", reason: "Waiting behind job head (priority 1): starting now would delay it" });
+      expect(d.find((x) => x.jobId === "c1-pinned")).toMatchObject({
+        outcome: "pending",
+        reason: "Waiting behind job head (priority 1): starting now would delay it",
+      });
     });
 
     it("an unpinned head claims every cluster of its type, so it names the job that really waits for them", () => {
@@ -193,13 +258,26 @@ describe("placement", () => {
       const filler = job({ id: "filler", gpuCount: 3, gpuType: "L40S", priority: 5, clusterId: "c2" });
       const d = plan({ now: 0, nodes: [node("c2-a", 6, "L40S", "c2")], queue: [head, filler], tenants: tenants(["t1", 64, 8]), running });
       expect(d.find((x) => x.jobId === "big-head")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("reserved") });
-      expect(d.find((x) => x.jobId === "filler")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("Waiting behind job big-hea") });
+      expect(d.find((x) => x.jobId === "filler")).toMatchObject({
+        outcome: "pending",
+        reason: expect.stringContaining("Waiting behind job big-hea"),
+      });
     });
 
     it("a GPU type with no usable capacity at all leaves the other types alone and says why", () => {
       const head = job({ id: "h100-head", gpuCount: 8, gpuType: "H100", priority: 1 });
       const a100 = job({ id: "a100", gpuCount: 8, gpuType: "A100", priority: 9 });
-      const d = plan({ now: 0, nodes: [node("a", 8, "A100")], queue: [head, a100], tenants: tenants(["t1", 64, 0]), running: [], capacity: [{ gpuType: "A100", clusterId: "c1", containers: true, gpus: 8 }, { gpuType: "H100", clusterId: "c1", containers: true, gpus: 4 }] });
+      const d = plan({
+        now: 0,
+        nodes: [node("a", 8, "A100")],
+        queue: [head, a100],
+        tenants: tenants(["t1", 64, 0]),
+        running: [],
+        capacity: [
+          { gpuType: "A100", clusterId: "c1", containers: true, gpus: 8 },
+          { gpuType: "H100", clusterId: "c1", containers: true, gpus: 4 },
+        ],
+      });
       expect(d[0]).toMatchObject({ jobId: "h100-head", outcome: "pending", reason: expect.stringContaining("only 4 can take work") });
       expect(d[1]).toMatchObject({ jobId: "a100", outcome: "placed" });
     });
@@ -215,14 +293,22 @@ describe("placement", () => {
     expect(d.find((x) => x.jobId === "image")).toMatchObject({ outcome: "placed", nodeIds: ["docker"] });
     expect(d.find((x) => x.jobId === "hold")).toMatchObject({ outcome: "placed" });
     // the bare node's 8 free GPUs cannot serve it: only 4 container GPUs exist, so it can never start there
-    expect(d.find((x) => x.jobId === "too-big")).toMatchObject({ outcome: "pending", reason: expect.stringContaining("on nodes that run containers, but only 4 can take work") });
+    expect(d.find((x) => x.jobId === "too-big")).toMatchObject({
+      outcome: "pending",
+      reason: expect.stringContaining("on nodes that run containers, but only 4 can take work"),
+    });
   });
 
   // ---- properties on random fleets and queues ----
   const world = fc
     .record({
       nodes: fc.array(
-        fc.record({ free: fc.integer({ min: 0, max: 8 }), type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2", "c3"), containers: fc.boolean() }),
+        fc.record({
+          free: fc.integer({ min: 0, max: 8 }),
+          type: fc.constantFrom("H100", "A100"),
+          cluster: fc.constantFrom("c1", "c2", "c3"),
+          containers: fc.boolean(),
+        }),
         { minLength: 1, maxLength: 12 },
       ),
       jobs: fc.array(
@@ -253,17 +339,47 @@ describe("placement", () => {
       down: fc.subarray(["c1", "c2", "c3"]),
       // busy GPUs held by work without a record here (endpoint replicas, say): capacity beyond free + running
       held: fc.array(
-        fc.record({ type: fc.constantFrom("H100", "A100"), cluster: fc.constantFrom("c1", "c2", "c3"), containers: fc.boolean(), gpus: fc.integer({ min: 1, max: 8 }) }),
+        fc.record({
+          type: fc.constantFrom("H100", "A100"),
+          cluster: fc.constantFrom("c1", "c2", "c3"),
+          containers: fc.boolean(),
+          gpus: fc.integer({ min: 1, max: 8 }),
+        }),
         { maxLength: 3 },
       ),
     })
     .map((w) => {
       const down = new Set<string>(w.down);
       const nodes = w.nodes.filter((n) => !down.has(n.cluster)).map((n, i) => node(`n${i}`, n.free, n.type, n.cluster, n.containers));
-      const queue = w.jobs.map((j, i) => ({ id: `q${String(i).padStart(3, "0")}`, tenantId: j.tenant, gpuCount: j.count, gpuType: j.type, clusterId: j.cluster, needsContainers: j.containers, priority: j.priority, submittedAt: i, durationS: j.duration, status: "queued" as const }));
-      const t = tenants(["t1", w.quotas[0], Math.min(w.used[0], w.quotas[0])], ["t2", w.quotas[1], Math.min(w.used[1], w.quotas[1])], ["t3", w.quotas[2], Math.min(w.used[2], w.quotas[2])]);
-      const running = w.running.filter((r) => !down.has(r.cluster)).map((r) => ({ gpuType: r.type, clusterId: r.cluster, containers: r.containers, gpuCount: r.count, endsAt: r.ends === null ? null : r.ends * 1000 }));
-      const held = w.held.filter((h) => !down.has(h.cluster)).map((h) => ({ gpuType: h.type, clusterId: h.cluster, containers: h.containers, gpus: h.gpus }));
+      const queue = w.jobs.map((j, i) => ({
+        id: `q${String(i).padStart(3, "0")}`,
+        tenantId: j.tenant,
+        gpuCount: j.count,
+        gpuType: j.type,
+        clusterId: j.cluster,
+        needsContainers: j.containers,
+        priority: j.priority,
+        submittedAt: i,
+        durationS: j.duration,
+        status: "queued" as const,
+      }));
+      const t = tenants(
+        ["t1", w.quotas[0], Math.min(w.used[0], w.quotas[0])],
+        ["t2", w.quotas[1], Math.min(w.used[1], w.quotas[1])],
+        ["t3", w.quotas[2], Math.min(w.used[2], w.quotas[2])],
+      );
+      const running = w.running
+        .filter((r) => !down.has(r.cluster))
+        .map((r) => ({
+          gpuType: r.type,
+          clusterId: r.cluster,
+          containers: r.containers,
+          gpuCount: r.count,
+          endsAt: r.ends === null ? null : r.ends * 1000,
+        }));
+      const held = w.held
+        .filter((h) => !down.has(h.cluster))
+        .map((h) => ({ gpuType: h.type, clusterId: h.cluster, containers: h.containers, gpus: h.gpus }));
       return { nodes, queue, tenants: t, running, capacity: [...capacityFrom(nodes, running), ...held] };
     });
 
@@ -348,7 +464,10 @@ describe("placement", () => {
           expect(named, x.reason).toBeDefined();
           const head = heads.find((h) => h.id.startsWith(named!));
           expect(head, `${x.reason}: names no waiting head`).toBeDefined();
-          expect(freeWhere((n) => canUse(j, n) && canUse(head!, n)), "the named head claims none of the free GPUs the job could use").toBeGreaterThan(0);
+          expect(
+            freeWhere((n) => canUse(j, n) && canUse(head!, n)),
+            "the named head claims none of the free GPUs the job could use",
+          ).toBeGreaterThan(0);
           // and it could not have run on free GPUs that no head claims
           expect(freeWhere((n) => canUse(j, n) && !heads.some((h) => canUse(h, n)))).toBeLessThan(j.gpuCount);
         }
@@ -369,13 +488,19 @@ describe("placement", () => {
           if (head.outcome !== "pending" || !head.reason.includes("reserved")) continue;
           const h = byId.get(head.jobId)!;
           const type = h.gpuType;
-          const inScope = (n: { clusterId: string; containers: boolean }) => (!h.clusterId || n.clusterId === h.clusterId) && (!h.needsContainers || n.containers);
+          const inScope = (n: { clusterId: string; containers: boolean }) =>
+            (!h.clusterId || n.clusterId === h.clusterId) && (!h.needsContainers || n.containers);
           const claimed = (g: string) => inScope(nodeOf(g));
           // the world as the scheduler saw it when it reached the head: jobs placed before it are running work
-          const before = d.slice(0, headIndex).filter((x): x is Extract<typeof x, { outcome: "placed" }> => x.outcome === "placed" && byId.get(x.jobId)!.gpuType === type);
+          const before = d
+            .slice(0, headIndex)
+            .filter((x): x is Extract<typeof x, { outcome: "placed" }> => x.outcome === "placed" && byId.get(x.jobId)!.gpuType === type);
           const running = [
             ...w.running.filter((r) => r.gpuType === type && inScope(r)).map((r) => ({ at: r.endsAt, n: r.gpuCount })),
-            ...before.map((x) => ({ at: byId.get(x.jobId)!.durationS === null ? null : now + byId.get(x.jobId)!.durationS! * 1000, n: x.gpuIds.filter(claimed).length })),
+            ...before.map((x) => ({
+              at: byId.get(x.jobId)!.durationS === null ? null : now + byId.get(x.jobId)!.durationS! * 1000,
+              n: x.gpuIds.filter(claimed).length,
+            })),
           ];
           const ends = running.filter((r): r is { at: number; n: number } => r.at !== null).sort((a, b) => a.at - b.at);
           const freeBefore =
@@ -421,7 +546,13 @@ describe("placement around whole-node reservations", () => {
   const reservedWorld = fc
     .record({
       nodes: fc.array(
-        fc.record({ free: fc.integer({ min: 0, max: 8 }), held: fc.constantFrom(undefined, undefined, "R1", "R2"), bookedAt: fc.option(fc.integer({ min: 1, max: 12 }), { nil: null }), pod: fc.constantFrom("p1", "p2"), rack: fc.constantFrom("a", "b", "c") }),
+        fc.record({
+          free: fc.integer({ min: 0, max: 8 }),
+          held: fc.constantFrom(undefined, undefined, "R1", "R2"),
+          bookedAt: fc.option(fc.integer({ min: 1, max: 12 }), { nil: null }),
+          pod: fc.constantFrom("p1", "p2"),
+          rack: fc.constantFrom("a", "b", "c"),
+        }),
         { minLength: 1, maxLength: 12 },
       ),
       jobs: fc.array(
@@ -445,10 +576,23 @@ describe("placement around whole-node reservations", () => {
         ...(n.bookedAt !== null ? { bookedFrom: n.bookedAt * HOUR } : {}),
       }));
       const queue = w.jobs.map((j, i) => ({
-        ...job({ id: `r${String(i).padStart(3, "0")}`, tenantId: j.tenant, gpuCount: j.count, priority: j.priority, durationS: j.duration, submittedAt: i }),
+        ...job({
+          id: `r${String(i).padStart(3, "0")}`,
+          tenantId: j.tenant,
+          gpuCount: j.count,
+          priority: j.priority,
+          durationS: j.duration,
+          submittedAt: i,
+        }),
         reservationId: j.named ? (j.tenant === "t1" ? (i % 2 ? "R1" : "R3") : j.tenant === "t2" ? "R2" : null) : null,
       }));
-      return { nodes, queue, tenants: tenants(["t1", w.quotas[0], 0], ["t2", w.quotas[1], 0], ["t3", w.quotas[2], 0]), running: [] as RunningWork[], reservations };
+      return {
+        nodes,
+        queue,
+        tenants: tenants(["t1", w.quotas[0], 0], ["t2", w.quotas[1], 0], ["t3", w.quotas[2], 0]),
+        running: [] as RunningWork[],
+        reservations,
+      };
     });
 
   const run = (w: Parameters<typeof place>[0]) => place(w);
@@ -456,7 +600,14 @@ describe("placement around whole-node reservations", () => {
   it("never puts a tenant's work on another tenant's reserved node; named work only on its reservation's nodes, while active; never mixes", () => {
     fc.assert(
       fc.property(reservedWorld, (w) => {
-        const input = { now: 0, ...w, capacity: capacityFrom(w.nodes.filter((n) => !n.reservationId), []) };
+        const input = {
+          now: 0,
+          ...w,
+          capacity: capacityFrom(
+            w.nodes.filter((n) => !n.reservationId),
+            [],
+          ),
+        };
         for (const d of run(input)) {
           if (d.outcome !== "placed") continue;
           const j = w.queue.find((q) => q.id === d.jobId)!;
@@ -477,7 +628,14 @@ describe("placement around whole-node reservations", () => {
   it("work placed on a node a later reservation books ends (by its declared duration) before that reservation starts", () => {
     fc.assert(
       fc.property(reservedWorld, (w) => {
-        const input = { now: 0, ...w, capacity: capacityFrom(w.nodes.filter((n) => !n.reservationId), []) };
+        const input = {
+          now: 0,
+          ...w,
+          capacity: capacityFrom(
+            w.nodes.filter((n) => !n.reservationId),
+            [],
+          ),
+        };
         for (const d of run(input)) {
           if (d.outcome !== "placed" || d.reservationId) continue;
           const j = w.queue.find((q) => q.id === d.jobId)!;
@@ -496,14 +654,22 @@ describe("placement around whole-node reservations", () => {
   it("work inside a reservation is outside the quota (the reservation's GPUs are counted instead); work outside stays within it", () => {
     fc.assert(
       fc.property(reservedWorld, (w) => {
-        const input = { now: 0, ...w, capacity: capacityFrom(w.nodes.filter((n) => !n.reservationId), []) };
+        const input = {
+          now: 0,
+          ...w,
+          capacity: capacityFrom(
+            w.nodes.filter((n) => !n.reservationId),
+            [],
+          ),
+        };
         const onDemand = new Map<string, number>();
         for (const d of run(input)) {
           if (d.outcome !== "placed") continue;
           const j = w.queue.find((q) => q.id === d.jobId)!;
           if (d.reservationId) {
             // covered work that declared a duration ends before its reservation does
-            if (j.durationS !== null) expect(j.durationS * 1000).toBeLessThanOrEqual(reservations.find((r) => r.id === d.reservationId)!.endsAt);
+            if (j.durationS !== null)
+              expect(j.durationS * 1000).toBeLessThanOrEqual(reservations.find((r) => r.id === d.reservationId)!.endsAt);
             continue;
           }
           onDemand.set(j.tenantId, (onDemand.get(j.tenantId) ?? 0) + j.gpuCount);
@@ -518,7 +684,11 @@ describe("placement around whole-node reservations", () => {
     const d = plan({
       now: 0,
       nodes: [{ ...node("a", 8), reservationId: "R1" }],
-      queue: [job({ id: "early", tenantId: "t1", reservationId: "R3" }), job({ id: "big", tenantId: "t1", gpuCount: 12, reservationId: "R1" }), job({ id: "long", tenantId: "t1", durationS: 11 * 3600, reservationId: "R1" })],
+      queue: [
+        job({ id: "early", tenantId: "t1", reservationId: "R3" }),
+        job({ id: "big", tenantId: "t1", gpuCount: 12, reservationId: "R1" }),
+        job({ id: "long", tenantId: "t1", durationS: 11 * 3600, reservationId: "R1" }),
+      ],
       tenants: tenants(["t1", 0, 0]),
       running: [],
       reservations,

@@ -6,7 +6,16 @@ import { openApiDocumentJson } from "@/lib/api/openapi";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { anonymousPrincipal, assertOperator, type Actor, type PublicActor } from "@/lib/auth/principal";
 import { tenantScope } from "@/lib/auth/tenant-scope";
-import { ACCOUNT_POLICY, ADDRESS_POLICY, KNOWN_PAIR_MS, PAIR_POLICY, admit, afterSuccess, backoffMs, isKnownPair } from "@/lib/auth/sign-in-throttle";
+import {
+  ACCOUNT_POLICY,
+  ADDRESS_POLICY,
+  KNOWN_PAIR_MS,
+  PAIR_POLICY,
+  admit,
+  afterSuccess,
+  backoffMs,
+  isKnownPair,
+} from "@/lib/auth/sign-in-throttle";
 import { authSecret, ConfigError, parseEnv } from "@/lib/env";
 import { addressScope, clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
 import { refuseNul } from "@/lib/http/refuse-nul";
@@ -21,7 +30,8 @@ describe("client addresses trust forwarded headers only from configured proxies"
     expect(clientAddress(header, none)).toBe("203.0.113.9");
     expect(clientAddress(withPeerAddress(undefined, "::ffff:198.51.100.1"), none)).toBe("198.51.100.1");
     // the old rule took the first value: rotating it evaded every per-address limit
-    for (const spoof of ["10.0.0.1", "10.0.0.2", "garbage"]) expect(clientAddress(withPeerAddress(spoof, "203.0.113.9"), none)).toBe("203.0.113.9");
+    for (const spoof of ["10.0.0.1", "10.0.0.2", "garbage"])
+      expect(clientAddress(withPeerAddress(spoof, "203.0.113.9"), none)).toBe("203.0.113.9");
   });
   it("with TRUSTED_PROXY_HOPS, walks left over that many proxies and no further", () => {
     expect(clientAddress("9.9.9.9, 198.51.100.7, 10.0.0.5", { hops: 1, cidrs: [] })).toBe("198.51.100.7");
@@ -56,7 +66,19 @@ describe("callback URLs after sign-in", () => {
     expect(safeCallbackPath("/dashboard", origin)).toBe("/dashboard");
   });
   it("refuses whatever a browser would resolve to another origin", () => {
-    for (const bad of ["/%5Cevil.example", "/%09/evil.example", "/\\evil.example", "//evil.example", "/%2F/evil.example", "/%255Cevil.example", "https://evil.example/x", "javascript:alert(1)", "/\t/evil.example", "", "dashboard"]) {
+    for (const bad of [
+      "/%5Cevil.example",
+      "/%09/evil.example",
+      "/\\evil.example",
+      "//evil.example",
+      "/%2F/evil.example",
+      "/%255Cevil.example",
+      "https://evil.example/x",
+      "javascript:alert(1)",
+      "/\t/evil.example",
+      "",
+      "dashboard",
+    ]) {
       expect(safeCallbackPath(bad, origin), bad).toBeNull();
     }
   });
@@ -72,19 +94,37 @@ describe("sign-in throttle policy", () => {
   });
   it("refuses while blocked without counting, forgets after a quiet spell, and a success gives back only its own attempt", () => {
     const now = 1_000_000;
-    expect(admit({ failures: 12, blockedUntil: now + 500, lastFailureAt: now }, now, PAIR_POLICY)).toEqual({ allowed: false, retryAfterMs: 500 });
-    expect(admit({ failures: 12, blockedUntil: now - 1, lastFailureAt: now - 20 * 60_000 }, now, PAIR_POLICY)).toEqual({ allowed: true, next: { failures: 1, blockedUntil: null, lastFailureAt: now } });
+    expect(admit({ failures: 12, blockedUntil: now + 500, lastFailureAt: now }, now, PAIR_POLICY)).toEqual({
+      allowed: false,
+      retryAfterMs: 500,
+    });
+    expect(admit({ failures: 12, blockedUntil: now - 1, lastFailureAt: now - 20 * 60_000 }, now, PAIR_POLICY)).toEqual({
+      allowed: true,
+      next: { failures: 1, blockedUntil: null, lastFailureAt: now },
+    });
     const a = admit({ failures: 10, blockedUntil: null, lastFailureAt: now - 1 }, now, PAIR_POLICY);
     expect(a).toEqual({ allowed: true, next: { failures: 11, blockedUntil: now + 1000, lastFailureAt: now } });
-    expect(afterSuccess("account", { failures: 11, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({ failures: 0, blockedUntil: null, lastFailureAt: null });
-    expect(afterSuccess("address", { failures: 25, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({ failures: 24, blockedUntil: null, lastFailureAt: now });
+    expect(afterSuccess("account", { failures: 11, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({
+      failures: 0,
+      blockedUntil: null,
+      lastFailureAt: null,
+    });
+    expect(afterSuccess("address", { failures: 25, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({
+      failures: 24,
+      blockedUntil: null,
+      lastFailureAt: now,
+    });
   });
   it("a pair that signed in within the window is known; older or never is not", () => {
     const now = KNOWN_PAIR_MS * 2;
     expect(isKnownPair(null, now)).toBe(false);
     expect(isKnownPair(now - 1000, now)).toBe(true);
     expect(isKnownPair(now - KNOWN_PAIR_MS - 1, now)).toBe(false);
-    expect(afterSuccess("pair", { failures: 11, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({ failures: 0, blockedUntil: null, lastFailureAt: null });
+    expect(afterSuccess("pair", { failures: 11, blockedUntil: now + 1000, lastFailureAt: now })).toEqual({
+      failures: 0,
+      blockedUntil: null,
+      lastFailureAt: null,
+    });
   });
 });
 
@@ -94,19 +134,49 @@ describe("chat webhook text", () => {
     expect(chatLine("job\nDetails: <https://evil>")).toBe("job Details: &lt;https://evil&gt;");
     expect(chatQuote("hi\n<!here>")).toBe("> hi\n> &lt;!here&gt;");
     const text = notificationText(
-      { status: "firing", severity: "warning", rule_name: "Idle", subject_label: "<!channel> train", message: "Job <https://evil|x> idle", fired_at: new Date(0), resolved_at: null, link: "https://gpuforge.test/a" },
+      {
+        status: "firing",
+        severity: "warning",
+        rule_name: "Idle",
+        subject_label: "<!channel> train",
+        message: "Job <https://evil|x> idle",
+        fired_at: new Date(0),
+        resolved_at: null,
+        link: "https://gpuforge.test/a",
+      },
       "chat",
     );
     expect(`${text.subject}\n${text.text}`).not.toMatch(/<(?!\/)/);
     expect(text.text).toContain("&lt;!channel&gt; train");
     // email keeps the words as written
-    expect(notificationText({ status: "firing", severity: "warning", rule_name: "Idle", subject_label: "a<b", message: "m", fired_at: new Date(0), resolved_at: null, link: "l" }).subject).toContain("a<b");
+    expect(
+      notificationText({
+        status: "firing",
+        severity: "warning",
+        rule_name: "Idle",
+        subject_label: "a<b",
+        message: "m",
+        fired_at: new Date(0),
+        resolved_at: null,
+        link: "l",
+      }).subject,
+    ).toContain("a<b");
   });
 });
 
 describe("tenants' view of alert details", () => {
   it("keeps figures, drops fleet ids, hostnames and people", () => {
-    expect(tenantSafeDetails({ node: "gpu-a-01", cause: "XID 79 on gpu-a-01", window_s: 600, job_id: "0f0e0d0c-0000-4000-8000-000000000000", by: "ops@gpuforge.test", note: "ops@gpuforge.test", avg_utilization_pct: 2 })).toEqual({
+    expect(
+      tenantSafeDetails({
+        node: "gpu-a-01",
+        cause: "XID 79 on gpu-a-01",
+        window_s: 600,
+        job_id: "0f0e0d0c-0000-4000-8000-000000000000",
+        by: "ops@gpuforge.test",
+        note: "ops@gpuforge.test",
+        avg_utilization_pct: 2,
+      }),
+    ).toEqual({
       cause: "XID 79 on gpu-a-01",
       window_s: 600,
       avg_utilization_pct: 2,
@@ -116,7 +186,9 @@ describe("tenants' view of alert details", () => {
 
 describe("blog Markdown", () => {
   it("renders Markdown and strips script, handlers and javascript: links", () => {
-    const html = renderMarkdown("# Title\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1)) **bold**");
+    const html = renderMarkdown(
+      "# Title\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1)) **bold**",
+    );
     expect(html).toContain("<h1>Title</h1>");
     expect(html).toContain("<strong>bold</strong>");
     expect(html).not.toMatch(/<script|onerror|javascript:/i);
@@ -157,7 +229,7 @@ describe("the OpenAPI document", () => {
 describe("the node installer's embedded address", () => {
   it("embeds a plain http(s) origin and refuses anything a shell could read as more than a word", () => {
     expect(installScript("https://cp.example.com:8443/")).toContain('URL="https://cp.example.com:8443"');
-    for (const bad of ["https://x$(reboot)", "https://x`id`", "https://x\"; rm -rf /", "ftp://cp.example.com", "https://a b"]) {
+    for (const bad of ["https://x$(reboot)", "https://x`id`", 'https://x"; rm -rf /', "ftp://cp.example.com", "https://a b"]) {
       expect(() => installScript(bad), bad).toThrow(/not a control plane URL/);
     }
   });
@@ -173,14 +245,18 @@ describe("NUL characters are refused where input enters, naming the field", () =
     }
   };
   it("lets clean values through, however large", () => {
-    const batch = { metrics: Array.from({ length: 5_000 }, (_, i) => ({ gpu_uuid: `GPU-${i}`, utilization_pct: i % 100, xid_errors: [13], note: null })) };
+    const batch = {
+      metrics: Array.from({ length: 5_000 }, (_, i) => ({ gpu_uuid: `GPU-${i}`, utilization_pct: i % 100, xid_errors: [13], note: null })),
+    };
     expect(refusal(batch, "body")).toBeNull();
     // oxlint-disable-next-line no-sparse-arrays -- the hole is what is tested
     expect(refusal([, "a"], "body")).toBeNull(); // a hole is no string
     expect(refusal(Object.create({ inherited: "x\u0000" }), "body")).toBeNull(); // only own keys are input
   });
   it("names the first string or key that holds one", () => {
-    expect(refusal({ metrics: [{ gpu_uuid: "ok" }, { gpu_uuid: "GPU\u00001" }] }, "body")).toEqual([{ path: "body.metrics[1].gpu_uuid", message: "Must not contain NUL characters" }]);
+    expect(refusal({ metrics: [{ gpu_uuid: "ok" }, { gpu_uuid: "GPU\u00001" }] }, "body")).toEqual([
+      { path: "body.metrics[1].gpu_uuid", message: "Must not contain NUL characters" },
+    ]);
     expect(refusal({ a: { "b\u0000": 1 } }, "body")).toEqual([{ path: "body.a", message: "Field names must not contain NUL characters" }]);
     expect(refusal({ q: "x\u0000" })).toEqual([{ path: "q", message: "Must not contain NUL characters" }]);
     expect(refusal("\u0000")).toEqual([{ path: "body", message: "Must not contain NUL characters" }]);

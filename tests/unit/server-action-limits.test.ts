@@ -5,7 +5,13 @@ import { z } from "zod";
 vi.mock("next/headers", () => ({ headers: async () => new Headers({ "x-forwarded-for": "203.0.113.10" }) }));
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
 const session = vi.hoisted(() => ({
-  principal: { kind: "tenant", tenantId: "00000000-0000-4000-8000-000000000001", role: "tenant_admin", userId: "00000000-0000-4000-8000-0000000000aa", label: "admin@acme.test" } as unknown,
+  principal: {
+    kind: "tenant",
+    tenantId: "00000000-0000-4000-8000-000000000001",
+    role: "tenant_admin",
+    userId: "00000000-0000-4000-8000-0000000000aa",
+    label: "admin@acme.test",
+  } as unknown,
 }));
 vi.mock("@/lib/auth/session", () => ({ getSessionPrincipal: async () => session.principal }));
 // a real operator action's use case, so a refusal can be seen not to reach it
@@ -61,11 +67,17 @@ describe("server actions", () => {
 
   it("ask tenants for the declared role, and operators for none", async () => {
     const kinds: string[] = [];
-    const act = serverAction({ schema: none, fromForm: () => ({}), access: ["operator", "tenant"], tenantRole: "tenant_admin" }, async (actor) => {
-      kinds.push(actor.principal.kind);
-      return { message: "ok" };
-    });
-    const tenantOnly = serverAction({ schema: none, fromForm: () => ({}), access: ["tenant"], tenantRole: "tenant_admin" }, async (actor) => ({ message: actor.principal.tenantId }));
+    const act = serverAction(
+      { schema: none, fromForm: () => ({}), access: ["operator", "tenant"], tenantRole: "tenant_admin" },
+      async (actor) => {
+        kinds.push(actor.principal.kind);
+        return { message: "ok" };
+      },
+    );
+    const tenantOnly = serverAction(
+      { schema: none, fromForm: () => ({}), access: ["tenant"], tenantRole: "tenant_admin" },
+      async (actor) => ({ message: actor.principal.tenantId }),
+    );
     const results = [];
     for (const p of [tenantMember, otherAdmin, operator]) {
       session.principal = p;
@@ -82,7 +94,9 @@ describe("server actions", () => {
   it("ask a signed-out caller to sign in again", async () => {
     session.principal = null;
     const run = vi.fn(async () => ({ message: "done" }));
-    expect(await serverAction({ schema: none, fromForm: () => ({}), access: ["operator", "tenant"] }, run)({}, new FormData())).toMatchObject({ ok: false, message: expect.stringContaining("Sign in again") });
+    expect(
+      await serverAction({ schema: none, fromForm: () => ({}), access: ["operator", "tenant"] }, run)({}, new FormData()),
+    ).toMatchObject({ ok: false, message: expect.stringContaining("Sign in again") });
     expect(run).not.toHaveBeenCalled();
   });
 

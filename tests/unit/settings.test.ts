@@ -6,7 +6,15 @@ import { notificationSettingsBody, remediationSettingsBody, secretHost } from "@
 import { openSecret, sealSecret } from "@/lib/settings/secret-box";
 
 const key = randomBytes(32);
-const env: EnvDefaults = { smtpUrl: undefined, webhookUrl: "https://hooks.env.example/T/1", emailFrom: "GPUForge <a@b.c>", emailTo: [], cap: 5, windowS: 600, set: { "notifications.webhook_url": true } };
+const env: EnvDefaults = {
+  smtpUrl: undefined,
+  webhookUrl: "https://hooks.env.example/T/1",
+  emailFrom: "GPUForge <a@b.c>",
+  emailTo: [],
+  cap: 5,
+  windowS: 600,
+  set: { "notifications.webhook_url": true },
+};
 const open = (name: Parameters<typeof openSecret>[1], sealed: string) => openSecret(key, name, sealed);
 
 describe("settings secrets at rest (AES-256-GCM)", () => {
@@ -42,8 +50,18 @@ describe("settings secrets at rest (AES-256-GCM)", () => {
 describe("settings in force", () => {
   it("the environment is the default; a console value wins and says so", () => {
     const none = resolveSettings([], env, open);
-    expect(none.notifications).toEqual({ smtpUrl: undefined, webhookUrl: "https://hooks.env.example/T/1", emailFrom: "GPUForge <a@b.c>", emailTo: [] });
-    expect(none.sources).toMatchObject({ "notifications.webhook_url": "environment", "notifications.smtp_url": "none", "remediation.cap": "default", "billing.bank_details": "none" });
+    expect(none.notifications).toEqual({
+      smtpUrl: undefined,
+      webhookUrl: "https://hooks.env.example/T/1",
+      emailFrom: "GPUForge <a@b.c>",
+      emailTo: [],
+    });
+    expect(none.sources).toMatchObject({
+      "notifications.webhook_url": "environment",
+      "notifications.smtp_url": "none",
+      "remediation.cap": "default",
+      "billing.bank_details": "none",
+    });
     const rows = [
       { key: "notifications.smtp_url", value: null, secretCiphertext: sealSecret(key, "notifications.smtp_url", "smtp://mail.local:25") },
       { key: "remediation.cap", value: 2, secretCiphertext: null },
@@ -52,11 +70,21 @@ describe("settings in force", () => {
     const set = resolveSettings(rows, env, open);
     expect(set.notifications).toMatchObject({ smtpUrl: "smtp://mail.local:25", emailTo: ["oncall@example.com"] });
     expect(set.remediation).toEqual({ cap: 2, windowS: 600 });
-    expect(set.sources).toMatchObject({ "notifications.smtp_url": "console", "remediation.cap": "console", "remediation.window_s": "default" });
+    expect(set.sources).toMatchObject({
+      "notifications.smtp_url": "console",
+      "remediation.cap": "console",
+      "remediation.window_s": "default",
+    });
   });
 
   it("a secret the key cannot open falls back to the environment and is reported", () => {
-    const rows = [{ key: "notifications.webhook_url", value: null, secretCiphertext: sealSecret(randomBytes(32), "notifications.webhook_url", "https://hooks.old/x") }];
+    const rows = [
+      {
+        key: "notifications.webhook_url",
+        value: null,
+        secretCiphertext: sealSecret(randomBytes(32), "notifications.webhook_url", "https://hooks.old/x"),
+      },
+    ];
     const r = resolveSettings(rows, env, open);
     expect(r.notifications.webhookUrl).toBe("https://hooks.env.example/T/1");
     expect(r.unreadable).toEqual(["notifications.webhook_url"]);
@@ -64,8 +92,13 @@ describe("settings in force", () => {
   });
 
   it("validates what operators type, in their words", () => {
-    expect(notificationSettingsBody.safeParse({ smtp_url: "mail.example.com" }).error?.issues[0]?.message).toMatch(/smtp:\/\/ or smtps:\/\//);
-    expect(notificationSettingsBody.parse({ email_to: "a@example.com, b@example.com" }).email_to).toEqual(["a@example.com", "b@example.com"]);
+    expect(notificationSettingsBody.safeParse({ smtp_url: "mail.example.com" }).error?.issues[0]?.message).toMatch(
+      /smtp:\/\/ or smtps:\/\//,
+    );
+    expect(notificationSettingsBody.parse({ email_to: "a@example.com, b@example.com" }).email_to).toEqual([
+      "a@example.com",
+      "b@example.com",
+    ]);
     expect(notificationSettingsBody.safeParse({ email_to: "a@example.com, nobody" }).success).toBe(false);
     expect(remediationSettingsBody.safeParse({ cap: 5, window_s: 30 }).error?.issues[0]?.message).toBe("At least 60 seconds");
     expect(secretHost("https://hooks.slack.com/services/T000/B000/XXXX")).toBe("hooks.slack.com");

@@ -1,5 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { ALERT_GRACE_MS, checkAll, checkBackgroundFailures, checkSnapshot, FAILING_FOR_MS, FAILURE_BUCKET_MS, INVARIANTS, noteBackgroundFailure, type BackgroundFailures, OVERDUE_GRACE_MS, TX_SKEW_MS, type Harness, type Invariant, type WorldRows } from "@/scripts/soak/invariants";
+import {
+  ALERT_GRACE_MS,
+  checkAll,
+  checkBackgroundFailures,
+  checkSnapshot,
+  FAILING_FOR_MS,
+  FAILURE_BUCKET_MS,
+  INVARIANTS,
+  noteBackgroundFailure,
+  type BackgroundFailures,
+  OVERDUE_GRACE_MS,
+  TX_SKEW_MS,
+  type Harness,
+  type Invariant,
+  type WorldRows,
+} from "@/scripts/soak/invariants";
 import { chaosSchedule, CHAOS_KINDS } from "@/scripts/soak/chaos";
 import { seededRandom } from "@/scripts/lib/stats";
 
@@ -15,25 +30,144 @@ function world(): WorldRows {
     nodes: [{ id: "n1", hostname: "node-1", status: "available", last_heartbeat_at: s(595) }],
     nodeEvents: [{ node_id: "n1", from_status: "registered", to_status: "available", at: s(0) }],
     gpus: [
-      { id: "g1", node_id: "n1", status: "available", unhealthy_reason: null, last_xid: null, last_xid_at: null, allocated_job_id: null, allocated_replica_id: null },
-      { id: "g2", node_id: "n1", status: "available", unhealthy_reason: null, last_xid: null, last_xid_at: null, allocated_job_id: "j2", allocated_replica_id: null },
+      {
+        id: "g1",
+        node_id: "n1",
+        status: "available",
+        unhealthy_reason: null,
+        last_xid: null,
+        last_xid_at: null,
+        allocated_job_id: null,
+        allocated_replica_id: null,
+      },
+      {
+        id: "g2",
+        node_id: "n1",
+        status: "available",
+        unhealthy_reason: null,
+        last_xid: null,
+        last_xid_at: null,
+        allocated_job_id: "j2",
+        allocated_replica_id: null,
+      },
     ],
     tenants: [{ id: "t1", name: "acme", gpu_quota: 2 }],
     jobs: [
-      { id: "j1", tenant_id: "t1", status: "completed", duration_s: 100, submitted_at: s(9), pending_reason: null, block_reason: null, last_event: { to_status: "completed", reason: "completed (exit 0)", at: s(110) } },
-      { id: "j2", tenant_id: "t1", status: "running", duration_s: 500, submitted_at: s(19), pending_reason: null, block_reason: null, last_event: { to_status: "running", reason: "placed on 1 node", at: s(20) } },
+      {
+        id: "j1",
+        tenant_id: "t1",
+        status: "completed",
+        duration_s: 100,
+        submitted_at: s(9),
+        pending_reason: null,
+        block_reason: null,
+        last_event: { to_status: "completed", reason: "completed (exit 0)", at: s(110) },
+      },
+      {
+        id: "j2",
+        tenant_id: "t1",
+        status: "running",
+        duration_s: 500,
+        submitted_at: s(19),
+        pending_reason: null,
+        block_reason: null,
+        last_event: { to_status: "running", reason: "placed on 1 node", at: s(20) },
+      },
     ],
     placements: [
-      { job_id: "j1", attempt: 1, fence: "f1", gpu_ids: ["g1"], node_ids: ["n1"], started_at: s(10), ended_at: s(110), end_status: "completed", reservation_id: null },
-      { job_id: "j2", attempt: 1, fence: "f2", gpu_ids: ["g2"], node_ids: ["n1"], started_at: s(20), ended_at: null, end_status: null, reservation_id: null },
+      {
+        job_id: "j1",
+        attempt: 1,
+        fence: "f1",
+        gpu_ids: ["g1"],
+        node_ids: ["n1"],
+        started_at: s(10),
+        ended_at: s(110),
+        end_status: "completed",
+        reservation_id: null,
+      },
+      {
+        job_id: "j2",
+        attempt: 1,
+        fence: "f2",
+        gpu_ids: ["g2"],
+        node_ids: ["n1"],
+        started_at: s(20),
+        ended_at: null,
+        end_status: null,
+        reservation_id: null,
+      },
     ],
-    replicas: [{ id: "r1", tenant_id: "t1", node_id: "n1", status: "stopped", gpu_ids: ["g1"], started_at: s(200), stopped_at: s(300), reservation_id: null }],
+    replicas: [
+      {
+        id: "r1",
+        tenant_id: "t1",
+        node_id: "n1",
+        status: "stopped",
+        gpu_ids: ["g1"],
+        started_at: s(200),
+        stopped_at: s(300),
+        reservation_id: null,
+      },
+    ],
     holdings: [],
     usage: [
-      { id: "u1", job_id: "j1", replica_id: null, reservation_node_id: null, attempt: 1, kind: "accrual", settlement: "invoice", gpu_count: 1, started_at: s(10), ended_at: s(60), amount_cents: 4, ledger_cents: null },
-      { id: "u2", job_id: "j1", replica_id: null, reservation_node_id: null, attempt: 1, kind: "final", settlement: "invoice", gpu_count: 1, started_at: s(60), ended_at: s(110), amount_cents: 4, ledger_cents: null },
-      { id: "u3", job_id: "j2", replica_id: null, reservation_node_id: null, attempt: 1, kind: "accrual", settlement: "invoice", gpu_count: 1, started_at: s(20), ended_at: s(500), amount_cents: 40, ledger_cents: null },
-      { id: "u4", job_id: null, replica_id: "r1", reservation_node_id: null, attempt: 1, kind: "final", settlement: "prepaid", gpu_count: 1, started_at: s(200), ended_at: s(300), amount_cents: 8, ledger_cents: -8 },
+      {
+        id: "u1",
+        job_id: "j1",
+        replica_id: null,
+        reservation_node_id: null,
+        attempt: 1,
+        kind: "accrual",
+        settlement: "invoice",
+        gpu_count: 1,
+        started_at: s(10),
+        ended_at: s(60),
+        amount_cents: 4,
+        ledger_cents: null,
+      },
+      {
+        id: "u2",
+        job_id: "j1",
+        replica_id: null,
+        reservation_node_id: null,
+        attempt: 1,
+        kind: "final",
+        settlement: "invoice",
+        gpu_count: 1,
+        started_at: s(60),
+        ended_at: s(110),
+        amount_cents: 4,
+        ledger_cents: null,
+      },
+      {
+        id: "u3",
+        job_id: "j2",
+        replica_id: null,
+        reservation_node_id: null,
+        attempt: 1,
+        kind: "accrual",
+        settlement: "invoice",
+        gpu_count: 1,
+        started_at: s(20),
+        ended_at: s(500),
+        amount_cents: 40,
+        ledger_cents: null,
+      },
+      {
+        id: "u4",
+        job_id: null,
+        replica_id: "r1",
+        reservation_node_id: null,
+        attempt: 1,
+        kind: "final",
+        settlement: "prepaid",
+        gpu_count: 1,
+        started_at: s(200),
+        ended_at: s(300),
+        amount_cents: 8,
+        ledger_cents: -8,
+      },
     ],
     invoices: [{ id: "i1", number: 1, amount_cents: 8, lines_cents: 8, usage_cents: 8 }],
     remediations: [],
@@ -60,7 +194,19 @@ describe("the soak's invariant checker", () => {
   });
 
   it("names every invariant the issue lists", () => {
-    expect(INVARIANTS).toEqual(expect.arrayContaining(["gpu_held_twice", "placement_on_unavailable_hardware", "quota_exceeded", "run_not_billed_exactly_once", "invoice_not_equal_to_lines", "quarantine_beyond_cap", "stale_report_applied", "lost_job", "alert_not_resolved"]));
+    expect(INVARIANTS).toEqual(
+      expect.arrayContaining([
+        "gpu_held_twice",
+        "placement_on_unavailable_hardware",
+        "quota_exceeded",
+        "run_not_billed_exactly_once",
+        "invoice_not_equal_to_lines",
+        "quarantine_beyond_cap",
+        "stale_report_applied",
+        "lost_job",
+        "alert_not_resolved",
+      ]),
+    );
   });
 
   it("a GPU held by a job and a replica at once, or by two overlapping holdings", () => {
@@ -75,7 +221,10 @@ describe("the soak's invariant checker", () => {
 
   it("work placed on a quarantined node or a GPU with a fatal XID, or left running on a node out of service", () => {
     const quarantined = world();
-    quarantined.nodeEvents.push({ node_id: "n1", from_status: "available", to_status: "quarantined", at: s(5) }, { node_id: "n1", from_status: "quarantined", to_status: "available", at: s(150) });
+    quarantined.nodeEvents.push(
+      { node_id: "n1", from_status: "available", to_status: "quarantined", at: s(5) },
+      { node_id: "n1", from_status: "quarantined", to_status: "available", at: s(150) },
+    );
     expect(only(quarantined)).toEqual(["placement_on_unavailable_hardware"]);
     const badGpu = world();
     Object.assign(badGpu.gpus[1]!, { last_xid: 79, last_xid_at: s(15) });
@@ -102,10 +251,50 @@ describe("the soak's invariant checker", () => {
     const w = world();
     w.now = s(150);
     w.tenants[0]!.gpu_quota = 8;
-    w.holdings = [{ id: "h1", reservation_id: "res1", tenant_id: "t1", node_id: "n2", gpu_count: 8, starts_at: s(100), ends_at: s(400), live: true, closed_at: null }];
-    w.gpus.push({ id: "g3", node_id: "n2", status: "available", unhealthy_reason: null, last_xid: null, last_xid_at: null, allocated_job_id: "j3", allocated_replica_id: null });
-    w.jobs.push({ id: "j3", tenant_id: "t1", status: "running", duration_s: 200, submitted_at: s(110), pending_reason: null, block_reason: null, last_event: { to_status: "running", reason: "placed on 1 node", at: s(120) } });
-    w.placements.push({ job_id: "j3", attempt: 1, fence: "f3", gpu_ids: ["g3"], node_ids: ["n2"], started_at: s(120), ended_at: null, end_status: null, reservation_id: "res1" });
+    w.holdings = [
+      {
+        id: "h1",
+        reservation_id: "res1",
+        tenant_id: "t1",
+        node_id: "n2",
+        gpu_count: 8,
+        starts_at: s(100),
+        ends_at: s(400),
+        live: true,
+        closed_at: null,
+      },
+    ];
+    w.gpus.push({
+      id: "g3",
+      node_id: "n2",
+      status: "available",
+      unhealthy_reason: null,
+      last_xid: null,
+      last_xid_at: null,
+      allocated_job_id: "j3",
+      allocated_replica_id: null,
+    });
+    w.jobs.push({
+      id: "j3",
+      tenant_id: "t1",
+      status: "running",
+      duration_s: 200,
+      submitted_at: s(110),
+      pending_reason: null,
+      block_reason: null,
+      last_event: { to_status: "running", reason: "placed on 1 node", at: s(120) },
+    });
+    w.placements.push({
+      job_id: "j3",
+      attempt: 1,
+      fence: "f3",
+      gpu_ids: ["g3"],
+      node_ids: ["n2"],
+      started_at: s(120),
+      ended_at: null,
+      end_status: null,
+      reservation_id: "res1",
+    });
     // j2 on demand (1 GPU) beside 8 reserved: over by the reservation's start, which evicts nothing
     expect(checkSnapshot(w)).toEqual([]);
     w.tenants[0]!.gpu_quota = 7;
@@ -120,20 +309,74 @@ describe("the soak's invariant checker", () => {
   it("work of another tenant placed on a node its reservation held at that moment", () => {
     const w = world();
     w.tenants.push({ id: "t2", name: "rival", gpu_quota: 8 });
-    w.holdings = [{ id: "h1", reservation_id: "res1", tenant_id: "t2", node_id: "n1", gpu_count: 2, starts_at: s(15), ends_at: s(1000), live: true, closed_at: s(18) }];
+    w.holdings = [
+      {
+        id: "h1",
+        reservation_id: "res1",
+        tenant_id: "t2",
+        node_id: "n1",
+        gpu_count: 2,
+        starts_at: s(15),
+        ends_at: s(1000),
+        live: true,
+        closed_at: s(18),
+      },
+    ];
     // released at s(18), before j2 started at s(20): nothing held it then
     expect(only(w).filter((x) => x === "placement_on_unavailable_hardware")).toEqual([]);
     w.holdings[0]!.closed_at = null;
-    expect(checkAll(w, harness()).filter((x) => x.invariant === "placement_on_unavailable_hardware").map((x) => x.subject)).toEqual(["job j2 attempt 1", "replica r1"]);
+    expect(
+      checkAll(w, harness())
+        .filter((x) => x.invariant === "placement_on_unavailable_hardware")
+        .map((x) => x.subject),
+    ).toEqual(["job j2 attempt 1", "replica r1"]);
   });
 
   it("a node a reservation held billed past its window, twice at the end, or at all when it never held anything", () => {
     const held = () => {
       const w = world();
-      w.holdings = [{ id: "h1", reservation_id: "res1", tenant_id: "t1", node_id: "n2", gpu_count: 8, starts_at: s(100), ends_at: s(250), live: true, closed_at: s(250) }];
+      w.holdings = [
+        {
+          id: "h1",
+          reservation_id: "res1",
+          tenant_id: "t1",
+          node_id: "n2",
+          gpu_count: 8,
+          starts_at: s(100),
+          ends_at: s(250),
+          live: true,
+          closed_at: s(250),
+        },
+      ];
       w.usage.push(
-        { id: "u5", job_id: null, replica_id: null, reservation_node_id: "h1", attempt: 1, kind: "accrual", settlement: "invoice", gpu_count: 8, started_at: s(100), ended_at: s(200), amount_cents: 40, ledger_cents: null },
-        { id: "u6", job_id: null, replica_id: null, reservation_node_id: "h1", attempt: 1, kind: "final", settlement: "invoice", gpu_count: 8, started_at: s(200), ended_at: s(250), amount_cents: 20, ledger_cents: null },
+        {
+          id: "u5",
+          job_id: null,
+          replica_id: null,
+          reservation_node_id: "h1",
+          attempt: 1,
+          kind: "accrual",
+          settlement: "invoice",
+          gpu_count: 8,
+          started_at: s(100),
+          ended_at: s(200),
+          amount_cents: 40,
+          ledger_cents: null,
+        },
+        {
+          id: "u6",
+          job_id: null,
+          replica_id: null,
+          reservation_node_id: "h1",
+          attempt: 1,
+          kind: "final",
+          settlement: "invoice",
+          gpu_count: 8,
+          started_at: s(200),
+          ended_at: s(250),
+          amount_cents: 20,
+          ledger_cents: null,
+        },
       );
       return w;
     };
@@ -183,14 +426,24 @@ describe("the soak's invariant checker", () => {
   });
 
   it("a stale report that was applied, and a current one refused as stale", () => {
-    const applied = harness({ reports: [{ job_id: "j1", attempt: 1, fence: "f-old", status: "completed", outcome: "accepted", at: s(110) }] });
+    const applied = harness({
+      reports: [{ job_id: "j1", attempt: 1, fence: "f-old", status: "completed", outcome: "accepted", at: s(110) }],
+    });
     expect(only(world(), applied)).toEqual(["stale_report_applied"]);
     const wrongEnd = world();
     wrongEnd.placements[0]!.end_status = "queued";
     expect(only(wrongEnd)).toEqual(["stale_report_applied"]);
-    const refusedCurrent = harness({ reports: [{ job_id: "j2", attempt: 1, fence: "f2", status: "completed", outcome: "stale", http: 409, code: "stale_report", at: s(520) }] });
+    const refusedCurrent = harness({
+      reports: [
+        { job_id: "j2", attempt: 1, fence: "f2", status: "completed", outcome: "stale", http: 409, code: "stale_report", at: s(520) },
+      ],
+    });
     expect(only(world(), refusedCurrent)).toEqual(["lost_job"]);
-    const staleIndeed = harness({ reports: [{ job_id: "j1", attempt: 1, fence: "f1", status: "completed", outcome: "stale", http: 409, code: "stale_report", at: s(400) }] });
+    const staleIndeed = harness({
+      reports: [
+        { job_id: "j1", attempt: 1, fence: "f1", status: "completed", outcome: "stale", http: 409, code: "stale_report", at: s(400) },
+      ],
+    });
     expect(only(world(), staleIndeed)).toEqual([]);
   });
 
@@ -207,14 +460,21 @@ describe("the soak's invariant checker", () => {
 
   it("an alert still firing well after its cause cleared, but not one whose cause holds", () => {
     const w = world();
-    w.nodeEvents.push({ node_id: "n1", from_status: "available", to_status: "offline", at: s(400) }, { node_id: "n1", from_status: "offline", to_status: "available", at: s(500) });
-    w.firingAlerts = [{ id: "a1", rule_type: "node_unreachable", subject_id: "n1", node_id: "n1", fired_at: s(450), window_s: 45, occurrences: 1 }];
+    w.nodeEvents.push(
+      { node_id: "n1", from_status: "available", to_status: "offline", at: s(400) },
+      { node_id: "n1", from_status: "offline", to_status: "available", at: s(500) },
+    );
+    w.firingAlerts = [
+      { id: "a1", rule_type: "node_unreachable", subject_id: "n1", node_id: "n1", fired_at: s(450), window_s: 45, occurrences: 1 },
+    ];
     expect(only(w)).toEqual(["alert_not_resolved"]);
     w.now = s(500) + ALERT_GRACE_MS - 1_000;
     w.nodes[0]!.last_heartbeat_at = w.now;
     expect(only(w)).toEqual([]);
     const hot = world();
-    hot.firingAlerts = [{ id: "a2", rule_type: "gpu_temperature", subject_id: "g1", node_id: "n1", fired_at: s(240), window_s: 300, occurrences: 2 }];
+    hot.firingAlerts = [
+      { id: "a2", rule_type: "gpu_temperature", subject_id: "g1", node_id: "n1", fired_at: s(240), window_s: 300, occurrences: 2 },
+    ];
     hot.hotMinutes = [{ gpu_id: "g1", buckets: [s(120), s(180)] }];
     hot.now = s(180) + 60_000 + 300_000 + ALERT_GRACE_MS + 1_000;
     hot.nodes[0]!.last_heartbeat_at = hot.now;
@@ -228,7 +488,8 @@ describe("the soak's invariant checker", () => {
     const failures = new Map<string, BackgroundFailures>();
     // a scheduling cycle failing every 3 s for just under the limit, then again after a pause
     for (let t = 0; t < FAILING_FOR_MS - FAILURE_BUCKET_MS; t += 3_000) noteBackgroundFailure(failures, "scheduler-cycle", s(t / 1000));
-    for (let t = FAILING_FOR_MS + FAILURE_BUCKET_MS; t < FAILING_FOR_MS * 2; t += 3_000) noteBackgroundFailure(failures, "scheduler-cycle", s(t / 1000));
+    for (let t = FAILING_FOR_MS + FAILURE_BUCKET_MS; t < FAILING_FOR_MS * 2; t += 3_000)
+      noteBackgroundFailure(failures, "scheduler-cycle", s(t / 1000));
     noteBackgroundFailure(failures, "billing-meter", s(5));
     expect(checkBackgroundFailures(failures)).toEqual([]);
     for (let t = 0; t < FAILING_FOR_MS * 3; t += 3_000) noteBackgroundFailure(failures, "scheduler-cycle", s(t / 1000));

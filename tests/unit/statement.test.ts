@@ -16,10 +16,16 @@ describe("statements", () => {
   });
 
   it("run on a Prisma client or transaction with their values spread, int8 and numeric answered as strings as pg answers them", async () => {
-    const $queryRawUnsafe = vi.fn(async () => [{ n: 2, sum: 12n, avg: { toString: () => "1.50" } }, { n: 0, sum: 0n, avg: null }]);
+    const $queryRawUnsafe = vi.fn(async () => [
+      { n: 2, sum: 12n, avg: { toString: () => "1.50" } },
+      { n: 0, sum: 0n, avg: null },
+    ]);
     const rows = await run({ $queryRawUnsafe, $executeRawUnsafe: vi.fn() } as never, TOTALS, ["7a9c2a39-0d5a-4a53-9a63-7e5f3bb1b6a1"]);
     expect($queryRawUnsafe).toHaveBeenCalledWith("SELECT 1", "7a9c2a39-0d5a-4a53-9a63-7e5f3bb1b6a1");
-    expect(rows).toEqual([{ n: 2, sum: "12", avg: "1.50" }, { n: 0, sum: "0", avg: null }]);
+    expect(rows).toEqual([
+      { n: 2, sum: "12", avg: "1.50" },
+      { n: 0, sum: "0", avg: null },
+    ]);
   });
 
   it("run on a txClient-style client with the values as one array", async () => {

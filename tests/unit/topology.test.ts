@@ -1,19 +1,45 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { capacityReport, chooseReservationNodes, earliestFit, type Booking, type Busy, type CapacityFacts, type InventoryNode } from "@/lib/reservations/capacity";
+import {
+  capacityReport,
+  chooseReservationNodes,
+  earliestFit,
+  type Booking,
+  type Busy,
+  type CapacityFacts,
+  type InventoryNode,
+} from "@/lib/reservations/capacity";
 import { canExtend, endAction, phase, sweepStep } from "@/lib/reservations/reservation-lifecycle";
 import { greedy, pickTopology, podOf, rackOf, type TopoNode } from "@/lib/scheduler/topology";
 
 // The topology placer and what is built on it: properties over random fleets (pods, racks,
 // partially busy nodes, bookings), plus the examples that pin the preferences down.
 
-const n = (nodeId: string, pod: string | null, rack: string | null, free: number, clusterId = "c1"): TopoNode => ({ nodeId, clusterId, pod, rack, free });
+const n = (nodeId: string, pod: string | null, rack: string | null, free: number, clusterId = "c1"): TopoNode => ({
+  nodeId,
+  clusterId,
+  pod,
+  rack,
+  free,
+});
 
 describe("topology placer: examples", () => {
   it("keeps a gang in one pod, on the fewest racks, the last one best fit", () => {
-    const nodes = [n("a1", "p1", "ra", 8), n("a2", "p1", "ra", 8), n("b1", "p1", "rb", 8), n("b2", "p1", "rb", 4), n("c1", "p2", "rc", 8), n("c2", "p2", "rc", 8), n("c3", "p2", "rc", 8)];
+    const nodes = [
+      n("a1", "p1", "ra", 8),
+      n("a2", "p1", "ra", 8),
+      n("b1", "p1", "rb", 8),
+      n("b2", "p1", "rb", 4),
+      n("c1", "p2", "rc", 8),
+      n("c2", "p2", "rc", 8),
+      n("c3", "p2", "rc", 8),
+    ];
     // 12 fits in rack rb (8 + 4) exactly: one rack, rb rather than the larger ra or rc
-    expect(pickTopology(nodes, 12)!.map((p) => p.node.nodeId).sort()).toEqual(["b1", "b2"]);
+    expect(
+      pickTopology(nodes, 12)!
+        .map((p) => p.node.nodeId)
+        .sort(),
+    ).toEqual(["b1", "b2"]);
     // 24 fits in rack rc alone: one rack beats two in pod p1
     expect(new Set(pickTopology(nodes, 24)!.map((p) => p.node.rack))).toEqual(new Set(["rc"]));
     // 30 fits in pod p1 (28? no: 28 < 30) — only across pods
@@ -25,7 +51,11 @@ describe("topology placer: examples", () => {
   it("prefers one cluster; only spans clusters when allowed", () => {
     const nodes = [n("a", "p", "r", 8, "c1"), n("b", "p", "r", 8, "c2")];
     expect(pickTopology(nodes, 16, { oneCluster: true })).toBeNull();
-    expect(pickTopology(nodes, 16)!.map((p) => p.node.clusterId).sort()).toEqual(["c1", "c2"]);
+    expect(
+      pickTopology(nodes, 16)!
+        .map((p) => p.node.clusterId)
+        .sort(),
+    ).toEqual(["c1", "c2"]);
   });
 
   it("never mistakes unknown locality for closeness", () => {
@@ -36,14 +66,25 @@ describe("topology placer: examples", () => {
 
   it("greedy takes the fewest groups: the largest while none covers what is left, then the best fit", () => {
     const g = (id: string, cap: number) => ({ id, cap });
-    expect(greedy([g("a", 5), g("b", 3), g("c", 9), g("d", 4)], 11).map((x) => [x.group.id, x.take])).toEqual([["c", 9], ["b", 2]]);
+    expect(greedy([g("a", 5), g("b", 3), g("c", 9), g("d", 4)], 11).map((x) => [x.group.id, x.take])).toEqual([
+      ["c", 9],
+      ["b", 2],
+    ]);
     expect(greedy([g("a", 5), g("b", 5)], 11)).toEqual([]);
   });
 });
 
 // ---- properties ----
 const fleet = fc
-  .array(fc.record({ pod: fc.option(fc.constantFrom("p1", "p2", "p3"), { nil: null }), rack: fc.option(fc.constantFrom("r1", "r2", "r3", "r4"), { nil: null }), free: fc.integer({ min: 0, max: 8 }), cluster: fc.constantFrom("c1", "c2") }), { minLength: 1, maxLength: 24 })
+  .array(
+    fc.record({
+      pod: fc.option(fc.constantFrom("p1", "p2", "p3"), { nil: null }),
+      rack: fc.option(fc.constantFrom("r1", "r2", "r3", "r4"), { nil: null }),
+      free: fc.integer({ min: 0, max: 8 }),
+      cluster: fc.constantFrom("c1", "c2"),
+    }),
+    { minLength: 1, maxLength: 24 },
+  )
   .map((xs) => xs.map((x, i) => n(`n${String(i).padStart(2, "0")}`, x.pod, x.rack, x.free, x.cluster)));
 
 /** The fewest racks of one pod that can hold `need` (brute force over subsets, small fleets only). */
@@ -124,20 +165,50 @@ const H = 3_600_000;
 const facts = fc
   .record({
     nodes: fc.array(
-      fc.record({ pod: fc.constantFrom("p1", "p2"), rack: fc.constantFrom("r1", "r2", "r3"), status: fc.constantFrom("available", "available", "available", "quarantined", "offline", "draining"), unhealthy: fc.boolean(), cluster: fc.constantFrom("c1", "c2") }),
+      fc.record({
+        pod: fc.constantFrom("p1", "p2"),
+        rack: fc.constantFrom("r1", "r2", "r3"),
+        status: fc.constantFrom("available", "available", "available", "quarantined", "offline", "draining"),
+        unhealthy: fc.boolean(),
+        cluster: fc.constantFrom("c1", "c2"),
+      }),
       { minLength: 1, maxLength: 16 },
     ),
-    bookings: fc.array(fc.record({ node: fc.nat(15), from: fc.integer({ min: 0, max: 48 }), hours: fc.integer({ min: 1, max: 24 }) }), { maxLength: 12 }),
-    work: fc.array(fc.record({ node: fc.nat(15), gpus: fc.integer({ min: 1, max: 8 }), until: fc.option(fc.integer({ min: 1, max: 48 }), { nil: null }) }), { maxLength: 8 }),
+    bookings: fc.array(fc.record({ node: fc.nat(15), from: fc.integer({ min: 0, max: 48 }), hours: fc.integer({ min: 1, max: 24 }) }), {
+      maxLength: 12,
+    }),
+    work: fc.array(
+      fc.record({
+        node: fc.nat(15),
+        gpus: fc.integer({ min: 1, max: 8 }),
+        until: fc.option(fc.integer({ min: 1, max: 48 }), { nil: null }),
+      }),
+      { maxLength: 8 },
+    ),
     window: fc.record({ from: fc.integer({ min: 0, max: 48 }), hours: fc.integer({ min: 1, max: 24 }) }),
     count: fc.integer({ min: 1, max: 6 }),
   })
   .map((x) => {
-    const nodes: InventoryNode[] = x.nodes.map((v, i) => ({ nodeId: `n${String(i).padStart(2, "0")}`, clusterId: v.cluster, clusterName: v.cluster, region: null, pod: v.pod, rack: `${v.pod}${v.rack}`, status: v.status, gpuType: "H100", gpus: 8, healthy: v.unhealthy ? 7 : 8 }));
+    const nodes: InventoryNode[] = x.nodes.map((v, i) => ({
+      nodeId: `n${String(i).padStart(2, "0")}`,
+      clusterId: v.cluster,
+      clusterName: v.cluster,
+      region: null,
+      pod: v.pod,
+      rack: `${v.pod}${v.rack}`,
+      status: v.status,
+      gpuType: "H100",
+      gpus: 8,
+      healthy: v.unhealthy ? 7 : 8,
+    }));
     const id = (k: number) => nodes[k % nodes.length]!.nodeId;
     const bookings: Booking[] = x.bookings.map((b) => ({ nodeId: id(b.node), startsAt: b.from * H, endsAt: (b.from + b.hours) * H }));
     const work: Busy[] = x.work.map((w) => ({ nodeId: id(w.node), gpus: w.gpus, until: w.until === null ? null : w.until * H }));
-    return { facts: { nodes, bookings, work } satisfies CapacityFacts, window: { from: x.window.from * H, to: (x.window.from + x.window.hours) * H }, count: x.count };
+    return {
+      facts: { nodes, bookings, work } satisfies CapacityFacts,
+      window: { from: x.window.from * H, to: (x.window.from + x.window.hours) * H },
+      count: x.count,
+    };
   });
 
 describe("reservation placement: properties", () => {
@@ -153,7 +224,8 @@ describe("reservation placement: properties", () => {
           const node = f.nodes.find((x) => x.nodeId === c.nodeId)!;
           expect(node.status).toBe("available");
           expect(node.healthy).toBe(node.gpus);
-          for (const b of f.bookings.filter((b) => b.nodeId === c.nodeId)) expect(b.endsAt <= window.from || b.startsAt >= window.to).toBe(true);
+          for (const b of f.bookings.filter((b) => b.nodeId === c.nodeId))
+            expect(b.endsAt <= window.from || b.startsAt >= window.to).toBe(true);
           for (const w of f.work.filter((w) => w.nodeId === c.nodeId)) expect(w.until !== null && w.until <= window.from).toBe(true);
         }
       }),
@@ -169,7 +241,8 @@ describe("reservation placement: properties", () => {
         const mostInOne = Math.max(0, ...report.clusters.map((c) => c.free_nodes));
         expect(chosen !== null).toBe(mostInOne >= count);
         expect(report.free_nodes).toBe(report.clusters.reduce((s, c) => s + c.free_nodes, 0));
-        for (const c of report.clusters) expect(c.free_nodes).toBe(c.pods.reduce((s, p) => s + p.racks.reduce((t, r) => t + r.free_nodes, 0), 0));
+        for (const c of report.clusters)
+          expect(c.free_nodes).toBe(c.pods.reduce((s, p) => s + p.racks.reduce((t, r) => t + r.free_nodes, 0), 0));
       }),
       { numRuns: 2000 },
     );

@@ -27,6 +27,15 @@ describe("isUuid", () => {
   it("takes PostgreSQL's ids in either case and nothing shaped like one", () => {
     expect(isUuid("0b6f1c1e-2f7a-4c3e-9d1a-5e6f7a8b9c0d")).toBe(true);
     expect(isUuid("0B6F1C1E-2F7A-4C3E-9D1A-5E6F7A8B9C0D")).toBe(true);
-    for (const bad of ["-".repeat(36), "0b6f1c1e2f7a4c3e9d1a5e6f7a8b9c0d----", "0b6f1c1e-2f7a-4c3e-9d1a-5e6f7a8b9c0", "", undefined, null, 7]) expect(isUuid(bad)).toBe(false);
+    for (const bad of [
+      "-".repeat(36),
+      "0b6f1c1e2f7a4c3e9d1a5e6f7a8b9c0d----",
+      "0b6f1c1e-2f7a-4c3e-9d1a-5e6f7a8b9c0",
+      "",
+      undefined,
+      null,
+      7,
+    ])
+      expect(isUuid(bad)).toBe(false);
   });
 });

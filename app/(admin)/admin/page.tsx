@@ -26,13 +26,28 @@ export default page({ plane: "operator", path: "/admin" }, async ({ principal: p
     <>
       <PageHeader title="Fleet overview" description="Every GPU in every cluster, live." actions={<AutoRefresh seconds={10} />} />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
-        <Link href="/admin/alerts" className="rounded-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
-          <Stat label="Alerts firing" value={<span className={alerts.critical ? "text-red-700" : undefined}>{alerts.total}</span>} hint={`${alerts.critical} critical · ${alerts.warning} warning`} />
+        <Link
+          href="/admin/alerts"
+          className="rounded-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
+          <Stat
+            label="Alerts firing"
+            value={<span className={alerts.critical ? "text-red-700" : undefined}>{alerts.total}</span>}
+            hint={`${alerts.critical} critical · ${alerts.warning} warning`}
+          />
         </Link>
         <Stat label="GPUs" value={fleet.gpus_total} hint={`${fleet.gpus_allocated} allocated · ${fleet.gpus_schedulable} idle`} />
         <Stat label="Unhealthy GPUs" value={fleet.gpus_unhealthy} hint="Fatal XIDs, ECC, agent reports" />
-        <Stat label="Avg utilization" value={fleet.utilization_avg_pct === null ? "—" : `${fleet.utilization_avg_pct} %`} hint="Last 5 minutes" />
-        <Stat label="Nodes online" value={fleet.nodes_online} hint={`${fleet.nodes_offline} offline · ${fleet.nodes_quarantined} quarantined`} />
+        <Stat
+          label="Avg utilization"
+          value={fleet.utilization_avg_pct === null ? "—" : `${fleet.utilization_avg_pct} %`}
+          hint="Last 5 minutes"
+        />
+        <Stat
+          label="Nodes online"
+          value={fleet.nodes_online}
+          hint={`${fleet.nodes_offline} offline · ${fleet.nodes_quarantined} quarantined`}
+        />
       </div>
       <Card className="mt-6" data-testid="utilization-chart" data-from={range.from.toISOString()} data-step={range.stepS}>
         <CardHeader
@@ -41,7 +56,11 @@ export default page({ plane: "operator", path: "/admin" }, async ({ principal: p
           actions={<TimeRangePicker base="/admin" range={range} />}
         />
         <div className="p-5">
-          {series.hasData ? <FleetUtilizationChart points={series.points} /> : <EmptyState title="No metrics in this range">Agents report every few seconds once nodes are registered.</EmptyState>}
+          {series.hasData ? (
+            <FleetUtilizationChart points={series.points} />
+          ) : (
+            <EmptyState title="No metrics in this range">Agents report every few seconds once nodes are registered.</EmptyState>
+          )}
         </div>
       </Card>
       <Card className="mt-6">
@@ -81,7 +100,14 @@ async function Activity({ p }: { p: OperatorPrincipal }) {
         <Stat label="Users" value={o.users} />
       </div>
       <Card className="mt-6">
-        <CardHeader title="Recent activity" actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/admin/audit">Full audit log</Link>} />
+        <CardHeader
+          title="Recent activity"
+          actions={
+            <Link className="text-sm font-medium text-indigo-700 hover:underline" href="/admin/audit">
+              Full audit log
+            </Link>
+          }
+        />
         <AuditList plane="admin" entries={toAuditViews(o.recent)} />
       </Card>
     </>
@@ -92,7 +118,11 @@ function FloorSkeleton() {
   return (
     <div role="status" aria-label="Loading the fleet floor" className="space-y-4">
       <Skeleton className="h-4 w-2/3" />
-      <div className="flex flex-wrap gap-2">{Array.from({ length: 12 }, (_, i) => <Skeleton key={i} className="h-20 w-16" />)}</div>
+      <div className="flex flex-wrap gap-2">
+        {Array.from({ length: 12 }, (_, i) => (
+          <Skeleton key={i} className="h-20 w-16" />
+        ))}
+      </div>
     </div>
   );
 }
@@ -100,7 +130,11 @@ function FloorSkeleton() {
 function ActivitySkeleton() {
   return (
     <div role="status" aria-label="Loading recent activity" className="mt-6 space-y-6">
-      <div className="grid gap-6 lg:grid-cols-3">{[0, 1, 2].map((i) => <Skeleton key={i} className="h-24" />)}</div>
+      <div className="grid gap-6 lg:grid-cols-3">
+        {[0, 1, 2].map((i) => (
+          <Skeleton key={i} className="h-24" />
+        ))}
+      </div>
       <Skeleton className="h-64" />
     </div>
   );

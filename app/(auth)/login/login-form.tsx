@@ -48,10 +48,20 @@ export function LoginForm({ callbackUrl, initialError }: { callbackUrl: string; 
 
   return (
     <form onSubmit={onSubmit} className="mt-6 space-y-4" aria-label="Sign in">
-      <Field label="Email" name="email">{(p) => <input {...p} type="email" autoComplete="username" required autoFocus />}</Field>
-      <Field label="Password" name="password">{(p) => <input {...p} type="password" autoComplete="current-password" required />}</Field>
-      {error ? <p data-testid="login-error" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700" role="alert">{error}</p> : null}
-      <Button type="submit" className="w-full" disabled={pending} aria-busy={pending}>{pending ? "Signing in…" : "Sign in"}</Button>
+      <Field label="Email" name="email">
+        {(p) => <input {...p} type="email" autoComplete="username" required autoFocus />}
+      </Field>
+      <Field label="Password" name="password">
+        {(p) => <input {...p} type="password" autoComplete="current-password" required />}
+      </Field>
+      {error ? (
+        <p data-testid="login-error" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <Button type="submit" className="w-full" disabled={pending} aria-busy={pending}>
+        {pending ? "Signing in…" : "Sign in"}
+      </Button>
     </form>
   );
 }

@@ -20,19 +20,27 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const callbackUrl = safeCallbackPath(sp.callbackUrl, "http://gpuforge.invalid") ?? "";
   return (
     <div className="flex min-h-screen flex-col items-center justify-center bg-slate-900 px-4 py-12">
-      <Link href="/" className="mb-8" aria-label="GPUForge home"><Logo /></Link>
+      <Link href="/" className="mb-8" aria-label="GPUForge home">
+        <Logo />
+      </Link>
       <main className="w-full max-w-sm rounded-xl bg-white p-8 shadow-xl">
         <h1 className="text-xl font-semibold text-slate-900">Sign in</h1>
         <p className="mt-1 text-sm text-slate-500">Operators land in the console, tenants in their dashboard.</p>
         <LoginForm callbackUrl={callbackUrl} initialError={sp.error ? (errors[sp.error.split(":")[0]!] ?? errors.invalid) : undefined} />
       </main>
       {env().DEMO_MODE ? (
-        <section aria-labelledby="demo-accounts" className="mt-6 w-full max-w-sm rounded-xl bg-white/5 p-5 text-sm text-slate-300 ring-1 ring-white/10">
-          <h2 id="demo-accounts" className="font-semibold text-white">Demo accounts</h2>
+        <section
+          aria-labelledby="demo-accounts"
+          className="mt-6 w-full max-w-sm rounded-xl bg-white/5 p-5 text-sm text-slate-300 ring-1 ring-white/10"
+        >
+          <h2 id="demo-accounts" className="font-semibold text-white">
+            Demo accounts
+          </h2>
           <ul className="mt-2 space-y-1.5">
             {DEMO_ACCOUNTS.map((a) => (
               <li key={a.email}>
-                <span className="text-slate-400">{a.label}:</span> <code className="text-slate-100">{a.email}</code> / <code className="text-slate-100">{a.password}</code>
+                <span className="text-slate-400">{a.label}:</span> <code className="text-slate-100">{a.email}</code> /{" "}
+                <code className="text-slate-100">{a.password}</code>
               </li>
             ))}
           </ul>

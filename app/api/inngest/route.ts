@@ -21,7 +21,10 @@ function notConfigured(): Response {
 }
 
 type Handler = (req: Request, ctx: unknown) => Promise<Response>;
-const guard = (h: Handler): Handler => (req, ctx) => (inngestConfigured() ? h(req, ctx) : Promise.resolve(notConfigured()));
+const guard =
+  (h: Handler): Handler =>
+  (req, ctx) =>
+    inngestConfigured() ? h(req, ctx) : Promise.resolve(notConfigured());
 
 export const GET = guard(handlers.GET as Handler);
 export const POST = guard(handlers.POST as Handler);

@@ -3,7 +3,9 @@ import { route } from "@/lib/http/route";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { listReservations, reservationJson } from "@/lib/reservations/queries";
 
-export const POST = route(reservations.createReservation, async ({ actor, body, reply }) => reply(201, { reservation: reservationJson(await createReservation(actor, body)) }));
+export const POST = route(reservations.createReservation, async ({ actor, body, reply }) =>
+  reply(201, { reservation: reservationJson(await createReservation(actor, body)) }),
+);
 
 export const GET = route(reservations.listReservations, async ({ principal, query, reply }) => {
   const { data, nextCursor } = await listReservations(principal, query);

@@ -3,5 +3,11 @@ import { route } from "@/lib/http/route";
 import { listSecrets } from "@/lib/secrets/secrets";
 
 export const GET = route(pipelines.listSecrets, async ({ principal, reply }) =>
-  reply(200, { data: (await listSecrets(principal)).map((s) => ({ name: s.name, created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString() })) }),
+  reply(200, {
+    data: (await listSecrets(principal)).map((s) => ({
+      name: s.name,
+      created_at: s.createdAt.toISOString(),
+      updated_at: s.updatedAt.toISOString(),
+    })),
+  }),
 );

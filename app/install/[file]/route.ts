@@ -16,7 +16,8 @@ export async function GET(request: Request, context: { params: Promise<{ file: s
   const { file } = await context.params;
   const m = /^agent-linux-([a-z0-9_]+)\.tar\.gz(\.sha256)?$/.exec(file);
   if (!m) return errorResponse(new AppError("not_found", "Agent bundles are named agent-linux-<arch>.tar.gz"));
-  if (m[1] !== BUNDLE_ARCH) return errorResponse(new AppError("not_found", `This control plane serves the agent for ${BUNDLE_ARCH} nodes, not ${m[1]}`));
+  if (m[1] !== BUNDLE_ARCH)
+    return errorResponse(new AppError("not_found", `This control plane serves the agent for ${BUNDLE_ARCH} nodes, not ${m[1]}`));
   let bundle;
   try {
     bundle = await agentBundle();
@@ -24,8 +25,15 @@ export async function GET(request: Request, context: { params: Promise<{ file: s
     logger.error("agent bundle could not be built", { error: String(e) });
     return errorResponse(unavailable("The agent bundle cannot be built on this deployment"));
   }
-  if (m[2]) return new Response(`${bundle.sha256}  ${bundle.name}\n`, { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+  if (m[2])
+    return new Response(`${bundle.sha256}  ${bundle.name}\n`, {
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+    });
   return new Response(Readable.toWeb(createReadStream(bundle.file)) as ReadableStream, {
-    headers: { "content-type": "application/gzip", "content-length": String(bundle.bytes), "content-disposition": `attachment; filename="${bundle.name}"` },
+    headers: {
+      "content-type": "application/gzip",
+      "content-length": String(bundle.bytes),
+      "content-disposition": `attachment; filename="${bundle.name}"`,
+    },
   });
 }

@@ -104,7 +104,12 @@ export const retryNotification = defineContract({
   tags: ["Alerts"],
   access: ["operator"],
   params: idParams,
-  responses: { 200: { description: "Queued", schema: z.object({ notification: notificationJsonSchema }) }, ...authErrors, ...notFoundError, ...conflictError },
+  responses: {
+    200: { description: "Queued", schema: z.object({ notification: notificationJsonSchema }) },
+    ...authErrors,
+    ...notFoundError,
+    ...conflictError,
+  },
 });
 
 export const listRemediations = defineContract({
@@ -129,16 +134,23 @@ export const exportAlerts = defineContract({
   tags: ["Alerts"],
   access: ["operator", "tenant"],
   query: alertListParams,
-  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors },
+  responses: {
+    200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" },
+    ...authErrors,
+  },
 });
 
 export const exportNotifications = defineContract({
   operationId: "exportNotifications",
   method: "GET",
   path: "/api/notifications/export",
-  summary: "The notification outbox matching the console's filters (search, status, channel, kind, created from/to) as CSV, up to 10,000 rows",
+  summary:
+    "The notification outbox matching the console's filters (search, status, channel, kind, created from/to) as CSV, up to 10,000 rows",
   tags: ["Alerts"],
   access: ["operator"],
   query: notificationListParams,
-  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors },
+  responses: {
+    200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" },
+    ...authErrors,
+  },
 });

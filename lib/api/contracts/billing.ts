@@ -20,7 +20,9 @@ import { paginationQuery } from "@/lib/http/pagination";
 import { authErrors, idParams, listOf, notFoundError } from "./common";
 
 const invoiceReply = z.object({ invoice: invoiceJsonSchema });
-const transitionError = { 409: { description: "Not allowed in the invoice's state, or the balance does not cover it", schema: errorBodySchema } } as const;
+const transitionError = {
+  409: { description: "Not allowed in the invoice's state, or the balance does not cover it", schema: errorBodySchema },
+} as const;
 
 export const listRates = defineContract({
   operationId: "listGpuRates",
@@ -116,7 +118,11 @@ export const invoiceCsv = defineContract({
   tags: ["Billing"],
   access: ["operator", "tenant"],
   params: idParams,
-  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const payInvoice = defineContract({
@@ -152,7 +158,10 @@ export const refundInvoice = defineContract({
   params: idParams,
   body: refundBody,
   responses: {
-    201: { description: "Refunded", schema: z.object({ entry: ledgerEntrySchema, balance_cents: z.number().int(), refundable_cents: z.number().int() }) },
+    201: {
+      description: "Refunded",
+      schema: z.object({ entry: ledgerEntrySchema, balance_cents: z.number().int(), refundable_cents: z.number().int() }),
+    },
     ...authErrors,
     ...notFoundError,
     ...transitionError,
@@ -178,7 +187,11 @@ export const createDeposit = defineContract({
   access: ["operator"],
   params: idParams,
   body: depositBody,
-  responses: { 201: { description: "Recorded", schema: z.object({ entry: ledgerEntrySchema, balance_cents: z.number().int() }) }, ...authErrors, ...notFoundError },
+  responses: {
+    201: { description: "Recorded", schema: z.object({ entry: ledgerEntrySchema, balance_cents: z.number().int() }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const listTransactions = defineContract({
@@ -190,7 +203,11 @@ export const listTransactions = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   query: z.strictObject({ limit: paginationQuery.limit, cursor: z.string().regex(/^\d+$/, "Must be a ledger entry id").optional() }),
-  responses: { 200: { description: "Ledger entries", schema: listOf(ledgerEntrySchema).extend({ balance_cents: z.number().int() }) }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "Ledger entries", schema: listOf(ledgerEntrySchema).extend({ balance_cents: z.number().int() }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const stripeWebhook = defineContract({
@@ -208,4 +225,3 @@ export const stripeWebhook = defineContract({
     404: { description: "Stripe webhooks are not configured", schema: errorBodySchema },
   },
 });
-

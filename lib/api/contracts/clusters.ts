@@ -1,10 +1,5 @@
 import { z } from "zod";
-import {
-  clusterJsonSchema,
-  createClusterBody,
-  listClustersQuery,
-  updateClusterBody,
-} from "@/lib/fleet/cluster-schemas";
+import { clusterJsonSchema, createClusterBody, listClustersQuery, updateClusterBody } from "@/lib/fleet/cluster-schemas";
 import { defineContract } from "@/lib/http/contract";
 import { authErrors, conflictError, idParams, listOf, notFoundError } from "./common";
 

@@ -17,7 +17,9 @@ import {
 import { authErrors, conflictError, idParams, listOf, notFoundError } from "./common";
 
 const endpointReply = z.object({ endpoint: endpointJsonSchema });
-const unsatisfiableError = { 422: { description: "The endpoint can never run (unsatisfiable): quota or per-node capacity", schema: errorBodySchema } } as const;
+const unsatisfiableError = {
+  422: { description: "The endpoint can never run (unsatisfiable): quota or per-node capacity", schema: errorBodySchema },
+} as const;
 
 export const createEndpoint = defineContract({
   operationId: "createEndpoint",
@@ -61,7 +63,12 @@ export const updateEndpoint = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   body: updateEndpointBody,
-  responses: { 200: { description: "Updated; replicas already follow", schema: endpointReply }, ...authErrors, ...notFoundError, ...unsatisfiableError },
+  responses: {
+    200: { description: "Updated; replicas already follow", schema: endpointReply },
+    ...authErrors,
+    ...notFoundError,
+    ...unsatisfiableError,
+  },
 });
 
 export const deleteEndpoint = defineContract({
@@ -90,10 +97,16 @@ export const postEndpointMetrics = defineContract({
   bodyLimitBytes: 1024 * 1024,
   rateLimitPerMinute: 60_000,
   responses: {
-    202: { description: "Accepted samples stored; rejected ones listed by index", schema: z.object({ accepted: z.number(), rejected: z.array(z.object({ index: z.number(), error: z.string() })) }) },
+    202: {
+      description: "Accepted samples stored; rejected ones listed by index",
+      schema: z.object({ accepted: z.number(), rejected: z.array(z.object({ index: z.number(), error: z.string() })) }),
+    },
     ...authErrors,
     ...notFoundError,
-    409: { description: "An agent's sample names a replica placement that is no longer current (stale_report); nothing was stored", schema: errorBodySchema },
+    409: {
+      description: "An agent's sample names a replica placement that is no longer current (stale_report); nothing was stored",
+      schema: errorBodySchema,
+    },
   },
 });
 
@@ -133,8 +146,27 @@ export const listEndpointEvents = defineContract({
     200: {
       description: "History",
       schema: z.object({
-        transitions: z.array(z.object({ from_status: z.string().nullable(), to_status: z.string(), reason: z.string(), actor: z.string(), created_at: z.string() })),
-        scaling: z.array(z.object({ from_replicas: z.number(), to_replicas: z.number(), metric: z.string(), observed: z.number().nullable(), target: z.number().nullable(), outcome: z.string(), reason: z.string(), created_at: z.string() })),
+        transitions: z.array(
+          z.object({
+            from_status: z.string().nullable(),
+            to_status: z.string(),
+            reason: z.string(),
+            actor: z.string(),
+            created_at: z.string(),
+          }),
+        ),
+        scaling: z.array(
+          z.object({
+            from_replicas: z.number(),
+            to_replicas: z.number(),
+            metric: z.string(),
+            observed: z.number().nullable(),
+            target: z.number().nullable(),
+            outcome: z.string(),
+            reason: z.string(),
+            created_at: z.string(),
+          }),
+        ),
       }),
     },
     ...authErrors,
@@ -159,7 +191,10 @@ export const reportReplicaAddress = defineContract({
     202: { description: "Recorded", schema: z.object({ accepted: z.boolean() }) },
     ...authErrors,
     ...notFoundError,
-    409: { description: "A stale placement (stale_report), or the port is another live replica's on this node (conflict)", schema: errorBodySchema },
+    409: {
+      description: "A stale placement (stale_report), or the port is another live replica's on this node (conflict)",
+      schema: errorBodySchema,
+    },
   },
 });
 
@@ -174,7 +209,11 @@ export const createEndpointKey = defineContract({
   params: idParams,
   body: createEndpointKeyBody,
   rateLimitPerMinute: 60,
-  responses: { 201: { description: "Created", schema: z.object({ endpoint_key: endpointKeyJsonSchema, key: z.string() }) }, ...authErrors, ...notFoundError },
+  responses: {
+    201: { description: "Created", schema: z.object({ endpoint_key: endpointKeyJsonSchema, key: z.string() }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const listEndpointKeys = defineContract({
@@ -186,7 +225,11 @@ export const listEndpointKeys = defineContract({
   access: ["operator", "tenant"],
   tenantRole: "tenant_admin",
   params: idParams,
-  responses: { 200: { description: "Keys, newest first", schema: z.object({ data: z.array(endpointKeyJsonSchema) }) }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "Keys, newest first", schema: z.object({ data: z.array(endpointKeyJsonSchema) }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const revokeEndpointKey = defineContract({
@@ -198,5 +241,9 @@ export const revokeEndpointKey = defineContract({
   access: ["operator", "tenant"],
   tenantRole: "tenant_admin",
   params: z.strictObject({ id: z.uuid("Must be an id"), key_id: z.uuid("Must be a key id") }),
-  responses: { 200: { description: "Revoked", schema: z.object({ endpoint_key: endpointKeyJsonSchema }) }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "Revoked", schema: z.object({ endpoint_key: endpointKeyJsonSchema }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });

@@ -136,7 +136,16 @@ export const updateNode = defineContract({
   access: ["operator"],
   params: idParams,
   body: updateNodeBody,
-  responses: { 200: { description: "Updated", schema: z.object({ node: nodeJsonSchema }) }, ...authErrors, ...notFoundError, 409: { description: "Not allowed from the node's current state (invalid_transition). An offline node can only be sent to maintenance or quarantine: it stays offline and returns in that state (status_before_offline)", schema: errorBodySchema } },
+  responses: {
+    200: { description: "Updated", schema: z.object({ node: nodeJsonSchema }) },
+    ...authErrors,
+    ...notFoundError,
+    409: {
+      description:
+        "Not allowed from the node's current state (invalid_transition). An offline node can only be sent to maintenance or quarantine: it stays offline and returns in that state (status_before_offline)",
+      schema: errorBodySchema,
+    },
+  },
 });
 
 export const dashboard = defineContract({

@@ -15,9 +15,39 @@ import * as reservations from "./reservations";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
 
-export { alerts, apiKeys, billing, marketing, clusters, endpoints, fleet, jobs, operations, pipelines, platform, pods, reservations, tenants, workloads };
+export {
+  alerts,
+  apiKeys,
+  billing,
+  marketing,
+  clusters,
+  endpoints,
+  fleet,
+  jobs,
+  operations,
+  pipelines,
+  platform,
+  pods,
+  reservations,
+  tenants,
+  workloads,
+};
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
-export const allContracts: Contract[] = [platform, tenants, apiKeys, clusters, fleet, jobs, pipelines, workloads, endpoints, pods, reservations, alerts, billing, marketing, operations].flatMap((group) =>
-  Object.values(group as Record<string, Contract>),
-);
+export const allContracts: Contract[] = [
+  platform,
+  tenants,
+  apiKeys,
+  clusters,
+  fleet,
+  jobs,
+  pipelines,
+  workloads,
+  endpoints,
+  pods,
+  reservations,
+  alerts,
+  billing,
+  marketing,
+  operations,
+].flatMap((group) => Object.values(group as Record<string, Contract>));

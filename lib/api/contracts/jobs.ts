@@ -6,7 +6,9 @@ import { authErrors, idParams, listOf, notFoundError } from "./common";
 
 const jobReply = z.object({ job: jobJsonSchema });
 const unsatisfiableError = { 422: { description: "The job can never run (unsatisfiable)", schema: errorBodySchema } } as const;
-const transitionError = { 409: { description: "Not allowed from the job's current state (invalid_transition)", schema: errorBodySchema } } as const;
+const transitionError = {
+  409: { description: "Not allowed from the job's current state (invalid_transition)", schema: errorBodySchema },
+} as const;
 
 export const submitJob = defineContract({
   operationId: "submitJob",
@@ -65,7 +67,17 @@ export const listJobEvents = defineContract({
   responses: {
     200: {
       description: "Events, oldest first",
-      schema: z.object({ data: z.array(z.object({ from_status: z.string().nullable(), to_status: z.string(), reason: z.string(), actor: z.string(), created_at: z.string() })) }),
+      schema: z.object({
+        data: z.array(
+          z.object({
+            from_status: z.string().nullable(),
+            to_status: z.string(),
+            reason: z.string(),
+            actor: z.string(),
+            created_at: z.string(),
+          }),
+        ),
+      }),
     },
     ...authErrors,
     ...notFoundError,
@@ -92,7 +104,13 @@ export const schedulerLogs = defineContract({
   tags: ["Scheduler"],
   access: ["operator"],
   query: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
-  responses: { 200: { description: "Cycles, newest first", schema: z.object({ data: z.array(cycleSchema.extend({ trigger: z.string(), decisions: z.unknown(), created_at: z.string() })) }) }, ...authErrors },
+  responses: {
+    200: {
+      description: "Cycles, newest first",
+      schema: z.object({ data: z.array(cycleSchema.extend({ trigger: z.string(), decisions: z.unknown(), created_at: z.string() })) }),
+    },
+    ...authErrors,
+  },
 });
 
 export const exportJobs = defineContract({
@@ -103,5 +121,8 @@ export const exportJobs = defineContract({
   tags: ["Jobs"],
   access: ["operator", "tenant"],
   query: jobListParams,
-  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors },
+  responses: {
+    200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" },
+    ...authErrors,
+  },
 });

@@ -2,7 +2,16 @@ import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
 import { paginationQuery } from "@/lib/http/pagination";
-import { analyticsJsonSchema, analyticsQuery, DEMO_REQUEST_STATUSES, demoRequestBody, demoRequestJsonSchema, earlyAccessBody, pageviewBody, updateDemoRequestBody } from "@/lib/marketing/schemas";
+import {
+  analyticsJsonSchema,
+  analyticsQuery,
+  DEMO_REQUEST_STATUSES,
+  demoRequestBody,
+  demoRequestJsonSchema,
+  earlyAccessBody,
+  pageviewBody,
+  updateDemoRequestBody,
+} from "@/lib/marketing/schemas";
 import { authErrors, idParams, listOf, notFoundError } from "./common";
 
 const publicErrors = {
@@ -20,7 +29,10 @@ export const createDemoRequest = defineContract({
   body: demoRequestBody,
   bodyLimitBytes: 16 * 1024,
   rateLimitPerMinute: 20,
-  responses: { 201: { description: "Received", schema: z.object({ demo_request: z.object({ id: z.string(), created_at: z.string() }) }) }, ...publicErrors },
+  responses: {
+    201: { description: "Received", schema: z.object({ demo_request: z.object({ id: z.string(), created_at: z.string() }) }) },
+    ...publicErrors,
+  },
 });
 
 export const createEarlyAccess = defineContract({
@@ -46,7 +58,13 @@ export const recordPageView = defineContract({
   body: pageviewBody,
   bodyLimitBytes: 4 * 1024,
   rateLimitPerMinute: 300,
-  responses: { 202: { description: "Accepted; `recorded` is false when the visitor asked not to be tracked", schema: z.object({ recorded: z.boolean() }) }, ...publicErrors },
+  responses: {
+    202: {
+      description: "Accepted; `recorded` is false when the visitor asked not to be tracked",
+      schema: z.object({ recorded: z.boolean() }),
+    },
+    ...publicErrors,
+  },
 });
 
 export const listDemoRequests = defineContract({
@@ -69,7 +87,11 @@ export const updateDemoRequest = defineContract({
   access: ["operator"],
   params: idParams,
   body: updateDemoRequestBody,
-  responses: { 200: { description: "Updated", schema: z.object({ demo_request: demoRequestJsonSchema }) }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "Updated", schema: z.object({ demo_request: demoRequestJsonSchema }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const getSiteAnalytics = defineContract({

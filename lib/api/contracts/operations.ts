@@ -16,7 +16,8 @@ export const metrics = defineContract({
   method: "GET",
   path: "/api/metrics",
   summary: "Prometheus text exposition: the fleet's gauges and this process's own counters and histograms",
-  description: "For an operator key or the METRICS_TOKEN bearer token. Every app process serves the same fleet gauges (scrape one, or aggregate with max) and its own request, scheduler, ingest and background figures.",
+  description:
+    "For an operator key or the METRICS_TOKEN bearer token. Every app process serves the same fleet gauges (scrape one, or aggregate with max) and its own request, scheduler, ingest and background figures.",
   tags: ["Operations"],
   access: "public",
   machineToken: "METRICS_TOKEN",
@@ -28,14 +29,19 @@ export const alertmanagerWebhook = defineContract({
   operationId: "alertmanagerWebhook",
   method: "POST",
   path: "/api/webhooks/alertmanager",
-  summary: "Alertmanager's webhook: alerts about GPUs and nodes fire and resolve external alert events, and may quarantine within the blast-radius cap",
-  description: "For the ALERTMANAGER_TOKEN bearer token (Alertmanager's http_config.authorization) or an operator key. Re-sent payloads change nothing.",
+  summary:
+    "Alertmanager's webhook: alerts about GPUs and nodes fire and resolve external alert events, and may quarantine within the blast-radius cap",
+  description:
+    "For the ALERTMANAGER_TOKEN bearer token (Alertmanager's http_config.authorization) or an operator key. Re-sent payloads change nothing.",
   tags: ["Operations"],
   access: "public",
   machineToken: "ALERTMANAGER_TOKEN",
   body: alertmanagerWebhookBody,
   bodyLimitBytes: 1024 * 1024,
   rateLimitPerMinute: 600,
-  responses: { 200: { description: "Received", schema: alertmanagerReply }, 400: { description: "Not an Alertmanager payload; details name the field", schema: errorBodySchema }, ...tokenErrors },
+  responses: {
+    200: { description: "Received", schema: alertmanagerReply },
+    400: { description: "Not an Alertmanager payload; details name the field", schema: errorBodySchema },
+    ...tokenErrors,
+  },
 });
-

@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
-import { createPipelineBody, jobOutputsBody, listPipelineLogQuery, pipelineEventJsonSchema, pipelineJsonSchema, stepParams } from "@/lib/pipelines/schemas";
+import {
+  createPipelineBody,
+  jobOutputsBody,
+  listPipelineLogQuery,
+  pipelineEventJsonSchema,
+  pipelineJsonSchema,
+  stepParams,
+} from "@/lib/pipelines/schemas";
 import { putSecretBody, secretJsonSchema, secretParams } from "@/lib/secrets/schemas";
 import { authErrors, idParams, notFoundError } from "./common";
 
@@ -9,9 +16,15 @@ import { authErrors, idParams, notFoundError } from "./common";
 // the outputs a job's placement posts; the secrets tool calls reference by name.
 
 const unsatisfiableError = { 422: { description: "A job step can never run (unsatisfiable)", schema: errorBodySchema } } as const;
-const transitionError = { 409: { description: "Not allowed in the pipeline's or step's current state (invalid_transition)", schema: errorBodySchema } } as const;
-const staleError = { 409: { description: "The placement is no longer current or has ended (stale_report); nothing was stored", schema: errorBodySchema } } as const;
-const tooLargeError = { 413: { description: "Outputs larger than PIPELINE_OUTPUT_MAX_BYTES (payload_too_large)", schema: errorBodySchema } } as const;
+const transitionError = {
+  409: { description: "Not allowed in the pipeline's or step's current state (invalid_transition)", schema: errorBodySchema },
+} as const;
+const staleError = {
+  409: { description: "The placement is no longer current or has ended (stale_report); nothing was stored", schema: errorBodySchema },
+} as const;
+const tooLargeError = {
+  413: { description: "Outputs larger than PIPELINE_OUTPUT_MAX_BYTES (payload_too_large)", schema: errorBodySchema },
+} as const;
 const pipelineReply = z.object({ pipeline: pipelineJsonSchema });
 const pipelineLogSchema = z.array(pipelineEventJsonSchema);
 
@@ -46,7 +59,11 @@ export const getPipeline = defineContract({
   tags: ["Pipelines"],
   access: ["operator", "tenant"],
   params: idParams,
-  responses: { 200: { description: "The pipeline", schema: z.object({ pipeline: pipelineJsonSchema, log: pipelineLogSchema }) }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "The pipeline", schema: z.object({ pipeline: pipelineJsonSchema, log: pipelineLogSchema }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const getPipelineLog = defineContract({
@@ -59,7 +76,11 @@ export const getPipelineLog = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   query: listPipelineLogQuery,
-  responses: { 200: { description: "Log entries", schema: z.object({ data: pipelineLogSchema, next_after: z.string().nullable() }) }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "Log entries", schema: z.object({ data: pipelineLogSchema, next_after: z.string().nullable() }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const getPipelineOutputs = defineContract({
@@ -71,7 +92,21 @@ export const getPipelineOutputs = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   responses: {
-    200: { description: "Outputs, oldest first", schema: z.object({ data: z.array(z.object({ step: z.string(), iteration: z.number(), output: z.unknown(), bytes: z.number(), source: z.string(), created_at: z.string() })) }) },
+    200: {
+      description: "Outputs, oldest first",
+      schema: z.object({
+        data: z.array(
+          z.object({
+            step: z.string(),
+            iteration: z.number(),
+            output: z.unknown(),
+            bytes: z.number(),
+            source: z.string(),
+            created_at: z.string(),
+          }),
+        ),
+      }),
+    },
     ...authErrors,
     ...notFoundError,
   },
@@ -112,7 +147,13 @@ export const postJobOutputs = defineContract({
   body: jobOutputsBody,
   bodyLimitBytes: 1024 * 1024 + 4096,
   rateLimitPerMinute: 600,
-  responses: { 200: { description: "Stored", schema: z.object({ job_id: z.string(), attempt: z.number(), bytes: z.number() }) }, ...authErrors, ...notFoundError, ...staleError, ...tooLargeError },
+  responses: {
+    200: { description: "Stored", schema: z.object({ job_id: z.string(), attempt: z.number(), bytes: z.number() }) },
+    ...authErrors,
+    ...notFoundError,
+    ...staleError,
+    ...tooLargeError,
+  },
 });
 
 export const listJobOutputs = defineContract({
@@ -124,7 +165,12 @@ export const listJobOutputs = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   responses: {
-    200: { description: "Outputs, newest attempt first", schema: z.object({ data: z.array(z.object({ attempt: z.number(), outputs: z.unknown(), bytes: z.number(), posted_at: z.string() })) }) },
+    200: {
+      description: "Outputs, newest attempt first",
+      schema: z.object({
+        data: z.array(z.object({ attempt: z.number(), outputs: z.unknown(), bytes: z.number(), posted_at: z.string() })),
+      }),
+    },
     ...authErrors,
     ...notFoundError,
   },
@@ -152,7 +198,11 @@ export const putSecret = defineContract({
   body: putSecretBody,
   bodyLimitBytes: 16 * 1024,
   rateLimitPerMinute: 120,
-  responses: { 200: { description: "Replaced", schema: z.object({ secret: secretJsonSchema }) }, 201: { description: "Created", schema: z.object({ secret: secretJsonSchema }) }, ...authErrors },
+  responses: {
+    200: { description: "Replaced", schema: z.object({ secret: secretJsonSchema }) },
+    201: { description: "Created", schema: z.object({ secret: secretJsonSchema }) },
+    ...authErrors,
+  },
 });
 
 export const deleteSecret = defineContract({

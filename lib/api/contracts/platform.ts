@@ -43,10 +43,14 @@ export const exportAuditLog = defineContract({
   operationId: "exportAuditLog",
   method: "GET",
   path: "/api/audit-log/export",
-  summary: "Audit entries matching the console's filters (search, action, actor kind, target type, from/to) as CSV with actor and target names, up to 10,000 rows",
+  summary:
+    "Audit entries matching the console's filters (search, action, actor kind, target type, from/to) as CSV with actor and target names, up to 10,000 rows",
   tags: ["Platform"],
   access: ["operator", "tenant"],
   tenantRole: "tenant_admin",
   query: auditListParams,
-  responses: { 200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" }, ...authErrors },
+  responses: {
+    200: { description: "The rows as CSV (RFC 4180), a header line first", schema: z.string(), mediaType: "text/csv" },
+    ...authErrors,
+  },
 });

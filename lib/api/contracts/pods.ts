@@ -7,7 +7,9 @@ import { authErrors, conflictError, idParams, listOf, notFoundError } from "./co
 // Interactive GPU pods (API.md, "Workload access").
 
 const podReply = z.object({ pod: podJsonSchema });
-const transitionError = { 409: { description: "The pod's state does not allow it (invalid_transition)", schema: errorBodySchema } } as const;
+const transitionError = {
+  409: { description: "The pod's state does not allow it (invalid_transition)", schema: errorBodySchema },
+} as const;
 
 export const createPod = defineContract({
   operationId: "createPod",
@@ -58,7 +60,12 @@ export const stopPod = defineContract({
   tags: ["Pods"],
   access: ["operator", "tenant"],
   params: idParams,
-  responses: { 200: { description: "Stopping (or stopped, if it was not placed yet)", schema: podReply }, ...authErrors, ...notFoundError, ...transitionError },
+  responses: {
+    200: { description: "Stopping (or stopped, if it was not placed yet)", schema: podReply },
+    ...authErrors,
+    ...notFoundError,
+    ...transitionError,
+  },
 });
 
 export const startPod = defineContract({
@@ -111,6 +118,9 @@ export const reportPodStatus = defineContract({
     202: { description: "Applied", schema: z.object({ accepted: z.boolean() }) },
     ...authErrors,
     ...notFoundError,
-    409: { description: "The report names a placement that is no longer current (stale_report); nothing was changed", schema: errorBodySchema },
+    409: {
+      description: "The report names a placement that is no longer current (stale_report); nothing was changed",
+      schema: errorBodySchema,
+    },
   },
 });

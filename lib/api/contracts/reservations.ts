@@ -13,8 +13,19 @@ import {
 import { authErrors, idParams, listOf, notFoundError } from "./common";
 
 const reservationReply = z.object({ reservation: reservationJsonSchema });
-const noCapacityError = { 409: { description: "The window cannot be served (no_capacity): details say what is free and the earliest window that fits; or not allowed in its current state (invalid_transition)", schema: errorBodySchema } } as const;
-const impossibleError = { 422: { description: "It can never be served: more nodes than a cluster has of the type, or more GPUs than the quota (unsatisfiable)", schema: errorBodySchema } } as const;
+const noCapacityError = {
+  409: {
+    description:
+      "The window cannot be served (no_capacity): details say what is free and the earliest window that fits; or not allowed in its current state (invalid_transition)",
+    schema: errorBodySchema,
+  },
+} as const;
+const impossibleError = {
+  422: {
+    description: "It can never be served: more nodes than a cluster has of the type, or more GPUs than the quota (unsatisfiable)",
+    schema: errorBodySchema,
+  },
+} as const;
 
 export const createReservation = defineContract({
   operationId: "createReservation",
@@ -63,7 +74,13 @@ export const extendReservation = defineContract({
   tenantRole: "tenant_admin",
   params: idParams,
   body: extendReservationBody,
-  responses: { 200: { description: "Extended", schema: reservationReply }, ...authErrors, ...notFoundError, ...noCapacityError, ...impossibleError },
+  responses: {
+    200: { description: "Extended", schema: reservationReply },
+    ...authErrors,
+    ...notFoundError,
+    ...noCapacityError,
+    ...impossibleError,
+  },
 });
 
 export const endReservation = defineContract({
@@ -71,12 +88,18 @@ export const endReservation = defineContract({
   method: "DELETE",
   path: "/api/reservations/{id}",
   summary: "Cancel a reservation before its start, or release it early",
-  description: "Work inside it stops: jobs that named it are cancelled, other work of the tenant goes back to the queue. Billing stops at the release; a cancellation bills nothing.",
+  description:
+    "Work inside it stops: jobs that named it are cancelled, other work of the tenant goes back to the queue. Billing stops at the release; a cancellation bills nothing.",
   tags: ["Reservations"],
   access: ["operator", "tenant"],
   tenantRole: "tenant_admin",
   params: idParams,
-  responses: { 200: { description: "Cancelled or released", schema: reservationReply }, ...authErrors, ...notFoundError, 409: { description: "Already ended (invalid_transition)", schema: errorBodySchema } },
+  responses: {
+    200: { description: "Cancelled or released", schema: reservationReply },
+    ...authErrors,
+    ...notFoundError,
+    409: { description: "Already ended (invalid_transition)", schema: errorBodySchema },
+  },
 });
 
 export const listReservationEvents = defineContract({
@@ -87,7 +110,11 @@ export const listReservationEvents = defineContract({
   tags: ["Reservations"],
   access: ["operator", "tenant"],
   params: idParams,
-  responses: { 200: { description: "Events, oldest first", schema: z.object({ data: z.array(reservationEventJsonSchema) }) }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "Events, oldest first", schema: z.object({ data: z.array(reservationEventJsonSchema) }) },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const getCapacity = defineContract({
@@ -95,7 +122,8 @@ export const getCapacity = defineContract({
   method: "GET",
   path: "/api/capacity",
   summary: "Free whole nodes and GPUs per cluster, pod and rack for a window",
-  description: "Takes reservations, running work with declared durations (work without one blocks every window) and unhealthy hardware into account.",
+  description:
+    "Takes reservations, running work with declared durations (work without one blocks every window) and unhealthy hardware into account.",
   tags: ["Reservations"],
   access: ["operator", "tenant"],
   query: capacityQuery,

@@ -38,7 +38,10 @@ export const getTenant = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   responses: {
-    200: { description: "The tenant, with GPUs held now and its prepaid balance", schema: z.object({ tenant: tenantJsonSchema.extend({ gpu_in_use: z.number().int(), balance_cents: z.number().int() }) }) },
+    200: {
+      description: "The tenant, with GPUs held now and its prepaid balance",
+      schema: z.object({ tenant: tenantJsonSchema.extend({ gpu_in_use: z.number().int(), balance_cents: z.number().int() }) }),
+    },
     ...authErrors,
     ...notFoundError,
   },

@@ -1,25 +1,39 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
-import { appendLogsBody, appendLogsReply, jobLogsReply, readLogsQuery, readReplicaLogsQuery, replicaLogsReply } from "@/lib/workload-logs/schemas";
+import {
+  appendLogsBody,
+  appendLogsReply,
+  jobLogsReply,
+  readLogsQuery,
+  readReplicaLogsQuery,
+  replicaLogsReply,
+} from "@/lib/workload-logs/schemas";
 import { authErrors, idParams, notFoundError } from "./common";
 
 // What tenants see of their running work, and what agents send of it: workload logs and the GPU
 // telemetry of the GPUs the work held.
 
 const staleError = {
-  409: { description: "The report names a placement that is no longer current (stale_report); nothing was stored", schema: errorBodySchema },
+  409: {
+    description: "The report names a placement that is no longer current (stale_report); nothing was stored",
+    schema: errorBodySchema,
+  },
 } as const;
 const payloadError = { 413: { description: "A body over 1 MiB", schema: errorBodySchema } } as const;
 
 const isoTime = z.iso.datetime({ offset: true, message: "Must be an ISO-8601 time" });
-const telemetryQuery = z
-  .strictObject({ from: isoTime.optional(), to: isoTime.optional() })
-  .superRefine((q, ctx) => {
-    if (q.from && q.to && !(new Date(q.to) > new Date(q.from))) ctx.addIssue({ code: "custom", path: ["to"], message: "Must be after from" });
-  });
+const telemetryQuery = z.strictObject({ from: isoTime.optional(), to: isoTime.optional() }).superRefine((q, ctx) => {
+  if (q.from && q.to && !(new Date(q.to) > new Date(q.from))) ctx.addIssue({ code: "custom", path: ["to"], message: "Must be after from" });
+});
 
-const point = z.object({ t: z.string(), utilization_avg: z.number(), memory_used_avg_mb: z.number(), temperature_avg_c: z.number(), power_avg_w: z.number() });
+const point = z.object({
+  t: z.string(),
+  utilization_avg: z.number(),
+  memory_used_avg_mb: z.number(),
+  temperature_avg_c: z.number(),
+  power_avg_w: z.number(),
+});
 const telemetryReply = (holder: "attempt" | "replica_id") =>
   z.object({
     from: z.string(),
@@ -52,7 +66,13 @@ export const appendJobLogs = defineContract({
   body: appendLogsBody,
   bodyLimitBytes: 1024 * 1024,
   rateLimitPerMinute: 12_000,
-  responses: { 202: { description: "Acknowledged", schema: appendLogsReply }, ...authErrors, ...notFoundError, ...staleError, ...payloadError },
+  responses: {
+    202: { description: "Acknowledged", schema: appendLogsReply },
+    ...authErrors,
+    ...notFoundError,
+    ...staleError,
+    ...payloadError,
+  },
 });
 
 export const readJobLogs = defineContract({
@@ -95,7 +115,13 @@ export const appendReplicaLogs = defineContract({
   body: appendLogsBody,
   bodyLimitBytes: 1024 * 1024,
   rateLimitPerMinute: 12_000,
-  responses: { 202: { description: "Acknowledged", schema: appendLogsReply }, ...authErrors, ...notFoundError, ...staleError, ...payloadError },
+  responses: {
+    202: { description: "Acknowledged", schema: appendLogsReply },
+    ...authErrors,
+    ...notFoundError,
+    ...staleError,
+    ...payloadError,
+  },
 });
 
 export const readReplicaLogs = defineContract({
@@ -120,7 +146,11 @@ export const endpointGpuMetrics = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   query: telemetryQuery,
-  responses: { 200: { description: "One series per GPU and replica", schema: telemetryReply("replica_id") }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "One series per GPU and replica", schema: telemetryReply("replica_id") },
+    ...authErrors,
+    ...notFoundError,
+  },
 });
 
 export const appendPodLogs = defineContract({
@@ -128,14 +158,21 @@ export const appendPodLogs = defineContract({
   method: "POST",
   path: "/api/pods/{id}/logs",
   summary: "Ship a pod container's stdout/stderr chunks (the agent of the node it runs on)",
-  description: "Fenced: the attempt and fence of the pod's latest placement. Each (placement, seq) is stored once; a placement's log stops at WORKLOAD_LOG_MAX_BYTES with a marker.",
+  description:
+    "Fenced: the attempt and fence of the pod's latest placement. Each (placement, seq) is stored once; a placement's log stops at WORKLOAD_LOG_MAX_BYTES with a marker.",
   tags: ["Pods"],
   access: ["agent"],
   params: idParams,
   body: appendLogsBody,
   bodyLimitBytes: 1024 * 1024,
   rateLimitPerMinute: 12_000,
-  responses: { 202: { description: "Acknowledged", schema: appendLogsReply }, ...authErrors, ...notFoundError, ...staleError, ...payloadError },
+  responses: {
+    202: { description: "Acknowledged", schema: appendLogsReply },
+    ...authErrors,
+    ...notFoundError,
+    ...staleError,
+    ...payloadError,
+  },
 });
 
 export const readPodLogs = defineContract({
@@ -160,5 +197,9 @@ export const podGpuMetrics = defineContract({
   access: ["operator", "tenant"],
   params: idParams,
   query: telemetryQuery,
-  responses: { 200: { description: "One series per GPU and placement", schema: telemetryReply("attempt") }, ...authErrors, ...notFoundError },
+  responses: {
+    200: { description: "One series per GPU and placement", schema: telemetryReply("attempt") },
+    ...authErrors,
+    ...notFoundError,
+  },
 });

@@ -3,7 +3,13 @@ import type { Json } from "../expressions";
 // What one tool-call attempt came to, and whether another attempt may help. Pure.
 
 export type CallResult =
-  | { ok: true; output: { status: number; headers: Record<string, string>; body: Json }; bytes: number; durationMs: number; httpStatus: number }
+  | {
+      ok: true;
+      output: { status: number; headers: Record<string, string>; body: Json };
+      bytes: number;
+      durationMs: number;
+      httpStatus: number;
+    }
   | { ok: false; error: string; retryable: boolean; durationMs: number; httpStatus?: number };
 
 /** Statuses worth another try unless the step names its own: the server may answer next time. */
@@ -14,7 +20,12 @@ function statusRetries(status: number, onStatus: readonly number[] | null | unde
 }
 
 /** Reads a response body within the output limit, as JSON when it says so, else as text. */
-export async function readResponse(res: Response, maxBytes: number, started: number, onStatus: readonly number[] | null | undefined): Promise<CallResult> {
+export async function readResponse(
+  res: Response,
+  maxBytes: number,
+  started: number,
+  onStatus: readonly number[] | null | undefined,
+): Promise<CallResult> {
   const durationMs = () => Date.now() - started;
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -26,7 +37,13 @@ export async function readResponse(res: Response, maxBytes: number, started: num
       size += value.byteLength;
       if (size > maxBytes) {
         await reader.cancel().catch(() => {});
-        return { ok: false, error: `the response is larger than the output limit of ${maxBytes} bytes`, retryable: false, durationMs: durationMs(), httpStatus: res.status };
+        return {
+          ok: false,
+          error: `the response is larger than the output limit of ${maxBytes} bytes`,
+          retryable: false,
+          durationMs: durationMs(),
+          httpStatus: res.status,
+        };
       }
       chunks.push(value);
     }
@@ -43,7 +60,13 @@ export async function readResponse(res: Response, maxBytes: number, started: num
   }
   if (res.status < 200 || res.status >= 300) {
     const snippet = (typeof body === "string" ? body : JSON.stringify(body)).slice(0, 300);
-    return { ok: false, error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ""}`, retryable: statusRetries(res.status, onStatus), durationMs: durationMs(), httpStatus: res.status };
+    return {
+      ok: false,
+      error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ""}`,
+      retryable: statusRetries(res.status, onStatus),
+      durationMs: durationMs(),
+      httpStatus: res.status,
+    };
   }
   const headers: Record<string, string> = type ? { "content-type": type } : {};
   const output = { status: res.status, headers, body };
@@ -54,6 +77,8 @@ export async function readResponse(res: Response, maxBytes: number, started: num
 export function failedCall(e: unknown, timeoutS: number, started: number): CallResult {
   const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   const timedOut = err.name === "TimeoutError" || err.name === "AbortError";
-  const why = timedOut ? `no response within ${timeoutS} s` : `request failed: ${err.cause?.code ?? err.cause?.message ?? err.message ?? String(e)}`;
+  const why = timedOut
+    ? `no response within ${timeoutS} s`
+    : `request failed: ${err.cause?.code ?? err.cause?.message ?? err.message ?? String(e)}`;
   return { ok: false, error: why, retryable: true, durationMs: Date.now() - started };
 }

@@ -38,7 +38,14 @@ export const gatewayTransport: InferenceTransport = {
     const body = Buffer.from(hasBody ? JSON.stringify(req.body ?? {}) : "");
     let upstream;
     try {
-      upstream = await g.forward(adm, { method: req.method, path: req.path.startsWith("/") ? req.path : `/${req.path}`, headers: hasBody ? { "content-type": "application/json" } : {}, body, clientAddress: "pipeline", proto: "http" });
+      upstream = await g.forward(adm, {
+        method: req.method,
+        path: req.path.startsWith("/") ? req.path : `/${req.path}`,
+        headers: hasBody ? { "content-type": "application/json" } : {},
+        body,
+        clientAddress: "pipeline",
+        proto: "http",
+      });
     } catch (e) {
       if (!isAppError(e)) throw e;
       g.recordRefusal(adm, e);

@@ -16,6 +16,7 @@ export function redactText(text: string, secrets: Record<string, string>): strin
 export function redactJson(value: Json, secrets: Record<string, string>): Json {
   if (typeof value === "string") return redactText(value, secrets);
   if (Array.isArray(value)) return value.map((v) => redactJson(v, secrets));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactText(k, secrets), redactJson(v, secrets)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactText(k, secrets), redactJson(v, secrets)]));
   return value;
 }

@@ -41,9 +41,17 @@ const direct: DurableStep = { run: (_id, fn) => fn() };
 export async function runDueToolCalls(opts: ToolCallOptions = {}) {
   const step = opts.step ?? direct;
   const claimed = await step.run("claim-due-calls", () => claimDueCalls(opts.limit ?? 20));
-  const outcomes = await Promise.all(claimed.map((c) => step.run(`call-${c.id}-${c.call_attempt}-${c.call_fence.slice(0, 8)}`, () => callAndRecord(c, opts))));
+  const outcomes = await Promise.all(
+    claimed.map((c) => step.run(`call-${c.id}-${c.call_attempt}-${c.call_fence.slice(0, 8)}`, () => callAndRecord(c, opts))),
+  );
   const count = (o: string) => outcomes.filter((x) => x === o).length;
-  return { claimed: claimed.length, completed: count("completed"), failed: count("failed"), retried: count("retried"), discarded: count("discarded") };
+  return {
+    claimed: claimed.length,
+    completed: count("completed"),
+    failed: count("failed"),
+    retried: count("retried"),
+    discarded: count("discarded"),
+  };
 }
 
 async function claimDueCalls(limit: number): Promise<Claimed[]> {
@@ -70,13 +78,27 @@ async function makeCall(c: Claimed, request: Record<string, Json>, opts: ToolCal
       }
       const allowed = opts.allowedHosts ?? env().TOOL_CALL_ALLOWED_HOSTS;
       if ((url.protocol !== "http:" && url.protocol !== "https:") || !hostAllowed(url, allowed)) {
-        return { ok: false, error: `request.url: ${url.host} is not on the operator's allow-list for tool calls`, retryable: false, durationMs: 0 };
+        return {
+          ok: false,
+          error: `request.url: ${url.host} is not on the operator's allow-list for tool calls`,
+          retryable: false,
+          durationMs: 0,
+        };
       }
       const method = text(request.method ?? "GET");
       const hasBody = request.body !== undefined && method !== "GET";
-      const headers = { ...(hasBody ? { "content-type": "application/json" } : {}), ...(request.headers as Record<string, string> | undefined) };
+      const headers = {
+        ...(hasBody ? { "content-type": "application/json" } : {}),
+        ...(request.headers as Record<string, string> | undefined),
+      };
       // redirects are answers, not instructions: following one could leave the allow-list
-      const res = await fetch(url, { method, headers, body: hasBody ? JSON.stringify(request.body) : undefined, redirect: "manual", signal });
+      const res = await fetch(url, {
+        method,
+        headers,
+        body: hasBody ? JSON.stringify(request.body) : undefined,
+        redirect: "manual",
+        signal,
+      });
       return await readResponse(res, maxBytes, started, c.retry_on);
     }
     const res = await (opts.transport ?? gatewayTransport).send({
@@ -109,9 +131,19 @@ async function callAndRecord(c: Claimed, opts: ToolCallOptions): Promise<"comple
   return record(c, result, secrets);
 }
 
-async function record(c: Claimed, r: CallResult, secrets: Record<string, string>): Promise<"completed" | "failed" | "retried" | "discarded"> {
+async function record(
+  c: Claimed,
+  r: CallResult,
+  secrets: Record<string, string>,
+): Promise<"completed" | "failed" | "retried" | "discarded"> {
   const error = r.ok ? null : redactText(r.error, secrets);
-  const details = { attempt: c.call_attempt, status: r.httpStatus ?? null, duration_ms: r.durationMs, ok: r.ok, ...(r.ok ? { bytes: r.bytes } : { error }) };
+  const details = {
+    attempt: c.call_attempt,
+    status: r.httpStatus ?? null,
+    duration_ms: r.durationMs,
+    ok: r.ok,
+    ...(r.ok ? { bytes: r.bytes } : { error }),
+  };
   const label = `${c.kind === "http" ? "http" : "inference"} call, attempt ${c.call_attempt}`;
   const { outcome, started } = await db().$transaction(async (tx) => {
     await run(tx, LOCK_PIPELINE_FOR_RESULT, [c.pipeline_id]);
@@ -119,27 +151,75 @@ async function record(c: Claimed, r: CallResult, secrets: Record<string, string>
     const cur = await run(tx, LOCK_CALL_STEP, [c.call_fence, c.id]);
     const none = { submitted: 0, calls: 0 };
     if (!cur[0]?.ok) {
-      await logEvents(tx, c.pipeline_id, [{ step: c.name, kind: "tool_call", iteration: c.iteration, message: `${label}: result discarded, the step is no longer waiting for it`, details: { ...details, discarded: true } }]);
+      await logEvents(tx, c.pipeline_id, [
+        {
+          step: c.name,
+          kind: "tool_call",
+          iteration: c.iteration,
+          message: `${label}: result discarded, the step is no longer waiting for it`,
+          details: { ...details, discarded: true },
+        },
+      ]);
       return { outcome: "discarded" as const, started: none };
     }
-    await logEvents(tx, c.pipeline_id, [{ step: c.name, kind: "tool_call", iteration: c.iteration, message: `${label}: ${r.ok ? `HTTP ${r.httpStatus}` : error} in ${r.durationMs} ms`, details }]);
+    await logEvents(tx, c.pipeline_id, [
+      {
+        step: c.name,
+        kind: "tool_call",
+        iteration: c.iteration,
+        message: `${label}: ${r.ok ? `HTTP ${r.httpStatus}` : error} in ${r.durationMs} ms`,
+        details,
+      },
+    ]);
     if (r.ok) {
       const output = redactJson(r.output as Json, secrets);
       await run(tx, RECORD_CALL_OUTPUT, [c.pipeline_id, c.name, c.iteration, JSON.stringify(output), r.bytes, c.kind]);
-      await logEvents(tx, c.pipeline_id, [{ step: c.name, kind: "output", iteration: c.iteration, message: `output of ${r.bytes} B from the ${c.kind} call`, details: { bytes: r.bytes, source: c.kind } }]);
-      return { outcome: "completed" as const, started: await advanceInTx(tx, c.pipeline_id, { outcomes: { [c.name]: { outcome: "completed" } } }) };
+      await logEvents(tx, c.pipeline_id, [
+        {
+          step: c.name,
+          kind: "output",
+          iteration: c.iteration,
+          message: `output of ${r.bytes} B from the ${c.kind} call`,
+          details: { bytes: r.bytes, source: c.kind },
+        },
+      ]);
+      return {
+        outcome: "completed" as const,
+        started: await advanceInTx(tx, c.pipeline_id, { outcomes: { [c.name]: { outcome: "completed" } } }),
+      };
     }
     if (r.retryable && c.call_attempt <= c.max_retries) {
-      const wait = backoffSeconds(c.call_attempt, { backoff_s: c.retry_backoff_s, backoff_factor: c.retry_backoff_factor, max_backoff_s: c.retry_backoff_max_s });
+      const wait = backoffSeconds(c.call_attempt, {
+        backoff_s: c.retry_backoff_s,
+        backoff_factor: c.retry_backoff_factor,
+        max_backoff_s: c.retry_backoff_max_s,
+      });
       await tx.pipelineStep.update({
         where: { id: c.id },
-        data: { callAttempt: c.call_attempt + 1, callFence: randomUUID(), callDueAt: new Date(Date.now() + wait * 1000), callLeaseUntil: null, error },
+        data: {
+          callAttempt: c.call_attempt + 1,
+          callFence: randomUUID(),
+          callDueAt: new Date(Date.now() + wait * 1000),
+          callLeaseUntil: null,
+          error,
+        },
       });
-      await logEvents(tx, c.pipeline_id, [{ step: c.name, kind: "retry", iteration: c.iteration, message: `retry ${c.call_attempt} of ${c.max_retries} in ${wait} s`, details: { attempt: c.call_attempt + 1, backoff_s: wait } }]);
+      await logEvents(tx, c.pipeline_id, [
+        {
+          step: c.name,
+          kind: "retry",
+          iteration: c.iteration,
+          message: `retry ${c.call_attempt} of ${c.max_retries} in ${wait} s`,
+          details: { attempt: c.call_attempt + 1, backoff_s: wait },
+        },
+      ]);
       return { outcome: "retried" as const, started: none };
     }
     const why = r.retryable ? `${error} (retries spent)` : error!;
-    return { outcome: "failed" as const, started: await advanceInTx(tx, c.pipeline_id, { outcomes: { [c.name]: { outcome: "failed", error: why } } }) };
+    return {
+      outcome: "failed" as const,
+      started: await advanceInTx(tx, c.pipeline_id, { outcomes: { [c.name]: { outcome: "failed", error: why } } }),
+    };
   });
   await wake(started);
   return outcome;

@@ -26,24 +26,58 @@ export default page({ plane: "operator", path: "/admin/analytics" }, async ({ se
       </div>
       <Card className="mt-6">
         <CardHeader title={`Views and visitors, ${describeRange(range)}`} description={`Per ${describeStep(range.stepS)} step, UTC`} />
-        <div className="p-5" data-testid="views-chart" data-step={range.stepS}>{a.views === 0 ? <EmptyState title="No page views in this range">Views of the public pages are recorded as visitors arrive.</EmptyState> : <SiteViewsChart rows={a.series} />}</div>
+        <div className="p-5" data-testid="views-chart" data-step={range.stepS}>
+          {a.views === 0 ? (
+            <EmptyState title="No page views in this range">Views of the public pages are recorded as visitors arrive.</EmptyState>
+          ) : (
+            <SiteViewsChart rows={a.series} />
+          )}
+        </div>
       </Card>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>
           <CardHeader title="Top pages" />
-          {a.top_pages.length === 0 ? <EmptyState title="No pages viewed yet" /> : (
+          {a.top_pages.length === 0 ? (
+            <EmptyState title="No pages viewed yet" />
+          ) : (
             <Table caption="Top pages">
-              <thead className="bg-slate-50"><tr><Th>Page</Th><Th className="text-right">Views</Th></tr></thead>
-              <tbody className="divide-y divide-slate-100">{a.top_pages.map((p) => <tr key={p.path}><Td className="font-mono text-xs">{p.path}</Td><Td className="text-right tabular-nums">{p.views}</Td></tr>)}</tbody>
+              <thead className="bg-slate-50">
+                <tr>
+                  <Th>Page</Th>
+                  <Th className="text-right">Views</Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {a.top_pages.map((p) => (
+                  <tr key={p.path}>
+                    <Td className="font-mono text-xs">{p.path}</Td>
+                    <Td className="text-right tabular-nums">{p.views}</Td>
+                  </tr>
+                ))}
+              </tbody>
             </Table>
           )}
         </Card>
         <Card>
           <CardHeader title="Referrers" />
-          {a.referrers.length === 0 ? <EmptyState title="No referrers yet" /> : (
+          {a.referrers.length === 0 ? (
+            <EmptyState title="No referrers yet" />
+          ) : (
             <Table caption="Referrers">
-              <thead className="bg-slate-50"><tr><Th>Source</Th><Th className="text-right">Views</Th></tr></thead>
-              <tbody className="divide-y divide-slate-100">{a.referrers.map((r) => <tr key={r.host}><Td>{r.host}</Td><Td className="text-right tabular-nums">{r.views}</Td></tr>)}</tbody>
+              <thead className="bg-slate-50">
+                <tr>
+                  <Th>Source</Th>
+                  <Th className="text-right">Views</Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {a.referrers.map((r) => (
+                  <tr key={r.host}>
+                    <Td>{r.host}</Td>
+                    <Td className="text-right tabular-nums">{r.views}</Td>
+                  </tr>
+                ))}
+              </tbody>
             </Table>
           )}
         </Card>

@@ -41,7 +41,18 @@ export default page({ plane: "operator", path: "/admin/api-keys" }, async ({ pri
       <Card>
         <CardHeader
           title={inactive ? "Revoked and expired keys" : "Keys in use"}
-          actions={<FilterTabs label="Which keys" base="/admin/api-keys" param="show" current={inactive ? "inactive" : undefined} options={[["", `In use (${split.live.length})`], ["inactive", `Revoked and expired (${split.inactive.length})`]]} />}
+          actions={
+            <FilterTabs
+              label="Which keys"
+              base="/admin/api-keys"
+              param="show"
+              current={inactive ? "inactive" : undefined}
+              options={[
+                ["", `In use (${split.live.length})`],
+                ["inactive", `Revoked and expired (${split.inactive.length})`],
+              ]}
+            />
+          }
         />
         <form method="get" className="mb-4 flex items-end gap-2 text-sm" aria-label="Filter keys by creator">
           {inactive ? <input type="hidden" name="show" value="inactive" /> : null}
@@ -49,10 +60,17 @@ export default page({ plane: "operator", path: "/admin/api-keys" }, async ({ pri
             <span className="text-slate-600">Created by</span>
             <select name="created_by" defaultValue={creator ?? ""} className="rounded-md border border-slate-300 px-2 py-1.5">
               <option value="">anyone</option>
-              {users.data.map((u) => <option key={u.id} value={u.id}>{u.email}{u.disabledAt ? " (disabled)" : ""}</option>)}
+              {users.data.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.email}
+                  {u.disabledAt ? " (disabled)" : ""}
+                </option>
+              ))}
             </select>
           </label>
-          <button type="submit" className="rounded-md border border-slate-300 px-3 py-1.5 hover:bg-slate-50">Show</button>
+          <button type="submit" className="rounded-md border border-slate-300 px-3 py-1.5 hover:bg-slate-50">
+            Show
+          </button>
         </form>
         <ApiKeysTable keys={inactive ? split.inactive : split.live} revokeAction={revokeApiKeyAction} />
       </Card>

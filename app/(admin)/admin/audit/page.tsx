@@ -8,8 +8,27 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Audit log" };
 
-const AREAS: Array<[string, string]> = [["", "Anything"], ["tenant.", "Tenants"], ["user.", "Users"], ["api_key.", "API keys"], ["cluster.", "Clusters"], ["node.", "Nodes"], ["job.", "Jobs"], ["pipeline.", "Pipelines"], ["endpoint.", "Endpoints"], ["billing.", "Billing"], ["alert", "Alerts and silences"], ["settings.", "Settings"]];
-const ACTORS: Array<[string, string]> = [["", "Anyone"], ["operator", "Operators"], ["tenant", "Tenant users and keys"], ["agent", "Node agents"], ["system", "The platform"]];
+const AREAS: Array<[string, string]> = [
+  ["", "Anything"],
+  ["tenant.", "Tenants"],
+  ["user.", "Users"],
+  ["api_key.", "API keys"],
+  ["cluster.", "Clusters"],
+  ["node.", "Nodes"],
+  ["job.", "Jobs"],
+  ["pipeline.", "Pipelines"],
+  ["endpoint.", "Endpoints"],
+  ["billing.", "Billing"],
+  ["alert", "Alerts and silences"],
+  ["settings.", "Settings"],
+];
+const ACTORS: Array<[string, string]> = [
+  ["", "Anyone"],
+  ["operator", "Operators"],
+  ["tenant", "Tenant users and keys"],
+  ["agent", "Node agents"],
+  ["system", "The platform"],
+];
 
 export default page({ plane: "operator", path: "/admin/audit" }, async ({ principal: p, searchParams }) => {
   const q = readListParams(auditListParams, searchParams);
@@ -30,7 +49,10 @@ export default page({ plane: "operator", path: "/admin/audit" }, async ({ princi
             { name: "tenant_id", label: "Tenant", options: [["", "Any tenant"], ...tenants.map((t): [string, string] => [t.id, t.name])] },
           ]}
           dates="Date"
-          sort={[["newest", "Newest first"], ["oldest", "Oldest first"]]}
+          sort={[
+            ["newest", "Newest first"],
+            ["oldest", "Oldest first"],
+          ]}
           exportHref={listHref("/api/audit-log/export", { ...q, page: undefined, per_page: undefined })}
         />
         <AuditTable entries={toAuditViews(page.rows)} plane="admin" />

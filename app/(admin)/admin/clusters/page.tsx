@@ -12,7 +12,10 @@ export default page({ plane: "operator", path: "/admin/clusters" }, async () => 
   const clusters = await clusterOverview();
   return (
     <>
-      <PageHeader title="Clusters" description="Groups of GPU nodes managed together. Node agents register into a cluster with that cluster's agent key." />
+      <PageHeader
+        title="Clusters"
+        description="Groups of GPU nodes managed together. Node agents register into a cluster with that cluster's agent key."
+      />
       <Card className="mb-6">
         <CardHeader title="Register a cluster" />
         <CreateClusterForm action={createClusterAction} />
@@ -23,11 +26,25 @@ export default page({ plane: "operator", path: "/admin/clusters" }, async () => 
           <EmptyState title="No clusters yet">Register one above, then create an agent key for it under API keys.</EmptyState>
         ) : (
           <Table caption="Clusters">
-            <thead className="bg-slate-50"><tr><Th>Name</Th><Th>Region</Th><Th>Provider</Th><Th className="text-right">Nodes</Th><Th className="text-right">Offline</Th><Th className="text-right">GPUs</Th><Th className="text-right">Unhealthy</Th></tr></thead>
+            <thead className="bg-slate-50">
+              <tr>
+                <Th>Name</Th>
+                <Th>Region</Th>
+                <Th>Provider</Th>
+                <Th className="text-right">Nodes</Th>
+                <Th className="text-right">Offline</Th>
+                <Th className="text-right">GPUs</Th>
+                <Th className="text-right">Unhealthy</Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {clusters.map((c) => (
                 <tr key={c.id} className="hover:bg-slate-50">
-                  <Td><Link className="font-medium text-indigo-700 hover:underline" href={`/admin/clusters/${c.id}`}>{c.name}</Link></Td>
+                  <Td>
+                    <Link className="font-medium text-indigo-700 hover:underline" href={`/admin/clusters/${c.id}`}>
+                      {c.name}
+                    </Link>
+                  </Td>
                   <Td>{c.region ?? "—"}</Td>
                   <Td>{c.provider ?? "—"}</Td>
                   <Td className="text-right tabular-nums">{c.nodes}</Td>

@@ -18,27 +18,67 @@ export default page({ plane: "operator", path: "/admin/demo-requests" }, async (
   const page = await listDemoRequests(p, { limit: 50, status, cursor: sp.cursor }).catch(() => listDemoRequests(p, { limit: 50, status }));
   return (
     <>
-      <PageHeader title="Demo requests" description="Visitors who asked for a demo on the public site. Each one is also announced through the notification channels." />
+      <PageHeader
+        title="Demo requests"
+        description="Visitors who asked for a demo on the public site. Each one is also announced through the notification channels."
+      />
       <Card>
         <CardHeader
           title="Inbox"
           actions={
-            <FilterTabs label="Filter by status" base="/admin/demo-requests" current={status} options={[["", "All"], ["new", "New"], ["contacted", "Contacted"], ["closed", "Closed"]]} />
+            <FilterTabs
+              label="Filter by status"
+              base="/admin/demo-requests"
+              current={status}
+              options={[
+                ["", "All"],
+                ["new", "New"],
+                ["contacted", "Contacted"],
+                ["closed", "Closed"],
+              ]}
+            />
           }
         />
-        {page.data.length === 0 ? <EmptyState title="No demo requests">The “Request a demo” button on the public site lands here.</EmptyState> : (
+        {page.data.length === 0 ? (
+          <EmptyState title="No demo requests">The “Request a demo” button on the public site lands here.</EmptyState>
+        ) : (
           <Table caption="Demo requests">
-            <thead className="bg-slate-50"><tr><Th>Received</Th><Th>Who</Th><Th>Message</Th><Th>Status</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+            <thead className="bg-slate-50">
+              <tr>
+                <Th>Received</Th>
+                <Th>Who</Th>
+                <Th>Message</Th>
+                <Th>Status</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {page.data.map((r) => (
                 <tr key={r.id} className="align-top">
                   <Td>{formatDateTime(r.createdAt)}</Td>
-                  <Td wrap><p className="font-medium text-slate-900">{r.name}</p><a className="text-indigo-700 hover:underline" href={`mailto:${r.email}`}>{r.email}</a>{r.company ? <p className="text-xs text-slate-500">{r.company}</p> : null}</Td>
-                  <Td wrap className="max-w-md text-slate-600">{r.message ?? "—"}</Td>
-                  <Td><Badge tone={tones[r.status as keyof typeof tones] ?? "neutral"}>{r.status}</Badge>{r.handledBy ? <p className="mt-1 text-xs text-slate-500">by {r.handledBy}</p> : null}</Td>
+                  <Td wrap>
+                    <p className="font-medium text-slate-900">{r.name}</p>
+                    <a className="text-indigo-700 hover:underline" href={`mailto:${r.email}`}>
+                      {r.email}
+                    </a>
+                    {r.company ? <p className="text-xs text-slate-500">{r.company}</p> : null}
+                  </Td>
+                  <Td wrap className="max-w-md text-slate-600">
+                    {r.message ?? "—"}
+                  </Td>
+                  <Td>
+                    <Badge tone={tones[r.status as keyof typeof tones] ?? "neutral"}>{r.status}</Badge>
+                    {r.handledBy ? <p className="mt-1 text-xs text-slate-500">by {r.handledBy}</p> : null}
+                  </Td>
                   <Td className="space-x-2 text-right">
-                    {r.status === "new" ? <InlineAction action={updateDemoRequestAction} fields={{ id: r.id, status: "contacted" }} label="Mark contacted" /> : null}
-                    {r.status !== "closed" ? <InlineAction action={updateDemoRequestAction} fields={{ id: r.id, status: "closed" }} label="Close" /> : null}
+                    {r.status === "new" ? (
+                      <InlineAction action={updateDemoRequestAction} fields={{ id: r.id, status: "contacted" }} label="Mark contacted" />
+                    ) : null}
+                    {r.status !== "closed" ? (
+                      <InlineAction action={updateDemoRequestAction} fields={{ id: r.id, status: "closed" }} label="Close" />
+                    ) : null}
                   </Td>
                 </tr>
               ))}

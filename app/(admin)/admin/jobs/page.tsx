@@ -14,8 +14,24 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Queue" };
 
-const STATUS_OPTIONS: Array<[string, string]> = [["waiting", "Waiting (queued or blocked)"], ["running", "Running"], ["active", "Waiting or running"], ["queued", "Queued"], ["blocked", "Blocked"], ["completed", "Completed"], ["failed", "Failed"], ["cancelled", "Cancelled"], ["any", "Any status"]];
-const SORT_OPTIONS: Array<[string, string]> = [["queue", "Queue order (priority, then age)"], ["newest", "Newest first"], ["oldest", "Oldest first"], ["gpus", "Most GPUs"], ["name", "Name"]];
+const STATUS_OPTIONS: Array<[string, string]> = [
+  ["waiting", "Waiting (queued or blocked)"],
+  ["running", "Running"],
+  ["active", "Waiting or running"],
+  ["queued", "Queued"],
+  ["blocked", "Blocked"],
+  ["completed", "Completed"],
+  ["failed", "Failed"],
+  ["cancelled", "Cancelled"],
+  ["any", "Any status"],
+];
+const SORT_OPTIONS: Array<[string, string]> = [
+  ["queue", "Queue order (priority, then age)"],
+  ["newest", "Newest first"],
+  ["oldest", "Oldest first"],
+  ["gpus", "Most GPUs"],
+  ["name", "Name"],
+];
 
 export default page({ plane: "operator", path: "/admin/jobs" }, async ({ principal: p, searchParams: sp }) => {
   // the queue opens on what waits, in scheduling order; "any status" is an explicit choice
@@ -27,14 +43,25 @@ export default page({ plane: "operator", path: "/admin/jobs" }, async ({ princip
   const exportHref = listHref("/api/jobs/export", { ...q, page: undefined, per_page: undefined });
   return (
     <>
-      <PageHeader title="Queue" description="Every tenant's work: what waits in scheduling order and why, what runs where. Filter, reorder waiting jobs, cancel, export." actions={<AutoRefresh seconds={10} />} />
+      <PageHeader
+        title="Queue"
+        description="Every tenant's work: what waits in scheduling order and why, what runs where. Filter, reorder waiting jobs, cancel, export."
+        actions={<AutoRefresh seconds={10} />}
+      />
       <div className="grid gap-4 sm:grid-cols-3">
-        <Link href="/admin/jobs?status=waiting" className="rounded-lg focus-visible:outline-2 focus-visible:outline-indigo-600"><Stat label="Waiting" value={counts.queued + counts.blocked} hint={`${counts.blocked} blocked (quota or billing)`} /></Link>
-        <Link href="/admin/jobs?status=running&sort=newest" className="rounded-lg focus-visible:outline-2 focus-visible:outline-indigo-600"><Stat label="Running" value={counts.running} /></Link>
+        <Link href="/admin/jobs?status=waiting" className="rounded-lg focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <Stat label="Waiting" value={counts.queued + counts.blocked} hint={`${counts.blocked} blocked (quota or billing)`} />
+        </Link>
+        <Link href="/admin/jobs?status=running&sort=newest" className="rounded-lg focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <Stat label="Running" value={counts.running} />
+        </Link>
         <Stat label="Matching this view" value={page.total.toLocaleString("en-US")} />
       </div>
       <Card className="mt-6">
-        <CardHeader title="Jobs" description="Priority 1 runs first; within a priority, fair share between tenants, then age. Changing a waiting job's priority is recorded in the audit log and the job's timeline." />
+        <CardHeader
+          title="Jobs"
+          description="Priority 1 runs first; within a priority, fair share between tenants, then age. Changing a waiting job's priority is recorded in the audit log and the job's timeline."
+        />
         <ListToolbar
           label="Filter jobs"
           base="/admin/jobs"
@@ -49,7 +76,12 @@ export default page({ plane: "operator", path: "/admin/jobs" }, async ({ princip
           sort={SORT_OPTIONS}
           exportHref={exportHref}
         />
-        <JobsTable plane="admin" jobs={toJobItems(page.rows, (j) => mayCancelJob(p, j))} cancelAction={cancelJobAction} priorityAction={changeJobPriorityAction} />
+        <JobsTable
+          plane="admin"
+          jobs={toJobItems(page.rows, (j) => mayCancelJob(p, j))}
+          cancelAction={cancelJobAction}
+          priorityAction={changeJobPriorityAction}
+        />
         <Pager page={q.page} perPage={q.per_page} total={page.total} href={(c) => href(c)} />
       </Card>
     </>

@@ -17,12 +17,20 @@ export default page({ plane: "operator", path: "/admin/pods" }, async ({ princip
   const live = list.data.filter((x) => x.status === "running" || x.status === "starting");
   return (
     <>
-      <PageHeader title="Pods" description="Every tenant's interactive pods (the newest 500): where they run, what they hold and cost, and why the waiting ones wait." actions={<AutoRefresh seconds={5} />} />
+      <PageHeader
+        title="Pods"
+        description="Every tenant's interactive pods (the newest 500): where they run, what they hold and cost, and why the waiting ones wait."
+        actions={<AutoRefresh seconds={5} />}
+      />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Stat label="Running or starting" value={live.length} />
         <Stat label="GPUs held by pods" value={live.reduce((s, x) => s + x.gpu_count, 0)} />
         <Stat label="Waiting" value={list.data.filter((x) => x.status === "pending").length} />
-        <Stat label="Failed" value={list.data.filter((x) => x.status === "failed").length} hint="Interrupted by their node, or their container ended" />
+        <Stat
+          label="Failed"
+          value={list.data.filter((x) => x.status === "failed").length}
+          hint="Interrupted by their node, or their container ended"
+        />
       </div>
       <Card className="mt-6">
         <CardHeader
@@ -31,12 +39,28 @@ export default page({ plane: "operator", path: "/admin/pods" }, async ({ princip
           actions={
             <nav aria-label="Filter by status" className="flex flex-wrap gap-2 text-sm">
               {[undefined, ...POD_STATUSES].map((s) => (
-                <Link key={s ?? "all"} href={s ? `/admin/pods?status=${s}` : "/admin/pods"} aria-current={s === status ? "page" : undefined} className={s === status ? "font-semibold text-slate-900" : "text-indigo-700 hover:underline"}>{s ?? "live"}</Link>
+                <Link
+                  key={s ?? "all"}
+                  href={s ? `/admin/pods?status=${s}` : "/admin/pods"}
+                  aria-current={s === status ? "page" : undefined}
+                  className={s === status ? "font-semibold text-slate-900" : "text-indigo-700 hover:underline"}
+                >
+                  {s ?? "live"}
+                </Link>
               ))}
             </nav>
           }
         />
-        {pods.length === 0 ? <EmptyState title="No pods match">Pods tenants create appear here.</EmptyState> : <PodsTable pods={pods} hrefBase="/admin/pods" tenantNames={new Map(tenants.map((t) => [t.id, t.name]))} actionsOf={(x) => ({ ...podActions(x.status), start: false })} />}
+        {pods.length === 0 ? (
+          <EmptyState title="No pods match">Pods tenants create appear here.</EmptyState>
+        ) : (
+          <PodsTable
+            pods={pods}
+            hrefBase="/admin/pods"
+            tenantNames={new Map(tenants.map((t) => [t.id, t.name]))}
+            actionsOf={(x) => ({ ...podActions(x.status), start: false })}
+          />
+        )}
       </Card>
     </>
   );

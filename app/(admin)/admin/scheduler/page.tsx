@@ -13,13 +13,32 @@ export default page({ plane: "operator", path: "/admin/scheduler" }, async () =>
   const logs = await listSchedulerLogs(100);
   return (
     <>
-      <PageHeader title="Scheduler" description="Cycles run on every submit, finished job and freed GPU, and at least every minute. Each is one transaction." actions={<AutoRefresh seconds={5} />} />
-      <Card className="mb-6"><div className="p-5"><RunCycleButton action={runCycleAction} /></div></Card>
+      <PageHeader
+        title="Scheduler"
+        description="Cycles run on every submit, finished job and freed GPU, and at least every minute. Each is one transaction."
+        actions={<AutoRefresh seconds={5} />}
+      />
+      <Card className="mb-6">
+        <div className="p-5">
+          <RunCycleButton action={runCycleAction} />
+        </div>
+      </Card>
       <Card>
         <CardHeader title="Recent cycles" />
-        {logs.length === 0 ? <EmptyState title="No cycle has run yet" /> : (
+        {logs.length === 0 ? (
+          <EmptyState title="No cycle has run yet" />
+        ) : (
           <Table caption="Scheduler cycles">
-            <thead className="bg-slate-50"><tr><Th>When</Th><Th>Trigger</Th><Th className="text-right">Considered</Th><Th className="text-right">Placed</Th><Th className="text-right">Blocked</Th><Th className="text-right">Duration</Th></tr></thead>
+            <thead className="bg-slate-50">
+              <tr>
+                <Th>When</Th>
+                <Th>Trigger</Th>
+                <Th className="text-right">Considered</Th>
+                <Th className="text-right">Placed</Th>
+                <Th className="text-right">Blocked</Th>
+                <Th className="text-right">Duration</Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {logs.map((l) => (
                 <tr key={l.id}>

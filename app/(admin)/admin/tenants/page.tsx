@@ -27,13 +27,27 @@ export default page({ plane: "operator", path: "/admin/tenants" }, async () => {
         ) : (
           <Table caption="Tenants">
             <thead className="bg-slate-50">
-              <tr><Th>Name</Th><Th>Status</Th><Th className="text-right">GPU quota</Th><Th className="text-right">Users</Th><Th className="text-right">Keys</Th><Th>Billing email</Th><Th>Created</Th></tr>
+              <tr>
+                <Th>Name</Th>
+                <Th>Status</Th>
+                <Th className="text-right">GPU quota</Th>
+                <Th className="text-right">Users</Th>
+                <Th className="text-right">Keys</Th>
+                <Th>Billing email</Th>
+                <Th>Created</Th>
+              </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
               {tenants.map((t) => (
                 <tr key={t.id} className="hover:bg-slate-50">
-                  <Td><Link className="font-medium text-indigo-700 hover:underline" href={`/admin/tenants/${t.id}`}>{t.name}</Link></Td>
-                  <Td><Badge tone={t.status === "active" ? "green" : "amber"}>{t.status}</Badge></Td>
+                  <Td>
+                    <Link className="font-medium text-indigo-700 hover:underline" href={`/admin/tenants/${t.id}`}>
+                      {t.name}
+                    </Link>
+                  </Td>
+                  <Td>
+                    <Badge tone={t.status === "active" ? "green" : "amber"}>{t.status}</Badge>
+                  </Td>
                   <Td className="text-right tabular-nums">{t.gpuQuota}</Td>
                   <Td className="text-right tabular-nums">{t._count.users}</Td>
                   <Td className="text-right tabular-nums">{t._count.apiKeys}</Td>

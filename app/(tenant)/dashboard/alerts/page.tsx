@@ -11,13 +11,23 @@ export const metadata = { title: "Alerts" };
 
 export default page({ plane: "tenant", path: "/dashboard/alerts" }, async ({ principal: p, searchParams }) => {
   const q = readListParams(alertListParams, searchParams);
-  const [firing, list] = await Promise.all([listAlertGroups(p, { ...alertListParams.parse({}), status: "firing", per_page: 100 }), listAlertGroups(p, q)]);
+  const [firing, list] = await Promise.all([
+    listAlertGroups(p, { ...alertListParams.parse({}), status: "firing", per_page: 100 }),
+    listAlertGroups(p, q),
+  ]);
   return (
     <>
-      <PageHeader title="Alerts" description="What the platform noticed about your work: jobs moved off failed hardware, GPUs you hold that sit idle, endpoints missing their SLA." />
+      <PageHeader
+        title="Alerts"
+        description="What the platform noticed about your work: jobs moved off failed hardware, GPUs you hold that sit idle, endpoints missing their SLA."
+      />
       <Card>
         <CardHeader title="Open" />
-        {firing.groups.length === 0 ? <EmptyState title="Nothing needs your attention" /> : <AlertsTable plane="tenant" groups={firing.groups.map((g) => alertGroupJson(g, p))} />}
+        {firing.groups.length === 0 ? (
+          <EmptyState title="Nothing needs your attention" />
+        ) : (
+          <AlertsTable plane="tenant" groups={firing.groups.map((g) => alertGroupJson(g, p))} />
+        )}
       </Card>
       <Card className="mt-6">
         <CardHeader title="History" description="Repeats of one alert about one job or endpoint are grouped." />
@@ -35,7 +45,11 @@ export default page({ plane: "tenant", path: "/dashboard/alerts" }, async ({ pri
           sort={ALERT_FILTERS.sort}
           exportHref={listHref("/api/alerts/export", { ...q, page: undefined, per_page: undefined, group: undefined })}
         />
-        {list.groups.length === 0 ? <EmptyState title="No alerts match these filters" /> : <AlertsTable plane="tenant" groups={list.groups.map((g) => alertGroupJson(g, p))} />}
+        {list.groups.length === 0 ? (
+          <EmptyState title="No alerts match these filters" />
+        ) : (
+          <AlertsTable plane="tenant" groups={list.groups.map((g) => alertGroupJson(g, p))} />
+        )}
         <Pager page={q.page} perPage={q.per_page} total={list.total} href={(c) => listHref("/dashboard/alerts", q, c)} />
       </Card>
     </>

@@ -24,7 +24,18 @@ export default page({ plane: "tenant_admin", path: "/dashboard/api-keys" }, asyn
       <Card>
         <CardHeader
           title={show === "inactive" ? "Revoked and expired keys" : "Keys in use"}
-          actions={<FilterTabs label="Which keys" base="/dashboard/api-keys" param="show" current={show === "inactive" ? "inactive" : undefined} options={[["", `In use (${split.live.length})`], ["inactive", `Revoked and expired (${split.inactive.length})`]]} />}
+          actions={
+            <FilterTabs
+              label="Which keys"
+              base="/dashboard/api-keys"
+              param="show"
+              current={show === "inactive" ? "inactive" : undefined}
+              options={[
+                ["", `In use (${split.live.length})`],
+                ["inactive", `Revoked and expired (${split.inactive.length})`],
+              ]}
+            />
+          }
         />
         <ApiKeysTable keys={show === "inactive" ? split.inactive : split.live} revokeAction={revokeApiKeyAction} />
       </Card>

@@ -39,28 +39,67 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
   const due = invoices.data.filter((i) => i.status === "pending");
   return (
     <>
-      <PageHeader title="Billing" description={prepaid ? "Your work is charged to your prepaid balance as it runs, per second." : "Your usage is measured per second and invoiced monthly."} />
+      <PageHeader
+        title="Billing"
+        description={
+          prepaid
+            ? "Your work is charged to your prepaid balance as it runs, per second."
+            : "Your usage is measured per second and invoiced monthly."
+        }
+      />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Stat label="This month" value={formatCents(usage.amount_cents + running)} hint={`${gpuHours(usage.gpu_seconds).toLocaleString("en-US")} GPU-hours billed, running work included`} />
+        <Stat
+          label="This month"
+          value={formatCents(usage.amount_cents + running)}
+          hint={`${gpuHours(usage.gpu_seconds).toLocaleString("en-US")} GPU-hours billed, running work included`}
+        />
         <Stat label="Running now" value={formatCents(running)} hint="Not yet billed; added at the next meter tick" />
         <Stat
           label={prepaid ? "Prepaid balance" : "Credit balance"}
           value={<span className={prepaid && outlook.level !== "ok" ? "text-red-700" : undefined}>{formatCents(balance)}</span>}
-          hint={prepaid ? (outlook.level === "empty" ? "Used up: new work waits until funds arrive" : outlook.zero_at ? `Lasts about ${formatDuration(Date.parse(outlook.zero_at) - Date.now())} at ${formatCents(outlook.spend_cents_per_hour)}/h` : "Nothing runs now") : "Can pay invoices"}
+          hint={
+            prepaid
+              ? outlook.level === "empty"
+                ? "Used up: new work waits until funds arrive"
+                : outlook.zero_at
+                  ? `Lasts about ${formatDuration(Date.parse(outlook.zero_at) - Date.now())} at ${formatCents(outlook.spend_cents_per_hour)}/h`
+                  : "Nothing runs now"
+              : "Can pay invoices"
+          }
         />
-        <Stat label="Due" value={formatCents(due.reduce((s, i) => s + Number(i.amountCents), 0))} hint={`${due.length} pending invoice${due.length === 1 ? "" : "s"}`} />
+        <Stat
+          label="Due"
+          value={formatCents(due.reduce((s, i) => s + Number(i.amountCents), 0))}
+          hint={`${due.length} pending invoice${due.length === 1 ? "" : "s"}`}
+        />
       </div>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>
           <CardHeader title="This month by GPU type" />
-          <div className="p-5">{usage.by_gpu_type.length === 0 ? <EmptyState title="No usage billed this month" /> : <UsageByTypeChart rows={usage.by_gpu_type} />}</div>
+          <div className="p-5">
+            {usage.by_gpu_type.length === 0 ? (
+              <EmptyState title="No usage billed this month" />
+            ) : (
+              <UsageByTypeChart rows={usage.by_gpu_type} />
+            )}
+          </div>
         </Card>
         <Card>
           <CardHeader title="Rates" description="Per GPU-hour, billed per second." />
           <Table caption="GPU rates">
-            <thead className="bg-slate-50"><tr><Th>GPU type</Th><Th className="text-right">Per GPU-hour</Th></tr></thead>
+            <thead className="bg-slate-50">
+              <tr>
+                <Th>GPU type</Th>
+                <Th className="text-right">Per GPU-hour</Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
-              {rates.map((r) => <tr key={r.gpu_type}><Td>{r.gpu_type === "*" ? "Any other type" : r.gpu_type}</Td><Td className="text-right tabular-nums">{formatCents(r.cents_per_hour)}</Td></tr>)}
+              {rates.map((r) => (
+                <tr key={r.gpu_type}>
+                  <Td>{r.gpu_type === "*" ? "Any other type" : r.gpu_type}</Td>
+                  <Td className="text-right tabular-nums">{formatCents(r.cents_per_hour)}</Td>
+                </tr>
+              ))}
             </tbody>
           </Table>
         </Card>
@@ -68,18 +107,48 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
       <Card className="mt-6">
         <CardHeader title="Invoices" />
         {invoices.data.length === 0 ? (
-          <EmptyState title="No invoices yet">{prepaid ? "Your usage is charged to your balance as it runs; invoices appear here only when your operator issues one." : "Invoices are issued on the 1st of each month for the month before."}</EmptyState>
+          <EmptyState title="No invoices yet">
+            {prepaid
+              ? "Your usage is charged to your balance as it runs; invoices appear here only when your operator issues one."
+              : "Invoices are issued on the 1st of each month for the month before."}
+          </EmptyState>
         ) : (
           <Table caption="Invoices">
-            <thead className="bg-slate-50"><tr><Th>Number</Th><Th>Period</Th><Th className="text-right">Amount</Th><Th>Status</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+            <thead className="bg-slate-50">
+              <tr>
+                <Th>Number</Th>
+                <Th>Period</Th>
+                <Th className="text-right">Amount</Th>
+                <Th>Status</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {invoices.data.map(invoiceJson).map((i) => (
                 <tr key={i.id}>
-                  <Td><Link href={`/dashboard/billing/invoices/${i.id}`} className="font-medium text-indigo-700 hover:underline">{i.number}</Link></Td>
-                  <Td className="text-xs">{i.period_start.slice(0, 10)} → {i.period_end.slice(0, 10)}</Td>
+                  <Td>
+                    <Link href={`/dashboard/billing/invoices/${i.id}`} className="font-medium text-indigo-700 hover:underline">
+                      {i.number}
+                    </Link>
+                  </Td>
+                  <Td className="text-xs">
+                    {i.period_start.slice(0, 10)} → {i.period_end.slice(0, 10)}
+                  </Td>
                   <Td className="text-right tabular-nums">{formatCents(i.amount_cents)}</Td>
-                  <Td><InvoiceStatus status={i.status} /></Td>
-                  <Td className="text-right">{i.status === "pending" ? <Link className={buttonClass("primary", "sm")} href={`/dashboard/billing/invoices/${i.id}`}>Pay</Link> : i.paid_at ? <span className="text-xs text-slate-500">paid {formatDateTime(i.paid_at)}</span> : null}</Td>
+                  <Td>
+                    <InvoiceStatus status={i.status} />
+                  </Td>
+                  <Td className="text-right">
+                    {i.status === "pending" ? (
+                      <Link className={buttonClass("primary", "sm")} href={`/dashboard/billing/invoices/${i.id}`}>
+                        Pay
+                      </Link>
+                    ) : i.paid_at ? (
+                      <span className="text-xs text-slate-500">paid {formatDateTime(i.paid_at)}</span>
+                    ) : null}
+                  </Td>
                 </tr>
               ))}
             </tbody>
@@ -88,7 +157,10 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
       </Card>
       {prepaid ? (
         <Card className="mt-6" id="add-funds">
-          <CardHeader title="Add funds" description="Work is charged to this balance per second as it runs. At zero, new work waits until funds arrive and running work stops after the grace period; a deposit queues it again." />
+          <CardHeader
+            title="Add funds"
+            description="Work is charged to this balance per second as it runs. At zero, new work waits until funds arrive and running work stops after the grace period; a deposit queues it again."
+          />
           {stripe ? <CardDepositForm action={cardDepositAction} /> : null}
           <div className={stripe ? "border-t border-slate-100 p-5" : "p-5"}>
             <h3 className="mb-3 text-sm font-semibold text-slate-900">{stripe ? "Or by bank transfer" : "By bank transfer"}</h3>
@@ -103,16 +175,29 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
       ) : null}
       <Card className="mt-6">
         <CardHeader title="Balance history" description="Every deposit, usage charge and payment; the balance is their sum." />
-        {ledger.data.length === 0 ? <EmptyState title="No transactions yet">Your operator records deposits; usage charges appear here in prepaid mode.</EmptyState> : (
+        {ledger.data.length === 0 ? (
+          <EmptyState title="No transactions yet">Your operator records deposits; usage charges appear here in prepaid mode.</EmptyState>
+        ) : (
           <Table caption="Ledger">
-            <thead className="bg-slate-50"><tr><Th>When</Th><Th>Entry</Th><Th>Details</Th><Th className="text-right">Amount</Th><Th className="text-right">Balance</Th></tr></thead>
+            <thead className="bg-slate-50">
+              <tr>
+                <Th>When</Th>
+                <Th>Entry</Th>
+                <Th>Details</Th>
+                <Th className="text-right">Amount</Th>
+                <Th className="text-right">Balance</Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {ledger.data.map((e) => (
                 <tr key={e.id}>
                   <Td>{formatDateTime(e.created_at)}</Td>
                   <Td>{kindLabels[e.kind]}</Td>
                   <Td className="max-w-md truncate text-xs text-slate-600">{e.description}</Td>
-                  <Td className={`text-right tabular-nums ${e.amount_cents > 0 ? "text-emerald-700" : ""}`}>{e.amount_cents > 0 ? "+" : ""}{formatCents(e.amount_cents)}</Td>
+                  <Td className={`text-right tabular-nums ${e.amount_cents > 0 ? "text-emerald-700" : ""}`}>
+                    {e.amount_cents > 0 ? "+" : ""}
+                    {formatCents(e.amount_cents)}
+                  </Td>
                   <Td className="text-right tabular-nums">{formatCents(e.balance_after_cents ?? 0)}</Td>
                 </tr>
               ))}

@@ -14,17 +14,35 @@ import { page } from "@/lib/pages/page";
 export const metadata = { title: "Endpoints" };
 
 export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ principal: p, searchParams: sp }) => {
-  const [list, types, tenant, figures, rates] = await Promise.all([listEndpoints(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), listRates()]);
+  const [list, types, tenant, figures, rates] = await Promise.all([
+    listEndpoints(p, { limit: 200 }),
+    fleetGpuTypes(),
+    getTenantOrThrow(p, p.tenantId),
+    tenantFigures(p.tenantId),
+    listRates(),
+  ]);
   const endpoints = list.data.map(endpointJson);
   const sla = await endpointSlaSummaries(p, endpoints);
   const serving = endpoints.filter((e) => e.status === "ready" || e.status === "scaling" || e.status === "degraded");
   return (
     <>
-      <PageHeader title="Inference endpoints" description="Models served from replicas on the fleet's GPUs, kept healthy and scaled within your quota, measured against your SLA." actions={<AutoRefresh seconds={5} />} />
-      {sp.deleted ? <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">“{sp.deleted.slice(0, 100)}” deleted; its replicas stopped and its GPUs are free.</p> : null}
+      <PageHeader
+        title="Inference endpoints"
+        description="Models served from replicas on the fleet's GPUs, kept healthy and scaled within your quota, measured against your SLA."
+        actions={<AutoRefresh seconds={5} />}
+      />
+      {sp.deleted ? (
+        <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
+          “{sp.deleted.slice(0, 100)}” deleted; its replicas stopped and its GPUs are free.
+        </p>
+      ) : null}
       <div className="grid gap-4 sm:grid-cols-4">
         <Stat label="Endpoints" value={endpoints.length} hint={`${serving.length} serving`} />
-        <Stat label="Replicas ready" value={endpoints.reduce((s, e) => s + e.ready_replicas, 0)} hint={`of ${endpoints.reduce((s, e) => s + (e.stopped ? 0 : e.replicas), 0)} wanted`} />
+        <Stat
+          label="Replicas ready"
+          value={endpoints.reduce((s, e) => s + e.ready_replicas, 0)}
+          hint={`of ${endpoints.reduce((s, e) => s + (e.stopped ? 0 : e.replicas), 0)} wanted`}
+        />
         <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} />
         <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Jobs and replicas share your quota" />
       </div>
@@ -33,8 +51,15 @@ export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ 
         <EndpointsTable endpoints={endpoints} hrefBase="/dashboard/endpoints" sla={sla} alertHref={() => "/dashboard/alerts"} />
       </Card>
       <Card className="mt-6">
-        <CardHeader title="Create an endpoint" description="Replicas are placed on distinct nodes where possible; each turns ready on its first healthy sample." />
-        <CreateEndpointForm action={createEndpointAction} gpuTypes={types} rates={Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]))} />
+        <CardHeader
+          title="Create an endpoint"
+          description="Replicas are placed on distinct nodes where possible; each turns ready on its first healthy sample."
+        />
+        <CreateEndpointForm
+          action={createEndpointAction}
+          gpuTypes={types}
+          rates={Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]))}
+        />
       </Card>
     </>
   );

@@ -17,8 +17,22 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Jobs" };
 
-const STATUS_OPTIONS: Array<[string, string]> = [["", "Any status"], ["waiting", "Waiting"], ["running", "Running"], ["active", "Waiting or running"], ["completed", "Completed"], ["failed", "Failed"], ["cancelled", "Cancelled"]];
-const SORT_OPTIONS: Array<[string, string]> = [["newest", "Newest first"], ["oldest", "Oldest first"], ["queue", "Queue order"], ["gpus", "Most GPUs"], ["name", "Name"]];
+const STATUS_OPTIONS: Array<[string, string]> = [
+  ["", "Any status"],
+  ["waiting", "Waiting"],
+  ["running", "Running"],
+  ["active", "Waiting or running"],
+  ["completed", "Completed"],
+  ["failed", "Failed"],
+  ["cancelled", "Cancelled"],
+];
+const SORT_OPTIONS: Array<[string, string]> = [
+  ["newest", "Newest first"],
+  ["oldest", "Oldest first"],
+  ["queue", "Queue order"],
+  ["gpus", "Most GPUs"],
+  ["name", "Name"],
+];
 
 export default page({ plane: "tenant", path: "/dashboard/jobs" }, async ({ principal: p, searchParams: sp }) => {
   const q = readListParams(jobListParams, sp);
@@ -35,7 +49,11 @@ export default page({ plane: "tenant", path: "/dashboard/jobs" }, async ({ princ
   const href = (changes: Record<string, string | number | undefined>) => listHref("/dashboard/jobs", q, changes);
   return (
     <>
-      <PageHeader title="Jobs" description="Work scheduled onto the fleet's GPUs by priority and fair share within your quota." actions={<AutoRefresh seconds={10} />} />
+      <PageHeader
+        title="Jobs"
+        description="Work scheduled onto the fleet's GPUs by priority and fair share within your quota."
+        actions={<AutoRefresh seconds={10} />}
+      />
       <div className="grid gap-4 sm:grid-cols-4">
         <Stat label="GPUs in use" value={`${fit.inUse} / ${fit.quota}`} hint="Jobs and endpoint replicas, against your quota" />
         <Stat label="Running" value={counts.running} />
@@ -43,15 +61,34 @@ export default page({ plane: "tenant", path: "/dashboard/jobs" }, async ({ princ
         <Stat label="Matching this view" value={page.total.toLocaleString("en-US")} />
       </div>
       <Card className="mt-6">
-        <CardHeader title={clone ? `Clone “${clone.name}”` : "Submit a job"} description={clone ? "Its settings are filled in; change what you need and submit." : undefined} />
+        <CardHeader
+          title={clone ? `Clone “${clone.name}”` : "Submit a job"}
+          description={clone ? "Its settings are filled in; change what you need and submit." : undefined}
+        />
         <SubmitJobForm
           key={clone?.id ?? "new"}
           action={submitJobAction}
           gpuTypes={types}
           fit={fit}
           rates={Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]))}
-          reservations={reservations.map((r) => ({ id: r.id, label: `${r.nodeCount} × ${r.gpuType}, ${r.startsAt.toISOString().slice(5, 16).replace("T", " ")} – ${r.endsAt.toISOString().slice(5, 16).replace("T", " ")} UTC (${r.id.slice(0, 8)})` }))}
-          prefill={clone ? { name: clone.name, gpu_count: clone.gpuCount, gpu_type: clone.gpuType, priority: clone.priority, max_retries: clone.maxRetries, duration_s: clone.durationS, image: clone.image, command: clone.command } : undefined}
+          reservations={reservations.map((r) => ({
+            id: r.id,
+            label: `${r.nodeCount} × ${r.gpuType}, ${r.startsAt.toISOString().slice(5, 16).replace("T", " ")} – ${r.endsAt.toISOString().slice(5, 16).replace("T", " ")} UTC (${r.id.slice(0, 8)})`,
+          }))}
+          prefill={
+            clone
+              ? {
+                  name: clone.name,
+                  gpu_count: clone.gpuCount,
+                  gpu_type: clone.gpuType,
+                  priority: clone.priority,
+                  max_retries: clone.maxRetries,
+                  duration_s: clone.durationS,
+                  image: clone.image,
+                  command: clone.command,
+                }
+              : undefined
+          }
         />
       </Card>
       <Card className="mt-6">

@@ -15,17 +15,35 @@ import { page } from "@/lib/pages/page";
 export const metadata = { title: "Pods" };
 
 export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ principal: p, searchParams: sp }) => {
-  const [list, types, tenant, figures, rates] = await Promise.all([listPods(p, { limit: 200 }), fleetGpuTypes(), getTenantOrThrow(p, p.tenantId), tenantFigures(p.tenantId), listRates()]);
+  const [list, types, tenant, figures, rates] = await Promise.all([
+    listPods(p, { limit: 200 }),
+    fleetGpuTypes(),
+    getTenantOrThrow(p, p.tenantId),
+    tenantFigures(p.tenantId),
+    listRates(),
+  ]);
   const all = sp.all === "1";
   const pods = all ? list.data : list.data.filter((x) => x.status !== "terminated");
   const hidden = list.data.length - pods.length;
   const running = list.data.filter((x) => x.status === "running");
   return (
     <>
-      <PageHeader title="Pods" description="Interactive GPU machines: a container with GPUs, SSH and the ports you publish, billed per second while it runs." actions={<AutoRefresh seconds={5} />} />
+      <PageHeader
+        title="Pods"
+        description="Interactive GPU machines: a container with GPUs, SSH and the ports you publish, billed per second while it runs."
+        actions={<AutoRefresh seconds={5} />}
+      />
       <div className="grid gap-4 sm:grid-cols-4">
-        <Stat label="Running" value={running.length} hint={`${list.data.filter((x) => x.status === "pending" || x.status === "starting").length} starting or waiting`} />
-        <Stat label="Stopped" value={list.data.filter((x) => x.status === "stopped" || x.status === "failed").length} hint="Hold no GPUs, cost nothing" />
+        <Stat
+          label="Running"
+          value={running.length}
+          hint={`${list.data.filter((x) => x.status === "pending" || x.status === "starting").length} starting or waiting`}
+        />
+        <Stat
+          label="Stopped"
+          value={list.data.filter((x) => x.status === "stopped" || x.status === "failed").length}
+          hint="Hold no GPUs, cost nothing"
+        />
         <Stat label="Cost so far" value={formatCents(list.data.reduce((s, x) => s + x.cost_cents, 0))} hint="All your pods, every run" />
         <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Jobs, replicas and pods share your quota" />
       </div>
@@ -33,17 +51,32 @@ export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ princ
         <CardHeader
           title="Your pods"
           description="Newest first. Stop one to release its GPUs and stop billing; start it again later (possibly on another node)."
-          actions={hidden || all ? <Link className="text-sm text-indigo-700 hover:underline" href={all ? "/dashboard/pods" : "/dashboard/pods?all=1"}>{all ? "Hide terminated" : `Show ${hidden} terminated`}</Link> : undefined}
+          actions={
+            hidden || all ? (
+              <Link className="text-sm text-indigo-700 hover:underline" href={all ? "/dashboard/pods" : "/dashboard/pods?all=1"}>
+                {all ? "Hide terminated" : `Show ${hidden} terminated`}
+              </Link>
+            ) : undefined
+          }
         />
         {pods.length === 0 ? (
-          <EmptyState title="No pods yet">Create one below: pick a GPU type and an image, publish 8888 for Jupyter, and paste your SSH public key to get an SSH command.</EmptyState>
+          <EmptyState title="No pods yet">
+            Create one below: pick a GPU type and an image, publish 8888 for Jupyter, and paste your SSH public key to get an SSH command.
+          </EmptyState>
         ) : (
           <PodsTable pods={pods} hrefBase="/dashboard/pods" actionsOf={(x) => podActions(x.status)} />
         )}
       </Card>
       <Card className="mt-6" id="create">
-        <CardHeader title="Create a pod" description="It waits for free GPUs of its type on one node within your quota, then its node starts the container." />
-        <CreatePodForm action={createPodAction} gpuTypes={types} rates={Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]))} />
+        <CardHeader
+          title="Create a pod"
+          description="It waits for free GPUs of its type on one node within your quota, then its node starts the container."
+        />
+        <CreatePodForm
+          action={createPodAction}
+          gpuTypes={types}
+          rates={Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]))}
+        />
       </Card>
     </>
   );

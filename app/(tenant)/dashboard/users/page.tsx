@@ -16,8 +16,14 @@ export default page({ plane: "tenant_admin", path: "/dashboard/users" }, async (
       <Card className="mb-6">
         <CardHeader title="Roles" />
         <dl className="grid gap-4 p-5 text-sm sm:grid-cols-2">
-          <div><dt className="font-medium text-slate-900">Member</dt><dd className="mt-1 text-slate-600">{ROLE_SUMMARIES.tenant_member}</dd></div>
-          <div><dt className="font-medium text-slate-900">Admin</dt><dd className="mt-1 text-slate-600">Everything a member can do. {ROLE_SUMMARIES.tenant_admin}</dd></div>
+          <div>
+            <dt className="font-medium text-slate-900">Member</dt>
+            <dd className="mt-1 text-slate-600">{ROLE_SUMMARIES.tenant_member}</dd>
+          </div>
+          <div>
+            <dt className="font-medium text-slate-900">Admin</dt>
+            <dd className="mt-1 text-slate-600">Everything a member can do. {ROLE_SUMMARIES.tenant_admin}</dd>
+          </div>
         </dl>
       </Card>
       <Card className="mb-6">
@@ -29,7 +35,14 @@ export default page({ plane: "tenant_admin", path: "/dashboard/users" }, async (
         <UsersTable
           action={updateUserAction}
           selfId={p.userId}
-          users={users.data.map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role, disabled: u.disabledAt !== null, lastLoginAt: u.lastLoginAt?.toISOString() ?? null }))}
+          users={users.data.map((u) => ({
+            id: u.id,
+            name: u.name,
+            email: u.email,
+            role: u.role,
+            disabled: u.disabledAt !== null,
+            lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
+          }))}
         />
       </Card>
     </>

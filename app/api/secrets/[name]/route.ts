@@ -4,7 +4,9 @@ import { deleteSecret, putSecret } from "@/lib/secrets/secrets";
 
 export const PUT = route(pipelines.putSecret, async ({ actor, params, body, reply }) => {
   const { created, secret } = await putSecret(actor, params.name, body.value);
-  return reply(created ? 201 : 200, { secret: { name: secret.name, created_at: secret.createdAt.toISOString(), updated_at: secret.updatedAt.toISOString() } });
+  return reply(created ? 201 : 200, {
+    secret: { name: secret.name, created_at: secret.createdAt.toISOString(), updated_at: secret.updatedAt.toISOString() },
+  });
 });
 
 export const DELETE = route(pipelines.deleteSecret, async ({ actor, params, send }) => {

@@ -27,24 +27,54 @@ export default page({ plane: "operator", path: "/admin/alerts/remediations" }, a
       />
       <AlertsNav current="/admin/alerts/remediations" />
       <div className="grid gap-4 sm:grid-cols-3">
-        <Stat label="Cap" value={`${cap.limit} per ${Math.round(cap.window_s / 60)} min`} hint="Fleet-wide; change it under Settings → Automatic remediation" />
+        <Stat
+          label="Cap"
+          value={`${cap.limit} per ${Math.round(cap.window_s / 60)} min`}
+          hint="Fleet-wide; change it under Settings → Automatic remediation"
+        />
         <Stat label="Used in the window" value={cap.used} hint="Counted in the database, across every app instance" />
-        <Stat label="Left" value={left} hint={left === 0 ? "New faults raise critical alerts instead" : "Automatic quarantines still allowed"} />
+        <Stat
+          label="Left"
+          value={left}
+          hint={left === 0 ? "New faults raise critical alerts instead" : "Automatic quarantines still allowed"}
+        />
       </div>
       <Card className="mt-6">
         <CardHeader title="Log" description="Newest first." />
         {page.data.length === 0 ? (
-          <EmptyState title="No automatic remediation yet">Fatal XIDs and repeated overheating quarantine their node here, within the cap.</EmptyState>
+          <EmptyState title="No automatic remediation yet">
+            Fatal XIDs and repeated overheating quarantine their node here, within the cap.
+          </EmptyState>
         ) : (
           <Table caption="Remediations">
-            <thead className="bg-slate-50"><tr><Th>When</Th><Th>Node</Th><Th>Cause</Th><Th>Outcome</Th><Th>Jobs requeued</Th></tr></thead>
+            <thead className="bg-slate-50">
+              <tr>
+                <Th>When</Th>
+                <Th>Node</Th>
+                <Th>Cause</Th>
+                <Th>Outcome</Th>
+                <Th>Jobs requeued</Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {page.data.map(remediationJson).map((r) => (
                 <tr key={r.id}>
-                  <Td><span title={formatDateTime(r.created_at)}>{formatRelative(r.created_at)}</span></Td>
-                  <Td><Link className="font-medium text-indigo-700 hover:underline" href={`/admin/nodes/${r.node_id}`}>{r.hostname}</Link></Td>
+                  <Td>
+                    <span title={formatDateTime(r.created_at)}>{formatRelative(r.created_at)}</span>
+                  </Td>
+                  <Td>
+                    <Link className="font-medium text-indigo-700 hover:underline" href={`/admin/nodes/${r.node_id}`}>
+                      {r.hostname}
+                    </Link>
+                  </Td>
                   <Td wrap>{typeof r.details.summary === "string" ? r.details.summary : r.cause}</Td>
-                  <Td>{r.outcome === "quarantined" ? <Badge tone="red">quarantined</Badge> : <Badge tone="amber">capped: left to a human</Badge>}</Td>
+                  <Td>
+                    {r.outcome === "quarantined" ? (
+                      <Badge tone="red">quarantined</Badge>
+                    ) : (
+                      <Badge tone="amber">capped: left to a human</Badge>
+                    )}
+                  </Td>
                   <Td className="tabular-nums">{r.jobs_requeued}</Td>
                 </tr>
               ))}

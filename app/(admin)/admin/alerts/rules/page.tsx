@@ -20,7 +20,10 @@ export default page({ plane: "operator", path: "/admin/alerts/rules" }, async ()
   const clusterName = new Map(clusters.map((c) => [c.id, c.name]));
   return (
     <>
-      <PageHeader title="Alert rules" description="What the platform watches, how loudly it speaks, and which hardware faults take a node out of service on their own." />
+      <PageHeader
+        title="Alert rules"
+        description="What the platform watches, how loudly it speaks, and which hardware faults take a node out of service on their own."
+      />
       <AlertsNav current="/admin/alerts/rules" />
       <Card>
         <CardHeader title="Rules" description="Disabled rules resolve their alerts at the next evaluation." />
@@ -28,17 +31,33 @@ export default page({ plane: "operator", path: "/admin/alerts/rules" }, async ()
           <EmptyState title="No rules">Add one below; nothing is watched until then.</EmptyState>
         ) : (
           <Table caption="Alert rules">
-            <thead className="bg-slate-50"><tr><Th>Rule</Th><Th>Condition</Th><Th>Scope</Th><Th>Severity</Th><Th>Behaviour</Th><Th>Firing</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+            <thead className="bg-slate-50">
+              <tr>
+                <Th>Rule</Th>
+                <Th>Condition</Th>
+                <Th>Scope</Th>
+                <Th>Severity</Th>
+                <Th>Behaviour</Th>
+                <Th>Firing</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {rules.map((r) => (
                 <tr key={r.id} className={r.enabled ? "" : "bg-slate-50/60 text-slate-500"}>
                   <Td wrap>
-                    <Link href={`/admin/alerts/rules/${r.id}`} className="font-medium text-indigo-700 hover:underline">{r.name}</Link>
+                    <Link href={`/admin/alerts/rules/${r.id}`} className="font-medium text-indigo-700 hover:underline">
+                      {r.name}
+                    </Link>
                     <p className="text-xs text-slate-500">{RULE_TYPE_SPECS[r.ruleType as RuleType]?.label ?? r.ruleType}</p>
                   </Td>
                   <Td className="text-xs">{describeKnobs(r)}</Td>
-                  <Td>{r.clusterId ? clusterName.get(r.clusterId) ?? "—" : "Whole fleet"}</Td>
-                  <Td><SeverityBadge severity={r.severity} /></Td>
+                  <Td>{r.clusterId ? (clusterName.get(r.clusterId) ?? "—") : "Whole fleet"}</Td>
+                  <Td>
+                    <SeverityBadge severity={r.severity} />
+                  </Td>
                   <Td className="space-x-1">
                     {r.enabled ? <Badge tone="green">enabled</Badge> : <Badge>disabled</Badge>}
                     {r.notify ? <Badge tone="indigo">notifies</Badge> : null}
@@ -47,8 +66,14 @@ export default page({ plane: "operator", path: "/admin/alerts/rules" }, async ()
                   <Td className="tabular-nums">{r.firing}</Td>
                   <Td className="text-right">
                     <span className="inline-flex items-center gap-2">
-                      <Link href={`/admin/alerts/rules/${r.id}`} className={buttonClass("secondary", "sm")}>Edit</Link>
-                      <InlineAction action={toggleAlertRuleAction} fields={{ id: r.id, enabled: String(!r.enabled) }} label={r.enabled ? "Disable" : "Enable"} />
+                      <Link href={`/admin/alerts/rules/${r.id}`} className={buttonClass("secondary", "sm")}>
+                        Edit
+                      </Link>
+                      <InlineAction
+                        action={toggleAlertRuleAction}
+                        fields={{ id: r.id, enabled: String(!r.enabled) }}
+                        label={r.enabled ? "Disable" : "Enable"}
+                      />
                     </span>
                   </Td>
                 </tr>

@@ -6,19 +6,24 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Job" };
 
-export default page({ plane: "operator", path: "/admin/jobs/[id]", ids: ["id"], load: ({ principal, ids }) => jobPageData(principal, ids.id) }, ({ data }) => {
-  return (
-    <JobDetail
-      job={toJobDetailView(data.job)}
-      plane="admin"
-      tenant={data.tenant}
-      submittedBy={data.submittedBy}
-      placement={data.placement}
-      cost={data.cost}
-      events={data.events}
-      mayCancel={data.mayCancel}
-      workload={<JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} reservationsHref="/admin/reservations" />}
-      actions={{ cancel: cancelJobAction, priority: changeJobPriorityAction }}
-    />
-  );
-});
+export default page(
+  { plane: "operator", path: "/admin/jobs/[id]", ids: ["id"], load: ({ principal, ids }) => jobPageData(principal, ids.id) },
+  ({ data }) => {
+    return (
+      <JobDetail
+        job={toJobDetailView(data.job)}
+        plane="admin"
+        tenant={data.tenant}
+        submittedBy={data.submittedBy}
+        placement={data.placement}
+        cost={data.cost}
+        events={data.events}
+        mayCancel={data.mayCancel}
+        workload={
+          <JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} reservationsHref="/admin/reservations" />
+        }
+        actions={{ cancel: cancelJobAction, priority: changeJobPriorityAction }}
+      />
+    );
+  },
+);

@@ -29,94 +29,168 @@ export default page(
     },
   },
   ({ ids: { id }, data: { node, alerts, series, grid, workload, gpus, gpuCounts, health, allowed, impact, events, range } }) => {
-  return (
-    <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
-        <Link href="/admin/clusters" className="hover:underline">Clusters</Link> / <Link href={`/admin/clusters/${node.cluster.id}`} className="hover:underline">{node.cluster.name}</Link>
-      </nav>
-      <PageHeader
-        title={node.hostname}
-        description={`Pod ${node.pod ?? "—"} · rack ${node.rack ?? "—"} · ${node.cpuCores ?? "?"} cores · ${node.memoryGb ?? "?"} GB · agent ${node.agentVersion ?? "unknown"}`}
-        actions={<div className="flex items-center gap-4"><StatusBadge status={node.status} /><AutoRefresh seconds={10} /></div>}
-      />
-      <div className="grid gap-4 sm:grid-cols-3">
-        <Stat label="Health score" value={health.score} hint={health.reasons[0] ?? "No issues"} />
-        <Stat label="GPUs" value={gpuCounts.present} hint={`${gpuCounts.unhealthy} unhealthy · ${gpuCounts.missing} missing`} />
-        <Stat label="Last heartbeat" value={formatRelative(node.lastHeartbeatAt)} hint={node.lastHeartbeatAt ? formatDateTime(node.lastHeartbeatAt) : "Never"} />
-      </div>
-      {alerts.length ? (
-        <Card className="mt-6">
-          <CardHeader title={`Firing alerts (${alerts.length})`} description="They resolve by themselves once the condition clears; a fatal XID clears when the node is returned to service." />
-          <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} groups={singleAlertGroups(alerts)} />
-        </Card>
-      ) : null}
-      <Card className="mt-6">
-        <CardHeader title="Lifecycle" description={node.status === "offline" ? `Offline; it returns to “${node.statusBeforeOffline}” on its next heartbeat.` : "Drain before maintenance; quarantine takes it out of service at once."} />
-        <div className="p-5">
-          <NodeActions action={changeNodeStatusAction} nodeId={node.id} hostname={node.hostname} allowed={[...allowed]} impact={impact} />
+    return (
+      <>
+        <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
+          <Link href="/admin/clusters" className="hover:underline">
+            Clusters
+          </Link>{" "}
+          /{" "}
+          <Link href={`/admin/clusters/${node.cluster.id}`} className="hover:underline">
+            {node.cluster.name}
+          </Link>
+        </nav>
+        <PageHeader
+          title={node.hostname}
+          description={`Pod ${node.pod ?? "—"} · rack ${node.rack ?? "—"} · ${node.cpuCores ?? "?"} cores · ${node.memoryGb ?? "?"} GB · agent ${node.agentVersion ?? "unknown"}`}
+          actions={
+            <div className="flex items-center gap-4">
+              <StatusBadge status={node.status} />
+              <AutoRefresh seconds={10} />
+            </div>
+          }
+        />
+        <div className="grid gap-4 sm:grid-cols-3">
+          <Stat label="Health score" value={health.score} hint={health.reasons[0] ?? "No issues"} />
+          <Stat label="GPUs" value={gpuCounts.present} hint={`${gpuCounts.unhealthy} unhealthy · ${gpuCounts.missing} missing`} />
+          <Stat
+            label="Last heartbeat"
+            value={formatRelative(node.lastHeartbeatAt)}
+            hint={node.lastHeartbeatAt ? formatDateTime(node.lastHeartbeatAt) : "Never"}
+          />
         </div>
-      </Card>
-      <Card className="mt-6">
-        <CardHeader title="Running here" description={`${workload.jobs.length} job${workload.jobs.length === 1 ? "" : "s"} and ${workload.replicas.length} endpoint replica${workload.replicas.length === 1 ? "" : "s"} hold this node's GPUs.`} />
-        <NodeWorkloadTable workload={workload} />
-      </Card>
-      <div className="mt-6 flex flex-wrap items-center justify-between gap-3">
-        <p className="text-sm text-slate-600">Charts: {describeRange(range)}, {describeStep(range.stepS)} averages per GPU, UTC. Gaps are periods the agent did not report.</p>
-        <TimeRangePicker base={`/admin/nodes/${id}`} range={range} />
-      </div>
-      <div className="mt-4 grid gap-6 lg:grid-cols-2" data-testid="node-charts" data-from={range.from.toISOString()} data-step={range.stepS}>
-        <Card>
-          <CardHeader title={`GPU utilization, ${describeRange(range)}`} />
-          <div className="p-5">{series.length ? <NodeGpuChart grid={grid} rows={series} metric="util" /> : <EmptyState title="No metrics in this range" />}</div>
+        {alerts.length ? (
+          <Card className="mt-6">
+            <CardHeader
+              title={`Firing alerts (${alerts.length})`}
+              description="They resolve by themselves once the condition clears; a fatal XID clears when the node is returned to service."
+            />
+            <AlertsTable plane="admin" acknowledgeAction={acknowledgeAlertAction} groups={singleAlertGroups(alerts)} />
+          </Card>
+        ) : null}
+        <Card className="mt-6">
+          <CardHeader
+            title="Lifecycle"
+            description={
+              node.status === "offline"
+                ? `Offline; it returns to “${node.statusBeforeOffline}” on its next heartbeat.`
+                : "Drain before maintenance; quarantine takes it out of service at once."
+            }
+          />
+          <div className="p-5">
+            <NodeActions action={changeNodeStatusAction} nodeId={node.id} hostname={node.hostname} allowed={[...allowed]} impact={impact} />
+          </div>
         </Card>
-        <Card>
-          <CardHeader title={`GPU temperature, ${describeRange(range)}`} />
-          <div className="p-5">{series.length ? <NodeGpuChart grid={grid} rows={series} metric="temp" /> : <EmptyState title="No metrics in this range" />}</div>
+        <Card className="mt-6">
+          <CardHeader
+            title="Running here"
+            description={`${workload.jobs.length} job${workload.jobs.length === 1 ? "" : "s"} and ${workload.replicas.length} endpoint replica${workload.replicas.length === 1 ? "" : "s"} hold this node's GPUs.`}
+          />
+          <NodeWorkloadTable workload={workload} />
         </Card>
-      </div>
-      <Card className="mt-6">
-        <CardHeader title="GPUs" />
-        {gpus.length === 0 ? (
-          <EmptyState title="This node reported no GPUs" />
-        ) : (
-          <Table caption="GPUs">
-            <thead className="bg-slate-50"><tr><Th>#</Th><Th>Model</Th><Th>UUID</Th><Th>Memory</Th><Th>Status</Th><Th>Held by</Th><Th className="text-right">Health</Th><Th>Why</Th></tr></thead>
-            <tbody className="divide-y divide-slate-100">
-              {gpus.map((g) => (
-                <tr key={g.id}>
-                  <Td className="tabular-nums">{g.index}</Td>
-                  <Td>{g.model ?? g.gpuType}</Td>
-                  <Td className="font-mono text-xs">{g.uuid}</Td>
-                  <Td className="tabular-nums">{Math.round(g.memoryTotalMb / 1024)} GiB</Td>
-                  <Td><StatusBadge status={g.status} /></Td>
-                  <Td className="text-xs">
-                    {g.allocatedJob ? <>job <Link className="text-indigo-700 underline" href={`/admin/jobs/${g.allocatedJob.id}`}>{g.allocatedJob.name}</Link> <span className="text-slate-500">· {g.allocatedJob.tenant.name}</span></>
-                      : g.allocatedReplica ? <>endpoint <Link className="text-indigo-700 underline" href={`/admin/endpoints/${g.allocatedReplica.endpoint.id}`}>{g.allocatedReplica.endpoint.name}</Link> <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span></>
-                      : <span className="text-slate-500">free</span>}
-                  </Td>
-                  <Td className="text-right tabular-nums">{g.health.score}</Td>
-                  <Td className="max-w-xs truncate text-xs text-slate-500">{g.why}</Td>
+        <div className="mt-6 flex flex-wrap items-center justify-between gap-3">
+          <p className="text-sm text-slate-600">
+            Charts: {describeRange(range)}, {describeStep(range.stepS)} averages per GPU, UTC. Gaps are periods the agent did not report.
+          </p>
+          <TimeRangePicker base={`/admin/nodes/${id}`} range={range} />
+        </div>
+        <div
+          className="mt-4 grid gap-6 lg:grid-cols-2"
+          data-testid="node-charts"
+          data-from={range.from.toISOString()}
+          data-step={range.stepS}
+        >
+          <Card>
+            <CardHeader title={`GPU utilization, ${describeRange(range)}`} />
+            <div className="p-5">
+              {series.length ? <NodeGpuChart grid={grid} rows={series} metric="util" /> : <EmptyState title="No metrics in this range" />}
+            </div>
+          </Card>
+          <Card>
+            <CardHeader title={`GPU temperature, ${describeRange(range)}`} />
+            <div className="p-5">
+              {series.length ? <NodeGpuChart grid={grid} rows={series} metric="temp" /> : <EmptyState title="No metrics in this range" />}
+            </div>
+          </Card>
+        </div>
+        <Card className="mt-6">
+          <CardHeader title="GPUs" />
+          {gpus.length === 0 ? (
+            <EmptyState title="This node reported no GPUs" />
+          ) : (
+            <Table caption="GPUs">
+              <thead className="bg-slate-50">
+                <tr>
+                  <Th>#</Th>
+                  <Th>Model</Th>
+                  <Th>UUID</Th>
+                  <Th>Memory</Th>
+                  <Th>Status</Th>
+                  <Th>Held by</Th>
+                  <Th className="text-right">Health</Th>
+                  <Th>Why</Th>
                 </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {gpus.map((g) => (
+                  <tr key={g.id}>
+                    <Td className="tabular-nums">{g.index}</Td>
+                    <Td>{g.model ?? g.gpuType}</Td>
+                    <Td className="font-mono text-xs">{g.uuid}</Td>
+                    <Td className="tabular-nums">{Math.round(g.memoryTotalMb / 1024)} GiB</Td>
+                    <Td>
+                      <StatusBadge status={g.status} />
+                    </Td>
+                    <Td className="text-xs">
+                      {g.allocatedJob ? (
+                        <>
+                          job{" "}
+                          <Link className="text-indigo-700 underline" href={`/admin/jobs/${g.allocatedJob.id}`}>
+                            {g.allocatedJob.name}
+                          </Link>{" "}
+                          <span className="text-slate-500">· {g.allocatedJob.tenant.name}</span>
+                        </>
+                      ) : g.allocatedReplica ? (
+                        <>
+                          endpoint{" "}
+                          <Link className="text-indigo-700 underline" href={`/admin/endpoints/${g.allocatedReplica.endpoint.id}`}>
+                            {g.allocatedReplica.endpoint.name}
+                          </Link>{" "}
+                          <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span>
+                        </>
+                      ) : (
+                        <span className="text-slate-500">free</span>
+                      )}
+                    </Td>
+                    <Td className="text-right tabular-nums">{g.health.score}</Td>
+                    <Td className="max-w-xs truncate text-xs text-slate-500">{g.why}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </Card>
+        <Card className="mt-6">
+          <CardHeader title="Lifecycle history" />
+          {events.length === 0 ? (
+            <EmptyState title="No transitions yet" />
+          ) : (
+            <ol className="divide-y divide-slate-100">
+              {events.map((ev) => (
+                <li key={String(ev.id)} className="flex items-center justify-between gap-4 px-5 py-3 text-sm">
+                  <span>
+                    <StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} />{" "}
+                    <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-500">· {ev.actor}</span>
+                  </span>
+                  <time className="text-xs text-slate-500" dateTime={ev.createdAt.toISOString()}>
+                    {formatDateTime(ev.createdAt)}
+                  </time>
+                </li>
               ))}
-            </tbody>
-          </Table>
-        )}
-      </Card>
-      <Card className="mt-6">
-        <CardHeader title="Lifecycle history" />
-        {events.length === 0 ? (
-          <EmptyState title="No transitions yet" />
-        ) : (
-          <ol className="divide-y divide-slate-100">
-            {events.map((ev) => (
-              <li key={String(ev.id)} className="flex items-center justify-between gap-4 px-5 py-3 text-sm">
-                <span><StatusBadge status={ev.fromStatus} /> → <StatusBadge status={ev.toStatus} /> <span className="ml-2 text-slate-600">{ev.reason}</span> <span className="text-slate-500">· {ev.actor}</span></span>
-                <time className="text-xs text-slate-500" dateTime={ev.createdAt.toISOString()}>{formatDateTime(ev.createdAt)}</time>
-              </li>
-            ))}
-          </ol>
-        )}
-      </Card>
-    </>
-  );
-});
+            </ol>
+          )}
+        </Card>
+      </>
+    );
+  },
+);

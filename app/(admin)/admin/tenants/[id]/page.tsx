@@ -25,45 +25,67 @@ export default page(
     load: async ({ principal, ids: { id } }) => {
       const tenant = await nullIfRefused(getTenantOrThrow(principal, id));
       if (!tenant) return null;
-      const [users, balance, capacity] = await Promise.all([listUsers(principal, { limit: 500, tenant_id: id }), balanceOf(id), fleetCapacity()]);
+      const [users, balance, capacity] = await Promise.all([
+        listUsers(principal, { limit: 500, tenant_id: id }),
+        balanceOf(id),
+        fleetCapacity(),
+      ]);
       return { tenant, users, balance, capacity };
     },
   },
   ({ ids: { id }, data: { tenant, users, balance, capacity } }) => {
-  return (
-    <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href="/admin/tenants" className="hover:underline">Tenants</Link> / <span aria-current="page">{tenant.name}</span></nav>
-      <PageHeader
-        title={tenant.name}
-        description={`GPU quota ${tenant.gpuQuota} · ${tenant.billingEmail ?? "no billing email"}`}
-        actions={<div className="flex items-center gap-3"><Badge tone={tenant.status === "active" ? "green" : "amber"}>{tenant.status}</Badge><TenantStatusForm action={updateTenantAction} tenant={tenant} /></div>}
-      />
-      <Card className="mb-6">
-        <CardHeader title="Settings" />
-        <EditTenantForm action={updateTenantAction} tenant={tenant} fleetGpus={Object.values(capacity).reduce((a, b) => a + b, 0)} />
-      </Card>
-      <Card className="mb-6">
-        <CardHeader
-          title="Billing"
-          description={`${tenant.billingMode === "prepaid" ? "Prepaid: work is charged to the balance as it runs; at zero new work waits and running work stops after the grace period." : "Invoiced monthly for the month before."} Balance ${formatCents(balance)}. Its bank transfers quote ${depositReference(id)} (deposits) or the invoice number.`}
-          actions={<BillingModeForm action={setBillingModeAction} tenantId={tenant.id} mode={tenant.billingMode} />}
+    return (
+      <>
+        <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
+          <Link href="/admin/tenants" className="hover:underline">
+            Tenants
+          </Link>{" "}
+          / <span aria-current="page">{tenant.name}</span>
+        </nav>
+        <PageHeader
+          title={tenant.name}
+          description={`GPU quota ${tenant.gpuQuota} · ${tenant.billingEmail ?? "no billing email"}`}
+          actions={
+            <div className="flex items-center gap-3">
+              <Badge tone={tenant.status === "active" ? "green" : "amber"}>{tenant.status}</Badge>
+              <TenantStatusForm action={updateTenantAction} tenant={tenant} />
+            </div>
+          }
         />
-        <div className="grid divide-y divide-slate-100 lg:grid-cols-2 lg:divide-x lg:divide-y-0">
-          <GenerateInvoiceForm action={generateInvoiceAction} tenantId={tenant.id} openBase="/admin/billing/invoices" />
-          <DepositForm action={depositAction} tenantId={tenant.id} />
-        </div>
-      </Card>
-      <Card className="mb-6">
-        <CardHeader title="Add a user" description="Tenant admins can also add their own users from their dashboard." />
-        <CreateUserForm action={createUserAction} tenantId={tenant.id} />
-      </Card>
-      <Card>
-        <CardHeader title={`Users (${users.data.length})`} />
-        <UsersTable
-          action={updateUserAction}
-          users={users.data.map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role, disabled: u.disabledAt !== null, lastLoginAt: u.lastLoginAt?.toISOString() ?? null }))}
-        />
-      </Card>
-    </>
-  );
-});
+        <Card className="mb-6">
+          <CardHeader title="Settings" />
+          <EditTenantForm action={updateTenantAction} tenant={tenant} fleetGpus={Object.values(capacity).reduce((a, b) => a + b, 0)} />
+        </Card>
+        <Card className="mb-6">
+          <CardHeader
+            title="Billing"
+            description={`${tenant.billingMode === "prepaid" ? "Prepaid: work is charged to the balance as it runs; at zero new work waits and running work stops after the grace period." : "Invoiced monthly for the month before."} Balance ${formatCents(balance)}. Its bank transfers quote ${depositReference(id)} (deposits) or the invoice number.`}
+            actions={<BillingModeForm action={setBillingModeAction} tenantId={tenant.id} mode={tenant.billingMode} />}
+          />
+          <div className="grid divide-y divide-slate-100 lg:grid-cols-2 lg:divide-x lg:divide-y-0">
+            <GenerateInvoiceForm action={generateInvoiceAction} tenantId={tenant.id} openBase="/admin/billing/invoices" />
+            <DepositForm action={depositAction} tenantId={tenant.id} />
+          </div>
+        </Card>
+        <Card className="mb-6">
+          <CardHeader title="Add a user" description="Tenant admins can also add their own users from their dashboard." />
+          <CreateUserForm action={createUserAction} tenantId={tenant.id} />
+        </Card>
+        <Card>
+          <CardHeader title={`Users (${users.data.length})`} />
+          <UsersTable
+            action={updateUserAction}
+            users={users.data.map((u) => ({
+              id: u.id,
+              name: u.name,
+              email: u.email,
+              role: u.role,
+              disabled: u.disabledAt !== null,
+              lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
+            }))}
+          />
+        </Card>
+      </>
+    );
+  },
+);

@@ -14,10 +14,23 @@ export default page({ plane: "tenant", path: "/dashboard/pipelines/new" }, async
   const [gpuTypes, endpoints, secrets] = await Promise.all([fleetGpuTypes(), tenantEndpointNames(p), listSecrets(p)]);
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500"><Link href="/dashboard/pipelines" className="hover:underline">Pipelines</Link></nav>
-      <PageHeader title="New pipeline" description="Steps run GPU jobs, call allow-listed HTTP tools or your endpoints, hand their outputs to later steps, and loop until a condition holds." />
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
+        <Link href="/dashboard/pipelines" className="hover:underline">
+          Pipelines
+        </Link>
+      </nav>
+      <PageHeader
+        title="New pipeline"
+        description="Steps run GPU jobs, call allow-listed HTTP tools or your endpoints, hand their outputs to later steps, and loop until a condition holds."
+      />
       <Card>
-        <PipelineEditor action={createPipelineAction} gpuTypes={gpuTypes} endpoints={endpoints} secrets={secrets.map((s) => s.name)} allowedHosts={env().TOOL_CALL_ALLOWED_HOSTS} />
+        <PipelineEditor
+          action={createPipelineAction}
+          gpuTypes={gpuTypes}
+          endpoints={endpoints}
+          secrets={secrets.map((s) => s.name)}
+          allowedHosts={env().TOOL_CALL_ALLOWED_HOSTS}
+        />
       </Card>
     </>
   );

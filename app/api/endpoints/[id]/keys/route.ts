@@ -7,4 +7,6 @@ export const POST = route(endpoints.createEndpointKey, async ({ actor, params, b
   return reply(201, { endpoint_key: endpointKey, key });
 });
 
-export const GET = route(endpoints.listEndpointKeys, async ({ principal, params, reply }) => reply(200, { data: await listEndpointKeys(principal, params.id) }));
+export const GET = route(endpoints.listEndpointKeys, async ({ principal, params, reply }) =>
+  reply(200, { data: await listEndpointKeys(principal, params.id) }),
+);

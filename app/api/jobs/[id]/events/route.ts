@@ -5,6 +5,12 @@ import { listJobEvents } from "@/lib/jobs/queries";
 export const GET = route(jobs.listJobEvents, async ({ principal, params, reply }) => {
   const events = await listJobEvents(principal, params.id);
   return reply(200, {
-    data: events.map((e) => ({ from_status: e.fromStatus, to_status: e.toStatus, reason: e.reason, actor: e.actor, created_at: e.createdAt.toISOString() })),
+    data: events.map((e) => ({
+      from_status: e.fromStatus,
+      to_status: e.toStatus,
+      reason: e.reason,
+      actor: e.actor,
+      created_at: e.createdAt.toISOString(),
+    })),
   });
 });

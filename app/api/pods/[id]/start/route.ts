@@ -2,4 +2,6 @@ import { pods } from "@/lib/api/contracts";
 import { route } from "@/lib/http/route";
 import { changePodState } from "@/lib/pods/change-pod-state";
 
-export const POST = route(pods.startPod, async ({ actor, params, reply }) => reply(200, { pod: await changePodState(actor, params.id, "start") }));
+export const POST = route(pods.startPod, async ({ actor, params, reply }) =>
+  reply(200, { pod: await changePodState(actor, params.id, "start") }),
+);

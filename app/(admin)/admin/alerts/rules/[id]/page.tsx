@@ -20,19 +20,32 @@ export default page(
     },
   },
   ({ data: { rule, clusters } }) => {
-  return (
-    <>
-      <PageHeader title={rule.name} description={`${rule.firing} alert${rule.firing === 1 ? "" : "s"} of this rule firing now.`} />
-      <AlertsNav current="/admin/alerts/rules" />
-      <Card>
-        <CardHeader title="Edit rule" description="The type of a rule is fixed; add another rule for another type." />
-        <RuleForm
-          action={updateAlertRuleAction}
-          types={ruleTypeOptions}
-          clusters={clusters.map((c) => ({ id: c.id, name: c.name }))}
-          rule={{ id: rule.id, name: rule.name, rule_type: rule.ruleType, cluster_id: rule.clusterId, threshold: rule.threshold, window_s: rule.windowS, occurrences: rule.occurrences, severity: rule.severity, enabled: rule.enabled, notify: rule.notify, auto_remediate: rule.autoRemediate }}
-        />
-      </Card>
-    </>
-  );
-});
+    return (
+      <>
+        <PageHeader title={rule.name} description={`${rule.firing} alert${rule.firing === 1 ? "" : "s"} of this rule firing now.`} />
+        <AlertsNav current="/admin/alerts/rules" />
+        <Card>
+          <CardHeader title="Edit rule" description="The type of a rule is fixed; add another rule for another type." />
+          <RuleForm
+            action={updateAlertRuleAction}
+            types={ruleTypeOptions}
+            clusters={clusters.map((c) => ({ id: c.id, name: c.name }))}
+            rule={{
+              id: rule.id,
+              name: rule.name,
+              rule_type: rule.ruleType,
+              cluster_id: rule.clusterId,
+              threshold: rule.threshold,
+              window_s: rule.windowS,
+              occurrences: rule.occurrences,
+              severity: rule.severity,
+              enabled: rule.enabled,
+              notify: rule.notify,
+              auto_remediate: rule.autoRemediate,
+            }}
+          />
+        </Card>
+      </>
+    );
+  },
+);

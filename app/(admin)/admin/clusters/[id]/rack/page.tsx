@@ -24,31 +24,55 @@ export default page(
     },
   },
   ({ ids: { id }, searchParams: q, data: { cluster, rack, summary: s } }) => {
-  const pod = q.pod ?? null;
-  const rackName = q.rack ?? null;
-  const title = `Rack ${rackName ?? "unassigned"}`;
-  return (
-    <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
-        <Link href="/admin" className="hover:underline">Fleet overview</Link> / <Link href={`/admin/clusters/${id}`} className="hover:underline">{cluster.name}</Link> / <span>pod {pod ?? "unassigned"}</span> / <span aria-current="page">{rackName ?? "unassigned"}</span>
-      </nav>
-      <PageHeader title={title} description={`Pod ${pod ?? "unassigned"} · ${cluster.name}`} actions={<AutoRefresh seconds={10} />} />
-      {rack && s ? (
-        <>
-          <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-            <Stat label="Nodes" value={s.nodes} hint={Object.entries(s.outOfService).map(([k, n]) => `${n} ${k}`).join(" · ") || "all available"} />
-            <Stat label="GPUs" value={s.gpus} hint={`${s.allocatedGpus} allocated · ${s.busyGpus} busy (≥ 50 %)`} />
-            <Stat label="Unhealthy GPUs" value={<span className={s.unhealthyGpus ? "text-red-700" : undefined}>{s.unhealthyGpus}</span>} />
-            <Stat label="Reserved nodes" value={s.reservedNodes} />
-          </div>
-          <Card className="mt-6">
-            <CardHeader title={`Nodes (${s.nodes})`} description="A cell per GPU, coloured by its last-minute utilization; red: unhealthy. Select a node for its GPUs, work and history." />
-            <RackNodes nodes={rack.nodes} />
+    const pod = q.pod ?? null;
+    const rackName = q.rack ?? null;
+    const title = `Rack ${rackName ?? "unassigned"}`;
+    return (
+      <>
+        <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
+          <Link href="/admin" className="hover:underline">
+            Fleet overview
+          </Link>{" "}
+          /{" "}
+          <Link href={`/admin/clusters/${id}`} className="hover:underline">
+            {cluster.name}
+          </Link>{" "}
+          / <span>pod {pod ?? "unassigned"}</span> / <span aria-current="page">{rackName ?? "unassigned"}</span>
+        </nav>
+        <PageHeader title={title} description={`Pod ${pod ?? "unassigned"} · ${cluster.name}`} actions={<AutoRefresh seconds={10} />} />
+        {rack && s ? (
+          <>
+            <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+              <Stat
+                label="Nodes"
+                value={s.nodes}
+                hint={
+                  Object.entries(s.outOfService)
+                    .map(([k, n]) => `${n} ${k}`)
+                    .join(" · ") || "all available"
+                }
+              />
+              <Stat label="GPUs" value={s.gpus} hint={`${s.allocatedGpus} allocated · ${s.busyGpus} busy (≥ 50 %)`} />
+              <Stat
+                label="Unhealthy GPUs"
+                value={<span className={s.unhealthyGpus ? "text-red-700" : undefined}>{s.unhealthyGpus}</span>}
+              />
+              <Stat label="Reserved nodes" value={s.reservedNodes} />
+            </div>
+            <Card className="mt-6">
+              <CardHeader
+                title={`Nodes (${s.nodes})`}
+                description="A cell per GPU, coloured by its last-minute utilization; red: unhealthy. Select a node for its GPUs, work and history."
+              />
+              <RackNodes nodes={rack.nodes} />
+            </Card>
+          </>
+        ) : (
+          <Card>
+            <EmptyState title="No nodes in this rack">Nodes appear here once their agent registers with this pod and rack.</EmptyState>
           </Card>
-        </>
-      ) : (
-        <Card><EmptyState title="No nodes in this rack">Nodes appear here once their agent registers with this pod and rack.</EmptyState></Card>
-      )}
-    </>
-  );
-});
+        )}
+      </>
+    );
+  },
+);

@@ -30,50 +30,89 @@ export default page(
     },
   },
   ({ ids: { id }, searchParams: sp, data: { inv, tenant, balance, settings } }) => {
-  const view = invoiceJson(inv);
-  const covers = balance >= view.amount_cents;
-  return (
-    <>
-      <nav aria-label="Breadcrumb" className="mb-4 text-sm text-slate-500 print:hidden"><Link href="/dashboard/billing" className="hover:underline">Billing</Link> / {view.number}</nav>
-      {sp.paid === "stripe" && view.status === "pending" ? (
-        <p role="status" className="mb-4 rounded-md bg-sky-50 px-4 py-2.5 text-sm text-sky-800 print:hidden">Stripe is confirming your payment; this page shows it paid as soon as Stripe tells us.</p>
-      ) : null}
-      {view.status === "paid" ? (
-        <p role="status" className="mb-4 rounded-md bg-emerald-50 px-4 py-2.5 text-sm text-emerald-800 print:hidden">
-          {view.number} is paid ({view.payment_method === "balance" ? "from your prepaid balance" : view.payment_method === "stripe" ? "by card through Stripe" : "by bank transfer"}). Thank you.
-        </p>
-      ) : null}
-      {view.status === "pending" ? (
-        <Card className="mb-6 print:hidden" aria-label="How to pay">
-          <CardHeader title={`Pay ${formatCents(view.amount_cents)}`} description="Choose how to pay; the invoice shows as paid here as soon as the payment is recorded." />
-          <div className="divide-y divide-slate-100">
-            {inv.stripeUrl ? (
+    const view = invoiceJson(inv);
+    const covers = balance >= view.amount_cents;
+    return (
+      <>
+        <nav aria-label="Breadcrumb" className="mb-4 text-sm text-slate-500 print:hidden">
+          <Link href="/dashboard/billing" className="hover:underline">
+            Billing
+          </Link>{" "}
+          / {view.number}
+        </nav>
+        {sp.paid === "stripe" && view.status === "pending" ? (
+          <p role="status" className="mb-4 rounded-md bg-sky-50 px-4 py-2.5 text-sm text-sky-800 print:hidden">
+            Stripe is confirming your payment; this page shows it paid as soon as Stripe tells us.
+          </p>
+        ) : null}
+        {view.status === "paid" ? (
+          <p role="status" className="mb-4 rounded-md bg-emerald-50 px-4 py-2.5 text-sm text-emerald-800 print:hidden">
+            {view.number} is paid (
+            {view.payment_method === "balance"
+              ? "from your prepaid balance"
+              : view.payment_method === "stripe"
+                ? "by card through Stripe"
+                : "by bank transfer"}
+            ). Thank you.
+          </p>
+        ) : null}
+        {view.status === "pending" ? (
+          <Card className="mb-6 print:hidden" aria-label="How to pay">
+            <CardHeader
+              title={`Pay ${formatCents(view.amount_cents)}`}
+              description="Choose how to pay; the invoice shows as paid here as soon as the payment is recorded."
+            />
+            <div className="divide-y divide-slate-100">
+              {inv.stripeUrl ? (
+                <div className="flex flex-wrap items-center gap-4 p-5">
+                  <a className={buttonClass("primary")} href={inv.stripeUrl}>
+                    Pay by card
+                  </a>
+                  <span className="text-sm text-slate-600">Through Stripe Checkout; confirmed within seconds.</span>
+                </div>
+              ) : null}
               <div className="flex flex-wrap items-center gap-4 p-5">
-                <a className={buttonClass("primary")} href={inv.stripeUrl}>Pay by card</a>
-                <span className="text-sm text-slate-600">Through Stripe Checkout; confirmed within seconds.</span>
+                {covers ? (
+                  <InvoiceButton
+                    action={payFromBalanceAction}
+                    invoiceId={id}
+                    label={`Pay from balance (${formatCents(balance)})`}
+                    variant={inv.stripeUrl ? "secondary" : "primary"}
+                  />
+                ) : (
+                  <p className="text-sm text-slate-600">
+                    Your balance ({formatCents(balance)}) does not cover this invoice
+                    {tenant.billingMode === "prepaid" ? (
+                      <>
+                        :{" "}
+                        <Link className="font-medium text-indigo-700 hover:underline" href="/dashboard/billing#add-funds">
+                          add funds
+                        </Link>
+                        , or pay by transfer below.
+                      </>
+                    ) : inv.stripeUrl ? (
+                      ", so pay by card or by transfer."
+                    ) : (
+                      ", so pay by transfer."
+                    )}
+                  </p>
+                )}
               </div>
-            ) : null}
-            <div className="flex flex-wrap items-center gap-4 p-5">
-              {covers ? (
-                <InvoiceButton action={payFromBalanceAction} invoiceId={id} label={`Pay from balance (${formatCents(balance)})`} variant={inv.stripeUrl ? "secondary" : "primary"} />
-              ) : (
-                <p className="text-sm text-slate-600">
-                  Your balance ({formatCents(balance)}) does not cover this invoice{tenant.billingMode === "prepaid" ? <>: <Link className="font-medium text-indigo-700 hover:underline" href="/dashboard/billing#add-funds">add funds</Link>, or pay by transfer below.</> : inv.stripeUrl ? ", so pay by card or by transfer." : ", so pay by transfer."}
-                </p>
-              )}
+              <div className="p-5">
+                <h3 className="mb-3 text-sm font-semibold text-slate-900">By bank transfer</h3>
+                <BankTransfer bank={settings.bank} reference={view.number} amountCents={view.amount_cents} />
+              </div>
             </div>
-            <div className="p-5">
-              <h3 className="mb-3 text-sm font-semibold text-slate-900">By bank transfer</h3>
-              <BankTransfer bank={settings.bank} reference={view.number} amountCents={view.amount_cents} />
-            </div>
-          </div>
-        </Card>
-      ) : null}
-      <div className="mb-4 flex flex-wrap gap-3 print:hidden">
-        <PrintButton />
-        <a className={buttonClass("secondary")} href={`/api/invoices/${id}/csv`} download>Download CSV</a>
-      </div>
-      <InvoiceDocument invoice={view} tenantName={tenant.name} billingEmail={tenant.billingEmail} />
-    </>
-  );
-});
+          </Card>
+        ) : null}
+        <div className="mb-4 flex flex-wrap gap-3 print:hidden">
+          <PrintButton />
+          <a className={buttonClass("secondary")} href={`/api/invoices/${id}/csv`} download>
+            Download CSV
+          </a>
+        </div>
+        <InvoiceDocument invoice={view} tenantName={tenant.name} billingEmail={tenant.billingEmail} />
+      </>
+    );
+  },
+);
