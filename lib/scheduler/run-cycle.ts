@@ -96,7 +96,6 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
       // pods wait in the same queue: one node each, containers only (lib/pods/schedule-pods.ts)
       const pods = await waitingPods(c);
       if (queue.rowCount === 0 && pods.length === 0) {
-        await c.query("COMMIT");
         return { id: "", considered: 0, placed: 0, blocked: 0, duration_ms: Math.round(performance.now() - started) };
       }
       const free = await lockFreeGpus(c);
