@@ -130,9 +130,15 @@ function userKey(p: Principal): string {
 }
 
 /** React resets a form after every action; echoing the input back lets a failed form keep it. */
+/**
+ * Fields whose values never travel back to the browser in a refused form's state, even to their
+ * own author: passwords, the notification settings' secret URLs and a pipeline secret's value.
+ */
+const CONCEALED = /password|secret|token|^smtp_url$|^webhook_url$|^value$|^\$/i;
+
 function echo(form: FormData): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of form.entries()) if (typeof v === "string" && !/password|^\$/i.test(k)) out[k] = v;
+  for (const [k, v] of form.entries()) if (typeof v === "string" && !CONCEALED.test(k)) out[k] = v;
   return out;
 }
 

@@ -40,6 +40,27 @@ describe("server actions", () => {
     expect(run).toHaveBeenCalledTimes(ACTION_PER_MINUTE);
   });
 
+  it("echo a refused form's fields, but never its passwords, secret URLs or a secret's value", async () => {
+    session.principal = operator;
+    const act = serverAction(
+      { schema: z.object({ name: z.string().min(3) }), fromForm: (f) => ({ name: f.get("name") }), access: ["operator"] },
+      async () => ({ message: "ok" }),
+    );
+    const form = new FormData();
+    for (const [k, v] of Object.entries({
+      name: "x",
+      password: "hunter22",
+      smtp_url: "smtp://u:p@mail",
+      webhook_url: "https://hooks/secret",
+      value: "s3cr3t",
+      note: "kept",
+    }))
+      form.set(k, v);
+    const refused = await act({}, form);
+    expect(refused.ok).toBe(false);
+    expect(refused.values).toEqual({ name: "x", note: "kept" });
+  });
+
   it("public actions run for an anonymous caller, never as an operator", async () => {
     session.principal = null;
     let kind = "";
