@@ -8,10 +8,13 @@ import type { Principal } from "./principal";
 // not found (404), exactly like a row that does not exist, and never leaves the database.
 
 /** The scope as a Prisma `where` fragment: `{}` for operators, `{ tenantId }` for a tenant. */
-export function tenantScope(p: Principal): { tenantId?: string } {
+export function tenantScope(
+  p: Principal,
+  refusal = "Tenant data is for operators and tenants, not agent or workload credentials",
+): { tenantId?: string } {
   if (p.kind === "operator") return {};
   if (p.kind === "tenant") return { tenantId: p.tenantId };
-  throw forbidden("Tenant data is for operators and tenants, not agent or workload credentials");
+  throw forbidden(refusal);
 }
 
 /** The scope as a statement parameter: the caller's tenant, or null for operators (`$n IS NULL OR tenant_id = $n`). */

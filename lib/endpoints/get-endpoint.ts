@@ -1,14 +1,13 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
-import { forbidden, notFound } from "@/lib/errors";
+import { notFound } from "@/lib/errors";
 import { endpointInclude } from "./endpoint-json";
 
 /** Which endpoints a caller sees: operators all, a tenant its own; agents see replicas through heartbeats only. */
 export function endpointScope(p: Principal) {
-  if (p.kind === "tenant") return { tenantId: p.tenantId };
-  if (p.kind === "agent") throw forbidden("Agents see the replicas assigned to them through heartbeats");
-  return {};
+  return tenantScope(p, "Agents see the replicas assigned to them through heartbeats");
 }
 
 export async function getEndpointOrThrow(p: Principal, id: string) {

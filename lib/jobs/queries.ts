@@ -1,5 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db, pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import type { JobAssignment } from "@/lib/fleet/assignments";
@@ -10,9 +11,8 @@ import { jobSelect } from "./schemas";
 
 /** Jobs a caller may see: a tenant its own, an operator all, an agent those on its cluster's nodes. */
 function scopeWhere(p: Principal) {
-  if (p.kind === "tenant") return { tenantId: p.tenantId };
   if (p.kind === "agent") return { gpus: { some: { node: { clusterId: p.clusterId, ...(p.nodeId ? { id: p.nodeId } : {}) } } } };
-  return {};
+  return tenantScope(p);
 }
 
 export async function getJobOrThrow(p: Principal, id: string) {

@@ -1,16 +1,13 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
-import { forbidden, notFound } from "@/lib/errors";
+import { notFound } from "@/lib/errors";
 import { latestOutputs } from "./advance-pipeline";
 import type { Json } from "./expressions";
 import { pipelineInclude } from "./present";
 
-function scope(p: Principal) {
-  if (p.kind === "tenant") return { tenantId: p.tenantId };
-  if (p.kind === "operator") return {};
-  throw forbidden("Pipelines belong to tenants");
-}
+const scope = (p: Principal) => tenantScope(p, "Pipelines belong to tenants");
 
 export async function getPipelineOrThrow(p: Principal, id: string) {
   const pipeline = await db().pipeline.findFirst({ where: { id, ...scope(p) }, include: pipelineInclude });

@@ -1,7 +1,8 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
+import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db, pool } from "@/lib/db/client";
-import { forbidden, notFound } from "@/lib/errors";
+import { notFound } from "@/lib/errors";
 import { run } from "@/lib/db/statement";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { redactPendingReasons } from "@/lib/jobs/queries";
@@ -12,11 +13,7 @@ import { podContainerPorts, sshKeyFingerprint } from "./ssh-key";
 import { POD_LIVE_FACTS, POD_PLACEMENTS } from "./statements";
 
 /** Pods a caller may see: a tenant its own, an operator every one. Agents see theirs through heartbeats. */
-function scopeWhere(p: Principal) {
-  if (p.kind === "tenant") return { tenantId: p.tenantId };
-  if (p.kind !== "operator") throw forbidden("Agents see the pods assigned to them through heartbeats");
-  return {};
-}
+const scopeWhere = (p: Principal) => tenantScope(p, "Agents see the pods assigned to them through heartbeats");
 
 const podSelect = {
   id: true,

@@ -20,6 +20,8 @@ describe("tenant scope", () => {
 
   it("refuses agents and anything that is not a column name", () => {
     expect(() => tenantScope(agent)).toThrow(/not agent/);
+    // a domain may say what agents use instead
+    expect(() => tenantScope(agent, "Pipelines belong to tenants")).toThrow("Pipelines belong to tenants");
     expect(() => tenantScopeSql(operator, "tenant_id; DROP TABLE jobs")).toThrow(/not a column name/);
   });
 });
