@@ -168,6 +168,11 @@ export interface Launcher {
   adopt(name: string, sinceIso: string): Workload | null;
   /** removes an ended container once its outcome is recorded */
   remove(name: string): void;
+  /**
+   * removes a container and returns once it is gone: before a new container takes its name. An
+   * asynchronous removal could land after the new container was created and remove that instead.
+   */
+  removeNow(name: string): void;
   /** the runtime and its version, for registration; null when no runtime answers */
   runtime(): string | null;
 }
@@ -255,6 +260,10 @@ export class DockerLauncher implements Launcher {
 
   remove(name: string): void {
     spawn("docker", ["rm", "-f", name], { env: this.env, stdio: "ignore" }).once("error", () => {});
+  }
+
+  removeNow(name: string): void {
+    spawnSync("docker", ["rm", "-f", name], { env: this.env, stdio: "ignore", timeout: 30_000 });
   }
 
   private attach(proc: ChildProcess, name: string): Workload {

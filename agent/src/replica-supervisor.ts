@@ -104,8 +104,9 @@ export class ReplicaSupervisor {
       void this.opts.reportUnhealthy(a, "no serving image: the endpoint names none and the node has no default").catch(() => {});
       return;
     }
-    // a container of an earlier agent process for this replica goes first; the new one starts clean
-    this.opts.launcher.remove(replicaContainerName(a));
+    // a container of an earlier agent process (or attempt) for this replica goes first, and is gone
+    // before the new one takes its name; the new one starts clean
+    this.opts.launcher.removeNow(replicaContainerName(a));
     if (this.opts.ports && s.hostPort === undefined) s.hostPort = this.opts.ports.take(1)?.[0];
     let workload: Workload;
     try {

@@ -4,7 +4,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/agent/src/client";
-import { DockerLauncher, dockerClientEnv, dockerRunArgs, RefusedSpec, type ContainerSpec } from "@/agent/src/container";
+import { DockerLauncher, dockerClientEnv, dockerRunArgs, RefusedSpec, type ContainerSpec, type Launcher } from "@/agent/src/container";
 import { LogSpool } from "@/agent/src/log-spool";
 import { PlacementBook, placementKey } from "@/agent/src/placement-book";
 import { PodSupervisor, type PodReport } from "@/agent/src/pod-supervisor";
@@ -285,6 +285,53 @@ describe("replicas publish their serving port and report it", () => {
     expect(new Set(reported.map((r) => r.join(":")))).toEqual(new Set(["r1:41005"]));
     expect(sup.hostPorts()).toEqual([41_005]);
     sup.stopAll("test over");
+  });
+
+  it("removes an earlier container of the replica's name before starting, and waits until it is gone", () => {
+    // an asynchronous `docker rm -f` could land after `docker run` created the new container and
+    // remove that one instead (it did, in a loaded test run): the removal must finish first
+    const calls: string[] = [];
+    let exited: ((code: number) => void) | undefined;
+    const launcher: Launcher = {
+      start: (spec) => {
+        calls.push(`start ${spec.name}`);
+        return { onOutput: () => {}, onExit: (fn) => void (exited = fn), stop: () => {} };
+      },
+      isRunning: () => true,
+      adopt: () => null,
+      remove: (name) => void calls.push(`remove ${name}`),
+      removeNow: (name) => void calls.push(`removeNow ${name}`),
+      runtime: () => "27.3.1",
+    };
+    const a: ReplicaAssignment = {
+      kind: "endpoint_replica",
+      replica_id: "r2",
+      endpoint_id: "ep-1",
+      endpoint_name: "chat",
+      model: "org/model",
+      attempt: 1,
+      fence: randomUUID(),
+      gpu_ids: ["a"],
+      metrics_path: "/api/endpoints/ep-1/metrics",
+      serving_port: 8000,
+      address_path: "/api/endpoints/ep-1/replicas/r2/address",
+      logs_path: "/api/endpoints/ep-1/replicas/r2/logs",
+      report_token: "gfw_t",
+    };
+    const sup = new ReplicaSupervisor({
+      launcher,
+      logs: new LogSpool(tempDir("spool-")),
+      baseUrl: "https://cp",
+      serveImage: "vllm/vllm-openai:v0.6.3",
+      gpuIndexOf: () => 0,
+      limits: () => limits,
+      reportUnhealthy: async () => {},
+      restartAfterMs: 0,
+    });
+    sup.reconcile([a]);
+    expect(calls).toEqual(["removeNow gpuforge-replica-r2", "start gpuforge-replica-r2"]);
+    sup.stopAll("test over");
+    exited?.(143);
   });
 });
 

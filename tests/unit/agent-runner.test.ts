@@ -192,6 +192,7 @@ function mortal(inner: Launcher) {
   const launcher: Launcher = {
     runtime: () => inner.runtime(),
     remove: (n) => inner.remove(n),
+    removeNow: (n) => inner.removeNow(n),
     isRunning: (n) => inner.isRunning(n),
     adopt: (n, since) => wrap(inner.adopt(n, since)),
     start: (s) => wrap(inner.start(s))!,
@@ -529,6 +530,10 @@ class FakeEngine implements Launcher {
   }
 
   remove(name: string) {
+    this.containers.delete(name);
+  }
+
+  removeNow(name: string) {
     this.containers.delete(name);
   }
 
