@@ -24,6 +24,9 @@ const stateOf = (name) => path.join(containers, `${name}.json`);
 const networksFile = path.join(root, "networks.json");
 const networks = () => ({ ...config.networks, ...(existsSync(networksFile) ? JSON.parse(readFileSync(networksFile, "utf8")) : {}) });
 const read = (name) => (existsSync(stateOf(name)) ? JSON.parse(readFileSync(stateOf(name), "utf8")) : null);
+// `rm -f` leaves a marker before it kills, so the killed container's `run` does not write its
+// state back after the removal (docker's removal is atomic; two processes here are not)
+const removedMark = (name) => path.join(containers, `${name}.removed`);
 const write = (name, s) => writeFileSync(stateOf(name), JSON.stringify(s));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -89,11 +92,12 @@ async function main() {
       }
     const script = command[0] === "sh" && command[1] === "-c" ? command[2] : (config.entrypoint ?? "sleep 3600");
     const child = spawn("sh", ["-c", script], { stdio: "inherit", env: { PATH: process.env.PATH, ...env } });
+    rmSync(removedMark(name), { force: true });
     write(name, { status: "running", pid: child.pid, image });
     const forward = (sig) => child.kill(sig);
     process.on("SIGTERM", () => forward("SIGTERM"));
     const code = await new Promise((r) => child.once("exit", (c, s) => r(c ?? (s === "SIGTERM" ? 143 : 137))));
-    const s = read(name);
+    const s = existsSync(removedMark(name)) ? null : read(name);
     if (s) write(name, { ...s, status: "exited", exitCode: code });
     return code;
   }
@@ -110,6 +114,7 @@ async function main() {
   }
   if (cmd === "rm") {
     const name = rest.at(-1);
+    writeFileSync(removedMark(name), "");
     const s = read(name);
     if (s?.status === "running") {
       try {
