@@ -67,7 +67,7 @@ export const FLEET_FLOOR = statement("fleet.floor", {
      )
      SELECT n.id AS node_id, c.id AS cluster_id, c.name AS cluster, n.hostname, n.pod, n.rack, n.status AS node_status, h.reserved_by,
             g.id AS gpu_id, g.index AS idx, g.status AS gpu_status,
-            (g.allocated_job_id IS NOT NULL OR g.allocated_replica_id IS NOT NULL) AS allocated, l.util, l.temp
+            num_nonnulls(g.allocated_job_id, g.allocated_replica_id, g.allocated_pod_id) > 0 AS allocated, l.util, l.temp
        FROM nodes n
        JOIN clusters c ON c.id = n.cluster_id
        LEFT JOIN held h ON h.node_id = n.id

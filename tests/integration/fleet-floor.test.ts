@@ -3,7 +3,19 @@ import { db } from "@/lib/db/client";
 import { fleetFloor } from "@/lib/fleet/queries";
 import { summarizeFloor } from "@/lib/fleet/floor-summary";
 import { registerNode } from "@/lib/fleet/register-node";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, unique } from "../support/fixtures";
+import { createPod } from "@/lib/pods/create-pod";
+import { createPodBody } from "@/lib/pods/schemas";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import {
+  actorFor,
+  agentPrincipal,
+  availableFleet,
+  inventory,
+  makeCluster,
+  makeTenant,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 
 // The floor's one query against a real database: racks of a cluster, one rack on its own (nodes
 // without a pod or rack included), the tenant whose reservation holds a node, unhealthy GPUs.
@@ -50,5 +62,20 @@ describe("fleet floor query", () => {
     expect(one.map((r) => r.nodes.map((n) => n.id))).toEqual([[c.node.id]]);
     const unassigned = await fleetFloor(cluster.id, { pod: null, rack: null });
     expect(unassigned.map((r) => r.nodes.map((n) => n.id))).toEqual([[loose.node.id]]);
+  });
+
+  it("shows GPUs a pod holds as allocated, like those of jobs and replicas", async () => {
+    const { cluster, gpuType, nodes } = await availableFleet(1, 8, "FP");
+    const tenant = await makeTenant(8);
+    const pod = await createPod(
+      actorFor(tenantAdminPrincipal(tenant.id)),
+      createPodBody.parse({ name: unique("pod"), gpu_type: gpuType, gpu_count: 2, image: "runpod/pytorch:2.4.0" }),
+    );
+    await runSchedulerCycle("test: a pod on the floor");
+    const held = await db().gpu.count({ where: { allocatedPodId: pod.id } });
+    expect(held).toBe(2);
+    const racks = await fleetFloor(cluster.id);
+    const node = racks.flatMap((r) => r.nodes).find((n) => n.id === nodes[0]!.node.id)!;
+    expect(node.gpus.filter((g) => g.allocated)).toHaveLength(2);
   });
 });
