@@ -123,14 +123,14 @@ export const RESERVATION_CLUSTER = statement("reservations.cluster", {
   params: ["uuid"],
   columns: { cluster: "text?" },
   text: `
-    SELECT COALESCE((SELECT n.cluster_id::text FROM reservation_nodes h JOIN nodes n ON n.id = h.node_id WHERE h.reservation_id = $1::uuid LIMIT 1), NULL) AS cluster`,
+    SELECT (SELECT n.cluster_id::text FROM reservation_nodes h JOIN nodes n ON n.id = h.node_id WHERE h.reservation_id = $1::uuid LIMIT 1) AS cluster`,
 });
 
 /** The reservation $2 is short of nodes with none free ($1: the reason, unless one is given). */
 export const MARK_SHORT = statement("reservations.mark-short", {
   params: ["text", "uuid"],
   columns: {},
-  text: `UPDATE reservations SET degraded_at = COALESCE(degraded_at, now()), degraded_reason = COALESCE(degraded_reason, $1) WHERE id = $2::uuid`,
+  text: `UPDATE reservations SET degraded_at = COALESCE(degraded_at, now()), degraded_reason = COALESCE(degraded_reason, $1), updated_at = now() WHERE id = $2::uuid`,
 });
 
 export const NODE_HOSTNAMES = statement("reservations.node-hostnames", {
