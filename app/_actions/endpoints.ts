@@ -98,6 +98,7 @@ export const createEndpointKeyAction = serverAction(
     schema: createEndpointKeyBody.extend({ endpoint_id: z.uuid() }),
     fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), name: formText(f, "name") ?? "" }),
     access: ["operator", "tenant"],
+    tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, { endpoint_id, ...input }) => {
@@ -114,6 +115,7 @@ export const revokeEndpointKeyAction = serverAction(
     schema: z.object({ endpoint_id: z.uuid(), id: z.uuid() }),
     fromForm: (f) => ({ endpoint_id: formText(f, "endpoint_id"), id: formText(f, "id") }),
     access: ["operator", "tenant"],
+    tenantRole: "tenant_admin",
     revalidate: pages,
   },
   async (actor, { endpoint_id, id }) => {

@@ -17,9 +17,12 @@ vi.mock("@/lib/auth/session", () => ({ getSessionPrincipal: async () => session.
 // a real operator action's use case, so a refusal can be seen not to reach it
 const changeNodeStatus = vi.hoisted(() => vi.fn(async () => ({ hostname: "gpu-1", status: "maintenance" })));
 vi.mock("@/lib/fleet/change-node-status", () => ({ changeNodeStatus }));
+const revokeEndpointKey = vi.hoisted(() => vi.fn(async () => ({ name: "ci", prefix: "gfe_ab" })));
+vi.mock("@/lib/endpoints/endpoint-keys", () => ({ revokeEndpointKey, createEndpointKey: vi.fn() }));
 
 const { ACTION_PER_MINUTE, serverAction } = await import("@/lib/auth/action");
 const { changeNodeStatusAction } = await import("@/app/_actions/nodes");
+const { revokeEndpointKeyAction } = await import("@/app/_actions/endpoints");
 
 const tenantAdmin = session.principal;
 // the first test spends this admin's budget of submissions: the others sign in as someone else
@@ -84,6 +87,18 @@ describe("server actions", () => {
     session.principal = operator;
     expect(await changeNodeStatusAction({}, form)).toMatchObject({ ok: true, message: "gpu-1 is now maintenance." });
     expect(changeNodeStatus).toHaveBeenCalledTimes(1);
+  });
+
+  it("refuse a tenant member an endpoint key change, as the API does, before its use case runs", async () => {
+    const form = new FormData();
+    form.set("endpoint_id", "00000000-0000-4000-8000-0000000000e1");
+    form.set("id", "00000000-0000-4000-8000-0000000000e2");
+    session.principal = tenantMember;
+    expect(await revokeEndpointKeyAction({}, form)).toMatchObject({ ok: false, message: "You are not allowed to do this." });
+    expect(revokeEndpointKey).not.toHaveBeenCalled();
+    session.principal = otherAdmin;
+    expect((await revokeEndpointKeyAction({}, form)).ok).toBe(true);
+    expect(revokeEndpointKey).toHaveBeenCalledTimes(1);
   });
 
   it("ask tenants for the declared role, and operators for none", async () => {
