@@ -105,3 +105,8 @@ export function isUniqueViolation(e: unknown): boolean {
     (err.code === "P2010" && err.meta?.driverAdapterError?.cause?.originalCode === "23505")
   );
 }
+
+/** A lookup whose refusal (missing, or not the caller's) means "not found"; any other failure still throws. */
+export function nullIfRefused<T>(lookup: Promise<T>): Promise<T | null> {
+  return lookup.catch((e: unknown) => (isAppError(e) ? null : Promise.reject(e)));
+}

@@ -2,7 +2,7 @@ import "server-only";
 import type { Principal } from "@/lib/auth/principal";
 import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { db } from "@/lib/db/client";
-import { isAppError } from "@/lib/errors";
+import { nullIfRefused } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import { endpointGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import type { TimeRange } from "@/lib/metrics/time-range";
@@ -82,7 +82,7 @@ export type SlaSummary = NonNullable<ReturnType<Awaited<ReturnType<typeof endpoi
 /** Everything an endpoint's page shows over a range (the same figures the API serves), or null when the caller may not see it. */
 export async function endpointPageData(p: Principal, id: string, range: TimeRange) {
   if (!isUuid(id)) return null;
-  const row = await getEndpointOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  const row = await nullIfRefused(getEndpointOrThrow(p, id));
   if (!row) return null;
   const window = { from: range.from.toISOString(), to: range.to.toISOString() };
   const [series, view, history, tenant, rule, alerts, gpuTelemetry] = await Promise.all([

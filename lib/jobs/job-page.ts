@@ -3,7 +3,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { jobCostSoFar } from "@/lib/billing/usage";
 import { db } from "@/lib/db/client";
-import { isAppError } from "@/lib/errors";
+import { nullIfRefused } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import { mayCancelJob } from "./job-permissions";
 import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
@@ -12,7 +12,7 @@ import { getJobOrThrow, jobPlacement, jobSubmitter, listJobEvents, listJobPlacem
 /** Everything a job's page shows (tenant or operator plane), or null when the caller may not see it. */
 export async function jobPageData(p: Principal, id: string) {
   if (!isUuid(id)) return null;
-  const job = await getJobOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  const job = await nullIfRefused(getJobOrThrow(p, id));
   if (!job) return null;
   const [events, placement, cost, submitter, tenant, placements, telemetry] = await Promise.all([
     listJobEvents(p, id),

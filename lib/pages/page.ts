@@ -3,7 +3,6 @@ import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import type { OperatorPrincipal, TenantPrincipal } from "@/lib/auth/principal";
 import { requireOperatorPage, requireTenantAdminPage, requireTenantPage } from "@/lib/auth/session";
-import { isAppError } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 
 // The one wrapper for console pages, as route() is for the API: the plane (whose session may see
@@ -78,9 +77,4 @@ function requirePlane(plane: Plane, path: string) {
 /** "/admin/jobs/[id]" with the request's params: the address to come back to after signing in. */
 function pathOf(route: string, params: Record<string, string | string[] | undefined>): string {
   return route.replace(/\[(\w+)\]/g, (_, name: string) => String(params[name] ?? ""));
-}
-
-/** A lookup whose refusal (missing, or not the caller's) means "not found"; any other failure still throws. */
-export function nullIfRefused<T>(lookup: Promise<T>): Promise<T | null> {
-  return lookup.catch((e: unknown) => (isAppError(e) ? null : Promise.reject(e)));
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import type { TenantPrincipal } from "@/lib/auth/principal";
-import { isAppError } from "@/lib/errors";
+import { nullIfRefused } from "@/lib/errors";
 import { depths } from "./dag";
 import { stepLoop } from "./present";
 import { getPipelineWithOutputs, pipelineLog } from "./queries";
@@ -11,7 +11,7 @@ import { ancestors, loopBody } from "./spec";
  * depth in the graph and, for the steps inside a loop, the loop's bound.
  */
 export async function pipelinePageData(p: TenantPrincipal, id: string) {
-  const found = await getPipelineWithOutputs(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  const found = await nullIfRefused(getPipelineWithOutputs(p, id));
   if (!found) return null;
   const { pipeline, outputs } = found;
   const log = await pipelineLog(p, id);

@@ -4,7 +4,7 @@ import { displayActor, resolveActors } from "@/lib/audit/actor-names";
 import { db } from "@/lib/db/client";
 import { rateFor } from "@/lib/billing/money";
 import { listRates } from "@/lib/billing/rates";
-import { isAppError } from "@/lib/errors";
+import { nullIfRefused } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import { podGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import { oneOf } from "@/lib/vocabulary";
@@ -14,7 +14,7 @@ import { getPodOrThrow, listPodEvents, listPodPlacements } from "./queries";
 /** Everything a pod's page shows (tenant or operator plane), or null when the caller may not see it. */
 export async function podPageData(p: Principal, id: string) {
   if (!isUuid(id)) return null;
-  const pod = await getPodOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  const pod = await nullIfRefused(getPodOrThrow(p, id));
   if (!pod) return null;
   const [events, placements, telemetry, tenant, rates] = await Promise.all([
     listPodEvents(p, id),

@@ -1,6 +1,6 @@
 import "server-only";
 import type { TenantPrincipal } from "@/lib/auth/principal";
-import { isAppError } from "@/lib/errors";
+import { nullIfRefused } from "@/lib/errors";
 import { isOneOf } from "@/lib/vocabulary";
 import { getReservationOrThrow, listReservationEvents, reservationJson, workInReservation } from "./queries";
 import { endAction, LIVE_STATUSES } from "./reservation-lifecycle";
@@ -10,7 +10,7 @@ import { endAction, LIVE_STATUSES } from "./reservation-lifecycle";
  * do with it (end it, and how; extend it) is decided here from its lifecycle, not by the page.
  */
 export async function reservationPageData(p: TenantPrincipal, id: string, now = Date.now()) {
-  const row = await getReservationOrThrow(p, id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+  const row = await nullIfRefused(getReservationOrThrow(p, id));
   if (!row) return null;
   const r = reservationJson(row);
   const [events, work] = await Promise.all([listReservationEvents(p, id), workInReservation(p, id)]);

@@ -5,7 +5,7 @@ import { JobsTable, toJobItems } from "@/components/shell/jobs-table";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
 import { listRates } from "@/lib/billing/rates";
-import { isAppError } from "@/lib/errors";
+import { nullIfRefused } from "@/lib/errors";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { CANCEL_POLICY, mayCancelJob } from "@/lib/jobs/job-permissions";
 import { listJobsPage } from "@/lib/jobs/list-jobs";
@@ -42,7 +42,7 @@ export default page({ plane: "tenant", path: "/dashboard/jobs" }, async ({ princ
     fleetGpuTypes(),
     jobFitContext(p.tenantId),
     listRates(),
-    cloneId ? getJobOrThrow(p, cloneId).catch((e) => (isAppError(e) ? null : Promise.reject(e))) : null,
+    cloneId ? nullIfRefused(getJobOrThrow(p, cloneId)) : null,
     jobCounts(p.tenantId),
     reservationsOpenTo(p.tenantId),
   ]);

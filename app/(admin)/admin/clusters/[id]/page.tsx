@@ -11,7 +11,8 @@ import { summarizeFloor } from "@/lib/fleet/floor-summary";
 import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
-import { nullIfRefused, page } from "@/lib/pages/page";
+import { nullIfRefused } from "@/lib/errors";
+import { page } from "@/lib/pages/page";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 
 export const metadata = { title: "Cluster" };

@@ -13,7 +13,8 @@ import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { fleetCapacity } from "@/lib/jobs/queries";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { listUsers } from "@/lib/users/queries";
-import { nullIfRefused, page } from "@/lib/pages/page";
+import { nullIfRefused } from "@/lib/errors";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Tenant" };
 

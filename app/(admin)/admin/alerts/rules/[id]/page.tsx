@@ -4,7 +4,8 @@ import { RuleForm } from "@/components/forms/alert-forms";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { getAlertRuleOrThrow } from "@/lib/alerts/alert-rules";
 import { clusterNames } from "@/lib/fleet/cluster-queries";
-import { nullIfRefused, page } from "@/lib/pages/page";
+import { nullIfRefused } from "@/lib/errors";
+import { page } from "@/lib/pages/page";
 import { ruleTypeOptions } from "../rule-types";
 
 export const metadata = { title: "Edit alert rule" };

@@ -7,7 +7,8 @@ import { Card, CardHeader } from "@/components/ui/card";
 import { getInvoiceOrThrow } from "@/lib/billing/get-invoice";
 import { invoiceJson } from "@/lib/billing/invoice-json";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
-import { nullIfRefused, page } from "@/lib/pages/page";
+import { nullIfRefused } from "@/lib/errors";
+import { page } from "@/lib/pages/page";
 import { PrintButton } from "@/components/billing/print-button";
 
 export const metadata = { title: "Invoice" };

@@ -5,7 +5,8 @@ import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
 import { summarizeRack } from "@/lib/fleet/floor-summary";
 import { fleetFloor } from "@/lib/fleet/queries";
-import { nullIfRefused, page } from "@/lib/pages/page";
+import { nullIfRefused } from "@/lib/errors";
+import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Rack" };
 

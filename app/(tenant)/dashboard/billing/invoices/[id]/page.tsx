@@ -11,7 +11,8 @@ import { balanceOf } from "@/lib/billing/ledger";
 import { formatCents } from "@/lib/billing/money";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { effectiveSettings } from "@/lib/settings/settings";
-import { nullIfRefused, page } from "@/lib/pages/page";
+import { nullIfRefused } from "@/lib/errors";
+import { page } from "@/lib/pages/page";
 import { BankTransfer } from "@/components/billing/payment-guides";
 
 export const metadata = { title: "Invoice" };
