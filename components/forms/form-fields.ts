@@ -1,15 +1,10 @@
 // One place that ties a form field's name to where the schema puts its error, to the value the
 // action echoed after a refusal, and to the key that remounts an uncontrolled input to show it.
 // `Field` takes what `f(name)` returns, so a form never looks an error up by a string of its own.
+import type { ActionState } from "@/lib/auth/action";
 
-/** What a server action answers (lib/auth/action.ts's ActionState, as the browser sees it). */
-export interface FormState {
-  ok?: boolean;
-  message?: string;
-  fieldErrors?: Record<string, string>;
-  values?: Record<string, string>;
-  at?: number;
-}
+/** What a server action answers, plus the fields edited since (useActionForm): their errors no longer show. */
+export type FormState = Omit<ActionState, "data"> & { edited?: string[] };
 
 /** What a `Field` needs from the form's last answer. */
 export interface FieldBinding {
@@ -63,6 +58,7 @@ export function formFields(state: FormState, options: FormFieldsOptions = {}): F
   // the schema's path, or the bare name (a use case's refusal may name the form's field), or the
   // first error under the path (a list's items: "ports.1")
   const error = (name: string) => {
+    if (state.edited?.includes(name)) return undefined;
     const path = pathOf(name);
     return errors[path] ?? errors[name] ?? Object.entries(errors).find(([p]) => p.startsWith(`${path}.`))?.[1];
   };

@@ -46,11 +46,13 @@ export function useActionForm<T>(action: FormAction<T>, resetOnSuccess = true) {
   }, [raw.at]);
   const state = useMemo(() => {
     if (!raw.fieldErrors || edited.at !== raw.at || edited.names.length === 0) return raw;
-    // errors are keyed by the schema's paths ("changes.gpu_quota"); a field clears the ones ending in its name
+    // errors are keyed by the schema's paths ("changes.gpu_quota"); a field clears the ones ending in its
+    // name here, and formFields hides every error of an edited field by its own path (renamed fields,
+    // list items such as "ports.1")
     const fieldErrors = Object.fromEntries(
       Object.entries(raw.fieldErrors).filter(([path]) => !edited.names.some((n) => path === n || path.endsWith(`.${n}`))),
     );
-    return { ...raw, fieldErrors };
+    return { ...raw, fieldErrors, edited: edited.names };
   }, [raw, edited]);
   return { state, dispatch, formRef };
 }

@@ -17,6 +17,14 @@ describe("form fields", () => {
     expect(f("other").error).toBeUndefined();
   });
 
+  it("hide an edited field's error, renamed paths and list items included", () => {
+    const state = { fieldErrors: { "deposit.amount_cents": "Too small", "ports.1": "Taken", "deposit.description": "Too long" }, at: 1 };
+    const options = { under: "deposit", paths: { amount: "deposit.amount_cents", ports: "ports" } };
+    expect(formFields(state, options)("amount").error).toBe("Too small");
+    const edited = formFields({ ...state, edited: ["amount", "ports"] }, options);
+    expect([edited("amount").error, edited("ports").error, edited("description").error]).toEqual([undefined, undefined, "Too long"]);
+  });
+
   it("give a list's field the first error of its items", () => {
     const f = formFields({ fieldErrors: { "ports.1": "Not a port" } });
     expect(f("ports").error).toBe("Not a port");
