@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
+import { axeViolations } from "../support/axe";
 import { launchBrowser, openPage, shot } from "../support/browser";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
@@ -11,8 +10,6 @@ import { api } from "../support/http";
 // A tenant books whole nodes in the browser, sees them on its calendar with their topology, runs
 // a job inside the reservation and releases it early; another tenant gets 404; operators see it
 // on the timeline and the fleet floor by tenant.
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let browser: Browser;
 let gpuType: string;
@@ -50,33 +47,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function axe(page: Page) {
-  await page.addScriptTag({ content: axeSource });
-  return page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: {
-          run: (
-            ctx: unknown,
-            o: unknown,
-          ) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
-        };
-      }
-    ).axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-    });
-    return r.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map(
-        (v) =>
-          `${v.id}: ${v.nodes
-            .slice(0, 3)
-            .map((n) => n.target.join(" "))
-            .join(", ")}`,
-      );
-  });
-}
-
 describe("reservations in the browser", () => {
   it("a tenant books nodes, sees them on its calendar, runs a job inside, and releases early", async () => {
     const page = await openPage(browser, "/dashboard/reservations", admin, { width: 1440, height: 1000 });
@@ -110,7 +80,7 @@ describe("reservations in the browser", () => {
     // on the calendar, and in the list; its page shows where the nodes are
     const calendar = page.getByRole("figure", { name: "Your reservations on a timeline" });
     await calendar.getByRole("link", { name: `2 × ${gpuType}` }).waitFor();
-    expect(await axe(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await shot(page, "reservations-tenant");
     await calendar.getByRole("link", { name: `2 × ${gpuType}` }).click();
     await page.getByRole("heading", { name: `2 × ${gpuType} nodes` }).waitFor();
@@ -187,7 +157,7 @@ describe("reservations in the browser", () => {
     const ops = await openPage(browser, "/admin/reservations", operator, { width: 1440, height: 1000 });
     await ops.getByRole("figure", { name: "Every reservation on a timeline" }).getByText(tenantName).first().waitFor();
     await ops.getByRole("heading", { name: "Fleet floor by tenant" }).waitFor();
-    expect(await axe(ops)).toEqual([]);
+    expect(await axeViolations(ops)).toEqual([]);
     await shot(ops, "reservations-operator");
     await ops.setViewportSize({ width: 390, height: 844 });
     await shot(ops, "reservations-operator-phone");

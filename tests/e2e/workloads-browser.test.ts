@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "../support/axe";
 import { launchBrowser, openPage, shot } from "../support/browser";
 import { makeKey, makeTenant, makeUser } from "../support/fixtures";
 import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
@@ -10,8 +9,6 @@ import { api } from "../support/http";
 // A tenant follows its job on the node: the simulated fleet (the same HTTP API as real agents)
 // runs the job's "container", ships its output in fenced chunks and reports its GPUs; the job page
 // tails the log live and charts the GPUs the job held. Another tenant sees none of it.
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let browser: Browser;
 let fleet: WalkFleet;
@@ -85,31 +82,7 @@ describe("a job's output and GPUs in the browser", () => {
     expect(telemetry.body.series).toHaveLength(2);
 
     // accessible, and usable on a phone
-    await page.addScriptTag({ content: axeSource });
-    const violations = await page.evaluate(async () => {
-      const r = await (
-        window as unknown as {
-          axe: {
-            run: (
-              ctx: unknown,
-              o: unknown,
-            ) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
-          };
-        }
-      ).axe.run(document, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-      });
-      return r.violations
-        .filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map(
-          (v) =>
-            `${v.id}: ${v.nodes
-              .slice(0, 3)
-              .map((n) => n.target.join(" "))
-              .join(", ")}`,
-        );
-    });
-    expect(violations).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     const phone = await openPage(browser, `/dashboard/jobs/${id}`, tenantUser, { width: 390, height: 844 });
     await phone
       .getByRole("log")
