@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import os from "node:os";
 import path from "node:path";
 import { findChromium } from "../tests/support/browser";
+import { installSystemTools, SYSTEM_TOOLS } from "../tests/support/system-packages";
 import { repoRoot } from "./lib/database-url";
 import { freePort, startEmbeddedDatabase, type EmbeddedDatabase } from "./lib/embedded-db";
 import { nextBuild } from "./lib/next-server";
@@ -129,28 +130,18 @@ interface SoakSummary {
   invariants: { by_invariant: Record<string, { count: number; examples: Array<{ subject: string; detail: string }> }> };
 }
 
-/** A browser is part of the suite: install Debian's Chromium when we can, fail clearly when we can't. */
-function ensureBrowser(): void {
-  try {
-    console.log(`[browser] ${findChromium()}`);
-    return;
-  } catch (e) {
-    if (process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
-      console.log("[browser] Chromium not found: installing Debian's chromium package…");
-      spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-      spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], {
-        stdio: "inherit",
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      });
-      console.log(`[browser] ${findChromium()}`);
-      return;
-    }
-    throw e;
-  }
+/**
+ * The real parts the suite drives (Chromium, a docker engine, a software TPM, Slurm, sushy):
+ * installed from Debian's packages in one apt-get call when missing, failing clearly when they
+ * cannot be (tests/support/system-packages.ts).
+ */
+function ensureSystemTools(): void {
+  installSystemTools(Object.values(SYSTEM_TOOLS));
+  console.log(`[browser] ${findChromium()}`);
 }
 
 async function main(): Promise<number> {
-  ensureBrowser();
+  ensureSystemTools();
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   let database: EmbeddedDatabase | undefined;
   let tempDir: string | undefined;
