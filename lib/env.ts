@@ -14,6 +14,14 @@ const optionalUrl = z
   .transform((v) => (v ? v : undefined))
   .pipe(z.url().optional());
 
+const optionalSecret = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+const markupPct = z.coerce.number().min(0, "must be 0 or more").max(1_000, "must be at most 1000");
+
 const boolFlag = z
   .enum(["0", "1", "true", "false", ""])
   .optional()
@@ -249,6 +257,45 @@ const envSchema = z
       .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
       .optional(),
     PUBLIC_API_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+    // Burst to GPU providers (issue 30). A provider is enabled when its key is set; keys are never
+    // returned or logged. The URLs are each API's documented base (tests point them at stand-ins).
+    RUNPOD_API_KEY: optionalSecret,
+    RUNPOD_API_URL: z.url().default("https://api.runpod.io/graphql"),
+    LAMBDA_API_KEY: optionalSecret,
+    LAMBDA_API_URL: z.url().default("https://cloud.lambda.ai/api/v1"),
+    // Lambda's launch requires exactly one SSH key registered in the account (its name)
+    LAMBDA_SSH_KEY_NAME: z.string().trim().max(200).optional().transform((v) => (v ? v : undefined)),
+    VAST_API_KEY: optionalSecret,
+    VAST_API_URL: z.url().default("https://console.vast.ai/api/v0"),
+    // our price = cost × (1 + markup %), half up to a cent; per-provider markups override the default
+    PROVIDER_MARKUP_PCT: markupPct.default(25),
+    RUNPOD_MARKUP_PCT: markupPct.optional(),
+    LAMBDA_MARKUP_PCT: markupPct.optional(),
+    VAST_MARKUP_PCT: markupPct.optional(),
+    // one provider call's limit; the image container-based providers (RunPod, Vast.ai) boot our agent in
+    PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
+    PROVIDER_INSTANCE_IMAGE: z
+      .string()
+      .trim()
+      .default("nvidia/cuda:12.4.1-runtime-ubuntu22.04")
+      .pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference")),
+    // offers are refreshed this often; older ones are shown with their age but never launched
+    PROVIDER_OFFERS_REFRESH_S: z.coerce.number().int().min(10).max(86_400).default(300),
+    PROVIDER_OFFERS_MAX_AGE_S: z.coerce.number().int().min(30).max(7 * 86_400).default(1_800),
+    // a job of a tenant that allows burst waits this long for local capacity before it bursts;
+    // an instance idle this long is terminated; one whose agent has not registered by the deadline fails over
+    BURST_WAIT_S: z.coerce.number().int().min(0).max(7 * 86_400).default(300),
+    BURST_IDLE_S: z.coerce.number().int().min(0).max(7 * 86_400).default(600),
+    BURST_REGISTER_DEADLINE_S: z.coerce.number().int().min(10).max(86_400).default(900),
+    // spend caps (cents, our price): per tenant per hour and per day; per provider per day (its cost)
+    BURST_TENANT_HOURLY_CAP_CENTS: z.coerce.number().int().min(0).max(1e12).default(20_000),
+    BURST_TENANT_DAILY_CAP_CENTS: z.coerce.number().int().min(0).max(1e12).default(200_000),
+    RUNPOD_DAILY_CAP_CENTS: z.coerce.number().int().min(0).max(1e12).default(500_000),
+    LAMBDA_DAILY_CAP_CENTS: z.coerce.number().int().min(0).max(1e12).default(500_000),
+    VAST_DAILY_CAP_CENTS: z.coerce.number().int().min(0).max(1e12).default(500_000),
+    // a provider that failed (5xx, timeout, 429) is left alone this long, doubling per failure in a row up to the max
+    BURST_BACKOFF_S: z.coerce.number().int().min(1).max(3_600).default(30),
+    BURST_BACKOFF_MAX_S: z.coerce.number().int().min(1).max(86_400).default(1_800),
   })
   .superRefine((e, ctx) => {
     if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {

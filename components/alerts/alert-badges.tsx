@@ -32,6 +32,9 @@ export const ALERT_TYPE_LABELS: Record<AlertEventType, string> = {
   unexpected_payment: "Unexpected payment",
   reservation_degraded: "Reservation degraded",
   external: "External (Alertmanager)",
+  burst_spend_cap: "Burst spend cap",
+  provider_stray_instance: "Stray provider instance",
+  burst_failed: "Burst failed",
 };
 
 export function alertTypeLabel(type: string): string {

@@ -16,6 +16,8 @@
 # Options: --key KEY | --key-file FILE (required on first install)   --url URL (default: the control plane that served this)
 #          --ingest-url URL   --hostname NAME   --pod NAME   --rack NAME   --serve-image IMAGE
 #          --root DIR (install under DIR instead of /, for image builds and tests)   --no-start
+#          --allow-no-containers (a burst instance that is itself a container: no docker, the agent
+#            registers without containers and runs only work that needs none; with --no-start, no systemd)
 set -eu
 
 URL="__GPUFORGE_URL__"
@@ -27,6 +29,7 @@ RACK=""
 SERVE_IMAGE=""
 ROOT="${GPUFORGE_INSTALL_ROOT:-}"
 START=1
+ALLOW_NO_CONTAINERS=0
 
 fail() {
   echo "gpuforge-agent install: $*" >&2
@@ -47,8 +50,9 @@ while [ $# -gt 0 ]; do
     --serve-image) SERVE_IMAGE="${2:-}"; shift 2 ;;
     --root) ROOT="${2:-}"; shift 2 ;;
     --no-start) START=0; shift ;;
+    --allow-no-containers) ALLOW_NO_CONTAINERS=1; shift ;;
     -h|--help)
-      echo "usage: install.sh --key gf_…|--key-file FILE [--url URL] [--ingest-url URL] [--hostname NAME] [--pod NAME] [--rack NAME] [--serve-image IMAGE] [--root DIR] [--no-start]"
+      echo "usage: install.sh --key gf_…|--key-file FILE [--url URL] [--ingest-url URL] [--hostname NAME] [--pod NAME] [--rack NAME] [--serve-image IMAGE] [--root DIR] [--no-start] [--allow-no-containers]"
       exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
@@ -82,9 +86,11 @@ case "$SERVE_IMAGE$INGEST_URL" in *[[:space:]\"\'\$\`\\]*) fail "--serve-image a
 ARCH="$(uname -m)"
 command -v nvidia-smi >/dev/null 2>&1 || fail "nvidia-smi not found: install the NVIDIA driver first"
 nvidia-smi -L >/dev/null 2>&1 || fail "nvidia-smi cannot read the GPUs (driver not loaded?): $(nvidia-smi -L 2>&1 | head -n 1)"
-command -v docker >/dev/null 2>&1 || fail "no container runtime: install Docker Engine and the NVIDIA Container Toolkit (tenant work runs only in containers)"
-docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || fail "docker is installed but its engine does not answer: start it (systemctl start docker)"
-command -v systemctl >/dev/null 2>&1 || fail "systemctl not found: the agent runs as a systemd service"
+if [ "$ALLOW_NO_CONTAINERS" = "0" ]; then
+  command -v docker >/dev/null 2>&1 || fail "no container runtime: install Docker Engine and the NVIDIA Container Toolkit (tenant work runs only in containers)"
+  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || fail "docker is installed but its engine does not answer: start it (systemctl start docker)"
+fi
+if [ "$START" = "1" ]; then command -v systemctl >/dev/null 2>&1 || fail "systemctl not found: the agent runs as a systemd service"; fi
 if command -v curl >/dev/null 2>&1; then
   fetch() { curl -fsSL "$1" -o "$2"; }
 elif command -v wget >/dev/null 2>&1; then

@@ -13,6 +13,10 @@ const SYSTEM_EVENT_TYPES = [
   "external",
   "pod_interrupted",
   "reservation_degraded",
+  // burst to GPU providers (issue 30): a spend cap reached, an instance nothing owns, an instance that never joined
+  "burst_spend_cap",
+  "provider_stray_instance",
+  "burst_failed",
 ] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 
@@ -24,7 +28,7 @@ export type Severity = (typeof SEVERITIES)[number];
 export const ALERT_STATUSES = ["firing", "resolved"] as const;
 
 /** What an alert is about (its subject_type). */
-export const ALERT_SUBJECT_TYPES = ["pod", "reservation", "cluster", "node", "gpu", "job", "endpoint", "invoice"] as const;
+export const ALERT_SUBJECT_TYPES = ["pod", "reservation", "cluster", "node", "gpu", "job", "endpoint", "invoice", "tenant", "provider"] as const;
 
 export const SILENCE_KINDS = ["silence", "maintenance"] as const;
 export const REMEDIATION_OUTCOMES = ["quarantined", "capped"] as const;

@@ -18,6 +18,7 @@ import { BLOCK_REASONS, JOB_STATUSES } from "@/lib/jobs/job-lifecycle";
 import { DEMO_REQUEST_STATUSES } from "@/lib/marketing/schemas";
 import { LOOP_ON_EXHAUSTED, PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS, STEP_STATUSES } from "@/lib/pipelines/schemas";
 import { POD_STATUSES } from "@/lib/pods/pod-lifecycle";
+import { ATTEMPT_OUTCOMES, INSTANCE_STATUSES, PROVIDERS } from "@/lib/providers/vocabulary";
 import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "@/lib/reservations/reservation-lifecycle";
 import { BILLING_MODES, TENANT_STATUSES } from "@/lib/tenants/schemas";
 import { TENANT_ROLES, USER_ROLES } from "@/lib/users/schemas";
@@ -71,4 +72,12 @@ export const CLOSED_COLUMNS = {
   "reservations.status": RESERVATION_STATUSES,
   "reservation_events.kind": RESERVATION_EVENT_KINDS,
   "pods.status": POD_STATUSES,
+  "provider_offers.provider": PROVIDERS,
+  "provider_refreshes.provider": PROVIDERS,
+  "provider_gpu_mappings.provider": PROVIDERS,
+  "provider_instances.provider": PROVIDERS,
+  "provider_instances.status": INSTANCE_STATUSES,
+  "provider_backoffs.provider": PROVIDERS,
+  "burst_attempts.outcome": ATTEMPT_OUTCOMES,
+  "usage_events.provider": PROVIDERS,
 } as const satisfies Record<string, readonly string[]>;
