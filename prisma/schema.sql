@@ -16,6 +16,8 @@ CREATE SCHEMA public_api;
 
 CREATE SEQUENCE public.audit_log_id_seq AS bigint;
 
+CREATE SEQUENCE public.burst_attempts_id_seq AS bigint;
+
 CREATE SEQUENCE public.endpoint_events_id_seq AS bigint;
 
 CREATE SEQUENCE public.endpoint_metrics_id_seq AS bigint;
@@ -70,13 +72,13 @@ CREATE TABLE public.alert_events (
     CONSTRAINT alert_events_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_pkey PRIMARY KEY (id),
     CONSTRAINT alert_events_resolved_check CHECK (((status = 'resolved'::text) = (resolved_at IS NOT NULL))),
-    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
+    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
     CONSTRAINT alert_events_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES alert_rules(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_severity_check CHECK ((severity = ANY (ARRAY['info'::text, 'warning'::text, 'critical'::text]))),
     CONSTRAINT alert_events_status_check CHECK ((status = ANY (ARRAY['firing'::text, 'resolved'::text]))),
-    CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text]))),
+    CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['tenant'::text, 'provider'::text, 'pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text]))),
     CONSTRAINT alert_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
-    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
+    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
 );
 
 CREATE TABLE public.alert_rules (
@@ -181,6 +183,24 @@ CREATE TABLE public.background_cron_slots (
     due_at timestamp(3) with time zone NOT NULL,
     CONSTRAINT background_cron_slots_job_id_check CHECK (((length(job_id) >= 1) AND (length(job_id) <= 200))),
     CONSTRAINT background_cron_slots_pkey PRIMARY KEY (job_id)
+);
+
+CREATE TABLE public.burst_attempts (
+    id bigint DEFAULT nextval('burst_attempts_id_seq'::regclass) NOT NULL,
+    job_id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    provider text,
+    offer_id text,
+    region text,
+    instance_id uuid,
+    price_cents_per_gpu_hour integer,
+    outcome text NOT NULL,
+    message text NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT burst_attempts_instance_fkey FOREIGN KEY (instance_id) REFERENCES provider_instances(id) ON UPDATE CASCADE ON DELETE SET NULL,
+    CONSTRAINT burst_attempts_job_fkey FOREIGN KEY (job_id) REFERENCES jobs(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT burst_attempts_outcome_check CHECK ((outcome = ANY (ARRAY['launched'::text, 'reused'::text, 'registered'::text, 'capacity'::text, 'provider_error'::text, 'rate_limited'::text, 'never_registered'::text, 'interrupted'::text, 'cap_reached'::text, 'no_offer'::text]))),
+    CONSTRAINT burst_attempts_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE public.cluster_metrics_1m (
@@ -965,6 +985,93 @@ CREATE TABLE public.pods (
     CONSTRAINT pods_terminated_check CHECK (((status = 'terminated'::text) = (terminated_at IS NOT NULL)))
 );
 
+CREATE TABLE public.provider_backoffs (
+    provider text NOT NULL,
+    failures integer NOT NULL,
+    until timestamp(3) with time zone NOT NULL,
+    last_error text NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT provider_backoffs_failures_check CHECK ((failures >= 1)),
+    CONSTRAINT provider_backoffs_pkey PRIMARY KEY (provider),
+    CONSTRAINT provider_backoffs_provider_check CHECK ((provider = ANY (ARRAY['runpod'::text, 'lambda'::text, 'vast'::text])))
+);
+
+CREATE TABLE public.provider_gpu_mappings (
+    provider text NOT NULL,
+    provider_gpu_type text NOT NULL,
+    gpu_type text,
+    updated_by text NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT provider_gpu_mappings_pkey PRIMARY KEY (provider, provider_gpu_type),
+    CONSTRAINT provider_gpu_mappings_provider_check CHECK ((provider = ANY (ARRAY['runpod'::text, 'lambda'::text, 'vast'::text]))),
+    CONSTRAINT provider_gpu_mappings_type_check CHECK (((gpu_type IS NULL) OR (gpu_type ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'::text)))
+);
+
+CREATE TABLE public.provider_instances (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    provider text NOT NULL,
+    region text NOT NULL,
+    offer_id text NOT NULL,
+    provider_gpu_type text NOT NULL,
+    gpu_type text NOT NULL,
+    gpu_count integer NOT NULL,
+    interruptible boolean NOT NULL,
+    cost_cents_per_gpu_hour integer NOT NULL,
+    price_cents_per_gpu_hour integer NOT NULL,
+    cluster_id uuid NOT NULL,
+    node_id uuid,
+    api_key_id uuid,
+    tenant_id uuid NOT NULL,
+    job_id uuid,
+    external_id text,
+    status text DEFAULT 'launching'::text NOT NULL,
+    failure text,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    launched_at timestamp(3) with time zone,
+    registered_at timestamp(3) with time zone,
+    idle_since timestamp(3) with time zone,
+    terminate_requested_at timestamp(3) with time zone,
+    terminated_at timestamp(3) with time zone,
+    provider_status text,
+    checked_at timestamp(3) with time zone,
+    CONSTRAINT provider_instances_api_key_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id) ON UPDATE CASCADE ON DELETE SET NULL,
+    CONSTRAINT provider_instances_cluster_fkey FOREIGN KEY (cluster_id) REFERENCES clusters(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT provider_instances_job_fkey FOREIGN KEY (job_id) REFERENCES jobs(id) ON UPDATE CASCADE ON DELETE SET NULL,
+    CONSTRAINT provider_instances_launched_check CHECK (((status = ANY (ARRAY['launching'::text, 'failed'::text])) OR ((external_id IS NOT NULL) AND (launched_at IS NOT NULL)))),
+    CONSTRAINT provider_instances_node_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE SET NULL,
+    CONSTRAINT provider_instances_pkey PRIMARY KEY (id),
+    CONSTRAINT provider_instances_provider_check CHECK ((provider = ANY (ARRAY['runpod'::text, 'lambda'::text, 'vast'::text]))),
+    CONSTRAINT provider_instances_status_check CHECK ((status = ANY (ARRAY['launching'::text, 'booting'::text, 'running'::text, 'terminating'::text, 'terminated'::text, 'failed'::text]))),
+    CONSTRAINT provider_instances_tenant_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT provider_instances_terminated_check CHECK (((status = ANY (ARRAY['terminated'::text, 'failed'::text])) = (terminated_at IS NOT NULL))),
+    CONSTRAINT provider_instances_values_check CHECK ((((gpu_count >= 1) AND (gpu_count <= 64)) AND (cost_cents_per_gpu_hour > 0) AND (price_cents_per_gpu_hour >= cost_cents_per_gpu_hour)))
+);
+
+CREATE TABLE public.provider_offers (
+    provider text NOT NULL,
+    offer_id text NOT NULL,
+    provider_gpu_type text NOT NULL,
+    gpu_type text,
+    gpu_count integer NOT NULL,
+    region text NOT NULL,
+    interruptible boolean NOT NULL,
+    cost_cents_per_gpu_hour integer NOT NULL,
+    refreshed_at timestamp(3) with time zone NOT NULL,
+    CONSTRAINT provider_offers_pkey PRIMARY KEY (provider, offer_id),
+    CONSTRAINT provider_offers_provider_check CHECK ((provider = ANY (ARRAY['runpod'::text, 'lambda'::text, 'vast'::text]))),
+    CONSTRAINT provider_offers_values_check CHECK ((((gpu_count >= 1) AND (gpu_count <= 64)) AND (cost_cents_per_gpu_hour > 0)))
+);
+
+CREATE TABLE public.provider_refreshes (
+    provider text NOT NULL,
+    refreshed_at timestamp(3) with time zone,
+    attempted_at timestamp(3) with time zone NOT NULL,
+    offers integer DEFAULT 0 NOT NULL,
+    last_error text,
+    CONSTRAINT provider_refreshes_pkey PRIMARY KEY (provider),
+    CONSTRAINT provider_refreshes_provider_check CHECK ((provider = ANY (ARRAY['runpod'::text, 'lambda'::text, 'vast'::text])))
+);
+
 CREATE TABLE public.remediations (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     node_id uuid NOT NULL,
@@ -1140,6 +1247,10 @@ CREATE TABLE public.usage_events (
     reservation_node_id uuid,
     covered_by_reservation_id uuid,
     pod_id uuid,
+    provider text,
+    offer_id text,
+    cost_cents_per_hour integer,
+    cost_cents bigint,
     CONSTRAINT usage_events_covered_by_reservation_fkey FOREIGN KEY (covered_by_reservation_id) REFERENCES reservations(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT usage_events_covered_check CHECK (((covered_by_reservation_id IS NULL) OR ((reservation_id IS NULL) AND (amount_cents = 0) AND (cents_per_hour = 0)))),
     CONSTRAINT usage_events_invoice_check CHECK (((settlement = 'invoice'::text) OR (invoice_id IS NULL))),
@@ -1150,6 +1261,7 @@ CREATE TABLE public.usage_events (
     CONSTRAINT usage_events_pkey PRIMARY KEY (id),
     CONSTRAINT usage_events_pod_no_overlap EXCLUDE USING gist (pod_id WITH =, tstzrange(started_at, ended_at, '[)'::text) WITH &&),
     CONSTRAINT usage_events_pod_placement_fkey FOREIGN KEY (pod_id, attempt) REFERENCES pod_placements(pod_id, attempt) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT usage_events_provider_check CHECK ((((provider IS NULL) AND (offer_id IS NULL) AND (cost_cents IS NULL) AND (cost_cents_per_hour IS NULL)) OR ((provider = ANY (ARRAY['runpod'::text, 'lambda'::text, 'vast'::text])) AND (offer_id IS NOT NULL) AND (cost_cents >= 0) AND (cost_cents_per_hour > 0)))),
     CONSTRAINT usage_events_replica_endpoint_fkey FOREIGN KEY (replica_id, endpoint_id) REFERENCES endpoint_replicas(id, endpoint_id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT usage_events_replica_no_overlap EXCLUDE USING gist (replica_id WITH =, tstzrange(started_at, ended_at, '[)'::text) WITH &&),
     CONSTRAINT usage_events_reservation_no_overlap EXCLUDE USING gist (reservation_node_id WITH =, tstzrange(started_at, ended_at, '[)'::text) WITH &&),
@@ -1296,6 +1408,10 @@ CREATE INDEX audit_log_created_at_idx ON public.audit_log USING btree (created_a
 
 CREATE INDEX audit_log_tenant_id_created_at_idx ON public.audit_log USING btree (tenant_id, created_at);
 
+CREATE INDEX burst_attempts_created_idx ON public.burst_attempts USING btree (created_at);
+
+CREATE INDEX burst_attempts_job_idx ON public.burst_attempts USING btree (job_id, id);
+
 CREATE INDEX cluster_metrics_1m_bucket_idx ON public.cluster_metrics_1m USING btree (bucket);
 
 CREATE UNIQUE INDEX clusters_name_key ON public.clusters USING btree (name);
@@ -1440,6 +1556,18 @@ CREATE UNIQUE INDEX pods_tenant_name_key ON public.pods USING btree (tenant_id, 
 
 CREATE INDEX pods_waiting_idx ON public.pods USING btree (created_at) WHERE (status = 'pending'::text);
 
+CREATE UNIQUE INDEX provider_instances_external_key ON public.provider_instances USING btree (provider, external_id);
+
+CREATE INDEX provider_instances_live_idx ON public.provider_instances USING btree (status) WHERE (status = ANY (ARRAY['launching'::text, 'booting'::text, 'running'::text, 'terminating'::text]));
+
+CREATE UNIQUE INDEX provider_instances_live_job_key ON public.provider_instances USING btree (job_id) WHERE (status = ANY (ARRAY['launching'::text, 'booting'::text, 'running'::text, 'terminating'::text]));
+
+CREATE UNIQUE INDEX provider_instances_node_key ON public.provider_instances USING btree (node_id);
+
+CREATE INDEX provider_instances_tenant_idx ON public.provider_instances USING btree (tenant_id, created_at);
+
+CREATE INDEX provider_offers_gpu_type_idx ON public.provider_offers USING btree (gpu_type, gpu_count);
+
 CREATE INDEX remediations_applied_idx ON public.remediations USING btree (created_at) WHERE (outcome = 'quarantined'::text);
 
 CREATE INDEX remediations_created_at_idx ON public.remediations USING btree (created_at);
@@ -1471,6 +1599,8 @@ CREATE UNIQUE INDEX usage_events_final_key ON public.usage_events USING btree (j
 CREATE INDEX usage_events_invoice_id_idx ON public.usage_events USING btree (invoice_id);
 
 CREATE UNIQUE INDEX usage_events_pod_final_key ON public.usage_events USING btree (pod_id, attempt) WHERE ((kind = 'final'::text) AND (pod_id IS NOT NULL));
+
+CREATE INDEX usage_events_provider_idx ON public.usage_events USING btree (provider, ended_at) WHERE (provider IS NOT NULL);
 
 CREATE UNIQUE INDEX usage_events_replica_final_key ON public.usage_events USING btree (replica_id) WHERE (kind = 'final'::text);
 
@@ -1580,6 +1710,13 @@ AS $function$
      WHERE h.id = p_holding AND h.live AND (p_kind = 'final' OR p_end > h.starts_at)
 $function$;
 
+CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE sql
+AS $function$
+    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
+$function$;
+
 CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_holding uuid, p_reservation uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -1628,13 +1765,6 @@ BEGIN
     END IF;
     RETURN ev;
 END $function$;
-
-CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
- RETURNS uuid
- LANGUAGE sql
-AS $function$
-    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
-$function$;
 
 CREATE OR REPLACE FUNCTION public.bill_usage_segment(p_job uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_run_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
@@ -2030,6 +2160,19 @@ BEGIN
     RAISE EXCEPTION 'ledger_entries is append-only: correct a balance with a new entry';
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.ledger_entries_charge_follows_usage()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    amount BIGINT;
+BEGIN
+    IF NEW."usage_event_id" IS NULL OR NEW."kind" <> 'charge' THEN RETURN NEW; END IF;
+    SELECT u."amount_cents" INTO amount FROM "usage_events" u WHERE u."id" = NEW."usage_event_id" AND u."provider" IS NOT NULL;
+    IF FOUND THEN NEW."amount_cents" := -amount; END IF;
+    RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.pod_placements_bill_end()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -2143,6 +2286,28 @@ AS $function$
     ) x GROUP BY x.tenant_id
 $function$;
 
+CREATE OR REPLACE FUNCTION public.usage_events_provider_price()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    pi RECORD;
+BEGIN
+    IF NEW."job_id" IS NULL OR NEW."covered_by_reservation_id" IS NOT NULL THEN RETURN NEW; END IF;
+    SELECT i."provider", i."offer_id", i."price_cents_per_gpu_hour", i."cost_cents_per_gpu_hour" INTO pi
+      FROM "job_placements" p JOIN "provider_instances" i ON i."node_id" = ANY(p."node_ids")
+     WHERE p."job_id" = NEW."job_id" AND p."attempt" = NEW."attempt"
+     LIMIT 1;
+    IF NOT FOUND THEN RETURN NEW; END IF;
+    NEW."provider" := pi."provider";
+    NEW."offer_id" := pi."offer_id";
+    NEW."cents_per_hour" := pi."price_cents_per_gpu_hour";
+    NEW."amount_cents" := round(NEW."gpu_seconds"::numeric * pi."price_cents_per_gpu_hour" / 3600);
+    NEW."cost_cents_per_hour" := pi."cost_cents_per_gpu_hour";
+    NEW."cost_cents" := round(NEW."gpu_seconds"::numeric * pi."cost_cents_per_gpu_hour" / 3600);
+    RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.users_endpoint_keys_follow_owner()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -2239,6 +2404,8 @@ CREATE TRIGGER jobs_tenant_active_guard BEFORE UPDATE OF status ON jobs FOR EACH
 
 CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_append_only();
 
+CREATE TRIGGER ledger_entries_charge_follows_usage BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_charge_follows_usage();
+
 CREATE TRIGGER pod_placements_bill_end AFTER UPDATE OF ended_at ON pod_placements FOR EACH ROW WHEN (old.ended_at IS NULL AND new.ended_at IS NOT NULL) EXECUTE FUNCTION pod_placements_bill_end();
 
 CREATE CONSTRAINT TRIGGER pods_allocation_check AFTER INSERT OR UPDATE OF status, gpu_count ON pods DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION pods_allocation_check();
@@ -2254,6 +2421,8 @@ CREATE TRIGGER reservation_nodes_guard BEFORE INSERT OR UPDATE OF starts_at, end
 CREATE TRIGGER reservations_tenant_active_guard BEFORE INSERT ON reservations FOR EACH ROW EXECUTE FUNCTION work_tenant_active_guard();
 
 CREATE TRIGGER tenants_notify_status AFTER UPDATE OF status ON tenants FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION api_keys_notify_change();
+
+CREATE TRIGGER usage_events_provider_price BEFORE INSERT ON usage_events FOR EACH ROW EXECUTE FUNCTION usage_events_provider_price();
 
 CREATE TRIGGER users_endpoint_keys_follow_owner AFTER UPDATE OF disabled_at ON users FOR EACH ROW WHEN (old.disabled_at IS NULL AND new.disabled_at IS NOT NULL) EXECUTE FUNCTION users_endpoint_keys_follow_owner();
 

@@ -16,6 +16,9 @@ import { enforcePipelineDeadlines } from "@/lib/pipelines/enforce-deadlines";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 import { maintainReservations } from "@/lib/reservations/maintain-reservations";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import { reconcileInstances } from "@/lib/burst/reconcile-instances";
+import { runBurstCycle } from "@/lib/burst/run-burst";
+import { refreshAllOffers } from "@/lib/providers/refresh-offers";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
 import { pruneSignInThrottles } from "@/lib/users/verify-credentials";
@@ -179,6 +182,35 @@ export const backgroundJobs: BackgroundJob[] = [
     description: "Prune raw samples and rollups past their retention",
     cron: "7 * * * *",
     run: () => pruneMetrics({ rawHours: env().METRICS_RAW_RETENTION_HOURS, rollupDays: env().METRICS_ROLLUP_RETENTION_DAYS }),
+  }),
+  defineJob({
+    // Issue 30: every enabled provider's offers, cached with their age (a failed refresh keeps the old ones)
+    id: "provider-offers-refresh",
+    description: "Refresh GPU providers' offers (RunPod, Lambda, Vast.ai) into the cache",
+    cron: "*/5 * * * *",
+    everySeconds: 300,
+    events: ["providers/offers.refresh.requested"],
+    debounceMs: 100,
+    run: async () => ({ ...(await refreshAllOffers()) }),
+  }),
+  defineJob({
+    // Burst beside the scheduler: rent for jobs waiting beyond BURST_WAIT_S, bring joined instances
+    // in, fail over, release and terminate idle ones
+    id: "burst-cycle",
+    description: "Burst waiting jobs to provider capacity; fail over; terminate idle provider instances",
+    cron: "* * * * *",
+    everySeconds: 10,
+    events: ["burst/run.requested"],
+    debounceMs: 50,
+    run: async () => ({ ...(await runBurstCycle()) }),
+  }),
+  defineJob({
+    // Nothing rented runs unowned: what each provider reports against what we believe
+    id: "burst-reconcile",
+    description: "Compare provider instances with ours; terminate strays with an alert",
+    cron: "*/3 * * * *",
+    everySeconds: 180,
+    run: async () => ({ ...(await reconcileInstances()) }),
   }),
   defineJob({
     id: "workload-logs-retention",

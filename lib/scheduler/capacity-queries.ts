@@ -6,13 +6,19 @@ import type { FreeGpu, NodeBooking } from "./free-nodes";
 // healthy GPUs (locked), the reservations that hold or book their nodes, and each tenant's quota in
 // use. One copy, so a new kind of allocation or holding changes both placers at once.
 
+// A node rented from a provider (lib/burst) runs only the job it was rented for: its GPUs carry that
+// job (dedicated_to; '' while it is idle, so it takes nothing), and replicas never go there.
+const DEDICATED_TO = `(SELECT COALESCE(pi.job_id::text, '') FROM provider_instances pi WHERE pi.node_id = n.id) AS dedicated_to`;
+
 function freeGpusSql(only: string): string {
-  return `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack FROM gpus g JOIN nodes n ON n.id = g.node_id
+  return `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack, ${DEDICATED_TO} FROM gpus g JOIN nodes n ON n.id = g.node_id
         WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'${only}
         ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`;
 }
 const FREE_GPUS_SQL = freeGpusSql("");
-const FREE_CONTAINER_GPUS_SQL = freeGpusSql(" AND n.containers AND g.gpu_type = ANY($1::text[])");
+const FREE_CONTAINER_GPUS_SQL = freeGpusSql(
+  " AND n.containers AND g.gpu_type = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM provider_instances pi WHERE pi.node_id = n.id)",
+);
 
 /**
  * Locks the free GPUs, in node and index order, FOR UPDATE SKIP LOCKED: a GPU changing at this

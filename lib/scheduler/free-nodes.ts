@@ -11,6 +11,8 @@ export interface FreeGpu {
   gpu_type: string;
   pod: string | null;
   rack: string | null;
+  /** a provider instance's node: the job it was rented for ('' while idle); null for every other node */
+  dedicated_to?: string | null;
 }
 
 /** A node's whole-node reservations now: the one holding it, and when its next booking starts. */
@@ -36,6 +38,7 @@ export function groupFreeNodes(gpus: readonly FreeGpu[], bookings: ReadonlyMap<s
         freeGpuIds: [],
         pod: g.pod,
         rack: g.rack,
+        ...(g.dedicated_to != null ? { dedicatedTo: g.dedicated_to } : {}),
         ...bookings.get(g.node_id),
       };
       nodes.set(key, node);

@@ -44,6 +44,8 @@ export interface FreeNode {
   reservationId?: string;
   /** epoch ms when the next reservation of this node starts: work placed now must end by then */
   bookedFrom?: number;
+  /** rented from a provider for this job only ('' while idle: for no one) (lib/burst) */
+  dedicatedTo?: string;
 }
 
 /** A live reservation of a tenant whose work is in the queue (active now or starting later). */
@@ -143,7 +145,9 @@ export function place(input: {
   const booked = new Map((input.reservations ?? []).map((r) => [r.id, r]));
   const reservedNodes = new Map<string, FreeNode[]>();
   for (const n of free) if (n.reservationId) reservedNodes.set(n.reservationId, [...(reservedNodes.get(n.reservationId) ?? []), n]);
-  const pools = new FreePools(free.filter((n) => !n.reservationId));
+  const pools = new FreePools(free.filter((n) => !n.reservationId && n.dedicatedTo === undefined));
+  const rented = new Map<string, FreeNode[]>();
+  for (const n of free) if (n.dedicatedTo) rented.set(n.dedicatedTo, [...(rented.get(n.dedicatedTo) ?? []), n]);
   for (const job of fairOrder(input.queue, usage)) {
     // a pod declares no end and is billed on demand: it never runs inside a reservation
     const inside = job.kind === "pod" ? {} : placeInReservation(job, booked, reservedNodes, input.now);
@@ -169,6 +173,16 @@ export function place(input: {
         outcome: "blocked_quota",
         reason: `Quota: your organisation holds ${tenant.inUse} of its ${tenant.quota} GPUs; this ${job.kind ?? "job"} needs ${job.gpuCount}`,
       });
+      continue;
+    }
+    // a job with a provider instance rented for it runs there, once its node has joined (lib/burst)
+    const own = rented.get(job.id)?.filter((n) => n.gpuType === job.gpuType && (!job.needsContainers || n.containers));
+    const ownPick = own?.length ? choose(own, job.gpuCount) : null;
+    if (ownPick) {
+      const gpuIds = ownPick.flatMap((p) => p.node.freeGpuIds.splice(0, p.take));
+      tenant.inUse += job.gpuCount;
+      usage.set(job.tenantId, tenant);
+      decisions.push({ jobId: job.id, outcome: "placed", gpuIds, nodeIds: ownPick.map((p) => p.node.nodeId) });
       continue;
     }
     const scope = scopeOf(job);
