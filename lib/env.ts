@@ -287,6 +287,8 @@ const envSchema = z
     BURST_WAIT_S: z.coerce.number().int().min(0).max(7 * 86_400).default(300),
     BURST_IDLE_S: z.coerce.number().int().min(0).max(7 * 86_400).default(600),
     BURST_REGISTER_DEADLINE_S: z.coerce.number().int().min(10).max(86_400).default(900),
+    // how often a live instance's provider is asked about it (interruptions); at once when its node goes quiet
+    BURST_STATUS_CHECK_S: z.coerce.number().int().min(1).max(3_600).default(30),
     // spend caps (cents, our price): per tenant per hour and per day; per provider per day (its cost)
     BURST_TENANT_HOURLY_CAP_CENTS: z.coerce.number().int().min(0).max(1e12).default(20_000),
     BURST_TENANT_DAILY_CAP_CENTS: z.coerce.number().int().min(0).max(1e12).default(200_000),

@@ -55,6 +55,10 @@ export interface SimCluster {
   pods: number;
   racksPerPod: number;
   nodesPerRack: number;
+  /** one node of this name instead of the pod/rack layout's (a provider instance, agent/src/sim-provider-instance.ts) */
+  hostname?: string;
+  /** GPUs per node (default 8) */
+  gpusPerNode?: number;
 }
 
 /**
@@ -151,7 +155,7 @@ function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) =
       for (let r = 0; r < c.racksPerPod; r++)
         for (let n = 0; n < c.nodesPerRack; n++) {
           const i = nodes.length;
-          const hostname = `sim-${tag}-p${p + 1}-r${r + 1}-n${n + 1}`;
+          const hostname = c.hostname ?? `sim-${tag}-p${p + 1}-r${r + 1}-n${n + 1}`;
           const client = createClient({ baseUrl: rotate(apps, i), key: c.key, retryForMs: 30_000, log });
           const hot = ingest.length
             ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log })
@@ -174,7 +178,7 @@ function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) =
             outbox: undefined as unknown as Outbox,
             logs: new LogSpool(path.join(dir, "logs"), { log }),
             acked: [],
-            gpus: Array.from({ length: 8 }, (_, g) => ({ index: g, uuid: simGpuUuid(hostname, g), util: Math.random() * 4 })),
+            gpus: Array.from({ length: c.gpusPerNode ?? 8 }, (_, g) => ({ index: g, uuid: simGpuUuid(hostname, g), util: Math.random() * 4 })),
           };
           node.outbox = openOutbox(node, dir, log, opts.onExitReport);
           nodes.push(node);

@@ -20,8 +20,6 @@ import { terminateInstance } from "./terminate-instance";
 const JOBS_PER_CYCLE = 25;
 /** offers one job tries in one cycle before it waits for the next (each try is a provider call) */
 const TRIES_PER_JOB = 3;
-/** a running instance's provider is asked about it at most this often (interruptions), sooner when its node went quiet */
-const STATUS_EVERY_MS = 30_000;
 /** quiet outcomes (no offer, cap reached) are written to a job's timeline at most this often */
 const QUIET_EVERY_MS = 10 * 60_000;
 
@@ -101,8 +99,10 @@ export async function runBurstCycle() {
     const tenantHour = Number((await runOne(pool(), TENANT_BURST_SPEND_SINCE, [job.tenantId, new Date(Date.now() - 3_600_000)]))?.price_cents ?? 0);
     const tenantDay = Number((await runOne(pool(), TENANT_BURST_SPEND_SINCE, [job.tenantId, dayStart]))?.price_cents ?? 0);
     let tries = 0;
+    const skipped = new Set<ProviderName>();
     for (const offer of candidates) {
       if (tries >= TRIES_PER_JOB) break;
+      if (skipped.has(offer.provider)) continue;
       const cap = capReached(
         {
           tenantLastHourCents: tenantHour,
@@ -127,7 +127,7 @@ export async function runBurstCycle() {
       }
       // a provider that failed is backed off: skip its other offers for the rest of this cycle
       for (const [p, until] of await backoffs()) backoffUntil.set(p, until);
-      if ((backoffUntil.get(offer.provider) ?? 0) > Date.now()) candidates.splice(0, candidates.length, ...candidates.filter((c) => c.provider !== offer.provider));
+      if ((backoffUntil.get(offer.provider) ?? 0) > Date.now()) skipped.add(offer.provider);
     }
   }
   return out;
@@ -179,7 +179,7 @@ async function failOverBooting(deadlineS: number): Promise<number> {
     const provider = i.provider as ProviderName;
     const late = i.launchedAt && Date.now() - i.launchedAt.getTime() > deadlineS * 1000;
     let gone = false;
-    if (!late && (!i.checkedAt || Date.now() - i.checkedAt.getTime() > STATUS_EVERY_MS)) {
+    if (!late && (!i.checkedAt || Date.now() - i.checkedAt.getTime() > env().BURST_STATUS_CHECK_S * 1000)) {
       const s = await providerStatus(provider, i.externalId!);
       if (s) {
         await db().providerInstance.update({ where: { id: i.id }, data: { providerStatus: s.providerStatus, checkedAt: new Date() } });
@@ -204,7 +204,7 @@ async function checkRunning(): Promise<number> {
   for (const i of running) {
     const node = i.nodeId ? await db().node.findUnique({ where: { id: i.nodeId }, select: { status: true } }) : null;
     const quiet = !node || node.status === "offline";
-    if (!quiet && i.checkedAt && Date.now() - i.checkedAt.getTime() < STATUS_EVERY_MS) continue;
+    if (!quiet && i.checkedAt && Date.now() - i.checkedAt.getTime() < env().BURST_STATUS_CHECK_S * 1000) continue;
     const provider = i.provider as ProviderName;
     const s = await providerStatus(provider, i.externalId!);
     if (!s) continue;

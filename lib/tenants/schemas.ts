@@ -16,6 +16,21 @@ const maxPriority = z
   .max(10)
   .meta({ description: "The best priority the tenant's work may use (1 = any; 3 = 3 to 10)" });
 
+// Burst to GPU providers (issue 30): on or off, and the most the tenant pays per GPU-hour there
+export const burstSettingsBody = z
+  .strictObject({
+    enabled: z.boolean(),
+    max_price_cents_per_gpu_hour: z
+      .number()
+      .int("Must be a whole number of cents")
+      .min(1, "Must be at least 1 cent")
+      .max(1_000_000, "At most 1,000,000 cents ($10,000) per GPU-hour")
+      .nullable()
+      .optional()
+      .meta({ description: "Our price cap per GPU-hour, in cents; required while burst is on (null clears it when off)" }),
+  })
+  .meta({ id: "BurstSettings", example: { enabled: true, max_price_cents_per_gpu_hour: 450 } });
+
 export const createTenantBody = z
   .strictObject({
     name,
@@ -34,6 +49,7 @@ export const updateTenantBody = z
     billing_email: billingEmail.nullish(),
     billing_mode: z.enum(BILLING_MODES).optional(),
     max_priority: maxPriority.optional(),
+    burst: burstSettingsBody.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
   .meta({ id: "UpdateTenant", example: { gpu_quota: 128 } });
@@ -52,6 +68,7 @@ export const tenantJsonSchema = z
     billing_email: z.string().nullable(),
     billing_mode: z.enum(BILLING_MODES),
     max_priority: z.number().int(),
+    burst: z.object({ enabled: z.boolean(), max_price_cents_per_gpu_hour: z.number().int().nullable() }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -65,6 +82,8 @@ export const tenantSelect = {
   billingEmail: true,
   billingMode: true,
   maxPriority: true,
+  burstEnabled: true,
+  burstMaxPriceCentsPerGpuHour: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -80,6 +99,7 @@ export function tenantJson(t: TenantRow): z.infer<typeof tenantJsonSchema> {
     billing_email: t.billingEmail,
     billing_mode: t.billingMode as (typeof BILLING_MODES)[number],
     max_priority: t.maxPriority,
+    burst: { enabled: t.burstEnabled, max_price_cents_per_gpu_hour: t.burstMaxPriceCentsPerGpuHour },
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };

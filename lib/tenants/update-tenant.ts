@@ -1,9 +1,9 @@
 import "server-only";
-import { assertOperator, type Actor } from "@/lib/auth/principal";
+import type { Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
-import { notFound, uniqueViolationToConflict } from "@/lib/errors";
+import { forbidden, notFound, uniqueViolationToConflict, validationFailed } from "@/lib/errors";
 import { lockPrismaTransaction } from "@/lib/db/locks";
 import { run } from "@/lib/db/statement";
 import { tenantSelect, type UpdateTenantInput } from "./schemas";
@@ -18,9 +18,21 @@ import { resumeTenantWork, stopTenantWork } from "./tenant-work";
  * jobs are cancelled (final segment billed once), waiting jobs blocked as 'suspended', replicas
  * stopped. Reactivating queues those jobs again and lets the reconciler bring replicas back.
  * Lowering the highest allowed priority moves the tenant's waiting jobs down to it.
+ *
+ * Burst (issue 30) is the one setting a tenant's admin may change for its own tenant: whether its
+ * waiting jobs may run on rented provider capacity, and the most it pays per GPU-hour there (burst
+ * cannot be on without a cap; the database refuses it too). Another tenant's id answers not found.
  */
 export async function updateTenant(actor: Actor, id: string, input: UpdateTenantInput) {
-  assertOperator(actor.principal);
+  const p = actor.principal;
+  if (p.kind === "tenant") {
+    if (p.tenantId !== id) throw notFound("Tenant");
+    if (p.role !== "tenant_admin") throw forbidden("Tenant admin role required");
+    const other = Object.keys(input).filter((k) => k !== "burst");
+    if (other.length) throw forbidden(`Only an operator changes ${other.join(", ")}; a tenant admin changes burst only`);
+  } else if (p.kind !== "operator") {
+    throw forbidden("Operator access required");
+  }
   let statusChanged = false;
   try {
     const tenant = await db().$transaction(async (tx) => {
@@ -31,6 +43,10 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
       const [locked] = await run(tx, LOCK_TENANT, [id]);
       if (!locked) throw notFound("Tenant");
       const before = await tx.tenant.findUniqueOrThrow({ where: { id }, select: { ...tenantSelect } });
+      const burstPrice =
+        input.burst?.max_price_cents_per_gpu_hour === undefined ? before.burstMaxPriceCentsPerGpuHour : input.burst.max_price_cents_per_gpu_hour;
+      if (input.burst?.enabled && burstPrice === null)
+        throw validationFailed([{ path: "burst.max_price_cents_per_gpu_hour", message: "Required to turn burst on: the most this tenant pays per GPU-hour" }]);
       const tenant = await tx.tenant.update({
         where: { id },
         data: {
@@ -40,6 +56,7 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
           billingEmail: input.billing_email === undefined ? undefined : input.billing_email,
           billingMode: input.billing_mode,
           maxPriority: input.max_priority,
+          ...(input.burst ? { burstEnabled: input.burst.enabled, burstMaxPriceCentsPerGpuHour: burstPrice } : {}),
           // leaving prepaid forgets the exhausted state (the database requires it)
           ...(input.billing_mode === "invoice" ? { balanceExhaustedAt: null } : {}),
         },
@@ -58,7 +75,7 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
               data: { priority: input.max_priority },
             })
           : { count: 0 };
-      const action = statusChanged ? (input.status === "suspended" ? "tenant.suspended" : "tenant.reactivated") : "tenant.updated";
+      const action = input.burst && Object.keys(input).length === 1 ? "tenant.burst_changed" : statusChanged ? (input.status === "suspended" ? "tenant.suspended" : "tenant.reactivated") : "tenant.updated";
       await recordAudit(tx, actor, {
         action,
         targetType: "tenant",
@@ -66,7 +83,13 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
         tenantId: id,
         details: {
           changes: input,
-          before: { name: before.name, gpu_quota: before.gpuQuota, status: before.status, max_priority: before.maxPriority },
+          before: {
+            name: before.name,
+            gpu_quota: before.gpuQuota,
+            status: before.status,
+            max_priority: before.maxPriority,
+            burst: { enabled: before.burstEnabled, max_price_cents_per_gpu_hour: before.burstMaxPriceCentsPerGpuHour },
+          },
           ...work,
           ...(reprioritised.count ? { jobs_reprioritised: reprioritised.count } : {}),
         },

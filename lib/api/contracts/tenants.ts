@@ -51,9 +51,14 @@ export const updateTenant = defineContract({
   operationId: "updateTenant",
   method: "PATCH",
   path: "/api/tenants/{id}",
-  summary: "Edit or suspend a tenant",
+  summary: "Edit or suspend a tenant; a tenant admin sets its own burst only",
+  description:
+    "Operators change every field. A tenant admin (session or tenant key) may send `burst` alone, for its own tenant: " +
+    "whether waiting jobs may run on rented GPU-provider capacity and the price cap per GPU-hour (required while on). " +
+    "Another tenant's id answers 404; any other field from a tenant answers 403.",
   tags: ["Tenants"],
-  access: ["operator"],
+  access: ["operator", "tenant"],
+  tenantRole: "tenant_admin",
   params: idParams,
   body: updateTenantBody,
   responses: { 200: { description: "Updated", schema: tenantReply }, ...authErrors, ...notFoundError, ...conflictError },
