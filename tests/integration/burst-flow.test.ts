@@ -86,7 +86,7 @@ beforeAll(async () => {
   const fleet = await availableFleet(1, 8, "Z");
   gpuType = fleet.gpuType;
   const other = await makeTenant(8);
-  await submitJob(systemActor, { tenant_id: other.id, name: "local-blocker", gpu_count: 8, gpu_type: gpuType, priority: 1 });
+  await submitJob(systemActor, { tenant_id: other.id, name: "local-blocker", gpu_count: 8, gpu_type: gpuType, priority: 1, max_retries: 0 });
   await runSchedulerCycle("test");
   for (const [provider, name] of Object.entries(names))
     await db().providerGpuMapping.upsert({
@@ -138,6 +138,7 @@ const submit = (name: string, o: { gpus?: number; duration?: number; retries?: n
     gpu_count: o.gpus ?? 1,
     gpu_type: gpuType,
     duration_s: o.duration ?? 2,
+    priority: 5,
     max_retries: o.retries ?? 0,
   });
 
