@@ -34,7 +34,19 @@ export function bootSimulatedInstance(opts: {
   }
   const sim = startSimulator({
     baseUrl: url,
-    clusters: [{ clusterId: hostname, key, gpuType: opts.gpuType, ...profile, pods: 1, racksPerPod: 1, nodesPerRack: 1, hostname, gpusPerNode: opts.gpuCount }],
+    clusters: [
+      {
+        clusterId: hostname,
+        key,
+        gpuType: opts.gpuType,
+        ...profile,
+        pods: 1,
+        racksPerPod: 1,
+        nodesPerRack: 1,
+        hostname,
+        gpusPerNode: opts.gpuCount,
+      },
+    ],
     heartbeatS: opts.heartbeatS ?? 2,
     metricsS: opts.heartbeatS ?? 2,
     outputEveryS: 1,

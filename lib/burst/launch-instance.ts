@@ -2,6 +2,7 @@ import "server-only";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActorFor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
+import { isUniqueViolation } from "@/lib/errors";
 import { publicUrl } from "@/lib/platform/public-url";
 import { providerAdapter } from "@/lib/providers/registry";
 import { startScript } from "@/lib/providers/start-script";
@@ -20,34 +21,54 @@ const burstActor = systemActorFor("burst");
  * fault (5xx, timeout, 429), and removes what was prepared; a launch whose answer never came is
  * left to the reconciler, which finds the instance by its name.
  */
-export async function launchForJob(job: BurstJob & { tenantId: string; waitedS: number }, offer: PricedOffer): Promise<"launched" | "failed"> {
+export async function launchForJob(
+  job: BurstJob & { tenantId: string; waitedS: number },
+  offer: PricedOffer,
+): Promise<"launched" | "failed"> {
   const adapter = providerAdapter(offer.provider);
   if (!adapter) return "failed";
   const clusterId = await providerCluster(offer.provider, offer.region);
-  const instance = await db().providerInstance.create({
-    data: {
-      provider: offer.provider,
-      region: offer.region,
-      offerId: offer.offerId,
-      providerGpuType: offer.providerGpuType,
-      gpuType: offer.gpuType,
-      gpuCount: offer.gpuCount,
-      interruptible: offer.interruptible,
-      costCentsPerGpuHour: offer.costCentsPerGpuHour,
-      priceCentsPerGpuHour: offer.priceCentsPerGpuHour,
-      clusterId,
-      tenantId: job.tenantId,
-      jobId: job.id,
-    },
-    select: { id: true },
-  });
+  // the job's one live instance: a cycle running beside this one that got there first wins, and this one stands down
+  const instance = await db()
+    .providerInstance.create({
+      data: {
+        provider: offer.provider,
+        region: offer.region,
+        offerId: offer.offerId,
+        providerGpuType: offer.providerGpuType,
+        gpuType: offer.gpuType,
+        gpuCount: offer.gpuCount,
+        interruptible: offer.interruptible,
+        costCentsPerGpuHour: offer.costCentsPerGpuHour,
+        priceCentsPerGpuHour: offer.priceCentsPerGpuHour,
+        clusterId,
+        tenantId: job.tenantId,
+        jobId: job.id,
+      },
+      select: { id: true },
+    })
+    .catch((e: unknown) => (isUniqueViolation(e) ? null : Promise.reject(e)));
+  if (!instance) return "failed";
   const hostname = `${offer.provider}-${instance.id.slice(0, 8)}`;
   const node = await db().node.create({ data: { clusterId, hostname, status: "registered" }, select: { id: true } });
-  const { apiKey, key } = await createApiKey(burstActor, { name: `burst ${hostname}`, scope: "agent", cluster_id: clusterId, node_id: node.id });
+  const { apiKey, key } = await createApiKey(burstActor, {
+    name: `burst ${hostname}`,
+    scope: "agent",
+    cluster_id: clusterId,
+    node_id: node.id,
+  });
   await db().providerInstance.update({ where: { id: instance.id }, data: { nodeId: node.id, apiKeyId: apiKey.id } });
 
   const where = `${offer.gpuCount}× ${offer.providerGpuType} on ${providerLabel(offer.provider)} (${offer.region})`;
-  const attempt = { jobId: job.id, tenantId: job.tenantId, provider: offer.provider, offerId: offer.offerId, region: offer.region, instanceId: instance.id, priceCentsPerGpuHour: offer.priceCentsPerGpuHour };
+  const attempt = {
+    jobId: job.id,
+    tenantId: job.tenantId,
+    provider: offer.provider,
+    offerId: offer.offerId,
+    region: offer.region,
+    instanceId: instance.id,
+    priceCentsPerGpuHour: offer.priceCentsPerGpuHour,
+  };
   try {
     const { externalId } = await adapter.launch({
       name: `gpuforge-${instance.id}`,
@@ -75,7 +96,8 @@ export async function launchForJob(job: BurstJob & { tenantId: string; waitedS: 
   }
 }
 
-const outcomeOf = (e: ProviderError) => (e.kind === "capacity" ? "capacity" : e.kind === "rate_limited" ? "rate_limited" : "provider_error");
+const outcomeOf = (e: ProviderError) =>
+  e.kind === "capacity" ? "capacity" : e.kind === "rate_limited" ? "rate_limited" : "provider_error";
 
 /** A launch the provider refused: nothing runs, so the row ends failed and the node and key it was given go. */
 async function failLaunch(instanceId: string, e: ProviderError) {
@@ -83,7 +105,14 @@ async function failLaunch(instanceId: string, e: ProviderError) {
   await db().$transaction([
     db().providerInstance.update({
       where: { id: instanceId },
-      data: { status: "failed", failure: `${e.kind}: ${e.message}`.slice(0, 500), terminatedAt: new Date(), jobId: null, nodeId: null, apiKeyId: null },
+      data: {
+        status: "failed",
+        failure: `${e.kind}: ${e.message}`.slice(0, 500),
+        terminatedAt: new Date(),
+        jobId: null,
+        nodeId: null,
+        apiKeyId: null,
+      },
     }),
     ...(i.apiKeyId ? [db().apiKey.deleteMany({ where: { id: i.apiKeyId } })] : []),
     ...(i.nodeId ? [db().node.deleteMany({ where: { id: i.nodeId } })] : []),

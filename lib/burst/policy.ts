@@ -91,7 +91,10 @@ export interface SpendFacts {
  * today (our price) and the provider's cost today, each with the new instance's first hour added.
  * A cap reached stops new launches; running instances are left to finish their work.
  */
-export function capReached(s: SpendFacts, offer: Pick<PricedOffer, "priceCentsPerGpuHour" | "costCentsPerGpuHour" | "gpuCount">): string | null {
+export function capReached(
+  s: SpendFacts,
+  offer: Pick<PricedOffer, "priceCentsPerGpuHour" | "costCentsPerGpuHour" | "gpuCount">,
+): string | null {
   const hour = offer.priceCentsPerGpuHour * offer.gpuCount;
   const cost = offer.costCentsPerGpuHour * offer.gpuCount;
   if (s.tenantLastHourCents + hour > s.hourlyCapCents) return `the tenant's hourly burst spend cap (${s.hourlyCapCents} ¢)`;

@@ -7,7 +7,9 @@ import { PROVIDERS } from "@/lib/providers/vocabulary";
 import type { PricedOffer } from "./policy";
 
 /** Cached offers with our price (the markup in force now), mapped ones only unless `unmapped`; cheapest first. */
-export async function pricedOffers(filter: { gpuType?: string; gpuCount?: number; unmapped?: boolean } = {}): Promise<Array<PricedOffer & { mapped: boolean }>> {
+export async function pricedOffers(
+  filter: { gpuType?: string; gpuCount?: number; unmapped?: boolean } = {},
+): Promise<Array<PricedOffer & { mapped: boolean }>> {
   const rows = await db().providerOffer.findMany({
     where: {
       ...(filter.gpuType ? { gpuType: filter.gpuType } : filter.unmapped ? {} : { gpuType: { not: null } }),

@@ -36,7 +36,13 @@ export async function reconcileInstances() {
     }
     out.providers++;
     const rows = await db().providerInstance.findMany({
-      where: { provider, OR: [{ status: { in: ["launching", "booting", "running", "terminating"] } }, { createdAt: { gt: new Date(Date.now() - 7 * 86_400_000) } }] },
+      where: {
+        provider,
+        OR: [
+          { status: { in: ["launching", "booting", "running", "terminating"] } },
+          { createdAt: { gt: new Date(Date.now() - 7 * 86_400_000) } },
+        ],
+      },
     });
     const byExternal = new Map(rows.filter((r) => r.externalId).map((r) => [r.externalId!, r]));
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -47,14 +53,25 @@ export async function reconcileInstances() {
       if (row) seen.add(row.id);
       if (!row && !named) continue;
       if (row?.status === "launching" && !row.externalId) {
-        await db().providerInstance.update({ where: { id: row.id }, data: { status: "booting", externalId: r.externalId, launchedAt: new Date() } });
+        await db().providerInstance.update({
+          where: { id: row.id },
+          data: { status: "booting", externalId: r.externalId, launchedAt: new Date() },
+        });
         out.adopted++;
         continue;
       }
-      const idleTooLong = row?.status === "running" && !row.jobId && row.idleSince && Date.now() - row.idleSince.getTime() > (e.BURST_IDLE_S + IDLE_GRACE_S) * 1000;
+      const idleTooLong =
+        row?.status === "running" &&
+        !row.jobId &&
+        row.idleSince &&
+        Date.now() - row.idleSince.getTime() > (e.BURST_IDLE_S + IDLE_GRACE_S) * 1000;
       const owned = row && ["booting", "running", "terminating"].includes(row.status) && !idleTooLong;
       if (owned) continue;
-      const why = !row ? "no record of ours owns it" : idleTooLong ? "it has been idle far past the idle limit" : `our record of it is ${row.status}`;
+      const why = !row
+        ? "no record of ours owns it"
+        : idleTooLong
+          ? "it has been idle far past the idle limit"
+          : `our record of it is ${row.status}`;
       await strayFound(provider, r, why, row?.id);
       out.strays++;
     }
@@ -64,7 +81,17 @@ export async function reconcileInstances() {
       const s = await adapter.status(row.externalId).catch(() => null);
       if (!s || (s.state !== "gone" && s.state !== "interrupted")) continue;
       if (row.jobId)
-        await recordAttempt({ jobId: row.jobId, tenantId: row.tenantId, outcome: "interrupted", message: `${providerLabel(provider)} no longer has the instance (${s.providerStatus}); the job goes back to the queue and tries the next offer`, provider, offerId: row.offerId, region: row.region, instanceId: row.id, priceCentsPerGpuHour: row.priceCentsPerGpuHour });
+        await recordAttempt({
+          jobId: row.jobId,
+          tenantId: row.tenantId,
+          outcome: "interrupted",
+          message: `${providerLabel(provider)} no longer has the instance (${s.providerStatus}); the job goes back to the queue and tries the next offer`,
+          provider,
+          offerId: row.offerId,
+          region: row.region,
+          instanceId: row.id,
+          priceCentsPerGpuHour: row.priceCentsPerGpuHour,
+        });
       await terminateInstance(row.id, `the provider no longer has it (${s.providerStatus})`);
       out.vanished++;
     }
@@ -90,6 +117,13 @@ async function strayFound(provider: ProviderName, r: InstanceReport, why: string
     subjectLabel: providerLabel(provider),
     severity: "critical",
     message: `${providerLabel(provider)} instance ${r.externalId} (${r.name ?? "unnamed"}) was running unowned: ${why}. ${ended ? "It was terminated." : "Terminating it failed; the reconciler tries again."}`,
-    details: { provider, external_id: r.externalId, name: r.name, provider_status: r.providerStatus, instance_id: rowId ?? null, terminated: ended },
+    details: {
+      provider,
+      external_id: r.externalId,
+      name: r.name,
+      provider_status: r.providerStatus,
+      instance_id: rowId ?? null,
+      terminated: ended,
+    },
   });
 }

@@ -82,7 +82,11 @@ export async function raiseAlert(a: {
 
 export async function resolveAlert(type: string, key: string): Promise<void> {
   const rows = await run(pool(), RESOLVE_BURST_ALERT, [`${type}:${key}`]);
-  if (rows.length) await enqueueNotifications(rows.map((r) => r.id), "resolved");
+  if (rows.length)
+    await enqueueNotifications(
+      rows.map((r) => r.id),
+      "resolved",
+    );
 }
 
 /** Providers in backoff now, with when each may be asked again. */
@@ -111,7 +115,10 @@ export async function clearBackoff(provider: ProviderName): Promise<void> {
 
 /** The provider cluster nodes of one provider and region join (made on first use, named burst-<provider>-<region>). */
 export async function providerCluster(provider: ProviderName, region: string): Promise<string> {
-  const name = `burst-${provider}-${region.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}`.slice(0, 100);
+  const name = `burst-${provider}-${region
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")}`.slice(0, 100);
   const existing = await db().cluster.findUnique({ where: { name }, select: { id: true } });
   if (existing) return existing.id;
   const c = await db().cluster.upsert({

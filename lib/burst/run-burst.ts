@@ -38,10 +38,23 @@ export async function runBurstCycle() {
 
   // booting → running once the agent registered and heartbeated (its node is available with GPUs)
   for (const j of await run(pool(), JOINED_INSTANCES)) {
-    await db().providerInstance.update({ where: { id: j.id }, data: { status: "running", registeredAt: new Date(), ...(j.job_id ? {} : { idleSince: new Date() }) } });
+    await db().providerInstance.update({
+      where: { id: j.id },
+      data: { status: "running", registeredAt: new Date(), ...(j.job_id ? {} : { idleSince: new Date() }) },
+    });
     if (j.job_id) {
       const i = await db().providerInstance.findUniqueOrThrow({ where: { id: j.id } });
-      await recordAttempt({ jobId: j.job_id, tenantId: i.tenantId, outcome: "registered", message: `instance joined as node ${j.hostname}; the scheduler places the job there`, provider: i.provider as ProviderName, offerId: i.offerId, region: i.region, instanceId: i.id, priceCentsPerGpuHour: i.priceCentsPerGpuHour });
+      await recordAttempt({
+        jobId: j.job_id,
+        tenantId: i.tenantId,
+        outcome: "registered",
+        message: `instance joined as node ${j.hostname}; the scheduler places the job there`,
+        provider: i.provider as ProviderName,
+        offerId: i.offerId,
+        region: i.region,
+        instanceId: i.id,
+        priceCentsPerGpuHour: i.priceCentsPerGpuHour,
+      });
     }
     out.joined++;
   }
@@ -52,7 +65,10 @@ export async function runBurstCycle() {
 
   out.released = (await run(pool(), RELEASE_FINISHED)).length;
   const idleBefore = new Date(Date.now() - e.BURST_IDLE_S * 1000);
-  for (const i of await db().providerInstance.findMany({ where: { status: "running", jobId: null, idleSince: { lte: idleBefore } }, select: { id: true } }))
+  for (const i of await db().providerInstance.findMany({
+    where: { status: "running", jobId: null, idleSince: { lte: idleBefore } },
+    select: { id: true },
+  }))
     if ((await terminateInstance(i.id, `idle for more than ${e.BURST_IDLE_S} s`)) === "terminated") out.idle_terminated++;
 
   const enabled = enabledProviders(e);
@@ -93,10 +109,16 @@ export async function runBurstCycle() {
       runsContainers: RUNS_CONTAINERS,
     });
     if (candidates.length === 0) {
-      await quietAttempt(job, "no_offer", `no offer of ${job.gpuCount}× ${job.gpuType} under ${dollars(maxPrice)}/GPU-hour${job.needsContainers ? " that runs containers" : ""} from a provider that is up; waiting for local capacity or a new offer`);
+      await quietAttempt(
+        job,
+        "no_offer",
+        `no offer of ${job.gpuCount}× ${job.gpuType} under ${dollars(maxPrice)}/GPU-hour${job.needsContainers ? " that runs containers" : ""} from a provider that is up; waiting for local capacity or a new offer`,
+      );
       continue;
     }
-    const tenantHour = Number((await runOne(pool(), TENANT_BURST_SPEND_SINCE, [job.tenantId, new Date(Date.now() - 3_600_000)]))?.price_cents ?? 0);
+    const tenantHour = Number(
+      (await runOne(pool(), TENANT_BURST_SPEND_SINCE, [job.tenantId, new Date(Date.now() - 3_600_000)]))?.price_cents ?? 0,
+    );
     const tenantDay = Number((await runOne(pool(), TENANT_BURST_SPEND_SINCE, [job.tenantId, dayStart]))?.price_cents ?? 0);
     let tries = 0;
     const skipped = new Set<ProviderName>();
@@ -138,12 +160,26 @@ async function reuseIdle(job: BurstJob & { tenantId: string }, maxPrice: number)
   const reused = await inTransaction(async (c) => {
     const i = await runOne(c, IDLE_INSTANCE_FOR, [job.gpuType, job.gpuCount, maxPrice, job.needsContainers]);
     if (!i) return null;
-    await c.query(`UPDATE provider_instances SET job_id = $2, idle_since = NULL, tenant_id = $3 WHERE id = $1`, [i.id, job.id, job.tenantId]);
+    await c.query(`UPDATE provider_instances SET job_id = $2, idle_since = NULL, tenant_id = $3 WHERE id = $1`, [
+      i.id,
+      job.id,
+      job.tenantId,
+    ]);
     return i;
   });
   if (!reused) return false;
   const provider = oneOf(PROVIDERS, reused.provider, "provider_instances.provider");
-  await recordAttempt({ jobId: job.id, tenantId: job.tenantId, outcome: "reused", message: `placed on an idle instance already rented (${providerLabel(provider)}, ${reused.region}) at ${dollars(reused.price_cents_per_gpu_hour)}/GPU-hour`, provider, offerId: reused.offer_id, region: reused.region, instanceId: reused.id, priceCentsPerGpuHour: reused.price_cents_per_gpu_hour });
+  await recordAttempt({
+    jobId: job.id,
+    tenantId: job.tenantId,
+    outcome: "reused",
+    message: `placed on an idle instance already rented (${providerLabel(provider)}, ${reused.region}) at ${dollars(reused.price_cents_per_gpu_hour)}/GPU-hour`,
+    provider,
+    offerId: reused.offer_id,
+    region: reused.region,
+    instanceId: reused.id,
+    priceCentsPerGpuHour: reused.price_cents_per_gpu_hour,
+  });
   await emitEvent("scheduler/run.requested", { reason: "burst instance reused" });
   return true;
 }
@@ -188,9 +224,31 @@ async function failOverBooting(deadlineS: number): Promise<number> {
     }
     if (!late && !gone) continue;
     const why = late ? `its agent did not register within ${deadlineS} s` : "the provider ended it before it joined";
-    if (i.jobId) await recordAttempt({ jobId: i.jobId, tenantId: i.tenantId, outcome: late ? "never_registered" : "interrupted", message: `${providerLabel(provider)} (${i.region}): ${why}; trying the next offer`, provider, offerId: i.offerId, region: i.region, instanceId: i.id, priceCentsPerGpuHour: i.priceCentsPerGpuHour });
+    if (i.jobId)
+      await recordAttempt({
+        jobId: i.jobId,
+        tenantId: i.tenantId,
+        outcome: late ? "never_registered" : "interrupted",
+        message: `${providerLabel(provider)} (${i.region}): ${why}; trying the next offer`,
+        provider,
+        offerId: i.offerId,
+        region: i.region,
+        instanceId: i.id,
+        priceCentsPerGpuHour: i.priceCentsPerGpuHour,
+      });
     if (late)
-      await raiseAlert({ type: "burst_failed", key: `instance:${i.id}`, subjectType: "provider", subjectId: provider, subjectLabel: providerLabel(provider), tenantId: i.tenantId, clusterId: i.clusterId, severity: "warning", message: `A ${providerLabel(provider)} instance (${i.externalId}) never registered within ${deadlineS} s; it was terminated`, details: { instance_id: i.id, external_id: i.externalId, offer_id: i.offerId } });
+      await raiseAlert({
+        type: "burst_failed",
+        key: `instance:${i.id}`,
+        subjectType: "provider",
+        subjectId: provider,
+        subjectLabel: providerLabel(provider),
+        tenantId: i.tenantId,
+        clusterId: i.clusterId,
+        severity: "warning",
+        message: `A ${providerLabel(provider)} instance (${i.externalId}) never registered within ${deadlineS} s; it was terminated`,
+        details: { instance_id: i.id, external_id: i.externalId, offer_id: i.offerId },
+      });
     await terminateInstance(i.id, why);
     n++;
   }
@@ -211,7 +269,17 @@ async function checkRunning(): Promise<number> {
     await db().providerInstance.update({ where: { id: i.id }, data: { providerStatus: s.providerStatus, checkedAt: new Date() } });
     if (s.state !== "gone" && s.state !== "interrupted") continue;
     if (i.jobId)
-      await recordAttempt({ jobId: i.jobId, tenantId: i.tenantId, outcome: "interrupted", message: `${providerLabel(provider)} (${i.region}) ended the instance (${s.providerStatus}); the job goes back to the queue, its retries untouched, and tries the next offer`, provider, offerId: i.offerId, region: i.region, instanceId: i.id, priceCentsPerGpuHour: i.priceCentsPerGpuHour });
+      await recordAttempt({
+        jobId: i.jobId,
+        tenantId: i.tenantId,
+        outcome: "interrupted",
+        message: `${providerLabel(provider)} (${i.region}) ended the instance (${s.providerStatus}); the job goes back to the queue, its retries untouched, and tries the next offer`,
+        provider,
+        offerId: i.offerId,
+        region: i.region,
+        instanceId: i.id,
+        priceCentsPerGpuHour: i.priceCentsPerGpuHour,
+      });
     await terminateInstance(i.id, `interrupted by the provider (${s.providerStatus})`);
     n++;
   }

@@ -22,7 +22,10 @@ export async function terminateInstance(instanceId: string, reason: string): Pro
   const i = await db().providerInstance.findUnique({ where: { id: instanceId } });
   if (!i || i.status === "terminated" || i.status === "failed") return "terminated";
   if (i.status !== "terminating")
-    await db().providerInstance.update({ where: { id: instanceId }, data: { status: "terminating", terminateRequestedAt: new Date(), failure: i.failure ?? reason } });
+    await db().providerInstance.update({
+      where: { id: instanceId },
+      data: { status: "terminating", terminateRequestedAt: new Date(), failure: i.failure ?? reason },
+    });
   if (i.nodeId) await retireNode(i.nodeId, reason);
   const adapter = providerAdapter(i.provider as ProviderName);
   if (i.externalId) {

@@ -27,7 +27,10 @@ const MODELS: Array<[RegExp, string]> = [
 
 /** Our GPU type for a provider's name, by the built-in map; null when it names no model we know. */
 export function builtInGpuType(providerGpuType: string): string | null {
-  const name = providerGpuType.toLowerCase().replace(/[_]+/g, " ").replace(/geforce /g, "");
+  const name = providerGpuType
+    .toLowerCase()
+    .replace(/[_]+/g, " ")
+    .replace(/geforce /g, "");
   for (const [re, ours] of MODELS) if (re.test(name)) return ours;
   return null;
 }

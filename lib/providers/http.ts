@@ -68,9 +68,15 @@ export async function providerRequest(r: ProviderRequest): Promise<ProviderRespo
   }
   if (res.status === 429) {
     const after = retryAfterSeconds(res.headers.get("retry-after"));
-    throw new ProviderError(r.provider, "rate_limited", `${r.what}: rate limited${after === undefined ? "" : `, retry after ${after} s`}`, after);
+    throw new ProviderError(
+      r.provider,
+      "rate_limited",
+      `${r.what}: rate limited${after === undefined ? "" : `, retry after ${after} s`}`,
+      after,
+    );
   }
-  if (res.status >= 500) throw new ProviderError(r.provider, "unavailable", `${r.what}: the provider answered ${res.status}${snippet(text)}`);
+  if (res.status >= 500)
+    throw new ProviderError(r.provider, "unavailable", `${r.what}: the provider answered ${res.status}${snippet(text)}`);
   return { status: res.status, headers: res.headers, body, text };
 }
 

@@ -67,5 +67,9 @@ export async function refreshProviderOffers(provider: ProviderName, adapter: Pro
 export async function refreshAllOffers() {
   const results = [];
   for (const p of enabledProviders()) results.push(await refreshProviderOffers(p));
-  return { providers: results.length, offers: results.reduce((n, r) => n + r.offers, 0), failed: results.filter((r) => r.error).map((r) => r.provider) };
+  return {
+    providers: results.length,
+    offers: results.reduce((n, r) => n + r.offers, 0),
+    failed: results.filter((r) => r.error).map((r) => r.provider),
+  };
 }

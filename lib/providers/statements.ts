@@ -13,16 +13,23 @@ export const OFFER_ROWS = columnSet({
   cost: "int[]",
 });
 
-/** One provider's offers replaced by the refresh's, in one statement ($1 provider, $2 time, then the rows). */
+/**
+ * One provider's offers replaced by the refresh's, in one statement ($1 provider, $2 time, then the
+ * rows): each upserted, then the provider's offers the refresh did not name removed. (A DELETE and
+ * an INSERT of the same keys cannot share a statement: both see the snapshot before either.)
+ */
 export const REPLACE_OFFERS = statement("providers.replace-offers", {
   params: ["text", "timestamptz", "text[]", "text[]", "text[]", "int4[]", "text[]", "bool[]", "int4[]"],
   columns: { offers: "int4" },
-  text: `WITH gone AS (DELETE FROM provider_offers WHERE provider = $1),
-        fresh AS (
+  text: `WITH fresh AS (
           INSERT INTO provider_offers (provider, offer_id, provider_gpu_type, gpu_type, gpu_count, region, interruptible, cost_cents_per_gpu_hour, refreshed_at)
           SELECT DISTINCT ON (x.offer_id) $1, x.offer_id, x.provider_gpu_type, x.gpu_type, x.gpu_count, x.region, x.interruptible, x.cost, $2
             FROM ${OFFER_ROWS.sql(3)}
-          RETURNING 1)
+          ON CONFLICT (provider, offer_id) DO UPDATE SET provider_gpu_type = EXCLUDED.provider_gpu_type, gpu_type = EXCLUDED.gpu_type,
+            gpu_count = EXCLUDED.gpu_count, region = EXCLUDED.region, interruptible = EXCLUDED.interruptible,
+            cost_cents_per_gpu_hour = EXCLUDED.cost_cents_per_gpu_hour, refreshed_at = EXCLUDED.refreshed_at
+          RETURNING offer_id),
+        gone AS (DELETE FROM provider_offers o WHERE o.provider = $1 AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.offer_id = o.offer_id))
         SELECT count(*)::int AS offers FROM fresh`,
 });
 
@@ -75,7 +82,15 @@ export const TENANT_BURST_SPEND_SINCE = statement("providers.tenant-spend-since"
 /** Revenue (our price) and provider cost of usage on provider capacity, per tenant, provider and month. */
 export const MARGINS_BY_MONTH = statement("providers.margins-by-month", {
   params: ["timestamptz"],
-  columns: { month: "timestamptz", tenant_id: "text", tenant_name: "text", provider: "text", revenue_cents: "int8", cost_cents: "int8", gpu_seconds: "int8" },
+  columns: {
+    month: "timestamptz",
+    tenant_id: "text",
+    tenant_name: "text",
+    provider: "text",
+    revenue_cents: "int8",
+    cost_cents: "int8",
+    gpu_seconds: "int8",
+  },
   text: `SELECT date_trunc('month', u.ended_at) AS month, u.tenant_id::text, t.name AS tenant_name, u.provider,
                 sum(u.amount_cents)::bigint AS revenue_cents, sum(u.cost_cents)::bigint AS cost_cents, sum(u.gpu_seconds)::bigint AS gpu_seconds
            FROM usage_events u JOIN tenants t ON t.id = u.tenant_id

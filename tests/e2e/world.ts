@@ -385,7 +385,22 @@ export function operationCases(w: World): Record<string, OperationCase> {
     },
     listTenants: { path: fixed("/api/tenants"), expect: authed(403, 200, 200, 200) },
     getTenant: { path: fixed(`/api/tenants/${w.a.id}`), expect: authed(403, 404, 200, 200) },
-    updateTenant: { path: fixed(`/api/tenants/${w.a.id}`), body: () => ({ gpu_quota: 32 }), expect: authed(403, 403, 403, 200) },
+    // a tenant admin may change its own tenant's burst only: the quota is refused; another tenant's is not found
+    updateTenant: { path: fixed(`/api/tenants/${w.a.id}`), body: () => ({ gpu_quota: 32 }), expect: authed(403, 404, 403, 200) },
+
+    // burst to GPU providers (issue 30): the operator's; a job's burst facts are its tenant's too
+    listProviders: { path: fixed("/api/providers"), expect: authed(403, 403, 403, 200) },
+    listProviderOffers: { path: fixed("/api/providers/offers?gpu_count=1"), expect: authed(403, 403, 403, 200) },
+    refreshProviderOffers: { path: fixed("/api/providers/offers/refresh"), expect: authed(403, 403, 403, 202) },
+    listProviderGpuMappings: { path: fixed("/api/providers/gpu-types"), expect: authed(403, 403, 403, 200) },
+    setProviderGpuMapping: {
+      path: fixed("/api/providers/gpu-types"),
+      body: () => ({ provider: "vast", provider_gpu_type: "Walk GPU 9000", gpu_type: "WALK9000" }),
+      expect: authed(403, 403, 403, 200),
+    },
+    clearProviderGpuMapping: { path: fixed("/api/providers/gpu-types?provider=vast&provider_gpu_type=Walk%20GPU%209000"), expect: authed(403, 403, 403, 200) },
+    listProviderInstances: { path: fixed("/api/providers/instances"), expect: authed(403, 403, 403, 200) },
+    getJobBurst: { path: async () => `/api/jobs/${await runningJobOfA(w)}/burst`, expect: authed(403, 404, 200, 200) },
 
     listUsers: { path: fixed("/api/users"), expect: authed(403, 200, 200, 200) },
     createUser: {

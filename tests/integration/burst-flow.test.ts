@@ -86,7 +86,14 @@ beforeAll(async () => {
   const fleet = await availableFleet(1, 8, "Z");
   gpuType = fleet.gpuType;
   const other = await makeTenant(8);
-  await submitJob(systemActor, { tenant_id: other.id, name: "local-blocker", gpu_count: 8, gpu_type: gpuType, priority: 1, max_retries: 0 });
+  await submitJob(systemActor, {
+    tenant_id: other.id,
+    name: "local-blocker",
+    gpu_count: 8,
+    gpu_type: gpuType,
+    priority: 1,
+    max_retries: 0,
+  });
   await runSchedulerCycle("test");
   for (const [provider, name] of Object.entries(names))
     await db().providerGpuMapping.upsert({
@@ -123,13 +130,22 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
 }
 
 const attemptsOf = async (jobId: string) =>
-  (await db().burstAttempt.findMany({ where: { jobId }, orderBy: { id: "asc" }, select: { outcome: true, provider: true, instanceId: true } })).map(
-    (a) => `${a.outcome}${a.provider ? `@${a.provider}` : ""}`,
-  );
+  (
+    await db().burstAttempt.findMany({
+      where: { jobId },
+      orderBy: { id: "asc" },
+      select: { outcome: true, provider: true, instanceId: true },
+    })
+  ).map((a) => `${a.outcome}${a.provider ? `@${a.provider}` : ""}`);
 
 // each scenario starts with nothing rented (an idle instance would take the next job)
 const nothingRented = () =>
-  until("every instance to end", async () => (await db().providerInstance.count({ where: { tenantId, status: { in: ["launching", "booting", "running", "terminating"] } } })) === 0);
+  until(
+    "every instance to end",
+    async () =>
+      (await db().providerInstance.count({ where: { tenantId, status: { in: ["launching", "booting", "running", "terminating"] } } })) ===
+      0,
+  );
 
 const submit = (name: string, o: { gpus?: number; duration?: number; retries?: number } = {}) =>
   submitJob(systemActor, {
@@ -147,20 +163,31 @@ describe("burst in the simulator", () => {
     vast.faults.add("launch", { kind: "capacity" });
     lambda.faults.add("launch", { kind: "status", status: 503, body: { error: { code: "global/unknown", message: "upstream" } } });
     const job = await submit("burst-a");
-    const ran = await until("the job to complete", async () => (await db().job.findUnique({ where: { id: job.id } }))?.status === "completed");
+    const ran = await until(
+      "the job to complete",
+      async () => (await db().job.findUnique({ where: { id: job.id } }))?.status === "completed",
+    );
     expect(ran).toBe(true);
     expect(await attemptsOf(job.id)).toEqual(["capacity@vast", "provider_error@lambda", "launched@runpod", "registered@runpod"]);
     // Lambda's outage backed it off; the capacity error did not back Vast off
     expect(await db().providerBackoff.findUnique({ where: { provider: "lambda" } })).toMatchObject({ failures: 1 });
     expect(await db().providerBackoff.findUnique({ where: { provider: "vast" } })).toBeNull();
 
-    const instance = await db().providerInstance.findFirstOrThrow({ where: { tenantId, provider: "runpod" }, orderBy: { createdAt: "desc" } });
+    const instance = await db().providerInstance.findFirstOrThrow({
+      where: { tenantId, provider: "runpod" },
+      orderBy: { createdAt: "desc" },
+    });
     const placement = await db().jobPlacement.findFirstOrThrow({ where: { jobId: job.id } });
     expect(placement.nodeIds).toEqual([instance.nodeId]);
     const usage = await db().usageEvent.findMany({ where: { jobId: job.id } });
     expect(usage.length).toBeGreaterThan(0);
     for (const u of usage) {
-      expect(u).toMatchObject({ provider: "runpod", offerId: instance.offerId, centsPerHour: instance.priceCentsPerGpuHour, costCentsPerHour: 299 });
+      expect(u).toMatchObject({
+        provider: "runpod",
+        offerId: instance.offerId,
+        centsPerHour: instance.priceCentsPerGpuHour,
+        costCentsPerHour: 299,
+      });
       expect(Number(u.amountCents)).toBe(Math.round((Number(u.gpuSeconds) * instance.priceCentsPerGpuHour) / 3600));
       expect(Number(u.costCents)).toBe(Math.round((Number(u.gpuSeconds) * 299) / 3600));
     }
@@ -198,7 +225,9 @@ describe("burst in the simulator", () => {
     const silentOne = await db().providerInstance.findUniqueOrThrow({ where: { id: first.instanceId! } });
     expect(silentOne.status).toBe("terminated");
     expect(vast.instances.get(Number(silentOne.externalId))?.destroyed).toBe(true);
-    expect(await db().alertEvent.count({ where: { ruleType: "burst_failed", dedupeKey: `burst_failed:instance:${silentOne.id}` } })).toBe(1);
+    expect(await db().alertEvent.count({ where: { ruleType: "burst_failed", dedupeKey: `burst_failed:instance:${silentOne.id}` } })).toBe(
+      1,
+    );
   });
 
   it("an interrupted instance puts the job back in the queue, its retries untouched, and it runs on the next offer", async () => {
@@ -213,7 +242,11 @@ describe("burst in the simulator", () => {
     expect(first).toMatchObject({ provider: "runpod", interruptible: true, priceCentsPerGpuHour: 219 });
     runpod.interrupt(first.externalId!);
     agents.get(first.externalId!)?.stop();
-    await until("the job to complete elsewhere", async () => (await db().job.findUnique({ where: { id: job.id } }))?.status === "completed", 60_000);
+    await until(
+      "the job to complete elsewhere",
+      async () => (await db().job.findUnique({ where: { id: job.id } }))?.status === "completed",
+      60_000,
+    );
     const attempts = await attemptsOf(job.id);
     expect(attempts.slice(0, 3)).toEqual(["launched@runpod", "registered@runpod", "interrupted@runpod"]);
     expect(attempts.slice(3)).toContain("registered@vast");
@@ -239,20 +272,31 @@ describe("burst in the simulator", () => {
 
   it("the reconciler terminates an instance of ours that nothing owns, with an alert", async () => {
     // a launch whose answer was lost: the provider runs gpuforge-<id> for a row that ended
-    const row = await db().providerInstance.findFirstOrThrow({ where: { status: "terminated", provider: "lambda" } }).catch(() => null);
+    const row = await db()
+      .providerInstance.findFirstOrThrow({ where: { status: "terminated", provider: "lambda" } })
+      .catch(() => null);
     const ghostId = row?.id ?? (await db().providerInstance.findFirstOrThrow({ where: { status: "terminated" } })).id;
-    const offer = (await db().providerOffer.findFirstOrThrow({ where: { provider: "lambda" } }));
+    const offer = await db().providerOffer.findFirstOrThrow({ where: { provider: "lambda" } });
     const res = await fetch(`${lambda.url}/instance-operations/launch`, {
       method: "POST",
       headers: { authorization: `Bearer ${lambda.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ region_name: offer.region, instance_type_name: offer.offerId.split("@")[0], ssh_key_names: ["gpuforge"], quantity: 1, name: `gpuforge-${ghostId}`, user_data: "" }),
+      body: JSON.stringify({
+        region_name: offer.region,
+        instance_type_name: offer.offerId.split("@")[0],
+        ssh_key_names: ["gpuforge"],
+        quantity: 1,
+        name: `gpuforge-${ghostId}`,
+        user_data: "",
+      }),
     });
     const ghost = ((await res.json()) as { data: { instance_ids: string[] } }).data.instance_ids[0]!;
     silent.delete("lambda");
     const out = await reconcileInstances();
     expect(out.strays).toBeGreaterThanOrEqual(1);
     expect(lambda.instances.get(ghost)?.status).toBe("terminated");
-    expect(await db().alertEvent.count({ where: { ruleType: "provider_stray_instance", dedupeKey: `provider_stray_instance:lambda:${ghost}` } })).toBe(1);
+    expect(
+      await db().alertEvent.count({ where: { ruleType: "provider_stray_instance", dedupeKey: `provider_stray_instance:lambda:${ghost}` } }),
+    ).toBe(1);
     // nothing of ours is left running anywhere once the work is done
     await nothingRented();
     expect([...runpod.live(), ...vast.live(), ...lambda.live()]).toEqual([]);

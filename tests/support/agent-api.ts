@@ -32,7 +32,9 @@ export async function startAgentApi() {
       const path = (req.url ?? "/").split("?")[0]!;
       const r = routes.map((x) => ({ x, m: x.method === req.method ? x.pattern.exec(path) : null })).find((y) => y.m);
       if (!r) {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "not_found", message: "not served here" } }));
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { code: "not_found", message: "not served here" } }));
         return;
       }
       const request = toNextRequest(req, origin, chunks.length ? Buffer.concat(chunks) : Buffer.alloc(0));

@@ -55,19 +55,49 @@ const worlds: Record<string, () => Promise<World>> = {
     const booted: Booted[] = [];
     const s = await startRunpodStandIn({ onBoot: (b) => void booted.push(b), bootMs: 30 });
     const make = (key: string) => runpodAdapter({ url: s.url, key, timeoutMs: 400, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04" });
-    return { adapter: make(s.key), wrongKey: () => make("rp_wrong"), booted, faults: s.faults, interrupt: s.interrupt, live: s.live, key: s.key, log: s.log, close: s.close };
+    return {
+      adapter: make(s.key),
+      wrongKey: () => make("rp_wrong"),
+      booted,
+      faults: s.faults,
+      interrupt: s.interrupt,
+      live: s.live,
+      key: s.key,
+      log: s.log,
+      close: s.close,
+    };
   },
   lambda: async () => {
     const booted: Booted[] = [];
     const s = await startLambdaStandIn({ onBoot: (b) => void booted.push(b), bootMs: 30 });
     const make = (key: string) => lambdaAdapter({ url: s.url, key, timeoutMs: 400, sshKeyName: "gpuforge" });
-    return { adapter: make(s.key), wrongKey: () => make("secret_wrong"), booted, faults: s.faults, interrupt: s.interrupt, live: s.live, key: s.key, log: s.log, close: s.close };
+    return {
+      adapter: make(s.key),
+      wrongKey: () => make("secret_wrong"),
+      booted,
+      faults: s.faults,
+      interrupt: s.interrupt,
+      live: s.live,
+      key: s.key,
+      log: s.log,
+      close: s.close,
+    };
   },
   vast: async () => {
     const booted: Booted[] = [];
     const s = await startVastStandIn({ onBoot: (b) => void booted.push(b), bootMs: 30 });
     const make = (key: string) => vastAdapter({ url: s.url, key, timeoutMs: 400, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04" });
-    return { adapter: make(s.key), wrongKey: () => make("vastwrong"), booted, faults: s.faults, interrupt: s.interrupt, live: s.live, key: s.key, log: s.log, close: s.close };
+    return {
+      adapter: make(s.key),
+      wrongKey: () => make("vastwrong"),
+      booted,
+      faults: s.faults,
+      interrupt: s.interrupt,
+      live: s.live,
+      key: s.key,
+      log: s.log,
+      close: s.close,
+    };
   },
 };
 

@@ -31,10 +31,15 @@ describe("priceCents", () => {
 
   it("never prices under the cost, and more markup never lowers the price", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 50_000 }), fc.integer({ min: 0, max: 50_000 }), (cost, a, b) => {
-        const [lo, hi] = a <= b ? [a, b] : [b, a];
-        return priceCents(cost, lo / 100) >= cost && priceCents(cost, hi / 100) >= priceCents(cost, lo / 100);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 50_000 }),
+        fc.integer({ min: 0, max: 50_000 }),
+        (cost, a, b) => {
+          const [lo, hi] = a <= b ? [a, b] : [b, a];
+          return priceCents(cost, lo / 100) >= cost && priceCents(cost, hi / 100) >= priceCents(cost, lo / 100);
+        },
+      ),
     );
   });
 

@@ -10,6 +10,7 @@ import * as marketing from "./marketing";
 import * as operations from "./operations";
 import * as pipelines from "./pipelines";
 import * as platform from "./platform";
+import * as providers from "./providers";
 import * as pods from "./pods";
 import * as reservations from "./reservations";
 import * as tenants from "./tenants";
@@ -31,6 +32,7 @@ export {
   reservations,
   tenants,
   workloads,
+  providers,
 };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
@@ -50,4 +52,5 @@ export const allContracts: Contract[] = [
   billing,
   marketing,
   operations,
+  providers,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));

@@ -1,5 +1,13 @@
 import { ProviderError, type InstanceReport, type LaunchSpec, type ProviderAdapter, type ProviderOffer } from "../types";
-import { getInstance, instanceTypes, launchInstance, listInstances, terminateInstance, type LambdaConfig, type LambdaInstance } from "./api";
+import {
+  getInstance,
+  instanceTypes,
+  launchInstance,
+  listInstances,
+  terminateInstance,
+  type LambdaConfig,
+  type LambdaInstance,
+} from "./api";
 
 // Lambda Cloud in GPUForge's terms. An offer is an instance type in a region that has capacity for
 // it now (regions_with_capacity_available); Lambda prices the whole instance (price_cents_per_hour)
@@ -74,6 +82,10 @@ export function userData(spec: LaunchSpec): string {
 
 function report(i: LambdaInstance): InstanceReport {
   const state: InstanceReport["state"] =
-    i.status === "active" || i.status === "unhealthy" ? "running" : i.status === "terminated" || i.status === "terminating" ? "gone" : "booting";
+    i.status === "active" || i.status === "unhealthy"
+      ? "running"
+      : i.status === "terminated" || i.status === "terminating"
+        ? "gone"
+        : "booting";
   return { externalId: i.id, name: i.name ?? null, state, providerStatus: i.status };
 }

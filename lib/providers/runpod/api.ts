@@ -73,7 +73,8 @@ async function graphql<T>(cfg: RunpodConfig, what: string, query: string, variab
     timeoutMs: cfg.timeoutMs,
     what,
   });
-  if (res.status === 401 || res.status === 403) throw new ProviderError("runpod", "auth", `${what}: RunPod refused the API key (${res.status})`);
+  if (res.status === 401 || res.status === 403)
+    throw new ProviderError("runpod", "auth", `${what}: RunPod refused the API key (${res.status})`);
   const body = isRecord(res.body) ? res.body : null;
   const errors = body && Array.isArray(body.errors) ? body.errors : [];
   if (errors.length) {
@@ -136,7 +137,8 @@ export async function deployPod(cfg: RunpodConfig, input: RunpodDeployInput): Pr
   const data = await graphql<Record<string, unknown>>(cfg, "launch", spot ? RENT_INTERRUPTABLE : DEPLOY, { input });
   const pod = data[spot ? "podRentInterruptable" : "podFindAndDeployOnDemand"];
   // RunPod answers null (no error) when nothing could be found for the request: no capacity
-  if (!isRecord(pod) || typeof pod.id !== "string") throw new ProviderError("runpod", "capacity", "launch: RunPod found no machine for the request");
+  if (!isRecord(pod) || typeof pod.id !== "string")
+    throw new ProviderError("runpod", "capacity", "launch: RunPod found no machine for the request");
   return pod as unknown as RunpodPod;
 }
 

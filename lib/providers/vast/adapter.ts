@@ -1,6 +1,15 @@
 import { dollarsToCentsUp } from "../http";
 import { ProviderError, type InstanceReport, type LaunchSpec, type ProviderAdapter, type ProviderOffer } from "../types";
-import { createInstance, destroyInstance, getInstance, listInstances, searchOffers, type VastConfig, type VastInstance, type VastOffer } from "./api";
+import {
+  createInstance,
+  destroyInstance,
+  getInstance,
+  listInstances,
+  searchOffers,
+  type VastConfig,
+  type VastInstance,
+  type VastOffer,
+} from "./api";
 
 // Vast.ai in GPUForge's terms. An offer is an ask (a machine share), on demand at dph_total or as
 // an interruptible bid at min_bid, both dollars per hour for all its GPUs, stored per GPU and
@@ -72,7 +81,10 @@ export function vastAdapter(cfg: VastConfig & { image: string }): ProviderAdapte
 }
 
 function regionOf(geolocation: string | null | undefined): string {
-  const parts = (geolocation ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+  const parts = (geolocation ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
   return parts.at(-1) ?? "unknown";
 }
 
@@ -85,5 +97,10 @@ function report(i: VastInstance): InstanceReport {
       : actual === "exited" || actual === "offline" || i.intended_status === "stopped"
         ? "interrupted"
         : "booting";
-  return { externalId: String(i.id), name: i.label ?? null, state, providerStatus: `${actual}${i.intended_status ? ` (intended ${i.intended_status})` : ""}` };
+  return {
+    externalId: String(i.id),
+    name: i.label ?? null,
+    state,
+    providerStatus: `${actual}${i.intended_status ? ` (intended ${i.intended_status})` : ""}`,
+  };
 }

@@ -51,7 +51,15 @@ export interface VastCreate {
 }
 
 async function call(cfg: VastConfig, what: string, method: "GET" | "PUT" | "DELETE", url: string, body?: unknown) {
-  const res = await providerRequest({ provider: "vast", method, url, headers: { authorization: `Bearer ${cfg.key}` }, body, timeoutMs: cfg.timeoutMs, what });
+  const res = await providerRequest({
+    provider: "vast",
+    method,
+    url,
+    headers: { authorization: `Bearer ${cfg.key}` },
+    body,
+    timeoutMs: cfg.timeoutMs,
+    what,
+  });
   const b = isRecord(res.body) ? res.body : null;
   if (res.status === 401 || res.status === 403 || b?.error === "auth_error")
     throw new ProviderError("vast", "auth", `${what}: Vast.ai refused the API key (${res.status})`);
@@ -70,7 +78,15 @@ function failure(what: string, r: { status: number; body: Record<string, unknown
 
 /** GET /bundles/?q=…: rentable, verified offers of one kind ("on-demand" or "bid"), cheapest first. */
 export async function searchOffers(cfg: VastConfig, type: "on-demand" | "bid", limit = 200): Promise<VastOffer[]> {
-  const q = { verified: { eq: true }, rentable: { eq: true }, rented: { eq: false }, num_gpus: { gte: 1 }, type, order: [["dph_total", "asc"]], limit };
+  const q = {
+    verified: { eq: true },
+    rentable: { eq: true },
+    rented: { eq: false },
+    num_gpus: { gte: 1 },
+    type,
+    order: [["dph_total", "asc"]],
+    limit,
+  };
   const r = await call(cfg, "list offers", "GET", `${base(cfg)}/bundles/?q=${encodeURIComponent(JSON.stringify(q))}`);
   if (r.status !== 200 || !r.body) throw failure("list offers", r);
   const offers = Array.isArray(r.body.offers) ? r.body.offers : [];

@@ -41,8 +41,20 @@ export async function startLambdaStandIn(opts: StandInOptions & { types?: Lambda
   const key = opts.key ?? `secret_${randomBytes(12).toString("hex")}`;
   const sshKeys = opts.sshKeys ?? ["gpuforge"];
   const types: LambdaType[] = opts.types ?? [
-    { name: "gpu_1x_h100_pcie", gpu_description: "H100 (80 GB PCIe)", price_cents_per_hour: 249, gpus: 1, capacity: { "us-east-1": 2, "us-west-1": 1 } },
-    { name: "gpu_8x_a100_80gb_sxm4", gpu_description: "A100 (80 GB SXM4)", price_cents_per_hour: 1432, gpus: 8, capacity: { "us-east-1": 1 } },
+    {
+      name: "gpu_1x_h100_pcie",
+      gpu_description: "H100 (80 GB PCIe)",
+      price_cents_per_hour: 249,
+      gpus: 1,
+      capacity: { "us-east-1": 2, "us-west-1": 1 },
+    },
+    {
+      name: "gpu_8x_a100_80gb_sxm4",
+      gpu_description: "A100 (80 GB SXM4)",
+      price_cents_per_hour: 1432,
+      gpus: 8,
+      capacity: { "us-east-1": 1 },
+    },
   ];
   const instances = new Map<string, Instance>();
   const view = (i: Instance) => ({
@@ -70,8 +82,16 @@ export async function startLambdaStandIn(opts: StandInOptions & { types?: Lambda
                 types.map((t) => [
                   t.name,
                   {
-                    instance_type: { name: t.name, description: `${t.gpus}x ${t.gpu_description}`, gpu_description: t.gpu_description, price_cents_per_hour: t.price_cents_per_hour, specs: { gpus: t.gpus, vcpus: 26 * t.gpus, memory_gib: 200 * t.gpus, storage_gib: 1000 } },
-                    regions_with_capacity_available: Object.entries(t.capacity).filter(([, n]) => n > 0).map(([name]) => ({ name, description: name })),
+                    instance_type: {
+                      name: t.name,
+                      description: `${t.gpus}x ${t.gpu_description}`,
+                      gpu_description: t.gpu_description,
+                      price_cents_per_hour: t.price_cents_per_hour,
+                      specs: { gpus: t.gpus, vcpus: 26 * t.gpus, memory_gib: 200 * t.gpus, storage_gib: 1000 },
+                    },
+                    regions_with_capacity_available: Object.entries(t.capacity)
+                      .filter(([, n]) => n > 0)
+                      .map(([name]) => ({ name, description: name })),
                   },
                 ]),
               ),
@@ -94,12 +114,27 @@ export async function startLambdaStandIn(opts: StandInOptions & { types?: Lambda
               return error(400, "instance-operations/launch/insufficient-capacity", "Not enough capacity to fulfill launch request.");
             t.capacity[b.region_name]! -= 1;
             const userData = typeof b.user_data === "string" ? b.user_data : "";
-            const i: Instance = { id: randomBytes(16).toString("hex"), name: String(b.name ?? ""), status: "booting", type: t, region: b.region_name, env: exportedVariables(userData), user_data: userData };
+            const i: Instance = {
+              id: randomBytes(16).toString("hex"),
+              name: String(b.name ?? ""),
+              status: "booting",
+              type: t,
+              region: b.region_name,
+              env: exportedVariables(userData),
+              user_data: userData,
+            };
             instances.set(i.id, i);
             later(opts.bootMs ?? 0, () => {
               if (i.status !== "booting") return;
               i.status = "active";
-              const booted: Booted = { id: i.id, name: i.name, gpuCount: t.gpus, providerGpuType: t.gpu_description, env: i.env, startScript: userData };
+              const booted: Booted = {
+                id: i.id,
+                name: i.name,
+                gpuCount: t.gpus,
+                providerGpuType: t.gpu_description,
+                env: i.env,
+                startScript: userData,
+              };
               void opts.onBoot?.(booted);
             });
             return { status: 200, body: { data: { instance_ids: [i.id] } } };
@@ -121,14 +156,19 @@ export async function startLambdaStandIn(opts: StandInOptions & { types?: Lambda
           },
         };
       if (method === "GET" && p === "/instances")
-        return { operation: "list", handle: () => ({ status: 200, body: { data: [...instances.values()].filter((i) => i.status !== "terminated").map(view) } }) };
+        return {
+          operation: "list",
+          handle: () => ({ status: 200, body: { data: [...instances.values()].filter((i) => i.status !== "terminated").map(view) } }),
+        };
       const m = /^\/instances\/([^/]+)$/.exec(p);
       if (method === "GET" && m)
         return {
           operation: "status",
           handle: () => {
             const i = instances.get(decodeURIComponent(m[1]!));
-            return i && i.status !== "terminated" ? { status: 200, body: { data: view(i) } } : error(404, "global/object-does-not-exist", "Specified instance does not exist.");
+            return i && i.status !== "terminated"
+              ? { status: 200, body: { data: view(i) } }
+              : error(404, "global/object-does-not-exist", "Specified instance does not exist.");
           },
         };
       return null;

@@ -45,7 +45,8 @@ export async function startRunpodStandIn(
   ];
   const dataCenters = opts.dataCenters ?? ["US-KS-2", "EU-RO-1"];
   // free GPUs per data center and GPU type
-  const stock: Record<string, Record<string, number>> = opts.stock ?? Object.fromEntries(dataCenters.map((dc) => [dc, Object.fromEntries(gpus.map((g) => [g.id, 8]))]));
+  const stock: Record<string, Record<string, number>> = opts.stock ??
+  Object.fromEntries(dataCenters.map((dc) => [dc, Object.fromEntries(gpus.map((g) => [g.id, 8]))]));
   const pods = new Map<string, Pod>();
   const err = (message: string, path: string) => ({ status: 200, body: { data: null, errors: [{ message, path: [path] }] } });
   const ok = (data: unknown) => ({ status: 200, body: { data } });
@@ -62,7 +63,17 @@ export async function startRunpodStandIn(
   const deploy = (root: "podFindAndDeployOnDemand" | "podRentInterruptable") => (body: unknown) => {
     const input = (body as { variables?: { input?: Record<string, unknown> } }).variables?.input;
     if (!input || typeof input.gpuTypeId !== "string" || typeof input.imageName !== "string" || !Number.isInteger(input.gpuCount))
-      return { status: 400, body: { errors: [{ message: 'Variable "$input" got invalid value: gpuTypeId, imageName and gpuCount are required', extensions: { code: "BAD_USER_INPUT" } }] } };
+      return {
+        status: 400,
+        body: {
+          errors: [
+            {
+              message: 'Variable "$input" got invalid value: gpuTypeId, imageName and gpuCount are required',
+              extensions: { code: "BAD_USER_INPUT" },
+            },
+          ],
+        },
+      };
     if (!["SECURE", "COMMUNITY", "ALL"].includes(String(input.cloudType)))
       return { status: 400, body: { errors: [{ message: `Value "${String(input.cloudType)}" does not exist in "CloudTypeEnum" enum.` }] } };
     const gpu = gpus.find((g) => g.id === input.gpuTypeId);
@@ -70,7 +81,10 @@ export async function startRunpodStandIn(
     const free = stock[dc]?.[String(input.gpuTypeId)] ?? 0;
     const count = Number(input.gpuCount);
     if (!gpu || free < count) return err(NO_CAPACITY, root);
-    if (root === "podRentInterruptable" && !(typeof input.bidPerGpu === "number" && gpu.secureSpotPrice && input.bidPerGpu >= gpu.secureSpotPrice))
+    if (
+      root === "podRentInterruptable" &&
+      !(typeof input.bidPerGpu === "number" && gpu.secureSpotPrice && input.bidPerGpu >= gpu.secureSpotPrice)
+    )
       return err("Your bid price is below the minimum bid for this GPU type.", root);
     stock[dc]![gpu.id] = free - count;
     const env = Object.fromEntries(
@@ -128,13 +142,20 @@ export async function startRunpodStandIn(
         },
       },
     ],
-    [/\bmyself\s*\{\s*pods/, { operation: "list", handle: () => ok({ myself: { pods: [...pods.values()].filter((p) => p.desiredStatus !== "TERMINATED").map(view) } }) }],
+    [
+      /\bmyself\s*\{\s*pods/,
+      {
+        operation: "list",
+        handle: () => ok({ myself: { pods: [...pods.values()].filter((p) => p.desiredStatus !== "TERMINATED").map(view) } }),
+      },
+    ],
     [
       /\blowestPrice\s*\(/,
       {
         operation: "stock",
         handle: (body) => {
-          const input = (body as { variables?: { lowestPriceInput?: { dataCenterId?: string; gpuCount?: number } } }).variables?.lowestPriceInput ?? {};
+          const input =
+            (body as { variables?: { lowestPriceInput?: { dataCenterId?: string; gpuCount?: number } } }).variables?.lowestPriceInput ?? {};
           const dc = input.dataCenterId;
           return ok({
             gpuTypes: gpus.map((g) => {

@@ -82,11 +82,13 @@ export async function startVastStandIn(opts: StandInOptions & { asks?: VastAsk[]
           operation: "launch",
           handle: () => {
             const b = (body ?? {}) as Record<string, unknown>;
-            if (b.client_id !== "me" || typeof b.image !== "string") return fail(400, "invalid_args", "client_id \"me\" and image are required");
+            if (b.client_id !== "me" || typeof b.image !== "string")
+              return fail(400, "invalid_args", 'client_id "me" and image are required');
             const a = asks.find((x) => x.id === Number(ask[1]));
             if (!a || a.rented) return fail(404, "no_such_ask", `Instance type by id ${ask[1]} is not available.`);
             const bid = typeof b.price === "number";
-            if (bid && Number(b.price) < a.min_bid) return fail(400, "invalid_args", `bid price ${String(b.price)} is below the minimum ${a.min_bid}`);
+            if (bid && Number(b.price) < a.min_bid)
+              return fail(400, "invalid_args", `bid price ${String(b.price)} is below the minimum ${a.min_bid}`);
             a.rented = true;
             const i: Instance = {
               id: randomInt(1_000_000, 9_999_999),
@@ -103,14 +105,24 @@ export async function startVastStandIn(opts: StandInOptions & { asks?: VastAsk[]
             later(opts.bootMs ?? 0, () => {
               if (i.destroyed || i.intended_status !== "running") return;
               i.actual_status = "running";
-              const booted: Booted = { id: String(i.id), name: i.label, gpuCount: a.num_gpus, providerGpuType: a.gpu_name, env: i.env, startScript: i.onstart };
+              const booted: Booted = {
+                id: String(i.id),
+                name: i.label,
+                gpuCount: a.num_gpus,
+                providerGpuType: a.gpu_name,
+                env: i.env,
+                startScript: i.onstart,
+              };
               void opts.onBoot?.(booted);
             });
             return { status: 200, body: { success: true, new_contract: i.id } };
           },
         };
       if (method === "GET" && p === "/api/v0/instances/")
-        return { operation: "list", handle: () => (opts.v0ListDeprecated === false ? listed() : fail(410, "deprecated_endpoint", "Use /api/v1/instances/ instead")) };
+        return {
+          operation: "list",
+          handle: () => (opts.v0ListDeprecated === false ? listed() : fail(410, "deprecated_endpoint", "Use /api/v1/instances/ instead")),
+        };
       if (method === "GET" && p === "/api/v1/instances/") return { operation: "list", handle: listed };
       const one = /^\/api\/v0\/instances\/(\d+)\/$/.exec(p);
       if (one && method === "GET")
