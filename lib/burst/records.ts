@@ -119,15 +119,11 @@ export async function providerCluster(provider: ProviderName, region: string): P
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "")}`.slice(0, 100);
-  const existing = await db().cluster.findUnique({ where: { name }, select: { id: true } });
-  if (existing) return existing.id;
-  const c = await db().cluster.upsert({
-    where: { name },
-    create: { name, provider, region },
-    update: {},
-    select: { id: true },
-  });
-  return c.id;
+  // one statement: two cycles making the same cluster at once both get its id (Prisma's upsert is two)
+  const rows = await db().$queryRaw<Array<{ id: string }>>`
+    INSERT INTO clusters (name, provider, region) VALUES (${name}, ${provider}, ${region})
+    ON CONFLICT (name) DO UPDATE SET provider = EXCLUDED.provider RETURNING id::text`;
+  return rows[0]!.id;
 }
 
 export const providerLabel = (p: ProviderName) => PROVIDER_LABELS[p];
