@@ -264,7 +264,12 @@ const envSchema = z
     LAMBDA_API_KEY: optionalSecret,
     LAMBDA_API_URL: z.url().default("https://cloud.lambda.ai/api/v1"),
     // Lambda's launch requires exactly one SSH key registered in the account (its name)
-    LAMBDA_SSH_KEY_NAME: z.string().trim().max(200).optional().transform((v) => (v ? v : undefined)),
+    LAMBDA_SSH_KEY_NAME: z
+      .string()
+      .trim()
+      .max(200)
+      .optional()
+      .transform((v) => (v ? v : undefined)),
     VAST_API_KEY: optionalSecret,
     VAST_API_URL: z.url().default("https://console.vast.ai/api/v0"),
     // our price = cost × (1 + markup %), half up to a cent; per-provider markups override the default
@@ -281,11 +286,26 @@ const envSchema = z
       .pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference")),
     // offers are refreshed this often; older ones are shown with their age but never launched
     PROVIDER_OFFERS_REFRESH_S: z.coerce.number().int().min(10).max(86_400).default(300),
-    PROVIDER_OFFERS_MAX_AGE_S: z.coerce.number().int().min(30).max(7 * 86_400).default(1_800),
+    PROVIDER_OFFERS_MAX_AGE_S: z.coerce
+      .number()
+      .int()
+      .min(30)
+      .max(7 * 86_400)
+      .default(1_800),
     // a job of a tenant that allows burst waits this long for local capacity before it bursts;
     // an instance idle this long is terminated; one whose agent has not registered by the deadline fails over
-    BURST_WAIT_S: z.coerce.number().int().min(0).max(7 * 86_400).default(300),
-    BURST_IDLE_S: z.coerce.number().int().min(0).max(7 * 86_400).default(600),
+    BURST_WAIT_S: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400)
+      .default(300),
+    BURST_IDLE_S: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400)
+      .default(600),
     BURST_REGISTER_DEADLINE_S: z.coerce.number().int().min(10).max(86_400).default(900),
     // how often a live instance's provider is asked about it (interruptions); at once when its node goes quiet
     BURST_STATUS_CHECK_S: z.coerce.number().int().min(1).max(3_600).default(30),

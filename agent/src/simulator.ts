@@ -178,7 +178,11 @@ function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) =
             outbox: undefined as unknown as Outbox,
             logs: new LogSpool(path.join(dir, "logs"), { log }),
             acked: [],
-            gpus: Array.from({ length: c.gpusPerNode ?? 8 }, (_, g) => ({ index: g, uuid: simGpuUuid(hostname, g), util: Math.random() * 4 })),
+            gpus: Array.from({ length: c.gpusPerNode ?? 8 }, (_, g) => ({
+              index: g,
+              uuid: simGpuUuid(hostname, g),
+              util: Math.random() * 4,
+            })),
           };
           node.outbox = openOutbox(node, dir, log, opts.onExitReport);
           nodes.push(node);

@@ -10,7 +10,7 @@ import { RAISE_BURST_ALERT, RESOLVE_BURST_ALERT } from "./statements";
 // What the burst policy writes besides instances: each attempt (burst_attempts, and the same in
 // words on the job's timeline), alerts, provider backoff, and the provider clusters nodes join.
 
-export const BURST_ACTOR = "burst";
+const BURST_ACTOR = "burst";
 
 export const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 

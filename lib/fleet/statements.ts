@@ -75,6 +75,8 @@ export const FLEET_FLOOR = statement("fleet.floor", {
        LEFT JOIN latest l ON l.gpu_id = g.id
       WHERE ($1::uuid IS NULL OR n.cluster_id = $1::uuid)
         AND (NOT $2::bool OR (n.pod IS NOT DISTINCT FROM $3 AND n.rack IS NOT DISTINCT FROM $4))
+        -- a provider instance that ended is no longer on the floor (its node keeps its history)
+        AND NOT EXISTS (SELECT 1 FROM provider_instances pi WHERE pi.node_id = n.id AND pi.status IN ('terminated', 'failed'))
       ORDER BY c.name, n.pod NULLS LAST, n.rack NULLS LAST, n.hostname, g.index`,
 });
 

@@ -25,7 +25,7 @@ import { ATTEMPT_OUTCOMES, INSTANCE_STATUSES, PROVIDERS, type ProviderName } fro
 // which its tenant reads too (through the job's own tenant scope).
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-export const utcDayStart = (now = new Date()) => new Date(now.toISOString().slice(0, 10) + "T00:00:00Z");
+const utcDayStart = (now = new Date()) => new Date(now.toISOString().slice(0, 10) + "T00:00:00Z");
 
 export async function listProviders(p: Principal): Promise<Array<z.infer<typeof providerJsonSchema>>> {
   assertOperator(p);
@@ -114,7 +114,7 @@ export async function listGpuMappings(p: Principal): Promise<Array<z.infer<typeo
 
 type InstanceRow = Awaited<ReturnType<ReturnType<typeof db>["providerInstance"]["findMany"]>>[number];
 
-export function instanceJson(i: InstanceRow): z.infer<typeof instanceJsonSchema> {
+function instanceJson(i: InstanceRow): z.infer<typeof instanceJsonSchema> {
   return {
     id: i.id,
     provider: oneOf(PROVIDERS, i.provider, "provider_instances.provider"),

@@ -9,7 +9,7 @@ import type { ProviderAdapter, ProviderOffer } from "./types";
 import type { ProviderName } from "./vocabulary";
 
 /** The operator's GPU-type mapping of one provider (provider name → ours, or null: never). */
-export async function gpuTypeOverrides(provider: ProviderName): Promise<Map<string, string | null>> {
+async function gpuTypeOverrides(provider: ProviderName): Promise<Map<string, string | null>> {
   const rows = await db().providerGpuMapping.findMany({ where: { provider }, select: { providerGpuType: true, gpuType: true } });
   return new Map(rows.map((r) => [r.providerGpuType, r.gpuType]));
 }

@@ -13,8 +13,6 @@ export const PROVIDER_LABELS: Record<ProviderName, string> = { runpod: "RunPod",
  * the provider to end it), terminated, failed (never launched).
  */
 export const INSTANCE_STATUSES = ["launching", "booting", "running", "terminating", "terminated", "failed"] as const;
-export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
-export const LIVE_INSTANCE_STATUSES = ["launching", "booting", "running", "terminating"] as const satisfies readonly InstanceStatus[];
 
 /** How one try to place a job on provider capacity ended (burst_attempts.outcome). */
 export const ATTEMPT_OUTCOMES = [

@@ -44,9 +44,13 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
       if (!locked) throw notFound("Tenant");
       const before = await tx.tenant.findUniqueOrThrow({ where: { id }, select: { ...tenantSelect } });
       const burstPrice =
-        input.burst?.max_price_cents_per_gpu_hour === undefined ? before.burstMaxPriceCentsPerGpuHour : input.burst.max_price_cents_per_gpu_hour;
+        input.burst?.max_price_cents_per_gpu_hour === undefined
+          ? before.burstMaxPriceCentsPerGpuHour
+          : input.burst.max_price_cents_per_gpu_hour;
       if (input.burst?.enabled && burstPrice === null)
-        throw validationFailed([{ path: "burst.max_price_cents_per_gpu_hour", message: "Required to turn burst on: the most this tenant pays per GPU-hour" }]);
+        throw validationFailed([
+          { path: "burst.max_price_cents_per_gpu_hour", message: "Required to turn burst on: the most this tenant pays per GPU-hour" },
+        ]);
       const tenant = await tx.tenant.update({
         where: { id },
         data: {
@@ -75,7 +79,14 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
               data: { priority: input.max_priority },
             })
           : { count: 0 };
-      const action = input.burst && Object.keys(input).length === 1 ? "tenant.burst_changed" : statusChanged ? (input.status === "suspended" ? "tenant.suspended" : "tenant.reactivated") : "tenant.updated";
+      const action =
+        input.burst && Object.keys(input).length === 1
+          ? "tenant.burst_changed"
+          : statusChanged
+            ? input.status === "suspended"
+              ? "tenant.suspended"
+              : "tenant.reactivated"
+            : "tenant.updated";
       await recordAudit(tx, actor, {
         action,
         targetType: "tenant",

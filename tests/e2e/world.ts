@@ -398,7 +398,10 @@ export function operationCases(w: World): Record<string, OperationCase> {
       body: () => ({ provider: "vast", provider_gpu_type: "Walk GPU 9000", gpu_type: "WALK9000" }),
       expect: authed(403, 403, 403, 200),
     },
-    clearProviderGpuMapping: { path: fixed("/api/providers/gpu-types?provider=vast&provider_gpu_type=Walk%20GPU%209000"), expect: authed(403, 403, 403, 200) },
+    clearProviderGpuMapping: {
+      path: fixed("/api/providers/gpu-types?provider=vast&provider_gpu_type=Walk%20GPU%209000"),
+      expect: authed(403, 403, 403, 200),
+    },
     listProviderInstances: { path: fixed("/api/providers/instances"), expect: authed(403, 403, 403, 200) },
     getJobBurst: { path: async () => `/api/jobs/${await runningJobOfA(w)}/burst`, expect: authed(403, 404, 200, 200) },
 

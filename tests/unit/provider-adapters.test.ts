@@ -60,11 +60,11 @@ const worlds: Record<string, () => Promise<World>> = {
       wrongKey: () => make("rp_wrong"),
       booted,
       faults: s.faults,
-      interrupt: s.interrupt,
-      live: s.live,
+      interrupt: (id) => s.interrupt(id),
+      live: () => s.live(),
       key: s.key,
       log: s.log,
-      close: s.close,
+      close: () => s.close(),
     };
   },
   lambda: async () => {
@@ -76,11 +76,11 @@ const worlds: Record<string, () => Promise<World>> = {
       wrongKey: () => make("secret_wrong"),
       booted,
       faults: s.faults,
-      interrupt: s.interrupt,
-      live: s.live,
+      interrupt: (id) => s.interrupt(id),
+      live: () => s.live(),
       key: s.key,
       log: s.log,
-      close: s.close,
+      close: () => s.close(),
     };
   },
   vast: async () => {
@@ -92,11 +92,11 @@ const worlds: Record<string, () => Promise<World>> = {
       wrongKey: () => make("vastwrong"),
       booted,
       faults: s.faults,
-      interrupt: s.interrupt,
-      live: s.live,
+      interrupt: (id) => s.interrupt(id),
+      live: () => s.live(),
       key: s.key,
       log: s.log,
-      close: s.close,
+      close: () => s.close(),
     };
   },
 };

@@ -14,6 +14,8 @@ import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { operatorOverview } from "@/lib/platform/overview";
 import { page } from "@/lib/pages/page";
+import { ProviderFloor } from "@/components/providers/provider-floor";
+import { providerFloor } from "@/lib/providers/provider-floor";
 
 export const metadata = { title: "Fleet overview" };
 
@@ -71,6 +73,9 @@ export default page({ plane: "operator", path: "/admin" }, async ({ principal: p
           </Suspense>
         </div>
       </Card>
+      <Suspense fallback={null}>
+        <RentedFloor />
+      </Suspense>
       <Suspense fallback={<ActivitySkeleton />}>
         <Activity p={p} />
       </Suspense>
@@ -88,6 +93,21 @@ async function Floor() {
     );
   }
   return <FloorMap pods={summarizeFloor(racks)} />;
+}
+
+/** Provider clusters' nodes (issue 30): shown while anything is rented. */
+async function RentedFloor() {
+  const nodes = await providerFloor();
+  if (nodes.length === 0) return null;
+  return (
+    <Card className="mt-6">
+      <CardHeader
+        title="Provider capacity"
+        description="Nodes rented from GPU providers for jobs that waited beyond the burst threshold, with their hourly cost and our price."
+      />
+      <ProviderFloor nodes={nodes} />
+    </Card>
+  );
 }
 
 async function Activity({ p }: { p: OperatorPrincipal }) {

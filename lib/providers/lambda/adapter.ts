@@ -73,7 +73,7 @@ export function lambdaAdapter(cfg: LambdaConfig & { sshKeyName: string | undefin
 }
 
 /** The start script with the agent's variables exported first (shell-quoted), as cloud-init runs it at first boot. */
-export function userData(spec: LaunchSpec): string {
+function userData(spec: LaunchSpec): string {
   const exports = Object.entries(spec.env)
     .map(([k, v]) => `export ${k}='${v.replace(/'/g, `'"'"'`)}'`)
     .join("\n");

@@ -22,7 +22,7 @@ interface ParsedOffer {
   spot: boolean;
 }
 
-export function runpodOfferId(o: ParsedOffer): string {
+function runpodOfferId(o: ParsedOffer): string {
   return [o.dataCenterId, `${o.gpuCount}x`, o.spot ? "spot" : "od", o.gpuTypeId].join(SEP);
 }
 

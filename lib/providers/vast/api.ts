@@ -125,6 +125,7 @@ export async function listInstances(cfg: VastConfig): Promise<VastInstance[]> {
 export async function destroyInstance(cfg: VastConfig, id: string): Promise<void> {
   const r = await call(cfg, "terminate", "DELETE", `${base(cfg)}/instances/${encodeURIComponent(id)}/`);
   if (r.status === 200 && r.body?.success !== false) return;
-  if (r.status === 404 || /no_such_instance|not found/i.test(String(r.body?.error ?? "") + String(r.body?.msg ?? ""))) return;
+  const said = `${typeof r.body?.error === "string" ? r.body.error : ""} ${typeof r.body?.msg === "string" ? r.body.msg : ""}`;
+  if (r.status === 404 || /no_such_instance|not found/i.test(said)) return;
   throw failure("terminate", r);
 }

@@ -33,7 +33,7 @@ export interface StandInOptions {
   bootMs?: number;
 }
 
-export interface Logged {
+interface Logged {
   method: string;
   path: string;
   operation: string;
@@ -41,7 +41,7 @@ export interface Logged {
   body: unknown;
 }
 
-export class FaultQueue {
+class FaultQueue {
   private queued = new Map<string, Fault[]>();
   /** the next `times` calls of `operation` fail this way */
   add(operation: string, fault: Fault, times = 1) {

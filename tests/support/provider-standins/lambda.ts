@@ -31,7 +31,7 @@ interface Instance {
 const error = (status: number, code: string, message: string) => ({ status, body: { error: { code, message, suggestion: null } } });
 
 /** The variables a `#!/bin/sh` user-data script exports before anything else runs (export NAME='value' lines). */
-export function exportedVariables(script: string): Record<string, string> {
+function exportedVariables(script: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of script.matchAll(/^export ([A-Z_][A-Z0-9_]*)='((?:[^']|'"'"')*)'$/gm)) out[m[1]!] = m[2]!.replace(/'"'"'/g, "'");
   return out;
@@ -116,7 +116,7 @@ export async function startLambdaStandIn(opts: StandInOptions & { types?: Lambda
             const userData = typeof b.user_data === "string" ? b.user_data : "";
             const i: Instance = {
               id: randomBytes(16).toString("hex"),
-              name: String(b.name ?? ""),
+              name: typeof b.name === "string" ? b.name : "",
               status: "booting",
               type: t,
               region: b.region_name,

@@ -92,7 +92,7 @@ export async function startRunpodStandIn(
     ) as Record<string, string>;
     const pod: Pod = {
       id: randomBytes(7).toString("hex").slice(0, 14),
-      name: String(input.name ?? ""),
+      name: typeof input.name === "string" ? input.name : "",
       desiredStatus: "RUNNING",
       costPerHr: (root === "podRentInterruptable" ? Number(input.bidPerGpu) : gpu.securePrice) * count,
       gpuCount: count,
@@ -101,7 +101,7 @@ export async function startRunpodStandIn(
       podType: root === "podRentInterruptable" ? "INTERRUPTABLE" : "RESERVED",
       runtime: null,
       env,
-      dockerArgs: String(input.dockerArgs ?? ""),
+      dockerArgs: typeof input.dockerArgs === "string" ? input.dockerArgs : "",
     };
     pods.set(pod.id, pod);
     later(opts.bootMs ?? 0, () => {

@@ -92,13 +92,13 @@ export async function startVastStandIn(opts: StandInOptions & { asks?: VastAsk[]
             a.rented = true;
             const i: Instance = {
               id: randomInt(1_000_000, 9_999_999),
-              label: String(b.label ?? ""),
+              label: typeof b.label === "string" ? b.label : "",
               actual_status: "loading",
               intended_status: "running",
               is_bid: bid,
               ask: a,
               env: (b.env ?? {}) as Record<string, string>,
-              onstart: String(b.onstart ?? ""),
+              onstart: typeof b.onstart === "string" ? b.onstart : "",
               destroyed: false,
             };
             instances.set(i.id, i);

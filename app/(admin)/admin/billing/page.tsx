@@ -16,18 +16,21 @@ import { listInvoicesQuery } from "@/lib/billing/schemas";
 import { stripeConfigFromEnv } from "@/lib/billing/stripe";
 import { billingSummary, tenantBillingTable, usageByMonth } from "@/lib/billing/usage";
 import { page } from "@/lib/pages/page";
+import { ProviderSpendCard } from "@/components/providers/provider-spend";
+import { providerSpend } from "@/lib/providers/provider-spend";
 
 export const metadata = { title: "Billing" };
 
 export default page({ plane: "operator", path: "/admin/billing" }, async ({ principal: p, searchParams: sp }) => {
   const parsed = listInvoicesQuery.safeParse({ status: sp.status || undefined, cursor: sp.cursor || undefined, limit: 25 });
   const q = parsed.success ? parsed.data : { limit: 25 };
-  const [summary, months, tenants, rates, invoices] = await Promise.all([
+  const [summary, months, tenants, rates, invoices, spend] = await Promise.all([
     billingSummary(),
     usageByMonth(12),
     tenantBillingTable(),
     listRates(),
     listInvoices(p, q).catch(() => listInvoices(p, { limit: 25 })),
+    providerSpend(p),
   ]);
   const names = new Map(tenants.map((t) => [t.id, t.name]));
   const stripe = Boolean(stripeConfigFromEnv().secretKey);
@@ -69,6 +72,7 @@ export default page({ plane: "operator", path: "/admin/billing" }, async ({ prin
           )}
         </div>
       </Card>
+      <ProviderSpendCard rows={spend} />
       <Card className="mt-6">
         <CardHeader title="Tenants" description="Open a tenant to invoice it, record a deposit or change how it is billed." />
         {tenants.length === 0 ? (

@@ -1,5 +1,7 @@
 import Link from "next/link";
 import { cardDepositAction } from "@/app/_actions/billing";
+import { updateBurstAction } from "@/app/_actions/providers";
+import { BurstForm } from "@/components/providers/burst-form";
 import { InvoiceStatus } from "@/components/billing/invoice-document";
 import { CardDepositForm } from "@/components/forms/billing-forms";
 import { stripeConfigFromEnv } from "@/lib/billing/stripe";
@@ -104,6 +106,19 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
           </Table>
         </Card>
       </div>
+      <Card className="mt-6" id="burst">
+        <CardHeader
+          title="Burst to GPU providers"
+          description="When this fleet is full, a job that has waited long enough can run on capacity rented from a GPU provider, billed here at the price shown on the job."
+        />
+        <BurstForm
+          action={updateBurstAction}
+          tenantId={tenant.id}
+          enabled={tenant.burstEnabled}
+          maxPriceCents={tenant.burstMaxPriceCentsPerGpuHour}
+          canEdit={p.role === "tenant_admin"}
+        />
+      </Card>
       <Card className="mt-6">
         <CardHeader title="Invoices" />
         {invoices.data.length === 0 ? (

@@ -1,6 +1,8 @@
 import Link from "next/link";
 import { depositAction, generateInvoiceAction, setBillingModeAction } from "@/app/_actions/billing";
 import { updateTenantAction } from "@/app/_actions/tenants";
+import { updateBurstAction } from "@/app/_actions/providers";
+import { BurstForm } from "@/components/providers/burst-form";
 import { BillingModeForm, DepositForm, GenerateInvoiceForm } from "@/components/forms/billing-forms";
 import { balanceOf } from "@/lib/billing/ledger";
 import { depositReference, formatCents } from "@/lib/billing/money";
@@ -67,6 +69,19 @@ export default page(
             <GenerateInvoiceForm action={generateInvoiceAction} tenantId={tenant.id} openBase="/admin/billing/invoices" />
             <DepositForm action={depositAction} tenantId={tenant.id} />
           </div>
+        </Card>
+        <Card className="mb-6" id="burst">
+          <CardHeader
+            title="Burst to GPU providers"
+            description="Its waiting jobs may run on rented provider capacity, up to this price per GPU-hour."
+          />
+          <BurstForm
+            action={updateBurstAction}
+            tenantId={tenant.id}
+            enabled={tenant.burstEnabled}
+            maxPriceCents={tenant.burstMaxPriceCentsPerGpuHour}
+            canEdit
+          />
         </Card>
         <Card className="mb-6">
           <CardHeader title="Add a user" description="Tenant admins can also add their own users from their dashboard." />

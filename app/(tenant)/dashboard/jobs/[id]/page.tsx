@@ -1,13 +1,23 @@
 import { cancelJobAction, resubmitJobAction } from "@/app/_actions/jobs";
 import { JobDetail, toJobDetailView } from "@/components/shell/job-detail";
 import { JobWorkload } from "@/components/workloads/job-workload";
+import { JobBurstCard } from "@/components/providers/job-burst";
 import { jobPageData } from "@/lib/jobs/job-page";
+import { jobBurst } from "@/lib/providers/queries";
 import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Job" };
 
 export default page(
-  { plane: "tenant", path: "/dashboard/jobs/[id]", ids: ["id"], load: ({ principal, ids }) => jobPageData(principal, ids.id) },
+  {
+    plane: "tenant",
+    path: "/dashboard/jobs/[id]",
+    ids: ["id"],
+    load: async ({ principal, ids }) => {
+      const data = await jobPageData(principal, ids.id);
+      return data && { ...data, burst: await jobBurst(principal, ids.id) };
+    },
+  },
   ({ data, searchParams: sp }) => {
     return (
       <JobDetail
@@ -19,7 +29,15 @@ export default page(
         events={data.events}
         mayCancel={data.mayCancel}
         workload={
-          <JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} reservationsHref="/dashboard/reservations" />
+          <>
+            <JobBurstCard burst={data.burst} />
+            <JobWorkload
+              job={data.job}
+              placements={data.placements}
+              telemetry={data.telemetry}
+              reservationsHref="/dashboard/reservations"
+            />
+          </>
         }
         actions={{ cancel: cancelJobAction, resubmit: resubmitJobAction }}
         notice={sp.resubmitted ? "Submitted again: this is the new job; the earlier one keeps its own history." : undefined}
