@@ -284,8 +284,7 @@ const envSchema = z
       .trim()
       .default("nvidia/cuda:12.4.1-runtime-ubuntu22.04")
       .pipe(z.string().regex(IMAGE_REFERENCE, "must be a container image reference")),
-    // offers are refreshed this often; older ones are shown with their age but never launched
-    PROVIDER_OFFERS_REFRESH_S: z.coerce.number().int().min(10).max(86_400).default(300),
+    // offers are refreshed every five minutes (the background job); older than this they are shown with their age but never launched
     PROVIDER_OFFERS_MAX_AGE_S: z.coerce
       .number()
       .int()

@@ -1,6 +1,8 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
+import { RUNS_CONTAINERS } from "@/lib/providers/registry";
+import { PROVIDERS } from "@/lib/providers/vocabulary";
 
 /**
  * Refuses (422) work that can never run: more GPUs than the tenant's whole quota, or than the
@@ -10,7 +12,15 @@ import { unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
  */
 export async function assertSatisfiable(
   tx: Tx,
-  work: { gpu_count: number; gpu_type: string; cluster_id?: string | null; quota: number; needs_containers?: boolean },
+  work: {
+    gpu_count: number;
+    gpu_type: string;
+    cluster_id?: string | null;
+    quota: number;
+    needs_containers?: boolean;
+    /** a tenant that bursts (issue 30): work the fleet cannot hold may still run on a provider's offer within its cap */
+    burst_tenant_id?: string;
+  },
   field = "",
 ): Promise<void> {
   const issue = (message: string): FieldIssue[] => [{ path: `${field}gpu_count`, message }];
@@ -27,6 +37,7 @@ export async function assertSatisfiable(
   const capacity = await tx.gpu.count({
     where: { gpuType: work.gpu_type, status: { not: "missing" }, ...(Object.keys(node).length ? { node } : {}) },
   });
+  if (work.gpu_count > capacity && !work.cluster_id && work.burst_tenant_id && (await burstCanHold(tx, work.burst_tenant_id, work))) return;
   if (work.gpu_count > capacity) {
     const where = `${work.cluster_id ? " in that cluster" : ""}${work.needs_containers ? " on nodes that run containers" : ""}`;
     throw unsatisfiable(
@@ -34,6 +45,24 @@ export async function assertSatisfiable(
       issue(`The fleet has ${capacity} ${work.gpu_type} GPUs${where} in all: it could never start.`),
     );
   }
+}
+
+/**
+ * While the tenant's burst is on: a cached offer of the type with enough GPUs whose cost is within
+ * its cap (from a provider whose instances run containers, when the work needs them).
+ */
+async function burstCanHold(
+  tx: Tx,
+  tenantId: string,
+  work: { gpu_count: number; gpu_type: string; needs_containers?: boolean },
+): Promise<boolean> {
+  const containerProviders = PROVIDERS.filter((p) => RUNS_CONTAINERS[p]);
+  const [row] = await tx.$queryRaw<Array<{ ok: boolean }>>`
+    SELECT EXISTS (
+      SELECT 1 FROM tenants t JOIN provider_offers o ON o.gpu_type = ${work.gpu_type} AND o.gpu_count >= ${work.gpu_count}
+       WHERE t.id = ${tenantId}::uuid AND t.burst_enabled AND o.cost_cents_per_gpu_hour <= t.burst_max_price_cents_per_gpu_hour
+         AND (NOT ${Boolean(work.needs_containers)} OR o.provider = ANY(${containerProviders}::text[]))) AS ok`;
+  return Boolean(row?.ok);
 }
 
 /**

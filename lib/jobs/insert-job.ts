@@ -64,7 +64,11 @@ export async function insertJob(
     ]);
   }
   if (opts.capWaiting) await assertUnderWaitingCap(tx, tenantId);
-  await assertSatisfiable(tx, { ...input, quota: tenant.gpu_quota, needs_containers: Boolean(image || input.command) }, f);
+  await assertSatisfiable(
+    tx,
+    { ...input, quota: tenant.gpu_quota, needs_containers: Boolean(image || input.command), burst_tenant_id: tenantId },
+    f,
+  );
   if (input.reservation_id) await assertFitsReservation(tx, tenantId, { ...input, reservation_id: input.reservation_id }, f);
   // work inside a reservation is paid by it and outside the quota: it waits for its reservation, never for quota
   const overQuota = !input.reservation_id && tenant.in_use + input.gpu_count > tenant.gpu_quota;

@@ -116,6 +116,42 @@ describe("tenants' burst settings", () => {
   });
 });
 
+describe("submitting work the fleet cannot hold", () => {
+  it("is accepted for a tenant whose burst can reach an offer of that size, and refused (422) for others", async () => {
+    const ours = unique("S").replace(/-/g, "").toUpperCase();
+    await refreshProviderOffers("lambda");
+    await db().providerOffer.updateMany({ where: { provider: "lambda", providerGpuType: gpuName }, data: { gpuType: ours } });
+    const bursting = await makeTenant(16);
+    await updateTenant(systemActor, bursting.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 300 } });
+    const job = await submitJob(systemActor, {
+      tenant_id: bursting.id,
+      name: "only-rented",
+      gpu_count: 8,
+      gpu_type: ours,
+      priority: 5,
+      max_retries: 0,
+    });
+    expect(job.status).toBe("queued");
+    await cancelJob(systemActor, job.id);
+    const plain = await makeTenant(16);
+    await expect(
+      codeOf(submitJob(systemActor, { tenant_id: plain.id, name: "nowhere", gpu_count: 8, gpu_type: ours, priority: 5, max_retries: 0 })),
+    ).resolves.toBe("unsatisfiable");
+    // more GPUs than any offer has, or a cap under every offer's cost: still refused
+    await expect(
+      codeOf(
+        submitJob(systemActor, { tenant_id: bursting.id, name: "too-big", gpu_count: 16, gpu_type: ours, priority: 5, max_retries: 0 }),
+      ),
+    ).resolves.toBe("unsatisfiable");
+    await updateTenant(systemActor, bursting.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 100 } });
+    await expect(
+      codeOf(
+        submitJob(systemActor, { tenant_id: bursting.id, name: "too-dear", gpu_count: 8, gpu_type: ours, priority: 5, max_retries: 0 }),
+      ),
+    ).resolves.toBe("unsatisfiable");
+  });
+});
+
 describe("burst under parallel cycles", () => {
   it("one waiting job gets one instance however many cycles run at once", async () => {
     const ours = unique("P").replace(/-/g, "").toUpperCase();
