@@ -40,7 +40,7 @@ export async function runBurstCycle() {
   for (const j of await run(pool(), JOINED_INSTANCES)) {
     await db().providerInstance.update({
       where: { id: j.id },
-      data: { status: "running", registeredAt: new Date(), ...(j.job_id ? {} : { idleSince: new Date() }) },
+      data: { status: "running", registeredAt: new Date() },
     });
     if (j.job_id) {
       const i = await db().providerInstance.findUniqueOrThrow({ where: { id: j.id } });
@@ -66,7 +66,7 @@ export async function runBurstCycle() {
   out.released = (await run(pool(), RELEASE_FINISHED)).length;
   const idleBefore = new Date(Date.now() - e.BURST_IDLE_S * 1000);
   for (const i of await db().providerInstance.findMany({
-    where: { status: "running", jobId: null, idleSince: { lte: idleBefore } },
+    where: { status: { in: ["booting", "running"] }, jobId: null, idleSince: { lte: idleBefore } },
     select: { id: true },
   }))
     if ((await terminateInstance(i.id, `idle for more than ${e.BURST_IDLE_S} s`)) === "terminated") out.idle_terminated++;
@@ -158,7 +158,7 @@ export async function runBurstCycle() {
 /** An idle instance of ours that fits the job is dedicated to it (no new rental, no boot wait). */
 async function reuseIdle(job: BurstJob & { tenantId: string }, maxPrice: number): Promise<boolean> {
   const reused = await inTransaction(async (c) => {
-    const i = await runOne(c, IDLE_INSTANCE_FOR, [job.gpuType, job.gpuCount, maxPrice, job.needsContainers]);
+    const i = await runOne(c, IDLE_INSTANCE_FOR, [job.gpuType, job.gpuCount, maxPrice, job.needsContainers, job.tenantId]);
     if (!i) return null;
     await c.query(`UPDATE provider_instances SET job_id = $2, idle_since = NULL, tenant_id = $3 WHERE id = $1`, [
       i.id,

@@ -43,13 +43,16 @@ export const FAILED_OFFERS_OF_JOB = statement("burst.failed-offers", {
             AND outcome IN ('capacity', 'never_registered', 'interrupted', 'provider_error') AND created_at > now() - interval '1 hour'`,
 });
 
-/** An idle running instance that can take the job now ($1 gpu type, $2 GPUs, $3 price cap, $4 containers needed). */
+/**
+ * An idle running instance of the same tenant that can take the job now ($1 gpu type, $2 GPUs, $3
+ * price cap, $4 containers needed, $5 tenant). Never another tenant's: its work ran on that machine.
+ */
 export const IDLE_INSTANCE_FOR = statement("burst.idle-instance-for", {
-  params: ["text", "int4", "int4", "bool"],
+  params: ["text", "int4", "int4", "bool", "uuid"],
   columns: { id: "text", node_id: "text", provider: "text", region: "text", offer_id: "text", price_cents_per_gpu_hour: "int4" },
   text: `SELECT i.id::text, i.node_id::text, i.provider, i.region, i.offer_id, i.price_cents_per_gpu_hour
            FROM provider_instances i JOIN nodes n ON n.id = i.node_id
-          WHERE i.status = 'running' AND i.job_id IS NULL AND i.gpu_type = $1 AND i.gpu_count >= $2 AND i.price_cents_per_gpu_hour <= $3
+          WHERE i.status = 'running' AND i.job_id IS NULL AND i.tenant_id = $5 AND i.gpu_type = $1 AND i.gpu_count >= $2 AND i.price_cents_per_gpu_hour <= $3
             AND n.status = 'available' AND (NOT $4 OR n.containers)
           ORDER BY i.price_cents_per_gpu_hour * i.gpu_count, i.idle_since LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
 });
@@ -64,15 +67,15 @@ export const JOINED_INSTANCES = statement("burst.joined", {
 });
 
 /**
- * Running instances whose job no longer needs them: it ended, or it runs somewhere else (local
- * capacity freed first). A job back in the queue (failed with retries left, requeued) keeps its instance.
+ * Instances (booting or running) whose job no longer needs them: it ended, or it runs somewhere
+ * else (local capacity freed first); the idle limit then ends them unless another job takes them. A job back in the queue (failed with retries left, requeued) keeps its instance.
  */
 export const RELEASE_FINISHED = statement("burst.release-finished", {
   params: [],
   columns: { id: "text", job_id: "text" },
   text: `UPDATE provider_instances i SET job_id = NULL, idle_since = now()
            FROM jobs j
-          WHERE i.job_id = j.id AND i.status = 'running'
+          WHERE i.job_id = j.id AND i.status IN ('booting', 'running')
             AND (j.status IN ('completed', 'failed', 'cancelled')
                  OR (j.status = 'running' AND NOT EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_job_id = j.id AND g.node_id = i.node_id)))
       RETURNING i.id::text, j.id::text AS job_id`,

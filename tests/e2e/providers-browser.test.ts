@@ -94,7 +94,7 @@ beforeAll(async () => {
       jobId: job.id,
       externalId: unique("pod"),
       status: "booting",
-      launchedAt: new Date(now.getTime() - 20 * 60_000),
+      launchedAt: new Date(now.getTime() - 2 * 60_000),
     },
   });
   await db().burstAttempt.createMany({
