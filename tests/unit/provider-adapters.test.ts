@@ -23,10 +23,12 @@ interface World {
   log: Array<{ authorization: string | undefined; path: string }>;
   close(): Promise<void>;
   wrongKey(): ProviderAdapter;
+  /** the same adapter with a 400 ms deadline, for the call that never answers */
+  impatient(): ProviderAdapter;
 }
 
 async function waitFor(ok: () => boolean | Promise<boolean>, o: { timeoutMs?: number } = {}) {
-  const end = Date.now() + (o.timeoutMs ?? 5_000);
+  const end = Date.now() + (o.timeoutMs ?? 15_000);
   while (!(await ok())) {
     if (Date.now() > end) throw new Error("timed out waiting");
     await new Promise((r) => setTimeout(r, 20));
@@ -54,9 +56,11 @@ const worlds: Record<string, () => Promise<World>> = {
   runpod: async () => {
     const booted: Booted[] = [];
     const s = await startRunpodStandIn({ onBoot: (b) => void booted.push(b), bootMs: 30 });
-    const make = (key: string) => runpodAdapter({ url: s.url, key, timeoutMs: 400, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04" });
+    const make = (key: string, timeoutMs = 10_000) =>
+      runpodAdapter({ url: s.url, key, timeoutMs, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04" });
     return {
       adapter: make(s.key),
+      impatient: () => make(s.key, 400),
       wrongKey: () => make("rp_wrong"),
       booted,
       faults: s.faults,
@@ -70,9 +74,10 @@ const worlds: Record<string, () => Promise<World>> = {
   lambda: async () => {
     const booted: Booted[] = [];
     const s = await startLambdaStandIn({ onBoot: (b) => void booted.push(b), bootMs: 30 });
-    const make = (key: string) => lambdaAdapter({ url: s.url, key, timeoutMs: 400, sshKeyName: "gpuforge" });
+    const make = (key: string, timeoutMs = 10_000) => lambdaAdapter({ url: s.url, key, timeoutMs, sshKeyName: "gpuforge" });
     return {
       adapter: make(s.key),
+      impatient: () => make(s.key, 400),
       wrongKey: () => make("secret_wrong"),
       booted,
       faults: s.faults,
@@ -86,9 +91,11 @@ const worlds: Record<string, () => Promise<World>> = {
   vast: async () => {
     const booted: Booted[] = [];
     const s = await startVastStandIn({ onBoot: (b) => void booted.push(b), bootMs: 30 });
-    const make = (key: string) => vastAdapter({ url: s.url, key, timeoutMs: 400, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04" });
+    const make = (key: string, timeoutMs = 10_000) =>
+      vastAdapter({ url: s.url, key, timeoutMs, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04" });
     return {
       adapter: make(s.key),
+      impatient: () => make(s.key, 400),
       wrongKey: () => make("vastwrong"),
       booted,
       faults: s.faults,
@@ -127,7 +134,7 @@ for (const [name, make] of Object.entries(worlds)) {
       const { externalId } = await w.adapter.launch(spec(offer));
       const first = await w.adapter.status(externalId);
       expect(["booting", "running"]).toContain(first.state);
-      await waitFor(async () => (await w.adapter.status(externalId)).state === "running", { timeoutMs: 5_000 });
+      await waitFor(async () => (await w.adapter.status(externalId)).state === "running", { timeoutMs: 15_000 });
       await waitFor(() => w.booted.some((b) => b.id === externalId));
       const b = w.booted.find((x) => x.id === externalId)!;
       expect(b.env.GPUFORGE_HOSTNAME).toBe("runpod-0b3c");
@@ -164,7 +171,7 @@ for (const [name, make] of Object.entries(worlds)) {
       expect(limited.retryAfterS).toBe(17);
       w.faults.clear();
       w.faults.add("status", { kind: "hang" });
-      const hung = await rejection(w.adapter.status("123"));
+      const hung = await rejection(w.impatient().status("123"));
       expect(hung.kind).toBe("unavailable");
       expect(hung.message).toMatch(/no answer within 400 ms/);
       w.faults.add("terminate", { kind: "reset" });
@@ -188,7 +195,7 @@ describe("provider specifics", () => {
   it("Vast: the instance list moves to v1 when v0 answers 410 deprecated_endpoint", async () => {
     const s = await startVastStandIn({ v0ListDeprecated: true });
     try {
-      const a = vastAdapter({ url: s.url, key: s.key, timeoutMs: 1000, image: "x/y:1" });
+      const a = vastAdapter({ url: s.url, key: s.key, timeoutMs: 10_000, image: "x/y:1" });
       expect(await a.listInstances()).toEqual([]);
       expect(s.log.map((l) => l.path)).toEqual(["/api/v0/instances/", "/api/v1/instances/"]);
     } finally {
@@ -199,7 +206,7 @@ describe("provider specifics", () => {
   it("Lambda: refuses to launch without the one SSH key Lambda requires, before asking", async () => {
     const s = await startLambdaStandIn();
     try {
-      const a = lambdaAdapter({ url: s.url, key: s.key, timeoutMs: 1000, sshKeyName: undefined });
+      const a = lambdaAdapter({ url: s.url, key: s.key, timeoutMs: 10_000, sshKeyName: undefined });
       const offer = (await a.listOffers())[0]!;
       const e = await rejection(a.launch(spec(offer)));
       expect(e.kind).toBe("rejected");
@@ -212,7 +219,7 @@ describe("provider specifics", () => {
   it("RunPod: spot offers launch as interruptible pods with a bid; a bid under the minimum is refused", async () => {
     const s = await startRunpodStandIn();
     try {
-      const a = runpodAdapter({ url: s.url, key: s.key, timeoutMs: 1000, image: "x/y:1" });
+      const a = runpodAdapter({ url: s.url, key: s.key, timeoutMs: 10_000, image: "x/y:1" });
       const spot = (await a.listOffers()).find((o) => o.interruptible)!;
       expect(spot.costCentsPerGpuHour).toBe(175);
       const { externalId } = await a.launch(spec(spot));
