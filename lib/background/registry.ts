@@ -187,8 +187,8 @@ export const backgroundJobs: BackgroundJob[] = [
     // Issue 30: every enabled provider's offers, cached with their age (a failed refresh keeps the old ones)
     id: "provider-offers-refresh",
     description: "Refresh GPU providers' offers (RunPod, Lambda, Vast.ai) into the cache",
+    // (everySeconds is a step of seconds within a minute: slower sweeps use the cron alone)
     cron: "*/5 * * * *",
-    everySeconds: 300,
     events: ["providers/offers.refresh.requested"],
     debounceMs: 100,
     run: async () => ({ ...(await refreshAllOffers()) }),
@@ -209,7 +209,6 @@ export const backgroundJobs: BackgroundJob[] = [
     id: "burst-reconcile",
     description: "Compare provider instances with ours; terminate strays with an alert",
     cron: "*/3 * * * *",
-    everySeconds: 180,
     run: async () => ({ ...(await reconcileInstances()) }),
   }),
   defineJob({
