@@ -11,10 +11,13 @@ export function startScript(): string {
 # GPUForge burst instance: install and start the node agent (GPUFORGE_URL, GPUFORGE_AGENT_KEY, GPUFORGE_HOSTNAME)
 set -eu
 : "\${GPUFORGE_URL:?}" "\${GPUFORGE_AGENT_KEY:?}" "\${GPUFORGE_HOSTNAME:?}"
+# GPUFORGE_INSTALL_ROOT (image builds, tests): everything under that directory instead of /
+ROOT="\${GPUFORGE_INSTALL_ROOT:-}"
 umask 077
-KEY_FILE=/root/.gpuforge-agent.key
+mkdir -p "$ROOT/root"
+KEY_FILE="$ROOT/root/.gpuforge-agent.key"
 printf '%s\\n' "$GPUFORGE_AGENT_KEY" > "$KEY_FILE"
-INSTALLER=/root/gpuforge-install.sh
+INSTALLER="$ROOT/root/gpuforge-install.sh"
 if command -v curl >/dev/null 2>&1; then
   curl -fsSL --retry 5 --retry-delay 3 "$GPUFORGE_URL/install.sh" -o "$INSTALLER"
 elif command -v wget >/dev/null 2>&1; then
@@ -22,16 +25,17 @@ elif command -v wget >/dev/null 2>&1; then
 else
   apt-get update -qq && apt-get install -y -qq curl ca-certificates >/dev/null && curl -fsSL "$GPUFORGE_URL/install.sh" -o "$INSTALLER"
 fi
-if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+if [ -z "$ROOT" ] && command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
   sh "$INSTALLER" --key-file "$KEY_FILE" --url "$GPUFORGE_URL" --hostname "$GPUFORGE_HOSTNAME"
   rm -f "$KEY_FILE"
   exit 0
 fi
-sh "$INSTALLER" --key-file "$KEY_FILE" --url "$GPUFORGE_URL" --hostname "$GPUFORGE_HOSTNAME" --no-start --allow-no-containers
+sh "$INSTALLER" --key-file "$KEY_FILE" --url "$GPUFORGE_URL" --hostname "$GPUFORGE_HOSTNAME" --no-start --allow-no-containers \${ROOT:+--root "$ROOT"}
 rm -f "$KEY_FILE"
 set -a
-. /etc/gpuforge/agent.env
+. "$ROOT/etc/gpuforge/agent.env"
 set +a
-exec /opt/gpuforge-agent/current/bin/node /opt/gpuforge-agent/current/agent.mjs
+AGENT_STATE_DIR="$ROOT\${AGENT_STATE_DIR:-/var/lib/gpuforge-agent}"
+exec "$ROOT/opt/gpuforge-agent/current/bin/node" "$ROOT/opt/gpuforge-agent/current/agent.mjs"
 `;
 }
