@@ -21,7 +21,9 @@ let jobId = "";
 const gpuName = `NVIDIA W${unique("w").slice(2)} 80GB HBM3`;
 
 beforeAll(async () => {
+  // the fleet has this GPU type but cannot run it now (its one node in maintenance): the job waits, as a burst job does
   const fleet = await availableFleet(1, 8, "WB");
+  await db().node.update({ where: { id: fleet.nodes[0]!.node.id }, data: { status: "maintenance" } });
   const tenant = await makeTenant(16);
   tenantId = tenant.id;
   operator = await makeUser("operator");

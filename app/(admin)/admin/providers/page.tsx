@@ -51,7 +51,7 @@ export default page(
                   <Badge>no key configured</Badge>
                 )}
               </div>
-              <dl className="grid grid-cols-2 gap-3">
+              <div className="grid grid-cols-2 gap-3">
                 <Stat
                   label="Offers"
                   value={p.offers}
@@ -60,7 +60,7 @@ export default page(
                 <Stat label="Rented now" value={p.live_instances} />
                 <Stat label="Spend today" value={formatCents(p.spend_cents_today)} hint={`cap ${formatCents(p.daily_cap_cents)} a day`} />
                 <Stat label="Markup" value={`${p.markup_pct} %`} />
-              </dl>
+              </div>
               {p.last_error ? (
                 <p className="rounded-md bg-red-50 px-3 py-2 text-xs text-red-700">Last refresh failed: {p.last_error}</p>
               ) : null}
