@@ -23,6 +23,17 @@ const outcomeTone: Record<string, "green" | "amber" | "red" | "sky" | "neutral">
 
 /** Why and where a job burst to provider capacity, every attempt in order, and what it costs. Nothing when it never tried. */
 export function JobBurstCard({ burst }: { burst: JobBurst }) {
+  if (burst.attempts.length === 0 && burst.quote && burst.estimate) {
+    const q = burst.quote;
+    return (
+      <Card className="mb-6">
+        <CardHeader
+          title="Provider capacity"
+          description={`If the fleet has no room for it${q.after_s > 0 ? ` within ${q.after_s} s` : ""}, this job bursts to rented capacity: now that is ${PROVIDER_LABELS[q.provider]} (${q.region}) at ${formatCents(q.price_cents_per_gpu_hour)} per GPU-hour${burst.estimate.estimated_total_cents === null ? "" : `, about ${formatCents(burst.estimate.estimated_total_cents)} for its declared duration`}.`}
+        />
+      </Card>
+    );
+  }
   if (burst.attempts.length === 0) return null;
   const i = burst.instance;
   return (

@@ -192,9 +192,14 @@ export async function jobBurst(p: Principal, jobId: string): Promise<z.infer<typ
     price_cents_per_gpu_hour: a.priceCentsPerGpuHour,
     message: a.message,
   }));
-  const price = instance?.priceCentsPerGpuHour ?? null;
+  // before anything is rented: what it would pay if it burst now (the cheapest offer under its cap)
+  const quote = instance || job.status !== "queued" ? null : await burstQuote(job);
+  const price = instance?.priceCentsPerGpuHour ?? quote?.priceCentsPerGpuHour ?? null;
   return {
     bursting: instance !== null,
+    quote: quote
+      ? { provider: quote.provider, region: quote.region, price_cents_per_gpu_hour: quote.priceCentsPerGpuHour, after_s: quote.afterS }
+      : null,
     attempts: att,
     instance: instance
       ? {
@@ -215,6 +220,22 @@ export async function jobBurst(p: Principal, jobId: string): Promise<z.infer<typ
             cost_so_far_cents: Number(usage._sum.amountCents ?? 0) + unmetered(job, price, lastBilled._max.endedAt),
           },
   };
+}
+
+/** The cheapest fresh offer a waiting job of a bursting tenant would take (no containers check: a quote, not a launch). */
+async function burstQuote(job: { tenantId: string; gpuType: string; gpuCount: number; submittedAt: Date }) {
+  const t = await db().tenant.findUnique({
+    where: { id: job.tenantId },
+    select: { burstEnabled: true, burstMaxPriceCentsPerGpuHour: true },
+  });
+  if (!t?.burstEnabled || t.burstMaxPriceCentsPerGpuHour === null) return null;
+  const maxAge = env().PROVIDER_OFFERS_MAX_AGE_S * 1000;
+  const cap = t.burstMaxPriceCentsPerGpuHour;
+  const best = (await pricedOffers({ gpuType: job.gpuType, gpuCount: job.gpuCount }))
+    .filter((o) => providerEnabled(o.provider) && o.priceCentsPerGpuHour <= cap && Date.now() - o.refreshedAt.getTime() <= maxAge)
+    .sort((a, b) => a.priceCentsPerGpuHour * a.gpuCount - b.priceCentsPerGpuHour * b.gpuCount)[0];
+  if (!best) return null;
+  return { ...best, afterS: Math.max(0, Math.round(env().BURST_WAIT_S - (Date.now() - job.submittedAt.getTime()) / 1000)) };
 }
 
 /** The part of a running attempt the meter has not billed yet (it bills running work every minute or hour). */

@@ -109,6 +109,15 @@ export const attemptJsonSchema = z.object({
 export const jobBurstJsonSchema = z
   .object({
     bursting: z.boolean().meta({ description: "the job has (or had) provider capacity rented for it" }),
+    quote: z
+      .object({
+        provider: z.enum(PROVIDERS),
+        region: z.string(),
+        price_cents_per_gpu_hour: z.number().int(),
+        after_s: z.number().int().meta({ description: "seconds until it has waited beyond the burst threshold (0: it may burst now)" }),
+      })
+      .nullable()
+      .meta({ description: "before anything is rented: the cheapest offer it would take if it burst, under its tenant's cap" }),
     attempts: z.array(attemptJsonSchema),
     instance: z
       .object({

@@ -132,6 +132,13 @@ describe("submitting work the fleet cannot hold", () => {
       max_retries: 0,
     });
     expect(job.status).toBe("queued");
+    // before anything is rented, its page quotes the offer it would take: 8 GPUs at $2.49
+    expect(await jobBurst(operatorPrincipal, job.id)).toMatchObject({
+      bursting: false,
+      quote: { provider: "lambda", price_cents_per_gpu_hour: 249 },
+      estimate: { price_cents_per_gpu_hour: 249, estimated_total_cents: null, cost_so_far_cents: 0 },
+      attempts: [],
+    });
     await cancelJob(systemActor, job.id);
     const plain = await makeTenant(16);
     await expect(
