@@ -19,7 +19,10 @@ import { DEMO_REQUEST_STATUSES } from "@/lib/marketing/schemas";
 import { LOOP_ON_EXHAUSTED, PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS, STEP_STATUSES } from "@/lib/pipelines/schemas";
 import { POD_STATUSES } from "@/lib/pods/pod-lifecycle";
 import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "@/lib/reservations/reservation-lifecycle";
-import { BILLING_MODES, TENANT_STATUSES } from "@/lib/tenants/schemas";
+import { BILLING_MODES, TENANT_ORIGINS, TENANT_STATUSES } from "@/lib/tenants/schemas";
+import { SIGN_IN_METHODS, SIGN_IN_OUTCOMES, TOKEN_PURPOSES } from "@/lib/accounts/vocabulary";
+import { CARD_DEPOSIT_STATUSES } from "@/lib/billing/card-deposit-lifecycle";
+import { MAIL_KINDS } from "@/lib/mail/templates";
 import { TENANT_ROLES, USER_ROLES } from "@/lib/users/schemas";
 import { LOG_STREAMS } from "@/lib/workload-logs/schemas";
 
@@ -71,4 +74,10 @@ export const CLOSED_COLUMNS = {
   "reservations.status": RESERVATION_STATUSES,
   "reservation_events.kind": RESERVATION_EVENT_KINDS,
   "pods.status": POD_STATUSES,
+  "tenants.origin": TENANT_ORIGINS,
+  "account_tokens.purpose": TOKEN_PURPOSES,
+  "sign_in_events.outcome": SIGN_IN_OUTCOMES,
+  "sign_in_events.method": SIGN_IN_METHODS,
+  "card_deposits.status": CARD_DEPOSIT_STATUSES,
+  "notifications.mail_kind": MAIL_KINDS,
 } as const satisfies Record<string, readonly string[]>;

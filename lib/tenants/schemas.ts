@@ -5,6 +5,8 @@ import { oneOf } from "@/lib/vocabulary";
 
 export const TENANT_STATUSES = ["active", "suspended"] as const;
 export const BILLING_MODES = ["invoice", "prepaid"] as const;
+/** Who made the tenant: an operator, or a stranger through self-service sign-up. */
+export const TENANT_ORIGINS = ["operator", "signup"] as const;
 
 const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 characters");
 const gpuQuota = z.number().int("Must be a whole number").min(0).max(1_000_000);
