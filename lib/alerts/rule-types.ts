@@ -24,7 +24,7 @@ export type Severity = (typeof SEVERITIES)[number];
 export const ALERT_STATUSES = ["firing", "resolved"] as const;
 
 /** What an alert is about (its subject_type). */
-export const ALERT_SUBJECT_TYPES = ["pod", "reservation", "cluster", "node", "gpu", "job", "endpoint", "invoice"] as const;
+export const ALERT_SUBJECT_TYPES = ["pod", "reservation", "cluster", "node", "gpu", "job", "endpoint", "invoice", "card_deposit"] as const;
 
 export const SILENCE_KINDS = ["silence", "maintenance"] as const;
 export const REMEDIATION_OUTCOMES = ["quarantined", "capped"] as const;

@@ -255,3 +255,9 @@ ALTER TABLE "platform_settings" ADD CONSTRAINT "platform_settings_key_check" CHE
     'notifications.smtp_url', 'notifications.email_from', 'notifications.email_to', 'notifications.webhook_url',
     'remediation.cap', 'remediation.window_s', 'billing.bank_details',
     'signup.enabled', 'signup.defaults', 'security.two_factor'));
+
+-- A card payment the webhook cannot apply to a deposit (an unknown session, an amount or tenant
+-- that does not match what was recorded) is raised to operators as an alert about that payment.
+ALTER TABLE "alert_events" DROP CONSTRAINT "alert_events_subject_check";
+ALTER TABLE "alert_events" ADD CONSTRAINT "alert_events_subject_check" CHECK (
+    "subject_type" IN ('pod', 'reservation', 'cluster', 'node', 'gpu', 'job', 'endpoint', 'invoice', 'card_deposit'));
