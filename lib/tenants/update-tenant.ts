@@ -40,6 +40,9 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
           billingEmail: input.billing_email === undefined ? undefined : input.billing_email,
           billingMode: input.billing_mode,
           maxPriority: input.max_priority,
+          maxPods: input.limits?.max_pods,
+          maxReservationHours: input.limits?.max_reservation_hours,
+          maxReservations: input.limits?.max_reservations,
           // leaving prepaid forgets the exhausted state (the database requires it)
           ...(input.billing_mode === "invoice" ? { balanceExhaustedAt: null } : {}),
         },

@@ -1,4 +1,5 @@
 import type { Contract } from "@/lib/http/contract";
+import * as accounts from "./accounts";
 import * as alerts from "./alerts";
 import * as apiKeys from "./api-keys";
 import * as billing from "./billing";
@@ -16,6 +17,7 @@ import * as tenants from "./tenants";
 import * as workloads from "./workloads";
 
 export {
+  accounts,
   alerts,
   apiKeys,
   billing,
@@ -50,4 +52,5 @@ export const allContracts: Contract[] = [
   billing,
   marketing,
   operations,
+  accounts,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));
