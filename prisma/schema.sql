@@ -94,7 +94,7 @@ CREATE TABLE public.alert_events (
     CONSTRAINT alert_events_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES alert_rules(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_severity_check CHECK ((severity = ANY (ARRAY['info'::text, 'warning'::text, 'critical'::text]))),
     CONSTRAINT alert_events_status_check CHECK ((status = ANY (ARRAY['firing'::text, 'resolved'::text]))),
-    CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text]))),
+    CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text, 'card_deposit'::text]))),
     CONSTRAINT alert_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
 );
@@ -1157,7 +1157,7 @@ CREATE TABLE public.sign_in_throttles (
     last_failure_at timestamp(3) with time zone,
     succeeded_at timestamp(3) with time zone,
     CONSTRAINT sign_in_throttles_failures_check CHECK ((failures >= 0)),
-    CONSTRAINT sign_in_throttles_key_check CHECK (((key ~ '^(ip|email|pair):.'::text) AND (length(key) <= 320))),
+    CONSTRAINT sign_in_throttles_key_check CHECK (((key ~ '^(ip|email|pair|2fa):.'::text) AND (length(key) <= 320))),
     CONSTRAINT sign_in_throttles_pkey PRIMARY KEY (key),
     CONSTRAINT sign_in_throttles_succeeded_pair_check CHECK (((succeeded_at IS NULL) OR (key ~~ 'pair:%'::text)))
 );

@@ -85,7 +85,7 @@ function secondFactorKeys(userId: string, address: string) {
   return {
     address: `ip:${scope}`,
     account: `2fa:${userId}`,
-    pair: `2fa-pair:${createHash("sha256").update(`${userId}\n${scope}`).digest("hex")}`,
+    pair: `pair:${createHash("sha256").update(`2fa\n${userId}\n${scope}`).digest("hex")}`,
   };
 }
 

@@ -9,7 +9,7 @@ import { MIN_PASSWORD_LENGTH } from "./password";
 
 export const MAX_PASSWORD_LENGTH = 200;
 
-const RUNS = ["qwertyuiopasdfghjklzxcvbnm", "qazwsxedcrfvtgbyhnujmikolp", "abcdefghijklmnopqrstuvwxyz", "01234567890", "1q2w3e4r5t6y7u8i9o0p"];
+const RUNS = ["qwertyuiopasdfghjklzxcvbnm", "qazwsxedcrfvtgbyhnujmikolp", "abcdefghijklmnopqrstuvwxyz", "0123456789012345678901234567890", "1q2w3e4r5t6y7u8i9o0p"];
 const LOOK_ALIKE: Record<string, string> = { "@": "a", "4": "a", "8": "b", "3": "e", "1": "i", "!": "i", "0": "o", "$": "s", "5": "s", "7": "t", "+": "t", "2": "z" };
 
 export interface PasswordContext {

@@ -261,3 +261,7 @@ ALTER TABLE "platform_settings" ADD CONSTRAINT "platform_settings_key_check" CHE
 ALTER TABLE "alert_events" DROP CONSTRAINT "alert_events_subject_check";
 ALTER TABLE "alert_events" ADD CONSTRAINT "alert_events_subject_check" CHECK (
     "subject_type" IN ('pod', 'reservation', 'cluster', 'node', 'gpu', 'job', 'endpoint', 'invoice', 'card_deposit'));
+
+-- Second-factor codes are throttled like passwords, with a counter per account of their own.
+ALTER TABLE "sign_in_throttles" DROP CONSTRAINT "sign_in_throttles_key_check";
+ALTER TABLE "sign_in_throttles" ADD CONSTRAINT "sign_in_throttles_key_check" CHECK ("key" ~ '^(ip|email|pair|2fa):.' AND length("key") <= 320);
