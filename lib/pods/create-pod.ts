@@ -4,9 +4,10 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { emitEvent } from "@/lib/background/emit";
 import { db } from "@/lib/db/client";
 import { assertFitsOnNodes } from "@/lib/endpoints/assert-fits-on-nodes";
-import { uniqueViolationToConflict, validationFailed } from "@/lib/errors";
+import { isUniqueViolation, uniqueViolationToConflict, validationFailed } from "@/lib/errors";
 import { lockTenant } from "@/lib/tenants/lock-tenant";
 import { submittingTenant } from "@/lib/tenants/submitting-tenant";
+import { assertPodLimit, limitRefusal } from "@/lib/tenants/tenant-limits";
 import { getPodOrThrow } from "./queries";
 import type { CreatePodInput } from "./schemas";
 
@@ -21,6 +22,7 @@ export async function createPod(actor: Actor, input: CreatePodInput) {
   try {
     id = await db().$transaction(async (tx) => {
       const tenant = await lockTenant(tx, tenantId);
+      await assertPodLimit(tx, tenantId);
       if (input.cluster_id && !(await tx.cluster.count({ where: { id: input.cluster_id } })))
         throw validationFailed([{ path: "cluster_id", message: "No such cluster" }]);
       await assertFitsOnNodes(
@@ -58,6 +60,7 @@ export async function createPod(actor: Actor, input: CreatePodInput) {
       return pod.id;
     });
   } catch (e) {
+    if (!isUniqueViolation(e)) limitRefusal(e);
     uniqueViolationToConflict(e, "name", "A pod with this name already exists");
   }
   await emitEvent("scheduler/run.requested", { reason: "pod created" });
