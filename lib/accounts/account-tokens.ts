@@ -14,7 +14,8 @@ export async function issueAccountToken(tx: Tx, userId: string, purpose: TokenPu
   return token;
 }
 
-const refused = () => validationFailed([{ path: "token", message: "This link is not valid: it expired, was already used, or was mistyped" }]);
+const refused = () =>
+  validationFailed([{ path: "token", message: "This link is not valid: it expired, was already used, or was mistyped" }]);
 
 /**
  * Uses a token once: the statement that finds it unused and unexpired marks it used, so two

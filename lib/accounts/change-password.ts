@@ -19,13 +19,21 @@ export async function changeOwnPassword(actor: Actor, input: { current_password:
   const user = await db().user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, passwordHash: true, tenantId: true } });
   if (!(await verifyPassword(user.passwordHash, input.current_password)))
     throw validationFailed([{ path: "current_password", message: "This is not your current password" }]);
-  if (input.password === input.current_password) throw validationFailed([{ path: "password", message: "Choose a password you have not used here" }]);
+  if (input.password === input.current_password)
+    throw validationFailed([{ path: "password", message: "Choose a password you have not used here" }]);
   await assertAcceptablePassword(input.password, { email: user.email });
   const passwordHash = await hashPassword(input.password);
   await db().$transaction(async (tx) => {
     await tx.user.update({ where: { id: userId }, data: { passwordHash, sessionVersion: { increment: 1 } } });
     await queueAccountMail(
-      [{ to: user.email, userId, tenantId: user.tenantId, data: { kind: "password_changed", how: "changed", at: new Date(), address: visitor.address } }],
+      [
+        {
+          to: user.email,
+          userId,
+          tenantId: user.tenantId,
+          data: { kind: "password_changed", how: "changed", at: new Date(), address: visitor.address },
+        },
+      ],
       tx,
     );
     await recordAudit(tx, actor, {

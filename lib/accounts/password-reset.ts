@@ -22,7 +22,12 @@ export const RESETS_PER_EMAIL_PER_HOUR = 5;
  * is sent.
  */
 export async function requestPasswordReset(email: string): Promise<void> {
-  await consumeRateLimitOver(`reset:${email}`, RESETS_PER_EMAIL_PER_HOUR, 3600, "Too many reset requests for this address; try again later");
+  await consumeRateLimitOver(
+    `reset:${email}`,
+    RESETS_PER_EMAIL_PER_HOUR,
+    3600,
+    "Too many reset requests for this address; try again later",
+  );
   await db().$transaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { email }, select: { id: true, tenantId: true, disabledAt: true } });
     if (!user || user.disabledAt) {
@@ -32,7 +37,10 @@ export async function requestPasswordReset(email: string): Promise<void> {
     }
     const minutes = env().PASSWORD_RESET_MINUTES;
     const link = publicUrl(`/password-reset/confirm?token=${await issueAccountToken(tx, user.id, "reset_password", minutes * 60_000)}`);
-    await queueAccountMail([{ to: email, userId: user.id, tenantId: user.tenantId, data: { kind: "password_reset", link, minutes }, secretLinks: [link] }], tx);
+    await queueAccountMail(
+      [{ to: email, userId: user.id, tenantId: user.tenantId, data: { kind: "password_reset", link, minutes }, secretLinks: [link] }],
+      tx,
+    );
   });
   await wakeMailDeliverer();
 }
@@ -47,11 +55,18 @@ export async function confirmPasswordReset(token: string, password: string, visi
   const result = await db().$transaction(
     async (tx) => {
       const userId = await consumeAccountToken(tx, token, "reset_password");
-      const before = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, tenantId: true, emailVerifiedAt: true } });
+      const before = await tx.user.findUniqueOrThrow({
+        where: { id: userId },
+        select: { email: true, tenantId: true, emailVerifiedAt: true },
+      });
       await assertAcceptablePassword(password, { email: before.email });
       const user = await tx.user.update({
         where: { id: userId },
-        data: { passwordHash: await hashPassword(password), sessionVersion: { increment: 1 }, emailVerifiedAt: before.emailVerifiedAt ?? new Date() },
+        data: {
+          passwordHash: await hashPassword(password),
+          sessionVersion: { increment: 1 },
+          emailVerifiedAt: before.emailVerifiedAt ?? new Date(),
+        },
         select: { id: true, email: true, tenantId: true, role: true },
       });
       await retireAccountTokens(tx, userId, ["reset_password"]);
@@ -60,7 +75,14 @@ export async function confirmPasswordReset(token: string, password: string, visi
         await tx.tenant.updateMany({ where: { id: user.tenantId, origin: "signup" }, data: { signupExpiresAt: null } });
       }
       await queueAccountMail(
-        [{ to: user.email, userId, tenantId: user.tenantId, data: { kind: "password_changed", how: "reset", at: new Date(), address: visitor.address } }],
+        [
+          {
+            to: user.email,
+            userId,
+            tenantId: user.tenantId,
+            data: { kind: "password_changed", how: "reset", at: new Date(), address: visitor.address },
+          },
+        ],
         tx,
       );
       await recordAudit(tx, actor, {

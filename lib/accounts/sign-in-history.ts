@@ -37,7 +37,10 @@ export async function recordSignInEvent(
 export async function listSignIns(p: Principal, userId: string, opts: { limit: number; before?: string }) {
   const self = "userId" in p && p.userId === userId;
   if (p.kind !== "operator" && p.kind !== "tenant") throw forbidden("Sign-in history is for operators and tenants");
-  const user = await db().user.findFirst({ where: { id: userId, ...(p.kind === "tenant" ? { tenantId: p.tenantId } : {}) }, select: { id: true } });
+  const user = await db().user.findFirst({
+    where: { id: userId, ...(p.kind === "tenant" ? { tenantId: p.tenantId } : {}) },
+    select: { id: true },
+  });
   if (!user) throw notFound("User");
   if (p.kind === "tenant" && p.role !== "tenant_admin" && !self) throw forbidden("Members see only their own sign-ins");
   const rows = await db().signInEvent.findMany({

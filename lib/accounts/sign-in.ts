@@ -35,7 +35,11 @@ export async function signInWithPassword(email: string, password: string, visito
     return r.reason === "throttled" ? r : { ok: false, reason: r.reason };
   }
   if (r.secondFactor) {
-    return { ok: false, reason: "second_factor", challenge: issueChallenge({ userId: r.user.id, sessionVersion: r.user.sessionVersion, newPlace: r.newPlace }) };
+    return {
+      ok: false,
+      reason: "second_factor",
+      challenge: issueChallenge({ userId: r.user.id, sessionVersion: r.user.sessionVersion, newPlace: r.newPlace }),
+    };
   }
   if (r.newPlace) await mailNewSignIn(r.user, visitor);
   return { ok: true, user: r.user, twoFactor: false };
@@ -75,7 +79,14 @@ export async function signInWithSecondFactor(challengeToken: string, code: strin
   await giveBack(keys);
   await db().user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
   await recordSignInEvent(user.id, "succeeded", method, visitor);
-  const signedIn: SignedInUser = { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, sessionVersion: user.sessionVersion };
+  const signedIn: SignedInUser = {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    tenantId: user.tenantId,
+    sessionVersion: user.sessionVersion,
+  };
   if (challenge.newPlace) await mailNewSignIn(signedIn, visitor);
   return { ok: true, user: signedIn, twoFactor: true };
 }
@@ -95,7 +106,13 @@ async function mailNewSignIn(user: SignedInUser, visitor: Visitor) {
       to: user.email,
       userId: user.id,
       tenantId: user.tenantId,
-      data: { kind: "new_sign_in", at: new Date(), address: visitor.address, userAgent: visitor.userAgent, plane: user.role === "operator" ? "admin" : "dashboard" },
+      data: {
+        kind: "new_sign_in",
+        at: new Date(),
+        address: visitor.address,
+        userAgent: visitor.userAgent,
+        plane: user.role === "operator" ? "admin" : "dashboard",
+      },
     },
   ]);
 }
@@ -103,7 +120,9 @@ async function mailNewSignIn(user: SignedInUser, visitor: Visitor) {
 /** The right password for an unconfirmed sign-up: a fresh link goes to the address (within its hourly allowance). */
 async function resendVerification(user: { id: string; email: string; tenantId: string | null }) {
   await db().$transaction(async (tx) => {
-    const tenant = user.tenantId ? await tx.tenant.findUnique({ where: { id: user.tenantId }, select: { name: true, signupExpiresAt: true } }) : null;
+    const tenant = user.tenantId
+      ? await tx.tenant.findUnique({ where: { id: user.tenantId }, select: { name: true, signupExpiresAt: true } })
+      : null;
     if (!tenant?.signupExpiresAt) return;
     const ttl = Math.max(60_000, tenant.signupExpiresAt.getTime() - Date.now());
     const link = publicUrl(`/signup/verify?token=${await issueAccountToken(tx, user.id, "verify_email", ttl)}`);

@@ -23,7 +23,8 @@ const PENDING_TTL_MS = 15 * 60_000;
 function sessionUser(actor: Actor): { userId: string; label: string; plane: "admin" | "dashboard" } {
   const p = actor.principal;
   const userId = "userId" in p ? p.userId : undefined;
-  if (!userId || p.keyId || (p.kind !== "operator" && p.kind !== "tenant")) throw forbidden("Two-factor sign-in is set up from a signed-in browser session");
+  if (!userId || p.keyId || (p.kind !== "operator" && p.kind !== "tenant"))
+    throw forbidden("Two-factor sign-in is set up from a signed-in browser session");
   return { userId, label: p.label, plane: p.kind === "operator" ? "admin" : "dashboard" };
 }
 
@@ -65,7 +66,9 @@ export async function confirmTwoFactorEnrolment(actor: Actor, rawCode: string): 
   const { userId, label, plane } = sessionUser(actor);
   const codes = newRecoveryCodes();
   await db().$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<Array<{ email: string; tenant_id: string | null; pending: string | null; pending_at: Date | null; enabled: Date | null }>>`
+    const [row] = await tx.$queryRaw<
+      Array<{ email: string; tenant_id: string | null; pending: string | null; pending_at: Date | null; enabled: Date | null }>
+    >`
       SELECT email, tenant_id, totp_pending_ciphertext AS pending, totp_pending_at AS pending_at, totp_enabled_at AS enabled
         FROM users WHERE id = ${userId}::uuid FOR UPDATE`;
     if (!row) throw notFound("User");
@@ -76,7 +79,8 @@ export async function confirmTwoFactorEnrolment(actor: Actor, rawCode: string): 
         : null;
     if (!secret) throw validationFailed([{ path: "code", message: "This set-up expired; start again to get a new QR code" }]);
     const step = totpStep(secret, normaliseCode(rawCode), Date.now());
-    if (step === null) throw validationFailed([{ path: "code", message: "That code does not match; check the device's clock and type the current code" }]);
+    if (step === null)
+      throw validationFailed([{ path: "code", message: "That code does not match; check the device's clock and type the current code" }]);
     await tx.user.update({
       where: { id: userId },
       data: {
@@ -105,7 +109,12 @@ export async function regenerateRecoveryCodes(actor: Actor, rawCode: string): Pr
     if (!(await checkSecondFactor(userId, rawCode, tx))) throw validationFailed([{ path: "code", message: "That code does not match" }]);
     await replaceRecoveryCodes(tx, userId, codes);
     await notify(tx, userId, user.email, user.tenant_id, "recovery_codes", label, plane);
-    await recordAudit(tx, actor, { action: "user.recovery_codes_replaced", targetType: "user", targetId: userId, tenantId: user.tenant_id });
+    await recordAudit(tx, actor, {
+      action: "user.recovery_codes_replaced",
+      targetType: "user",
+      targetId: userId,
+      tenantId: user.tenant_id,
+    });
   });
   await wakeMailDeliverer();
   return { recoveryCodes: codes };
@@ -119,7 +128,8 @@ export async function disableTwoFactor(actor: Actor, input: { password: string; 
     if (!user.totp_enabled_at) throw conflict("Two-factor sign-in is already off");
     if (await twoFactorRequiredFor(user.role))
       throw forbidden("Your organisation's operators require two-factor sign-in for your role; it cannot be turned off");
-    if (!(await verifyPassword(user.password_hash, input.password))) throw validationFailed([{ path: "password", message: "This is not your password" }]);
+    if (!(await verifyPassword(user.password_hash, input.password)))
+      throw validationFailed([{ path: "password", message: "This is not your password" }]);
     if (!(await checkSecondFactor(userId, input.code, tx))) throw validationFailed([{ path: "code", message: "That code does not match" }]);
     await clearTwoFactor(tx, userId);
     await notify(tx, userId, user.email, user.tenant_id, "disabled", label, plane);
@@ -135,7 +145,8 @@ export async function disableTwoFactor(actor: Actor, input: { password: string; 
  */
 export async function resetTwoFactor(actor: Actor, targetUserId: string): Promise<void> {
   const p: Principal = actor.principal;
-  if (p.kind !== "operator" && !(p.kind === "tenant" && p.role === "tenant_admin")) throw forbidden("Operators and tenant admins reset two-factor sign-in");
+  if (p.kind !== "operator" && !(p.kind === "tenant" && p.role === "tenant_admin"))
+    throw forbidden("Operators and tenant admins reset two-factor sign-in");
   if ("userId" in p && p.userId === targetUserId) throw forbidden("Turn your own two-factor sign-in off from your account page");
   await db().$transaction(async (tx) => {
     const user = await tx.user.findFirst({
@@ -179,7 +190,15 @@ async function replaceRecoveryCodes(tx: Tx, userId: string, codes: string[]) {
   await tx.userRecoveryCode.createMany({ data: codes.map((c) => ({ userId, codeHash: hashRecoveryCode(c) })) });
 }
 
-function notify(tx: Tx, userId: string, email: string, tenantId: string | null, change: "enabled" | "disabled" | "reset" | "recovery_codes", by: string, plane: "admin" | "dashboard") {
+function notify(
+  tx: Tx,
+  userId: string,
+  email: string,
+  tenantId: string | null,
+  change: "enabled" | "disabled" | "reset" | "recovery_codes",
+  by: string,
+  plane: "admin" | "dashboard",
+) {
   return queueAccountMail([{ to: email, userId, tenantId, data: { kind: "two_factor_changed", change, at: new Date(), by, plane } }], tx);
 }
 

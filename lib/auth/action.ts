@@ -75,7 +75,11 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
     if (access !== "public") {
       if (!principal) return { ok: false, message: "Your session has ended. Sign in again.", at };
       if (!mayRun(access, options.tenantRole, principal)) return { ok: false, message: "You are not allowed to do this.", at };
-      if ((principal.kind === "operator" || principal.kind === "tenant") && principal.mustEnrolTwoFactor && !options.duringTwoFactorEnrolment)
+      if (
+        (principal.kind === "operator" || principal.kind === "tenant") &&
+        principal.mustEnrolTwoFactor &&
+        !options.duringTwoFactorEnrolment
+      )
         return { ok: false, message: "Set up two-factor sign-in under Account first: your role requires it.", at };
     }
     // a public form counts every submission against its per-address limit, valid or not: refusals
@@ -84,7 +88,8 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
       try {
         await consumeRateLimit(`${options.rateLimit.key}:${clientIp(await headers())}`, options.rateLimit.perMinute);
       } catch (e) {
-        if (isAppError(e) && e.code === "rate_limited") return { ok: false, message: "Too many requests; try again in a minute.", values: echo(form), at };
+        if (isAppError(e) && e.code === "rate_limited")
+          return { ok: false, message: "Too many requests; try again in a minute.", values: echo(form), at };
         throw e;
       }
     }

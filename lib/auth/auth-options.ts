@@ -43,11 +43,23 @@ export const authOptions: NextAuthOptions = {
         }
         if (!step.ok) {
           throw new Error(
-            step.reason === "throttled" ? `throttled:${step.retryAfterS}` : step.reason === "second_factor" ? `second_factor:${step.challenge}` : step.reason,
+            step.reason === "throttled"
+              ? `throttled:${step.retryAfterS}`
+              : step.reason === "second_factor"
+                ? `second_factor:${step.challenge}`
+                : step.reason,
           );
         }
         const u = step.user;
-        return { id: u.id, email: u.email, name: u.name, role: u.role, tenantId: u.tenantId, sessionVersion: u.sessionVersion, twoFactor: step.twoFactor };
+        return {
+          id: u.id,
+          email: u.email,
+          name: u.name,
+          role: u.role,
+          tenantId: u.tenantId,
+          sessionVersion: u.sessionVersion,
+          twoFactor: step.twoFactor,
+        };
       },
     }),
   ],

@@ -9,8 +9,27 @@ import { MIN_PASSWORD_LENGTH } from "./password";
 
 export const MAX_PASSWORD_LENGTH = 200;
 
-const RUNS = ["qwertyuiopasdfghjklzxcvbnm", "qazwsxedcrfvtgbyhnujmikolp", "abcdefghijklmnopqrstuvwxyz", "0123456789012345678901234567890", "1q2w3e4r5t6y7u8i9o0p"];
-const LOOK_ALIKE: Record<string, string> = { "@": "a", "4": "a", "8": "b", "3": "e", "1": "i", "!": "i", "0": "o", "$": "s", "5": "s", "7": "t", "+": "t", "2": "z" };
+const RUNS = [
+  "qwertyuiopasdfghjklzxcvbnm",
+  "qazwsxedcrfvtgbyhnujmikolp",
+  "abcdefghijklmnopqrstuvwxyz",
+  "0123456789012345678901234567890",
+  "1q2w3e4r5t6y7u8i9o0p",
+];
+const LOOK_ALIKE: Record<string, string> = {
+  "@": "a",
+  "4": "a",
+  "8": "b",
+  "3": "e",
+  "1": "i",
+  "!": "i",
+  "0": "o",
+  $: "s",
+  "5": "s",
+  "7": "t",
+  "+": "t",
+  "2": "z",
+};
 
 export interface PasswordContext {
   /** the account's email address, whose local part must not be most of the password */
@@ -26,10 +45,14 @@ export function passwordProblem(password: string, common: ReadonlySet<string>, c
   const lower = password.toLowerCase();
   if (common.has(lower)) return "This is one of the most common passwords; choose another";
   const core = lower.replace(/^[^a-z]+|[^a-z]+$/g, "");
-  const plain = [...lower].map((c) => LOOK_ALIKE[c] ?? c).join("");
+  const plain = lower
+    .split("")
+    .map((c) => LOOK_ALIKE[c] ?? c)
+    .join("");
   const plainCore = plain.replace(/^[^a-z]+|[^a-z]+$/g, "");
   for (const candidate of [core, plain, plainCore]) {
-    if (candidate.length >= 4 && common.has(candidate)) return "This is a common password with a few characters changed or added; choose another";
+    if (candidate.length >= 4 && common.has(candidate))
+      return "This is a common password with a few characters changed or added; choose another";
   }
   if (isRepetition(lower)) return "This repeats a short sequence; choose a password that does not";
   if (isRun(lower)) return "This is a keyboard or alphabet sequence; choose another";
@@ -54,13 +77,15 @@ function isRepetition(s: string): boolean {
 
 /** A stretch of one keyboard row, the alphabet or the digits, forwards or backwards. */
 function isRun(s: string): boolean {
-  return RUNS.some((r) => r.includes(s) || [...r].reverse().join("").includes(s));
+  return RUNS.some((r) => r.includes(s) || r.split("").reverse().join("").includes(s));
 }
 
 let list: Promise<ReadonlySet<string>> | undefined;
 
 /** The shipped list of common passwords, loaded once on first use. */
 export function commonPasswords(): Promise<ReadonlySet<string>> {
-  list ??= import("@zxcvbn-ts/language-common").then((m) => new Set((m.dictionary["passwords-common"] as string[]).map((p) => p.toLowerCase())));
+  list ??= import("@zxcvbn-ts/language-common").then(
+    (m) => new Set((m.dictionary["passwords-common"] as string[]).map((p) => p.toLowerCase())),
+  );
   return list;
 }

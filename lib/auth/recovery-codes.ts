@@ -24,5 +24,7 @@ export function normaliseRecoveryCode(raw: string): string {
 }
 
 export function hashRecoveryCode(raw: string): string {
-  return createHash("sha256").update(`gpuforge-recovery:${normaliseRecoveryCode(raw)}`).digest("hex");
+  return createHash("sha256")
+    .update(`gpuforge-recovery:${normaliseRecoveryCode(raw)}`)
+    .digest("hex");
 }

@@ -41,7 +41,8 @@ export async function resolvePrincipal(request: NextRequest): Promise<Principal 
   if (!token?.sub) return null;
   const principal = await principalForUserId(token.sub, typeof token.sv === "number" ? token.sv : 0);
   if (!principal) throw unauthorized("Session is no longer valid; sign in again");
-  if ((principal.kind === "operator" || principal.kind === "tenant") && principal.mustEnrolTwoFactor) throw forbidden("Your role must sign in with a second factor: set it up under Account first");
+  if ((principal.kind === "operator" || principal.kind === "tenant") && principal.mustEnrolTwoFactor)
+    throw forbidden("Your role must sign in with a second factor: set it up under Account first");
   return principal;
 }
 

@@ -26,7 +26,13 @@ function mac(body: string): string {
 
 export function issueChallenge(c: Omit<Challenge, "expiresAt">, now = Date.now()): string {
   const body = Buffer.from(
-    JSON.stringify({ u: c.userId, v: c.sessionVersion, p: c.newPlace ? 1 : 0, e: now + CHALLENGE_TTL_MS, n: randomBytes(8).toString("hex") }),
+    JSON.stringify({
+      u: c.userId,
+      v: c.sessionVersion,
+      p: c.newPlace ? 1 : 0,
+      e: now + CHALLENGE_TTL_MS,
+      n: randomBytes(8).toString("hex"),
+    }),
   ).toString("base64url");
   return `${body}.${mac(body)}`;
 }

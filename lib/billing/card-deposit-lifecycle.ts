@@ -26,7 +26,9 @@ export function depositTransition(from: CardDepositStatus, e: DepositEvent): Dep
     case "expired":
       return from === "open" ? { change: true, to: "expired" } : { change: false, why: `a ${from} deposit does not expire` };
     case "async_failed":
-      return from === "open" || from === "processing" ? { change: true, to: "failed" } : { change: false, why: `a ${from} deposit cannot fail` };
+      return from === "open" || from === "processing"
+        ? { change: true, to: "failed" }
+        : { change: false, why: `a ${from} deposit cannot fail` };
   }
 }
 

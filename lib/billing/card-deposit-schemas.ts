@@ -2,10 +2,17 @@ import { z } from "zod";
 import { CARD_DEPOSIT_STATUSES } from "./card-deposit-lifecycle";
 
 export const cardDepositCheckoutBody = z
-  .strictObject({ amount_cents: z.number({ error: "Whole cents" }).int("Must be a whole number of cents").min(1, "Must be at least 1 cent").max(100_000_000) })
+  .strictObject({
+    amount_cents: z
+      .number({ error: "Whole cents" })
+      .int("Must be a whole number of cents")
+      .min(1, "Must be at least 1 cent")
+      .max(100_000_000),
+  })
   .meta({
     id: "CardDepositCheckout",
-    description: "Opens a Stripe Checkout Session for the amount (minimum and maximum from CARD_DEPOSIT_MIN_CENTS / CARD_DEPOSIT_MAX_CENTS).",
+    description:
+      "Opens a Stripe Checkout Session for the amount (minimum and maximum from CARD_DEPOSIT_MIN_CENTS / CARD_DEPOSIT_MAX_CENTS).",
     example: { amount_cents: 5000 },
   });
 

@@ -22,8 +22,10 @@ export function cardDepositLimits() {
 
 /** Whether card deposits can be taken here (a Stripe key is configured), and if not, why. */
 export function cardDepositsAvailable(cfg: StripeConfig = stripeConfigFromEnv()): { available: true } | { available: false; why: string } {
-  if (!cfg.secretKey) return { available: false, why: "Card payments are not set up on this installation (its operator has not connected Stripe)." };
-  if (!cfg.webhookSecret) return { available: false, why: "Card payments are not set up completely on this installation (Stripe's webhook is not configured)." };
+  if (!cfg.secretKey)
+    return { available: false, why: "Card payments are not set up on this installation (its operator has not connected Stripe)." };
+  if (!cfg.webhookSecret)
+    return { available: false, why: "Card payments are not set up completely on this installation (Stripe's webhook is not configured)." };
   return { available: true };
 }
 
@@ -47,7 +49,10 @@ export async function startCardDeposit(actor: Actor, tenantId: string, amountCen
         message: `Between ${formatCents(limits.minCents, limits.currency.toUpperCase())} and ${formatCents(limits.maxCents, limits.currency.toUpperCase())}`,
       },
     ]);
-  const tenant = await db().tenant.findUnique({ where: { id: tenantId }, select: { status: true, billingEmail: true, signupExpiresAt: true } });
+  const tenant = await db().tenant.findUnique({
+    where: { id: tenantId },
+    select: { status: true, billingEmail: true, signupExpiresAt: true },
+  });
   if (!tenant) throw notFound("Tenant");
   if (tenant.status !== "active") throw forbidden("Tenant is suspended");
   if (tenant.signupExpiresAt) throw forbidden("The account's email address is not verified yet");
@@ -101,7 +106,9 @@ export async function listCardDeposits(p: Principal, tenantId: string, opts: { l
   if (p.kind === "tenant" && p.tenantId !== tenantId) throw notFound("Tenant");
   if (p.kind !== "tenant" && p.kind !== "operator") throw forbidden("Billing is for operators and tenants");
   if (!(await db().tenant.count({ where: { id: tenantId } }))) throw notFound("Tenant");
-  const before = opts.before ? await db().cardDeposit.findFirst({ where: { id: opts.before, tenantId }, select: { createdAt: true } }) : null;
+  const before = opts.before
+    ? await db().cardDeposit.findFirst({ where: { id: opts.before, tenantId }, select: { createdAt: true } })
+    : null;
   const rows = await db().cardDeposit.findMany({
     where: { tenantId, ...(before ? { createdAt: { lt: before.createdAt } } : {}) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -36,7 +36,12 @@ export async function warnLowBalances(batch = 500): Promise<{ warned: number; cl
         to.map((email) => ({
           to: email,
           tenantId: c.id,
-          data: { kind: "low_balance" as const, balanceCents: outlook.balance_cents - outlook.unbilled_cents, lastsFor, empty: outlook.level === "empty" },
+          data: {
+            kind: "low_balance" as const,
+            balanceCents: outlook.balance_cents - outlook.unbilled_cents,
+            lastsFor,
+            empty: outlook.level === "empty",
+          },
         })),
         tx,
       );

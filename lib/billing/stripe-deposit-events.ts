@@ -89,7 +89,13 @@ export async function depositSessionCompleted(tx: Tx, event: Stripe.Event, sessi
       `deposit_mismatch:${session.id}`,
       d.id,
       `A Stripe payment event for deposit ${depositLabel(d.id)} ${wrong}. Nothing was credited; check the payment in Stripe.`,
-      { deposit_id: d.id, stripe_session: session.id, metadata: session.metadata ?? {}, amount_cents: session.amount_total, stripe_event: event.id },
+      {
+        deposit_id: d.id,
+        stripe_session: session.id,
+        metadata: session.metadata ?? {},
+        amount_cents: session.amount_total,
+        stripe_event: event.id,
+      },
     );
     return { outcome: "deposit_mismatch", alertId };
   }
@@ -97,7 +103,10 @@ export async function depositSessionCompleted(tx: Tx, event: Stripe.Event, sessi
   const intent = typeof session.payment_intent === "string" ? session.payment_intent : (session.payment_intent?.id ?? null);
   if (session.payment_status !== "paid") {
     if (session.payment_status === "unpaid" && depositTransition(from, { kind: "payment_pending" }).change) {
-      await tx.cardDeposit.update({ where: { id: d.id }, data: { status: "processing", stripeSessionId: session.id, stripePaymentIntent: intent } });
+      await tx.cardDeposit.update({
+        where: { id: d.id },
+        data: { status: "processing", stripeSessionId: session.id, stripePaymentIntent: intent },
+      });
       return { outcome: "deposit_processing" };
     }
     return { outcome: "deposit_unchanged" };
@@ -127,14 +136,19 @@ export async function depositSessionCompleted(tx: Tx, event: Stripe.Event, sessi
     tenantId: d.tenant_id,
     details: { amount_cents: amount, card_deposit: d.id, stripe_event: event.id, session: session.id, was: from },
   });
-  await mailTenant(tx, d.tenant_id, async (balance) => ({
-    kind: "deposit_receipt",
-    amountCents: amount,
-    currency: d.currency,
-    balanceCents: balance,
-    reference: depositLabel(d.id),
-    at: new Date(),
-  }), `deposit_receipt:${d.id}`);
+  await mailTenant(
+    tx,
+    d.tenant_id,
+    async (balance) => ({
+      kind: "deposit_receipt",
+      amountCents: amount,
+      currency: d.currency,
+      balanceCents: balance,
+      reference: depositLabel(d.id),
+      at: new Date(),
+    }),
+    `deposit_receipt:${d.id}`,
+  );
   return { outcome: "deposit_credited", balanceChanged: true };
 }
 
@@ -143,7 +157,8 @@ export async function depositSessionExpired(tx: Tx, session: Stripe.Checkout.Ses
   const d = await lockForSession(tx, session);
   if (!d) return { outcome: "unknown_deposit" };
   if (mismatch(d, session)) return { outcome: "deposit_mismatch" };
-  if (!depositTransition(oneOf(CARD_DEPOSIT_STATUSES, d.status, "card_deposits.status"), { kind: "expired" }).change) return { outcome: "deposit_unchanged" };
+  if (!depositTransition(oneOf(CARD_DEPOSIT_STATUSES, d.status, "card_deposits.status"), { kind: "expired" }).change)
+    return { outcome: "deposit_unchanged" };
   await tx.cardDeposit.update({ where: { id: d.id }, data: { status: "expired", closedAt: new Date(), stripeSessionId: session.id } });
   return { outcome: "deposit_expired" };
 }
@@ -153,7 +168,8 @@ export async function depositAsyncFailed(tx: Tx, session: Stripe.Checkout.Sessio
   const d = await lockForSession(tx, session);
   if (!d) return { outcome: "unknown_deposit" };
   if (mismatch(d, session)) return { outcome: "deposit_mismatch" };
-  if (!depositTransition(oneOf(CARD_DEPOSIT_STATUSES, d.status, "card_deposits.status"), { kind: "async_failed" }).change) return { outcome: "deposit_unchanged" };
+  if (!depositTransition(oneOf(CARD_DEPOSIT_STATUSES, d.status, "card_deposits.status"), { kind: "async_failed" }).change)
+    return { outcome: "deposit_unchanged" };
   await tx.cardDeposit.update({
     where: { id: d.id },
     data: { status: "failed", closedAt: new Date(), failureMessage: "The payment did not go through (the bank declined or reversed it)" },
@@ -206,13 +222,18 @@ export async function depositChargeRefunded(tx: Tx, event: Stripe.Event, charge:
     tenantId: d.tenant_id,
     details: { amount_cents: extra, refunded_total_cents: Number(d.refunded_cents) + extra, stripe_event: event.id },
   });
-  await mailTenant(tx, d.tenant_id, async (balance) => ({
-    kind: "deposit_refunded",
-    amountCents: extra,
-    currency: d.currency,
-    balanceCents: balance,
-    reference: depositLabel(d.id),
-  }), `deposit_refunded:${event.id}`);
+  await mailTenant(
+    tx,
+    d.tenant_id,
+    async (balance) => ({
+      kind: "deposit_refunded",
+      amountCents: extra,
+      currency: d.currency,
+      balanceCents: balance,
+      reference: depositLabel(d.id),
+    }),
+    `deposit_refunded:${event.id}`,
+  );
   return { outcome: "deposit_refunded", balanceChanged: true };
 }
 

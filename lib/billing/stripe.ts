@@ -86,7 +86,15 @@ export function verifyStripeEvent(rawBody: string, signature: string, webhookSec
  */
 export async function createDepositCheckout(
   client: Stripe,
-  deposit: { id: string; tenantId: string; amountCents: number; currency: string; label: string; customerEmail: string | null; product: string },
+  deposit: {
+    id: string;
+    tenantId: string;
+    amountCents: number;
+    currency: string;
+    label: string;
+    customerEmail: string | null;
+    product: string;
+  },
   urls: { success: string; cancel: string },
 ): Promise<{ id: string; url: string }> {
   const metadata = { deposit_id: deposit.id, tenant_id: deposit.tenantId };
@@ -99,7 +107,11 @@ export async function createDepositCheckout(
       line_items: [
         {
           quantity: 1,
-          price_data: { currency: deposit.currency, unit_amount: deposit.amountCents, product_data: { name: `${deposit.product} prepaid credit` } },
+          price_data: {
+            currency: deposit.currency,
+            unit_amount: deposit.amountCents,
+            product_data: { name: `${deposit.product} prepaid credit` },
+          },
         },
       ],
       ...(deposit.customerEmail ? { customer_email: deposit.customerEmail } : {}),

@@ -59,7 +59,9 @@ export async function queueAccountMail(mails: AccountMail[], tx?: Tx): Promise<n
     const secrets = m.secretLinks ?? [];
     const hide = (s: string, escaped: boolean) =>
       secrets.reduce((acc, link) => acc.split(escaped ? link.replace(/&/g, "&amp;") : link).join(WITHHELD), s);
-    const stored = secrets.length ? { subject: hide(real.subject, false), text: hide(real.text, false), html: hide(real.html, true) } : real;
+    const stored = secrets.length
+      ? { subject: hide(real.subject, false), text: hide(real.text, false), html: hide(real.html, true) }
+      : real;
     const created = await client.notification.createMany({
       data: [
         {

@@ -36,7 +36,13 @@ export type MailData =
   | { kind: "password_reset"; link: string; minutes: number }
   | { kind: "password_changed"; how: "reset" | "changed"; at: Date; address: string }
   | { kind: "new_sign_in"; at: Date; address: string; userAgent: string | null; plane: "admin" | "dashboard" }
-  | { kind: "two_factor_changed"; change: "enabled" | "disabled" | "reset" | "recovery_codes"; at: Date; by: string; plane: "admin" | "dashboard" }
+  | {
+      kind: "two_factor_changed";
+      change: "enabled" | "disabled" | "reset" | "recovery_codes";
+      at: Date;
+      by: string;
+      plane: "admin" | "dashboard";
+    }
   | { kind: "deposit_receipt"; amountCents: number; currency: string; balanceCents: number; reference: string; at: Date }
   | { kind: "deposit_refunded"; amountCents: number; currency: string; balanceCents: number; reference: string }
   | { kind: "low_balance"; balanceCents: number; lastsFor: string | null; empty: boolean };

@@ -86,7 +86,12 @@ export const signupDefaultsBody = z
     gpu_quota: z.number({ error: "A whole number" }).int("A whole number").min(0).max(1_000_000),
     max_priority: z.number({ error: "A whole number" }).int("A whole number").min(1).max(10),
     burst_enabled: z.boolean(),
-    burst_max_price_cents_per_gpu_hour: z.number({ error: "Whole cents" }).int("Whole cents").min(1, "More than 0").max(10_000_000).nullable(),
+    burst_max_price_cents_per_gpu_hour: z
+      .number({ error: "Whole cents" })
+      .int("Whole cents")
+      .min(1, "More than 0")
+      .max(10_000_000)
+      .nullable(),
     max_pods: z.number({ error: "A whole number" }).int("A whole number").min(0).max(10_000).nullable(),
     max_reservation_hours: z
       .number({ error: "A whole number of hours" })

@@ -39,28 +39,31 @@ export async function discardSignup(token: string): Promise<void> {
  * one that something now refers to (an operator made it a key, say) stays, and is logged.
  */
 export async function expireSignups(batch = 100): Promise<{ removed: number; kept: number }> {
-  return inTransaction(async (c) => {
-    const rows = await run(c, EXPIRED_SIGNUPS, [batch]);
-    let removed = 0;
-    for (const t of rows) {
-      await c.query("SAVEPOINT signup");
-      try {
-        await c.query("DELETE FROM users WHERE tenant_id = $1 AND email_verified_at IS NULL", [t.id]);
-        await c.query("DELETE FROM tenants WHERE id = $1", [t.id]);
-        await c.query(
-          `INSERT INTO audit_log (actor_kind, actor_id, tenant_id, action, target_type, target_id, details)
+  return inTransaction(
+    async (c) => {
+      const rows = await run(c, EXPIRED_SIGNUPS, [batch]);
+      let removed = 0;
+      for (const t of rows) {
+        await c.query("SAVEPOINT signup");
+        try {
+          await c.query("DELETE FROM users WHERE tenant_id = $1 AND email_verified_at IS NULL", [t.id]);
+          await c.query("DELETE FROM tenants WHERE id = $1", [t.id]);
+          await c.query(
+            `INSERT INTO audit_log (actor_kind, actor_id, tenant_id, action, target_type, target_id, details)
            VALUES ('system', NULL, NULL, 'tenant.signup_expired', 'tenant', $1, $2::jsonb)`,
-          [t.id, JSON.stringify({ by: "sign-up expiry", name: t.name })],
-        );
-        await c.query("RELEASE SAVEPOINT signup");
-        removed++;
-      } catch (e) {
-        await c.query("ROLLBACK TO SAVEPOINT signup");
-        // looked at again tomorrow, so a few that stay never crowd out the others
-        await c.query("UPDATE tenants SET signup_expires_at = now() + interval '1 day' WHERE id = $1", [t.id]);
-        logger.warn("an expired sign-up is referred to and stays", { tenant: t.id, error: String(e) });
+            [t.id, JSON.stringify({ by: "sign-up expiry", name: t.name })],
+          );
+          await c.query("RELEASE SAVEPOINT signup");
+          removed++;
+        } catch (e) {
+          await c.query("ROLLBACK TO SAVEPOINT signup");
+          // looked at again tomorrow, so a few that stay never crowd out the others
+          await c.query("UPDATE tenants SET signup_expires_at = now() + interval '1 day' WHERE id = $1", [t.id]);
+          logger.warn("an expired sign-up is referred to and stays", { tenant: t.id, error: String(e) });
+        }
       }
-    }
-    return { removed, kept: rows.length - removed };
-  }, { pool: pool() });
+      return { removed, kept: rows.length - removed };
+    },
+    { pool: pool() },
+  );
 }

@@ -31,7 +31,12 @@ export const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
 export async function signUp(input: SignupInput): Promise<void> {
   const settings = await effectiveSettings();
   if (!settings.signup.enabled) throw forbidden("Self-service sign-up is turned off on this installation");
-  await consumeRateLimitOver(`signup:${input.email}`, SIGNUPS_PER_EMAIL_PER_HOUR, 3600, "Too many sign-ups with this address; try again later");
+  await consumeRateLimitOver(
+    `signup:${input.email}`,
+    SIGNUPS_PER_EMAIL_PER_HOUR,
+    3600,
+    "Too many sign-ups with this address; try again later",
+  );
   await assertAcceptablePassword(input.password, { email: input.email, words: [input.company] });
   const passwordHash = await hashPassword(input.password);
   const existing = await db().user.findUnique({ where: { email: input.email }, select: { id: true } });
@@ -39,7 +44,10 @@ export async function signUp(input: SignupInput): Promise<void> {
   // tenant's name (another company of that name signed up meanwhile: take the next free name)
   for (let attempt = 1; !existing; attempt++) {
     try {
-      await db().$transaction((tx) => createSignup(tx, input, passwordHash, settings.signup.defaults), { timeout: 15_000, maxWait: 15_000 });
+      await db().$transaction((tx) => createSignup(tx, input, passwordHash, settings.signup.defaults), {
+        timeout: 15_000,
+        maxWait: 15_000,
+      });
       await wakeMailDeliverer();
       return;
     } catch (e) {
@@ -53,7 +61,12 @@ export async function signUp(input: SignupInput): Promise<void> {
 
 const verifyTtlMs = () => env().SIGNUP_VERIFY_HOURS * 3_600_000;
 
-async function createSignup(tx: Tx, input: SignupInput, passwordHash: string, d: Awaited<ReturnType<typeof effectiveSettings>>["signup"]["defaults"]) {
+async function createSignup(
+  tx: Tx,
+  input: SignupInput,
+  passwordHash: string,
+  d: Awaited<ReturnType<typeof effectiveSettings>>["signup"]["defaults"],
+) {
   const expiresAt = new Date(Date.now() + verifyTtlMs());
   const tenant = await tx.tenant.create({
     data: {
@@ -103,8 +116,8 @@ async function createSignup(tx: Tx, input: SignupInput, passwordHash: string, d:
 /** The company's name, or with a number after it when another tenant has it (tenant names are unique; parallel sign-ups retry). */
 async function freeTenantName(tx: Tx, company: string): Promise<string> {
   const taken = new Set(
-    (await tx.tenant.findMany({ where: { name: { startsWith: company, mode: "insensitive" } }, select: { name: true }, take: 1000 })).map((t) =>
-      t.name.toLowerCase(),
+    (await tx.tenant.findMany({ where: { name: { startsWith: company, mode: "insensitive" } }, select: { name: true }, take: 1000 })).map(
+      (t) => t.name.toLowerCase(),
     ),
   );
   if (!taken.has(company.toLowerCase())) return company;

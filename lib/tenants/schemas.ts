@@ -56,7 +56,11 @@ export const updateTenantBody = z
   .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
   .meta({ id: "UpdateTenant", example: { gpu_quota: 128 } });
 
-export const listTenantsQuery = z.strictObject({ ...paginationQuery, status: z.enum(TENANT_STATUSES).optional(), origin: z.enum(TENANT_ORIGINS).optional() });
+export const listTenantsQuery = z.strictObject({
+  ...paginationQuery,
+  status: z.enum(TENANT_STATUSES).optional(),
+  origin: z.enum(TENANT_ORIGINS).optional(),
+});
 
 export type CreateTenantInput = z.input<typeof createTenantBody>;
 export type UpdateTenantInput = z.output<typeof updateTenantBody>;

@@ -20,15 +20,17 @@ export async function assertPodLimit(tx: Tx, tenantId: string): Promise<void> {
   if (!t || t.max_pods === null) return;
   const [active] = await run(tx, ACTIVE_PODS, [tenantId]);
   if (active!.n >= t.max_pods)
-    throw conflict(`At most ${t.max_pods} pod${t.max_pods === 1 ? "" : "s"} may be active at once on this account; stop one first, or ${askOperator}`, [
-      { path: "pods", message: `The limit is ${t.max_pods}` },
-    ]);
+    throw conflict(
+      `At most ${t.max_pods} pod${t.max_pods === 1 ? "" : "s"} may be active at once on this account; stop one first, or ${askOperator}`,
+      [{ path: "pods", message: `The limit is ${t.max_pods}` }],
+    );
 }
 
 /** The database's own refusal of a limit (a race another path lost), as the same answer the checks give. */
 export function limitRefusal(e: unknown): never {
   const text = e instanceof Error ? e.message : String(e);
-  if (/pods_tenant_limit|may have at most \d+ pods/.test(text)) throw conflict("This account's pod limit was reached meanwhile; stop a pod first");
+  if (/pods_tenant_limit|may have at most \d+ pods/.test(text))
+    throw conflict("This account's pod limit was reached meanwhile; stop a pod first");
   if (/reservations_tenant_limit/.test(text)) throw conflict("This account's reservation limit was reached meanwhile");
   throw e;
 }
@@ -57,9 +59,10 @@ export async function reservationTerms(
   if (b.counting && t.max_reservations !== null) {
     const [live] = await run(tx, LIVE_RESERVATIONS, [tenantId]);
     if (live!.n >= t.max_reservations)
-      throw conflict(`This account may hold at most ${t.max_reservations} reservation${t.max_reservations === 1 ? "" : "s"} at once; ${askOperator}`, [
-        { path: "node_count", message: `The limit is ${t.max_reservations}` },
-      ]);
+      throw conflict(
+        `This account may hold at most ${t.max_reservations} reservation${t.max_reservations === 1 ? "" : "s"} at once; ${askOperator}`,
+        [{ path: "node_count", message: `The limit is ${t.max_reservations}` }],
+      );
   }
   if (t.billing_mode !== "prepaid") return { prepaidCents: null };
   const [rate] = await run(tx, RATE_NOW, [b.gpuType]);
@@ -74,7 +77,14 @@ export async function reservationTerms(
 }
 
 /** Charges a prepaid reservation's up-front payment (or an extension's) to the balance. */
-export async function chargeReservation(tx: Tx, reservationId: string, tenantId: string, cents: number, what: string, by: string): Promise<void> {
+export async function chargeReservation(
+  tx: Tx,
+  reservationId: string,
+  tenantId: string,
+  cents: number,
+  what: string,
+  by: string,
+): Promise<void> {
   await run(tx, ADD_PREPAID, [reservationId, cents]);
   if (cents <= 0) return;
   await tx.ledgerEntry.create({

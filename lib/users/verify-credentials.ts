@@ -51,7 +51,12 @@ const DEMO_EMAILS = new Set(DEMO_ACCOUNTS.map((a) => a.email));
  * row locks, so parallel attempts — from one process or many app instances — are counted one by
  * one and none slips past.
  */
-export async function verifyCredentials(emailRaw: string, password: string, address: string, userAgent?: string | null): Promise<SignInResult> {
+export async function verifyCredentials(
+  emailRaw: string,
+  password: string,
+  address: string,
+  userAgent?: string | null,
+): Promise<SignInResult> {
   const email = emailRaw.trim().toLowerCase().slice(0, 254);
   const keys = throttleKeys(email, address);
   const gate = await countAttempt(keys, PASSWORD_POLICIES, true);

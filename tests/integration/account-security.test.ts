@@ -90,14 +90,23 @@ describe("two-factor sign-in", () => {
     const code = totpCode(secret, Date.now());
     expect(await signInWithSecondFactor(challenge, code, place())).toMatchObject({ ok: true, twoFactor: true, user: { id: user.id } });
     // the same code again (replayed, or seen over a shoulder) does not sign in
-    expect(await signInWithSecondFactor(await challengeFor(user.email, user.password), code, place())).toMatchObject({ ok: false, reason: "invalid" });
+    expect(await signInWithSecondFactor(await challengeFor(user.email, user.password), code, place())).toMatchObject({
+      ok: false,
+      reason: "invalid",
+    });
     const rc = recoveryCodes[3]!.toUpperCase();
     expect(await signInWithSecondFactor(await challengeFor(user.email, user.password), rc, place())).toMatchObject({ ok: true });
-    expect(await signInWithSecondFactor(await challengeFor(user.email, user.password), rc, place())).toMatchObject({ ok: false, reason: "invalid" });
+    expect(await signInWithSecondFactor(await challengeFor(user.email, user.password), rc, place())).toMatchObject({
+      ok: false,
+      reason: "invalid",
+    });
     // a challenge from before a password change is void
     const old = await challengeFor(user.email, user.password);
     await db().user.update({ where: { id: user.id }, data: { sessionVersion: { increment: 1 } } });
-    expect(await signInWithSecondFactor(old, totpCode(secret, Date.now() + 30_000), place())).toMatchObject({ ok: false, reason: "challenge_expired" });
+    expect(await signInWithSecondFactor(old, totpCode(secret, Date.now() + 30_000), place())).toMatchObject({
+      ok: false,
+      reason: "challenge_expired",
+    });
     expect(await signInWithSecondFactor("forged.challenge", "123456", place())).toMatchObject({ ok: false, reason: "challenge_expired" });
   });
 
@@ -108,7 +117,10 @@ describe("two-factor sign-in", () => {
     expect(guesses.filter((g) => !g.ok && g.reason === "invalid")).toHaveLength(SECOND_FACTOR_POLICY.free + 1);
     expect(guesses.filter((g) => !g.ok && g.reason === "throttled")).toHaveLength(12 - SECOND_FACTOR_POLICY.free - 1);
     // even the right code waits out the back-off
-    expect(await signInWithSecondFactor(challenge, totpCode(secret, Date.now()), place())).toMatchObject({ ok: false, reason: "throttled" });
+    expect(await signInWithSecondFactor(challenge, totpCode(secret, Date.now()), place())).toMatchObject({
+      ok: false,
+      reason: "throttled",
+    });
     const history = await listSignIns(principalOf(user), user.id, { limit: 50 });
     const outcomes = history.data.map((e) => e.outcome);
     expect(outcomes.filter((o) => o === "wrong_code")).toHaveLength(SECOND_FACTOR_POLICY.free + 1);
@@ -120,7 +132,9 @@ describe("two-factor sign-in", () => {
     const { user, actor, secret, recoveryCodes } = await enrolled();
     const fresh = await regenerateRecoveryCodes(actor, recoveryCodes[0]!);
     expect(fresh.recoveryCodes).toHaveLength(10);
-    expect(await signInWithSecondFactor(await challengeFor(user.email, user.password), recoveryCodes[1]!, place())).toMatchObject({ ok: false });
+    expect(await signInWithSecondFactor(await challengeFor(user.email, user.password), recoveryCodes[1]!, place())).toMatchObject({
+      ok: false,
+    });
     await updateSettings(systemActor, { "security.two_factor": { operators: false, tenant_admins: true } });
     try {
       expect(await codeOf(disableTwoFactor(actor, { password: user.password, code: totpCode(secret, Date.now()) }))).toBe("forbidden");
@@ -179,9 +193,9 @@ describe("passwords and sign-in history", () => {
     const user = await makeUser("tenant_member", (await makeTenant()).id);
     const actor = actorFor(principalOf(user));
     const where = place();
-    expect(await codeAndFieldOf(changeOwnPassword(actor, { current_password: "wrong one here", password: "a fresh long passphrase" }, where))).toBe(
-      "validation_failed:current_password",
-    );
+    expect(
+      await codeAndFieldOf(changeOwnPassword(actor, { current_password: "wrong one here", password: "a fresh long passphrase" }, where)),
+    ).toBe("validation_failed:current_password");
     expect(await codeAndFieldOf(changeOwnPassword(actor, { current_password: user.password, password: "qwerty123456" }, where))).toBe(
       "validation_failed:password",
     );

@@ -21,7 +21,10 @@ import { codeAndFieldOf, codeOf } from "../support/outcomes";
 const RATE = 3600; // cents per GPU-hour: a cent per GPU-second
 const HOUR = 3_600_000;
 
-async function prepaid(limits: { max_pods?: number | null; max_reservation_hours?: number | null; max_reservations?: number | null }, funds = 0) {
+async function prepaid(
+  limits: { max_pods?: number | null; max_reservation_hours?: number | null; max_reservations?: number | null },
+  funds = 0,
+) {
   const tenant = await createTenant(systemActor, { name: unique("prepaid"), gpu_quota: 64, billing_email: null, billing_mode: "prepaid" });
   await updateTenant(systemActor, tenant.id, { limits });
   if (funds) await depositFunds(systemActor, tenant.id, funds);
@@ -34,8 +37,12 @@ async function fleet(nodes = 2, gpus = 2) {
   return f;
 }
 
-const pod = (gpuType: string) => createPodBody.parse({ name: unique("pod"), gpu_type: gpuType, gpu_count: 1, image: "runpod/pytorch:2.4.0" });
-const window = (fromMs: number, hours: number) => ({ starts_at: new Date(fromMs).toISOString(), ends_at: new Date(fromMs + hours * HOUR).toISOString() });
+const pod = (gpuType: string) =>
+  createPodBody.parse({ name: unique("pod"), gpu_type: gpuType, gpu_count: 1, image: "runpod/pytorch:2.4.0" });
+const window = (fromMs: number, hours: number) => ({
+  starts_at: new Date(fromMs).toISOString(),
+  ends_at: new Date(fromMs + hours * HOUR).toISOString(),
+});
 
 describe("concurrent pods", () => {
   it("parallel creates stop at the limit, a start past it is refused, and the database refuses any other path", async () => {
@@ -61,11 +68,19 @@ describe("reservations of a prepaid tenant", () => {
     const f = await fleet(3, 2);
     const t = await prepaid({ max_reservation_hours: 24, max_reservations: 1 }, 1_000_000);
     const start = Date.now() + HOUR;
-    expect(await codeAndFieldOf(createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start, 25) }))).toBe("validation_failed:ends_at");
+    expect(await codeAndFieldOf(createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start, 25) }))).toBe(
+      "validation_failed:ends_at",
+    );
     const r = await createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start, 2) });
-    expect(await codeAndFieldOf(createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start + 3 * HOUR, 1) }))).toBe("conflict:node_count");
-    expect(await codeAndFieldOf(extendReservation(t.as, r.id, { ends_at: new Date(start + 30 * HOUR).toISOString() }))).toBe("validation_failed:ends_at");
-    await expect(db().$executeRaw`UPDATE reservations SET ends_at = starts_at + interval '30 hours' WHERE id = ${r.id}::uuid`).rejects.toThrow(/at most 24 hours/);
+    expect(await codeAndFieldOf(createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start + 3 * HOUR, 1) }))).toBe(
+      "conflict:node_count",
+    );
+    expect(await codeAndFieldOf(extendReservation(t.as, r.id, { ends_at: new Date(start + 30 * HOUR).toISOString() }))).toBe(
+      "validation_failed:ends_at",
+    );
+    await expect(
+      db().$executeRaw`UPDATE reservations SET ends_at = starts_at + interval '30 hours' WHERE id = ${r.id}::uuid`,
+    ).rejects.toThrow(/at most 24 hours/);
   });
 
   it("pay the whole window up front, or are refused when the balance does not cover it; parallel bookings never overdraw", async () => {
@@ -73,7 +88,9 @@ describe("reservations of a prepaid tenant", () => {
     // one node (2 GPUs) for 2 hours costs 2 × 7200 = 14,400 cents
     const t = await prepaid({ max_reservations: null }, 20_000);
     const start = Date.now() + HOUR;
-    expect(await codeAndFieldOf(createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start, 3) }))).toBe("conflict:ends_at");
+    expect(await codeAndFieldOf(createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start, 3) }))).toBe(
+      "conflict:ends_at",
+    );
     const outcomes = await Promise.all(
       [0, 1, 2].map((i) => codeOf(createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start + i * 10 * HOUR, 2) }))),
     );
@@ -85,7 +102,11 @@ describe("reservations of a prepaid tenant", () => {
     expect(entries.map((e) => [Number(e.amountCents), e.reservationId])).toEqual([[-14_400, r.id]]);
     // an invoiced tenant books as before, settling as it runs
     const invoiced = await createTenant(systemActor, { name: unique("invoiced"), gpu_quota: 64, billing_email: null });
-    const booked = await createReservation(actorFor(tenantAdminPrincipal(invoiced.id)), { gpu_type: f.gpuType, node_count: 1, ...window(start + 40 * HOUR, 2) });
+    const booked = await createReservation(actorFor(tenantAdminPrincipal(invoiced.id)), {
+      gpu_type: f.gpuType,
+      node_count: 1,
+      ...window(start + 40 * HOUR, 2),
+    });
     expect((await db().reservation.findUniqueOrThrow({ where: { id: booked.id } })).prepaidCents).toBeNull();
     // and a prepaid tenant's reservation without its payment is refused by the database itself
     await expect(
@@ -123,7 +144,9 @@ describe("reservations of a prepaid tenant", () => {
     const t = await prepaid({}, 2 * 3600 + 100);
     const start = Date.now() + HOUR;
     const r = await createReservation(t.as, { gpu_type: f.gpuType, node_count: 1, ...window(start, 1) });
-    expect(await codeAndFieldOf(extendReservation(t.as, r.id, { ends_at: new Date(start + 2 * HOUR).toISOString() }))).toBe("conflict:ends_at");
+    expect(await codeAndFieldOf(extendReservation(t.as, r.id, { ends_at: new Date(start + 2 * HOUR).toISOString() }))).toBe(
+      "conflict:ends_at",
+    );
     await depositFunds(systemActor, t.tenant.id, 7200);
     await extendReservation(t.as, r.id, { ends_at: new Date(start + 2 * HOUR).toISOString() });
     expect((await db().reservation.findUniqueOrThrow({ where: { id: r.id } })).prepaidCents).toBe(14_400n);

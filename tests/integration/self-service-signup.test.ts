@@ -128,7 +128,12 @@ describe("sign-up", () => {
 
   it("never gives a sign-up operator powers, whatever it sends", async () => {
     const email = address("sneaky");
-    for (const extra of [{ role: "operator" }, { tenant_id: "00000000-0000-4000-8000-000000000000" }, { gpu_quota: 10_000 }, { billing_mode: "invoice" }])
+    for (const extra of [
+      { role: "operator" },
+      { tenant_id: "00000000-0000-4000-8000-000000000000" },
+      { gpu_quota: 10_000 },
+      { billing_mode: "invoice" },
+    ])
       expect(signupBody.safeParse({ email, password: PASSWORD, company: "Sneaky", ...extra }).success).toBe(false);
     const operator = await makeUser("operator");
     await signUp({ email: operator.email, password: PASSWORD, company: unique("Takeover") });
@@ -146,8 +151,13 @@ describe("sign-up", () => {
       ["qwertyuiopasdf", /keyboard/],
     ] as const) {
       const email = address("weak");
-      const e = await signUp({ email, password, company: "Weak Passwords Ltd" }).catch((x: unknown) => x as { code: string; details: Array<{ path: string; message: string }> });
-      expect(e, password).toMatchObject({ code: "validation_failed", details: [{ path: "password", message: expect.stringMatching(why) }] });
+      const e = await signUp({ email, password, company: "Weak Passwords Ltd" }).catch(
+        (x: unknown) => x as { code: string; details: Array<{ path: string; message: string }> },
+      );
+      expect(e, password).toMatchObject({
+        code: "validation_failed",
+        details: [{ path: "password", message: expect.stringMatching(why) }],
+      });
       expect(await db().user.count({ where: { email } })).toBe(0);
     }
   });
@@ -157,7 +167,9 @@ describe("sign-up", () => {
     await Promise.all(Array.from({ length: 4 }, (_, i) => signUp({ email, password: PASSWORD, company: unique(`Racer ${i}`) })));
     expect(await db().user.count({ where: { email } })).toBe(1);
     await deliverNotifications();
-    const kinds = (await db().notification.findMany({ where: { target: email, kind: "account" } })).map((n) => n.mailKind).sort();
+    const kinds = (await db().notification.findMany({ where: { target: email, kind: "account" } }))
+      .map((n) => n.mailKind ?? "")
+      .sort((a, b) => a.localeCompare(b));
     expect(kinds).toEqual(["signup_exists", "signup_exists", "signup_exists", "verify_email"]);
   });
 
@@ -220,23 +232,30 @@ describe("password reset", () => {
   it("mails a single-use link; the new password ends every browser session, keeps API keys, and the user is told", async () => {
     const tenant = await makeTenant();
     const user = await makeUser("tenant_admin", tenant.id);
-    const { key } = await createApiKey(actorFor({ kind: "tenant", tenantId: tenant.id, role: "tenant_admin", userId: user.id, label: user.email }), {
-      name: unique("ci"),
-      scope: "tenant",
-    });
+    const { key } = await createApiKey(
+      actorFor({ kind: "tenant", tenantId: tenant.id, role: "tenant_admin", userId: user.id, label: user.email }),
+      {
+        name: unique("ci"),
+        scope: "tenant",
+      },
+    );
     await requestPasswordReset(user.email);
     const mail = await mailTo(user.email, /Reset your password/);
     expect(mail.text).toContain("expires in 60 minutes");
     const token = tokenOf(linkIn(mail, "/password-reset/confirm?token="));
     // a refused password does not use the link up
-    expect(await codeAndFieldOf(confirmPasswordReset(token, "password1234", { address: "198.51.100.7" }))).toBe("validation_failed:password");
+    expect(await codeAndFieldOf(confirmPasswordReset(token, "password1234", { address: "198.51.100.7" }))).toBe(
+      "validation_failed:password",
+    );
     const before = await db().user.findUniqueOrThrow({ where: { id: user.id } });
     expect(await confirmPasswordReset(token, "a brand new passphrase 9", { address: "198.51.100.7" })).toEqual({ email: user.email });
     const after = await db().user.findUniqueOrThrow({ where: { id: user.id } });
     expect(after.sessionVersion).toBe(before.sessionVersion + 1);
     expect(await principalForUserId(user.id, before.sessionVersion)).toBeNull();
     expect(await authenticateApiKey(key)).toMatchObject({ kind: "tenant", tenantId: tenant.id });
-    expect(await codeAndFieldOf(confirmPasswordReset(token, "another passphrase 10", { address: "198.51.100.7" }))).toBe("validation_failed:token");
+    expect(await codeAndFieldOf(confirmPasswordReset(token, "another passphrase 10", { address: "198.51.100.7" }))).toBe(
+      "validation_failed:token",
+    );
     const told = await mailTo(user.email, /Your password was reset/);
     expect(told.text).toContain("Every browser signed in to your account was signed out. API keys keep working");
     expect(told.text).toContain("198.51.100.7");
@@ -251,7 +270,12 @@ describe("password reset", () => {
     await requestPasswordReset(user.email);
     const mail = await mailTo(user.email, /Reset your password/);
     const token = tokenOf(linkIn(mail, "/password-reset/confirm?token="));
-    await db().accountToken.updateMany({ where: { userId: user.id, purpose: "reset_password" }, data: { expiresAt: new Date(Date.now() - 1) } });
-    expect(await codeAndFieldOf(confirmPasswordReset(token, "a brand new passphrase 9", { address: "198.51.100.8" }))).toBe("validation_failed:token");
+    await db().accountToken.updateMany({
+      where: { userId: user.id, purpose: "reset_password" },
+      data: { expiresAt: new Date(Date.now() - 1) },
+    });
+    expect(await codeAndFieldOf(confirmPasswordReset(token, "a brand new passphrase 9", { address: "198.51.100.8" }))).toBe(
+      "validation_failed:token",
+    );
   });
 });

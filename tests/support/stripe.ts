@@ -74,17 +74,32 @@ export async function startStripeStandIn(opts: {
   const events: StripeStandIn["events"] = [];
   const sessions = new Map<string, Session>();
   const idempotent = new Map<string, string>();
-  const charges = new Map<string, { id: string; payment_intent: string; amount: number; amount_refunded: number; currency: string; metadata: Record<string, string> }>();
+  const charges = new Map<
+    string,
+    { id: string; payment_intent: string; amount: number; amount_refunded: number; currency: string; metadata: Record<string, string> }
+  >();
   const signer = new Stripe("sk_test_signer");
   let base = "";
 
   async function send(type: string, object: Record<string, unknown>, id = rid("evt")): Promise<number> {
-    const payload = JSON.stringify({ id, object: "event", type, api_version: "2025-03-31", created: Math.floor(Date.now() / 1000), livemode: false, data: { object } });
+    const payload = JSON.stringify({
+      id,
+      object: "event",
+      type,
+      api_version: "2025-03-31",
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object },
+    });
     let status = 0;
     for (let attempt = 0; attempt < 4; attempt++) {
       const signature = signer.webhooks.generateTestHeaderString({ payload, secret: opts.webhookSecret });
       if (typeof opts.deliver === "string") {
-        const res = await fetch(opts.deliver, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": signature }, body: payload });
+        const res = await fetch(opts.deliver, {
+          method: "POST",
+          headers: { "content-type": "application/json", "stripe-signature": signature },
+          body: payload,
+        });
         status = res.status;
         await res.text();
       } else status = await opts.deliver(payload, signature);
@@ -118,7 +133,14 @@ export async function startStripeStandIn(opts: {
     }
     s.status = "complete";
     s.payment_status = "paid";
-    charges.set(s.payment_intent, { id: rid("ch"), payment_intent: s.payment_intent, amount: s.amount_total, amount_refunded: 0, currency: s.currency, metadata: {} });
+    charges.set(s.payment_intent, {
+      id: rid("ch"),
+      payment_intent: s.payment_intent,
+      amount: s.amount_total,
+      amount_refunded: 0,
+      currency: s.currency,
+      metadata: {},
+    });
     await send("checkout.session.completed", view(s));
     return { ok: true, redirect: s.success_url };
   }
@@ -130,7 +152,10 @@ export async function startStripeStandIn(opts: {
     await send("checkout.session.expired", view(s));
   }
 
-  const page = (s: Session, error?: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pay · Stripe test stand-in</title></head>
+  const page = (
+    s: Session,
+    error?: string,
+  ) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pay · Stripe test stand-in</title></head>
 <body style="font-family:sans-serif;max-width:420px;margin:40px auto">
 <h1>Pay ${(s.amount_total / 100).toFixed(2)} ${s.currency.toUpperCase()}</h1>
 ${error ? `<p role="alert">${error}</p>` : ""}
@@ -145,7 +170,8 @@ ${error ? `<p role="alert">${error}</p>` : ""}
     req.on("end", () => {
       void (async () => {
         const url = new URL(req.url ?? "/", base);
-        const json = (status: number, value: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+        const json = (status: number, value: unknown) =>
+          res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
         const fail = (status: number, message: string) => json(status, { error: { type: "invalid_request_error", message } });
         if (url.pathname.startsWith("/v1/")) requests.push(`${req.method} ${url.pathname} ${decodeURIComponent(body)}`);
         let m: RegExpExecArray | null;
@@ -201,7 +227,8 @@ ${error ? `<p role="alert">${error}</p>` : ""}
           const ch = f.payment_intent ? charges.get(f.payment_intent) : undefined;
           if (!ch) return fail(400, "No such payment_intent.");
           const amount = f.amount ? Number(f.amount) : ch.amount - ch.amount_refunded;
-          if (amount <= 0 || ch.amount_refunded + amount > ch.amount) return fail(400, "Refund amount is greater than the unrefunded amount.");
+          if (amount <= 0 || ch.amount_refunded + amount > ch.amount)
+            return fail(400, "Refund amount is greater than the unrefunded amount.");
           ch.amount_refunded += amount;
           const refund = { id: rid("re"), object: "refund", amount, payment_intent: ch.payment_intent, charge: ch.id, status: "succeeded" };
           await send("charge.refunded", {

@@ -116,7 +116,9 @@ describe("new passwords", () => {
 describe("card deposits' state machine", () => {
   it("credits any deposit not yet paid, once; expiry and failure only before a payment", () => {
     for (const from of CARD_DEPOSIT_STATUSES) {
-      expect(depositTransition(from, { kind: "paid" })).toEqual(from === "paid" ? { change: false, why: "already credited" } : { change: true, to: "paid" });
+      expect(depositTransition(from, { kind: "paid" })).toEqual(
+        from === "paid" ? { change: false, why: "already credited" } : { change: true, to: "paid" },
+      );
       expect(depositTransition(from, { kind: "expired" }).change).toBe(from === "open");
       expect(depositTransition(from, { kind: "payment_pending" }).change).toBe(from === "open");
       expect(depositTransition(from, { kind: "async_failed" }).change).toBe(from === "open" || from === "processing");
@@ -135,7 +137,12 @@ describe("card deposits' state machine", () => {
 describe("account mail", () => {
   const site = { product: "Forge Cloud", publicUrl: "https://console.forge.test" };
   it("says the same in text and HTML, escapes what visitors typed, and keeps headers on one line", () => {
-    const m = renderAccountMail(site, { kind: "verify_email", company: '<script>alert(1)</script> & "Co"\r\nBcc: x@evil.test', link: "https://console.forge.test/signup/verify?token=abc", expiresHours: 48 });
+    const m = renderAccountMail(site, {
+      kind: "verify_email",
+      company: '<script>alert(1)</script> & "Co"\r\nBcc: x@evil.test',
+      link: "https://console.forge.test/signup/verify?token=abc",
+      expiresHours: 48,
+    });
     expect(m.subject).toBe("Confirm your email address · Forge Cloud");
     expect(m.text).toContain("https://console.forge.test/signup/verify?token=abc");
     expect(m.html).toContain('href="https://console.forge.test/signup/verify?token=abc"');
@@ -148,7 +155,14 @@ describe("account mail", () => {
   });
 
   it("names amounts, balances and where to act in receipts and warnings", () => {
-    const r = renderAccountMail(site, { kind: "deposit_receipt", amountCents: 2500, currency: "usd", balanceCents: 7500, reference: "DEP-1A2B3C4D", at: new Date("2026-12-01T10:00:00Z") });
+    const r = renderAccountMail(site, {
+      kind: "deposit_receipt",
+      amountCents: 2500,
+      currency: "usd",
+      balanceCents: 7500,
+      reference: "DEP-1A2B3C4D",
+      at: new Date("2026-12-01T10:00:00Z"),
+    });
     expect(r.subject).toBe("Receipt: $25.00 added to your balance · Forge Cloud");
     expect(r.text).toContain("reference DEP-1A2B3C4D");
     expect(r.text).toContain("Your balance is now $75.00");
