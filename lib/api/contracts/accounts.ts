@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SIGN_IN_METHODS, SIGN_IN_OUTCOMES } from "@/lib/accounts/vocabulary";
+import { signInEventSchema } from "@/lib/accounts/schemas";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
 import { paginationQuery } from "@/lib/http/pagination";
@@ -94,17 +94,6 @@ export const confirmPasswordReset = defineContract({
     ...publicErrors,
   },
 });
-
-export const signInEventSchema = z
-  .object({
-    id: z.string(),
-    outcome: z.enum(SIGN_IN_OUTCOMES),
-    method: z.enum(SIGN_IN_METHODS).nullable(),
-    address: z.string(),
-    user_agent: z.string().nullable(),
-    at: z.string(),
-  })
-  .meta({ id: "SignInEvent" });
 
 export const listSignIns = defineContract({
   operationId: "listUserSignIns",
