@@ -153,7 +153,7 @@ export function ChangePasswordForm({ action, minLength }: { action: FormAction; 
 }
 
 /** Recovery codes, shown once: to copy, download or print. */
-export function RecoveryCodes({ codes }: { codes: string[] }) {
+function RecoveryCodes({ codes }: { codes: string[] }) {
   const [copied, setCopied] = useState(false);
   const text = codes.join("\n");
   return (

@@ -13,7 +13,7 @@ import { RECENT_ACCOUNT_MAIL } from "@/lib/mail/statements";
 import { publicUrl } from "@/lib/platform/public-url";
 
 const actor = systemActorFor("password reset");
-export const RESETS_PER_EMAIL_PER_HOUR = 5;
+const RESETS_PER_EMAIL_PER_HOUR = 5;
 
 /**
  * Someone asks for a password reset for `email`. The answer never says whether the address has an

@@ -9,7 +9,7 @@ import { PRUNE_SIGN_IN_EVENTS } from "./statements";
 import { SIGN_IN_METHODS, SIGN_IN_OUTCOMES, type SignInMethod, type SignInOutcome } from "./vocabulary";
 
 /** How long sign-in history is kept. */
-export const SIGN_IN_HISTORY_DAYS = 90;
+const SIGN_IN_HISTORY_DAYS = 90;
 
 /** One attempt at an existing account, for its owner's history. */
 export async function recordSignInEvent(

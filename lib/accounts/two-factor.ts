@@ -29,7 +29,7 @@ function sessionUser(actor: Actor): { userId: string; label: string; plane: "adm
 }
 
 /** Whether the user's role must sign in with a second factor under the operators' policy. */
-export async function twoFactorRequiredFor(role: string): Promise<boolean> {
+async function twoFactorRequiredFor(role: string): Promise<boolean> {
   const { twoFactor } = await effectiveSettings();
   return (role === "operator" && twoFactor.operators) || (role === "tenant_admin" && twoFactor.tenant_admins);
 }

@@ -5,7 +5,7 @@ import { createHash, randomInt } from "node:crypto";
 // five from an alphabet without look-alike characters, so a person can copy them from paper.
 
 const ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"; // 31 characters: no i, l, o, 0, 1
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 
 export function newRecoveryCodes(count = RECOVERY_CODE_COUNT): string[] {
   return Array.from({ length: count }, () => {
@@ -19,7 +19,7 @@ export function looksLikeRecoveryCode(raw: string): boolean {
   return /^[a-z0-9]{10}$/.test(normaliseRecoveryCode(raw));
 }
 
-export function normaliseRecoveryCode(raw: string): string {
+function normaliseRecoveryCode(raw: string): string {
   return raw.toLowerCase().replace(/[\s-]/g, "");
 }
 

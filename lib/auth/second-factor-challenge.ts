@@ -8,7 +8,7 @@ import { sameSecret } from "./account-secrets";
 // it was issued for (a password change in between voids it), whether the place was new to the
 // account (for the "new sign-in" mail), and expires after five minutes.
 
-export const CHALLENGE_TTL_MS = 5 * 60_000;
+const CHALLENGE_TTL_MS = 5 * 60_000;
 
 export interface Challenge {
   userId: string;

@@ -6,8 +6,8 @@ import { Secret, TOTP } from "otpauth";
 // accepted one step either side of now (clock drift, RFC 6238 §5.2), and a step once accepted
 // never again (the caller stores the step this answers and refuses any step not after it).
 
-export const TOTP_PERIOD_S = 30;
-export const TOTP_DIGITS = 6;
+const TOTP_PERIOD_S = 30;
+const TOTP_DIGITS = 6;
 /** steps either side of now that still count */
 const WINDOW = 1;
 

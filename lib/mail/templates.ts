@@ -16,7 +16,6 @@ export const MAIL_KINDS = [
   "deposit_refunded",
   "low_balance",
 ] as const;
-export type MailKind = (typeof MAIL_KINDS)[number];
 
 export interface Site {
   product: string;

@@ -15,7 +15,7 @@ import type { SignupInput } from "./schemas";
 
 const actor = systemActorFor("self-service sign-up");
 /** Sign-ups one address may be given a minute through any instance's process: the same for addresses with and without an account. */
-export const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
+const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
 
 /**
  * A stranger signs up: a prepaid tenant with the operator's defaults (quota, best priority, burst,

@@ -157,7 +157,10 @@ describe("self-service, in a browser", () => {
     await page.getByLabel("Name").fill("first-job");
     await page.getByLabel("GPU type").selectOption(gpuType);
     await page.getByLabel("GPUs").fill("1");
-    await page.getByRole("button", { name: /Submit/ }).first().click();
+    await page
+      .getByRole("button", { name: /Submit/ })
+      .first()
+      .click();
     await page.getByTestId("form-message").waitFor();
     let job = await db().job.findFirstOrThrow({ where: { tenantId: tenant.id, name: "first-job" } });
     for (let i = 0; i < 60 && job.status !== "running"; i++) {

@@ -724,7 +724,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
     },
     verifyEmail: { path: fixed("/api/signup/verify"), body: () => ({ token: w.tokens.verify.pop() ?? "used-up" }), expect: all(200) },
     discardSignup: { path: fixed("/api/signup/discard"), body: () => ({ token: w.tokens.discard.pop() ?? "used-up" }), expect: all(200) },
-    requestPasswordReset: { path: fixed("/api/password-reset"), body: () => ({ email: `${unique("walk-reset")}@walk.test` }), expect: all(202) },
+    requestPasswordReset: {
+      path: fixed("/api/password-reset"),
+      body: () => ({ email: `${unique("walk-reset")}@walk.test` }),
+      expect: all(202),
+    },
     confirmPasswordReset: {
       path: fixed("/api/password-reset/confirm"),
       body: () => ({ token: w.tokens.reset.pop() ?? "used-up", password: "a walk's new passphrase 7" }),

@@ -14,13 +14,28 @@ export async function signupTokens(n: number, purpose: "verify_email" | "discard
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const tenant = await db().tenant.create({
-      data: { name: unique("walk-signup"), gpuQuota: 4, origin: "signup", billingMode: "prepaid", signupExpiresAt: new Date(Date.now() + 86_400_000) },
+      data: {
+        name: unique("walk-signup"),
+        gpuQuota: 4,
+        origin: "signup",
+        billingMode: "prepaid",
+        signupExpiresAt: new Date(Date.now() + 86_400_000),
+      },
     });
     const user = await db().user.create({
-      data: { email: `${unique("walk-signup")}@walk.test`, name: "Walk", role: "tenant_admin", tenantId: tenant.id, passwordHash, emailVerifiedAt: null },
+      data: {
+        email: `${unique("walk-signup")}@walk.test`,
+        name: "Walk",
+        role: "tenant_admin",
+        tenantId: tenant.id,
+        passwordHash,
+        emailVerifiedAt: null,
+      },
     });
     const token = newLinkToken();
-    await db().accountToken.create({ data: { userId: user.id, purpose, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + 86_400_000) } });
+    await db().accountToken.create({
+      data: { userId: user.id, purpose, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + 86_400_000) },
+    });
     out.push(token);
   }
   return out;
@@ -35,7 +50,9 @@ export async function resetTokens(n: number, tenantId: string): Promise<string[]
       data: { email: `${unique("walk-reset")}@walk.test`, name: "Walk", role: "tenant_member", tenantId, passwordHash },
     });
     const token = newLinkToken();
-    await db().accountToken.create({ data: { userId: user.id, purpose: "reset_password", tokenHash: hashToken(token), expiresAt: new Date(Date.now() + 3_600_000) } });
+    await db().accountToken.create({
+      data: { userId: user.id, purpose: "reset_password", tokenHash: hashToken(token), expiresAt: new Date(Date.now() + 3_600_000) },
+    });
     out.push(token);
   }
   return out;
