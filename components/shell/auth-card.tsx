@@ -15,7 +15,7 @@ export function AuthCard({
 }) {
   return (
     <div className="flex min-h-screen flex-col items-center justify-center bg-slate-900 px-4 py-12">
-      <Link href="/" className="mb-8" aria-label="Home">
+      <Link href="/" className="mb-8" aria-label="GPUForge home">
         <Logo />
       </Link>
       <main className="w-full max-w-md rounded-xl bg-white p-8 shadow-xl">
