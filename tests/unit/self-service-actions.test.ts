@@ -47,3 +47,27 @@ describe("a session that must enrol a second factor", () => {
     expect(await other({}, new FormData())).toMatchObject({ ok: true });
   });
 });
+
+describe("the self-service actions' access", () => {
+  it("adding funds by card and resetting someone's two-factor sign-in are for tenant admins, not members or operators' tenant-only forms", async () => {
+    const { cardDepositAction } = await import("@/app/_actions/billing");
+    const { resetTwoFactorAction } = await import("@/app/_actions/accounts");
+    const form = new FormData();
+    form.set("amount", "25.00");
+    form.set("user_id", "00000000-0000-4000-8000-00000000e0ff");
+    session.principal = {
+      kind: "tenant",
+      tenantId: "00000000-0000-4000-8000-00000000e0aa",
+      role: "tenant_member",
+      userId: "00000000-0000-4000-8000-00000000e003",
+      label: "member@x.test",
+    };
+    expect(await cardDepositAction({}, form)).toMatchObject({ ok: false, message: "You are not allowed to do this." });
+    expect(await resetTwoFactorAction({}, form)).toMatchObject({ ok: false, message: "You are not allowed to do this." });
+    session.principal = { kind: "operator", userId: "00000000-0000-4000-8000-00000000e004", label: "ops3@x.test" };
+    // the card form is the tenant's own (operators open a checkout for a tenant through the API)
+    expect(await cardDepositAction({}, form)).toMatchObject({ ok: false, message: "You are not allowed to do this." });
+    session.principal = null;
+    expect(await cardDepositAction({}, form)).toMatchObject({ ok: false, message: expect.stringContaining("Sign in again") });
+  });
+});

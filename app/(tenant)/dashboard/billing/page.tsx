@@ -64,6 +64,19 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
             : "Your usage is measured per second and invoiced monthly."
         }
       />
+      {returned ? (
+        <p
+          role="status"
+          className="mb-6 rounded-lg bg-indigo-50 px-4 py-3 text-sm text-indigo-900 ring-1 ring-indigo-200"
+          data-testid="deposit-return"
+        >
+          {returned.status === "paid"
+            ? `Payment ${returned.reference} received: ${formatCents(returned.amount_cents)} was added to your balance. A receipt is on its way by email.`
+            : searchParams.cancelled
+              ? `Payment ${returned.reference} was cancelled; nothing was charged.`
+              : `Payment ${returned.reference} is with Stripe; your balance updates as soon as Stripe confirms it (usually within seconds). Reload to see it.`}
+        </p>
+      ) : null}
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Stat
           label="This month"
@@ -172,19 +185,6 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
           </Table>
         )}
       </Card>
-      {returned ? (
-        <p
-          role="status"
-          className="mt-6 rounded-lg bg-indigo-50 px-4 py-3 text-sm text-indigo-900 ring-1 ring-indigo-200"
-          data-testid="deposit-return"
-        >
-          {returned.status === "paid"
-            ? `Payment ${returned.reference} received: ${formatCents(returned.amount_cents)} was added to your balance. A receipt is on its way by email.`
-            : searchParams.cancelled
-              ? `Payment ${returned.reference} was cancelled; nothing was charged.`
-              : `Payment ${returned.reference} is with Stripe; your balance updates as soon as Stripe confirms it (usually within seconds). Reload to see it.`}
-        </p>
-      ) : null}
       {prepaid || stripe ? (
         <Card className="mt-6" id="add-funds">
           <CardHeader
