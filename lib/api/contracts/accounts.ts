@@ -26,7 +26,7 @@ export const signUp = defineContract({
   access: "public",
   body: signupBody,
   bodyLimitBytes: 4 * 1024,
-  rateLimitPerMinute: 10,
+  rateLimitPerMinute: 20,
   responses: {
     202: { description: "A mail is on its way to the address", schema: z.object({ status: z.literal("verification_sent") }) },
     ...publicErrors,
@@ -72,7 +72,7 @@ export const requestPasswordReset = defineContract({
   access: "public",
   body: passwordResetBody,
   bodyLimitBytes: 4 * 1024,
-  rateLimitPerMinute: 10,
+  rateLimitPerMinute: 20,
   responses: {
     202: { description: "If the address has an account, a link is on its way", schema: z.object({ status: z.literal("reset_requested") }) },
     ...publicErrors,
