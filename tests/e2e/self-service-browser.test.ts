@@ -131,6 +131,8 @@ describe("self-service, in a browser", () => {
     await page.context().clearCookies();
     await signIn(page, email, password);
     await page.getByLabel("Code").waitFor();
+    expect(await page.getByLabel("Code").inputValue()).toBe(""); // never the password, carried over
+    expect(await page.locator("input[type=password]").count()).toBe(0);
     await shot(page, "5-second-factor");
     await page.getByLabel("Code").fill(totpCode(secret, Date.now() + 30_000));
     await page.getByRole("button", { name: "Verify" }).click();

@@ -97,7 +97,8 @@ export function LoginForm({ callbackUrl, initialError }: { callbackUrl: string; 
 
   if (challenge)
     return (
-      <form onSubmit={onCode} className="mt-6 space-y-4" aria-label="Two-factor sign-in">
+      // keyed: React must not reuse the password field's element (and its value) for the code
+      <form key="code" onSubmit={onCode} className="mt-6 space-y-4" aria-label="Two-factor sign-in">
         <p className="text-sm text-slate-600">
           {recovery ? "Type one of your recovery codes (each works once)." : "Type the 6-digit code your authenticator app shows."}
         </p>
@@ -135,7 +136,7 @@ export function LoginForm({ callbackUrl, initialError }: { callbackUrl: string; 
     );
 
   return (
-    <form onSubmit={onPassword} className="mt-6 space-y-4" aria-label="Sign in">
+    <form key="password" onSubmit={onPassword} className="mt-6 space-y-4" aria-label="Sign in">
       <Field label="Email" name="email">
         {(p) => <input {...p} type="email" autoComplete="username" required autoFocus />}
       </Field>
