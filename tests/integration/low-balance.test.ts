@@ -16,12 +16,26 @@ import { actorFor, availableFleet, makeUser, tenantAdminPrincipal, unique } from
 describe("low-balance warnings", () => {
   it("mail the tenant once when its balance runs low, and again after funds ended the episode", async () => {
     const fleet = await availableFleet(1, 2, "LB");
-    await db().gpuRate.create({ data: { gpuType: fleet.gpuType, centsPerHour: 3600, effectiveFrom: new Date("2020-01-01"), createdBy: "test" } });
-    const tenant = await createTenant(systemActor, { name: unique("low"), gpu_quota: 4, billing_email: `${unique("billing")}@example.test`, billing_mode: "prepaid" });
+    await db().gpuRate.create({
+      data: { gpuType: fleet.gpuType, centsPerHour: 3600, effectiveFrom: new Date("2020-01-01"), createdBy: "test" },
+    });
+    const tenant = await createTenant(systemActor, {
+      name: unique("low"),
+      gpu_quota: 4,
+      billing_email: `${unique("billing")}@example.test`,
+      billing_mode: "prepaid",
+    });
     const admin = await makeUser("tenant_admin", tenant.id);
     await depositFunds(systemActor, tenant.id, 5_000);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(tenant.id)), { name: unique("spender"), gpu_count: 1, gpu_type: fleet.gpuType, priority: 5, max_retries: 0 });
-    for (let i = 0; i < 20 && (await db().job.findUniqueOrThrow({ where: { id: job.id } })).status !== "running"; i++) await runSchedulerCycle("test");
+    const job = await submitJob(actorFor(tenantAdminPrincipal(tenant.id)), {
+      name: unique("spender"),
+      gpu_count: 1,
+      gpu_type: fleet.gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
+    for (let i = 0; i < 20 && (await db().job.findUniqueOrThrow({ where: { id: job.id } })).status !== "running"; i++)
+      await runSchedulerCycle("test");
     await new Promise((r) => setTimeout(r, 1200));
     await accrueRunningUsage({ tenantId: tenant.id, prepaidEveryS: 0 });
 
@@ -40,7 +54,14 @@ describe("low-balance warnings", () => {
     expect((await db().tenant.findUniqueOrThrow({ where: { id: tenant.id } })).lowBalanceWarnedAt).toBeNull();
     // spending it down again (a direct debit of all but a dollar) starts a new episode
     await db().ledgerEntry.create({
-      data: { tenantId: tenant.id, kind: "card_refund", amountCents: BigInt(-10_000_000), cardDepositId: await depositRow(tenant.id), description: "test", createdBy: "test" },
+      data: {
+        tenantId: tenant.id,
+        kind: "card_refund",
+        amountCents: BigInt(-10_000_000),
+        cardDepositId: await depositRow(tenant.id),
+        description: "test",
+        createdBy: "test",
+      },
     });
     await warnLowBalances();
     expect(await warned()).toHaveLength(4);
@@ -48,6 +69,16 @@ describe("low-balance warnings", () => {
 });
 
 async function depositRow(tenantId: string) {
-  const d = await db().cardDeposit.create({ data: { tenantId, amountCents: 10_000_000n, currency: "usd", createdBy: "test", status: "paid", paidAt: new Date(), refundedCents: 10_000_000n } });
+  const d = await db().cardDeposit.create({
+    data: {
+      tenantId,
+      amountCents: 10_000_000n,
+      currency: "usd",
+      createdBy: "test",
+      status: "paid",
+      paidAt: new Date(),
+      refundedCents: 10_000_000n,
+    },
+  });
   return d.id;
 }
