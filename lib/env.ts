@@ -317,8 +317,44 @@ const envSchema = z
     // a provider that failed (5xx, timeout, 429) is left alone this long, doubling per failure in a row up to the max
     BURST_BACKOFF_S: z.coerce.number().int().min(1).max(3_600).default(30),
     BURST_BACKOFF_MAX_S: z.coerce.number().int().min(1).max(86_400).default(1_800),
+    // Self-service accounts (issue 29). The product's name in account mail and pages, and who that
+    // mail comes from (default: the alerts' sender). Sign-up is off until an operator turns it on in
+    // the settings, or this is set; a sign-up's link is good for SIGNUP_VERIFY_HOURS (then the
+    // unverified account is removed), a password reset's for PASSWORD_RESET_MINUTES.
+    PRODUCT_NAME: z.string().trim().min(1).max(60).default("GPUForge"),
+    MAIL_FROM: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined)),
+    SELF_SERVICE_SIGNUP: boolFlag,
+    SIGNUP_VERIFY_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 24)
+      .default(48),
+    PASSWORD_RESET_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(5)
+      .max(24 * 60)
+      .default(60),
+    // card deposits through Stripe Checkout: the smallest and largest amount one payment may add, in
+    // cents of CARD_DEPOSIT_CURRENCY (an ISO 4217 code Stripe accepts, lower case)
+    CARD_DEPOSIT_MIN_CENTS: z.coerce.number().int().min(50).max(100_000_000).default(1_000),
+    CARD_DEPOSIT_MAX_CENTS: z.coerce.number().int().min(50).max(100_000_000).default(1_000_000),
+    CARD_DEPOSIT_CURRENCY: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 currency code, e.g. usd")
+      .default("usd"),
   })
   .superRefine((e, ctx) => {
+    if (e.CARD_DEPOSIT_MIN_CENTS > e.CARD_DEPOSIT_MAX_CENTS) {
+      ctx.addIssue({ code: "custom", path: ["CARD_DEPOSIT_MIN_CENTS"], message: "must not be more than CARD_DEPOSIT_MAX_CENTS" });
+    }
     if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
       ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: "set TRUSTED_PROXY_HOPS or TRUSTED_PROXIES, not both" });
     }

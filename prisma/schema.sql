@@ -42,10 +42,30 @@ CREATE SEQUENCE public.reservation_events_id_seq AS bigint;
 
 CREATE SEQUENCE public.scheduler_logs_id_seq AS bigint;
 
+CREATE SEQUENCE public.sign_in_events_id_seq AS bigint;
+
+CREATE SEQUENCE public.user_recovery_codes_id_seq AS bigint;
+
 CREATE SEQUENCE public.workload_logs_id_seq AS bigint;
 
 
 -- Tables
+
+CREATE TABLE public.account_tokens (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    purpose text NOT NULL,
+    token_hash text NOT NULL,
+    expires_at timestamp(3) with time zone NOT NULL,
+    used_at timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT account_tokens_expiry_check CHECK ((expires_at > created_at)),
+    CONSTRAINT account_tokens_hash_check CHECK ((token_hash ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT account_tokens_pkey PRIMARY KEY (id),
+    CONSTRAINT account_tokens_purpose_check CHECK ((purpose = ANY (ARRAY['verify_email'::text, 'reset_password'::text, 'discard_signup'::text]))),
+    CONSTRAINT account_tokens_token_hash_key UNIQUE (token_hash),
+    CONSTRAINT account_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE CASCADE
+);
 
 CREATE TABLE public.alert_events (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -76,7 +96,7 @@ CREATE TABLE public.alert_events (
     CONSTRAINT alert_events_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES alert_rules(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_severity_check CHECK ((severity = ANY (ARRAY['info'::text, 'warning'::text, 'critical'::text]))),
     CONSTRAINT alert_events_status_check CHECK ((status = ANY (ARRAY['firing'::text, 'resolved'::text]))),
-    CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['tenant'::text, 'provider'::text, 'pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text]))),
+    CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['tenant'::text, 'provider'::text, 'pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text, 'card_deposit'::text]))),
     CONSTRAINT alert_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
 );
@@ -201,6 +221,36 @@ CREATE TABLE public.burst_attempts (
     CONSTRAINT burst_attempts_job_fkey FOREIGN KEY (job_id) REFERENCES jobs(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT burst_attempts_outcome_check CHECK ((outcome = ANY (ARRAY['launched'::text, 'reused'::text, 'registered'::text, 'capacity'::text, 'provider_error'::text, 'rate_limited'::text, 'never_registered'::text, 'interrupted'::text, 'cap_reached'::text, 'no_offer'::text]))),
     CONSTRAINT burst_attempts_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE public.card_deposits (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    tenant_id uuid NOT NULL,
+    amount_cents bigint NOT NULL,
+    currency text NOT NULL,
+    status text DEFAULT 'open'::text NOT NULL,
+    stripe_session_id text,
+    checkout_url text,
+    stripe_payment_intent text,
+    refunded_cents bigint DEFAULT 0 NOT NULL,
+    failed_attempts integer DEFAULT 0 NOT NULL,
+    failure_message text,
+    created_by text NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    paid_at timestamp(3) with time zone,
+    closed_at timestamp(3) with time zone,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT card_deposits_amount_check CHECK ((amount_cents > 0)),
+    CONSTRAINT card_deposits_closed_check CHECK (((status = ANY (ARRAY['expired'::text, 'failed'::text])) = (closed_at IS NOT NULL))),
+    CONSTRAINT card_deposits_currency_check CHECK ((currency ~ '^[a-z]{3}$'::text)),
+    CONSTRAINT card_deposits_failed_attempts_check CHECK ((failed_attempts >= 0)),
+    CONSTRAINT card_deposits_paid_check CHECK (((status = 'paid'::text) = (paid_at IS NOT NULL))),
+    CONSTRAINT card_deposits_pkey PRIMARY KEY (id),
+    CONSTRAINT card_deposits_refund_check CHECK (((refunded_cents >= 0) AND (refunded_cents <= amount_cents) AND ((refunded_cents = 0) OR (status = 'paid'::text)))),
+    CONSTRAINT card_deposits_status_check CHECK ((status = ANY (ARRAY['open'::text, 'processing'::text, 'paid'::text, 'expired'::text, 'failed'::text]))),
+    CONSTRAINT card_deposits_stripe_payment_intent_key UNIQUE (stripe_payment_intent),
+    CONSTRAINT card_deposits_stripe_session_id_key UNIQUE (stripe_session_id),
+    CONSTRAINT card_deposits_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
 
 CREATE TABLE public.cluster_metrics_1m (
@@ -701,9 +751,14 @@ CREATE TABLE public.ledger_entries (
     description text NOT NULL,
     created_by text NOT NULL,
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    card_deposit_id uuid,
+    reservation_id uuid,
+    CONSTRAINT ledger_entries_card_deposit_id_fkey FOREIGN KEY (card_deposit_id) REFERENCES card_deposits(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT ledger_entries_invoice_id_fkey FOREIGN KEY (invoice_id) REFERENCES invoices(id) ON UPDATE CASCADE ON DELETE RESTRICT,
-    CONSTRAINT ledger_entries_kind_check CHECK ((((kind = 'deposit'::text) AND (amount_cents > 0)) OR ((kind = 'charge'::text) AND (amount_cents < 0) AND (usage_event_id IS NOT NULL)) OR ((kind = 'invoice_payment'::text) AND (amount_cents < 0) AND (invoice_id IS NOT NULL)) OR ((kind = 'refund'::text) AND (amount_cents > 0) AND (invoice_id IS NOT NULL) AND (usage_event_id IS NULL)))),
+    CONSTRAINT ledger_entries_kind_check CHECK ((((kind = 'deposit'::text) AND (amount_cents > 0)) OR ((kind = 'charge'::text) AND (amount_cents < 0) AND (usage_event_id IS NOT NULL)) OR ((kind = 'invoice_payment'::text) AND (amount_cents < 0) AND (invoice_id IS NOT NULL)) OR ((kind = 'refund'::text) AND (amount_cents > 0) AND (invoice_id IS NOT NULL) AND (usage_event_id IS NULL)) OR ((kind = 'card_refund'::text) AND (amount_cents < 0) AND (card_deposit_id IS NOT NULL)) OR ((kind = 'reservation'::text) AND (amount_cents < 0) AND (reservation_id IS NOT NULL)) OR ((kind = 'reservation_return'::text) AND (amount_cents > 0) AND (reservation_id IS NOT NULL)))),
+    CONSTRAINT ledger_entries_links_check CHECK ((((card_deposit_id IS NULL) OR (kind = 'deposit'::text) OR (kind = 'card_refund'::text)) AND ((reservation_id IS NULL) OR (kind = 'reservation'::text) OR (kind = 'reservation_return'::text)))),
     CONSTRAINT ledger_entries_pkey PRIMARY KEY (id),
+    CONSTRAINT ledger_entries_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES reservations(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT ledger_entries_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT ledger_entries_usage_event_id_fkey FOREIGN KEY (usage_event_id) REFERENCES usage_events(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
@@ -770,15 +825,30 @@ CREATE TABLE public.notifications (
     sent_at timestamp(3) with time zone,
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     demo_request_id uuid,
+    mail_kind text,
+    user_id uuid,
+    tenant_id uuid,
+    body_html text,
+    secret_ciphertext text,
+    dedupe_key text,
+    CONSTRAINT notifications_account_channel_check CHECK (((kind <> 'account'::text) OR (channel = ANY (ARRAY['email'::text, 'console'::text])))),
     CONSTRAINT notifications_alert_event_id_fkey FOREIGN KEY (alert_event_id) REFERENCES alert_events(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT notifications_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT notifications_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'webhook'::text, 'console'::text]))),
     CONSTRAINT notifications_demo_request_id_fkey FOREIGN KEY (demo_request_id) REFERENCES demo_requests(id) ON UPDATE CASCADE ON DELETE CASCADE,
-    CONSTRAINT notifications_kind_check CHECK (((kind = ANY (ARRAY['firing'::text, 'resolved'::text, 'demo_request'::text])) AND ((kind = 'demo_request'::text) = (demo_request_id IS NOT NULL)))),
+    CONSTRAINT notifications_kind_check CHECK (((kind = ANY (ARRAY['firing'::text, 'resolved'::text, 'demo_request'::text, 'account'::text])) AND ((kind = 'demo_request'::text) = (demo_request_id IS NOT NULL)) AND ((kind = 'account'::text) = (mail_kind IS NOT NULL)))),
+    CONSTRAINT notifications_mail_kind_check CHECK (((mail_kind IS NULL) OR (mail_kind = ANY (ARRAY['verify_email'::text, 'signup_exists'::text, 'password_reset'::text, 'password_changed'::text, 'new_sign_in'::text, 'two_factor_changed'::text, 'deposit_receipt'::text, 'deposit_refunded'::text, 'low_balance'::text])))),
     CONSTRAINT notifications_pkey PRIMARY KEY (id),
+    CONSTRAINT notifications_secret_check CHECK (((secret_ciphertext IS NULL) OR ((kind = 'account'::text) AND (secret_ciphertext ~ '^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$'::text)))),
     CONSTRAINT notifications_sent_check CHECK (((status = 'sent'::text) = (sent_at IS NOT NULL))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'failed'::text]))),
-    CONSTRAINT notifications_subject_check CHECK (((alert_event_id IS NULL) <> (demo_request_id IS NULL)))
+    CONSTRAINT notifications_subject_check CHECK ((num_nonnulls(alert_event_id, demo_request_id) =
+CASE
+    WHEN (kind = 'account'::text) THEN 0
+    ELSE 1
+END)),
+    CONSTRAINT notifications_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE SET NULL,
+    CONSTRAINT notifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL
 );
 
 CREATE TABLE public.page_views (
@@ -900,7 +970,7 @@ CREATE TABLE public.platform_settings (
     updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     updated_by text NOT NULL,
     CONSTRAINT platform_settings_ciphertext_check CHECK (((secret_ciphertext IS NULL) OR (secret_ciphertext ~ '^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$'::text))),
-    CONSTRAINT platform_settings_key_check CHECK ((key = ANY (ARRAY['notifications.smtp_url'::text, 'notifications.email_from'::text, 'notifications.email_to'::text, 'notifications.webhook_url'::text, 'remediation.cap'::text, 'remediation.window_s'::text, 'billing.bank_details'::text]))),
+    CONSTRAINT platform_settings_key_check CHECK ((key = ANY (ARRAY['notifications.smtp_url'::text, 'notifications.email_from'::text, 'notifications.email_to'::text, 'notifications.webhook_url'::text, 'remediation.cap'::text, 'remediation.window_s'::text, 'billing.bank_details'::text, 'signup.enabled'::text, 'signup.defaults'::text, 'security.two_factor'::text]))),
     CONSTRAINT platform_settings_one_form_check CHECK (((value IS NULL) <> (secret_ciphertext IS NULL))),
     CONSTRAINT platform_settings_pkey PRIMARY KEY (key),
     CONSTRAINT platform_settings_secret_check CHECK (((secret_ciphertext IS NOT NULL) = (key = ANY (ARRAY['notifications.smtp_url'::text, 'notifications.webhook_url'::text]))))
@@ -1144,6 +1214,7 @@ CREATE TABLE public.reservations (
     created_by text NOT NULL,
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    prepaid_cents bigint,
     CONSTRAINT reservations_cluster_id_fkey FOREIGN KEY (cluster_id) REFERENCES clusters(id) ON UPDATE CASCADE ON DELETE SET NULL,
     CONSTRAINT reservations_degraded_check CHECK ((((degraded_at IS NULL) = (degraded_reason IS NULL)) AND ((degraded_at IS NULL) OR (status = ANY (ARRAY['confirmed'::text, 'active'::text]))))),
     CONSTRAINT reservations_ended_check CHECK ((((status = ANY (ARRAY['completed'::text, 'released'::text, 'cancelled'::text])) = (ended_at IS NOT NULL)) AND ((ended_at IS NULL) = (end_reason IS NULL)))),
@@ -1151,6 +1222,7 @@ CREATE TABLE public.reservations (
     CONSTRAINT reservations_id_tenant_key UNIQUE (id, tenant_id),
     CONSTRAINT reservations_node_count_check CHECK (((node_count >= 1) AND (node_count <= 1024))),
     CONSTRAINT reservations_pkey PRIMARY KEY (id),
+    CONSTRAINT reservations_prepaid_check CHECK (((prepaid_cents IS NULL) OR (prepaid_cents >= 0))),
     CONSTRAINT reservations_status_check CHECK ((status = ANY (ARRAY['confirmed'::text, 'active'::text, 'completed'::text, 'released'::text, 'cancelled'::text]))),
     CONSTRAINT reservations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT reservations_window_check CHECK ((ends_at > starts_at))
@@ -1169,6 +1241,22 @@ CREATE TABLE public.scheduler_logs (
     CONSTRAINT scheduler_logs_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE public.sign_in_events (
+    id bigint DEFAULT nextval('sign_in_events_id_seq'::regclass) NOT NULL,
+    user_id uuid NOT NULL,
+    outcome text NOT NULL,
+    method text,
+    address text NOT NULL,
+    user_agent text,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT sign_in_events_method_check CHECK (((method IS NULL) OR (method = ANY (ARRAY['password'::text, 'totp'::text, 'recovery_code'::text])))),
+    CONSTRAINT sign_in_events_outcome_check CHECK ((outcome = ANY (ARRAY['succeeded'::text, 'wrong_password'::text, 'wrong_code'::text, 'throttled'::text, 'unverified'::text, 'disabled'::text]))),
+    CONSTRAINT sign_in_events_pkey PRIMARY KEY (id),
+    CONSTRAINT sign_in_events_succeeded_check CHECK (((outcome = 'succeeded'::text) = (method IS NOT NULL))),
+    CONSTRAINT sign_in_events_text_check CHECK (((length(address) <= 100) AND (length(user_agent) <= 400))),
+    CONSTRAINT sign_in_events_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE CASCADE
+);
+
 CREATE TABLE public.sign_in_throttles (
     key text NOT NULL,
     failures integer DEFAULT 0 NOT NULL,
@@ -1176,7 +1264,7 @@ CREATE TABLE public.sign_in_throttles (
     last_failure_at timestamp(3) with time zone,
     succeeded_at timestamp(3) with time zone,
     CONSTRAINT sign_in_throttles_failures_check CHECK ((failures >= 0)),
-    CONSTRAINT sign_in_throttles_key_check CHECK (((key ~ '^(ip|email|pair):.'::text) AND (length(key) <= 320))),
+    CONSTRAINT sign_in_throttles_key_check CHECK (((key ~ '^(ip|email|pair|2fa):.'::text) AND (length(key) <= 320))),
     CONSTRAINT sign_in_throttles_pkey PRIMARY KEY (key),
     CONSTRAINT sign_in_throttles_succeeded_pair_check CHECK (((succeeded_at IS NULL) OR (key ~~ 'pair:%'::text)))
 );
@@ -1214,14 +1302,25 @@ CREATE TABLE public.tenants (
     max_priority integer DEFAULT 1 NOT NULL,
     burst_enabled boolean DEFAULT false NOT NULL,
     burst_max_price_cents_per_gpu_hour integer,
+    origin text DEFAULT 'operator'::text NOT NULL,
+    signup_expires_at timestamp(3) with time zone,
+    max_pods integer,
+    max_reservation_hours integer,
+    max_reservations integer,
+    low_balance_warned_at timestamp(3) with time zone,
     CONSTRAINT tenants_billing_mode_check CHECK ((billing_mode = ANY (ARRAY['invoice'::text, 'prepaid'::text]))),
     CONSTRAINT tenants_burst_max_price_check CHECK (((burst_max_price_cents_per_gpu_hour IS NULL) OR (burst_max_price_cents_per_gpu_hour > 0))),
     CONSTRAINT tenants_burst_needs_price_check CHECK (((NOT burst_enabled) OR (burst_max_price_cents_per_gpu_hour IS NOT NULL))),
     CONSTRAINT tenants_exhausted_check CHECK (((billing_mode = 'prepaid'::text) OR (balance_exhausted_at IS NULL))),
     CONSTRAINT tenants_gpu_quota_check CHECK ((gpu_quota >= 0)),
+    CONSTRAINT tenants_max_pods_check CHECK (((max_pods IS NULL) OR (max_pods >= 0))),
     CONSTRAINT tenants_max_priority_check CHECK (((max_priority >= 1) AND (max_priority <= 10))),
+    CONSTRAINT tenants_max_reservation_hours_check CHECK (((max_reservation_hours IS NULL) OR (max_reservation_hours > 0))),
+    CONSTRAINT tenants_max_reservations_check CHECK (((max_reservations IS NULL) OR (max_reservations >= 0))),
     CONSTRAINT tenants_name_check CHECK (((length(btrim(name)) >= 1) AND (length(btrim(name)) <= 100))),
+    CONSTRAINT tenants_origin_check CHECK ((origin = ANY (ARRAY['operator'::text, 'signup'::text]))),
     CONSTRAINT tenants_pkey PRIMARY KEY (id),
+    CONSTRAINT tenants_signup_expiry_check CHECK (((signup_expires_at IS NULL) OR (origin = 'signup'::text))),
     CONSTRAINT tenants_status_check CHECK ((status = ANY (ARRAY['active'::text, 'suspended'::text])))
 );
 
@@ -1272,6 +1371,18 @@ CREATE TABLE public.usage_events (
     CONSTRAINT usage_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
 
+CREATE TABLE public.user_recovery_codes (
+    id bigint DEFAULT nextval('user_recovery_codes_id_seq'::regclass) NOT NULL,
+    user_id uuid NOT NULL,
+    code_hash text NOT NULL,
+    used_at timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT user_recovery_codes_hash_check CHECK ((code_hash ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT user_recovery_codes_pkey PRIMARY KEY (id),
+    CONSTRAINT user_recovery_codes_user_hash_key UNIQUE (user_id, code_hash),
+    CONSTRAINT user_recovery_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE CASCADE
+);
+
 CREATE TABLE public.users (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     email text NOT NULL,
@@ -1284,12 +1395,21 @@ CREATE TABLE public.users (
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     session_version integer DEFAULT 0 NOT NULL,
+    email_verified_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP,
+    totp_secret_ciphertext text,
+    totp_enabled_at timestamp(3) with time zone,
+    totp_last_step bigint,
+    totp_pending_ciphertext text,
+    totp_pending_at timestamp(3) with time zone,
     CONSTRAINT users_email_check CHECK (((email = lower(email)) AND (email ~~ '%_@_%'::text))),
     CONSTRAINT users_pkey PRIMARY KEY (id),
     CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['operator'::text, 'tenant_admin'::text, 'tenant_member'::text]))),
     CONSTRAINT users_role_tenant_check CHECK (((role = 'operator'::text) = (tenant_id IS NULL))),
     CONSTRAINT users_session_version_check CHECK ((session_version >= 0)),
-    CONSTRAINT users_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
+    CONSTRAINT users_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT users_totp_check CHECK (((totp_enabled_at IS NULL) = (totp_secret_ciphertext IS NULL))),
+    CONSTRAINT users_totp_pending_check CHECK (((totp_pending_at IS NULL) = (totp_pending_ciphertext IS NULL))),
+    CONSTRAINT users_totp_sealed_check CHECK ((((totp_secret_ciphertext IS NULL) OR (totp_secret_ciphertext ~ '^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$'::text)) AND ((totp_pending_ciphertext IS NULL) OR (totp_pending_ciphertext ~ '^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$'::text))))
 );
 
 CREATE TABLE public.workload_logs (
@@ -1378,6 +1498,8 @@ CREATE VIEW public_api.remediations AS
 
 -- Indexes
 
+CREATE INDEX account_tokens_user_id_purpose_idx ON public.account_tokens USING btree (user_id, purpose);
+
 CREATE INDEX alert_events_fired_at_idx ON public.alert_events USING btree (fired_at);
 
 CREATE UNIQUE INDEX alert_events_firing_key ON public.alert_events USING btree (dedupe_key) WHERE (status = 'firing'::text);
@@ -1411,6 +1533,8 @@ CREATE INDEX audit_log_tenant_id_created_at_idx ON public.audit_log USING btree 
 CREATE INDEX burst_attempts_created_idx ON public.burst_attempts USING btree (created_at);
 
 CREATE INDEX burst_attempts_job_idx ON public.burst_attempts USING btree (job_id, id);
+
+CREATE INDEX card_deposits_tenant_id_created_at_idx ON public.card_deposits USING btree (tenant_id, created_at);
 
 CREATE INDEX cluster_metrics_1m_bucket_idx ON public.cluster_metrics_1m USING btree (bucket);
 
@@ -1504,9 +1628,13 @@ CREATE INDEX jobs_tenant_id_status_idx ON public.jobs USING btree (tenant_id, st
 
 CREATE INDEX jobs_waiting_idx ON public.jobs USING btree (priority, submitted_at) WHERE (status = ANY (ARRAY['queued'::text, 'blocked'::text]));
 
+CREATE UNIQUE INDEX ledger_entries_card_deposit_credit_key ON public.ledger_entries USING btree (card_deposit_id) WHERE (kind = 'deposit'::text);
+
 CREATE INDEX ledger_entries_invoice_id_idx ON public.ledger_entries USING btree (invoice_id);
 
 CREATE UNIQUE INDEX ledger_entries_invoice_payment_key ON public.ledger_entries USING btree (invoice_id) WHERE (kind = 'invoice_payment'::text);
+
+CREATE INDEX ledger_entries_reservation_id_idx ON public.ledger_entries USING btree (reservation_id) WHERE (reservation_id IS NOT NULL);
 
 CREATE UNIQUE INDEX ledger_entries_stripe_event_id_key ON public.ledger_entries USING btree (stripe_event_id);
 
@@ -1522,9 +1650,13 @@ CREATE UNIQUE INDEX nodes_cluster_id_hostname_key ON public.nodes USING btree (c
 
 CREATE INDEX nodes_status_idx ON public.nodes USING btree (status);
 
+CREATE INDEX notifications_account_target_idx ON public.notifications USING btree (target, created_at) WHERE (kind = 'account'::text);
+
 CREATE UNIQUE INDEX notifications_alert_event_id_kind_channel_key ON public.notifications USING btree (alert_event_id, kind, channel);
 
 CREATE INDEX notifications_created_at_idx ON public.notifications USING btree (created_at);
+
+CREATE UNIQUE INDEX notifications_dedupe_key_key ON public.notifications USING btree (dedupe_key);
 
 CREATE UNIQUE INDEX notifications_demo_request_id_channel_key ON public.notifications USING btree (demo_request_id, channel) WHERE (demo_request_id IS NOT NULL);
 
@@ -1588,11 +1720,17 @@ CREATE INDEX reservations_tenant_id_idx ON public.reservations USING btree (tena
 
 CREATE INDEX scheduler_logs_created_at_idx ON public.scheduler_logs USING btree (created_at);
 
+CREATE INDEX sign_in_events_created_at_idx ON public.sign_in_events USING btree (created_at);
+
+CREATE INDEX sign_in_events_user_id_id_idx ON public.sign_in_events USING btree (user_id, id);
+
 CREATE INDEX sign_in_throttles_last_failure_at_idx ON public.sign_in_throttles USING btree (last_failure_at);
 
 CREATE UNIQUE INDEX tenant_secrets_tenant_id_name_key ON public.tenant_secrets USING btree (tenant_id, name);
 
 CREATE UNIQUE INDEX tenants_name_key ON public.tenants USING btree (name);
+
+CREATE INDEX tenants_signup_expires_at_idx ON public.tenants USING btree (signup_expires_at) WHERE (signup_expires_at IS NOT NULL);
 
 CREATE UNIQUE INDEX usage_events_final_key ON public.usage_events USING btree (job_id, attempt) WHERE (kind = 'final'::text);
 
@@ -2173,6 +2311,19 @@ BEGIN
     RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.ledger_entries_skip_prepaid_reservations()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF NEW."kind" = 'charge' AND EXISTS (
+        SELECT 1 FROM "usage_events" u JOIN "reservations" r ON r."id" = u."reservation_id"
+         WHERE u."id" = NEW."usage_event_id" AND u."reservation_node_id" IS NOT NULL AND r."prepaid_cents" IS NOT NULL) THEN
+        RETURN NULL;
+    END IF;
+    RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.pod_placements_bill_end()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -2199,6 +2350,25 @@ BEGIN
     RETURN NULL;
 END;
 $function$;
+
+CREATE OR REPLACE FUNCTION public.pods_tenant_limit_check()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    lim INTEGER;
+    n INTEGER;
+BEGIN
+    IF NEW."status" NOT IN ('pending', 'starting', 'running', 'stopping') THEN RETURN NULL; END IF;
+    IF TG_OP = 'UPDATE' AND OLD."status" IN ('pending', 'starting', 'running', 'stopping') THEN RETURN NULL; END IF;
+    SELECT "max_pods" INTO lim FROM "tenants" WHERE "id" = NEW."tenant_id" FOR UPDATE;
+    IF lim IS NULL THEN RETURN NULL; END IF;
+    SELECT count(*) INTO n FROM "pods" WHERE "tenant_id" = NEW."tenant_id" AND "status" IN ('pending', 'starting', 'running', 'stopping');
+    IF n > lim THEN
+        RAISE EXCEPTION 'the tenant may have at most % pods at once', lim USING ERRCODE = '23514', CONSTRAINT = 'pods_tenant_limit';
+    END IF;
+    RETURN NULL;
+END $function$;
 
 CREATE OR REPLACE FUNCTION public.reservation_events_append_only()
  RETURNS trigger
@@ -2263,6 +2433,32 @@ BEGIN
             CASE WHEN bad.job_id IS NOT NULL THEN 'job' ELSE 'replica' END, COALESCE(bad.job_id, bad.replica_id), NEW."starts_at" USING ERRCODE = '23P01';
     END IF;
     RETURN NEW;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.reservations_tenant_limit_check()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    t RECORD;
+    n INTEGER;
+BEGIN
+    IF NEW."status" NOT IN ('confirmed', 'active') THEN RETURN NULL; END IF;
+    SELECT "billing_mode", "max_reservation_hours", "max_reservations" INTO t FROM "tenants" WHERE "id" = NEW."tenant_id" FOR UPDATE;
+    IF TG_OP = 'INSERT' AND t."billing_mode" = 'prepaid' AND NEW."prepaid_cents" IS NULL THEN
+        RAISE EXCEPTION 'a prepaid tenant''s reservation is paid up front' USING ERRCODE = '23514', CONSTRAINT = 'reservations_prepaid_up_front';
+    END IF;
+    IF t."max_reservation_hours" IS NOT NULL AND NEW."ends_at" - NEW."starts_at" > make_interval(hours => t."max_reservation_hours") THEN
+        RAISE EXCEPTION 'the tenant''s reservations last at most % hours', t."max_reservation_hours" USING ERRCODE = '23514', CONSTRAINT = 'reservations_tenant_limit';
+    END IF;
+    IF TG_OP = 'INSERT' AND t."max_reservations" IS NOT NULL THEN
+        SELECT count(*) INTO n FROM "reservations"
+         WHERE "tenant_id" = NEW."tenant_id" AND "status" IN ('confirmed', 'active') AND "ends_at" > now();
+        IF n > t."max_reservations" THEN
+            RAISE EXCEPTION 'the tenant may hold at most % reservations at once', t."max_reservations" USING ERRCODE = '23514', CONSTRAINT = 'reservations_tenant_limit';
+        END IF;
+    END IF;
+    RETURN NULL;
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.tenant_gpus_in_use(p_tenants uuid[])
@@ -2406,11 +2602,15 @@ CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE ON ledger_entr
 
 CREATE TRIGGER ledger_entries_charge_follows_usage BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_charge_follows_usage();
 
+CREATE TRIGGER ledger_entries_skip_prepaid_reservations BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_skip_prepaid_reservations();
+
 CREATE TRIGGER pod_placements_bill_end AFTER UPDATE OF ended_at ON pod_placements FOR EACH ROW WHEN (old.ended_at IS NULL AND new.ended_at IS NOT NULL) EXECUTE FUNCTION pod_placements_bill_end();
 
 CREATE CONSTRAINT TRIGGER pods_allocation_check AFTER INSERT OR UPDATE OF status, gpu_count ON pods DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION pods_allocation_check();
 
 CREATE TRIGGER pods_tenant_active_guard BEFORE UPDATE OF status ON pods FOR EACH ROW WHEN (new.status = 'starting'::text AND old.status <> 'starting'::text) EXECUTE FUNCTION work_tenant_active_guard();
+
+CREATE TRIGGER pods_tenant_limit_check AFTER INSERT OR UPDATE OF status ON pods FOR EACH ROW EXECUTE FUNCTION pods_tenant_limit_check();
 
 CREATE TRIGGER reservation_events_append_only BEFORE DELETE OR UPDATE ON reservation_events FOR EACH ROW EXECUTE FUNCTION reservation_events_append_only();
 
@@ -2419,6 +2619,8 @@ CREATE TRIGGER reservation_nodes_bill_close AFTER UPDATE OF closed_at ON reserva
 CREATE TRIGGER reservation_nodes_guard BEFORE INSERT OR UPDATE OF starts_at, ends_at, live, node_id ON reservation_nodes FOR EACH ROW EXECUTE FUNCTION reservation_nodes_guard();
 
 CREATE TRIGGER reservations_tenant_active_guard BEFORE INSERT ON reservations FOR EACH ROW EXECUTE FUNCTION work_tenant_active_guard();
+
+CREATE TRIGGER reservations_tenant_limit_check AFTER INSERT OR UPDATE OF ends_at ON reservations FOR EACH ROW EXECUTE FUNCTION reservations_tenant_limit_check();
 
 CREATE TRIGGER tenants_notify_status AFTER UPDATE OF status ON tenants FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION api_keys_notify_change();
 

@@ -36,6 +36,9 @@ export default function MarketingLayout({ children }: { children: React.ReactNod
                 { href: "/docs", label: "Docs" },
               ]}
             />
+            <Link href="/signup" className="hidden hover:text-slate-900 sm:inline">
+              Sign up
+            </Link>
             <Link href="/login" className="rounded-md bg-slate-900 px-3.5 py-2 text-white hover:bg-slate-700">
               Sign in
             </Link>

@@ -76,6 +76,9 @@ export default async function Landing() {
           </p>
           <div className="mt-10 flex flex-wrap gap-3">
             <DemoRequestButton />
+            <Link href="/signup" className="rounded-md bg-white px-5 py-3 text-sm font-semibold text-slate-900 hover:bg-slate-100">
+              Rent GPUs: create an account
+            </Link>
             <Link href="/login" className="rounded-md px-5 py-3 text-sm font-semibold text-white ring-1 ring-white/30 hover:bg-white/10">
               Open the demo console
             </Link>

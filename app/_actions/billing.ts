@@ -5,7 +5,9 @@ import { generateInvoice } from "@/lib/billing/generate-invoice";
 import { payInvoice } from "@/lib/billing/pay-invoice";
 import { refundInvoice } from "@/lib/billing/refund-invoice";
 import { voidInvoice } from "@/lib/billing/void-invoice";
-import { depositFunds, startCardDeposit } from "@/lib/billing/ledger";
+import { depositFunds } from "@/lib/billing/ledger";
+import { startCardDeposit } from "@/lib/billing/card-deposits";
+import { billing } from "@/lib/api/contracts";
 import { invoiceLabel } from "@/lib/billing/money";
 import { setRate } from "@/lib/billing/rates";
 import { createInvoiceBody, depositBody, gpuTypeParams, refundBody, setRateBody } from "@/lib/billing/schemas";
@@ -108,14 +110,17 @@ export const setBillingModeAction = serverAction(
   },
 );
 
+/** The prepaid "Add funds" action: a tenant admin opens Stripe Checkout for the amount (the browser goes there next). */
 export const cardDepositAction = serverAction(
   {
     schema: depositBody.pick({ amount_cents: true }),
     fromForm: (f) => ({ amount_cents: dollarsToCents(formText(f, "amount")) }),
     access: ["tenant"],
+    tenantRole: "tenant_admin",
+    rateLimit: { key: billing.createCardDepositCheckout.operationId, perMinute: billing.createCardDepositCheckout.rateLimitPerMinute! },
   },
   async (actor, input) => {
-    const session = await startCardDeposit(actor, input.amount_cents);
+    const session = await startCardDeposit(actor, actor.principal.tenantId, input.amount_cents);
     return { message: "Opening Stripe Checkout…", data: { url: session.url } };
   },
 );

@@ -2,7 +2,14 @@
 import { z } from "zod";
 import { formInt, formText, serverAction } from "@/lib/auth/action";
 import { env } from "@/lib/env";
-import { bankDetailsBody, notificationSettingsBody, remediationSettingsBody } from "@/lib/settings/schemas";
+import {
+  bankDetailsBody,
+  notificationSettingsBody,
+  remediationSettingsBody,
+  signupDefaultsBody,
+  twoFactorPolicyBody,
+} from "@/lib/settings/schemas";
+import { forgetTwoFactorPolicy } from "@/lib/users/principal-for-user";
 import { sendTestNotification } from "@/lib/settings/send-test-notification";
 import { updateSettings } from "@/lib/settings/update-settings";
 
@@ -99,3 +106,60 @@ export const sendTestNotificationAction = serverAction(
     };
   },
 );
+
+/** Self-service sign-up: on or off, and what a sign-up starts with. */
+export const saveSelfServiceSettingsAction = serverAction(
+  {
+    schema: z.strictObject({ enabled: z.boolean(), defaults: signupDefaultsBody }),
+    fromForm: (f) => {
+      const nullable = (name: string) => (formText(f, name) === undefined ? null : formInt(f, name));
+      return {
+        enabled: f.get("enabled") === "on",
+        defaults: {
+          gpu_quota: formInt(f, "gpu_quota"),
+          max_priority: formInt(f, "max_priority"),
+          burst_enabled: f.get("burst_enabled") === "on",
+          burst_max_price_cents_per_gpu_hour: formText(f, "burst_price") === undefined ? null : dollarsToCents(formText(f, "burst_price")),
+          max_pods: nullable("max_pods"),
+          max_reservation_hours: nullable("max_reservation_hours"),
+          max_reservations: nullable("max_reservations"),
+        },
+      };
+    },
+    access: ["operator"],
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    await updateSettings(actor, { "signup.enabled": input.enabled, "signup.defaults": input.defaults });
+    return {
+      message: input.enabled ? "Self-service sign-up is on; new sign-ups start with these defaults." : "Self-service sign-up is off.",
+    };
+  },
+);
+
+/** Who must sign in with a second factor. */
+export const saveTwoFactorPolicyAction = serverAction(
+  {
+    schema: twoFactorPolicyBody,
+    fromForm: (f) => ({ operators: f.get("operators") === "on", tenant_admins: f.get("tenant_admins") === "on" }),
+    access: ["operator"],
+    revalidate: pages,
+  },
+  async (actor, input) => {
+    await updateSettings(actor, { "security.two_factor": input });
+    forgetTwoFactorPolicy();
+    const who = [input.operators ? "operators" : null, input.tenant_admins ? "tenant admins" : null].filter(Boolean).join(" and ");
+    return {
+      message: who
+        ? `Two-factor sign-in is now required for ${who}; they enrol at their next page.`
+        : "Two-factor sign-in is optional for everyone.",
+    };
+  },
+);
+
+/** "12.50" → 1250 cents; anything else is passed on for the schema to name. */
+function dollarsToCents(v: string | undefined) {
+  if (v === undefined) return undefined;
+  const clean = v.replace(/[$,\s]/g, "");
+  return /^\d+(\.\d{1,2})?$/.test(clean) ? Math.round(Number(clean) * 100) : v;
+}

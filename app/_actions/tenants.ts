@@ -4,7 +4,7 @@ import { formInt, formText, serverAction } from "@/lib/auth/action";
 import { quotaWarning } from "@/lib/jobs/job-fit";
 import { fleetCapacity } from "@/lib/jobs/queries";
 import { createTenant } from "@/lib/tenants/create-tenant";
-import { createTenantBody, updateTenantBody } from "@/lib/tenants/schemas";
+import { createTenantBody, tenantLimitsBody, updateTenantBody } from "@/lib/tenants/schemas";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 
 /** Said after saving: a quota larger than the whole fleet is allowed (the fleet may grow) but never usable today. */
@@ -56,5 +56,29 @@ export const updateTenantAction = serverAction(
     const verb = changes.status === "suspended" ? "suspended" : changes.status === "active" ? "reactivated" : "saved";
     const warning = changes.gpu_quota !== undefined ? await fleetQuotaWarning(changes.gpu_quota) : null;
     return { message: `Tenant “${tenant.name}” ${verb}.${warning ? ` Note: ${warning}` : ""}` };
+  },
+);
+
+/** An operator raises (or sets) a tenant's limits: pods at once, reservation length and count; an empty field is no limit. */
+export const updateTenantLimitsAction = serverAction(
+  {
+    schema: z.object({ id: z.uuid(), limits: tenantLimitsBody }),
+    fromForm: (f) => {
+      const nullable = (name: string) => (formText(f, name) === undefined ? null : formInt(f, name));
+      return {
+        id: formText(f, "id"),
+        limits: {
+          max_pods: nullable("max_pods"),
+          max_reservation_hours: nullable("max_reservation_hours"),
+          max_reservations: nullable("max_reservations"),
+        },
+      };
+    },
+    access: ["operator"],
+    revalidate: ["/admin/tenants"],
+  },
+  async (actor, input) => {
+    const t = await updateTenant(actor, input.id, { limits: input.limits });
+    return { message: `Limits of ${t.name} saved.` };
   },
 );

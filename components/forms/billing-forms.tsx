@@ -157,27 +157,6 @@ export function BillingModeForm({ action, tenantId, mode }: { action: FormAction
 }
 
 /** A tenant adds funds by card: the action answers with Stripe Checkout's address and the browser goes there. */
-export function CardDepositForm({ action }: { action: FormAction<{ url: string }> }) {
-  const { state, dispatch } = useActionForm(action, false);
-  useEffect(() => {
-    if (state.ok && state.data?.url) window.location.assign(state.data.url);
-  }, [state]);
-  const f = formFields(state, { paths: { amount: "amount_cents" } });
-  return (
-    <form action={dispatch} aria-label="Add funds by card" className="flex flex-wrap items-end gap-3 p-5">
-      <div className="min-w-48">
-        <Field label="Amount (USD)" {...f("amount")}>
-          {(p) => <input {...p} required inputMode="decimal" placeholder="250.00" />}
-        </Field>
-      </div>
-      <SubmitButton>Add funds by card</SubmitButton>
-      <div className="w-full">
-        <FormMessage state={state} />
-      </div>
-    </form>
-  );
-}
-
 /** Refunds part or all of a paid invoice to the tenant's balance (operators). */
 export function RefundForm({ action, invoiceId }: { action: FormAction; invoiceId: string }) {
   const { state, dispatch, formRef } = useActionForm(action);

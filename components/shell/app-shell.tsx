@@ -45,7 +45,7 @@ export function AppShell({
       <div className="min-w-0 lg:flex-1">
         <header className="sticky top-0 z-10 flex h-14 items-center justify-between gap-3 border-b border-slate-200 bg-white/90 px-4 backdrop-blur sm:px-6 lg:h-16 print:hidden">
           <p className="truncate text-sm text-slate-500">{context}</p>
-          <UserMenu {...user} />
+          <UserMenu {...user} accountHref={`${root}/account`} />
         </header>
         <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-6 focus:outline-none sm:px-6 sm:py-8">
           {children}

@@ -2,7 +2,17 @@
 import { signOut } from "next-auth/react";
 import { useEffect, useRef, useState } from "react";
 
-export function UserMenu({ name, email, roleLabel }: { name: string; email: string; roleLabel: string }) {
+export function UserMenu({
+  name,
+  email,
+  roleLabel,
+  accountHref,
+}: {
+  name: string;
+  email: string;
+  roleLabel: string;
+  accountHref?: string;
+}) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
 
@@ -39,6 +49,15 @@ export function UserMenu({ name, email, roleLabel }: { name: string; email: stri
             <p className="truncate text-sm font-medium text-slate-900">{email}</p>
             <p className="text-xs text-slate-500">{roleLabel}</p>
           </div>
+          {accountHref ? (
+            <a
+              role="menuitem"
+              href={accountHref}
+              className="block w-full rounded-md px-3 py-2 text-left text-sm text-slate-700 hover:bg-slate-100 focus:bg-slate-100"
+            >
+              Account and security
+            </a>
+          ) : null}
           <button
             role="menuitem"
             type="button"

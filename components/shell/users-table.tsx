@@ -1,4 +1,5 @@
 import { UserRowActions } from "@/components/forms/user-forms";
+import { ResetTwoFactorForm } from "@/components/forms/account-forms";
 import type { FormAction } from "@/components/forms/use-action-form";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/card";
@@ -12,11 +13,23 @@ export interface UserItem {
   role: string;
   disabled: boolean;
   lastLoginAt: string | null;
+  /** two-factor sign-in is on (an admin can reset it when the device is lost) */
+  twoFactor?: boolean;
 }
 
 const roleLabel: Record<string, string> = { operator: "Operator", tenant_admin: "Admin", tenant_member: "Member" };
 
-export function UsersTable({ users, selfId, action }: { users: UserItem[]; selfId?: string; action: FormAction }) {
+export function UsersTable({
+  users,
+  selfId,
+  action,
+  resetTwoFactor,
+}: {
+  users: UserItem[];
+  selfId?: string;
+  action: FormAction;
+  resetTwoFactor?: FormAction;
+}) {
   if (users.length === 0) return <EmptyState title="No users yet">Add the first user with the form above.</EmptyState>;
   return (
     <Table caption="Users">
@@ -38,10 +51,22 @@ export function UsersTable({ users, selfId, action }: { users: UserItem[]; selfI
             <Td>
               <Badge tone={u.role === "tenant_admin" ? "indigo" : "neutral"}>{roleLabel[u.role] ?? u.role}</Badge>
             </Td>
-            <Td>{u.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}</Td>
+            <Td>
+              {u.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}
+              {u.twoFactor ? (
+                <span className="ml-2">
+                  <Badge tone="indigo">2FA</Badge>
+                </span>
+              ) : null}
+            </Td>
             <Td>{formatRelative(u.lastLoginAt)}</Td>
             <Td className="text-right">
               <UserRowActions action={action} user={u} isSelf={u.id === selfId} />
+              {resetTwoFactor && u.twoFactor && u.id !== selfId ? (
+                <div className="mt-1">
+                  <ResetTwoFactorForm action={resetTwoFactor} userId={u.id} email={u.email} />
+                </div>
+              ) : null}
             </Td>
           </tr>
         ))}

@@ -4,7 +4,10 @@ import nodemailer from "nodemailer";
 // The two transports notifications leave through: SMTP (nodemailer) and a Slack-compatible JSON
 // webhook. The outbox delivers alerts with them; the settings page's "send test" uses them too.
 
-export async function sendEmail(smtpUrl: string, mail: { from: string; to: string[]; subject: string; text: string }): Promise<void> {
+export async function sendEmail(
+  smtpUrl: string,
+  mail: { from: string; to: string[]; subject: string; text: string; html?: string },
+): Promise<void> {
   const transport = nodemailer.createTransport(smtpUrl, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
   try {
     await transport.sendMail(mail);

@@ -5,6 +5,7 @@ import { run, type RowOf } from "@/lib/db/statement";
 import { logger } from "@/lib/logger";
 import { publicUrl } from "@/lib/platform/public-url";
 import { effectiveSettings } from "@/lib/settings/settings";
+import { accountMailBodies, accountMailFrom } from "@/lib/mail/account-mail-bodies";
 import { postWebhook, sendEmail } from "./channels";
 import { silencedAmong } from "./silences";
 import { deliveryBackoffSeconds, MAX_DELIVERY_ATTEMPTS, notificationText, type MessageFormat } from "./delivery-policy";
@@ -138,6 +139,11 @@ type Claimed = RowOf<typeof CLAIM_DUE_NOTIFICATIONS>;
 const LEASE_S = 120;
 
 async function send(n: Claimed, cfg: ChannelConfig): Promise<void> {
+  if (n.kind === "account") {
+    if (!cfg.smtpUrl) throw new Error("email is no longer configured (Settings → Notification channels)");
+    await sendEmail(cfg.smtpUrl, { from: accountMailFrom(cfg), to: [n.target], subject: n.subject, ...accountMailBodies(n) });
+    return;
+  }
   if (n.channel === "email") {
     if (!cfg.smtpUrl) throw new Error("email is no longer configured (Settings → Notification channels)");
     await sendEmail(cfg.smtpUrl, { from: cfg.emailFrom, to: n.target.split(", "), subject: n.subject, text: n.body });

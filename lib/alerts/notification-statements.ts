@@ -50,6 +50,9 @@ export const CLAIM_DUE_NOTIFICATIONS = statement("alerts.claim-due-notifications
     severity: "text?",
     rule_type: "text?",
     subject_label: "text?",
+    mail_kind: "text?",
+    body_html: "text?",
+    secret_ciphertext: "text?",
   },
   text: `WITH due AS (
        SELECT id FROM notifications WHERE status = 'pending' AND next_attempt_at <= now()
@@ -59,6 +62,7 @@ export const CLAIM_DUE_NOTIFICATIONS = statement("alerts.claim-due-notifications
        FROM due
       WHERE n.id = due.id
      RETURNING n.id, n.alert_event_id, n.demo_request_id, n.kind, n.channel, n.target, n.subject, n.body, n.attempts,
+               n.mail_kind, n.body_html, n.secret_ciphertext,
                (SELECT severity FROM alert_events e WHERE e.id = n.alert_event_id) AS severity,
                (SELECT rule_type FROM alert_events e WHERE e.id = n.alert_event_id) AS rule_type,
                (SELECT subject_label FROM alert_events e WHERE e.id = n.alert_event_id) AS subject_label`,
@@ -67,7 +71,8 @@ export const CLAIM_DUE_NOTIFICATIONS = statement("alerts.claim-due-notifications
 export const MARK_NOTIFICATION_SENT = statement("alerts.mark-notification-sent", {
   params: ["uuid"],
   columns: {},
-  text: `UPDATE notifications SET status = 'sent', sent_at = now(), last_error = NULL WHERE id = $1`,
+  // account mail's sealed bodies (with their links) are kept only until delivered
+  text: `UPDATE notifications SET status = 'sent', sent_at = now(), last_error = NULL, secret_ciphertext = NULL WHERE id = $1`,
 });
 
 /** A failed delivery: $2 pending (retried after $4 seconds) or failed, with its error $3. */

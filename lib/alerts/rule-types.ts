@@ -39,6 +39,7 @@ export const ALERT_SUBJECT_TYPES = [
   "invoice",
   "tenant",
   "provider",
+  "card_deposit",
 ] as const;
 
 export const SILENCE_KINDS = ["silence", "maintenance"] as const;

@@ -51,9 +51,11 @@ interface ActionOptions<S extends z.ZodType, A extends ActionAccess> {
   access: A;
   /** tenant principals must also hold this role (operators are not asked), as in an API contract */
   tenantRole?: A extends "public" ? never : TenantRole;
-  /** per-address limit of valid submissions, shared with the API operation of the same name */
+  /** per-caller limit shared with the API operation of the same name: per address for public forms (every submission, valid or not), per user otherwise */
   rateLimit?: { key: string; perMinute: number };
   revalidate?: string[];
+  /** open to a session that must enrol a second factor first (the enrolment actions themselves) */
+  duringTwoFactorEnrolment?: boolean;
 }
 
 /** Submissions one signed-in user may make a minute through actions without a limit of their own. */
@@ -73,6 +75,23 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
     if (access !== "public") {
       if (!principal) return { ok: false, message: "Your session has ended. Sign in again.", at };
       if (!mayRun(access, options.tenantRole, principal)) return { ok: false, message: "You are not allowed to do this.", at };
+      if (
+        (principal.kind === "operator" || principal.kind === "tenant") &&
+        principal.mustEnrolTwoFactor &&
+        !options.duringTwoFactorEnrolment
+      )
+        return { ok: false, message: "Set up two-factor sign-in under Account first: your role requires it.", at };
+    }
+    // a public form counts every submission against its per-address limit, valid or not: refusals
+    // cost the visitor's budget too, so nobody probes a form for free
+    if (isPublic && options.rateLimit) {
+      try {
+        await consumeRateLimit(`${options.rateLimit.key}:${clientIp(await headers())}`, options.rateLimit.perMinute);
+      } catch (e) {
+        if (isAppError(e) && e.code === "rate_limited")
+          return { ok: false, message: "Too many requests; try again in a minute.", values: echo(form), at };
+        throw e;
+      }
     }
     const parsed = options.schema.safeParse(options.fromForm(form));
     if (!parsed.success) {
@@ -86,13 +105,11 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
     }
     try {
       refuseNul(parsed.data);
-      // public forms: per address and form; signed-in users: per user, across actions (or the action's own limit)
-      if (options.rateLimit)
-        await consumeRateLimit(
-          `${options.rateLimit.key}:${principal && !isPublic ? userKey(principal) : clientIp(await headers())}`,
-          options.rateLimit.perMinute,
-        );
-      else if (principal && !isPublic) await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);
+      // signed-in users: per user, across actions (or the action's own limit); public forms counted above
+      if (!isPublic && principal) {
+        if (options.rateLimit) await consumeRateLimit(`${options.rateLimit.key}:${userKey(principal)}`, options.rateLimit.perMinute);
+        else await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);
+      }
       // the access check above narrowed the principal to the kinds the action declares
       const actor = { principal: isPublic ? (principal ?? anonymousPrincipal) : principal! } as ActionActor<A>;
       const result = await run(actor, parsed.data);

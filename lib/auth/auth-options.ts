@@ -4,7 +4,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { authSecret, env, proxyTrust } from "@/lib/env";
 import { clientAddress } from "@/lib/http/client-address";
 import { endSessions } from "@/lib/users/end-sessions";
-import { verifyCredentials } from "@/lib/users/verify-credentials";
+import { signInWithPassword, signInWithSecondFactor, type SignInStep } from "@/lib/accounts/sign-in";
 import { safeCallbackPath } from "./callback-url";
 
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
@@ -19,18 +19,47 @@ export const authOptions: NextAuthOptions = {
   providers: [
     CredentialsProvider({
       name: "Email and password",
-      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      // Step one sends email and password; an account with two-factor sign-in answers with a
+      // challenge (in the error, as next-auth passes errors back), and step two sends the challenge
+      // and a code. next-auth turns a thrown error into ?error=<message> for the sign-in page.
+      credentials: {
+        email: { label: "Email", type: "email" },
+        password: { label: "Password", type: "password" },
+        challenge: { label: "Challenge", type: "hidden" },
+        code: { label: "Code", type: "text" },
+      },
       async authorize(credentials, req) {
-        if (!credentials?.email || !credentials.password) return null;
         const forwarded = req?.headers?.["x-forwarded-for"] as string | string[] | undefined;
         const address = clientAddress(Array.isArray(forwarded) ? forwarded.join(", ") : forwarded, proxyTrust());
-        const result = await verifyCredentials(credentials.email, credentials.password, address);
-        if (!result.ok) {
-          // next-auth turns a thrown error into ?error=<message> for the sign-in page
-          throw new Error(result.reason === "throttled" ? `throttled:${result.retryAfterS}` : result.reason);
+        const ua = req?.headers?.["user-agent"];
+        const visitor = { address, userAgent: typeof ua === "string" ? ua : null };
+        let step: SignInStep;
+        if (credentials?.challenge) {
+          if (!credentials.code) return null;
+          step = await signInWithSecondFactor(credentials.challenge, credentials.code, visitor);
+        } else {
+          if (!credentials?.email || !credentials.password) return null;
+          step = await signInWithPassword(credentials.email, credentials.password, visitor);
         }
-        const u = result.user;
-        return { id: u.id, email: u.email, name: u.name, role: u.role, tenantId: u.tenantId, sessionVersion: u.sessionVersion };
+        if (!step.ok) {
+          throw new Error(
+            step.reason === "throttled"
+              ? `throttled:${step.retryAfterS}`
+              : step.reason === "second_factor"
+                ? `second_factor:${step.challenge}`
+                : step.reason,
+          );
+        }
+        const u = step.user;
+        return {
+          id: u.id,
+          email: u.email,
+          name: u.name,
+          role: u.role,
+          tenantId: u.tenantId,
+          sessionVersion: u.sessionVersion,
+          twoFactor: step.twoFactor,
+        };
       },
     }),
   ],
@@ -41,6 +70,7 @@ export const authOptions: NextAuthOptions = {
         token.tenantId = (user as { tenantId?: string | null }).tenantId ?? null;
         // checked against the user's row on every request: a password change or sign-out ends the session
         token.sv = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+        token.tf = Boolean((user as { twoFactor?: boolean }).twoFactor);
       }
       return token;
     },

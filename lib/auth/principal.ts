@@ -11,6 +11,8 @@ interface Via {
   keyId?: string;
   /** what to show in audit entries: an email or a key prefix */
   label: string;
+  /** a browser session whose role must sign in with a second factor and has none yet: only enrolment is open to it */
+  mustEnrolTwoFactor?: boolean;
 }
 
 /** `system`: the platform acting on its own (a sweep, a webhook, monthly invoicing), audited as such. */

@@ -6,7 +6,7 @@ import { authenticateReplicaToken } from "@/lib/endpoints/authenticate-replica-t
 import { looksLikeReplicaToken } from "@/lib/endpoints/replica-token";
 import { authenticateJobToken, looksLikeJobToken } from "@/lib/jobs/job-token";
 import { authSecret } from "@/lib/env";
-import { unauthorized } from "@/lib/errors";
+import { forbidden, unauthorized } from "@/lib/errors";
 import { principalForUserId } from "@/lib/users/principal-for-user";
 import type { Principal } from "./principal";
 
@@ -41,6 +41,8 @@ export async function resolvePrincipal(request: NextRequest): Promise<Principal 
   if (!token?.sub) return null;
   const principal = await principalForUserId(token.sub, typeof token.sv === "number" ? token.sv : 0);
   if (!principal) throw unauthorized("Session is no longer valid; sign in again");
+  if ((principal.kind === "operator" || principal.kind === "tenant") && principal.mustEnrolTwoFactor)
+    throw forbidden("Your role must sign in with a second factor: set it up under Account first");
   return principal;
 }
 

@@ -23,6 +23,12 @@ export interface ThrottlePolicy {
 export const ADDRESS_POLICY: ThrottlePolicy = { free: 20, baseMs: 1_000, capMs: 15 * 60_000, resetAfterMs: 15 * 60_000 };
 export const PAIR_POLICY: ThrottlePolicy = { free: 10, baseMs: 1_000, capMs: 15 * 60_000, resetAfterMs: 15 * 60_000 };
 export const ACCOUNT_POLICY: ThrottlePolicy = { free: 50, baseMs: 1_000, capMs: 60_000, resetAfterMs: 15 * 60_000 };
+/**
+ * Second-factor codes of one account (a password already right): a few free tries for typos, then
+ * waits from 30 seconds doubling to 15 minutes, so a million-code space cannot be walked (about a
+ * hundred guesses a day). Nobody without the password can touch this counter.
+ */
+export const SECOND_FACTOR_POLICY: ThrottlePolicy = { free: 5, baseMs: 30_000, capMs: 15 * 60_000, resetAfterMs: 15 * 60_000 };
 /** how long a successful sign-in vouches for its account and address pair */
 export const KNOWN_PAIR_MS = 90 * 24 * 3600_000;
 

@@ -22,6 +22,9 @@ import { refreshAllOffers } from "@/lib/providers/refresh-offers";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
 import { pruneSignInThrottles } from "@/lib/users/verify-credentials";
+import { pruneSignInHistory } from "@/lib/accounts/sign-in-history";
+import { warnLowBalances } from "@/lib/billing/low-balance";
+import { expireSignups } from "@/lib/signup/discard-signup";
 import { defineJob, type BackgroundJob } from "./types";
 
 // Every background job of the platform. Issues add theirs here; inngest/functions and the
@@ -145,6 +148,25 @@ export const backgroundJobs: BackgroundJob[] = [
     everySeconds: 15,
     events: ["platform/tenant.suspended"],
     run: async () => ({ ...(await enforceSuspensions()) }),
+  }),
+  defineJob({
+    // Self-service: unverified sign-ups past SIGNUP_VERIFY_HOURS are removed (their address may sign up again)
+    id: "signup-expiry",
+    description: "Remove self-service sign-ups whose address was not verified in time",
+    cron: "*/5 * * * *",
+    run: async () => ({ ...(await expireSignups()) }),
+  }),
+  defineJob({
+    id: "low-balance-warnings",
+    description: "Mail prepaid tenants whose balance runs low or out, once per episode",
+    cron: "* * * * *",
+    run: async () => ({ ...(await warnLowBalances()) }),
+  }),
+  defineJob({
+    id: "sign-in-history-retention",
+    description: "Forget sign-in history older than 90 days",
+    cron: "41 3 * * *",
+    run: () => pruneSignInHistory(),
   }),
   defineJob({
     id: "sign-in-throttle-retention",

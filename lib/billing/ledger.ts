@@ -5,13 +5,11 @@ import { assertOperator } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, pool, type Tx } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
-import { conflict, forbidden, notFound } from "@/lib/errors";
-import { publicUrl } from "@/lib/platform/public-url";
+import { forbidden, notFound } from "@/lib/errors";
 import { oneOf } from "@/lib/vocabulary";
 import { enforcePrepaidBalances } from "./meter";
 import { LEDGER_KINDS, type ledgerEntrySchema } from "./schemas";
 import { LEDGER_PAGE } from "./statements";
-import { createDepositCheckout, stripeClient, stripeConfigFromEnv, type StripeConfig } from "./stripe";
 
 /** A tenant's balance is the sum of its ledger, never stored anywhere else. */
 export async function balanceOf(tenantId: string, tx?: Tx): Promise<number> {
@@ -71,27 +69,6 @@ export async function listTransactions(p: Principal, tenantId: string, opts: { l
     created_at: r.created_at.toISOString(),
   }));
   return { data, nextCursor: rows.length > opts.limit ? data[data.length - 1]!.id : null };
-}
-
-/**
- * A tenant adds funds by card: a Stripe Checkout Session for the amount. Nothing is credited here;
- * the signed webhook credits the balance once Stripe says it is paid.
- */
-export async function startCardDeposit(actor: Actor, amountCents: number, cfg: StripeConfig = stripeConfigFromEnv()) {
-  const p = actor.principal;
-  if (p.kind !== "tenant") throw forbidden("Tenants add funds to their own balance");
-  const client = stripeClient(cfg);
-  if (!client)
-    throw conflict("Card payments are not configured on this installation; ask your operator to record a deposit", [
-      { path: "amount_cents", message: "Stripe is not configured" },
-    ]);
-  const tenant = await db().tenant.findUniqueOrThrow({ where: { id: p.tenantId }, select: { billingEmail: true } });
-  const base = publicUrl("/dashboard/billing");
-  return createDepositCheckout(
-    client,
-    { tenantId: p.tenantId, amountCents, customerEmail: tenant.billingEmail },
-    { success: `${base}?deposit=stripe`, cancel: base },
-  );
 }
 
 /** One ledger entry as the API shows it. */

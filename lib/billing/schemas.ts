@@ -123,7 +123,7 @@ export const refundBody = z
   .strictObject({ amount_cents: cents(100_000_000), reason: z.string().trim().min(1, "Say why; the tenant reads it").max(200) })
   .meta({ id: "Refund", example: { amount_cents: 1200, reason: "SLA credit: node lost on 2026-11-12" } });
 
-export const LEDGER_KINDS = ["deposit", "charge", "invoice_payment", "refund"] as const;
+export const LEDGER_KINDS = ["deposit", "charge", "invoice_payment", "refund", "card_refund", "reservation", "reservation_return"] as const;
 
 export const ledgerEntrySchema = z
   .object({

@@ -158,6 +158,8 @@ export const RUNNING_COST = statement("billing.running-cost", {
          FROM reservation_nodes h JOIN reservations rv ON rv.id = h.reservation_id
          LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE reservation_node_id = h.id) u ON true
         WHERE h.live AND h.closed_at IS NULL AND h.starts_at < now() AND ($1::uuid IS NULL OR h.tenant_id = $1::uuid) AND $2::uuid IS NULL
+          -- a reservation paid up front costs nothing more as it runs
+          AND rv.prepaid_cents IS NULL
      )
      SELECT COALESCE(sum(round(GREATEST(extract(epoch FROM w.until - w.billed_to), 0) * w.gpu_count * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c,
             COALESCE(sum(w.gpu_count * COALESCE(r.cents_per_hour, 0)) FILTER (WHERE w.until >= now()), 0)::text AS per_hour

@@ -11,12 +11,23 @@ import { enforcePrepaidBalances } from "./meter";
 import { invoiceLabel } from "./money";
 import { FIRE_UNEXPECTED_PAYMENT, LOCK_INVOICE_FOR_PAYMENT, RECORD_STRIPE_EVENT, SET_STRIPE_EVENT_OUTCOME } from "./statements";
 import { stripeConfigFromEnv, verifyStripeEvent, type StripeConfig } from "./stripe";
+import { wakeMailDeliverer } from "@/lib/mail/queue-account-mail";
+import {
+  depositAsyncFailed,
+  depositChargeRefunded,
+  depositPaymentFailed,
+  depositSessionCompleted,
+  depositSessionExpired,
+  isDepositSession,
+  type DepositEffect,
+  type DepositOutcome,
+} from "./stripe-deposit-events";
 
-/** The only events that change anything; every other type is acknowledged and ignored. */
+/** Events that pay invoices or deposits; every type not handled below is acknowledged and ignored. */
 const HANDLED_STRIPE_EVENTS = ["checkout.session.completed", "checkout.session.async_payment_succeeded"] as const;
 
 export type WebhookOutcome =
-  "invoice_paid" | "already_paid" | "invoice_void" | "deposit_credited" | "not_paid_yet" | "unknown_invoice" | "ignored" | "duplicate";
+  "invoice_paid" | "already_paid" | "invoice_void" | "not_paid_yet" | "unknown_invoice" | "ignored" | "duplicate" | DepositOutcome;
 
 const actor = systemActorFor("stripe webhook");
 
@@ -41,71 +52,76 @@ export async function handleStripeWebhook(
     ]);
   }
   let alertId: string | null = null;
+  let balanceChanged = false;
   const outcome = await db().$transaction(async (tx) => {
     const first = await runCount(tx, RECORD_STRIPE_EVENT, [event.id, event.type]);
     if (first === 0) return "duplicate" as const;
     let result: WebhookOutcome = "ignored";
+    const deposit = (effect: DepositEffect) => {
+      if (effect.alertId) alertId = effect.alertId;
+      if (effect.balanceChanged) balanceChanged = true;
+      return effect.outcome;
+    };
     if ((HANDLED_STRIPE_EVENTS as readonly string[]).includes(event.type)) {
       const session = event.data.object as Stripe.Checkout.Session;
-      const invoiceId = session.metadata?.invoice_id;
-      const depositTenant = session.metadata?.deposit_tenant_id;
-      if (session.payment_status !== "paid") {
-        result = "not_paid_yet";
-      } else if (invoiceId) {
-        const [inv] = await run(tx, LOCK_INVOICE_FOR_PAYMENT, [invoiceId]);
-        const reference = paymentReference(session);
-        if (!inv) result = "unknown_invoice";
-        else if (inv.status === "paid") {
-          result = "already_paid";
-          // paid another way (balance, bank, another session): this money is extra, and a human must act
-          if (!(inv.payment_method === "stripe" && inv.payment_reference === reference))
-            alertId = await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference);
-        }
-        // money for a voided invoice is not applied: its usage may be invoiced again; an operator refunds it
-        else if (inv.status === "void") {
-          result = "invoice_void";
-          alertId = await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference);
-        } else {
-          await tx.invoice.update({
-            where: { id: invoiceId },
-            data: { status: "paid", paidAt: new Date(), paymentMethod: "stripe", paymentReference: reference },
-          });
-          await recordAudit(tx, actor, {
-            action: "billing.invoice_paid",
-            targetType: "invoice",
-            targetId: invoiceId,
-            tenantId: inv.tenant_id,
-            details: { method: "stripe", stripe_event: event.id, session: session.id },
-          });
-          result = "invoice_paid";
-        }
-      } else if (depositTenant && session.amount_total && session.amount_total > 0) {
-        await tx.ledgerEntry.create({
-          data: {
-            tenantId: depositTenant,
-            kind: "deposit",
-            amountCents: BigInt(session.amount_total),
-            stripeEventId: event.id,
-            description: "Card payment through Stripe Checkout",
-            createdBy: "stripe webhook",
-          },
-        });
-        await recordAudit(tx, actor, {
-          action: "billing.deposit",
-          targetType: "tenant",
-          targetId: depositTenant,
-          tenantId: depositTenant,
-          details: { amount_cents: session.amount_total, stripe_event: event.id },
-        });
-        result = "deposit_credited";
-      }
+      if (!session.metadata?.invoice_id && isDepositSession(session)) result = deposit(await depositSessionCompleted(tx, event, session));
+      else result = await payInvoiceFromSession(tx, event, session, (id) => (alertId = id));
+    } else if (event.type === "checkout.session.expired") {
+      const session = event.data.object as Stripe.Checkout.Session;
+      if (isDepositSession(session)) result = deposit(await depositSessionExpired(tx, session));
+    } else if (event.type === "checkout.session.async_payment_failed") {
+      const session = event.data.object as Stripe.Checkout.Session;
+      if (isDepositSession(session)) result = deposit(await depositAsyncFailed(tx, session));
+    } else if (event.type === "payment_intent.payment_failed") {
+      result = deposit(await depositPaymentFailed(tx, event.data.object as Stripe.PaymentIntent));
+    } else if (event.type === "charge.refunded") {
+      result = deposit(await depositChargeRefunded(tx, event, event.data.object as Stripe.Charge));
     }
     await run(tx, SET_STRIPE_EVENT_OUTCOME, [result, event.id]);
     return result;
   });
-  if (outcome === "deposit_credited") await enforcePrepaidBalances();
+  if (balanceChanged) await enforcePrepaidBalances();
+  if (outcome !== "duplicate") await wakeMailDeliverer();
   if (alertId) await enqueueNotifications([alertId], "firing");
   return { id: event.id, outcome };
+}
+
+/** A paid Checkout Session for an invoice marks it paid, once; money for one settled otherwise alerts operators. */
+async function payInvoiceFromSession(
+  tx: Tx,
+  event: Stripe.Event,
+  session: Stripe.Checkout.Session,
+  raised: (alertId: string | null) => void,
+): Promise<WebhookOutcome> {
+  const invoiceId = session.metadata?.invoice_id;
+  if (session.payment_status !== "paid") return "not_paid_yet";
+  if (!invoiceId) return "ignored";
+  const [inv] = await run(tx, LOCK_INVOICE_FOR_PAYMENT, [invoiceId]);
+  const reference = paymentReference(session);
+  if (!inv) return "unknown_invoice";
+  if (inv.status === "paid") {
+    // paid another way (balance, bank, another session): this money is extra, and a human must act
+    if (!(inv.payment_method === "stripe" && inv.payment_reference === reference))
+      raised(await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference));
+    return "already_paid";
+  }
+  // money for a voided invoice is not applied: its usage may be invoiced again; an operator refunds it
+  if (inv.status === "void") {
+    raised(await raiseUnexpectedPayment(tx, invoiceId, inv, session, reference));
+    return "invoice_void";
+  }
+  await tx.invoice.update({
+    where: { id: invoiceId },
+    data: { status: "paid", paidAt: new Date(), paymentMethod: "stripe", paymentReference: reference },
+  });
+  await recordAudit(tx, actor, {
+    action: "billing.invoice_paid",
+    targetType: "invoice",
+    targetId: invoiceId,
+    tenantId: inv.tenant_id,
+    details: { method: "stripe", stripe_event: event.id, session: session.id },
+  });
+  return "invoice_paid";
 }
 
 /** A critical operator alert: a card payment arrived for an invoice that is already paid or void. */

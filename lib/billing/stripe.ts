@@ -78,23 +78,48 @@ export function verifyStripeEvent(rawBody: string, signature: string, webhookSec
   return Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret);
 }
 
-/** A Checkout Session that adds funds to a tenant's prepaid balance; the webhook credits it once paid. */
+/**
+ * A Checkout Session that adds funds to a tenant's prepaid balance. Our deposit's id travels in
+ * the session's and its PaymentIntent's metadata; the webhook credits the deposit recorded under
+ * the session, never a tenant named in metadata. Stripe refuses a second create with the same
+ * idempotency key, so a retried request cannot open two sessions for one deposit.
+ */
 export async function createDepositCheckout(
   client: Stripe,
-  deposit: { tenantId: string; amountCents: number; customerEmail: string | null },
+  deposit: {
+    id: string;
+    tenantId: string;
+    amountCents: number;
+    currency: string;
+    label: string;
+    customerEmail: string | null;
+    product: string;
+  },
   urls: { success: string; cancel: string },
-) {
-  const session = await client.checkout.sessions.create({
-    mode: "payment",
-    client_reference_id: deposit.tenantId,
-    metadata: { deposit_tenant_id: deposit.tenantId },
-    line_items: [
-      { quantity: 1, price_data: { currency: "usd", unit_amount: deposit.amountCents, product_data: { name: "GPUForge prepaid credit" } } },
-    ],
-    ...(deposit.customerEmail ? { customer_email: deposit.customerEmail } : {}),
-    success_url: urls.success,
-    cancel_url: urls.cancel,
-  });
+): Promise<{ id: string; url: string }> {
+  const metadata = { deposit_id: deposit.id, tenant_id: deposit.tenantId };
+  const session = await client.checkout.sessions.create(
+    {
+      mode: "payment",
+      client_reference_id: deposit.id,
+      metadata,
+      payment_intent_data: { metadata, description: `${deposit.product} prepaid credit ${deposit.label}` },
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: deposit.currency,
+            unit_amount: deposit.amountCents,
+            product_data: { name: `${deposit.product} prepaid credit` },
+          },
+        },
+      ],
+      ...(deposit.customerEmail ? { customer_email: deposit.customerEmail } : {}),
+      success_url: urls.success,
+      cancel_url: urls.cancel,
+    },
+    { idempotencyKey: `deposit-${deposit.id}` },
+  );
   if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
   return { id: session.id, url: session.url };
 }

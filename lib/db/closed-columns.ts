@@ -20,7 +20,10 @@ import { LOOP_ON_EXHAUSTED, PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS,
 import { POD_STATUSES } from "@/lib/pods/pod-lifecycle";
 import { ATTEMPT_OUTCOMES, INSTANCE_STATUSES, PROVIDERS } from "@/lib/providers/vocabulary";
 import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "@/lib/reservations/reservation-lifecycle";
-import { BILLING_MODES, TENANT_STATUSES } from "@/lib/tenants/schemas";
+import { BILLING_MODES, TENANT_ORIGINS, TENANT_STATUSES } from "@/lib/tenants/schemas";
+import { SIGN_IN_METHODS, SIGN_IN_OUTCOMES, TOKEN_PURPOSES } from "@/lib/accounts/vocabulary";
+import { CARD_DEPOSIT_STATUSES } from "@/lib/billing/card-deposit-lifecycle";
+import { MAIL_KINDS } from "@/lib/mail/templates";
 import { TENANT_ROLES, USER_ROLES } from "@/lib/users/schemas";
 import { LOG_STREAMS } from "@/lib/workload-logs/schemas";
 
@@ -80,4 +83,10 @@ export const CLOSED_COLUMNS = {
   "provider_backoffs.provider": PROVIDERS,
   "burst_attempts.outcome": ATTEMPT_OUTCOMES,
   "usage_events.provider": PROVIDERS,
+  "tenants.origin": TENANT_ORIGINS,
+  "account_tokens.purpose": TOKEN_PURPOSES,
+  "sign_in_events.outcome": SIGN_IN_OUTCOMES,
+  "sign_in_events.method": SIGN_IN_METHODS,
+  "card_deposits.status": CARD_DEPOSIT_STATUSES,
+  "notifications.mail_kind": MAIL_KINDS,
 } as const satisfies Record<string, readonly string[]>;

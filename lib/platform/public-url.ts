@@ -11,3 +11,8 @@ export function publicUrl(path = ""): string {
 export function gatewayUrl(path = ""): string {
   return `${(env().GATEWAY_PUBLIC_URL ?? env().NEXTAUTH_URL ?? DEFAULT_ORIGIN).replace(/\/+$/, "")}${path}`;
 }
+
+/** The product's name as account mail and the public pages say it (PRODUCT_NAME). */
+export function productName(): string {
+  return env().PRODUCT_NAME;
+}

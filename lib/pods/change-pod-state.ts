@@ -8,6 +8,8 @@ import { forbidden, invalidTransition, notFound } from "@/lib/errors";
 import { lockPrismaTransaction } from "@/lib/db/locks";
 import { run } from "@/lib/db/statement";
 import { movePods } from "./move-pods";
+import { lockTenant } from "@/lib/tenants/lock-tenant";
+import { assertPodLimit } from "@/lib/tenants/tenant-limits";
 import { podStatusOf, podTransition } from "./pod-lifecycle";
 import { getPodOrThrow } from "./queries";
 import { LOCK_POD, RESOLVE_POD_INTERRUPTED } from "./statements";
@@ -38,8 +40,9 @@ export async function changePodState(actor: Actor, id: string, action: PodAction
     const t = podTransition(pod.status, { kind: action });
     if (!t.ok) throw invalidTransition(t.reason);
     if (action === "start") {
-      const tenant = await tx.tenant.findUniqueOrThrow({ where: { id: pod.tenant_id }, select: { status: true } });
-      if (tenant.status !== "active") throw forbidden("Tenant is suspended");
+      // active and within its pod limit (the tenant's row lock orders this against parallel creates and starts)
+      await lockTenant(tx, pod.tenant_id);
+      await assertPodLimit(tx, pod.tenant_id);
     }
     await movePods(txClient(tx), [{ id, from: pod.status, to: t.to, reason: REASONS[action] }], p.label);
     // the tenant acted on an interrupted pod: the alert about it has done its work

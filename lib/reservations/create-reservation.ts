@@ -8,6 +8,8 @@ import { isRetryableBookingConflict } from "@/lib/db/sql-state";
 import { run } from "@/lib/db/statement";
 import { forbidden, noCapacity, unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
 import { submittingTenant } from "@/lib/tenants/submitting-tenant";
+import { chargeReservation, reservationTerms } from "@/lib/tenants/tenant-limits";
+import { formatCents } from "@/lib/billing/money";
 import { logger } from "@/lib/logger";
 import { chooseReservationNodes, earliestFit, wholeFreeNodes, type CapacityFacts, type NodeRequest, type Window } from "./capacity";
 import { loadCapacityFacts } from "./capacity-facts";
@@ -102,7 +104,28 @@ async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, wi
 
   const from = new Date(window.from);
   const to = new Date(window.to);
-  const [r] = await run(tx, INSERT_RESERVATION, [tenantId, req.gpuType, req.count, req.clusterId ?? null, from, to, actor.principal.label]);
+  // the tenant's limits, and for a prepaid tenant the whole window paid now (or refused): no debt
+  const seconds = (window.to - window.from) / 1000;
+  const terms = await reservationTerms(tx, tenantId, { gpuType: req.gpuType, gpus, seconds, lengthS: seconds, counting: true });
+  const [r] = await run(tx, INSERT_RESERVATION, [
+    tenantId,
+    req.gpuType,
+    req.count,
+    req.clusterId ?? null,
+    from,
+    to,
+    actor.principal.label,
+    terms.prepaidCents === null ? null : 0,
+  ]);
+  if (terms.prepaidCents !== null)
+    await chargeReservation(
+      tx,
+      r!.id,
+      tenantId,
+      terms.prepaidCents,
+      `Reservation of ${req.count} × ${req.gpuType} node(s), ${gpus} GPUs, ${from.toISOString()} – ${to.toISOString()}, paid up front (${formatCents(terms.prepaidCents)})`,
+      actor.principal.label,
+    );
   const sorted = [...nodes].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   // one holding per node, in node order (concurrent bookings lock nodes in the same order)
   await holdNodes(c, { reservationId: r!.id, tenantId, nodes: sorted, from, to });
@@ -123,7 +146,14 @@ async function book(tx: Tx, actor: Actor, tenantId: string, req: NodeRequest, wi
     targetType: "reservation",
     targetId: r!.id,
     tenantId,
-    details: { gpu_type: req.gpuType, node_count: req.count, gpus, starts_at: from.toISOString(), ends_at: to.toISOString() },
+    details: {
+      gpu_type: req.gpuType,
+      node_count: req.count,
+      gpus,
+      starts_at: from.toISOString(),
+      ends_at: to.toISOString(),
+      ...(terms.prepaidCents !== null ? { prepaid_cents: terms.prepaidCents } : {}),
+    },
   });
   return r!.id;
 }

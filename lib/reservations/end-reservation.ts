@@ -10,6 +10,7 @@ import { oneOf } from "@/lib/vocabulary";
 import { getReservationOrThrow } from "./queries";
 import { endAction, RESERVATION_STATUSES, type ReservationStatus } from "./reservation-lifecycle";
 import { recordReservationEvent } from "./record-event";
+import { returnUnusedPrepayment } from "@/lib/tenants/tenant-limits";
 import { stopWorkInside, type MovedWork } from "./reservation-work";
 import {
   CANCEL_HOLDINGS,
@@ -56,6 +57,8 @@ export async function endReservation(actor: Actor, id: string) {
     const action = endAction({ status: r.status, startsAt: r.starts_at.getTime(), endsAt: r.ends_at.getTime() }, now.getTime());
     if (!action.ok) throw invalidTransition(action.reason);
     const label = actor.principal.label;
+    // a reservation paid up front gives back what it will not use (read before its end moves to now)
+    const returned = await returnUnusedPrepayment(tx, id, now, label);
     if (action.kind === "cancel") {
       const work = await stopWorkInside(tx, id, "its reservation was cancelled", label);
       await run(tx, CANCEL_HOLDINGS, [id]);
@@ -71,7 +74,7 @@ export async function endReservation(actor: Actor, id: string) {
         targetType: "reservation",
         targetId: id,
         tenantId: r.tenant_id,
-        details: { starts_at: r.starts_at.toISOString() },
+        details: { starts_at: r.starts_at.toISOString(), ...(returned ? { returned_cents: returned } : {}) },
       });
       return work;
     }
@@ -88,7 +91,7 @@ export async function endReservation(actor: Actor, id: string) {
       targetType: "reservation",
       targetId: id,
       tenantId: r.tenant_id,
-      details: { booked_until: r.ends_at.toISOString(), ...summary(work) },
+      details: { booked_until: r.ends_at.toISOString(), ...summary(work), ...(returned ? { returned_cents: returned } : {}) },
     });
     return work;
   });

@@ -10,6 +10,10 @@ import { getReservationOrThrow } from "./queries";
 import { canExtend } from "./reservation-lifecycle";
 import { recordReservationEvent } from "./record-event";
 import { EXTEND_HOLDINGS, EXTEND_RESERVATION, EXTENSION_BLOCKERS, EXTENSION_QUOTA } from "./statements";
+import { LOCK_TENANT } from "@/lib/tenants/statements";
+import { PREPAID_OF } from "@/lib/tenants/limit-statements";
+import { chargeReservation, reservationTerms } from "@/lib/tenants/tenant-limits";
+import { formatCents } from "@/lib/billing/money";
 
 /**
  * PATCH /api/reservations/{id} {ends_at}: a later end, when every node it holds is free for the
@@ -37,6 +41,26 @@ export async function extendReservation(actor: Actor, id: string, input: { ends_
           [{ path: "ends_at", message: "Over the quota in the extra time" }],
         );
       }
+      // the tenant's longest reservation, and a reservation paid up front pays for its extra time now
+      await run(tx, LOCK_TENANT, [r.tenant_id]);
+      const [paid] = await run(tx, PREPAID_OF, [id]);
+      const extraS = (newEnd.getTime() - r.ends_at.getTime()) / 1000;
+      const terms = await reservationTerms(tx, r.tenant_id, {
+        gpuType: r.gpu_type,
+        gpus: quota!.mine,
+        seconds: extraS,
+        lengthS: (newEnd.getTime() - r.starts_at.getTime()) / 1000,
+        counting: false,
+      });
+      if (paid?.prepaid_cents !== null && paid?.prepaid_cents !== undefined && terms.prepaidCents !== null)
+        await chargeReservation(
+          tx,
+          id,
+          r.tenant_id,
+          terms.prepaidCents,
+          `Extension of a reservation to ${newEnd.toISOString()}, paid up front (${formatCents(terms.prepaidCents)})`,
+          actor.principal.label,
+        );
       await run(tx, EXTEND_HOLDINGS, [newEnd, id, r.ends_at]);
       await run(tx, EXTEND_RESERVATION, [newEnd, id]);
       await recordReservationEvent(txClient(tx), {

@@ -206,11 +206,12 @@ export const LOCK_BOOKING_TENANT = statement("reservations.lock-booking-tenant",
 
 /** A reservation: tenant, GPU type, node count, cluster (NULL: any), window, who booked it. */
 export const INSERT_RESERVATION = statement("reservations.insert", {
-  params: ["uuid", "text", "int4", "uuid?", "timestamptz", "timestamptz", "text"],
+  params: ["uuid", "text", "int4", "uuid?", "timestamptz", "timestamptz", "text", "int8?"],
   columns: { id: "text" },
+  // $8: 0 for a prepaid tenant's reservation (its up-front payment is added as it is charged), else NULL
   text: `
-    INSERT INTO reservations (tenant_id, gpu_type, node_count, cluster_id, starts_at, ends_at, created_by)
-    VALUES ($1::uuid, $2, $3, $4::uuid, $5, $6, $7) RETURNING id::text`,
+    INSERT INTO reservations (tenant_id, gpu_type, node_count, cluster_id, starts_at, ends_at, created_by, prepaid_cents)
+    VALUES ($1::uuid, $2, $3, $4::uuid, $5, $6, $7, $8) RETURNING id::text`,
 });
 
 /** The most GPUs the tenant $3's live reservations hold at one moment from $1 to $2. */

@@ -1,5 +1,5 @@
-import type { BankDetails, SettingKey } from "./schemas";
-import { SETTING_KEYS } from "./schemas";
+import type { BankDetails, SettingKey, SignupDefaults, TwoFactorPolicy } from "./schemas";
+import { DEFAULT_SIGNUP_DEFAULTS, SETTING_KEYS, signupDefaultsBody, twoFactorPolicyBody } from "./schemas";
 
 /**
  * The settings in force from the console's rows and the environment (pure): a row wins over the
@@ -21,6 +21,7 @@ export interface EnvDefaults {
   emailTo: string[];
   cap: number;
   windowS: number;
+  signupEnabled?: boolean;
   /** which of them the deployment set itself (not left to the built-in default) */
   set: Partial<Record<SettingKey, boolean>>;
 }
@@ -29,6 +30,8 @@ export interface ResolvedSettings {
   notifications: { smtpUrl?: string; emailFrom: string; emailTo: string[]; webhookUrl?: string };
   remediation: { cap: number; windowS: number };
   bank: BankDetails | null;
+  signup: { enabled: boolean; defaults: SignupDefaults };
+  twoFactor: TwoFactorPolicy;
   sources: Record<SettingKey, Source>;
   unreadable: SettingKey[];
 }
@@ -55,7 +58,13 @@ export function resolveSettings(rows: SettingRow[], env: EnvDefaults, open: (key
     cap: read<number>("remediation.cap"),
     windowS: read<number>("remediation.window_s"),
     bank: read<BankDetails>("billing.bank_details"),
+    signupEnabled: read<boolean>("signup.enabled"),
+    signupDefaults: read<unknown>("signup.defaults"),
+    twoFactor: read<unknown>("security.two_factor"),
   };
+  // stored JSON is re-checked: a row written by an older version falls back to the defaults
+  const defaults = signupDefaultsBody.safeParse(values.signupDefaults);
+  const twoFactor = twoFactorPolicyBody.safeParse(values.twoFactor);
   const source = (key: SettingKey, own: unknown, envValue: unknown): Source =>
     own !== undefined ? "console" : env.set[key] ? "environment" : envValue === undefined ? "none" : "default";
   return {
@@ -67,6 +76,11 @@ export function resolveSettings(rows: SettingRow[], env: EnvDefaults, open: (key
     },
     remediation: { cap: values.cap ?? env.cap, windowS: values.windowS ?? env.windowS },
     bank: values.bank ?? null,
+    signup: {
+      enabled: typeof values.signupEnabled === "boolean" ? values.signupEnabled : (env.signupEnabled ?? false),
+      defaults: defaults.success ? defaults.data : DEFAULT_SIGNUP_DEFAULTS,
+    },
+    twoFactor: twoFactor.success ? twoFactor.data : { operators: false, tenant_admins: false },
     sources: {
       "notifications.smtp_url": source("notifications.smtp_url", values.smtpUrl, env.smtpUrl),
       "notifications.webhook_url": source("notifications.webhook_url", values.webhookUrl, env.webhookUrl),
@@ -75,6 +89,9 @@ export function resolveSettings(rows: SettingRow[], env: EnvDefaults, open: (key
       "remediation.cap": source("remediation.cap", values.cap, env.cap),
       "remediation.window_s": source("remediation.window_s", values.windowS, env.windowS),
       "billing.bank_details": values.bank ? "console" : "none",
+      "signup.enabled": source("signup.enabled", values.signupEnabled, env.signupEnabled ? true : undefined),
+      "signup.defaults": defaults.success ? "console" : "default",
+      "security.two_factor": twoFactor.success ? "console" : "default",
     },
     unreadable,
   };

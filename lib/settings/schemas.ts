@@ -13,6 +13,9 @@ export const SETTING_KEYS = {
   "remediation.cap": { env: "REMEDIATION_CAP", secret: false },
   "remediation.window_s": { env: "REMEDIATION_WINDOW_S", secret: false },
   "billing.bank_details": { env: null, secret: false },
+  "signup.enabled": { env: "SELF_SERVICE_SIGNUP", secret: false },
+  "signup.defaults": { env: null, secret: false },
+  "security.two_factor": { env: null, secret: false },
 } as const;
 export type SettingKey = keyof typeof SETTING_KEYS;
 
@@ -73,3 +76,47 @@ export function secretHost(url: string | undefined): string | null {
     return null;
   }
 }
+
+/**
+ * What a self-service sign-up starts with (issue 29): conservative by default, raised per tenant by
+ * an operator. A null limit is no limit. Burst to providers needs a price cap, as on every tenant.
+ */
+export const signupDefaultsBody = z
+  .strictObject({
+    gpu_quota: z.number({ error: "A whole number" }).int("A whole number").min(0).max(1_000_000),
+    max_priority: z.number({ error: "A whole number" }).int("A whole number").min(1).max(10),
+    burst_enabled: z.boolean(),
+    burst_max_price_cents_per_gpu_hour: z
+      .number({ error: "Whole cents" })
+      .int("Whole cents")
+      .min(1, "More than 0")
+      .max(10_000_000)
+      .nullable(),
+    max_pods: z.number({ error: "A whole number" }).int("A whole number").min(0).max(10_000).nullable(),
+    max_reservation_hours: z
+      .number({ error: "A whole number of hours" })
+      .int("A whole number of hours")
+      .min(1)
+      .max(366 * 24)
+      .nullable(),
+    max_reservations: z.number({ error: "A whole number" }).int("A whole number").min(0).max(10_000).nullable(),
+  })
+  .refine((d) => !d.burst_enabled || d.burst_max_price_cents_per_gpu_hour !== null, {
+    message: "Bursting needs a price cap per GPU-hour",
+    path: ["burst_max_price_cents_per_gpu_hour"],
+  });
+export type SignupDefaults = z.output<typeof signupDefaultsBody>;
+
+export const DEFAULT_SIGNUP_DEFAULTS: SignupDefaults = {
+  gpu_quota: 4,
+  max_priority: 5,
+  burst_enabled: false,
+  burst_max_price_cents_per_gpu_hour: null,
+  max_pods: 2,
+  max_reservation_hours: 24,
+  max_reservations: 1,
+};
+
+/** Who must sign in with a second factor (they are asked to enrol at their next page). */
+export const twoFactorPolicyBody = z.strictObject({ operators: z.boolean(), tenant_admins: z.boolean() });
+export type TwoFactorPolicy = z.output<typeof twoFactorPolicyBody>;

@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { decodeKey, env, envIsSet } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { resolveSettings, type ResolvedSettings, type Source } from "./resolve-settings";
-import { secretHost, type BankDetails } from "./schemas";
+import { secretHost, type BankDetails, type SignupDefaults, type TwoFactorPolicy } from "./schemas";
 import { openSecret } from "./secret-box";
 
 /**
@@ -11,7 +11,7 @@ import { openSecret } from "./secret-box";
  * environment. Read on every use (a few rows), so a change applies at once on every instance.
  */
 
-export type EffectiveSettings = Pick<ResolvedSettings, "notifications" | "remediation" | "bank">;
+export type EffectiveSettings = Pick<ResolvedSettings, "notifications" | "remediation" | "bank" | "signup" | "twoFactor">;
 
 /** What the settings page may show: values, where each comes from, and of secrets only whether they are set and their host. */
 export interface SettingsView {
@@ -24,6 +24,8 @@ export interface SettingsView {
   cap: { value: number; source: Source };
   windowS: { value: number; source: Source };
   bank: { value: BankDetails | null; source: Source };
+  signup: { enabled: boolean; source: Source; defaults: SignupDefaults };
+  twoFactor: TwoFactorPolicy;
   updatedAt: string | null;
   updatedBy: string | null;
 }
@@ -46,6 +48,7 @@ async function load() {
       emailTo: e.ALERT_EMAIL_TO,
       cap: e.REMEDIATION_CAP,
       windowS: e.REMEDIATION_WINDOW_S,
+      signupEnabled: e.SELF_SERVICE_SIGNUP,
       set: {
         "notifications.smtp_url": envIsSet("SMTP_URL"),
         "notifications.webhook_url": envIsSet("ALERT_WEBHOOK_URL"),
@@ -53,6 +56,7 @@ async function load() {
         "notifications.email_to": envIsSet("ALERT_EMAIL_TO"),
         "remediation.cap": envIsSet("REMEDIATION_CAP"),
         "remediation.window_s": envIsSet("REMEDIATION_WINDOW_S"),
+        "signup.enabled": envIsSet("SELF_SERVICE_SIGNUP"),
       },
     },
     (name, sealed) => {
@@ -67,7 +71,13 @@ async function load() {
 
 export async function effectiveSettings(): Promise<EffectiveSettings> {
   const { resolved } = await load();
-  return { notifications: resolved.notifications, remediation: resolved.remediation, bank: resolved.bank };
+  return {
+    notifications: resolved.notifications,
+    remediation: resolved.remediation,
+    bank: resolved.bank,
+    signup: resolved.signup,
+    twoFactor: resolved.twoFactor,
+  };
 }
 
 export async function settingsView(): Promise<SettingsView> {
@@ -91,6 +101,8 @@ export async function settingsView(): Promise<SettingsView> {
     cap: { value: r.remediation.cap, source: r.sources["remediation.cap"] },
     windowS: { value: r.remediation.windowS, source: r.sources["remediation.window_s"] },
     bank: { value: r.bank, source: r.sources["billing.bank_details"] },
+    signup: { enabled: r.signup.enabled, source: r.sources["signup.enabled"], defaults: r.signup.defaults },
+    twoFactor: r.twoFactor,
     updatedAt: newest?.updatedAt.toISOString() ?? null,
     updatedBy: newest?.updatedBy ?? null,
   };

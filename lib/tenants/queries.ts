@@ -17,12 +17,16 @@ export async function getTenantOrThrow(principal: Principal, id: string) {
   return tenant;
 }
 
-export async function listTenants(principal: Principal, opts: { limit: number; cursor?: string; status?: "active" | "suspended" }) {
+export async function listTenants(
+  principal: Principal,
+  opts: { limit: number; cursor?: string; status?: "active" | "suspended"; origin?: "operator" | "signup" },
+) {
   const scope = tenantScope(principal);
   const rows = await db().tenant.findMany({
     where: {
       ...(scope.tenantId ? { id: scope.tenantId } : {}),
       ...(opts.status ? { status: opts.status } : {}),
+      ...(opts.origin ? { origin: opts.origin } : {}),
       ...afterCursor(decodeCursor(opts.cursor)),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -39,6 +43,7 @@ export async function listTenantsWithCounts() {
     select: {
       ...tenantSelect,
       _count: { select: { users: { where: { disabledAt: null } }, apiKeys: { where: { revokedAt: null } } } },
+      users: { where: { role: "tenant_admin" }, orderBy: { createdAt: "asc" }, take: 1, select: { email: true, emailVerifiedAt: true } },
     },
   });
 }

@@ -5,6 +5,8 @@ import { oneOf } from "@/lib/vocabulary";
 
 export const TENANT_STATUSES = ["active", "suspended"] as const;
 export const BILLING_MODES = ["invoice", "prepaid"] as const;
+/** Who made the tenant: an operator, or a stranger through self-service sign-up. */
+export const TENANT_ORIGINS = ["operator", "signup"] as const;
 
 const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 characters");
 const gpuQuota = z.number().int("Must be a whole number").min(0).max(1_000_000);
@@ -41,6 +43,21 @@ export const createTenantBody = z
   })
   .meta({ id: "CreateTenant", example: { name: "Acme Research", gpu_quota: 64, billing_email: "finance@acme.test" } });
 
+/** What an operator raises a tenant's limits to (null: no limit); self-service sign-ups start with the operator's defaults. */
+export const tenantLimitsBody = z
+  .strictObject({
+    max_pods: z.number({ error: "A whole number or null" }).int("A whole number").min(0).max(10_000).nullable().optional(),
+    max_reservation_hours: z
+      .number({ error: "A whole number of hours or null" })
+      .int("A whole number of hours")
+      .min(1)
+      .max(366 * 24)
+      .nullable()
+      .optional(),
+    max_reservations: z.number({ error: "A whole number or null" }).int("A whole number").min(0).max(10_000).nullable().optional(),
+  })
+  .meta({ id: "TenantLimits", description: "null removes a limit; a field left out stays as it is" });
+
 export const updateTenantBody = z
   .strictObject({
     name: name.optional(),
@@ -50,11 +67,16 @@ export const updateTenantBody = z
     billing_mode: z.enum(BILLING_MODES).optional(),
     max_priority: maxPriority.optional(),
     burst: burstSettingsBody.optional(),
+    limits: tenantLimitsBody.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
   .meta({ id: "UpdateTenant", example: { gpu_quota: 128 } });
 
-export const listTenantsQuery = z.strictObject({ ...paginationQuery, status: z.enum(TENANT_STATUSES).optional() });
+export const listTenantsQuery = z.strictObject({
+  ...paginationQuery,
+  status: z.enum(TENANT_STATUSES).optional(),
+  origin: z.enum(TENANT_ORIGINS).optional(),
+});
 
 export type CreateTenantInput = z.input<typeof createTenantBody>;
 export type UpdateTenantInput = z.output<typeof updateTenantBody>;
@@ -69,6 +91,14 @@ export const tenantJsonSchema = z
     billing_mode: z.enum(BILLING_MODES),
     max_priority: z.number().int(),
     burst: z.object({ enabled: z.boolean(), max_price_cents_per_gpu_hour: z.number().int().nullable() }),
+    origin: z.enum(TENANT_ORIGINS),
+    /** a self-service sign-up whose address is not verified yet is removed at this time */
+    signup_expires_at: z.string().nullable(),
+    limits: z.object({
+      max_pods: z.number().int().nullable(),
+      max_reservation_hours: z.number().int().nullable(),
+      max_reservations: z.number().int().nullable(),
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -84,6 +114,11 @@ export const tenantSelect = {
   maxPriority: true,
   burstEnabled: true,
   burstMaxPriceCentsPerGpuHour: true,
+  origin: true,
+  signupExpiresAt: true,
+  maxPods: true,
+  maxReservationHours: true,
+  maxReservations: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -100,6 +135,9 @@ export function tenantJson(t: TenantRow): z.infer<typeof tenantJsonSchema> {
     billing_mode: t.billingMode as (typeof BILLING_MODES)[number],
     max_priority: t.maxPriority,
     burst: { enabled: t.burstEnabled, max_price_cents_per_gpu_hour: t.burstMaxPriceCentsPerGpuHour },
+    origin: oneOf(TENANT_ORIGINS, t.origin, "tenants.origin"),
+    signup_expires_at: t.signupExpiresAt?.toISOString() ?? null,
+    limits: { max_pods: t.maxPods, max_reservation_hours: t.maxReservationHours, max_reservations: t.maxReservations },
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };

@@ -61,6 +61,9 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
           billingMode: input.billing_mode,
           maxPriority: input.max_priority,
           ...(input.burst ? { burstEnabled: input.burst.enabled, burstMaxPriceCentsPerGpuHour: burstPrice } : {}),
+          maxPods: input.limits?.max_pods,
+          maxReservationHours: input.limits?.max_reservation_hours,
+          maxReservations: input.limits?.max_reservations,
           // leaving prepaid forgets the exhausted state (the database requires it)
           ...(input.billing_mode === "invoice" ? { balanceExhaustedAt: null } : {}),
         },

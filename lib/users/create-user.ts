@@ -1,6 +1,7 @@
 import "server-only";
 import { assertTenantAdminOrOperator, type Actor } from "@/lib/auth/principal";
 import { hashPassword } from "@/lib/auth/password";
+import { assertAcceptablePassword } from "@/lib/accounts/check-password";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { forbidden, uniqueViolationToConflict, validationFailed } from "@/lib/errors";
@@ -28,6 +29,7 @@ export async function createUser(actor: Actor, input: CreateUserInput) {
     tenantId = input.tenant_id;
   }
 
+  await assertAcceptablePassword(input.password, { email: input.email });
   const passwordHash = await hashPassword(input.password);
   try {
     return await db().$transaction(async (tx) => {

@@ -48,6 +48,8 @@ export const userJsonSchema = z
     tenant_id: z.string().nullable(),
     disabled: z.boolean(),
     last_login_at: z.string().nullable(),
+    email_verified: z.boolean(),
+    two_factor_enabled: z.boolean(),
     created_at: z.string(),
   })
   .meta({ id: "User" });
@@ -60,6 +62,8 @@ export const userSelect = {
   tenantId: true,
   disabledAt: true,
   lastLoginAt: true,
+  emailVerifiedAt: true,
+  totpEnabledAt: true,
   createdAt: true,
 } as const;
 
@@ -74,6 +78,8 @@ export function userJson(u: UserRow): z.infer<typeof userJsonSchema> {
     tenant_id: u.tenantId,
     disabled: u.disabledAt !== null,
     last_login_at: u.lastLoginAt?.toISOString() ?? null,
+    email_verified: u.emailVerifiedAt !== null,
+    two_factor_enabled: u.totpEnabledAt !== null,
     created_at: u.createdAt.toISOString(),
   };
 }

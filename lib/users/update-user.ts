@@ -1,6 +1,7 @@
 import "server-only";
 import { assertTenantAdminOrOperator, type Actor } from "@/lib/auth/principal";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
+import { assertAcceptablePassword } from "@/lib/accounts/check-password";
 import { forgetRememberedKeys } from "@/lib/api-keys/authenticate-api-key";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
@@ -32,6 +33,7 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
       throw validationFailed([{ path: "current_password", message: "Enter your current password to change it" }]);
     }
   }
+  if (input.password) await assertAcceptablePassword(input.password);
   const passwordHash = input.password ? await hashPassword(input.password) : undefined;
 
   const { user, revoked } = await db().$transaction(async (tx) => {

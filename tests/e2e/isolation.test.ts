@@ -81,7 +81,9 @@ describe("API isolation", () => {
             try {
               expectErrorShape(
                 reply,
-                { 400: "validation_failed", 401: "unauthorized", 403: "forbidden", 404: "not_found" }[want as 400 | 401 | 403 | 404],
+                { 400: "validation_failed", 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "conflict" }[
+                  want as 400 | 401 | 403 | 404 | 409
+                ],
               );
             } catch (e) {
               failures.push(`${op.operationId} as ${actor}: ${(e as Error).message}`);

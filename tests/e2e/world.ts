@@ -22,6 +22,7 @@ import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, 
 import { api } from "../support/http";
 import { putSecret } from "@/lib/secrets/secrets";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
+import { resetTokens, signupTokens } from "../support/account-tokens";
 
 // The cast of the isolation and bad-input walks: tenant A (whose objects are the targets),
 // tenant B (the neighbour), agent keys, a revoked key, an operator, and a workload: the
@@ -168,7 +169,14 @@ export async function buildWorld() {
     podOnD: await podPlacement(podOnD.id),
   };
   const demoRequest = await createDemoRequest({ name: "Walk Visitor", email: `${unique("visitor")}@example.test` });
-  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0) };
+  // mailed links' tokens work once: enough for every caller of every walk
+  const tokens = {
+    verify: await signupTokens(30, "verify_email"),
+    discard: await signupTokens(30, "discard_signup"),
+    reset: await resetTokens(30, w0.a.id),
+  };
+  const userOfA = await makeUser("tenant_member", w0.a.id);
+  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0), tokens, userOfA };
 }
 
 /**
@@ -344,6 +352,12 @@ export interface OperationCase {
   body?: () => Record<string, unknown>;
   /** who sends the bad-input battery and the valid body: the operator unless only others may call it */
   caller?: ActorName;
+  /**
+   * What the valid body answers on the walks' server when the deployment, not the input, decides:
+   * the card deposit checkout answers 409 there (no Stripe key on that server; the self-service
+   * walk, which runs a server with one, sees it succeed)
+   */
+  validStatus?: number;
   expect: Record<ActorName, number>;
 }
 
@@ -719,6 +733,33 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: all(201),
     },
     createEarlyAccess: { path: fixed("/api/early-access"), body: () => ({ email: `${unique("early")}@example.test` }), expect: all(201) },
+
+    // self-service accounts: the public forms answer every caller alike (the walks' server has sign-up on)
+    signUp: {
+      path: fixed("/api/signup"),
+      body: () => ({ email: `${unique("walk-signup")}@walk.test`, password: "walk-signup-passphrase-9", company: unique("Walk Co") }),
+      expect: all(202),
+    },
+    verifyEmail: { path: fixed("/api/signup/verify"), body: () => ({ token: w.tokens.verify.pop() ?? "used-up" }), expect: all(200) },
+    discardSignup: { path: fixed("/api/signup/discard"), body: () => ({ token: w.tokens.discard.pop() ?? "used-up" }), expect: all(200) },
+    requestPasswordReset: {
+      path: fixed("/api/password-reset"),
+      body: () => ({ email: `${unique("walk-reset")}@walk.test` }),
+      expect: all(202),
+    },
+    confirmPasswordReset: {
+      path: fixed("/api/password-reset/confirm"),
+      body: () => ({ token: w.tokens.reset.pop() ?? "used-up", password: "a walk's new passphrase 7" }),
+      expect: all(200),
+    },
+    listUserSignIns: { path: fixed(`/api/users/${w.userOfA.id}/sign-ins`), expect: authed(403, 404, 200, 200) },
+    createCardDepositCheckout: {
+      path: fixed(`/api/tenants/${w.a.id}/deposits/checkout`),
+      body: () => ({ amount_cents: 5000 }),
+      expect: authed(403, 404, 409, 409),
+      validStatus: 409,
+    },
+    listCardDeposits: { path: fixed(`/api/tenants/${w.a.id}/card-deposits`), expect: authed(403, 404, 200, 200) },
     recordPageView: {
       path: fixed("/api/analytics/pageview"),
       body: () => ({ path: "/use-cases/gpu-cluster-management", referrer: "https://news.example.com/a" }),

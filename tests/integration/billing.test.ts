@@ -11,7 +11,7 @@ import { invoiceLastMonth } from "@/lib/billing/invoice-last-month";
 import { payInvoice } from "@/lib/billing/pay-invoice";
 import { refundInvoice } from "@/lib/billing/refund-invoice";
 import { voidInvoice } from "@/lib/billing/void-invoice";
-import { balanceOf, depositFunds, listTransactions, startCardDeposit } from "@/lib/billing/ledger";
+import { balanceOf, depositFunds, listTransactions } from "@/lib/billing/ledger";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { segmentAmountCents } from "@/lib/billing/money";
 import { setRate } from "@/lib/billing/rates";
@@ -524,31 +524,5 @@ describe("Stripe", () => {
       expect((await db().invoice.findUniqueOrThrow({ where: { id: inv.id } })).status).toBe(how === "bank" ? "paid" : "void");
     }
   });
-
-  it("a tenant's card deposit opens Checkout for its own balance; only operators credit directly", async () => {
-    const w = await world({ mode: "prepaid" });
-    const session = await startCardDeposit(w.asTenant, 5000, { secretKey: "sk_test_x", apiBase });
-    expect(session.url).toBe("https://checkout.stripe.test/c/pay/cs_test_123");
-    const sent = requests.filter((r) => r.startsWith("POST /v1/checkout/sessions")).at(-1)!;
-    expect(sent).toContain(`metadata[deposit_tenant_id]=${w.tenant.id}`);
-    expect(sent).toContain("unit_amount]=5000");
-    expect(await balanceOf(w.tenant.id)).toBe(0); // nothing until Stripe says it is paid
-    expect(await codeOf(startCardDeposit(operator, 5000, { secretKey: "sk_test_x", apiBase }))).toBe("forbidden");
-    expect(await codeOf(startCardDeposit(w.asTenant, 5000, {}))).toBe("conflict");
-  });
-
-  it("a paid deposit checkout credits the prepaid balance once", async () => {
-    const w = await world({ mode: "prepaid" });
-    const payload = event(unique("evt"), "checkout.session.completed", {
-      id: "cs_dep",
-      object: "checkout.session",
-      payment_status: "paid",
-      amount_total: 2500,
-      metadata: { deposit_tenant_id: w.tenant.id },
-    });
-    const cfg = { webhookSecret: secret };
-    expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({ outcome: "deposit_credited" });
-    expect(await handleStripeWebhook(payload, signed(payload), cfg)).toMatchObject({ outcome: "duplicate" });
-    expect(await balanceOf(w.tenant.id)).toBe(2500);
-  });
+  // card deposits (Checkout, webhooks, refunds): tests/integration/card-deposits.test.ts
 });

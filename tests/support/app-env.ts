@@ -20,6 +20,8 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     TRUSTED_PROXY_HOPS: "1",
     // webhooks are verified for real in the walks; no STRIPE_SECRET_KEY, so invoices use the local payment page
     STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
+    // self-service sign-up is on (the walks cover its public forms; an operator's setting can turn it off)
+    SELF_SERVICE_SIGNUP: "1",
     // Prometheus and Alertmanager authenticate with static tokens of their own
     METRICS_TOKEN: E2E_METRICS_TOKEN,
     ALERTMANAGER_TOKEN: E2E_ALERTMANAGER_TOKEN,

@@ -25,7 +25,7 @@ const nav = [
 ];
 
 export default async function AdminLayout({ children }: { children: React.ReactNode }) {
-  const p = await requireOperatorPage("/admin");
+  const p = await requireOperatorPage("/admin", { layout: true });
   const user = await userSummary(p.userId);
   return (
     <AppShell planeLabel="Operator" root="/admin" nav={nav} context="Operator console" user={{ ...user, roleLabel: "Operator" }}>

@@ -12,6 +12,7 @@ const errors: Record<string, string> = {
   invalid: "Wrong email or password.",
   throttled: "Too many sign-in attempts. Wait a minute and try again.",
   disabled: "This account or its organisation is disabled. Contact your administrator.",
+  unverified: "Confirm your email address first: we sent a link to it.",
 };
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; error?: string }> }) {
@@ -28,6 +29,12 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <p className="mt-1 text-sm text-slate-500">Operators land in the console, tenants in their dashboard.</p>
         <LoginForm callbackUrl={callbackUrl} initialError={sp.error ? (errors[sp.error.split(":")[0]!] ?? errors.invalid) : undefined} />
       </main>
+      <p className="mt-6 text-sm text-slate-300">
+        New here?{" "}
+        <Link className="font-medium text-white underline" href="/signup">
+          Create an account
+        </Link>
+      </p>
       {env().DEMO_MODE ? (
         <section
           aria-labelledby="demo-accounts"

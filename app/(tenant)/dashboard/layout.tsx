@@ -10,7 +10,7 @@ import { tenantBillingMode, tenantName, userSummary } from "@/lib/platform/overv
 export const dynamic = "force-dynamic";
 
 export default async function TenantLayout({ children }: { children: React.ReactNode }) {
-  const p = await requireTenantPage("/dashboard");
+  const p = await requireTenantPage("/dashboard", { layout: true });
   // before anything streams, so a member gets a real 403 (the page's own check is the second line)
   if (p.role !== "tenant_admin" && isAdminOnlyTenantPath((await headers()).get(PATH_HEADER) ?? "")) forbidden();
   const [user, name, billing] = await Promise.all([userSummary(p.userId), tenantName(p.tenantId), tenantBillingMode(p.tenantId)]);

@@ -14,6 +14,7 @@ import {
   usageJsonSchema,
   usageQuery,
 } from "@/lib/billing/schemas";
+import { cardDepositCheckoutBody, cardDepositJsonSchema } from "@/lib/billing/card-deposit-schemas";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
 import { paginationQuery } from "@/lib/http/pagination";
@@ -223,5 +224,47 @@ export const stripeWebhook = defineContract({
     200: { description: "Received", schema: z.object({ received: z.literal(true), outcome: z.string() }) },
     400: { description: "Missing or invalid Stripe-Signature", schema: errorBodySchema },
     404: { description: "Stripe webhooks are not configured", schema: errorBodySchema },
+    409: {
+      description: "Not applied yet (a refund of a payment whose confirmation has not arrived): Stripe delivers it again later",
+      schema: errorBodySchema,
+    },
   },
+});
+
+export const createCardDepositCheckout = defineContract({
+  operationId: "createCardDepositCheckout",
+  method: "POST",
+  path: "/api/tenants/{id}/deposits/checkout",
+  summary: "Open a Stripe Checkout Session that adds funds to the prepaid balance (tenant admins, operators)",
+  description:
+    "Answers the Checkout page's URL; nothing is credited until Stripe's signed checkout.session.completed webhook arrives, which credits the balance once. The amount must lie between CARD_DEPOSIT_MIN_CENTS and CARD_DEPOSIT_MAX_CENTS. Without Stripe configured it answers 409 and says so.",
+  tags: ["Billing"],
+  access: ["operator", "tenant"],
+  tenantRole: "tenant_admin",
+  params: idParams,
+  body: cardDepositCheckoutBody,
+  bodyLimitBytes: 4 * 1024,
+  rateLimitPerMinute: 20,
+  responses: {
+    201: {
+      description: "The Checkout Session to send the payer to",
+      schema: z.object({ url: z.string(), session_id: z.string(), deposit: cardDepositJsonSchema }),
+    },
+    ...authErrors,
+    ...notFoundError,
+    409: { description: "Card payments are not configured on this installation", schema: errorBodySchema },
+    503: { description: "Stripe could not be reached", schema: errorBodySchema },
+  },
+});
+
+export const listCardDeposits = defineContract({
+  operationId: "listCardDeposits",
+  method: "GET",
+  path: "/api/tenants/{id}/card-deposits",
+  summary: "The tenant's card deposits, newest first: open, paid, expired, failed, with refunds",
+  tags: ["Billing"],
+  access: ["operator", "tenant"],
+  params: idParams,
+  query: z.strictObject({ limit: paginationQuery.limit, cursor: z.uuid("Must be a card deposit id").optional() }),
+  responses: { 200: { description: "Card deposits", schema: listOf(cardDepositJsonSchema) }, ...authErrors, ...notFoundError },
 });

@@ -1,4 +1,5 @@
 import type { Contract } from "@/lib/http/contract";
+import * as accounts from "./accounts";
 import * as alerts from "./alerts";
 import * as apiKeys from "./api-keys";
 import * as billing from "./billing";
@@ -17,6 +18,7 @@ import * as tenants from "./tenants";
 import * as workloads from "./workloads";
 
 export {
+  accounts,
   alerts,
   apiKeys,
   billing,
@@ -53,4 +55,5 @@ export const allContracts: Contract[] = [
   marketing,
   operations,
   providers,
+  accounts,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));

@@ -3,8 +3,11 @@ import {
   saveBankDetailsAction,
   saveNotificationSettingsAction,
   saveRemediationSettingsAction,
+  saveSelfServiceSettingsAction,
+  saveTwoFactorPolicyAction,
   sendTestNotificationAction,
 } from "@/app/_actions/settings";
+import { SelfServiceSettingsForm, TwoFactorPolicyForm } from "@/components/forms/self-service-forms";
 import { BankDetailsForm, NotificationSettingsForm, RemediationSettingsForm, SourceBadge } from "@/components/forms/settings-forms";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
@@ -91,6 +94,18 @@ export default page({ plane: "operator", path: "/admin/settings" }, async () => 
           Bank details for transfers, shown to tenants on every pending invoice and on the prepaid balance page, with a payment reference.
         </p>
         <BankDetailsForm action={saveBankDetailsAction} bank={view.bank.value} />
+      </Card>
+      <Card className="mt-6" id="self-service">
+        <CardHeader
+          title="Self-service sign-up"
+          description="Strangers become paying tenants on their own: a prepaid account with these limits, usable once its email address is confirmed, funded by card. They appear under Tenants as sign-ups."
+          actions={<SourceBadge source={view.signup.source} />}
+        />
+        <SelfServiceSettingsForm action={saveSelfServiceSettingsAction} enabled={view.signup.enabled} defaults={view.signup.defaults} />
+      </Card>
+      <Card className="mt-6" id="sign-in-security">
+        <CardHeader title="Sign-in security" description="Who must sign in with a code from an authenticator app besides the password." />
+        <TwoFactorPolicyForm action={saveTwoFactorPolicyAction} policy={view.twoFactor} />
       </Card>
       <Card className="mt-6" id="deploy-time">
         <CardHeader

@@ -8,6 +8,7 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { fleetCapacity } from "@/lib/jobs/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
+import { SignupState } from "@/components/shell/signup-state";
 
 export const metadata = { title: "Tenants" };
 
@@ -15,7 +16,10 @@ export default page({ plane: "operator", path: "/admin/tenants" }, async () => {
   const [tenants, capacity] = await Promise.all([listTenantsWithCounts(), fleetCapacity()]);
   return (
     <>
-      <PageHeader title="Tenants" description="Organisations that run work on the fleet, each with a GPU quota." />
+      <PageHeader
+        title="Tenants"
+        description="Organisations that run work on the fleet, each with a GPU quota: made here by an operator, or signed up on their own."
+      />
       <Card className="mb-6">
         <CardHeader title="New tenant" />
         <CreateTenantForm action={createTenantAction} fleetGpus={Object.values(capacity).reduce((a, b) => a + b, 0)} />
@@ -30,6 +34,7 @@ export default page({ plane: "operator", path: "/admin/tenants" }, async () => {
               <tr>
                 <Th>Name</Th>
                 <Th>Status</Th>
+                <Th>Origin</Th>
                 <Th className="text-right">GPU quota</Th>
                 <Th className="text-right">Users</Th>
                 <Th className="text-right">Keys</Th>
@@ -47,6 +52,9 @@ export default page({ plane: "operator", path: "/admin/tenants" }, async () => {
                   </Td>
                   <Td>
                     <Badge tone={t.status === "active" ? "green" : "amber"}>{t.status}</Badge>
+                  </Td>
+                  <Td>
+                    <SignupState origin={t.origin} expiresAt={t.signupExpiresAt} admin={t.users[0] ?? null} />
                   </Td>
                   <Td className="text-right tabular-nums">{t.gpuQuota}</Td>
                   <Td className="text-right tabular-nums">{t._count.users}</Td>

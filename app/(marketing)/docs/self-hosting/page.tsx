@@ -23,6 +23,18 @@ const settings: Array<[string, string]> = [
   ],
   ["PREPAID_GRACE_S", "How long running work of a prepaid tenant continues at zero balance (default 900 s)."],
   [
+    "SELF_SERVICE_SIGNUP, SIGNUP_VERIFY_HOURS, PASSWORD_RESET_MINUTES",
+    "Let strangers sign up as prepaid tenants (or turn it on in Settings → Self-service sign-up); how long a sign-up's confirmation link and a password reset link last (48 h, 60 min).",
+  ],
+  [
+    "PRODUCT_NAME, MAIL_FROM",
+    "The name account mail and the sign-up page use, and the sender of account mail (verification, password reset, receipts, low-balance warnings); it leaves through the same SMTP server as alerts.",
+  ],
+  [
+    "CARD_DEPOSIT_MIN_CENTS, CARD_DEPOSIT_MAX_CENTS, CARD_DEPOSIT_CURRENCY",
+    "The smallest and largest card deposit through Stripe Checkout, and its currency (defaults $10, $10,000, usd).",
+  ],
+  [
     "SMTP_URL, ALERT_EMAIL_FROM, ALERT_EMAIL_TO",
     "Alert and demo-request emails through your SMTP server; recipients default to every active operator. Defaults: operators can change them in the console (Settings).",
   ],

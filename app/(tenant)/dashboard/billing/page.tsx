@@ -3,8 +3,9 @@ import { cardDepositAction } from "@/app/_actions/billing";
 import { updateBurstAction } from "@/app/_actions/providers";
 import { BurstForm } from "@/components/providers/burst-form";
 import { InvoiceStatus } from "@/components/billing/invoice-document";
-import { CardDepositForm } from "@/components/forms/billing-forms";
-import { stripeConfigFromEnv } from "@/lib/billing/stripe";
+import { AddFundsByCard } from "@/components/billing/add-funds";
+import { CardDepositList } from "@/components/billing/card-deposit-list";
+import { cardDepositLimits, cardDepositsAvailable, listCardDeposits } from "@/lib/billing/card-deposits";
 import { UsageByTypeChart } from "@/components/fleet/charts";
 import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
@@ -23,9 +24,17 @@ import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Billing" };
 
-const kindLabels: Record<string, string> = { deposit: "Deposit", charge: "Usage", invoice_payment: "Invoice payment", refund: "Refund" };
+const kindLabels: Record<string, string> = {
+  deposit: "Deposit",
+  charge: "Usage",
+  invoice_payment: "Invoice payment",
+  refund: "Refund",
+  card_refund: "Card refund",
+  reservation: "Reservation (paid up front)",
+  reservation_return: "Reservation, unused part",
+};
 
-export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ principal: p }) => {
+export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ principal: p, searchParams }) => {
   const [tenant, usage, running, invoices, balance, ledger, rates] = await Promise.all([
     getTenantOrThrow(p, p.tenantId),
     tenantUsage(p, p.tenantId, {}),
@@ -35,8 +44,16 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
     listTransactions(p, p.tenantId, { limit: 20 }),
     listRates(),
   ]);
-  const [settings, outlook] = await Promise.all([effectiveSettings(), balanceOutlook(p.tenantId)]);
-  const stripe = Boolean(stripeConfigFromEnv().secretKey);
+  const [settings, outlook, deposits] = await Promise.all([
+    effectiveSettings(),
+    balanceOutlook(p.tenantId),
+    listCardDeposits(p, p.tenantId, { limit: 10 }),
+  ]);
+  const cards = cardDepositsAvailable();
+  const stripe = cards.available;
+  const limits = cardDepositLimits();
+  const returned = deposits.data.find((d) => d.id === searchParams.deposit);
+  const isAdmin = p.role === "tenant_admin";
   const prepaid = tenant.billingMode === "prepaid";
   const due = invoices.data.filter((i) => i.status === "pending");
   return (
@@ -49,6 +66,19 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
             : "Your usage is measured per second and invoiced monthly."
         }
       />
+      {returned ? (
+        <p
+          role="status"
+          className="mb-6 rounded-lg bg-indigo-50 px-4 py-3 text-sm text-indigo-900 ring-1 ring-indigo-200"
+          data-testid="deposit-return"
+        >
+          {returned.status === "paid"
+            ? `Payment ${returned.reference} received: ${formatCents(returned.amount_cents)} was added to your balance. A receipt is on its way by email.`
+            : searchParams.cancelled
+              ? `Payment ${returned.reference} was cancelled; nothing was charged.`
+              : `Payment ${returned.reference} is with Stripe; your balance updates as soon as Stripe confirms it (usually within seconds). Reload to see it.`}
+        </p>
+      ) : null}
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Stat
           label="This month"
@@ -170,22 +200,36 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
           </Table>
         )}
       </Card>
-      {prepaid ? (
+      {prepaid || stripe ? (
         <Card className="mt-6" id="add-funds">
           <CardHeader
-            title="Add funds"
-            description="Work is charged to this balance per second as it runs. At zero, new work waits until funds arrive and running work stops after the grace period; a deposit queues it again."
+            title={prepaid ? "Add funds" : "Add credit"}
+            description={
+              prepaid
+                ? "Work is charged to this balance per second as it runs. At zero, new work waits until funds arrive and running work stops after the grace period; a deposit queues it again."
+                : "Pay by card through Stripe; the credit pays your next invoices."
+            }
           />
-          {stripe ? <CardDepositForm action={cardDepositAction} /> : null}
-          <div className={stripe ? "border-t border-slate-100 p-5" : "p-5"}>
-            <h3 className="mb-3 text-sm font-semibold text-slate-900">{stripe ? "Or by bank transfer" : "By bank transfer"}</h3>
-            <BankTransfer bank={settings.bank} reference={depositReference(p.tenantId)} />
-          </div>
-        </Card>
-      ) : stripe ? (
-        <Card className="mt-6" id="add-funds">
-          <CardHeader title="Add credit" description="Pay by card through Stripe; the credit pays your next invoices." />
-          <CardDepositForm action={cardDepositAction} />
+          {!stripe ? (
+            <p className="px-5 pt-5 text-sm text-slate-600" data-testid="card-unavailable">
+              Paying by card is not available: {cards.available ? "" : cards.why.charAt(0).toLowerCase() + cards.why.slice(1)}
+            </p>
+          ) : isAdmin ? (
+            <AddFundsByCard action={cardDepositAction} minCents={limits.minCents} maxCents={limits.maxCents} currency={limits.currency} />
+          ) : (
+            <p className="px-5 pt-5 text-sm text-slate-600">Your organisation&apos;s admins add funds by card.</p>
+          )}
+          {deposits.data.length ? (
+            <div className="border-t border-slate-100">
+              <CardDepositList deposits={deposits.data} highlight={returned?.id} />
+            </div>
+          ) : null}
+          {prepaid ? (
+            <div className={stripe ? "border-t border-slate-100 p-5" : "p-5"}>
+              <h3 className="mb-3 text-sm font-semibold text-slate-900">{stripe ? "Or by bank transfer" : "By bank transfer"}</h3>
+              <BankTransfer bank={settings.bank} reference={depositReference(p.tenantId)} />
+            </div>
+          ) : null}
         </Card>
       ) : null}
       <Card className="mt-6">

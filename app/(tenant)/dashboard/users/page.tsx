@@ -1,6 +1,7 @@
 import { createUserAction, updateUserAction } from "@/app/_actions/users";
 import { CreateUserForm } from "@/components/forms/user-forms";
 import { UsersTable } from "@/components/shell/users-table";
+import { resetTwoFactorAction } from "@/app/_actions/accounts";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { listUsers } from "@/lib/users/queries";
 import { ROLE_SUMMARIES } from "@/lib/users/roles";
@@ -42,7 +43,9 @@ export default page({ plane: "tenant_admin", path: "/dashboard/users" }, async (
             role: u.role,
             disabled: u.disabledAt !== null,
             lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
+            twoFactor: u.totpEnabledAt !== null,
           }))}
+          resetTwoFactor={resetTwoFactorAction}
         />
       </Card>
     </>

@@ -76,6 +76,7 @@ export default page({ plane: "operator", path: "/admin/alerts/notifications" }, 
                 ["firing", "Alert fired"],
                 ["resolved", "Alert resolved"],
                 ["demo_request", "Demo request"],
+                ["account", "Account mail"],
               ],
             },
           ]}
@@ -113,7 +114,13 @@ export default page({ plane: "operator", path: "/admin/alerts/notifications" }, 
                   </Td>
                   <Td wrap className="max-w-xl">
                     <Link
-                      href={n.alert_id ? `/admin/alerts?alert=${n.alert_id}` : "/admin/demo-requests"}
+                      href={
+                        n.alert_id
+                          ? `/admin/alerts?alert=${n.alert_id}`
+                          : n.kind === "account"
+                            ? `/admin/alerts/notifications/${n.id}`
+                            : "/admin/demo-requests"
+                      }
                       className="font-medium text-slate-900 hover:underline"
                     >
                       {n.subject}

@@ -1,8 +1,12 @@
 import Link from "next/link";
 import { depositAction, generateInvoiceAction, setBillingModeAction } from "@/app/_actions/billing";
-import { updateTenantAction } from "@/app/_actions/tenants";
 import { updateBurstAction } from "@/app/_actions/providers";
 import { BurstForm } from "@/components/providers/burst-form";
+import { updateTenantAction, updateTenantLimitsAction } from "@/app/_actions/tenants";
+import { TenantLimitsForm } from "@/components/forms/self-service-forms";
+import { CardDepositList } from "@/components/billing/card-deposit-list";
+import { SignupState } from "@/components/shell/signup-state";
+import { listCardDeposits } from "@/lib/billing/card-deposits";
 import { BillingModeForm, DepositForm, GenerateInvoiceForm } from "@/components/forms/billing-forms";
 import { balanceOf } from "@/lib/billing/ledger";
 import { depositReference, formatCents } from "@/lib/billing/money";
@@ -10,6 +14,7 @@ import { createUserAction, updateUserAction } from "@/app/_actions/users";
 import { EditTenantForm, TenantStatusForm } from "@/components/forms/tenant-forms";
 import { CreateUserForm } from "@/components/forms/user-forms";
 import { UsersTable } from "@/components/shell/users-table";
+import { resetTwoFactorAction } from "@/app/_actions/accounts";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { fleetCapacity } from "@/lib/jobs/queries";
@@ -28,15 +33,16 @@ export default page(
     load: async ({ principal, ids: { id } }) => {
       const tenant = await nullIfRefused(getTenantOrThrow(principal, id));
       if (!tenant) return null;
-      const [users, balance, capacity] = await Promise.all([
+      const [users, balance, capacity, deposits] = await Promise.all([
         listUsers(principal, { limit: 500, tenant_id: id }),
         balanceOf(id),
         fleetCapacity(),
+        listCardDeposits(principal, id, { limit: 10 }),
       ]);
-      return { tenant, users, balance, capacity };
+      return { tenant, users, balance, capacity, deposits: deposits.data };
     },
   },
-  ({ ids: { id }, data: { tenant, users, balance, capacity } }) => {
+  ({ ids: { id }, data: { tenant, users, balance, capacity, deposits } }) => {
     return (
       <>
         <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
@@ -55,6 +61,12 @@ export default page(
             </div>
           }
         />
+        {tenant.origin === "signup" ? (
+          <p className="mb-6 flex flex-wrap items-center gap-3 text-sm text-slate-600">
+            <SignupState origin={tenant.origin} expiresAt={tenant.signupExpiresAt} admin={null} />
+            Signed up on its own; it started with the self-service defaults (Settings → Self-service sign-up).
+          </p>
+        ) : null}
         <Card className="mb-6">
           <CardHeader title="Settings" />
           <EditTenantForm action={updateTenantAction} tenant={tenant} fleetGpus={Object.values(capacity).reduce((a, b) => a + b, 0)} />
@@ -84,6 +96,27 @@ export default page(
           />
         </Card>
         <Card className="mb-6">
+          <CardHeader
+            title="Limits"
+            description="What the tenant may hold at once and book; empty is no limit. Raise them when a self-service tenant asks."
+          />
+          <TenantLimitsForm
+            action={updateTenantLimitsAction}
+            tenantId={tenant.id}
+            limits={{
+              max_pods: tenant.maxPods,
+              max_reservation_hours: tenant.maxReservationHours,
+              max_reservations: tenant.maxReservations,
+            }}
+          />
+        </Card>
+        {deposits.length ? (
+          <Card className="mb-6">
+            <CardHeader title="Card payments" description="Deposits the tenant started through Stripe Checkout." />
+            <CardDepositList deposits={deposits} />
+          </Card>
+        ) : null}
+        <Card className="mb-6">
           <CardHeader title="Add a user" description="Tenant admins can also add their own users from their dashboard." />
           <CreateUserForm action={createUserAction} tenantId={tenant.id} />
         </Card>
@@ -98,7 +131,9 @@ export default page(
               role: u.role,
               disabled: u.disabledAt !== null,
               lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
+              twoFactor: u.totpEnabledAt !== null,
             }))}
+            resetTwoFactor={resetTwoFactorAction}
           />
         </Card>
       </>
