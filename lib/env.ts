@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
 import type { NodeAddressPolicy } from "@/lib/fleet/node-address";
+import type { BmcAddressPolicy } from "@/lib/redfish/address-policy";
 import { parseCidrList, type Cidr, type ProxyTrust } from "@/lib/http/client-address";
 import { parseAllowList } from "@/lib/pipelines/allow-list";
 
@@ -249,6 +250,23 @@ const envSchema = z
       .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
       .optional(),
     PUBLIC_API_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+    // BMCs (lib/bmc, lib/redfish): the networks their addresses must lie in when set (CIDR list).
+    // Loopback and link-local addresses (the control plane's own services, cloud metadata at
+    // 169.254.169.254) are refused unless listed here: the deploy-time, explicit choice
+    // (lib/redfish/address-policy.ts). And one Redfish request's limit.
+    BMC_NETWORKS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): Cidr[] => {
+        const list = parseCidrList(v ?? "");
+        if (list === null) {
+          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.40.0.0/16" });
+          return z.NEVER;
+        }
+        return list;
+      }),
+    BMC_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(20),
   })
   .superRefine((e, ctx) => {
     if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {
@@ -350,4 +368,9 @@ export function proxyTrust(e: Env = env()): ProxyTrust {
 /** Which addresses nodes may report (lib/fleet/node-address.ts): loopback only outside production, unless listed. */
 export function nodeAddressPolicy(e: Env = env()): NodeAddressPolicy {
   return { networks: e.NODE_ADDRESS_NETWORKS, allowLoopback: e.NODE_ENV !== "production" };
+}
+
+/** Where BMC requests may go (lib/redfish/address-policy.ts): loopback and link-local only when BMC_NETWORKS lists them. */
+export function bmcAddressPolicy(e: Env = env()): BmcAddressPolicy {
+  return { networks: e.BMC_NETWORKS };
 }

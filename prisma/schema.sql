@@ -688,6 +688,35 @@ CREATE TABLE public.ledger_entries (
     CONSTRAINT ledger_entries_usage_event_id_fkey FOREIGN KEY (usage_event_id) REFERENCES usage_events(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
 
+CREATE TABLE public.node_bmcs (
+    node_id uuid NOT NULL,
+    url text NOT NULL,
+    username text NOT NULL,
+    password_ciphertext text NOT NULL,
+    verify_tls boolean NOT NULL,
+    ca_pem text,
+    system_id text,
+    discovered jsonb DEFAULT '{}'::jsonb NOT NULL,
+    last_contact_at timestamp(3) with time zone,
+    last_error_kind text,
+    last_error text,
+    last_error_at timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_by text NOT NULL,
+    CONSTRAINT node_bmcs_ca_check CHECK (((ca_pem IS NULL) OR ((length(ca_pem) >= 1) AND (length(ca_pem) <= 65536)))),
+    CONSTRAINT node_bmcs_error_check CHECK ((((last_error_kind IS NULL) = (last_error IS NULL)) AND ((last_error IS NULL) = (last_error_at IS NULL)))),
+    CONSTRAINT node_bmcs_error_kind_check CHECK (((last_error_kind IS NULL) OR (last_error_kind = ANY (ARRAY['unreachable'::text, 'tls_untrusted'::text, 'address_refused'::text, 'credentials_refused'::text, 'media_refused'::text, 'not_supported'::text, 'task_failed'::text, 'timeout'::text, 'refused'::text, 'server_error'::text, 'bad_answer'::text])))),
+    CONSTRAINT node_bmcs_error_length_check CHECK (((last_error IS NULL) OR (length(last_error) <= 2000))),
+    CONSTRAINT node_bmcs_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT node_bmcs_password_check CHECK (((password_ciphertext ~~ 'v1:%'::text) AND (length(password_ciphertext) <= 1024))),
+    CONSTRAINT node_bmcs_pkey PRIMARY KEY (node_id),
+    CONSTRAINT node_bmcs_system_id_check CHECK (((system_id IS NULL) OR ((length(system_id) >= 1) AND (length(system_id) <= 256)))),
+    CONSTRAINT node_bmcs_tls_check CHECK ((((NOT verify_tls) OR (url ~~ 'https://%'::text)) AND ((ca_pem IS NULL) OR verify_tls))),
+    CONSTRAINT node_bmcs_url_check CHECK (((url ~ '^https?://[^/?#@[:space:]]+$'::text) AND (length(url) <= 300))),
+    CONSTRAINT node_bmcs_username_check CHECK (((length(username) >= 1) AND (length(username) <= 128)))
+);
+
 CREATE TABLE public.node_events (
     id bigint DEFAULT nextval('node_events_id_seq'::regclass) NOT NULL,
     node_id uuid NOT NULL,

@@ -22,6 +22,7 @@ import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "@/lib/reservation
 import { BILLING_MODES, TENANT_STATUSES } from "@/lib/tenants/schemas";
 import { TENANT_ROLES, USER_ROLES } from "@/lib/users/schemas";
 import { LOG_STREAMS } from "@/lib/workload-logs/schemas";
+import { REDFISH_FAILURES } from "@/lib/redfish/errors";
 
 // Every text column whose values are a closed list, with the constant the code uses for it. The
 // migrations hold the same lists in CHECK constraints; tests/integration/vocabulary-drift.test.ts
@@ -71,4 +72,5 @@ export const CLOSED_COLUMNS = {
   "reservations.status": RESERVATION_STATUSES,
   "reservation_events.kind": RESERVATION_EVENT_KINDS,
   "pods.status": POD_STATUSES,
+  "node_bmcs.last_error_kind": REDFISH_FAILURES,
 } as const satisfies Record<string, readonly string[]>;

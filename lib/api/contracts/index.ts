@@ -14,6 +14,7 @@ import * as pods from "./pods";
 import * as reservations from "./reservations";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
+import * as bmc from "./bmc";
 
 export {
   alerts,
@@ -31,6 +32,7 @@ export {
   reservations,
   tenants,
   workloads,
+  bmc,
 };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
@@ -50,4 +52,5 @@ export const allContracts: Contract[] = [
   billing,
   marketing,
   operations,
+  bmc,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));
