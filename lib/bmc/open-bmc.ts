@@ -49,7 +49,7 @@ export async function recordBmcContact(nodeId: string, found: Discovered): Promi
   await db().nodeBmc.updateMany({
     where: { nodeId },
     data: {
-      discovered: { ...((row.discovered as Discovered | null) ?? {}), ...found } as Prisma.InputJsonObject,
+      discovered: { ...(row.discovered as Discovered | null), ...found } as Prisma.InputJsonObject,
       lastContactAt: new Date(),
       lastErrorKind: null,
       lastError: null,

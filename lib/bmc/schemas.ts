@@ -4,7 +4,8 @@ import { REDFISH_FAILURES } from "@/lib/redfish/errors";
 // The BMC routes' shapes (API.md, "BMC and provisioning"). Pure and importable anywhere: the checks
 // that need the deployment (BMC_NETWORKS) or node:crypto (the CA certificate) run in the use case.
 
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Whether a string holds a control character (code points 0–31 and 127). */
+const hasControl = (v: string) => [...v].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127);
 
 /** The BMC URL as stored: its origin (scheme://host[:port]), or why it is not one we take. */
 export function bmcOrigin(raw: string): { origin: string } | { problem: string } {
@@ -34,7 +35,7 @@ export const putBmcBody = z
       .string({ error: "The BMC account to log in with" })
       .min(1, "The BMC account to log in with")
       .max(128, "At most 128 characters")
-      .refine((v) => !CONTROL.test(v), "No control characters"),
+      .refine((v) => !hasControl(v), "No control characters"),
     password: z.string({ error: "The BMC account's password" }).min(1, "The BMC account's password").max(256, "At most 256 characters"),
     verify_tls: z.boolean({ error: "true or false" }).optional(),
     ca_pem: z
