@@ -5,7 +5,13 @@ import { REDFISH_FAILURES } from "@/lib/redfish/errors";
 // that need the deployment (BMC_NETWORKS) or node:crypto (the CA certificate) run in the use case.
 
 /** Whether a string holds a control character (code points 0–31 and 127). */
-const hasControl = (v: string) => [...v].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127);
+function hasControl(v: string): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 32 || c === 127) return true;
+  }
+  return false;
+}
 
 /** The BMC URL as stored: its origin (scheme://host[:port]), or why it is not one we take. */
 export function bmcOrigin(raw: string): { origin: string } | { problem: string } {
