@@ -14,6 +14,13 @@ import { INVOICE_STATUSES, PAYMENT_METHODS, USAGE_KINDS } from "@/lib/billing/sc
 import { SCALE_OUTCOMES, AUTOSCALE_METRICS } from "@/lib/endpoints/autoscaler";
 import { ENDPOINT_STATUSES, REPLICA_STATUSES } from "@/lib/endpoints/endpoint-lifecycle";
 import { GPU_STATUSES, NODE_STATUSES } from "@/lib/fleet/node-lifecycle";
+import { LEASE_PURPOSES } from "@/lib/fleet/node-lease";
+import {
+  STEP_STATUSES as WORKFLOW_STEP_STATUSES,
+  WORKFLOW_KINDS,
+  WORKFLOW_STATUSES,
+  WORKFLOW_TRIGGERS,
+} from "@/lib/fleet/workflow-vocabulary";
 import { BLOCK_REASONS, JOB_STATUSES } from "@/lib/jobs/job-lifecycle";
 import { DEMO_REQUEST_STATUSES } from "@/lib/marketing/schemas";
 import { LOOP_ON_EXHAUSTED, PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS, STEP_STATUSES } from "@/lib/pipelines/schemas";
@@ -72,5 +79,10 @@ export const CLOSED_COLUMNS = {
   "reservations.status": RESERVATION_STATUSES,
   "reservation_events.kind": RESERVATION_EVENT_KINDS,
   "pods.status": POD_STATUSES,
+  "node_leases.purpose": LEASE_PURPOSES,
+  "node_workflows.kind": WORKFLOW_KINDS,
+  "node_workflows.status": WORKFLOW_STATUSES,
+  "node_workflows.trigger": WORKFLOW_TRIGGERS,
+  "node_workflow_steps.status": WORKFLOW_STEP_STATUSES,
   "node_bmcs.last_error_kind": REDFISH_FAILURES,
 } as const satisfies Record<string, readonly string[]>;
