@@ -66,6 +66,17 @@ export interface Exchange {
   quirk?: QuirkId;
 }
 
+/** A 202's task as a workflow keeps it between visits: the monitor, the Task (when named), what started it. */
+export interface TaskRef {
+  monitor: string;
+  task?: string;
+  what: string;
+  polls: number;
+  quirk?: QuirkId;
+}
+
+export type TaskPoll = { state: "running"; retryAfterMs: number; ref: TaskRef } | { state: "done"; answer: Answer };
+
 export interface Resource {
   path: string;
   json: Json;
@@ -100,15 +111,39 @@ export class RedfishClient {
   private readonly sleep: (ms: number) => Promise<void>;
   private rootDoc?: Json;
 
+  private readonly signal?: AbortSignal;
+
   constructor(
     private readonly target: RedfishTarget,
-    opts: { timing?: Partial<RedfishTiming>; record?: (e: Exchange) => void; sleep?: (ms: number) => Promise<void> } = {},
+    opts: {
+      timing?: Partial<RedfishTiming>;
+      record?: (e: Exchange) => void;
+      sleep?: (ms: number) => Promise<void>;
+      /** once aborted, nothing more is sent: the next request or wait throws the abort's reason */
+      signal?: AbortSignal;
+    } = {},
   ) {
     const u = new URL(target.url);
     this.origin = new URL(`${u.protocol}//${u.host}`);
     this.timing = { ...DEFAULT_TIMING, ...opts.timing };
     this.record = opts.record ?? (() => {});
-    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.signal = opts.signal;
+    const signal = opts.signal;
+    this.sleep =
+      opts.sleep ??
+      ((ms) =>
+        new Promise<void>((resolve, reject) => {
+          if (signal?.aborted) return reject(signal.reason as Error);
+          const t = setTimeout(() => {
+            signal?.removeEventListener("abort", stop);
+            resolve();
+          }, ms);
+          const stop = () => {
+            clearTimeout(t);
+            reject(signal!.reason as Error);
+          };
+          signal?.addEventListener("abort", stop, { once: true });
+        }));
   }
 
   private readonly record: (e: Exchange) => void;
@@ -237,7 +272,7 @@ export class RedfishClient {
           },
         );
       } catch (e) {
-        if (!isRedfishError(e)) throw e;
+        if (!isRedfishError(e) || this.signal?.aborted) throw e;
         failure = e;
       }
       this.record({
@@ -385,61 +420,70 @@ export class RedfishClient {
     return this.followTask(a, `${method} ${path}`);
   }
 
-  private async followTask(accepted: Answer, what: string): Promise<Answer> {
-    let taskPath = isTask(accepted.json) ? odataId(accepted.json) : undefined;
-    const monitor = accepted.headers.location ?? taskPath;
+  /** What a 202 points at: the monitor to poll, and the Task when the answer names it. Plain JSON: a workflow keeps it between visits. */
+  taskRef(accepted: Answer, what: string): TaskRef {
+    const task = isTask(accepted.json) ? odataId(accepted.json) : undefined;
+    const monitor = accepted.headers.location ?? task;
     if (!monitor) throw new RedfishError("bad_answer", `${what}: 202 Accepted without a Location to follow`, { status: 202 });
+    return { monitor, ...(task ? { task } : {}), what, polls: 0 };
+  }
+
+  /**
+   * One look at a task: still running (and when to look next), or done with the operation's own
+   * answer. A task that ended badly throws task_failed with the BMC's messages.
+   */
+  async pollTask(ref: TaskRef): Promise<TaskPoll> {
+    const quirk = ref.quirk;
+    const a = await this.call("GET", ref.monitor, undefined, quirk ? { quirk } : {});
+    const polled = ref.polls > 0;
+    const next = (r: TaskRef): TaskPoll => ({
+      state: "running",
+      retryAfterMs: retryAfterMs(a.headers["retry-after"], this.timing.maxBackoffMs) ?? this.timing.taskPollMs,
+      ref: { ...r, polls: r.polls + 1 },
+    });
+    if (a.status === 202) return next(isTask(a.json) && !ref.task ? { ...ref, task: odataId(a.json) } : ref);
+    if (a.status === 404 && (polled || ref.task)) {
+      // the monitor went away once the task ended: the Task resource (when we know it) says how
+      if (ref.task && ref.task !== ref.monitor) {
+        const t = await this.get(ref.task, "task_monitor_gone");
+        const o = taskOutcome(t.json);
+        if (o.state === "failed") throw new RedfishError("task_failed", `${ref.what}: ${o.why}`, { path: ref.task });
+        if (o.state === "running") return next({ ...ref, quirk: "task_monitor_gone" });
+      }
+      return { state: "done", answer: { ...a, status: 204, json: undefined, text: "" } };
+    }
+    if (isTask(a.json)) {
+      const o = taskOutcome(a.json);
+      if (o.state === "running") return next({ ...ref, quirk: "task_monitor_is_task" });
+      if (o.state === "failed") throw new RedfishError("task_failed", `${ref.what}: ${o.why}`, { status: a.status, path: ref.monitor });
+      return { state: "done", answer: a };
+    }
+    if (!ok(a.status)) {
+      const m = redfishMessages(a.json);
+      throw new RedfishError(
+        a.status === 401 || a.status === 403 ? "credentials_refused" : "task_failed",
+        `${ref.what}: the task ended with HTTP ${a.status}${m.text ? `, ${m.text}` : ""}`,
+        { status: a.status, messageIds: m.ids, path: ref.monitor },
+      );
+    }
+    return { state: "done", answer: a };
+  }
+
+  private async followTask(accepted: Answer, what: string): Promise<Answer> {
+    let ref = this.taskRef(accepted, what);
     const deadline = Date.now() + this.timing.taskTimeoutMs;
     let wait = retryAfterMs(accepted.headers["retry-after"], this.timing.maxBackoffMs) ?? this.timing.taskPollMs;
-    let quirk: QuirkId | undefined;
-    for (let polled = false; ; polled = true) {
+    for (;;) {
       if (Date.now() + wait > deadline)
         throw new RedfishError(
           "timeout",
-          `${what}: the task at ${monitor} did not finish within ${Math.round(this.timing.taskTimeoutMs / 1000)} s`,
+          `${what}: the task at ${ref.monitor} did not finish within ${Math.round(this.timing.taskTimeoutMs / 1000)} s`,
         );
       await this.sleep(wait);
-      const a = await this.call("GET", monitor, undefined, quirk ? { quirk } : {});
-      wait = retryAfterMs(a.headers["retry-after"], this.timing.maxBackoffMs) ?? this.timing.taskPollMs;
-      if (a.status === 202) {
-        if (isTask(a.json)) taskPath ??= odataId(a.json);
-        continue;
-      }
-      if (a.status === 404 && (polled || taskPath)) {
-        // the monitor went away once the task ended: the Task resource (when we know it) says how
-        if (taskPath && taskPath !== monitor) {
-          const t = await this.get(taskPath, "task_monitor_gone");
-          const o = taskOutcome(t.json);
-          if (o.state === "failed") throw new RedfishError("task_failed", `${what}: ${o.why}`, { path: taskPath });
-          if (o.state === "running") {
-            quirk = "task_monitor_gone";
-            continue;
-          }
-        }
-        return { ...a, status: 204, json: undefined, text: "" };
-      }
-      if (isTask(a.json)) {
-        const o = taskOutcome(a.json);
-        if (o.state === "running") {
-          quirk = "task_monitor_is_task";
-          continue;
-        }
-        if (o.state === "failed") throw new RedfishError("task_failed", `${what}: ${o.why}`, { status: a.status, path: monitor });
-        return a;
-      }
-      if (!ok(a.status)) {
-        const m = redfishMessages(a.json);
-        throw new RedfishError(
-          a.status === 401 || a.status === 403 ? "credentials_refused" : "task_failed",
-          `${what}: the task ended with HTTP ${a.status}${m.text ? `, ${m.text}` : ""}`,
-          {
-            status: a.status,
-            messageIds: m.ids,
-            path: monitor,
-          },
-        );
-      }
-      return a;
+      const p = await this.pollTask(ref);
+      if (p.state === "done") return p.answer;
+      ref = p.ref;
+      wait = p.retryAfterMs;
     }
   }
 

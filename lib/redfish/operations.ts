@@ -1,4 +1,4 @@
-import type { RedfishClient, Resource } from "./client";
+import type { RedfishClient, Resource, TaskRef } from "./client";
 import { RedfishError } from "./errors";
 import { wantsTransferProtocol, type QuirkId } from "./quirks";
 import {
@@ -119,7 +119,7 @@ async function resetTypes(c: RedfishClient, system: Resource): Promise<{ target:
 
 export interface PowerOutcome {
   action: PowerAction;
-  /** null: nothing was sent (already in that state) */
+  /** null: nothing was sent (already in that state, or on its way there) */
   reset_type: string | null;
   power_state_before: string | null;
   power_state: string | null;
@@ -127,11 +127,16 @@ export interface PowerOutcome {
 
 const powerState = (r: Resource): string | null => (typeof r.json.PowerState === "string" ? r.json.PowerState : null);
 
+/** The system's PowerState now (null when the BMC reports none). */
+export async function powerStateOf(c: RedfishClient, systemPath: string): Promise<string | null> {
+  return powerState(await c.get(systemPath));
+}
+
 /** Waits until PowerState shows `want` (a BMC that reports no PowerState is taken at its word). */
 async function waitForPowerState(c: RedfishClient, path: string, want: "On" | "Off"): Promise<string | null> {
   const deadline = Date.now() + c.timings.powerTimeoutMs;
   for (;;) {
-    const state = powerState(await c.get(path));
+    const state = await powerStateOf(c, path);
     if (state === want || state === null) return state;
     if (Date.now() + c.timings.powerPollMs > deadline)
       throw new RedfishError(
@@ -144,35 +149,27 @@ async function waitForPowerState(c: RedfishClient, path: string, want: "On" | "O
 }
 
 /**
- * Powers the system on, off or restarts it with a ResetType the BMC lists (On/ForceOn/…,
- * ForceOff/GracefulShutdown/…, ForceRestart/GracefulRestart/PowerCycle), skipping a reset to the
- * state it is already in, and waits for PowerState to show the result when `wait` is set.
+ * Sends the reset for a power action with a ResetType the BMC lists (On/ForceOn/…,
+ * ForceOff/GracefulShutdown/…, ForceRestart/GracefulRestart/PowerCycle), or nothing when the
+ * system is already in that state or on its way there (PoweringOn, PoweringOff). Does not wait.
  */
-export async function setPower(
-  c: RedfishClient,
-  systemPath: string,
-  action: PowerAction,
-  opts: { wait?: boolean } = {},
-): Promise<PowerOutcome> {
+export async function requestPower(c: RedfishClient, systemPath: string, action: PowerAction): Promise<PowerOutcome> {
   const system = await c.get(systemPath);
   const before = powerState(system);
   const want = POWER_TARGET[action];
-  if (action !== "restart" && before === want) return { action, reset_type: null, power_state_before: before, power_state: before };
+  const on = before === "On" || before === "PoweringOn";
+  if (action !== "restart" && (before === want || before === `Powering${want}`))
+    return { action, reset_type: null, power_state_before: before, power_state: before };
   let act: PowerAction = action;
   let quirk: QuirkId | undefined;
-  if (action === "restart" && before === "Off") {
+  if (action === "restart" && before === "PoweringOn") return { action, reset_type: null, power_state_before: before, power_state: before };
+  if (action === "restart" && !on) {
     act = "on";
     quirk = "restart_when_off";
   }
   const reset = await resetTypes(c, system);
   quirk ??= reset.quirk;
   const type = chooseResetType(act, reset.allowed);
-  if (!type && act === "restart") {
-    // no restart type at all: off, then on
-    await setPower(c, systemPath, "off", { wait: true });
-    const on = await setPower(c, systemPath, "on", opts);
-    return { ...on, action, power_state_before: before };
-  }
   if (!type)
     throw new RedfishError(
       "not_supported",
@@ -185,12 +182,33 @@ export async function setPower(
   if (!okStatus(a.status)) {
     if ((a.status === 400 || a.status === 409) && act !== "restart") {
       const now = powerState(await c.get(systemPath, "reset_refused_in_state"));
-      if (now === want) return { action, reset_type: type, power_state_before: before, power_state: now };
+      if (now === want || now === `Powering${want}`) return { action, reset_type: type, power_state_before: before, power_state: now };
     }
     c.expect(a, "POST", reset.target);
   }
-  const after = opts.wait ? await waitForPowerState(c, systemPath, want) : null;
-  return { action, reset_type: type, power_state_before: before, power_state: after };
+  return { action, reset_type: type, power_state_before: before, power_state: null };
+}
+
+/**
+ * Powers the system on, off or restarts it (requestPower), and waits for PowerState to show the
+ * result when `wait` is set. A BMC that lists no restart ResetType is powered off, then on.
+ */
+export async function setPower(
+  c: RedfishClient,
+  systemPath: string,
+  action: PowerAction,
+  opts: { wait?: boolean } = {},
+): Promise<PowerOutcome> {
+  try {
+    const out = await requestPower(c, systemPath, action);
+    const after = opts.wait ? await waitForPowerState(c, systemPath, POWER_TARGET[action]) : out.power_state;
+    return { ...out, power_state: after };
+  } catch (e) {
+    if (!(e instanceof RedfishError && e.kind === "not_supported" && action === "restart")) throw e;
+    await setPower(c, systemPath, "off", { wait: true });
+    const on = await setPower(c, systemPath, "on", opts);
+    return { ...on, action };
+  }
 }
 
 // ---------------------------------------------------------------- virtual media
@@ -217,32 +235,73 @@ export async function ejectMedia(c: RedfishClient, mediaPath: string): Promise<{
   return { ejected: true };
 }
 
-/** Inserts the image (InsertMedia, or PATCH where the device offers only that) and waits until the device shows it. */
-export async function insertMedia(c: RedfishClient, mediaPath: string, image: string): Promise<void> {
+/** What an InsertMedia request came to: the image shows already, the BMC is mounting it (a task, or in the background), or it was refused (throws). */
+export type InsertStart = { state: "inserted" } | { state: "task"; ref: TaskRef } | { state: "sent" };
+
+/** Whether the device shows this image inserted now. */
+export async function mediaShows(c: RedfishClient, mediaPath: string, image: string, quirk?: QuirkId): Promise<boolean> {
+  return showsImage((await c.get(mediaPath, quirk)).json, image);
+}
+
+/** Asks the device to insert the image (InsertMedia, or PATCH where the device offers only that), without waiting for a task. */
+export async function startInsertMedia(c: RedfishClient, mediaPath: string, image: string): Promise<InsertStart> {
   const m = await c.get(mediaPath);
+  if (showsImage(m.json, image)) return { state: "inserted" };
   const target = mediaAction(m.json, "InsertMedia");
+  let a;
+  let where = target ?? m.path;
   if (target) {
     // Inserted and WriteProtected are left at their defaults (true, true): SuperMicro X11/X12
     // refuse the action when they are sent at all (sushy sends them only when not the default)
-    let a = await c.post(target, { Image: image });
+    a = await c.call("POST", target, { Image: image });
     if (wantsTransferProtocol(a.status, a.json))
-      a = await c.post(
+      a = await c.call(
+        "POST",
         target,
         { Image: image, TransferProtocolType: new URL(image).protocol.replace(":", "").toUpperCase() },
-        "transfer_protocol_required",
+        { quirk: "transfer_protocol_required" },
       );
-    c.expect(a, "POST", target, "media_refused");
   } else if (m.allow.includes("PATCH")) {
-    c.expect(await c.patch(m, { Image: image, Inserted: true, WriteProtected: true }, "media_by_patch"), "PATCH", m.path, "media_refused");
+    where = m.path;
+    a = await c.call(
+      "PATCH",
+      m.path,
+      { Image: image, Inserted: true, WriteProtected: true },
+      { quirk: "media_by_patch", ...(m.etag ? { headers: { "if-match": m.etag } } : {}) },
+    );
   } else {
     throw new RedfishError("not_supported", `${mediaPath} has no InsertMedia action and does not allow PATCH`, { path: mediaPath });
   }
-  let last: Json = {};
+  if (a.status === 202) return { state: "task", ref: c.taskRef(a, `InsertMedia ${image}`) };
+  c.expect(a, target ? "POST" : "PATCH", where, "media_refused");
+  return { state: "sent" };
+}
+
+/** Inserts the image and waits until the device shows it (a 202 task followed to its end). */
+export async function insertMedia(c: RedfishClient, mediaPath: string, image: string): Promise<void> {
+  const start = await startInsertMedia(c, mediaPath, image);
+  if (start.state === "inserted") return;
+  if (start.state === "task") {
+    let ref = start.ref;
+    const deadline = Date.now() + c.timings.taskTimeoutMs;
+    for (let wait = c.timings.taskPollMs; ;) {
+      if (Date.now() + wait > deadline)
+        throw new RedfishError("timeout", `${ref.what}: the task did not finish in time`, { path: ref.monitor });
+      await c.pause(wait);
+      const p = await c.pollTask(ref);
+      if (p.state === "done") {
+        if (!okStatus(p.answer.status)) c.expect(p.answer, "GET", ref.monitor, "media_refused");
+        break;
+      }
+      ref = p.ref;
+      wait = p.retryAfterMs;
+    }
+  }
   for (let i = 0; i < 6; i++) {
-    last = (await c.get(mediaPath, i > 0 ? "media_mount_delay" : undefined)).json;
-    if (showsImage(last, image)) return;
+    if (await mediaShows(c, mediaPath, image, i > 0 ? "media_mount_delay" : undefined)) return;
     await c.pause(Math.min(2_000, c.timings.powerPollMs));
   }
+  const last = (await c.get(mediaPath)).json;
   throw new RedfishError(
     "media_refused",
     `${mediaPath} accepted the image but shows ${last.Inserted === true ? `${text(last.Image)} inserted` : "no media inserted"}`,

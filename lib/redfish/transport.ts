@@ -20,6 +20,8 @@ export interface TransportOptions {
   caPem?: string | null;
   maxResponseBytes: number;
   policy: BmcAddressPolicy;
+  /** aborts the request; the promise rejects with the signal's reason */
+  signal?: AbortSignal;
 }
 
 export interface Answer {
@@ -109,7 +111,7 @@ export function send(
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
-      reject(e);
+      reject(opts.signal?.aborted ? (opts.signal.reason as Error) : e);
     };
     const req = lib.request(
       url,
@@ -129,6 +131,7 @@ export function send(
         },
         ...(literal ? {} : { lookup: guardedLookup(opts.policy) }),
         ...(secure ? { rejectUnauthorized: opts.verifyTls, ...(opts.caPem ? { ca: opts.caPem } : {}) } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];
