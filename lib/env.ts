@@ -267,6 +267,11 @@ const envSchema = z
         return list;
       }),
     BMC_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(20),
+    // Provisioning (lib/provisioning): how long a worker's lease on a node lasts unless renewed (a
+    // worker that stalls longer loses it and another continues), and how long after the power-on
+    // the node's agent has to register before the provisioning fails.
+    PROVISION_LEASE_S: z.coerce.number().int().min(5).max(3_600).default(60),
+    PROVISION_AGENT_TIMEOUT_S: z.coerce.number().int().min(30).max(86_400).default(1_800),
   })
   .superRefine((e, ctx) => {
     if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {

@@ -17,6 +17,7 @@ import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 import { maintainReservations } from "@/lib/reservations/maintain-reservations";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
+import { advanceProvisionings } from "@/lib/provisioning/advance-provisionings";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
 import { pruneSignInThrottles } from "@/lib/users/verify-credentials";
 import { defineJob, type BackgroundJob } from "./types";
@@ -185,5 +186,19 @@ export const backgroundJobs: BackgroundJob[] = [
     description: "Delete workload log chunks older than WORKLOAD_LOG_RETENTION_DAYS",
     cron: "23 * * * *",
     run: () => pruneWorkloadLogs(env().WORKLOAD_LOG_RETENTION_DAYS),
+  }),
+  defineJob({
+    // Woken when a provisioning starts; the sweep visits every running one whose step is due (a
+    // reset settling, an image mounting, the agent not back yet). Each visit holds the node's lease,
+    // so instances and Inngest runs never work one node at once; a stalled worker's lease runs out
+    // and the next sweep continues. With Inngest each visit is a durable step.
+    id: "provisioning-advance",
+    description: "Provision nodes through their BMCs (Redfish), step by step under each node's lease",
+    cron: "* * * * *",
+    everySeconds: 2,
+    events: ["provisioning/advance.requested"],
+    debounceMs: 25,
+    durable: true,
+    run: async ({ step }) => ({ ...(await advanceProvisionings(step ? { step } : {})) }),
   }),
 ];

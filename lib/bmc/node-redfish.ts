@@ -13,12 +13,15 @@ import { recordBmcContact, recordBmcFailure, type OpenedBmc } from "./open-bmc";
 export interface NodeRedfishOptions {
   record?: (e: Exchange) => void;
   timing?: Partial<RedfishTiming>;
+  /** stops the conversation: nothing more is sent once it aborts */
+  signal?: AbortSignal;
 }
 
 export function nodeRedfishClient(opened: OpenedBmc, opts: NodeRedfishOptions = {}): RedfishClient {
   return new RedfishClient(opened.target, {
     timing: { timeoutMs: env().BMC_TIMEOUT_S * 1000, ...opts.timing },
     ...(opts.record ? { record: opts.record } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
 }
 

@@ -1,7 +1,9 @@
 import "server-only";
 import { assertOperator, type Actor } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { db } from "@/lib/db/client";
+import { db, pool } from "@/lib/db/client";
+import { conflict } from "@/lib/errors";
+import { runningWorkflowOf } from "@/lib/fleet/node-workflows";
 import { isRedfishError } from "@/lib/redfish/errors";
 import { setPower } from "@/lib/redfish/operations";
 import type { PowerAction } from "@/lib/redfish/resources";
@@ -16,6 +18,12 @@ import { openBmc } from "./open-bmc";
 export async function powerNode(actor: Actor, nodeId: string, action: PowerAction) {
   assertOperator(actor.principal);
   const opened = await openBmc(nodeId);
+  // a provisioning or handover owns the node's power while it runs (its worker holds the lease)
+  const running = await runningWorkflowOf(pool(), nodeId);
+  if (running)
+    throw conflict(`A ${running.kind} is running on this node: stop it first (put the node in maintenance), then power it`, [
+      { path: "node_id", message: `${running.kind} running` },
+    ]);
   try {
     // an operator waits for this answer: fewer repeats than a background step makes (about 2 s of backoff)
     const outcome = await withNodeSystem(opened, (c, system) => setPower(c, system.path, action), { timing: { retries: 2 } });

@@ -1,10 +1,14 @@
 import { bmcJsonSchema, powerBody, powerReplySchema, putBmcBody } from "@/lib/bmc/schemas";
+import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
+import { provisionBody, provisioningJsonSchema } from "@/lib/provisioning/schemas";
 import { errorBodySchema } from "@/lib/http/error-response";
 import { authErrors, idParams, notFoundError } from "./common";
 
 // BMCs and power (API.md, "BMC and provisioning"): operators only. A tenant, an agent or anyone else
 // is refused by the route wrapper before anything is read.
+
+const provisioningReply = z.object({ provisioning: provisioningJsonSchema });
 
 const bmcFailures = {
   502: {
@@ -76,5 +80,44 @@ export const powerNode = defineContract({
     ...notFoundError,
     409: { description: "No BMC, an unreadable password, or a provisioning holds the node (conflict)", schema: errorBodySchema },
     ...bmcFailures,
+  },
+});
+
+export const provisionNode = defineContract({
+  operationId: "provisionNode",
+  method: "POST",
+  path: "/api/nodes/{id}/provision",
+  summary: "Provision the node from an image through its BMC: power off, eject, insert, one-time CD boot, power on, wait for the agent",
+  description:
+    "The node must be out of service (maintenance or quarantined) or never used (registered); it moves to provisioning at once and the steps run in the background under the node's lease. Everything is discovered from the BMC's service root. When the node's agent is heard from after the power-on the node moves on to inspection (attestation); a failure quarantines it and raises a critical alert. Stop one by putting the node in maintenance (PATCH /api/nodes/{id}). 409 when the node has no usable BMC, cannot be provisioned from its state, or runs another workflow.",
+  tags: ["BMC and provisioning"],
+  access: ["operator"],
+  params: idParams,
+  body: provisionBody,
+  rateLimitPerMinute: 120,
+  responses: {
+    202: { description: "Started; the steps follow", schema: provisioningReply },
+    ...authErrors,
+    ...notFoundError,
+    409: {
+      description:
+        "No usable BMC (conflict), a state that cannot be provisioned (invalid_transition), or another workflow running (conflict)",
+      schema: errorBodySchema,
+    },
+  },
+});
+
+export const getNodeProvisioning = defineContract({
+  operationId: "getNodeProvisioning",
+  method: "GET",
+  path: "/api/nodes/{id}/provisioning",
+  summary: "The node's latest provisioning: its steps with each Redfish request, answer and timing",
+  tags: ["BMC and provisioning"],
+  access: ["operator"],
+  params: idParams,
+  responses: {
+    200: { description: "The latest provisioning", schema: provisioningReply },
+    ...authErrors,
+    404: { description: "No such node, or it was never provisioned", schema: errorBodySchema },
   },
 });
