@@ -65,8 +65,8 @@ function Exchanges({ step }: { step: ProvisioningStepJson }) {
             {step.exchanges.map((e: ExchangeJson, i) => (
               <tr key={`${e.at}-${i}`} className="align-top">
                 <Td className="whitespace-nowrap font-mono text-xs text-slate-500">{time(e.at)}</Td>
-                <Td className="max-w-md">
-                  <span className="font-mono text-xs">
+                <Td wrap className="min-w-72 max-w-md">
+                  <span className="break-all font-mono text-xs">
                     <span className="font-semibold">{e.method}</span> {e.path}
                   </span>
                   {e.request || e.response ? (
@@ -113,7 +113,7 @@ function Timeline({ p }: { p: ProvisioningJson }) {
             <Badge tone={STEP_TONES[s.status]}>{s.status}</Badge>
             {s.duration_ms !== null ? <span className="text-xs tabular-nums text-slate-500">{duration(s.duration_ms)}</span> : null}
             {s.attempts > 1 ? <span className="text-xs text-slate-500">{s.attempts} visits</span> : null}
-            {s.lease_token ? <span className="text-xs text-slate-400">lease token {s.lease_token}</span> : null}
+            {s.lease_token ? <span className="text-xs text-slate-500">lease token {s.lease_token}</span> : null}
           </div>
           {s.message && s.message !== s.label ? (
             <p className={`mt-0.5 text-sm ${s.status === "failed" ? "text-red-700" : "text-slate-600"}`}>{s.message}</p>

@@ -309,7 +309,7 @@ async function failWorkflow(
     await finishNodeWorkflow(tx, lease, wf.id, { status: "failed", outcome });
     return runOne(tx, FIRE_PROVISIONING_ALERT, [
       wf.nodeId,
-      `Provisioning failed: ${outcome}${t.ok && t.changed ? " The node is quarantined." : ""}`.slice(0, 2000),
+      `Provisioning failed: ${outcome}.${t.ok && t.changed ? " The node is quarantined." : ""}`.slice(0, 2000),
       { workflow_id: wf.id, step, kind, image_url: wf.details.image_url ?? null },
     ]);
   });

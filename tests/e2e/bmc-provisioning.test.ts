@@ -78,7 +78,7 @@ describe("BMC routes", () => {
       ["IPv6 link-local", { ...good, url: "http://[fe80::1]" }, "url"],
       ["outside BMC_NETWORKS", { ...good, url: "https://10.9.8.7", verify_tls: true }, "url"],
       ["an empty username", { ...good, username: "" }, "username"],
-      ["a control character in the username", { ...good, username: "ro\u0000ot" }, "body"],
+      ["a control character in the username", { ...good, username: "ro\u0000ot" }, "username"],
       [
         "a CA that is not a certificate",
         {

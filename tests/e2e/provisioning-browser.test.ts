@@ -18,6 +18,8 @@ let fleet: WalkFleet;
 let operator: Awaited<ReturnType<typeof makeUser>>;
 let operatorKey: string;
 const IMAGE = "http://images.example/gpuforge-node-2026.12.iso";
+/** the pages stream and re-render (the node page refreshes itself): give them time on a loaded machine */
+const WAIT = { timeout: 15_000 };
 
 beforeAll(async () => {
   operatorKey = (await makeKey({ scope: "operator" })).key;
@@ -64,32 +66,32 @@ describe("provisioning a node from its page", () => {
     const node = await nodeOf(b.hostname);
     const page = await openPage(browser, `/admin/nodes/${node.id}`, operator);
     const section = page.locator("#provisioning");
-    await expect.poll(() => section.getByText("No BMC stored for this node yet.").isVisible()).toBe(true);
     await shot(page, "provisioning-01-no-bmc");
+    await expect.poll(() => section.getByText("No BMC stored for this node yet.").isVisible(), WAIT).toBe(true);
 
     // an http BMC without saying "do not verify" is refused, naming the field
     await page.fill("#bmc-url", b.url);
     await page.fill("#bmc-username", b.username);
     await page.fill("#bmc-password", b.password);
     await page.press("#bmc-password", "Enter");
-    await expect.poll(() => page.locator("#bmc-verify_tls-error").textContent()).toContain("unencrypted");
+    await expect.poll(() => page.locator("#bmc-verify_tls-error").textContent(), WAIT).toContain("no certificate to verify");
     await page.selectOption("#bmc-verify_tls", "false");
     await page.fill("#bmc-password", b.password);
     await page.press("#bmc-password", "Enter");
-    await expect.poll(() => section.getByTestId("form-message").first().textContent()).toContain("Stored the BMC");
+    await expect.poll(() => section.getByTestId("form-message").first().textContent(), WAIT).toContain("Stored the BMC");
     await page.reload();
-    await expect.poll(() => section.locator("dd").first().textContent()).toBe(b.url);
+    await expect.poll(() => section.locator("dd").first().textContent(), WAIT).toBe(b.url);
     expect(await page.content()).not.toContain(b.password);
 
     // out of service first, then provision (the form says why not while it cannot)
-    await expect.poll(() => section.locator("#provision-image_url-hint").textContent()).toContain("cannot be provisioned");
+    await expect.poll(() => section.locator("#provision-image_url-hint").textContent(), WAIT).toContain("cannot be provisioned");
     expect(
       (await api("PATCH", `/api/nodes/${node.id}`, { key: operatorKey, body: { status: "maintenance", reason: "reimage" } })).status,
     ).toBe(200);
     await page.reload();
     await page.fill("#provision-image_url", IMAGE);
     await page.press("#provision-image_url", "Enter");
-    await expect.poll(() => section.getByTestId("form-message").last().textContent()).toContain("Provisioning started");
+    await expect.poll(() => section.getByTestId("form-message").last().textContent(), WAIT).toContain("Provisioning started");
     await shot(page, "provisioning-02-started");
 
     // the server's runner carries it out; the simulated node boots the image and its agent comes back
@@ -100,12 +102,12 @@ describe("provisioning a node from its page", () => {
     );
     await page.reload();
     const latest = page.getByTestId("provisioning-latest");
-    await expect.poll(() => latest.locator("li[data-status=succeeded]").count()).toBe(7);
+    await expect.poll(() => latest.locator("li[data-status=succeeded]").count(), WAIT).toBe(7);
     expect(await latest.textContent()).toContain("inspection follows");
     // open the image step's requests: the 202 task and its monitor are there
     const insert = latest.locator("li[data-step=insert_media]");
     await insert.locator("summary").first().click();
-    await expect.poll(() => insert.locator("table").textContent()).toContain("/TaskMonitors/");
+    await expect.poll(() => insert.locator("table").textContent(), WAIT).toContain("/TaskMonitors/");
     await shot(page, "provisioning-03-succeeded");
     expect((await nodeOf(b.hostname)).status).toBe("inspecting");
     expect(await axeViolations(page)).toEqual([]);
@@ -147,10 +149,10 @@ describe("provisioning a node from its page", () => {
     await restart.focus();
     await page.keyboard.press("Enter");
     const dialog = page.getByRole("dialog");
-    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await expect.poll(() => dialog.isVisible(), WAIT).toBe(true);
     expect(await dialog.textContent()).toContain("ForceRestart");
     await page.keyboard.press("Escape");
-    await expect.poll(() => dialog.isVisible()).toBe(false);
+    await expect.poll(() => dialog.isVisible(), WAIT).toBe(false);
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Restart…");
   });
 
