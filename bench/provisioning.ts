@@ -90,10 +90,24 @@ async function workflow(bmcs: Bmcs) {
   const t0 = performance.now();
   const ids = [];
   for (const b of bmcs) ids.push((await startProvisioning(systemActor, b.nodeId, { image_url: IMAGE })).id);
-  for (let sweeps = 0; ; sweeps++) {
-    const r = await advanceProvisionings({ concurrency: CLIENTS, inlineWaitMs: 2_000, timing, budgetMs: 60_000 });
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const r = await advanceProvisionings({
+      concurrency: CLIENTS,
+      inlineWaitMs: 2_000,
+      timing,
+      budgetMs: 60_000,
+      agentPollMs: 20,
+      retryBackoffMs: 100,
+    });
     if (r.due === 0 && (await db().nodeWorkflow.count({ where: { id: { in: ids }, status: "running" } })) === 0) break;
-    if (sweeps > 10_000) throw new Error("the provisionings did not finish");
+    if (Date.now() > deadline) {
+      const stuck = await db().nodeWorkflowStep.findMany({
+        where: { workflowId: { in: ids }, status: "running" },
+        select: { name: true, message: true },
+      });
+      throw new Error(`the provisionings did not finish in 10 min: ${JSON.stringify(stuck.slice(0, 5))}`);
+    }
     await new Promise((r) => setTimeout(r, 5));
   }
   const seconds = (performance.now() - t0) / 1000;

@@ -54,6 +54,8 @@ export interface ProvisioningRunOptions {
   concurrency?: number;
   timing?: Partial<RedfishTiming>;
   agentTimeoutMs?: number;
+  /** how often a visit looks for the agent's return (5 s) */
+  agentPollMs?: number;
   /** the first backoff of a step that failed in a way that may pass (doubling per failure) */
   retryBackoffMs?: number;
   /** tests: called before each step's work with the lease held (a stalled worker pauses here) */
@@ -200,6 +202,7 @@ async function work(workflowId: string, keeper: LeaseKeeper, opts: ProvisioningR
           state: progress,
           inlineWaitMs: opts.inlineWaitMs ?? 10_000,
           agentTimeoutMs: opts.agentTimeoutMs ?? env().PROVISION_AGENT_TIMEOUT_S * 1000,
+          agentPollMs: opts.agentPollMs ?? 5_000,
           agentSeenAt: async () => (await runOne(pool(), AGENT_LAST_SEEN, [opened.node.id]))?.last_heartbeat_at ?? null,
         });
       } catch (e) {

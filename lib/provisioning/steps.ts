@@ -44,6 +44,8 @@ export interface StepEnv {
   state: StepState;
   inlineWaitMs: number;
   agentTimeoutMs: number;
+  /** how often the agent's return is looked for */
+  agentPollMs: number;
   /** when the node's agent was last heard from */
   agentSeenAt(): Promise<Date | null>;
 }
@@ -103,7 +105,9 @@ async function power(e: StepEnv, action: "on" | "off"): Promise<StepOutcome> {
   for (;;) {
     const now = await powerStateOf(c, system);
     if (now === want || now === null) {
-      const facts = action === "on" ? { powered_on_at: new Date().toISOString() } : {};
+      // the agent is back once it is heard from after the reset was sent (the system was seen off
+      // before it): not after PowerState showed On, which a fast boot can beat
+      const facts = action === "on" ? { powered_on_at: state.reset_type ? sentAt : new Date().toISOString() } : {};
       return done(
         state.reset_type
           ? `${sent}; PowerState ${now ?? "(not reported)"} after ${secondsSince(sentAt)} s`

@@ -140,6 +140,14 @@ describe("provisioning through Redfish", () => {
     expect(events[1]!.leaseToken).not.toBeNull();
   });
 
+  it("counts an agent that is back before the power state was read (a boot faster than the poll)", async () => {
+    // no delay at all: the node boots, and its agent heartbeats, inside the reset
+    const { node, booted } = await nodeWithBmc({ timing: { powerMs: 0, bootMs: 0, taskMs: 0 } });
+    const started = await startProvisioning(operator, node.id, { image_url: IMAGE });
+    expect((await visitUntil(started.id, finished, { ...fast, agentTimeoutMs: 5_000 })).at(-1)).toBe("succeeded");
+    expect(booted).toEqual([{ from: "Cd", image: IMAGE }]);
+  });
+
   it("fails with credentials refused: the node is quarantined and a critical alert names the step", async () => {
     const { node, bmc } = await nodeWithBmc();
     await bmc.fault("auth");
