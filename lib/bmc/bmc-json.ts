@@ -11,7 +11,7 @@ import type { BmcJson } from "./schemas";
 // Nodes' BMCs: stored by operators (the password sealed with the settings key, the node's id bound
 // into the ciphertext), read back without the password by operators only, opened into a Redfish
 // target by the control plane's own workers. A tenant, an agent or anyone else never reaches any
-// of it: every function here asserts an operator, or is called by a use case that did.
+// of it: the use cases and queries of lib/bmc assert an operator before they read or write.
 
 /** What discovery found, as node_bmcs.discovered stores it. */
 export interface Discovered {

@@ -1,5 +1,6 @@
 import "server-only";
-import { db } from "@/lib/db/client";
+import { db, pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { bmcAddressPolicy } from "@/lib/env";
 import { conflict } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -8,6 +9,7 @@ import type { RedfishError } from "@/lib/redfish/errors";
 import { openSecret } from "@/lib/settings/secret-box";
 import { settingsKey } from "@/lib/settings/settings";
 import { bmcSelect, nodeOrThrow, sealName, type Discovered } from "./bmc-json";
+import { RECORD_CONTACT_FENCED, RECORD_FAILURE_FENCED } from "./statements";
 
 export interface OpenedBmc {
   node: { id: string; hostname: string; clusterId: string };
@@ -42,14 +44,19 @@ export async function openBmc(nodeId: string): Promise<OpenedBmc> {
   };
 }
 
-/** A contact that worked: when, and what it found (merged into what was known). */
-export async function recordBmcContact(nodeId: string, found: Discovered): Promise<void> {
+/** A contact that worked: when, and what it found (merged into what was known); fenced when a lease holder's token is given. */
+export async function recordBmcContact(nodeId: string, found: Discovered, leaseToken?: string): Promise<void> {
+  const known = Object.fromEntries(Object.entries(found).filter(([, v]) => v !== undefined));
+  if (leaseToken) {
+    await run(pool(), RECORD_CONTACT_FENCED, [nodeId, leaseToken, known]);
+    return;
+  }
   const row = await db().nodeBmc.findUnique({ where: { nodeId }, select: { discovered: true } });
   if (!row) return;
   await db().nodeBmc.updateMany({
     where: { nodeId },
     data: {
-      discovered: { ...(row.discovered as Discovered | null), ...found } as Prisma.InputJsonObject,
+      discovered: { ...(row.discovered as Discovered | null), ...known } as Prisma.InputJsonObject,
       lastContactAt: new Date(),
       lastErrorKind: null,
       lastError: null,
@@ -58,8 +65,12 @@ export async function recordBmcContact(nodeId: string, found: Discovered): Promi
   });
 }
 
-/** A contact that failed, and how. */
-export async function recordBmcFailure(nodeId: string, e: RedfishError): Promise<void> {
+/** A contact that failed, and how; fenced when a lease holder's token is given. */
+export async function recordBmcFailure(nodeId: string, e: RedfishError, leaseToken?: string): Promise<void> {
+  if (leaseToken) {
+    await run(pool(), RECORD_FAILURE_FENCED, [nodeId, leaseToken, e.kind, e.message]);
+    return;
+  }
   await db().nodeBmc.updateMany({
     where: { nodeId },
     data: { lastErrorKind: e.kind, lastError: e.message.slice(0, 2000), lastErrorAt: new Date() },

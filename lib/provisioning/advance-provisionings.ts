@@ -209,7 +209,7 @@ async function work(workflowId: string, keeper: LeaseKeeper, opts: ProvisioningR
         if (keeper.signal.aborted) throw keeper.signal.reason;
         const failure = failureOf(e);
         if (!failure) throw e;
-        if (isRedfishError(e)) await recordBmcFailure(opened.node.id, e);
+        if (isRedfishError(e)) await recordBmcFailure(opened.node.id, e, lease().token);
         const failures = (typeof state.failures === "number" ? state.failures : 0) + 1;
         const kept = appendExchanges(state, log);
         if (RETRYABLE.has(failure.kind) && failures < MAX_FAILURES) {
@@ -247,15 +247,19 @@ async function work(workflowId: string, keeper: LeaseKeeper, opts: ProvisioningR
       if (outcome.facts) await mergeWorkflowDetails(pool(), lease(), wf.id, outcome.facts);
       if (cur.name === "discover" && client) {
         const f = outcome.facts ?? {};
-        await recordBmcContact(opened.node.id, {
-          system: f.system,
-          manager: f.manager,
-          virtual_media: f.media,
-          virtual_media_on: f.media_on,
-          manufacturer: f.manufacturer ?? null,
-          model: f.model ?? null,
-          auth: client.authMode === "session" ? "session" : "basic",
-        });
+        await recordBmcContact(
+          opened.node.id,
+          {
+            system: f.system,
+            manager: f.manager,
+            virtual_media: f.media,
+            virtual_media_on: f.media_on,
+            manufacturer: f.manufacturer ?? null,
+            model: f.model ?? null,
+            auth: client.authMode === "session" ? "session" : "basic",
+          },
+          lease().token,
+        );
       }
       if (cur.name === "wait_for_agent") return succeedWorkflow(lease(), wf);
       wf = (await getNodeWorkflow(pool(), workflowId)) as ProvisioningWorkflow | null;

@@ -71,7 +71,7 @@ const exchangeJson = z.object({
   quirk_reason: z.string().optional(),
 });
 
-export const provisioningStepJson = z.object({
+const provisioningStepJson = z.object({
   name: z.enum(PROVISIONING_STEPS),
   label: z.string(),
   status: z.enum(["pending", "running", "succeeded", "failed", "skipped"]),

@@ -39,7 +39,7 @@ export interface RedfishTiming {
   maxResponseBytes: number;
 }
 
-export const DEFAULT_TIMING: RedfishTiming = {
+const DEFAULT_TIMING: RedfishTiming = {
   timeoutMs: 20_000,
   retries: 5,
   backoffMs: 500,

@@ -1,4 +1,4 @@
-import { QUIRKS, type QuirkId } from "./quirks";
+import type { QuirkId } from "./quirks";
 
 // Reading Redfish resources (pure): links, tasks, which ResetType to send for a power action, which
 // boot target means "the virtual CD", which virtual media device takes a CD image. Written from
@@ -162,5 +162,3 @@ export function showsImage(media: Json, image: string): boolean {
 export function isEmptyMedia(media: Json): boolean {
   return media.Inserted !== true && (media.Image === null || media.Image === undefined || media.Image === "");
 }
-
-export const quirkReason = (q: QuirkId) => QUIRKS[q];

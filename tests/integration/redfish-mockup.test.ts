@@ -17,6 +17,7 @@ import {
   setPower,
 } from "@/lib/redfish/operations";
 import { startRedfishMockup } from "../support/redfish-mockup";
+import { ensureSystemTool } from "../support/system-packages";
 import { tempDir } from "../support/temp-dir";
 
 // Our Redfish client against a DMTF-style mockup tree (tests/support/redfish-mockup: the layout and
@@ -161,9 +162,10 @@ describe("the Redfish client against a DMTF-style mockup", () => {
   });
 
   it("refuses a BMC certificate it was not told to trust, and trusts one pinned with its CA", async () => {
+    ensureSystemTool("openssl");
     const dir = tempDir("bmc-tls-");
     execFileSync(
-      "openssl",
+      "/usr/bin/openssl",
       [
         "req",
         "-x509",
