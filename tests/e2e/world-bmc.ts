@@ -1,5 +1,10 @@
 import { startSimBmc, type SimBmc } from "../../agent/src/sim-bmc";
+import { sealName } from "@/lib/bmc/bmc-json";
+import { db } from "@/lib/db/client";
+import { decodeKey } from "@/lib/env";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
+import { sealSecret } from "@/lib/settings/secret-box";
+import { E2E_SETTINGS_KEY } from "../support/settings-key";
 import { registerNode } from "@/lib/fleet/register-node";
 import { actorFor, agentPrincipal, unique } from "../support/fixtures";
 import { api } from "../support/http";
@@ -11,8 +16,16 @@ import { api } from "../support/http";
 
 const sims: SimBmc[] = [];
 
-/** A registered node (provisioning starts from there) in `clusterId`, with a simulated BMC stored through the API. */
-export async function nodeWithSimBmc(operatorKey: string, clusterId: string): Promise<{ nodeId: string; hostname: string; bmc: SimBmc }> {
+/**
+ * A registered node (provisioning starts from there) in `clusterId`, with a simulated BMC stored
+ * through the API, or (`direct`: the walks' per-call nodes, where the API's PUT is not what is
+ * tested) written straight into the database, sealed with the deployment's key as the PUT seals it.
+ */
+export async function nodeWithSimBmc(
+  operatorKey: string,
+  clusterId: string,
+  opts: { direct?: boolean } = {},
+): Promise<{ nodeId: string; hostname: string; bmc: SimBmc }> {
   const hostname = unique("bmc-node");
   const agent = actorFor(agentPrincipal(clusterId));
   const { node } = await registerNode(agent, { hostname, gpus: [] });
@@ -22,6 +35,20 @@ export async function nodeWithSimBmc(operatorKey: string, clusterId: string): Pr
     on: { booted: () => void recordHeartbeat(agent, node.id, {}).catch(() => undefined) },
   });
   sims.push(bmc);
+  if (opts.direct) {
+    const key = decodeKey(E2E_SETTINGS_KEY)!;
+    await db().nodeBmc.create({
+      data: {
+        nodeId: node.id,
+        url: bmc.url,
+        username: bmc.username,
+        passwordCiphertext: sealSecret(key, sealName(node.id), bmc.password),
+        verifyTls: false,
+        updatedBy: "walk",
+      },
+    });
+    return { nodeId: node.id, hostname, bmc };
+  }
   const put = await api("PUT", `/api/nodes/${node.id}/bmc`, {
     key: operatorKey,
     body: { url: bmc.url, username: bmc.username, password: bmc.password, verify_tls: false },

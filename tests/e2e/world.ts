@@ -478,7 +478,7 @@ export function operationCases(w: World): Record<string, OperationCase> {
     },
     getNodeBmc: { path: fixed(`/api/nodes/${w.bmc.withBmc.nodeId}/bmc`), expect: authed(403, 403, 403, 200) },
     deleteNodeBmc: {
-      path: async () => `/api/nodes/${(await nodeWithSimBmc(w.keys.operator!, w.clusterD.id)).nodeId}/bmc`,
+      path: async () => `/api/nodes/${(await nodeWithSimBmc(w.keys.operator!, w.clusterD.id, { direct: true })).nodeId}/bmc`,
       expect: authed(403, 403, 403, 204),
     },
     powerNode: {
@@ -487,7 +487,7 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: authed(403, 403, 403, 202),
     },
     provisionNode: {
-      path: async () => `/api/nodes/${(await nodeWithSimBmc(w.keys.operator!, w.clusterD.id)).nodeId}/provision`,
+      path: async () => `/api/nodes/${(await nodeWithSimBmc(w.keys.operator!, w.clusterD.id, { direct: true })).nodeId}/provision`,
       body: () => ({ image_url: "http://images.example/walk.iso" }),
       expect: authed(403, 403, 403, 202),
     },
