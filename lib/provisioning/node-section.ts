@@ -42,6 +42,11 @@ export async function nodeProvisioningSection(
     provisionings,
     encryption: settingsKey() !== null,
     powerBlocked: usable ?? busy,
-    provisionBlocked: usable ?? busy ?? (allowed.ok ? null : allowed.reason),
+    provisionBlocked:
+      usable ??
+      busy ??
+      (allowed.ok
+        ? null
+        : `This node is ${node.status === "offline" ? `offline (returning ${node.statusBeforeOffline ?? "available"})` : node.status}: provisioning starts from maintenance or quarantine, or before a node ever took work. Take it out of service first.`),
   };
 }

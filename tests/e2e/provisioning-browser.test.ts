@@ -84,7 +84,7 @@ describe("provisioning a node from its page", () => {
     expect(await page.content()).not.toContain(b.password);
 
     // out of service first, then provision (the form says why not while it cannot)
-    await expect.poll(() => section.locator("#provision-image_url-hint").textContent(), WAIT).toContain("cannot be provisioned");
+    await expect.poll(() => section.locator("#provision-image_url-hint").textContent(), WAIT).toContain("provisioning starts from maintenance or quarantine");
     expect(
       (await api("PATCH", `/api/nodes/${node.id}`, { key: operatorKey, body: { status: "maintenance", reason: "reimage" } })).status,
     ).toBe(200);
