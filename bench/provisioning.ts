@@ -100,7 +100,11 @@ async function workflow(bmcs: Bmcs) {
       agentPollMs: 20,
       retryBackoffMs: 100,
     });
-    if (r.due === 0 && (await db().nodeWorkflow.count({ where: { id: { in: ids }, status: "running" } })) === 0) break;
+    // done when each one failed or handed its node to inspection (its last step succeeded)
+    const over =
+      (await db().nodeWorkflow.count({ where: { id: { in: ids }, status: { not: "running" } } })) +
+      (await db().nodeWorkflowStep.count({ where: { workflowId: { in: ids }, name: "wait_for_agent", status: "succeeded" } }));
+    if (r.due === 0 && over === ids.length) break;
     if (Date.now() > deadline) {
       const stuck = await db().nodeWorkflowStep.findMany({
         where: { workflowId: { in: ids }, status: "running" },
@@ -115,7 +119,7 @@ async function workflow(bmcs: Bmcs) {
     where: { workflowId: { in: ids } },
     select: { startedAt: true, finishedAt: true, status: true },
   });
-  const failed = await db().nodeWorkflow.count({ where: { id: { in: ids }, status: { not: "succeeded" } } });
+  const failed = await db().nodeWorkflow.count({ where: { id: { in: ids }, status: { not: "running" } } });
   const ms = steps
     .filter((s) => s.finishedAt)
     .map((s) => s.finishedAt!.getTime() - s.startedAt.getTime())

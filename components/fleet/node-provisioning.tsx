@@ -263,13 +263,20 @@ export function NodeProvisioning({
           <>
             <div className="mb-4 flex flex-wrap items-center gap-3">
               <h3 className="text-sm font-semibold text-slate-900">Latest provisioning</h3>
-              <Badge tone={RUN_TONES[latest.status]}>{latest.status}</Badge>
+              <Badge tone={latest.phase === "inspection" ? "indigo" : RUN_TONES[latest.status]}>
+                {latest.phase === "inspection" ? "inspecting" : latest.status}
+              </Badge>
               <span className="font-mono text-xs text-slate-600">{latest.image_url}</span>
               <span className="text-xs text-slate-500">
                 started {formatDateTime(latest.started_at)} by {latest.requested_by}
                 {latest.finished_at ? ` · ended ${formatRelative(latest.finished_at)}` : ""}
               </span>
             </div>
+            {latest.phase === "inspection" ? (
+              <p className="mb-4 rounded-md bg-indigo-50 px-3 py-2 text-sm text-indigo-800">
+                Booted {latest.image_url} and the agent is back: the node is being inspected (attestation) before it goes back into service.
+              </p>
+            ) : null}
             {latest.outcome ? (
               <p
                 className={`mb-4 rounded-md px-3 py-2 text-sm ${latest.status === "succeeded" ? "bg-emerald-50 text-emerald-800" : latest.status === "running" ? "bg-sky-50 text-sky-800" : "bg-red-50 text-red-700"}`}

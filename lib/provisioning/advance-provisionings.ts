@@ -40,7 +40,8 @@ import { AgentTimeout, STEP_WORK, type ProvisioningFacts } from "./steps";
 // again on later visits with backoff; anything else fails the provisioning: the node is
 // quarantined, the workflow ends failed with the step and the kind of failure, and a critical
 // alert says what happened. The last step waits for the node's agent; its first heartbeat after
-// the power-on moves the node on to inspection (attestation) and ends the provisioning.
+// the power-on moves the node on to inspection (attestation), which the handover runner
+// (lib/handover) carries out on the same workflow and ends.
 
 export interface ProvisioningRunOptions {
   step?: DurableStep;
@@ -64,7 +65,12 @@ export interface ProvisioningRunOptions {
   renew?: boolean;
 }
 
-export type VisitOutcome = "busy" | "gone" | "lost" | "waiting" | "succeeded" | "failed";
+/**
+ * What a visit came to. `succeeded`: the agent is back and the node went on to inspection, the
+ * workflow running on under the handover runner (lib/handover), which attests the node and ends
+ * it; `handed_over`: it had already gone there, nothing left for this runner.
+ */
+export type VisitOutcome = "busy" | "gone" | "lost" | "waiting" | "succeeded" | "failed" | "handed_over";
 
 const RETRYABLE: ReadonlySet<ProvisioningFailure> = new Set(["unreachable", "server_error"]);
 const MAX_FAILURES = 4;
@@ -76,7 +82,10 @@ export async function advanceProvisionings(opts: ProvisioningRunOptions = {}) {
   const step = opts.step ?? direct;
   const now = Date.now();
   const due = await step.run("due-provisionings", async () =>
-    (await runningWorkflows(pool(), "provisioning", 500)).filter((w) => dueAt(w, now) <= now).map((w) => w.id),
+    (await runningWorkflows(pool(), "provisioning", 500))
+      // a provisioning whose own steps are done is in its inspection: the handover runner's
+      .filter((w) => currentStep(w) !== null && dueAt(w, now) <= now)
+      .map((w) => w.id),
   );
   const outcomes: VisitOutcome[] = [];
   const queue = [...due];
@@ -116,6 +125,7 @@ const headline = (kind: ProvisioningFailure) =>
 export async function visitProvisioning(workflowId: string, opts: ProvisioningRunOptions = {}): Promise<VisitOutcome> {
   const first = (await getNodeWorkflow(pool(), workflowId)) as ProvisioningWorkflow | null;
   if (!first || first.status !== "running") return "gone";
+  if (!currentStep(first)) return "handed_over";
   const ttlMs = opts.leaseTtlMs ?? env().PROVISION_LEASE_S * 1000;
   const lease = await acquireNodeLease(pool(), {
     nodeId: first.nodeId,
@@ -174,7 +184,7 @@ async function work(workflowId: string, keeper: LeaseKeeper, opts: ProvisioningR
   try {
     for (;;) {
       const cur = currentStep(wf);
-      if (!cur) return succeedWorkflow(lease(), wf);
+      if (!cur) return "handed_over";
       let record: { id: string; details: StepState } | undefined =
         cur.record?.status === "running" ? { id: cur.record.id, details: cur.record.details as StepState } : undefined;
       if (!record) {
@@ -275,7 +285,11 @@ async function updateStep(lease: NodeLease, stepId: string, details: Record<stri
   await run(pool(), UPDATE_RUNNING_STEP, [stepId, lease.nodeId, lease.token, details, message]);
 }
 
-/** The agent is back: the node moves on to inspection under the lease, the provisioning ends, its alert resolves. */
+/**
+ * The agent is back: the node moves on to inspection under the lease and the provisioning's alert
+ * resolves. The workflow runs on: its inspection (attestation) is the handover runner's, which ends
+ * it (succeeded once the node passes and is available, failed when it does not).
+ */
 async function succeedWorkflow(lease: NodeLease, wf: ProvisioningWorkflow): Promise<VisitOutcome> {
   const image = typeof wf.details.image_url === "string" ? wf.details.image_url : "";
   const resolved = await db().$transaction(async (tx) => {
@@ -286,10 +300,7 @@ async function succeedWorkflow(lease: NodeLease, wf: ProvisioningWorkflow): Prom
       `provisioned from ${image}: the agent registered`,
     );
     if (!t.ok) throw new Error(`the provisioned node could not move on: ${t.reason}`);
-    await finishNodeWorkflow(tx, lease, wf.id, {
-      status: "succeeded",
-      outcome: `Booted ${image}; the agent registered; inspection follows`,
-    });
+    await mergeWorkflowDetails(tx, lease, wf.id, { booted_at: new Date().toISOString() });
     return run(tx, RESOLVE_PROVISIONING_ALERT, [wf.nodeId, `. Provisioned since from ${image}.`]);
   });
   if (resolved.length)

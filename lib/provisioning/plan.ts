@@ -85,39 +85,49 @@ function exchangeJson(e: Exchange): ExchangeJson {
 const asExchanges = (v: unknown): Exchange[] => (Array.isArray(v) ? (v as Exchange[]) : []);
 const int = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : 0);
 
-export function provisioningView(w: ProvisioningWorkflow): ProvisioningJson {
-  const current = w.status === "running" ? currentStep(w) : null;
-  const steps: ProvisioningStepJson[] = PROVISIONING_STEPS.map((name) => {
-    const records = w.steps.filter((s) => s.name === name);
-    const r = records[records.length - 1];
-    if (!r)
-      return {
-        name,
-        label: STEP_LABELS[name],
-        status: "pending",
-        started_at: null,
-        finished_at: null,
-        duration_ms: null,
-        message: null,
-        attempts: 0,
-        lease_token: null,
-        exchanges: [],
-        exchanges_omitted: 0,
-      };
+function stepJson(name: string, label: string, r: StepRecord | undefined): ProvisioningStepJson {
+  if (!r)
     return {
       name,
-      label: STEP_LABELS[name],
-      status: r.status,
-      started_at: r.startedAt.toISOString(),
-      finished_at: r.finishedAt?.toISOString() ?? null,
-      duration_ms: r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null,
-      message: r.message,
-      attempts: int(r.details.attempts),
-      lease_token: r.leaseToken,
-      exchanges: asExchanges(r.details.exchanges).map(exchangeJson),
-      exchanges_omitted: int(r.details.exchanges_omitted),
+      label,
+      status: "pending",
+      started_at: null,
+      finished_at: null,
+      duration_ms: null,
+      message: null,
+      attempts: 0,
+      lease_token: null,
+      exchanges: [],
+      exchanges_omitted: 0,
     };
-  });
+  return {
+    name,
+    label,
+    status: r.status,
+    started_at: r.startedAt.toISOString(),
+    finished_at: r.finishedAt?.toISOString() ?? null,
+    duration_ms: r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null,
+    message: r.message,
+    attempts: int(r.details.attempts),
+    lease_token: r.leaseToken,
+    exchanges: asExchanges(r.details.exchanges).map(exchangeJson),
+    exchanges_omitted: int(r.details.exchanges_omitted),
+  };
+}
+
+const latest = (w: ProvisioningWorkflow, name: string) => w.steps.filter((s) => s.name === name).at(-1);
+const ours = (name: string) => (PROVISIONING_STEPS as readonly string[]).includes(name);
+
+export function provisioningView(w: ProvisioningWorkflow): ProvisioningJson {
+  const own = currentStep(w);
+  // the steps the inspection that follows records on the same workflow (lib/handover), in order
+  const after = [...new Set(w.steps.filter((s) => !ours(s.name)).map((s) => s.name))];
+  const steps = [
+    ...PROVISIONING_STEPS.map((name) => stepJson(name, STEP_LABELS[name], latest(w, name))),
+    ...after.map((name) => stepJson(name, `Inspection: ${name.replaceAll("_", " ")}`, latest(w, name))),
+  ];
+  const phase = w.status !== "running" ? "ended" : own ? "redfish" : "inspection";
+  const runningAfter = after.find((name) => latest(w, name)?.status === "running");
   const f = w.details.failure as { kind?: unknown; step?: unknown } | undefined;
   return {
     id: w.id,
@@ -129,7 +139,8 @@ export function provisioningView(w: ProvisioningWorkflow): ProvisioningJson {
     failure: f && isOneOf(PROVISIONING_FAILURES, f.kind) && isOneOf(PROVISIONING_STEPS, f.step) ? { kind: f.kind, step: f.step } : null,
     started_at: w.startedAt.toISOString(),
     finished_at: w.finishedAt?.toISOString() ?? null,
-    current_step: current?.name ?? null,
+    phase,
+    current_step: phase === "redfish" ? own!.name : phase === "inspection" ? (runningAfter ?? null) : null,
     steps,
   };
 }

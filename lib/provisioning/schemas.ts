@@ -72,7 +72,8 @@ const exchangeJson = z.object({
 });
 
 const provisioningStepJson = z.object({
-  name: z.enum(PROVISIONING_STEPS),
+  /** a provisioning step (PROVISIONING_STEPS), or a step of the node's inspection that follows them */
+  name: z.string(),
   label: z.string(),
   status: z.enum(["pending", "running", "succeeded", "failed", "skipped"]),
   started_at: z.string().nullable(),
@@ -99,7 +100,9 @@ export const provisioningJsonSchema = z
     failure: z.object({ kind: z.enum(PROVISIONING_FAILURES), step: z.enum(PROVISIONING_STEPS) }).nullable(),
     started_at: z.string(),
     finished_at: z.string().nullable(),
-    current_step: z.enum(PROVISIONING_STEPS).nullable(),
+    /** redfish: its own steps run; inspection: the agent is back and the node is being attested; ended */
+    phase: z.enum(["redfish", "inspection", "ended"]),
+    current_step: z.string().nullable(),
     steps: z.array(provisioningStepJson),
   })
   .meta({ id: "Provisioning" });

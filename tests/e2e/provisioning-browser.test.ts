@@ -84,7 +84,9 @@ describe("provisioning a node from its page", () => {
     expect(await page.content()).not.toContain(b.password);
 
     // out of service first, then provision (the form says why not while it cannot)
-    await expect.poll(() => section.locator("#provision-image_url-hint").textContent(), WAIT).toContain("provisioning starts from maintenance or quarantine");
+    await expect
+      .poll(() => section.locator("#provision-image_url-hint").textContent(), WAIT)
+      .toContain("provisioning starts from maintenance or quarantine");
     expect(
       (await api("PATCH", `/api/nodes/${node.id}`, { key: operatorKey, body: { status: "maintenance", reason: "reimage" } })).status,
     ).toBe(200);
@@ -96,14 +98,14 @@ describe("provisioning a node from its page", () => {
 
     // the server's runner carries it out; the simulated node boots the image and its agent comes back
     await until(
-      async () => (await api("GET", `/api/nodes/${node.id}/provisioning`, { key: operatorKey })).body.provisioning?.status,
-      (s) => s === "succeeded",
+      async () => (await api("GET", `/api/nodes/${node.id}/provisioning`, { key: operatorKey })).body.provisioning?.phase,
+      (s) => s === "inspection",
       90_000,
     );
     await page.reload();
     const latest = page.getByTestId("provisioning-latest");
     await expect.poll(() => latest.locator("li[data-status=succeeded]").count(), WAIT).toBe(7);
-    expect(await latest.textContent()).toContain("inspection follows");
+    expect(await latest.textContent()).toContain("the node is being inspected (attestation)");
     // open the image step's requests: the 202 task and its monitor are there
     const insert = latest.locator("li[data-step=insert_media]");
     await insert.locator("summary").first().click();

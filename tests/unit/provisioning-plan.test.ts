@@ -97,7 +97,7 @@ describe("the view", () => {
         record("power_off", "running", { attempts: 2 }),
       ]),
     );
-    expect(v).toMatchObject({ status: "running", image_url: "https://images.example/a.iso", current_step: "power_off", failure: null });
+    expect(v).toMatchObject({ status: "running", phase: "redfish", image_url: "https://images.example/a.iso", current_step: "power_off" });
     expect(v.steps.map((s) => [s.name, s.status])).toEqual(
       PROVISIONING_STEPS.map((n, i) => [n, i === 0 ? "succeeded" : i === 1 ? "running" : "pending"]),
     );
@@ -106,6 +106,15 @@ describe("the view", () => {
     expect(v.steps[1]).toMatchObject({ duration_ms: null, attempts: 2, exchanges: [] });
     expect(v.steps[2]).toMatchObject({ status: "pending", started_at: null, exchanges: [] });
   });
+  it("once its own steps are done, follows the inspection recorded on the same workflow", () => {
+    const done = PROVISIONING_STEPS.map((n) => record(n, "succeeded"));
+    const v = provisioningView(workflow([...done, record("attest", "running")]));
+    expect(v).toMatchObject({ phase: "inspection", current_step: "attest" });
+    expect(v.steps.map((s) => s.name)).toEqual([...PROVISIONING_STEPS, "attest"]);
+    expect(v.steps.at(-1)).toMatchObject({ label: "Inspection: attest", status: "running" });
+    expect(provisioningView(workflow(done, { status: "succeeded", finishedAt: t0 }))).toMatchObject({ phase: "ended", current_step: null });
+  });
+
   it("names a failure by its kind and step, and reads nothing it does not know as one", () => {
     const failed = workflow([record("discover", "failed")], {
       status: "failed",
