@@ -89,7 +89,7 @@ export const provisionNode = defineContract({
   path: "/api/nodes/{id}/provision",
   summary: "Provision the node from an image through its BMC: power off, eject, insert, one-time CD boot, power on, wait for the agent",
   description:
-    "The node must be out of service (maintenance or quarantined) or never used (registered); it moves to provisioning at once and the steps run in the background under the node's lease. Everything is discovered from the BMC's service root. When the node's agent is heard from after the power-on the node moves on to inspection (attestation) on the same workflow (phase "inspection"), which ends once the node passes; a failure quarantines it and raises a critical alert. Stop one by putting the node in maintenance (PATCH /api/nodes/{id}). 409 when the node has no usable BMC, cannot be provisioned from its state, or runs another workflow.",
+    "The node must be out of service (maintenance or quarantined) or never used (registered); it moves to provisioning at once and the steps run in the background under the node's lease. Everything is discovered from the BMC's service root. When the node's agent is heard from after the power-on the node moves on to inspection (attestation) on the same workflow (phase inspection), which ends once the node passes; a failure quarantines it and raises a critical alert. Stop one by putting the node in maintenance (PATCH /api/nodes/{id}). 409 when the node has no usable BMC, cannot be provisioned from its state, or runs another workflow.",
   tags: ["BMC and provisioning"],
   access: ["operator"],
   params: idParams,
