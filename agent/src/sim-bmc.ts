@@ -2,14 +2,17 @@ import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import {
-  BOOT_TARGETS,
-  RESET_TYPES,
-  SimBmcState,
-  type MediaDevice,
-  type SimBmcEvents,
-  type SimBmcTiming,
-  type SimTask,
-} from "./sim-bmc-state";
+  collection,
+  errorBody,
+  link,
+  managerDocOf,
+  mediaDocOf,
+  systemDocOf,
+  taskDoc,
+  type Body,
+  type SimBmcDocContext,
+} from "./sim-bmc-docs";
+import { BOOT_TARGETS, RESET_TYPES, SimBmcState, type MediaDevice, type SimBmcEvents, type SimBmcTiming } from "./sim-bmc-state";
 
 // A simulated BMC: a Redfish service (DMTF DSP0266) for one simulated node, at the standard resource
 // paths, with real state (agent/src/sim-bmc-state.ts): power, boot override, virtual media, tasks and
@@ -54,36 +57,6 @@ export interface SimBmc {
   close(): Promise<void>;
 }
 
-const REGISTRY = "Base.1.15";
-type Body = Record<string, unknown>;
-
-function errorBody(messageId: string, message: string, related: string[] = []): Body {
-  return {
-    error: {
-      code: `${REGISTRY}.GeneralError`,
-      message,
-      "@Message.ExtendedInfo": [
-        {
-          "@odata.type": "#Message.v1_1_2.Message",
-          MessageId: `${REGISTRY}.${messageId}`,
-          Message: message,
-          RelatedProperties: related,
-          Severity: "Warning",
-        },
-      ],
-    },
-  };
-}
-
-const link = (path: string) => ({ "@odata.id": path });
-const collection = (path: string, type: string, members: string[]) => ({
-  "@odata.id": path,
-  "@odata.type": `#${type}.${type}`,
-  Name: type.replace("Collection", " Collection"),
-  Members: members.map(link),
-  "Members@odata.count": members.length,
-});
-
 export async function startSimBmc(opts: SimBmcOptions): Promise<SimBmc> {
   const seed = createHash("sha256").update(opts.hostname).digest("hex");
   const systemId = `${seed.slice(0, 4).toUpperCase()}-${seed.slice(4, 10)}`;
@@ -103,80 +76,10 @@ export async function startSimBmc(opts: SimBmcOptions): Promise<SimBmc> {
   const M = `/redfish/v1/Managers/${managerId}`;
   const mediaBase = `${mediaOn === "Manager" ? M : S}/VirtualMedia`;
 
-  const systemDoc = (): Body => ({
-    "@odata.id": S,
-    "@odata.type": "#ComputerSystem.v1_20_0.ComputerSystem",
-    "@odata.etag": `"sys-${state.systemVersion}"`,
-    Id: systemId,
-    Name: `Simulated ${opts.hostname}`,
-    SystemType: "Physical",
-    Manufacturer: "GPUForge Simulated",
-    Model: "SIM-8GPU",
-    SerialNumber: seed.slice(0, 12).toUpperCase(),
-    UUID: `${seed.slice(0, 8)}-${seed.slice(8, 12)}-4${seed.slice(13, 16)}-8${seed.slice(17, 20)}-${seed.slice(20, 32)}`,
-    HostName: opts.hostname,
-    PowerState: state.power,
-    Status: { State: "Enabled", Health: "OK" },
-    Boot: {
-      BootSourceOverrideEnabled: state.boot.enabled,
-      BootSourceOverrideTarget: state.boot.target,
-      "BootSourceOverrideTarget@Redfish.AllowableValues": [...BOOT_TARGETS],
-      BootSourceOverrideMode: state.boot.mode,
-    },
-    ...(mediaOn === "System" ? { VirtualMedia: link(`${S}/VirtualMedia`) } : {}),
-    Links: { ManagedBy: [link(M)], Chassis: [link("/redfish/v1/Chassis/Enclosure")] },
-    Actions: {
-      "#ComputerSystem.Reset": {
-        target: `${S}/Actions/ComputerSystem.Reset`,
-        ...(resetInfo === "inline"
-          ? { "ResetType@Redfish.AllowableValues": [...RESET_TYPES] }
-          : { "@Redfish.ActionInfo": `${S}/ResetActionInfo` }),
-      },
-    },
-  });
-  const managerDoc = (): Body => ({
-    "@odata.id": M,
-    "@odata.type": "#Manager.v1_17_0.Manager",
-    Id: managerId,
-    Name: "Simulated BMC",
-    ManagerType: "BMC",
-    FirmwareVersion: "sim-1.0",
-    Status: { State: "Enabled", Health: "OK" },
-    ...(mediaOn === "Manager" ? { VirtualMedia: link(`${M}/VirtualMedia`) } : {}),
-    Links: { ManagerForServers: [link(S)], ManagerForChassis: [link("/redfish/v1/Chassis/Enclosure")] },
-    Actions: { "#Manager.Reset": { target: `${M}/Actions/Manager.Reset`, "ResetType@Redfish.AllowableValues": ["GracefulRestart"] } },
-  });
-  const mediaDoc = (d: MediaDevice): Body => ({
-    "@odata.id": `${mediaBase}/${d.id}`,
-    "@odata.type": "#VirtualMedia.v1_6_0.VirtualMedia",
-    "@odata.etag": `"vm-${d.id}-${d.version}"`,
-    Id: d.id,
-    Name: d.name,
-    MediaTypes: d.mediaTypes,
-    Image: d.image,
-    ImageName: d.image ? d.image.split("/").pop() : null,
-    Inserted: d.inserted,
-    WriteProtected: d.writeProtected,
-    ConnectedVia: d.inserted ? "URI" : "NotConnected",
-    TransferProtocolType: d.image ? (d.image.startsWith("https") ? "HTTPS" : "HTTP") : null,
-    Actions: {
-      "#VirtualMedia.InsertMedia": { target: `${mediaBase}/${d.id}/Actions/VirtualMedia.InsertMedia` },
-      "#VirtualMedia.EjectMedia": { target: `${mediaBase}/${d.id}/Actions/VirtualMedia.EjectMedia` },
-    },
-  });
-  const taskDoc = (t: SimTask): Body => ({
-    "@odata.id": `/redfish/v1/TaskService/Tasks/${t.id}`,
-    "@odata.type": "#Task.v1_7_0.Task",
-    Id: t.id,
-    Name: `Task ${t.id}`,
-    TaskState: t.state,
-    TaskStatus: t.status,
-    PercentComplete: t.percent,
-    StartTime: t.startedAt,
-    ...(t.endedAt ? { EndTime: t.endedAt } : {}),
-    TaskMonitor: `/redfish/v1/TaskService/TaskMonitors/${t.id}`,
-    Messages: t.messages.map((m) => ({ MessageId: `${REGISTRY}.Success`, Message: m })),
-  });
+  const doc: SimBmcDocContext = { hostname: opts.hostname, seed, systemId, managerId, S, M, mediaBase, mediaOn, resetInfo, state };
+  const systemDoc = () => systemDocOf(doc);
+  const managerDoc = () => managerDocOf(doc);
+  const mediaDoc = (d: MediaDevice) => mediaDocOf(doc, d);
 
   const authorized = (req: http.IncomingMessage): boolean => {
     if (faults.auth) return false;

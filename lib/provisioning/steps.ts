@@ -1,5 +1,6 @@
 import type { OpenedBmc } from "@/lib/bmc/open-bmc";
-import type { RedfishClient, TaskRef } from "@/lib/redfish/client";
+import type { RedfishClient } from "@/lib/redfish/client";
+import { pollTask, type TaskRef } from "@/lib/redfish/requests";
 import { RedfishError } from "@/lib/redfish/errors";
 import {
   discoverManager,
@@ -149,7 +150,7 @@ async function insert(e: StepEnv): Promise<StepOutcome> {
         "timeout",
         `The InsertMedia task at ${(state.task as TaskRef).monitor} did not finish within ${secondsSince(sentAt)} s`,
       );
-    const p = await c.pollTask(state.task as TaskRef);
+    const p = await pollTask(c, state.task as TaskRef);
     if (p.state === "done") {
       if (p.answer.status >= 300) c.expect(p.answer, "GET", (state.task as TaskRef).monitor, "media_refused");
       state = { ...state, task: undefined, task_done_at: new Date().toISOString() };

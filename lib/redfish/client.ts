@@ -1,17 +1,17 @@
 import type { BmcAddressPolicy } from "./address-policy";
 import { isRedfishError, RedfishError } from "./errors";
-import { isNotReady, redfishMessages, retryAfterMs, strongEtag, type QuirkId } from "./quirks";
-import { isTask, odataId, taskOutcome, type Json } from "./resources";
+import { isNotReady, redfishMessages, retryAfterMs, type QuirkId } from "./quirks";
+import { odataId, type Json } from "./resources";
 import { neverSent, send, type Answer } from "./transport";
 
 // A Redfish client written from DMTF's DSP0266: it reads the service root without credentials, logs
 // in through the SessionService (X-Auth-Token), falls back to basic auth where the BMC has no
-// working sessions, logs in once more on a 401 of a session that worked, repeats what may be
+// working sessions, logs in once more on a 401 of a session that worked, and repeats what may be
 // repeated (GET/PATCH/DELETE on 5xx; anything on "not ready"; a POST only when it cannot have
-// arrived) with exponential backoff and Retry-After, sends If-Match with the ETag it read, and
-// follows a 202's task monitor to the end. It never builds a resource path: every path it requests
-// is one the BMC gave it (a link), except the service root. Each request is handed to `record`
-// with its answer and timing; passwords and tokens never are.
+// arrived) with exponential backoff and Retry-After. It never builds a resource path: every path it
+// requests is one the BMC gave it (a link), except the service root. Each request is handed to
+// `record` with its answer and timing; passwords and tokens never are. What changes a BMC (PATCH
+// with ETags, actions, 202 tasks) is in requests.ts, on top of `call`.
 
 export interface RedfishTarget {
   /** the BMC's address, scheme://host[:port]; the service root is /redfish/v1/ there */
@@ -65,17 +65,6 @@ export interface Exchange {
   /** why this request repeats or replaces an earlier one (lib/redfish/quirks.ts) */
   quirk?: QuirkId;
 }
-
-/** A 202's task as a workflow keeps it between visits: the monitor, the Task (when named), what started it. */
-export interface TaskRef {
-  monitor: string;
-  task?: string;
-  what: string;
-  polls: number;
-  quirk?: QuirkId;
-}
-
-export type TaskPoll = { state: "running"; retryAfterMs: number; ref: TaskRef } | { state: "done"; answer: Answer };
 
 export interface Resource {
   path: string;
@@ -383,108 +372,6 @@ export class RedfishClient {
       page = typeof c.json["Members@odata.nextLink"] === "string" ? c.json["Members@odata.nextLink"] : undefined;
     }
     return out;
-  }
-
-  /**
-   * PATCH with If-Match when we hold an ETag, with sushy's answers to BMCs whose ETags misbehave:
-   * a weak ETag repeated strong, a stale one re-read, one that never matches dropped; 428 without
-   * an ETag repeated with If-Match: *.
-   */
-  async patch(resource: Resource, body: Json, why?: QuirkId): Promise<Answer> {
-    const path = resource.path;
-    const send = (etag: string | undefined, quirk?: QuirkId) =>
-      this.call("PATCH", path, body, { ...(etag ? { headers: { "if-match": etag } } : {}), ...(quirk ? { quirk } : {}) });
-    let etag = resource.etag;
-    let a = await send(etag, why);
-    if (a.status === 428 && !etag) a = await send("*", "if_match_required");
-    if (a.status === 412 && etag) {
-      const strong = strongEtag(etag);
-      if (strong) a = await send(strong, "weak_etag_rejected");
-      if (a.status === 412) {
-        etag = (await this.get(path, "stale_etag")).etag;
-        if (etag) a = await send(etag, "stale_etag");
-        if (a.status === 412) a = await send(undefined, "etag_never_matches");
-      }
-    }
-    return this.settle(a, "PATCH", path);
-  }
-
-  /** POST an action; a 202 is followed to its outcome. Any non-success is left to the caller to judge. */
-  async post(path: string, body?: Json, quirk?: QuirkId): Promise<Answer> {
-    return this.settle(await this.call("POST", path, body, quirk ? { quirk } : {}), "POST", path);
-  }
-
-  /** A 202's task, followed through its monitor to its outcome; any other answer as it is. */
-  async settle(a: Answer, method: string, path: string): Promise<Answer> {
-    if (a.status !== 202) return a;
-    return this.followTask(a, `${method} ${path}`);
-  }
-
-  /** What a 202 points at: the monitor to poll, and the Task when the answer names it. Plain JSON: a workflow keeps it between visits. */
-  taskRef(accepted: Answer, what: string): TaskRef {
-    const task = isTask(accepted.json) ? odataId(accepted.json) : undefined;
-    const monitor = accepted.headers.location ?? task;
-    if (!monitor) throw new RedfishError("bad_answer", `${what}: 202 Accepted without a Location to follow`, { status: 202 });
-    return { monitor, ...(task ? { task } : {}), what, polls: 0 };
-  }
-
-  /**
-   * One look at a task: still running (and when to look next), or done with the operation's own
-   * answer. A task that ended badly throws task_failed with the BMC's messages.
-   */
-  async pollTask(ref: TaskRef): Promise<TaskPoll> {
-    const quirk = ref.quirk;
-    const a = await this.call("GET", ref.monitor, undefined, quirk ? { quirk } : {});
-    const polled = ref.polls > 0;
-    const next = (r: TaskRef): TaskPoll => ({
-      state: "running",
-      retryAfterMs: retryAfterMs(a.headers["retry-after"], this.timing.maxBackoffMs) ?? this.timing.taskPollMs,
-      ref: { ...r, polls: r.polls + 1 },
-    });
-    if (a.status === 202) return next(isTask(a.json) && !ref.task ? { ...ref, task: odataId(a.json) } : ref);
-    if (a.status === 404 && (polled || ref.task)) {
-      // the monitor went away once the task ended: the Task resource (when we know it) says how
-      if (ref.task && ref.task !== ref.monitor) {
-        const t = await this.get(ref.task, "task_monitor_gone");
-        const o = taskOutcome(t.json);
-        if (o.state === "failed") throw new RedfishError("task_failed", `${ref.what}: ${o.why}`, { path: ref.task });
-        if (o.state === "running") return next({ ...ref, quirk: "task_monitor_gone" });
-      }
-      return { state: "done", answer: { ...a, status: 204, json: undefined, text: "" } };
-    }
-    if (isTask(a.json)) {
-      const o = taskOutcome(a.json);
-      if (o.state === "running") return next({ ...ref, quirk: "task_monitor_is_task" });
-      if (o.state === "failed") throw new RedfishError("task_failed", `${ref.what}: ${o.why}`, { status: a.status, path: ref.monitor });
-      return { state: "done", answer: a };
-    }
-    if (!ok(a.status)) {
-      const m = redfishMessages(a.json);
-      throw new RedfishError(
-        a.status === 401 || a.status === 403 ? "credentials_refused" : "task_failed",
-        `${ref.what}: the task ended with HTTP ${a.status}${m.text ? `, ${m.text}` : ""}`,
-        { status: a.status, messageIds: m.ids, path: ref.monitor },
-      );
-    }
-    return { state: "done", answer: a };
-  }
-
-  private async followTask(accepted: Answer, what: string): Promise<Answer> {
-    let ref = this.taskRef(accepted, what);
-    const deadline = Date.now() + this.timing.taskTimeoutMs;
-    let wait = retryAfterMs(accepted.headers["retry-after"], this.timing.maxBackoffMs) ?? this.timing.taskPollMs;
-    for (;;) {
-      if (Date.now() + wait > deadline)
-        throw new RedfishError(
-          "timeout",
-          `${what}: the task at ${ref.monitor} did not finish within ${Math.round(this.timing.taskTimeoutMs / 1000)} s`,
-        );
-      await this.sleep(wait);
-      const p = await this.pollTask(ref);
-      if (p.state === "done") return p.answer;
-      ref = p.ref;
-      wait = p.retryAfterMs;
-    }
   }
 
   /** Waits, on the client's clock (tests give a fast one). */

@@ -1,4 +1,5 @@
-import type { RedfishClient, Resource, TaskRef } from "./client";
+import type { RedfishClient, Resource } from "./client";
+import { patchResource, pollTask, postAction, taskRef, type TaskRef } from "./requests";
 import { RedfishError } from "./errors";
 import { wantsTransferProtocol, type QuirkId } from "./quirks";
 import {
@@ -178,7 +179,7 @@ export async function requestPower(c: RedfishClient, systemPath: string, action:
         path: system.path,
       },
     );
-  const a = await c.post(reset.target, { ResetType: type }, quirk);
+  const a = await postAction(c, reset.target, { ResetType: type }, quirk);
   if (!okStatus(a.status)) {
     if ((a.status === 400 || a.status === 409) && act !== "restart") {
       const now = powerState(await c.get(systemPath, "reset_refused_in_state"));
@@ -219,11 +220,11 @@ export async function ejectMedia(c: RedfishClient, mediaPath: string): Promise<{
   if (isEmptyMedia(m.json)) return { ejected: false };
   const target = mediaAction(m.json, "EjectMedia");
   if (target) {
-    let a = await c.post(target);
-    if (a.status === 400 || a.status === 415) a = await c.post(target, {}, "eject_needs_empty_body");
+    let a = await postAction(c, target);
+    if (a.status === 400 || a.status === 415) a = await postAction(c, target, {}, "eject_needs_empty_body");
     c.expect(a, "POST", target);
   } else if (m.allow.includes("PATCH")) {
-    c.expect(await c.patch(m, { Image: null, Inserted: false }, "media_by_patch"), "PATCH", m.path);
+    c.expect(await patchResource(c, m, { Image: null, Inserted: false }, "media_by_patch"), "PATCH", m.path);
   } else {
     throw new RedfishError("not_supported", `${mediaPath} has no EjectMedia action and does not allow PATCH`, { path: mediaPath });
   }
@@ -272,7 +273,7 @@ export async function startInsertMedia(c: RedfishClient, mediaPath: string, imag
   } else {
     throw new RedfishError("not_supported", `${mediaPath} has no InsertMedia action and does not allow PATCH`, { path: mediaPath });
   }
-  if (a.status === 202) return { state: "task", ref: c.taskRef(a, `InsertMedia ${image}`) };
+  if (a.status === 202) return { state: "task", ref: taskRef(a, `InsertMedia ${image}`) };
   c.expect(a, target ? "POST" : "PATCH", where, "media_refused");
   return { state: "sent" };
 }
@@ -288,7 +289,7 @@ export async function insertMedia(c: RedfishClient, mediaPath: string, image: st
       if (Date.now() + wait > deadline)
         throw new RedfishError("timeout", `${ref.what}: the task did not finish in time`, { path: ref.monitor });
       await c.pause(wait);
-      const p = await c.pollTask(ref);
+      const p = await pollTask(c, ref);
       if (p.state === "done") {
         if (!okStatus(p.answer.status)) c.expect(p.answer, "GET", ref.monitor, "media_refused");
         break;
@@ -343,7 +344,7 @@ export async function setOneTimeCdBoot(c: RedfishClient, systemPath: string): Pr
     }
   }
   const body = { Boot: { BootSourceOverrideEnabled: "Once", BootSourceOverrideTarget: choice.target } };
-  c.expect(await c.patch(resource, body, quirk), "PATCH", resource.path);
+  c.expect(await patchResource(c, resource, body, quirk), "PATCH", resource.path);
   if (resource === system) {
     const after = ((await c.get(systemPath)).json.Boot as Json | undefined) ?? {};
     if (after.BootSourceOverrideTarget !== choice.target || after.BootSourceOverrideEnabled !== "Once")
