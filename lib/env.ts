@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
 import type { NodeAddressPolicy } from "@/lib/fleet/node-address";
+import type { BmcAddressPolicy } from "@/lib/redfish/address-policy";
 import { parseCidrList, type Cidr, type ProxyTrust } from "@/lib/http/client-address";
 import { parseAllowList } from "@/lib/pipelines/allow-list";
 
@@ -350,6 +351,28 @@ const envSchema = z
       .toLowerCase()
       .regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 currency code, e.g. usd")
       .default("usd"),
+    // BMCs (lib/bmc, lib/redfish): the networks their addresses must lie in when set (CIDR list).
+    // Loopback and link-local addresses (the control plane's own services, cloud metadata at
+    // 169.254.169.254) are refused unless listed here: the deploy-time, explicit choice
+    // (lib/redfish/address-policy.ts). And one Redfish request's limit.
+    BMC_NETWORKS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): Cidr[] => {
+        const list = parseCidrList(v ?? "");
+        if (list === null) {
+          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.40.0.0/16" });
+          return z.NEVER;
+        }
+        return list;
+      }),
+    BMC_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(20),
+    // Provisioning (lib/provisioning): how long a worker's lease on a node lasts unless renewed (a
+    // worker that stalls longer loses it and another continues), and how long after the power-on
+    // the node's agent has to register before the provisioning fails.
+    PROVISION_LEASE_S: z.coerce.number().int().min(5).max(3_600).default(60),
+    PROVISION_AGENT_TIMEOUT_S: z.coerce.number().int().min(30).max(86_400).default(1_800),
   })
   .superRefine((e, ctx) => {
     if (e.CARD_DEPOSIT_MIN_CENTS > e.CARD_DEPOSIT_MAX_CENTS) {
@@ -454,4 +477,9 @@ export function proxyTrust(e: Env = env()): ProxyTrust {
 /** Which addresses nodes may report (lib/fleet/node-address.ts): loopback only outside production, unless listed. */
 export function nodeAddressPolicy(e: Env = env()): NodeAddressPolicy {
   return { networks: e.NODE_ADDRESS_NETWORKS, allowLoopback: e.NODE_ENV !== "production" };
+}
+
+/** Where BMC requests may go (lib/redfish/address-policy.ts): loopback and link-local only when BMC_NETWORKS lists them. */
+export function bmcAddressPolicy(e: Env = env()): BmcAddressPolicy {
+  return { networks: e.BMC_NETWORKS };
 }

@@ -32,6 +32,8 @@ CREATE SEQUENCE public.ledger_entries_id_seq AS bigint;
 
 CREATE SEQUENCE public.node_events_id_seq AS bigint;
 
+CREATE SEQUENCE public.node_workflow_steps_id_seq AS bigint;
+
 CREATE SEQUENCE public.page_views_id_seq AS bigint;
 
 CREATE SEQUENCE public.pipeline_events_id_seq AS bigint;
@@ -92,13 +94,13 @@ CREATE TABLE public.alert_events (
     CONSTRAINT alert_events_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_pkey PRIMARY KEY (id),
     CONSTRAINT alert_events_resolved_check CHECK (((status = 'resolved'::text) = (resolved_at IS NOT NULL))),
-    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
+    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
     CONSTRAINT alert_events_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES alert_rules(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_severity_check CHECK ((severity = ANY (ARRAY['info'::text, 'warning'::text, 'critical'::text]))),
     CONSTRAINT alert_events_status_check CHECK ((status = ANY (ARRAY['firing'::text, 'resolved'::text]))),
     CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['tenant'::text, 'provider'::text, 'pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text, 'card_deposit'::text]))),
     CONSTRAINT alert_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
-    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
+    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
 );
 
 CREATE TABLE public.alert_rules (
@@ -763,6 +765,35 @@ CREATE TABLE public.ledger_entries (
     CONSTRAINT ledger_entries_usage_event_id_fkey FOREIGN KEY (usage_event_id) REFERENCES usage_events(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
 
+CREATE TABLE public.node_bmcs (
+    node_id uuid NOT NULL,
+    url text NOT NULL,
+    username text NOT NULL,
+    password_ciphertext text NOT NULL,
+    verify_tls boolean NOT NULL,
+    ca_pem text,
+    system_id text,
+    discovered jsonb DEFAULT '{}'::jsonb NOT NULL,
+    last_contact_at timestamp(3) with time zone,
+    last_error_kind text,
+    last_error text,
+    last_error_at timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_by text NOT NULL,
+    CONSTRAINT node_bmcs_ca_check CHECK (((ca_pem IS NULL) OR ((length(ca_pem) >= 1) AND (length(ca_pem) <= 65536)))),
+    CONSTRAINT node_bmcs_error_check CHECK ((((last_error_kind IS NULL) = (last_error IS NULL)) AND ((last_error IS NULL) = (last_error_at IS NULL)))),
+    CONSTRAINT node_bmcs_error_kind_check CHECK (((last_error_kind IS NULL) OR (last_error_kind = ANY (ARRAY['unreachable'::text, 'tls_untrusted'::text, 'address_refused'::text, 'credentials_refused'::text, 'media_refused'::text, 'not_supported'::text, 'task_failed'::text, 'timeout'::text, 'refused'::text, 'server_error'::text, 'bad_answer'::text])))),
+    CONSTRAINT node_bmcs_error_length_check CHECK (((last_error IS NULL) OR (length(last_error) <= 2000))),
+    CONSTRAINT node_bmcs_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT node_bmcs_password_check CHECK (((password_ciphertext ~~ 'v1:%'::text) AND (length(password_ciphertext) <= 1024))),
+    CONSTRAINT node_bmcs_pkey PRIMARY KEY (node_id),
+    CONSTRAINT node_bmcs_system_id_check CHECK (((system_id IS NULL) OR ((length(system_id) >= 1) AND (length(system_id) <= 256)))),
+    CONSTRAINT node_bmcs_tls_check CHECK ((((NOT verify_tls) OR (url ~~ 'https://%'::text)) AND ((ca_pem IS NULL) OR verify_tls))),
+    CONSTRAINT node_bmcs_url_check CHECK (((url ~ '^https?://[^/?#@[:space:]]+$'::text) AND (length(url) <= 300))),
+    CONSTRAINT node_bmcs_username_check CHECK (((length(username) >= 1) AND (length(username) <= 128)))
+);
+
 CREATE TABLE public.node_events (
     id bigint DEFAULT nextval('node_events_id_seq'::regclass) NOT NULL,
     node_id uuid NOT NULL,
@@ -771,9 +802,71 @@ CREATE TABLE public.node_events (
     reason text NOT NULL,
     actor text NOT NULL,
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    lease_token bigint,
     CONSTRAINT node_events_change_check CHECK ((from_status <> to_status)),
     CONSTRAINT node_events_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT node_events_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE public.node_leases (
+    node_id uuid NOT NULL,
+    token bigint NOT NULL,
+    purpose text NOT NULL,
+    workflow_id uuid,
+    holder text NOT NULL,
+    acquired_at timestamp(3) with time zone NOT NULL,
+    renewed_at timestamp(3) with time zone NOT NULL,
+    expires_at timestamp(3) with time zone NOT NULL,
+    released_at timestamp(3) with time zone,
+    CONSTRAINT node_leases_holder_check CHECK (((length(holder) >= 1) AND (length(holder) <= 200))),
+    CONSTRAINT node_leases_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT node_leases_pkey PRIMARY KEY (node_id),
+    CONSTRAINT node_leases_purpose_check CHECK ((purpose = ANY (ARRAY['handover'::text, 'provisioning'::text]))),
+    CONSTRAINT node_leases_times_check CHECK (((renewed_at >= acquired_at) AND (expires_at > renewed_at))),
+    CONSTRAINT node_leases_token_check CHECK ((token > 0)),
+    CONSTRAINT node_leases_workflow_id_fkey FOREIGN KEY (workflow_id) REFERENCES node_workflows(id) ON UPDATE CASCADE ON DELETE SET NULL
+);
+
+CREATE TABLE public.node_workflow_steps (
+    id bigint DEFAULT nextval('node_workflow_steps_id_seq'::regclass) NOT NULL,
+    workflow_id uuid NOT NULL,
+    node_id uuid NOT NULL,
+    name text NOT NULL,
+    status text DEFAULT 'running'::text NOT NULL,
+    lease_token bigint,
+    message text,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    started_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    finished_at timestamp(3) with time zone,
+    CONSTRAINT node_workflow_steps_finished_check CHECK (((status = 'running'::text) = (finished_at IS NULL))),
+    CONSTRAINT node_workflow_steps_message_check CHECK (((message IS NULL) OR (length(message) <= 4000))),
+    CONSTRAINT node_workflow_steps_name_check CHECK ((name ~ '^[a-z][a-z0-9_.-]{0,63}$'::text)),
+    CONSTRAINT node_workflow_steps_pkey PRIMARY KEY (id),
+    CONSTRAINT node_workflow_steps_status_check CHECK ((status = ANY (ARRAY['running'::text, 'succeeded'::text, 'failed'::text, 'skipped'::text]))),
+    CONSTRAINT node_workflow_steps_workflow_node_fkey FOREIGN KEY (workflow_id, node_id) REFERENCES node_workflows(id, node_id) ON UPDATE CASCADE ON DELETE CASCADE
+);
+
+CREATE TABLE public.node_workflows (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    node_id uuid NOT NULL,
+    kind text NOT NULL,
+    status text DEFAULT 'running'::text NOT NULL,
+    trigger text NOT NULL,
+    reason text NOT NULL,
+    requested_by text NOT NULL,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    lease_token bigint,
+    outcome text,
+    started_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    finished_at timestamp(3) with time zone,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT node_workflows_finished_check CHECK ((((status = 'running'::text) = (finished_at IS NULL)) AND ((status = 'running'::text) OR (outcome IS NOT NULL)))),
+    CONSTRAINT node_workflows_id_node_key UNIQUE (id, node_id),
+    CONSTRAINT node_workflows_kind_check CHECK ((kind = ANY (ARRAY['handover'::text, 'provisioning'::text]))),
+    CONSTRAINT node_workflows_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT node_workflows_pkey PRIMARY KEY (id),
+    CONSTRAINT node_workflows_status_check CHECK ((status = ANY (ARRAY['running'::text, 'succeeded'::text, 'failed'::text, 'cancelled'::text]))),
+    CONSTRAINT node_workflows_trigger_check CHECK ((trigger = ANY (ARRAY['tenancy_ended'::text, 'operator'::text])))
 );
 
 CREATE TABLE public.nodes (
@@ -797,17 +890,19 @@ CREATE TABLE public.nodes (
     driver_version text,
     cuda_version text,
     address text,
+    handover_due_since timestamp(3) with time zone,
     CONSTRAINT nodes_address_check CHECK (((address IS NULL) OR (address ~ '^[0-9A-Fa-f.:]{2,45}$'::text))),
     CONSTRAINT nodes_cluster_id_fkey FOREIGN KEY (cluster_id) REFERENCES clusters(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT nodes_container_runtime_check CHECK (((container_runtime IS NULL) OR containers)),
     CONSTRAINT nodes_cpu_cores_check CHECK (((cpu_cores IS NULL) OR (cpu_cores > 0))),
+    CONSTRAINT nodes_handover_due_check CHECK (((status <> 'available'::text) OR (handover_due_since IS NULL))),
     CONSTRAINT nodes_hostname_check CHECK (((length(hostname) >= 1) AND (length(hostname) <= 253))),
     CONSTRAINT nodes_id_cluster_key UNIQUE (id, cluster_id),
     CONSTRAINT nodes_memory_gb_check CHECK (((memory_gb IS NULL) OR (memory_gb > 0))),
     CONSTRAINT nodes_offline_memory_check CHECK (((status = 'offline'::text) = (status_before_offline IS NOT NULL))),
     CONSTRAINT nodes_pkey PRIMARY KEY (id),
-    CONSTRAINT nodes_status_before_offline_check CHECK (((status_before_offline IS NULL) OR (status_before_offline = ANY (ARRAY['registered'::text, 'available'::text, 'draining'::text, 'maintenance'::text, 'quarantined'::text])))),
-    CONSTRAINT nodes_status_check CHECK ((status = ANY (ARRAY['registered'::text, 'available'::text, 'draining'::text, 'maintenance'::text, 'quarantined'::text, 'offline'::text])))
+    CONSTRAINT nodes_status_before_offline_check CHECK (((status_before_offline IS NULL) OR (status_before_offline = ANY (ARRAY['registered'::text, 'available'::text, 'draining'::text, 'maintenance'::text, 'quarantined'::text, 'provisioning'::text, 'releasing'::text, 'wiping'::text, 'inspecting'::text, 'attestation_failed'::text])))),
+    CONSTRAINT nodes_status_check CHECK ((status = ANY (ARRAY['registered'::text, 'available'::text, 'draining'::text, 'maintenance'::text, 'quarantined'::text, 'offline'::text, 'provisioning'::text, 'releasing'::text, 'wiping'::text, 'inspecting'::text, 'attestation_failed'::text])))
 );
 
 CREATE TABLE public.notifications (
@@ -1644,6 +1739,12 @@ CREATE UNIQUE INDEX ledger_entries_usage_event_id_key ON public.ledger_entries U
 
 CREATE INDEX node_events_node_id_created_at_idx ON public.node_events USING btree (node_id, created_at);
 
+CREATE INDEX node_workflow_steps_workflow_id_idx ON public.node_workflow_steps USING btree (workflow_id, id);
+
+CREATE INDEX node_workflows_node_id_started_at_idx ON public.node_workflows USING btree (node_id, started_at);
+
+CREATE UNIQUE INDEX node_workflows_one_running_key ON public.node_workflows USING btree (node_id) WHERE (status = 'running'::text);
+
 CREATE UNIQUE INDEX nodes_address_key ON public.nodes USING btree (address) WHERE (address IS NOT NULL);
 
 CREATE UNIQUE INDEX nodes_cluster_id_hostname_key ON public.nodes USING btree (cluster_id, hostname);
@@ -1848,13 +1949,6 @@ AS $function$
      WHERE h.id = p_holding AND h.live AND (p_kind = 'final' OR p_end > h.starts_at)
 $function$;
 
-CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
- RETURNS uuid
- LANGUAGE sql
-AS $function$
-    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
-$function$;
-
 CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_holding uuid, p_reservation uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -1903,6 +1997,13 @@ BEGIN
     END IF;
     RETURN ev;
 END $function$;
+
+CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE sql
+AS $function$
+    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
+$function$;
 
 CREATE OR REPLACE FUNCTION public.bill_usage_segment(p_job uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_run_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
@@ -2324,6 +2425,120 @@ BEGIN
     RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.node_lease_acquire(p_node uuid, p_purpose text, p_workflow uuid, p_holder text, p_ttl_ms integer)
+ RETURNS TABLE(token bigint, expires_at timestamp with time zone)
+ LANGUAGE plpgsql
+AS $function$
+#variable_conflict use_column
+DECLARE
+    t TIMESTAMPTZ := clock_timestamp();
+BEGIN
+    RETURN QUERY
+    INSERT INTO "node_leases" AS l ("node_id", "token", "purpose", "workflow_id", "holder", "acquired_at", "renewed_at", "expires_at")
+    VALUES (p_node, 1, p_purpose, p_workflow, p_holder, t, t, t + make_interval(secs => p_ttl_ms / 1000.0))
+    ON CONFLICT ("node_id") DO UPDATE
+       SET "token" = l."token" + 1, "purpose" = EXCLUDED."purpose", "workflow_id" = EXCLUDED."workflow_id", "holder" = EXCLUDED."holder",
+           "acquired_at" = t, "renewed_at" = t, "expires_at" = EXCLUDED."expires_at", "released_at" = NULL
+     WHERE l."released_at" IS NOT NULL OR l."expires_at" <= t
+    RETURNING l."token", l."expires_at";
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.node_lease_fence(p_node uuid, p_token bigint)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    l RECORD;
+BEGIN
+    SELECT "token", "released_at", "expires_at" INTO l FROM "node_leases" WHERE "node_id" = p_node FOR SHARE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'stale lease: node % has no lease (token %)', p_node, p_token USING ERRCODE = 'GF001';
+    ELSIF l."token" <> p_token THEN
+        RAISE EXCEPTION 'stale lease: token % for node % is not the current one (%)', p_token, p_node, l."token" USING ERRCODE = 'GF001';
+    ELSIF l."released_at" IS NOT NULL OR l."expires_at" <= clock_timestamp() THEN
+        RAISE EXCEPTION 'stale lease: token % for node % has expired or was given back', p_token, p_node USING ERRCODE = 'GF001';
+    END IF;
+    RETURN p_token;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.node_lease_fenced_write()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    row_json JSONB := to_jsonb(NEW);
+BEGIN
+    -- the triggers fire only WHEN NEW.lease_token IS NOT NULL
+    PERFORM "node_lease_fence"((row_json->>'node_id')::uuid, (row_json->>'lease_token')::bigint);
+    RETURN NEW;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.node_lease_release(p_node uuid, p_token bigint)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    UPDATE "node_leases" SET "released_at" = clock_timestamp()
+     WHERE "node_id" = p_node AND "token" = p_token AND "released_at" IS NULL;
+    RETURN FOUND;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.node_lease_renew(p_node uuid, p_token bigint, p_ttl_ms integer)
+ RETURNS TABLE(expires_at timestamp with time zone)
+ LANGUAGE plpgsql
+AS $function$
+#variable_conflict use_column
+DECLARE
+    t TIMESTAMPTZ := clock_timestamp();
+BEGIN
+    RETURN QUERY
+    UPDATE "node_leases" SET "renewed_at" = t, "expires_at" = t + make_interval(secs => p_ttl_ms / 1000.0)
+     WHERE "node_id" = p_node AND "token" = p_token AND "released_at" IS NULL AND "expires_at" > t
+    RETURNING "expires_at";
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.node_lease_revoke(p_node uuid)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    t TIMESTAMPTZ := clock_timestamp();
+    revoked BIGINT;
+BEGIN
+    UPDATE "node_leases" SET "token" = "token" + 1, "holder" = 'revoked', "workflow_id" = NULL, "acquired_at" = t,
+           "renewed_at" = t, "expires_at" = t + interval '1 millisecond', "released_at" = t
+     WHERE "node_id" = p_node
+    RETURNING "token" INTO revoked;
+    RETURN revoked;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.node_leases_token_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF NEW."token" < OLD."token" THEN
+        RAISE EXCEPTION 'node % lease token may not go back from % to %', NEW."node_id", OLD."token", NEW."token" USING ERRCODE = '23514';
+    END IF;
+    IF NEW."token" = OLD."token" AND (NEW."holder" IS DISTINCT FROM OLD."holder" OR NEW."purpose" IS DISTINCT FROM OLD."purpose"
+        OR NEW."workflow_id" IS DISTINCT FROM OLD."workflow_id" OR NEW."acquired_at" IS DISTINCT FROM OLD."acquired_at"
+        OR (OLD."released_at" IS NOT NULL AND NEW."released_at" IS NULL)) THEN
+        RAISE EXCEPTION 'node % lease changes hands only with a new token', NEW."node_id" USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.node_workflows_finished_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF OLD."status" <> 'running' THEN
+        RAISE EXCEPTION 'workflow % is % and cannot change', OLD."id", OLD."status" USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.pod_placements_bill_end()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -2603,6 +2818,16 @@ CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE ON ledger_entr
 CREATE TRIGGER ledger_entries_charge_follows_usage BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_charge_follows_usage();
 
 CREATE TRIGGER ledger_entries_skip_prepaid_reservations BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_skip_prepaid_reservations();
+
+CREATE TRIGGER node_events_fenced BEFORE INSERT OR UPDATE ON node_events FOR EACH ROW WHEN (new.lease_token IS NOT NULL) EXECUTE FUNCTION node_lease_fenced_write();
+
+CREATE TRIGGER node_leases_token_guard BEFORE UPDATE ON node_leases FOR EACH ROW EXECUTE FUNCTION node_leases_token_guard();
+
+CREATE TRIGGER node_workflow_steps_fenced BEFORE INSERT OR UPDATE ON node_workflow_steps FOR EACH ROW WHEN (new.lease_token IS NOT NULL) EXECUTE FUNCTION node_lease_fenced_write();
+
+CREATE TRIGGER node_workflows_fenced BEFORE INSERT OR UPDATE ON node_workflows FOR EACH ROW WHEN (new.lease_token IS NOT NULL) EXECUTE FUNCTION node_lease_fenced_write();
+
+CREATE TRIGGER node_workflows_finished_guard BEFORE UPDATE ON node_workflows FOR EACH ROW EXECUTE FUNCTION node_workflows_finished_guard();
 
 CREATE TRIGGER pod_placements_bill_end AFTER UPDATE OF ended_at ON pod_placements FOR EACH ROW WHEN (old.ended_at IS NULL AND new.ended_at IS NOT NULL) EXECUTE FUNCTION pod_placements_bill_end();
 

@@ -13,6 +13,7 @@ import { assertServerConfig } from "@/lib/env";
 import { startDemoWorkload } from "../agent/src/demo-workload";
 import { simClusters, startSimulator } from "../agent/src/simulator";
 import { demoTenantKeys, migrateAndSeed, seedDemoReservations, simulatorKeys } from "./seed";
+import { seedDemoBmcs } from "./seed-bmcs";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
@@ -69,6 +70,8 @@ async function main() {
   // the simulated fleet's nodes live on loopback addresses of this machine (127.x.y.z): the demo lets
   // nodes have them, so pods' SSH commands and the inference gateway reach the simulated replicas
   if (database || process.argv.includes("--simulate")) env.NODE_ADDRESS_NETWORKS ??= "127.0.0.0/8";
+  // …and so do their simulated BMCs: loopback is refused for BMCs unless listed, so the demo lists it
+  if (database || process.argv.includes("--simulate")) env.BMC_NETWORKS ??= "127.0.0.0/8";
   Object.assign(env, { NODE_ENV: dev ? "development" : "production" });
   // the same check the server makes, before minutes go into a build: a missing secret is named now
   assertServerConfig(env);
@@ -88,8 +91,14 @@ async function main() {
       clusters: simClusters(keys, { pods: 2, racksPerPod: 2, nodesPerRack: 2 }),
       stateDir: path.join(repoRoot, ".data", "simulator"),
       log: (m) => console.log(`[simulator] ${m}`),
+      // each simulated node has a Redfish BMC the console can power and provision it through
+      ...(process.env.SIM_BMC !== "0" ? { bmc: {} } : {}),
     });
     await simulator.ready;
+    if (env.SETTINGS_ENCRYPTION_KEY) {
+      const stored = await seedDemoBmcs(env.DATABASE_URL!, env.SETTINGS_ENCRYPTION_KEY, simulator.bmcs());
+      if (stored) console.log(`[seed] ${stored} simulated BMC(s) stored`);
+    }
     // the demo tenants' reservations need the fleet the simulator just registered
     if (database) await seedDemoReservations(env.DATABASE_URL!);
     // …and the demo tenants submitting work to it, through the same public API

@@ -33,6 +33,8 @@ import type { Assignment, HeartbeatReply, JobAssignment, PodAssignment, ReplicaA
 import { createClient, type Client } from "./client";
 import { LogSpool } from "./log-spool";
 import { startModelServer, type ModelServer } from "./model-server";
+import type { SimBmcFault } from "./sim-bmc";
+import { startSimBmcFleet, type SimBmcFleetOptions } from "./sim-bmc-fleet";
 import { Outbox, type ExitReport, type ReportAnswer } from "./outbox";
 import { placementKey } from "./placement-book";
 import { jobsOf, podsOf, replicasOf } from "./runner";
@@ -135,6 +137,8 @@ export interface SimulatorOptions {
   /** the simulated model servers: ms before answering ([min, max]), and the share of requests answered 500 */
   modelLatencyMs?: [number, number];
   modelErrorRate?: number;
+  /** give every node a simulated Redfish BMC on its own address (agent/src/sim-bmc-fleet.ts) */
+  bmc?: SimBmcFleetOptions;
   log?: (m: string) => void;
   /** hears every answer to a node's exit reports */
   onExitReport?: (e: { hostname: string; report: ExitReport; answer: ReportAnswer }) => void;
@@ -592,6 +596,7 @@ export function startSimulator(opts: SimulatorOptions) {
     if (n.lastMetrics && reachable(n)) await n.hot.call("POST", "/api/clusters/metrics", n.lastMetrics);
   };
 
+  let bmcFleet: Awaited<ReturnType<typeof startSimBmcFleet>> | undefined;
   const ready = (async () => {
     // a few registrations at a time: a large fleet joins in seconds without a stampede
     const queue = [...nodes];
@@ -601,6 +606,29 @@ export function startSimulator(opts: SimulatorOptions) {
       }),
     );
     log(`registered ${nodes.length} node(s), ${nodes.length * 8} GPUs`);
+    if (opts.bmc) {
+      // a node powered off through its BMC dies; the boot after a power-on brings its agent back
+      bmcFleet = await startSimBmcFleet(
+        nodes,
+        {
+          powerOff: (h) => {
+            const n = byHostname.get(h);
+            if (n && !n.silent) die(n);
+          },
+          booted: (h, from, image) => {
+            const n = byHostname.get(h);
+            if (!n) return;
+            log(`${h} booted from ${from}${image ? ` (${image})` : ""}`);
+            void register(n).then(
+              () => (n.silent = false),
+              (e: unknown) => log(`${h} could not register after booting: ${(e as Error).message}`),
+            );
+          },
+        },
+        opts.bmc,
+      );
+      log(`${bmcFleet.bmcs.size} simulated BMC(s) serving Redfish`);
+    }
     for (const n of nodes) {
       every(opts.heartbeatS ?? 10, () => heartbeat(n));
       every(opts.metricsS ?? 5, () => metrics(n));
@@ -650,8 +678,12 @@ export function startSimulator(opts: SimulatorOptions) {
       Object.assign(model, o);
       for (const n of nodes) for (const r of n.replicas.values()) r.server?.set(o);
     },
+    /** the simulated BMCs (with their passwords: they are the simulator's own) */
+    bmcs: () => bmcFleet?.list() ?? [],
+    bmcFault: (hostname: string, kind: SimBmcFault) => bmcFleet?.fault(hostname, kind) ?? Promise.resolve(false),
     stop() {
       stopped = true;
+      void bmcFleet?.stop();
       for (const n of nodes) {
         for (const r of n.replicas.values()) void r.server?.close();
         for (const p of n.pods.values()) for (const l of p.listeners) l.close();
@@ -681,6 +713,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       pods: { type: "string", default: "2" },
       racks: { type: "string", default: "2" },
       nodes: { type: "string", default: "2" },
+      bmc: { type: "boolean", default: process.env.SIM_BMC === "1" },
     },
   });
   const latency = /^(\d+)-(\d+)$/.exec(process.env.SIM_MODEL_LATENCY_MS ?? "");
@@ -691,6 +724,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     stateDir: path.resolve(".data", "simulator"),
     ...(latency ? { modelLatencyMs: [Number(latency[1]), Number(latency[2])] as [number, number] } : {}),
     ...(process.env.SIM_MODEL_ERROR_RATE ? { modelErrorRate: Number(process.env.SIM_MODEL_ERROR_RATE) } : {}),
+    ...(values.bmc ? { bmc: {} } : {}),
   });
   const port = Number(process.env.SIM_CONTROL_PORT ?? 0);
   if (port) {
@@ -705,10 +739,21 @@ if (import.meta.url === `file://${process.argv[1]}`) {
             );
             return;
           }
+          if (req.method === "GET" && req.url === "/bmcs") {
+            res.end(JSON.stringify(sim.bmcs()));
+            return;
+          }
           if (req.method === "POST" && req.url === "/faults") {
             try {
-              const f = JSON.parse(body) as { hostname: string; kind: FaultKind; gpu_index?: number; xid?: number };
-              const ok = sim.injectFault(f.hostname, f.kind, f.gpu_index, f.xid);
+              const f = JSON.parse(body) as { hostname: string; kind: FaultKind | `bmc_${SimBmcFault}`; gpu_index?: number; xid?: number };
+              // bmc_unreachable, bmc_auth, bmc_media_refused, bmc_not_ready, bmc_task_fail, bmc_clear: the node's BMC
+              if (f.kind.startsWith("bmc_")) {
+                void sim
+                  .bmcFault(f.hostname, f.kind.slice(4) as SimBmcFault)
+                  .then((ok) => res.writeHead(ok ? 200 : 404).end(JSON.stringify({ ok })));
+                return;
+              }
+              const ok = sim.injectFault(f.hostname, f.kind as FaultKind, f.gpu_index, f.xid);
               res.writeHead(ok ? 200 : 404).end(JSON.stringify({ ok }));
             } catch {
               res.writeHead(400).end(JSON.stringify({ ok: false }));

@@ -31,6 +31,7 @@ export const ALERT_TYPE_LABELS: Record<AlertEventType, string> = {
   pod_interrupted: "Pod interrupted",
   unexpected_payment: "Unexpected payment",
   reservation_degraded: "Reservation degraded",
+  provisioning_failed: "Provisioning failed",
   external: "External (Alertmanager)",
   burst_spend_cap: "Burst spend cap",
   provider_stray_instance: "Stray provider instance",

@@ -6,6 +6,7 @@ import { db, txClient } from "@/lib/db/client";
 import { run, runOne } from "@/lib/db/statement";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { applyNodeTransition } from "@/lib/fleet/apply-node-transition";
+import { stopWorkflowIfLeft } from "@/lib/fleet/node-workflows";
 import { requeueJobsOnNodes } from "@/lib/jobs/requeue-lost-jobs";
 import { interruptPodsOnNodes } from "@/lib/pods/interrupt-pods";
 import { lockPrismaTransaction } from "@/lib/db/locks";
@@ -61,7 +62,8 @@ export async function remediateNodes(faults: NodeFault[], opts: { cap?: number; 
       const quarantined: RemediationOutcome["quarantined"] = [];
       for (const f of decision.quarantine) {
         const node = byId.get(f.node_id)!;
-        await applyNodeTransition(tx, node, { kind: "auto_quarantine" }, `automatic quarantine: ${f.summary}`, ACTOR);
+        const t = await applyNodeTransition(tx, node, { kind: "auto_quarantine" }, `automatic quarantine: ${f.summary}`, ACTOR);
+        await stopWorkflowIfLeft(tx, node, t, `automatic quarantine: ${f.summary}`);
         const requeued = await requeueJobsOnNodes(tx, [node.id], `node ${node.hostname} quarantined (${f.summary})`, ACTOR);
         await interruptPodsOnNodes(txClient(tx), [node.id], `its node was quarantined after a hardware fault (${f.summary})`, ACTOR);
         await tx.remediation.create({

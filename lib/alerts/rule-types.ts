@@ -17,6 +17,7 @@ const SYSTEM_EVENT_TYPES = [
   "burst_spend_cap",
   "provider_stray_instance",
   "burst_failed",
+  "provisioning_failed",
 ] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 

@@ -15,6 +15,7 @@ export const eventSchemas = {
   "billing/invoices.requested": z.object({ requested_by: z.string() }),
   "providers/offers.refresh.requested": z.object({ requested_by: z.string() }),
   "burst/run.requested": z.object({ reason: z.string() }),
+  "provisioning/advance.requested": z.object({ reason: z.string() }),
 } as const;
 
 export type EventName = keyof typeof eventSchemas;

@@ -20,6 +20,7 @@ import { reconcileInstances } from "@/lib/burst/reconcile-instances";
 import { runBurstCycle } from "@/lib/burst/run-burst";
 import { refreshAllOffers } from "@/lib/providers/refresh-offers";
 import { pruneWorkloadLogs } from "@/lib/workload-logs/prune-workload-logs";
+import { advanceProvisionings } from "@/lib/provisioning/advance-provisionings";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
 import { pruneSignInThrottles } from "@/lib/users/verify-credentials";
 import { pruneSignInHistory } from "@/lib/accounts/sign-in-history";
@@ -238,5 +239,19 @@ export const backgroundJobs: BackgroundJob[] = [
     description: "Delete workload log chunks older than WORKLOAD_LOG_RETENTION_DAYS",
     cron: "23 * * * *",
     run: () => pruneWorkloadLogs(env().WORKLOAD_LOG_RETENTION_DAYS),
+  }),
+  defineJob({
+    // Woken when a provisioning starts; the sweep visits every running one whose step is due (a
+    // reset settling, an image mounting, the agent not back yet). Each visit holds the node's lease,
+    // so instances and Inngest runs never work one node at once; a stalled worker's lease runs out
+    // and the next sweep continues. With Inngest each visit is a durable step.
+    id: "provisioning-advance",
+    description: "Provision nodes through their BMCs (Redfish), step by step under each node's lease",
+    cron: "* * * * *",
+    everySeconds: 2,
+    events: ["provisioning/advance.requested"],
+    debounceMs: 25,
+    durable: true,
+    run: async ({ step }) => ({ ...(await advanceProvisionings(step ? { step } : {})) }),
   }),
 ];

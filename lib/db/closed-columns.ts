@@ -14,6 +14,13 @@ import { INVOICE_STATUSES, PAYMENT_METHODS, USAGE_KINDS } from "@/lib/billing/sc
 import { SCALE_OUTCOMES, AUTOSCALE_METRICS } from "@/lib/endpoints/autoscaler";
 import { ENDPOINT_STATUSES, REPLICA_STATUSES } from "@/lib/endpoints/endpoint-lifecycle";
 import { GPU_STATUSES, NODE_STATUSES } from "@/lib/fleet/node-lifecycle";
+import { LEASE_PURPOSES } from "@/lib/fleet/node-lease";
+import {
+  STEP_STATUSES as WORKFLOW_STEP_STATUSES,
+  WORKFLOW_KINDS,
+  WORKFLOW_STATUSES,
+  WORKFLOW_TRIGGERS,
+} from "@/lib/fleet/workflow-vocabulary";
 import { BLOCK_REASONS, JOB_STATUSES } from "@/lib/jobs/job-lifecycle";
 import { DEMO_REQUEST_STATUSES } from "@/lib/marketing/schemas";
 import { LOOP_ON_EXHAUSTED, PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS, STEP_STATUSES } from "@/lib/pipelines/schemas";
@@ -26,6 +33,7 @@ import { CARD_DEPOSIT_STATUSES } from "@/lib/billing/card-deposit-lifecycle";
 import { MAIL_KINDS } from "@/lib/mail/templates";
 import { TENANT_ROLES, USER_ROLES } from "@/lib/users/schemas";
 import { LOG_STREAMS } from "@/lib/workload-logs/schemas";
+import { REDFISH_FAILURES } from "@/lib/redfish/errors";
 
 // Every text column whose values are a closed list, with the constant the code uses for it. The
 // migrations hold the same lists in CHECK constraints; tests/integration/vocabulary-drift.test.ts
@@ -89,4 +97,10 @@ export const CLOSED_COLUMNS = {
   "sign_in_events.method": SIGN_IN_METHODS,
   "card_deposits.status": CARD_DEPOSIT_STATUSES,
   "notifications.mail_kind": MAIL_KINDS,
+  "node_leases.purpose": LEASE_PURPOSES,
+  "node_workflows.kind": WORKFLOW_KINDS,
+  "node_workflows.status": WORKFLOW_STATUSES,
+  "node_workflows.trigger": WORKFLOW_TRIGGERS,
+  "node_workflow_steps.status": WORKFLOW_STEP_STATUSES,
+  "node_bmcs.last_error_kind": REDFISH_FAILURES,
 } as const satisfies Record<string, readonly string[]>;

@@ -10,6 +10,7 @@ import { forbidden, invalidTransition } from "@/lib/errors";
 import { lockNodeOrThrow } from "./node-access";
 import { applyNodeTransition } from "./apply-node-transition";
 import type { OperatorTarget } from "./node-lifecycle";
+import { stopWorkflowIfLeft } from "./node-workflows";
 import { nodeSelect } from "./node-schemas";
 import { CLEAR_UNHEALTHY_GPUS } from "./statements";
 
@@ -22,8 +23,16 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
   const result = await db().$transaction(async (tx) => {
     const row = await lockNodeOrThrow(tx, actor.principal, nodeId);
     const why = reason ?? `operator set ${target}`;
+    if (target === "available" && row.handover_due_since && row.status !== "available") {
+      throw invalidTransition(
+        "A handover is due on this node (a whole-node tenancy ended, or a workflow began, and none has passed since): start a handover; it returns the node to service once the node passes attestation",
+      );
+    }
     const t = await applyNodeTransition(tx, row, { kind: "operator", target }, why, actor.principal.label);
     if (!t.ok) throw invalidTransition(t.reason);
+    // taking a node out of a handover or provisioning stops its workflow: the lease is revoked, so
+    // the worker's next write is refused, and the workflow ends as cancelled
+    const cancelled = await stopWorkflowIfLeft(tx, row, t, why);
     // work on a node taken out of service goes back to the queue, the tenant's retries untouched
     const leaves = t.changed && (target === "quarantined" || target === "maintenance");
     const requeued = leaves ? await requeueJobsOnNodes(tx, [nodeId], `node ${target}`, actor.principal.label) : [];
@@ -46,6 +55,7 @@ export async function changeNodeStatus(actor: Actor, nodeId: string, target: Ope
         gpus_cleared: gpusCleared,
         jobs_requeued: requeued.length,
         pods_interrupted: pods.length,
+        ...(cancelled ? { workflow_cancelled: cancelled } : {}),
       },
     });
     return {

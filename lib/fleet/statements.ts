@@ -92,19 +92,22 @@ export const CLUSTER_COUNTS = statement("fleet.cluster-counts", {
 /** Locks a node's row for a state change. */
 export const LOCK_NODE = statement("fleet.lock-node", {
   params: ["uuid"],
-  columns: { id: "uuid", cluster_id: "uuid", status: "text", status_before_offline: "text?" },
+  columns: { id: "uuid", cluster_id: "uuid", status: "text", status_before_offline: "text?", handover_due_since: "timestamptz?" },
   text: `
-    SELECT id, cluster_id, status, status_before_offline FROM nodes WHERE id = $1::uuid FOR UPDATE`,
+    SELECT id, cluster_id, status, status_before_offline, handover_due_since FROM nodes WHERE id = $1::uuid FOR UPDATE`,
 });
 
-/** Nodes silent for more than $1 seconds go offline (remembering the state they return to), with their events ($2: why). */
+/**
+ * Nodes silent for more than $1 seconds go offline (remembering the state they return to), with
+ * their events ($2: why). A node being provisioned is expected to be silent and stays as it is.
+ */
 export const MARK_OFFLINE_NODES = statement("fleet.mark-offline-nodes", {
   params: ["int4", "text"],
   columns: { node_id: "uuid" },
   text: `
     WITH stale AS (
       SELECT id, status FROM nodes
-       WHERE status <> 'offline' AND COALESCE(last_heartbeat_at, created_at) < now() - make_interval(secs => $1::int)
+       WHERE status NOT IN ('offline', 'provisioning') AND COALESCE(last_heartbeat_at, created_at) < now() - make_interval(secs => $1::int)
        FOR UPDATE SKIP LOCKED
     ), marked AS (
       UPDATE nodes n SET status = 'offline', status_before_offline = s.status, updated_at = now()

@@ -23,6 +23,7 @@ import { api } from "../support/http";
 import { putSecret } from "@/lib/secrets/secrets";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 import { resetTokens, signupTokens } from "../support/account-tokens";
+import { bmcWorld, nodeWithSimBmc } from "./world-bmc";
 
 // The cast of the isolation and bad-input walks: tenant A (whose objects are the targets),
 // tenant B (the neighbour), agent keys, a revoked key, an operator, and a workload: the
@@ -176,7 +177,8 @@ export async function buildWorld() {
     reset: await resetTokens(30, w0.a.id),
   };
   const userOfA = await makeUser("tenant_member", w0.a.id);
-  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0), tokens, userOfA };
+  const bmc = await bmcWorld(keys.operator!, clusterD.id);
+  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0), tokens, userOfA, bmc };
 }
 
 /**
@@ -494,6 +496,34 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: authed(403, 403, 403, 200),
     },
     getDashboard: { path: fixed("/api/dashboard"), expect: authed(403, 403, 403, 200) },
+
+    // BMCs and provisioning: operators only; a tenant, an agent (even of the node's cluster) or a workload never reaches any of it
+    putNodeBmc: {
+      path: fixed(`/api/nodes/${w.bmc.withBmc.nodeId}/bmc`),
+      body: () => ({
+        url: w.bmc.withBmc.bmc.url,
+        username: w.bmc.withBmc.bmc.username,
+        password: w.bmc.withBmc.bmc.password,
+        verify_tls: false,
+      }),
+      expect: authed(403, 403, 403, 200),
+    },
+    getNodeBmc: { path: fixed(`/api/nodes/${w.bmc.withBmc.nodeId}/bmc`), expect: authed(403, 403, 403, 200) },
+    deleteNodeBmc: {
+      path: async () => `/api/nodes/${(await nodeWithSimBmc(w.keys.operator!, w.clusterD.id, { direct: true })).nodeId}/bmc`,
+      expect: authed(403, 403, 403, 204),
+    },
+    powerNode: {
+      path: fixed(`/api/nodes/${w.bmc.withBmc.nodeId}/power`),
+      body: () => ({ action: "on" }),
+      expect: authed(403, 403, 403, 202),
+    },
+    provisionNode: {
+      path: async () => `/api/nodes/${(await nodeWithSimBmc(w.keys.operator!, w.clusterD.id, { direct: true })).nodeId}/provision`,
+      body: () => ({ image_url: "http://images.example/walk.iso" }),
+      expect: authed(403, 403, 403, 202),
+    },
+    getNodeProvisioning: { path: fixed(`/api/nodes/${w.bmc.provisioned.nodeId}/provisioning`), expect: authed(403, 403, 403, 200) },
 
     submitJob: {
       path: fixed("/api/jobs"),

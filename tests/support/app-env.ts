@@ -27,6 +27,8 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     ALERTMANAGER_TOKEN: E2E_ALERTMANAGER_TOKEN,
     // the walks' simulated nodes live on loopback addresses; the gateway probes each replica every second
     NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+    // …and so do the walks' simulated BMCs: loopback is a BMC's address only where the deployment lists it
+    BMC_NETWORKS: "127.0.0.0/8",
     GATEWAY_PROBE_INTERVAL_MS: "1000",
     GATEWAY_FLUSH_MS: "1000",
   } as NodeJS.ProcessEnv;

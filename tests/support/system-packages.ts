@@ -24,6 +24,7 @@ export const SYSTEM_TOOLS = {
   slurm: { package: "slurm-wlm", probe: "/usr/sbin/slurmctld" },
   munge: { package: "munge", probe: "/usr/sbin/munged" },
   sushy: { package: "python3-sushy", probe: "/usr/lib/python3/dist-packages/sushy/__init__.py" },
+  openssl: { package: "openssl", probe: "/usr/bin/openssl" },
 } as const satisfies Record<string, SystemTool>;
 
 export type SystemToolName = keyof typeof SYSTEM_TOOLS;

@@ -16,6 +16,7 @@ import * as pods from "./pods";
 import * as reservations from "./reservations";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
+import * as bmc from "./bmc";
 
 export {
   accounts,
@@ -35,6 +36,7 @@ export {
   tenants,
   workloads,
   providers,
+  bmc,
 };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
@@ -56,4 +58,5 @@ export const allContracts: Contract[] = [
   operations,
   providers,
   accounts,
+  bmc,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));

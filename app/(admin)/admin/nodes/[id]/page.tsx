@@ -1,5 +1,8 @@
 import Link from "next/link";
 import { changeNodeStatusAction } from "@/app/_actions/nodes";
+import { powerNodeAction, provisionNodeAction, removeBmcAction, saveBmcAction } from "@/app/_actions/bmc";
+import { NodeProvisioning } from "@/components/fleet/node-provisioning";
+import { nodeProvisioningSection } from "@/lib/provisioning/node-section";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { NodeGpuChart } from "@/components/fleet/charts";
 import { StatusBadge } from "@/components/fleet/node-status-badge";
@@ -25,10 +28,13 @@ export default page(
     load: async ({ principal, ids, searchParams }) => {
       const range = parseTimeRange(searchParams, new Date(), "1h");
       const data = await nodePageData(principal, ids.id, range);
-      return data && { ...data, range };
+      return data && { ...data, range, provisioning: await nodeProvisioningSection(principal, data.node) };
     },
   },
-  ({ ids: { id }, data: { node, alerts, series, grid, workload, gpus, gpuCounts, health, allowed, impact, events, range } }) => {
+  ({
+    ids: { id },
+    data: { node, alerts, series, grid, workload, gpus, gpuCounts, health, allowed, impact, events, range, provisioning },
+  }) => {
     return (
       <>
         <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
@@ -81,6 +87,12 @@ export default page(
             <NodeActions action={changeNodeStatusAction} nodeId={node.id} hostname={node.hostname} allowed={[...allowed]} impact={impact} />
           </div>
         </Card>
+        <NodeProvisioning
+          nodeId={node.id}
+          hostname={node.hostname}
+          section={provisioning}
+          actions={{ save: saveBmcAction, remove: removeBmcAction, power: powerNodeAction, provision: provisionNodeAction }}
+        />
         <Card className="mt-6">
           <CardHeader
             title="Running here"
