@@ -14,6 +14,8 @@ import { INVOICE_STATUSES, PAYMENT_METHODS, USAGE_KINDS } from "@/lib/billing/sc
 import { SCALE_OUTCOMES, AUTOSCALE_METRICS } from "@/lib/endpoints/autoscaler";
 import { ENDPOINT_STATUSES, REPLICA_STATUSES } from "@/lib/endpoints/endpoint-lifecycle";
 import { GPU_STATUSES, NODE_STATUSES } from "@/lib/fleet/node-lifecycle";
+import { CLUSTER_KINDS } from "@/lib/fleet/cluster-schemas";
+import { MIRRORED_STATUSES } from "@/lib/slurm/node-state";
 import { BLOCK_REASONS, JOB_STATUSES } from "@/lib/jobs/job-lifecycle";
 import { DEMO_REQUEST_STATUSES } from "@/lib/marketing/schemas";
 import { LOOP_ON_EXHAUSTED, PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS, STEP_STATUSES } from "@/lib/pipelines/schemas";
@@ -71,4 +73,6 @@ export const CLOSED_COLUMNS = {
   "reservations.status": RESERVATION_STATUSES,
   "reservation_events.kind": RESERVATION_EVENT_KINDS,
   "pods.status": POD_STATUSES,
+  "clusters.kind": CLUSTER_KINDS,
+  "slurm_nodes.mirrored_status": MIRRORED_STATUSES,
 } as const satisfies Record<string, readonly string[]>;

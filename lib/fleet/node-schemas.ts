@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { paginationQuery } from "@/lib/http/pagination";
+import { slurmNodeJson, slurmNodeReport } from "@/lib/slurm/schemas";
 import { oneOf } from "@/lib/vocabulary";
 import { normaliseNodeAddress } from "./node-address";
 import { GPU_STATUSES, NODE_STATUSES, OPERATOR_TARGETS } from "./node-lifecycle";
@@ -67,6 +68,7 @@ export const registerNodeBody = z
       })
       .optional(),
     gpus: z.array(gpuInventoryItem).max(64),
+    slurm: slurmNodeReport.optional().meta({ description: "A Slurm bridge's node: its Slurm state and inventory (Slurm clusters only)" }),
   })
   .superRefine((b, ctx) => {
     const seenUuid = new Map<string, number>();
@@ -118,6 +120,7 @@ export const heartbeatBody = z
       )
       .max(64)
       .optional(),
+    slurm: slurmNodeReport.optional().meta({ description: "A Slurm bridge's node: what Slurm says of it now (Slurm clusters only)" }),
   })
   .meta({ id: "Heartbeat", example: { gpus: [{ uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", healthy: true }] } });
 
@@ -163,6 +166,7 @@ export const nodeJsonSchema = z
       cuda_version: z.string().nullable(),
     }),
     status: z.enum(NODE_STATUSES),
+    slurm: slurmNodeJson,
     last_heartbeat_at: z.string().nullable(),
     created_at: z.string(),
   })
@@ -209,6 +213,7 @@ export const nodeSelect = {
   statusBeforeOffline: true,
   lastHeartbeatAt: true,
   createdAt: true,
+  slurm: { select: { state: true, reason: true } },
 } as const;
 
 export const gpuSelect = {
@@ -244,6 +249,7 @@ export function nodeJson(n: NodeRow): z.infer<typeof nodeJsonSchema> {
     capabilities: { containers: n.containers, runtime: n.containerRuntime },
     system: { os: n.os, kernel: n.kernel, driver_version: n.driverVersion, cuda_version: n.cudaVersion },
     status: oneOf(NODE_STATUSES, n.status, "nodes.status"),
+    slurm: n.slurm ? { state: n.slurm.state, reason: n.slurm.reason } : null,
     last_heartbeat_at: n.lastHeartbeatAt?.toISOString() ?? null,
     created_at: n.createdAt.toISOString(),
   };

@@ -8,7 +8,8 @@ import type { FreeGpu, NodeBooking } from "./free-nodes";
 
 function freeGpusSql(only: string): string {
   return `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'${only}
+        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL
+          AND g.foreign_holder IS NULL AND n.status = 'available'${only}
         ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`;
 }
 const FREE_GPUS_SQL = freeGpusSql("");
