@@ -7,13 +7,15 @@ import type { FreeGpu, NodeBooking } from "./free-nodes";
 // use. One copy, so a new kind of allocation or holding changes both placers at once.
 
 function freeGpusSql(only: string): string {
-  return `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack FROM gpus g JOIN nodes n ON n.id = g.node_id
+  return `SELECT g.id, g.node_id, n.cluster_id, n.containers, c.kind = 'slurm' AS batch_only, g.gpu_type, n.pod, n.rack
+         FROM gpus g JOIN nodes n ON n.id = g.node_id JOIN clusters c ON c.id = n.cluster_id
         WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL
           AND g.foreign_holder IS NULL AND n.status = 'available'${only}
         ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`;
 }
 const FREE_GPUS_SQL = freeGpusSql("");
-const FREE_CONTAINER_GPUS_SQL = freeGpusSql(" AND n.containers AND g.gpu_type = ANY($1::text[])");
+// endpoint replicas are services: never on a Slurm cluster's nodes, whose bridge runs batch jobs only
+const FREE_CONTAINER_GPUS_SQL = freeGpusSql(" AND n.containers AND c.kind <> 'slurm' AND g.gpu_type = ANY($1::text[])");
 
 /**
  * Locks the free GPUs, in node and index order, FOR UPDATE SKIP LOCKED: a GPU changing at this
