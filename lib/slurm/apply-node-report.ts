@@ -76,7 +76,8 @@ const exhausted = (r: { cpus?: number | null; cpus_alloc?: number | null; memory
   (r.cpus != null && r.cpus > 0 && r.cpus_alloc != null && r.cpus_alloc >= r.cpus) ||
   (r.memory_mb != null && r.memory_mb > 1 && r.memory_alloc_mb != null && r.memory_alloc_mb >= r.memory_mb);
 
-const foreignLabel = (j: { slurm_job_id: string; user?: string | null }) => `Slurm job ${j.slurm_job_id}${j.user ? ` (${j.user})` : ""}`;
+const foreignLabel = (j: { slurm_job_id?: string; user?: string | null }) =>
+  j.slurm_job_id ? `Slurm job ${j.slurm_job_id}${j.user ? ` (${j.user})` : ""}` : "Slurm jobs outside GPUForge";
 
 /**
  * A Slurm node's heartbeat, inside the heartbeat's transaction (the node row locked by the caller):
@@ -127,7 +128,7 @@ export async function applySlurmHeartbeat(
     Math.min(unplaced, foreignGpus),
     JSON.stringify(
       foreign.map((j) => ({
-        slurm_job_id: j.slurm_job_id,
+        slurm_job_id: j.slurm_job_id ?? null,
         user: j.user ?? null,
         partition: j.partition ?? null,
         gpus: j.gpus,

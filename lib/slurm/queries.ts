@@ -86,7 +86,7 @@ export async function slurmNodeView(nodeId: string) {
   const foreign = z
     .array(
       z.object({
-        slurm_job_id: z.string(),
+        slurm_job_id: z.string().nullable(),
         user: z.string().nullable(),
         partition: z.string().nullable(),
         gpus: z.number(),

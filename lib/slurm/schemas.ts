@@ -39,7 +39,7 @@ const count = (max: number) => z.number().int().min(0).max(max);
 
 /** A foreign job on a node: work Slurm's users submitted to Slurm directly. */
 const foreignJob = z.strictObject({
-  slurm_job_id: slurmJobId,
+  slurm_job_id: slurmJobId.optional().meta({ description: "Absent: GPUs Slurm counts in use by jobs the bridge cannot name" }),
   user: z.string().trim().max(64).nullish(),
   partition: partitionName.nullish(),
   gpus: count(64).meta({ description: "GPUs it holds on this node" }),
