@@ -7,7 +7,19 @@
 // daemons by their pid files, and whatever they left running (slurmstepd and its job processes)
 // found by this sandbox's own SLURM_CONF in their environment.
 import { execFile, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
@@ -47,6 +59,12 @@ export interface SlurmSandbox {
   nodes: SandboxNode[];
   /** OCI bundles by image name (containers: true) */
   bundles: string;
+  /**
+   * A container wrapper as sites configure one (SLURM_CONTAINER_WRAPPER): `WRAPPER IMAGE cmd…` runs
+   * the command inside the image's root filesystem, in PID and mount namespaces of its own
+   * (util-linux unshare and chroot), the way apptainer or podman would.
+   */
+  wrapper: string;
   /** where jobs' output files go */
   outputDir: string;
   /** a command-line tool of Slurm's, as this sandbox's client */
@@ -111,9 +129,13 @@ function strays(conf: string): number[] {
     }
   }
   const out = new Set(marked);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
-    for (const [pid, ppid] of parents) if (!out.has(pid) && out.has(ppid)) (out.add(pid), (grew = true));
+    for (const [pid, ppid] of parents) {
+      if (out.has(pid) || !out.has(ppid)) continue;
+      out.add(pid);
+      grew = true;
+    }
   }
   return [...out];
 }
@@ -125,7 +147,23 @@ function bundle(dir: string): void {
   for (const d of ["proc", "dev", "sys", "tmp", "etc"]) mkdirSync(path.join(rootfs, d), { recursive: true });
   copyFileSync("/bin/busybox", path.join(rootfs, "bin", "busybox"));
   chmodSync(path.join(rootfs, "bin", "busybox"), 0o755);
-  for (const applet of ["sh", "echo", "cat", "sleep", "env", "ls", "id", "true", "false", "printf", "seq", "head", "yes", "hostname", "kill"])
+  for (const applet of [
+    "sh",
+    "echo",
+    "cat",
+    "sleep",
+    "env",
+    "ls",
+    "id",
+    "true",
+    "false",
+    "printf",
+    "seq",
+    "head",
+    "yes",
+    "hostname",
+    "kill",
+  ])
     symlinkSync("busybox", path.join(rootfs, "bin", applet));
   writeFileSync(path.join(rootfs, "etc", "hostname"), "gpuforge-test\n");
   const spec = spawnSync("runc", ["spec"], { cwd: dir, encoding: "utf8" });
@@ -263,10 +301,11 @@ export async function startSlurmSandbox(opts: SlurmSandboxOptions): Promise<Slur
     writeFileSync(
       sub("oci.conf"),
       [
-        `RunTimeQuery="${runc} state %n.%u.%j.%s.%t"`,
-        `RunTimeKill="${runc} kill -a %n.%u.%j.%s.%t"`,
-        `RunTimeDelete="${runc} delete --force %n.%u.%j.%s.%t"`,
-        `RunTimeRun="${runc} run %n.%u.%j.%s.%t -b %b"`,
+        `RunTimeQuery="${runc} state %n.%u.%j.%s"`,
+        // SIGKILL: a container's PID 1 ignores SIGTERM unless it handles it, and Slurm asks only once
+        `RunTimeKill="${runc} kill -a %n.%u.%j.%s KILL"`,
+        `RunTimeDelete="${runc} delete --force %n.%u.%j.%s"`,
+        `RunTimeRun="${runc} run %n.%u.%j.%s -b %b"`,
         "",
       ].join("\n"),
     );
@@ -275,6 +314,22 @@ export async function startSlurmSandbox(opts: SlurmSandboxOptions): Promise<Slur
     } catch (e) {
       await abandon(e);
     }
+    mkdirSync(sub("bin"));
+    writeFileSync(
+      sub("bin", "gf-image-run"),
+      [
+        "#!/bin/sh",
+        "# The test cluster's container wrapper: IMAGE [command…] runs inside the image's root, in its own PID and mount namespaces",
+        "set -eu",
+        'image="$1"; shift',
+        `root="${sub("bundles")}/$(printf '%s' "$image" | sed 's/[^A-Za-z0-9._-]/_/g')/rootfs"`,
+        '[ -d "$root" ] || { echo "gf-image-run: no image $image" >&2; exit 125; }',
+        // its own /proc, and the host's /dev (the GPUs' device files among them), then its root
+        `exec unshare --pid --fork --mount /bin/sh -c 'mount --rbind /dev "$0/dev" && mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
   }
   const env = { SLURM_CONF: conf };
   const childEnv = { ...process.env, ...env };
@@ -329,6 +384,7 @@ export async function startSlurmSandbox(opts: SlurmSandboxOptions): Promise<Slur
     env,
     nodes: opts.nodes,
     bundles: sub("bundles"),
+    wrapper: sub("bin", "gf-image-run"),
     outputDir: sub("out"),
     tool,
     killSlurmd(name) {
@@ -345,7 +401,9 @@ export async function startSlurmSandbox(opts: SlurmSandboxOptions): Promise<Slur
       if (ids.length) await tool("scancel", ids);
       for (let i = 0; i < 20 && (await tool("squeue", ["-h", "-t", "R,CG", "-o", "%A"])).stdout.trim(); i++) await sleep(100);
       // the daemons together, each given a second to stop before it is killed
-      await Promise.all([...opts.nodes.map((n) => sub(`slurmd-${n.name}.pid`)), sub("slurmctld.pid")].map((f) => stopPid(readPid(f), 1000)));
+      await Promise.all(
+        [...opts.nodes.map((n) => sub(`slurmd-${n.name}.pid`)), sub("slurmctld.pid")].map((f) => stopPid(readPid(f), 1000)),
+      );
       await stopPid(readPid(path.join(mungeDir, "munged.pid")), 1000);
       for (const pid of strays(conf))
         try {

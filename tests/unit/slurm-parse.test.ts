@@ -27,7 +27,9 @@ const fixture = (version: string, name: string) => readFileSync(path.join("tests
 
 describe("scontrol's one-line records", () => {
   it("splits at keys, keeps values with spaces, and a node's reason whole up to its [user@time]", () => {
-    const f = fieldsOf("NodeName=n1 OS=Linux 6.1.0 #1 SMP PREEMPT_DYNAMIC Debian 6.1.55-1 (2023-09-29)  State=IDLE Reason=bad fan a=b c [root@1796158039] Extra=x");
+    const f = fieldsOf(
+      "NodeName=n1 OS=Linux 6.1.0 #1 SMP PREEMPT_DYNAMIC Debian 6.1.55-1 (2023-09-29)  State=IDLE Reason=bad fan a=b c [root@1796158039] Extra=x",
+    );
     expect(f.get("OS")).toBe("Linux 6.1.0 #1 SMP PREEMPT_DYNAMIC Debian 6.1.55-1 (2023-09-29)");
     expect(f.get("Reason")).toBe("bad fan a=b c [root@1796158039]");
     expect(f.get("Extra")).toBe("x");
@@ -136,7 +138,9 @@ describe("partitions and GPUs in use", () => {
     const u23 = parseGresUsed(fixture("23.11", "sinfo-gres-used.txt")).records;
     expect(u23.find((u) => u.node === "gpu03")!.used.map((g) => g.count)).toEqual([0, 0]);
     expect(u23.find((u) => u.node === "cpu01")!.used).toEqual([]);
-    expect(parseGresUsed(fixture("24.05", "sinfo-gres-used.txt")).records.find((u) => u.node === "gpu04")!.used[0]!.indices).toEqual([0, 5]);
+    expect(parseGresUsed(fixture("24.05", "sinfo-gres-used.txt")).records.find((u) => u.node === "gpu04")!.used[0]!.indices).toEqual([
+      0, 5,
+    ]);
   });
 });
 
@@ -227,6 +231,7 @@ describe("the rest", () => {
     expect(parseSubmitted("sbatch: error: nope")).toBeNull();
     const c = placementComment("3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", 12, "5b0f2f8e-4a8e-4f65-9a52-0d1f3c2b7e11");
     expect(readPlacementComment(c)).toMatchObject({ attempt: 12 });
-    for (const bad of ["gpuforge:x:1:y", "gpuforge:3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40:1", null, "(null)"]) expect(readPlacementComment(bad)).toBeNull();
+    for (const bad of ["gpuforge:x:1:y", "gpuforge:3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40:1", null, "(null)"])
+      expect(readPlacementComment(bad)).toBeNull();
   });
 });

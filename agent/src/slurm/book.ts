@@ -49,7 +49,8 @@ export class SlurmBook {
   constructor(private readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true });
     try {
-      for (const e of JSON.parse(readFileSync(file, "utf8")) as SlurmPlacement[]) if (e?.key && e.jobId && e.fence) this.entries.set(e.key, e);
+      for (const e of JSON.parse(readFileSync(file, "utf8")) as SlurmPlacement[])
+        if (e?.key && e.jobId && e.fence) this.entries.set(e.key, e);
     } catch {
       // a first start, or an unreadable file: nothing remembered (Slurm's comments are the fallback)
     }

@@ -24,7 +24,15 @@ import { placementKey } from "../placement-book";
 import type { SlurmBook, SlurmPlacement } from "./book";
 import { SlurmToolError, type SlurmTools } from "./cli";
 import { foreignLoad, gpusOf, partitionPicture, registration, registrationSignature, slurmSection, type GpuNaming } from "./mirror";
-import { parseJobDetail, parseSubmitted, placementComment, readPlacementComment, type QueueJob, type SlurmConfig, type SlurmNode } from "./parse";
+import {
+  parseJobDetail,
+  parseSubmitted,
+  placementComment,
+  readPlacementComment,
+  type QueueJob,
+  type SlurmConfig,
+  type SlurmNode,
+} from "./parse";
 import type { ReportQueue } from "./reports";
 import { buildSubmission, type ContainerSupport } from "./script";
 import { readConfig, takeSnapshot, type Snapshot } from "./snapshot";
@@ -88,6 +96,8 @@ export class SlurmBridge {
   private standby = false;
   private said = new Set<string>();
   private assigned = new Set<string>();
+  /** when each Slurm job was last cancelled here: a cancel is asked again only after a while */
+  private cancelled = new Map<string, number>();
 
   constructor(private readonly o: BridgeOptions) {
     this.lease = new Lease(this.now());
@@ -114,7 +124,9 @@ export class SlurmBridge {
     const cluster = clusters.data[0];
     if (!cluster) throw new Error("this agent key sees no cluster");
     if (cluster.kind !== "slurm")
-      throw new Error(`cluster ${cluster.name} is of kind ${cluster.kind}: the Slurm bridge runs a cluster of kind slurm (create one with kind "slurm")`);
+      throw new Error(
+        `cluster ${cluster.name} is of kind ${cluster.kind}: the Slurm bridge runs a cluster of kind slurm (create one with kind "slurm")`,
+      );
     this.clusterId = cluster.id;
     this.config = await readConfig(this.o.tools);
     if (!this.config.clusterName) throw new Error("scontrol show config named no ClusterName: is SLURM_CONF right?");
@@ -196,7 +208,8 @@ export class SlurmBridge {
       );
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) {
-        if (!this.standby) this.o.log(`standing by: ${(e.body as { error?: { message?: string } })?.error?.message ?? "another bridge runs this cluster"}`);
+        if (!this.standby)
+          this.o.log(`standing by: ${(e.body as { error?: { message?: string } })?.error?.message ?? "another bridge runs this cluster"}`);
         this.standby = true;
         return false;
       }
@@ -207,7 +220,10 @@ export class SlurmBridge {
     return true;
   }
 
-  /** Our Slurm jobs, by placement key: those in the book, and ours by user and comment that it lost. */
+  /**
+   * Our Slurm jobs, by placement key: those in the book, and live ones that are ours by user and
+   * comment but that the book lost (an ended one it has forgotten is nothing to do).
+   */
   private ourJobs(snap: Snapshot): Map<string, QueueJob[]> {
     const out = new Map<string, QueueJob[]>();
     for (const j of snap.jobs) {
@@ -215,7 +231,7 @@ export class SlurmBridge {
       let key = known?.key;
       if (!key) {
         const ref = j.user === this.o.user ? readPlacementComment(j.comment) : null;
-        if (!ref) continue;
+        if (!ref || jobPhase(j.state) === "ended") continue;
         key = `job:${ref.jobId}:${ref.attempt}:${ref.fence}`;
         const entry = this.o.book.get(key);
         // another Slurm job naming a placement the book has under another id is not ours
@@ -235,7 +251,8 @@ export class SlurmBridge {
       if (!e || !jobs.some((j) => jobPhase(j.state) === "running")) continue;
       for (const [node, n] of Object.entries(e.gpusByNode)) holding.set(node, (holding.get(node) ?? 0) + n);
     }
-    const isOurs = (j: QueueJob) => this.o.book.bySlurmId(j.leader) !== undefined || (j.user === this.o.user && readPlacementComment(j.comment) !== null);
+    const isOurs = (j: QueueJob) =>
+      this.o.book.bySlurmId(j.leader) !== undefined || (j.user === this.o.user && readPlacementComment(j.comment) !== null);
     const queue = [...nodes];
     const work = async () => {
       for (let n = queue.shift(); n; n = queue.shift()) {
@@ -282,7 +299,11 @@ export class SlurmBridge {
       body,
       30_000,
     );
-    const m = { nodeId: r.node.id, gpus: r.gpus.filter((g) => g.status !== "missing").map((g) => ({ id: g.id, index: g.index })), signature };
+    const m = {
+      nodeId: r.node.id,
+      gpus: r.gpus.filter((g) => g.status !== "missing").map((g) => ({ id: g.id, index: g.index })),
+      signature,
+    };
     if (!known) this.o.log(`mirrored Slurm node ${n.name} as node ${r.node.id} with ${m.gpus.length} GPU(s)`);
     this.mirrored.set(n.name, m);
     return m;
@@ -374,7 +395,11 @@ export class SlurmBridge {
     if (e.phase === "submitting") {
       if (this.now() - Date.parse(e.submittingSince ?? e.takenAt) < SUBMITTING_GRACE_MS) return 0;
       this.o.log(`${e.key}: sbatch was called but Slurm has no job with its comment; reporting it interrupted (never submitted twice)`);
-      this.end(e, { status: "interrupted", exit_code: -1, error: "the Slurm bridge lost track of its submission: it was never run twice" }, null);
+      this.end(
+        e,
+        { status: "interrupted", exit_code: -1, error: "the Slurm bridge lost track of its submission: it was never run twice" },
+        null,
+      );
       return 1;
     }
     // the queue no longer lists it: ask scontrol for the job itself (it may have been purged)
@@ -410,7 +435,10 @@ export class SlurmBridge {
     const nodes = [...new Set(jobs.flatMap((j) => j.nodes))];
     let reported = 0;
     if (phase === "unknown") {
-      this.once(`state:${e.key}:${state}`, `Slurm job ${e.slurmJobId} is in state ${state}, which this bridge does not know: it keeps following it`);
+      this.once(
+        `state:${e.key}:${state}`,
+        `Slurm job ${e.slurmJobId} is in state ${state}, which this bridge does not know: it keeps following it`,
+      );
       return 0;
     }
     if (phase === "running" || phase === "waiting") {
@@ -482,7 +510,11 @@ export class SlurmBridge {
     });
     const outcome =
       e.cancel === "pending_timeout"
-        ? { status: "interrupted" as const, exit_code: -1, error: `Slurm did not start it on the chosen nodes within ${this.o.pendingTimeoutS} s (${e.lastReason ?? "pending"}); placed again without spending a retry` }
+        ? {
+            status: "interrupted" as const,
+            exit_code: -1,
+            error: `Slurm did not start it on the chosen nodes within ${this.o.pendingTimeoutS} s (${e.lastReason ?? "pending"}); placed again without spending a retry`,
+          }
         : e.cancel === "lease"
           ? { status: "interrupted" as const, exit_code: -1, error: "the Slurm bridge lost its lease and cancelled it" }
           : endReport(finalState, detail?.exitCode, detail?.reason);
@@ -498,10 +530,18 @@ export class SlurmBridge {
       kind: "exit",
       method: "PATCH",
       path: `/api/jobs/${e.jobId}`,
-      body: { status: outcome.status, exit_code: outcome.exit_code, ...(outcome.error ? { error: outcome.error.slice(0, 10_000) } : {}), attempt: e.attempt, fence: e.fence },
+      body: {
+        status: outcome.status,
+        exit_code: outcome.exit_code,
+        ...(outcome.error ? { error: outcome.error.slice(0, 10_000) } : {}),
+        attempt: e.attempt,
+        fence: e.fence,
+      },
     });
     this.o.book.update(e.key, { phase: "ended", ...(state ? { lastState: state } : {}), endedAt: new Date(this.now()).toISOString() });
-    this.o.log(`${e.key} (Slurm job ${e.slurmJobId ?? "?"}) ended ${state ?? ""}: reported ${outcome.status}${outcome.error ? ` (${outcome.error})` : ""}`);
+    this.o.log(
+      `${e.key} (Slurm job ${e.slurmJobId ?? "?"}) ended ${state ?? ""}: reported ${outcome.status}${outcome.error ? ` (${outcome.error})` : ""}`,
+    );
   }
 
   /** A Slurm job of ours, and where its output goes (sbatch --output/--error). */
@@ -543,8 +583,11 @@ export class SlurmBridge {
   }
 
   private async cancel(slurmJobId: string, why: string): Promise<boolean> {
+    const last = this.cancelled.get(slurmJobId);
+    if (last !== undefined && this.now() - last < 30_000) return true;
     try {
       await this.o.tools.run("scancel", [slurmJobId]);
+      this.cancelled.set(slurmJobId, this.now());
       this.o.log(`scancel ${slurmJobId}: ${why}`);
       return true;
     } catch (e) {
@@ -607,11 +650,23 @@ export class SlurmBridge {
     return n;
   }
 
-  private async submit(e: SlurmPlacement, parts: Array<{ node: string; a: JobAssignment }>, snap: Snapshot, nodes: SlurmNode[]): Promise<boolean> {
+  private async submit(
+    e: SlurmPlacement,
+    parts: Array<{ node: string; a: JobAssignment }>,
+    snap: Snapshot,
+    nodes: SlurmNode[],
+  ): Promise<boolean> {
     const a = parts[0]!.a;
-    let answer: { submission: { account: string; gpu_type: string; duration_s: number | null; nodes: Array<{ hostname: string; gpu_ids: string[] }> } };
+    let answer: {
+      submission: { account: string; gpu_type: string; duration_s: number | null; nodes: Array<{ hostname: string; gpu_ids: string[] }> };
+    };
     try {
-      answer = await this.o.client.call("POST", `/api/jobs/${e.jobId}/slurm`, { attempt: e.attempt, fence: e.fence, state: "SUBMITTING" }, 30_000);
+      answer = await this.o.client.call(
+        "POST",
+        `/api/jobs/${e.jobId}/slurm`,
+        { attempt: e.attempt, fence: e.fence, state: "SUBMITTING" },
+        30_000,
+      );
     } catch (err) {
       if (err instanceof ApiError && err.status < 500 && err.status !== 408 && err.status !== 429) {
         this.o.log(`${e.key}: the control plane refused its submission (HTTP ${err.status}); not submitted`);
@@ -623,21 +678,48 @@ export class SlurmBridge {
     const heard = new Map(parts.map((p) => [p.node, [...p.a.gpu_ids].sort().join(",")]));
     const told = new Map(answer.submission.nodes.map((x) => [x.hostname, [...x.gpu_ids].sort().join(",")]));
     if (heard.size !== told.size || [...told].some(([h, g]) => heard.get(h) !== g)) {
-      this.once(`mismatch:${e.key}`, `${e.key}: its nodes differ between heartbeats and the control plane this cycle; submitting next cycle`);
+      this.once(
+        `mismatch:${e.key}`,
+        `${e.key}: its nodes differ between heartbeats and the control plane this cycle; submitting next cycle`,
+      );
       return false;
     }
-    const facts: PartitionFacts[] = snap.partitions.map((p) => ({ name: p.name, state: p.state, isDefault: p.isDefault, nodes: p.nodes, maxTimeS: p.maxTimeS }));
+    const facts: PartitionFacts[] = snap.partitions.map((p) => ({
+      name: p.name,
+      state: p.state,
+      isDefault: p.isDefault,
+      nodes: p.nodes,
+      maxTimeS: p.maxTimeS,
+    }));
     const chosen: ChosenNode[] = [];
     for (const p of parts) {
       const node = nodes.find((x) => x.name === p.node);
       const gpus = node ? gpusOf(node, this.o.naming) : [];
       const gres = gpus.find((g) => g.gpuType === answer.submission.gpu_type);
       if (!node || !gres) return this.refuse(e, `node ${p.node} has no ${answer.submission.gpu_type} GPUs in Slurm`);
-      chosen.push({ name: node.name, gpus: p.a.gpu_ids.length, gresType: gres.gresType, cpus: node.cpus, memoryMb: node.memoryMb, gpusTotal: gpus.length });
+      chosen.push({
+        name: node.name,
+        gpus: p.a.gpu_ids.length,
+        gresType: gres.gresType,
+        cpus: node.cpus,
+        memoryMb: node.memoryMb,
+        gpusTotal: gpus.length,
+      });
     }
     const duration = answer.submission.duration_s ?? a.duration_s ?? null;
     const plan = planSubmission(chosen, facts, duration, this.o.partitions);
     if (!plan.ok) return this.refuse(e, plan.reason);
+    if (
+      plan.components.length > 1 &&
+      a.image &&
+      this.o.container.mode === "oci" &&
+      slurmMajor(this.config?.version) > 0 &&
+      slurmMajor(this.config?.version) <= 22
+    )
+      return this.refuse(
+        e,
+        `its nodes hold different GPU counts (${plan.components.map((c) => `${c.nodes.join(",")} × ${c.gpusPerNode}`).join(" + ")}), which takes a heterogeneous job, and Slurm ${this.config?.version} cannot start a --container step across a heterogeneous job's components; a container wrapper (SLURM_CONTAINER=wrapper) or pyxis can`,
+      );
     const built = buildSubmission({
       assignment: a,
       components: plan.components,
@@ -660,7 +742,14 @@ export class SlurmBridge {
     } catch (err) {
       const text = err instanceof SlurmToolError ? err.stderr : String(err);
       if (/Batch job submission failed/i.test(text) && !/temporarily|try again|timed out|Unable to contact/i.test(text)) {
-        return this.refuse(e, `Slurm refused the submission: ${text.replace(/^sbatch: error:\s*/gim, "").trim().split("\n").at(-1)}`);
+        return this.refuse(
+          e,
+          `Slurm refused the submission: ${text
+            .replace(/^sbatch: error:\s*/gim, "")
+            .trim()
+            .split("\n")
+            .at(-1)}`,
+        );
       }
       if (/Unable to contact|temporarily unavailable|Connection refused/i.test(text)) {
         // certainly not submitted: the controller never answered
@@ -696,7 +785,9 @@ export class SlurmBridge {
   private async selfFence() {
     if (!this.lease.lapsed(this.now())) return;
     const live = this.o.book.list("submitted", "submitting").filter((e) => e.slurmJobId);
-    this.o.log(`no heartbeat reached the control plane for ${this.lease.silentForS(this.now())} s: cancelling ${live.length} Slurm job(s) it has moved elsewhere`);
+    this.o.log(
+      `no heartbeat reached the control plane for ${this.lease.silentForS(this.now())} s: cancelling ${live.length} Slurm job(s) it has moved elsewhere`,
+    );
     for (const e of live) {
       if (!e.cancel) this.o.book.update(e.key, { cancel: "lease" });
       await this.cancel(e.slurmJobId!, "the bridge's lease lapsed");
@@ -712,6 +803,12 @@ function combinedState(jobs: readonly QueueJob[]): string {
   if (phases.includes("running")) return states[phases.indexOf("running")]!;
   if (phases.includes("waiting")) return states[phases.indexOf("waiting")]!;
   return states.find((s) => s !== "COMPLETED") ?? states[0]!;
+}
+
+/** Slurm's major version (22 for 22.05.8); 0 when unknown. */
+function slurmMajor(version: string | null | undefined): number {
+  const m = /^(\d+)\./.exec(version ?? "");
+  return m ? Number(m[1]) : 0;
 }
 
 function containerRuntime(c: ContainerSupport): string {

@@ -1,7 +1,8 @@
 // Slurm's command-line tools, as the bridge calls them: argument lists only (never a shell), a
 // bounded time and output size, Slurm's own configuration (SLURM_CONF as Slurm reads it) and times
 // as epoch seconds (SLURM_TIME_FORMAT=%s). The tools get a minimal environment: nothing of the
-// bridge's own (its agent key above all) reaches Slurm, and from there a job.
+// bridge's own (its agent key above all) reaches Slurm, and from there a job (sbatch passes its
+// environment on to the job; it has only these).
 import { execFile } from "node:child_process";
 import path from "node:path";
 
@@ -41,9 +42,22 @@ export function cliTools(opts: { env: NodeJS.ProcessEnv; binDir?: string; timeou
         const child = execFile(
           file,
           [...args],
-          { env: env as NodeJS.ProcessEnv, timeout: opts.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024, encoding: "utf8", killSignal: "SIGKILL" },
+          {
+            env: env as NodeJS.ProcessEnv,
+            timeout: opts.timeoutMs ?? 30_000,
+            maxBuffer: 64 * 1024 * 1024,
+            encoding: "utf8",
+            killSignal: "SIGKILL",
+          },
           (err, stdout, stderr) => {
-            if (err) reject(new SlurmToolError(tool, (err as NodeJS.ErrnoException).code ?? (err as { signal?: string }).signal ?? null, stderr || err.message));
+            if (err)
+              reject(
+                new SlurmToolError(
+                  tool,
+                  (err as NodeJS.ErrnoException).code ?? (err as { signal?: string }).signal ?? null,
+                  stderr || err.message,
+                ),
+              );
             else resolve({ stdout, stderr });
           },
         );

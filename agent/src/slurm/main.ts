@@ -99,7 +99,9 @@ async function main() {
   mkdirSync(outputDir, { recursive: true });
   const intervalS = number("SLURM_POLL_INTERVAL_S", 10, 1);
   const client = createClient({ baseUrl, key, retryForMs: Infinity, log });
-  const hot = env.GPUFORGE_INGEST_URL ? createClient({ baseUrl: env.GPUFORGE_INGEST_URL.replace(/\/$/, ""), key, retryForMs: Infinity, log }) : client;
+  const hot = env.GPUFORGE_INGEST_URL
+    ? createClient({ baseUrl: env.GPUFORGE_INGEST_URL.replace(/\/$/, ""), key, retryForMs: Infinity, log })
+    : client;
   const toolEnv = { ...env, PATH: env.SLURM_BIN_DIR ? `${env.SLURM_BIN_DIR}:${env.PATH ?? ""}` : env.PATH };
   const tools = cliTools({ env: toolEnv, binDir: env.SLURM_BIN_DIR || undefined });
   const bridge = new SlurmBridge({
@@ -131,7 +133,9 @@ async function main() {
     `running Slurm cluster ${config.clusterName} (Slurm ${config.version ?? "?"}) as GPUForge cluster ${clusterId}; jobs' output in ${outputDir}`,
   );
   if (config.minJobAgeS !== null && config.minJobAgeS < 120)
-    log(`warning: MinJobAge is ${config.minJobAgeS} s: Slurm may forget a job's end before the bridge sees it (keep it above the poll interval and the node lease)`);
+    log(
+      `warning: MinJobAge is ${config.minJobAgeS} s: Slurm may forget a job's end before the bridge sees it (keep it above the poll interval and the node lease)`,
+    );
   let stopping = false;
   const shutdown = () => {
     stopping = true;
@@ -145,7 +149,8 @@ async function main() {
     const started = Date.now();
     try {
       const s = await bridge.cycle();
-      if (s.submitted || s.cancelled) log(`cycle: ${s.nodes} node(s), ${s.submitted} submitted, ${s.cancelled} cancelled, ${s.reported} report(s)`);
+      if (s.submitted || s.cancelled)
+        log(`cycle: ${s.nodes} node(s), ${s.submitted} submitted, ${s.cancelled} cancelled, ${s.reported} report(s)`);
     } catch (e) {
       log(`cycle failed: ${(e as Error).message}`);
     }

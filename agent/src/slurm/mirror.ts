@@ -51,7 +51,10 @@ export function parseGpuNaming(types: string | undefined, memory: string | undef
 export function gpuTypeOf(gresType: string | null, naming: GpuNaming): string {
   const configured = naming.types.get((gresType ?? "").toLowerCase());
   if (configured) return configured;
-  return (gresType ?? "gpu").toUpperCase().replace(/[^A-Z0-9._-]/g, "-").slice(0, 32);
+  return (gresType ?? "gpu")
+    .toUpperCase()
+    .replace(/[^A-Z0-9._-]/g, "-")
+    .slice(0, 32);
 }
 
 export interface NodeGpu {
@@ -63,7 +66,8 @@ export interface NodeGpu {
 /** A node's GPUs, one per device index, in the order Slurm numbers them (its GRES entries in turn). */
 export function gpusOf(node: SlurmNode, naming: GpuNaming): NodeGpu[] {
   const out: NodeGpu[] = [];
-  for (const g of node.gres) for (let i = 0; i < g.count; i++) out.push({ index: out.length, gresType: g.type, gpuType: gpuTypeOf(g.type, naming) });
+  for (const g of node.gres)
+    for (let i = 0; i < g.count; i++) out.push({ index: out.length, gresType: g.type, gpuType: gpuTypeOf(g.type, naming) });
   return out.slice(0, 64);
 }
 
@@ -75,7 +79,13 @@ export function primaryPartition(node: SlurmNode, partitions: readonly SlurmPart
 
 export function registration(
   node: SlurmNode,
-  o: { clusterName: string; naming: GpuNaming; partitions: readonly SlurmPartitionInfo[]; containers: { on: boolean; runtime: string }; version: string },
+  o: {
+    clusterName: string;
+    naming: GpuNaming;
+    partitions: readonly SlurmPartitionInfo[];
+    containers: { on: boolean; runtime: string };
+    version: string;
+  },
 ) {
   const gpus = gpusOf(node, o.naming);
   return {
@@ -135,7 +145,13 @@ const holds = (j: QueueJob) => jobPhase(j.state) === "running";
  * request where it says, the rest shared among them, or to "jobs outside GPUForge" when none is
  * visible to the bridge).
  */
-export function foreignLoad(node: string, used: readonly GpuGres[] | undefined, ownGpus: number, jobs: readonly QueueJob[], isOurs: (j: QueueJob) => boolean): ForeignJob[] {
+export function foreignLoad(
+  node: string,
+  used: readonly GpuGres[] | undefined,
+  ownGpus: number,
+  jobs: readonly QueueJob[],
+  isOurs: (j: QueueJob) => boolean,
+): ForeignJob[] {
   const inUse = gpuCount(used ? used.map((g) => `gpu:${g.count}`).join(",") : "");
   let left = Math.max(0, inUse - ownGpus);
   const foreign = jobs.filter((j) => !isOurs(j) && holds(j) && j.nodes.includes(node));

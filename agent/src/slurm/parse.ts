@@ -73,7 +73,12 @@ export function slurmDuration(v: string | undefined): number | null | undefined 
   if (/^(UNLIMITED|INFINITE|NONE)$/i.test(t)) return null;
   const m = /^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$/.exec(t);
   if (!m) return undefined;
-  const [days, a, b, c] = [Number(m[1] ?? 0), Number(m[2]), m[3] === undefined ? null : Number(m[3]), m[4] === undefined ? null : Number(m[4])];
+  const [days, a, b, c] = [
+    Number(m[1] ?? 0),
+    Number(m[2]),
+    m[3] === undefined ? null : Number(m[3]),
+    m[4] === undefined ? null : Number(m[4]),
+  ];
   if (m[1] !== undefined && b === null) return days * 86_400 + a * 3600; // d-h
   if (b === null) return a * 60; // minutes
   if (c === null) return m[1] !== undefined ? days * 86_400 + a * 3600 + b * 60 : a * 60 + b; // d-h:m | m:s
@@ -188,7 +193,8 @@ export function parseGresUsed(text: string): Parsed<{ node: string; used: GpuGre
   text.split("\n").forEach((line, i) => {
     if (!line.trim()) return;
     const [node, used] = line.split("|");
-    if (!node || !NAME.test(node.trim()) || used === undefined) return skipped.push({ line: i + 1, reason: `unreadable: ${line.slice(0, 80)}` });
+    if (!node || !NAME.test(node.trim()) || used === undefined)
+      return skipped.push({ line: i + 1, reason: `unreadable: ${line.slice(0, 80)}` });
     seen.set(node.trim(), parseGpuGres(used));
   });
   return { records: [...seen].map(([node, used]) => ({ node, used })), skipped };
@@ -231,7 +237,8 @@ export function parseQueue(text: string): Parsed<QueueJob> {
     const comment = parts.slice(SQUEUE_FIELDS - 1).join("|");
     if (!/^\d{1,12}$/.test(id!)) return skipped.push({ line: i + 1, reason: `not a job id: ${id}` });
     const het = /^(\d{1,12})\+(\d+)$/.exec(display!);
-    if (!het && !/^\d{1,12}(_\d+|_\[.*\])?$/.test(display!)) return skipped.push({ line: i + 1, reason: `job ${id}: unreadable id ${display}` });
+    if (!het && !/^\d{1,12}(_\d+|_\[.*\])?$/.test(display!))
+      return skipped.push({ line: i + 1, reason: `job ${id}: unreadable id ${display}` });
     if (!/^[A-Z_]{2,32}/.test(state!)) return skipped.push({ line: i + 1, reason: `job ${id}: unreadable state ${state}` });
     let hosts: string[];
     try {
@@ -301,7 +308,13 @@ export function parseJobDetail(text: string): JobDetail | null {
     startedAt: starts.length ? new Date(Math.min(...starts.map((d) => d.getTime()))) : null,
     endedAt: ends.length === records.length && ends.length ? new Date(Math.max(...ends.map((d) => d.getTime()))) : null,
     submittedAt: slurmTime(first.get("SubmitTime")),
-    nodesText: present(records.map((r) => r.get("NodeList") ?? "").join(",").replace(/^,+|,+$/g, "")) ?? null,
+    nodesText:
+      present(
+        records
+          .map((r) => r.get("NodeList") ?? "")
+          .join(",")
+          .replace(/^,+|,+$/g, ""),
+      ) ?? null,
     user: present(first.get("UserId"))?.replace(/\(\d+\)$/, "") ?? null,
     comment: present(first.get("Comment")),
     stdout: present(first.get("StdOut")),

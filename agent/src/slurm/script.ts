@@ -58,14 +58,16 @@ export function buildSubmission(input: BuildInput): Built {
   const a = input.assignment;
   const env: Array<[string, string]> = [];
   for (const [k, v] of Object.entries(a.env ?? {})) {
-    if (!ENV_NAME.test(k) || k.startsWith("GPUFORGE_")) return { ok: false, reason: `the environment variable name ${JSON.stringify(k)} cannot be set` };
+    if (!ENV_NAME.test(k) || k.startsWith("GPUFORGE_"))
+      return { ok: false, reason: `the environment variable name ${JSON.stringify(k)} cannot be set` };
     env.push([k, v]);
   }
   env.push(["GPUFORGE_JOB_ID", a.job_id], ["GPUFORGE_ATTEMPT", String(a.attempt)]);
   if (a.outputs_path && a.report_token)
     env.push(["GPUFORGE_OUTPUTS_URL", input.baseUrl + a.outputs_path], ["GPUFORGE_REPORT_TOKEN", a.report_token]);
   if (a.command !== undefined) env.push(["GPUFORGE_COMMAND", a.command]);
-  for (const [k, v] of env) if (v.includes("\u0000")) return { ok: false, reason: `the value of ${k} holds a NUL byte, which no shell can pass on` };
+  for (const [k, v] of env)
+    if (v.includes("\u0000")) return { ok: false, reason: `the value of ${k} holds a NUL byte, which no shell can pass on` };
 
   const het = input.components.length > 1;
   const srun = ["srun", "--export=ALL", "--kill-on-bad-exit=1", ...(het ? [`--het-group=0-${input.components.length - 1}`] : [])];
@@ -76,7 +78,9 @@ export function buildSubmission(input: BuildInput): Built {
   } else if (!a.image) {
     return { ok: false, reason: "a command runs only inside a container image, and the assignment names none" };
   } else {
-    const command = a.command !== undefined ? ` /bin/sh -c "$GPUFORGE_COMMAND"` : "";
+    // In a container's own PID namespace the command's shell would be PID 1, which ignores SIGTERM:
+    // it runs as that shell's child instead, which Slurm's scancel and time limit can stop.
+    const command = a.command !== undefined ? ` /bin/sh -c 'eval "$GPUFORGE_COMMAND" & wait $!'` : "";
     switch (input.container.mode) {
       case "oci": {
         if (!input.container.bundles) return { ok: false, reason: "no OCI bundle directory is configured (SLURM_OCI_BUNDLES)" };
@@ -117,7 +121,6 @@ export function buildSubmission(input: BuildInput): Built {
     `--comment=${input.comment}`,
     `--account=${input.account}`,
     "--no-requeue",
-    "--export=NONE",
     `--chdir=${input.outputDir}`,
     `--output=${input.outputDir}/gpuforge-%j.out`,
     `--error=${input.outputDir}/gpuforge-%j.err`,

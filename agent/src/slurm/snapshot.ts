@@ -55,11 +55,14 @@ export async function takeSnapshot(tools: SlurmTools, now = Date.now()): Promise
   const gres = parseGresUsed(gresText);
   const queue = parseQueue(queueText);
   // an answer none of whose lines could be read is not an empty cluster: it is an answer we do not understand
-  if (nodeText.trim() && nodes.records.length === 0) return { ok: false, reason: `scontrol show node: nothing readable (${nodes.skipped[0]?.reason})` };
+  if (nodeText.trim() && nodes.records.length === 0)
+    return { ok: false, reason: `scontrol show node: nothing readable (${nodes.skipped[0]?.reason})` };
   if (partText.trim() && partitions.records.length === 0)
     return { ok: false, reason: `scontrol show partition: nothing readable (${partitions.skipped[0]?.reason})` };
-  if (queueText.trim() && queue.records.length === 0) return { ok: false, reason: `squeue: nothing readable (${queue.skipped[0]?.reason})` };
-  if (gresText.trim() && gres.records.length === 0) return { ok: false, reason: `sinfo GresUsed: nothing readable (${gres.skipped[0]?.reason})` };
+  if (queueText.trim() && queue.records.length === 0)
+    return { ok: false, reason: `squeue: nothing readable (${queue.skipped[0]?.reason})` };
+  if (gresText.trim() && gres.records.length === 0)
+    return { ok: false, reason: `sinfo GresUsed: nothing readable (${gres.skipped[0]?.reason})` };
   const skipped = [
     ...nodes.skipped.map((s) => `scontrol show node line ${s.line}: ${s.reason}`),
     ...partitions.skipped.map((s) => `scontrol show partition line ${s.line}: ${s.reason}`),
