@@ -190,6 +190,12 @@ export const gpuJsonSchema = z
       .string()
       .nullable()
       .meta({ description: "The pod holding this GPU (a GPU has one holder: a job, a replica or a pod)" }),
+    foreign_holder: z
+      .string()
+      .nullable()
+      .meta({
+        description: "Work GPUForge did not place that holds this GPU (a job submitted to Slurm directly); it is never placed on meanwhile",
+      }),
   })
   .meta({ id: "Gpu" });
 
@@ -230,6 +236,7 @@ export const gpuSelect = {
   allocatedJobId: true,
   allocatedReplicaId: true,
   allocatedPodId: true,
+  foreignHolder: true,
 } as const;
 
 type NodeRow = Prisma.NodeGetPayload<{ select: typeof nodeSelect }>;
@@ -270,5 +277,6 @@ export function gpuJson(g: GpuRow): z.infer<typeof gpuJsonSchema> {
     allocated_job_id: g.allocatedJobId,
     allocated_replica_id: g.allocatedReplicaId,
     allocated_pod_id: g.allocatedPodId,
+    foreign_holder: g.foreignHolder,
   };
 }

@@ -99,7 +99,7 @@ export async function slurmNodeView(nodeId: string) {
     state: s.state,
     reason: s.reason,
     reasonBy: s.reasonBy,
-    reasonAt: s.reasonAt,
+    reasonAt: s.reasonAt?.toISOString() ?? null,
     partitions: s.partitions,
     cpus: s.cpus,
     cpusAlloc: s.cpusAlloc,
@@ -110,8 +110,8 @@ export async function slurmNodeView(nodeId: string) {
     foreignUnplaced: s.foreignUnplaced,
     foreign,
     mirroredStatus: s.mirroredStatus,
-    stateSince: s.stateSince,
-    updatedAt: s.updatedAt,
+    stateSince: s.stateSince.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
   };
 }
 export type SlurmNodeView = NonNullable<Awaited<ReturnType<typeof slurmNodeView>>>;
@@ -162,7 +162,7 @@ export async function slurmClustersOverview(clusterId?: string) {
       slurmVersion: picture?.slurmVersion ?? null,
       containerMode: picture?.containerMode ?? null,
       bridgeHost: picture?.bridgeHost ?? null,
-      reportedAt: picture?.reportedAt ?? null,
+      reportedAt: picture?.reportedAt.toISOString() ?? null,
       partitions,
       nodes: own.map((n) => ({
         id: n.id,

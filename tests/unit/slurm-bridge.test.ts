@@ -44,7 +44,8 @@ class FakeSlurm implements SlurmTools {
   async run(tool: string, args: readonly string[]) {
     this.calls.push([tool, ...args]);
     const key = [tool, ...args].join(" ");
-    if (this.fail.has(tool) || this.fail.has(key)) throw new SlurmToolError(tool, 1, "slurm_load_jobs error: Unable to contact slurm controller");
+    if (this.fail.has(tool) || this.fail.has(key))
+      throw new SlurmToolError(tool, 1, "slurm_load_jobs error: Unable to contact slurm controller");
     if (tool === "sbatch") return { stdout: `${this.nextJob++}\n`, stderr: "" };
     if (tool === "scancel" || (tool === "scontrol" && args[0] === "update")) return { stdout: "", stderr: "" };
     if (tool === "scontrol" && args.join(" ").startsWith("-o show job")) {
@@ -76,7 +77,7 @@ class FakePlane {
   unreachable = false;
   client(): Client {
     return {
-      call: async <T,>(method: string, p: string, body?: unknown): Promise<T> => {
+      call: async <T>(method: string, p: string, body?: unknown): Promise<T> => {
         if (this.unreachable || [...this.down].some((d) => p.includes(d))) throw new Error("connect ECONNREFUSED");
         this.calls.push({ method, path: p, body });
         if (method === "GET" && p === "/api/clusters") return { data: [{ id: "c1", name: "hpc", kind: "slurm" }] } as T;
@@ -86,7 +87,8 @@ class FakePlane {
           return { node: { id: `node-${name}` }, gpus: [0, 1].map((i) => ({ id: `${name}-g${i}`, index: i, status: "available" })) } as T;
         }
         const beat = /^\/api\/clusters\/nodes\/node-(\w+)\/heartbeat$/.exec(p);
-        if (beat) return { node: {}, assignments: this.assignments.get(beat[1]!) ?? [], lease_s: 90, slurm: { drain: false, reason: null } } as T;
+        if (beat)
+          return { node: {}, assignments: this.assignments.get(beat[1]!) ?? [], lease_s: 90, slurm: { drain: false, reason: null } } as T;
         if (method === "POST" && p.endsWith("/slurm")) {
           const state = (body as { state: string }).state;
           if (state === "SUBMITTING")
@@ -97,7 +99,9 @@ class FakePlane {
                 gpu_type: "H100",
                 duration_s: 600,
                 nodes: [...this.assignments].flatMap(([n, as]) =>
-                  (as as Array<{ job_id: string; gpu_ids: string[] }>).filter((a) => a.job_id === JOB).map((a) => ({ hostname: n, gpu_ids: a.gpu_ids })),
+                  (as as Array<{ job_id: string; gpu_ids: string[] }>)
+                    .filter((a) => a.job_id === JOB)
+                    .map((a) => ({ hostname: n, gpu_ids: a.gpu_ids })),
                 ),
               },
             } as T;
@@ -172,7 +176,9 @@ describe("the Slurm bridge", () => {
     expect(first).toMatchObject({ ok: true, nodes: 2, heartbeats: 2, submitted: 1 });
     expect(w.plane.of("POST", /^\/api\/clusters\/nodes$/)).toHaveLength(2);
     const [sbatch] = w.slurm.of("sbatch");
-    expect(sbatch).toEqual(expect.arrayContaining([`--comment=${COMMENT}`, "--nodelist=n1", "--gres=gpu:h100:1", "--account=gf-acme", "--no-requeue"]));
+    expect(sbatch).toEqual(
+      expect.arrayContaining([`--comment=${COMMENT}`, "--nodelist=n1", "--gres=gpu:h100:1", "--account=gf-acme", "--no-requeue"]),
+    );
     // the same assignment next cycle: nothing submitted again
     w.slurm.queue(queueLine("100", "RUNNING", "gfbridge", "n1", COMMENT));
     expect((await w.bridge.cycle()).submitted).toBe(0);
@@ -180,10 +186,13 @@ describe("the Slurm bridge", () => {
     expect(w.plane.of("POST", /\/slurm$/).map((c) => (c.body as { state: string }).state)).toEqual(["SUBMITTING", "RUNNING"]);
     // it ends: its Slurm state, then its exit, in that order
     w.slurm.queue(queueLine("100", "COMPLETED", "gfbridge", "n1", COMMENT));
-    w.slurm.out["scontrol -o show job 100"] = `JobId=100 JobState=COMPLETED Reason=None ExitCode=0:0 StartTime=1796158000 EndTime=1796158060 UserId=gfbridge(990) Comment=${COMMENT}`;
+    w.slurm.out["scontrol -o show job 100"] =
+      `JobId=100 JobState=COMPLETED Reason=None ExitCode=0:0 StartTime=1796158000 EndTime=1796158060 UserId=gfbridge(990) Comment=${COMMENT}`;
     await w.bridge.cycle();
     const ends = w.plane.calls.filter((c) => (c.method === "POST" && c.path.endsWith("/slurm")) || c.method === "PATCH").slice(-2);
-    expect(ends.map((c) => [c.method, (c.body as { state?: string; status?: string }).state ?? (c.body as { status: string }).status])).toEqual([
+    expect(
+      ends.map((c) => [c.method, (c.body as { state?: string; status?: string }).state ?? (c.body as { status: string }).status]),
+    ).toEqual([
       ["POST", "COMPLETED"],
       ["PATCH", "completed"],
     ]);
@@ -312,7 +321,9 @@ describe("the Slurm bridge", () => {
     w.slurm.out["sinfo -N -h -O NodeList:|,GresUsed:|"] = "n1|gpu:h100:0(IDX:N/A)|\nn2|gpu:h100:1(IDX:0)|\n";
     await w.bridge.cycle();
     const beat = w.plane.of("POST", /node-n2\/heartbeat/)[0]!.body as { slurm: { foreign: unknown[] } };
-    expect(beat.slurm.foreign).toEqual([{ slurm_job_id: "300", user: "mallory", partition: "gpu", gpus: 1, started_at: expect.any(String) }]);
+    expect(beat.slurm.foreign).toEqual([
+      { slurm_job_id: "300", user: "mallory", partition: "gpu", gpus: 1, started_at: expect.any(String) },
+    ]);
     expect(w.plane.of("POST", /\/slurm$/)).toEqual([]);
     expect(w.slurm.of("scancel")).toEqual([]);
   });
@@ -331,5 +342,32 @@ describe("the Slurm bridge", () => {
     now += 60_000;
     await w.bridge.cycle();
     expect(w.slurm.of("scancel")).toEqual([["scancel", "100"]]);
+  });
+});
+
+describe("the Slurm bridge's bundle", () => {
+  it("bundles without any package or server module: lib code only from pure helpers", async () => {
+    const { build } = await import("esbuild");
+    const out = await build({
+      entryPoints: [path.resolve("agent/src/slurm/main.ts")],
+      write: false,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      metafile: true,
+      logLevel: "silent",
+    });
+    const inputs = Object.keys(out.metafile.inputs);
+    expect(inputs.filter((f) => f.includes("node_modules/"))).toEqual([]);
+    expect(inputs.filter((f) => !f.startsWith("agent/src/")).sort()).toEqual([
+      "lib/fleet/node-lifecycle.ts",
+      "lib/slurm/gres.ts",
+      "lib/slurm/hostlist.ts",
+      "lib/slurm/job-state.ts",
+      "lib/slurm/node-state.ts",
+      "lib/slurm/submission.ts",
+      "lib/vocabulary.ts",
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { AuditList, toAuditViews } from "@/components/shell/audit-list";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
 import { FloorMap } from "@/components/fleet/floor-map";
+import { SlurmClustersCard } from "@/components/slurm/slurm-views";
 import { Card, CardHeader, EmptyState, PageHeader, Skeleton, Stat } from "@/components/ui/card";
 import { firingAlertCounts } from "@/lib/alerts/queries";
 import type { OperatorPrincipal } from "@/lib/auth/principal";
@@ -13,6 +14,7 @@ import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { operatorOverview } from "@/lib/platform/overview";
+import { slurmClustersOverview } from "@/lib/slurm/queries";
 import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Fleet overview" };
@@ -71,6 +73,9 @@ export default page({ plane: "operator", path: "/admin" }, async ({ principal: p
           </Suspense>
         </div>
       </Card>
+      <Suspense fallback={null}>
+        <SlurmFloor />
+      </Suspense>
       <Suspense fallback={<ActivitySkeleton />}>
         <Activity p={p} />
       </Suspense>
@@ -88,6 +93,11 @@ async function Floor() {
     );
   }
   return <FloorMap pods={summarizeFloor(racks)} />;
+}
+
+/** Slurm clusters with their partitions (none: nothing shown). */
+async function SlurmFloor() {
+  return <SlurmClustersCard clusters={await slurmClustersOverview()} />;
 }
 
 async function Activity({ p }: { p: OperatorPrincipal }) {

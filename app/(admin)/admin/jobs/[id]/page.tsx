@@ -1,5 +1,6 @@
 import { cancelJobAction, changeJobPriorityAction } from "@/app/_actions/jobs";
 import { JobDetail, toJobDetailView } from "@/components/shell/job-detail";
+import { SlurmJobCard } from "@/components/slurm/slurm-views";
 import { JobWorkload } from "@/components/workloads/job-workload";
 import { jobPageData } from "@/lib/jobs/job-page";
 import { page } from "@/lib/pages/page";
@@ -20,7 +21,10 @@ export default page(
         events={data.events}
         mayCancel={data.mayCancel}
         workload={
-          <JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} reservationsHref="/admin/reservations" />
+          <>
+            <SlurmJobCard attempts={data.slurm} />
+            <JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} reservationsHref="/admin/reservations" />
+          </>
         }
         actions={{ cancel: cancelJobAction, priority: changeJobPriorityAction }}
       />

@@ -1,5 +1,6 @@
 import { cancelJobAction, resubmitJobAction } from "@/app/_actions/jobs";
 import { JobDetail, toJobDetailView } from "@/components/shell/job-detail";
+import { SlurmJobCard } from "@/components/slurm/slurm-views";
 import { JobWorkload } from "@/components/workloads/job-workload";
 import { jobPageData } from "@/lib/jobs/job-page";
 import { page } from "@/lib/pages/page";
@@ -19,7 +20,15 @@ export default page(
         events={data.events}
         mayCancel={data.mayCancel}
         workload={
-          <JobWorkload job={data.job} placements={data.placements} telemetry={data.telemetry} reservationsHref="/dashboard/reservations" />
+          <>
+            <SlurmJobCard attempts={data.slurm} />
+            <JobWorkload
+              job={data.job}
+              placements={data.placements}
+              telemetry={data.telemetry}
+              reservationsHref="/dashboard/reservations"
+            />
+          </>
         }
         actions={{ cancel: cancelJobAction, resubmit: resubmitJobAction }}
         notice={sp.resubmitted ? "Submitted again: this is the new job; the earlier one keeps its own history." : undefined}
