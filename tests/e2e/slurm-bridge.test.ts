@@ -5,7 +5,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "v
 import { parseJobDetail } from "@/agent/src/slurm/parse";
 import { db } from "@/lib/db/client";
 import { startSlurmSandbox, type SlurmSandbox } from "../../scripts/lib/slurm-sandbox";
-import { makeKey, makeTenant, unique } from "../support/fixtures";
+import { axeViolations } from "../support/axe";
+import { launchBrowser, openPage, shot } from "../support/browser";
+import { makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
 import { eventually, startBridge, type RunningBridge } from "../support/slurm-bridge";
 import { ensureSystemTool } from "../support/system-packages";
@@ -140,6 +142,7 @@ const squeue = async () =>
 const scontrol = (...args: string[]) => slurm.tool("scontrol", args);
 
 let timeoutJob: string;
+let completedJob: string;
 
 describe("a Slurm cluster joins GPUForge as it is", () => {
   it("mirrors Slurm's GPU nodes with their partitions, GRES and Slurm state, through the agent routes", async () => {
@@ -175,6 +178,7 @@ describe("a Slurm cluster joins GPUForge as it is", () => {
       duration: 120,
     });
     const done = await waitFor(id, "completed");
+    completedJob = id;
     expect(done.exit_code).toBe(0);
     expect(done.slurm_job_id).toMatch(/^\d+$/);
     const s = await slurmOf(id);
@@ -409,4 +413,74 @@ describe("a Slurm cluster joins GPUForge as it is", () => {
     expect(Math.abs(usage.endedAt.getTime() - detail.endedAt!.getTime())).toBeLessThan(1000);
     expect(Date.now() - usage.endedAt.getTime()).toBeGreaterThan(3000);
   }, 200_000);
+
+  it("shows operators the Slurm cluster, its partitions, each node's Slurm state and reason beside ours, and a job's Slurm id and states; tenants their job's", async () => {
+    await scontrol("update", "nodename=sn4", "state=drain", "reason=admin: reseating a riser");
+    const sn4 = await eventually(
+      async () => {
+        const n = await nodeNamed("sn4");
+        return n.status === "draining" ? n : null;
+      },
+      30_000,
+      why,
+    );
+    const slurmJobId = (await jobOf(completedJob)).slurm_job_id as string;
+    const operator = await makeUser("operator");
+    const member = await makeUser("tenant_member", tenantId);
+    const browser = await launchBrowser();
+    try {
+      // the fleet floor: the Slurm cluster with its partitions, reached by keyboard
+      const page = await openPage(browser, "/admin", operator);
+      const floor = page.getByRole("region", { name: "Slurm clusters" });
+      await floor
+        .getByRole("list", { name: /^Partitions of / })
+        .first()
+        .waitFor();
+      const clusterName = (await db().cluster.findUniqueOrThrow({ where: { id: clusterId } })).name;
+      const ours = page.getByRole("list", { name: `Partitions of ${clusterName}` });
+      await ours.getByText("gpu", { exact: true }).waitFor();
+      await ours.getByText("short", { exact: true }).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await shot(page, "slurm-floor");
+      const link = floor.getByRole("link", { name: clusterName });
+      await link.focus();
+      await page.keyboard.press("Enter");
+      await page.waitForURL(`**/admin/clusters/${clusterId}`);
+      // the cluster page: its bridge, partitions, and each node's Slurm state and reason beside ours
+      const nodes = page.getByRole("table", { name: "Slurm nodes" });
+      const row = nodes.getByRole("row").filter({ hasText: "sn4" });
+      await row.getByText("draining").first().waitFor();
+      await row.getByText("admin: reseating a riser").first().waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await shot(page, "slurm-cluster");
+      // the node page: Slurm's state and reason beside ours
+      await page.goto(`${baseUrl()}/admin/nodes/${sn4.id}`);
+      await page.getByTestId("slurm-state").filter({ hasText: "DRAIN" }).waitFor();
+      await page.getByTestId("slurm-reason").filter({ hasText: "admin: reseating a riser" }).waitFor();
+      await page.getByText("Drained by Slurm's admins").first().waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await shot(page, "slurm-node");
+      // the job page: the Slurm job id and the states Slurm reported
+      await page.goto(`${baseUrl()}/admin/jobs/${completedJob}`);
+      expect((await page.getByTestId("slurm-job-id").first().textContent())?.trim()).toBe(slurmJobId);
+      const states = page.getByRole("table", { name: "Slurm states of attempt 1" });
+      await states.getByText("RUNNING").first().waitFor();
+      await states.getByText("COMPLETED").first().waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await shot(page, "slurm-job-operator");
+      // the tenant sees its own job's Slurm id and history
+      const tenantPage = await openPage(browser, `/dashboard/jobs/${completedJob}`, member);
+      expect((await tenantPage.getByTestId("slurm-job-id").first().textContent())?.trim()).toBe(slurmJobId);
+      expect(await axeViolations(tenantPage)).toEqual([]);
+      await shot(tenantPage, "slurm-job-tenant");
+      // the operators' docs page
+      const docs = await openPage(browser, "/docs/slurm");
+      await docs.getByRole("heading", { level: 1 }).filter({ hasText: "Slurm" }).waitFor();
+      expect(await axeViolations(docs)).toEqual([]);
+      await shot(docs, "slurm-docs");
+    } finally {
+      await browser.close();
+      await scontrol("update", "nodename=sn4", "state=resume");
+    }
+  }, 120_000);
 });

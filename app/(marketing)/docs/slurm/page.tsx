@@ -59,13 +59,13 @@ export default function SlurmDocs() {
         <p>
           In the console, <em>Clusters → Register a cluster</em>, with <em>Run by: Slurm bridge</em>. Or with an operator key:
         </p>
-        <pre>
+        <pre tabIndex={0}>
           <code>{`curl -H "Authorization: Bearer $OPERATOR_KEY" -H content-type:application/json \\
   -d '{"name": "hpc-a100", "region": "campus", "kind": "slurm"}' https://gpuforge.example.com/api/clusters`}</code>
         </pre>
 
         <h2>2. Create its agent key (1 minute)</h2>
-        <pre>
+        <pre tabIndex={0}>
           <code>npm run key -- create --scope agent --cluster CLUSTER_ID --name hpc-a100-bridge</code>
         </pre>
         <p>
@@ -74,7 +74,7 @@ export default function SlurmDocs() {
         </p>
 
         <h2>3. Install the bridge on the login node (3 minutes)</h2>
-        <pre>
+        <pre tabIndex={0}>
           <code>{`curl -fsSL https://gpuforge.example.com/install.sh | sudo sh -s -- --slurm-bridge \\
   --key-file /root/gpuforge.key --output-dir /shared/gpuforge \\
   --container oci --oci-bundles /shared/oci-bundles --user gpuforge`}</code>
@@ -97,7 +97,7 @@ export default function SlurmDocs() {
         </p>
 
         <h2>5. Run a job (3 minutes)</h2>
-        <pre>
+        <pre tabIndex={0}>
           <code>{`curl -H "Authorization: Bearer $TENANT_KEY" -H content-type:application/json -d '{
   "name": "finetune", "gpu_count": 8, "gpu_type": "A100", "cluster_id": "CLUSTER_ID",
   "image": "nvcr.io/nvidia/pytorch:24.05-py3", "command": "python train.py", "duration_s": 7200
@@ -149,7 +149,7 @@ export default function SlurmDocs() {
           is missing fails the job before it is submitted, saying where it was looked for. An <code>oci.conf</code> for runc that lets{" "}
           <code>scancel</code> and time limits stop a container (name containers without the task id, and kill with SIGKILL):
         </p>
-        <pre>
+        <pre tabIndex={0}>
           <code>{`RunTimeQuery="runc --root=/run/slurm-runc state %n.%u.%j.%s"
 RunTimeKill="runc --root=/run/slurm-runc kill -a %n.%u.%j.%s KILL"
 RunTimeDelete="runc --root=/run/slurm-runc delete --force %n.%u.%j.%s"
@@ -163,7 +163,7 @@ RunTimeRun="runc --root=/run/slurm-runc run %n.%u.%j.%s -b %b"`}</code>
           <strong>pyxis:</strong> <code>srun --container-image=IMAGE</code>. <strong>A wrapper:</strong> any program run as{" "}
           <code>WRAPPER IMAGE /bin/sh -c …</code> inside each task, for example with apptainer:
         </p>
-        <pre>
+        <pre tabIndex={0}>
           <code>{`#!/bin/sh
 image="$1"; shift
 exec apptainer exec --nv "docker://$image" "$@"`}</code>
