@@ -20,7 +20,7 @@ const conditionTone: Record<SlurmCondition, Tone> = {
 };
 
 /** A Slurm node state (MIXED+DRAIN) as a badge, coloured by what it means for GPUForge's work. */
-export function SlurmStateBadge({ state, reason }: { state: string; reason?: string | null }) {
+function SlurmStateBadge({ state, reason }: { state: string; reason?: string | null }) {
   const reading = readSlurmNode(parseSlurmNodeState(state), reason);
   return (
     <span title={reading.drainedByUs ? "Drained by GPUForge" : undefined}>
@@ -38,7 +38,7 @@ const jobTone = (state: string): Tone => {
   return "neutral";
 };
 
-export function SlurmJobStateBadge({ state }: { state: string }) {
+function SlurmJobStateBadge({ state }: { state: string }) {
   return <Badge tone={jobTone(state)}>{state}</Badge>;
 }
 
@@ -211,7 +211,7 @@ function BridgeLine({ c }: { c: SlurmClusterCard }) {
 }
 
 /** A Slurm cluster's partitions: what Slurm says of each, and how its GPUs are used. */
-export function SlurmPartitionsTable({ cluster }: { cluster: SlurmClusterCard }) {
+function SlurmPartitionsTable({ cluster }: { cluster: SlurmClusterCard }) {
   if (cluster.partitions.length === 0) return <EmptyState title="No partitions reported yet" />;
   return (
     <Table caption={`Partitions of ${cluster.name}`}>

@@ -127,7 +127,7 @@ export function readSlurmNode(state: SlurmNodeState, reason: string | null | und
 }
 
 /** One lifecycle step for the mirror to apply, with the reason node_events records. */
-export interface LifecycleStep {
+interface LifecycleStep {
   event: NodeEventKind;
   reason: string;
 }

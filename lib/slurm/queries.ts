@@ -49,7 +49,7 @@ function attemptRows(jobId: string, attempt?: number) {
   });
 }
 
-export function slurmAttemptJson(r: SlurmJobRow): SlurmAttemptJson {
+function slurmAttemptJson(r: SlurmJobRow): SlurmAttemptJson {
   return {
     attempt: r.attempt,
     slurm_job_id: r.slurmJobId,
@@ -114,7 +114,7 @@ export async function slurmNodeView(nodeId: string) {
     updatedAt: s.updatedAt.toISOString(),
   };
 }
-export type SlurmNodeView = NonNullable<Awaited<ReturnType<typeof slurmNodeView>>>;
+type SlurmNodeView = NonNullable<Awaited<ReturnType<typeof slurmNodeView>>>;
 
 /** Every Slurm cluster with its partitions and its nodes' Slurm states, for the fleet floor and the cluster page. */
 export async function slurmClustersOverview(clusterId?: string) {
@@ -178,4 +178,4 @@ export async function slurmClustersOverview(clusterId?: string) {
     };
   });
 }
-export type SlurmClusterOverview = Awaited<ReturnType<typeof slurmClustersOverview>>[number];
+type SlurmClusterOverview = Awaited<ReturnType<typeof slurmClustersOverview>>[number];

@@ -10,7 +10,7 @@ import type { ReportSlurmClusterInput } from "./schemas";
 import { ACTIVE_BRIDGE, CLUSTER_KIND, REPORT_SLURM_CLUSTER } from "./statements";
 
 /** Who may speak for a Slurm cluster: its own cluster-wide agent key (its bridge), or an operator. */
-export function assertBridgeOf(p: Principal, clusterId: string): void {
+function assertBridgeOf(p: Principal, clusterId: string): void {
   if (p.kind === "operator") return;
   if (p.kind !== "agent" || p.clusterId !== clusterId) throw notFound("Cluster");
   if (p.nodeId) throw forbidden("A node-bound agent key speaks for its node only; a Slurm bridge runs with its cluster's agent key");

@@ -19,7 +19,7 @@ import {
 } from "./statements";
 
 /** The state the bridge reports before it calls sbatch; its answer says what to submit. */
-export const SUBMITTING = "SUBMITTING";
+const SUBMITTING = "SUBMITTING";
 
 /** The tenant's Slurm account: chosen the first time one of its jobs goes to Slurm, then kept. */
 async function accountOf(tx: Tx, tenantId: string): Promise<string> {

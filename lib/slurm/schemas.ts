@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { placementRef } from "@/lib/jobs/schemas";
-import { MIRRORED_STATUSES } from "./node-state";
 
 // The Slurm bridge's side of the agent protocol: what it adds to node registrations and heartbeats,
 // the cluster's Slurm picture, and the fenced reports on a placement's Slurm job. Everything here is
@@ -8,7 +7,6 @@ import { MIRRORED_STATUSES } from "./node-state";
 
 /** The container support the bridge runs tenants' images with (lib/slurm/README in the docs). */
 export const CONTAINER_MODES = ["oci", "pyxis", "wrapper", "none"] as const;
-export { MIRRORED_STATUSES };
 
 const partitionName = z
   .string()

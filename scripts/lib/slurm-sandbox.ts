@@ -29,7 +29,7 @@ import { freePort } from "./embedded-db";
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export interface SandboxNode {
+interface SandboxNode {
   name: string;
   gpus: number;
   /** GRES type (default h100) */
@@ -79,6 +79,8 @@ export interface SlurmSandbox {
 
 const SLURMCTLD = "/usr/sbin/slurmctld";
 const SLURMD = "/usr/sbin/slurmd";
+/** runc, as Slurm's oci.conf calls it (PATH) */
+const RUNC = "runc";
 const MUNGED = "/usr/sbin/munged";
 
 function readPid(file: string): number | null {
@@ -166,7 +168,7 @@ function bundle(dir: string): void {
   ])
     symlinkSync("busybox", path.join(rootfs, "bin", applet));
   writeFileSync(path.join(rootfs, "etc", "hostname"), "gpuforge-test\n");
-  const spec = spawnSync("runc", ["spec"], { cwd: dir, encoding: "utf8" });
+  const spec = spawnSync(RUNC, ["spec"], { cwd: dir, encoding: "utf8" });
   if (spec.status !== 0) throw new Error(`runc spec failed: ${spec.stderr}`);
   const config = JSON.parse(readFileSync(path.join(dir, "config.json"), "utf8")) as {
     process: { terminal: boolean; env: string[] };

@@ -16,7 +16,7 @@ export type Phase =
   /** Slurm ended it, and its outcome is queued for the control plane */
   | "ended";
 
-export type CancelReason = "unassigned" | "pending_timeout" | "lease" | "stale";
+type CancelReason = "unassigned" | "pending_timeout" | "lease" | "stale";
 
 export interface SlurmPlacement {
   key: string;

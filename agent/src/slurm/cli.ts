@@ -16,7 +16,7 @@ export class SlurmToolError extends Error {
   }
 }
 
-export interface ToolResult {
+interface ToolResult {
   stdout: string;
   stderr: string;
 }
@@ -26,7 +26,7 @@ export interface SlurmTools {
 }
 
 /** The environment Slurm's tools run with: where Slurm is configured, and nothing else of ours. */
-export function toolEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+function toolEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   const keep = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "SLURM_CONF", "MUNGE_SOCKET"];
   const out: Record<string, string> = { SLURM_TIME_FORMAT: "%s" };
   for (const k of keep) if (env[k]) out[k] = env[k]!;

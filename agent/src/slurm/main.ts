@@ -136,6 +136,8 @@ async function main() {
     log(
       `warning: MinJobAge is ${config.minJobAgeS} s: Slurm may forget a job's end before the bridge sees it (keep it above the poll interval and the node lease)`,
     );
+  // SLURM_BRIDGE_LOG_CYCLES=1: every cycle's time in the log (the benchmark reads it)
+  const timeCycles = env.SLURM_BRIDGE_LOG_CYCLES === "1";
   let stopping = false;
   const shutdown = () => {
     stopping = true;
@@ -149,8 +151,10 @@ async function main() {
     const started = Date.now();
     try {
       const s = await bridge.cycle();
-      if (s.submitted || s.cancelled)
-        log(`cycle: ${s.nodes} node(s), ${s.submitted} submitted, ${s.cancelled} cancelled, ${s.reported} report(s)`);
+      if (s.submitted || s.cancelled || timeCycles)
+        log(
+          `cycle ${Date.now() - started} ms: ${s.nodes} node(s), ${s.heartbeats} heartbeat(s), ${s.submitted} submitted, ${s.cancelled} cancelled, ${s.reported} report(s)`,
+        );
     } catch (e) {
       log(`cycle failed: ${(e as Error).message}`);
     }

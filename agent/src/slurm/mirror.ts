@@ -48,7 +48,7 @@ export function parseGpuNaming(types: string | undefined, memory: string | undef
 }
 
 /** GPUForge's GPU type for a GRES type: the configured one, else the GRES type in upper case. */
-export function gpuTypeOf(gresType: string | null, naming: GpuNaming): string {
+function gpuTypeOf(gresType: string | null, naming: GpuNaming): string {
   const configured = naming.types.get((gresType ?? "").toLowerCase());
   if (configured) return configured;
   return (gresType ?? "gpu")
@@ -72,7 +72,7 @@ export function gpusOf(node: SlurmNode, naming: GpuNaming): NodeGpu[] {
 }
 
 /** The partition a node is shown in on the fleet floor (its pod): the default partition if it is in it, else its first. */
-export function primaryPartition(node: SlurmNode, partitions: readonly SlurmPartitionInfo[]): string | null {
+function primaryPartition(node: SlurmNode, partitions: readonly SlurmPartitionInfo[]): string | null {
   const def = partitions.find((p) => p.isDefault && node.partitions.includes(p.name));
   return def?.name ?? node.partitions[0] ?? null;
 }

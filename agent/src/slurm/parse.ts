@@ -8,7 +8,7 @@
 import { parseGpuGres, type GpuGres } from "../../../lib/slurm/gres";
 import { expandHostlist, HostlistError } from "../../../lib/slurm/hostlist";
 
-export interface Skipped {
+interface Skipped {
   line: number;
   reason: string;
 }

@@ -10,7 +10,7 @@
 import type { JobAssignment } from "../../../lib/fleet/assignments";
 import { componentArgs, type Component } from "../../../lib/slurm/submission";
 
-export type ContainerMode = "oci" | "pyxis" | "wrapper" | "none";
+type ContainerMode = "oci" | "pyxis" | "wrapper" | "none";
 
 export interface ContainerSupport {
   mode: ContainerMode;
@@ -21,14 +21,14 @@ export interface ContainerSupport {
 }
 
 /** The bundle directory of an image: `nvcr.io/nvidia/pytorch:24.05-py3` → `nvcr.io_nvidia_pytorch_24.05-py3`. */
-export function bundleDirName(image: string): string {
+function bundleDirName(image: string): string {
   return image.replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
 /** A string as one shell word. */
-export const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export interface Submission {
+interface Submission {
   args: string[];
   script: string;
 }
