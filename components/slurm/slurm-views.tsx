@@ -3,8 +3,8 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { Card, CardHeader, EmptyState } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import { parseSlurmNodeState, readSlurmNode, type SlurmCondition } from "@/lib/slurm/node-state";
-import { jobPhase } from "@/lib/slurm/job-state";
+import type { JobPhase } from "@/lib/slurm/job-state";
+import type { SlurmCondition } from "@/lib/slurm/node-state";
 
 // What the console shows of Slurm: its state beside ours on nodes, the partitions of each Slurm
 // cluster on the fleet floor and the cluster page, and each job's Slurm job with the states Slurm
@@ -20,17 +20,15 @@ const conditionTone: Record<SlurmCondition, Tone> = {
 };
 
 /** A Slurm node state (MIXED+DRAIN) as a badge, coloured by what it means for GPUForge's work. */
-function SlurmStateBadge({ state, reason }: { state: string; reason?: string | null }) {
-  const reading = readSlurmNode(parseSlurmNodeState(state), reason);
+function SlurmStateBadge({ state, condition, drainedByUs }: { state: string; condition: SlurmCondition; drainedByUs: boolean }) {
   return (
-    <span title={reading.drainedByUs ? "Drained by GPUForge" : undefined}>
-      <Badge tone={reading.drainedByUs ? "sky" : conditionTone[reading.condition]}>{state}</Badge>
+    <span title={drainedByUs ? "Drained by GPUForge" : undefined}>
+      <Badge tone={drainedByUs ? "sky" : conditionTone[condition]}>{state}</Badge>
     </span>
   );
 }
 
-const jobTone = (state: string): Tone => {
-  const phase = jobPhase(state);
+const jobTone = (state: string, phase: JobPhase): Tone => {
   if (state === "COMPLETED") return "green";
   if (phase === "running") return "indigo";
   if (phase === "waiting" || state === "SUBMITTING" || state === "PLACED") return "sky";
@@ -38,13 +36,16 @@ const jobTone = (state: string): Tone => {
   return "neutral";
 };
 
-function SlurmJobStateBadge({ state }: { state: string }) {
-  return <Badge tone={jobTone(state)}>{state}</Badge>;
+function SlurmJobStateBadge({ state, phase }: { state: string; phase: JobPhase }) {
+  return <Badge tone={jobTone(state, phase)}>{state}</Badge>;
 }
 
 export interface SlurmNodePanelProps {
   state: string;
   reason: string | null;
+  /** what Slurm's state means here, and whether the drain is GPUForge's own (lib/slurm/node-state.ts) */
+  condition: SlurmCondition;
+  drainedByUs: boolean;
   reasonBy: string | null;
   reasonAt: string | null;
   partitions: string[];
@@ -63,7 +64,7 @@ export interface SlurmNodePanelProps {
 
 /** The node page's Slurm card: Slurm's own state and reason beside ours, and the load it reports. */
 export function SlurmNodePanel({ slurm, status }: { slurm: SlurmNodePanelProps; status: string }) {
-  const reading = readSlurmNode(parseSlurmNodeState(slurm.state), slurm.reason);
+  const reading = { condition: slurm.condition, drainedByUs: slurm.drainedByUs };
   const note = reading.drainedByUs
     ? "Drained in Slurm by GPUForge; returning the node to service here resumes it there."
     : reading.condition === "drained"
@@ -86,7 +87,7 @@ export function SlurmNodePanel({ slurm, status }: { slurm: SlurmNodePanelProps; 
         </div>
         <div className="flex items-center gap-2 text-sm" data-testid="slurm-state">
           <span className="text-slate-500">Slurm state</span>
-          <SlurmStateBadge state={slurm.state} reason={slurm.reason} />
+          <SlurmStateBadge state={slurm.state} condition={slurm.condition} drainedByUs={slurm.drainedByUs} />
         </div>
       </div>
       <dl className="grid gap-x-6 gap-y-3 px-5 py-4 text-sm sm:grid-cols-2 lg:grid-cols-4">
@@ -186,6 +187,8 @@ export interface SlurmClusterCard {
     status: string;
     slurmState: string | null;
     slurmReason: string | null;
+    slurmCondition: SlurmCondition | null;
+    slurmDrainedByUs: boolean;
     gpus: number;
     gpusGpuforge: number;
     gpusForeign: number;
@@ -342,7 +345,13 @@ export function SlurmClusterSection({ cluster }: { cluster: SlurmClusterCard }) 
                   <Td>
                     <Badge tone={n.status === "available" ? "green" : n.status === "quarantined" ? "red" : "amber"}>{n.status}</Badge>
                   </Td>
-                  <Td>{n.slurmState ? <SlurmStateBadge state={n.slurmState} reason={n.slurmReason} /> : "—"}</Td>
+                  <Td>
+                    {n.slurmState && n.slurmCondition ? (
+                      <SlurmStateBadge state={n.slurmState} condition={n.slurmCondition} drainedByUs={n.slurmDrainedByUs} />
+                    ) : (
+                      "—"
+                    )}
+                  </Td>
                   <Td wrap className="max-w-sm text-xs">
                     {n.slurmReason ?? "—"}
                   </Td>
@@ -371,7 +380,8 @@ export interface SlurmJobAttempt {
   submitted_at: string | null;
   started_at: string | null;
   ended_at: string | null;
-  history: Array<{ state: string; reason: string | null; slurm_job_id: string | null; at: string }>;
+  phase: JobPhase;
+  history: Array<{ state: string; reason: string | null; slurm_job_id: string | null; at: string; phase: JobPhase }>;
 }
 
 /** The job page's Slurm card: each attempt's Slurm job and every state Slurm reported for it. */
@@ -399,7 +409,7 @@ export function SlurmJobCard({ attempts }: { attempts: SlurmJobAttempt[] }) {
                   {a.slurm_job_id ?? "not submitted yet"}
                 </span>
               </span>
-              <SlurmJobStateBadge state={a.state} />
+              <SlurmJobStateBadge state={a.state} phase={a.phase} />
               {a.account ? <span className="text-slate-600">account {a.account}</span> : null}
               {a.partition ? <span className="text-slate-600">partition {a.partition}</span> : null}
               {a.nodes ? <span className="font-mono text-xs text-slate-600">{a.nodes}</span> : null}
@@ -419,7 +429,7 @@ export function SlurmJobCard({ attempts }: { attempts: SlurmJobAttempt[] }) {
                     <tr key={`${h.at}-${i}`}>
                       <Td className="px-0 text-xs text-slate-500">{formatDateTime(h.at)}</Td>
                       <Td>
-                        <SlurmJobStateBadge state={h.state} />
+                        <SlurmJobStateBadge state={h.state} phase={h.phase} />
                       </Td>
                       <Td wrap className="text-xs">
                         {h.state === "SUBMITTING" ? "submitted by the GPUForge Slurm bridge" : (h.reason ?? "")}

@@ -190,12 +190,9 @@ export const gpuJsonSchema = z
       .string()
       .nullable()
       .meta({ description: "The pod holding this GPU (a GPU has one holder: a job, a replica or a pod)" }),
-    foreign_holder: z
-      .string()
-      .nullable()
-      .meta({
-        description: "Work GPUForge did not place that holds this GPU (a job submitted to Slurm directly); it is never placed on meanwhile",
-      }),
+    foreign_holder: z.string().nullable().meta({
+      description: "Work GPUForge did not place that holds this GPU (a job submitted to Slurm directly); it is never placed on meanwhile",
+    }),
   })
   .meta({ id: "Gpu" });
 

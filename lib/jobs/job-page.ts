@@ -7,7 +7,7 @@ import { nullIfRefused } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import { mayCancelJob } from "./job-permissions";
 import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
-import { jobSlurm } from "@/lib/slurm/queries";
+import { jobSlurmView } from "@/lib/slurm/queries";
 import { getJobOrThrow, jobPlacement, jobSubmitter, listJobEvents, listJobPlacements } from "./queries";
 
 /** Everything a job's page shows (tenant or operator plane), or null when the caller may not see it. */
@@ -23,7 +23,7 @@ export async function jobPageData(p: Principal, id: string) {
     db().tenant.findUniqueOrThrow({ where: { id: job.tenantId }, select: { id: true, name: true } }),
     listJobPlacements(p, id),
     jobGpuTelemetry(p, id, {}),
-    jobSlurm(p, id),
+    jobSlurmView(p, id),
   ]);
   const actors = await resolveActors({ labels: events.map((e) => e.actor) });
   return {
@@ -43,6 +43,6 @@ export async function jobPageData(p: Principal, id: string) {
     mayCancel: mayCancelJob(p, job),
     placements,
     telemetry,
-    slurm: slurm.data,
+    slurm,
   };
 }

@@ -6,6 +6,8 @@ import { notFound } from "@/lib/errors";
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
 import { getJobOrThrow } from "@/lib/jobs/queries";
 import { oneOf } from "@/lib/vocabulary";
+import { jobPhase } from "./job-state";
+import { parseSlurmNodeState, readSlurmNode } from "./node-state";
 import { CONTAINER_MODES, reportSlurmClusterBody, type SlurmAttemptJson, type SlurmPartition } from "./schemas";
 
 // Reads of the Slurm side: a cluster's Slurm picture, a job's Slurm jobs with their history, and
@@ -79,6 +81,12 @@ export async function jobSlurm(p: Principal, jobId: string) {
   return { slurm_job_id: data.find((a) => a.slurm_job_id)?.slurm_job_id ?? null, data };
 }
 
+/** The job page's Slurm card: each attempt and each state it went through, with what the state means. */
+export async function jobSlurmView(p: Principal, jobId: string) {
+  const { data } = await jobSlurm(p, jobId);
+  return data.map((a) => ({ ...a, phase: jobPhase(a.state), history: a.history.map((h) => ({ ...h, phase: jobPhase(h.state) })) }));
+}
+
 /** What the node page shows of a Slurm node beside GPUForge's own state. */
 export async function slurmNodeView(nodeId: string) {
   const s = await db().slurmNode.findUnique({ where: { nodeId } });
@@ -95,9 +103,12 @@ export async function slurmNodeView(nodeId: string) {
     )
     .catch([])
     .parse(s.foreignJobs);
+  const reading = readSlurmNode(parseSlurmNodeState(s.state), s.reason);
   return {
     state: s.state,
     reason: s.reason,
+    condition: reading.condition,
+    drainedByUs: reading.drainedByUs,
     reasonBy: s.reasonBy,
     reasonAt: s.reasonAt?.toISOString() ?? null,
     partitions: s.partitions,
@@ -114,7 +125,11 @@ export async function slurmNodeView(nodeId: string) {
     updatedAt: s.updatedAt.toISOString(),
   };
 }
-type SlurmNodeView = NonNullable<Awaited<ReturnType<typeof slurmNodeView>>>;
+
+const conditionOf = (state: string, reason: string | null) => {
+  const r = readSlurmNode(parseSlurmNodeState(state), reason);
+  return { slurmCondition: r.condition, slurmDrainedByUs: r.drainedByUs };
+};
 
 /** Every Slurm cluster with its partitions and its nodes' Slurm states, for the fleet floor and the cluster page. */
 export async function slurmClustersOverview(clusterId?: string) {
@@ -170,6 +185,7 @@ export async function slurmClustersOverview(clusterId?: string) {
         status: n.status,
         slurmState: n.slurm?.state ?? null,
         slurmReason: n.slurm?.reason ?? null,
+        ...(n.slurm ? conditionOf(n.slurm.state, n.slurm.reason) : { slurmCondition: null, slurmDrainedByUs: false }),
         partitions: n.slurm?.partitions ?? [],
         gpus: n.gpus.length,
         gpusGpuforge: n.gpus.filter((g) => g.allocatedJobId).length,
@@ -178,4 +194,3 @@ export async function slurmClustersOverview(clusterId?: string) {
     };
   });
 }
-type SlurmClusterOverview = Awaited<ReturnType<typeof slurmClustersOverview>>[number];

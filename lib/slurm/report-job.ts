@@ -18,9 +18,6 @@ import {
   UPDATE_SLURM_JOB,
 } from "./statements";
 
-/** The state the bridge reports before it calls sbatch; its answer says what to submit. */
-const SUBMITTING = "SUBMITTING";
-
 /** The tenant's Slurm account: chosen the first time one of its jobs goes to Slurm, then kept. */
 async function accountOf(tx: Tx, tenantId: string): Promise<string> {
   const have = await runOne(tx, TENANT_ACCOUNT, [tenantId]);

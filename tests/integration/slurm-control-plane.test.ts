@@ -138,7 +138,7 @@ describe("Slurm clusters and their nodes", () => {
     const placed = await getJobOrThrow(operatorPrincipal, small.id);
     expect(placed.status).toBe("running");
     const held = await db().gpu.findMany({ where: { nodeId: id, allocatedJobId: small.id }, select: { index: true } });
-    expect(held.map((g) => g.index).sort()).toEqual([2, 3]);
+    expect(held.map((g) => g.index).sort((x, y) => x - y)).toEqual([2, 3]);
     // Slurm now reports the foreign job on indices GPUForge's job holds: the mark goes to free GPUs only
     await recordHeartbeat(f.bridge, id, {
       slurm: idle({ state: "MIXED", foreign: [{ slurm_job_id: "4711", user: "alice", gpus: 3, indices: [2, 3, 0] }] }),
