@@ -14,6 +14,7 @@ export default function sitemap(): MetadataRoute.Sitemap {
     ...allPosts().map((p) => ({ url: at(`/blog/${p.slug}`), lastModified: p.date, changeFrequency: "yearly" as const, priority: 0.6 })),
     { url: at("/docs"), changeFrequency: "monthly", priority: 0.7 },
     { url: at("/docs/agent"), changeFrequency: "monthly", priority: 0.6 },
+    { url: at("/docs/slurm"), changeFrequency: "monthly", priority: 0.6 },
     { url: at("/docs/self-hosting"), changeFrequency: "monthly", priority: 0.6 },
     { url: at("/docs/api"), changeFrequency: "weekly", priority: 0.6 },
   ];

@@ -46,6 +46,8 @@ CREATE SEQUENCE public.scheduler_logs_id_seq AS bigint;
 
 CREATE SEQUENCE public.sign_in_events_id_seq AS bigint;
 
+CREATE SEQUENCE public.slurm_job_events_id_seq AS bigint;
+
 CREATE SEQUENCE public.user_recovery_codes_id_seq AS bigint;
 
 CREATE SEQUENCE public.workload_logs_id_seq AS bigint;
@@ -275,6 +277,8 @@ CREATE TABLE public.clusters (
     provider text,
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    kind text DEFAULT 'gpu'::text NOT NULL,
+    CONSTRAINT clusters_kind_check CHECK ((kind = ANY (ARRAY['gpu'::text, 'slurm'::text]))),
     CONSTRAINT clusters_name_check CHECK (((length(btrim(name)) >= 1) AND (length(btrim(name)) <= 100))),
     CONSTRAINT clusters_pkey PRIMARY KEY (id)
 );
@@ -586,8 +590,10 @@ CREATE TABLE public.gpus (
     allocated_job_id uuid,
     allocated_replica_id uuid,
     allocated_pod_id uuid,
+    foreign_holder text,
     CONSTRAINT gpus_allocated_pod_id_fkey FOREIGN KEY (allocated_pod_id) REFERENCES pods(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT gpus_allocated_replica_id_fkey FOREIGN KEY (allocated_replica_id) REFERENCES endpoint_replicas(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT gpus_foreign_holder_check CHECK (((foreign_holder IS NULL) OR ((allocated_job_id IS NULL) AND (allocated_replica_id IS NULL) AND (allocated_pod_id IS NULL)))),
     CONSTRAINT gpus_index_check CHECK (((index >= 0) AND (index <= 63))),
     CONSTRAINT gpus_memory_check CHECK ((memory_total_mb > 0)),
     CONSTRAINT gpus_missing_check CHECK (((status = 'missing'::text) = (missing_since IS NOT NULL))),
@@ -1364,6 +1370,94 @@ CREATE TABLE public.sign_in_throttles (
     CONSTRAINT sign_in_throttles_succeeded_pair_check CHECK (((succeeded_at IS NULL) OR (key ~~ 'pair:%'::text)))
 );
 
+CREATE TABLE public.slurm_accounts (
+    tenant_id uuid NOT NULL,
+    account text NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT slurm_accounts_account_check CHECK ((account ~ '^[a-z0-9][a-z0-9_-]{0,63}$'::text)),
+    CONSTRAINT slurm_accounts_account_key UNIQUE (account),
+    CONSTRAINT slurm_accounts_pkey PRIMARY KEY (tenant_id),
+    CONSTRAINT slurm_accounts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE
+);
+
+CREATE TABLE public.slurm_clusters (
+    cluster_id uuid NOT NULL,
+    slurm_cluster_name text NOT NULL,
+    slurm_version text NOT NULL,
+    partitions jsonb DEFAULT '[]'::jsonb NOT NULL,
+    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
+    container_mode text NOT NULL,
+    bridge_id text NOT NULL,
+    bridge_host text,
+    bridge_version text,
+    reported_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT slurm_clusters_cluster_id_fkey FOREIGN KEY (cluster_id) REFERENCES clusters(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT slurm_clusters_partitions_check CHECK ((jsonb_typeof(partitions) = 'array'::text)),
+    CONSTRAINT slurm_clusters_pkey PRIMARY KEY (cluster_id),
+    CONSTRAINT slurm_clusters_settings_check CHECK ((jsonb_typeof(settings) = 'object'::text))
+);
+
+CREATE TABLE public.slurm_job_events (
+    id bigint DEFAULT nextval('slurm_job_events_id_seq'::regclass) NOT NULL,
+    job_id uuid NOT NULL,
+    attempt integer NOT NULL,
+    state text NOT NULL,
+    reason text,
+    slurm_job_id text,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT slurm_job_events_job_fkey FOREIGN KEY (job_id, attempt) REFERENCES slurm_jobs(job_id, attempt) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT slurm_job_events_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE public.slurm_jobs (
+    job_id uuid NOT NULL,
+    attempt integer NOT NULL,
+    cluster_id uuid NOT NULL,
+    slurm_job_id text,
+    account text,
+    partition text,
+    state text DEFAULT 'PLACED'::text NOT NULL,
+    reason text,
+    nodes text,
+    exit_code text,
+    submitted_at timestamp(3) with time zone,
+    started_at timestamp(3) with time zone,
+    ended_at timestamp(3) with time zone,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT slurm_jobs_cluster_id_fkey FOREIGN KEY (cluster_id) REFERENCES clusters(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT slurm_jobs_pkey PRIMARY KEY (job_id, attempt),
+    CONSTRAINT slurm_jobs_placement_fkey FOREIGN KEY (job_id, attempt) REFERENCES job_placements(job_id, attempt) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT slurm_jobs_slurm_job_id_check CHECK ((slurm_job_id ~ '^[0-9]{1,12}$'::text)),
+    CONSTRAINT slurm_jobs_span_check CHECK (((ended_at IS NULL) OR (started_at IS NULL) OR (ended_at >= started_at))),
+    CONSTRAINT slurm_jobs_state_check CHECK ((state ~ '^[A-Z_]{2,32}$'::text))
+);
+
+CREATE TABLE public.slurm_nodes (
+    node_id uuid NOT NULL,
+    state text NOT NULL,
+    reason text,
+    reason_by text,
+    reason_at timestamp(3) with time zone,
+    partitions text[] DEFAULT '{}'::text[] NOT NULL,
+    cpus integer,
+    cpus_alloc integer,
+    memory_mb integer,
+    memory_alloc_mb integer,
+    gres text,
+    foreign_gpus integer DEFAULT 0 NOT NULL,
+    foreign_unplaced integer DEFAULT 0 NOT NULL,
+    foreign_jobs jsonb DEFAULT '[]'::jsonb NOT NULL,
+    mirrored_status text,
+    state_since timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT slurm_nodes_foreign_check CHECK (((foreign_gpus >= 0) AND (foreign_unplaced >= 0) AND (foreign_unplaced <= foreign_gpus))),
+    CONSTRAINT slurm_nodes_foreign_jobs_check CHECK ((jsonb_typeof(foreign_jobs) = 'array'::text)),
+    CONSTRAINT slurm_nodes_mirrored_status_check CHECK ((mirrored_status = ANY (ARRAY['draining'::text, 'maintenance'::text]))),
+    CONSTRAINT slurm_nodes_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT slurm_nodes_pkey PRIMARY KEY (node_id)
+);
+
 CREATE TABLE public.stripe_events (
     id text NOT NULL,
     type text NOT NULL,
@@ -1827,6 +1921,10 @@ CREATE INDEX sign_in_events_user_id_id_idx ON public.sign_in_events USING btree 
 
 CREATE INDEX sign_in_throttles_last_failure_at_idx ON public.sign_in_throttles USING btree (last_failure_at);
 
+CREATE INDEX slurm_job_events_job_idx ON public.slurm_job_events USING btree (job_id, attempt, id);
+
+CREATE INDEX slurm_jobs_cluster_idx ON public.slurm_jobs USING btree (cluster_id, slurm_job_id);
+
 CREATE UNIQUE INDEX tenant_secrets_tenant_id_name_key ON public.tenant_secrets USING btree (tenant_id, name);
 
 CREATE UNIQUE INDEX tenants_name_key ON public.tenants USING btree (name);
@@ -1949,6 +2047,13 @@ AS $function$
      WHERE h.id = p_holding AND h.live AND (p_kind = 'final' OR p_end > h.starts_at)
 $function$;
 
+CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE sql
+AS $function$
+    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
+$function$;
+
 CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_holding uuid, p_reservation uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -1997,13 +2102,6 @@ BEGIN
     END IF;
     RETURN ev;
 END $function$;
-
-CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
- RETURNS uuid
- LANGUAGE sql
-AS $function$
-    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
-$function$;
 
 CREATE OR REPLACE FUNCTION public.bill_usage_segment(p_job uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_run_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
@@ -2323,6 +2421,32 @@ BEGIN
     RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.job_placements_track_slurm()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    INSERT INTO "slurm_jobs" ("job_id", "attempt", "cluster_id")
+    SELECT p."job_id", p."attempt", n."cluster_id"
+      FROM new_rows p JOIN "nodes" n ON n."id" = p."node_ids"[1] JOIN "clusters" c ON c."id" = n."cluster_id"
+     WHERE c."kind" = 'slurm';
+    RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.job_run_end(p_job uuid, p_attempt integer, p_started timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+    s RECORD;
+BEGIN
+    SELECT "started_at", "ended_at" INTO s FROM "slurm_jobs" WHERE "job_id" = p_job AND "attempt" = p_attempt;
+    IF NOT FOUND OR p_started IS NULL THEN RETURN clock_timestamp(); END IF;
+    IF s."started_at" IS NULL THEN RETURN p_started; END IF;
+    RETURN LEAST(clock_timestamp(), GREATEST(p_started, COALESCE(s."ended_at", clock_timestamp())));
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.jobs_allocation_check()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -2348,7 +2472,8 @@ CREATE OR REPLACE FUNCTION public.jobs_bill_ended_run()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-    PERFORM "bill_usage_segment"(OLD."id", OLD."tenant_id", OLD."attempts", OLD."gpu_type", OLD."gpu_count", OLD."started_at", 'final', clock_timestamp());
+    PERFORM "bill_usage_segment"(OLD."id", OLD."tenant_id", OLD."attempts", OLD."gpu_type", OLD."gpu_count", OLD."started_at", 'final',
+                                 "job_run_end"(OLD."id", OLD."attempts", OLD."started_at"));
     RETURN NULL;
 END $function$;
 
@@ -2800,6 +2925,8 @@ CREATE CONSTRAINT TRIGGER invoices_total_guard AFTER INSERT OR UPDATE OF amount_
 CREATE TRIGGER job_placements_outputs_guard BEFORE UPDATE OF outputs ON job_placements FOR EACH ROW WHEN (old.outputs IS DISTINCT FROM new.outputs) EXECUTE FUNCTION job_placements_outputs_guard();
 
 CREATE TRIGGER job_placements_reservation_check BEFORE INSERT ON job_placements FOR EACH ROW EXECUTE FUNCTION job_placements_reservation_check();
+
+CREATE TRIGGER job_placements_track_slurm AFTER INSERT ON job_placements REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION job_placements_track_slurm();
 
 CREATE CONSTRAINT TRIGGER jobs_allocation_check AFTER INSERT OR UPDATE OF status, gpu_count ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION jobs_allocation_check();
 

@@ -10,7 +10,7 @@ export function CreateClusterForm({ action }: { action: FormAction }) {
     <form
       ref={formRef}
       action={dispatch}
-      className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4 lg:items-start"
+      className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-5 lg:items-start"
       aria-label="Register cluster"
     >
       <Field label="Name" {...f("name")}>
@@ -22,10 +22,18 @@ export function CreateClusterForm({ action }: { action: FormAction }) {
       <Field label="Provider" {...f("provider")}>
         {(p) => <input {...p} placeholder="on-prem, CoreWeave…" />}
       </Field>
+      <Field label="Run by" {...f("kind")} hint="Node agents on each GPU node, or one Slurm bridge for a whole Slurm cluster">
+        {(p) => (
+          <select {...p} defaultValue="gpu">
+            <option value="gpu">Node agents</option>
+            <option value="slurm">Slurm bridge</option>
+          </select>
+        )}
+      </Field>
       <div className="lg:pt-6">
         <SubmitButton>Register cluster</SubmitButton>
       </div>
-      <div className="sm:col-span-2 lg:col-span-4">
+      <div className="sm:col-span-2 lg:col-span-5">
         <FormMessage state={state} />
       </div>
     </form>

@@ -34,26 +34,33 @@ export interface AgentBundle {
 /** The architecture names installers see from `uname -m`, for the one this control plane can serve. */
 export const BUNDLE_ARCH = ({ x64: "x86_64", arm64: "aarch64" } as Record<string, string>)[process.arch] ?? process.arch;
 
-const bundleName = () => `gpuforge-agent-${AGENT_VERSION}-linux-${BUNDLE_ARCH}.tar.gz`;
+/**
+ * What a bundle runs: the node agent (one GPU node), or the Slurm bridge (a whole Slurm cluster,
+ * from its login or controller node). Both are built, named, checked and installed the same way.
+ */
+export type BundleKind = "agent" | "slurm-bridge";
+const ENTRY: Record<BundleKind, string[]> = { agent: ["main.ts"], "slurm-bridge": ["slurm", "main.ts"] };
 
-let building: Promise<AgentBundle> | undefined;
+const bundleName = (kind: BundleKind = "agent") => `gpuforge-${kind}-${AGENT_VERSION}-linux-${BUNDLE_ARCH}.tar.gz`;
 
-function bundleDir(script: Uint8Array): string {
+const building = new Map<BundleKind, Promise<AgentBundle>>();
+
+function bundleDir(script: Uint8Array, kind: BundleKind): string {
   const code = createHash("sha256").update(script).digest("hex").slice(0, 16);
   return path.join(
     process.cwd(),
     ".next",
     "cache",
-    "gpuforge-agent",
+    `gpuforge-${kind}`,
     `${AGENT_VERSION}-${code}-node${process.versions.node}-${process.arch}`,
   );
 }
 
-/** The agent and everything it imports, as one ES module (in memory). */
-async function bundleScript(): Promise<Uint8Array> {
+/** The agent (or the bridge) and everything it imports, as one ES module (in memory). */
+async function bundleScript(kind: BundleKind): Promise<Uint8Array> {
   const { build: esbuild } = await import("esbuild");
   const out = await esbuild({
-    entryPoints: [path.join(process.cwd(), "agent", "src", "main.ts")],
+    entryPoints: [path.join(process.cwd(), "agent", "src", ...ENTRY[kind])],
     write: false,
     bundle: true,
     platform: "node",
@@ -66,38 +73,44 @@ async function bundleScript(): Promise<Uint8Array> {
   return out.outputFiles[0]!.contents;
 }
 
-export async function agentBundle(): Promise<AgentBundle> {
+export async function agentBundle(kind: BundleKind = "agent"): Promise<AgentBundle> {
   // a bundle removed since (a cache wipe) is built again rather than served as missing
-  if (building && !existsSync((await building.catch(() => ({ file: "" }))).file)) building = undefined;
-  building ??= build().catch((e: unknown) => {
-    building = undefined;
-    throw e;
-  });
-  return building;
+  const cached = building.get(kind);
+  if (cached && !existsSync((await cached.catch(() => ({ file: "" }))).file)) building.delete(kind);
+  if (!building.has(kind))
+    building.set(
+      kind,
+      build(kind).catch((e: unknown) => {
+        building.delete(kind);
+        throw e;
+      }),
+    );
+  return building.get(kind)!;
 }
 
-async function build(): Promise<AgentBundle> {
+async function build(kind: BundleKind): Promise<AgentBundle> {
   if (process.platform !== "linux")
     throw new Error(`agent bundles are built for Linux nodes; this control plane runs on ${process.platform}`);
-  const script = await bundleScript();
-  const dir = bundleDir(script);
-  const file = path.join(dir, bundleName());
+  const script = await bundleScript(kind);
+  const dir = bundleDir(script, kind);
+  const name = bundleName(kind);
+  const file = path.join(dir, name);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
-  if (existsSync(file)) return { name: bundleName(), file, sha256: await sha256Of(file), bytes: statSync(file).size };
+  if (existsSync(file)) return { name, file, sha256: await sha256Of(file), bytes: statSync(file).size };
   const staging = mkdtempSync(path.join(dir, "staging-"));
   try {
-    const root = path.join(staging, "gpuforge-agent");
+    const root = path.join(staging, `gpuforge-${kind}`);
     mkdirSync(path.join(root, "bin"), { recursive: true });
-    writeFileSync(path.join(root, "agent.mjs"), script);
+    writeFileSync(path.join(root, `${kind}.mjs`), script);
     copyFileSync(process.execPath, path.join(root, "bin", "node"));
     chmodSync(path.join(root, "bin", "node"), 0o755);
     writeFileSync(path.join(root, "VERSION"), `${AGENT_VERSION}\n`);
     const tar = await import("tar");
     const tmp = path.join(staging, "bundle.tar.gz");
-    await tar.create({ gzip: true, file: tmp, cwd: staging, portable: true, mtime: new Date(0) }, ["gpuforge-agent"]);
+    await tar.create({ gzip: true, file: tmp, cwd: staging, portable: true, mtime: new Date(0) }, [`gpuforge-${kind}`]);
     renameSync(tmp, file);
-    return { name: bundleName(), file, sha256: await sha256Of(file), bytes: statSync(file).size };
+    return { name, file, sha256: await sha256Of(file), bytes: statSync(file).size };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

@@ -18,6 +18,14 @@
 #          --root DIR (install under DIR instead of /, for image builds and tests)   --no-start
 #          --allow-no-containers (a burst instance that is itself a container: no docker, the agent
 #            registers without containers and runs only work that needs none; with --no-start, no systemd)
+#
+# The Slurm bridge, on a Slurm login or controller node, with an agent key of a cluster of kind slurm:
+#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --slurm-bridge --key-file /root/gpuforge.key \
+#        --output-dir /shared/gpuforge --container oci --oci-bundles /shared/oci-bundles
+# installs /opt/gpuforge-slurm-bridge, /etc/gpuforge/slurm-bridge.env and gpuforge-slurm-bridge.service instead; it
+# needs Slurm's tools and a controller that answers, not nvidia-smi or docker. Its options: --output-dir DIR (a
+# directory every compute node writes and this host reads), --container oci|pyxis|wrapper|none, --oci-bundles DIR,
+# --wrapper PATH, --partitions LIST, --slurm-conf FILE, --user NAME (whom jobs run as; a Slurm operator, to drain).
 set -eu
 
 URL="__GPUFORGE_URL__"
@@ -30,6 +38,14 @@ SERVE_IMAGE=""
 ROOT="${GPUFORGE_INSTALL_ROOT:-}"
 START=1
 ALLOW_NO_CONTAINERS=0
+KIND="agent"
+OUTPUT_DIR=""
+CONTAINER=""
+OCI_BUNDLES=""
+WRAPPER=""
+PARTITIONS=""
+SLURM_CONF_FILE=""
+RUN_AS=""
 
 fail() {
   echo "gpuforge-agent install: $*" >&2
@@ -50,20 +66,29 @@ while [ $# -gt 0 ]; do
     --serve-image) SERVE_IMAGE="${2:-}"; shift 2 ;;
     --root) ROOT="${2:-}"; shift 2 ;;
     --no-start) START=0; shift ;;
+    --slurm-bridge) KIND="slurm-bridge"; shift ;;
+    --output-dir) OUTPUT_DIR="${2:-}"; shift 2 ;;
+    --container) CONTAINER="${2:-}"; shift 2 ;;
+    --oci-bundles) OCI_BUNDLES="${2:-}"; shift 2 ;;
+    --wrapper) WRAPPER="${2:-}"; shift 2 ;;
+    --partitions) PARTITIONS="${2:-}"; shift 2 ;;
+    --slurm-conf) SLURM_CONF_FILE="${2:-}"; shift 2 ;;
+    --user) RUN_AS="${2:-}"; shift 2 ;;
     --allow-no-containers) ALLOW_NO_CONTAINERS=1; shift ;;
     -h|--help)
       echo "usage: install.sh --key gf_…|--key-file FILE [--url URL] [--ingest-url URL] [--hostname NAME] [--pod NAME] [--rack NAME] [--serve-image IMAGE] [--root DIR] [--no-start] [--allow-no-containers]"
+      echo "       install.sh --slurm-bridge --key gf_…|--key-file FILE --output-dir DIR [--container oci|pyxis|wrapper|none] [--oci-bundles DIR] [--wrapper PATH] [--partitions LIST] [--slurm-conf FILE] [--user NAME] [--url URL] [--ingest-url URL] [--root DIR] [--no-start]"
       exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
 done
 
 ROOT="${ROOT%/}"
-OPT="$ROOT/opt/gpuforge-agent"
+OPT="$ROOT/opt/gpuforge-$KIND"
 ETC="$ROOT/etc/gpuforge"
-STATE="$ROOT/var/lib/gpuforge-agent"
-UNIT="$ROOT/etc/systemd/system/gpuforge-agent.service"
-ENV_FILE="$ETC/agent.env"
+STATE="$ROOT/var/lib/gpuforge-$KIND"
+UNIT="$ROOT/etc/systemd/system/gpuforge-$KIND.service"
+ENV_FILE="$ETC/$KIND.env"
 
 # --- what the node must have; nothing is changed before these pass ---------------------------
 if [ -z "$ROOT" ] && [ "$(id -u)" != "0" ]; then fail "run as root (sudo sh -s -- …)"; fi
@@ -84,11 +109,24 @@ done
 case "$SERVE_IMAGE$INGEST_URL" in *[[:space:]\"\'\$\`\\]*) fail "--serve-image and --ingest-url take no spaces, quotes or shell characters" ;; esac
 [ "$(uname -s)" = "Linux" ] || fail "GPU nodes run Linux; this is $(uname -s)"
 ARCH="$(uname -m)"
-command -v nvidia-smi >/dev/null 2>&1 || fail "nvidia-smi not found: install the NVIDIA driver first"
-nvidia-smi -L >/dev/null 2>&1 || fail "nvidia-smi cannot read the GPUs (driver not loaded?): $(nvidia-smi -L 2>&1 | head -n 1)"
-if [ "$ALLOW_NO_CONTAINERS" = "0" ]; then
-  command -v docker >/dev/null 2>&1 || fail "no container runtime: install Docker Engine and the NVIDIA Container Toolkit (tenant work runs only in containers)"
-  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || fail "docker is installed but its engine does not answer: start it (systemctl start docker)"
+if [ "$KIND" = "slurm-bridge" ]; then
+  for t in sinfo scontrol squeue sbatch scancel srun; do
+    command -v "$t" >/dev/null 2>&1 || fail "$t not found: the Slurm bridge runs where Slurm's client tools are (a login or controller node)"
+  done
+  [ -z "$SLURM_CONF_FILE" ] || [ -r "$SLURM_CONF_FILE" ] || fail "--slurm-conf: cannot read $SLURM_CONF_FILE"
+  SLURM_CONF="${SLURM_CONF_FILE:-${SLURM_CONF:-}}" scontrol ping 2>/dev/null | grep -q "is UP" || fail "scontrol ping: Slurm's controller does not answer from here"
+  [ -n "$OUTPUT_DIR" ] || [ -f "$ENV_FILE" ] || fail "--output-dir is required: a directory every compute node writes jobs' output to and this host reads (a shared filesystem)"
+  case "$CONTAINER" in ""|oci|pyxis|wrapper|none) ;; *) fail "--container takes oci, pyxis, wrapper or none" ;; esac
+  [ "$CONTAINER" != "oci" ] || [ -n "$OCI_BUNDLES" ] || fail "--container oci needs --oci-bundles DIR, the images' OCI bundles"
+  [ "$CONTAINER" != "wrapper" ] || [ -x "$WRAPPER" ] || fail "--container wrapper needs --wrapper PATH, an executable that runs IMAGE [command]"
+  case "$OUTPUT_DIR$OCI_BUNDLES$WRAPPER$PARTITIONS$SLURM_CONF_FILE$RUN_AS" in *[[:space:]\"\'\$\`\\]*) fail "--output-dir, --oci-bundles, --wrapper, --partitions, --slurm-conf and --user take no spaces, quotes or shell characters" ;; esac
+else
+  command -v nvidia-smi >/dev/null 2>&1 || fail "nvidia-smi not found: install the NVIDIA driver first"
+  nvidia-smi -L >/dev/null 2>&1 || fail "nvidia-smi cannot read the GPUs (driver not loaded?): $(nvidia-smi -L 2>&1 | head -n 1)"
+  if [ "$ALLOW_NO_CONTAINERS" = "0" ]; then
+    command -v docker >/dev/null 2>&1 || fail "no container runtime: install Docker Engine and the NVIDIA Container Toolkit (tenant work runs only in containers)"
+    docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || fail "docker is installed but its engine does not answer: start it (systemctl start docker)"
+  fi
 fi
 if [ "$START" = "1" ]; then command -v systemctl >/dev/null 2>&1 || fail "systemctl not found: the agent runs as a systemd service"; fi
 if command -v curl >/dev/null 2>&1; then
@@ -102,7 +140,7 @@ fi
 # --- the agent itself ----------------------------------------------------------------------------
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-BUNDLE="$URL/install/agent-linux-$ARCH.tar.gz"
+BUNDLE="$URL/install/$KIND-linux-$ARCH.tar.gz"
 fetch "$BUNDLE" "$TMP/agent.tar.gz" || fail "could not download $BUNDLE (does this control plane serve $ARCH nodes?)"
 fetch "$BUNDLE.sha256" "$TMP/agent.tar.gz.sha256" || fail "could not download the bundle's checksum"
 WANT="$(cut -d' ' -f1 < "$TMP/agent.tar.gz.sha256")"
@@ -110,11 +148,11 @@ GOT="$(sha256sum "$TMP/agent.tar.gz" | cut -d' ' -f1)"
 [ "$WANT" = "$GOT" ] || fail "the downloaded bundle does not match its checksum"
 mkdir -p "$TMP/x"
 tar -xzf "$TMP/agent.tar.gz" -C "$TMP/x"
-VERSION="$(cat "$TMP/x/gpuforge-agent/VERSION")"
-"$TMP/x/gpuforge-agent/bin/node" "$TMP/x/gpuforge-agent/agent.mjs" --version >/dev/null 2>&1 || fail "the downloaded agent does not run on this node"
+VERSION="$(cat "$TMP/x/gpuforge-$KIND/VERSION")"
+"$TMP/x/gpuforge-$KIND/bin/node" "$TMP/x/gpuforge-$KIND/$KIND.mjs" --version >/dev/null 2>&1 || fail "the downloaded $KIND does not run on this node"
 mkdir -p "$OPT/releases"
 rm -rf "$OPT/releases/$VERSION"
-mv "$TMP/x/gpuforge-agent" "$OPT/releases/$VERSION"
+mv "$TMP/x/gpuforge-$KIND" "$OPT/releases/$VERSION"
 ln -sfn "releases/$VERSION" "$OPT/current.new"
 mv -T "$OPT/current.new" "$OPT/current"
 
@@ -123,6 +161,22 @@ mkdir -p "$ETC" "$STATE"
 chmod 0700 "$ETC" "$STATE"
 if [ -n "$KEY" ] || [ ! -f "$ENV_FILE" ]; then
   umask 077
+  if [ "$KIND" = "slurm-bridge" ]; then
+    {
+      echo "# GPUForge Slurm bridge, written by install.sh"
+      echo "GPUFORGE_URL=$URL"
+      echo "GPUFORGE_AGENT_KEY=$KEY"
+      echo "SLURM_BRIDGE_STATE_DIR=/var/lib/gpuforge-slurm-bridge"
+      echo "SLURM_OUTPUT_DIR=$OUTPUT_DIR"
+      [ -n "$INGEST_URL" ] && echo "GPUFORGE_INGEST_URL=$INGEST_URL"
+      [ -n "$CONTAINER" ] && echo "SLURM_CONTAINER=$CONTAINER"
+      [ -n "$OCI_BUNDLES" ] && echo "SLURM_OCI_BUNDLES=$OCI_BUNDLES"
+      [ -n "$WRAPPER" ] && echo "SLURM_CONTAINER_WRAPPER=$WRAPPER"
+      [ -n "$PARTITIONS" ] && echo "SLURM_PARTITIONS=$PARTITIONS"
+      [ -n "$SLURM_CONF_FILE" ] && echo "SLURM_CONF=$SLURM_CONF_FILE"
+      true
+    } > "$ENV_FILE.new"
+  else
   {
     echo "# GPUForge node agent, written by install.sh"
     echo "GPUFORGE_URL=$URL"
@@ -135,11 +189,35 @@ if [ -n "$KEY" ] || [ ! -f "$ENV_FILE" ]; then
     [ -n "$SERVE_IMAGE" ] && echo "GPUFORGE_SERVE_IMAGE=$SERVE_IMAGE"
     true
   } > "$ENV_FILE.new"
+  fi
   chmod 0600 "$ENV_FILE.new"
   mv "$ENV_FILE.new" "$ENV_FILE"
 fi
 
 mkdir -p "$(dirname "$UNIT")"
+if [ "$KIND" = "slurm-bridge" ]; then
+  [ -z "$RUN_AS" ] || chown "$RUN_AS" "$STATE" 2>/dev/null || true
+  cat > "$UNIT" <<UNIT_EOF
+[Unit]
+Description=GPUForge Slurm bridge
+Documentation=$URL/docs/slurm
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+EnvironmentFile=/etc/gpuforge/slurm-bridge.env
+ExecStart=/opt/gpuforge-slurm-bridge/current/bin/node /opt/gpuforge-slurm-bridge/current/slurm-bridge.mjs
+${RUN_AS:+User=$RUN_AS}
+Restart=always
+RestartSec=5
+# stop the bridge only: Slurm keeps running its jobs, and the next bridge process follows them
+KillMode=process
+TimeoutStopSec=15
+
+[Install]
+WantedBy=multi-user.target
+UNIT_EOF
+else
 cat > "$UNIT" <<UNIT_EOF
 [Unit]
 Description=GPUForge node agent
@@ -160,12 +238,13 @@ TimeoutStopSec=15
 [Install]
 WantedBy=multi-user.target
 UNIT_EOF
+fi
 
 if [ "$START" = "1" ]; then
   systemctl daemon-reload
-  systemctl enable gpuforge-agent >/dev/null 2>&1 || systemctl enable gpuforge-agent
-  systemctl restart gpuforge-agent
+  systemctl enable "gpuforge-$KIND" >/dev/null 2>&1 || systemctl enable "gpuforge-$KIND"
+  systemctl restart "gpuforge-$KIND"
 fi
-echo "gpuforge-agent $VERSION installed in $OPT; configuration in $ENV_FILE; state in $STATE"
-[ "$START" = "1" ] && echo "running: systemctl status gpuforge-agent · journalctl -u gpuforge-agent -f"
+echo "gpuforge-$KIND $VERSION installed in $OPT; configuration in $ENV_FILE; state in $STATE"
+[ "$START" = "1" ] && echo "running: systemctl status gpuforge-$KIND · journalctl -u gpuforge-$KIND -f"
 exit 0

@@ -16,6 +16,8 @@ export const ACCRUE_JOBS = statement("billing.accrue-jobs", {
          FROM jobs j JOIN tenants t ON t.id = j.tenant_id
         WHERE j.status = 'running' AND j.started_at IS NOT NULL
           AND ($3::uuid IS NULL OR j.tenant_id = $3::uuid)
+          -- a run on a Slurm cluster accrues from Slurm's start only (lib/slurm/report-job.ts)
+          AND NOT EXISTS (SELECT 1 FROM slurm_jobs s WHERE s.job_id = j.id AND s.attempt = j.attempts AND s.started_at IS NULL)
           AND COALESCE((SELECT max(u.ended_at) FROM usage_events u WHERE u.job_id = j.id AND u.attempt = j.attempts), j.started_at)
               <= COALESCE($4::timestamptz, now()) - make_interval(secs => CASE WHEN t.billing_mode = 'prepaid' THEN $1::int ELSE $2::int END)
         FOR UPDATE OF j SKIP LOCKED

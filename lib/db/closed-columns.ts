@@ -21,6 +21,8 @@ import {
   WORKFLOW_STATUSES,
   WORKFLOW_TRIGGERS,
 } from "@/lib/fleet/workflow-vocabulary";
+import { CLUSTER_KINDS } from "@/lib/fleet/cluster-schemas";
+import { MIRRORED_STATUSES } from "@/lib/slurm/node-state";
 import { BLOCK_REASONS, JOB_STATUSES } from "@/lib/jobs/job-lifecycle";
 import { DEMO_REQUEST_STATUSES } from "@/lib/marketing/schemas";
 import { LOOP_ON_EXHAUSTED, PIPELINE_EVENT_KINDS, PIPELINE_STATUSES, STEP_KINDS, STEP_STATUSES } from "@/lib/pipelines/schemas";
@@ -103,4 +105,6 @@ export const CLOSED_COLUMNS = {
   "node_workflows.trigger": WORKFLOW_TRIGGERS,
   "node_workflow_steps.status": WORKFLOW_STEP_STATUSES,
   "node_bmcs.last_error_kind": REDFISH_FAILURES,
+  "clusters.kind": CLUSTER_KINDS,
+  "slurm_nodes.mirrored_status": MIRRORED_STATUSES,
 } as const satisfies Record<string, readonly string[]>;

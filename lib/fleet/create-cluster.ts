@@ -10,7 +10,7 @@ export async function createCluster(actor: Actor, input: CreateClusterInput) {
   try {
     return await db().$transaction(async (tx) => {
       const cluster = await tx.cluster.create({
-        data: { name: input.name, region: input.region ?? null, provider: input.provider ?? null },
+        data: { name: input.name, region: input.region ?? null, provider: input.provider ?? null, kind: input.kind ?? "gpu" },
         select: clusterSelect,
       });
       await recordAudit(tx, actor, { action: "cluster.created", targetType: "cluster", targetId: cluster.id, details: { ...input } });

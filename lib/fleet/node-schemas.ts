@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { paginationQuery } from "@/lib/http/pagination";
+import { slurmNodeJson, slurmNodeReport } from "@/lib/slurm/schemas";
 import { oneOf } from "@/lib/vocabulary";
 import { normaliseNodeAddress } from "./node-address";
 import { GPU_STATUSES, NODE_STATUSES, OPERATOR_TARGETS } from "./node-lifecycle";
@@ -67,6 +68,7 @@ export const registerNodeBody = z
       })
       .optional(),
     gpus: z.array(gpuInventoryItem).max(64),
+    slurm: slurmNodeReport.optional().meta({ description: "A Slurm bridge's node: its Slurm state and inventory (Slurm clusters only)" }),
   })
   .superRefine((b, ctx) => {
     const seenUuid = new Map<string, number>();
@@ -118,6 +120,7 @@ export const heartbeatBody = z
       )
       .max(64)
       .optional(),
+    slurm: slurmNodeReport.optional().meta({ description: "A Slurm bridge's node: what Slurm says of it now (Slurm clusters only)" }),
   })
   .meta({ id: "Heartbeat", example: { gpus: [{ uuid: "GPU-3f1c0a2e-1b7d-4c55-9a0e-0c7c1d2e3f40", healthy: true }] } });
 
@@ -163,6 +166,7 @@ export const nodeJsonSchema = z
       cuda_version: z.string().nullable(),
     }),
     status: z.enum(NODE_STATUSES),
+    slurm: slurmNodeJson,
     last_heartbeat_at: z.string().nullable(),
     created_at: z.string(),
   })
@@ -186,6 +190,9 @@ export const gpuJsonSchema = z
       .string()
       .nullable()
       .meta({ description: "The pod holding this GPU (a GPU has one holder: a job, a replica or a pod)" }),
+    foreign_holder: z.string().nullable().meta({
+      description: "Work GPUForge did not place that holds this GPU (a job submitted to Slurm directly); it is never placed on meanwhile",
+    }),
   })
   .meta({ id: "Gpu" });
 
@@ -209,6 +216,7 @@ export const nodeSelect = {
   statusBeforeOffline: true,
   lastHeartbeatAt: true,
   createdAt: true,
+  slurm: { select: { state: true, reason: true } },
 } as const;
 
 export const gpuSelect = {
@@ -225,6 +233,7 @@ export const gpuSelect = {
   allocatedJobId: true,
   allocatedReplicaId: true,
   allocatedPodId: true,
+  foreignHolder: true,
 } as const;
 
 type NodeRow = Prisma.NodeGetPayload<{ select: typeof nodeSelect }>;
@@ -244,6 +253,7 @@ export function nodeJson(n: NodeRow): z.infer<typeof nodeJsonSchema> {
     capabilities: { containers: n.containers, runtime: n.containerRuntime },
     system: { os: n.os, kernel: n.kernel, driver_version: n.driverVersion, cuda_version: n.cudaVersion },
     status: oneOf(NODE_STATUSES, n.status, "nodes.status"),
+    slurm: n.slurm ? { state: n.slurm.state, reason: n.slurm.reason } : null,
     last_heartbeat_at: n.lastHeartbeatAt?.toISOString() ?? null,
     created_at: n.createdAt.toISOString(),
   };
@@ -264,5 +274,6 @@ export function gpuJson(g: GpuRow): z.infer<typeof gpuJsonSchema> {
     allocated_job_id: g.allocatedJobId,
     allocated_replica_id: g.allocatedReplicaId,
     allocated_pod_id: g.allocatedPodId,
+    foreign_holder: g.foreignHolder,
   };
 }

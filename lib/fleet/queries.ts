@@ -145,7 +145,7 @@ export async function fleetFloor(clusterId?: string, rack?: { pod: string | null
 export async function clusterOverview() {
   const clusters = await db().cluster.findMany({
     orderBy: { name: "asc" },
-    select: { id: true, name: true, region: true, provider: true },
+    select: { id: true, name: true, region: true, provider: true, kind: true },
   });
   const counts = await run(pool(), CLUSTER_COUNTS);
   const byId = new Map(counts.map((r) => [r.cluster_id, r]));

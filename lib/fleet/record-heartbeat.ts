@@ -7,6 +7,7 @@ import { env } from "@/lib/env";
 import { replicaAssignmentsForNode } from "@/lib/endpoints/node-assignments";
 import { assignmentsForNode } from "@/lib/jobs/queries";
 import { podAssignmentsForNode } from "@/lib/pods/node-assignments";
+import { applySlurmHeartbeat } from "@/lib/slurm/apply-node-report";
 import { AGENT_REPORTED, ECC_UNCORRECTED, fatalXidReason, REMAP_FAILURE } from "./gpu-health-reasons";
 import { lockNodeOrThrow } from "./node-access";
 import { nodeState, transition } from "./node-lifecycle";
@@ -22,8 +23,10 @@ import { firstFatalXid } from "./xid-policy";
 export async function recordHeartbeat(actor: Actor, nodeId: string, input: HeartbeatInput) {
   const result = await db().$transaction(async (tx) => {
     const row = await lockNodeOrThrow(tx, actor.principal, nodeId);
-    const state = nodeState(row);
-    const t = transition(state, { kind: "heartbeat" });
+    // a Slurm node's lifecycle follows what Slurm says of it, through the same state machine
+    const slurm = await applySlurmHeartbeat(tx, row, input.slurm);
+    const state = slurm ? slurm.state : nodeState(row);
+    const t = slurm ? ({ ok: true, changed: false, state } as const) : transition(state, { kind: "heartbeat" });
     const next = t.ok ? t.state : state;
     await tx.node.update({
       where: { id: nodeId },
@@ -78,6 +81,7 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
     return {
       node: await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: nodeSelect }),
       hardwareFault: reports.some((r) => r.kind === "hardware"),
+      slurm: slurm?.drain,
     };
   });
   // a hardware fault must reach the evaluator (and the remediator) now, not at the next sweep
@@ -88,5 +92,5 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
     podAssignmentsForNode(nodeId),
   ]);
   // the lease: an agent that cannot renew it for this long stops its work (the control plane has moved it by then)
-  return { node: result.node, assignments: [...jobs, ...replicas, ...pods], leaseS: env().NODE_OFFLINE_AFTER_S };
+  return { node: result.node, assignments: [...jobs, ...replicas, ...pods], leaseS: env().NODE_OFFLINE_AFTER_S, slurm: result.slurm };
 }

@@ -5,6 +5,7 @@ import { db } from "@/lib/db/client";
 import { run, runCount } from "@/lib/db/statement";
 import { nodeAddressPolicy } from "@/lib/env";
 import { conflict, forbidden, uniqueViolationToConflict, validationFailed } from "@/lib/errors";
+import { assertSlurmReportFits, recordSlurmInventory } from "@/lib/slurm/apply-node-report";
 import { nodeAddressProblem, normaliseNodeAddress } from "./node-address";
 import { gpuSelect, nodeSelect, type RegisterNodeInput } from "./node-schemas";
 import { GPUS_REGISTERED_ELSEWHERE, MARK_MISSING_GPUS, UPSERT_GPUS, UPSERT_NODE } from "./statements";
@@ -43,6 +44,7 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
   const address = input.address === undefined ? null : normaliseNodeAddress(input.address);
   const addressProblem = input.address === undefined ? null : nodeAddressProblem(input.address, nodeAddressPolicy());
   if (addressProblem) throw validationFailed([{ path: "address", message: addressProblem }]);
+  await assertSlurmReportFits(db(), clusterId, input.slurm);
   return db()
     .$transaction(async (tx) => {
       const [upserted] = await run(tx, UPSERT_NODE, [
@@ -62,6 +64,7 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
         address,
       ]);
       const nodeId = upserted!.id;
+      if (input.slurm) await recordSlurmInventory(tx, nodeId, input.slurm);
 
       // GPUs this inventory names that are registered on another node. An agent never takes them:
       // with its key (or another node's, bound or not) it could otherwise pull a running job's GPUs

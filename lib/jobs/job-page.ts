@@ -7,6 +7,7 @@ import { nullIfRefused } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import { mayCancelJob } from "./job-permissions";
 import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
+import { jobSlurmView } from "@/lib/slurm/queries";
 import { getJobOrThrow, jobPlacement, jobSubmitter, listJobEvents, listJobPlacements } from "./queries";
 
 /** Everything a job's page shows (tenant or operator plane), or null when the caller may not see it. */
@@ -14,7 +15,7 @@ export async function jobPageData(p: Principal, id: string) {
   if (!isUuid(id)) return null;
   const job = await nullIfRefused(getJobOrThrow(p, id));
   if (!job) return null;
-  const [events, placement, cost, submitter, tenant, placements, telemetry] = await Promise.all([
+  const [events, placement, cost, submitter, tenant, placements, telemetry, slurm] = await Promise.all([
     listJobEvents(p, id),
     jobPlacement(id),
     jobCostSoFar(id),
@@ -22,6 +23,7 @@ export async function jobPageData(p: Principal, id: string) {
     db().tenant.findUniqueOrThrow({ where: { id: job.tenantId }, select: { id: true, name: true } }),
     listJobPlacements(p, id),
     jobGpuTelemetry(p, id, {}),
+    jobSlurmView(p, id),
   ]);
   const actors = await resolveActors({ labels: events.map((e) => e.actor) });
   return {
@@ -41,5 +43,6 @@ export async function jobPageData(p: Principal, id: string) {
     mayCancel: mayCancelJob(p, job),
     placements,
     telemetry,
+    slurm,
   };
 }

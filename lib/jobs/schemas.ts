@@ -112,6 +112,7 @@ export const jobJsonSchema = z
     gpu_ids: z.array(z.string()),
     node_ids: z.array(z.string()),
     reservation_id: z.string().nullable().meta({ description: "The reservation the job must run in, if it names one" }),
+    slurm_job_id: z.string().nullable().meta({ description: "On a Slurm cluster: the Slurm job id of its latest attempt, once submitted" }),
     submitted_at: z.string(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
@@ -143,6 +144,7 @@ export const jobSelect = {
   submittedBy: true,
   reservationId: true,
   gpus: { select: { id: true, nodeId: true }, orderBy: { index: "asc" as const } },
+  placements: { select: { slurm: { select: { slurmJobId: true } } }, orderBy: { attempt: "desc" as const }, take: 1 },
 } as const;
 
 export type JobRow = Prisma.JobGetPayload<{ select: typeof jobSelect }>;
@@ -170,6 +172,7 @@ export function jobJson(j: JobRow): z.infer<typeof jobJsonSchema> {
     gpu_ids: j.gpus.map((g) => g.id),
     node_ids: [...new Set(j.gpus.map((g) => g.nodeId))],
     reservation_id: j.reservationId,
+    slurm_job_id: j.placements[0]?.slurm?.slurmJobId ?? null,
     submitted_at: j.submittedAt.toISOString(),
     started_at: j.startedAt?.toISOString() ?? null,
     finished_at: j.finishedAt?.toISOString() ?? null,

@@ -11,13 +11,17 @@ import type { FreeGpu, NodeBooking } from "./free-nodes";
 const DEDICATED_TO = `(SELECT COALESCE(pi.job_id::text, '') FROM provider_instances pi WHERE pi.node_id = n.id) AS dedicated_to`;
 
 function freeGpusSql(only: string): string {
-  return `SELECT g.id, g.node_id, n.cluster_id, n.containers, g.gpu_type, n.pod, n.rack, ${DEDICATED_TO} FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND n.status = 'available'${only}
+  return `SELECT g.id, g.node_id, n.cluster_id, n.containers, c.kind = 'slurm' AS batch_only, g.gpu_type, n.pod, n.rack, ${DEDICATED_TO}
+         FROM gpus g JOIN nodes n ON n.id = g.node_id JOIN clusters c ON c.id = n.cluster_id
+        WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL
+          AND g.foreign_holder IS NULL AND n.status = 'available'${only}
         ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`;
 }
 const FREE_GPUS_SQL = freeGpusSql("");
+// endpoint replicas are services: never on a Slurm cluster's nodes, whose bridge runs batch jobs only,
+// nor on nodes rented from a provider for one job
 const FREE_CONTAINER_GPUS_SQL = freeGpusSql(
-  " AND n.containers AND g.gpu_type = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM provider_instances pi WHERE pi.node_id = n.id)",
+  " AND n.containers AND c.kind <> 'slurm' AND g.gpu_type = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM provider_instances pi WHERE pi.node_id = n.id)",
 );
 
 /**

@@ -8,6 +8,8 @@ export interface FreeGpu {
   node_id: string;
   cluster_id: string;
   containers: boolean;
+  /** a Slurm cluster's node: batch jobs only (lib/scheduler/placement.ts) */
+  batch_only?: boolean;
   gpu_type: string;
   pod: string | null;
   rack: string | null;
@@ -35,6 +37,7 @@ export function groupFreeNodes(gpus: readonly FreeGpu[], bookings: ReadonlyMap<s
         clusterId: g.cluster_id,
         gpuType: g.gpu_type,
         containers: g.containers,
+        ...(g.batch_only ? { batchOnly: true } : {}),
         freeGpuIds: [],
         pod: g.pod,
         rack: g.rack,

@@ -37,6 +37,11 @@ export interface FreeNode {
   gpuType: string;
   /** the node runs containers (tenant images and commands run nowhere else) */
   containers: boolean;
+  /**
+   * A Slurm cluster's node: its bridge runs batch jobs through Slurm, so no pod goes there, and a
+   * gang over several nodes never mixes it with another cluster's nodes (Slurm runs a job in one cluster).
+   */
+  batchOnly?: boolean;
   freeGpuIds: string[];
   pod?: string | null;
   rack?: string | null;
@@ -85,6 +90,7 @@ export interface RunningWork {
   gpuType: string;
   clusterId: string;
   containers: boolean;
+  batchOnly?: boolean;
   gpuCount: number;
   /** epoch ms when its declared duration ends; null when it declared none */
   endsAt: number | null;
@@ -95,6 +101,7 @@ export interface Capacity {
   gpuType: string;
   clusterId: string;
   containers: boolean;
+  batchOnly?: boolean;
   gpus: number;
 }
 
@@ -108,6 +115,8 @@ interface Scope {
   gpuType: string;
   clusterId: string | null;
   containersOnly: boolean;
+  /** a service (a pod): not on batch-only nodes */
+  servicesOnly: boolean;
 }
 
 interface Reservation extends Scope {
@@ -121,10 +130,18 @@ interface Reservation extends Scope {
 type Pick = Array<{ node: FreeNode; take: number }>;
 
 const short = (id: string) => id.slice(0, 8);
-const scopeOf = (j: QueuedJob): Scope => ({ gpuType: j.gpuType, clusterId: j.clusterId, containersOnly: j.needsContainers });
-const scopeKey = (s: Scope) => `${s.gpuType}\u0000${s.clusterId ?? "*"}\u0000${s.containersOnly ? "c" : "-"}`;
-const inScope = (s: Scope, n: { gpuType: string; clusterId: string; containers: boolean }) =>
-  n.gpuType === s.gpuType && (!s.clusterId || n.clusterId === s.clusterId) && (!s.containersOnly || n.containers);
+const scopeOf = (j: QueuedJob): Scope => ({
+  gpuType: j.gpuType,
+  clusterId: j.clusterId,
+  containersOnly: j.needsContainers,
+  servicesOnly: j.kind === "pod",
+});
+const scopeKey = (s: Scope) => `${s.gpuType}\u0000${s.clusterId ?? "*"}\u0000${s.containersOnly ? "c" : "-"}${s.servicesOnly ? "s" : ""}`;
+const inScope = (s: Scope, n: { gpuType: string; clusterId: string; containers: boolean; batchOnly?: boolean }) =>
+  n.gpuType === s.gpuType &&
+  (!s.clusterId || n.clusterId === s.clusterId) &&
+  (!s.containersOnly || n.containers) &&
+  (!s.servicesOnly || !n.batchOnly);
 
 export function place(input: {
   now: number;
@@ -239,6 +256,7 @@ export function place(input: {
         gpuType: job.gpuType,
         clusterId: p.node.clusterId,
         containers: p.node.containers,
+        ...(p.node.batchOnly ? { batchOnly: true } : {}),
         gpuCount: p.take,
         endsAt: job.durationS === null ? null : input.now + job.durationS * 1000,
       });
@@ -378,9 +396,9 @@ class FreePools {
   available(scope: Scope): number {
     const pool = this.poolFor(scope);
     if (!pool) return 0;
-    if (!scope.clusterId) return pool.free;
+    if (!scope.clusterId && !scope.servicesOnly) return pool.free;
     let sum = 0;
-    for (const list of [pool.nodes, pool.booked]) for (const n of list) if (n.clusterId === scope.clusterId) sum += n.freeGpuIds.length;
+    for (const list of [pool.nodes, pool.booked]) for (const n of list) if (inScope(scope, n)) sum += n.freeGpuIds.length;
     return sum;
   }
 
@@ -389,9 +407,12 @@ class FreePools {
     const pool = this.poolFor(scope);
     if (!pool) return null;
     const usableBooked = pool.booked.length && job ? pool.booked.filter((n) => endsBeforeBooking(n, job, now)) : [];
-    if (scope.clusterId || avoid.length || usableBooked.length) {
+    if (scope.clusterId || scope.servicesOnly || avoid.length || usableBooked.length) {
       const eligible = (n: FreeNode) =>
-        n.freeGpuIds.length > 0 && (!scope.clusterId || n.clusterId === scope.clusterId) && !avoid.some((r) => inScope(r, n));
+        n.freeGpuIds.length > 0 &&
+        (!scope.clusterId || n.clusterId === scope.clusterId) &&
+        (!scope.servicesOnly || !n.batchOnly) &&
+        !avoid.some((r) => inScope(r, n));
       return choose([...pool.nodes, ...usableBooked].filter(eligible), need);
     }
     for (let k = need; k < pool.buckets.length; k++) {
@@ -402,7 +423,7 @@ class FreePools {
       return [{ node: best!, take: need }];
     }
     pool.tree ??= new TopoTree(pool.nodes, (n) => n.freeGpuIds.length);
-    return pool.tree.pick(need);
+    return pool.tree.pick(need, { oneCluster: true }) ?? acrossClusters(pool.nodes, need);
   }
 
   take(node: FreeNode, count: number): string[] {
@@ -441,8 +462,18 @@ function choose(eligible: FreeNode[], need: number): Pick | null {
 
 /** A gang over several nodes: one pod when possible, then the fewest racks, then the fewest nodes (./topology.ts). */
 function multiNode(eligible: FreeNode[], need: number): Pick | null {
+  return (
+    new TopoTree(
+      eligible.filter((n) => n.freeGpuIds.length > 0),
+      (n) => n.freeGpuIds.length,
+    ).pick(need, { oneCluster: true }) ?? acrossClusters(eligible, need)
+  );
+}
+
+/** A gang no one cluster can hold spans clusters, never a Slurm cluster's nodes (Slurm runs a job in one cluster). */
+function acrossClusters(nodes: readonly FreeNode[], need: number): Pick | null {
   return new TopoTree(
-    eligible.filter((n) => n.freeGpuIds.length > 0),
+    nodes.filter((n) => n.freeGpuIds.length > 0 && !n.batchOnly),
     (n) => n.freeGpuIds.length,
   ).pick(need);
 }

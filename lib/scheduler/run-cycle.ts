@@ -116,18 +116,20 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
         gpu_type: string;
         cluster_id: string;
         containers: boolean;
+        batch_only: boolean;
         gpu_count: number;
         ends_ms: string | null;
       }>(
-        `SELECT j.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpu_count,
+        `SELECT j.gpu_type, n.cluster_id, n.containers, c.kind = 'slurm' AS batch_only, count(*)::int AS gpu_count,
               (extract(epoch FROM j.started_at + make_interval(secs => j.duration_s)) * 1000)::bigint AS ends_ms
-         FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id JOIN nodes n ON n.id = g.node_id
+         FROM jobs j JOIN gpus g ON g.allocated_job_id = j.id JOIN nodes n ON n.id = g.node_id JOIN clusters c ON c.id = n.cluster_id
         WHERE j.status = 'running' AND g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW}
-        GROUP BY j.id, n.cluster_id, n.containers`,
+        GROUP BY j.id, n.cluster_id, n.containers, c.kind`,
       );
-      const capacity = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; gpus: number }>(
-        `SELECT g.gpu_type, n.cluster_id, n.containers, count(*)::int AS gpus FROM gpus g JOIN nodes n ON n.id = g.node_id
-        WHERE g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW} GROUP BY g.gpu_type, n.cluster_id, n.containers`,
+      const capacity = await c.query<{ gpu_type: string; cluster_id: string; containers: boolean; batch_only: boolean; gpus: number }>(
+        `SELECT g.gpu_type, n.cluster_id, n.containers, c.kind = 'slurm' AS batch_only, count(*)::int AS gpus
+           FROM gpus g JOIN nodes n ON n.id = g.node_id JOIN clusters c ON c.id = n.cluster_id
+        WHERE g.status = 'available' AND n.status = 'available' AND NOT ${RESERVED_NOW} GROUP BY g.gpu_type, n.cluster_id, n.containers, c.kind`,
       );
 
       const reservations: ActiveReservation[] = live.rows.map((r) => ({
@@ -158,10 +160,17 @@ async function attemptCycle(trigger: string): Promise<CycleResult> {
           gpuType: r.gpu_type,
           clusterId: r.cluster_id,
           containers: r.containers,
+          ...(r.batch_only ? { batchOnly: true } : {}),
           gpuCount: r.gpu_count,
           endsAt: r.ends_ms === null ? null : Number(r.ends_ms),
         })),
-        capacity: capacity.rows.map((r) => ({ gpuType: r.gpu_type, clusterId: r.cluster_id, containers: r.containers, gpus: r.gpus })),
+        capacity: capacity.rows.map((r) => ({
+          gpuType: r.gpu_type,
+          clusterId: r.cluster_id,
+          containers: r.containers,
+          ...(r.batch_only ? { batchOnly: true } : {}),
+          gpus: r.gpus,
+        })),
         reservations,
       });
       const podIds = new Set(pods.map((p) => p.id));

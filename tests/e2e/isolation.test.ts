@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
+import { makeKey, unique } from "../support/fixtures";
 import { api, expectErrorShape } from "../support/http";
 import { ACTORS, buildWorld, operationCases, type World } from "./world";
 
@@ -163,6 +164,58 @@ describe("API isolation", () => {
     const listed = (await api("GET", "/api/pods?limit=200", { key: asB })).body.data as Array<{ tenant_id: string }>;
     expect(listed.every((x) => x.tenant_id === world.b.id)).toBe(true);
     for (const path of ["/api/pods", `/api/pods/${world.podOnC.id}`]) expect((await api("GET", path)).status).toBe(401);
+  });
+
+  it("Slurm: one Slurm cluster's bridge key cannot report for another cluster, its nodes or its jobs, and changes nothing there", async () => {
+    const operator = world.keys.operator;
+    const other = await api("POST", "/api/clusters", { key: operator, body: { name: unique("walk-slurm-t"), kind: "slurm" } });
+    expect(other.status).toBe(201);
+    const bridgeT = (await makeKey({ scope: "agent", cluster_id: other.body.cluster.id })).key;
+    const s = world.clusterS.id;
+    const job = world.jobOnS;
+    const nodeS = world.nodeS.node.id;
+    const auditBefore = await db().auditLog.count();
+    for (const [method, path, body] of [
+      [
+        "PUT",
+        `/api/clusters/${s}/slurm`,
+        {
+          bridge_id: "44444444-4444-4444-8444-444444444444",
+          slurm_cluster_name: "forged",
+          slurm_version: "24.05.3",
+          container_mode: "none",
+          partitions: [],
+        },
+      ],
+      ["GET", `/api/clusters/${s}/slurm`, undefined],
+      // a real fence of the other cluster's placement still changes nothing
+      [
+        "POST",
+        `/api/jobs/${job.id}/slurm`,
+        { attempt: job.attempt, fence: job.fence, state: "COMPLETED", slurm_job_id: "9999", exit_code: "0:0" },
+      ],
+      ["GET", `/api/jobs/${job.id}/slurm`, undefined],
+      [
+        "POST",
+        `/api/jobs/${job.id}/logs`,
+        { attempt: job.attempt, fence: job.fence, chunks: [{ seq: 1, stream: "stdout", text: "forged\n" }] },
+      ],
+      ["POST", `/api/clusters/nodes/${nodeS}/heartbeat`, { slurm: { state: "DOWN", partitions: ["gpu"], reason: "forged" } }],
+    ] as const) {
+      const r = await api(method, path, { key: bridgeT, body });
+      expect(r.status, `${method} ${path}: ${JSON.stringify(r.body).slice(0, 200)}`).toBe(404);
+      expectErrorShape(r, "not_found");
+    }
+    expect(await db().auditLog.count()).toBe(auditBefore);
+    const picture = (await api("GET", `/api/clusters/${s}/slurm`, { key: operator })).body.slurm;
+    expect(picture).toMatchObject({ slurm_cluster_name: "walk", bridge: { id: world.slurmBridgeId } });
+    expect((await db().job.findUniqueOrThrow({ where: { id: job.id }, select: { status: true } })).status).toBe("running");
+    const tracked = await db().slurmJob.findUniqueOrThrow({ where: { jobId_attempt: { jobId: job.id, attempt: job.attempt } } });
+    expect(tracked.slurmJobId).not.toBe("9999");
+    expect(tracked.state).not.toBe("COMPLETED");
+    expect((await db().slurmNode.findUniqueOrThrow({ where: { nodeId: nodeS } })).state).toBe("IDLE");
+    expect((await db().node.findUniqueOrThrow({ where: { id: nodeS } })).status).not.toBe("offline");
+    expect(await db().workloadLog.count({ where: { jobId: job.id } })).toBe(0);
   });
 
   it("a revoked key stops working at once, and the response says unauthorized", async () => {

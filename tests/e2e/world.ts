@@ -18,6 +18,8 @@ import { createPodBody } from "@/lib/pods/schemas";
 import { db } from "@/lib/db/client";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import { createCluster } from "@/lib/fleet/create-cluster";
+import { reportSlurmCluster } from "@/lib/slurm/report-cluster";
 import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
 import { putSecret } from "@/lib/secrets/secrets";
@@ -78,6 +80,20 @@ export async function buildWorld() {
     { hostname: unique("p-node"), capabilities: containers, gpus: inventory(2, podType) },
   );
   await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, podNode.node.id, {});
+  // a Slurm cluster (S), its one node mirrored by its bridge: agent C's key never speaks for it
+  const clusterS = await createCluster(systemActor, { name: unique("walk-slurm"), region: null, provider: null, kind: "slurm" });
+  const bridgeS = { principal: agentPrincipal(clusterS.id) };
+  const slurmType = unique("SL").replace(/-/g, "").slice(0, 12).toUpperCase();
+  const slurmIdle = { state: "IDLE", partitions: ["gpu"], cpus: 64, gres: "gpu:h100:1" };
+  const nodeS = await registerNode(bridgeS, {
+    hostname: unique("s-node"),
+    capabilities: { containers: true, runtime: "slurm oci" },
+    gpus: inventory(1, slurmType),
+    slurm: slurmIdle,
+  });
+  await recordHeartbeat(bridgeS, nodeS.node.id, { slurm: slurmIdle });
+  const slurmBridgeId = randomUUID();
+  await reportSlurmCluster(bridgeS, clusterS.id, slurmPicture(slurmBridgeId));
   // an alert about tenant A's work, a rule to edit, for the alert operations
   const alertOfA = await db().alertEvent.create({
     data: {
@@ -114,6 +130,17 @@ export async function buildWorld() {
     image: "alpine:3.20",
     command: "sleep 3600",
   });
+  // work of tenant A on the Slurm cluster: what its bridge's fenced Slurm reports are about
+  const jobOnS = await submitJob(asA, {
+    name: unique("walk-on-s"),
+    gpu_count: 1,
+    gpu_type: slurmType,
+    cluster_id: clusterS.id,
+    priority: 1,
+    max_retries: 0,
+    image: "alpine:3.20",
+    command: "sleep 3600",
+  });
   // tenant A's pods: one on node C (what agent C's fenced reports are about), one on cluster D's pod node (none of agent C's business)
   const podOnC = await createPod(
     asA,
@@ -140,6 +167,11 @@ export async function buildWorld() {
     select: { id: true, fence: true },
   });
   if (placementOnC.status !== "running") throw new Error("the walk's job on node C did not start");
+  const placementOnS = await db().job.findUniqueOrThrow({
+    where: { id: jobOnS.id },
+    select: { attempts: true, fence: true, status: true },
+  });
+  if (placementOnS.status !== "running") throw new Error("the walk's job on the Slurm cluster was not placed");
   const podPlacement = async (id: string) => {
     const x = await db().pod.findUniqueOrThrow({ where: { id }, select: { attempts: true, fence: true, status: true } });
     if (x.status !== "starting" || !x.fence) throw new Error(`the walk's pod ${id} was not placed`);
@@ -164,6 +196,10 @@ export async function buildWorld() {
     rule,
     endpointOfA,
     jobOnC: { id: jobOnC.id, attempt: placementOnC.attempts, fence: placementOnC.fence! },
+    clusterS,
+    nodeS,
+    slurmBridgeId,
+    jobOnS: { id: jobOnS.id, attempt: placementOnS.attempts, fence: placementOnS.fence! },
     replicaOnC: { endpointId: endpointOnC.id, ...replicaOnC },
     podType,
     podOnC: await podPlacement(podOnC.id),
@@ -344,6 +380,16 @@ async function endpointKeyOfA(w: { a: { id: string }; endpointOfA: { id: string 
   );
   return made.endpointKey.id;
 }
+
+/** What a Slurm bridge reports of its cluster (the walk's one bridge, always the cluster's active one). */
+const slurmPicture = (bridgeId: string) => ({
+  bridge_id: bridgeId,
+  bridge_host: "walk-login",
+  slurm_cluster_name: "walk",
+  slurm_version: "24.05.3",
+  container_mode: "oci" as const,
+  partitions: [{ name: "gpu", state: "UP", default: true, nodes: "s-node", node_count: 1, max_time_s: null, gpus: 1, cpus: 64 }],
+});
 
 export type World = Awaited<ReturnType<typeof buildWorld>>;
 
@@ -552,6 +598,19 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: authed(202, 403, 403, 403),
     },
     readJobLogs: { path: fixed(`/api/jobs/${w.jobOnC.id}/logs`), expect: authed(403, 404, 200, 200) },
+    // the Slurm cluster's bridge (its agent key, or an operator) reports; agent C's key is a stranger there
+    reportSlurmCluster: {
+      path: fixed(`/api/clusters/${w.clusterS.id}/slurm`),
+      body: () => slurmPicture(w.slurmBridgeId),
+      expect: authed(404, 403, 403, 200),
+    },
+    getSlurmCluster: { path: fixed(`/api/clusters/${w.clusterS.id}/slurm`), expect: authed(404, 403, 403, 200) },
+    reportSlurmJob: {
+      path: fixed(`/api/jobs/${w.jobOnS.id}/slurm`),
+      body: () => ({ attempt: w.jobOnS.attempt, fence: w.jobOnS.fence, state: "PENDING", slurm_job_id: "4242", reason: "Priority" }),
+      expect: authed(404, 403, 403, 200),
+    },
+    getJobSlurm: { path: fixed(`/api/jobs/${w.jobOnS.id}/slurm`), expect: authed(404, 404, 200, 200) },
     getJobGpuMetrics: { path: fixed(`/api/jobs/${w.jobOnC.id}/metrics`), expect: authed(403, 404, 200, 200) },
     appendReplicaLogs: {
       path: fixed(`/api/endpoints/${w.replicaOnC.endpointId}/replicas/${w.replicaOnC.id}/logs`),

@@ -25,6 +25,7 @@ const reply: HeartbeatReply = {
     capabilities: { containers: true, runtime: "docker" },
     system: { os: null, kernel: null, driver_version: null, cuda_version: null },
     status: "available",
+    slurm: null,
     last_heartbeat_at: null,
     created_at: "2026-01-01T00:00:00.000Z",
   },

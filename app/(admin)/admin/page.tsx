@@ -4,6 +4,7 @@ import { AuditList, toAuditViews } from "@/components/shell/audit-list";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
 import { FloorMap } from "@/components/fleet/floor-map";
+import { SlurmClustersCard } from "@/components/slurm/slurm-views";
 import { Card, CardHeader, EmptyState, PageHeader, Skeleton, Stat } from "@/components/ui/card";
 import { firingAlertCounts } from "@/lib/alerts/queries";
 import type { OperatorPrincipal } from "@/lib/auth/principal";
@@ -13,6 +14,7 @@ import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { operatorOverview } from "@/lib/platform/overview";
+import { slurmClustersOverview } from "@/lib/slurm/queries";
 import { page } from "@/lib/pages/page";
 import { ProviderFloor } from "@/components/providers/provider-floor";
 import { providerFloor } from "@/lib/providers/provider-floor";
@@ -75,6 +77,7 @@ export default page({ plane: "operator", path: "/admin" }, async ({ principal: p
       </Card>
       <Suspense fallback={null}>
         <RentedFloor />
+        <SlurmFloor />
       </Suspense>
       <Suspense fallback={<ActivitySkeleton />}>
         <Activity p={p} />
@@ -108,6 +111,11 @@ async function RentedFloor() {
       <ProviderFloor nodes={nodes} />
     </Card>
   );
+}
+
+/** Slurm clusters with their partitions (none: nothing shown). */
+async function SlurmFloor() {
+  return <SlurmClustersCard clusters={await slurmClustersOverview()} />;
 }
 
 async function Activity({ p }: { p: OperatorPrincipal }) {

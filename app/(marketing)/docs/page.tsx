@@ -13,6 +13,11 @@ const sections = [
     body: "Run the agent on every GPU node: what it reads from nvidia-smi, how it registers, heartbeats, runs work and survives outages.",
   },
   {
+    href: "/docs/slurm",
+    title: "Attach a Slurm cluster",
+    body: "Join a Slurm cluster as it is in ten minutes: one bridge on a login node, GPUForge places and Slurm runs.",
+  },
+  {
     href: "/docs/self-hosting",
     title: "Self-host the control plane",
     body: "PostgreSQL, Inngest, Stripe, SMTP and webhooks: every environment variable, and what each service needs.",
@@ -29,7 +34,7 @@ export default function DocsHub() {
     <main className="mx-auto max-w-4xl px-6 py-16">
       <h1 className="text-4xl font-semibold tracking-tight text-slate-900">Documentation</h1>
       <p className="mt-4 text-lg text-slate-700">From a single GPU node to a billed, multi-tenant fleet.</p>
-      <ul className="mt-10 grid gap-6 sm:grid-cols-3">
+      <ul className="mt-10 grid gap-6 sm:grid-cols-2">
         {sections.map((s) => (
           <li key={s.href} className="rounded-xl p-6 ring-1 ring-slate-200">
             <h2 className="font-semibold text-slate-900">

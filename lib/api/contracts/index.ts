@@ -14,6 +14,7 @@ import * as platform from "./platform";
 import * as providers from "./providers";
 import * as pods from "./pods";
 import * as reservations from "./reservations";
+import * as slurm from "./slurm";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
 import * as bmc from "./bmc";
@@ -37,6 +38,7 @@ export {
   workloads,
   providers,
   bmc,
+  slurm,
 };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
@@ -59,4 +61,5 @@ export const allContracts: Contract[] = [
   providers,
   accounts,
   bmc,
+  slurm,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));

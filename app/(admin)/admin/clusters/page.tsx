@@ -14,7 +14,7 @@ export default page({ plane: "operator", path: "/admin/clusters" }, async () => 
     <>
       <PageHeader
         title="Clusters"
-        description="Groups of GPU nodes managed together. Node agents register into a cluster with that cluster's agent key."
+        description="Groups of GPU nodes managed together. Node agents register into a cluster with that cluster's agent key; a Slurm cluster joins as it is, through its Slurm bridge."
       />
       <Card className="mb-6">
         <CardHeader title="Register a cluster" />
@@ -31,6 +31,7 @@ export default page({ plane: "operator", path: "/admin/clusters" }, async () => 
                 <Th>Name</Th>
                 <Th>Region</Th>
                 <Th>Provider</Th>
+                <Th>Run by</Th>
                 <Th className="text-right">Nodes</Th>
                 <Th className="text-right">Offline</Th>
                 <Th className="text-right">GPUs</Th>
@@ -47,6 +48,7 @@ export default page({ plane: "operator", path: "/admin/clusters" }, async () => 
                   </Td>
                   <Td>{c.region ?? "—"}</Td>
                   <Td>{c.provider ?? "—"}</Td>
+                  <Td>{c.kind === "slurm" ? "Slurm bridge" : "Node agents"}</Td>
                   <Td className="text-right tabular-nums">{c.nodes}</Td>
                   <Td className="text-right tabular-nums">{c.offline}</Td>
                   <Td className="text-right tabular-nums">{c.gpus}</Td>

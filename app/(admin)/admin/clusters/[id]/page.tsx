@@ -2,6 +2,7 @@ import Link from "next/link";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { FleetUtilizationChart } from "@/components/fleet/charts";
 import { FloorMap } from "@/components/fleet/floor-map";
+import { SlurmClusterSection } from "@/components/slurm/slurm-views";
 import { StatusBadge } from "@/components/fleet/node-status-badge";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatRelative } from "@/components/ui/format";
@@ -13,6 +14,7 @@ import { fleetUtilizationSeries } from "@/lib/metrics/queries";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
 import { nullIfRefused } from "@/lib/errors";
 import { page } from "@/lib/pages/page";
+import { slurmClustersOverview } from "@/lib/slurm/queries";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 
 export const metadata = { title: "Cluster" };
@@ -26,11 +28,16 @@ export default page(
       const range = parseTimeRange(searchParams, new Date(), "24h");
       const cluster = await nullIfRefused(getClusterOrThrow(principal, id));
       if (!cluster) return null;
-      const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(range, id)]);
-      return { cluster, range, summary, floor, series };
+      const [summary, floor, series, slurm] = await Promise.all([
+        fleetSummary(id),
+        fleetFloor(id),
+        fleetUtilizationSeries(range, id),
+        cluster.kind === "slurm" ? slurmClustersOverview(id) : [],
+      ]);
+      return { cluster, range, summary, floor, series, slurm: slurm[0] ?? null };
     },
   },
-  ({ ids: { id }, data: { cluster, range, summary, floor, series } }) => {
+  ({ ids: { id }, data: { cluster, range, summary, floor, series, slurm } }) => {
     const nodes = floor.flatMap((r) => r.nodes.map((n) => ({ ...n, pod: r.pod, rack: r.rack })));
     return (
       <>
@@ -42,7 +49,9 @@ export default page(
         </nav>
         <PageHeader
           title={cluster.name}
-          description={[cluster.region, cluster.provider].filter(Boolean).join(" · ") || "Cluster"}
+          description={
+            [cluster.kind === "slurm" ? "Slurm cluster" : null, cluster.region, cluster.provider].filter(Boolean).join(" · ") || "Cluster"
+          }
           actions={<AutoRefresh seconds={10} />}
         />
         <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
@@ -65,6 +74,7 @@ export default page(
             {series.hasData ? <FleetUtilizationChart points={series.points} /> : <EmptyState title="No metrics in this range" />}
           </div>
         </Card>
+        {slurm ? <SlurmClusterSection cluster={slurm} /> : null}
         <Card className="mt-6">
           <CardHeader title="Floor" description="Racks by pod: a row per node, a cell per GPU. Select a rack for its nodes and GPUs." />
           <div className="p-5">

@@ -13,6 +13,8 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { acknowledgeAlertAction } from "@/app/_actions/alerts";
 import { AlertsTable, singleAlertGroups } from "@/components/alerts/alerts-table";
 import { NodeWorkloadTable } from "@/components/fleet/node-workload";
+import { SlurmNodePanel } from "@/components/slurm/slurm-views";
+import { slurmNodeView } from "@/lib/slurm/queries";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { nodePageData } from "@/lib/fleet/node-page";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
@@ -27,13 +29,13 @@ export default page(
     ids: ["id"],
     load: async ({ principal, ids, searchParams }) => {
       const range = parseTimeRange(searchParams, new Date(), "1h");
-      const data = await nodePageData(principal, ids.id, range);
-      return data && { ...data, range, provisioning: await nodeProvisioningSection(principal, data.node) };
+      const [data, slurm] = await Promise.all([nodePageData(principal, ids.id, range), slurmNodeView(ids.id)]);
+      return data && { ...data, range, slurm, provisioning: await nodeProvisioningSection(principal, data.node) };
     },
   },
   ({
     ids: { id },
-    data: { node, alerts, series, grid, workload, gpus, gpuCounts, health, allowed, impact, events, range, provisioning },
+    data: { node, alerts, series, grid, workload, gpus, gpuCounts, health, allowed, impact, events, range, provisioning, slurm },
   }) => {
     return (
       <>
@@ -93,6 +95,7 @@ export default page(
           section={provisioning}
           actions={{ save: saveBmcAction, remove: removeBmcAction, power: powerNodeAction, provision: provisionNodeAction }}
         />
+        {slurm ? <SlurmNodePanel slurm={slurm} status={node.status} /> : null}
         <Card className="mt-6">
           <CardHeader
             title="Running here"
@@ -170,6 +173,8 @@ export default page(
                           </Link>{" "}
                           <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span>
                         </>
+                      ) : g.foreignHolder ? (
+                        <span className="text-amber-800">{g.foreignHolder}</span>
                       ) : (
                         <span className="text-slate-500">free</span>
                       )}

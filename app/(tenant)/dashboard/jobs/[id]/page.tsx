@@ -1,5 +1,6 @@
 import { cancelJobAction, resubmitJobAction } from "@/app/_actions/jobs";
 import { JobDetail, toJobDetailView } from "@/components/shell/job-detail";
+import { SlurmJobCard } from "@/components/slurm/slurm-views";
 import { JobWorkload } from "@/components/workloads/job-workload";
 import { JobBurstCard } from "@/components/providers/job-burst";
 import { jobPageData } from "@/lib/jobs/job-page";
@@ -31,6 +32,7 @@ export default page(
         workload={
           <>
             <JobBurstCard burst={data.burst} />
+            <SlurmJobCard attempts={data.slurm} />
             <JobWorkload
               job={data.job}
               placements={data.placements}
