@@ -1,6 +1,7 @@
 "use client";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
+import { ConfirmedAction, type Confirmation } from "./confirmed-action";
 import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
@@ -110,33 +111,31 @@ export function BankPaymentForm({ action, invoiceId }: { action: FormAction; inv
   );
 }
 
-/** One-click actions with a visible outcome: pay from balance, void. */
+/** One-click actions with a visible outcome: pay from balance, void (which asks first). */
 export function InvoiceButton({
   action,
   invoiceId,
   label,
   variant = "primary",
-  confirmText,
+  confirm,
 }: {
   action: FormAction;
   invoiceId: string;
   label: string;
   variant?: "primary" | "secondary" | "danger";
-  confirmText?: string;
+  confirm?: Confirmation;
 }) {
-  const { state, dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      className="flex flex-wrap items-center gap-3"
-      onSubmit={(ev) => {
-        if (confirmText && !confirm(confirmText)) ev.preventDefault();
-      }}
-    >
-      <input type="hidden" name="id" value={invoiceId} />
-      <SubmitButton variant={variant}>{label}</SubmitButton>
-      <FormMessage state={state} />
-    </form>
+    <ConfirmedAction
+      action={action}
+      fields={{ id: invoiceId }}
+      label={label}
+      variant={variant}
+      size="md"
+      showSuccess
+      confirm={confirm ?? null}
+      className="gap-3"
+    />
   );
 }
 

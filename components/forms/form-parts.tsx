@@ -82,7 +82,7 @@ export function SubmitButton({
   value,
 }: {
   children: React.ReactNode;
-  variant?: "primary" | "secondary" | "danger";
+  variant?: "primary" | "secondary" | "danger" | "destructive";
   size?: "sm" | "md";
   name?: string;
   value?: string;

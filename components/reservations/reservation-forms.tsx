@@ -1,5 +1,6 @@
 "use client";
 import { useRef } from "react";
+import { ConfirmedAction } from "@/components/forms/confirmed-action";
 import { formFields } from "@/components/forms/form-fields";
 import { Field, FormMessage, GpuTypeField, SubmitButton } from "@/components/forms/form-parts";
 import { useActionForm, type FormAction } from "@/components/forms/use-action-form";
@@ -73,27 +74,28 @@ export function BookReservationForm({
 }
 
 export function EndReservationButton({ action, id, kind }: { action: FormAction; id: string; kind: "cancel" | "release" }) {
-  const { state, dispatch } = useActionForm(action, false);
-  const question =
-    kind === "cancel" ? "Cancel this reservation? Nothing is billed." : "Release these nodes now? Work inside stops and billing ends now.";
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (!confirm(question)) ev.preventDefault();
-      }}
-      className="inline-flex items-center gap-2"
-    >
-      <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">
-        {kind === "cancel" ? "Cancel reservation" : "Release early"}
-      </SubmitButton>
-      {state.message ? (
-        <span role="status" className={state.ok ? "text-xs text-emerald-700" : "text-xs text-red-600"}>
-          {state.message}
-        </span>
-      ) : null}
-    </form>
+    <ConfirmedAction
+      action={action}
+      fields={{ id }}
+      label={kind === "cancel" ? "Cancel reservation" : "Release early"}
+      showSuccess
+      confirm={
+        kind === "cancel"
+          ? {
+              title: "Cancel this reservation?",
+              body: "Its nodes go back to the fleet before the window starts. Nothing is billed.",
+              confirmLabel: "Cancel reservation",
+              keepLabel: "Keep reservation",
+            }
+          : {
+              title: "Release these nodes now?",
+              body: "Work inside stops, the nodes go back to the fleet and billing ends now.",
+              confirmLabel: "Release nodes",
+              keepLabel: "Keep nodes",
+            }
+      }
+    />
   );
 }
 

@@ -80,7 +80,9 @@ export function JobDetail({
         actions={
           <div className="flex flex-wrap items-center gap-3">
             <JobStatus status={job.status} />
-            {open && mayCancel ? <CancelJobButton action={actions.cancel} id={job.id} name={job.name} /> : null}
+            {open && mayCancel ? (
+              <CancelJobButton action={actions.cancel} id={job.id} name={job.name} running={job.status === "running"} />
+            ) : null}
             {actions.resubmit ? (
               <Link className={buttonClass("secondary", "sm")} href={`/dashboard/jobs?clone=${job.id}#submit-job`}>
                 Clone…

@@ -129,7 +129,7 @@ export function JobsTable({
               <Td className="text-right">
                 {[...WAITING, "running"].includes(j.status) ? (
                   j.mayCancel ? (
-                    <CancelJobButton action={cancelAction} id={j.id} name={j.name} />
+                    <CancelJobButton action={cancelAction} id={j.id} name={j.name} running={j.status === "running"} />
                   ) : (
                     <span className="text-xs text-slate-500" title="Members can cancel only the jobs they submitted">
                       not yours

@@ -15,7 +15,7 @@ import { registerNode } from "@/lib/fleet/register-node";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { axeViolations } from "../support/axe";
-import { launchBrowser, openPage } from "../support/browser";
+import { confirmInDialog, launchBrowser, openPage } from "../support/browser";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeUser, unique } from "../support/fixtures";
 
 // The console as operators and tenants use it every day (issue 23), walked in Chromium at desktop
@@ -210,8 +210,8 @@ describe("3–5. lists, job pages and validation", () => {
 
     // cancel from the queue
     await page.goto(`${base()}/admin/jobs?q=${prefix}-wait-2`);
-    page.once("dialog", (d) => void d.accept());
     await page.getByTestId(`job-row-${prefix}-wait-2`).getByRole("button", { name: "Cancel" }).click();
+    await confirmInDialog(page, { confirm: "Cancel job", keep: "Keep waiting" });
     await page.getByText("No jobs match").waitFor();
     expect((await db().job.findFirstOrThrow({ where: { name: `${prefix}-wait-2` } })).status).toBe("cancelled");
 
@@ -634,8 +634,8 @@ describe("10–11. roles and keys", () => {
     const row = page.locator("tr", { hasText: name });
     await row.getByText("in 30 days").waitFor();
     await photograph(page, "api-keys");
-    page.once("dialog", (d) => void d.accept());
     await row.getByRole("button", { name: "Revoke" }).click();
+    await confirmInDialog(page, { confirm: "Revoke key", keep: "Keep key" });
     await page.locator("tr", { hasText: name }).waitFor({ state: "detached" });
     await page.getByRole("link", { name: /Revoked and expired/ }).click();
     await page.locator("tr", { hasText: name }).getByText("revoked").waitFor();

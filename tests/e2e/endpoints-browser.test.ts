@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { launchBrowser, openPage, shot } from "../support/browser";
+import { confirmInDialog, launchBrowser, openPage, shot } from "../support/browser";
 import { makeKey, makeTenant, makeUser } from "../support/fixtures";
 import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 import { api } from "../support/http";
@@ -125,8 +125,8 @@ describe("inference endpoints in the browser", () => {
       });
     expect((await withKey()).status).toBe(200);
     await shot(page, "endpoint-key-created");
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("table", { name: "Endpoint keys" }).getByRole("button", { name: "Revoke" }).click();
+    await confirmInDialog(page, { confirm: "Revoke key", keep: "Keep key" });
     await page.getByRole("table", { name: "Endpoint keys" }).getByText("revoked").waitFor();
     await expect.poll(async () => (await withKey()).status, { timeout: 10_000 }).toBe(401);
 
@@ -155,8 +155,8 @@ describe("inference endpoints in the browser", () => {
 
     // deleting it lands on the list, which says what happened
     const again = await openPage(browser, `/dashboard/endpoints/${id}`, tenantUser);
-    again.once("dialog", (d) => void d.accept());
     await again.getByRole("button", { name: "Delete" }).click();
+    await confirmInDialog(again, { confirm: "Delete endpoint", keep: "Keep endpoint" });
     await again.waitForURL(/\/dashboard\/endpoints\?deleted=chat-h200$/);
     await again.getByText("“chat-h200” deleted").waitFor();
     await again.context().close();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { axeViolations } from "../support/axe";
-import { launchBrowser, openPage, shot } from "../support/browser";
+import { confirmInDialog, launchBrowser, openPage, shot } from "../support/browser";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
 
@@ -133,8 +133,8 @@ describe("reservations in the browser", () => {
     await shot(phone, "reservations-tenant-phone");
     await phone.context().close();
 
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Release early" }).click();
+    await confirmInDialog(page, { confirm: "Release nodes", keep: "Keep nodes" });
     // the page comes back with the reservation ended: no release button, its event in the log
     await page.getByText(/^Released early; it was booked until/).waitFor();
     expect(await page.getByRole("button", { name: "Release early" }).count()).toBe(0);

@@ -56,7 +56,12 @@ export default page(
                 invoiceId={id}
                 label="Void invoice"
                 variant="danger"
-                confirmText="Void this invoice? Its usage returns to the next invoice."
+                confirm={{
+                  title: `Void ${view.number}?`,
+                  body: "The tenant no longer owes it; its usage returns to the next invoice.",
+                  confirmLabel: "Void invoice",
+                  keepLabel: "Keep invoice",
+                }}
               />
             </div>
           </Card>
