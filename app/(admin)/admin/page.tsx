@@ -14,12 +14,13 @@ import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { operatorOverview } from "@/lib/platform/overview";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Fleet overview" };
 
 // The figures and the chart come first; the floor and the activity below the fold stream in
 // behind skeletons, so a large fleet's floor never holds up the top of the page.
-export default page({ plane: "operator", path: "/admin" }, async ({ principal: p, searchParams }) => {
+export default page({ plane: "operator", path: "/admin", loading: <PageSkeleton /> }, async ({ principal: p, searchParams }) => {
   const range = parseTimeRange(searchParams, new Date(), "24h");
   const [fleet, series, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(range), firingAlertCounts(p)]);
   return (

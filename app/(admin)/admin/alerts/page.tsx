@@ -14,10 +14,11 @@ import { firingAlertCounts, getAlertOrThrow, remediationCapStatus } from "@/lib/
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/ids";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Alerts" };
 
-export default page({ plane: "operator", path: "/admin/alerts" }, async ({ principal: p, searchParams: sp }) => {
+export default page({ plane: "operator", path: "/admin/alerts", loading: <PageSkeleton /> }, async ({ principal: p, searchParams: sp }) => {
   const q = readListParams(alertListParams, sp);
   const focusId = isUuid(sp.alert) ? sp.alert : undefined;
   const [focus, firingNow, list, counts, cap] = await Promise.all([

@@ -5,10 +5,11 @@ import { siteAnalyticsOver } from "@/lib/marketing/site";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
 import { page } from "@/lib/pages/page";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Site analytics" };
 
-export default page({ plane: "operator", path: "/admin/analytics" }, async ({ searchParams }) => {
+export default page({ plane: "operator", path: "/admin/analytics", loading: <PageSkeleton /> }, async ({ searchParams }) => {
   const range = parseTimeRange(searchParams, new Date(), "7d");
   const a = await siteAnalyticsOver(range);
   return (

@@ -7,10 +7,11 @@ import { db } from "@/lib/db/client";
 import { podActions, POD_STATUSES } from "@/lib/pods/pod-lifecycle";
 import { listPods } from "@/lib/pods/queries";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Pods" };
 
-export default page({ plane: "operator", path: "/admin/pods" }, async ({ principal: p, searchParams: sp }) => {
+export default page({ plane: "operator", path: "/admin/pods", loading: <PageSkeleton /> }, async ({ principal: p, searchParams: sp }) => {
   const status = POD_STATUSES.find((s) => s === sp.status);
   const [list, tenants] = await Promise.all([listPods(p, { limit: 500 }), db().tenant.findMany({ select: { id: true, name: true } })]);
   const pods = list.data.filter((x) => (status ? x.status === status : x.status !== "terminated"));

@@ -13,21 +13,24 @@ import { listInvoices } from "@/lib/billing/list-invoices";
 import { balanceOf, listTransactions } from "@/lib/billing/ledger";
 import { depositReference, formatCents, formatDuration, gpuHours } from "@/lib/billing/money";
 import { listRates } from "@/lib/billing/rates";
-import { balanceOutlook, tenantUsage, unbilledRunningCents } from "@/lib/billing/usage";
+import { tenantMonthSpend } from "@/lib/billing/month-spend";
+import { balanceOutlook, tenantUsage } from "@/lib/billing/usage";
+import { MonthSpendCard } from "@/components/billing/month-spend";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { BankTransfer } from "@/components/billing/payment-guides";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Billing" };
 
 const kindLabels: Record<string, string> = { deposit: "Deposit", charge: "Usage", invoice_payment: "Invoice payment", refund: "Refund" };
 
-export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ principal: p }) => {
-  const [tenant, usage, running, invoices, balance, ledger, rates] = await Promise.all([
+export default page({ plane: "tenant", path: "/dashboard/billing", loading: <PageSkeleton /> }, async ({ principal: p }) => {
+  const [tenant, usage, month, invoices, balance, ledger, rates] = await Promise.all([
     getTenantOrThrow(p, p.tenantId),
     tenantUsage(p, p.tenantId, {}),
-    unbilledRunningCents(p.tenantId),
+    tenantMonthSpend(p.tenantId),
     listInvoices(p, { tenantId: p.tenantId, limit: 50 }),
     balanceOf(p.tenantId),
     listTransactions(p, p.tenantId, { limit: 20 }),
@@ -48,12 +51,12 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
         }
       />
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        <MonthSpendCard spend={month} />
         <Stat
-          label="This month"
-          value={formatCents(usage.amount_cents + running)}
-          hint={`${gpuHours(usage.gpu_seconds).toLocaleString("en-US")} GPU-hours billed, running work included`}
+          label="Spending now"
+          value={`${formatCents(month.accruing_cents_per_hour)}/h`}
+          hint={`What runs now, at today's rates · ${gpuHours(usage.gpu_seconds).toLocaleString("en-US")} GPU-hours billed this month`}
         />
-        <Stat label="Running now" value={formatCents(running)} hint="Not yet billed; added at the next meter tick" />
         <Stat
           label={prepaid ? "Prepaid balance" : "Credit balance"}
           value={<span className={prepaid && outlook.level !== "ok" ? "text-red-700" : undefined}>{formatCents(balance)}</span>}
@@ -75,7 +78,7 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
       </div>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>
-          <CardHeader title="This month by GPU type" />
+          <CardHeader title="Billed this month by GPU type" description="Running work shows here once the meter bills it." />
           <div className="p-5">
             {usage.by_gpu_type.length === 0 ? (
               <EmptyState title="No usage billed this month" />

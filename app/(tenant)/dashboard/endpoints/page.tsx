@@ -10,6 +10,7 @@ import { listRates } from "@/lib/billing/rates";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
+import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
 
 export const metadata = { title: "Endpoints" };
 
@@ -44,13 +45,13 @@ export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ 
           hint={`of ${endpoints.reduce((s, e) => s + (e.stopped ? 0 : e.replicas), 0)} wanted`}
         />
         <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} />
-        <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Jobs and replicas share your quota" />
+        <GpusInUseStat figures={figures} quota={tenant.gpuQuota} />
       </div>
       <Card className="mt-6">
         <CardHeader title="Your endpoints" description="Newest first." />
         <EndpointsTable endpoints={endpoints} hrefBase="/dashboard/endpoints" sla={sla} alertHref={() => "/dashboard/alerts"} />
       </Card>
-      <Card className="mt-6">
+      <Card className="mt-6" id="create-endpoint">
         <CardHeader
           title="Create an endpoint"
           description="Replicas are placed on distinct nodes where possible; each turns ready on its first healthy sample."

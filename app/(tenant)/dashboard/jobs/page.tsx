@@ -14,6 +14,7 @@ import { fleetGpuTypes, getJobOrThrow, jobCounts, jobFitContext } from "@/lib/jo
 import { reservationsOpenTo } from "@/lib/reservations/queries";
 import { isUuid } from "@/lib/ids";
 import { page } from "@/lib/pages/page";
+import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
 
 export const metadata = { title: "Jobs" };
 
@@ -55,7 +56,7 @@ export default page({ plane: "tenant", path: "/dashboard/jobs" }, async ({ princ
         actions={<AutoRefresh seconds={10} />}
       />
       <div className="grid gap-4 sm:grid-cols-4">
-        <Stat label="GPUs in use" value={`${fit.inUse} / ${fit.quota}`} hint="Jobs and endpoint replicas, against your quota" />
+        <GpusInUseStat figures={fit.figures} quota={fit.quota} />
         <Stat label="Running" value={counts.running} />
         <Stat label="Waiting" value={counts.queued + counts.blocked} hint={`${counts.blocked} over quota or billing`} />
         <Stat label="Matching this view" value={page.total.toLocaleString("en-US")} />

@@ -11,10 +11,12 @@ import { podActions } from "@/lib/pods/pod-lifecycle";
 import { listPods } from "@/lib/pods/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
+import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
 
 export const metadata = { title: "Pods" };
 
-export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ principal: p, searchParams: sp }) => {
+export default page({ plane: "tenant", path: "/dashboard/pods", loading: <PageSkeleton /> }, async ({ principal: p, searchParams: sp }) => {
   const [list, types, tenant, figures, rates] = await Promise.all([
     listPods(p, { limit: 200 }),
     fleetGpuTypes(),
@@ -45,7 +47,7 @@ export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ princ
           hint="Hold no GPUs, cost nothing"
         />
         <Stat label="Cost so far" value={formatCents(list.data.reduce((s, x) => s + x.cost_cents, 0))} hint="All your pods, every run" />
-        <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Jobs, replicas and pods share your quota" />
+        <GpusInUseStat figures={figures} quota={tenant.gpuQuota} />
       </div>
       <Card className="mt-6">
         <CardHeader

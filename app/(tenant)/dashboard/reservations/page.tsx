@@ -12,6 +12,7 @@ import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { page } from "@/lib/pages/page";
 import { reservationsPageData } from "@/lib/reservations/reservations-page";
+import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
 
 export const metadata = { title: "Reservations" };
 
@@ -37,7 +38,7 @@ export default page(
             value={activeNow.reduce((s, r) => s + r.gpu_count, 0)}
             hint="Count against your quota while active"
           />
-          <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Reservations, jobs and replicas" />
+          <GpusInUseStat figures={figures} quota={tenant.gpuQuota} />
         </div>
 
         <Card className="mt-6">
