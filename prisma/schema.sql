@@ -539,7 +539,10 @@ CREATE TABLE public.invoice_lines (
     endpoint_id uuid,
     reservation_id uuid,
     pod_id uuid,
+    covered_by_reservation_id uuid,
     CONSTRAINT invoice_lines_amount_check CHECK (((amount_cents >= 0) AND (gpu_seconds >= 0))),
+    CONSTRAINT invoice_lines_covered_by_reservation_id_fkey FOREIGN KEY (covered_by_reservation_id) REFERENCES reservations(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT invoice_lines_covered_check CHECK (((covered_by_reservation_id IS NULL) OR (amount_cents = 0))),
     CONSTRAINT invoice_lines_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES endpoints(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT invoice_lines_invoice_id_fkey FOREIGN KEY (invoice_id) REFERENCES invoices(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT invoice_lines_job_id_fkey FOREIGN KEY (job_id) REFERENCES jobs(id) ON UPDATE CASCADE ON DELETE RESTRICT,
@@ -750,15 +753,18 @@ CREATE TABLE public.notifications (
     sent_at timestamp(3) with time zone,
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     demo_request_id uuid,
+    invoice_id uuid,
     CONSTRAINT notifications_alert_event_id_fkey FOREIGN KEY (alert_event_id) REFERENCES alert_events(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT notifications_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT notifications_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'webhook'::text, 'console'::text]))),
     CONSTRAINT notifications_demo_request_id_fkey FOREIGN KEY (demo_request_id) REFERENCES demo_requests(id) ON UPDATE CASCADE ON DELETE CASCADE,
-    CONSTRAINT notifications_kind_check CHECK (((kind = ANY (ARRAY['firing'::text, 'resolved'::text, 'demo_request'::text])) AND ((kind = 'demo_request'::text) = (demo_request_id IS NOT NULL)))),
+    CONSTRAINT notifications_invoice_channel_check CHECK (((invoice_id IS NULL) OR (channel = 'email'::text))),
+    CONSTRAINT notifications_invoice_id_fkey FOREIGN KEY (invoice_id) REFERENCES invoices(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT notifications_kind_check CHECK (((kind = ANY (ARRAY['firing'::text, 'resolved'::text, 'demo_request'::text, 'invoice'::text])) AND ((kind = 'demo_request'::text) = (demo_request_id IS NOT NULL)) AND ((kind = 'invoice'::text) = (invoice_id IS NOT NULL)))),
     CONSTRAINT notifications_pkey PRIMARY KEY (id),
     CONSTRAINT notifications_sent_check CHECK (((status = 'sent'::text) = (sent_at IS NOT NULL))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'failed'::text]))),
-    CONSTRAINT notifications_subject_check CHECK (((alert_event_id IS NULL) <> (demo_request_id IS NULL)))
+    CONSTRAINT notifications_subject_check CHECK ((num_nonnulls(alert_event_id, demo_request_id, invoice_id) = 1))
 );
 
 CREATE TABLE public.page_views (
@@ -1414,6 +1420,8 @@ CREATE UNIQUE INDEX notifications_demo_request_id_channel_key ON public.notifica
 
 CREATE INDEX notifications_due_idx ON public.notifications USING btree (next_attempt_at) WHERE (status = 'pending'::text);
 
+CREATE UNIQUE INDEX notifications_invoice_id_channel_key ON public.notifications USING btree (invoice_id, channel) WHERE (invoice_id IS NOT NULL);
+
 CREATE INDEX page_views_created_at_idx ON public.page_views USING brin (created_at);
 
 CREATE INDEX page_views_path_idx ON public.page_views USING btree (path, created_at);
@@ -1580,6 +1588,13 @@ AS $function$
      WHERE h.id = p_holding AND h.live AND (p_kind = 'final' OR p_end > h.starts_at)
 $function$;
 
+CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE sql
+AS $function$
+    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
+$function$;
+
 CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_holding uuid, p_reservation uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -1628,13 +1643,6 @@ BEGIN
     END IF;
     RETURN ev;
 END $function$;
-
-CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
- RETURNS uuid
- LANGUAGE sql
-AS $function$
-    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
-$function$;
 
 CREATE OR REPLACE FUNCTION public.bill_usage_segment(p_job uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_run_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid

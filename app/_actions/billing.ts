@@ -3,6 +3,7 @@ import { z } from "zod";
 import { formText, serverAction } from "@/lib/auth/action";
 import { generateInvoice } from "@/lib/billing/generate-invoice";
 import { payInvoice } from "@/lib/billing/pay-invoice";
+import { payInvoiceByCard } from "@/lib/billing/pay-invoice-by-card";
 import { refundInvoice } from "@/lib/billing/refund-invoice";
 import { voidInvoice } from "@/lib/billing/void-invoice";
 import { depositFunds, startCardDeposit } from "@/lib/billing/ledger";
@@ -55,6 +56,14 @@ export const payFromBalanceAction = serverAction(
   async (actor, input) => {
     const inv = await payInvoice(actor, input.id, { method: "balance" });
     return { message: `${invoiceLabel(inv.number)} is paid from the prepaid balance.` };
+  },
+);
+
+export const payByCardAction = serverAction(
+  { schema: z.object({ id }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["tenant"] },
+  async (actor, input) => {
+    const { url } = await payInvoiceByCard(actor, input.id);
+    return { message: "Opening Stripe Checkout…", data: { url } };
   },
 );
 

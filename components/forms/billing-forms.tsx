@@ -177,6 +177,29 @@ export function CardDepositForm({ action }: { action: FormAction<{ url: string }
   );
 }
 
+/** Pays an invoice by card: the action answers with its open Stripe Checkout (a new one when the last expired) and the browser goes there. */
+export function PayByCardButton({
+  action,
+  invoiceId,
+  variant = "primary",
+}: {
+  action: FormAction<{ url: string }>;
+  invoiceId: string;
+  variant?: "primary" | "secondary";
+}) {
+  const { state, dispatch } = useActionForm(action, false);
+  useEffect(() => {
+    if (state.ok && state.data?.url) window.location.assign(state.data.url);
+  }, [state]);
+  return (
+    <form action={dispatch} className="flex flex-wrap items-center gap-3" aria-label="Pay by card">
+      <input type="hidden" name="id" value={invoiceId} />
+      <SubmitButton variant={variant}>Pay by card</SubmitButton>
+      <FormMessage state={state} />
+    </form>
+  );
+}
+
 /** Refunds part or all of a paid invoice to the tenant's balance (operators). */
 export function RefundForm({ action, invoiceId }: { action: FormAction; invoiceId: string }) {
   const { state, dispatch, formRef } = useActionForm(action);

@@ -1,7 +1,7 @@
 import { Stat } from "@/components/ui/card";
 
 /** "3 in jobs · 2 in endpoint replicas · 1 in pods · 16 on reserved nodes": what holds the GPUs, the parts of the total. */
-export function gpuHolders(by: { jobs: number; endpoint_replicas: number; pods: number; reserved: number }): string {
+function gpuHolders(by: { jobs: number; endpoint_replicas: number; pods: number; reserved: number }): string {
   const parts = [
     by.jobs ? `${by.jobs} in jobs` : null,
     by.endpoint_replicas ? `${by.endpoint_replicas} in endpoint replicas` : null,

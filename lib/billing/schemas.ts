@@ -49,6 +49,10 @@ export const invoiceLineSchema = z.object({
       job_id: z.string().nullable(),
       endpoint_id: z.string().nullable(),
       reservation_id: z.string().nullable(),
+      covered_by_reservation_id: z
+        .string()
+        .nullable()
+        .meta({ description: "The reservation that paid for this work (its nodes are billed on its own line); the line costs nothing" }),
       description: z.string(),
       gpu_seconds: z.number().int(),
       amount_cents: z.number().int(),

@@ -80,9 +80,3 @@ export async function tenantDetail(principal: Principal, id: string) {
     month: { billed_cents: month.billed_cents, accruing_cents: month.accruing_cents, total_cents: month.total_cents },
   };
 }
-
-/** The tenant's GPUs in use, total and split (tenantFigures). */
-export async function gpusInUse(id: string): Promise<GpusInUse> {
-  const f = await tenantFigures(id);
-  return { total: f.gpu_in_use, ...f.gpu_in_use_by };
-}

@@ -109,8 +109,9 @@ describe("1. endpoint figures that agree", () => {
     await page.getByTestId(`endpoint-row-${e.name}`).getByText("no data yet").waitFor();
     await page.getByRole("link", { name: e.name }).click();
     await page.getByRole("heading", { name: e.name, level: 1 }).waitFor();
-    const availability = page.getByText(/^Availability, last 24 hours$/).locator("..");
-    await availability.getByText("No data yet").waitFor();
+    const availability = page.getByTestId("slo-availability");
+    await availability.getByText("No data yet").first().waitFor();
+    expect(await availability.getAttribute("data-verdict")).toBe("no data yet");
     expect(await page.content()).not.toContain("0.00 %");
     await page.getByText(/No SLA alert\. The rule .* no data yet\./).waitFor();
     await photograph(page, "endpoint-no-data");

@@ -8,9 +8,9 @@ import { Card, CardHeader, EmptyState, PageHeader, Skeleton, Stat } from "@/comp
 import { firingAlertCounts } from "@/lib/alerts/queries";
 import type { OperatorPrincipal } from "@/lib/auth/principal";
 import { summarizeFloor } from "@/lib/fleet/floor-summary";
-import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
+import { fleetFloor, fleetSince, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
-import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { describeRange, describeStep, fittingPreset, parseTimeRange } from "@/lib/metrics/time-range";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { operatorOverview } from "@/lib/platform/overview";
 import { page } from "@/lib/pages/page";
@@ -21,7 +21,8 @@ export const metadata = { title: "Fleet overview" };
 // The figures and the chart come first; the floor and the activity below the fold stream in
 // behind skeletons, so a large fleet's floor never holds up the top of the page.
 export default page({ plane: "operator", path: "/admin", loading: <PageSkeleton /> }, async ({ principal: p, searchParams }) => {
-  const range = parseTimeRange(searchParams, new Date(), "24h");
+  const now = new Date();
+  const range = parseTimeRange(searchParams, now, fittingPreset("24h", await fleetSince(), now));
   const [fleet, series, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(range), firingAlertCounts(p)]);
   return (
     <>

@@ -8,9 +8,9 @@ import { formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
 import { summarizeFloor } from "@/lib/fleet/floor-summary";
-import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
+import { fleetFloor, fleetSince, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
-import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { describeRange, describeStep, fittingPreset, parseTimeRange } from "@/lib/metrics/time-range";
 import { nullIfRefused } from "@/lib/errors";
 import { page } from "@/lib/pages/page";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
@@ -23,9 +23,10 @@ export default page(
     path: "/admin/clusters/[id]",
     ids: ["id"],
     load: async ({ principal, ids: { id }, searchParams }) => {
-      const range = parseTimeRange(searchParams, new Date(), "24h");
       const cluster = await nullIfRefused(getClusterOrThrow(principal, id));
       if (!cluster) return null;
+      const now = new Date();
+      const range = parseTimeRange(searchParams, now, fittingPreset("24h", await fleetSince(id), now));
       const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(range, id)]);
       return { cluster, range, summary, floor, series };
     },
