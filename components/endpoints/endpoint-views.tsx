@@ -67,9 +67,8 @@ export function EndpointsTable({
     <Table caption="Inference endpoints">
       <thead className="bg-slate-50">
         <tr>
-          <Th>Name</Th>
+          <Th pin="left">Endpoint and status</Th>
           {tenantNames ? <Th>Tenant</Th> : null}
-          <Th>Status</Th>
           <Th>Model</Th>
           <Th className="text-right">Replicas ready</Th>
           <Th>GPUs held</Th>
@@ -80,15 +79,15 @@ export function EndpointsTable({
       <tbody className="divide-y divide-slate-100">
         {endpoints.map((e) => (
           <tr key={e.id} data-testid={`endpoint-row-${e.name}`}>
-            <Td className="font-medium text-slate-900">
+            <Td className="font-medium text-slate-900" pin="left">
               <Link className="text-indigo-700 hover:underline" href={`${hrefBase}/${e.id}`}>
                 {e.name}
               </Link>
+              <span className="mt-1 block">
+                <EndpointStatus status={e.status} />
+              </span>
             </Td>
             {tenantNames ? <Td>{tenantNames.get(e.tenant_id) ?? e.tenant_id.slice(0, 8)}</Td> : null}
-            <Td>
-              <EndpointStatus status={e.status} />
-            </Td>
             <Td wrap className="max-w-xs text-xs text-slate-600">
               {e.model}
             </Td>
@@ -223,7 +222,7 @@ export function EndpointDetail(props: {
           </pre>
         </div>
       </Card>
-      <div className="grid gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-2 gap-4">
         <Stat
           label="Replicas ready"
           value={`${e.ready_replicas} / ${e.replicas}`}

@@ -108,7 +108,7 @@ export function JobDetail({
           Only an admin of your organisation, or the person who submitted it, can cancel this job.
         </p>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <Stat
           label="Cost so far"
           value={formatCents(cost.total_cents)}

@@ -173,10 +173,24 @@ describe("3–5. lists, job pages and validation", () => {
         priority: 5,
         max_retries: 0,
       });
+    // the queue opens on what runs and what waits, as squeue does; its cards are its filters
     await page.goto(`${base()}/admin/jobs?q=${prefix}`);
+    await page.getByTestId(`job-row-${prefix}-wait-2`).waitFor();
+    expect(await page.getByTestId("list-range").textContent()).toBe("1–3 of 3");
+    await page.getByTestId(`job-row-${prefix}-run`).waitFor();
+    expect(await page.getByRole("link", { name: /^Running or waiting/ }).getAttribute("aria-current")).toBe("true");
+    await page.getByRole("link", { name: /^Waiting\b/ }).click();
+    await page.waitForURL(/status=waiting/);
+    expect(new URL(page.url()).searchParams.get("q")).toBe(prefix);
     await page.getByTestId(`job-row-${prefix}-wait-2`).waitFor();
     expect(await page.getByTestId("list-range").textContent()).toBe("1–2 of 2");
     expect(await page.getByTestId(`job-row-${prefix}-run`).count()).toBe(0);
+    expect(await page.getByRole("link", { name: /^Waiting\b/ }).getAttribute("aria-current")).toBe("true");
+    // the operator reads why it waits about the tenant, by name, never "your organisation"
+    await page
+      .getByTestId(`job-row-${prefix}-wait-2`)
+      .getByText(new RegExp(`^Quota: ${w.tenant.name} holds \\d+ of its 4 GPUs`))
+      .waitFor();
     await photograph(page, "queue");
 
     // CSV of exactly this view

@@ -67,6 +67,8 @@ describe("pods in the browser", () => {
     expect(await (await fetch(href)).text()).toContain("Simulated pod notebook");
     await page.locator("[data-testid='pod-actions']").getByText("running", { exact: true }).waitFor();
     await page.getByRole("list", { name: "Status history" }).getByText("its container is running").waitFor();
+    // the "placed at the next cycle" note of its creation is gone once it runs
+    expect(await page.getByText(/placed on free GPUs at the next scheduling cycle/).count()).toBe(0);
     await page.getByText("Run 1 on").first().waitFor();
     await shot(page, "pod-running");
 

@@ -71,11 +71,31 @@ describe("reservations in the browser", () => {
     const now = new Date();
     await book.getByLabel("Starts (UTC)").fill(now.toISOString().slice(0, 16));
     await book.getByLabel("Ends (UTC)").fill(new Date(now.getTime() + 2 * 3_600_000).toISOString().slice(0, 16));
-    await book.getByRole("button", { name: "Book nodes" }).click();
+    // the price for the window shows as it is typed: 16 GPUs for 2 h at the "any other type" rate ($1.99)
+    await book.getByTestId("booking-price").getByText("$63.68").waitFor();
+    await book
+      .getByTestId("booking-price")
+      .getByText(/16 \w+ GPUs at \$1\.99 per GPU-hour/)
+      .waitFor();
+    // a booking commits money: it asks first, naming the price on its button; changing it books nothing
+    await book.getByRole("button", { name: "Review booking…" }).click();
+    const review = page.getByRole("dialog", { name: `Book 2 × ${gpuType} nodes?` });
+    await review.getByTestId("booking-review-price").getByText("$63.68 (2 h)").waitFor();
+    await shot(page, "reservation-review");
+    await review.getByRole("button", { name: "Change booking" }).click();
+    await review.waitFor({ state: "hidden" });
+    expect(await api("GET", "/api/reservations", { key: tenantKey }).then((r) => r.body.data.length)).toBe(0);
+    await book.getByRole("button", { name: "Review booking…" }).click();
+    await review.getByRole("button", { name: "Book for $63.68" }).click();
     await book
       .getByTestId("form-message")
       .filter({ hasText: `Booked 2 × ${gpuType}` })
       .waitFor();
+    // the form keeps what was booked, and links it
+    expect(await book.getByLabel("Whole nodes").inputValue()).toBe("2");
+    expect(await book.getByLabel("GPU type").inputValue()).toBe(gpuType);
+    expect(await book.getByLabel("Starts (UTC)").inputValue()).toBe(now.toISOString().slice(0, 16));
+    await book.getByRole("link", { name: "Open the reservation" }).waitFor();
 
     // on the calendar, and in the list; its page shows where the nodes are
     const calendar = page.getByRole("figure", { name: "Your reservations on a timeline" });

@@ -15,6 +15,10 @@ import { submitJob } from "@/lib/jobs/submit-job";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { createTenant } from "@/lib/tenants/create-tenant";
+import { operatorTenantOverview } from "@/lib/tenants/tenant-page";
+import { listJobsPage } from "@/lib/jobs/list-jobs";
+import { jobListParams } from "@/lib/jobs/schemas";
+import { schedulerCycles } from "@/lib/jobs/scheduler-page";
 import { actorFor, asTenantAdmin, availableFleet, operatorPrincipal, unique } from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 
@@ -202,5 +206,52 @@ describe("paying an invoice by card", () => {
     await depositFunds(systemActor, tenant.id, 10_000, "test");
     await payInvoice(asTenant, inv.id, { method: "balance" });
     expect(await codeOf(payInvoiceByCard(asTenant, inv.id, stripe))).toBe("conflict");
+  });
+});
+
+describe("the operator's views of a tenant and of the scheduler", () => {
+  it("a cycle names the jobs it placed and left waiting, in the operator's words; the tenant page shows usage, money, running work and invoices", async () => {
+    const { gpuType } = await pricedFleet(1, 2);
+    const tenant = await createTenant(systemActor, { name: unique("Queue Co"), gpu_quota: 2, billing_email: null });
+    const runs = await submitJob(asTenantAdmin(tenant.id), {
+      name: unique("runs"),
+      gpu_count: 2,
+      gpu_type: gpuType,
+      priority: 1,
+      max_retries: 0,
+    });
+    const cycle = await runSchedulerCycle("operator-views");
+    const waits = await submitJob(asTenantAdmin(tenant.id), {
+      name: unique("waits"),
+      gpu_count: 1,
+      gpu_type: gpuType,
+      priority: 1,
+      max_retries: 0,
+    });
+    await runSchedulerCycle("operator-views-2");
+    const cycles = await schedulerCycles(50);
+    const placedIn = cycles.find((c) => c.id === cycle.id)!;
+    expect(placedIn.decisions).toContainEqual(
+      expect.objectContaining({
+        id: runs.id,
+        kind: "job",
+        name: runs.name,
+        tenant: tenant.name,
+        outcome: "placed",
+        what: "placed on 2 GPUs of 1 node",
+      }),
+    );
+    // the waiting job was blocked by quota at submit; an operator's view of its reason names the tenant
+    const page = await listJobsPage(operatorPrincipal, jobListParams.parse({ tenant_id: tenant.id, status: "waiting" }));
+    expect(page.rows.find((r) => r.id === waits.id)!.pendingReason).toMatch(new RegExp(`^Quota: ${tenant.name} holds 2 of its 2 GPUs`));
+    const own = await listJobsPage(asTenantAdmin(tenant.id).principal, jobListParams.parse({ status: "waiting" }));
+    expect(own.rows.find((r) => r.id === waits.id)!.pendingReason).toMatch(/^Quota: your organisation holds 2 of its 2 GPUs/);
+
+    const view = await operatorTenantOverview({ kind: "operator", label: "test" }, tenant.id);
+    expect(view.figures.gpu_in_use).toBe(2);
+    expect(view.running.map((j) => j.id)).toEqual([runs.id]);
+    expect(view.counts).toMatchObject({ running: 1, blocked: 1 });
+    expect(view.month.total_cents).toBe(view.month.billed_cents + view.month.accruing_cents);
+    expect(view.invoices).toEqual([]);
   });
 });

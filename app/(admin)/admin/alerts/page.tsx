@@ -79,7 +79,7 @@ export default page({ plane: "operator", path: "/admin/alerts", loading: <PageSk
           </dl>
         </Card>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Firing" value={counts.total} hint={`${counts.critical} critical · ${counts.warning} warning · ${counts.info} info`} />
         <Stat label="Unacknowledged" value={unacked} hint="Firing and nobody has taken them" />
         <Stat label="Silenced" value={silenced} hint="Firing, but a silence or maintenance window keeps them quiet" />

@@ -17,6 +17,7 @@ import { listInvoicesQuery } from "@/lib/billing/schemas";
 import { stripeConfigFromEnv } from "@/lib/billing/stripe";
 import { billingSummary, tenantBillingTable, usageByMonth } from "@/lib/billing/usage";
 import { page } from "@/lib/pages/page";
+import { effectiveSettings } from "@/lib/settings/settings";
 import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Billing" };
@@ -35,13 +36,14 @@ export default page(
     ]);
     const names = new Map(tenants.map((t) => [t.id, t.name]));
     const stripe = Boolean(stripeConfigFromEnv().secretKey);
+    const bank = (await effectiveSettings()).bank;
     return (
       <>
         <PageHeader
           title="Billing"
           description="Per-second GPU usage priced at your rates, invoiced monthly or charged to prepaid balances."
         />
-        <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
           <MonthSpendCard
             spend={{
               billed_cents: summary.revenue_month_billed_cents,
@@ -65,7 +67,9 @@ export default page(
             hint={
               stripe
                 ? "Invoices carry a card payment link (Stripe)"
-                : "Card payments are off: tenants pay from their balance or by bank transfer (Settings → Payments)"
+                : bank
+                  ? `Card payments are off: tenants pay from their balance or by bank transfer to ${bank.account_name}`
+                  : "No way to pay yet: set bank details (Settings → Payments) or configure Stripe; tenants can only pay from a balance"
             }
           />
         </div>

@@ -23,7 +23,7 @@ export default page({ plane: "operator", path: "/admin/pods", loading: <PageSkel
         description="Every tenant's interactive pods (the newest 500): where they run, what they hold and cost, and why the waiting ones wait."
         actions={<AutoRefresh seconds={5} />}
       />
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Running or starting" value={live.length} />
         <Stat label="GPUs held by pods" value={live.reduce((s, x) => s + x.gpu_count, 0)} />
         <Stat label="Waiting" value={list.data.filter((x) => x.status === "pending").length} />

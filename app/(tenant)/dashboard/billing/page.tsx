@@ -20,6 +20,7 @@ import { effectiveSettings } from "@/lib/settings/settings";
 import { BankTransfer } from "@/components/billing/payment-guides";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
+import { env } from "@/lib/env";
 import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Billing" };
@@ -50,7 +51,7 @@ export default page({ plane: "tenant", path: "/dashboard/billing", loading: <Pag
             : "Your usage is measured per second and invoiced monthly."
         }
       />
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <MonthSpendCard spend={month} />
         <Stat
           label="Spending now"
@@ -123,7 +124,7 @@ export default page({ plane: "tenant", path: "/dashboard/billing", loading: <Pag
                 <Th>Period</Th>
                 <Th className="text-right">Amount</Th>
                 <Th>Status</Th>
-                <Th>
+                <Th pin="right">
                   <span className="sr-only">Actions</span>
                 </Th>
               </tr>
@@ -143,7 +144,7 @@ export default page({ plane: "tenant", path: "/dashboard/billing", loading: <Pag
                   <Td>
                     <InvoiceStatus status={i.status} />
                   </Td>
-                  <Td className="text-right">
+                  <Td className="text-right" pin="right">
                     {i.status === "pending" ? (
                       <Link className={buttonClass("primary", "sm")} href={`/dashboard/billing/invoices/${i.id}`}>
                         Pay
@@ -162,12 +163,12 @@ export default page({ plane: "tenant", path: "/dashboard/billing", loading: <Pag
         <Card className="mt-6" id="add-funds">
           <CardHeader
             title="Add funds"
-            description="Work is charged to this balance per second as it runs. At zero, new work waits until funds arrive and running work stops after the grace period; a deposit queues it again."
+            description={`Work is charged to this balance per second as it runs. At zero, new work waits until funds arrive and running work stops after the grace period; a deposit queues it again.${stripe ? "" : " Card payments are not set up on this installation: add funds by bank transfer, quoting your reference; your operator credits the balance when it arrives."}`}
           />
           {stripe ? <CardDepositForm action={cardDepositAction} /> : null}
           <div className={stripe ? "border-t border-slate-100 p-5" : "p-5"}>
             <h3 className="mb-3 text-sm font-semibold text-slate-900">{stripe ? "Or by bank transfer" : "By bank transfer"}</h3>
-            <BankTransfer bank={settings.bank} reference={depositReference(p.tenantId)} />
+            <BankTransfer bank={settings.bank} reference={depositReference(p.tenantId)} demo={env().DEMO_MODE} />
           </div>
         </Card>
       ) : stripe ? (

@@ -11,6 +11,7 @@ import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
 import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
+import { buttonClass } from "@/components/ui/button";
 
 export const metadata = { title: "Endpoints" };
 
@@ -30,14 +31,21 @@ export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ 
       <PageHeader
         title="Inference endpoints"
         description="Models served from replicas on the fleet's GPUs, kept healthy and scaled within your quota, measured against your SLA."
-        actions={<AutoRefresh seconds={5} />}
+        actions={
+          <div className="flex flex-wrap items-center gap-3">
+            <a className={buttonClass("primary")} href="#create-endpoint">
+              Create an endpoint
+            </a>
+            <AutoRefresh seconds={5} />
+          </div>
+        }
       />
       {sp.deleted ? (
         <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
           “{sp.deleted.slice(0, 100)}” deleted; its replicas stopped and its GPUs are free.
         </p>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Endpoints" value={endpoints.length} hint={`${serving.length} serving`} />
         <Stat
           label="Replicas ready"

@@ -13,6 +13,7 @@ import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
 import { PageSkeleton } from "@/components/shell/page-skeleton";
 import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
+import { buttonClass } from "@/components/ui/button";
 
 export const metadata = { title: "Pods" };
 
@@ -33,9 +34,16 @@ export default page({ plane: "tenant", path: "/dashboard/pods", loading: <PageSk
       <PageHeader
         title="Pods"
         description="Interactive GPU machines: a container with GPUs, SSH and the ports you publish, billed per second while it runs."
-        actions={<AutoRefresh seconds={5} />}
+        actions={
+          <div className="flex flex-wrap items-center gap-3">
+            <a className={buttonClass("primary")} href="#create">
+              Create a pod
+            </a>
+            <AutoRefresh seconds={5} />
+          </div>
+        }
       />
-      <div className="grid gap-4 sm:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat
           label="Running"
           value={running.length}

@@ -46,7 +46,7 @@ export default page(
           description={[cluster.region, cluster.provider].filter(Boolean).join(" · ") || "Cluster"}
           actions={<AutoRefresh seconds={10} />}
         />
-        <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
           <Stat label="GPUs" value={summary.gpus_total} hint={`${summary.gpus_schedulable} schedulable`} />
           <Stat label="Unhealthy GPUs" value={summary.gpus_unhealthy} />
           <Stat

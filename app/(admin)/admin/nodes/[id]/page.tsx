@@ -53,7 +53,7 @@ export default page(
             </div>
           }
         />
-        <div className="grid gap-4 sm:grid-cols-3">
+        <div className="grid grid-cols-2 gap-4 lg:grid-cols-3">
           <Stat label="Health score" value={health.score} hint={health.reasons[0] ?? "No issues"} />
           <Stat label="GPUs" value={gpuCounts.present} hint={gpuStateCounts(gpus)} />
           <Stat

@@ -8,6 +8,8 @@ import { createUserAction, updateUserAction } from "@/app/_actions/users";
 import { EditTenantForm, TenantStatusForm } from "@/components/forms/tenant-forms";
 import { CreateUserForm } from "@/components/forms/user-forms";
 import { UsersTable } from "@/components/shell/users-table";
+import { TenantActivity } from "@/components/shell/tenant-activity";
+import { operatorTenantOverview } from "@/lib/tenants/tenant-page";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { fleetCapacity } from "@/lib/jobs/queries";
@@ -26,15 +28,16 @@ export default page(
     load: async ({ principal, ids: { id } }) => {
       const tenant = await nullIfRefused(getTenantOrThrow(principal, id));
       if (!tenant) return null;
-      const [users, balance, capacity] = await Promise.all([
+      const [users, balance, capacity, activity] = await Promise.all([
         listUsers(principal, { limit: 500, tenant_id: id }),
         balanceOf(id),
         fleetCapacity(),
+        operatorTenantOverview(principal, id),
       ]);
-      return { tenant, users, balance, capacity };
+      return { tenant, users, balance, capacity, activity };
     },
   },
-  ({ ids: { id }, data: { tenant, users, balance, capacity } }) => {
+  ({ ids: { id }, data: { tenant, users, balance, capacity, activity } }) => {
     return (
       <>
         <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
@@ -53,6 +56,7 @@ export default page(
             </div>
           }
         />
+        <TenantActivity tenantId={tenant.id} quota={tenant.gpuQuota} view={activity} />
         <Card className="mb-6">
           <CardHeader title="Settings" />
           <EditTenantForm action={updateTenantAction} tenant={tenant} fleetGpus={Object.values(capacity).reduce((a, b) => a + b, 0)} />
