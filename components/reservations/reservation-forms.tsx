@@ -6,7 +6,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { estimateCents, formatCents, formatDuration } from "@/lib/billing/money";
 import { ConfirmedAction } from "@/components/forms/confirmed-action";
 import { formFields } from "@/components/forms/form-fields";
-import { Field, FormMessage, GpuTypeField, SubmitButton } from "@/components/forms/form-parts";
+import { Field, FormMessage, SubmitButton } from "@/components/forms/form-parts";
 import { useActionForm, useLiveField, type FormAction } from "@/components/forms/use-action-form";
 
 // Times are typed in UTC, like every time the console shows (a datetime-local input carries no
