@@ -201,7 +201,7 @@ export function EndpointTrafficChart({ points }: { points: Array<{ t: string; re
       colors={["indigo"]}
       showAnimation={false}
       showLegend={false}
-      yAxisWidth={56}
+      yAxisWidth={76}
       connectNulls={false}
       {...axisProps(axis, (v) => `${formatOnAxis(v, axis, 1)} req/s`)}
     />
@@ -222,7 +222,7 @@ export function EndpointTokensChart({ points }: { points: Array<{ t: string; tok
       colors={["emerald"]}
       showAnimation={false}
       showLegend={false}
-      yAxisWidth={72}
+      yAxisWidth={92}
       connectNulls={false}
       {...axisProps(axis, (v) => `${formatOnAxis(v, axis, 0)} tok/s`)}
     />
@@ -259,7 +259,7 @@ export function EndpointLatencyChart({
         colors={colors}
         showAnimation={false}
         showLegend={false}
-        yAxisWidth={64}
+        yAxisWidth={80}
         connectNulls={false}
         {...axisProps(axis, (v) => `${formatOnAxis(v, axis, 0)} ms`)}
       />

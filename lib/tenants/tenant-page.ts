@@ -19,7 +19,10 @@ export async function operatorTenantOverview(p: OperatorPrincipal, tenantId: str
     tenantFigures(tenantId),
     tenantMonthSpend(tenantId),
     listInvoices(p, { tenantId, limit: 8 }),
-    listJobsPage(p, jobListParams.parse({ tenant_id: tenantId, status: "running", sort: "newest", per_page: 25 })),
+    listJobsPage(p, jobListParams.parse({ tenant_id: tenantId, status: "running", sort: "newest", per_page: 25 })).then((r) => ({
+      ...r,
+      rows: r.rows.slice(0, 8),
+    })),
     jobCounts(tenantId),
     db().endpoint.count({ where: { tenantId, deletedAt: null, status: { in: ["ready", "scaling", "degraded"] } } }),
     db().pod.count({ where: { tenantId, status: { in: ["starting", "running"] } } }),
