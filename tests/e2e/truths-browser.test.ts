@@ -42,7 +42,7 @@ async function world() {
   const gpuType = unique("T").replace(/-/g, "").slice(0, 10).toUpperCase();
   await db().gpuRate.create({ data: { gpuType, centsPerHour: RATE, effectiveFrom: new Date("2020-01-01"), createdBy: "walk" } });
   const agent = actorFor(agentPrincipal(cluster.id));
-  // four: the walk's work fills two at most, so one stays free to be reserved whole
+  // four, so the walk's work always finds GPUs of its type
   const nodes: Array<Awaited<ReturnType<typeof registerNode>>> = [];
   for (let i = 0; i < 4; i++)
     nodes.push(
@@ -54,10 +54,24 @@ async function world() {
         gpus: inventory(4, gpuType),
       }),
     );
+  // and one node of a type of its own, for the walk's reservation (whatever the walk's other work is doing)
+  const reservedType = unique("RS").replace(/-/g, "").slice(0, 10).toUpperCase();
+  await db().gpuRate.create({
+    data: { gpuType: reservedType, centsPerHour: RATE, effectiveFrom: new Date("2020-01-01"), createdBy: "walk" },
+  });
+  nodes.push(
+    await registerNode(agent, {
+      hostname: unique("truth-reserved"),
+      pod: "truth-pod",
+      rack: "truth-rack-r",
+      capabilities: { containers: true, runtime: "docker test" },
+      gpus: inventory(2, reservedType),
+    }),
+  );
   const beat = () => Promise.all(nodes.map((n) => recordHeartbeat(agent, n.node.id, {})));
   await beat();
   const tenant = await createTenant(systemActor, { name: unique("Truth Co"), gpu_quota: 16, billing_email: "ap@truth.test" });
-  return { cluster, gpuType, nodes: nodes.map((n) => n.node), beat, tenant, agent };
+  return { cluster, gpuType, reservedType, nodes: nodes.slice(0, 4).map((n) => n.node), beat, tenant, agent };
 }
 
 beforeAll(async () => {
@@ -91,6 +105,8 @@ async function photograph(page: Page, name: string) {
 
 /** A job of the walk's type placed now, its run moved `secondsAgo` into the past. */
 async function running(name: string, gpus: number, secondsAgo: number) {
+  // nobody runs the agent: the walk's heartbeat keeps its nodes online (they go offline after 90 s of silence)
+  await w.beat();
   const job = await submitJob(asAdmin(), { name, gpu_count: gpus, gpu_type: w.gpuType, priority: 1, max_retries: 0 });
   await runSchedulerCycle("truths");
   await pool().query(`UPDATE jobs SET started_at = started_at - make_interval(secs => $2::int) WHERE id = $1 AND status = 'running'`, [
@@ -207,7 +223,9 @@ describe("1. one definition per figure", () => {
 
   it("charts label every tick differently and draw one unit per axis", async () => {
     const page = await signedIn("/admin/billing", operator);
-    const ticks = await page.locator(".recharts-yAxis .recharts-cartesian-axis-tick-value").allTextContents();
+    const tick = page.locator(".recharts-yAxis .recharts-cartesian-axis-tick-value");
+    await tick.first().waitFor();
+    const ticks = await tick.allTextContents();
     expect(ticks.length).toBeGreaterThan(1);
     expect(new Set(ticks).size).toBe(ticks.length);
     await page.context().close();
@@ -252,7 +270,7 @@ describe("2. forms save what they show", () => {
     await form.getByLabel("Threshold").fill("92");
     const sent = await shown(form);
     await form.getByRole("button", { name: "Add rule" }).click();
-    await form.getByTestId("form-message").filter({ hasText: /./ }).waitFor();
+    await form.locator("[data-testid=form-message][data-ok=true]").waitFor();
     const rule = await db().alertRule.findFirstOrThrow({ where: { name: sent.name } });
     expect({
       name: rule.name,
@@ -315,7 +333,7 @@ describe("2. forms save what they show", () => {
     await form.getByLabel("Priority").fill("4");
     const sent = await shown(form);
     await form.getByRole("button", { name: /^Submit/ }).click();
-    await form.getByTestId("form-message").filter({ hasText: /./ }).waitFor();
+    await form.locator("[data-testid=form-message][data-ok=true]").waitFor();
     const job = await db().job.findFirstOrThrow({ where: { tenantId: w.tenant.id, name } });
     expect({
       name: job.name,
@@ -382,7 +400,7 @@ describe("2. forms save what they show", () => {
     expect(await shown(create)).toEqual(enteredTenant);
     await create.locator('[name="gpu_quota"]').fill("12");
     await create.getByRole("button", { name: "Create tenant" }).click();
-    await create.getByTestId("form-message").filter({ hasText: /./ }).waitFor();
+    await create.locator("[data-testid=form-message][data-ok=true]").waitFor();
     const t = await db().tenant.findFirstOrThrow({ where: { name: tenantName } });
     expect({ name: t.name, gpu_quota: String(t.gpuQuota), billing_email: t.billingEmail }).toEqual({ ...enteredTenant, gpu_quota: "12" });
     await expect.poll(() => shown(create)).toEqual(initialTenant);
@@ -394,7 +412,7 @@ describe("2. forms save what they show", () => {
     await edit.locator('[name="max_priority"]').fill("3");
     const sentEdit = await shown(edit);
     await edit.getByRole("button", { name: "Save changes" }).click();
-    await edit.getByTestId("form-message").filter({ hasText: /./ }).waitFor();
+    await edit.locator("[data-testid=form-message][data-ok=true]").waitFor();
     const saved = await db().tenant.findUniqueOrThrow({ where: { id: t.id } });
     expect({
       name: saved.name,
@@ -419,7 +437,7 @@ describe("2. forms save what they show", () => {
     await user.locator('[name="email"]').fill(email);
     await user.locator('[name="password"]').fill("a-long-walk-password");
     await user.getByRole("button", { name: "Add user" }).click();
-    await user.getByTestId("form-message").filter({ hasText: /./ }).waitFor();
+    await user.locator("[data-testid=form-message][data-ok=true]").waitFor();
     expect(await db().user.findUniqueOrThrow({ where: { email } })).toMatchObject({
       name: "Walk Person",
       role: "tenant_admin",
@@ -458,7 +476,7 @@ describe("2. forms save what they show", () => {
     expect(await shown(cluster)).toEqual(enteredCluster);
     await cluster.locator('[name="region"]').fill("walk-1");
     await cluster.getByRole("button", { name: "Register cluster" }).click();
-    await cluster.getByTestId("form-message").filter({ hasText: /./ }).waitFor();
+    await cluster.locator("[data-testid=form-message][data-ok=true]").waitFor();
     expect(await db().cluster.findFirstOrThrow({ where: { name: clusterName } })).toMatchObject({ region: "walk-1", provider: "walk-dc" });
     await expect.poll(() => shown(cluster)).toEqual(initialCluster);
 
@@ -492,7 +510,7 @@ describe("2. forms save what they show", () => {
     expect(await shown(silence)).toEqual(enteredSilence);
     await silence.locator('[name="reason"]').fill("walk: known issue");
     await silence.getByRole("button", { name: "Start silence" }).click();
-    await silence.getByTestId("form-message").filter({ hasText: /./ }).waitFor();
+    await silence.locator("[data-testid=form-message][data-ok=true]").waitFor();
     expect(await db().alertSilence.findFirstOrThrow({ where: { reason: "walk: known issue" } })).toMatchObject({
       kind: "silence",
       ruleId: rule.id,
@@ -605,6 +623,7 @@ describe("4. dialogs, focus and keyboard", () => {
   });
 
   it("the node-action dialog sits in the middle of the window", async () => {
+    await w.beat();
     const page = await signedIn(`/admin/nodes/${w.nodes[0]!.id}`, operator);
     await page.getByRole("button", { name: "Maintenance…" }).click();
     const box = (await page.getByTestId("node-action-dialog").boundingBox())!;
@@ -719,8 +738,9 @@ describe("5. paths that dead-ended", () => {
 
     // work inside a reservation: its line names the reservation instead of charging $0.00
     const now = Date.now();
+    await w.beat();
     const r = await createReservation(asAdmin(), {
-      gpu_type: w.gpuType,
+      gpu_type: w.reservedType,
       node_count: 1,
       starts_at: new Date(now).toISOString(),
       ends_at: new Date(now + 3_600_000).toISOString(),
@@ -728,7 +748,7 @@ describe("5. paths that dead-ended", () => {
     const inside = await submitJob(asAdmin(), {
       name: unique("inside"),
       gpu_count: 1,
-      gpu_type: w.gpuType,
+      gpu_type: w.reservedType,
       priority: 1,
       max_retries: 0,
       reservation_id: r.id,
@@ -799,6 +819,7 @@ describe("6. lists and states", () => {
   });
 
   it("a scheduling cycle links the jobs it placed", async () => {
+    await w.beat();
     const job = await submitJob(asAdmin(), { name: unique("cycled"), gpu_count: 1, gpu_type: w.gpuType, priority: 1, max_retries: 0 });
     const cycle = await runSchedulerCycle("truths-walk");
     const page = await signedIn("/admin/scheduler", operator);
