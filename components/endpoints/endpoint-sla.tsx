@@ -301,12 +301,30 @@ function SlaAlertBox({ alert, alertsHref }: { alert: SlaAlertView; alertsHref: s
     );
   const w = alert.window;
   const mins = Math.round(alert.rule.window_s / 60);
+  const figures =
+    !w || w.availability_pct === null
+      ? "no data yet."
+      : `${pct(w.availability_pct)} available${w.p95_compliance_pct !== null ? `, p95 within target in ${pct(w.p95_compliance_pct, 1)} of minutes` : ""}.`;
+  // the rule's window misses an objective but the rule has not evaluated it yet: never a green "no alert"
+  if (w && (w.compliant.availability === false || w.compliant.p95 === false))
+    return (
+      <p
+        role="status"
+        data-testid="sla-alert-box"
+        data-tone="amber"
+        className="mt-4 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900 ring-1 ring-amber-200"
+      >
+        <strong>No SLA alert yet.</strong> The rule “{alert.rule.name}” checks the last {mins} min, which miss the SLA: {figures} It fires
+        at its next evaluation.
+      </p>
+    );
   return (
-    <p className="mt-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
-      <strong>No SLA alert.</strong> The rule “{alert.rule.name}” checks the last {mins} min:{" "}
-      {!w || w.availability_pct === null
-        ? "no data yet."
-        : `${pct(w.availability_pct)} available${w.p95_compliance_pct !== null ? `, p95 within target in ${pct(w.p95_compliance_pct, 1)} of minutes` : ""}.`}
+    <p
+      data-testid="sla-alert-box"
+      data-tone="green"
+      className="mt-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200"
+    >
+      <strong>No SLA alert.</strong> The rule “{alert.rule.name}” checks the last {mins} min: {figures}
     </p>
   );
 }

@@ -14,6 +14,7 @@ import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createTenant } from "@/lib/tenants/create-tenant";
+import { describeRange, fittingPreset, parseTimeRange } from "@/lib/metrics/time-range";
 import { axeViolations } from "../support/axe";
 import { confirmInDialog, launchBrowser, openPage } from "../support/browser";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeUser, unique } from "../support/fixtures";
@@ -124,12 +125,16 @@ describe("2. charts on a real time axis", () => {
     await w.beat();
     const page = await signedIn("/admin", operator);
     const chart = page.getByTestId("utilization-chart");
+    // a fleet younger than a day opens on the range that holds its data, not a sliver of 24 hours
+    const since = (await db().node.aggregate({ _min: { createdAt: true } }))._min.createdAt;
+    const opens = parseTimeRange({}, new Date(), fittingPreset("24h", since, new Date()));
+    expect(opens.key).not.toBe("24h");
+    await chart.getByRole("heading", { name: `GPU utilization, ${describeRange(opens)}` }).waitFor();
+    expect(await chart.getAttribute("data-step")).toBe(String(opens.stepS));
+    await chart.getByRole("link", { name: "24 h" }).click();
+    await page.waitForURL(/\/admin\?range=24h$/);
     await chart.getByRole("heading", { name: "GPU utilization, last 24 hours" }).waitFor();
     expect(await chart.getAttribute("data-step")).toBe("900");
-    await chart.getByRole("link", { name: "1 h" }).click();
-    await page.waitForURL(/\/admin\?range=1h$/);
-    await chart.getByRole("heading", { name: "GPU utilization, last hour" }).waitFor();
-    expect(await chart.getAttribute("data-step")).toBe("60");
     // a custom window, in UTC
     await chart.getByText("Custom").click();
     await page.fill("#range-from", "2026-11-29T08:00");

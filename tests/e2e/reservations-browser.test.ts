@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { axeViolations } from "../support/axe";
-import { confirmInDialog, launchBrowser, openPage, shot } from "../support/browser";
+import { confirmInDialog, expectNotFound, launchBrowser, openPage, shot } from "../support/browser";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
 
@@ -168,10 +168,7 @@ describe("reservations in the browser", () => {
 
     // another tenant learns nothing; operators see it on the timeline and the floor
     const stranger = await openPage(browser, `/dashboard/reservations/${id}`, other);
-    await stranger
-      .getByText(/could not be found/i)
-      .first()
-      .waitFor();
+    await expectNotFound(stranger, "reservation");
     expect(await stranger.getByText(gpuType).count()).toBe(0);
     await stranger.context().close();
     const ops = await openPage(browser, "/admin/reservations", operator, { width: 1440, height: 1000 });

@@ -580,6 +580,15 @@ describe("3. SLA pages tell the truth", () => {
     await headline.getByText(/missing its SLA/).waitFor();
     await headline.getByText(/p95 within 400 ms in .* of minutes against 95 %/).waitFor();
     await page.getByText("SLA missed", { exact: true }).waitFor();
+    // the alert's own box is never a green "no alert" over a window that misses: firing, or about to
+    await expect
+      .poll(
+        async () =>
+          (await page.getByText(/^SLA alert firing/).count()) +
+          (await page.locator("[data-testid=sla-alert-box][data-tone=amber]").count()) +
+          (await page.getByText(/No SLA alert rule is enabled/).count()),
+      )
+      .toBe(1);
     // a half-hour-old endpoint names the half hour, not a day; its charts open on the hour
     await page
       .getByTestId("sla-window")

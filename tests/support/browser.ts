@@ -76,3 +76,12 @@ export async function confirmInDialog(page: Page, labels: { confirm: string; kee
   await dialog.getByRole("button", { name: labels.confirm, exact: true }).click();
   await dialog.waitFor({ state: "hidden" });
 }
+
+/**
+ * The console's 404 for the page open now: the branded page naming what is missing ("No such
+ * job"), inside the plane's shell, answered with HTTP 404 (asked again with the page's session).
+ */
+export async function expectNotFound(page: Page, noun: string) {
+  await page.getByRole("heading", { name: `No such ${noun}`, level: 1 }).waitFor();
+  expect((await page.request.get(page.url())).status()).toBe(404);
+}
