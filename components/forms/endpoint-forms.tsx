@@ -146,7 +146,10 @@ export interface EndpointSettings {
 
 export function EndpointSettingsForm({ action, endpoint: s }: { action: FormAction; endpoint: EndpointSettings }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
-  const f = formFields(state, { idPrefix: "s" });
+  // the page refreshes itself: when the saved settings change (saved here, or the autoscaler moved
+  // the replicas) the fields show them, so the form never holds a value the endpoint no longer has
+  const saved = [s.replicas, s.min, s.max, s.slaP95Ms, s.slaAvailabilityPct, s.metric, s.target, s.cooldownS].join("/");
+  const f = formFields(state, { idPrefix: "s", remountWith: saved });
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Endpoint settings">
       <input type="hidden" name="id" value={s.id} />

@@ -382,6 +382,28 @@ describe("2. forms save what they show", () => {
       autoscale_metric: e.autoscaleMetric,
       autoscale_target: String(e.autoscaleTarget),
     }).toEqual(Object.fromEntries(Object.entries(sent).filter(([k]) => !["min_replicas", "max_replicas", "cooldown_s"].includes(k))));
+
+    // its settings: what is saved is what the form goes on showing, its autoscaling choice too
+    const settings = page.getByRole("form", { name: "Endpoint settings" });
+    await settings.locator('[name="sla_p95_ms"]').fill("650");
+    await settings.locator('[name="autoscale_metric"]').selectOption("requests_per_replica");
+    await settings.locator('[name="autoscale_target"]').fill("12");
+    await settings.locator('[name="cooldown_s"]').fill("600");
+    const sentSettings = await shown(settings);
+    await settings.getByRole("button", { name: "Save changes" }).click();
+    await settings.locator("[data-testid=form-message][data-ok=true]").waitFor();
+    const after = await db().endpoint.findUniqueOrThrow({ where: { id: e.id } });
+    expect({
+      replicas: String(after.desiredReplicas),
+      min_replicas: String(after.minReplicas),
+      max_replicas: String(after.maxReplicas),
+      sla_p95_ms: String(after.slaP95Ms),
+      sla_availability_pct: String(after.slaAvailabilityPct),
+      autoscale_metric: after.autoscaleMetric,
+      autoscale_target: String(after.autoscaleTarget),
+      cooldown_s: String(after.cooldownS),
+    }).toEqual(sentSettings);
+    await expect.poll(() => shown(settings)).toEqual(sentSettings);
     await page.context().close();
   });
 
