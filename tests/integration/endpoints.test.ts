@@ -173,7 +173,7 @@ describe("endpoints: one allocator with jobs", () => {
     expect(rows[0]!.in_use).toBe(6);
     // the tenant's home page counts the same
     expect(await tenantOverview(tenantAdminPrincipal(t.id) as TenantPrincipal)).toMatchObject({
-      gpusInUse: 6,
+      figures: { gpu_in_use: 6, gpu_in_use_by: { jobs: 0, endpoint_replicas: 6, pods: 0, reserved: 0 } },
       jobsRunning: 0,
       jobsWaiting: 1,
       endpointsTotal: 1,
