@@ -617,7 +617,10 @@ CREATE TABLE public.invoice_lines (
     endpoint_id uuid,
     reservation_id uuid,
     pod_id uuid,
+    covered_by_reservation_id uuid,
     CONSTRAINT invoice_lines_amount_check CHECK (((amount_cents >= 0) AND (gpu_seconds >= 0))),
+    CONSTRAINT invoice_lines_covered_by_reservation_id_fkey FOREIGN KEY (covered_by_reservation_id) REFERENCES reservations(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT invoice_lines_covered_check CHECK (((covered_by_reservation_id IS NULL) OR (amount_cents = 0))),
     CONSTRAINT invoice_lines_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES endpoints(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT invoice_lines_invoice_id_fkey FOREIGN KEY (invoice_id) REFERENCES invoices(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT invoice_lines_job_id_fkey FOREIGN KEY (job_id) REFERENCES jobs(id) ON UPDATE CASCADE ON DELETE RESTRICT,
@@ -932,18 +935,21 @@ CREATE TABLE public.notifications (
     body_html text,
     secret_ciphertext text,
     dedupe_key text,
+    invoice_id uuid,
     CONSTRAINT notifications_account_channel_check CHECK (((kind <> 'account'::text) OR (channel = ANY (ARRAY['email'::text, 'console'::text])))),
     CONSTRAINT notifications_alert_event_id_fkey FOREIGN KEY (alert_event_id) REFERENCES alert_events(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT notifications_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT notifications_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'webhook'::text, 'console'::text]))),
     CONSTRAINT notifications_demo_request_id_fkey FOREIGN KEY (demo_request_id) REFERENCES demo_requests(id) ON UPDATE CASCADE ON DELETE CASCADE,
-    CONSTRAINT notifications_kind_check CHECK (((kind = ANY (ARRAY['firing'::text, 'resolved'::text, 'demo_request'::text, 'account'::text])) AND ((kind = 'demo_request'::text) = (demo_request_id IS NOT NULL)) AND ((kind = 'account'::text) = (mail_kind IS NOT NULL)))),
+    CONSTRAINT notifications_invoice_channel_check CHECK (((invoice_id IS NULL) OR (channel = 'email'::text))),
+    CONSTRAINT notifications_invoice_id_fkey FOREIGN KEY (invoice_id) REFERENCES invoices(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT notifications_kind_check CHECK (((kind = ANY (ARRAY['firing'::text, 'resolved'::text, 'demo_request'::text, 'account'::text, 'invoice'::text])) AND ((kind = 'demo_request'::text) = (demo_request_id IS NOT NULL)) AND ((kind = 'invoice'::text) = (invoice_id IS NOT NULL)) AND ((kind = 'account'::text) = (mail_kind IS NOT NULL)))),
     CONSTRAINT notifications_mail_kind_check CHECK (((mail_kind IS NULL) OR (mail_kind = ANY (ARRAY['verify_email'::text, 'signup_exists'::text, 'password_reset'::text, 'password_changed'::text, 'new_sign_in'::text, 'two_factor_changed'::text, 'deposit_receipt'::text, 'deposit_refunded'::text, 'low_balance'::text])))),
     CONSTRAINT notifications_pkey PRIMARY KEY (id),
     CONSTRAINT notifications_secret_check CHECK (((secret_ciphertext IS NULL) OR ((kind = 'account'::text) AND (secret_ciphertext ~ '^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$'::text)))),
     CONSTRAINT notifications_sent_check CHECK (((status = 'sent'::text) = (sent_at IS NOT NULL))),
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'failed'::text]))),
-    CONSTRAINT notifications_subject_check CHECK ((num_nonnulls(alert_event_id, demo_request_id) =
+    CONSTRAINT notifications_subject_check CHECK ((num_nonnulls(alert_event_id, demo_request_id, invoice_id) =
 CASE
     WHEN (kind = 'account'::text) THEN 0
     ELSE 1
@@ -1856,6 +1862,8 @@ CREATE UNIQUE INDEX notifications_dedupe_key_key ON public.notifications USING b
 CREATE UNIQUE INDEX notifications_demo_request_id_channel_key ON public.notifications USING btree (demo_request_id, channel) WHERE (demo_request_id IS NOT NULL);
 
 CREATE INDEX notifications_due_idx ON public.notifications USING btree (next_attempt_at) WHERE (status = 'pending'::text);
+
+CREATE UNIQUE INDEX notifications_invoice_id_channel_key ON public.notifications USING btree (invoice_id, channel) WHERE (invoice_id IS NOT NULL);
 
 CREATE INDEX page_views_created_at_idx ON public.page_views USING brin (created_at);
 

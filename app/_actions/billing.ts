@@ -3,6 +3,7 @@ import { z } from "zod";
 import { formText, serverAction } from "@/lib/auth/action";
 import { generateInvoice } from "@/lib/billing/generate-invoice";
 import { payInvoice } from "@/lib/billing/pay-invoice";
+import { payInvoiceByCard } from "@/lib/billing/pay-invoice-by-card";
 import { refundInvoice } from "@/lib/billing/refund-invoice";
 import { voidInvoice } from "@/lib/billing/void-invoice";
 import { depositFunds } from "@/lib/billing/ledger";
@@ -36,12 +37,20 @@ export const setRateAction = serverAction(
   },
 );
 
+/** A day picked in a date input ("2026-11-30") as the instant it starts in UTC, `plusDays` later; anything else is passed on for the schema to name. */
+const utcDay = (v: string | undefined, plusDays = 0) => {
+  if (v === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
+  const t = Date.parse(`${v}T00:00:00Z`);
+  return Number.isNaN(t) ? v : new Date(t + plusDays * 86_400_000).toISOString();
+};
+
 export const generateInvoiceAction = serverAction(
   {
     schema: z.object({ tenant_id: id, period: createInvoiceBody }),
+    // the form picks whole UTC days, the last one included: the period ends as that day does
     fromForm: (f) => ({
       tenant_id: formText(f, "tenant_id"),
-      period: { period_start: formText(f, "period_start"), period_end: formText(f, "period_end") },
+      period: { period_start: utcDay(formText(f, "first_day")), period_end: utcDay(formText(f, "last_day"), 1) },
     }),
     access: ["operator"],
     revalidate: pages,
@@ -57,6 +66,14 @@ export const payFromBalanceAction = serverAction(
   async (actor, input) => {
     const inv = await payInvoice(actor, input.id, { method: "balance" });
     return { message: `${invoiceLabel(inv.number)} is paid from the prepaid balance.` };
+  },
+);
+
+export const payByCardAction = serverAction(
+  { schema: z.object({ id }), fromForm: (f) => ({ id: formText(f, "id") }), access: ["tenant"] },
+  async (actor, input) => {
+    const { url } = await payInvoiceByCard(actor, input.id);
+    return { message: "Opening Stripe Checkout…", data: { url } };
   },
 );
 

@@ -25,9 +25,20 @@ export const bookReservationAction = serverAction(
   },
   async (actor, input) => {
     const r = await createReservation(actor, input);
+    // the form keeps what was booked: its fields as they were sent
+    const local = (iso: string) => new Date(iso).toISOString().slice(0, 16);
     return {
-      message: `Booked ${r.nodeCount} × ${r.gpuType} node(s): ${r.nodes.map((n) => n.node.hostname).join(", ")}.`,
-      data: { id: r.id },
+      message: `Booked ${r.nodeCount} × ${r.gpuType} node${r.nodeCount === 1 ? "" : "s"}: ${r.nodes.map((n) => n.node.hostname).join(", ")}.`,
+      data: {
+        id: r.id,
+        booked: {
+          gpu_type: input.gpu_type,
+          node_count: String(input.node_count),
+          starts_local: local(input.starts_at),
+          ends_local: local(input.ends_at),
+          cluster_id: input.cluster_id ?? "",
+        },
+      },
     };
   },
 );

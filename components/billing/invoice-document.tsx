@@ -16,7 +16,14 @@ export interface InvoiceView {
     gpu_type: string;
     gpu_seconds: number;
     amount_cents: number;
-    jobs: Array<{ job_id: string | null; endpoint_id: string | null; description: string; gpu_seconds: number; amount_cents: number }>;
+    jobs: Array<{
+      job_id: string | null;
+      endpoint_id: string | null;
+      covered_by_reservation_id: string | null;
+      description: string;
+      gpu_seconds: number;
+      amount_cents: number;
+    }>;
   }>;
 }
 
@@ -100,11 +107,17 @@ export function InvoiceDocument({
               <td className="pt-4 text-right tabular-nums">{gpuHours(l.gpu_seconds).toLocaleString("en-US")}</td>
               <td className="pt-4 text-right tabular-nums">{formatCents(l.amount_cents)}</td>
             </tr>
-            {l.jobs.map((j) => (
-              <tr key={j.job_id ?? j.endpoint_id} className="text-slate-600">
+            {l.jobs.map((j, i) => (
+              <tr key={i} className="text-slate-600">
                 <td className="py-1 pl-4">{j.description}</td>
                 <td className="py-1 text-right tabular-nums">{gpuHours(j.gpu_seconds).toLocaleString("en-US")}</td>
-                <td className="py-1 text-right tabular-nums">{formatCents(j.amount_cents)}</td>
+                <td className="py-1 text-right tabular-nums" data-testid={j.covered_by_reservation_id ? "covered-line" : undefined}>
+                  {j.covered_by_reservation_id ? (
+                    <span className="text-xs text-sky-800">covered by reservation</span>
+                  ) : (
+                    formatCents(j.amount_cents)
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>

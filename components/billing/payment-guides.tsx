@@ -1,10 +1,62 @@
 import Link from "next/link";
+import { CopyLine } from "@/components/ui/copy-line";
 import { formatDateTime } from "@/components/ui/format";
 import { formatCents, formatDuration } from "@/lib/billing/money";
 import type { BankDetails } from "@/lib/settings/schemas";
 
+/**
+ * Whether the invoice's payment link reached the tenant, as the outbox recorded its email: sent (to
+ * whom, when), on its way, failed (why), or never sent (why), with the link to share by hand.
+ */
+export function PaymentLinkStatus({
+  delivery,
+  url,
+}: {
+  delivery: { state: string; target: string | null; sentAt: string | null; error: string | null };
+  url: string;
+}) {
+  const says: Record<string, { tone: string; text: string }> = {
+    sent: { tone: "text-emerald-800", text: `Payment link sent to ${delivery.target} by email, ${formatDateTime(delivery.sentAt)}.` },
+    pending: {
+      tone: "text-slate-700",
+      text: `Payment link queued for ${delivery.target}; not delivered yet${delivery.error ? ` (last try: ${delivery.error})` : ""}.`,
+    },
+    failed: {
+      tone: "text-red-700",
+      text: `The payment link email to ${delivery.target} failed: ${delivery.error ?? "unknown error"}. Share the link yourself.`,
+    },
+    not_queued: { tone: "text-slate-700", text: "No email was sent for this invoice. Share the link with the tenant." },
+    no_email_channel: {
+      tone: "text-amber-800",
+      text: "Not sent: no email server is configured (Settings → Notification channels). Share the link with the tenant.",
+    },
+    no_billing_email: {
+      tone: "text-amber-800",
+      text: "Not sent: the tenant has no billing email. Share the link, or add an address on its page.",
+    },
+  };
+  const s = says[delivery.state] ?? says.not_queued!;
+  return (
+    <div className="space-y-2" data-testid="payment-link-status" data-state={delivery.state}>
+      <p className={`text-sm ${s.tone}`}>{s.text}</p>
+      <CopyLine text={url} label="Payment link" />
+    </div>
+  );
+}
+
 /** Bank details with the reference to write on the transfer; without details, who to ask. */
-export function BankTransfer({ bank, reference, amountCents }: { bank: BankDetails | null; reference: string; amountCents?: number }) {
+export function BankTransfer({
+  bank,
+  reference,
+  amountCents,
+  demo = false,
+}: {
+  bank: BankDetails | null;
+  reference: string;
+  amountCents?: number;
+  /** the demo's seeded details: said so, since no money moves */
+  demo?: boolean;
+}) {
   if (!bank) {
     return (
       <p className="text-sm text-slate-600">
@@ -38,6 +90,12 @@ export function BankTransfer({ bank, reference, amountCents }: { bank: BankDetai
       <p className="mt-3 text-slate-600">
         {bank.instructions || "Your operator records the payment when it arrives; it then shows here."} Always quote the reference.
       </p>
+      {demo ? (
+        <p className="mt-2 rounded-md bg-amber-50 px-3 py-2 text-xs text-amber-900 ring-1 ring-amber-200" data-testid="demo-bank-note">
+          Demo: these are the demo operator&apos;s bank details, seeded at first start; no real account is behind them. In the demo the
+          operator records the transfer from the invoice&apos;s page (Billing → the invoice → Record bank payment).
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -1,13 +1,15 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
-import { Card, CardHeader, Stat } from "@/components/ui/card";
+import { Card, CardHeader } from "@/components/ui/card";
 import { formatRelative } from "@/components/ui/format";
 import type { SlaJson } from "@/lib/endpoints/schemas";
-import type { TimelineSlot } from "@/lib/endpoints/sla";
+import type { ErrorBudget, TimelineSlot } from "@/lib/endpoints/sla";
+import { formatDuration } from "@/lib/billing/money";
 import { formatAxisTime } from "@/lib/metrics/time-range";
 
 const pct = (v: number | null, digits = 2) => (v === null ? "—" : `${v.toFixed(digits)} %`);
 const minutes = (v: number) => v.toFixed(v < 10 ? 2 : 1);
+const MINUTE = 60_000;
 
 export interface SlaAlertView {
   rule: { name: string; window_s: number } | null;
@@ -15,7 +17,13 @@ export interface SlaAlertView {
   firing: { id: string; message: string; firedAt: string } | null;
 }
 
-/** The list's SLA cell: the last 24 hours against the target, and the alert if one fires. */
+/** "24 h", or "3 min" for an endpoint younger than the window: the list cell's short window. */
+function shortWindow(servedFrom: string | null, from: string, to: string): string {
+  if (!servedFrom || Date.parse(servedFrom) - Date.parse(from) < MINUTE) return "24 h";
+  return formatDuration(Date.parse(to) - Date.parse(servedFrom));
+}
+
+/** The list's SLA cell: the last 24 hours (or as long as it has served) against each objective, and the alert if one fires. */
 export function SlaCell({
   target,
   summary,
@@ -25,11 +33,15 @@ export function SlaCell({
   summary?: {
     availability_pct: number | null;
     compliant: { availability: boolean | null; p95: boolean | null };
+    served_from: string | null;
+    from: string;
+    to: string;
     alert: { id: string } | null;
   };
   alertHref: (id: string) => string;
 }) {
   if (!summary) return <span className="text-xs text-slate-600">{target || "—"}</span>;
+  const w = shortWindow(summary.served_from, summary.from, summary.to);
   return (
     <div className="flex flex-col gap-1 text-xs">
       <span className="text-slate-600">{target || "no target"}</span>
@@ -38,10 +50,14 @@ export function SlaCell({
           <span className="text-slate-500">no data yet</span>
         ) : (
           <span className={summary.compliant.availability === false ? "font-medium text-red-700" : "text-emerald-700"}>
-            {pct(summary.availability_pct)} up (24 h)
+            {pct(summary.availability_pct)} up ({w})
           </span>
         )}
-        {summary.compliant.p95 === false ? <span className="font-medium text-red-700">p95 missed (24 h)</span> : null}
+        {summary.compliant.p95 === false ? (
+          <span className="font-medium text-red-700">p95 missed ({w})</span>
+        ) : summary.compliant.p95 === true ? (
+          <span className="text-emerald-700">p95 met</span>
+        ) : null}
         {summary.alert ? (
           <Link href={alertHref(summary.alert.id)} className="rounded focus-visible:outline-2 focus-visible:outline-indigo-600">
             <Badge tone="red">SLA alert</Badge>
@@ -52,78 +68,153 @@ export function SlaCell({
   );
 }
 
-/** Availability, latency compliance, error budget and downtime over the page's range, a minute strip, and the SLA alert's own verdict. */
+type Verdict = { tone: "green" | "red" | "neutral"; label: string };
+const verdictOf = (compliant: boolean | null, hasTarget: boolean): Verdict =>
+  !hasTarget
+    ? { tone: "neutral", label: "No target" }
+    : compliant === null
+      ? { tone: "neutral", label: "No data yet" }
+      : compliant
+        ? { tone: "green", label: "Met" }
+        : { tone: "red", label: "Missed" };
+
+/** A budget as a bar and a sentence: how much of what the objective allows was used, what is left, or by how much it is overspent. */
+function BudgetLine({ budget, unit, testId }: { budget: ErrorBudget | null; unit: string; testId: string }) {
+  if (!budget) return null;
+  const usedPct =
+    budget.allowed_minutes > 0 ? Math.min(100, (100 * budget.used_minutes) / budget.allowed_minutes) : budget.used_minutes > 0 ? 100 : 0;
+  const over = budget.overspent_minutes > 0;
+  return (
+    <div className="mt-3" data-testid={testId}>
+      <div className="flex items-baseline justify-between text-xs">
+        <span className="font-medium text-slate-700">Budget</span>
+        <span className={over ? "font-medium text-red-700" : "text-slate-600"}>
+          {budget.remaining_pct === null && !over
+            ? "nothing allowed yet"
+            : over
+              ? `overspent by ${minutes(budget.overspent_minutes)} min`
+              : `${(budget.remaining_pct ?? 0).toFixed(0)} % left`}
+        </span>
+      </div>
+      <div
+        className="mt-1 h-1.5 overflow-hidden rounded-full bg-slate-100"
+        role="img"
+        aria-label={`${minutes(budget.used_minutes)} of ${minutes(budget.allowed_minutes)} minutes of ${unit} allowed used`}
+      >
+        <div
+          className={`h-full rounded-full ${over ? "bg-red-500" : usedPct > 75 ? "bg-amber-500" : "bg-emerald-500"}`}
+          style={{ width: `${usedPct}%` }}
+        />
+      </div>
+      <p className="mt-1 text-xs text-slate-500">
+        {minutes(budget.used_minutes)} of {minutes(budget.allowed_minutes)} min of {unit} allowed used
+      </p>
+    </div>
+  );
+}
+
+function Objective({
+  title,
+  verdict,
+  value,
+  valueMissed,
+  lines,
+  budget,
+  budgetUnit,
+  testId,
+}: {
+  title: string;
+  verdict: Verdict;
+  value: React.ReactNode;
+  valueMissed: boolean;
+  lines: string[];
+  budget: ErrorBudget | null;
+  budgetUnit: string;
+  testId: string;
+}) {
+  const ring = verdict.tone === "red" ? "ring-red-200" : verdict.tone === "green" ? "ring-emerald-200" : "ring-slate-200";
+  return (
+    <Card className={`px-5 py-4 ring-1 ${ring}`} data-testid={testId} data-verdict={verdict.label.toLowerCase()}>
+      <div className="flex items-start justify-between gap-3">
+        <p className="text-xs font-medium uppercase tracking-wide text-slate-500">{title}</p>
+        <Badge tone={verdict.tone}>{verdict.label}</Badge>
+      </div>
+      <p className={`mt-1 text-2xl font-semibold tabular-nums ${valueMissed ? "text-red-700" : "text-slate-900"}`}>{value}</p>
+      {lines.map((l) => (
+        <p key={l} className="mt-0.5 text-xs text-slate-500">
+          {l}
+        </p>
+      ))}
+      <BudgetLine budget={budget} unit={budgetUnit} testId={`${testId}-budget`} />
+    </Card>
+  );
+}
+
+/**
+ * Each objective on its own, met or missed in colour, with its own budget and the window named:
+ * availability (its downtime budget) and latency (its budget of slow minutes); then a minute strip
+ * and the SLA alert's own verdict over the rule's window.
+ */
 export function EndpointSlaPanel({
   sla,
   timeline,
   alert,
   rangeWords,
+  windowWords: window,
   alertsHref,
 }: {
   sla: SlaJson;
   timeline: TimelineSlot[];
   alert: SlaAlertView;
   rangeWords: string;
+  /** the window the figures cover ("the 3 min since it first served"), from the view model */
+  windowWords: string;
   alertsHref: string;
 }) {
-  const budget = sla.error_budget;
-  const noData = sla.availability_pct === null;
+  const availability = verdictOf(sla.compliant.availability, sla.targets.availability_pct !== null);
+  const latency = verdictOf(sla.compliant.p95, sla.targets.p95_ms !== null);
   return (
-    <section aria-label="Service level" className="mt-6">
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Stat
-          label={`Availability, ${rangeWords}`}
-          value={
-            noData ? (
-              "No data yet"
-            ) : (
-              <span className={sla.compliant.availability === false ? "text-red-700" : undefined}>{pct(sla.availability_pct)}</span>
-            )
-          }
-          hint={
-            noData
+    <section aria-label="Service level" className="mt-4">
+      <p className="mb-3 text-sm text-slate-600" data-testid="sla-window">
+        Figures over {window}
+        {window !== rangeWords ? ` (of ${rangeWords})` : ""}; the SLA alert below checks its own, shorter window.
+      </p>
+      <div className="grid gap-4 lg:grid-cols-2">
+        <Objective
+          title="Availability objective"
+          testId="slo-availability"
+          verdict={availability}
+          value={sla.availability_pct === null ? "No data yet" : pct(sla.availability_pct)}
+          valueMissed={sla.compliant.availability === false}
+          lines={[
+            sla.targets.availability_pct !== null
+              ? `Target ${sla.targets.availability_pct} % of minutes up, over ${window}`
+              : "No availability target set",
+            sla.availability_pct === null
               ? "Counted from the first time a replica is ready"
-              : sla.targets.availability_pct
-                ? `target ${sla.targets.availability_pct} % · ${sla.compliant.availability ? "met" : "missed"}`
-                : "no target set"
-          }
+              : `${minutes(sla.minutes_down)} min down of ${minutes(sla.minutes_expected)} served · ${minutes(sla.minutes_idle)} idle min count as up${sla.minutes_no_data > 0 ? ` · ${minutes(sla.minutes_no_data)} min without data` : ""}`,
+          ]}
+          budget={sla.error_budget}
+          budgetUnit="downtime"
         />
-        <Stat
-          label="p95 within target"
-          value={pct(sla.p95_compliance_pct, 1)}
-          hint={
-            sla.targets.p95_ms
-              ? sla.p95_compliance_pct === null
-                ? `target ${sla.targets.p95_ms} ms · no traffic yet`
-                : `of minutes with traffic, target ${sla.targets.p95_ms} ms (met at ≥ 95 %)`
-              : "no latency target"
-          }
-        />
-        <Stat
-          label="Error budget left"
+        <Objective
+          title="Latency objective"
+          testId="slo-latency"
+          verdict={latency}
           value={
-            !budget ? (
-              "—"
-            ) : budget.remaining_pct === null ? (
-              "No data yet"
-            ) : budget.overspent_minutes > 0 ? (
-              <span className="text-red-700">0 % · overspent</span>
-            ) : (
-              `${budget.remaining_pct.toFixed(0)} %`
-            )
+            sla.p95_compliance_pct === null ? (sla.targets.p95_ms ? "No traffic yet" : "—") : `${pct(sla.p95_compliance_pct, 1)} of minutes`
           }
-          hint={
-            !budget
-              ? "set an availability target"
-              : budget.overspent_minutes > 0
-                ? `${minutes(budget.used_minutes)} min down; ${minutes(budget.allowed_minutes)} allowed; ${minutes(budget.overspent_minutes)} over`
-                : `${minutes(budget.used_minutes)} of ${minutes(budget.allowed_minutes)} min of downtime allowed used`
-          }
-        />
-        <Stat
-          label="Downtime"
-          value={`${minutes(sla.minutes_down)} min`}
-          hint={`of ${minutes(sla.minutes_expected)} min served · ${minutes(sla.minutes_idle)} idle min count as up${sla.minutes_no_data > 0 ? ` · ${minutes(sla.minutes_no_data)} min without data` : ""}`}
+          valueMissed={sla.compliant.p95 === false}
+          lines={[
+            sla.targets.p95_ms !== null
+              ? `p95 within ${sla.targets.p95_ms} ms in at least ${sla.targets.p95_objective_pct} % of the minutes with traffic, over ${window}`
+              : "No latency target set",
+            sla.p95_worst_ms !== null
+              ? `${minutes(sla.minutes_with_traffic)} min with traffic · worst minute's p95 ${sla.p95_worst_ms} ms`
+              : "No minute with traffic yet",
+          ]}
+          budget={sla.latency_budget}
+          budgetUnit="slow minutes"
         />
       </div>
       <Card className="mt-4">
@@ -210,12 +301,30 @@ function SlaAlertBox({ alert, alertsHref }: { alert: SlaAlertView; alertsHref: s
     );
   const w = alert.window;
   const mins = Math.round(alert.rule.window_s / 60);
+  const figures =
+    !w || w.availability_pct === null
+      ? "no data yet."
+      : `${pct(w.availability_pct)} available${w.p95_compliance_pct !== null ? `, p95 within target in ${pct(w.p95_compliance_pct, 1)} of minutes` : ""}.`;
+  // the rule's window misses an objective but the rule has not evaluated it yet: never a green "no alert"
+  if (w && (w.compliant.availability === false || w.compliant.p95 === false))
+    return (
+      <p
+        role="status"
+        data-testid="sla-alert-box"
+        data-tone="amber"
+        className="mt-4 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900 ring-1 ring-amber-200"
+      >
+        <strong>No SLA alert yet.</strong> The rule “{alert.rule.name}” checks the last {mins} min, which miss the SLA: {figures} It fires
+        at its next evaluation.
+      </p>
+    );
   return (
-    <p className="mt-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
-      <strong>No SLA alert.</strong> The rule “{alert.rule.name}” checks the last {mins} min:{" "}
-      {!w || w.availability_pct === null
-        ? "no data yet."
-        : `${pct(w.availability_pct)} available${w.p95_compliance_pct !== null ? `, p95 within target in ${pct(w.p95_compliance_pct, 1)} of minutes` : ""}.`}
+    <p
+      data-testid="sla-alert-box"
+      data-tone="green"
+      className="mt-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200"
+    >
+      <strong>No SLA alert.</strong> The rule “{alert.rule.name}” checks the last {mins} min: {figures}
     </p>
   );
 }

@@ -9,7 +9,7 @@ import {
 } from "@/app/_actions/endpoints";
 import { CreateEndpointKeyForm, RevokeEndpointKeyButton } from "@/components/forms/endpoint-key-forms";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
-import { EndpointLatencyChart, EndpointTrafficChart } from "@/components/fleet/charts";
+import { EndpointLatencyChart, EndpointTokensChart, EndpointTrafficChart } from "@/components/fleet/charts";
 import { DeleteEndpointButton, EndpointSettingsForm, StopStartEndpointButton } from "@/components/forms/endpoint-forms";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
@@ -20,6 +20,7 @@ import type { SlaSummary } from "@/lib/endpoints/endpoint-page";
 import type { EndpointJson, SeriesJson, SlaJson } from "@/lib/endpoints/schemas";
 import type { TimelineSlot } from "@/lib/endpoints/sla";
 import { describeRange, describeStep, type TimeRange } from "@/lib/metrics/time-range";
+import type { Headline } from "@/lib/endpoints/endpoint-headline";
 import { EndpointSlaPanel, SlaCell, type SlaAlertView } from "./endpoint-sla";
 
 const endpointTones: Record<string, Tone> = {
@@ -35,6 +36,12 @@ const EndpointStatus = ({ status }: { status: string }) => <Badge tone={endpoint
 const ReplicaStatus = ({ status }: { status: string }) => <Badge tone={replicaTones[status] ?? "neutral"}>{status}</Badge>;
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+const HEADLINE_TONES = {
+  green: "bg-emerald-50 text-emerald-900 ring-emerald-200",
+  amber: "bg-amber-50 text-amber-900 ring-amber-200",
+  red: "bg-red-50 text-red-900 ring-red-200",
+  sky: "bg-sky-50 text-sky-900 ring-sky-200",
+} as const;
 
 export function EndpointsTable({
   endpoints,
@@ -60,9 +67,8 @@ export function EndpointsTable({
     <Table caption="Inference endpoints">
       <thead className="bg-slate-50">
         <tr>
-          <Th>Name</Th>
+          <Th pin="left">Endpoint and status</Th>
           {tenantNames ? <Th>Tenant</Th> : null}
-          <Th>Status</Th>
           <Th>Model</Th>
           <Th className="text-right">Replicas ready</Th>
           <Th>GPUs held</Th>
@@ -73,15 +79,15 @@ export function EndpointsTable({
       <tbody className="divide-y divide-slate-100">
         {endpoints.map((e) => (
           <tr key={e.id} data-testid={`endpoint-row-${e.name}`}>
-            <Td className="font-medium text-slate-900">
+            <Td className="font-medium text-slate-900" pin="left">
               <Link className="text-indigo-700 hover:underline" href={`${hrefBase}/${e.id}`}>
                 {e.name}
               </Link>
+              <span className="mt-1 block">
+                <EndpointStatus status={e.status} />
+              </span>
             </Td>
             {tenantNames ? <Td>{tenantNames.get(e.tenant_id) ?? e.tenant_id.slice(0, 8)}</Td> : null}
-            <Td>
-              <EndpointStatus status={e.status} />
-            </Td>
             <Td wrap className="max-w-xs text-xs text-slate-600">
               {e.model}
             </Td>
@@ -118,6 +124,10 @@ export function EndpointDetail(props: {
   sla: SlaJson;
   timeline: TimelineSlot[];
   slaAlert: SlaAlertView;
+  /** the status and whether the SLA holds now (lib/endpoints/endpoint-headline.ts) */
+  headline: Headline;
+  /** the window the SLA figures cover, named */
+  slaWindow: string;
   range: TimeRange;
   basePath: string;
   alertsHref: string;
@@ -155,6 +165,8 @@ export function EndpointDetail(props: {
   const stopped = e.replica_list.filter((r) => r.status === "stopped");
   const words = describeRange(range);
   const hasTraffic = series.points.some((x) => x.requests_per_s !== null);
+  const hasTokens = series.points.some((x) => x.tokens_per_s !== null);
+  const headline = props.headline;
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
@@ -169,6 +181,7 @@ export function EndpointDetail(props: {
         actions={
           <div className="flex flex-wrap items-center gap-3">
             <EndpointStatus status={e.status} />
+            {headline.tone === "red" ? <Badge tone="red">SLA missed</Badge> : null}
             <StopStartEndpointButton action={stopStartEndpointAction} id={e.id} name={e.name} stopped={e.stopped} />
             <DeleteEndpointButton action={deleteEndpointAction} id={e.id} name={e.name} after={props.listHref} />
             {range.key === "custom" ? null : <AutoRefresh seconds={5} />}
@@ -180,12 +193,14 @@ export function EndpointDetail(props: {
           “{e.name}” created: its replicas are being placed. Each turns ready on its first healthy sample; SLA figures start then.
         </p>
       ) : null}
-      {e.status_reason ? (
+      {headline.text ? (
         <p
           role="status"
-          className={`mb-6 rounded-lg px-4 py-3 text-sm ring-1 ${e.status === "ready" ? "bg-emerald-50 text-emerald-900 ring-emerald-200" : e.status === "failed" || e.status === "degraded" ? "bg-amber-50 text-amber-900 ring-amber-200" : "bg-sky-50 text-sky-900 ring-sky-200"}`}
+          data-testid="endpoint-headline"
+          data-tone={headline.tone}
+          className={`mb-6 rounded-lg px-4 py-3 text-sm ring-1 ${HEADLINE_TONES[headline.tone]}`}
         >
-          <strong className="capitalize">{e.status}:</strong> {e.status_reason}
+          <strong>{headline.title}:</strong> {headline.text}
         </p>
       ) : null}
       <Card className="mb-6" aria-label="Call this endpoint">
@@ -207,7 +222,7 @@ export function EndpointDetail(props: {
           </pre>
         </div>
       </Card>
-      <div className="grid gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-2 gap-4">
         <Stat
           label="Replicas ready"
           value={`${e.ready_replicas} / ${e.replicas}`}
@@ -223,13 +238,30 @@ export function EndpointDetail(props: {
         <h2 className="text-base font-semibold text-slate-900">Service level and traffic, {words}</h2>
         <TimeRangePicker base={props.basePath} range={range} />
       </div>
-      <EndpointSlaPanel sla={sla} timeline={props.timeline} alert={props.slaAlert} rangeWords={words} alertsHref={props.alertsHref} />
+      <EndpointSlaPanel
+        sla={sla}
+        timeline={props.timeline}
+        alert={props.slaAlert}
+        rangeWords={words}
+        windowWords={props.slaWindow}
+        alertsHref={props.alertsHref}
+      />
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>
-          <CardHeader title={`Throughput, ${words}`} description={`${describeStep(series.step_s)} steps, UTC; gaps: no samples`} />
+          <CardHeader title={`Requests per second, ${words}`} description={`${describeStep(series.step_s)} steps, UTC; gaps: no samples`} />
           <div className="p-5" data-testid="endpoint-traffic" data-from={series.from} data-step={series.step_s}>
             {hasTraffic ? (
-              <EndpointTrafficChart points={series.points} />
+              <>
+                <EndpointTrafficChart points={series.points} />
+                {hasTokens ? (
+                  <figure className="mt-4">
+                    <figcaption className="mb-1 text-xs font-medium text-slate-700">
+                      Tokens per second, as the replicas report them
+                    </figcaption>
+                    <EndpointTokensChart points={series.points} />
+                  </figure>
+                ) : null}
+              </>
             ) : (
               <EmptyState title="No traffic reported in this range">
                 Samples posted to the metrics API appear here within seconds.

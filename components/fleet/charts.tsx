@@ -1,5 +1,6 @@
 "use client";
 import { AreaChart, BarChart, LineChart } from "@tremor/react";
+import { countAxis, formatDollarsOnAxis, formatOnAxis, moneyAxis, niceAxis, type ValueAxis } from "@/lib/metrics/chart-axis";
 import { formatAxisTime } from "@/lib/metrics/time-range";
 
 // Tremor charts run in the browser; the pages pass plain, already-shaped data. Tremor's own
@@ -34,6 +35,17 @@ function Legend({ items, colors }: { items: string[]; colors: string[] }) {
 const label = (t: string | number, spanMs: number) => formatAxisTime(typeof t === "number" ? t : Date.parse(t), spanMs);
 const ms = (t: string | number) => (typeof t === "number" ? t : Date.parse(t));
 const spanOf = (points: Array<{ t: string | number }>) => (points.length < 2 ? 0 : ms(points.at(-1)!.t) - ms(points[0]!.t));
+
+/** The largest value of some series over the rows (0 when there is none). */
+const maxOf = (rows: Array<Record<string, unknown>>, keys: readonly string[]) =>
+  rows.reduce((m, r) => keys.reduce((mm, k) => (typeof r[k] === "number" ? Math.max(mm, r[k]) : mm), m), 0);
+
+/** A value axis from 0 to four nice steps over the data, every tick labelled differently (lib/metrics/chart-axis.ts). */
+const axisProps = (axis: ValueAxis, format: (v: number) => string) => ({
+  minValue: 0,
+  maxValue: axis.max,
+  valueFormatter: format,
+});
 
 // Every time chart below plots one row per step of its range, nulls included: the axis is real
 // time (evenly spaced steps) and a gap in the data shows as a gap in the line, never as two
@@ -80,21 +92,22 @@ export function NodeGpuChart({
   }
   const categories = gpus.map((i) => `GPU ${i}`);
   const colors = ["indigo", "emerald", "amber", "rose", "sky", "violet", "lime", "fuchsia"];
+  const data = [...byTime.values()];
+  const axis = metric === "util" ? { max: 100, step: 25, decimals: 0 } : niceAxis(maxOf(data, categories));
   return (
     <>
       <Legend items={categories} colors={colors} />
       <LineChart
         className="h-56"
-        data={[...byTime.values()]}
+        data={data}
         index="time"
         categories={categories}
         colors={colors}
-        valueFormatter={(v) => (metric === "util" ? `${v} %` : `${v} °C`)}
         showAnimation={false}
         showLegend={false}
         yAxisWidth={48}
         connectNulls={false}
-        {...(metric === "util" ? { minValue: 0, maxValue: 100 } : {})}
+        {...axisProps(axis, (v) => `${formatOnAxis(v, axis, 0)} ${metric === "util" ? "%" : "°C"}`)}
       />
     </>
   );
@@ -110,20 +123,23 @@ export function RevenueByMonthChart({ rows }: { rows: Array<{ month: string; gpu
     byMonth.set(r.month, point);
   }
   const colors = ["indigo", "sky", "emerald", "amber", "rose", "violet"];
+  const data = [...byMonth.values()];
+  // stacked: the axis holds each month's total
+  const axis = moneyAxis(Math.max(0, ...data.map((m) => types.reduce((s, t) => s + (typeof m[t] === "number" ? m[t] : 0), 0))));
   return (
     <>
       <Legend items={types} colors={colors} />
       <BarChart
         className="h-64"
-        data={[...byMonth.values()]}
+        data={data}
         index="month"
         categories={types}
         colors={colors}
         stack
-        valueFormatter={(v) => `$${v.toLocaleString("en-US", { maximumFractionDigits: 0 })}`}
         showAnimation={false}
         showLegend={false}
         yAxisWidth={72}
+        {...axisProps(axis, (v) => formatDollarsOnAxis(v, axis))}
       />
     </>
   );
@@ -131,17 +147,19 @@ export function RevenueByMonthChart({ rows }: { rows: Array<{ month: string; gpu
 
 /** This month's cost by GPU type (dollars). */
 export function UsageByTypeChart({ rows }: { rows: Array<{ gpu_type: string; amount_cents: number }> }) {
+  const data = rows.map((r) => ({ type: r.gpu_type, Cost: r.amount_cents / 100 }));
+  const axis = moneyAxis(maxOf(data, ["Cost"]));
   return (
     <BarChart
       className="h-56"
-      data={rows.map((r) => ({ type: r.gpu_type, Cost: r.amount_cents / 100 }))}
+      data={data}
       index="type"
       categories={["Cost"]}
       colors={["indigo"]}
-      valueFormatter={(v) => `$${v.toFixed(2)}`}
       showAnimation={false}
       showLegend={false}
       yAxisWidth={64}
+      {...axisProps(axis, (v) => formatDollarsOnAxis(v, axis))}
     />
   );
 }
@@ -149,53 +167,65 @@ export function UsageByTypeChart({ rows }: { rows: Array<{ gpu_type: string; amo
 /** Public-site page views and visitors per step of the page's range (zero where nobody came). */
 export function SiteViewsChart({ rows }: { rows: Array<{ t: number; views: number; sessions: number }> }) {
   const span = spanOf(rows);
+  const data = rows.map((r) => ({ time: label(r.t, span), Views: r.views, Visitors: r.sessions }));
+  const axis = countAxis(maxOf(data, ["Views", "Visitors"]));
   return (
     <>
       <Legend items={["Views", "Visitors"]} colors={["indigo", "emerald"]} />
       <AreaChart
         className="h-56"
-        data={rows.map((r) => ({ time: label(r.t, span), Views: r.views, Visitors: r.sessions }))}
+        data={data}
         index="time"
         categories={["Views", "Visitors"]}
         colors={["indigo", "emerald"]}
         showAnimation={false}
         showLegend={false}
         yAxisWidth={48}
+        {...axisProps(axis, (v) => formatOnAxis(v, axis, 0))}
       />
     </>
   );
 }
 
-/** An endpoint's throughput per step: requests/s and, where reported, tokens/s (thousands). */
-export function EndpointTrafficChart({
-  points,
-}: {
-  points: Array<{ t: string; requests_per_s: number | null; tokens_per_s: number | null }>;
-}) {
+/** An endpoint's requests per second, per step: one unit on the axis (tokens have their own chart). */
+export function EndpointTrafficChart({ points }: { points: Array<{ t: string; requests_per_s: number | null }> }) {
   const span = spanOf(points);
-  const data = points.map((p) => ({
-    time: label(p.t, span),
-    "Requests/s": p.requests_per_s,
-    "Tokens/s (k)": p.tokens_per_s === null ? null : Math.round(p.tokens_per_s / 100) / 10,
-  }));
-  const categories = ["Requests/s", "Tokens/s (k)"];
-  const colors = ["indigo", "emerald"];
+  const data = points.map((p) => ({ time: label(p.t, span), "Requests/s": p.requests_per_s }));
+  const axis = niceAxis(maxOf(data, ["Requests/s"]));
   return (
-    <>
-      <Legend items={categories} colors={colors} />
-      <AreaChart
-        className="h-56"
-        data={data}
-        index="time"
-        categories={categories}
-        colors={colors}
-        valueFormatter={(v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 })}
-        showAnimation={false}
-        showLegend={false}
-        yAxisWidth={48}
-        connectNulls={false}
-      />
-    </>
+    <AreaChart
+      className="h-56"
+      data={data}
+      index="time"
+      categories={["Requests/s"]}
+      colors={["indigo"]}
+      showAnimation={false}
+      showLegend={false}
+      yAxisWidth={76}
+      connectNulls={false}
+      {...axisProps(axis, (v) => `${formatOnAxis(v, axis, 1)} req/s`)}
+    />
+  );
+}
+
+/** Tokens per second, per step, where the serving side reports them: its own chart and its own unit. */
+export function EndpointTokensChart({ points }: { points: Array<{ t: string; tokens_per_s: number | null }> }) {
+  const span = spanOf(points);
+  const data = points.map((p) => ({ time: label(p.t, span), "Tokens/s": p.tokens_per_s }));
+  const axis = niceAxis(maxOf(data, ["Tokens/s"]));
+  return (
+    <AreaChart
+      className="h-40"
+      data={data}
+      index="time"
+      categories={["Tokens/s"]}
+      colors={["emerald"]}
+      showAnimation={false}
+      showLegend={false}
+      yAxisWidth={92}
+      connectNulls={false}
+      {...axisProps(axis, (v) => `${formatOnAxis(v, axis, 0)} tok/s`)}
+    />
   );
 }
 
@@ -217,6 +247,7 @@ export function EndpointLatencyChart({
   }));
   const categories = ["p50", "p95", "p99", ...(slaP95Ms ? ["SLA p95"] : [])];
   const colors = ["sky", "indigo", "violet", "rose"];
+  const axis = niceAxis(maxOf(data, categories), 1);
   return (
     <>
       <Legend items={categories} colors={colors} />
@@ -226,11 +257,11 @@ export function EndpointLatencyChart({
         index="time"
         categories={categories}
         colors={colors}
-        valueFormatter={(v) => `${Math.round(v)} ms`}
         showAnimation={false}
         showLegend={false}
-        yAxisWidth={64}
+        yAxisWidth={80}
         connectNulls={false}
+        {...axisProps(axis, (v) => `${formatOnAxis(v, axis, 0)} ms`)}
       />
     </>
   );

@@ -1,8 +1,8 @@
 "use client";
-import { useId, useState } from "react";
+import { useId } from "react";
 import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
-import { useActionForm, type FormAction } from "./use-action-form";
+import { useActionForm, useLiveField, type FormAction } from "./use-action-form";
 
 /** A one-button form (acknowledge, retry, enable/disable) that reports its outcome beside the button. */
 export function InlineAction({
@@ -72,10 +72,14 @@ export function RuleForm({
   rule?: RuleValues;
 }) {
   const { state, dispatch, formRef } = useActionForm(action, !rule);
-  const [type, setType] = useState(rule?.rule_type ?? types[0]!.value);
-  const spec = types.find((t) => t.value === type)!;
-  // a new type shows its own knobs with its defaults
-  const f = formFields(state, { remountWith: type });
+  const f = formFields(state);
+  // the type decides which knobs show: what the box shows, after a refusal (what was sent) and a success (the default) alike
+  const [type, setType] = useLiveField(f, "rule_type", rule?.rule_type ?? types[0]!.value);
+  const spec = types.find((t) => t.value === type) ?? types[0]!;
+  // the knobs remount with the type, showing that type's defaults; what a refusal echoed is kept
+  // only while the type is the one it was sent with (another type's threshold means something else)
+  const sentType = state.values ? (state.values.rule_type ?? rule?.rule_type) : undefined;
+  const k = formFields(sentType === type ? state : { ...state, values: undefined }, { remountWith: type });
   /** the rule's stored value when editing, else the form's default */
   const start = (name: keyof RuleValues, fallback: string) => (rule ? String(rule[name] ?? "") : fallback);
   const checked = (name: "enabled" | "notify" | "auto_remediate", fallback: boolean) => f.checked(name, rule ? rule[name] : fallback);
@@ -90,9 +94,9 @@ export function RuleForm({
       <Field label="Name" {...f("name", start("name", ""))}>
         {(p) => <input {...p} required maxLength={120} placeholder="H100 overheating" />}
       </Field>
-      <Field label="Type" {...f.bare("rule_type")} hint={spec.description}>
+      <Field label="Type" {...f("rule_type", rule?.rule_type ?? types[0]!.value)} hint={spec.description}>
         {(p) => (
-          <select {...p} value={type} disabled={Boolean(rule)} onChange={(ev) => setType(ev.target.value)}>
+          <select {...p} disabled={Boolean(rule)} onChange={(ev) => setType(ev.target.value)}>
             {types.map((t) => (
               <option key={t.value} value={t.value}>
                 {t.label}
@@ -114,17 +118,17 @@ export function RuleForm({
         )}
       </Field>
       {spec.threshold ? (
-        <Field label="Threshold" {...f("threshold", start("threshold", String(spec.defaults.threshold)))} hint={spec.threshold}>
+        <Field label="Threshold" {...k("threshold", start("threshold", String(spec.defaults.threshold)))} hint={spec.threshold}>
           {(p) => <input {...p} inputMode="decimal" />}
         </Field>
       ) : null}
       {spec.window ? (
-        <Field label="Window (seconds)" {...f("window_s", start("window_s", String(spec.defaults.window_s)))} hint={spec.window}>
+        <Field label="Window (seconds)" {...k("window_s", start("window_s", String(spec.defaults.window_s)))} hint={spec.window}>
           {(p) => <input {...p} inputMode="numeric" />}
         </Field>
       ) : null}
       {spec.occurrences ? (
-        <Field label="Occurrences" {...f("occurrences", start("occurrences", String(spec.defaults.occurrences)))} hint={spec.occurrences}>
+        <Field label="Occurrences" {...k("occurrences", start("occurrences", String(spec.defaults.occurrences)))} hint={spec.occurrences}>
           {(p) => <input {...p} inputMode="numeric" />}
         </Field>
       ) : null}
@@ -145,8 +149,8 @@ export function RuleForm({
           <Check
             name="auto_remediate"
             label="Quarantine the node automatically (within the cap)"
-            defaultChecked={checked("auto_remediate", false)}
-            remount={f.key}
+            defaultChecked={k.checked("auto_remediate", rule ? rule.auto_remediate : false)}
+            remount={k.key}
           />
         ) : null}
         {f.error("auto_remediate") ? <p className="text-xs text-red-600">{f.error("auto_remediate")}</p> : null}
@@ -257,8 +261,8 @@ export function CreateSilenceForm({
   types: Array<[string, string]>;
 }) {
   const { state, dispatch, formRef } = useActionForm(action);
-  const [kind, setKind] = useState("maintenance");
   const f = formFields(state);
+  const [kind, setKind] = useLiveField(f, "kind", "maintenance");
   const opt = (v: string, l: string) => (
     <option key={v} value={v}>
       {l}
@@ -271,9 +275,9 @@ export function CreateSilenceForm({
       aria-label="Create a silence or maintenance window"
       className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4"
     >
-      <Field label="Kind" {...f.bare("kind")}>
+      <Field label="Kind" {...f("kind", "maintenance")}>
         {(p) => (
-          <select {...p} value={kind} onChange={(ev) => setKind(ev.target.value)}>
+          <select {...p} onChange={(ev) => setKind(ev.target.value)}>
             <option value="maintenance">Maintenance window (cluster or node)</option>
             <option value="silence">Silence</option>
           </select>

@@ -1,9 +1,10 @@
 "use client";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
+import { ConfirmedAction } from "./confirmed-action";
 import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
-import { useActionForm, type FormAction } from "./use-action-form";
+import { useActionForm, useLiveField, type FormAction } from "./use-action-form";
 
 interface Option {
   id: string;
@@ -24,11 +25,12 @@ export function CreateApiKeyForm({
   const { state, dispatch, formRef } = useActionForm(action);
   // least privilege first: the narrowest scope is the default, "everything" must be chosen
   const ordered = (["agent", "tenant", "operator"] as const).filter((s) => scopes.includes(s));
-  const [scope, setScope] = useState(ordered[0]);
-  const [expiry, setExpiry] = useState("90");
   const [copied, setCopied] = useState(false);
   // the expiry is chosen in two inputs and sent as one instant, which the schema names
   const f = formFields(state, { paths: { expiry: "expires_at", expires_on: "expires_at" } });
+  // the scope decides the binding field and the expiry the date field: both are what their boxes show
+  const [scope, setScope] = useLiveField(f, "scope", ordered[0]!);
+  const [expiry, setExpiry] = useLiveField(f, "expiry", "90");
   const created = state.ok ? state.data : undefined;
   return (
     <div>
@@ -42,9 +44,9 @@ export function CreateApiKeyForm({
           {(p) => <input {...p} required maxLength={100} placeholder="ci-pipeline" />}
         </Field>
         {scopes.length > 1 ? (
-          <Field label="Scope" {...f.bare("scope")}>
+          <Field label="Scope" {...f("scope", ordered[0])}>
             {(p) => (
-              <select {...p} value={scope} onChange={(ev) => setScope(ev.target.value as typeof scope)}>
+              <select {...p} onChange={(ev) => setScope(ev.target.value)}>
                 {ordered.map((s) => (
                   <option key={s} value={s}>
                     {s === "operator"
@@ -88,11 +90,11 @@ export function CreateApiKeyForm({
         ) : null}
         <Field
           label="Expires"
-          {...f.bare("expiry")}
+          {...f("expiry", "90")}
           hint={scope === "agent" ? "Nodes using it stop reporting when it expires: rotate before" : "The key stops working then"}
         >
           {(p) => (
-            <select {...p} value={expiry} onChange={(ev) => setExpiry(ev.target.value)}>
+            <select {...p} onChange={(ev) => setExpiry(ev.target.value)}>
               <option value="30">In 30 days</option>
               <option value="90">In 90 days</option>
               <option value="365">In a year</option>
@@ -141,24 +143,17 @@ export function CreateApiKeyForm({
 }
 
 export function RevokeKeyButton({ action, id, prefix }: { action: FormAction; id: string; prefix: string }) {
-  const { state, dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (!confirm(`Revoke ${prefix}…? Anything using it stops working immediately.`)) ev.preventDefault();
+    <ConfirmedAction
+      action={action}
+      fields={{ id }}
+      label="Revoke"
+      confirm={{
+        title: `Revoke ${prefix}…?`,
+        body: "Anything using it stops working immediately. A revoked key cannot be restored.",
+        confirmLabel: "Revoke key",
+        keepLabel: "Keep key",
       }}
-      className="inline-flex items-center gap-2"
-    >
-      <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">
-        Revoke
-      </SubmitButton>
-      {state.message && !state.ok ? (
-        <span role="status" className="text-xs text-red-600">
-          {state.message}
-        </span>
-      ) : null}
-    </form>
+    />
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
+import { ConfirmedAction, type Confirmation } from "./confirmed-action";
 import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
@@ -32,7 +33,15 @@ export function SetRateForm({ action, gpuType }: { action: FormAction; gpuType?:
   );
 }
 
-/** Generates an invoice for a tenant: the last full month unless a period is given. Opens it when created. */
+/** The last full calendar month (UTC) as the first and last day a date input shows. */
+function lastFullMonthDays(now: Date): { first: string; last: string } {
+  const end = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1);
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  return { first: day(start), last: day(end - 86_400_000) };
+}
+
+/** Generates an invoice for a tenant over whole UTC days (the last full month to start with). Opens it when created. */
 export function GenerateInvoiceForm({
   action,
   tenantId,
@@ -47,15 +56,17 @@ export function GenerateInvoiceForm({
   useEffect(() => {
     if (state.ok && state.data?.id) router.push(`${openBase}/${state.data.id}`);
   }, [state, router, openBase]);
-  const f = formFields(state, { under: "period" });
+  // whole UTC days, the last included; it starts on the last full month, the default period
+  const f = formFields(state, { paths: { first_day: "period.period_start", last_day: "period.period_end" } });
+  const month = lastFullMonthDays(new Date());
   return (
     <form ref={formRef} action={dispatch} aria-label="Generate invoice" className="grid gap-3 p-5 sm:grid-cols-3 sm:items-start">
       <input type="hidden" name="tenant_id" value={tenantId} />
-      <Field label="Period start (optional)" {...f("period_start")} hint="ISO time, e.g. 2026-11-01T00:00:00Z">
-        {(p) => <input {...p} placeholder="last full month" />}
+      <Field label="First day (UTC)" {...f("first_day", month.first)} hint="From 00:00 UTC">
+        {(p) => <input {...p} type="date" required />}
       </Field>
-      <Field label="Period end (optional)" {...f("period_end")}>
-        {(p) => <input {...p} placeholder="last full month" />}
+      <Field label="Last day (UTC)" {...f("last_day", month.last)} hint="Up to 24:00 UTC; usage already invoiced is never billed again">
+        {(p) => <input {...p} type="date" required />}
       </Field>
       <div className="sm:pt-6">
         <SubmitButton>Generate invoice</SubmitButton>
@@ -110,33 +121,31 @@ export function BankPaymentForm({ action, invoiceId }: { action: FormAction; inv
   );
 }
 
-/** One-click actions with a visible outcome: pay from balance, void. */
+/** One-click actions with a visible outcome: pay from balance, void (which asks first). */
 export function InvoiceButton({
   action,
   invoiceId,
   label,
   variant = "primary",
-  confirmText,
+  confirm,
 }: {
   action: FormAction;
   invoiceId: string;
   label: string;
   variant?: "primary" | "secondary" | "danger";
-  confirmText?: string;
+  confirm?: Confirmation;
 }) {
-  const { state, dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      className="flex flex-wrap items-center gap-3"
-      onSubmit={(ev) => {
-        if (confirmText && !confirm(confirmText)) ev.preventDefault();
-      }}
-    >
-      <input type="hidden" name="id" value={invoiceId} />
-      <SubmitButton variant={variant}>{label}</SubmitButton>
-      <FormMessage state={state} />
-    </form>
+    <ConfirmedAction
+      action={action}
+      fields={{ id: invoiceId }}
+      label={label}
+      variant={variant}
+      size="md"
+      showSuccess
+      confirm={confirm ?? null}
+      className="gap-3"
+    />
   );
 }
 
@@ -157,6 +166,29 @@ export function BillingModeForm({ action, tenantId, mode }: { action: FormAction
 }
 
 /** A tenant adds funds by card: the action answers with Stripe Checkout's address and the browser goes there. */
+/** Pays an invoice by card: the action answers with its open Stripe Checkout (a new one when the last expired) and the browser goes there. */
+export function PayByCardButton({
+  action,
+  invoiceId,
+  variant = "primary",
+}: {
+  action: FormAction<{ url: string }>;
+  invoiceId: string;
+  variant?: "primary" | "secondary";
+}) {
+  const { state, dispatch } = useActionForm(action, false);
+  useEffect(() => {
+    if (state.ok && state.data?.url) window.location.assign(state.data.url);
+  }, [state]);
+  return (
+    <form action={dispatch} className="flex flex-wrap items-center gap-3" aria-label="Pay by card">
+      <input type="hidden" name="id" value={invoiceId} />
+      <SubmitButton variant={variant}>Pay by card</SubmitButton>
+      <FormMessage state={state} />
+    </form>
+  );
+}
+
 /** Refunds part or all of a paid invoice to the tenant's balance (operators). */
 export function RefundForm({ action, invoiceId }: { action: FormAction; invoiceId: string }) {
   const { state, dispatch, formRef } = useActionForm(action);

@@ -1,9 +1,9 @@
 "use client";
-import { useState } from "react";
 import { estimateCents, formatCents, rateFor } from "@/lib/billing/money";
+import { ConfirmedAction } from "./confirmed-action";
 import { formFields, type FormFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
-import { useActionForm, type FormAction } from "./use-action-form";
+import { useActionForm, useLiveField, type FormAction } from "./use-action-form";
 
 const METRICS = [
   { value: "none", label: "Off (fixed replicas)" },
@@ -13,12 +13,12 @@ const METRICS = [
 
 /** Autoscaling fields: the target only makes sense with a metric, so it follows the select. */
 function AutoscaleFields({ f, defaults }: { f: FormFields; defaults: { metric: string; target: string; cooldown: string } }) {
-  const [metric, setMetric] = useState(f.value("autoscale_metric", defaults.metric));
+  const [metric, setMetric] = useLiveField(f, "autoscale_metric", defaults.metric);
   return (
     <>
-      <Field label="Autoscaling" {...f.bare("autoscale_metric")}>
+      <Field label="Autoscaling" {...f("autoscale_metric", defaults.metric)}>
         {(p) => (
-          <select {...p} value={metric} onChange={(ev) => setMetric(ev.target.value)}>
+          <select {...p} onChange={(ev) => setMetric(ev.target.value)}>
             {METRICS.map((m) => (
               <option key={m.value} value={m.value}>
                 {m.label}
@@ -74,10 +74,10 @@ export function CreateEndpointForm({ action, gpuTypes, rates }: { action: FormAc
   // on success the action redirects to the new endpoint's page
   const { state, dispatch, formRef } = useActionForm(action);
   const f = formFields(state);
-  const [gpuType, setGpuType] = useState(f.value("gpu_type", gpuTypes[0] ?? ""));
-  const [perReplica, setPerReplica] = useState(f.value("gpus_per_replica", "1"));
-  const [replicas, setReplicas] = useState(f.value("replicas", "2"));
-  const [maxReplicas, setMaxReplicas] = useState(f.value("max_replicas", ""));
+  const [gpuType, setGpuType] = useLiveField(f, "gpu_type", gpuTypes[0] ?? "");
+  const [perReplica, setPerReplica] = useLiveField(f, "gpus_per_replica", "1");
+  const [replicas, setReplicas] = useLiveField(f, "replicas", "2");
+  const [maxReplicas, setMaxReplicas] = useLiveField(f, "max_replicas", "");
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Create endpoint">
       <Field label="Name" {...f("name")} hint="Lower-case, digits, dashes">
@@ -86,9 +86,9 @@ export function CreateEndpointForm({ action, gpuTypes, rates }: { action: FormAc
       <Field label="Model" {...f("model")}>
         {(p) => <input {...p} required maxLength={300} placeholder="meta-llama/Llama-3.1-70B-Instruct" />}
       </Field>
-      <Field label="GPU type" {...f.bare("gpu_type")}>
+      <Field label="GPU type" {...f("gpu_type", gpuTypes[0] ?? "")}>
         {(p) => (
-          <select {...p} value={gpuType} onChange={(ev) => setGpuType(ev.target.value)} required>
+          <select {...p} onChange={(ev) => setGpuType(ev.target.value)} required>
             {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
             {gpuTypes.map((t) => (
               <option key={t} value={t}>
@@ -98,19 +98,17 @@ export function CreateEndpointForm({ action, gpuTypes, rates }: { action: FormAc
           </select>
         )}
       </Field>
-      <Field label="GPUs per replica" {...f.bare("gpus_per_replica")} hint="On one node">
-        {(p) => (
-          <input {...p} value={perReplica} onChange={(ev) => setPerReplica(ev.target.value)} type="number" min={1} max={64} required />
-        )}
+      <Field label="GPUs per replica" {...f("gpus_per_replica", "1")} hint="On one node">
+        {(p) => <input {...p} onChange={(ev) => setPerReplica(ev.target.value)} type="number" min={1} max={64} required />}
       </Field>
-      <Field label="Replicas" {...f.bare("replicas")}>
-        {(p) => <input {...p} value={replicas} onChange={(ev) => setReplicas(ev.target.value)} type="number" min={1} max={64} required />}
+      <Field label="Replicas" {...f("replicas", "2")}>
+        {(p) => <input {...p} onChange={(ev) => setReplicas(ev.target.value)} type="number" min={1} max={64} required />}
       </Field>
       <Field label="Min replicas" {...f("min_replicas")} hint="Defaults to replicas">
         {(p) => <input {...p} type="number" min={1} max={64} />}
       </Field>
-      <Field label="Max replicas" {...f.bare("max_replicas")} hint="Defaults to replicas">
-        {(p) => <input {...p} value={maxReplicas} onChange={(ev) => setMaxReplicas(ev.target.value)} type="number" min={1} max={64} />}
+      <Field label="Max replicas" {...f("max_replicas")} hint="Defaults to replicas">
+        {(p) => <input {...p} onChange={(ev) => setMaxReplicas(ev.target.value)} type="number" min={1} max={64} />}
       </Field>
       <Field label="SLA p95 (ms)" {...f("sla_p95_ms")} hint="Optional">
         {(p) => <input {...p} type="number" min={1} placeholder="800" />}
@@ -148,7 +146,10 @@ export interface EndpointSettings {
 
 export function EndpointSettingsForm({ action, endpoint: s }: { action: FormAction; endpoint: EndpointSettings }) {
   const { state, dispatch, formRef } = useActionForm(action, false);
-  const f = formFields(state, { idPrefix: "s" });
+  // the page refreshes itself: when the saved settings change (saved here, or the autoscaler moved
+  // the replicas) the fields show them, so the form never holds a value the endpoint no longer has
+  const saved = [s.replicas, s.min, s.max, s.slaP95Ms, s.slaAvailabilityPct, s.metric, s.target, s.cooldownS].join("/");
+  const f = formFields(state, { idPrefix: "s", remountWith: saved });
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Endpoint settings">
       <input type="hidden" name="id" value={s.id} />
@@ -181,50 +182,39 @@ export function EndpointSettingsForm({ action, endpoint: s }: { action: FormActi
 }
 
 export function StopStartEndpointButton({ action, id, name, stopped }: { action: FormAction; id: string; name: string; stopped: boolean }) {
-  const { state, dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (!stopped && !confirm(`Stop “${name}”? Its replicas stop and their GPUs are released.`)) ev.preventDefault();
-      }}
-      className="inline-flex items-center gap-2"
-    >
-      <input type="hidden" name="id" value={id} />
-      <input type="hidden" name="stopped" value={stopped ? "false" : "true"} />
-      <SubmitButton variant={stopped ? "primary" : "secondary"} size="sm">
-        {stopped ? "Start" : "Stop"}
-      </SubmitButton>
-      {state.message && !state.ok ? (
-        <span role="status" className="text-xs text-red-600">
-          {state.message}
-        </span>
-      ) : null}
-    </form>
+    <ConfirmedAction
+      action={action}
+      fields={{ id, stopped: stopped ? "false" : "true" }}
+      label={stopped ? "Start" : "Stop"}
+      variant={stopped ? "primary" : "secondary"}
+      confirm={
+        stopped
+          ? null
+          : {
+              title: `Stop “${name}”?`,
+              body: "Its replicas stop and their GPUs are released; requests to it are refused until it starts again. Billing stops with them.",
+              confirmLabel: "Stop endpoint",
+              keepLabel: "Keep serving",
+            }
+      }
+    />
   );
 }
 
 export function DeleteEndpointButton({ action, id, name, after }: { action: FormAction; id: string; name: string; after: string }) {
   // on success the action redirects to `after` (the list), since this endpoint's page is gone
-  const { state, dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (!confirm(`Delete “${name}”? Its replicas stop; its history and invoices stay.`)) ev.preventDefault();
+    <ConfirmedAction
+      action={action}
+      fields={{ id, after }}
+      label="Delete"
+      confirm={{
+        title: `Delete “${name}”?`,
+        body: "Its replicas stop and its address stops answering; its history and invoices stay.",
+        confirmLabel: "Delete endpoint",
+        keepLabel: "Keep endpoint",
       }}
-      className="inline-flex items-center gap-2"
-    >
-      <input type="hidden" name="id" value={id} />
-      <input type="hidden" name="after" value={after} />
-      <SubmitButton variant="danger" size="sm">
-        Delete
-      </SubmitButton>
-      {state.message && !state.ok ? (
-        <span role="status" className="text-xs text-red-600">
-          {state.message}
-        </span>
-      ) : null}
-    </form>
+    />
   );
 }

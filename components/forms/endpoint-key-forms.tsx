@@ -1,5 +1,6 @@
 "use client";
 import { CopyLine } from "@/components/ui/copy-line";
+import { ConfirmedAction } from "./confirmed-action";
 import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
@@ -48,25 +49,17 @@ export function RevokeEndpointKeyButton({
   id: string;
   prefix: string;
 }) {
-  const { state, dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (!confirm(`Revoke ${prefix}…? Callers using it are refused from the next request.`)) ev.preventDefault();
+    <ConfirmedAction
+      action={action}
+      fields={{ endpoint_id: endpointId, id }}
+      label="Revoke"
+      confirm={{
+        title: `Revoke ${prefix}…?`,
+        body: "Callers using it are refused from their next request.",
+        confirmLabel: "Revoke key",
+        keepLabel: "Keep key",
       }}
-      className="inline-flex items-center gap-2"
-    >
-      <input type="hidden" name="endpoint_id" value={endpointId} />
-      <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">
-        Revoke
-      </SubmitButton>
-      {state.message && !state.ok ? (
-        <span role="status" className="text-xs text-red-600">
-          {state.message}
-        </span>
-      ) : null}
-    </form>
+    />
   );
 }

@@ -82,7 +82,7 @@ export function SubmitButton({
   value,
 }: {
   children: React.ReactNode;
-  variant?: "primary" | "secondary" | "danger";
+  variant?: "primary" | "secondary" | "danger" | "destructive";
   size?: "sm" | "md";
   name?: string;
   value?: string;
@@ -115,6 +115,7 @@ export function FormMessage({ state }: { state: FormState }) {
     <p
       role="status"
       data-testid="form-message"
+      data-ok={state.ok ? "true" : "false"}
       className={cn("rounded-md px-3 py-2 text-sm", state.ok ? "bg-emerald-50 text-emerald-800" : "bg-red-50 text-red-700")}
     >
       {state.message}

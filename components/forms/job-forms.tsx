@@ -1,10 +1,10 @@
 "use client";
-import { useState } from "react";
 import { estimateCents, formatCents, formatDuration, rateFor } from "@/lib/billing/money";
 import { jobFit, type FitContext } from "@/lib/jobs/job-fit";
+import { ConfirmedAction } from "./confirmed-action";
 import { formFields } from "./form-fields";
 import { Field, FormMessage, inputClass, SubmitButton } from "./form-parts";
-import { useActionForm, type FormAction } from "./use-action-form";
+import { useActionForm, useLiveField, type FormAction } from "./use-action-form";
 
 export interface JobSpec {
   name?: string;
@@ -42,10 +42,13 @@ export function SubmitJobForm({
   const { state, dispatch, formRef } = useActionForm(action);
   const f = formFields(state);
   /** a cloned job's value, else the form's own default */
-  const start = (k: keyof JobSpec, fallback = "") => prefill?.[k] ?? fallback;
-  const [count, setCount] = useState(f.value("gpu_count", start("gpu_count", "1")));
-  const [type, setType] = useState(f.value("gpu_type", start("gpu_type", gpuTypes[0] ?? "")));
-  const [duration, setDuration] = useState(f.value("duration_s", start("duration_s")));
+  const start = (k: keyof JobSpec, fallback = ""): string => {
+    const v = prefill?.[k];
+    return v === null || v === undefined ? fallback : String(v);
+  };
+  const [count, setCount] = useLiveField(f, "gpu_count", start("gpu_count", "1"));
+  const [type, setType] = useLiveField(f, "gpu_type", start("gpu_type", gpuTypes[0] ?? ""));
+  const [duration, setDuration] = useLiveField(f, "duration_s", start("duration_s"));
   const gpus = Number(count);
   const verdict = count === "" ? null : jobFit(fit, gpus, type);
   const rate = rateFor(rates, type);
@@ -61,9 +64,9 @@ export function SubmitJobForm({
       <Field label="Name" {...f("name", start("name"))}>
         {(p) => <input {...p} required maxLength={200} placeholder="llama-finetune" />}
       </Field>
-      <Field label="GPU type" {...f.bare("gpu_type")}>
+      <Field label="GPU type" {...f("gpu_type", start("gpu_type", gpuTypes[0] ?? ""))}>
         {(p) => (
-          <select {...p} value={type} onChange={(ev) => setType(ev.target.value)} required>
+          <select {...p} onChange={(ev) => setType(ev.target.value)} required>
             {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
             {gpuTypes.map((t) => (
               <option key={t} value={t}>
@@ -73,14 +76,18 @@ export function SubmitJobForm({
           </select>
         )}
       </Field>
-      <Field label="GPUs" {...f.bare("gpu_count")} hint={`Your quota: ${fit.quota}, ${Math.max(0, fit.quota - fit.inUse)} free now`}>
-        {(p) => <input {...p} value={count} onChange={(ev) => setCount(ev.target.value)} type="number" min={1} required />}
+      <Field
+        label="GPUs"
+        {...f("gpu_count", start("gpu_count", "1"))}
+        hint={`Your quota: ${fit.quota}, ${Math.max(0, fit.quota - fit.inUse)} free now`}
+      >
+        {(p) => <input {...p} onChange={(ev) => setCount(ev.target.value)} type="number" min={1} required />}
       </Field>
       <Field label="Priority" {...f("priority", start("priority", "5"))} hint="1 is highest">
         {(p) => <input {...p} type="number" min={1} max={10} />}
       </Field>
-      <Field label="Duration (s)" {...f.bare("duration_s")} hint="Time limit; helps backfill">
-        {(p) => <input {...p} value={duration} onChange={(ev) => setDuration(ev.target.value)} type="number" min={1} placeholder="3600" />}
+      <Field label="Duration (s)" {...f("duration_s", start("duration_s"))} hint="Time limit; helps backfill">
+        {(p) => <input {...p} onChange={(ev) => setDuration(ev.target.value)} type="number" min={1} placeholder="3600" />}
       </Field>
       <Field label="Retries" {...f("max_retries", start("max_retries", "0"))}>
         {(p) => <input {...p} type="number" min={0} max={10} />}
@@ -128,39 +135,43 @@ export function SubmitJobForm({
   );
 }
 
-export function CancelJobButton({ action, id, name }: { action: FormAction; id: string; name: string }) {
-  const { state, dispatch } = useActionForm(action, false);
+export function CancelJobButton({ action, id, name, running = true }: { action: FormAction; id: string; name: string; running?: boolean }) {
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (!confirm(`Cancel “${name}”?`)) ev.preventDefault();
+    <ConfirmedAction
+      action={action}
+      fields={{ id }}
+      label="Cancel"
+      confirm={{
+        title: `Cancel “${name}”?`,
+        body: running
+          ? "It stops now and its GPUs are released; the time it ran is billed. A cancelled job is not retried."
+          : "It leaves the queue and never runs. Nothing is billed.",
+        confirmLabel: "Cancel job",
+        keepLabel: running ? "Keep running" : "Keep waiting",
       }}
-      className="inline-flex items-center gap-2"
-    >
-      <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">
-        Cancel
-      </SubmitButton>
-      {state.message && !state.ok ? (
-        <span role="status" className="text-xs text-red-600">
-          {state.message}
-        </span>
-      ) : null}
-    </form>
+    />
   );
 }
 
 /** An operator moves a waiting job in the queue (1 is highest); the change is audited. */
 export function PriorityForm({ action, id, name, priority }: { action: FormAction; id: string; name: string; priority: number }) {
   const { state, dispatch } = useActionForm(action, false);
+  const f = formFields(state);
   return (
     <form action={dispatch} className="inline-flex items-center justify-end gap-1.5" aria-label={`Priority of ${name}`}>
       <input type="hidden" name="id" value={id} />
       <label className="sr-only" htmlFor={`prio-${id}`}>
         Priority of {name}
       </label>
-      <select id={`prio-${id}`} name="priority" defaultValue={String(priority)} className={`${inputClass} w-16 py-1`}>
+      {/* remounted with each answer and each saved priority: React's reset after the action would
+          otherwise put it back on the priority it first showed */}
+      <select
+        key={`${f.key}-${priority}`}
+        id={`prio-${id}`}
+        name="priority"
+        defaultValue={f.value("priority", priority)}
+        className={`${inputClass} w-16 py-1`}
+      >
         {Array.from({ length: 10 }, (_, i) => i + 1).map((p) => (
           <option key={p} value={p}>
             {p}

@@ -1,6 +1,7 @@
 "use client";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
 import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
@@ -33,13 +34,8 @@ export function NodeActions({
   const { state, dispatch, formRef } = useActionForm(action, false);
   const f = formFields(state, { under: "change", idPrefix: "node" });
   const [target, setTarget] = useState<string | null>(null);
-  const dialog = useRef<HTMLDialogElement>(null);
-  const opener = useRef<HTMLButtonElement | null>(null);
   useEffect(() => {
-    if (target) dialog.current?.showModal();
-  }, [target]);
-  useEffect(() => {
-    if (state.ok) dialog.current?.close();
+    if (state.ok) setTarget(null);
   }, [state]);
   if (allowed.length === 0) return <p className="text-sm text-slate-500">No operator action applies in this state.</p>;
   const meta = target ? LABELS[target]! : null;
@@ -47,15 +43,7 @@ export function NodeActions({
     <div>
       <div className="flex flex-wrap gap-3" role="group" aria-label="Node lifecycle">
         {allowed.map((t) => (
-          <Button
-            key={t}
-            type="button"
-            variant={LABELS[t]!.variant}
-            onClick={(ev) => {
-              opener.current = ev.currentTarget;
-              setTarget(t);
-            }}
-          >
+          <Button key={t} type="button" variant={LABELS[t]!.variant} aria-haspopup="dialog" onClick={() => setTarget(t)}>
             {LABELS[t]!.label}…
           </Button>
         ))}
@@ -63,20 +51,14 @@ export function NodeActions({
       <div className="mt-3">
         <FormMessage state={state} />
       </div>
-      <dialog
-        ref={dialog}
-        aria-labelledby="node-action-title"
-        onClose={() => {
-          setTarget(null);
-          opener.current?.focus();
-        }}
-        className="w-full max-w-lg rounded-xl p-0 shadow-xl backdrop:bg-slate-900/40"
+      <Dialog
+        open={Boolean(meta && target)}
+        onClose={() => setTarget(null)}
+        title={meta ? `${meta.verb} ${hostname}?` : ""}
+        testId="node-action-dialog"
       >
         {meta && target ? (
-          <form ref={formRef} action={dispatch} className="flex flex-col gap-4 p-6" aria-label={`${meta.verb} ${hostname}`}>
-            <h2 id="node-action-title" className="text-lg font-semibold text-slate-900">
-              {meta.verb} {hostname}?
-            </h2>
+          <form ref={formRef} action={dispatch} className="flex flex-col gap-4" aria-label={`${meta.verb} ${hostname}`}>
             <input type="hidden" name="id" value={nodeId} />
             <input type="hidden" name="status" value={target} />
             <ul className="list-disc space-y-1 pl-5 text-sm text-slate-700" data-testid="node-action-impact">
@@ -90,15 +72,15 @@ export function NodeActions({
               )}
             </Field>
             {!state.ok && state.message ? <FormMessage state={state} /> : null}
-            <div className="flex justify-end gap-3">
-              <Button type="button" variant="secondary" onClick={() => dialog.current?.close()}>
+            <div className="flex flex-wrap justify-end gap-3">
+              <Button type="button" variant="secondary" onClick={() => setTarget(null)}>
                 Keep as is
               </Button>
-              <SubmitButton variant={meta.variant === "danger" ? "danger" : "primary"}>{meta.verb}</SubmitButton>
+              <SubmitButton variant={meta.variant === "danger" ? "destructive" : "primary"}>{meta.verb}</SubmitButton>
             </div>
           </form>
         ) : null}
-      </dialog>
+      </Dialog>
     </div>
   );
 }

@@ -1,25 +1,25 @@
 "use client";
-import { useState } from "react";
 import { estimateCents, formatCents, rateFor } from "@/lib/billing/money";
+import { ConfirmedAction, type Confirmation } from "./confirmed-action";
 import { formFields } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
-import { useActionForm, type FormAction } from "./use-action-form";
+import { useActionForm, useLiveField, type FormAction } from "./use-action-form";
 
 export function CreatePodForm({ action, gpuTypes, rates }: { action: FormAction; gpuTypes: string[]; rates: Record<string, number> }) {
   // on success the action redirects to the new pod's page
   const { state, dispatch, formRef } = useActionForm(action);
   const f = formFields(state);
-  const [gpuType, setGpuType] = useState(f.value("gpu_type", gpuTypes[0] ?? ""));
-  const [count, setCount] = useState(f.value("gpu_count", "1"));
+  const [gpuType, setGpuType] = useLiveField(f, "gpu_type", gpuTypes[0] ?? "");
+  const [count, setCount] = useLiveField(f, "gpu_count", "1");
   const rate = rateFor(rates, gpuType);
   return (
     <form ref={formRef} action={dispatch} className="grid gap-4 p-5 sm:grid-cols-2 lg:grid-cols-4" aria-label="Create pod">
       <Field label="Name" {...f("name")} hint="Lower-case, digits, dashes">
         {(p) => <input {...p} required maxLength={100} placeholder="notebook" />}
       </Field>
-      <Field label="GPU type" {...f.bare("gpu_type")}>
+      <Field label="GPU type" {...f("gpu_type", gpuTypes[0] ?? "")}>
         {(p) => (
-          <select {...p} value={gpuType} onChange={(ev) => setGpuType(ev.target.value)} required>
+          <select {...p} onChange={(ev) => setGpuType(ev.target.value)} required>
             {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
             {gpuTypes.map((t) => (
               <option key={t} value={t}>
@@ -29,8 +29,8 @@ export function CreatePodForm({ action, gpuTypes, rates }: { action: FormAction;
           </select>
         )}
       </Field>
-      <Field label="GPUs" {...f.bare("gpu_count")} hint="On one node">
-        {(p) => <input {...p} value={count} onChange={(ev) => setCount(ev.target.value)} type="number" min={1} max={64} required />}
+      <Field label="GPUs" {...f("gpu_count", "1")} hint="On one node">
+        {(p) => <input {...p} onChange={(ev) => setCount(ev.target.value)} type="number" min={1} max={64} required />}
       </Field>
       <Field label="Image" {...f("image")}>
         {(p) => <input {...p} required maxLength={500} placeholder="runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04" />}
@@ -70,10 +70,20 @@ export function CreatePodForm({ action, gpuTypes, rates }: { action: FormAction;
   );
 }
 
-const CONFIRM: Record<"stop" | "start" | "terminate", (name: string) => string | null> = {
-  stop: (name) => `Stop “${name}”? Its container stops, its GPUs are released and billing stops. Files inside the container are not kept.`,
+const CONFIRM: Record<"stop" | "start" | "terminate", (name: string) => Confirmation | null> = {
+  stop: (name) => ({
+    title: `Stop “${name}”?`,
+    body: "Its container stops, its GPUs are released and billing stops. Files inside the container are not kept.",
+    confirmLabel: "Stop pod",
+    keepLabel: "Keep running",
+  }),
   start: () => null,
-  terminate: (name) => `Terminate “${name}” for good? Its container is removed; this cannot be undone.`,
+  terminate: (name) => ({
+    title: `Terminate “${name}” for good?`,
+    body: "Its container is removed and its GPUs are released; this cannot be undone.",
+    confirmLabel: "Terminate pod",
+    keepLabel: "Keep pod",
+  }),
 };
 
 export function PodActionButton({
@@ -87,26 +97,14 @@ export function PodActionButton({
   name: string;
   verb: "stop" | "start" | "terminate";
 }) {
-  const { state, dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        const question = CONFIRM[verb](name);
-        if (question && !confirm(question)) ev.preventDefault();
-      }}
-      className="inline-flex items-center gap-2"
-    >
-      <input type="hidden" name="id" value={id} />
-      <input type="hidden" name="action" value={verb} />
-      <SubmitButton variant={verb === "terminate" ? "danger" : verb === "start" ? "primary" : "secondary"} size="sm">
-        {verb === "stop" ? "Stop" : verb === "start" ? "Start" : "Terminate"}
-      </SubmitButton>
-      {state.message ? (
-        <span role="status" className={`text-xs ${state.ok ? "text-emerald-700" : "text-red-600"}`}>
-          {state.message}
-        </span>
-      ) : null}
-    </form>
+    <ConfirmedAction
+      action={action}
+      fields={{ id, action: verb }}
+      label={verb === "stop" ? "Stop" : verb === "start" ? "Start" : "Terminate"}
+      variant={verb === "terminate" ? "danger" : verb === "start" ? "primary" : "secondary"}
+      confirm={CONFIRM[verb](name)}
+      showSuccess
+    />
   );
 }

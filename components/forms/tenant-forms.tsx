@@ -1,6 +1,7 @@
 "use client";
 import { useState } from "react";
 import { quotaWarning } from "@/lib/jobs/job-fit";
+import { ConfirmedAction } from "./confirmed-action";
 import { formFields, type FieldBinding } from "./form-fields";
 import { Field, FormMessage, SubmitButton } from "./form-parts";
 import { useActionForm, type FormAction } from "./use-action-form";
@@ -101,20 +102,25 @@ export function EditTenantForm({
 }
 
 export function TenantStatusForm({ action, tenant }: { action: FormAction; tenant: { id: string; name: string; status: string } }) {
-  const { state, dispatch } = useActionForm(action, false);
   const suspend = tenant.status === "active";
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (suspend && !confirm(`Suspend ${tenant.name}? Its users and API keys stop working immediately.`)) ev.preventDefault();
-      }}
-      className="flex flex-wrap items-center gap-3"
-    >
-      <input type="hidden" name="id" value={tenant.id} />
-      <input type="hidden" name="status" value={suspend ? "suspended" : "active"} />
-      <SubmitButton variant={suspend ? "danger" : "secondary"}>{suspend ? "Suspend tenant" : "Reactivate tenant"}</SubmitButton>
-      <FormMessage state={state} />
-    </form>
+    <ConfirmedAction
+      action={action}
+      fields={{ id: tenant.id, status: suspend ? "suspended" : "active" }}
+      label={suspend ? "Suspend tenant" : "Reactivate tenant"}
+      variant={suspend ? "danger" : "secondary"}
+      size="md"
+      showSuccess
+      confirm={
+        suspend
+          ? {
+              title: `Suspend ${tenant.name}?`,
+              body: "Its users and API keys stop working immediately, its running work stops and its waiting work is held until it is reactivated.",
+              confirmLabel: "Suspend tenant",
+              keepLabel: "Keep active",
+            }
+          : null
+      }
+    />
   );
 }

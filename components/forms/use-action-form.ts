@@ -1,6 +1,6 @@
 "use client";
 import { useActionState, useEffect, useMemo, useRef, useState } from "react";
-import type { FormState } from "./form-fields";
+import type { FormFields, FormState } from "./form-fields";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- forms that ignore `data` accept any action
 export type FormAction<T = any> = (prev: FormState & { data?: T }, form: FormData) => Promise<FormState & { data?: T }>;
@@ -55,4 +55,20 @@ export function useActionForm<T>(action: FormAction<T>, resetOnSuccess = true) {
     return { ...raw, fieldErrors, edited: edited.names };
   }, [raw, edited]);
   return { state, dispatch, formRef };
+}
+
+/**
+ * A field the form reads while it is being edited: a choice that decides which other fields show
+ * (a rule's type, a key's scope and expiry) or a number an estimate follows. It is what the field
+ * shows: `initial` at first, what was sent after a refusal, `initial` again after a success (re-read
+ * with every answer, as every field of `formFields` is). Bind the input uncontrolled, with
+ * `f(name, initial)` and `onChange={(e) => set(e.target.value)}`: it remounts with each answer
+ * showing that same value. A controlled select cannot be trusted here: React resets a form after
+ * its action, which puts a controlled select back on its first option without telling React, so
+ * the box showed one type while the form's state (and the fields below) held another (issue 32).
+ */
+export function useLiveField(f: FormFields, name: string, initial: string): [string, (value: string) => void] {
+  const [edited, setEdited] = useState<{ key: string; value: string } | null>(null);
+  const value = edited && edited.key === f.key ? edited.value : f.value(name, initial);
+  return [value, (next: string) => setEdited({ key: f.key, value: next })];
 }

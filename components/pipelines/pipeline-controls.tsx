@@ -1,28 +1,22 @@
 "use client";
+import { ConfirmedAction } from "@/components/forms/confirmed-action";
 import { formFields } from "@/components/forms/form-fields";
 import { Field, FormMessage, SubmitButton } from "@/components/forms/form-parts";
 import { useActionForm, type FormAction } from "@/components/forms/use-action-form";
 
 export function CancelPipelineButton({ action, id, name }: { action: FormAction; id: string; name: string }) {
-  const { state, dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (!confirm(`Cancel “${name}”? Running jobs are cancelled and waiting steps skipped.`)) ev.preventDefault();
+    <ConfirmedAction
+      action={action}
+      fields={{ id }}
+      label="Cancel pipeline"
+      confirm={{
+        title: `Cancel “${name}”?`,
+        body: "Its running jobs are cancelled and its waiting steps skipped.",
+        confirmLabel: "Cancel pipeline",
+        keepLabel: "Keep running",
       }}
-      className="inline-flex items-center gap-2"
-    >
-      <input type="hidden" name="id" value={id} />
-      <SubmitButton variant="danger" size="sm">
-        Cancel pipeline
-      </SubmitButton>
-      {state.message && !state.ok ? (
-        <span role="status" className="text-xs text-red-600">
-          {state.message}
-        </span>
-      ) : null}
-    </form>
+    />
   );
 }
 
@@ -66,18 +60,17 @@ export function SecretForm({ action }: { action: FormAction }) {
 }
 
 export function DeleteSecretButton({ action, name }: { action: FormAction; name: string }) {
-  const { dispatch } = useActionForm(action, false);
   return (
-    <form
-      action={dispatch}
-      onSubmit={(ev) => {
-        if (!confirm(`Delete secret ${name}? Steps that use it will fail when they call.`)) ev.preventDefault();
+    <ConfirmedAction
+      action={action}
+      fields={{ name }}
+      label="Delete"
+      confirm={{
+        title: `Delete secret ${name}?`,
+        body: "Steps that use it fail when they call. Its value cannot be recovered.",
+        confirmLabel: "Delete secret",
+        keepLabel: "Keep secret",
       }}
-    >
-      <input type="hidden" name="name" value={name} />
-      <SubmitButton variant="danger" size="sm">
-        Delete
-      </SubmitButton>
-    </form>
+    />
   );
 }

@@ -56,23 +56,29 @@ export function PodsTable({
     <Table caption="Pods">
       <thead className="bg-slate-50">
         <tr>
-          <Th>Name</Th>
+          <Th pin="left">Pod and status</Th>
           {tenantNames ? <Th>Tenant</Th> : null}
-          <Th>Status</Th>
           <Th>GPUs</Th>
           <Th>Node / why waiting</Th>
           <Th className="text-right">Cost so far</Th>
           <Th>Created</Th>
-          {actionsOf ? <Th className="text-right">Actions</Th> : null}
+          {actionsOf ? (
+            <Th className="text-right" pin="right">
+              Actions
+            </Th>
+          ) : null}
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
         {pods.map((p) => (
           <tr key={p.id} data-testid={`pod-row-${p.name}`} className="align-top">
-            <Td className="font-medium">
+            <Td className="font-medium" pin="left">
               <Link className="text-indigo-700 hover:underline" href={`${hrefBase}/${p.id}`}>
                 {p.name}
               </Link>
+              <span className="mt-1 block">
+                <PodStatus status={p.status} />
+              </span>
             </Td>
             {tenantNames ? (
               <Td>
@@ -81,9 +87,6 @@ export function PodsTable({
                 </Link>
               </Td>
             ) : null}
-            <Td>
-              <PodStatus status={p.status} />
-            </Td>
             <Td className="tabular-nums">
               {p.gpu_count} × {p.gpu_type}
             </Td>
@@ -97,7 +100,7 @@ export function PodsTable({
               <span title={formatDateTime(p.created_at)}>{formatRelative(p.created_at)}</span>
             </Td>
             {actionsOf ? (
-              <Td className="text-right">
+              <Td className="text-right" pin="right">
                 <div className="flex justify-end gap-2">
                   <PodButtons pod={p} actions={actionsOf(p)} />
                 </div>
@@ -162,7 +165,8 @@ export function PodDetail(props: PodDetailProps) {
           </div>
         }
       />
-      {props.justCreated ? (
+      {/* only while it is still on its way: once it runs (or stopped, or failed) the status says what happened */}
+      {props.justCreated && (p.status === "pending" || p.status === "starting") ? (
         <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
           “{p.name}” created: it is placed on free GPUs at the next scheduling cycle, then its node starts the container. Billing starts
           when the container runs.
@@ -176,7 +180,7 @@ export function PodDetail(props: PodDetailProps) {
           <strong className="capitalize">{p.status}:</strong> {waiting ?? p.status_reason}
         </p>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat
           label="Cost so far"
           value={<span data-testid="pod-cost">{formatCents(p.cost_cents)}</span>}

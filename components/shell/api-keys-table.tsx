@@ -44,7 +44,7 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
     <Table caption="API keys">
       <thead className="bg-slate-50">
         <tr>
-          <Th>Name</Th>
+          <Th pin="left">Name</Th>
           <Th>Key</Th>
           <Th>Scope</Th>
           <Th>Bound to</Th>
@@ -52,13 +52,17 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
           <Th>Created</Th>
           <Th>Last used</Th>
           <Th>Expires</Th>
-          <Th className="text-right">Status</Th>
+          <Th className="text-right" pin="right">
+            Status
+          </Th>
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
         {keys.map((k) => (
           <tr key={k.id} data-testid={`api-key-row-${k.prefix}`}>
-            <Td className="font-medium text-slate-900">{k.name}</Td>
+            <Td className="font-medium text-slate-900" pin="left">
+              {k.name}
+            </Td>
             <Td>
               <code className="font-mono text-xs">{k.prefix}…</code>
             </Td>
@@ -72,7 +76,7 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
             <Td>
               <Expiry at={k.expiresAt} />
             </Td>
-            <Td className="text-right">
+            <Td className="text-right" pin="right">
               {k.revokedAt ? (
                 <Badge tone="neutral">revoked</Badge>
               ) : k.expiresAt && Date.parse(k.expiresAt) <= Date.now() ? (

@@ -1,4 +1,6 @@
+import { Suspense } from "react";
 import type { NavItem } from "./nav-links";
+import { NavigationProgress } from "./navigation-progress";
 import { Sidebar } from "./sidebar";
 import { UserMenu } from "./user-menu";
 
@@ -33,6 +35,9 @@ export function AppShell({
     // Two columns on wide screens: the dark column stretches with the page however long it gets,
     // and the navigation inside it stays in view (sticky) while the page scrolls.
     <div className="min-h-screen lg:flex">
+      <Suspense fallback={null}>
+        <NavigationProgress />
+      </Suspense>
       <a
         href="#main"
         className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"

@@ -80,7 +80,9 @@ export function JobDetail({
         actions={
           <div className="flex flex-wrap items-center gap-3">
             <JobStatus status={job.status} />
-            {open && mayCancel ? <CancelJobButton action={actions.cancel} id={job.id} name={job.name} /> : null}
+            {open && mayCancel ? (
+              <CancelJobButton action={actions.cancel} id={job.id} name={job.name} running={job.status === "running"} />
+            ) : null}
             {actions.resubmit ? (
               <Link className={buttonClass("secondary", "sm")} href={`/dashboard/jobs?clone=${job.id}#submit-job`}>
                 Clone…
@@ -106,7 +108,7 @@ export function JobDetail({
           Only an admin of your organisation, or the person who submitted it, can cancel this job.
         </p>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <Stat
           label="Cost so far"
           value={formatCents(cost.total_cents)}

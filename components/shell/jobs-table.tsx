@@ -60,23 +60,30 @@ export function JobsTable({
     <Table caption="Jobs">
       <thead className="bg-slate-50">
         <tr>
-          <Th>Name</Th>
+          <Th pin="left">Job and status</Th>
           {admin ? <Th>Tenant</Th> : null}
-          <Th>Status</Th>
           <Th>GPUs</Th>
           <Th className="text-right">Priority</Th>
           <Th>Nodes / why waiting</Th>
           <Th>Submitted</Th>
-          {cancelAction ? <Th className="text-right">Actions</Th> : null}
+          {cancelAction ? (
+            <Th className="text-right" pin="right">
+              Actions
+            </Th>
+          ) : null}
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
         {jobs.map((j) => (
           <tr key={j.id} data-testid={`job-row-${j.name}`} className="align-top">
-            <Td className="font-medium text-slate-900">
+            <Td className="font-medium text-slate-900" pin="left">
               <Link className="text-indigo-700 hover:underline" href={`${href}/${j.id}`}>
                 {j.name}
               </Link>
+              {/* the status stays beside the name, in view however far a phone scrolls the row */}
+              <span className="mt-1 block">
+                <JobStatus status={j.status} />
+              </span>
             </Td>
             {admin ? (
               <Td>
@@ -89,9 +96,6 @@ export function JobsTable({
                 )}
               </Td>
             ) : null}
-            <Td>
-              <JobStatus status={j.status} />
-            </Td>
             <Td className="tabular-nums">
               {j.gpuCount} × {j.gpuType}
             </Td>
@@ -126,10 +130,10 @@ export function JobsTable({
               {j.submittedBy ? <p className="text-xs text-slate-500">by {j.submittedBy}</p> : null}
             </Td>
             {cancelAction ? (
-              <Td className="text-right">
+              <Td className="text-right" pin="right">
                 {[...WAITING, "running"].includes(j.status) ? (
                   j.mayCancel ? (
-                    <CancelJobButton action={cancelAction} id={j.id} name={j.name} />
+                    <CancelJobButton action={cancelAction} id={j.id} name={j.name} running={j.status === "running"} />
                   ) : (
                     <span className="text-xs text-slate-500" title="Members can cancel only the jobs they submitted">
                       not yours

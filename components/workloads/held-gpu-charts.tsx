@@ -1,5 +1,6 @@
 "use client";
 import { LineChart } from "@tremor/react";
+import { formatOnAxis, niceAxis } from "@/lib/metrics/chart-axis";
 
 // Utilization, memory, temperature and power of the GPUs a job or an endpoint held, drawn only for
 // the time they held them (the API leaves the rest out). One line per GPU; the x axis is UTC time.
@@ -54,6 +55,8 @@ export function HeldGpuCharts({ series }: { series: HeldSeries[] }) {
             }
           }
           const data = [...byTime.values()].sort((a, b) => String(a.t).localeCompare(String(b.t)));
+          const top = data.reduce((mx, r) => labels.reduce((m2, l) => (typeof r[l] === "number" ? Math.max(m2, r[l]) : m2), mx), 0);
+          const axis = "max" in m ? { max: m.max, step: 25, decimals: 0 } : niceAxis(top);
           return (
             <figure key={m.key}>
               <figcaption className="mb-1 text-xs font-medium text-slate-700">
@@ -65,12 +68,13 @@ export function HeldGpuCharts({ series }: { series: HeldSeries[] }) {
                 index="time"
                 categories={labels}
                 colors={COLORS}
-                valueFormatter={(v) => `${Math.round(v)} ${m.unit}`}
+                valueFormatter={(v) => `${formatOnAxis(v, axis, 1)} ${m.unit}`}
                 showAnimation={false}
                 showLegend={false}
                 connectNulls={false}
                 yAxisWidth={56}
-                {...("max" in m ? { minValue: 0, maxValue: m.max } : { minValue: 0 })}
+                minValue={0}
+                maxValue={axis.max}
               />
             </figure>
           );

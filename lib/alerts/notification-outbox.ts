@@ -109,7 +109,8 @@ export function formatFor(channel: string): MessageFormat {
 export interface OutboxRow {
   alertEventId?: string;
   demoRequestId?: string;
-  kind: "firing" | "resolved" | "demo_request";
+  invoiceId?: string;
+  kind: "firing" | "resolved" | "demo_request" | "invoice";
   channel: string;
   target: string;
   subject: string;
@@ -163,7 +164,7 @@ async function send(n: Claimed, cfg: ChannelConfig): Promise<void> {
             rule_type: n.rule_type,
             subject: n.subject_label,
           }
-        : { notification_id: n.id, demo_request_id: n.demo_request_id, kind: "demo_request" },
+        : { notification_id: n.id, demo_request_id: n.demo_request_id, kind: n.kind },
     });
   }
 }

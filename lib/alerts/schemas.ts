@@ -113,7 +113,7 @@ export const listAlertsQuery = z.strictObject({
 export type ListAlertsQuery = z.output<typeof listAlertsQuery>;
 
 export const NOTIFICATION_STATUSES = ["pending", "sent", "failed"] as const;
-export const NOTIFICATION_KINDS = ["firing", "resolved", "demo_request", "account"] as const;
+export const NOTIFICATION_KINDS = ["firing", "resolved", "demo_request", "account", "invoice"] as const;
 export const NOTIFICATION_CHANNELS = ["email", "webhook", "console"] as const;
 
 export const notificationJsonSchema = z

@@ -6,6 +6,8 @@ import { lockPrismaTransaction } from "@/lib/db/locks";
 import { conflict, isUniqueViolation, notFound, nothingToInvoice } from "@/lib/errors";
 import { attachStripeCheckout } from "./attach-stripe-checkout";
 import { findInvoice } from "./get-invoice";
+import { logger } from "@/lib/logger";
+import { queueInvoiceEmail } from "./invoice-email";
 import { accrueRunningUsage } from "./meter";
 import { invoiceLabel, isNegligibleLine, lastFullMonth } from "./money";
 import type { StripeConfig } from "./stripe";
@@ -13,7 +15,8 @@ import type { StripeConfig } from "./stripe";
 /**
  * Invoices a tenant's usage for a period (default: the last full month, UTC). Running work is
  * billed up to the period's end first, so it is included; usage already invoiced never is again.
- * Numbers are sequential without gaps. With Stripe configured the invoice gets a Checkout link.
+ * Numbers are sequential without gaps. With Stripe configured the invoice gets a Checkout link;
+ * its payment link is emailed to the tenant's billing address when an email server is set.
  */
 export async function generateInvoice(
   actor: Actor,
@@ -51,6 +54,7 @@ export async function generateInvoice(
           endpoint_id: string | null;
           reservation_id: string | null;
           pod_id: string | null;
+          covered_by_reservation_id: string | null;
           subject_name: string;
           gpu_type: string;
           gpu_count: number;
@@ -58,7 +62,7 @@ export async function generateInvoice(
           amount_cents: bigint;
         }>
       >`
-        SELECT u.id, u.job_id, u.endpoint_id, u.reservation_id, u.pod_id,
+        SELECT u.id, u.job_id, u.endpoint_id, u.reservation_id, u.pod_id, u.covered_by_reservation_id,
                COALESCE(j.name, 'Endpoint ' || e.name, 'Pod ' || p.name, 'Reservation ' || left(rv.id::text, 8) || ' (' || rv.node_count || ' whole nodes, ' || to_char(rv.starts_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC)') AS subject_name,
                u.gpu_type, u.gpu_count, u.gpu_seconds, u.amount_cents
           FROM usage_events u LEFT JOIN jobs j ON j.id = u.job_id LEFT JOIN endpoints e ON e.id = u.endpoint_id LEFT JOIN reservations rv ON rv.id = u.reservation_id LEFT JOIN pods p ON p.id = u.pod_id
@@ -83,6 +87,9 @@ export async function generateInvoice(
           description: string;
           gpu_seconds: number;
           amount_cents: number;
+          /** the reservations that covered its segments, and whether any segment was not covered */
+          covered: Set<string>;
+          uncovered: boolean;
         }
       >();
       for (const u of usage) {
@@ -103,26 +110,40 @@ export async function generateInvoice(
           description: `${u.subject_name} (${what})`,
           gpu_seconds: 0,
           amount_cents: 0,
+          covered: new Set<string>(),
+          uncovered: false,
         };
         l.gpu_seconds += Number(u.gpu_seconds);
         l.amount_cents += Number(u.amount_cents);
+        if (u.covered_by_reservation_id) l.covered.add(u.covered_by_reservation_id);
+        else l.uncovered = true;
         lines.set(key, l);
       }
       await tx.invoiceLine.createMany({
         // usage of a few seconds that costs nothing is settled with the rest but gets no line of its own
         data: [...lines.values()]
           .filter((l) => !isNegligibleLine(l.gpu_seconds, l.amount_cents))
-          .map((l) => ({
-            invoiceId: inv.id,
-            gpuType: l.gpu_type,
-            jobId: l.job_id,
-            endpointId: l.endpoint_id,
-            reservationId: l.reservation_id,
-            podId: l.pod_id,
-            description: l.description,
-            gpuSeconds: BigInt(l.gpu_seconds),
-            amountCents: BigInt(l.amount_cents),
-          })),
+          .map((l) => {
+            // work inside a reservation is paid for by the reservation's own line: the line says which
+            const only = !l.uncovered && l.covered.size === 1 ? [...l.covered][0]! : null;
+            const coverage = only
+              ? ` — covered by reservation ${only.slice(0, 8)}`
+              : l.covered.size
+                ? ` — partly covered by reservation ${[...l.covered].map((r) => r.slice(0, 8)).join(", ")}`
+                : "";
+            return {
+              invoiceId: inv.id,
+              gpuType: l.gpu_type,
+              jobId: l.job_id,
+              endpointId: l.endpoint_id,
+              reservationId: l.reservation_id,
+              podId: l.pod_id,
+              coveredByReservationId: only,
+              description: `${l.description}${coverage}`,
+              gpuSeconds: BigInt(l.gpu_seconds),
+              amountCents: BigInt(l.amount_cents),
+            };
+          }),
       });
       await tx.$executeRaw`UPDATE usage_events SET invoice_id = ${inv.id}::uuid WHERE id = ANY(${usage.map((u) => u.id)}::uuid[])`;
       await recordAudit(tx, actor, {
@@ -145,5 +166,10 @@ export async function generateInvoice(
     throw e;
   }
   await attachStripeCheckout(invoiceId, opts.stripe);
+  // the tenant hears of it by email when it has a billing address and an email server is set; a
+  // failure to queue never undoes the invoice (the page then says it was not sent)
+  await queueInvoiceEmail(invoiceId).catch((e: unknown) =>
+    logger.warn("invoice email not queued", { invoice: invoiceId, error: String(e) }),
+  );
   return (await findInvoice(invoiceId))!;
 }

@@ -11,6 +11,7 @@ interface InvoiceForDocument {
     jobId: string | null;
     endpointId: string | null;
     reservationId?: string | null;
+    coveredByReservationId?: string | null;
     description: string;
     gpuSeconds: bigint;
     amountCents: bigint;
@@ -32,6 +33,7 @@ export function invoiceCsv(inv: InvoiceForDocument): { filename: string; body: s
     "amount_cents",
     "amount_usd",
     "reservation_id",
+    "covered_by_reservation_id",
   ];
   const rows: Array<Array<string | number>> = [];
   const label = invoiceLabel(inv.number);
@@ -49,6 +51,7 @@ export function invoiceCsv(inv: InvoiceForDocument): { filename: string; body: s
       Number(l.amountCents),
       (Number(l.amountCents) / 100).toFixed(2),
       l.reservationId ?? "",
+      l.coveredByReservationId ?? "",
     ]);
   }
   rows.push([
@@ -63,6 +66,7 @@ export function invoiceCsv(inv: InvoiceForDocument): { filename: string; body: s
     "",
     Number(inv.amountCents),
     (Number(inv.amountCents) / 100).toFixed(2),
+    "",
     "",
   ]);
   return { filename: `${label}.csv`, body: toCsv(header, rows) };

@@ -25,6 +25,7 @@ export function invoiceJson(inv: InvoiceRow): z.input<typeof invoiceJsonSchema> 
       job_id: l.jobId,
       endpoint_id: l.endpointId,
       reservation_id: l.reservationId,
+      covered_by_reservation_id: l.coveredByReservationId,
       description: l.description,
       gpu_seconds: Number(l.gpuSeconds),
       amount_cents: Number(l.amountCents),

@@ -49,6 +49,10 @@ export const invoiceLineSchema = z.object({
       job_id: z.string().nullable(),
       endpoint_id: z.string().nullable(),
       reservation_id: z.string().nullable(),
+      covered_by_reservation_id: z
+        .string()
+        .nullable()
+        .meta({ description: "The reservation that paid for this work (its nodes are billed on its own line); the line costs nothing" }),
       description: z.string(),
       gpu_seconds: z.number().int(),
       amount_cents: z.number().int(),
@@ -152,6 +156,14 @@ export const summaryJsonSchema = z
     outstanding_cents: z.number().int(),
     invoices_paid: z.number().int(),
     invoices_pending: z.number().int(),
-    revenue_month_cents: z.number().int(),
+    revenue_month_cents: z.number().int().meta({ description: "This month so far (UTC): billed plus accruing" }),
+    revenue_month_billed_cents: z
+      .number()
+      .int()
+      .meta({ description: "Usage segments the meter wrote that ended this month, invoiced or not" }),
+    revenue_month_accruing_cents: z
+      .number()
+      .int()
+      .meta({ description: "What running work has cost since its last segment; billed at the meter's next tick" }),
   })
   .meta({ id: "BillingSummary" });

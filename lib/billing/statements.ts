@@ -134,40 +134,56 @@ export const USAGE_BY_GPU_TYPE = statement("billing.usage-by-gpu-type", {
 });
 
 /**
- * What running work costs and has not billed yet (from the last billed segment to now, at current
- * rates): each job's current run and each live replica outside a reservation, each running pod,
- * and each node a reservation holds now. $1 one tenant, $2 one job (NULL: all).
+ * What running work costs and has not billed yet, per tenant, as of $3 (NULL: now): each job's
+ * current run and each live replica outside a reservation, each running pod, and each node a
+ * reservation holds now, from where its billing stopped, at the rate in force then. The meter
+ * bills exactly this when it next writes a segment (lib/billing/meter.ts): the "accruing" part of
+ * this month's money (lib/billing/month-spend.ts). $1 one tenant, $2 one job (NULL: all).
  */
 export const RUNNING_COST = statement("billing.running-cost", {
-  params: ["uuid?", "uuid?"],
-  columns: { c: "text", per_hour: "text" },
-  text: `WITH running AS (
-       SELECT j.gpu_type, j.gpu_count, GREATEST(j.started_at, COALESCE(u.last_end, j.started_at)) AS billed_to, now() AS until
-         FROM jobs j LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE job_id = j.id AND attempt = j.attempts) u ON true
+  params: ["uuid?", "uuid?", "timestamptz?"],
+  columns: { tenant_id: "uuid", c: "text", per_hour: "text" },
+  text: `WITH at AS (SELECT COALESCE($3::timestamptz, now()) AS t), running AS (
+       SELECT j.tenant_id, j.gpu_type, j.gpu_count, GREATEST(j.started_at, COALESCE(u.last_end, j.started_at)) AS billed_to, at.t AS until
+         FROM at, jobs j LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE job_id = j.id AND attempt = j.attempts) u ON true
         WHERE j.status = 'running' AND ($1::uuid IS NULL OR j.tenant_id = $1::uuid) AND ($2::uuid IS NULL OR j.id = $2::uuid)
           AND NOT EXISTS (SELECT 1 FROM job_placements p WHERE p.job_id = j.id AND p.attempt = j.attempts AND p.reservation_id IS NOT NULL)
        UNION ALL
-       SELECT x.gpu_type, x.gpu_count, GREATEST(x.started_at, COALESCE(u.last_end, x.started_at)), now()
-         FROM endpoint_replicas x LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
+       SELECT x.tenant_id, x.gpu_type, x.gpu_count, GREATEST(x.started_at, COALESCE(u.last_end, x.started_at)), at.t
+         FROM at, endpoint_replicas x LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE replica_id = x.id) u ON true
         WHERE x.status <> 'stopped' AND x.reservation_id IS NULL AND ($1::uuid IS NULL OR x.tenant_id = $1::uuid) AND $2::uuid IS NULL
        UNION ALL
-       SELECT pl.gpu_type, cardinality(pl.gpu_ids), GREATEST(pl.running_at, COALESCE(u.last_end, pl.running_at)), now()
-         FROM pod_placements pl JOIN pods p ON p.id = pl.pod_id
+       SELECT p.tenant_id, pl.gpu_type, cardinality(pl.gpu_ids), GREATEST(pl.running_at, COALESCE(u.last_end, pl.running_at)), at.t
+         FROM at, pod_placements pl JOIN pods p ON p.id = pl.pod_id
          LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE pod_id = pl.pod_id AND attempt = pl.attempt) u ON true
         WHERE pl.ended_at IS NULL AND pl.running_at IS NOT NULL AND ($1::uuid IS NULL OR p.tenant_id = $1::uuid) AND $2::uuid IS NULL
        UNION ALL
-       SELECT rv.gpu_type, h.gpu_count, GREATEST(h.starts_at, COALESCE(u.last_end, h.starts_at)), LEAST(now(), h.ends_at)
-         FROM reservation_nodes h JOIN reservations rv ON rv.id = h.reservation_id
+       SELECT h.tenant_id, rv.gpu_type, h.gpu_count, GREATEST(h.starts_at, COALESCE(u.last_end, h.starts_at)), LEAST(at.t, h.ends_at)
+         FROM at, reservation_nodes h JOIN reservations rv ON rv.id = h.reservation_id
          LEFT JOIN LATERAL (SELECT max(ended_at) AS last_end FROM usage_events WHERE reservation_node_id = h.id) u ON true
-        WHERE h.live AND h.closed_at IS NULL AND h.starts_at < now() AND ($1::uuid IS NULL OR h.tenant_id = $1::uuid) AND $2::uuid IS NULL
+        WHERE h.live AND h.closed_at IS NULL AND h.starts_at < at.t AND ($1::uuid IS NULL OR h.tenant_id = $1::uuid) AND $2::uuid IS NULL
           -- a reservation paid up front costs nothing more as it runs
           AND rv.prepaid_cents IS NULL
      )
-     SELECT COALESCE(sum(round(GREATEST(extract(epoch FROM w.until - w.billed_to), 0) * w.gpu_count * COALESCE(r.cents_per_hour, 0) / 3600.0)), 0)::text AS c,
-            COALESCE(sum(w.gpu_count * COALESCE(r.cents_per_hour, 0)) FILTER (WHERE w.until >= now()), 0)::text AS per_hour
-       FROM running w
-       LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (w.gpu_type, '*') AND effective_from <= now()
-                          ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) r ON true`,
+     -- as bill_segment computes a segment: GPU-seconds rounded, then the amount at the rate in force when the segment starts
+     SELECT w.tenant_id,
+            COALESCE(sum(round(round(GREATEST(extract(epoch FROM date_trunc('milliseconds', w.until) - w.billed_to), 0) * w.gpu_count)
+                               * COALESCE(seg.cents_per_hour, 0) / 3600.0)), 0)::text AS c,
+            COALESCE(sum(w.gpu_count * COALESCE(cur.cents_per_hour, 0)) FILTER (WHERE w.until >= at.t), 0)::text AS per_hour
+       FROM at, running w
+       LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (w.gpu_type, '*') AND effective_from <= w.billed_to
+                          ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) seg ON true
+       LEFT JOIN LATERAL (SELECT cents_per_hour FROM gpu_rates WHERE gpu_type IN (w.gpu_type, '*') AND effective_from <= at.t
+                          ORDER BY (gpu_type = '*'), effective_from DESC LIMIT 1) cur ON true
+      GROUP BY w.tenant_id`,
+});
+
+/** Usage billed (segments the meter wrote, invoiced or not) that ended after $1 and by $2, per tenant; $3 one tenant (NULL: all). */
+export const BILLED_BY_TENANT = statement("billing.billed-by-tenant", {
+  params: ["timestamptz", "timestamptz", "uuid?"],
+  columns: { tenant_id: "uuid", c: "text" },
+  text: `SELECT tenant_id, sum(amount_cents)::text AS c FROM usage_events
+      WHERE ended_at > $1 AND ended_at <= $2 AND ($3::uuid IS NULL OR tenant_id = $3::uuid) GROUP BY tenant_id`,
 });
 
 /** What the job $1's billed segments of every attempt cost. */
@@ -177,15 +193,14 @@ export const JOB_BILLED_CENTS = statement("billing.job-billed-cents", {
   text: `SELECT COALESCE(sum(amount_cents), 0)::text AS c FROM usage_events WHERE job_id = $1`,
 });
 
-/** Revenue figures for operators: paid, outstanding, counts, and the usage billed between $1 and $2. */
+/** Invoice figures for operators: paid, outstanding, and their counts. */
 export const BILLING_SUMMARY = statement("billing.summary", {
-  params: ["timestamptz", "timestamptz"],
-  columns: { revenue: "text", outstanding: "text", paid: "int4", pending: "int4", month_usage: "text" },
+  params: [],
+  columns: { revenue: "text", outstanding: "text", paid: "int4", pending: "int4" },
   text: `SELECT (SELECT COALESCE(sum(amount_cents), 0) FROM invoices WHERE status = 'paid')::text AS revenue,
             (SELECT COALESCE(sum(amount_cents), 0) FROM invoices WHERE status = 'pending')::text AS outstanding,
             (SELECT count(*) FROM invoices WHERE status = 'paid')::int AS paid,
-            (SELECT count(*) FROM invoices WHERE status = 'pending')::int AS pending,
-            (SELECT COALESCE(sum(amount_cents), 0) FROM usage_events WHERE ended_at > $1 AND ended_at <= $2)::text AS month_usage`,
+            (SELECT count(*) FROM invoices WHERE status = 'pending')::int AS pending`,
 });
 
 /** Billed usage per calendar month (UTC) and GPU type, the last $1 months, of the tenant $2 (NULL: all). */
@@ -197,12 +212,11 @@ export const USAGE_BY_MONTH = statement("billing.usage-by-month", {
       GROUP BY 1, 2 ORDER BY 1`,
 });
 
-/** Per tenant: usage between $1 and $2, outstanding invoices and prepaid balance. */
+/** Per tenant: outstanding invoices and prepaid balance (this month's money comes from month-spend). */
 export const TENANT_BILLING_TABLE = statement("billing.tenant-table", {
-  params: ["timestamptz", "timestamptz"],
-  columns: { id: "uuid", name: "text", billing_mode: "text", month_cents: "text", outstanding: "text", balance: "text" },
+  params: [],
+  columns: { id: "uuid", name: "text", billing_mode: "text", outstanding: "text", balance: "text" },
   text: `SELECT t.id, t.name, t.billing_mode,
-            COALESCE((SELECT sum(amount_cents) FROM usage_events u WHERE u.tenant_id = t.id AND u.ended_at > $1 AND u.ended_at <= $2), 0)::text AS month_cents,
             COALESCE((SELECT sum(amount_cents) FROM invoices i WHERE i.tenant_id = t.id AND i.status = 'pending'), 0)::text AS outstanding,
             COALESCE((SELECT sum(amount_cents) FROM ledger_entries l WHERE l.tenant_id = t.id), 0)::text AS balance
        FROM tenants t ORDER BY t.name`,

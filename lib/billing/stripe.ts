@@ -35,6 +35,8 @@ export async function createInvoiceCheckout(
   client: Stripe,
   invoice: { id: string; label: string; amountCents: number; customerEmail: string | null },
   urls: { success: string; cancel: string },
+  /** the session a new one replaces (it expired or closed): a key of its own, the same for every caller replacing it */
+  replacing?: string,
 ): Promise<{ id: string; url: string }> {
   const session = await client.checkout.sessions.create(
     {
@@ -52,7 +54,7 @@ export async function createInvoiceCheckout(
       success_url: urls.success,
       cancel_url: urls.cancel,
     },
-    { idempotencyKey: `invoice-${invoice.id}` },
+    { idempotencyKey: replacing ? `invoice-${invoice.id}-after-${replacing}` : `invoice-${invoice.id}` },
   );
   if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
   return { id: session.id, url: session.url };
@@ -71,6 +73,12 @@ export async function expireCheckoutSession(client: Stripe, sessionId: string): 
     if ((e as { type?: string }).type === "StripeInvalidRequestError") return "not_open";
     throw e;
   }
+}
+
+/** Whether a Checkout Session still takes a payment, and its address. */
+export async function checkoutSessionState(client: Stripe, sessionId: string): Promise<{ open: boolean; url: string | null }> {
+  const s = await client.checkout.sessions.retrieve(sessionId);
+  return { open: s.status === "open" && Boolean(s.url), url: s.url ?? null };
 }
 
 /** Verifies a webhook's signature on the raw body; throws Stripe's error when it does not match. */

@@ -6,6 +6,7 @@ import { env } from "@/lib/env";
 import { notFound } from "@/lib/errors";
 import { assertTenantVisible, balanceOf } from "./ledger";
 import { balanceLevel, currentMonth, projectedZeroAt } from "./money";
+import { monthSpendByTenant } from "./month-spend";
 import { BILLING_SUMMARY, JOB_BILLED_CENTS, RUNNING_COST, TENANT_BILLING_TABLE, USAGE_BY_GPU_TYPE, USAGE_BY_MONTH } from "./statements";
 
 /** A tenant's billed usage for a window (default: this month so far), by GPU type and event. */
@@ -49,11 +50,6 @@ export async function tenantUsage(p: Principal, tenantId: string, q: { from?: st
   };
 }
 
-/** What running work (jobs, endpoint replicas, pods, reserved nodes) has cost this month but is not billed yet (from the last billed segment to now, at current rates). */
-export async function unbilledRunningCents(tenantId?: string, jobId?: string): Promise<number> {
-  return (await runningCost({ tenantId, jobId })).unbilled_cents;
-}
-
 /**
  * What runs now (a tenant's, one job's, or everything): the cost not yet billed, from where each
  * run's billing stopped, and the spend per hour at today's rates (the low-balance projection).
@@ -62,8 +58,11 @@ export async function unbilledRunningCents(tenantId?: string, jobId?: string): P
 async function runningCost(filter: { tenantId?: string; jobId?: string }): Promise<{ unbilled_cents: number; cents_per_hour: number }> {
   // what runs: each job's current run and each live replica outside a reservation, each running
   // pod (never inside one), and each node a reservation holds now, from where its billing stopped
-  const rows = await run(pool(), RUNNING_COST, [filter.tenantId ?? null, filter.jobId ?? null]);
-  return { unbilled_cents: Number(rows[0]!.c), cents_per_hour: Number(rows[0]!.per_hour) };
+  const rows = await run(pool(), RUNNING_COST, [filter.tenantId ?? null, filter.jobId ?? null, null]);
+  return {
+    unbilled_cents: rows.reduce((s, r) => s + Number(r.c), 0),
+    cents_per_hour: rows.reduce((s, r) => s + Number(r.per_hour), 0),
+  };
 }
 
 /** A job's cost so far: every billed segment of every attempt, plus its running attempt not yet billed. */
@@ -80,18 +79,18 @@ export async function jobCostSoFar(
   };
 }
 
-/** Revenue figures for operators: paid, outstanding, counts, and what this month has billed so far. */
+/** Revenue figures for operators: paid, outstanding, counts, and this month's money (billed and accruing, month-spend.ts). */
 export async function billingSummary(now = new Date()) {
-  const month = currentMonth(now);
-  const rows = await run(pool(), BILLING_SUMMARY, [month.start, month.end]);
+  const [rows, month] = await Promise.all([run(pool(), BILLING_SUMMARY), monthSpendByTenant(now)]);
   const r = rows[0]!;
   return {
     revenue_cents: Number(r.revenue),
     outstanding_cents: Number(r.outstanding),
     invoices_paid: r.paid,
     invoices_pending: r.pending,
-    // billed usage this month plus running work not billed yet
-    revenue_month_cents: Number(r.month_usage) + (await unbilledRunningCents()),
+    revenue_month_cents: month.all.total_cents,
+    revenue_month_billed_cents: month.all.billed_cents,
+    revenue_month_accruing_cents: month.all.accruing_cents,
   };
 }
 
@@ -101,18 +100,21 @@ export async function usageByMonth(months = 12, tenantId?: string) {
   return rows.map((r) => ({ month: r.month.toISOString().slice(0, 7), gpu_type: r.gpu_type, cents: Number(r.cents) }));
 }
 
-/** Per tenant: this month's usage, outstanding invoices and prepaid balance. */
+/** Per tenant: this month's money (billed and accruing, month-spend.ts), outstanding invoices and prepaid balance. */
 export async function tenantBillingTable(now = new Date()) {
-  const month = currentMonth(now);
-  const rows = await run(pool(), TENANT_BILLING_TABLE, [month.start, month.end]);
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    billingMode: r.billing_mode,
-    monthCents: Number(r.month_cents),
-    outstandingCents: Number(r.outstanding),
-    balanceCents: Number(r.balance),
-  }));
+  const [rows, month] = await Promise.all([run(pool(), TENANT_BILLING_TABLE), monthSpendByTenant(now)]);
+  return rows.map((r) => {
+    const m = month.byTenant.get(r.id);
+    return {
+      id: r.id,
+      name: r.name,
+      billingMode: r.billing_mode,
+      billedCents: m?.billed_cents ?? 0,
+      accruingCents: m?.accruing_cents ?? 0,
+      outstandingCents: Number(r.outstanding),
+      balanceCents: Number(r.balance),
+    };
+  });
 }
 
 /** A prepaid tenant's outlook: balance, spend per hour of what runs now, and when the balance reaches zero at that pace. */

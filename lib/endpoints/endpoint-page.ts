@@ -5,7 +5,8 @@ import { db } from "@/lib/db/client";
 import { nullIfRefused } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import { endpointGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
-import type { TimeRange } from "@/lib/metrics/time-range";
+import { describeRange, type TimeRange } from "@/lib/metrics/time-range";
+import { endpointHeadline, slaWindowWords } from "./endpoint-headline";
 import { endpointJson } from "./endpoint-json";
 import { listEndpointKeys } from "./endpoint-keys";
 import { endpointSeries } from "./endpoint-metrics";
@@ -71,6 +72,10 @@ export async function endpointSlaSummaries(
         {
           availability_pct: sla?.availability_pct ?? null,
           compliant: sla?.compliant ?? { availability: null, p95: null },
+          // how long the figures cover: an endpoint younger than a day has not been up "for 24 h"
+          served_from: sla?.served_from ?? null,
+          from: from.toISOString(),
+          to: now.toISOString(),
           alert: alerts.get(e.id) ?? null,
         },
       ];
@@ -79,11 +84,16 @@ export async function endpointSlaSummaries(
 }
 export type SlaSummary = NonNullable<ReturnType<Awaited<ReturnType<typeof endpointSlaSummaries>>["get"]>>;
 
-/** Everything an endpoint's page shows over a range (the same figures the API serves), or null when the caller may not see it. */
-export async function endpointPageData(p: Principal, id: string, range: TimeRange) {
+/**
+ * Everything an endpoint's page shows over a range (the same figures the API serves), or null when
+ * the caller may not see it. `rangeFor` picks the range once the endpoint's age is known (a young
+ * endpoint's page opens on a range that fits what it has: lib/metrics/time-range.ts fittingPreset).
+ */
+export async function endpointPageData(p: Principal, id: string, rangeFor: (createdAt: Date) => TimeRange) {
   if (!isUuid(id)) return null;
   const row = await nullIfRefused(getEndpointOrThrow(p, id));
   if (!row) return null;
+  const range = rangeFor(row.createdAt);
   const window = { from: range.from.toISOString(), to: range.to.toISOString() };
   const [series, view, history, tenant, rule, alerts, gpuTelemetry] = await Promise.all([
     endpointSeries(p, id, window),
@@ -102,6 +112,19 @@ export async function endpointPageData(p: Principal, id: string, range: TimeRang
     ? await endpointSla(p, id, { from: new Date(now.getTime() - rule.windowS * 1000).toISOString(), to: now.toISOString() }, now)
     : null;
   const actors = await resolveActors({ labels: history.transitions.map((t) => t.actor) });
+  const firing = alerts.get(id) ?? null;
+  // the headline judges the freshest window: the SLA alert rule's, else the page's
+  const rangeWords = describeRange(range);
+  const headline = endpointHeadline({
+    status: row.status,
+    statusReason: row.statusReason,
+    now: alertWindow ?? view.sla,
+    windowWords:
+      alertWindow && rule
+        ? slaWindowWords(alertWindow, `the last ${Math.round(rule.windowS / 60)} min`)
+        : slaWindowWords(view.sla, rangeWords),
+    alertFiring: firing !== null,
+  });
   return {
     endpoint: endpointJson(row),
     series,
@@ -109,8 +132,12 @@ export async function endpointPageData(p: Principal, id: string, range: TimeRang
     timeline: view.timeline,
     history: { ...history, transitions: history.transitions.map((t) => ({ ...t, actor: displayActor(actors.byLabel, t.actor) })) },
     tenantName: tenant.name,
-    slaAlert: { rule: rule ? { name: rule.name, window_s: rule.windowS } : null, window: alertWindow, firing: alerts.get(id) ?? null },
+    slaAlert: { rule: rule ? { name: rule.name, window_s: rule.windowS } : null, window: alertWindow, firing },
+    headline,
+    /** the window the page's SLA figures cover, named (shorter than the range for a young endpoint) */
+    slaWindow: slaWindowWords(view.sla, rangeWords),
     gpuTelemetry,
     keys,
+    range,
   };
 }

@@ -272,10 +272,22 @@ export const endpointJsonSchema = z
 
 export type EndpointJson = z.infer<typeof endpointJsonSchema>;
 
+const errorBudgetSchema = z.object({
+  allowed_minutes: z.number(),
+  used_minutes: z.number(),
+  remaining_minutes: z.number().meta({ description: "Never below 0; see overspent_minutes" }),
+  remaining_pct: z.number().nullable().meta({ description: "0–100; null while nothing is allowed yet" }),
+  overspent_minutes: z.number().meta({ description: "Beyond the budget" }),
+});
+
 export const slaJsonSchema = z
   .object({
     from: z.string(),
     to: z.string(),
+    served_from: z.string().nullable().meta({
+      description:
+        "Where the figures start: the later of from and the first minute the endpoint was promised to serve; null: never served in the window",
+    }),
     minutes_expected: z.number(),
     minutes_available: z.number(),
     minutes_idle: z.number().meta({ description: "Available minutes without serving samples while a ready replica was seen all minute" }),
@@ -290,17 +302,21 @@ export const slaJsonSchema = z
     minutes_with_traffic: z.number(),
     p95_compliance_pct: z.number().nullable(),
     p95_worst_ms: z.number().nullable(),
-    targets: z.object({ p95_ms: z.number().nullable(), availability_pct: z.number().nullable() }),
+    targets: z.object({
+      p95_ms: z.number().nullable(),
+      availability_pct: z.number().nullable(),
+      p95_objective_pct: z
+        .number()
+        .meta({ description: "The latency objective: the p95 target holds in at least this share of the minutes with traffic" }),
+    }),
     compliant: z.object({ availability: z.boolean().nullable(), p95: z.boolean().nullable() }),
-    error_budget: z
-      .object({
-        allowed_minutes: z.number(),
-        used_minutes: z.number(),
-        remaining_minutes: z.number().meta({ description: "Never below 0; see overspent_minutes" }),
-        remaining_pct: z.number().nullable().meta({ description: "0–100; null while nothing is allowed yet" }),
-        overspent_minutes: z.number().meta({ description: "Downtime beyond the budget" }),
-      })
-      .nullable(),
+    error_budget: errorBudgetSchema
+      .nullable()
+      .meta({ description: "The availability objective's budget: minutes of downtime its target allows over the minutes expected" }),
+    latency_budget: errorBudgetSchema.nullable().meta({
+      description:
+        "The latency objective's budget: minutes whose p95 may miss the target (5 % of the minutes with traffic); null without a p95 target",
+    }),
   })
   .meta({ id: "EndpointSla" });
 

@@ -28,9 +28,18 @@
  * ((100 − target) % of them), what was used, what remains (never below 0) and, past the budget,
  * by how much it was overspent. remaining < allowed ⇔ availability < target, so the budget, the
  * compliance flag and the sla_breach alert (which evaluates this same function) always agree.
+ * The latency objective has a budget of its own, read the same way: the slow minutes it allows
+ * (5 % of the minutes with traffic), how many were slow, what remains (issue 32: the page showed
+ * one budget, of downtime only, while the latency objective was missed).
+ *
+ * served_from: where the figures start, the later of the window's start and the first minute the
+ * endpoint was promised to serve in it: a three-minute-old endpoint's figures cover three minutes,
+ * and the page says so instead of naming the whole window.
  */
 export const MINUTE_MS = 60_000;
 const ERROR_RATE_DOWN = 0.05;
+/** The latency objective: the p95 target holds in at least this share of the minutes with traffic. */
+const P95_OBJECTIVE_PCT = 95;
 
 export interface MinuteBucket {
   bucket: number;
@@ -64,6 +73,7 @@ export interface SlaInput {
 export interface SlaReport {
   from: string;
   to: string;
+  served_from: string | null;
   minutes_expected: number;
   minutes_available: number;
   minutes_idle: number;
@@ -76,15 +86,18 @@ export interface SlaReport {
   minutes_with_traffic: number;
   p95_compliance_pct: number | null;
   p95_worst_ms: number | null;
-  targets: { p95_ms: number | null; availability_pct: number | null };
+  targets: { p95_ms: number | null; availability_pct: number | null; p95_objective_pct: number };
   compliant: { availability: boolean | null; p95: boolean | null };
-  error_budget: {
-    allowed_minutes: number;
-    used_minutes: number;
-    remaining_minutes: number;
-    remaining_pct: number | null;
-    overspent_minutes: number;
-  } | null;
+  error_budget: ErrorBudget | null;
+  latency_budget: ErrorBudget | null;
+}
+
+export interface ErrorBudget {
+  allowed_minutes: number;
+  used_minutes: number;
+  remaining_minutes: number;
+  remaining_pct: number | null;
+  overspent_minutes: number;
 }
 
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -138,7 +151,9 @@ export function computeSla(i: SlaInput): SlaReport {
   let traffic = 0;
   let p95Ok = 0;
   let worst: number | null = null;
-  for (const { weight, state, bucket: b } of minutesOf(i)) {
+  let servedFrom: number | null = null;
+  for (const { minute, weight, state, bucket: b } of minutesOf(i)) {
+    servedFrom ??= Math.max(minute, i.from, firstServed(i.serving));
     if (state === "no_data") {
       noData += weight;
       continue;
@@ -159,6 +174,7 @@ export function computeSla(i: SlaInput): SlaReport {
   return {
     from: new Date(i.from).toISOString(),
     to: new Date(Math.min(i.to, i.now)).toISOString(),
+    served_from: servedFrom === null ? null : new Date(servedFrom).toISOString(),
     minutes_expected: round(expected),
     minutes_available: round(available),
     minutes_idle: round(idle),
@@ -171,14 +187,20 @@ export function computeSla(i: SlaInput): SlaReport {
     minutes_with_traffic: round(traffic),
     p95_compliance_pct: i.targets.p95Ms === null || p95Pct === null ? null : round(p95Pct),
     p95_worst_ms: worst,
-    targets: { p95_ms: i.targets.p95Ms, availability_pct: i.targets.availabilityPct },
+    targets: { p95_ms: i.targets.p95Ms, availability_pct: i.targets.availabilityPct, p95_objective_pct: P95_OBJECTIVE_PCT },
     compliant: {
       availability: i.targets.availabilityPct === null || availabilityPct === null ? null : availabilityPct >= i.targets.availabilityPct,
       // the p95 target holds when the p95 of at least 95 % of the minutes with traffic met it
-      p95: i.targets.p95Ms === null || p95Pct === null ? null : p95Pct >= 95,
+      p95: i.targets.p95Ms === null || p95Pct === null ? null : p95Pct >= P95_OBJECTIVE_PCT,
     },
     error_budget: i.targets.availabilityPct === null ? null : errorBudget(i.targets.availabilityPct, expected, expected - available),
+    latency_budget: i.targets.p95Ms === null ? null : errorBudget(P95_OBJECTIVE_PCT, traffic, traffic - p95Ok),
   };
+}
+
+/** The start of the earliest promised span (a minute's weight already clips it to the window). */
+function firstServed(serving: SlaInput["serving"]): number {
+  return serving.reduce((m, s) => Math.min(m, s.start), Number.POSITIVE_INFINITY);
 }
 
 /** The downtime a target allows over `expected` minutes, and how much of it `used` took (clamped at 0 left; the excess is reported as overspent). */

@@ -11,7 +11,8 @@ import { describeUnhealthyReason } from "./gpu-health-reasons";
 import { gpuHealth, nodeHealth } from "./health";
 import { describeNodeImpact, nodeWorkload } from "./node-impact";
 import { GPU_STATUSES, NODE_STATUSES, type NodeState, OPERATOR_TARGETS, transition } from "./node-lifecycle";
-import { nodeDetail } from "./queries";
+import { gpuEffectiveState } from "./gpu-state";
+import { nodeDetail, nodeReservations } from "./queries";
 import { classifyXid } from "./xid-policy";
 
 /** The operator's lifecycle actions that would do something from this state (not a no-op). */
@@ -32,6 +33,8 @@ const RETURN_STATUSES = NODE_STATUSES.filter((s) => s !== "offline");
 export async function nodePageData(p: OperatorPrincipal, id: string, range: TimeRange, now = Date.now()) {
   const node = await nodeDetail(id);
   if (!node) return null;
+  const reservations = await nodeReservations(id, new Date(now));
+  const holding = reservations.find((r) => r.active) ?? null;
   const alerts = await listAlerts(p, { limit: 20, status: "firing", node_id: id });
   const series = await nodeGpuSeries(id, range);
   const workload = nodeWorkload(node.gpus);
@@ -53,7 +56,20 @@ export async function nodePageData(p: OperatorPrincipal, id: string, range: Time
     );
     // why it is unhealthy, as the agent or the remediation said; else what lowers its score
     const why = g.unhealthyReason ? describeUnhealthyReason(g.unhealthyReason, (x) => classifyXid(x).name) : health.reasons.join("; ");
-    return { ...g, health, why };
+    const holder = g.allocatedJob
+      ? { kind: "job" as const, name: g.allocatedJob.name, tenant: g.allocatedJob.tenant.name }
+      : g.allocatedReplica
+        ? { kind: "endpoint replica" as const, name: g.allocatedReplica.endpoint.name, tenant: g.allocatedReplica.endpoint.tenant.name }
+        : g.allocatedPod
+          ? { kind: "pod" as const, name: g.allocatedPod.name, tenant: g.allocatedPod.tenant.name }
+          : null;
+    const state = gpuEffectiveState({
+      status: g.status,
+      holder,
+      nodeStatus: node.status,
+      reservedFor: holding ? { tenant: holding.tenant.name, until: holding.endsAt } : null,
+    });
+    return { ...g, health, why, state };
   });
   const present = gpus.filter((g) => g.status !== "missing");
   const ageS = node.lastHeartbeatAt ? (now - node.lastHeartbeatAt.getTime()) / 1000 : null;
@@ -85,5 +101,6 @@ export async function nodePageData(p: OperatorPrincipal, id: string, range: Time
     allowed,
     impact: Object.fromEntries(allowed.map((t) => [t, describeNodeImpact(t, workload)])),
     events: node.events.map((ev) => ({ ...ev, actor: displayActor(actors.byLabel, ev.actor) })),
+    reservations,
   };
 }

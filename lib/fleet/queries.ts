@@ -178,12 +178,43 @@ export async function nodeDetail(nodeId: string) {
           allocatedReplica: {
             select: { id: true, status: true, endpoint: { select: { id: true, name: true, tenant: { select: { name: true } } } } },
           },
+          allocatedPod: { select: { id: true, name: true, tenant: { select: { name: true } } } },
         },
       },
       events: { orderBy: { id: "desc" }, take: 20 },
     },
   });
   return node;
+}
+
+/** When the fleet (or one cluster) began reporting: its first node's registration; null without nodes. What a chart's default range fits. */
+export async function fleetSince(clusterId?: string): Promise<Date | null> {
+  const r = await db().node.aggregate({ where: clusterId ? { clusterId } : {}, _min: { createdAt: true } });
+  return r._min.createdAt;
+}
+
+/** The reservations that hold the node now or will (live holdings not yet over), soonest first, with their tenant. */
+export async function nodeReservations(nodeId: string, now = new Date()) {
+  const rows = await db().reservationNode.findMany({
+    where: { nodeId, live: true, closedAt: null, endsAt: { gt: now } },
+    orderBy: { startsAt: "asc" },
+    take: 10,
+    select: {
+      startsAt: true,
+      endsAt: true,
+      gpuCount: true,
+      reservation: { select: { id: true, status: true, gpuType: true, nodeCount: true, tenant: { select: { id: true, name: true } } } },
+    },
+  });
+  return rows.map((r) => ({
+    reservationId: r.reservation.id,
+    tenant: r.reservation.tenant,
+    status: r.reservation.status,
+    nodeCount: r.reservation.nodeCount,
+    startsAt: r.startsAt,
+    endsAt: r.endsAt,
+    active: r.startsAt <= now,
+  }));
 }
 
 export async function listGpusOfNode(nodeId: string) {

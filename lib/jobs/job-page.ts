@@ -6,6 +6,7 @@ import { db } from "@/lib/db/client";
 import { nullIfRefused } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import { mayCancelJob } from "./job-permissions";
+import { aboutTenant } from "./operator-voice";
 import { jobGpuTelemetry } from "@/lib/metrics/held-gpu-telemetry";
 import { jobSlurmView } from "@/lib/slurm/queries";
 import { getJobOrThrow, jobPlacement, jobSubmitter, listJobEvents, listJobPlacements } from "./queries";
@@ -27,7 +28,8 @@ export async function jobPageData(p: Principal, id: string) {
   ]);
   const actors = await resolveActors({ labels: events.map((e) => e.actor) });
   return {
-    job,
+    // an operator reads why it waits about the tenant, not as the tenant
+    job: p.kind === "operator" ? { ...job, pendingReason: aboutTenant(job.pendingReason, tenant.name) } : job,
     events: events.map((e) => ({
       id: String(e.id),
       fromStatus: e.fromStatus,

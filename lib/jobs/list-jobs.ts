@@ -6,6 +6,7 @@ import { toCsv } from "@/lib/http/csv";
 import { contains, dayRange, EXPORT_LIMIT, pageWindow } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/ids";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { aboutTenant } from "./operator-voice";
 import { JOB_SORT_ORDERS, type JobListParams } from "./schemas";
 
 /** The console's job lists (the operator queue, a tenant's jobs) and their CSV export. */
@@ -57,7 +58,9 @@ export async function listJobsPage(p: Principal, q: JobListParams) {
     db().job.findMany({ where: w, orderBy: JOB_SORT_ORDERS[q.sort], ...pageWindow(q), select: listSelect }),
     db().job.count({ where: w }),
   ]);
-  return { rows: rows.map(withNodes), total };
+  // operators read every tenant's waiting reasons: about the tenant, not to it
+  const voiced = p.kind === "operator" ? rows.map((r) => ({ ...r, pendingReason: aboutTenant(r.pendingReason, r.tenant.name) })) : rows;
+  return { rows: voiced.map(withNodes), total };
 }
 
 function withNodes<T extends { gpus: Array<{ node: { id: string; hostname: string } }> }>(j: T) {

@@ -6,6 +6,7 @@ import { env } from "@/lib/env";
 import type { JobAssignment } from "@/lib/fleet/assignments";
 import { forbidden, notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
+import { tenantFigures } from "@/lib/tenants/queries";
 import { jobReportToken } from "./job-token";
 import { jobSelect } from "./schemas";
 
@@ -178,14 +179,12 @@ export async function fleetCapacity(): Promise<Record<string, number>> {
 
 /** What the submit form needs to say whether a job fits: the tenant's quota, what it holds, the fleet by type. */
 export async function jobFitContext(tenantId: string) {
-  const [tenant, inUse, capacity] = await Promise.all([
+  const [tenant, figures, capacity] = await Promise.all([
     db().tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { gpuQuota: true } }),
-    db().$queryRaw<
-      [{ in_use: number }]
-    >`SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[${tenantId}::uuid])), 0)::int AS in_use`,
+    tenantFigures(tenantId),
     fleetCapacity(),
   ]);
-  return { quota: tenant.gpuQuota, inUse: inUse[0].in_use, capacity };
+  return { quota: tenant.gpuQuota, inUse: figures.gpu_in_use, figures, capacity };
 }
 
 /** Where a job holds GPUs now: each node with the indexes of its GPUs there. */

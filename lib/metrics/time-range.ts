@@ -26,6 +26,18 @@ export interface TimeRange {
   stepS: number;
 }
 
+/**
+ * The preset a chart opens on when the address names none: the page's own, or, when the data is
+ * younger than that, the smallest preset that holds all of it (a fresh instance's half hour of
+ * metrics drawn over the last hour, not as a sliver at the end of 24 hours). `dataSince`: when the
+ * subject began (the fleet's first node, the endpoint's creation); null: nothing yet, the last hour.
+ */
+export function fittingPreset(pageDefault: RangePreset, dataSince: Date | null, now: Date): RangePreset {
+  const ageS = dataSince ? (now.getTime() - dataSince.getTime()) / 1000 : 0;
+  const limit = RANGE_PRESETS[pageDefault].seconds;
+  return RANGE_KEYS.find((k) => RANGE_PRESETS[k].seconds >= Math.min(ageS, limit)) ?? pageDefault;
+}
+
 export function stepFor(spanS: number): number {
   return STEPS_S.find((s) => spanS / s <= MAX_POINTS) ?? STEPS_S[STEPS_S.length - 1]!;
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { notFound } from "next/navigation";
-import type { ReactNode } from "react";
+import { createElement, Suspense, type ReactNode } from "react";
 import type { OperatorPrincipal, TenantPrincipal } from "@/lib/auth/principal";
 import { requireOperatorPage, requireTenantAdminPage, requireTenantPage } from "@/lib/auth/session";
 import { isUuid } from "@/lib/ids";
@@ -8,6 +8,13 @@ import { isUuid } from "@/lib/ids";
 // The one wrapper for console pages, as route() is for the API: the plane (whose session may see
 // the page), the route's ids, then one view model from lib, then render. A page states these
 // instead of repeating the checks, so none forgets one.
+//
+// Status codes: a page's answer (404 for an unknown id, 403 for the wrong role) is only an HTTP
+// status while nothing has been sent yet. Next streams everything inside a Suspense boundary, and a
+// loading.tsx is one around every page below it, so a "not found" thrown there arrived with the
+// 200 already sent (issue 32). No console route has a loading.tsx; a list page may ask for a
+// skeleton with `loading`, which wraps only its rendering, after the checks and the view model, so
+// whatever they decide is still a status.
 
 /** Who may open a page: an operator, anyone of a tenant, or a tenant's admins. */
 export type Plane = "operator" | "tenant" | "tenant_admin";
@@ -37,6 +44,8 @@ export interface PageSpec<P extends Plane, I extends string, D> {
   ids?: readonly I[];
   /** the page's view model from lib; null (missing, or not the caller's) is "not found" */
   load?: (ctx: PageContext<P, I>) => Promise<D | null>;
+  /** shown while `render` works (a list page's skeleton); the status is decided before it shows */
+  loading?: ReactNode;
 }
 
 /**
@@ -65,7 +74,9 @@ export function page<const P extends Plane, const I extends string = never, D = 
       if (loaded === null) notFound();
       data = loaded;
     }
-    return render({ ...ctx, data });
+    if (spec.loading === undefined) return render({ ...ctx, data });
+    const Rendered = async () => render({ ...ctx, data });
+    return createElement(Suspense, { fallback: spec.loading }, createElement(Rendered));
   };
 }
 

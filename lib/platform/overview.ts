@@ -2,6 +2,7 @@ import "server-only";
 import type { OperatorPrincipal, TenantPrincipal } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
 import { describeEntries } from "@/lib/audit/list-audit";
+import { tenantMonthSpend } from "@/lib/billing/month-spend";
 import { tenantFigures } from "@/lib/tenants/queries";
 
 /** Figures for the operator's home page, in one round trip per table. */
@@ -26,9 +27,9 @@ export async function operatorOverview(_p: OperatorPrincipal) {
   };
 }
 
-/** A tenant's home page: its account, and what its work is doing now (jobs and endpoints). */
+/** A tenant's home page: its account, what its work is doing now (jobs and endpoints), this month's money and what it owes. */
 export async function tenantOverview(p: TenantPrincipal) {
-  const [tenant, users, keys, recent, jobs, endpoints, figures] = await Promise.all([
+  const [tenant, users, keys, recent, jobs, endpoints, figures, month, due] = await Promise.all([
     db().tenant.findUniqueOrThrow({ where: { id: p.tenantId } }),
     db().user.count({ where: { tenantId: p.tenantId, disabledAt: null } }),
     db().apiKey.count({ where: { tenantId: p.tenantId, revokedAt: null } }),
@@ -40,6 +41,8 @@ export async function tenantOverview(p: TenantPrincipal) {
     }),
     db().endpoint.groupBy({ by: ["status"], where: { tenantId: p.tenantId, deletedAt: null }, _count: { _all: true } }),
     tenantFigures(p.tenantId),
+    tenantMonthSpend(p.tenantId),
+    db().invoice.aggregate({ where: { tenantId: p.tenantId, status: "pending" }, _sum: { amountCents: true }, _count: { _all: true } }),
   ]);
   const count = <T extends { status: string; _count: { _all: number } }>(rows: T[], ...statuses: string[]) =>
     rows.filter((r) => statuses.includes(r.status)).reduce((n, r) => n + r._count._all, 0);
@@ -48,7 +51,9 @@ export async function tenantOverview(p: TenantPrincipal) {
     users,
     keys,
     recent: await describeEntries(recent),
-    gpusInUse: figures.gpu_in_use,
+    figures,
+    month,
+    due: { cents: Number(due._sum.amountCents ?? 0), invoices: due._count._all },
     jobsRunning: count(jobs, "running"),
     jobsWaiting: count(jobs, "queued", "blocked"),
     endpointsServing: count(endpoints, "ready", "scaling"),

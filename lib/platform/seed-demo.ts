@@ -7,6 +7,7 @@ import { createCluster } from "@/lib/fleet/create-cluster";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { env } from "@/lib/env";
 import { createUser } from "@/lib/users/create-user";
+import { updateSettings } from "@/lib/settings/update-settings";
 import { DEMO_ACCOUNTS } from "./demo-accounts";
 
 const DEMO_TENANTS = [
@@ -15,6 +16,25 @@ const DEMO_TENANTS = [
   // a GPU-marketplace style customer: its work is charged to a prepaid balance as it runs
   { name: "Orbital Labs", gpu_quota: 16, billing_email: null, billing_mode: "prepaid" as const },
 ];
+
+/** The demo operator's bank details: obviously not an account, so the invoice page's bank transfer path is whole without Stripe. */
+const DEMO_BANK = {
+  account_name: "GPUForge Demo Cloud Ltd (demo)",
+  iban: "GB00 DEMO 0000 0000 0000 00",
+  bic: "DEMOGB00XXX",
+  bank_name: "Demo Bank (no real account)",
+  instructions: "Demo: no money moves. The operator records the transfer on the invoice's page once it 'arrives'.",
+};
+
+/**
+ * Without Stripe, a tenant pays an invoice by bank transfer: the demo sets its operator's bank
+ * details (once, on any demo database that has none) so that path ends at details, not at "ask your
+ * operator" (issue 32). An operator's own details, set in Settings, are never replaced.
+ */
+async function seedDemoBankDetails() {
+  if (await db().platformSetting.findUnique({ where: { key: "billing.bank_details" }, select: { key: true } })) return;
+  await updateSettings(systemActor, { "billing.bank_details": DEMO_BANK });
+}
 
 const DEMO_CLUSTERS = [
   { name: "us-east-h100", region: "us-east-1", provider: "on-prem" },
@@ -33,6 +53,7 @@ export async function seedDemo(opts: { demoMode?: boolean } = {}): Promise<{ see
       "The demo seed creates accounts with published passwords; it runs only in demo mode (DEMO_MODE=1), e.g. for the embedded database of `npm start`.",
     );
   }
+  await seedDemoBankDetails();
   const operator = DEMO_ACCOUNTS.find((a) => a.role === "operator")!;
   if (await db().user.findUnique({ where: { email: operator.email }, select: { id: true } })) {
     return { seeded: false, agentKeys: {} };

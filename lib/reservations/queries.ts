@@ -12,7 +12,7 @@ import { oneOf } from "@/lib/vocabulary";
 import { capacityFor } from "./capacity-facts";
 import type { CapacityQuery, reservationEventJsonSchema, reservationJsonSchema } from "./schemas";
 import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "./reservation-lifecycle";
-import { FLEET_BY_TENANT, WORK_IN_RESERVATION } from "./statements";
+import { FLEET_BY_TENANT, GPUS_PER_NODE_BY_TYPE, WORK_IN_RESERVATION } from "./statements";
 
 const reservationInclude = {
   nodes: {
@@ -130,6 +130,12 @@ export async function reservationsOpenTo(tenantId: string) {
 export async function fleetByTenant() {
   const rows = await run(pool(), FLEET_BY_TENANT);
   return rows.map((r) => ({ ...r, used_by: r.used_by ?? [], booked_from: r.booked_from?.toISOString() ?? null }));
+}
+
+/** For each GPU type, the fewest and most GPUs of it one node has (present ones): what a whole node of it holds, for a booking's price. */
+export async function gpusPerNodeByType(): Promise<Record<string, { min: number; max: number }>> {
+  const rows = await run(pool(), GPUS_PER_NODE_BY_TYPE);
+  return Object.fromEntries(rows.map((r) => [r.gpu_type, { min: r.min, max: r.max }]));
 }
 
 /** Clusters a booking may name, for the booking form. */

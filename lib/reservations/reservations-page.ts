@@ -3,7 +3,9 @@ import type { TenantPrincipal } from "@/lib/auth/principal";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 import { isOneOf } from "@/lib/vocabulary";
-import { bookableClusters, getCapacity, reservationsBetween } from "./queries";
+import { listRates } from "@/lib/billing/rates";
+import { rateFor } from "@/lib/billing/money";
+import { bookableClusters, getCapacity, gpusPerNodeByType, reservationsBetween } from "./queries";
 import { LIVE_STATUSES } from "./reservation-lifecycle";
 
 const DAY = 86_400_000;
@@ -21,12 +23,19 @@ const instant = (v: string | string[] | undefined) => {
  */
 export async function reservationsPageData(p: TenantPrincipal, q: Record<string, string | string[] | undefined>, now = Date.now()) {
   const nextHour = Math.ceil(now / 3_600_000) * 3_600_000;
-  const [types, clusters, tenant, figures] = await Promise.all([
+  const [types, clusters, tenant, figures, perNode, rates] = await Promise.all([
     fleetGpuTypes(),
     bookableClusters(),
     getTenantOrThrow(p, p.tenantId),
     tenantFigures(p.tenantId),
+    gpusPerNodeByType(),
+    listRates(),
   ]);
+  const ratesByType = Object.fromEntries(rates.map((r) => [r.gpu_type, r.cents_per_hour]));
+  // what a booking of whole nodes of each type costs an hour per node: the booking form's price for its window
+  const pricing = Object.fromEntries(
+    types.map((t) => [t, { cents_per_gpu_hour: rateFor(ratesByType, t), gpus_per_node: perNode[t] ?? { min: 0, max: 0 } }]),
+  );
   const gpuType = typeof q.gpu_type === "string" && types.includes(q.gpu_type) ? q.gpu_type : types[0];
   const from = instant(q.from) ?? nextHour;
   const to = Math.max(instant(q.to) ?? from + DAY, from + 60_000);
@@ -50,6 +59,7 @@ export async function reservationsPageData(p: TenantPrincipal, q: Record<string,
     capacity,
     live,
     activeNow,
+    pricing,
     /** booking commits money: the organisation's admins book */
     mayBook: p.role === "tenant_admin",
   };

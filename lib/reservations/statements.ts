@@ -225,3 +225,12 @@ export const PEAK_RESERVED_GPUS = statement("reservations.peak-reserved-gpus", {
     )
     SELECT COALESCE(max((SELECT sum(h2.gpu_count) FROM h h2 WHERE h2.s <= p.s AND h2.e > p.s)), 0)::int AS peak FROM h p`,
 });
+
+/** For each GPU type, the fewest and most present GPUs of it on one node. */
+export const GPUS_PER_NODE_BY_TYPE = statement("reservations.gpus-per-node-by-type", {
+  params: [],
+  columns: { gpu_type: "text", min: "int4", max: "int4" },
+  text: `SELECT gpu_type, min(n)::int AS min, max(n)::int AS max FROM (
+       SELECT gpu_type, node_id, count(*) AS n FROM gpus WHERE status <> 'missing' GROUP BY gpu_type, node_id
+     ) per_node GROUP BY gpu_type`,
+});

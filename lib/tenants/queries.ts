@@ -5,7 +5,8 @@ import { db } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
 import { notFound } from "@/lib/errors";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
-import { tenantSelect } from "./schemas";
+import { tenantMonthSpend } from "@/lib/billing/month-spend";
+import { tenantJson, tenantSelect } from "./schemas";
 import { TENANT_FIGURES } from "./statements";
 
 /** A tenant the caller may see; another tenant's id answers 404 so existence is not leaked. */
@@ -48,8 +49,39 @@ export async function listTenantsWithCounts() {
   });
 }
 
-/** What GET /api/tenants/{id} adds to a tenant: GPUs held now (jobs and endpoint replicas) and the prepaid balance (the ledger's sum). */
-export async function tenantFigures(id: string): Promise<{ gpu_in_use: number; balance_cents: number }> {
+/** What holds a tenant's GPUs now: the total its quota counts, and by holder (they add up to it). */
+export interface GpusInUse {
+  total: number;
+  jobs: number;
+  endpoint_replicas: number;
+  pods: number;
+  /** the GPUs of the nodes its active reservations hold, whatever runs inside them */
+  reserved: number;
+}
+
+/**
+ * What GET /api/tenants/{id} adds to a tenant, and what every page's "GPUs in use" shows: the GPUs
+ * it holds now, everything that holds one (TENANT_FIGURES), with the split; and the prepaid
+ * balance (the ledger's sum).
+ */
+export async function tenantFigures(
+  id: string,
+): Promise<{ gpu_in_use: number; gpu_in_use_by: Omit<GpusInUse, "total">; balance_cents: number }> {
   const [r] = await run(db(), TENANT_FIGURES, [id, id]);
-  return { gpu_in_use: r!.in_use, balance_cents: Number(r!.balance) };
+  return {
+    gpu_in_use: r!.in_use,
+    gpu_in_use_by: { jobs: r!.jobs, endpoint_replicas: r!.replicas, pods: r!.pods, reserved: r!.reserved },
+    balance_cents: Number(r!.balance),
+  };
+}
+
+/** GET /api/tenants/{id}: the tenant, its GPUs in use (split), balance, and this month's money (month-spend.ts). */
+export async function tenantDetail(principal: Principal, id: string) {
+  const tenant = await getTenantOrThrow(principal, id);
+  const [figures, month] = await Promise.all([tenantFigures(id), tenantMonthSpend(id)]);
+  return {
+    ...tenantJson(tenant),
+    ...figures,
+    month: { billed_cents: month.billed_cents, accruing_cents: month.accruing_cents, total_cents: month.total_cents },
+  };
 }

@@ -3,12 +3,28 @@ import { statement } from "@/lib/db/statement";
 // The tenants' raw statements (lib/db/statement.ts), checked against the migrated database by
 // tests/integration/sql-statements.test.ts.
 
-/** GPUs the tenant $1 holds now (jobs and endpoint replicas) and its prepaid balance (the ledger's sum). */
+/**
+ * GPUs the tenant $1 holds now, as its quota counts them (tenant_gpus_in_use, the database's one
+ * definition: everything that holds a GPU), with the split by holder, each clause written as the
+ * function writes it: jobs and endpoint replicas outside the tenant's own active reservations,
+ * pods, and the GPUs of the nodes its active reservations hold (the work inside them included).
+ * tests/integration/gpus-in-use.test.ts holds the parts to the total. Also the prepaid balance.
+ */
 export const TENANT_FIGURES = statement("tenants.figures", {
   params: ["uuid", "uuid"],
-  columns: { in_use: "int4", balance: "int8" },
+  columns: { in_use: "int4", jobs: "int4", replicas: "int4", pods: "int4", reserved: "int4", balance: "int8" },
   text: `
+    WITH own_reserved AS (
+      SELECT rn.node_id FROM reservation_nodes rn WHERE rn.tenant_id = $1::uuid AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
+    )
     SELECT COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])), 0) AS in_use,
+           (SELECT count(*) FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
+             WHERE j.tenant_id = $1::uuid AND g.node_id NOT IN (SELECT node_id FROM own_reserved))::int AS jobs,
+           (SELECT count(*) FROM gpus g JOIN endpoint_replicas r ON r.id = g.allocated_replica_id
+             WHERE r.tenant_id = $1::uuid AND g.node_id NOT IN (SELECT node_id FROM own_reserved))::int AS replicas,
+           (SELECT count(*) FROM gpus g JOIN pods p ON p.id = g.allocated_pod_id WHERE p.tenant_id = $1::uuid)::int AS pods,
+           (SELECT COALESCE(sum(rn.gpu_count), 0) FROM reservation_nodes rn
+             WHERE rn.tenant_id = $1::uuid AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())::int AS reserved,
            (SELECT COALESCE(sum(amount_cents), 0)::bigint FROM ledger_entries WHERE tenant_id = $2::uuid) AS balance`,
 });
 

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, shot } from "../support/browser";
+import { confirmInDialog, launchBrowser, shot } from "../support/browser";
 import { makeTenant, makeUser } from "../support/fixtures";
 import { api } from "../support/http";
 
@@ -139,8 +139,8 @@ describe("API keys in the UI", () => {
     expect(await page.content()).not.toContain(key);
     const row = page.getByTestId(`api-key-row-${key.slice(0, 12)}`);
     await row.waitFor();
-    page.once("dialog", (d) => void d.accept());
     await row.getByRole("button", { name: "Revoke" }).click();
+    await confirmInDialog(page, { confirm: "Revoke key", keep: "Keep key" });
     // a revoked key leaves the keys in use, and waits behind the filter
     await row.waitFor({ state: "detached" });
     await page.getByRole("link", { name: /Revoked and expired/ }).click();
@@ -193,8 +193,8 @@ describe("tenants in the UI", () => {
     await page.click("form[aria-label='Create tenant'] button[type=submit]");
     await page.getByRole("link", { name }).click();
     await page.getByRole("heading", { name }).waitFor();
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Suspend tenant" }).click();
+    await confirmInDialog(page, { confirm: "Suspend tenant", keep: "Keep active" });
     await page.getByRole("button", { name: "Reactivate tenant" }).waitFor();
     await shot(page, "tenant-suspended");
     await page.context().close();

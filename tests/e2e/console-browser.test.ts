@@ -14,8 +14,9 @@ import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createTenant } from "@/lib/tenants/create-tenant";
+import { describeRange, fittingPreset, parseTimeRange } from "@/lib/metrics/time-range";
 import { axeViolations } from "../support/axe";
-import { launchBrowser, openPage } from "../support/browser";
+import { confirmInDialog, launchBrowser, openPage } from "../support/browser";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeUser, unique } from "../support/fixtures";
 
 // The console as operators and tenants use it every day (issue 23), walked in Chromium at desktop
@@ -109,8 +110,9 @@ describe("1. endpoint figures that agree", () => {
     await page.getByTestId(`endpoint-row-${e.name}`).getByText("no data yet").waitFor();
     await page.getByRole("link", { name: e.name }).click();
     await page.getByRole("heading", { name: e.name, level: 1 }).waitFor();
-    const availability = page.getByText(/^Availability, last 24 hours$/).locator("..");
-    await availability.getByText("No data yet").waitFor();
+    const availability = page.getByTestId("slo-availability");
+    await availability.getByText("No data yet").first().waitFor();
+    expect(await availability.getAttribute("data-verdict")).toBe("no data yet");
     expect(await page.content()).not.toContain("0.00 %");
     await page.getByText(/No SLA alert\. The rule .* no data yet\./).waitFor();
     await photograph(page, "endpoint-no-data");
@@ -123,12 +125,16 @@ describe("2. charts on a real time axis", () => {
     await w.beat();
     const page = await signedIn("/admin", operator);
     const chart = page.getByTestId("utilization-chart");
+    // a fleet younger than a day opens on the range that holds its data, not a sliver of 24 hours
+    const since = (await db().node.aggregate({ _min: { createdAt: true } }))._min.createdAt;
+    const opens = parseTimeRange({}, new Date(), fittingPreset("24h", since, new Date()));
+    expect(opens.key).not.toBe("24h");
+    await chart.getByRole("heading", { name: `GPU utilization, ${describeRange(opens)}` }).waitFor();
+    expect(await chart.getAttribute("data-step")).toBe(String(opens.stepS));
+    await chart.getByRole("link", { name: "24 h" }).click();
+    await page.waitForURL(/\/admin\?range=24h$/);
     await chart.getByRole("heading", { name: "GPU utilization, last 24 hours" }).waitFor();
     expect(await chart.getAttribute("data-step")).toBe("900");
-    await chart.getByRole("link", { name: "1 h" }).click();
-    await page.waitForURL(/\/admin\?range=1h$/);
-    await chart.getByRole("heading", { name: "GPU utilization, last hour" }).waitFor();
-    expect(await chart.getAttribute("data-step")).toBe("60");
     // a custom window, in UTC
     await chart.getByText("Custom").click();
     await page.fill("#range-from", "2026-11-29T08:00");
@@ -172,10 +178,24 @@ describe("3–5. lists, job pages and validation", () => {
         priority: 5,
         max_retries: 0,
       });
+    // the queue opens on what runs and what waits, as squeue does; its cards are its filters
     await page.goto(`${base()}/admin/jobs?q=${prefix}`);
+    await page.getByTestId(`job-row-${prefix}-wait-2`).waitFor();
+    expect(await page.getByTestId("list-range").textContent()).toBe("1–3 of 3");
+    await page.getByTestId(`job-row-${prefix}-run`).waitFor();
+    expect(await page.getByRole("link", { name: /^Running or waiting/ }).getAttribute("aria-current")).toBe("true");
+    await page.getByRole("link", { name: /^Waiting\b/ }).click();
+    await page.waitForURL(/status=waiting/);
+    expect(new URL(page.url()).searchParams.get("q")).toBe(prefix);
     await page.getByTestId(`job-row-${prefix}-wait-2`).waitFor();
     expect(await page.getByTestId("list-range").textContent()).toBe("1–2 of 2");
     expect(await page.getByTestId(`job-row-${prefix}-run`).count()).toBe(0);
+    expect(await page.getByRole("link", { name: /^Waiting\b/ }).getAttribute("aria-current")).toBe("true");
+    // the operator reads why it waits about the tenant, by name, never "your organisation"
+    await page
+      .getByTestId(`job-row-${prefix}-wait-2`)
+      .getByText(new RegExp(`^Quota: ${w.tenant.name} holds \\d+ of its 4 GPUs`))
+      .waitFor();
     await photograph(page, "queue");
 
     // CSV of exactly this view
@@ -210,8 +230,8 @@ describe("3–5. lists, job pages and validation", () => {
 
     // cancel from the queue
     await page.goto(`${base()}/admin/jobs?q=${prefix}-wait-2`);
-    page.once("dialog", (d) => void d.accept());
     await page.getByTestId(`job-row-${prefix}-wait-2`).getByRole("button", { name: "Cancel" }).click();
+    await confirmInDialog(page, { confirm: "Cancel job", keep: "Keep waiting" });
     await page.getByText("No jobs match").waitFor();
     expect((await db().job.findFirstOrThrow({ where: { name: `${prefix}-wait-2` } })).status).toBe("cancelled");
 
@@ -634,8 +654,8 @@ describe("10–11. roles and keys", () => {
     const row = page.locator("tr", { hasText: name });
     await row.getByText("in 30 days").waitFor();
     await photograph(page, "api-keys");
-    page.once("dialog", (d) => void d.accept());
     await row.getByRole("button", { name: "Revoke" }).click();
+    await confirmInDialog(page, { confirm: "Revoke key", keep: "Keep key" });
     await page.locator("tr", { hasText: name }).waitFor({ state: "detached" });
     await page.getByRole("link", { name: /Revoked and expired/ }).click();
     await page.locator("tr", { hasText: name }).getByText("revoked").waitFor();

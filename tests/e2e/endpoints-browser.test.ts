@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { launchBrowser, openPage, shot } from "../support/browser";
+import { confirmInDialog, launchBrowser, openPage, shot } from "../support/browser";
 import { makeKey, makeTenant, makeUser } from "../support/fixtures";
 import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 import { api } from "../support/http";
@@ -64,7 +64,7 @@ describe("inference endpoints in the browser", () => {
       .first()
       .evaluate((h) => h.getBoundingClientRect().bottom);
     expect(titleTop).toBeGreaterThanOrEqual(headerBottom);
-    const availability = page.getByText(/^Availability, last 24 hours$/).locator("..");
+    const availability = page.getByTestId("slo-availability");
 
     // the simulator loads the model, reports healthy samples; the page refreshes itself
     await page.getByText("2 of 2 replicas ready").first().waitFor({ timeout: 60_000 });
@@ -72,17 +72,25 @@ describe("inference endpoints in the browser", () => {
     await page.locator(".recharts-surface").first().waitFor({ timeout: 30_000 });
     expect(await page.locator(".recharts-surface").count()).toBeGreaterThanOrEqual(2);
     await page.getByText("SLA p95").first().waitFor();
-    // figures, the alert's own verdict and the list agree: served since it turned ready, no alert
+    // figures, the alert's own verdict and the list agree: served since it turned ready, no alert;
+    // a young endpoint's figures name the minutes it has served, not the whole window
     await availability.getByText("100.00 %").waitFor({ timeout: 90_000 });
+    expect(await availability.getAttribute("data-verdict")).toBe("met");
+    expect(await page.getByTestId("slo-latency").getAttribute("data-verdict")).toMatch(/^(met|no data yet)$/);
+    await page
+      .getByTestId("sla-window")
+      .getByText(/since it first served \(of last hour\)/)
+      .waitFor();
     await page.getByText(/No SLA alert\. The rule/).waitFor();
+    expect(await page.getByTestId("endpoint-headline").getAttribute("data-tone")).toBe("green");
     await shot(page, "endpoint-ready");
-    // the range picker changes what the charts ask for: 24 h in 15-minute steps, 1 h in minutes
-    expect(await page.getByTestId("endpoint-traffic").getAttribute("data-step")).toBe("900");
-    await page.getByRole("navigation", { name: "Time range" }).getByRole("link", { name: "1 h" }).click();
-    await page.waitForURL(/range=1h/);
-    await page.getByRole("heading", { name: "Throughput, last hour" }).waitFor();
+    // a fresh endpoint opens on the last hour in minutes (its data fits it); the picker asks for 24 h in 15-minute steps
     expect(await page.getByTestId("endpoint-traffic").getAttribute("data-step")).toBe("60");
-    await shot(page, "endpoint-range-1h");
+    await page.getByRole("navigation", { name: "Time range" }).getByRole("link", { name: "24 h" }).click();
+    await page.waitForURL(/range=24h/);
+    await page.getByRole("heading", { name: "Requests per second, last 24 hours" }).waitFor();
+    expect(await page.getByTestId("endpoint-traffic").getAttribute("data-step")).toBe("900");
+    await shot(page, "endpoint-range-24h");
 
     // the API agrees: two ready replicas on distinct simulated nodes, samples stored and rolled up
     const got = await api("GET", `/api/endpoints/${id}`, { key: tenantKey });
@@ -125,8 +133,8 @@ describe("inference endpoints in the browser", () => {
       });
     expect((await withKey()).status).toBe(200);
     await shot(page, "endpoint-key-created");
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("table", { name: "Endpoint keys" }).getByRole("button", { name: "Revoke" }).click();
+    await confirmInDialog(page, { confirm: "Revoke key", keep: "Keep key" });
     await page.getByRole("table", { name: "Endpoint keys" }).getByText("revoked").waitFor();
     await expect.poll(async () => (await withKey()).status, { timeout: 10_000 }).toBe(401);
 
@@ -138,7 +146,11 @@ describe("inference endpoints in the browser", () => {
     await page.getByText("scale up").first().waitFor();
     await page.goto(`${inject("baseUrl")}/dashboard/endpoints`);
     await page.getByRole("link", { name: "chat-h200" }).waitFor();
-    await page.getByTestId("endpoint-row-chat-h200").getByText("100.00 % up (24 h)").waitFor();
+    // the list says how long the figures cover: the minutes this endpoint has served, not a day
+    await page
+      .getByTestId("endpoint-row-chat-h200")
+      .getByText(/^100\.00 % up \(\d+ min\)$/)
+      .waitFor();
     await shot(page, "endpoints-list");
     // the tenant's home page links its serving endpoints
     await page.goto(`${inject("baseUrl")}/dashboard`);
@@ -155,8 +167,8 @@ describe("inference endpoints in the browser", () => {
 
     // deleting it lands on the list, which says what happened
     const again = await openPage(browser, `/dashboard/endpoints/${id}`, tenantUser);
-    again.once("dialog", (d) => void d.accept());
     await again.getByRole("button", { name: "Delete" }).click();
+    await confirmInDialog(again, { confirm: "Delete endpoint", keep: "Keep endpoint" });
     await again.waitForURL(/\/dashboard\/endpoints\?deleted=chat-h200$/);
     await again.getByText("“chat-h200” deleted").waitFor();
     await again.context().close();

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, shot } from "../support/browser";
+import { expectNotFound, launchBrowser, openPage, shot } from "../support/browser";
 import { makeKey, makeTenant, makeUser } from "../support/fixtures";
 import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 import { api } from "../support/http";
@@ -142,10 +142,7 @@ describe("agentic pipelines in the browser", () => {
 
     // another tenant: 404, in the browser and the API
     const other = await openPage(browser, `/dashboard/pipelines/${id}`, otherUser);
-    await other
-      .getByText(/could not be found/i)
-      .first()
-      .waitFor({ timeout: 15_000 });
+    await expectNotFound(other, "pipeline");
     expect((await api("GET", `/api/pipelines/${id}`, { key: otherKey })).status).toBe(404);
     await other.context().close();
 

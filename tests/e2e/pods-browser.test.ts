@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoSshKey } from "@/agent/src/demo-workload";
 import { db } from "@/lib/db/client";
-import { launchBrowser, openPage, shot } from "../support/browser";
+import { confirmInDialog, launchBrowser, openPage, shot } from "../support/browser";
 import { makeTenant, makeUser } from "../support/fixtures";
 import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 
@@ -32,7 +32,6 @@ afterAll(async () => {
 describe("pods in the browser", () => {
   it("a tenant creates a pod, sees it running with its SSH command and port, stops and terminates it; the operator sees it", async () => {
     const page = await openPage(browser, "/dashboard/pods", tenantUser);
-    page.on("dialog", (d) => void d.accept());
     await page.getByRole("heading", { name: "Pods", level: 1 }).waitFor();
     await page.getByText("No pods yet").waitFor();
     await shot(page, "pods-empty");
@@ -68,11 +67,14 @@ describe("pods in the browser", () => {
     expect(await (await fetch(href)).text()).toContain("Simulated pod notebook");
     await page.locator("[data-testid='pod-actions']").getByText("running", { exact: true }).waitFor();
     await page.getByRole("list", { name: "Status history" }).getByText("its container is running").waitFor();
+    // the "placed at the next cycle" note of its creation is gone once it runs
+    expect(await page.getByText(/placed on free GPUs at the next scheduling cycle/).count()).toBe(0);
     await page.getByText("Run 1 on").first().waitFor();
     await shot(page, "pod-running");
 
     // stop: GPUs released, billing stopped at once
     await page.getByRole("button", { name: "Stop" }).click();
+    await confirmInDialog(page, { confirm: "Stop pod", keep: "Keep running" });
     await page
       .locator("[data-testid='pod-actions']")
       .getByText(/^(stopping|stopped)$/)
@@ -87,6 +89,7 @@ describe("pods in the browser", () => {
 
     // terminate: final
     await page.getByRole("button", { name: "Terminate" }).click();
+    await confirmInDialog(page, { confirm: "Terminate pod", keep: "Keep pod" });
     await page.locator("[data-testid='pod-actions']").getByText("terminated", { exact: true }).waitFor({ timeout: 15_000 });
     expect(await page.getByRole("button", { name: "Start" }).count()).toBe(0);
     const events = await db().podEvent.findMany({ where: { podId: id }, orderBy: { id: "asc" }, select: { toStatus: true } });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { axeViolations } from "../support/axe";
-import { launchBrowser, openPage, shot } from "../support/browser";
+import { confirmInDialog, expectNotFound, launchBrowser, openPage, shot } from "../support/browser";
 import { actorFor, agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
 import { api } from "../support/http";
 
@@ -71,11 +71,31 @@ describe("reservations in the browser", () => {
     const now = new Date();
     await book.getByLabel("Starts (UTC)").fill(now.toISOString().slice(0, 16));
     await book.getByLabel("Ends (UTC)").fill(new Date(now.getTime() + 2 * 3_600_000).toISOString().slice(0, 16));
-    await book.getByRole("button", { name: "Book nodes" }).click();
+    // the price for the window shows as it is typed: 16 GPUs for 2 h at the "any other type" rate ($1.99)
+    await book.getByTestId("booking-price").getByText("$63.68").waitFor();
+    await book
+      .getByTestId("booking-price")
+      .getByText(/16 \w+ GPUs at \$1\.99 per GPU-hour/)
+      .waitFor();
+    // a booking commits money: it asks first, naming the price on its button; changing it books nothing
+    await book.getByRole("button", { name: "Review booking…" }).click();
+    const review = page.getByRole("dialog", { name: `Book 2 × ${gpuType} nodes?` });
+    await review.getByTestId("booking-review-price").getByText("$63.68 (2 h)").waitFor();
+    await shot(page, "reservation-review");
+    await review.getByRole("button", { name: "Change booking" }).click();
+    await review.waitFor({ state: "hidden" });
+    expect(await api("GET", "/api/reservations", { key: tenantKey }).then((r) => r.body.data.length)).toBe(0);
+    await book.getByRole("button", { name: "Review booking…" }).click();
+    await review.getByRole("button", { name: "Book for $63.68" }).click();
     await book
       .getByTestId("form-message")
       .filter({ hasText: `Booked 2 × ${gpuType}` })
       .waitFor();
+    // the form keeps what was booked, and links it
+    expect(await book.getByLabel("Whole nodes").inputValue()).toBe("2");
+    expect(await book.getByLabel("GPU type").inputValue()).toBe(gpuType);
+    expect(await book.getByLabel("Starts (UTC)").inputValue()).toBe(now.toISOString().slice(0, 16));
+    await book.getByRole("link", { name: "Open the reservation" }).waitFor();
 
     // on the calendar, and in the list; its page shows where the nodes are
     const calendar = page.getByRole("figure", { name: "Your reservations on a timeline" });
@@ -133,8 +153,8 @@ describe("reservations in the browser", () => {
     await shot(phone, "reservations-tenant-phone");
     await phone.context().close();
 
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Release early" }).click();
+    await confirmInDialog(page, { confirm: "Release nodes", keep: "Keep nodes" });
     // the page comes back with the reservation ended: no release button, its event in the log
     await page.getByText(/^Released early; it was booked until/).waitFor();
     expect(await page.getByRole("button", { name: "Release early" }).count()).toBe(0);
@@ -148,10 +168,7 @@ describe("reservations in the browser", () => {
 
     // another tenant learns nothing; operators see it on the timeline and the floor
     const stranger = await openPage(browser, `/dashboard/reservations/${id}`, other);
-    await stranger
-      .getByText(/could not be found/i)
-      .first()
-      .waitFor();
+    await expectNotFound(stranger, "reservation");
     expect(await stranger.getByText(gpuType).count()).toBe(0);
     await stranger.context().close();
     const ops = await openPage(browser, "/admin/reservations", operator, { width: 1440, height: 1000 });

@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations } from "../support/axe";
-import { launchBrowser, openPage, shot } from "../support/browser";
+import { expectNotFound, launchBrowser, openPage, shot } from "../support/browser";
 import { makeKey, makeTenant, makeUser } from "../support/fixtures";
 import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 import { api } from "../support/http";
@@ -94,11 +94,7 @@ describe("a job's output and GPUs in the browser", () => {
 
     // another tenant learns nothing
     const other = await openPage(browser, `/dashboard/jobs/${id}`, otherUser);
-    // the not-found page streams in after the navigation: wait for it rather than count at once
-    await other
-      .getByText(/could not be found/i)
-      .first()
-      .waitFor();
+    await expectNotFound(other, "job");
     expect(await other.getByRole("log").count()).toBe(0);
     await other.context().close();
     await page.context().close();

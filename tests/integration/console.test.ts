@@ -38,6 +38,7 @@ import {
 } from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
+import { withSettingsLock } from "../support/settings-lock";
 
 // The services behind the console's pages: lists, job rights and priorities, costs, alert groups
 // and silences, names in the audit log, key expiry, invoices without zero lines, settings.
@@ -367,17 +368,18 @@ describe("API key expiry", () => {
 });
 
 describe("settings", () => {
-  it("bank details are stored over nothing, shown back, audited and removable", async () => {
-    const actor = actorFor({ kind: "operator", label: "ops@example.test" });
-    await updateSettings(actor, { "billing.bank_details": { account_name: "GPUForge Cloud Ltd", iban: "DE89 3704 0044 0532 0130 00" } });
-    expect((await settingsView()).bank).toMatchObject({ source: "console", value: { account_name: "GPUForge Cloud Ltd" } });
-    expect(
-      await db().auditLog.findFirst({ where: { action: "settings.updated", targetId: "billing" }, orderBy: { id: "desc" } }),
-    ).toMatchObject({ details: expect.objectContaining({ by: "ops@example.test" }) });
-    await updateSettings(actor, { "billing.bank_details": null });
-    expect((await settingsView()).bank).toEqual({ source: "none", value: null });
-    expect(await codeOf(updateSettings(actorFor(tenantAdminPrincipal(unique("t"))), { "billing.bank_details": null }))).toBe("forbidden");
-  });
+  it("bank details are stored over nothing, shown back, audited and removable", () =>
+    withSettingsLock(async () => {
+      const actor = actorFor({ kind: "operator", label: "ops@example.test" });
+      await updateSettings(actor, { "billing.bank_details": { account_name: "GPUForge Cloud Ltd", iban: "DE89 3704 0044 0532 0130 00" } });
+      expect((await settingsView()).bank).toMatchObject({ source: "console", value: { account_name: "GPUForge Cloud Ltd" } });
+      expect(
+        await db().auditLog.findFirst({ where: { action: "settings.updated", targetId: "billing" }, orderBy: { id: "desc" } }),
+      ).toMatchObject({ details: expect.objectContaining({ by: "ops@example.test" }) });
+      await updateSettings(actor, { "billing.bank_details": null });
+      expect((await settingsView()).bank).toEqual({ source: "none", value: null });
+      expect(await codeOf(updateSettings(actorFor(tenantAdminPrincipal(unique("t"))), { "billing.bank_details": null }))).toBe("forbidden");
+    }));
 });
 
 describe("SLA observations", () => {

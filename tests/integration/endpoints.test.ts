@@ -3,7 +3,7 @@ import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
 import { createAlertRule } from "@/lib/alerts/alert-rules";
 import { generateInvoice } from "@/lib/billing/generate-invoice";
 import { depositFunds } from "@/lib/billing/ledger";
-import { unbilledRunningCents } from "@/lib/billing/usage";
+import { tenantMonthSpend } from "@/lib/billing/month-spend";
 import { accrueRunningUsage, enforcePrepaidBalances } from "@/lib/billing/meter";
 import { createTenant } from "@/lib/tenants/create-tenant";
 import { db, pool } from "@/lib/db/client";
@@ -173,7 +173,7 @@ describe("endpoints: one allocator with jobs", () => {
     expect(rows[0]!.in_use).toBe(6);
     // the tenant's home page counts the same
     expect(await tenantOverview(tenantAdminPrincipal(t.id) as TenantPrincipal)).toMatchObject({
-      gpusInUse: 6,
+      figures: { gpu_in_use: 6, gpu_in_use_by: { jobs: 0, endpoint_replicas: 6, pods: 0, reserved: 0 } },
       jobsRunning: 0,
       jobsWaiting: 1,
       endpointsTotal: 1,
@@ -539,11 +539,11 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     const [{ rate }] = await db().$queryRaw<
       [{ rate: number }]
     >`SELECT cents_per_hour AS rate FROM gpu_rates WHERE gpu_type = '*' AND effective_from <= now() ORDER BY effective_from DESC LIMIT 1`;
-    const running = await unbilledRunningCents(t.id);
+    const running = (await tenantMonthSpend(t.id)).accruing_cents;
     expect(running).toBeGreaterThanOrEqual(4 * rate);
     expect(running).toBeLessThan(4 * rate + 5);
     await Promise.all([accrueRunningUsage({ tenantId: t.id }), accrueRunningUsage({ tenantId: t.id })]);
-    expect(await unbilledRunningCents(t.id)).toBeLessThan(5);
+    expect((await tenantMonthSpend(t.id)).accruing_cents).toBeLessThan(5);
     await deleteEndpoint(asT, e.id);
     const usage = await db().usageEvent.findMany({ where: { replicaId: r.id }, orderBy: { startedAt: "asc" } });
     // racing meters may each add a segment, never the same seconds: the segments tile the replica's life

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 
 // Playwright's own browser download cannot work offline, so we drive an installed Chromium:
 // CHROMIUM_PATH, Debian's /usr/bin/chromium, or a browser Playwright installed elsewhere.
@@ -63,3 +63,25 @@ export async function openPage(
 /** A full-page screenshot kept with the test results. */
 export const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
+
+/**
+ * Answers the product's own confirmation dialog (never the browser's confirm()): both buttons must
+ * name what they do, focus starts on the safe one, and the action's button is pressed.
+ */
+export async function confirmInDialog(page: Page, labels: { confirm: string; keep: string }) {
+  const dialog = page.getByRole("dialog");
+  const keep = dialog.getByRole("button", { name: labels.keep, exact: true });
+  await keep.waitFor();
+  await expect.poll(() => keep.evaluate((el) => el === document.activeElement)).toBe(true);
+  await dialog.getByRole("button", { name: labels.confirm, exact: true }).click();
+  await dialog.waitFor({ state: "hidden" });
+}
+
+/**
+ * The console's 404 for the page open now: the branded page naming what is missing ("No such
+ * job"), inside the plane's shell, answered with HTTP 404 (asked again with the page's session).
+ */
+export async function expectNotFound(page: Page, noun: string) {
+  await page.getByRole("heading", { name: `No such ${noun}`, level: 1 }).waitFor();
+  expect((await page.request.get(page.url())).status()).toBe(404);
+}

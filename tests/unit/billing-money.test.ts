@@ -63,12 +63,12 @@ describe("invoice CSV", () => {
     const rows = body.trim().split("\r\n");
     expect(rows).toHaveLength(5);
     expect(rows[0]).toContain("gpu_type,job_id,endpoint_id,description");
-    expect(rows[0]).toMatch(/,reservation_id$/);
-    expect(rows[3]).toMatch(/,,,Reservation r1 \(2 whole nodes\),57600,16\.0000,3200,32\.00,r1$/);
+    expect(rows[0]).toMatch(/,reservation_id,covered_by_reservation_id$/);
+    expect(rows[3]).toMatch(/,,,Reservation r1 \(2 whole nodes\),57600,16\.0000,3200,32\.00,r1,$/);
     expect(rows[1]).toContain(",j1,,");
     expect(rows[2]).toContain(",,e1,");
     expect(rows[1]).toContain('"train, big (8 × H100)"');
     expect(rows[2]).toContain(`"'=HYPERLINK(""x"")"`);
-    expect(rows[4]).toMatch(/Total,68400,,4700,47\.00,$/);
+    expect(rows[4]).toMatch(/Total,68400,,4700,47\.00,,$/);
   });
 });

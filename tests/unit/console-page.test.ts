@@ -1,4 +1,8 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { Suspense } from "react";
 import { describe, expect, it, vi } from "vitest";
+import { describeMissing } from "@/components/shell/not-found-message";
 
 // The console's page wrapper with Next's navigation and the session stood in for: each refusal is
 // thrown as Next throws it, so the test sees which one a page gave.
@@ -72,6 +76,40 @@ describe("console pages", () => {
     expect(load).not.toHaveBeenCalled();
     await expect(open(nodePage, { id: "00000000-0000-4000-8000-000000000002" })).rejects.toThrow("404");
     expect(await open(nodePage, { id: ID }, { range: "24h" })).toBe("gpu-1 24h");
+  });
+
+  it("decide a 404 before any skeleton can stream: `loading` wraps only the rendering, after the id and the view model", async () => {
+    session.principal = operator;
+    const skeleton = "skeleton";
+    const render = vi.fn(() => "list");
+    const withSkeleton = page({ plane: "operator", path: "/admin/nodes/[id]", ids: ["id"], load, loading: skeleton }, render);
+    await expect(open(withSkeleton, { id: "00000000-0000-4000-8000-000000000002" })).rejects.toThrow("404");
+    const element = (await open(withSkeleton, { id: ID })) as {
+      type: unknown;
+      props: { fallback: unknown; children: { type: () => unknown } };
+    };
+    expect(element.type).toBe(Suspense);
+    expect(element.props.fallback).toBe(skeleton);
+    expect(render).not.toHaveBeenCalled();
+    expect(await element.props.children.type()).toBe("list");
+  });
+});
+
+describe("console routes", () => {
+  it("have no loading.tsx: a Suspense around a page sends its 200 before the page can say 404 or 403", () => {
+    const found = readdirSync("app", { recursive: true, encoding: "utf8" }).filter(
+      (f) => /^\((admin|tenant)\)\//.test(f) && path.basename(f) === "loading.tsx",
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("say what is missing, and where to go instead", () => {
+    expect(describeMissing(`/admin/jobs/${ID}`)).toMatchObject({ title: "No such job", href: "/admin/jobs", label: "Back to the queue" });
+    expect(describeMissing(`/dashboard/billing/invoices/${ID}`)).toMatchObject({ title: "No such invoice", href: "/dashboard/billing" });
+    expect(describeMissing(`/dashboard/jobs/${ID}`).body).toContain("another organisation");
+    expect(describeMissing(`/admin/jobs/${ID}`).body).not.toContain("another organisation");
+    expect(describeMissing("/admin/nothing-here")).toMatchObject({ title: "This page does not exist", href: "/admin" });
+    expect(describeMissing("/no/such/page")).toMatchObject({ href: "/" });
   });
 });
 

@@ -424,6 +424,55 @@ describe("SLA arithmetic", () => {
       targets: { p95Ms: null, availabilityPct: null },
     });
     expect(noTargets).toMatchObject({ p95_compliance_pct: null, error_budget: null, compliant: { availability: null, p95: null } });
+    expect(noTargets.latency_budget).toBeNull();
+  });
+
+  it("the latency objective has a budget of its own: 5 % of the minutes with traffic may be slow, and a fully available hour can overspend it", () => {
+    // 20 minutes with traffic, every one up, two slow: availability met, latency missed
+    const b = full(20).map((x, i) => (i < 2 ? { ...x, p95Ms: 900 } : x));
+    const r = computeSla({ from: T0, to: T0 + 20 * M, now: T0 + 20 * M, serving: always, buckets: b, observed: watched(20), targets });
+    expect(r.compliant).toEqual({ availability: true, p95: false });
+    expect(r.error_budget).toMatchObject({ used_minutes: 0, remaining_pct: 100, overspent_minutes: 0 });
+    expect(r.latency_budget).toEqual({ allowed_minutes: 1, used_minutes: 2, remaining_minutes: 0, remaining_pct: 0, overspent_minutes: 1 });
+    // within budget: one slow minute of twenty is exactly the 5 % allowed
+    const one = computeSla({
+      from: T0,
+      to: T0 + 20 * M,
+      now: T0 + 20 * M,
+      serving: always,
+      buckets: full(20).map((x, i) => (i === 0 ? { ...x, p95Ms: 900 } : x)),
+      observed: watched(20),
+      targets,
+    });
+    expect(one.compliant.p95).toBe(true);
+    expect(one.latency_budget).toMatchObject({ used_minutes: 1, remaining_minutes: 0, overspent_minutes: 0 });
+  });
+
+  it("a young endpoint's figures start where it first served, not at the window's start", () => {
+    const started = T0 + 57 * M + 20_000;
+    const r = computeSla({
+      from: T0 - 23 * 60 * M,
+      to: T0 + 60 * M,
+      now: T0 + 60 * M,
+      serving: [{ start: started, end: null }],
+      buckets: [minute(57), minute(58), minute(59)],
+      observed: [seen(57), seen(58), seen(59)],
+      targets,
+    });
+    expect(r.served_from).toBe(new Date(started).toISOString());
+    expect(r.minutes_expected).toBeCloseTo(2 + 40 / 60, 3);
+    const always24 = computeSla({
+      from: T0,
+      to: T0 + 60 * M,
+      now: T0 + 60 * M,
+      serving: always,
+      buckets: full(60),
+      observed: watched(60),
+      targets,
+    });
+    expect(always24.served_from).toBe(new Date(T0).toISOString());
+    const never = computeSla({ from: T0, to: T0 + 60 * M, now: T0 + 60 * M, serving: [], buckets: [], observed: [], targets });
+    expect(never.served_from).toBeNull();
   });
 });
 

@@ -9,13 +9,14 @@ import { Card, CardHeader, EmptyState, PageHeader, Skeleton, Stat } from "@/comp
 import { firingAlertCounts } from "@/lib/alerts/queries";
 import type { OperatorPrincipal } from "@/lib/auth/principal";
 import { summarizeFloor } from "@/lib/fleet/floor-summary";
-import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
+import { fleetFloor, fleetSince, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
-import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { describeRange, describeStep, fittingPreset, parseTimeRange } from "@/lib/metrics/time-range";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { operatorOverview } from "@/lib/platform/overview";
 import { slurmClustersOverview } from "@/lib/slurm/queries";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 import { ProviderFloor } from "@/components/providers/provider-floor";
 import { providerFloor } from "@/lib/providers/provider-floor";
 
@@ -23,13 +24,14 @@ export const metadata = { title: "Fleet overview" };
 
 // The figures and the chart come first; the floor and the activity below the fold stream in
 // behind skeletons, so a large fleet's floor never holds up the top of the page.
-export default page({ plane: "operator", path: "/admin" }, async ({ principal: p, searchParams }) => {
-  const range = parseTimeRange(searchParams, new Date(), "24h");
+export default page({ plane: "operator", path: "/admin", loading: <PageSkeleton /> }, async ({ principal: p, searchParams }) => {
+  const now = new Date();
+  const range = parseTimeRange(searchParams, now, fittingPreset("24h", await fleetSince(), now));
   const [fleet, series, alerts] = await Promise.all([fleetSummary(), fleetUtilizationSeries(range), firingAlertCounts(p)]);
   return (
     <>
       <PageHeader title="Fleet overview" description="Every GPU in every cluster, live." actions={<AutoRefresh seconds={10} />} />
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <Link
           href="/admin/alerts"
           className="rounded-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"

@@ -22,5 +22,7 @@ export const GET = route(fleet.dashboard, async ({ principal, reply }) => {
     alerts_firing: alerts.total,
     alerts_critical: alerts.critical,
     revenue_month_cents: billing.revenue_month_cents,
+    revenue_month_billed_cents: billing.revenue_month_billed_cents,
+    revenue_month_accruing_cents: billing.revenue_month_accruing_cents,
   });
 });

@@ -173,6 +173,8 @@ export const dashboard = defineContract({
         alerts_firing: z.number(),
         alerts_critical: z.number(),
         revenue_month_cents: z.number().int(),
+        revenue_month_billed_cents: z.number().int(),
+        revenue_month_accruing_cents: z.number().int(),
       }),
     },
     ...authErrors,

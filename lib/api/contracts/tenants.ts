@@ -39,8 +39,28 @@ export const getTenant = defineContract({
   params: idParams,
   responses: {
     200: {
-      description: "The tenant, with GPUs held now and its prepaid balance",
-      schema: z.object({ tenant: tenantJsonSchema.extend({ gpu_in_use: z.number().int(), balance_cents: z.number().int() }) }),
+      description: "The tenant, with the GPUs it holds now (by holder), its prepaid balance and this month's money",
+      schema: z.object({
+        tenant: tenantJsonSchema.extend({
+          gpu_in_use: z.number().int().meta({ description: "Everything that holds a GPU, as the quota counts it" }),
+          gpu_in_use_by: z
+            .object({
+              jobs: z.number().int(),
+              endpoint_replicas: z.number().int(),
+              pods: z.number().int(),
+              reserved: z.number().int().meta({ description: "GPUs of the nodes its active reservations hold, the work inside included" }),
+            })
+            .meta({ description: "The split of gpu_in_use; the parts add up to it" }),
+          balance_cents: z.number().int(),
+          month: z
+            .object({
+              billed_cents: z.number().int(),
+              accruing_cents: z.number().int(),
+              total_cents: z.number().int(),
+            })
+            .meta({ description: "This month so far (UTC): usage billed, and running work accruing since its last segment" }),
+        }),
+      }),
     },
     ...authErrors,
     ...notFoundError,

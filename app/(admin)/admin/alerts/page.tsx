@@ -14,10 +14,11 @@ import { firingAlertCounts, getAlertOrThrow, remediationCapStatus } from "@/lib/
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/ids";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Alerts" };
 
-export default page({ plane: "operator", path: "/admin/alerts" }, async ({ principal: p, searchParams: sp }) => {
+export default page({ plane: "operator", path: "/admin/alerts", loading: <PageSkeleton /> }, async ({ principal: p, searchParams: sp }) => {
   const q = readListParams(alertListParams, sp);
   const focusId = isUuid(sp.alert) ? sp.alert : undefined;
   const [focus, firingNow, list, counts, cap] = await Promise.all([
@@ -78,7 +79,7 @@ export default page({ plane: "operator", path: "/admin/alerts" }, async ({ princ
           </dl>
         </Card>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Firing" value={counts.total} hint={`${counts.critical} critical · ${counts.warning} warning · ${counts.info} info`} />
         <Stat label="Unacknowledged" value={unacked} hint="Firing and nobody has taken them" />
         <Stat label="Silenced" value={silenced} hint="Firing, but a silence or maintenance window keeps them quiet" />

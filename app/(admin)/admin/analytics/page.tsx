@@ -5,10 +5,11 @@ import { siteAnalyticsOver } from "@/lib/marketing/site";
 import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
 import { page } from "@/lib/pages/page";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Site analytics" };
 
-export default page({ plane: "operator", path: "/admin/analytics" }, async ({ searchParams }) => {
+export default page({ plane: "operator", path: "/admin/analytics", loading: <PageSkeleton /> }, async ({ searchParams }) => {
   const range = parseTimeRange(searchParams, new Date(), "7d");
   const a = await siteAnalyticsOver(range);
   return (
@@ -18,7 +19,7 @@ export default page({ plane: "operator", path: "/admin/analytics" }, async ({ se
         description={`First-party page views of the public site, ${describeRange(range)}. No cookies; visitors with Do Not Track or Global Privacy Control are not counted.`}
         actions={<TimeRangePicker base="/admin/analytics" range={range} />}
       />
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Page views" value={a.views.toLocaleString("en-US")} />
         <Stat label="Visitors" value={a.sessions.toLocaleString("en-US")} hint="Anonymous daily sessions" />
         <Stat label="Demo requests" value={a.demo_requests} hint={`${a.early_access} early-access signups`} />

@@ -35,7 +35,7 @@ export default page({ plane: "operator", path: "/admin/endpoints" }, async ({ pr
           “{sp.deleted.slice(0, 100)}” deleted; its replicas stopped and its GPUs are free.
         </p>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <Stat label="Endpoints" value={endpoints.length} hint={`${endpoints.filter((e) => e.status === "ready").length} ready`} />
         <Stat
           label="Degraded or failed"

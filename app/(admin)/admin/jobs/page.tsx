@@ -1,8 +1,8 @@
-import Link from "next/link";
 import { cancelJobAction, changeJobPriorityAction } from "@/app/_actions/jobs";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { JobsTable, toJobItems } from "@/components/shell/jobs-table";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
+import { FilterCard } from "@/components/ui/filter-card";
 import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { mayCancelJob } from "@/lib/jobs/job-permissions";
@@ -15,9 +15,9 @@ import { page } from "@/lib/pages/page";
 export const metadata = { title: "Queue" };
 
 const STATUS_OPTIONS: Array<[string, string]> = [
-  ["waiting", "Waiting (queued or blocked)"],
+  ["active", "Running or waiting"],
   ["running", "Running"],
-  ["active", "Waiting or running"],
+  ["waiting", "Waiting (queued or blocked)"],
   ["queued", "Queued"],
   ["blocked", "Blocked"],
   ["completed", "Completed"],
@@ -34,8 +34,8 @@ const SORT_OPTIONS: Array<[string, string]> = [
 ];
 
 export default page({ plane: "operator", path: "/admin/jobs" }, async ({ principal: p, searchParams: sp }) => {
-  // the queue opens on what waits, in scheduling order; "any status" is an explicit choice
-  const status = sp.status || "waiting";
+  // the queue opens on what runs and what waits, as squeue does, in scheduling order; "any status" is an explicit choice
+  const status = sp.status || "active";
   const q = readListParams(jobListParams, { ...sp, status: status === "any" ? undefined : status, sort: sp.sort || "queue" });
   const [page, counts, tenants, types] = await Promise.all([listJobsPage(p, q), jobCounts(), listTenantsWithCounts(), fleetGpuTypes()]);
   const values = { ...q, status: q.status ?? "any" };
@@ -48,13 +48,27 @@ export default page({ plane: "operator", path: "/admin/jobs" }, async ({ princip
         description="Every tenant's work: what waits in scheduling order and why, what runs where. Filter, reorder waiting jobs, cancel, export."
         actions={<AutoRefresh seconds={10} />}
       />
-      <div className="grid gap-4 sm:grid-cols-3">
-        <Link href="/admin/jobs?status=waiting" className="rounded-lg focus-visible:outline-2 focus-visible:outline-indigo-600">
-          <Stat label="Waiting" value={counts.queued + counts.blocked} hint={`${counts.blocked} blocked (quota or billing)`} />
-        </Link>
-        <Link href="/admin/jobs?status=running&sort=newest" className="rounded-lg focus-visible:outline-2 focus-visible:outline-indigo-600">
-          <Stat label="Running" value={counts.running} />
-        </Link>
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+        <FilterCard
+          href={href({ status: "active", page: undefined })}
+          active={status === "active"}
+          label="Running or waiting"
+          value={counts.running + counts.queued + counts.blocked}
+          hint="What squeue shows"
+        />
+        <FilterCard
+          href={href({ status: "running", page: undefined })}
+          active={status === "running"}
+          label="Running"
+          value={counts.running}
+        />
+        <FilterCard
+          href={href({ status: "waiting", page: undefined })}
+          active={status === "waiting"}
+          label="Waiting"
+          value={counts.queued + counts.blocked}
+          hint={`${counts.blocked} blocked (quota or billing)`}
+        />
         <Stat label="Matching this view" value={page.total.toLocaleString("en-US")} />
       </div>
       <Card className="mt-6">

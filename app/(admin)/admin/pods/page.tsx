@@ -7,10 +7,11 @@ import { db } from "@/lib/db/client";
 import { podActions, POD_STATUSES } from "@/lib/pods/pod-lifecycle";
 import { listPods } from "@/lib/pods/queries";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Pods" };
 
-export default page({ plane: "operator", path: "/admin/pods" }, async ({ principal: p, searchParams: sp }) => {
+export default page({ plane: "operator", path: "/admin/pods", loading: <PageSkeleton /> }, async ({ principal: p, searchParams: sp }) => {
   const status = POD_STATUSES.find((s) => s === sp.status);
   const [list, tenants] = await Promise.all([listPods(p, { limit: 500 }), db().tenant.findMany({ select: { id: true, name: true } })]);
   const pods = list.data.filter((x) => (status ? x.status === status : x.status !== "terminated"));
@@ -22,7 +23,7 @@ export default page({ plane: "operator", path: "/admin/pods" }, async ({ princip
         description="Every tenant's interactive pods (the newest 500): where they run, what they hold and cost, and why the waiting ones wait."
         actions={<AutoRefresh seconds={5} />}
       />
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Running or starting" value={live.length} />
         <Stat label="GPUs held by pods" value={live.reduce((s, x) => s + x.gpu_count, 0)} />
         <Stat label="Waiting" value={list.data.filter((x) => x.status === "pending").length} />

@@ -30,7 +30,7 @@ export default page({ plane: "operator", path: "/admin/reservations" }, async ({
         description="Every whole-node reservation on a timeline, and the fleet floor by tenant."
         actions={<AutoRefresh seconds={10} />}
       />
-      <div className="grid gap-4 sm:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Active now" value={active.length} />
         <Stat label="Reserved nodes now" value={active.reduce((s, r) => s + r.node_ids.length, 0)} hint={`of ${floor.length} nodes`} />
         <Stat label="Reserved GPUs now" value={active.reduce((s, r) => s + r.gpu_count, 0)} />
@@ -76,7 +76,7 @@ export default page({ plane: "operator", path: "/admin/reservations" }, async ({
           <Table caption="Reservations">
             <thead className="bg-slate-50">
               <tr>
-                <Th>Tenant</Th>
+                <Th pin="left">Tenant</Th>
                 <Th>Nodes</Th>
                 <Th>Status</Th>
                 <Th>From</Th>
@@ -87,7 +87,7 @@ export default page({ plane: "operator", path: "/admin/reservations" }, async ({
             <tbody className="divide-y divide-slate-100">
               {rows.map((r) => (
                 <tr key={r.id}>
-                  <Td className="font-medium">
+                  <Td className="font-medium" pin="left">
                     <Link className="text-indigo-700 hover:underline" href={`/admin/tenants/${r.tenant_id}`}>
                       {r.tenant_name}
                     </Link>{" "}
@@ -101,12 +101,18 @@ export default page({ plane: "operator", path: "/admin/reservations" }, async ({
                   </Td>
                   <Td>{formatDateTime(r.starts_at)}</Td>
                   <Td>{formatDateTime(r.ends_at)}</Td>
-                  <Td className="text-xs text-slate-600">
-                    {r.topology.pods} pod(s), {r.topology.racks} rack(s):{" "}
-                    {r.nodes
-                      .filter((n) => n.state === "held")
-                      .map((n) => n.hostname)
-                      .join(", ")}
+                  {/* it wraps: a list of hostnames never runs off the card */}
+                  <Td wrap className="min-w-56 max-w-md text-xs text-slate-600">
+                    <span className="block font-medium text-slate-700">
+                      {r.topology.pods} pod{r.topology.pods === 1 ? "" : "s"}, {r.topology.racks} rack{r.topology.racks === 1 ? "" : "s"}
+                    </span>
+                    <span className="mt-0.5 flex flex-wrap gap-x-2 gap-y-0.5 break-all">
+                      {r.nodes
+                        .filter((n) => n.state === "held")
+                        .map((n) => (
+                          <span key={n.hostname}>{n.hostname}</span>
+                        ))}
+                    </span>
                   </Td>
                 </tr>
               ))}

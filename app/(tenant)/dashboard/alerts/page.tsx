@@ -6,10 +6,11 @@ import { alertGroupJson, listAlertGroups } from "@/lib/alerts/list-alerts";
 import { alertListParams } from "@/lib/alerts/schemas";
 import { listHref, readListParams } from "@/lib/http/list-params";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Alerts" };
 
-export default page({ plane: "tenant", path: "/dashboard/alerts" }, async ({ principal: p, searchParams }) => {
+export default page({ plane: "tenant", path: "/dashboard/alerts", loading: <PageSkeleton /> }, async ({ principal: p, searchParams }) => {
   const q = readListParams(alertListParams, searchParams);
   const [firing, list] = await Promise.all([
     listAlertGroups(p, { ...alertListParams.parse({}), status: "firing", per_page: 100 }),

@@ -16,11 +16,15 @@ import { listInvoices } from "@/lib/billing/list-invoices";
 import { balanceOf, listTransactions } from "@/lib/billing/ledger";
 import { depositReference, formatCents, formatDuration, gpuHours } from "@/lib/billing/money";
 import { listRates } from "@/lib/billing/rates";
-import { balanceOutlook, tenantUsage, unbilledRunningCents } from "@/lib/billing/usage";
+import { tenantMonthSpend } from "@/lib/billing/month-spend";
+import { balanceOutlook, tenantUsage } from "@/lib/billing/usage";
+import { MonthSpendCard } from "@/components/billing/month-spend";
 import { effectiveSettings } from "@/lib/settings/settings";
 import { BankTransfer } from "@/components/billing/payment-guides";
 import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
+import { env } from "@/lib/env";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
 
 export const metadata = { title: "Billing" };
 
@@ -34,11 +38,11 @@ const kindLabels: Record<string, string> = {
   reservation_return: "Reservation, unused part",
 };
 
-export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ principal: p, searchParams }) => {
-  const [tenant, usage, running, invoices, balance, ledger, rates] = await Promise.all([
+export default page({ plane: "tenant", path: "/dashboard/billing", loading: <PageSkeleton /> }, async ({ principal: p, searchParams }) => {
+  const [tenant, usage, month, invoices, balance, ledger, rates] = await Promise.all([
     getTenantOrThrow(p, p.tenantId),
     tenantUsage(p, p.tenantId, {}),
-    unbilledRunningCents(p.tenantId),
+    tenantMonthSpend(p.tenantId),
     listInvoices(p, { tenantId: p.tenantId, limit: 50 }),
     balanceOf(p.tenantId),
     listTransactions(p, p.tenantId, { limit: 20 }),
@@ -79,13 +83,13 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
               : `Payment ${returned.reference} is with Stripe; your balance updates as soon as Stripe confirms it (usually within seconds). Reload to see it.`}
         </p>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+        <MonthSpendCard spend={month} />
         <Stat
-          label="This month"
-          value={formatCents(usage.amount_cents + running)}
-          hint={`${gpuHours(usage.gpu_seconds).toLocaleString("en-US")} GPU-hours billed, running work included`}
+          label="Spending now"
+          value={`${formatCents(month.accruing_cents_per_hour)}/h`}
+          hint={`What runs now, at today's rates · ${gpuHours(usage.gpu_seconds).toLocaleString("en-US")} GPU-hours billed this month`}
         />
-        <Stat label="Running now" value={formatCents(running)} hint="Not yet billed; added at the next meter tick" />
         <Stat
           label={prepaid ? "Prepaid balance" : "Credit balance"}
           value={<span className={prepaid && outlook.level !== "ok" ? "text-red-700" : undefined}>{formatCents(balance)}</span>}
@@ -107,7 +111,7 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
       </div>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card>
-          <CardHeader title="This month by GPU type" />
+          <CardHeader title="Billed this month by GPU type" description="Running work shows here once the meter bills it." />
           <div className="p-5">
             {usage.by_gpu_type.length === 0 ? (
               <EmptyState title="No usage billed this month" />
@@ -165,7 +169,7 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
                 <Th>Period</Th>
                 <Th className="text-right">Amount</Th>
                 <Th>Status</Th>
-                <Th>
+                <Th pin="right">
                   <span className="sr-only">Actions</span>
                 </Th>
               </tr>
@@ -185,7 +189,7 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
                   <Td>
                     <InvoiceStatus status={i.status} />
                   </Td>
-                  <Td className="text-right">
+                  <Td className="text-right" pin="right">
                     {i.status === "pending" ? (
                       <Link className={buttonClass("primary", "sm")} href={`/dashboard/billing/invoices/${i.id}`}>
                         Pay
@@ -227,7 +231,7 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
           {prepaid ? (
             <div className={stripe ? "border-t border-slate-100 p-5" : "p-5"}>
               <h3 className="mb-3 text-sm font-semibold text-slate-900">{stripe ? "Or by bank transfer" : "By bank transfer"}</h3>
-              <BankTransfer bank={settings.bank} reference={depositReference(p.tenantId)} />
+              <BankTransfer bank={settings.bank} reference={depositReference(p.tenantId)} demo={env().DEMO_MODE} />
             </div>
           ) : null}
         </Card>

@@ -10,6 +10,8 @@ import { listRates } from "@/lib/billing/rates";
 import { fleetGpuTypes } from "@/lib/jobs/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
+import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
+import { buttonClass } from "@/components/ui/button";
 
 export const metadata = { title: "Endpoints" };
 
@@ -29,14 +31,21 @@ export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ 
       <PageHeader
         title="Inference endpoints"
         description="Models served from replicas on the fleet's GPUs, kept healthy and scaled within your quota, measured against your SLA."
-        actions={<AutoRefresh seconds={5} />}
+        actions={
+          <div className="flex flex-wrap items-center gap-3">
+            <a className={buttonClass("primary")} href="#create-endpoint">
+              Create an endpoint
+            </a>
+            <AutoRefresh seconds={5} />
+          </div>
+        }
       />
       {sp.deleted ? (
         <p role="status" className="mb-4 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
           “{sp.deleted.slice(0, 100)}” deleted; its replicas stopped and its GPUs are free.
         </p>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Endpoints" value={endpoints.length} hint={`${serving.length} serving`} />
         <Stat
           label="Replicas ready"
@@ -44,13 +53,13 @@ export default page({ plane: "tenant", path: "/dashboard/endpoints" }, async ({ 
           hint={`of ${endpoints.reduce((s, e) => s + (e.stopped ? 0 : e.replicas), 0)} wanted`}
         />
         <Stat label="Degraded or failed" value={endpoints.filter((e) => e.status === "degraded" || e.status === "failed").length} />
-        <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Jobs and replicas share your quota" />
+        <GpusInUseStat figures={figures} quota={tenant.gpuQuota} />
       </div>
       <Card className="mt-6">
         <CardHeader title="Your endpoints" description="Newest first." />
         <EndpointsTable endpoints={endpoints} hrefBase="/dashboard/endpoints" sla={sla} alertHref={() => "/dashboard/alerts"} />
       </Card>
-      <Card className="mt-6">
+      <Card className="mt-6" id="create-endpoint">
         <CardHeader
           title="Create an endpoint"
           description="Replicas are placed on distinct nodes where possible; each turns ready on its first healthy sample."

@@ -3,6 +3,7 @@ import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { SubmitJobForm } from "@/components/forms/job-forms";
 import { JobsTable, toJobItems } from "@/components/shell/jobs-table";
 import { Card, CardHeader, PageHeader, Stat } from "@/components/ui/card";
+import { FilterCard } from "@/components/ui/filter-card";
 import { ListToolbar, Pager } from "@/components/ui/list-toolbar";
 import { listRates } from "@/lib/billing/rates";
 import { nullIfRefused } from "@/lib/errors";
@@ -14,6 +15,8 @@ import { fleetGpuTypes, getJobOrThrow, jobCounts, jobFitContext } from "@/lib/jo
 import { reservationsOpenTo } from "@/lib/reservations/queries";
 import { isUuid } from "@/lib/ids";
 import { page } from "@/lib/pages/page";
+import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
+import { buttonClass } from "@/components/ui/button";
 
 export const metadata = { title: "Jobs" };
 
@@ -52,12 +55,30 @@ export default page({ plane: "tenant", path: "/dashboard/jobs" }, async ({ princ
       <PageHeader
         title="Jobs"
         description="Work scheduled onto the fleet's GPUs by priority and fair share within your quota."
-        actions={<AutoRefresh seconds={10} />}
+        actions={
+          <div className="flex flex-wrap items-center gap-3">
+            <a className={buttonClass("primary")} href="#submit-job">
+              Submit a job
+            </a>
+            <AutoRefresh seconds={10} />
+          </div>
+        }
       />
-      <div className="grid gap-4 sm:grid-cols-4">
-        <Stat label="GPUs in use" value={`${fit.inUse} / ${fit.quota}`} hint="Jobs and endpoint replicas, against your quota" />
-        <Stat label="Running" value={counts.running} />
-        <Stat label="Waiting" value={counts.queued + counts.blocked} hint={`${counts.blocked} over quota or billing`} />
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+        <GpusInUseStat figures={fit.figures} quota={fit.quota} />
+        <FilterCard
+          href={href({ status: "running", page: undefined })}
+          active={q.status === "running"}
+          label="Running"
+          value={counts.running}
+        />
+        <FilterCard
+          href={href({ status: "waiting", page: undefined })}
+          active={q.status === "waiting"}
+          label="Waiting"
+          value={counts.queued + counts.blocked}
+          hint={`${counts.blocked} over quota or billing`}
+        />
         <Stat label="Matching this view" value={page.total.toLocaleString("en-US")} />
       </div>
       <Card className="mt-6">

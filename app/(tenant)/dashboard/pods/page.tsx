@@ -11,10 +11,13 @@ import { podActions } from "@/lib/pods/pod-lifecycle";
 import { listPods } from "@/lib/pods/queries";
 import { getTenantOrThrow, tenantFigures } from "@/lib/tenants/queries";
 import { page } from "@/lib/pages/page";
+import { PageSkeleton } from "@/components/shell/page-skeleton";
+import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
+import { buttonClass } from "@/components/ui/button";
 
 export const metadata = { title: "Pods" };
 
-export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ principal: p, searchParams: sp }) => {
+export default page({ plane: "tenant", path: "/dashboard/pods", loading: <PageSkeleton /> }, async ({ principal: p, searchParams: sp }) => {
   const [list, types, tenant, figures, rates] = await Promise.all([
     listPods(p, { limit: 200 }),
     fleetGpuTypes(),
@@ -31,9 +34,16 @@ export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ princ
       <PageHeader
         title="Pods"
         description="Interactive GPU machines: a container with GPUs, SSH and the ports you publish, billed per second while it runs."
-        actions={<AutoRefresh seconds={5} />}
+        actions={
+          <div className="flex flex-wrap items-center gap-3">
+            <a className={buttonClass("primary")} href="#create">
+              Create a pod
+            </a>
+            <AutoRefresh seconds={5} />
+          </div>
+        }
       />
-      <div className="grid gap-4 sm:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat
           label="Running"
           value={running.length}
@@ -45,7 +55,7 @@ export default page({ plane: "tenant", path: "/dashboard/pods" }, async ({ princ
           hint="Hold no GPUs, cost nothing"
         />
         <Stat label="Cost so far" value={formatCents(list.data.reduce((s, x) => s + x.cost_cents, 0))} hint="All your pods, every run" />
-        <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Jobs, replicas and pods share your quota" />
+        <GpusInUseStat figures={figures} quota={tenant.gpuQuota} />
       </div>
       <Card className="mt-6">
         <CardHeader

@@ -12,6 +12,7 @@ import { formatDateTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { page } from "@/lib/pages/page";
 import { reservationsPageData } from "@/lib/reservations/reservations-page";
+import { GpusInUseStat } from "@/components/workloads/gpus-in-use";
 
 export const metadata = { title: "Reservations" };
 
@@ -21,7 +22,7 @@ export default page(
     path: "/dashboard/reservations",
     load: ({ principal, searchParams }) => reservationsPageData(principal, searchParams),
   },
-  ({ data: { now, types, clusters, tenant, figures, gpuType, from, to, rows, capacity, live, activeNow, mayBook } }) => {
+  ({ data: { now, types, clusters, tenant, figures, gpuType, from, to, rows, capacity, live, activeNow, mayBook, pricing } }) => {
     return (
       <>
         <PageHeader
@@ -29,7 +30,7 @@ export default page(
           description="Whole nodes booked for a window: only your work runs on them, close together on the interconnect. Billed per second for the whole window, used or not."
           actions={<AutoRefresh seconds={10} />}
         />
-        <div className="grid gap-4 sm:grid-cols-4">
+        <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
           <Stat label="Active now" value={activeNow.length} hint={`${activeNow.reduce((s, r) => s + r.node_ids.length, 0)} nodes`} />
           <Stat label="Upcoming" value={live.length - activeNow.length} />
           <Stat
@@ -37,7 +38,7 @@ export default page(
             value={activeNow.reduce((s, r) => s + r.gpu_count, 0)}
             hint="Count against your quota while active"
           />
-          <Stat label="GPUs in use" value={`${figures.gpu_in_use} / ${tenant.gpuQuota}`} hint="Reservations, jobs and replicas" />
+          <GpusInUseStat figures={figures} quota={tenant.gpuQuota} />
         </div>
 
         <Card className="mt-6">
@@ -109,6 +110,7 @@ export default page(
               gpuTypes={types}
               clusters={clusters}
               defaults={{ gpuType, startsAt: new Date(from).toISOString(), endsAt: new Date(to).toISOString() }}
+              pricing={pricing}
             />
           </Card>
         ) : null}

@@ -26,7 +26,7 @@ export default page({ plane: "operator", path: "/admin/alerts/remediations" }, a
         actions={<AutoRefresh seconds={10} />}
       />
       <AlertsNav current="/admin/alerts/remediations" />
-      <div className="grid gap-4 sm:grid-cols-3">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-3">
         <Stat
           label="Cap"
           value={`${cap.limit} per ${Math.round(cap.window_s / 60)} min`}

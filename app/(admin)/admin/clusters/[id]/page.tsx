@@ -9,9 +9,9 @@ import { formatRelative } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
 import { getClusterOrThrow } from "@/lib/fleet/cluster-queries";
 import { summarizeFloor } from "@/lib/fleet/floor-summary";
-import { fleetFloor, fleetSummary } from "@/lib/fleet/queries";
+import { fleetFloor, fleetSince, fleetSummary } from "@/lib/fleet/queries";
 import { fleetUtilizationSeries } from "@/lib/metrics/queries";
-import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-range";
+import { describeRange, describeStep, fittingPreset, parseTimeRange } from "@/lib/metrics/time-range";
 import { nullIfRefused } from "@/lib/errors";
 import { page } from "@/lib/pages/page";
 import { slurmClustersOverview } from "@/lib/slurm/queries";
@@ -25,9 +25,10 @@ export default page(
     path: "/admin/clusters/[id]",
     ids: ["id"],
     load: async ({ principal, ids: { id }, searchParams }) => {
-      const range = parseTimeRange(searchParams, new Date(), "24h");
       const cluster = await nullIfRefused(getClusterOrThrow(principal, id));
       if (!cluster) return null;
+      const now = new Date();
+      const range = parseTimeRange(searchParams, now, fittingPreset("24h", await fleetSince(id), now));
       const [summary, floor, series, slurm] = await Promise.all([
         fleetSummary(id),
         fleetFloor(id),
@@ -54,7 +55,7 @@ export default page(
           }
           actions={<AutoRefresh seconds={10} />}
         />
-        <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
           <Stat label="GPUs" value={summary.gpus_total} hint={`${summary.gpus_schedulable} schedulable`} />
           <Stat label="Unhealthy GPUs" value={summary.gpus_unhealthy} />
           <Stat

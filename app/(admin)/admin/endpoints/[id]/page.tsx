@@ -2,7 +2,7 @@ import { EndpointDetail } from "@/components/endpoints/endpoint-views";
 import { EndpointWorkload } from "@/components/workloads/endpoint-workload";
 import { publicUrl } from "@/lib/platform/public-url";
 import { endpointPageData } from "@/lib/endpoints/endpoint-page";
-import { parseTimeRange } from "@/lib/metrics/time-range";
+import { fittingPreset, parseTimeRange } from "@/lib/metrics/time-range";
 import { page } from "@/lib/pages/page";
 
 export const metadata = { title: "Endpoint" };
@@ -13,9 +13,8 @@ export default page(
     path: "/admin/endpoints/[id]",
     ids: ["id"],
     load: async ({ principal, ids, searchParams }) => {
-      const range = parseTimeRange(searchParams, new Date(), "24h");
-      const data = await endpointPageData(principal, ids.id, range);
-      return data && { ...data, range };
+      const now = new Date();
+      return endpointPageData(principal, ids.id, (createdAt) => parseTimeRange(searchParams, now, fittingPreset("24h", createdAt, now)));
     },
   },
   ({ ids: { id }, data: { range, ...data } }) => (

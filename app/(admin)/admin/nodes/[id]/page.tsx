@@ -9,10 +9,10 @@ import { StatusBadge } from "@/components/fleet/node-status-badge";
 import { NodeActions } from "@/components/forms/node-actions";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/components/ui/format";
-import { Table, Td, Th } from "@/components/ui/table";
 import { acknowledgeAlertAction } from "@/app/_actions/alerts";
 import { AlertsTable, singleAlertGroups } from "@/components/alerts/alerts-table";
 import { NodeWorkloadTable } from "@/components/fleet/node-workload";
+import { NodeGpusTable, NodeReservationsCard, gpuStateCounts } from "@/components/fleet/node-gpus";
 import { SlurmNodePanel } from "@/components/slurm/slurm-views";
 import { slurmNodeView } from "@/lib/slurm/queries";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
@@ -35,7 +35,23 @@ export default page(
   },
   ({
     ids: { id },
-    data: { node, alerts, series, grid, workload, gpus, gpuCounts, health, allowed, impact, events, range, provisioning, slurm },
+    data: {
+      node,
+      alerts,
+      series,
+      grid,
+      workload,
+      gpus,
+      gpuCounts,
+      health,
+      allowed,
+      impact,
+      events,
+      range,
+      reservations,
+      provisioning,
+      slurm,
+    },
   }) => {
     return (
       <>
@@ -58,9 +74,9 @@ export default page(
             </div>
           }
         />
-        <div className="grid gap-4 sm:grid-cols-3">
+        <div className="grid grid-cols-2 gap-4 lg:grid-cols-3">
           <Stat label="Health score" value={health.score} hint={health.reasons[0] ?? "No issues"} />
-          <Stat label="GPUs" value={gpuCounts.present} hint={`${gpuCounts.unhealthy} unhealthy · ${gpuCounts.missing} missing`} />
+          <Stat label="GPUs" value={gpuCounts.present} hint={gpuStateCounts(gpus)} />
           <Stat
             label="Last heartbeat"
             value={formatRelative(node.lastHeartbeatAt)}
@@ -128,65 +144,8 @@ export default page(
             </div>
           </Card>
         </div>
-        <Card className="mt-6">
-          <CardHeader title="GPUs" />
-          {gpus.length === 0 ? (
-            <EmptyState title="This node reported no GPUs" />
-          ) : (
-            <Table caption="GPUs">
-              <thead className="bg-slate-50">
-                <tr>
-                  <Th>#</Th>
-                  <Th>Model</Th>
-                  <Th>UUID</Th>
-                  <Th>Memory</Th>
-                  <Th>Status</Th>
-                  <Th>Held by</Th>
-                  <Th className="text-right">Health</Th>
-                  <Th>Why</Th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {gpus.map((g) => (
-                  <tr key={g.id}>
-                    <Td className="tabular-nums">{g.index}</Td>
-                    <Td>{g.model ?? g.gpuType}</Td>
-                    <Td className="font-mono text-xs">{g.uuid}</Td>
-                    <Td className="tabular-nums">{Math.round(g.memoryTotalMb / 1024)} GiB</Td>
-                    <Td>
-                      <StatusBadge status={g.status} />
-                    </Td>
-                    <Td className="text-xs">
-                      {g.allocatedJob ? (
-                        <>
-                          job{" "}
-                          <Link className="text-indigo-700 underline" href={`/admin/jobs/${g.allocatedJob.id}`}>
-                            {g.allocatedJob.name}
-                          </Link>{" "}
-                          <span className="text-slate-500">· {g.allocatedJob.tenant.name}</span>
-                        </>
-                      ) : g.allocatedReplica ? (
-                        <>
-                          endpoint{" "}
-                          <Link className="text-indigo-700 underline" href={`/admin/endpoints/${g.allocatedReplica.endpoint.id}`}>
-                            {g.allocatedReplica.endpoint.name}
-                          </Link>{" "}
-                          <span className="text-slate-500">· {g.allocatedReplica.endpoint.tenant.name}</span>
-                        </>
-                      ) : g.foreignHolder ? (
-                        <span className="text-amber-800">{g.foreignHolder}</span>
-                      ) : (
-                        <span className="text-slate-500">free</span>
-                      )}
-                    </Td>
-                    <Td className="text-right tabular-nums">{g.health.score}</Td>
-                    <Td className="max-w-xs truncate text-xs text-slate-500">{g.why}</Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          )}
-        </Card>
+        <NodeReservationsCard reservations={reservations} />
+        <NodeGpusTable gpus={gpus} />
         <Card className="mt-6">
           <CardHeader title="Lifecycle history" />
           {events.length === 0 ? (

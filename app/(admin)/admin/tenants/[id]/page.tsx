@@ -15,6 +15,8 @@ import { EditTenantForm, TenantStatusForm } from "@/components/forms/tenant-form
 import { CreateUserForm } from "@/components/forms/user-forms";
 import { UsersTable } from "@/components/shell/users-table";
 import { resetTwoFactorAction } from "@/app/_actions/accounts";
+import { TenantActivity } from "@/components/shell/tenant-activity";
+import { operatorTenantOverview } from "@/lib/tenants/tenant-page";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { fleetCapacity } from "@/lib/jobs/queries";
@@ -33,16 +35,17 @@ export default page(
     load: async ({ principal, ids: { id } }) => {
       const tenant = await nullIfRefused(getTenantOrThrow(principal, id));
       if (!tenant) return null;
-      const [users, balance, capacity, deposits] = await Promise.all([
+      const [users, balance, capacity, deposits, activity] = await Promise.all([
         listUsers(principal, { limit: 500, tenant_id: id }),
         balanceOf(id),
         fleetCapacity(),
         listCardDeposits(principal, id, { limit: 10 }),
+        operatorTenantOverview(principal, id),
       ]);
-      return { tenant, users, balance, capacity, deposits: deposits.data };
+      return { tenant, users, balance, capacity, deposits: deposits.data, activity };
     },
   },
-  ({ ids: { id }, data: { tenant, users, balance, capacity, deposits } }) => {
+  ({ ids: { id }, data: { tenant, users, balance, capacity, deposits, activity } }) => {
     return (
       <>
         <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
@@ -67,6 +70,7 @@ export default page(
             Signed up on its own; it started with the self-service defaults (Settings → Self-service sign-up).
           </p>
         ) : null}
+        <TenantActivity tenantId={tenant.id} quota={tenant.gpuQuota} view={activity} />
         <Card className="mb-6">
           <CardHeader title="Settings" />
           <EditTenantForm action={updateTenantAction} tenant={tenant} fleetGpus={Object.values(capacity).reduce((a, b) => a + b, 0)} />

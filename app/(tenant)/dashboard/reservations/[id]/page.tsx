@@ -44,7 +44,7 @@ export default page(
             held is not billed.
           </p>
         ) : null}
-        <div className="grid gap-4 sm:grid-cols-4">
+        <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
           <Stat label="Nodes held" value={`${r.node_ids.length} / ${r.node_count}`} />
           <Stat label="GPUs" value={r.gpu_count} hint="Count against your quota while active" />
           <Stat label="Length" value={hours >= 48 ? `${(hours / 24).toFixed(1)} days` : `${hours.toFixed(1)} h`} />

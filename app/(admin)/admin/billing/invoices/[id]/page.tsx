@@ -10,6 +10,8 @@ import { getTenantOrThrow } from "@/lib/tenants/queries";
 import { nullIfRefused } from "@/lib/errors";
 import { page } from "@/lib/pages/page";
 import { PrintButton } from "@/components/billing/print-button";
+import { PaymentLinkStatus } from "@/components/billing/payment-guides";
+import { invoiceEmailDelivery } from "@/lib/billing/invoice-email";
 
 export const metadata = { title: "Invoice" };
 
@@ -20,10 +22,12 @@ export default page(
     ids: ["id"],
     load: async ({ principal, ids }) => {
       const inv = await nullIfRefused(getInvoiceOrThrow(principal, ids.id));
-      return inv && { inv, tenant: await getTenantOrThrow(principal, inv.tenantId) };
+      if (!inv) return null;
+      const [tenant, delivery] = await Promise.all([getTenantOrThrow(principal, inv.tenantId), invoiceEmailDelivery(inv.id)]);
+      return { inv, tenant, delivery };
     },
   },
-  ({ ids: { id }, data: { inv, tenant } }) => {
+  ({ ids: { id }, data: { inv, tenant, delivery } }) => {
     const view = invoiceJson(inv);
     return (
       <>
@@ -45,18 +49,21 @@ export default page(
         <InvoiceDocument invoice={view} tenantName={tenant.name} billingEmail={tenant.billingEmail} />
         {view.status === "pending" ? (
           <Card className="mt-6 print:hidden">
-            <CardHeader
-              title="Payment"
-              description={view.payment_url ? `Payment link sent to the tenant: ${view.payment_url}` : undefined}
-            />
+            <CardHeader title="Payment" />
             <div className="space-y-4 p-5">
+              {view.payment_url ? <PaymentLinkStatus delivery={delivery} url={view.payment_url} /> : null}
               <BankPaymentForm action={recordBankPaymentAction} invoiceId={id} />
               <InvoiceButton
                 action={voidInvoiceAction}
                 invoiceId={id}
                 label="Void invoice"
                 variant="danger"
-                confirmText="Void this invoice? Its usage returns to the next invoice."
+                confirm={{
+                  title: `Void ${view.number}?`,
+                  body: "The tenant no longer owes it; its usage returns to the next invoice.",
+                  confirmLabel: "Void invoice",
+                  keepLabel: "Keep invoice",
+                }}
               />
             </div>
           </Card>

@@ -43,7 +43,7 @@ export default page(
         <PageHeader title={title} description={`Pod ${pod ?? "unassigned"} · ${cluster.name}`} actions={<AutoRefresh seconds={10} />} />
         {rack && s ? (
           <>
-            <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+            <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
               <Stat
                 label="Nodes"
                 value={s.nodes}

@@ -1,8 +1,10 @@
 import Link from "next/link";
-import { payFromBalanceAction } from "@/app/_actions/billing";
+import { payByCardAction, payFromBalanceAction } from "@/app/_actions/billing";
+import { env } from "@/lib/env";
+import { stripeConfigFromEnv } from "@/lib/billing/stripe";
 import { InvoiceDocument } from "@/components/billing/invoice-document";
 import { PrintButton } from "@/components/billing/print-button";
-import { InvoiceButton } from "@/components/forms/billing-forms";
+import { InvoiceButton, PayByCardButton } from "@/components/forms/billing-forms";
 import { buttonClass } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
 import { getInvoiceOrThrow } from "@/lib/billing/get-invoice";
@@ -33,6 +35,7 @@ export default page(
   ({ ids: { id }, searchParams: sp, data: { inv, tenant, balance, settings } }) => {
     const view = invoiceJson(inv);
     const covers = balance >= view.amount_cents;
+    const card = Boolean(stripeConfigFromEnv().secretKey);
     return (
       <>
         <nav aria-label="Breadcrumb" className="mb-4 text-sm text-slate-500 print:hidden">
@@ -64,11 +67,9 @@ export default page(
               description="Choose how to pay; the invoice shows as paid here as soon as the payment is recorded."
             />
             <div className="divide-y divide-slate-100">
-              {inv.stripeUrl ? (
+              {card ? (
                 <div className="flex flex-wrap items-center gap-4 p-5">
-                  <a className={buttonClass("primary")} href={inv.stripeUrl}>
-                    Pay by card
-                  </a>
+                  <PayByCardButton action={payByCardAction} invoiceId={id} />
                   <span className="text-sm text-slate-600">Through Stripe Checkout; confirmed within seconds.</span>
                 </div>
               ) : null}
@@ -78,7 +79,7 @@ export default page(
                     action={payFromBalanceAction}
                     invoiceId={id}
                     label={`Pay from balance (${formatCents(balance)})`}
-                    variant={inv.stripeUrl ? "secondary" : "primary"}
+                    variant={card ? "secondary" : "primary"}
                   />
                 ) : (
                   <p className="text-sm text-slate-600">
@@ -91,7 +92,7 @@ export default page(
                         </Link>
                         , or pay by transfer below.
                       </>
-                    ) : inv.stripeUrl ? (
+                    ) : card ? (
                       ", so pay by card or by transfer."
                     ) : (
                       ", so pay by transfer."
@@ -101,7 +102,7 @@ export default page(
               </div>
               <div className="p-5">
                 <h3 className="mb-3 text-sm font-semibold text-slate-900">By bank transfer</h3>
-                <BankTransfer bank={settings.bank} reference={view.number} amountCents={view.amount_cents} />
+                <BankTransfer bank={settings.bank} reference={view.number} amountCents={view.amount_cents} demo={env().DEMO_MODE} />
               </div>
             </div>
           </Card>
