@@ -105,7 +105,8 @@ function startSoak(env: NodeJS.ProcessEnv) {
       const report = existsSync(path.join(resultsDir, "soak.json"))
         ? (JSON.parse(readFileSync(path.join(resultsDir, "soak.json"), "utf8")) as SoakSummary)
         : undefined;
-      if (report) {
+      if (report?.failure) console.log(`[soak] the run failed: ${JSON.stringify(report.failure)}`);
+      else if (report) {
         console.log(`[soak] events: ${JSON.stringify(report.events_injected)}`);
         console.log(
           `[soak] submit → running p50/p99 ${report.latency_during_chaos.submit_to_running_ms.p50}/${report.latency_during_chaos.submit_to_running_ms.p99} ms; fault → quarantine p50/p99 ${report.latency_during_chaos.fault_to_quarantine_ms.p50}/${report.latency_during_chaos.fault_to_quarantine_ms.p99} ms`,
@@ -117,7 +118,13 @@ function startSoak(env: NodeJS.ProcessEnv) {
       if (code === 0 && report?.ok) totals.passed++;
       else {
         totals.failed++;
-        failedStages.push(report ? "chaos soak (invariant violations)" : `chaos soak (exit ${code}, no report; see test-results/soak.log)`);
+        failedStages.push(
+          report?.failure
+            ? `chaos soak (${report.failure.stage} failed)`
+            : report
+              ? "chaos soak (invariant violations)"
+              : `chaos soak (exit ${code}, no report; see test-results/soak.log)`,
+        );
       }
     },
   };
@@ -125,6 +132,8 @@ function startSoak(env: NodeJS.ProcessEnv) {
 
 interface SoakSummary {
   ok: boolean;
+  /** set instead of the figures when the run itself could not go on (scripts/soak.ts) */
+  failure?: { stage: string };
   events_injected: Record<string, unknown>;
   latency_during_chaos: Record<"submit_to_running_ms" | "fault_to_quarantine_ms", { p50: number; p99: number }>;
   invariants: { by_invariant: Record<string, { count: number; examples: Array<{ subject: string; detail: string }> }> };

@@ -9,7 +9,7 @@
 // the replica's fence) like a real serving sidecar. Every replica is also served by a small real
 // HTTP model server (agent/src/model-server.ts: OpenAI-style completions, streaming, configurable
 // latency and error rate, /health while loaded) listening on its node's own address (each simulated
-// node has a loopback address of its own, 127.x.y.z), at a port the node reports like a real agent
+// node has a loopback address of its own, 127.x.y.z, in agent/src/sim-addresses), at a port the node reports like a real agent
 // reports the host port it published — so the inference gateway, its probes and the SLA work end to
 // end. Pods assigned to a node "run": their ports are real listeners on the node's address (an SSH
 // banner on 22, a small page on the others), reported running with their host ports, and stopped
@@ -30,11 +30,12 @@ import path from "node:path";
 import net from "node:net";
 import { parseArgs } from "node:util";
 import type { Assignment, HeartbeatReply, JobAssignment, PodAssignment, ReplicaAssignment } from "../../lib/fleet/assignments";
-import { createClient, type Client } from "./client";
+import { ApiError, createClient, type Client } from "./client";
 import { LogSpool } from "./log-spool";
 import { startModelServer, type ModelServer } from "./model-server";
 import { Outbox, type ExitReport, type ReportAnswer } from "./outbox";
 import { placementKey } from "./placement-book";
+import { simAddressesFromBook, simAddressKey } from "./sim-addresses";
 import { jobsOf, podsOf, replicasOf } from "./runner";
 import {
   gpuProfile,
@@ -136,22 +137,63 @@ export interface SimulatorOptions {
   onExitReport?: (e: { hostname: string; report: ExitReport; answer: ReportAnswer }) => void;
 }
 
+/** The control plane refused (or never answered) a node's registration: which node, and why. */
+export class FleetRegistrationError extends Error {
+  readonly hostname: string;
+  readonly clusterId: string;
+  readonly address: string;
+  /** the answer's status and error code, when there was an answer */
+  readonly status?: number;
+  readonly code?: string;
+  readonly reason: string;
+  constructor(n: Pick<SimNode, "hostname" | "address" | "cluster">, cause: unknown) {
+    const body =
+      cause instanceof ApiError ? (cause.body as { error?: { code?: string; message?: string; details?: unknown } } | null) : null;
+    const reason =
+      cause instanceof ApiError
+        ? `HTTP ${cause.status} ${body?.error?.code ?? ""}: ${body?.error?.message ?? JSON.stringify(cause.body)}${body?.error?.details ? ` ${JSON.stringify(body.error.details)}` : ""}`
+        : (cause as Error).message;
+    super(`node ${n.hostname} (cluster ${n.cluster.clusterId}, address ${n.address}) could not register: ${reason}`, { cause });
+    this.name = "FleetRegistrationError";
+    this.hostname = n.hostname;
+    this.clusterId = n.cluster.clusterId;
+    this.address = n.address;
+    this.reason = reason;
+    if (cause instanceof ApiError) {
+      this.status = cause.status;
+      this.code = body?.error?.code;
+    }
+  }
+}
+
 const ACKED_KEPT = 5;
 const list = (x: string | readonly string[] | undefined): readonly string[] => (x === undefined ? [] : typeof x === "string" ? [x] : x);
 /** The same addresses, starting at the i-th: node i talks to its own instance first. */
 const rotate = (xs: readonly string[], i: number) => xs.map((_, k) => xs[(i + k) % xs.length]!);
 
+const simHostname = (c: SimCluster, p: number, r: number, n: number) => `sim-${c.clusterId.slice(0, 6)}-p${p + 1}-r${r + 1}-n${n + 1}`;
+
+/** Every node's address, handed out in order and kept in the state directory (agent/src/sim-addresses). */
+function simAddresses(clusters: readonly SimCluster[], stateDir: string): Map<string, string> {
+  const keys: string[] = [];
+  for (const c of clusters)
+    for (let p = 0; p < c.pods; p++)
+      for (let r = 0; r < c.racksPerPod; r++)
+        for (let n = 0; n < c.nodesPerRack; n++) keys.push(simAddressKey(c.clusterId, simHostname(c, p, r, n)));
+  return simAddressesFromBook(stateDir, keys);
+}
+
 function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) => void): SimNode[] {
   const apps = list(opts.baseUrl);
   const ingest = list(opts.ingestUrl);
   const nodes: SimNode[] = [];
+  const addresses = simAddresses(opts.clusters, stateDir);
   for (const c of opts.clusters) {
-    const tag = c.clusterId.slice(0, 6);
     for (let p = 0; p < c.pods; p++)
       for (let r = 0; r < c.racksPerPod; r++)
         for (let n = 0; n < c.nodesPerRack; n++) {
           const i = nodes.length;
-          const hostname = `sim-${tag}-p${p + 1}-r${r + 1}-n${n + 1}`;
+          const hostname = simHostname(c, p, r, n);
           const client = createClient({ baseUrl: rotate(apps, i), key: c.key, retryForMs: 30_000, log });
           const hot = ingest.length
             ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log })
@@ -159,7 +201,7 @@ function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) =
           const dir = path.join(stateDir, c.clusterId, hostname);
           const node: SimNode = {
             hostname,
-            address: simulatedNodeAddress(hostname),
+            address: addresses.get(simAddressKey(c.clusterId, hostname))!,
             pod: `pod-${p + 1}`,
             rack: `rack-${p + 1}${String.fromCharCode(97 + r)}`,
             cluster: c,
@@ -193,12 +235,6 @@ function openOutbox(n: SimNode, dir: string, log: (m: string) => void, hook: Sim
     if (answer.outcome === "accepted") n.acked = [...n.acked, report].slice(-ACKED_KEPT);
     hook?.({ hostname: n.hostname, report, answer });
   });
-}
-
-/** A simulated node's own loopback address (stable per hostname): 127.a.b.c, never 127.0.0.1. */
-export function simulatedNodeAddress(hostname: string): string {
-  const h = createHash("sha256").update(hostname).digest();
-  return `127.${1 + (h[0]! % 254)}.${h[1]!}.${1 + (h[2]! % 254)}`;
 }
 
 /** What a simulated pod's port answers: an SSH banner on 22, a small page on the others. */
@@ -586,10 +622,15 @@ export function startSimulator(opts: SimulatorOptions) {
 
   const ready = (async () => {
     // a few registrations at a time: a large fleet joins in seconds without a stampede
+    // the first node the control plane refuses ends it: a fleet with holes in it is not the one asked for
     const queue = [...nodes];
     await Promise.all(
       Array.from({ length: Math.min(8, queue.length) }, async () => {
-        for (let n = queue.shift(); n; n = queue.shift()) await register(n);
+        for (let n = queue.shift(); n; n = queue.shift())
+          await register(n).catch((e: unknown) => {
+            queue.length = 0;
+            throw new FleetRegistrationError(n, e);
+          });
       }),
     );
     log(`registered ${nodes.length} node(s), ${nodes.length * 8} GPUs`);
