@@ -30,11 +30,12 @@ import path from "node:path";
 import net from "node:net";
 import { parseArgs } from "node:util";
 import type { Assignment, HeartbeatReply, JobAssignment, PodAssignment, ReplicaAssignment } from "../../lib/fleet/assignments";
-import { ApiError, createClient, type Client } from "./client";
+import { ApiError, createClient, type Client, type FetchLike } from "./client";
 import { LogSpool } from "./log-spool";
 import { startModelServer, type ModelServer } from "./model-server";
 import { Outbox, type ExitReport, type ReportAnswer } from "./outbox";
 import { placementKey } from "./placement-book";
+import { pooledFetch } from "./pooled-fetch";
 import { simAddressesFromBook, simAddressKey } from "./sim-addresses";
 import { jobsOf, podsOf, replicasOf } from "./runner";
 import {
@@ -133,6 +134,8 @@ export interface SimulatorOptions {
   modelLatencyMs?: [number, number];
   modelErrorRate?: number;
   log?: (m: string) => void;
+  /** connections the whole simulated fleet keeps to each app or ingest server (default 256) */
+  maxSocketsPerOrigin?: number;
   /** hears every answer to a node's exit reports */
   onExitReport?: (e: { hostname: string; report: ExitReport; answer: ReportAnswer }) => void;
 }
@@ -183,7 +186,7 @@ function simAddresses(clusters: readonly SimCluster[], stateDir: string): Map<st
   return simAddressesFromBook(stateDir, keys);
 }
 
-function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) => void): SimNode[] {
+function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) => void, fetch: FetchLike): SimNode[] {
   const apps = list(opts.baseUrl);
   const ingest = list(opts.ingestUrl);
   const nodes: SimNode[] = [];
@@ -194,9 +197,9 @@ function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) =
         for (let n = 0; n < c.nodesPerRack; n++) {
           const i = nodes.length;
           const hostname = simHostname(c, p, r, n);
-          const client = createClient({ baseUrl: rotate(apps, i), key: c.key, retryForMs: 30_000, log });
+          const client = createClient({ baseUrl: rotate(apps, i), key: c.key, retryForMs: 30_000, log, fetch });
           const hot = ingest.length
-            ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log })
+            ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log, fetch })
             : client;
           const dir = path.join(stateDir, c.clusterId, hostname);
           const node: SimNode = {
@@ -261,7 +264,9 @@ function podListener(host: string, containerPort: number, podName: string): Prom
 export function startSimulator(opts: SimulatorOptions) {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} simulator: ${m}\n`));
   const stateDir = opts.stateDir ?? path.join(os.tmpdir(), "gpuforge-simulator");
-  const nodes = buildNodes(opts, stateDir, log);
+  // every simulated node's requests share kept-alive connections (agent/src/pooled-fetch.ts)
+  const transport = pooledFetch({ maxSocketsPerOrigin: opts.maxSocketsPerOrigin ?? 256 });
+  const nodes = buildNodes(opts, stateDir, log, transport);
   const byHostname = new Map(nodes.map((n) => [n.hostname, n]));
   const dirOf = (n: SimNode) => path.join(stateDir, n.cluster.clusterId, n.hostname);
   const reachable = (n: SimNode) => !n.silent && !n.partitioned && n.id !== undefined;
@@ -525,7 +530,7 @@ export function startSimulator(opts: SimulatorOptions) {
             train_loss: Math.round((1.2 + Math.random()) * 1000) / 1000,
             eval_score: Math.round((0.6 + Math.random() * 0.35) * 1000) / 1000,
           };
-          void createClient({ baseUrl: list(opts.baseUrl), key: a.report_token, retryForMs: 10_000 })
+          void createClient({ baseUrl: list(opts.baseUrl), key: a.report_token, retryForMs: 10_000, fetch: transport })
             .call("POST", a.outputs_path, { outputs })
             .catch((e: unknown) => log(`outputs of job ${a.job_id}: ${(e as Error).message}`))
             .finally(report);
@@ -691,6 +696,7 @@ export function startSimulator(opts: SimulatorOptions) {
       }
       for (const t of timers) clearTimeout(t);
       for (const n of nodes) for (const run of n.jobs.values()) for (const t of run.timers) clearTimeout(t);
+      transport.close();
     },
   };
 }
