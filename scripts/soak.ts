@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
-import pg from "pg";
+import { SIM_ADDRESS_NETWORK } from "../agent/src/sim-addresses";
 import { FleetRegistrationError, startSimulator } from "../agent/src/simulator";
 import { CHAOS_KINDS, startChaos } from "./soak/chaos";
 import { chaosLatencies, databaseSize, sampleProcesses } from "./soak/figures";
@@ -35,6 +35,7 @@ import { readWorld } from "./soak/read-world";
 import { seedSoakWorld } from "./soak/seed";
 import { startTopology } from "./soak/topology";
 import { startWorkload } from "./soak/workload";
+import { harnessPool } from "./lib/harness-clients";
 import { round, seededRandom } from "./lib/stats";
 
 const { values: args } = parseArgs({
@@ -112,14 +113,13 @@ async function main(): Promise<number> {
       REMEDIATION_CAP: String(REMEDIATION.cap),
       REMEDIATION_WINDOW_S: String(REMEDIATION.windowS),
       // each simulated node registers a loopback address of its own, where its replicas and pods listen
-      NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+      NODE_ADDRESS_NETWORKS: SIM_ADDRESS_NETWORK,
     },
   });
   const appUrls = topology.apps.map((a) => a.url);
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-soak-sim-"));
   // the checker's own connections: they must outlive the database restart like the servers' do
-  const pool = new pg.Pool({ connectionString: topology.databaseUrl, max: 2 });
-  pool.on("error", (e) => log(`checker connection lost: ${e.message}`));
+  const pool = harnessPool({ connectionString: topology.databaseUrl, max: 2 }, "checker", log);
   const violations = new Map<string, Violation & { seen: number }>();
   const checks = { light: 0, full: 0, failed: 0 };
   const sizes: Array<{ at: number; bytes: number }> = [];

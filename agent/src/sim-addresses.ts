@@ -11,6 +11,9 @@ import path from "node:path";
 // addresses nobody holds. Keys name the cluster as well as the hostname: two clusters' nodes never
 // share one, even where their hostnames look alike.
 
+/** The network every simulated node's address is in: a deployment the simulator plays lists it in NODE_ADDRESS_NETWORKS. */
+export const SIM_ADDRESS_NETWORK = "127.0.0.0/8";
+
 /** Host addresses of 127.0.0.0/8 whose last octet is 1–254, less 127.0.0.1 (this machine's own). */
 export const SIM_ADDRESS_CAPACITY = 256 * 256 * 254 - 1;
 
