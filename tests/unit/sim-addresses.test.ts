@@ -134,14 +134,12 @@ describe("a fleet that cannot register", () => {
           return;
         }
         registered.push(input.hostname);
-        res
-          .writeHead(201)
-          .end(
-            JSON.stringify({
-              node: { id: `id-${input.hostname}` },
-              gpus: input.gpus.map((g, i) => ({ id: `${input.hostname}-${i}`, uuid: g.uuid })),
-            }),
-          );
+        res.writeHead(201).end(
+          JSON.stringify({
+            node: { id: `id-${input.hostname}` },
+            gpus: input.gpus.map((g, i) => ({ id: `${input.hostname}-${i}`, uuid: g.uuid })),
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
