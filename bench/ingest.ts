@@ -16,7 +16,7 @@
 // heartbeats; the raw baseline does none of that.
 //   floor_html_kb, floor_render_ms   the operator overview (/admin) at this fleet size, as a signed-in
 //                             operator receives it: the whole document, and the time to its last byte
-import pg from "pg";
+// BENCH_SMOKE=1: 25 nodes, every phase for 1 s with a few clients.
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
@@ -27,14 +27,16 @@ import { freePort } from "../scripts/lib/embedded-db";
 import { startIngestServer, waitForHealthy } from "../scripts/lib/next-server";
 import { cpuMark, type Role } from "./lib/cpu";
 import { postJson } from "./lib/post-json";
+import { harnessClient, harnessPool } from "../scripts/lib/harness-clients";
 import { percentile, round, withBenchStack } from "./lib/harness";
 import { applyFloorMix, measureOverview, operatorCookie } from "./lib/overview-page";
+import { benchSize, printFigures } from "./lib/report";
 
-const NODES = Number(process.env.BENCH_NODES ?? 1250);
+const NODES = benchSize("BENCH_NODES", 1250, 25);
 const BATCH = 1000;
-const HTTP_CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
-const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const REPORT_CLIENTS = Number(process.env.BENCH_REPORT_CLIENTS ?? 32);
+const HTTP_CLIENTS = benchSize("BENCH_CLIENTS", 8, 2);
+const HTTP_SECONDS = benchSize("BENCH_SECONDS", 15, 1);
+const REPORT_CLIENTS = benchSize("BENCH_REPORT_CLIENTS", 32, 4);
 // BENCH_PHASES=raw,ingest_reports (say) runs only those phases, in their usual order; a ratio
 // needs its raw baseline in the same run
 const ALL_PHASES = ["floor", "batches", "raw", "reports", "ingest_batches", "ingest_reports"];
@@ -50,7 +52,7 @@ interface Gpu {
 
 async function registerFleet(databaseUrl: string, clusterId: string): Promise<Gpu[][]> {
   // Set-based setup (the benchmark measures ingestion, not registration).
-  const c = new pg.Client({ connectionString: databaseUrl });
+  const c = harnessClient(databaseUrl, "bench:ingest setup");
   await c.connect();
   await c.query(
     `INSERT INTO nodes (cluster_id, hostname, pod, rack, status, last_heartbeat_at)
@@ -208,7 +210,7 @@ async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epoc
 }
 
 async function rawInsertRate(databaseUrl: string, nodes: Gpu[][], epochMs: number) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: HTTP_CLIENTS });
+  const pool = harnessPool({ connectionString: databaseUrl, max: HTTP_CLIENTS }, "bench:ingest raw insert");
   const measured = await batchesPerWorker(epochMs, nodes, async (batch, at) => {
     const rows = samples(batch, at);
     const r = await pool.query(
@@ -292,7 +294,7 @@ async function floorFigures(databaseUrl: string, baseUrl: string, clusterId: str
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  const c = new pg.Client({ connectionString: databaseUrl });
+  const c = harnessClient(databaseUrl, "bench:ingest floor");
   await c.connect();
   const t0 = performance.now();
   const nodes = await c.query<{ id: string }>("SELECT id FROM nodes ORDER BY pod, rack, hostname");
@@ -355,7 +357,6 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     http_clients: HTTP_CLIENTS,
     seconds_per_phase: HTTP_SECONDS,
     rounds: ROUNDS,
-    phases: [...PHASES],
     samples_per_s: http && Math.round(http.rate),
     raw_insert_samples_per_s: raw && Math.round(raw.rate),
     ratio: ratio(http?.rate) ?? null,
@@ -384,5 +385,6 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     cores: (await import("node:os")).cpus().length,
   };
 });
-console.log(JSON.stringify(result, null, 2));
+// a phase left out with BENCH_PHASES prints null; a full or smoke run has every figure
+printFigures(result, { nullsAllowed: PHASES.size < ALL_PHASES.length });
 process.exit(0);

@@ -7,7 +7,8 @@
 //   ratio                          chunks_per_s / raw_insert_chunks_per_s
 //   resend_chunks_per_s            the same batches sent again (an agent that lost the answers):
 //                                  acknowledged without storing anything twice
-import pg from "pg";
+// BENCH_SMOKE=1: 4 jobs × 3 batches.
+import type pg from "pg";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
@@ -15,10 +16,12 @@ import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { postJson } from "./lib/post-json";
+import { harnessClient, harnessPool } from "../scripts/lib/harness-clients";
 import { percentile, round, withBenchStack } from "./lib/harness";
+import { benchSize, printFigures } from "./lib/report";
 
-const JOBS = Number(process.env.BENCH_LOG_JOBS ?? 32);
-const BATCHES = Number(process.env.BENCH_LOG_BATCHES ?? 40);
+const JOBS = benchSize("BENCH_LOG_JOBS", 32, 4);
+const BATCHES = benchSize("BENCH_LOG_BATCHES", 40, 3);
 const CHUNKS = 100;
 const LINE = `step 1234/5000  loss=1.2345  lr=2.50e-4  tokens/s=74656 ${"x".repeat(143)}\n`; // 200 bytes
 
@@ -93,8 +96,7 @@ async function timed(fn: (p: Placement, b: number) => Promise<void>, placements:
 }
 
 const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
-  const c = new pg.Client({ connectionString: databaseUrl });
-  c.on("error", () => {}); // the stack stops the database under it at the end
+  const c = harnessClient(databaseUrl, "bench:logs");
   await c.connect();
   const cluster = await createCluster(systemActor, { name: "bench-logs", region: "bench", provider: "bench" });
   const { key } = await createApiKey(systemActor, { name: "bench-logs-agent", scope: "agent", cluster_id: cluster.id });
@@ -102,7 +104,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const placements = await seedPlacements(c, cluster.id, "http");
 
   // the baseline: the same rows, straight in, same concurrency (a pool like the app's)
-  const raw = new pg.Pool({ connectionString: databaseUrl, max: 20 });
+  const raw = harnessPool({ connectionString: databaseUrl, max: 20 }, "bench:logs raw insert");
   const rawTarget = await seedPlacements(c, cluster.id, "raw");
   const baseline = await timed(async (p, b) => {
     const rows = batch(b * CHUNKS);
@@ -132,28 +134,22 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   return { http, baseline, resend, stored };
 });
 
-console.log(
-  JSON.stringify(
-    {
-      jobs: JOBS,
-      batches_per_job: BATCHES,
-      chunks_per_batch: CHUNKS,
-      chunk_bytes: LINE.length,
-      chunks_per_s: result.http.chunksPerS,
-      p50_ms: result.http.p50,
-      p99_ms: result.http.p99,
-      raw_insert_chunks_per_s: result.baseline.chunksPerS,
-      raw_insert_p99_ms: result.baseline.p99,
-      ratio: round(result.http.chunksPerS / result.baseline.chunksPerS, 2),
-      resend_chunks_per_s: result.resend.chunksPerS,
-      resend_p99_ms: result.resend.p99,
-      // every chunk once: the measured batches plus the warm-up batch, however often they were sent
-      chunks_stored: result.stored,
-      chunks_expected: JOBS * BATCHES * CHUNKS + CHUNKS,
-      cores: os.cpus().length,
-    },
-    null,
-    2,
-  ),
-);
+printFigures({
+  jobs: JOBS,
+  batches_per_job: BATCHES,
+  chunks_per_batch: CHUNKS,
+  chunk_bytes: LINE.length,
+  chunks_per_s: result.http.chunksPerS,
+  p50_ms: result.http.p50,
+  p99_ms: result.http.p99,
+  raw_insert_chunks_per_s: result.baseline.chunksPerS,
+  raw_insert_p99_ms: result.baseline.p99,
+  ratio: round(result.http.chunksPerS / result.baseline.chunksPerS, 2),
+  resend_chunks_per_s: result.resend.chunksPerS,
+  resend_p99_ms: result.resend.p99,
+  // every chunk once: the measured batches plus the warm-up batch, however often they were sent
+  chunks_stored: result.stored,
+  chunks_expected: JOBS * BATCHES * CHUNKS + CHUNKS,
+  cores: os.cpus().length,
+});
 process.exit(0);
