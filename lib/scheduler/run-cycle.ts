@@ -1,34 +1,18 @@
 import "server-only";
-import type pg from "pg";
-import { columnSet } from "@/lib/db/column-set";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { processMetrics } from "@/lib/observability/process-metrics";
 import { PodConflict, waitingPods, writePodDecisions } from "@/lib/pods/schedule-pods";
-import { lockFreeGpus, readNodeBookings, readTenantQuotas } from "./capacity-queries";
+import { readFreeGpus, readNodeBookings, readTenantQuotas } from "./capacity-queries";
 import { phaseClock, profiled, type CycleProfile } from "./cycle-profile";
 import { groupFreeNodes } from "./free-nodes";
 import { place, type ActiveReservation, type Decision, type QueuedJob } from "./placement";
+import { CycleConflict, lockChosenGpus, recordWaiting, startPlacedJobs, type Placed } from "./write-decisions";
 
 const MAX_QUEUE = 50_000;
 /** The node (alias n) is held by a reservation in force now: its GPUs are not on-demand capacity. */
 const RESERVED_NOW = `EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())`;
 const LOGGED_DECISIONS = 200;
-
-// the rows each cycle writes, one array per column (lib/db/column-set.ts)
-const GPU_JOBS = columnSet({ gpu_id: "uuid[]", job_id: "uuid[]" });
-const PLACEMENTS = columnSet({ job_id: "uuid[]", reservation_id: "uuid[]" });
-const PLACED_EVENTS = columnSet({ id: "uuid[]", from_status: "text[]", nodes: "int[]", reservation_id: "uuid[]" });
-const REASONS = columnSet({ id: "uuid[]", reason: "text[]" });
-const MOVES = columnSet({ id: "uuid[]", status: "text[]", from_status: "text[]" });
-const MOVE_EVENTS = columnSet({ id: "uuid[]", from_status: "text[]", to_status: "text[]" });
-
-/** A job changed under the cycle (cancelled, say): roll back; the next cycle reads fresh facts. */
-class CycleConflict extends Error {
-  constructor() {
-    super("a waiting job changed during the scheduling cycle; it will run again");
-  }
-}
 
 export interface CycleResult {
   id: string;
@@ -40,16 +24,19 @@ export interface CycleResult {
 
 /**
  * One scheduling cycle in one transaction. Cycles are serialised across app instances by an
- * advisory lock; candidate GPUs are locked FOR UPDATE SKIP LOCKED so a GPU changing at this moment
- * is simply left for the next cycle. Waiting jobs are read without locks (a cycle changes only some
- * of them): every write re-checks the job is still waiting, and if one was cancelled meanwhile the
- * cycle rolls back and the next one starts from fresh facts. The database triggers re-check every
- * allocation (one job per GPU, gang sizes, quotas).
+ * advisory lock. Free GPUs and waiting jobs are read without locks (a cycle uses only some of
+ * them): the GPUs it chose are locked and checked still free before it writes, every write
+ * re-checks the job is still waiting, and if anything changed meanwhile (a GPU taken by an
+ * endpoint replica, a job cancelled) the cycle rolls back and runs again from fresh facts
+ * (lib/scheduler/write-decisions.ts). The database triggers re-check every allocation (one job
+ * per GPU, gang sizes, quotas).
  */
 export async function runSchedulerCycle(trigger: string, opts: { profile?: CycleProfile } = {}): Promise<CycleResult> {
+  // GPUs another transaction held or took during an attempt: the next ones leave them out
+  const busy = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     try {
-      const cycle = await attemptCycle(trigger, opts.profile);
+      const cycle = await attemptCycle(trigger, opts.profile, busy);
       const m = processMetrics();
       m.schedulerCycle.observe(cycle.duration_ms / 1000);
       m.schedulerPlacements.inc(cycle.placed);
@@ -57,11 +44,12 @@ export async function runSchedulerCycle(trigger: string, opts: { profile?: Cycle
       return cycle;
     } catch (e) {
       if (!(e instanceof CycleConflict || e instanceof PodConflict) || attempt >= 5) throw e;
+      if (e instanceof CycleConflict) for (const g of e.busyGpus) busy.add(g);
     }
   }
 }
 
-async function attemptCycle(trigger: string, profile: CycleProfile | undefined): Promise<CycleResult> {
+async function attemptCycle(trigger: string, profile: CycleProfile | undefined, busy: ReadonlySet<string>): Promise<CycleResult> {
   const started = performance.now();
   const mark = phaseClock(profile);
   const result = await inTransaction(
@@ -102,7 +90,7 @@ async function attemptCycle(trigger: string, profile: CycleProfile | undefined):
       if (queue.rowCount === 0 && pods.length === 0) {
         return { id: "", considered: 0, placed: 0, blocked: 0 };
       }
-      const free = await lockFreeGpus(c);
+      const free = (await readFreeGpus(c)).filter((g) => !busy.has(g.id));
       // Whole-node reservations: the nodes each one holds now (only its tenant's work goes there), the
       // next booking of every node (work placed there now must end before it), and the live
       // reservations of the queue's tenants (for work that names one).
@@ -171,15 +159,26 @@ async function attemptCycle(trigger: string, profile: CycleProfile | undefined):
       });
       mark("place_ms");
       const podIds = new Set(pods.map((p) => p.id));
-      await writeDecisions(
+      const before = new Map(jobs.map((j) => [j.id, j.status]));
+      const placedJobs: Placed[] = [];
+      const waitingJobs: Array<Exclude<Decision, Placed>> = [];
+      const podDecisions: Decision[] = [];
+      for (const d of decisions) {
+        if (podIds.has(d.jobId)) podDecisions.push(d);
+        else if (d.outcome === "placed") placedJobs.push(d);
+        else waitingJobs.push(d);
+      }
+      // the GPUs chosen, jobs' and pods', locked and checked still free; then the writes
+      const chosen = decisions.filter((d): d is Placed => d.outcome === "placed");
+      await lockChosenGpus(
         c,
-        decisions.filter((d) => !podIds.has(d.jobId)),
-        new Map(jobs.map((j) => [j.id, j.status])),
+        chosen.flatMap((d) => d.gpuIds),
+        chosen.flatMap((d) => d.nodeIds),
+        bookings,
       );
-      await writePodDecisions(
-        c,
-        decisions.filter((d) => podIds.has(d.jobId)),
-      );
+      await startPlacedJobs(c, placedJobs, before, new Map(free.map((g, i) => [g.id, i])), new Map(free.map((g) => [g.id, g.node_id])));
+      await recordWaiting(c, waitingJobs, before);
+      await writePodDecisions(c, podDecisions);
 
       const placed = decisions.filter((d) => d.outcome === "placed").length;
       const blocked = decisions.filter((d) => d.outcome === "blocked_quota").length;
@@ -198,88 +197,6 @@ async function attemptCycle(trigger: string, profile: CycleProfile | undefined):
   mark("commit_ms");
   // what callers see is the whole cycle, its commit (where the deferred checks run) included
   return { ...result, duration_ms: Math.round(performance.now() - started) };
-}
-
-async function writeDecisions(c: pg.PoolClient, decisions: Decision[], before: Map<string, "queued" | "blocked">) {
-  const placed = decisions.filter((d): d is Extract<Decision, { outcome: "placed" }> => d.outcome === "placed");
-  if (placed.length) {
-    const gpus = GPU_JOBS.empty();
-    for (const d of placed) {
-      for (const gpuId of d.gpuIds) {
-        gpus.gpu_id.push(gpuId);
-        gpus.job_id.push(d.jobId);
-      }
-    }
-    // jobs first, then their GPUs: the statement-level check on gpus sees each job running with its gang.
-    // A run starts now, when its GPUs are locked, not when this transaction began: it may have
-    // waited for the lock while the runs that freed these GPUs ended, and must not start before them.
-    const started = await c.query(
-      `UPDATE jobs SET status = 'running', started_at = clock_timestamp(), attempts = attempts + 1, fence = gen_random_uuid(), block_reason = NULL,
-              pending_reason = NULL, not_before = NULL, updated_at = now()
-        WHERE id = ANY($1::uuid[]) AND (status = 'queued' OR (status = 'blocked' AND block_reason = 'quota'))`,
-      [placed.map((d) => d.jobId)],
-    );
-    if (started.rowCount !== placed.length) throw new CycleConflict();
-    const allocations = GPU_JOBS.bind(gpus);
-    await c.query(
-      `UPDATE gpus g SET allocated_job_id = x.job_id, updated_at = now() FROM ${allocations.sql} WHERE g.id = x.gpu_id`,
-      allocations.values,
-    );
-    // each attempt's placement, with its fence (what the node's reports, logs and telemetry are keyed
-    // by) and the reservation it runs in, if any (that time is the reservation's, not billed again)
-    const placements = PLACEMENTS.bindRows(placed, { job_id: (d) => d.jobId, reservation_id: (d) => d.reservationId ?? null });
-    await c.query(
-      `INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at, reservation_id)
-       SELECT j.id, j.attempts, j.fence, array_agg(g.id ORDER BY g.node_id, g.index), array_agg(DISTINCT g.node_id), j.started_at, x.reservation_id
-         FROM ${placements.sql} JOIN jobs j ON j.id = x.job_id JOIN gpus g ON g.allocated_job_id = j.id
-        GROUP BY j.id, x.reservation_id`,
-      placements.values,
-    );
-    const events = PLACED_EVENTS.bindRows(placed, {
-      id: (d) => d.jobId,
-      from_status: (d) => before.get(d.jobId)!,
-      nodes: (d) => d.nodeIds.length,
-      reservation_id: (d) => d.reservationId ?? null,
-    });
-    await c.query(
-      `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
-       SELECT x.id, x.from_status, 'running',
-              'placed on ' || x.nodes || CASE WHEN x.nodes = 1 THEN ' node' ELSE ' nodes' END
-                || CASE WHEN x.reservation_id IS NULL THEN '' ELSE ' of reservation ' || left(x.reservation_id::text, 8) END, 'scheduler'
-         FROM ${events.sql}`,
-      events.values,
-    );
-  }
-  // Unplaced jobs: set the reason a tenant reads; move between queued and blocked where the cause changed.
-  const waiting = decisions.filter((d): d is Exclude<Decision, { outcome: "placed" }> => d.outcome !== "placed");
-  if (waiting.length === 0) return;
-  const target = waiting.map((d) => (d.outcome === "blocked_quota" ? "blocked" : "queued"));
-  // reasons only (the status column untouched, so no status trigger fires for jobs that stay put)
-  const reasons = REASONS.bindRows(waiting, { id: (d) => d.jobId, reason: (d) => d.reason });
-  await c.query(
-    `UPDATE jobs j SET pending_reason = x.reason, updated_at = now()
-       FROM ${reasons.sql}
-      WHERE j.id = x.id AND j.status IN ('queued', 'blocked') AND j.pending_reason IS DISTINCT FROM x.reason`,
-    reasons.values,
-  );
-  const changed = waiting.map((d, i) => ({ id: d.jobId, from: before.get(d.jobId)!, to: target[i]! })).filter((x) => x.from !== x.to);
-  if (changed.length) {
-    const moves = MOVES.bindRows(changed, { id: (x) => x.id, status: (x) => x.to, from_status: (x) => x.from });
-    const moved = await c.query(
-      `UPDATE jobs j SET status = x.status, block_reason = CASE WHEN x.status = 'blocked' THEN 'quota' END, updated_at = now()
-         FROM ${moves.sql}
-        WHERE j.id = x.id AND j.status = x.from_status AND (j.status <> 'blocked' OR j.block_reason = 'quota')`,
-      moves.values,
-    );
-    if (moved.rowCount !== changed.length) throw new CycleConflict();
-    const events = MOVE_EVENTS.bindRows(changed, { id: (x) => x.id, from_status: (x) => x.from, to_status: (x) => x.to });
-    await c.query(
-      `INSERT INTO job_events (job_id, from_status, to_status, reason, actor)
-       SELECT x.id, x.from_status, x.to_status, CASE WHEN x.to_status = 'blocked' THEN 'over quota' ELSE 'quota freed' END, 'scheduler'
-         FROM ${events.sql}`,
-      events.values,
-    );
-  }
 }
 
 /** What the log keeps of a cycle's decisions: counts by outcome and the first few, with reasons. */
