@@ -45,6 +45,8 @@ import { percentile, round } from "./lib/harness";
 import { benchSize, flag, printFigures, SMOKE } from "./lib/report";
 import {
   applyLowerBound,
+  cpuMark,
+  cpuSince,
   functionTimes,
   naiveCycle,
   readCycleWrites,
@@ -53,7 +55,7 @@ import {
   seedQueuedJobs,
   seedTenants,
 } from "./lib/scheduler-world";
-import { latencyFigures, submitAtRate } from "./lib/submit-latency";
+import { endRunningJobs, latencyFigures, submitAtRate } from "./lib/submit-latency";
 
 const NODES = benchSize("BENCH_NODES", 1250, 25);
 const JOBS = benchSize("BENCH_JOBS", 10_000, 200);
@@ -65,7 +67,14 @@ const SUBMIT_RATE = benchSize("BENCH_SUBMIT_RATE", 50, 10);
 const SUBMIT_SAMPLES = benchSize("BENCH_SUBMIT_SAMPLES", 1_000, 10);
 const FAIR_BACKLOG = benchSize("BENCH_FAIR_BACKLOG", 50_000, 500);
 const GROWTH = (process.env.BENCH_GROWTH ?? (SMOKE ? "1,2" : "1,4,10")).split(",").map(Number);
+// BENCH_PHASES=cycle,latency (say) runs only those; the others print null
+const ALL_PHASES = ["cycle", "naive", "backlog", "dead", "latency", "fair", "growth"];
+const PHASES = new Set(process.env.BENCH_PHASES ? process.env.BENCH_PHASES.split(",").map((p) => p.trim()) : ALL_PHASES);
+for (const p of PHASES) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_PHASES: unknown phase ${p} (known: ${ALL_PHASES.join(", ")})`);
 const QUOTA = Math.max(16, Math.round((NODES * 8 * 3) / TENANTS)); // 600 at 10,000 GPUs
+
+/** Each phase's figures on stderr as it ends: a long run shows where it is, and what it had if it stops. */
+const progress = (phase: string, figures: unknown) => process.stderr.write(`[bench:scheduler] ${phase}: ${JSON.stringify(figures)}\n`);
 
 const median = (xs: number[]) =>
   percentile(
@@ -85,13 +94,23 @@ async function freshDatabase(serverUrl: string, name: string) {
 
 /** One world's cycles against its lower bound, alternating, on the same facts each time. */
 async function cycleAgainstLimit(c: pg.Client, runs: number) {
-  const cycles: Array<{ ms: number; placed: number; considered: number; profile: CycleProfile; triggers: Map<string, number> }> = [];
+  const cycles: Array<{
+    ms: number;
+    cpuMs: number;
+    placed: number;
+    considered: number;
+    profile: CycleProfile;
+    triggers: Map<string, number>;
+  }> = [];
   const limits: number[] = [];
+  const limitCpu: number[] = [];
   for (let i = 0; i < runs; i++) {
     await resetCycle(c);
     const before = await functionTimes(c);
     const profile = emptyProfile();
+    const cpu0 = await cpuMark(c);
     const cycle = await runSchedulerCycle("bench", { profile });
+    const cpuMs = await cpuSince(c, cpu0);
     // the cycle's own connection reports its function times when it is next used
     await pool().query("SELECT pg_stat_force_next_flush()");
     await new Promise((r) => setTimeout(r, 50));
@@ -99,14 +118,22 @@ async function cycleAgainstLimit(c: pg.Client, runs: number) {
     const after = await functionTimes(c);
     const triggers = new Map<string, number>();
     for (const [fn, ms] of after) if (ms - (before.get(fn) ?? 0) > 0.05) triggers.set(fn, ms - (before.get(fn) ?? 0));
-    cycles.push({ ms: cycle.duration_ms, placed: cycle.placed, considered: cycle.considered, profile, triggers });
+    cycles.push({ ms: cycle.duration_ms, cpuMs, placed: cycle.placed, considered: cycle.considered, profile, triggers });
     const writes = await readCycleWrites(c);
     await resetCycle(c);
+    const lcpu0 = await cpuMark(c);
     limits.push(await applyLowerBound(c, writes));
+    limitCpu.push(await cpuSince(c, lcpu0));
   }
   const byTime = [...cycles].sort((a, b) => a.ms - b.ms);
   const mid = byTime[Math.floor(byTime.length / 2)]!;
-  return { cycle: mid, cycleMs: median(cycles.map((x) => x.ms)), limitMs: median(limits), writesOf: () => readCycleWrites(c) };
+  return {
+    cycle: mid,
+    cycleMs: median(cycles.map((x) => x.ms)),
+    limitMs: median(limits),
+    cycleCpuMs: median(cycles.map((x) => x.cpuMs)),
+    limitCpuMs: median(limitCpu),
+  };
 }
 
 const roundAll = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)]));
@@ -132,73 +159,166 @@ const external = process.env.DATABASE_URL;
 const server = external
   ? { serverUrl: external, discard: async () => {} }
   : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), ephemeral: true, log: () => {} });
-const made: string[] = [];
+const name = `gpuforge_bench_sched_${Date.now().toString(36)}`;
 let app: ReturnType<typeof startNext> | undefined;
 try {
-  const name = `gpuforge_bench_sched_${Date.now().toString(36)}`;
-  made.push(name);
   const { url: databaseUrl, c } = await freshDatabase(server.serverUrl, name);
   process.env.DATABASE_URL = databaseUrl;
   await seedFleet(c, { cluster: "bench", nodes: NODES, gpuType: "H100" });
   await seedTenants(c, "bench-tenant", TENANTS, QUOTA);
   await seedQueuedJobs(c, { count: JOBS, tenantPrefix: "bench-tenant", tenants: TENANTS, tag: "job" });
   await c.query("ANALYZE");
-
   // plans, caches and the JIT warm up on one cycle first
   const warm = await runSchedulerCycle("bench warm-up");
-  const main = await cycleAgainstLimit(c, CYCLES);
 
+  const cycle = PHASES.has("cycle") ? await cyclePhase(c) : null;
+  const naive = PHASES.has("naive") ? await naivePhase(c) : null;
+  const backlog = PHASES.has("backlog") ? await bigBacklogPhase(c) : null;
+  const dead = PHASES.has("dead") ? await deadClusterPhase(c) : null;
+  let latency = null;
+  let fair = null;
+  if (PHASES.has("latency") || PHASES.has("fair")) {
+    const served = await serveApp(c, databaseUrl);
+    app = served.app;
+    if (PHASES.has("latency")) latency = await latencyPhase(c, served);
+    const fairSubmits = PHASES.has("fair") ? await fairWindowSubmits(c, served) : null;
+    // the app's own cycles stop before the benchmark runs one of its own
+    await app.stop();
+    app = undefined;
+    if (fairSubmits) fair = { ...(await fairWindowCycle(c)), fair_window_submit_to_running: fairSubmits };
+  }
+  const growth = PHASES.has("growth") ? await growthPhase(c) : null;
+  await c.end();
+
+  printFigures(
+    {
+      jobs: JOBS,
+      gpus: NODES * 8,
+      tenants: TENANTS,
+      warm_up_cycle_ms: warm.duration_ms,
+      ...(cycle ?? { cycle_ms: null }),
+      ...(naive ?? { naive_cycle_ms: null }),
+      ...(backlog ?? { backlog_100k_cycle_ms: null }),
+      ...(dead ?? { dead_cluster_cycle_ms: null }),
+      ...(latency ?? { submit_to_running: null }),
+      ...(fair ?? { fair_window_cycle_ms: null }),
+      growth,
+      cores: os.cpus().length,
+    },
+    { nullsAllowed: PHASES.size < ALL_PHASES.length },
+  );
+} finally {
+  await app?.stop();
+  await disconnectDb();
+  if (external) await dropDatabase(external, name).catch(() => {});
+  await server.discard();
+  rmSync(tempDir, { recursive: true, force: true });
+}
+process.exit(0);
+
+/** The cycle against its lower bound, and that bound with the triggers off. */
+async function cyclePhase(c: pg.Client) {
+  const main = await cycleAgainstLimit(c, CYCLES);
+  progress("cycle", {
+    cycle_ms: main.cycleMs,
+    limit_ms: round(main.limitMs),
+    cycle_cpu_ms: round(main.cycleCpuMs),
+    limit_cpu_ms: round(main.limitCpuMs),
+    profile: profileFigures(main.cycle.profile, main.cycle.triggers),
+  });
   // the same lower bound with every trigger and deferred check off: what the invariants cost
   await resetCycle(c);
-  const writes = await (async () => {
-    await runSchedulerCycle("bench");
-    return main.writesOf();
-  })();
+  await runSchedulerCycle("bench");
+  const writes = await readCycleWrites(c);
   await resetCycle(c);
   await c.query(`SET session_replication_role = replica`);
-  const limitWithoutTriggers = await applyLowerBound(c, writes);
+  const withoutTriggers = await applyLowerBound(c, writes);
   await c.query(`SET session_replication_role = DEFAULT`);
+  await resetCycle(c);
+  progress("limit without triggers", { ms: round(withoutTriggers) });
+  return {
+    cycles_measured: CYCLES,
+    cycle_ms: main.cycleMs,
+    limit_ms: round(main.limitMs),
+    cycle_to_limit: round(main.cycleMs / main.limitMs, 2),
+    // CPU spent, this process and the database's backends together: steadier than time on a busy machine
+    cycle_cpu_ms: round(main.cycleCpuMs),
+    limit_cpu_ms: round(main.limitCpuMs),
+    cycle_to_limit_cpu: round(main.cycleCpuMs / main.limitCpuMs, 2),
+    limit_without_triggers_ms: round(withoutTriggers),
+    placed: main.cycle.placed,
+    placements_per_s: Math.round(main.cycle.placed / (main.cycleMs / 1000)),
+    profile: profileFigures(main.cycle.profile, main.cycle.triggers),
+  };
+}
 
+async function naivePhase(c: pg.Client) {
   await resetCycle(c);
   const naive = await naiveCycle(c, NAIVE_CAP_S);
   const naiveMs = naive.capped ? (naive.ms / naive.processed) * JOBS : naive.ms;
+  await resetCycle(c);
+  // the set-based cycle once more, on the same world, for the speed-up
+  const cycle = await runSchedulerCycle("bench");
+  await resetCycle(c);
+  progress("naive", { ms: Math.round(naiveMs), processed: naive.processed });
+  return {
+    naive_cycle_ms: Math.round(naiveMs),
+    naive_placed: naive.placed,
+    naive_jobs_processed: naive.processed,
+    speedup: round(naiveMs / cycle.duration_ms, 1),
+  };
+}
 
-  // a backlog ten times the queue: the cycle reads its fair window, not all of it
+/** A backlog ten times the queue: the cycle reads its fair window, not all of it. */
+async function bigBacklogPhase(c: pg.Client) {
   await resetCycle(c);
   await seedQueuedJobs(c, { count: BIG_BACKLOG - JOBS, tenantPrefix: "bench-tenant", tenants: TENANTS, tag: "backlog" });
   await c.query("ANALYZE jobs");
   await runSchedulerCycle("bench big backlog warm-up");
   await resetCycle(c);
   const big = await runSchedulerCycle("bench big backlog");
+  progress("big backlog", big);
   await resetCycle(c);
   await c.query(`DELETE FROM jobs WHERE name LIKE 'backlog-%'`);
   await c.query("VACUUM ANALYZE jobs");
+  return {
+    backlog_100k_jobs: BIG_BACKLOG,
+    backlog_100k_cycle_ms: big.duration_ms,
+    backlog_100k_considered: big.considered,
+    backlog_100k_placed: big.placed,
+  };
+}
 
-  // head-of-line: the top-priority jobs pinned to a cluster that cannot take work
-  const deadCluster = (await c.query(`INSERT INTO clusters (name) VALUES ('bench-dead') RETURNING id`)).rows[0].id as string;
+/** Head-of-line: the top-priority jobs pinned to a cluster that cannot take work. */
+async function deadClusterPhase(c: pg.Client) {
+  await resetCycle(c);
+  const cluster = (await c.query(`INSERT INTO clusters (name) VALUES ('bench-dead') RETURNING id`)).rows[0].id as string;
   await c.query(
     `INSERT INTO nodes (cluster_id, hostname, status, last_heartbeat_at) SELECT $1, 'dead-' || i, 'maintenance', now() + interval '1 day' FROM generate_series(1, $2) i`,
-    [deadCluster, Math.max(1, Math.round(NODES / 10))],
+    [cluster, Math.max(1, Math.round(NODES / 10))],
   );
   await c.query(
     `INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb) SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g WHERE n.cluster_id = $1`,
-    [deadCluster],
+    [cluster],
   );
-  const pinned = await c.query(`UPDATE jobs SET cluster_id = $1 WHERE priority = 1`, [deadCluster]);
+  const pinned = await c.query(`UPDATE jobs SET cluster_id = $1 WHERE priority = 1`, [cluster]);
   await c.query("ANALYZE");
   const dead = await runSchedulerCycle("bench dead cluster");
+  progress("dead cluster", dead);
   await resetCycle(c);
-  await c.query(`UPDATE jobs SET cluster_id = NULL WHERE cluster_id = $1`, [deadCluster]);
+  await c.query(`UPDATE jobs SET cluster_id = NULL WHERE cluster_id = $1`, [cluster]);
+  return { dead_cluster_pinned_jobs: pinned.rowCount ?? 0, dead_cluster_cycle_ms: dead.duration_ms, dead_cluster_placed: dead.placed };
+}
 
-  // submit → running: free L4 GPUs for a tenant of its own, the H100 fleet full and its queue
-  // waiting (JOBS jobs), the app serving and its background jobs running
-  await seedFleet(c, { cluster: "latency", nodes: 16, gpuType: "L4", memoryMb: 23_034 });
-  const latencyTenant = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('latency', 1000) RETURNING id`)).rows[0].id as string;
-  await runSchedulerCycle("bench fill the fleet");
-  const waitingBefore = (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'blocked')`)).rows[0].n as number;
-  await seedQueuedJobs(c, { count: JOBS - waitingBefore, tenantPrefix: "bench-tenant", tenants: TENANTS, tag: "waiting" });
-  await c.query("ANALYZE");
-  const { key } = await createApiKey(systemActor, { name: "bench", scope: "tenant", tenant_id: latencyTenant });
+/**
+ * The app serving the world, its background jobs running, and free L4 GPUs for a tenant of its
+ * own: one for every submit of a latency run (they keep them until the run ends).
+ */
+async function serveApp(c: pg.Client, databaseUrl: string) {
+  const warmUp = Math.max(5, Math.round(SUBMIT_RATE));
+  await seedFleet(c, { cluster: "latency", nodes: Math.ceil((SUBMIT_SAMPLES + warmUp) / 8) + 1, gpuType: "L4", memoryMb: 23_034 });
+  const tenant = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('latency', 100000) RETURNING id`)).rows[0].id as string;
+  const { key } = await createApiKey(systemActor, { name: "bench", scope: "tenant", tenant_id: tenant });
   await disconnectDb();
   const env = {
     ...process.env,
@@ -210,24 +330,51 @@ try {
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  app = startNext({ port, env, quiet: true });
+  const served = startNext({ port, env, quiet: true });
   await waitForHealthy(baseUrl);
-  const submit = (count: number, rate: number) =>
-    submitAtRate({
+  const submit = async (count: number, rate: number) => {
+    const samples = await submitAtRate({
       baseUrl,
       key,
       watch: c,
       ratePerS: rate,
       count,
-      warmUp: Math.max(5, Math.round(rate)),
+      warmUp,
       job: { gpu_type: "L4", gpu_count: 1, priority: 1, duration_s: 3600 },
     });
-  const waiting = (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'blocked')`)).rows[0].n as number;
-  const withBacklog = await latencyFigures(c, await submit(SUBMIT_SAMPLES, SUBMIT_RATE));
-  await c.query(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE status IN ('queued', 'blocked')`);
-  const withoutBacklog = await latencyFigures(c, await submit(SUBMIT_SAMPLES, SUBMIT_RATE));
+    const figures = await latencyFigures(c, samples);
+    await endRunningJobs(c, tenant);
+    return figures;
+  };
+  return { app: served, submit };
+}
 
-  // fairness: one tenant's blocked jobs at the best priority, and a newcomer's single job
+/** Submit → running with the queue of JOBS jobs waiting for the full H100 fleet, and without it. */
+async function latencyPhase(c: pg.Client, served: Awaited<ReturnType<typeof serveApp>>) {
+  await resetCycle(c);
+  await runSchedulerCycle("bench fill the fleet");
+  const before = (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'blocked')`)).rows[0].n as number;
+  await seedQueuedJobs(c, { count: Math.max(0, JOBS - before), tenantPrefix: "bench-tenant", tenants: TENANTS, tag: "waiting" });
+  await c.query("ANALYZE");
+  const waiting = (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'blocked')`)).rows[0].n as number;
+  const withBacklog = await served.submit(SUBMIT_SAMPLES, SUBMIT_RATE);
+  progress("submit → running with the backlog", { ...withBacklog, p99_samples: undefined });
+  // the same without the backlog: its jobs cancelled
+  await c.query(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE status IN ('queued', 'blocked')`);
+  const withoutBacklog = await served.submit(SUBMIT_SAMPLES, SUBMIT_RATE);
+  progress("submit → running without it", { ...withoutBacklog, p99_samples: undefined });
+  // the world as it was for the phases after this one
+  await c.query(`DELETE FROM jobs WHERE name LIKE 'waiting-%'`);
+  await c.query(`UPDATE jobs SET status = 'queued', finished_at = NULL WHERE status = 'cancelled' AND name LIKE 'job-%'`);
+  await resetCycle(c);
+  return {
+    submit_to_running: { rate_per_s: SUBMIT_RATE, backlog_waiting_jobs: waiting, ...withBacklog },
+    submit_to_running_no_backlog: { rate_per_s: SUBMIT_RATE, ...withoutBacklog },
+  };
+}
+
+/** Fairness: one tenant holds FAIR_BACKLOG quota-blocked jobs at the best priority while another submits over HTTP. */
+async function fairWindowSubmits(c: pg.Client, served: Awaited<ReturnType<typeof serveApp>>) {
   const hog = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('backlog', 0) RETURNING id`)).rows[0].id as string;
   await c.query(
     `INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, status, block_reason, pending_reason, submitted_at)
@@ -235,9 +382,11 @@ try {
     [hog, FAIR_BACKLOG],
   );
   await c.query("ANALYZE jobs");
-  const fair = await latencyFigures(c, await submit(Math.max(10, Math.round(SUBMIT_SAMPLES / 20)), Math.max(2, SUBMIT_RATE / 10)));
-  await app.stop();
-  app = undefined;
+  return served.submit(Math.max(10, Math.round(SUBMIT_SAMPLES / 20)), Math.max(2, SUBMIT_RATE / 10));
+}
+
+/** …and a newcomer's single job in one cycle: placed, and the rows that cycle read, against the old single window. */
+async function fairWindowCycle(c: pg.Client) {
   const newcomer = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('newcomer', 8) RETURNING id`)).rows[0].id as string;
   const newJob = (
     await c.query(
@@ -245,17 +394,28 @@ try {
       [newcomer],
     )
   ).rows[0].id as string;
-  const fairCycle = await runSchedulerCycle("bench fair window");
-  const newcomerPlaced = (await c.query(`SELECT status FROM jobs WHERE id = $1`, [newJob])).rows[0].status === "running";
-  const oldWindowStarted = performance.now();
+  const cycle = await runSchedulerCycle("bench fair window");
+  const placed = (await c.query(`SELECT status FROM jobs WHERE id = $1`, [newJob])).rows[0].status === "running";
+  const t0 = performance.now();
   const oldWindow = await c.query(
     `SELECT id, tenant_id, gpu_count, gpu_type, cluster_id, priority, (extract(epoch FROM submitted_at) * 1000)::bigint AS submitted_ms, duration_s, status
        FROM jobs WHERE status IN ('queued', 'blocked') AND (block_reason IS NULL OR block_reason = 'quota') AND (not_before IS NULL OR not_before <= now())
       ORDER BY priority, submitted_at LIMIT 50000`,
   );
-  const oldWindowMs = performance.now() - oldWindowStarted;
+  const oldWindowMs = performance.now() - t0;
+  progress("fair window", cycle);
+  return {
+    fair_window_blocked_jobs: FAIR_BACKLOG,
+    fair_window_cycle_ms: cycle.duration_ms,
+    fair_window_cycle_considered: cycle.considered,
+    fair_window_newcomer_placed: flag(placed),
+    fair_window_old_window_query_ms: round(oldWindowMs),
+    fair_window_old_window_included_newcomer: flag(oldWindow.rows.some((r) => r.id === newJob)),
+  };
+}
 
-  // growth: the fleet and its queue at 1×, 4× and 10×, each world alone in the database
+/** The fleet and its queue at 1×, 4× and 10×, each world alone in the database. */
+async function growthPhase(c: pg.Client) {
   const growth = [];
   for (const m of GROWTH) {
     await c.query("TRUNCATE clusters, tenants CASCADE");
@@ -266,6 +426,12 @@ try {
     await c.query("ANALYZE");
     await runSchedulerCycle("bench growth warm-up");
     const r = await cycleAgainstLimit(c, SMOKE ? 1 : 3);
+    progress(`growth ${m}×`, {
+      cycle_ms: r.cycleMs,
+      limit_ms: round(r.limitMs),
+      cycle_cpu_ms: round(r.cycleCpuMs),
+      limit_cpu_ms: round(r.limitCpuMs),
+    });
     growth.push({
       multiple: m,
       gpus: NODES * m * 8,
@@ -275,55 +441,14 @@ try {
       cycle_ms: r.cycleMs,
       limit_ms: round(r.limitMs),
       cycle_to_limit: round(r.cycleMs / r.limitMs, 2),
+      cycle_cpu_ms: round(r.cycleCpuMs),
+      limit_cpu_ms: round(r.limitCpuMs),
+      cycle_to_limit_cpu: round(r.cycleCpuMs / r.limitCpuMs, 2),
       read_ms: round(r.cycle.profile.read_ms),
       place_ms: round(r.cycle.profile.place_ms),
       write_ms: round(r.cycle.profile.write_ms),
       commit_ms: round(r.cycle.profile.commit_ms),
     });
   }
-  await c.end();
-
-  printFigures({
-    jobs: JOBS,
-    gpus: NODES * 8,
-    tenants: TENANTS,
-    cycles_measured: CYCLES,
-    cycle_ms: main.cycleMs,
-    limit_ms: round(main.limitMs),
-    cycle_to_limit: round(main.cycleMs / main.limitMs, 2),
-    limit_without_triggers_ms: round(limitWithoutTriggers),
-    warm_up_cycle_ms: warm.duration_ms,
-    placed: main.cycle.placed,
-    placements_per_s: Math.round(main.cycle.placed / (main.cycleMs / 1000)),
-    profile: profileFigures(main.cycle.profile, main.cycle.triggers),
-    naive_cycle_ms: Math.round(naiveMs),
-    naive_placed: naive.placed,
-    naive_jobs_processed: naive.processed,
-    speedup: round(naiveMs / main.cycleMs, 1),
-    dead_cluster_pinned_jobs: pinned.rowCount ?? 0,
-    dead_cluster_cycle_ms: dead.duration_ms,
-    dead_cluster_placed: dead.placed,
-    backlog_100k_jobs: BIG_BACKLOG,
-    backlog_100k_cycle_ms: big.duration_ms,
-    backlog_100k_considered: big.considered,
-    backlog_100k_placed: big.placed,
-    submit_to_running: { rate_per_s: SUBMIT_RATE, backlog_waiting_jobs: waiting, ...withBacklog },
-    submit_to_running_no_backlog: { rate_per_s: SUBMIT_RATE, ...withoutBacklog },
-    fair_window_blocked_jobs: FAIR_BACKLOG,
-    fair_window_cycle_ms: fairCycle.duration_ms,
-    fair_window_cycle_considered: fairCycle.considered,
-    fair_window_newcomer_placed: flag(newcomerPlaced),
-    fair_window_old_window_query_ms: round(oldWindowMs),
-    fair_window_old_window_included_newcomer: flag(oldWindow.rows.some((r) => r.id === newJob)),
-    fair_window_submit_to_running: fair,
-    growth,
-    cores: os.cpus().length,
-  });
-} finally {
-  await app?.stop();
-  await disconnectDb();
-  if (external) for (const n of made) await dropDatabase(external, n).catch(() => {});
-  await server.discard();
-  rmSync(tempDir, { recursive: true, force: true });
+  return growth;
 }
-process.exit(0);

@@ -40,7 +40,3 @@ function request(method: string, url: string, key: string, text: string | undefi
 
 /** POSTs a JSON body already serialised. */
 export const postJson = (url: string, key: string, body: string): Promise<Reply> => request("POST", url, key, body);
-
-/** Any method, a body serialised here (or none). */
-export const sendJson = (method: string, url: string, key: string, body?: unknown): Promise<Reply> =>
-  request(method, url, key, body === undefined ? undefined : JSON.stringify(body));

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { readProcesses } from "../../scripts/lib/proc-stats";
 
 // bench:scheduler's world, written set-based (the benchmark measures scheduling, not seeding), and
 // the two baselines a cycle is compared with in the same run: the database's own cost of applying
@@ -174,4 +175,28 @@ export async function functionTimes(c: pg.ClientBase): Promise<Map<string, numbe
     `SELECT funcname AS name, self_time AS self_ms FROM pg_stat_user_functions`,
   );
   return new Map(rows.map((r) => [r.name, Number(r.self_ms)]));
+}
+
+/**
+ * CPU milliseconds of this process and of every backend connected to the database, from /proc: on
+ * a machine other work keeps busy, CPU spent says more than time waited, so the cycle and its lower
+ * bound are compared by both. `cpuSince(await cpuMark(c))` is what they spent since the mark
+ * (a backend that connected since counts whole; one that has gone is lost to both sides).
+ */
+export async function cpuMark(c: pg.ClientBase): Promise<{ own: number; backends: Map<number, number> }> {
+  const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
+  const procs = readProcesses();
+  if (!procs) throw new Error("bench:scheduler reads CPU time from /proc (Linux)");
+  const own = process.cpuUsage();
+  return {
+    own: (own.user + own.system) / 1000,
+    backends: new Map(rows.flatMap((r) => (procs.has(r.pid) ? [[r.pid, procs.get(r.pid)!.cpuSeconds * 1000] as const] : []))),
+  };
+}
+
+export async function cpuSince(c: pg.ClientBase, mark: Awaited<ReturnType<typeof cpuMark>>): Promise<number> {
+  const now = await cpuMark(c);
+  let ms = now.own - mark.own;
+  for (const [pid, cpu] of now.backends) ms += cpu - (mark.backends.get(pid) ?? 0);
+  return ms;
 }

@@ -1,14 +1,14 @@
 import type pg from "pg";
 import { percentile, round } from "./harness";
-import { postJson, sendJson } from "./post-json";
+import { postJson } from "./post-json";
 
 // Submit → running at a steady rate, end to end: each job is submitted over HTTP (POST /api/jobs,
 // the real stack: key, validation, quota, the event that wakes the scheduler) and is running the
 // moment the cycle that placed it has committed. The benchmark sees that moment from its own
 // database connection, which looks for every outstanding job's status every 2 ms in one query
 // (polling each job over HTTP at 50 submits/s would itself be a few hundred requests a second on
-// the app under test). Each running job is then cancelled over HTTP, as work ends in a real
-// fleet, so its GPU is free again and the load stays steady.
+// the app under test). The jobs keep their GPUs: the fleet must have one free for every submit,
+// and endRunningJobs frees them between runs.
 
 export interface LatencySample {
   jobId: string;
@@ -40,7 +40,6 @@ export async function submitAtRate(opts: {
   const total = opts.count + opts.warmUp;
   let submitted = 0;
   let watching = true;
-  const cancels: Array<Promise<unknown>> = [];
 
   const watcher = (async () => {
     while (watching) {
@@ -54,7 +53,6 @@ export async function submitAtRate(opts: {
           const o = outstanding.get(id)!;
           outstanding.delete(id);
           if (o.counted) done.push({ jobId: id, sentAt: o.sentAt, answeredAt: o.answeredAt, runningAt: at });
-          cancels.push(sendJson("PATCH", `${opts.baseUrl}/api/jobs/${id}`, opts.key, { status: "cancelled" }));
         }
       }
       await new Promise((r) => setTimeout(r, 2));
@@ -84,10 +82,20 @@ export async function submitAtRate(opts: {
   while (outstanding.size && now() < deadline && failures.length === 0) await new Promise((r) => setTimeout(r, 10));
   watching = false;
   await watcher;
-  await Promise.all(cancels);
   if (failures.length) throw new Error(`submits failed: ${failures.slice(0, 3).join("; ")}`);
   if (outstanding.size) throw new Error(`${outstanding.size} of ${submitted} jobs did not start within ${opts.timeoutMs ?? 30_000} ms`);
   return done.sort((a, b) => a.runningAt - a.sentAt - (b.runningAt - b.sentAt));
+}
+
+/** Ends a tenant's running jobs and frees their GPUs (jobs first, then their GPUs, as every writer does). */
+export async function endRunningJobs(c: pg.ClientBase, tenantId: string) {
+  await c.query("BEGIN");
+  const { rows } = await c.query<{ id: string }>(
+    `UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE tenant_id = $1 AND status = 'running' RETURNING id`,
+    [tenantId],
+  );
+  await c.query(`UPDATE gpus SET allocated_job_id = NULL WHERE allocated_job_id = ANY($1::uuid[])`, [rows.map((r) => r.id)]);
+  await c.query("COMMIT");
 }
 
 /**
