@@ -360,7 +360,7 @@ async function latencyPhase(c: pg.Client, served: Awaited<ReturnType<typeof serv
   const withBacklog = await served.submit(SUBMIT_SAMPLES, SUBMIT_RATE);
   progress("submit → running with the backlog", { ...withBacklog, p99_samples: undefined });
   // the same without the backlog: its jobs cancelled
-  await c.query(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE status IN ('queued', 'blocked')`);
+  await c.query(`UPDATE jobs SET status = 'cancelled', block_reason = NULL, finished_at = now() WHERE status IN ('queued', 'blocked')`);
   const withoutBacklog = await served.submit(SUBMIT_SAMPLES, SUBMIT_RATE);
   progress("submit → running without it", { ...withoutBacklog, p99_samples: undefined });
   // the world as it was for the phases after this one

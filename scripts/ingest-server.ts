@@ -123,4 +123,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const stop = () => server.close(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // started by a harness with an IPC channel (scripts/lib/next-server.ts): when that parent dies, so does this server
+  process.on("disconnect", () => process.exit(0));
 }

@@ -71,9 +71,13 @@ function startServerGroup(args: string[], env: NodeJS.ProcessEnv, quiet = false,
   const child: ChildProcess = spawnHarness(path.basename(args.find((a) => a.endsWith(".ts")) ?? "server"), process.execPath, args, {
     cwd: repoRoot,
     detached: true,
-    stdio: [quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit", stderr],
+    // the IPC channel only tells the server when this process is gone (it exits then): a harness
+    // that dies without stopping its servers (a crash, SIGKILL) leaves none behind holding CPU and ports
+    stdio: [quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit", stderr, "ipc"],
     env,
   });
+  // the channel alone never keeps this process alive
+  child.channel?.unref();
   if (onStderrLine && child.stderr) {
     child.stderr.pipe(process.stderr, { end: false });
     readline.createInterface({ input: child.stderr }).on("line", onStderrLine);
