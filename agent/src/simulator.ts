@@ -93,7 +93,7 @@ interface SimNode {
   cluster: SimCluster;
   /** registration, exit reports, logs and replica samples */
   client: Client;
-  /** heartbeats and metrics: the ingest servers when there are any */
+  /** heartbeats, metrics and log chunks: the ingest servers when there are any */
   hot: Client;
   id?: string;
   gpus: SimGpu[];
@@ -643,7 +643,8 @@ export function startSimulator(opts: SimulatorOptions) {
       every(opts.heartbeatS ?? 10, () => heartbeat(n));
       every(opts.metricsS ?? 5, () => metrics(n));
     }
-    every(2, () => Promise.all(nodes.filter(reachable).map((n) => n.logs.flush(n.client))));
+    // log chunks go where heartbeats and metrics go: the ingest servers when there are any
+    every(2, () => Promise.all(nodes.filter(reachable).map((n) => n.logs.flush(n.hot))));
     every(opts.metricsS ?? 5, () => serve(opts.metricsS ?? 5));
   })();
 
