@@ -23,9 +23,8 @@ import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
 import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
-import { freePort } from "../scripts/lib/embedded-db";
-import { startIngestServer, waitForHealthy } from "../scripts/lib/next-server";
 import { cpuMark, type Role } from "./lib/cpu";
+import { startBenchIngest } from "./lib/ingest-server";
 import { postJson } from "./lib/post-json";
 import { harnessClient, harnessPool } from "../scripts/lib/harness-clients";
 import { percentile, round, withBenchStack } from "./lib/harness";
@@ -256,30 +255,6 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochM
   return { units: latencies.length, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), machine: cpu.machine(), latencies };
 }
 
-async function startIngest(databaseUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const server = startIngestServer({
-    port,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      NODE_ENV: "production",
-      LOG_LEVEL: "warn",
-      DATABASE_POOL_SIZE: "20",
-      NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
-    },
-    quiet: true,
-  });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHealthy(url, 20_000);
-  } catch (e) {
-    await server.kill();
-    throw e;
-  }
-  return { url, stop: () => server.stop() };
-}
-
 /**
  * The fleet floor at 10,000 GPUs: one query, against the naive per-node lookup; then the operator
  * overview (/admin) as a signed-in operator receives it, with the fleet given a normal day's mix of
@@ -329,7 +304,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
-  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startIngest(databaseUrl) : null;
+  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startBenchIngest(databaseUrl) : null;
   const runs: Record<string, Measured[]> = { batches: [], raw: [], reports: [], ingest_batches: [], ingest_reports: [] };
   try {
     // BENCH_ROUNDS > 1 interleaves the phases (each BENCH_SECONDS long) round after round, so a

@@ -1,12 +1,18 @@
 // `npm run bench:logs`: workload log ingestion. Prints one JSON object:
-//   chunks_per_s, p50_ms, p99_ms   HTTP, agents shipping 100-chunk batches (200 B lines) of their own
-//                                  jobs' output concurrently, production build: key auth, the fence
-//                                  check under the placement's row lock, dedupe, the per-run cap
+//   ingest_server_chunks_per_s, _p50_ms, _p99_ms   HTTP to `npm run ingest`, where agents send their
+//                                  log chunks (GPUFORGE_INGEST_URL): JOBS agents shipping 100-chunk
+//                                  batches (200 B lines) of their own jobs' output concurrently; key
+//                                  auth, validation, the fence check under the placement's row lock,
+//                                  dedupe, the per-run cap, group commit (lib/workload-logs/ingest-job-logs.ts)
 //   raw_insert_chunks_per_s        the same rows INSERTed straight into workload_logs in batches of
 //                                  100, same database, same run, same concurrency
-//   ratio                          chunks_per_s / raw_insert_chunks_per_s
-//   resend_chunks_per_s            the same batches sent again (an agent that lost the answers):
-//                                  acknowledged without storing anything twice
+//   ingest_server_ratio            ingest_server_chunks_per_s / raw_insert_chunks_per_s
+//   app_chunks_per_s, app_ratio    the same load through the app (production build), which runs the
+//                                  same handler behind Next.js
+//   resend_chunks_per_s            the ingest server's batches sent again (an agent that lost the
+//                                  answers): acknowledged without storing anything twice
+//   *_chunks_stored / chunks_expected   every chunk once, however often it was sent
+//   cpu_us_per_chunk               where each path's CPU went: database, server, load generator
 // BENCH_SMOKE=1: 4 jobs × 3 batches.
 import type pg from "pg";
 import { randomUUID } from "node:crypto";
@@ -17,6 +23,8 @@ import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { postJson } from "./lib/post-json";
 import { harnessClient, harnessPool } from "../scripts/lib/harness-clients";
+import { cpuMark } from "./lib/cpu";
+import { startBenchIngest } from "./lib/ingest-server";
 import { percentile, round, withBenchStack } from "./lib/harness";
 import { benchSize, printFigures } from "./lib/report";
 
@@ -74,8 +82,10 @@ async function seedPlacements(c: pg.Client, clusterId: string, tag: string): Pro
 const batch = (from: number) =>
   Array.from({ length: CHUNKS }, (_, i) => ({ seq: from + i, stream: i % 10 === 9 ? "stderr" : "stdout", text: LINE }));
 
-async function timed(fn: (p: Placement, b: number) => Promise<void>, placements: Placement[]) {
+/** Every placement's BATCHES batches, its agents all at once: chunks/s, latency, and CPU per chunk by role. */
+async function measured(fn: (p: Placement, b: number) => Promise<void>, placements: Placement[]) {
   const latencies: number[] = [];
+  const cpu = cpuMark();
   const started = performance.now();
   await Promise.all(
     placements.map(async (p) => {
@@ -87,9 +97,17 @@ async function timed(fn: (p: Placement, b: number) => Promise<void>, placements:
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const spent = cpu.since();
+  const chunks = placements.length * BATCHES * CHUNKS;
   latencies.sort((a, b) => a - b);
   return {
-    chunksPerS: Math.round((placements.length * BATCHES * CHUNKS) / seconds),
+    cpuUsPerChunk: Object.fromEntries(
+      Object.entries(spent ?? { database: 0, app: 0, ingest_server: 0, load_generator: 0 }).map(([role, s]) => [
+        role,
+        round((s * 1e6) / chunks),
+      ]),
+    ),
+    chunksPerS: Math.round(chunks / seconds),
     p50: round(percentile(latencies, 50)),
     p99: round(percentile(latencies, 99)),
   };
@@ -101,37 +119,46 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const cluster = await createCluster(systemActor, { name: "bench-logs", region: "bench", provider: "bench" });
   const { key } = await createApiKey(systemActor, { name: "bench-logs-agent", scope: "agent", cluster_id: cluster.id });
   await disconnectDb();
-  const placements = await seedPlacements(c, cluster.id, "http");
+  const ingest = await startBenchIngest(databaseUrl);
+  try {
+    // each path writes its own placements' logs
+    const rawTarget = await seedPlacements(c, cluster.id, "raw");
+    const viaIngest = await seedPlacements(c, cluster.id, "ingest");
+    const viaApp = await seedPlacements(c, cluster.id, "app");
 
-  // the baseline: the same rows, straight in, same concurrency (a pool like the app's)
-  const raw = harnessPool({ connectionString: databaseUrl, max: 20 }, "bench:logs raw insert");
-  const rawTarget = await seedPlacements(c, cluster.id, "raw");
-  const baseline = await timed(async (p, b) => {
-    const rows = batch(b * CHUNKS);
-    await raw.query(
-      `INSERT INTO workload_logs (job_id, attempt, seq, stream, text) SELECT $1, $2, x.seq, x.stream, x.text FROM unnest($3::int[], $4::text[], $5::text[]) AS x(seq, stream, text)`,
-      [p.jobId, p.attempt, rows.map((r) => r.seq), rows.map((r) => r.stream), rows.map((r) => r.text)],
-    );
-  }, rawTarget);
-  await raw.end();
+    // the baseline: the same rows, straight in, same concurrency (a pool like the servers')
+    const raw = harnessPool({ connectionString: databaseUrl, max: 20 }, "bench:logs raw insert");
+    const baseline = await measured(async (p, b) => {
+      const rows = batch(b * CHUNKS);
+      await raw.query(
+        `INSERT INTO workload_logs (job_id, attempt, seq, stream, text) SELECT $1, $2, x.seq, x.stream, x.text FROM unnest($3::int[], $4::text[], $5::text[]) AS x(seq, stream, text)`,
+        [p.jobId, p.attempt, rows.map((r) => r.seq), rows.map((r) => r.stream), rows.map((r) => r.text)],
+      );
+    }, rawTarget);
+    await raw.end();
 
-  const send = (p: Placement, b: number) =>
-    postJson(
-      `${baseUrl}/api/jobs/${p.jobId}/logs`,
-      key,
-      JSON.stringify({ attempt: p.attempt, fence: p.fence, chunks: batch(b * CHUNKS) }),
-    ).then((r) => {
-      if (r.status !== 202) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
-    });
-  // warm the route up before measuring
-  await send(placements[0]!, BATCHES + 1);
-  const http = await timed(send, placements);
-  const resend = await timed(send, placements);
-  const stored = (
-    await c.query(`SELECT count(*)::int AS n FROM workload_logs WHERE job_id = ANY($1::uuid[])`, [placements.map((p) => p.jobId)])
-  ).rows[0].n as number;
-  await c.end();
-  return { http, baseline, resend, stored };
+    const send = (server: string) => (p: Placement, b: number) =>
+      postJson(
+        `${server}/api/jobs/${p.jobId}/logs`,
+        key,
+        JSON.stringify({ attempt: p.attempt, fence: p.fence, chunks: batch(b * CHUNKS) }),
+      ).then((r) => {
+        if (r.status !== 202) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+      });
+    // warm each route up before measuring
+    await send(ingest.url)(viaIngest[0]!, BATCHES + 1);
+    await send(baseUrl)(viaApp[0]!, BATCHES + 1);
+    const throughIngest = await measured(send(ingest.url), viaIngest);
+    const throughApp = await measured(send(baseUrl), viaApp);
+    const resend = await measured(send(ingest.url), viaIngest);
+    const stored = async (ps: Placement[]) =>
+      (await c.query(`SELECT count(*)::int AS n FROM workload_logs WHERE job_id = ANY($1::uuid[])`, [ps.map((p) => p.jobId)])).rows[0]
+        .n as number;
+    return { baseline, throughIngest, throughApp, resend, storedIngest: await stored(viaIngest), storedApp: await stored(viaApp) };
+  } finally {
+    await ingest.stop();
+    await c.end();
+  }
 });
 
 printFigures({
@@ -139,17 +166,27 @@ printFigures({
   batches_per_job: BATCHES,
   chunks_per_batch: CHUNKS,
   chunk_bytes: LINE.length,
-  chunks_per_s: result.http.chunksPerS,
-  p50_ms: result.http.p50,
-  p99_ms: result.http.p99,
   raw_insert_chunks_per_s: result.baseline.chunksPerS,
   raw_insert_p99_ms: result.baseline.p99,
-  ratio: round(result.http.chunksPerS / result.baseline.chunksPerS, 2),
+  ingest_server_chunks_per_s: result.throughIngest.chunksPerS,
+  ingest_server_p50_ms: result.throughIngest.p50,
+  ingest_server_p99_ms: result.throughIngest.p99,
+  ingest_server_ratio: round(result.throughIngest.chunksPerS / result.baseline.chunksPerS, 2),
+  app_chunks_per_s: result.throughApp.chunksPerS,
+  app_p50_ms: result.throughApp.p50,
+  app_p99_ms: result.throughApp.p99,
+  app_ratio: round(result.throughApp.chunksPerS / result.baseline.chunksPerS, 2),
   resend_chunks_per_s: result.resend.chunksPerS,
   resend_p99_ms: result.resend.p99,
   // every chunk once: the measured batches plus the warm-up batch, however often they were sent
-  chunks_stored: result.stored,
+  ingest_server_chunks_stored: result.storedIngest,
+  app_chunks_stored: result.storedApp,
   chunks_expected: JOBS * BATCHES * CHUNKS + CHUNKS,
+  cpu_us_per_chunk: {
+    raw_insert: result.baseline.cpuUsPerChunk,
+    ingest_server: result.throughIngest.cpuUsPerChunk,
+    app: result.throughApp.cpuUsPerChunk,
+  },
   cores: os.cpus().length,
 });
 process.exit(0);
