@@ -8,24 +8,30 @@
 // agent's small model server (no artificial latency) on loopback node addresses, a Gateway on
 // plain node:http as `npm run gateway` runs it, and the load generator. Load and gateway share
 // this machine's CPUs, as they would on one host; the direct calls pay the same client costs.
+// BENCH_SMOKE=1: 200 calls/s for 1 s, 20 warm-up pairs, 1 s of closed loop.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ensureDatabase, freePort, startEmbeddedDatabase } from "../scripts/lib/embedded-db";
+import { dropDatabase, ensureDatabase, freePort, startEmbeddedDatabase } from "../scripts/lib/embedded-db";
 import { runMigrations } from "../scripts/lib/run-migrations";
 import { percentile, round } from "./lib/harness";
+import { benchSize, printFigures } from "./lib/report";
 
-const RATE = Number(process.env.BENCH_GATEWAY_RATE ?? 1000);
-const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 10);
-const CONCURRENCY = Number(process.env.BENCH_GATEWAY_CONCURRENCY ?? 64);
+const RATE = benchSize("BENCH_GATEWAY_RATE", 1000, 200);
+const SECONDS = benchSize("BENCH_GATEWAY_SECONDS", 10, 1);
+const CONCURRENCY = benchSize("BENCH_GATEWAY_CONCURRENCY", 64, 8);
+const WARM_UP_PAIRS = benchSize("BENCH_GATEWAY_WARM_UP", 500, 20);
+const CLOSED_LOOP_S = benchSize("BENCH_GATEWAY_CLOSED_S", 5, 1);
 
 const tempDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-bench-gw-"));
-const pg = process.env.DATABASE_URL
-  ? { serverUrl: process.env.DATABASE_URL, stop: async () => {} }
-  : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), log: () => {} });
-const databaseUrl = await ensureDatabase(pg.serverUrl, `gpuforge_bench_gw_${Date.now().toString(36)}`);
+const dbName = `gpuforge_bench_gw_${Date.now().toString(36)}`;
+const external = process.env.DATABASE_URL;
+const pg = external
+  ? { serverUrl: external, discard: () => dropDatabase(external, dbName) }
+  : await startEmbeddedDatabase({ dataDir: path.join(tempDir, "pg"), port: await freePort(), ephemeral: true, log: () => {} });
+const databaseUrl = await ensureDatabase(pg.serverUrl, dbName);
 await runMigrations(databaseUrl);
 Object.assign(process.env, {
   DATABASE_URL: databaseUrl,
@@ -159,25 +165,23 @@ async function closedLoop(target: () => Promise<number>, seconds: number) {
 
 try {
   // warm up connections, JIT and the key cache
-  for (let i = 0; i < 500; i++) await Promise.all([call(gatewayUrl, tenantKey), call(directUrls[i % 2]!)]);
-  const max = await closedLoop(() => call(gatewayUrl, tenantKey), 5);
+  for (let i = 0; i < WARM_UP_PAIRS; i++) await Promise.all([call(gatewayUrl, tenantKey), call(directUrls[i % 2]!)]);
+  const max = await closedLoop(() => call(gatewayUrl, tenantKey), CLOSED_LOOP_S);
   let turn = 0;
   const [direct, through] = await openLoop([() => call(directUrls[turn++ % 2]!), () => call(gatewayUrl, tenantKey)]);
   const p = (l: number[], q: number) => round(percentile(l, q), 2);
-  console.log(
-    JSON.stringify({
-      max_requests_per_s: Math.round(max),
-      rate: RATE,
-      seconds: SECONDS,
-      direct_p50_ms: p(direct!, 50),
-      direct_p99_ms: p(direct!, 99),
-      gateway_p50_ms: p(through!, 50),
-      gateway_p99_ms: p(through!, 99),
-      added_p50_ms: round(percentile(through!, 50) - percentile(direct!, 50), 2),
-      added_p99_ms: round(percentile(through!, 99) - percentile(direct!, 99), 2),
-      cpus: os.cpus().length,
-    }),
-  );
+  printFigures({
+    max_requests_per_s: Math.round(max),
+    rate: RATE,
+    seconds: SECONDS,
+    direct_p50_ms: p(direct!, 50),
+    direct_p99_ms: p(direct!, 99),
+    gateway_p50_ms: p(through!, 50),
+    gateway_p99_ms: p(through!, 99),
+    added_p50_ms: round(percentile(through!, 50) - percentile(direct!, 50), 2),
+    added_p99_ms: round(percentile(through!, 99) - percentile(direct!, 99), 2),
+    cpus: os.cpus().length,
+  });
 } finally {
   server.closeAllConnections();
   server.close();
@@ -185,6 +189,6 @@ try {
   await g.close();
   for (const s of servers) await s.close();
   await disconnectDb();
-  await pg.stop();
+  await pg.discard();
   rmSync(tempDir, { recursive: true, force: true });
 }

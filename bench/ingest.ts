@@ -16,25 +16,26 @@
 // heartbeats; the raw baseline does none of that.
 //   floor_html_kb, floor_render_ms   the operator overview (/admin) at this fleet size, as a signed-in
 //                             operator receives it: the whole document, and the time to its last byte
-import pg from "pg";
+// BENCH_SMOKE=1: 25 nodes, every phase for 1 s with a few clients.
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
 import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
-import { freePort } from "../scripts/lib/embedded-db";
-import { startIngestServer, waitForHealthy } from "../scripts/lib/next-server";
 import { cpuMark, type Role } from "./lib/cpu";
+import { startBenchIngest } from "./lib/ingest-server";
 import { postJson } from "./lib/post-json";
+import { harnessClient, harnessPool } from "../scripts/lib/harness-clients";
 import { percentile, round, withBenchStack } from "./lib/harness";
 import { applyFloorMix, measureOverview, operatorCookie } from "./lib/overview-page";
+import { benchSize, printFigures } from "./lib/report";
 
-const NODES = Number(process.env.BENCH_NODES ?? 1250);
+const NODES = benchSize("BENCH_NODES", 1250, 25);
 const BATCH = 1000;
-const HTTP_CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
-const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const REPORT_CLIENTS = Number(process.env.BENCH_REPORT_CLIENTS ?? 32);
+const HTTP_CLIENTS = benchSize("BENCH_CLIENTS", 8, 2);
+const HTTP_SECONDS = benchSize("BENCH_SECONDS", 15, 1);
+const REPORT_CLIENTS = benchSize("BENCH_REPORT_CLIENTS", 32, 4);
 // BENCH_PHASES=raw,ingest_reports (say) runs only those phases, in their usual order; a ratio
 // needs its raw baseline in the same run
 const ALL_PHASES = ["floor", "batches", "raw", "reports", "ingest_batches", "ingest_reports"];
@@ -50,7 +51,7 @@ interface Gpu {
 
 async function registerFleet(databaseUrl: string, clusterId: string): Promise<Gpu[][]> {
   // Set-based setup (the benchmark measures ingestion, not registration).
-  const c = new pg.Client({ connectionString: databaseUrl });
+  const c = harnessClient(databaseUrl, "bench:ingest setup");
   await c.connect();
   await c.query(
     `INSERT INTO nodes (cluster_id, hostname, pod, rack, status, last_heartbeat_at)
@@ -208,7 +209,7 @@ async function httpThroughput(baseUrl: string, key: string, nodes: Gpu[][], epoc
 }
 
 async function rawInsertRate(databaseUrl: string, nodes: Gpu[][], epochMs: number) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: HTTP_CLIENTS });
+  const pool = harnessPool({ connectionString: databaseUrl, max: HTTP_CLIENTS }, "bench:ingest raw insert");
   const measured = await batchesPerWorker(epochMs, nodes, async (batch, at) => {
     const rows = samples(batch, at);
     const r = await pool.query(
@@ -254,30 +255,6 @@ async function agentReports(baseUrl: string, key: string, nodes: Gpu[][], epochM
   return { units: latencies.length, seconds: (Date.now() - started) / 1000, cpu: cpu.since(), machine: cpu.machine(), latencies };
 }
 
-async function startIngest(databaseUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const server = startIngestServer({
-    port,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      NODE_ENV: "production",
-      LOG_LEVEL: "warn",
-      DATABASE_POOL_SIZE: "20",
-      NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
-    },
-    quiet: true,
-  });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHealthy(url, 20_000);
-  } catch (e) {
-    await server.kill();
-    throw e;
-  }
-  return { url, stop: () => server.stop() };
-}
-
 /**
  * The fleet floor at 10,000 GPUs: one query, against the naive per-node lookup; then the operator
  * overview (/admin) as a signed-in operator receives it, with the fleet given a normal day's mix of
@@ -292,7 +269,7 @@ async function floorFigures(databaseUrl: string, baseUrl: string, clusterId: str
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  const c = new pg.Client({ connectionString: databaseUrl });
+  const c = harnessClient(databaseUrl, "bench:ingest floor");
   await c.connect();
   const t0 = performance.now();
   const nodes = await c.query<{ id: string }>("SELECT id FROM nodes ORDER BY pod, rack, hostname");
@@ -327,7 +304,7 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
-  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startIngest(databaseUrl) : null;
+  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startBenchIngest(databaseUrl) : null;
   const runs: Record<string, Measured[]> = { batches: [], raw: [], reports: [], ingest_batches: [], ingest_reports: [] };
   try {
     // BENCH_ROUNDS > 1 interleaves the phases (each BENCH_SECONDS long) round after round, so a
@@ -355,7 +332,6 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     http_clients: HTTP_CLIENTS,
     seconds_per_phase: HTTP_SECONDS,
     rounds: ROUNDS,
-    phases: [...PHASES],
     samples_per_s: http && Math.round(http.rate),
     raw_insert_samples_per_s: raw && Math.round(raw.rate),
     ratio: ratio(http?.rate) ?? null,
@@ -384,5 +360,6 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     cores: (await import("node:os")).cpus().length,
   };
 });
-console.log(JSON.stringify(result, null, 2));
+// a phase left out with BENCH_PHASES prints null; a full or smoke run has every figure
+printFigures(result, { nullsAllowed: PHASES.size < ALL_PHASES.length });
 process.exit(0);

@@ -12,8 +12,9 @@
 //                                fleet and bookings: the query alone (p50/p99), GET /api/capacity
 //                                through the app, and GET /v1/capacity through the public listener
 //                                (its read-only role), sequentially and with CLIENTS in parallel
+// BENCH_SMOKE=1: 100 nodes, 2 s of booking, 5 capacity samples, 1 s of parallel reads.
 import type { AddressInfo } from "node:net";
-import pg from "pg";
+import type pg from "pg";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb, pool } from "@/lib/db/client";
@@ -21,13 +22,18 @@ import { provisionReaderLogin, readerPool } from "@/lib/public-api/reader";
 import { capacityFor } from "@/lib/reservations/capacity-facts";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { createPublicApiServer } from "../scripts/public-api";
+import { harnessClient } from "../scripts/lib/harness-clients";
 import { percentile, round, withBenchStack } from "./lib/harness";
+import { benchSize, printFigures } from "./lib/report";
 
-const NODES = 1250;
+const NODES = benchSize("BENCH_NODES", 1250, 100);
 const TENANTS = 50;
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
-const SECONDS = Number(process.env.BENCH_RESERVATION_S ?? 20);
-const CAPACITY_SAMPLES = Number(process.env.BENCH_CAPACITY_SAMPLES ?? 50);
+const CLIENTS = benchSize("BENCH_CLIENTS", 16, 4);
+const SECONDS = benchSize("BENCH_RESERVATION_S", 20, 2);
+const CAPACITY_SAMPLES = benchSize("BENCH_CAPACITY_SAMPLES", 50, 5);
+const PARALLEL_S = benchSize("BENCH_PARALLEL_S", 10, 1);
+/** running work on about a quarter of the GPUs, as at 10,000 GPUs */
+const BUSY_JOBS = Math.round((NODES * 400) / 1250);
 const HOUR = 3_600_000;
 
 async function seed(c: pg.Client) {
@@ -54,8 +60,8 @@ async function seed(c: pg.Client) {
   await c.query(
     `INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, duration_s, status, pending_reason)
      SELECT t.id, 'busy-' || i, (ARRAY[1,2,4,8,16])[1 + i % 5], 'H100', 5, 3600 * (1 + i % 48), 'queued', 'bench'
-       FROM generate_series(1, 400) i JOIN LATERAL (SELECT id FROM tenants WHERE name = 'bench-tenant-' || (1 + i % $1)) t ON true`,
-    [TENANTS],
+       FROM generate_series(1, $2) i JOIN LATERAL (SELECT id FROM tenants WHERE name = 'bench-tenant-' || (1 + i % $1)) t ON true`,
+    [TENANTS, BUSY_JOBS],
   );
   await c.query("ANALYZE");
 }
@@ -136,7 +142,7 @@ async function parallel(seconds: number, fn: () => Promise<Response>) {
 }
 
 const out = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
-  const c = new pg.Client({ connectionString: databaseUrl });
+  const c = harnessClient(databaseUrl, "bench:reservations");
   await c.connect();
   try {
     await seed(c);
@@ -172,11 +178,11 @@ const out = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
     const publicUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v1/capacity?${qs}`;
     const pub = await sequential(CAPACITY_SAMPLES, () => fetch(publicUrl).then((r) => r.arrayBuffer()));
-    const pubParallel = await parallel(10, () => fetch(publicUrl));
+    const pubParallel = await parallel(PARALLEL_S, () => fetch(publicUrl));
     await new Promise<void>((r) => listener.close(() => r()));
     await reader.end();
 
-    return {
+    const figures = {
       gpus: NODES * 8,
       nodes: NODES,
       busy_jobs_placed: cycle.placed,
@@ -189,7 +195,6 @@ const out = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
         confirmed_per_s: round(booked.outcome.confirmed / elapsed),
         refused_no_capacity: booked.outcome.no_capacity,
         other_answers: booked.outcome.other,
-        ...(booked.others.length ? { other_examples: booked.others } : {}),
         ...stats(booked.latency),
         live_holdings: holdings.rows[0].n,
         double_bookings: overlaps.rows[0].n,
@@ -201,11 +206,13 @@ const out = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
         public_listener: { ...stats(pub), parallel_requests_per_s: pubParallel.per_s, parallel_failed: pubParallel.failed },
       },
     };
+    return { figures, otherExamples: booked.others };
   } finally {
     await c.end();
     await disconnectDb();
   }
 });
 
-console.log(JSON.stringify(out, null, 2));
-process.exit(out.booking.other_answers === 0 && out.booking.double_bookings === 0 ? 0 : 1);
+for (const example of out.otherExamples) console.error(`an answer that is neither a booking nor no_capacity: ${example}`);
+printFigures(out.figures);
+process.exit(out.figures.booking.other_answers === 0 && out.figures.booking.double_bookings === 0 ? 0 : 1);

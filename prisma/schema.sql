@@ -1817,6 +1817,8 @@ CREATE INDEX jobs_running_idx ON public.jobs USING btree (gpu_type) WHERE (statu
 
 CREATE INDEX jobs_schedulable_idx ON public.jobs USING btree (tenant_id, priority, submitted_at) WHERE ((status = 'queued'::text) OR ((status = 'blocked'::text) AND (block_reason = 'quota'::text)));
 
+CREATE INDEX jobs_schedulable_type_idx ON public.jobs USING btree (tenant_id, gpu_type, priority, submitted_at) WHERE ((status = 'queued'::text) OR ((status = 'blocked'::text) AND (block_reason = 'quota'::text)));
+
 CREATE INDEX jobs_submitted_by_idx ON public.jobs USING btree (submitted_by) WHERE (submitted_by IS NOT NULL);
 
 CREATE INDEX jobs_tenant_id_status_idx ON public.jobs USING btree (tenant_id, status);

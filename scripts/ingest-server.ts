@@ -1,13 +1,16 @@
-// `npm run ingest`: the agents' hot paths — POST /api/clusters/metrics and node heartbeats — on a
-// plain node:http server. The handlers, contracts, key auth, validation and error shapes are the
+// `npm run ingest`: the agents' hot paths — POST /api/clusters/metrics, node heartbeats and the
+// log chunks of jobs, pods and endpoint replicas — on a plain node:http server. The handlers, contracts, key auth, validation and error shapes are the
 // app's own (imported from app/api); only Next's router and renderer are left out, which cost
-// about 5 ms of CPU per request. Run it beside the app and send /api/clusters/* to it (agents:
-// GPUFORGE_INGEST_URL); everything else stays on the app. INGEST_PORT (3001) sets the port.
+// about 5 ms of CPU per request. Run it beside the app and send /api/clusters/* and the log routes
+// to it (agents: GPUFORGE_INGEST_URL); everything else stays on the app. INGEST_PORT (3001) sets the port.
 import http from "node:http";
 import { POST as heartbeat } from "@/app/api/clusters/nodes/[id]/heartbeat/route";
 import { POST as metrics } from "@/app/api/clusters/metrics/route";
+import { POST as replicaLogs } from "@/app/api/endpoints/[id]/replicas/[replica_id]/logs/route";
+import { POST as jobLogs } from "@/app/api/jobs/[id]/logs/route";
+import { POST as podLogs } from "@/app/api/pods/[id]/logs/route";
 import { GET as health } from "@/app/api/health/route";
-import { fleet, operations } from "@/lib/api/contracts";
+import { fleet, operations, workloads } from "@/lib/api/contracts";
 import { attachPrincipal, resolvePrincipal } from "@/lib/auth/resolve-principal";
 import { env, proxyTrust } from "@/lib/env";
 import { AppError, isAppError, unauthorized } from "@/lib/errors";
@@ -33,7 +36,7 @@ const processMetricsOnly = route(operations.metrics, async ({ machineToken, prin
 type Handler = (request: ReturnType<typeof toNextRequest>, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 // each route's own body limit: nothing larger is ever read off a socket
-const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?: string; bodyLimit?: () => number }> = [
+const routes: Array<{ method: string; pattern: RegExp; handler: Handler; params?: string[]; bodyLimit?: () => number }> = [
   {
     method: "POST",
     pattern: /^\/api\/clusters\/metrics$/,
@@ -44,8 +47,29 @@ const routes: Array<{ method: string; pattern: RegExp; handler: Handler; param?:
     method: "POST",
     pattern: /^\/api\/clusters\/nodes\/([^/]+)\/heartbeat$/,
     handler: heartbeat as Handler,
-    param: "id",
+    params: ["id"],
     bodyLimit: () => fleet.heartbeat.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES,
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/jobs\/([^/]+)\/logs$/,
+    handler: jobLogs as Handler,
+    params: ["id"],
+    bodyLimit: () => workloads.appendJobLogs.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES,
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/pods\/([^/]+)\/logs$/,
+    handler: podLogs as Handler,
+    params: ["id"],
+    bodyLimit: () => workloads.appendPodLogs.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES,
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/endpoints\/([^/]+)\/replicas\/([^/]+)\/logs$/,
+    handler: replicaLogs as Handler,
+    params: ["id", "replica_id"],
+    bodyLimit: () => workloads.appendReplicaLogs.bodyLimitBytes ?? env().API_BODY_LIMIT_BYTES,
   },
   { method: "GET", pattern: /^\/api\/health$/, handler: health as Handler },
   { method: "GET", pattern: /^\/api\/metrics$/, handler: processMetricsOnly as Handler },
@@ -73,20 +97,20 @@ export function createIngestServer(origin: string, timeouts: ServerTimeouts = SE
       const address = clientAddress(req.headers["x-forwarded-for"], proxyTrust());
       const path = (req.url ?? "/").split("?")[0]!;
       const match = routes.map((r) => ({ r, m: r.method === req.method ? r.pattern.exec(path) : null })).find((x) => x.m);
-      const param = match?.r.param ? safeDecode(match.m![1]!) : "";
-      if (!match || param === null) {
+      const values = (match?.r.params ?? []).map((_, i) => safeDecode(match!.m![i + 1]!));
+      if (!match || values.includes(null)) {
         await sendResponse(
           res,
           errorResponse(
             new AppError(
               "not_found",
-              "The ingest server serves POST /api/clusters/metrics, node heartbeats, GET /api/health and GET /api/metrics only",
+              "The ingest server serves POST /api/clusters/metrics, node heartbeats, job, pod and replica log chunks, GET /api/health and GET /api/metrics only",
             ),
           ),
         );
         return;
       }
-      const params = match.r.param ? { [match.r.param]: param } : {};
+      const params = Object.fromEntries((match.r.params ?? []).map((name, i) => [name, values[i]!]));
       let principal = null;
       if (match.r.bodyLimit) {
         await guardAddress(address, true);
@@ -123,4 +147,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const stop = () => server.close(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // started by a harness with an IPC channel (scripts/lib/next-server.ts): when that parent dies, so does this server
+  process.on("disconnect", () => process.exit(0));
 }

@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { dropDatabase, ensureDatabase, freePort, startEmbeddedDatabase, withDatabase } from "./lib/embedded-db";
+import { withHarnessClient } from "./lib/harness-clients";
 import { runMigrations } from "./lib/run-migrations";
 import { readSchemaSql, SCHEMA_SQL_PATH } from "./lib/schema-sql";
 
@@ -31,13 +31,7 @@ async function generate(): Promise<string> {
   try {
     const url = await ensureDatabase(serverUrl, name);
     await runMigrations(url);
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return await readSchemaSql(client);
-    } finally {
-      await client.end();
-    }
+    return await withHarnessClient(url, "schema", (client) => readSchemaSql(client));
   } finally {
     await dropDatabase(serverUrl, name).catch(() => {});
     await discard?.();

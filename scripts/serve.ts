@@ -41,3 +41,5 @@ server.listen(port, hostname, () => console.log(`[gpuforge] listening on http://
 const stop = () => server.close(() => process.exit(0));
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
+// started by a harness with an IPC channel (scripts/lib/next-server.ts): when that parent dies, so does this server
+process.on("disconnect", () => process.exit(0));

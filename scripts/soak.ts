@@ -10,14 +10,15 @@
 //
 // Prints one JSON report on stdout (also to --report FILE): events injected by kind, violations
 // with examples, p50/p99 of submit → running and fault → quarantine during chaos, CPU and memory
-// per process, database growth per hour. Exits 1 on any violation, 2 when the run itself failed.
+// per process, database growth per hour. Exits 1 on any violation, 2 when the run itself failed; when
+// the fleet cannot register, the report names the node the control plane refused and why.
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { startSimulator } from "../agent/src/simulator";
+import { SIM_ADDRESS_NETWORK } from "../agent/src/sim-addresses";
+import { FleetRegistrationError, startSimulator } from "../agent/src/simulator";
 import { CHAOS_KINDS, startChaos } from "./soak/chaos";
 import { chaosLatencies, databaseSize, sampleProcesses } from "./soak/figures";
 import {
@@ -34,6 +35,7 @@ import { readWorld } from "./soak/read-world";
 import { seedSoakWorld } from "./soak/seed";
 import { startTopology } from "./soak/topology";
 import { startWorkload } from "./soak/workload";
+import { harnessPool } from "./lib/harness-clients";
 import { round, seededRandom } from "./lib/stats";
 
 const { values: args } = parseArgs({
@@ -72,6 +74,16 @@ const FULL_CHECK_MS = Math.min(5 * 60_000, (minutes * 60_000) / 3);
 const SETTLE_MS = 60_000;
 const EXAMPLES = 5;
 
+/** The run's one JSON report: on stdout, and in --report FILE. */
+function writeReport(report: object) {
+  const json = JSON.stringify(report, null, 2);
+  console.log(json);
+  if (args.report) {
+    mkdirSync(path.dirname(path.resolve(args.report)), { recursive: true });
+    writeFileSync(args.report, `${json}\n`);
+  }
+}
+
 async function main(): Promise<number> {
   const rng = seededRandom(seed);
   const runStarted = Date.now();
@@ -101,14 +113,13 @@ async function main(): Promise<number> {
       REMEDIATION_CAP: String(REMEDIATION.cap),
       REMEDIATION_WINDOW_S: String(REMEDIATION.windowS),
       // each simulated node registers a loopback address of its own, where its replicas and pods listen
-      NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+      NODE_ADDRESS_NETWORKS: SIM_ADDRESS_NETWORK,
     },
   });
   const appUrls = topology.apps.map((a) => a.url);
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "gpuforge-soak-sim-"));
   // the checker's own connections: they must outlive the database restart like the servers' do
-  const pool = new pg.Pool({ connectionString: topology.databaseUrl, max: 2 });
-  pool.on("error", (e) => log(`checker connection lost: ${e.message}`));
+  const pool = harnessPool({ connectionString: topology.databaseUrl, max: 2 }, "checker", log);
   const violations = new Map<string, Violation & { seen: number }>();
   const checks = { light: 0, full: 0, failed: 0 };
   const sizes: Array<{ at: number; bytes: number }> = [];
@@ -151,7 +162,36 @@ async function main(): Promise<number> {
           ...(answer.outcome === "accepted" ? {} : { http: answer.status, code: answer.code }),
         }),
     });
-    await sim.ready;
+    const registered = await sim.ready.then(
+      () => true,
+      (e: unknown) => {
+        if (!(e instanceof FleetRegistrationError)) throw e;
+        // the run cannot go on without its fleet: say which node and why, as a report
+        log(`the fleet did not register: ${e.message}`);
+        writeReport({
+          soak: {
+            nodes: sim!.nodes.length,
+            gpus: world.gpus,
+            minutes,
+            seed,
+            started_at: new Date(runStarted).toISOString(),
+            wall_s: round((Date.now() - runStarted) / 1000),
+          },
+          failure: {
+            stage: "fleet_registration",
+            node: e.hostname,
+            cluster_id: e.clusterId,
+            address: e.address,
+            ...(e.status === undefined ? {} : { status: e.status, code: e.code ?? null }),
+            reason: e.reason,
+            nodes_registered_before: sim!.nodes.filter((n) => n.id !== undefined).length,
+          },
+          ok: false,
+        });
+        return false;
+      },
+    );
+    if (!registered) return 2;
     log(`${sim.nodes.length} nodes (${world.gpus} GPUs) registered; ${world.tenants.length} tenants`);
 
     const processes = sampleProcesses(() => [
@@ -325,12 +365,7 @@ async function main(): Promise<number> {
       invariants: { checks: checks, violations: violations.size, by_invariant: byInvariant },
       ok: violations.size === 0,
     };
-    const json = JSON.stringify(report, null, 2);
-    console.log(json);
-    if (args.report) {
-      mkdirSync(path.dirname(path.resolve(args.report)), { recursive: true });
-      writeFileSync(args.report, `${json}\n`);
-    }
+    writeReport(report);
     return violations.size === 0 ? 0 : 1;
   } finally {
     sim?.stop();
@@ -342,7 +377,7 @@ async function main(): Promise<number> {
 
 main().then(
   (code) => {
-    log(code === 0 ? "no violations" : "VIOLATIONS found");
+    log(code === 0 ? "no violations" : code === 1 ? "VIOLATIONS found" : "the run failed (see the report)");
     process.exit(code);
   },
   (e: unknown) => {

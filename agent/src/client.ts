@@ -13,6 +13,12 @@ export class ApiError extends Error {
   }
 }
 
+/** What the client needs of fetch (the simulator passes one that shares a bounded set of connections). */
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
+
 export interface ClientOptions {
   baseUrl: string | readonly string[];
   key: string;
@@ -20,6 +26,8 @@ export interface ClientOptions {
   retryForMs?: number;
   maxBackoffMs?: number;
   log?: (m: string) => void;
+  /** the global fetch unless given */
+  fetch?: FetchLike;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -32,6 +40,7 @@ export function backoffMs(attempt: number, maxMs = 30_000): number {
 export function createClient(opts: ClientOptions) {
   const log = opts.log ?? (() => {});
   const baseUrls = typeof opts.baseUrl === "string" ? [opts.baseUrl] : opts.baseUrl;
+  const send: FetchLike = opts.fetch ?? fetch;
   if (baseUrls.length === 0) throw new Error("createClient: no control-plane address");
   let current = 0;
   async function call<T>(method: string, path: string, body?: unknown, retryForMs = opts.retryForMs ?? 60_000): Promise<T> {
@@ -39,7 +48,7 @@ export function createClient(opts: ClientOptions) {
     for (let attempt = 0; ; attempt++) {
       const baseUrl = baseUrls[current]!;
       try {
-        const res = await fetch(baseUrl + path, {
+        const res = await send(baseUrl + path, {
           method,
           headers: { authorization: `Bearer ${opts.key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
           body: body === undefined ? undefined : JSON.stringify(body),

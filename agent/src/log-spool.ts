@@ -10,7 +10,8 @@ import { StringDecoder } from "node:string_decoder";
 import { ApiError, type Client } from "./client";
 
 const MAX_CHUNK_CHARS = 8_192;
-const CHUNKS_PER_REQUEST = 100;
+// the most a request may carry (lib/workload-logs/schemas.ts): a busy job's log costs the control plane half the requests of 100
+const CHUNKS_PER_REQUEST = 200;
 /** what one request may carry, as JSON (the control plane takes 1 MiB; escaped text can be 6× its characters) */
 const BATCH_BYTES = 768 * 1024;
 const SPOOL_CAP_BYTES = 64 * 1024 * 1024;

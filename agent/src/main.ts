@@ -3,7 +3,7 @@
 // /etc/gpuforge/agent.env, mode 0600):
 //   GPUFORGE_URL          control plane, e.g. https://gpuforge.example.com
 //   GPUFORGE_AGENT_KEY    the cluster's (or this node's) agent key, gf_…; never given to workloads
-//   GPUFORGE_INGEST_URL   optional: heartbeats and metrics go to this ingest server (`npm run ingest`)
+//   GPUFORGE_INGEST_URL   optional: heartbeats, metrics and log chunks go to this ingest server (`npm run ingest`)
 //   GPUFORGE_HOSTNAME     defaults to the machine's hostname; GPUFORGE_POD, GPUFORGE_RACK optional
 //   GPUFORGE_SERVE_IMAGE  optional: the serving image for endpoints that name none
 //   GPUFORGE_NODE_ADDRESS the IP the fleet reaches this node at (SSH to pods, the inference gateway
@@ -103,7 +103,7 @@ async function main() {
   const heartbeatS = Number(env.HEARTBEAT_INTERVAL_S ?? 15);
   const metricsS = Number(env.METRICS_INTERVAL_S ?? 10);
   const client = createClient({ baseUrl, key, retryForMs: Infinity, log });
-  // heartbeats and metrics may go to a dedicated ingest server (`npm run ingest`); the rest to the app
+  // heartbeats, metrics and log chunks may go to a dedicated ingest server (`npm run ingest`); the rest to the app
   const hot = env.GPUFORGE_INGEST_URL
     ? createClient({ baseUrl: env.GPUFORGE_INGEST_URL.replace(/\/$/, ""), key, retryForMs: Infinity, log })
     : client;
@@ -207,7 +207,7 @@ async function main() {
   const heartbeat = async () => {
     // what the node's work printed, then how it ended, and only then what it should run now: a
     // finished placement is never handed back by a heartbeat that raced its report
-    await logs.flush(client);
+    await logs.flush(hot);
     await outbox.flush(client);
     const xids = await readXids(heartbeatS * 2);
     const remap = await readRemapFailures();
@@ -281,7 +281,7 @@ async function main() {
     loop(heartbeat, heartbeatS, "heartbeat"),
     loop(metrics, metricsS, "metrics"),
     loop(watchLease, 1, "lease"),
-    loop(() => logs.flush(client).then(() => {}), 2, "logs"),
+    loop(() => logs.flush(hot).then(() => {}), 2, "logs"),
     loop(async () => (replicas.announceAll(), await pods.tick()), 2, "pods"),
   ]);
 }

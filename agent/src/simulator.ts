@@ -9,7 +9,7 @@
 // the replica's fence) like a real serving sidecar. Every replica is also served by a small real
 // HTTP model server (agent/src/model-server.ts: OpenAI-style completions, streaming, configurable
 // latency and error rate, /health while loaded) listening on its node's own address (each simulated
-// node has a loopback address of its own, 127.x.y.z), at a port the node reports like a real agent
+// node has a loopback address of its own, 127.x.y.z, in agent/src/sim-addresses), at a port the node reports like a real agent
 // reports the host port it published — so the inference gateway, its probes and the SLA work end to
 // end. Pods assigned to a node "run": their ports are real listeners on the node's address (an SSH
 // banner on 22, a small page on the others), reported running with their host ports, and stopped
@@ -30,13 +30,15 @@ import path from "node:path";
 import net from "node:net";
 import { parseArgs } from "node:util";
 import type { Assignment, HeartbeatReply, JobAssignment, PodAssignment, ReplicaAssignment } from "../../lib/fleet/assignments";
-import { createClient, type Client } from "./client";
+import { ApiError, createClient, type Client, type FetchLike } from "./client";
 import { LogSpool } from "./log-spool";
 import { startModelServer, type ModelServer } from "./model-server";
 import type { SimBmcFault } from "./sim-bmc";
 import { startSimBmcFleet, type SimBmcFleetOptions } from "./sim-bmc-fleet";
 import { Outbox, type ExitReport, type ReportAnswer } from "./outbox";
 import { placementKey } from "./placement-book";
+import { pooledFetch } from "./pooled-fetch";
+import { simAddressesFromBook, simAddressKey } from "./sim-addresses";
 import { jobsOf, podsOf, replicasOf } from "./runner";
 import {
   gpuProfile,
@@ -97,7 +99,7 @@ interface SimNode {
   cluster: SimCluster;
   /** registration, exit reports, logs and replica samples */
   client: Client;
-  /** heartbeats and metrics: the ingest servers when there are any */
+  /** heartbeats, metrics and log chunks: the ingest servers when there are any */
   hot: Client;
   id?: string;
   gpus: SimGpu[];
@@ -140,8 +142,39 @@ export interface SimulatorOptions {
   /** give every node a simulated Redfish BMC on its own address (agent/src/sim-bmc-fleet.ts) */
   bmc?: SimBmcFleetOptions;
   log?: (m: string) => void;
+  /** connections the whole simulated fleet keeps to each app or ingest server (default 256) */
+  maxSocketsPerOrigin?: number;
   /** hears every answer to a node's exit reports */
   onExitReport?: (e: { hostname: string; report: ExitReport; answer: ReportAnswer }) => void;
+}
+
+/** The control plane refused (or never answered) a node's registration: which node, and why. */
+export class FleetRegistrationError extends Error {
+  readonly hostname: string;
+  readonly clusterId: string;
+  readonly address: string;
+  /** the answer's status and error code, when there was an answer */
+  readonly status?: number;
+  readonly code?: string;
+  readonly reason: string;
+  constructor(n: Pick<SimNode, "hostname" | "address" | "cluster">, cause: unknown) {
+    const body =
+      cause instanceof ApiError ? (cause.body as { error?: { code?: string; message?: string; details?: unknown } } | null) : null;
+    const reason =
+      cause instanceof ApiError
+        ? `HTTP ${cause.status} ${body?.error?.code ?? ""}: ${body?.error?.message ?? JSON.stringify(cause.body)}${body?.error?.details ? ` ${JSON.stringify(body.error.details)}` : ""}`
+        : (cause as Error).message;
+    super(`node ${n.hostname} (cluster ${n.cluster.clusterId}, address ${n.address}) could not register: ${reason}`, { cause });
+    this.name = "FleetRegistrationError";
+    this.hostname = n.hostname;
+    this.clusterId = n.cluster.clusterId;
+    this.address = n.address;
+    this.reason = reason;
+    if (cause instanceof ApiError) {
+      this.status = cause.status;
+      this.code = body?.error?.code;
+    }
+  }
 }
 
 const ACKED_KEPT = 5;
@@ -149,25 +182,38 @@ const list = (x: string | readonly string[] | undefined): readonly string[] => (
 /** The same addresses, starting at the i-th: node i talks to its own instance first. */
 const rotate = (xs: readonly string[], i: number) => xs.map((_, k) => xs[(i + k) % xs.length]!);
 
-function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) => void): SimNode[] {
+const simHostname = (c: SimCluster, p: number, r: number, n: number) =>
+  c.hostname ?? `sim-${c.clusterId.slice(0, 6)}-p${p + 1}-r${r + 1}-n${n + 1}`;
+
+/** Every node's address, handed out in order and kept in the state directory (agent/src/sim-addresses). */
+function simAddresses(clusters: readonly SimCluster[], stateDir: string): Map<string, string> {
+  const keys: string[] = [];
+  for (const c of clusters)
+    for (let p = 0; p < c.pods; p++)
+      for (let r = 0; r < c.racksPerPod; r++)
+        for (let n = 0; n < c.nodesPerRack; n++) keys.push(simAddressKey(c.clusterId, simHostname(c, p, r, n)));
+  return simAddressesFromBook(stateDir, keys);
+}
+
+function buildNodes(opts: SimulatorOptions, stateDir: string, log: (m: string) => void, fetch: FetchLike): SimNode[] {
   const apps = list(opts.baseUrl);
   const ingest = list(opts.ingestUrl);
   const nodes: SimNode[] = [];
+  const addresses = simAddresses(opts.clusters, stateDir);
   for (const c of opts.clusters) {
-    const tag = c.clusterId.slice(0, 6);
     for (let p = 0; p < c.pods; p++)
       for (let r = 0; r < c.racksPerPod; r++)
         for (let n = 0; n < c.nodesPerRack; n++) {
           const i = nodes.length;
-          const hostname = c.hostname ?? `sim-${tag}-p${p + 1}-r${r + 1}-n${n + 1}`;
-          const client = createClient({ baseUrl: rotate(apps, i), key: c.key, retryForMs: 30_000, log });
+          const hostname = simHostname(c, p, r, n);
+          const client = createClient({ baseUrl: rotate(apps, i), key: c.key, retryForMs: 30_000, log, fetch });
           const hot = ingest.length
-            ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log })
+            ? createClient({ baseUrl: [...rotate(ingest, i), ...rotate(apps, i)], key: c.key, retryForMs: 30_000, log, fetch })
             : client;
           const dir = path.join(stateDir, c.clusterId, hostname);
           const node: SimNode = {
             hostname,
-            address: simulatedNodeAddress(hostname),
+            address: addresses.get(simAddressKey(c.clusterId, hostname))!,
             pod: `pod-${p + 1}`,
             rack: `rack-${p + 1}${String.fromCharCode(97 + r)}`,
             cluster: c,
@@ -207,12 +253,6 @@ function openOutbox(n: SimNode, dir: string, log: (m: string) => void, hook: Sim
   });
 }
 
-/** A simulated node's own loopback address (stable per hostname): 127.a.b.c, never 127.0.0.1. */
-export function simulatedNodeAddress(hostname: string): string {
-  const h = createHash("sha256").update(hostname).digest();
-  return `127.${1 + (h[0]! % 254)}.${h[1]!}.${1 + (h[2]! % 254)}`;
-}
-
 /** What a simulated pod's port answers: an SSH banner on 22, a small page on the others. */
 function podListener(host: string, containerPort: number, podName: string): Promise<net.Server> {
   const server =
@@ -247,7 +287,9 @@ export const SIM_MODEL_LATENCY_MS: [number, number] = [30, 140];
 export function startSimulator(opts: SimulatorOptions) {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${new Date().toISOString()} simulator: ${m}\n`));
   const stateDir = opts.stateDir ?? path.join(os.tmpdir(), "gpuforge-simulator");
-  const nodes = buildNodes(opts, stateDir, log);
+  // every simulated node's requests share kept-alive connections (agent/src/pooled-fetch.ts)
+  const transport = pooledFetch({ maxSocketsPerOrigin: opts.maxSocketsPerOrigin ?? 256 });
+  const nodes = buildNodes(opts, stateDir, log, transport);
   const byHostname = new Map(nodes.map((n) => [n.hostname, n]));
   const dirOf = (n: SimNode) => path.join(stateDir, n.cluster.clusterId, n.hostname);
   const reachable = (n: SimNode) => !n.silent && !n.partitioned && n.id !== undefined;
@@ -511,7 +553,7 @@ export function startSimulator(opts: SimulatorOptions) {
             train_loss: Math.round((1.2 + Math.random()) * 1000) / 1000,
             eval_score: Math.round((0.6 + Math.random() * 0.35) * 1000) / 1000,
           };
-          void createClient({ baseUrl: list(opts.baseUrl), key: a.report_token, retryForMs: 10_000 })
+          void createClient({ baseUrl: list(opts.baseUrl), key: a.report_token, retryForMs: 10_000, fetch: transport })
             .call("POST", a.outputs_path, { outputs })
             .catch((e: unknown) => log(`outputs of job ${a.job_id}: ${(e as Error).message}`))
             .finally(report);
@@ -609,10 +651,15 @@ export function startSimulator(opts: SimulatorOptions) {
   let bmcFleet: Awaited<ReturnType<typeof startSimBmcFleet>> | undefined;
   const ready = (async () => {
     // a few registrations at a time: a large fleet joins in seconds without a stampede
+    // the first node the control plane refuses ends it: a fleet with holes in it is not the one asked for
     const queue = [...nodes];
     await Promise.all(
       Array.from({ length: Math.min(8, queue.length) }, async () => {
-        for (let n = queue.shift(); n; n = queue.shift()) await register(n);
+        for (let n = queue.shift(); n; n = queue.shift())
+          await register(n).catch((e: unknown) => {
+            queue.length = 0;
+            throw new FleetRegistrationError(n, e);
+          });
       }),
     );
     log(`registered ${nodes.length} node(s), ${nodes.length * 8} GPUs`);
@@ -643,7 +690,8 @@ export function startSimulator(opts: SimulatorOptions) {
       every(opts.heartbeatS ?? 10, () => heartbeat(n));
       every(opts.metricsS ?? 5, () => metrics(n));
     }
-    every(2, () => Promise.all(nodes.filter(reachable).map((n) => n.logs.flush(n.client))));
+    // log chunks go where heartbeats and metrics go: the ingest servers when there are any
+    every(2, () => Promise.all(nodes.filter(reachable).map((n) => n.logs.flush(n.hot))));
     every(opts.metricsS ?? 5, () => serve(opts.metricsS ?? 5));
   })();
 
@@ -700,6 +748,7 @@ export function startSimulator(opts: SimulatorOptions) {
       }
       for (const t of timers) clearTimeout(t);
       for (const n of nodes) for (const run of n.jobs.values()) for (const t of run.timers) clearTimeout(t);
+      transport.close();
     },
   };
 }

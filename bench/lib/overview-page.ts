@@ -2,9 +2,10 @@
 // the whole streamed document, timed to its last byte. What the floor costs is what this page
 // sends, not what one component renders on its own.
 import { gzipSync } from "node:zlib";
-import pg from "pg";
+import type pg from "pg";
 import { systemActor } from "@/lib/auth/principal";
 import { createUser } from "@/lib/users/create-user";
+import { harnessClient } from "../../scripts/lib/harness-clients";
 import { percentile, round } from "./harness";
 
 /** Signs in a new operator through next-auth's credentials flow; returns the Cookie header to send. */
@@ -42,7 +43,7 @@ export async function operatorCookie(baseUrl: string): Promise<string> {
  * the benchmark's other phases see the fleet as registered. Deterministic: the same figures each run.
  */
 export async function applyFloorMix(databaseUrl: string, clusterId: string): Promise<() => Promise<void>> {
-  const c = new pg.Client({ connectionString: databaseUrl });
+  const c = harnessClient(databaseUrl, "overview floor mix");
   await c.connect();
   try {
     return await mix(c, clusterId);

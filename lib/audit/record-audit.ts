@@ -11,21 +11,24 @@ export interface AuditEntry {
   details?: Prisma.InputJsonValue;
 }
 
+/** The audit row an actor's entry makes (pure): who, for which tenant, what, with `by` beside the details. */
+export function auditRow(actor: Actor, entry: AuditEntry) {
+  const p = actor.principal;
+  return {
+    actorKind: p.kind === "operator" && p.system ? "system" : p.kind,
+    actorId: ("userId" in p && p.userId) || p.keyId || null,
+    tenantId: entry.tenantId ?? (p.kind === "tenant" ? p.tenantId : null),
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId ?? null,
+    details: { by: p.label, ...detailsObject(entry.details) },
+    requestId: actor.requestId ?? null,
+  };
+}
+
 /** Appends an audit entry inside the caller's transaction, so the record and the change commit together. */
 export async function recordAudit(tx: Tx, actor: Actor, entry: AuditEntry): Promise<void> {
-  const p = actor.principal;
-  await tx.auditLog.create({
-    data: {
-      actorKind: p.kind === "operator" && p.system ? "system" : p.kind,
-      actorId: ("userId" in p && p.userId) || p.keyId || null,
-      tenantId: entry.tenantId ?? (p.kind === "tenant" ? p.tenantId : null),
-      action: entry.action,
-      targetType: entry.targetType,
-      targetId: entry.targetId ?? null,
-      details: { by: p.label, ...detailsObject(entry.details) },
-      requestId: actor.requestId ?? null,
-    },
-  });
+  await tx.auditLog.create({ data: auditRow(actor, entry) });
 }
 
 /** The entry's details as fields to store beside `by`: an object's own fields, nothing for any other JSON value. */

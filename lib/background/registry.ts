@@ -47,8 +47,11 @@ export const backgroundJobs: BackgroundJob[] = [
     everySeconds: 5,
     events: ["scheduler/run.requested"],
     debounceMs: 25,
+    // an event's cycle reads only work it could place now (GPU types with a free GPU); the sweep reads everything
     run: async ({ event, rerun }) => ({
-      ...(await runSchedulerCycle(event ? `event: ${event.data.reason}` : rerun ? "event: rerun" : "sweep")),
+      ...(await runSchedulerCycle(event ? `event: ${event.data.reason}` : rerun ? "event: rerun" : "sweep", {
+        scope: event || rerun ? "placeable" : "all",
+      })),
     }),
   }),
   defineJob({

@@ -47,6 +47,9 @@ export async function assertSatisfiable(
   }
 }
 
+/** The providers whose instances run containers (work with an image can burst only there). */
+export const CONTAINER_PROVIDERS: string[] = PROVIDERS.filter((p) => RUNS_CONTAINERS[p]);
+
 /**
  * While the tenant's burst is on: a cached offer of the type with enough GPUs whose cost is within
  * its cap (from a provider whose instances run containers, when the work needs them).
@@ -56,12 +59,11 @@ async function burstCanHold(
   tenantId: string,
   work: { gpu_count: number; gpu_type: string; needs_containers?: boolean },
 ): Promise<boolean> {
-  const containerProviders = PROVIDERS.filter((p) => RUNS_CONTAINERS[p]);
   const [row] = await tx.$queryRaw<Array<{ ok: boolean }>>`
     SELECT EXISTS (
       SELECT 1 FROM tenants t JOIN provider_offers o ON o.gpu_type = ${work.gpu_type} AND o.gpu_count >= ${work.gpu_count}
        WHERE t.id = ${tenantId}::uuid AND t.burst_enabled AND o.cost_cents_per_gpu_hour <= t.burst_max_price_cents_per_gpu_hour
-         AND (NOT ${Boolean(work.needs_containers)} OR o.provider = ANY(${containerProviders}::text[]))) AS ok`;
+         AND (NOT ${Boolean(work.needs_containers)} OR o.provider = ANY(${CONTAINER_PROVIDERS}::text[]))) AS ok`;
   return Boolean(row?.ok);
 }
 

@@ -3,45 +3,56 @@ import type pg from "pg";
 import type { FreeGpu, NodeBooking } from "./free-nodes";
 
 // What the scheduler's cycle and the endpoint reconciler both read before placing work: the free
-// healthy GPUs (locked), the reservations that hold or book their nodes, and each tenant's quota in
+// healthy GPUs, the reservations that hold or book their nodes, and each tenant's quota in
 // use. One copy, so a new kind of allocation or holding changes both placers at once.
 
 // A node rented from a provider (lib/burst) runs only the job it was rented for: its GPUs carry that
 // job (dedicated_to; '' while it is idle, so it takes nothing), and replicas never go there.
 const DEDICATED_TO = `(SELECT COALESCE(pi.job_id::text, '') FROM provider_instances pi WHERE pi.node_id = n.id) AS dedicated_to`;
 
-function freeGpusSql(only: string): string {
+function freeGpusSql(only: string, lock: boolean): string {
   return `SELECT g.id, g.node_id, n.cluster_id, n.containers, c.kind = 'slurm' AS batch_only, g.gpu_type, n.pod, n.rack, ${DEDICATED_TO}
          FROM gpus g JOIN nodes n ON n.id = g.node_id JOIN clusters c ON c.id = n.cluster_id
         WHERE g.status = 'available' AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL
           AND g.foreign_holder IS NULL AND n.status = 'available'${only}
-        ORDER BY g.node_id, g.index FOR UPDATE OF g SKIP LOCKED`;
+        ORDER BY g.node_id, g.index${lock ? " FOR UPDATE OF g SKIP LOCKED" : ""}`;
 }
-const FREE_GPUS_SQL = freeGpusSql("");
+const FREE_GPUS_SQL = freeGpusSql("", false);
 // endpoint replicas are services: never on a Slurm cluster's nodes, whose bridge runs batch jobs only,
 // nor on nodes rented from a provider for one job
 const FREE_CONTAINER_GPUS_SQL = freeGpusSql(
   " AND n.containers AND c.kind <> 'slurm' AND g.gpu_type = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM provider_instances pi WHERE pi.node_id = n.id)",
+  true,
 );
 
 /**
- * Locks the free GPUs, in node and index order, FOR UPDATE SKIP LOCKED: a GPU changing at this
- * moment is left for the next pass. With `containersOf`, only GPUs of those types on container
- * nodes (the only ones a replica can use), so the others stay free for a concurrent cycle.
+ * The free GPUs, in node and index order, without locking them: the scheduler's cycle locks only
+ * the ones it chooses, when it has chosen (lib/scheduler/write-decisions.ts), and checks they are
+ * still free then.
  */
-export async function lockFreeGpus(c: pg.ClientBase, containersOf?: { gpuTypes: string[] }): Promise<FreeGpu[]> {
-  const { rows } = containersOf
-    ? await c.query<FreeGpu>(FREE_CONTAINER_GPUS_SQL, [containersOf.gpuTypes])
-    : await c.query<FreeGpu>(FREE_GPUS_SQL);
-  return rows;
+export async function readFreeGpus(c: pg.ClientBase): Promise<FreeGpu[]> {
+  return (await c.query<FreeGpu>(FREE_GPUS_SQL)).rows;
 }
 
-/** The bookings of every node a live reservation holds now or later (at most one holds it at a time). */
-export async function readNodeBookings(c: pg.ClientBase): Promise<Map<string, NodeBooking>> {
+/**
+ * Locks the free GPUs of those types on container nodes (the only ones a replica can use), in node
+ * and index order, FOR UPDATE SKIP LOCKED: a GPU changing at this moment is left for the next pass,
+ * and the others stay free for a concurrent cycle.
+ */
+export async function lockFreeGpus(c: pg.ClientBase, containersOf: { gpuTypes: string[] }): Promise<FreeGpu[]> {
+  return (await c.query<FreeGpu>(FREE_CONTAINER_GPUS_SQL, [containersOf.gpuTypes])).rows;
+}
+
+/**
+ * The bookings of every node a live reservation holds now or later (at most one holds it at a
+ * time); with `nodeIds`, of those nodes only.
+ */
+export async function readNodeBookings(c: pg.ClientBase, nodeIds?: readonly string[]): Promise<Map<string, NodeBooking>> {
   const { rows } = await c.query<{ node_id: string; reservation_id: string | null; booked_from_ms: string | null }>(
     `SELECT node_id, (array_agg(reservation_id) FILTER (WHERE starts_at <= now()))[1]::text AS reservation_id,
             (extract(epoch FROM min(starts_at) FILTER (WHERE starts_at > now())) * 1000)::bigint AS booked_from_ms
-       FROM reservation_nodes WHERE live AND ends_at > now() GROUP BY node_id`,
+       FROM reservation_nodes WHERE live AND ends_at > now() AND ($1::uuid[] IS NULL OR node_id = ANY($1::uuid[])) GROUP BY node_id`,
+    [nodeIds ?? null],
   );
   const bookings = new Map<string, NodeBooking>();
   for (const b of rows) {

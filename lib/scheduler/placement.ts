@@ -350,7 +350,8 @@ function chooseAroundReservations(
 }
 
 interface Pool {
-  buckets: Set<FreeNode>[];
+  /** by free GPU count: the nodes with that many free, smallest node id first (see Bucket) */
+  buckets: Bucket[];
   nodes: FreeNode[];
   /** nodes a future reservation books: only for work that ends before it starts (never in the buckets) */
   booked: FreeNode[];
@@ -369,8 +370,12 @@ interface Pool {
 class FreePools {
   private pools = new Map<string, Pool>();
   private memberOf = new Map<FreeNode, Pool[]>();
+  private rank = new Map<FreeNode, number>();
 
   constructor(nodes: FreeNode[]) {
+    // ties in best fit go to the smallest node id: each node's rank in that order, once
+    const byId = [...nodes].sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
+    for (let i = 0; i < byId.length; i++) this.rank.set(byId[i]!, i);
     for (const n of nodes) {
       const keys = n.containers ? [n.gpuType, `${n.gpuType}\u0000c`] : [n.gpuType];
       const pools = keys.map((k) => {
@@ -381,7 +386,7 @@ class FreePools {
           pool.booked.push(n);
         } else {
           pool.nodes.push(n);
-          bucket(pool, n.freeGpuIds.length).add(n);
+          bucket(pool, n.freeGpuIds.length).add(n, this.rank.get(n)!);
         }
         return pool;
       });
@@ -416,11 +421,8 @@ class FreePools {
       return choose([...pool.nodes, ...usableBooked].filter(eligible), need);
     }
     for (let k = need; k < pool.buckets.length; k++) {
-      const set = pool.buckets[k];
-      if (!set || set.size === 0) continue;
-      let best: FreeNode | undefined;
-      for (const n of set) if (!best || n.nodeId < best.nodeId) best = n;
-      return [{ node: best!, take: need }];
+      const best = pool.buckets[k]?.first(k);
+      if (best) return [{ node: best, take: need }];
     }
     pool.tree ??= new TopoTree(pool.nodes, (n) => n.freeGpuIds.length);
     return pool.tree.pick(need, { oneCluster: true }) ?? acrossClusters(pool.nodes, need);
@@ -430,20 +432,67 @@ class FreePools {
     const pools = this.memberOf.get(node)!;
     // booked nodes live in no bucket and no tree: only the pool's total moves for them
     const booked = node.bookedFrom !== undefined;
-    if (!booked) for (const pool of pools) bucket(pool, node.freeGpuIds.length).delete(node);
+    // its entry in the bucket it leaves goes stale (Bucket.first skips it)
     const taken = node.freeGpuIds.splice(0, count);
     for (const pool of pools) {
       pool.free -= taken.length;
       if (booked) continue;
-      bucket(pool, node.freeGpuIds.length).add(node);
+      if (node.freeGpuIds.length > 0) bucket(pool, node.freeGpuIds.length).add(node, this.rank.get(node)!);
       pool.tree?.adjust(node, -taken.length);
     }
     return taken;
   }
 }
 
-function bucket(pool: Pool, k: number): Set<FreeNode> {
-  return (pool.buckets[k] ??= new Set());
+function bucket(pool: Pool, k: number): Bucket {
+  return (pool.buckets[k] ??= new Bucket());
+}
+
+/**
+ * The nodes that have had k free GPUs, as a min-heap of their ranks (node id order), so the best
+ * fit's tie-break is a heap top, not a scan of every node with k free (1,250 of them per 8-GPU job
+ * at 10,000 GPUs). A node's free count only falls during a cycle, so an entry whose node has fewer
+ * than k free now is stale for good and is dropped when it comes to the top.
+ */
+class Bucket {
+  private heap: number[] = [];
+  private nodes = new Map<number, FreeNode>();
+
+  add(n: FreeNode, rank: number): void {
+    this.nodes.set(rank, n);
+    const h = this.heap;
+    h.push(rank);
+    for (let i = h.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1;
+      if (h[parent]! <= h[i]!) break;
+      [h[parent], h[i]] = [h[i]!, h[parent]!];
+      i = parent;
+    }
+  }
+
+  /** The node with the smallest id that still has exactly k free GPUs. */
+  first(k: number): FreeNode | undefined {
+    const h = this.heap;
+    while (h.length) {
+      const n = this.nodes.get(h[0]!)!;
+      if (n.freeGpuIds.length === k) return n;
+      this.nodes.delete(h[0]!);
+      const last = h.pop()!;
+      if (h.length === 0) break;
+      h[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && h[l]! < h[m]!) m = l;
+        if (r < h.length && h[r]! < h[m]!) m = r;
+        if (m === i) break;
+        [h[m], h[i]] = [h[i]!, h[m]!];
+        i = m;
+      }
+    }
+    return undefined;
+  }
 }
 
 /** Best fit on one node, or a gang over several where the interconnect is best; null when the gang cannot be whole. */

@@ -5,56 +5,17 @@ import { columnSet } from "@/lib/db/column-set";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { notFound, staleReport } from "@/lib/errors";
+import { truncationMarker, type AppendLogsResult } from "./ingest-job-logs";
 import type { AppendLogsInput, LogChunk } from "./schemas";
 
 const MAX_FUTURE_MS = 5 * 60_000;
 /** The chunks to store ($4-$7). */
 const CHUNKS = columnSet({ seq: "int[]", stream: "text[]", text: "text[]", at: "timestamptz[]" });
 
-type Subject =
-  | { kind: "job"; jobId: string; attempt: number }
-  | { kind: "replica"; replicaId: string }
-  | { kind: "pod"; podId: string; attempt: number };
+type Subject = { kind: "replica"; replicaId: string } | { kind: "pod"; podId: string; attempt: number };
 
-export interface AppendLogsResult {
-  accepted: number;
-  stored: number;
-  truncated: boolean;
-}
-
-/**
- * Stores a job attempt's output chunks, sent by the agent of the node it ran on. Fenced like exit
- * reports: the chunks must name the job's latest placement by attempt and fence (its log may still
- * arrive after the run ended), and chunks of a placement the job has moved on from answer 409
- * stale_report and store nothing. The placement row is locked while the chunks are written, so a
- * run's byte count and its cap hold under parallel and repeated deliveries.
- */
-export async function appendJobLogs(p: AgentPrincipal, jobId: string, input: AppendLogsInput): Promise<AppendLogsResult> {
-  return inTransaction(async (c) => {
-    const { rows } = await c.query<{ log_bytes: string; log_truncated: boolean; latest: boolean }>(
-      `SELECT jp.log_bytes, jp.log_truncated, (j.attempts = jp.attempt) AS latest
-         FROM job_placements jp JOIN jobs j ON j.id = jp.job_id
-        WHERE jp.job_id = $1 AND jp.attempt = $2 AND jp.fence = $3
-          AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = ANY(jp.node_ids) AND n.cluster_id = $4 AND ($5::uuid IS NULL OR n.id = $5::uuid))
-        FOR UPDATE OF jp`,
-      [jobId, input.attempt, input.fence, p.clusterId, p.nodeId ?? null],
-    );
-    const placement = rows[0];
-    if (!placement) {
-      // a placement this agent could have run but does not match: stale; anything else is not its business
-      const { rows: known } = await c.query(
-        `SELECT 1 FROM job_placements jp JOIN nodes n ON n.id = ANY(jp.node_ids) WHERE jp.job_id = $1 AND n.cluster_id = $2 AND ($3::uuid IS NULL OR n.id = $3::uuid) LIMIT 1`,
-        [jobId, p.clusterId, p.nodeId ?? null],
-      );
-      throw known.length ? staleReport() : notFound("Job");
-    }
-    if (!placement.latest) throw staleReport("The job has been placed again since; this placement's log is closed");
-    return storeChunks(c, { kind: "job", jobId, attempt: input.attempt }, input.chunks, {
-      logBytes: Number(placement.log_bytes),
-      truncated: placement.log_truncated,
-    });
-  });
-}
+// job logs take the group-commit path (./ingest-job-logs.ts); replicas' and pods' stay one request a transaction
+export { appendJobLogs, truncationMarker } from "./ingest-job-logs";
 
 /** An endpoint replica's output chunks, from the agent of its node, while the replica is live. */
 export async function appendReplicaLogs(
@@ -112,10 +73,6 @@ export async function appendPodLogs(p: AgentPrincipal, podId: string, input: App
   });
 }
 
-export function truncationMarker(capBytes: number): string {
-  return `[GPUForge] This run's log reached its cap of ${(capBytes / 1024 / 1024).toFixed(capBytes % (1024 * 1024) ? 1 : 0)} MiB; later output was dropped.\n`;
-}
-
 /**
  * Writes the chunks not stored yet, in seq order, until the run's cap: the first chunk that would
  * pass it is stored as a truncation marker in its place, and the rest are acknowledged but dropped.
@@ -127,14 +84,8 @@ async function storeChunks(
   state: { logBytes: number; truncated: boolean },
 ): Promise<AppendLogsResult> {
   if (state.truncated) return { accepted: chunks.length, stored: 0, truncated: true };
-  const where =
-    subject.kind === "job" ? `job_id = $1 AND attempt = $2` : subject.kind === "pod" ? `pod_id = $1 AND attempt = $2` : `replica_id = $1`;
-  const key =
-    subject.kind === "job"
-      ? [subject.jobId, subject.attempt]
-      : subject.kind === "pod"
-        ? [subject.podId, subject.attempt]
-        : [subject.replicaId];
+  const where = subject.kind === "pod" ? `pod_id = $1 AND attempt = $2` : `replica_id = $1`;
+  const key = subject.kind === "pod" ? [subject.podId, subject.attempt] : [subject.replicaId];
   const { rows: existing } = await c.query<{ seq: number }>(
     `SELECT seq FROM workload_logs WHERE ${where} AND seq = ANY($${key.length + 1}::int[])`,
     [...key, chunks.map((x) => x.seq)],
@@ -159,11 +110,7 @@ async function storeChunks(
   }
   if (rows.length === 0) return { accepted: chunks.length, stored: 0, truncated: false };
   const conflict =
-    subject.kind === "job"
-      ? `(job_id, attempt, seq) WHERE job_id IS NOT NULL`
-      : subject.kind === "pod"
-        ? `(pod_id, attempt, seq) WHERE pod_id IS NOT NULL`
-        : `(replica_id, seq) WHERE replica_id IS NOT NULL`;
+    subject.kind === "pod" ? `(pod_id, attempt, seq) WHERE pod_id IS NOT NULL` : `(replica_id, seq) WHERE replica_id IS NOT NULL`;
   const chunkRows = CHUNKS.bindRows(
     rows,
     { seq: (r) => r.seq, stream: (r) => r.stream, text: (r) => r.text, at: (r) => r.at.toISOString() },
@@ -174,7 +121,7 @@ async function storeChunks(
      SELECT $1::uuid, $2::int, $3::uuid, $8::uuid, x.seq, x.stream, x.text, x.at FROM ${chunkRows.sql}
      ON CONFLICT ${conflict} DO NOTHING RETURNING seq`,
     [
-      subject.kind === "job" ? subject.jobId : null,
+      null,
       subject.kind === "replica" ? null : subject.attempt,
       subject.kind === "replica" ? subject.replicaId : null,
       ...chunkRows.values,
@@ -184,11 +131,9 @@ async function storeChunks(
   const stored = new Set(inserted.rows.map((r) => r.seq));
   const added = rows.filter((r) => stored.has(r.seq)).reduce((s, r) => s + r.bytes, 0);
   const table =
-    subject.kind === "job"
-      ? `job_placements SET log_bytes = log_bytes + $3, log_truncated = log_truncated OR $4 WHERE job_id = $1 AND attempt = $2`
-      : subject.kind === "pod"
-        ? `pod_placements SET log_bytes = log_bytes + $3, log_truncated = log_truncated OR $4 WHERE pod_id = $1 AND attempt = $2`
-        : `endpoint_replicas SET log_bytes = log_bytes + $2, log_truncated = log_truncated OR $3 WHERE id = $1`;
+    subject.kind === "pod"
+      ? `pod_placements SET log_bytes = log_bytes + $3, log_truncated = log_truncated OR $4 WHERE pod_id = $1 AND attempt = $2`
+      : `endpoint_replicas SET log_bytes = log_bytes + $2, log_truncated = log_truncated OR $3 WHERE id = $1`;
   await c.query(`UPDATE ${table}`, [...key, added, truncated]);
   return { accepted: chunks.length, stored: stored.size, truncated };
 }

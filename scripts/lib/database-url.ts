@@ -1,6 +1,6 @@
 import path from "node:path";
-import pg from "pg";
 import { ensureDatabase, startEmbeddedDatabase } from "./embedded-db";
+import { harnessClient } from "./harness-clients";
 
 export const repoRoot = path.resolve(import.meta.dirname, "..", "..");
 export const EMBEDDED_PORT = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
@@ -26,7 +26,7 @@ export async function withDatabaseUrl<T>(fn: (url: string, embedded: boolean) =>
 
 async function runningEmbeddedServer(): Promise<string | undefined> {
   const url = `postgresql://postgres:postgres@127.0.0.1:${EMBEDDED_PORT}/postgres`;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  const client = harnessClient({ connectionString: url, connectionTimeoutMillis: 1_000 }, "embedded database probe");
   try {
     await client.connect();
     return url;

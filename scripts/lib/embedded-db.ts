@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { accessSync, constants, mkdirSync, rmSync, statSync } from "node:fs";
 import net from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
 import readline from "node:readline";
-import pg from "pg";
+import { spawnHarness, withHarnessClient } from "./harness-clients";
 
 export interface EmbeddedDatabase {
   /** URL of the server's maintenance database (`postgres`). */
@@ -93,17 +93,22 @@ export async function startEmbeddedDatabase(options: {
   mkdirSync(path.dirname(dataDir), { recursive: true });
   accessSync(path.dirname(dataDir), constants.W_OK);
 
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "scripts", "db-server.ts")], {
-    cwd: repoRoot,
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-    env: {
-      ...process.env,
-      PG_DATA_DIR: dataDir,
-      PG_PORT: String(options.port),
-      PG_FAST: options.fast ? "1" : "0",
-      PG_EPHEMERAL: options.ephemeral ? "1" : "0",
+  const child: ChildProcess = spawnHarness(
+    "embedded PostgreSQL",
+    process.execPath,
+    ["--import", "tsx", path.join(repoRoot, "scripts", "db-server.ts")],
+    {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "inherit", "ipc"],
+      env: {
+        ...process.env,
+        PG_DATA_DIR: dataDir,
+        PG_PORT: String(options.port),
+        PG_FAST: options.fast ? "1" : "0",
+        PG_EPHEMERAL: options.ephemeral ? "1" : "0",
+      },
     },
-  });
+  );
 
   const serverUrl = await new Promise<string>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
@@ -152,26 +157,16 @@ export async function startEmbeddedDatabase(options: {
 /** Creates `name` on the server if it does not exist; returns the URL of that database. */
 export async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`unsafe database name: ${name}`);
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
+  await withHarnessClient(serverUrl, "database setup", async (client) => {
     const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
     if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await client.end();
-  }
+  });
   return withDatabase(serverUrl, name);
 }
 
 export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`unsafe database name: ${name}`);
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  await withHarnessClient(serverUrl, "database setup", (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 }
 
 export function withDatabase(url: string, name: string): string {

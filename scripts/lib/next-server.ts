@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { repoRoot } from "./database-url";
+import { spawnHarness } from "./harness-clients";
 
 const nextBin = path.join(repoRoot, "node_modules", "next", "dist", "bin", "next");
 const serveScript = path.join(repoRoot, "scripts", "serve.ts");
@@ -67,12 +68,16 @@ export type ServerGroup = ReturnType<typeof startServerGroup>;
 /** onStderrLine: hears each line the server writes to stderr, which still goes on to ours. */
 function startServerGroup(args: string[], env: NodeJS.ProcessEnv, quiet = false, onStderrLine?: (line: string) => void) {
   const stderr = onStderrLine ? "pipe" : "inherit";
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const child: ChildProcess = spawnHarness(path.basename(args.find((a) => a.endsWith(".ts")) ?? "server"), process.execPath, args, {
     cwd: repoRoot,
     detached: true,
-    stdio: [quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit", stderr],
+    // the IPC channel only tells the server when this process is gone (it exits then): a harness
+    // that dies without stopping its servers (a crash, SIGKILL) leaves none behind holding CPU and ports
+    stdio: [quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit", stderr, "ipc"],
     env,
   });
+  // the channel alone never keeps this process alive
+  child.channel?.unref();
   if (onStderrLine && child.stderr) {
     child.stderr.pipe(process.stderr, { end: false });
     readline.createInterface({ input: child.stderr }).on("line", onStderrLine);

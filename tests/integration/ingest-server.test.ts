@@ -5,7 +5,20 @@ import { fleet } from "@/lib/api/contracts";
 import { db } from "@/lib/db/client";
 import { registerNode } from "@/lib/fleet/register-node";
 import { createIngestServer } from "../../scripts/ingest-server";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeKey, unique } from "../support/fixtures";
+import { submitJob } from "@/lib/jobs/submit-job";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import {
+  actorFor,
+  agentPrincipal,
+  availableFleet,
+  inventory,
+  makeCluster,
+  makeKey,
+  makeTenant,
+  placementOf,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 
 // The agents' ingest server runs the app's own handlers on plain node:http: same auth, same
 // validation, same error shapes, same writes.
@@ -106,5 +119,46 @@ describe("ingest server", () => {
       body: { error: { code: "not_found", request_id: expect.any(String) } },
     });
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
+  });
+
+  it("stores job log chunks once each, fenced, for its own cluster's jobs only, as the app does", async () => {
+    const { cluster, gpuType } = await availableFleet(1, 2);
+    const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });
+    const other = await makeKey({ scope: "agent", cluster_id: (await makeCluster()).id });
+    const t = await makeTenant(2);
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "logs",
+      gpu_count: 1,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
+    await runSchedulerCycle("test: logs on the ingest server");
+    const placement = await placementOf(job.id);
+    const chunks = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ seq: from + i, stream: i % 2 ? "stderr" : "stdout", text: `line ${from + i}\n` }));
+    const path = `/api/jobs/${job.id}/logs`;
+    // overlapping batches at once, as an agent re-sending behind a slow network: one group, each chunk once
+    const answers = await Promise.all([
+      post(path, key, { ...placement, chunks: chunks(0, 50) }),
+      post(path, key, { ...placement, chunks: chunks(25, 50) }),
+      post(path, key, { ...placement, chunks: chunks(0, 50) }),
+    ]);
+    for (const a of answers) expect(a).toMatchObject({ status: 202, body: { accepted: 50, truncated: false } });
+    expect(answers.reduce((n, a) => n + (a.body as { stored: number }).stored, 0)).toBe(75);
+    const rows = await db().workloadLog.findMany({ where: { jobId: job.id }, orderBy: { seq: "asc" }, select: { seq: true, text: true } });
+    expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 75 }, (_, i) => i));
+    expect(rows[74]!.text).toBe("line 74\n");
+    // another fence, another cluster's key, a bad body
+    expect(await post(path, key, { attempt: placement.attempt, fence: randomUUID(), chunks: chunks(75, 1) })).toMatchObject({
+      status: 409,
+      body: { error: { code: "stale_report" } },
+    });
+    expect((await post(path, other.key, { ...placement, chunks: chunks(75, 1) })).status).toBe(404);
+    expect(await post(path, key, { ...placement, chunks: [] })).toMatchObject({
+      status: 400,
+      body: { error: { code: "validation_failed", details: [{ path: "chunks" }] } },
+    });
+    expect(await db().workloadLog.count({ where: { jobId: job.id } })).toBe(75);
   });
 });

@@ -443,15 +443,16 @@ describe("cycles racing nodes that leave service", () => {
       priority: 5,
       max_retries: 0,
     });
-    // hold the cycle after it allocated the GPUs and before it commits: it waits to record the job's events
+    // hold the cycle after it allocated the GPUs and before it commits: it waits to log itself, its
+    // last statement (the placements are written by then, in one statement)
     const blocker = new pg.Client({ connectionString: inject("databaseUrl") });
     await blocker.connect();
     await blocker.query("BEGIN");
-    await blocker.query("LOCK TABLE job_events IN SHARE MODE");
+    await blocker.query("LOCK TABLE scheduler_logs IN SHARE MODE");
     await pool().query("UPDATE nodes SET status = 'available' WHERE id = $1", [nodeId]);
     const cycle = runSchedulerCycle("test: racing a quarantine");
     const quarantine = (async () => {
-      expect(await waiting("query LIKE 'INSERT INTO job_events%'")).toBe(true);
+      expect(await waiting("query LIKE 'INSERT INTO scheduler_logs%'")).toBe(true);
       return changeNodeStatus(operator, nodeId, "quarantined", "racing a cycle");
     })();
     // the quarantine either finishes now, blind to the cycle's uncommitted placement, or waits for the cycle

@@ -92,6 +92,10 @@ async function main() {
       }
     const script = command[0] === "sh" && command[1] === "-c" ? command[2] : (config.entrypoint ?? "sleep 3600");
     const child = spawn("sh", ["-c", script], { stdio: "inherit", env: { PATH: process.env.PATH, ...env } });
+    child.on("error", (e) => {
+      process.stderr.write(`docker stand-in: could not run the container's shell: ${e.message}\n`);
+      process.exit(127);
+    });
     rmSync(removedMark(name), { force: true });
     write(name, { status: "running", pid: child.pid, image });
     const forward = (sig) => child.kill(sig);

@@ -1,15 +1,10 @@
-import pg from "pg";
+import type pg from "pg";
 import { inject } from "vitest";
 import { ensureDatabase } from "../../scripts/lib/embedded-db";
+import { withHarnessClient } from "../../scripts/lib/harness-clients";
 
-export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
+export function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  return withHarnessClient(url, "test database", fn);
 }
 
 /** A brand-new empty database on the test server, for tests that need to migrate from scratch. */
