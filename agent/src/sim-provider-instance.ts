@@ -3,7 +3,6 @@
 // node, GPUFORGE_HOSTNAME), the instance's GPUs, and the fleet simulator's behaviour (registers,
 // heartbeats, runs what it is assigned, reports exits fenced). The provider stand-ins call this
 // when an instance "boots"; stopping it is the machine going away (an interruption).
-import path from "node:path";
 import { startSimulator } from "./simulator";
 import { gpuProfile } from "./sim-signals";
 
@@ -50,7 +49,9 @@ export function bootSimulatedInstance(opts: {
     heartbeatS: opts.heartbeatS ?? 2,
     metricsS: opts.heartbeatS ?? 2,
     outputEveryS: 1,
-    stateDir: path.join(opts.stateDir, hostname),
+    // one directory for every instance the caller boots: their addresses come from one book (agent/src/sim-addresses.ts),
+    // so no two instances register the same one; each node keeps its own state under <cluster>/<hostname> there
+    stateDir: opts.stateDir,
     log: opts.log ?? (() => {}),
   });
   return { hostname, ready: sim.ready, stop: () => sim.stop() };

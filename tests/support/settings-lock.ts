@@ -1,5 +1,5 @@
-import pg from "pg";
 import { inject } from "vitest";
+import { harnessClient } from "../../scripts/lib/harness-clients";
 
 /**
  * Runs `fn` while holding a session advisory lock on the integration database: the platform
@@ -7,7 +7,7 @@ import { inject } from "vitest";
  * details (the demo seed's and the settings test) take turns instead of reading each other's.
  */
 export async function withSettingsLock<T>(fn: () => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject("databaseUrl") });
+  const client = harnessClient(inject("databaseUrl"), "settings lock");
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock(hashtext('tests:platform-settings'))");

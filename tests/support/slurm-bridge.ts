@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import path from "node:path";
+import { spawnHarness } from "../../scripts/lib/harness-clients";
 import type { SlurmSandbox } from "../../scripts/lib/slurm-sandbox";
 
 // The Slurm bridge as an operator runs it (`npm run slurm-bridge`: tsx agent/src/slurm/main.ts),
@@ -24,7 +25,7 @@ export function startBridge(o: {
   env?: Record<string, string>;
 }): RunningBridge {
   const lines: string[] = [];
-  const child = spawn(process.execPath, ["--import", "tsx", path.resolve("agent/src/slurm/main.ts")], {
+  const child = spawnHarness("slurm-bridge", process.execPath, ["--import", "tsx", path.resolve("agent/src/slurm/main.ts")], {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
