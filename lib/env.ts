@@ -249,6 +249,22 @@ const envSchema = z
       .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection URL")
       .optional(),
     PUBLIC_API_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+    // Attestation verdicts are signed with this Ed25519 key: PKCS#8 PEM, or its 32-byte seed in base64
+    // or hex (ATTESTATION_SIGNING_KEY), or a file holding either (ATTESTATION_SIGNING_KEY_FILE; npm
+    // start keeps one under .data/). Rotating it keeps old verdicts verifiable: every public key that
+    // ever signed stays in the JWKS. Without one, nodes cannot be attested (503), so handovers fail closed.
+    ATTESTATION_SIGNING_KEY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined)),
+    ATTESTATION_SIGNING_KEY_FILE: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined)),
+    // how long a nonce issued to a node's agent may be answered
+    ATTESTATION_NONCE_TTL_S: z.coerce.number().int().min(10).max(3_600).default(300),
   })
   .superRefine((e, ctx) => {
     if (e.TRUSTED_PROXY_HOPS > 0 && e.TRUSTED_PROXIES.length > 0) {

@@ -32,6 +32,8 @@ export const ALERT_TYPE_LABELS: Record<AlertEventType, string> = {
   unexpected_payment: "Unexpected payment",
   reservation_degraded: "Reservation degraded",
   external: "External (Alertmanager)",
+  handover_failed: "Handover failed",
+  attestation_key_mismatch: "Attestation key changed",
 };
 
 export function alertTypeLabel(type: string): string {

@@ -13,6 +13,8 @@ const SYSTEM_EVENT_TYPES = [
   "external",
   "pod_interrupted",
   "reservation_degraded",
+  "handover_failed",
+  "attestation_key_mismatch",
 ] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 

@@ -42,36 +42,36 @@ const policyEvent = z.object({
   description: z.string().max(200).optional(),
 });
 
-export const policyBodySchema = z
-  .object({
-    pcr_bank: z.literal("sha256", { error: 'only the "sha256" bank is verified' }),
-    pcrs: z.record(pcrIndex, hexDigest).refine((p) => Object.keys(p).length > 0, "must list at least one PCR's reference value"),
-    require: z
-      .array(z.enum(EVIDENCE_SECTIONS))
-      .max(EVIDENCE_SECTIONS.length)
-      .refine((r) => new Set(r).size === r.length, "must not list a section twice"),
-    events: z.array(policyEvent).min(1).max(4096).optional(),
-    gpu: z
-      .object({
-        driver_versions: z.array(version).min(1).max(64),
-        vbios_versions: z.array(version).min(1).max(256).optional(),
-      })
-      .optional(),
-    images: z.array(z.string().trim().min(1).max(2048)).max(64).optional(),
-  })
-  .strict()
-  .superRefine((p, ctx) => {
-    if (p.require.includes("event_log") && !p.events) {
-      ctx.addIssue({ code: "custom", path: ["events"], message: "a policy that requires the event log must list the events it knows" });
-    }
-    if (p.require.includes("gpu_reports") && !p.gpu) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["gpu"],
-        message: "a policy that requires GPU reports must say which driver versions it allows",
-      });
-    }
-  });
+/** The sections of a policy version, as zod fields (create and update bodies add their own beside them). */
+export const policySections = {
+  pcr_bank: z.literal("sha256", { error: 'only the "sha256" bank is verified' }),
+  pcrs: z.record(pcrIndex, hexDigest).refine((p) => Object.keys(p).length > 0, "must list at least one PCR's reference value"),
+  require: z
+    .array(z.enum(EVIDENCE_SECTIONS))
+    .max(EVIDENCE_SECTIONS.length)
+    .refine((r) => new Set(r).size === r.length, "must not list a section twice"),
+  events: z.array(policyEvent).min(1).max(4096).optional(),
+  gpu: z
+    .object({
+      driver_versions: z.array(version).min(1).max(64),
+      vbios_versions: z.array(version).min(1).max(256).optional(),
+    })
+    .strict()
+    .optional(),
+  images: z.array(z.string().trim().min(1).max(2048)).max(64).optional(),
+};
+
+/** The checks between sections: a required section of evidence needs the section that judges it. */
+export function checkPolicySections(p: { require: readonly EvidenceSection[]; events?: unknown; gpu?: unknown }, ctx: z.RefinementCtx) {
+  if (p.require.includes("event_log") && !p.events) {
+    ctx.addIssue({ code: "custom", path: ["events"], message: "a policy that requires the event log must list the events it knows" });
+  }
+  if (p.require.includes("gpu_reports") && !p.gpu) {
+    ctx.addIssue({ code: "custom", path: ["gpu"], message: "a policy that requires GPU reports must say which driver versions it allows" });
+  }
+}
+
+export const policyBodySchema = z.strictObject(policySections).superRefine(checkPolicySections);
 export type PolicyBody = z.output<typeof policyBodySchema>;
 
 /** A policy ready for the verifier: parsed once, its lookups built, never re-read per PCR. */

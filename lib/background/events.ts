@@ -13,6 +13,7 @@ export const eventSchemas = {
   "pipelines/tool-call.requested": z.object({ reason: z.string() }),
   "alerts/notifications.queued": z.object({ count: z.number().int() }),
   "billing/invoices.requested": z.object({ requested_by: z.string() }),
+  "fleet/handover.requested": z.object({ reason: z.string() }),
 } as const;
 
 export type EventName = keyof typeof eventSchemas;

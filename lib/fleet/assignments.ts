@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { handoverInstructionSchema } from "@/lib/handover/schemas";
 import { nodeJsonSchema } from "./node-schemas";
 
 // What a heartbeat tells a node to run: the one definition the control plane answers with, the
@@ -91,6 +92,7 @@ export const heartbeatReplySchema = z.object({
     description:
       "The node's lease: an agent that cannot heartbeat for this long must stop its work (the control plane moves it elsewhere by then)",
   }),
+  handover: handoverInstructionSchema.optional(),
 });
 
 export type HeartbeatReply = z.output<typeof heartbeatReplySchema>;

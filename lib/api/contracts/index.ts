@@ -14,6 +14,7 @@ import * as pods from "./pods";
 import * as reservations from "./reservations";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
+import * as handover from "./handover";
 
 export {
   alerts,
@@ -31,6 +32,7 @@ export {
   reservations,
   tenants,
   workloads,
+  handover,
 };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
@@ -50,4 +52,5 @@ export const allContracts: Contract[] = [
   billing,
   marketing,
   operations,
+  handover,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));
