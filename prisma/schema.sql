@@ -1775,9 +1775,12 @@ CREATE OR REPLACE FUNCTION public.attestation_append_only()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-    -- the rows of a node that no longer exists go with it (its cluster was deleted)
-    IF TG_OP = 'DELETE' AND TG_ARGV[0] = 'node' AND NOT EXISTS (SELECT 1 FROM "nodes" WHERE "id" = OLD."node_id") THEN
-        RETURN OLD;
+    -- the rows of a node that no longer exists go with it (its cluster was deleted); nested, as
+    -- PL/pgSQL does not promise to skip OLD."node_id" for tables without one
+    IF TG_OP = 'DELETE' AND TG_ARGV[0] = 'node' THEN
+        IF NOT EXISTS (SELECT 1 FROM "nodes" WHERE "id" = OLD."node_id") THEN
+            RETURN OLD;
+        END IF;
     END IF;
     RAISE EXCEPTION '% is append-only', TG_TABLE_NAME USING ERRCODE = '23514';
 END $function$;

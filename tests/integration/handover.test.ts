@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { verdictJwks } from "@/lib/attestation/signing-key";
+import { randomBytes } from "node:crypto";
+import { configuredSigningKey, verdictJwks } from "@/lib/attestation/signing-key";
+import { REGISTER_SIGNING_KEY } from "@/lib/attestation/statements";
+import { signingKeyFrom, signJws } from "@/lib/attestation/verdict-jws";
+import { run } from "@/lib/db/statement";
 import { accrueRunningUsage } from "@/lib/billing/meter";
 import { submitAttestation } from "@/lib/attestation/submit-attestation";
 import { retireIdentity } from "@/lib/attestation/retire-identity";
@@ -355,6 +359,48 @@ describe("attestation keys and nonces", () => {
     expect(await codeOf(issueNonce(actorFor(agentPrincipal(agent.clusterId, "00000000-0000-4000-8000-000000000001")), nodeId))).toBe(
       "not_found",
     );
+  });
+});
+
+describe("verdicts and the keys they are signed with", () => {
+  it("the key set keeps every key that signed: a verdict signed before a rotation still verifies; keys and verdicts are append-only", async () => {
+    const { nodeId, agent } = await world();
+    await startHandover(operator, nodeId, { mode: "full" });
+    expect(await driveHandover(agent)).toBe("available");
+    // a key this deployment signed with before its current one
+    const retired = signingKeyFrom(randomBytes(32));
+    await run(pool(), REGISTER_SIGNING_KEY, [retired.kid, JSON.stringify(retired.publicJwk)]);
+    const old = signJws({ iss: "gpuforge", node_id: nodeId, result: "pass", failures: [] }, retired);
+    const jwks = await verdictJwks(pool());
+    expect(jwks.keys[0]!.kid).toBe(configuredSigningKey()!.kid);
+    expect(jwks.keys.map((k) => k.kid)).toContain(retired.kid);
+    expect(jwks.keys.every((k) => !("d" in k))).toBe(true);
+    expect(verifyJws(old, jwks)).toMatchObject({ ok: true });
+    const { data } = await listNodeAttestations(operator.principal, nodeId, { limit: 1 });
+    expect(verifyJws(data[0]!.jws, jwks)).toMatchObject({ ok: true, header: { kid: configuredSigningKey()!.kid } });
+    // the database refuses a private part, and any change to a key or a verdict
+    await expect(
+      pool().query(
+        `INSERT INTO attestation_signing_keys (kid, public_jwk) VALUES ('k', '{"kty":"OKP","crv":"Ed25519","kid":"k","x":"a","d":"secret"}')`,
+      ),
+    ).rejects.toMatchObject({ code: "23514" });
+    await expect(pool().query(`DELETE FROM attestation_signing_keys WHERE kid = $1`, [retired.kid])).rejects.toMatchObject({
+      code: "23514",
+    });
+    await expect(
+      pool().query(`UPDATE attestations SET result = 'pass', failures = '[]' WHERE node_id = $1`, [nodeId]),
+    ).rejects.toMatchObject({ code: "23514" });
+    await expect(pool().query(`DELETE FROM attestations WHERE node_id = $1`, [nodeId])).rejects.toMatchObject({ code: "23514" });
+    await expect(pool().query(`UPDATE node_wipe_reports SET result = 'ok' WHERE node_id = $1`, [nodeId])).rejects.toMatchObject({
+      code: "23514",
+    });
+    // a pass cannot carry failures, nor a fail none
+    await expect(
+      pool().query(
+        `INSERT INTO attestations (node_id, result, failures, kid, jws, created_at) VALUES ($1, 'pass', '[{"code":"x"}]', $2, 'a.b.c', now())`,
+        [nodeId, configuredSigningKey()!.kid],
+      ),
+    ).rejects.toMatchObject({ code: "23514" });
   });
 });
 
