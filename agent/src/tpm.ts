@@ -59,8 +59,11 @@ export class Tpm2Tools {
     return path.join(this.opts.workDir, name);
   }
 
-  /** One tool, then the flushes a TPM without a resource manager needs; commands never overlap. */
-  private tool(cmd: string, args: string[]): Promise<string> {
+  /**
+   * One tool, then (for commands that leave transient objects or sessions behind: key creation,
+   * loading, quotes) the flushes a TPM without a resource manager needs; commands never overlap.
+   */
+  private tool(cmd: string, args: string[], flush = true): Promise<string> {
     const next = this.queue.then(async () => {
       try {
         const { stdout } = await exec(cmd, args, { env: this.env, timeout: this.opts.timeoutMs ?? 30_000, maxBuffer: 4 * 1024 * 1024 });
@@ -69,8 +72,10 @@ export class Tpm2Tools {
         const err = e as Error & { stderr?: string };
         throw new TpmError(`${cmd} failed: ${(err.stderr || err.message).trim().split("\n").slice(-2).join(" ")}`);
       } finally {
-        await exec("tpm2_flushcontext", ["-t"], { env: this.env, timeout: 10_000 }).catch(() => {});
-        await exec("tpm2_flushcontext", ["-s"], { env: this.env, timeout: 10_000 }).catch(() => {});
+        if (flush) {
+          await exec("tpm2_flushcontext", ["-t"], { env: this.env, timeout: 10_000 }).catch(() => {});
+          await exec("tpm2_flushcontext", ["-s"], { env: this.env, timeout: 10_000 }).catch(() => {});
+        }
       }
     });
     this.queue = next.catch(() => {});
@@ -82,7 +87,7 @@ export class Tpm2Tools {
     const pem = this.file("ak.pem");
     const name = this.file("ak.name");
     const qualified = this.file("ak.qualified-name");
-    const read = () => this.tool("tpm2_readpublic", ["-c", this.handle, "-f", "pem", "-o", pem, "-n", name, "-q", qualified]);
+    const read = () => this.tool("tpm2_readpublic", ["-c", this.handle, "-f", "pem", "-o", pem, "-n", name, "-q", qualified], false);
     const exists = await read().then(
       () => true,
       () => false,
@@ -147,7 +152,17 @@ export class Tpm2Tools {
 
   /** Extends a SHA-256 PCR (what firmware does while it boots; the simulator and tests boot a software TPM this way). */
   async extend(pcr: number, sha256Hex: string): Promise<void> {
-    await this.tool("tpm2_pcrextend", [`${pcr}:sha256=${sha256Hex}`]);
+    await this.extendMany([{ pcr, sha256Hex }]);
+  }
+
+  /** Extends PCRs in order, many in one tpm2_pcrextend (it extends its arguments one after another). */
+  async extendMany(events: ReadonlyArray<{ pcr: number; sha256Hex: string }>): Promise<void> {
+    for (let i = 0; i < events.length; i += 32)
+      await this.tool(
+        "tpm2_pcrextend",
+        events.slice(i, i + 32).map((e) => `${e.pcr}:sha256=${e.sha256Hex}`),
+        false,
+      );
   }
 }
 

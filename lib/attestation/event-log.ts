@@ -109,9 +109,35 @@ class LeReader {
   }
 }
 
-function describeData(data: Buffer): string {
+const printable = (t: string) => t.length > 0 && /^[\x20-\x7e\t\n\r]*$/.test(t);
+
+/** What an event's data says, for people: the UEFI structures of the profile decoded, text as text, else hex. */
+function describeData(type: number, data: Buffer): string {
+  const name = EVENT_TYPE_NAMES[type] ?? "";
+  try {
+    if (name.startsWith("EV_EFI_VARIABLE") && data.length >= 32) {
+      const chars = Number(data.readBigUInt64LE(16));
+      const size = Number(data.readBigUInt64LE(24));
+      if (chars <= 256 && 32 + chars * 2 + size <= data.length) {
+        const variable = data.subarray(32, 32 + chars * 2).toString("utf16le");
+        const value = data.subarray(32 + chars * 2, 32 + chars * 2 + size);
+        return `${variable}${size <= 4 ? ` = ${value.toString("hex")}` : ` (${size} bytes)`}`;
+      }
+    }
+    if (/^EV_EFI_(BOOT|RUNTIME)_SERVICES_(APPLICATION|DRIVER)$/.test(name) && data.length >= 32)
+      return `image loaded at 0x${data.readBigUInt64LE(0).toString(16)}, ${data.readBigUInt64LE(8)} bytes`;
+    if (name === "EV_EFI_PLATFORM_FIRMWARE_BLOB" && data.length >= 16)
+      return `firmware blob at 0x${data.readBigUInt64LE(0).toString(16)}, ${data.readBigUInt64LE(8)} bytes`;
+    if (name === "EV_SEPARATOR" && data.length === 4) return data.readUInt32LE(0) === 0 ? "separator" : "separator (an error was logged)";
+  } catch {
+    // malformed structures are shown as they are
+  }
   const text = data.toString("latin1").replace(/\0+$/, "");
-  if (text.length && /^[\x20-\x7e\t\n\r]*$/.test(text)) return text.slice(0, 256);
+  if (printable(text)) return text.slice(0, 256);
+  if (data.length % 2 === 0) {
+    const wide = data.toString("utf16le").replace(/\0+$/, "");
+    if (printable(wide)) return wide.slice(0, 256);
+  }
   return data.subarray(0, 128).toString("hex");
 }
 
@@ -175,7 +201,7 @@ export function parseEventLog(buf: Buffer): EventLog {
     if (type === EV_NO_ACTION && data.subarray(0, 16).toString("latin1") === STARTUP_LOCALITY_SIGNATURE && data.length >= 17) {
       startupLocality = data[16]!;
     }
-    events.push({ index, pcr, type, digests, data: describeData(data) });
+    events.push({ index, pcr, type, digests, data: describeData(type, data) });
   }
   return { banks, startupLocality, events };
 }

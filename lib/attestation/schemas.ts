@@ -150,7 +150,7 @@ export const jwksSchema = z.object({
 
 // ---- policies ----------------------------------------------------------------------------------
 
-const policyName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be 1–63 letters, digits, dots, dashes or underscores");
+export const policyName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be 1–63 letters, digits, dots, dashes or underscores");
 
 /** POST /api/attestation/policies: a name and the first version's sections (a missing section is a 400 naming it). */
 export const createPolicyBody = z

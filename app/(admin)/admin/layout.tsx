@@ -13,6 +13,7 @@ const nav = [
   { href: "/admin/endpoints", label: "Endpoints" },
   { href: "/admin/pods", label: "Pods" },
   { href: "/admin/reservations", label: "Reservations" },
+  { href: "/admin/attestation", label: "Attestation" },
   { href: "/admin/alerts", label: "Alerts" },
   { href: "/admin/billing", label: "Billing" },
   { href: "/admin/demo-requests", label: "Demo requests" },

@@ -14,6 +14,10 @@ import { describeRange, describeStep, parseTimeRange } from "@/lib/metrics/time-
 import { nullIfRefused } from "@/lib/errors";
 import { page } from "@/lib/pages/page";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { putHandoverSettingsAction } from "@/app/_actions/handover";
+import { HandoverSettingsForm } from "@/components/forms/attestation-forms";
+import { listPolicies } from "@/lib/attestation/policy-queries";
+import { getHandoverSettings } from "@/lib/handover/settings";
 
 export const metadata = { title: "Cluster" };
 
@@ -26,11 +30,25 @@ export default page(
       const range = parseTimeRange(searchParams, new Date(), "24h");
       const cluster = await nullIfRefused(getClusterOrThrow(principal, id));
       if (!cluster) return null;
-      const [summary, floor, series] = await Promise.all([fleetSummary(id), fleetFloor(id), fleetUtilizationSeries(range, id)]);
-      return { cluster, range, summary, floor, series };
+      const [summary, floor, series, handover, policies] = await Promise.all([
+        fleetSummary(id),
+        fleetFloor(id),
+        fleetUtilizationSeries(range, id),
+        getHandoverSettings(principal, id),
+        listPolicies(principal),
+      ]);
+      return {
+        cluster,
+        range,
+        summary,
+        floor,
+        series,
+        handover,
+        policies: policies.map((p) => ({ id: p.id, name: p.name, version: p.version })),
+      };
     },
   },
-  ({ ids: { id }, data: { cluster, range, summary, floor, series } }) => {
+  ({ ids: { id }, data: { cluster, range, summary, floor, series, handover, policies } }) => {
     const nodes = floor.flatMap((r) => r.nodes.map((n) => ({ ...n, pod: r.pod, rack: r.rack })));
     return (
       <>
@@ -109,6 +127,13 @@ export default page(
               </tbody>
             </Table>
           )}
+        </Card>
+        <Card className="mt-6">
+          <CardHeader
+            title="Handover between tenants"
+            description="When a whole-node tenancy ends, each node is released, wiped by its agent and attested with its TPM before it takes work again; a failure quarantines it."
+          />
+          <HandoverSettingsForm action={putHandoverSettingsAction} clusterId={id} settings={handover} policies={policies} />
         </Card>
         <p className="mt-4 text-xs text-slate-500">Registered {formatRelative(cluster.createdAt)}.</p>
       </>

@@ -1,5 +1,7 @@
 import Link from "next/link";
 import { changeNodeStatusAction } from "@/app/_actions/nodes";
+import { retireIdentityAction, startHandoverAction } from "@/app/_actions/handover";
+import { NodeHandoverCard } from "@/components/fleet/node-handover";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { NodeGpuChart } from "@/components/fleet/charts";
 import { StatusBadge } from "@/components/fleet/node-status-badge";
@@ -28,7 +30,7 @@ export default page(
       return data && { ...data, range };
     },
   },
-  ({ ids: { id }, data: { node, alerts, series, grid, workload, gpus, gpuCounts, health, allowed, impact, events, range } }) => {
+  ({ ids: { id }, data: { node, alerts, series, grid, workload, gpus, gpuCounts, health, allowed, impact, events, range, handover } }) => {
     return (
       <>
         <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
@@ -74,13 +76,22 @@ export default page(
             description={
               node.status === "offline"
                 ? `Offline; it returns to “${node.statusBeforeOffline}” on its next heartbeat.`
-                : "Drain before maintenance; quarantine takes it out of service at once."
+                : handover.dueSince && node.status !== "available"
+                  ? "A handover is due: the node returns to service through one (Handover and attestation, below)."
+                  : "Drain before maintenance; quarantine takes it out of service at once."
             }
           />
           <div className="p-5">
             <NodeActions action={changeNodeStatusAction} nodeId={node.id} hostname={node.hostname} allowed={[...allowed]} impact={impact} />
           </div>
         </Card>
+        <NodeHandoverCard
+          view={handover}
+          nodeId={node.id}
+          hostname={node.hostname}
+          startAction={startHandoverAction}
+          reenrolAction={retireIdentityAction}
+        />
         <Card className="mt-6">
           <CardHeader
             title="Running here"
