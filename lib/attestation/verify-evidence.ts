@@ -25,6 +25,20 @@ import {
 // verdict lists them all (a later check that cannot run without an earlier result is skipped, not
 // passed). Failure ids: lib/attestation/failures.ts.
 
+// Parsed attestation keys by PEM: reading a PEM costs about as much as checking the signature, and
+// a verifier judges the same nodes' keys again and again. Bounded; a PEM that does not parse is
+// not kept (it throws, and is reported as identity.ak.invalid each time).
+const AK_CACHE_MAX = 4096;
+const akCache = new Map<string, KeyObject>();
+function akKey(pem: string): KeyObject {
+  const hit = akCache.get(pem);
+  if (hit) return hit;
+  const key = createPublicKey(pem);
+  if (akCache.size >= AK_CACHE_MAX) akCache.delete(akCache.keys().next().value!);
+  akCache.set(pem, key);
+  return key;
+}
+
 export interface WipeDeviceReport {
   device: string;
   method: string;
@@ -109,7 +123,7 @@ export function verifyEvidence(input: VerifyInput): Verification {
     failures.push(failure("identity.ak.missing", "The node has no enrolled attestation key; nothing it signs can be checked"));
   else {
     try {
-      ak = createPublicKey(input.identity.akPublicPem);
+      ak = akKey(input.identity.akPublicPem);
     } catch (e) {
       failures.push(failure("identity.ak.invalid", `The enrolled attestation key cannot be read: ${(e as Error).message}`));
     }
