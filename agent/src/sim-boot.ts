@@ -15,7 +15,7 @@ export interface BootOptions {
   implant?: boolean;
 }
 
-export const SIM_KERNEL = "vmlinuz-6.8.0-45-generic";
+const SIM_KERNEL = "vmlinuz-6.8.0-45-generic";
 
 const u64 = (v: bigint) => {
   const b = Buffer.alloc(8);
@@ -50,7 +50,7 @@ const ev = (pcr: number, type: keyof typeof EVENT_TYPES, data: Buffer, image?: s
 const application = (image: string, at: bigint) => ev(4, "EV_EFI_BOOT_SERVICES_APPLICATION", imageLoad(at, 0x100000n), `PE image ${image}`);
 
 /** The boot's events, in order (each with its data, and its digest where the digest is not of the data). */
-export function bootEvents(o: BootOptions = {}): BuiltEvent[] {
+function bootEvents(o: BootOptions = {}): BuiltEvent[] {
   const separator = Buffer.alloc(4);
   return [
     ev(0, "EV_S_CRTM_VERSION", Buffer.from("GPUForge simulated firmware 2.14.1\0", "utf16le")),

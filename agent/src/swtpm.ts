@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 
 const exec = promisify(execFile);
 
-export const SWTPM = "/usr/bin/swtpm";
+const SWTPM = "/usr/bin/swtpm";
 export const swtpmAvailable = (): boolean => existsSync(SWTPM) && spawnSync("tpm2_quote", ["--version"], { stdio: "ignore" }).status === 0;
 
 export interface RunningSwtpm {

@@ -42,7 +42,7 @@ export interface TpmOptions {
   timeoutMs?: number;
 }
 
-export class TpmError extends Error {}
+class TpmError extends Error {}
 
 export class Tpm2Tools {
   private readonly handle: string;
@@ -167,7 +167,7 @@ export class Tpm2Tools {
 }
 
 /** The PCR values tpm2_quote prints (`pcrs:` → `sha256:` → `N : 0x…`). */
-export function parseQuotedPcrs(stdout: string): Record<string, string> {
+function parseQuotedPcrs(stdout: string): Record<string, string> {
   const out: Record<string, string> = {};
   let inBank = false;
   for (const line of stdout.split("\n")) {

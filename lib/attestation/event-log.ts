@@ -13,7 +13,7 @@ const SPEC_ID_SIGNATURE = "Spec ID Event03\0";
 const STARTUP_LOCALITY_SIGNATURE = "StartupLocality\0";
 
 /** Event types of the PC Client profile and UEFI, for display. */
-export const EVENT_TYPE_NAMES: Record<number, string> = {
+const EVENT_TYPE_NAMES: Record<number, string> = {
   0x0: "EV_PREBOOT_CERT",
   0x1: "EV_POST_CODE",
   0x2: "EV_UNUSED",

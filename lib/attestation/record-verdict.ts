@@ -25,7 +25,7 @@ export interface VerdictFacts {
 }
 
 /** What a verdict's JWS says: API.md's fields, and what a tenant needs to check it on its own. */
-export function verdictPayload(id: string, f: VerdictFacts, createdAt: string) {
+function verdictPayload(id: string, f: VerdictFacts, createdAt: string) {
   return {
     iss: "gpuforge",
     jti: id,

@@ -167,7 +167,7 @@ export const updatePolicyBody = z
   .superRefine(checkPolicySections);
 export type UpdatePolicyInput = z.output<typeof updatePolicyBody>;
 
-export const policyVersionJsonSchema = z.object({
+const policyVersionJsonSchema = z.object({
   version: z.number().int(),
   created_at: z.string(),
   created_by: z.string(),

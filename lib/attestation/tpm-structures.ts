@@ -84,7 +84,7 @@ class Reader {
   }
 }
 
-export interface PcrSelection {
+interface PcrSelection {
   hashAlg: number;
   /** the PCR indices selected, ascending */
   pcrs: number[];
@@ -182,7 +182,7 @@ export function parseSignature(buf: Buffer): TpmSignature {
 }
 
 /** The PCR indices of a selection as the TPM's bit mask bytes (3 bytes: PCRs 0–23). */
-export function selectionBytes(pcrs: readonly number[]): Buffer {
+function selectionBytes(pcrs: readonly number[]): Buffer {
   const b = Buffer.alloc(3);
   for (const p of pcrs) b[p >> 3]! |= 1 << (p & 7);
   return b;

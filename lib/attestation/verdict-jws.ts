@@ -7,9 +7,9 @@ import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyOb
 // itself and exports JWKs; the few lines of compact serialisation are written here rather than
 // adding a JOSE dependency for them.
 
-export const VERDICT_TYP = "gpuforge-attestation+jwt";
+const VERDICT_TYP = "gpuforge-attestation+jwt";
 
-export interface Jwk {
+interface Jwk {
   kty: "OKP";
   crv: "Ed25519";
   x: string;
@@ -30,7 +30,7 @@ export interface SigningKey {
 const b64url = (b: Buffer | string) => Buffer.from(b).toString("base64url");
 
 /** The RFC 7638 thumbprint of an Ed25519 public JWK (its required members in lexicographic order). */
-export function jwkThumbprint(j: { crv: string; kty: string; x: string }): string {
+function jwkThumbprint(j: { crv: string; kty: string; x: string }): string {
   return createHash("sha256")
     .update(JSON.stringify({ crv: j.crv, kty: j.kty, x: j.x }))
     .digest("base64url");

@@ -39,14 +39,14 @@ function akKey(pem: string): KeyObject {
   return key;
 }
 
-export interface WipeDeviceReport {
+interface WipeDeviceReport {
   device: string;
   method: string;
   result: "ok" | "failed";
   message?: string;
 }
 
-export interface GpuReport {
+interface GpuReport {
   uuid: string;
   driver_version: string;
   vbios_version?: string;
@@ -66,7 +66,7 @@ export interface Evidence {
 }
 
 /** The nonce the evidence names, as the database had it before this submission used it. */
-export interface NonceRecord {
+interface NonceRecord {
   nodeId: string;
   expiresAt: Date;
   /** when it was used before (null: this submission is its first use) */

@@ -3,7 +3,7 @@ import { STEP_STATUSES, WORKFLOW_KINDS, WORKFLOW_STATUSES, WORKFLOW_TRIGGERS } f
 
 // The handover API's shapes (API.md, "Tenant handover and provisioning").
 
-export const HANDOVER_MODES = ["full", "inspect"] as const;
+const HANDOVER_MODES = ["full", "inspect"] as const;
 
 export const startHandoverBody = z.strictObject({
   /** full: release, wipe, inspect; inspect: attest again only (a re-inspection after an operator looked at the node) */
@@ -39,7 +39,7 @@ export const handoverSettingsJsonSchema = z.object({
   updated_at: z.string().nullable(),
 });
 
-export const workflowStepJsonSchema = z.object({
+const workflowStepJsonSchema = z.object({
   name: z.string(),
   status: z.enum(STEP_STATUSES),
   started_at: z.string(),
@@ -64,7 +64,7 @@ export const workflowJsonSchema = z.object({
   steps: z.array(workflowStepJsonSchema),
 });
 
-export const wipeDeviceJsonSchema = z.object({
+const wipeDeviceJsonSchema = z.object({
   device: z.string(),
   method: z.string(),
   started_at: z.string(),

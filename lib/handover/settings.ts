@@ -10,7 +10,7 @@ import { HANDOVER_SETTINGS, PUT_HANDOVER_SETTINGS } from "./statements";
 
 type SettingsRow = RowOf<typeof HANDOVER_SETTINGS>;
 
-export function handoverSettingsJson(r: SettingsRow) {
+function handoverSettingsJson(r: SettingsRow) {
   return {
     cluster_id: r.cluster_id,
     wipe_command: r.wipe_command,

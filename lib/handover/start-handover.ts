@@ -90,5 +90,3 @@ export async function startHandoversAfterTenancy(
   }
   return started;
 }
-
-export { wake as wakeHandovers };
