@@ -3,7 +3,7 @@ import { systemActorFor } from "@/lib/auth/principal";
 import { enqueueNotifications } from "@/lib/alerts/notification-outbox";
 import { failure } from "@/lib/attestation/failures";
 import { recordVerdict } from "@/lib/attestation/record-verdict";
-import { signingKeyOrThrow } from "@/lib/attestation/signing-key";
+import { configuredSigningKey, signingKeyOrThrow } from "@/lib/attestation/signing-key";
 import { LATEST_VERDICT_OF_WORKFLOW, LIVE_IDENTITY } from "@/lib/attestation/statements";
 import { policyForNode } from "@/lib/attestation/node-policy";
 import { recordAudit } from "@/lib/audit/record-audit";
@@ -272,7 +272,7 @@ async function wipe(w: Workflow, lease: NodeLease, node: NodeRow): Promise<Outco
   await beginWorkflowStep(pool(), lease, {
     workflowId: w.id,
     name: "attest",
-    message: settings.attestation === "off" ? "attestation is off for this cluster" : "waiting for the node's TPM evidence",
+    message: settings.attestation === "off" ? "attestation is off for this cluster" : attestWaitingMessage(),
     details: { attestation: settings.attestation, timeout_s: settings.attestation_timeout_s },
   });
   return "advanced";
@@ -323,6 +323,19 @@ async function inspect(w: Workflow, lease: NodeLease, node: NodeRow): Promise<Ou
     failures,
     details,
   });
+}
+
+/** What the attest step waits for; without a usable signing key the evidence is refused (503) until its time runs out. */
+function attestWaitingMessage(): string {
+  let usable = false;
+  try {
+    usable = configuredSigningKey() !== null;
+  } catch {
+    /* configured but unreadable: as good as none */
+  }
+  return usable
+    ? "waiting for the node's TPM evidence"
+    : "no usable attestation signing key is configured (ATTESTATION_SIGNING_KEY): the node's evidence is refused, and the handover fails at its attestation time limit";
 }
 
 /** The signed verdict a node that sent no evidence gets: it failed, and the record says why. */
