@@ -4,7 +4,8 @@
 // processes and ingest servers on one PostgreSQL, as a production deployment runs — with a steady
 // tenant workload through the public API and a chaos loop (fatal and benign XIDs, overheating,
 // silent nodes, agent restarts that re-send reports, single-node partitions that deliver stale
-// reports, app and ingest processes killed and restarted, a database restart). The invariant
+// reports, app and ingest processes killed and restarted, a database restart, operators' handovers and
+// implanted bootkits that attestation must catch). The invariant
 // checker (scripts/soak/invariants.ts) runs every few seconds on what must hold at every moment and
 // every few minutes on the whole history, and once more after a settle phase at the end.
 //
@@ -19,7 +20,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { startSimulator } from "../agent/src/simulator";
 import { CHAOS_KINDS, startChaos } from "./soak/chaos";
-import { chaosLatencies, databaseSize, sampleProcesses } from "./soak/figures";
+import { chaosLatencies, databaseSize, handoverFigures, sampleProcesses } from "./soak/figures";
 import {
   checkAll,
   checkBackgroundFailures,
@@ -27,6 +28,7 @@ import {
   INVARIANTS,
   noteBackgroundFailure,
   type BackgroundFailures,
+  type ImplantRecord,
   type ReportRecord,
   type Violation,
 } from "./soak/invariants";
@@ -94,6 +96,8 @@ async function main(): Promise<number> {
     log,
     env: {
       NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
+      // the key attestation verdicts are signed with (without one, no handover could pass)
+      ATTESTATION_SIGNING_KEY: randomBytes(32).toString("hex"),
       LOG_LEVEL: "warn",
       DEMO_MODE: "0",
       NODE_OFFLINE_AFTER_S: String(OFFLINE_AFTER_S),
@@ -185,6 +189,7 @@ async function main(): Promise<number> {
     const harness = {
       submittedJobIds: workload.submitted,
       reports,
+      implants: [] as ImplantRecord[],
       remediationCap: REMEDIATION.cap,
       remediationWindowS: REMEDIATION.windowS,
     };
@@ -193,7 +198,12 @@ async function main(): Promise<number> {
       record(checkBackgroundFailures(backgroundFailures));
       try {
         // what the soak saw before the read: everything it knows of must be in the rows read next
-        const seen = { ...harness, submittedJobIds: [...harness.submittedJobIds], reports: [...harness.reports] };
+        const seen = {
+          ...harness,
+          submittedJobIds: [...harness.submittedJobIds],
+          reports: [...harness.reports],
+          implants: harness.implants.map((i) => ({ ...i })),
+        };
         const w = await readWorld(pool, { full });
         record(full ? checkAll(w, seen) : checkSnapshot(w));
         record(
@@ -226,6 +236,7 @@ async function main(): Promise<number> {
       repairAfterS: 60,
       log,
     });
+    harness.implants = chaos.implants;
 
     // the operator invoices every invoiced tenant a few times a run, period after period
     let invoicedUntil = new Date(runStarted - 60_000);
@@ -267,6 +278,12 @@ async function main(): Promise<number> {
     await new Promise((r) => setTimeout(r, SETTLE_MS / 2));
     await check(true);
     const latencies = await chaosLatencies(pool, chaosStarted, chaosEnded, chaos.events);
+    const handovers = await handoverFigures(
+      pool,
+      chaosStarted,
+      chaosEnded,
+      chaos.implants.map((i) => i.node_id),
+    );
     const processFigures = processes.stop();
 
     const hours = (sizes.at(-1)!.at - sizes[0]!.at) / 3_600_000;
@@ -316,6 +333,7 @@ async function main(): Promise<number> {
         refused_other: reports.filter((r) => r.outcome === "refused").length,
       },
       latency_during_chaos: latencies,
+      handovers: { ...handovers, tpm: sim.tpmKind },
       processes: processFigures,
       database: {
         size_mb_start: round(sizes[0]!.bytes / 2 ** 20),
