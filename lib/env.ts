@@ -373,6 +373,22 @@ const envSchema = z
     // the node's agent has to register before the provisioning fails.
     PROVISION_LEASE_S: z.coerce.number().int().min(5).max(3_600).default(60),
     PROVISION_AGENT_TIMEOUT_S: z.coerce.number().int().min(30).max(86_400).default(1_800),
+    // Attestation verdicts are signed with this Ed25519 key: PKCS#8 PEM, or its 32-byte seed in base64
+    // or hex (ATTESTATION_SIGNING_KEY), or a file holding either (ATTESTATION_SIGNING_KEY_FILE; npm
+    // start keeps one under .data/). Rotating it keeps old verdicts verifiable: every public key that
+    // ever signed stays in the JWKS. Without one, nodes cannot be attested (503), so handovers fail closed.
+    ATTESTATION_SIGNING_KEY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined)),
+    ATTESTATION_SIGNING_KEY_FILE: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined)),
+    // how long a nonce issued to a node's agent may be answered
+    ATTESTATION_NONCE_TTL_S: z.coerce.number().int().min(10).max(3_600).default(300),
   })
   .superRefine((e, ctx) => {
     if (e.CARD_DEPOSIT_MIN_CENTS > e.CARD_DEPOSIT_MAX_CENTS) {

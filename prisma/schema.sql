@@ -32,6 +32,8 @@ CREATE SEQUENCE public.ledger_entries_id_seq AS bigint;
 
 CREATE SEQUENCE public.node_events_id_seq AS bigint;
 
+CREATE SEQUENCE public.node_wipe_reports_id_seq AS bigint;
+
 CREATE SEQUENCE public.node_workflow_steps_id_seq AS bigint;
 
 CREATE SEQUENCE public.page_views_id_seq AS bigint;
@@ -96,13 +98,13 @@ CREATE TABLE public.alert_events (
     CONSTRAINT alert_events_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_pkey PRIMARY KEY (id),
     CONSTRAINT alert_events_resolved_check CHECK (((status = 'resolved'::text) = (resolved_at IS NOT NULL))),
-    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
+    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'attestation_key_mismatch'::text, 'handover_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
     CONSTRAINT alert_events_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES alert_rules(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_severity_check CHECK ((severity = ANY (ARRAY['info'::text, 'warning'::text, 'critical'::text]))),
     CONSTRAINT alert_events_status_check CHECK ((status = ANY (ARRAY['firing'::text, 'resolved'::text]))),
     CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['tenant'::text, 'provider'::text, 'pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text, 'card_deposit'::text]))),
     CONSTRAINT alert_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
-    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
+    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'attestation_key_mismatch'::text, 'handover_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
 );
 
 CREATE TABLE public.alert_rules (
@@ -187,6 +189,114 @@ CREATE TABLE public.api_keys (
     CONSTRAINT api_keys_tenant_role_check CHECK ((((scope = 'tenant'::text) = (tenant_role IS NOT NULL)) AND ((tenant_role IS NULL) OR (tenant_role = ANY (ARRAY['tenant_admin'::text, 'tenant_member'::text])))))
 );
 
+CREATE TABLE public.attestation_evidence (
+    attestation_id uuid NOT NULL,
+    node_id uuid NOT NULL,
+    quote bytea,
+    signature bytea,
+    pcrs jsonb,
+    event_log bytea,
+    wipe_report jsonb,
+    gpu_reports jsonb,
+    CONSTRAINT attestation_evidence_attestation_id_fkey FOREIGN KEY (attestation_id) REFERENCES attestations(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT attestation_evidence_pkey PRIMARY KEY (attestation_id)
+);
+
+CREATE TABLE public.attestation_identities (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    node_id uuid NOT NULL,
+    ak_public_pem text NOT NULL,
+    ak_qualified_name text,
+    ek_public_pem text,
+    tpm_kind text NOT NULL,
+    enrolled_by text NOT NULL,
+    enrolled_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    retired_at timestamp(3) with time zone,
+    retired_by text,
+    CONSTRAINT attestation_identities_ak_check CHECK (((ak_public_pem ~~ '-----BEGIN PUBLIC KEY-----%'::text) AND (length(ak_public_pem) <= 4096))),
+    CONSTRAINT attestation_identities_name_check CHECK (((ak_qualified_name IS NULL) OR (ak_qualified_name ~ '^[0-9a-f]{4,132}$'::text))),
+    CONSTRAINT attestation_identities_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT attestation_identities_pkey PRIMARY KEY (id),
+    CONSTRAINT attestation_identities_retired_check CHECK (((retired_at IS NULL) = (retired_by IS NULL))),
+    CONSTRAINT attestation_identities_tpm_kind_check CHECK ((tpm_kind = ANY (ARRAY['tpm'::text, 'swtpm'::text, 'simulated'::text])))
+);
+
+CREATE TABLE public.attestation_nonces (
+    nonce text NOT NULL,
+    node_id uuid NOT NULL,
+    pcr_selection integer[] NOT NULL,
+    issued_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    expires_at timestamp(3) with time zone NOT NULL,
+    used_at timestamp(3) with time zone,
+    CONSTRAINT attestation_nonces_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT attestation_nonces_nonce_check CHECK ((nonce ~ '^[0-9a-f]{32,128}$'::text)),
+    CONSTRAINT attestation_nonces_pkey PRIMARY KEY (nonce),
+    CONSTRAINT attestation_nonces_used_check CHECK (((used_at IS NULL) OR (used_at >= issued_at))),
+    CONSTRAINT attestation_nonces_window_check CHECK ((expires_at > issued_at))
+);
+
+CREATE TABLE public.attestation_policies (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    description text,
+    current_version integer DEFAULT 1 NOT NULL,
+    created_by text NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT attestation_policies_current_fkey FOREIGN KEY (id, current_version) REFERENCES attestation_policy_versions(policy_id, version) DEFERRABLE INITIALLY DEFERRED,
+    CONSTRAINT attestation_policies_description_check CHECK (((description IS NULL) OR (length(description) <= 500))),
+    CONSTRAINT attestation_policies_name_check CHECK ((name ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$'::text)),
+    CONSTRAINT attestation_policies_pkey PRIMARY KEY (id),
+    CONSTRAINT attestation_policies_version_check CHECK ((current_version >= 1))
+);
+
+CREATE TABLE public.attestation_policy_versions (
+    policy_id uuid NOT NULL,
+    version integer NOT NULL,
+    body jsonb NOT NULL,
+    created_by text NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT attestation_policy_versions_body_check CHECK (((body ? 'pcr_bank'::text) AND (body ? 'pcrs'::text) AND (body ? 'require'::text))),
+    CONSTRAINT attestation_policy_versions_pkey PRIMARY KEY (policy_id, version),
+    CONSTRAINT attestation_policy_versions_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES attestation_policies(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT attestation_policy_versions_version_check CHECK ((version >= 1))
+);
+
+CREATE TABLE public.attestation_signing_keys (
+    kid text NOT NULL,
+    public_jwk jsonb NOT NULL,
+    first_used_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT attestation_signing_keys_jwk_check CHECK ((((public_jwk ->> 'kty'::text) = 'OKP'::text) AND ((public_jwk ->> 'crv'::text) = 'Ed25519'::text) AND ((public_jwk ->> 'kid'::text) = kid) AND (public_jwk ? 'x'::text) AND (NOT (public_jwk ? 'd'::text)))),
+    CONSTRAINT attestation_signing_keys_pkey PRIMARY KEY (kid)
+);
+
+CREATE TABLE public.attestations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    node_id uuid NOT NULL,
+    workflow_id uuid,
+    nonce text,
+    result text NOT NULL,
+    failures jsonb NOT NULL,
+    policy_id uuid,
+    policy_name text,
+    policy_version integer,
+    pcr_digest text,
+    tpm_kind text,
+    kid text NOT NULL,
+    jws text NOT NULL,
+    created_at timestamp(3) with time zone NOT NULL,
+    CONSTRAINT attestations_failures_check CHECK (((jsonb_typeof(failures) = 'array'::text) AND ((result = 'pass'::text) = (jsonb_array_length(failures) = 0)))),
+    CONSTRAINT attestations_jws_check CHECK ((jws ~ '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$'::text)),
+    CONSTRAINT attestations_kid_fkey FOREIGN KEY (kid) REFERENCES attestation_signing_keys(kid) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT attestations_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT attestations_pkey PRIMARY KEY (id),
+    CONSTRAINT attestations_policy_check CHECK (((policy_name IS NULL) = (policy_version IS NULL))),
+    CONSTRAINT attestations_policy_version_fkey FOREIGN KEY (policy_id, policy_version) REFERENCES attestation_policy_versions(policy_id, version) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT attestations_result_check CHECK ((result = ANY (ARRAY['pass'::text, 'fail'::text]))),
+    CONSTRAINT attestations_tpm_kind_check CHECK (((tpm_kind IS NULL) OR (tpm_kind = ANY (ARRAY['tpm'::text, 'swtpm'::text, 'simulated'::text])))),
+    CONSTRAINT attestations_workflow_id_fkey FOREIGN KEY (workflow_id) REFERENCES node_workflows(id) ON UPDATE CASCADE ON DELETE SET NULL
+);
+
 CREATE TABLE public.audit_log (
     id bigint DEFAULT nextval('audit_log_id_seq'::regclass) NOT NULL,
     actor_kind text NOT NULL,
@@ -255,6 +365,24 @@ CREATE TABLE public.card_deposits (
     CONSTRAINT card_deposits_stripe_payment_intent_key UNIQUE (stripe_payment_intent),
     CONSTRAINT card_deposits_stripe_session_id_key UNIQUE (stripe_session_id),
     CONSTRAINT card_deposits_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
+);
+
+CREATE TABLE public.cluster_handover_settings (
+    cluster_id uuid NOT NULL,
+    wipe_command text,
+    wipe_timeout_s integer DEFAULT 1800 NOT NULL,
+    attestation text DEFAULT 'required'::text NOT NULL,
+    attestation_policy_id uuid,
+    attestation_timeout_s integer DEFAULT 600 NOT NULL,
+    updated_by text NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT cluster_handover_settings_attestation_check CHECK ((attestation = ANY (ARRAY['required'::text, 'off'::text]))),
+    CONSTRAINT cluster_handover_settings_attestation_timeout_check CHECK (((attestation_timeout_s >= 30) AND (attestation_timeout_s <= 86400))),
+    CONSTRAINT cluster_handover_settings_cluster_id_fkey FOREIGN KEY (cluster_id) REFERENCES clusters(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT cluster_handover_settings_pkey PRIMARY KEY (cluster_id),
+    CONSTRAINT cluster_handover_settings_policy_id_fkey FOREIGN KEY (attestation_policy_id) REFERENCES attestation_policies(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT cluster_handover_settings_wipe_command_check CHECK (((wipe_command IS NULL) OR ((length(wipe_command) >= 1) AND (length(wipe_command) <= 4000)))),
+    CONSTRAINT cluster_handover_settings_wipe_timeout_check CHECK (((wipe_timeout_s >= 30) AND (wipe_timeout_s <= 86400)))
 );
 
 CREATE TABLE public.cluster_metrics_1m (
@@ -834,6 +962,20 @@ CREATE TABLE public.node_leases (
     CONSTRAINT node_leases_times_check CHECK (((renewed_at >= acquired_at) AND (expires_at > renewed_at))),
     CONSTRAINT node_leases_token_check CHECK ((token > 0)),
     CONSTRAINT node_leases_workflow_id_fkey FOREIGN KEY (workflow_id) REFERENCES node_workflows(id) ON UPDATE CASCADE ON DELETE SET NULL
+);
+
+CREATE TABLE public.node_wipe_reports (
+    id bigint DEFAULT nextval('node_wipe_reports_id_seq'::regclass) NOT NULL,
+    node_id uuid NOT NULL,
+    workflow_id uuid NOT NULL,
+    devices jsonb NOT NULL,
+    result text NOT NULL,
+    reported_by text NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT node_wipe_reports_devices_check CHECK (((jsonb_typeof(devices) = 'array'::text) AND ((jsonb_array_length(devices) >= 1) AND (jsonb_array_length(devices) <= 512)))),
+    CONSTRAINT node_wipe_reports_pkey PRIMARY KEY (id),
+    CONSTRAINT node_wipe_reports_result_check CHECK ((result = ANY (ARRAY['ok'::text, 'failed'::text]))),
+    CONSTRAINT node_wipe_reports_workflow_node_fkey FOREIGN KEY (workflow_id, node_id) REFERENCES node_workflows(id, node_id) ON UPDATE CASCADE ON DELETE CASCADE
 );
 
 CREATE TABLE public.node_workflow_steps (
@@ -1630,6 +1772,23 @@ CREATE TABLE public.workload_logs (
 
 -- Views
 
+CREATE VIEW public_api.attestation_keys AS
+ SELECT kid,
+    public_jwk,
+    first_used_at
+   FROM attestation_signing_keys;
+
+CREATE VIEW public_api.node_attestations AS
+ SELECT id,
+    node_id,
+    result,
+    policy_name,
+    policy_version,
+    kid,
+    jws,
+    created_at
+   FROM attestations;
+
 CREATE VIEW public_api.node_bookings AS
  SELECT node_id,
     starts_at,
@@ -1720,6 +1879,18 @@ CREATE UNIQUE INDEX api_keys_key_hash_key ON public.api_keys USING btree (key_ha
 CREATE INDEX api_keys_node_id_idx ON public.api_keys USING btree (node_id) WHERE (node_id IS NOT NULL);
 
 CREATE INDEX api_keys_tenant_id_idx ON public.api_keys USING btree (tenant_id);
+
+CREATE UNIQUE INDEX attestation_identities_live_key ON public.attestation_identities USING btree (node_id) WHERE (retired_at IS NULL);
+
+CREATE INDEX attestation_nonces_expires_at_idx ON public.attestation_nonces USING btree (expires_at);
+
+CREATE INDEX attestation_nonces_node_id_idx ON public.attestation_nonces USING btree (node_id, issued_at);
+
+CREATE UNIQUE INDEX attestation_policies_name_key ON public.attestation_policies USING btree (lower(name));
+
+CREATE INDEX attestations_node_id_created_at_idx ON public.attestations USING btree (node_id, created_at DESC);
+
+CREATE INDEX attestations_workflow_id_idx ON public.attestations USING btree (workflow_id) WHERE (workflow_id IS NOT NULL);
 
 CREATE INDEX audit_log_created_at_idx ON public.audit_log USING btree (created_at);
 
@@ -1840,6 +2011,10 @@ CREATE INDEX ledger_entries_tenant_id_idx ON public.ledger_entries USING btree (
 CREATE UNIQUE INDEX ledger_entries_usage_event_id_key ON public.ledger_entries USING btree (usage_event_id);
 
 CREATE INDEX node_events_node_id_created_at_idx ON public.node_events USING btree (node_id, created_at);
+
+CREATE INDEX node_wipe_reports_node_id_idx ON public.node_wipe_reports USING btree (node_id, created_at);
+
+CREATE UNIQUE INDEX node_wipe_reports_workflow_id_key ON public.node_wipe_reports USING btree (workflow_id);
 
 CREATE INDEX node_workflow_steps_workflow_id_idx ON public.node_workflow_steps USING btree (workflow_id, id);
 
@@ -1998,6 +2173,50 @@ AS $function$
 BEGIN
   PERFORM pg_notify('api_keys_changed', '');
   RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.attestation_append_only()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    -- the rows of a node that no longer exists go with it (its cluster was deleted); nested, as
+    -- PL/pgSQL does not promise to skip OLD."node_id" for tables without one
+    IF TG_OP = 'DELETE' AND TG_ARGV[0] = 'node' THEN
+        IF NOT EXISTS (SELECT 1 FROM "nodes" WHERE "id" = OLD."node_id") THEN
+            RETURN OLD;
+        END IF;
+    END IF;
+    RAISE EXCEPTION '% is append-only', TG_TABLE_NAME USING ERRCODE = '23514';
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.attestation_identities_retire_only()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        IF NOT EXISTS (SELECT 1 FROM "nodes" WHERE "id" = OLD."node_id") THEN RETURN OLD; END IF;
+        RAISE EXCEPTION 'attestation identities are retired, never deleted' USING ERRCODE = '23514';
+    END IF;
+    IF OLD."retired_at" IS NOT NULL OR NEW."id" <> OLD."id" OR NEW."node_id" <> OLD."node_id" OR NEW."ak_public_pem" <> OLD."ak_public_pem"
+       OR NEW."ak_qualified_name" IS DISTINCT FROM OLD."ak_qualified_name" OR NEW."ek_public_pem" IS DISTINCT FROM OLD."ek_public_pem"
+       OR NEW."tpm_kind" <> OLD."tpm_kind" OR NEW."enrolled_at" <> OLD."enrolled_at" OR NEW."enrolled_by" <> OLD."enrolled_by" THEN
+        RAISE EXCEPTION 'an enrolled attestation key is only ever retired' USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.attestations_append_only()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF TG_OP = 'DELETE' AND NOT EXISTS (SELECT 1 FROM "nodes" WHERE "id" = OLD."node_id") THEN RETURN OLD; END IF;
+    -- the one change the database makes itself: the workflow a verdict served was deleted with its node
+    IF TG_OP = 'UPDATE' AND NEW."workflow_id" IS NULL AND OLD."workflow_id" IS NOT NULL
+       AND (to_jsonb(NEW) - 'workflow_id') = (to_jsonb(OLD) - 'workflow_id') THEN RETURN NEW; END IF;
+    RAISE EXCEPTION 'attestations is append-only' USING ERRCODE = '23514';
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.audit_log_append_only()
@@ -2900,6 +3119,16 @@ CREATE TRIGGER api_keys_notify_truncate AFTER TRUNCATE ON api_keys FOR EACH STAT
 
 CREATE TRIGGER api_keys_notify_update AFTER UPDATE ON api_keys FOR EACH ROW WHEN (old.revoked_at IS DISTINCT FROM new.revoked_at OR old.key_hash IS DISTINCT FROM new.key_hash OR old.scope IS DISTINCT FROM new.scope OR old.cluster_id IS DISTINCT FROM new.cluster_id OR old.tenant_id IS DISTINCT FROM new.tenant_id) EXECUTE FUNCTION api_keys_notify_change();
 
+CREATE TRIGGER attestation_evidence_append_only BEFORE DELETE OR UPDATE ON attestation_evidence FOR EACH ROW EXECUTE FUNCTION attestation_append_only('node');
+
+CREATE TRIGGER attestation_identities_retire_only BEFORE DELETE OR UPDATE ON attestation_identities FOR EACH ROW EXECUTE FUNCTION attestation_identities_retire_only();
+
+CREATE TRIGGER attestation_policy_versions_append_only BEFORE DELETE OR UPDATE ON attestation_policy_versions FOR EACH ROW EXECUTE FUNCTION attestation_append_only('policy');
+
+CREATE TRIGGER attestation_signing_keys_append_only BEFORE DELETE OR UPDATE ON attestation_signing_keys FOR EACH ROW EXECUTE FUNCTION attestation_append_only('key');
+
+CREATE TRIGGER attestations_append_only BEFORE DELETE OR UPDATE ON attestations FOR EACH ROW EXECUTE FUNCTION attestations_append_only();
+
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
 
 CREATE TRIGGER endpoint_keys_notify_delete AFTER DELETE ON endpoint_keys FOR EACH ROW EXECUTE FUNCTION api_keys_notify_change();
@@ -2959,6 +3188,8 @@ CREATE TRIGGER ledger_entries_skip_prepaid_reservations BEFORE INSERT ON ledger_
 CREATE TRIGGER node_events_fenced BEFORE INSERT OR UPDATE ON node_events FOR EACH ROW WHEN (new.lease_token IS NOT NULL) EXECUTE FUNCTION node_lease_fenced_write();
 
 CREATE TRIGGER node_leases_token_guard BEFORE UPDATE ON node_leases FOR EACH ROW EXECUTE FUNCTION node_leases_token_guard();
+
+CREATE TRIGGER node_wipe_reports_append_only BEFORE DELETE OR UPDATE ON node_wipe_reports FOR EACH ROW EXECUTE FUNCTION attestation_append_only('node');
 
 CREATE TRIGGER node_workflow_steps_fenced BEFORE INSERT OR UPDATE ON node_workflow_steps FOR EACH ROW WHEN (new.lease_token IS NOT NULL) EXECUTE FUNCTION node_lease_fenced_write();
 

@@ -9,6 +9,12 @@ import { seedDemo } from "@/lib/platform/seed-demo";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { repoRoot, withDatabaseUrl } from "./lib/database-url";
 import { runMigrations } from "./lib/run-migrations";
+import { createPolicy } from "@/lib/attestation/create-policy";
+import { parseEventLog, replay } from "@/lib/attestation/event-log";
+import { referencePolicyFromLog } from "@/lib/attestation/policy";
+import { putHandoverSettings } from "@/lib/handover/settings";
+import { bootEventLog } from "../agent/src/sim-boot";
+import { SIM_DRIVER_VERSION, SIM_VBIOS_VERSION } from "../agent/src/sim-handover";
 
 export const simulatorKeysFile = path.join(repoRoot, ".data", "demo-agent-keys.json");
 
@@ -22,7 +28,38 @@ export async function migrateAndSeed(url: string, demoMode: boolean): Promise<vo
   } else {
     console.log("[seed] demo data already present");
   }
+  if (await seedDemoHandover())
+    console.log("[seed] demo clusters wipe and attest their nodes between tenants (policy sim-firmware-baseline)");
   await disconnectDb();
+}
+
+/**
+ * The demo clusters' handovers: a wipe command (the simulator runs it in simulation) and the
+ * attestation policy the simulated firmware's clean boot measures, captured the way an operator
+ * captures one from a node it trusts (lib/attestation/policy.ts). Once: a database that has the
+ * policy keeps whatever an operator changed since.
+ */
+async function seedDemoHandover(): Promise<boolean> {
+  if (await db().attestationPolicy.findFirst({ where: { name: "sim-firmware-baseline" }, select: { id: true } })) return false;
+  const log = parseEventLog(bootEventLog());
+  const body = referencePolicyFromLog(log, replay(log), {
+    require: ["event_log", "wipe_report", "gpu_reports"],
+    gpu: { driver_versions: [SIM_DRIVER_VERSION], vbios_versions: [SIM_VBIOS_VERSION] },
+  });
+  const policy = await createPolicy(systemActor, {
+    name: "sim-firmware-baseline",
+    description: "The simulated fleet's clean boot: UEFI with Secure Boot, shim, GRUB, Linux 6.8",
+    ...body,
+  });
+  for (const c of await db().cluster.findMany({ select: { id: true } }))
+    await putHandoverSettings(systemActor, c.id, {
+      wipe_command: "/usr/local/sbin/gpuforge-wipe --disks nvme0n1,nvme1n1 --secure-erase",
+      wipe_timeout_s: 1800,
+      attestation: "required",
+      attestation_policy_id: policy.id,
+      attestation_timeout_s: 600,
+    });
+  return true;
 }
 
 /**

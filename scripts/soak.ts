@@ -4,7 +4,8 @@
 // processes and ingest servers on one PostgreSQL, as a production deployment runs — with a steady
 // tenant workload through the public API and a chaos loop (fatal and benign XIDs, overheating,
 // silent nodes, agent restarts that re-send reports, single-node partitions that deliver stale
-// reports, app and ingest processes killed and restarted, a database restart). The invariant
+// reports, app and ingest processes killed and restarted, a database restart, operators' handovers and
+// implanted bootkits that attestation must catch). The invariant
 // checker (scripts/soak/invariants.ts) runs every few seconds on what must hold at every moment and
 // every few minutes on the whole history, and once more after a settle phase at the end.
 //
@@ -20,7 +21,7 @@ import { randomBytes } from "node:crypto";
 import { SIM_ADDRESS_NETWORK } from "../agent/src/sim-addresses";
 import { FleetRegistrationError, startSimulator } from "../agent/src/simulator";
 import { CHAOS_KINDS, startChaos } from "./soak/chaos";
-import { chaosLatencies, databaseSize, sampleProcesses } from "./soak/figures";
+import { chaosLatencies, databaseSize, handoverFigures, sampleProcesses } from "./soak/figures";
 import {
   checkAll,
   checkBackgroundFailures,
@@ -28,6 +29,7 @@ import {
   INVARIANTS,
   noteBackgroundFailure,
   type BackgroundFailures,
+  type ImplantRecord,
   type ReportRecord,
   type Violation,
 } from "./soak/invariants";
@@ -106,6 +108,8 @@ async function main(): Promise<number> {
     log,
     env: {
       NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
+      // the key attestation verdicts are signed with (without one, no handover could pass)
+      ATTESTATION_SIGNING_KEY: randomBytes(32).toString("hex"),
       LOG_LEVEL: "warn",
       DEMO_MODE: "0",
       NODE_OFFLINE_AFTER_S: String(OFFLINE_AFTER_S),
@@ -225,6 +229,7 @@ async function main(): Promise<number> {
     const harness = {
       submittedJobIds: workload.submitted,
       reports,
+      implants: [] as ImplantRecord[],
       remediationCap: REMEDIATION.cap,
       remediationWindowS: REMEDIATION.windowS,
     };
@@ -233,7 +238,12 @@ async function main(): Promise<number> {
       record(checkBackgroundFailures(backgroundFailures));
       try {
         // what the soak saw before the read: everything it knows of must be in the rows read next
-        const seen = { ...harness, submittedJobIds: [...harness.submittedJobIds], reports: [...harness.reports] };
+        const seen = {
+          ...harness,
+          submittedJobIds: [...harness.submittedJobIds],
+          reports: [...harness.reports],
+          implants: harness.implants.map((i) => ({ ...i })),
+        };
         const w = await readWorld(pool, { full });
         record(full ? checkAll(w, seen) : checkSnapshot(w));
         record(
@@ -266,6 +276,7 @@ async function main(): Promise<number> {
       repairAfterS: 60,
       log,
     });
+    harness.implants = chaos.implants;
 
     // the operator invoices every invoiced tenant a few times a run, period after period
     let invoicedUntil = new Date(runStarted - 60_000);
@@ -307,6 +318,12 @@ async function main(): Promise<number> {
     await new Promise((r) => setTimeout(r, SETTLE_MS / 2));
     await check(true);
     const latencies = await chaosLatencies(pool, chaosStarted, chaosEnded, chaos.events);
+    const handovers = await handoverFigures(
+      pool,
+      chaosStarted,
+      chaosEnded,
+      chaos.implants.map((i) => i.node_id),
+    );
     const processFigures = processes.stop();
 
     const hours = (sizes.at(-1)!.at - sizes[0]!.at) / 3_600_000;
@@ -356,6 +373,7 @@ async function main(): Promise<number> {
         refused_other: reports.filter((r) => r.outcome === "refused").length,
       },
       latency_during_chaos: latencies,
+      handovers: { ...handovers, tpm: sim.tpmKind },
       processes: processFigures,
       database: {
         size_mb_start: round(sizes[0]!.bytes / 2 ** 20),

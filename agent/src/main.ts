@@ -13,6 +13,9 @@
 //   HEARTBEAT_INTERVAL_S  default 15;  METRICS_INTERVAL_S default 10
 //   AGENT_STATE_DIR       placements, unsent exit reports and log spools (default ~/.gpuforge-agent)
 //   NVIDIA_SMI            path to nvidia-smi (default: found on PATH)
+//   GPUFORGE_TPM_TCTI     the TPM for handovers' attestation (tpm2-tools' TCTI; default the kernel's
+//                         /dev/tpmrm0); GPUFORGE_TPM_AK_HANDLE its persistent AK handle (0x81010002);
+//                         GPUFORGE_EVENT_LOG the boot event log (default the kernel's securityfs copy)
 // Tenant work runs only in containers (docker); a node without a container runtime registers
 // without the capability and is given no work that runs an image or a command.
 import { execFile } from "node:child_process";
@@ -42,6 +45,7 @@ import { PodSupervisor } from "./pod-supervisor";
 import { DEFAULT_PUBLISHED_PORTS, PortPool } from "./port-pool";
 import { ReplicaSupervisor } from "./replica-supervisor";
 import { jobsOf, podsOf, replicasOf, Runner } from "./runner";
+import { hostHandover } from "./handover-host";
 import { AGENT_VERSION } from "./version";
 
 const run = promisify(execFile);
@@ -198,6 +202,16 @@ async function main() {
     log,
   });
   let resumedPods = false;
+  // wipes and attestations between tenants, when a heartbeat asks for them (agent/src/handover.ts)
+  const handover = hostHandover({
+    client,
+    nodeId,
+    stateDir,
+    nvidiaSmi,
+    gpus: () => gpus.map((g) => ({ uuid: g.uuid, index: g.index })),
+    idle: () => runner.running.length === 0 && replicas.replicaIds.length === 0 && pods.running.length === 0,
+    log,
+  });
 
   // The lease: while heartbeats reach the control plane the work here is this node's; once they
   // have not for lease_s, the control plane has moved it, so it stops here (self-fencing).
@@ -236,6 +250,7 @@ async function main() {
     pods.reconcile(podsOf(reply.assignments));
     await pods.flush();
     book.forget(new Set(reply.assignments.map(placementKey)), (k) => outbox.has(k) || logs.has(k) || pods.hasUnsent(k));
+    void handover.onHeartbeat(reply.handover);
   };
 
   const watchLease = async () => {

@@ -40,6 +40,7 @@ import { placementKey } from "./placement-book";
 import { pooledFetch } from "./pooled-fetch";
 import { simAddressesFromBook, simAddressKey } from "./sim-addresses";
 import { jobsOf, podsOf, replicasOf } from "./runner";
+import { SimHandovers } from "./sim-handover";
 import {
   gpuProfile,
   noise,
@@ -76,9 +77,12 @@ export interface SimCluster {
  *   restart     the agent restarts at once: re-reads its outbox and log spool from disk, registers
  *               again and re-sends its last acknowledged exit reports and metrics (as if it died
  *               before forgetting them); its containers keep running
- *   clear       ends overheating, silence and partitions
+ *   implant     a bootkit loads before the kernel on the node's next boot: its next attestation
+ *               fails and its handover quarantines it (agent/src/sim-handover.ts)
+ *   wipe_fail   the node's next wipe cannot reset one of its GPUs
+ *   clear       ends overheating, silence, partitions, implants and wipe failures
  */
-export type FaultKind = "xid79" | "xid" | "overheat" | "silent" | "partition" | "restart" | "clear";
+export type FaultKind = "xid79" | "xid" | "overheat" | "silent" | "partition" | "restart" | "implant" | "wipe_fail" | "clear";
 
 interface SimGpu {
   index: number;
@@ -146,6 +150,9 @@ export interface SimulatorOptions {
   maxSocketsPerOrigin?: number;
   /** hears every answer to a node's exit reports */
   onExitReport?: (e: { hostname: string; report: ExitReport; answer: ReportAnswer }) => void;
+  /** handovers: a simulated wipe's duration (default SIM_WIPE_S or 6 s), and which TPM nodes attest with */
+  wipeS?: number;
+  tpm?: "swtpm" | "simulated" | "auto";
 }
 
 /** The control plane refused (or never answered) a node's registration: which node, and why. */
@@ -296,6 +303,13 @@ export function startSimulator(opts: SimulatorOptions) {
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   const model = { latencyMs: opts.modelLatencyMs ?? SIM_MODEL_LATENCY_MS, errorRate: opts.modelErrorRate ?? 0 };
+  const handovers = new SimHandovers({
+    stateDir: path.join(stateDir, "handover"),
+    wipeS: opts.wipeS ?? Number(process.env.SIM_WIPE_S ?? 6),
+    tpm: opts.tpm ?? ((process.env.SIM_TPM as "swtpm" | "simulated" | undefined) || "auto"),
+    fleetSize: nodes.length,
+    log,
+  });
 
   /** A timer the simulator forgets once it fired (a long run at fleet scale arms millions). */
   const after = (ms: number, fn: () => unknown) => {
@@ -573,6 +587,13 @@ export function startSimulator(opts: SimulatorOptions) {
     });
     for (const g of n.gpus) g.xidPending = undefined;
     if (reachable(n)) reconcile(n, reply.assignments);
+    if (reachable(n) && reply.handover)
+      void handovers
+        .onHeartbeat(
+          { hostname: n.hostname, id: n.id, client: n.client, gpus: n.gpus, idle: () => n.jobs.size + n.replicas.size + n.pods.size === 0 },
+          reply.handover,
+        )
+        .catch((e: unknown) => log(`${n.hostname} handover: ${(e as Error).message}`));
   };
 
   const sample = (n: SimNode, g: SimGpu, at: string) => {
@@ -698,6 +719,8 @@ export function startSimulator(opts: SimulatorOptions) {
   return {
     nodes,
     ready,
+    /** which TPM the simulated nodes attest with: a software TPM each (swtpm), or the simulated one */
+    tpmKind: handovers.tpmKind,
     injectFault(hostname: string, kind: FaultKind, gpuIndex = 0, xid = 79): boolean {
       const n = byHostname.get(hostname);
       if (!n) return false;
@@ -708,6 +731,7 @@ export function startSimulator(opts: SimulatorOptions) {
       if (kind === "silent" && !n.silent) die(n);
       if (kind === "partition") n.partitioned = true;
       if (kind === "restart") void restart(n).catch((e: unknown) => log(`restart of ${hostname}: ${(e as Error).message}`));
+      if (kind === "implant" || kind === "wipe_fail" || kind === "clear") handovers.setFault(hostname, kind);
       if (kind === "clear") {
         // a node that died boots again: it registers before it says anything else
         if (n.silent)

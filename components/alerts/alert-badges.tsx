@@ -36,6 +36,8 @@ export const ALERT_TYPE_LABELS: Record<AlertEventType, string> = {
   burst_spend_cap: "Burst spend cap",
   provider_stray_instance: "Stray provider instance",
   burst_failed: "Burst failed",
+  handover_failed: "Handover failed",
+  attestation_key_mismatch: "Attestation key changed",
 };
 
 export function alertTypeLabel(type: string): string {

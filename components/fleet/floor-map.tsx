@@ -11,7 +11,9 @@ import { RackTile } from "./rack-tile";
 
 const SMALL_FLEET_NODES = 64;
 const NODE_TONES: CellTone[] = ["registered", "draining", "maintenance", "quarantined", "offline"];
-const LEGEND: CellTone[] = ["idle", "low", "mid", "high", "nodata", "unhealthy", ...NODE_TONES];
+/** Between tenants (released, wiped, inspected) or being provisioned: their own colours, and a count of their own. */
+const HANDOVER_TONES: CellTone[] = ["provisioning", "releasing", "wiping", "inspecting", "attestation_failed"];
+const LEGEND: CellTone[] = ["idle", "low", "mid", "high", "nodata", "unhealthy", ...NODE_TONES, ...HANDOVER_TONES];
 
 export function FloorMap({ pods }: { pods: PodSummary[] }) {
   const racks = pods.flatMap((p) => p.racks);
@@ -53,6 +55,12 @@ function FloorTotals({ racks }: { racks: RackSummary[] }) {
     ["busy ≥ 50 %", sum((r) => r.busyGpus)],
     ["unhealthy GPUs", sum((r) => r.unhealthyGpus), "text-red-700"],
     ...NODE_TONES.filter((k) => out[k]).map((k): [string, number] => [k, out[k]!]),
+    ["in handover", HANDOVER_TONES.reduce((n, k) => n + (out[k] ?? 0), 0), "text-teal-700"],
+    ...HANDOVER_TONES.filter((k) => out[k]).map((k): [string, number, string] => [
+      TONES[k].label,
+      out[k]!,
+      k === "attestation_failed" ? "text-fuchsia-700" : "text-teal-700",
+    ]),
     ["reserved nodes", sum((r) => r.reservedNodes), "text-violet-700"],
   ];
   return (
@@ -73,7 +81,7 @@ function Legend() {
       {LEGEND.map((t) => (
         <li key={t} className="flex items-center gap-1.5">
           <span aria-hidden className={cn("h-2.5 w-2.5 rounded-sm", TONES[t].bg)} />
-          {NODE_TONES.includes(t) ? `${TONES[t].label} node` : TONES[t].label}
+          {NODE_TONES.includes(t) || HANDOVER_TONES.includes(t) ? `${TONES[t].label} node` : TONES[t].label}
         </li>
       ))}
       <li className="flex items-center gap-1.5">

@@ -15,4 +15,10 @@ export const TONES: Record<CellTone, { stroke: string; bg: string; label: string
   maintenance: { stroke: "ft-maintenance", bg: "bg-slate-400", label: "maintenance" },
   quarantined: { stroke: "ft-quarantined", bg: "bg-rose-300", label: "quarantined" },
   offline: { stroke: "ft-offline", bg: "bg-slate-700", label: "offline" },
+  // between tenants, or being provisioned: one family of colours, in service once they pass
+  provisioning: { stroke: "ft-provisioning", bg: "bg-indigo-300", label: "provisioning" },
+  releasing: { stroke: "ft-releasing", bg: "bg-cyan-200", label: "releasing" },
+  wiping: { stroke: "ft-wiping", bg: "bg-cyan-400", label: "wiping" },
+  inspecting: { stroke: "ft-inspecting", bg: "bg-teal-500", label: "inspecting" },
+  attestation_failed: { stroke: "ft-attestation-failed", bg: "bg-fuchsia-600", label: "attestation failed" },
 };

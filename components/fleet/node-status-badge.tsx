@@ -9,8 +9,14 @@ const tones: Record<string, Tone> = {
   offline: "neutral",
   unhealthy: "red",
   missing: "neutral",
+  // a node between tenants or being provisioned
+  provisioning: "indigo",
+  releasing: "teal",
+  wiping: "teal",
+  inspecting: "teal",
+  attestation_failed: "fuchsia",
 };
 
 export function StatusBadge({ status }: { status: string }) {
-  return <Badge tone={tones[status] ?? "neutral"}>{status}</Badge>;
+  return <Badge tone={tones[status] ?? "neutral"}>{status.replace("_", " ")}</Badge>;
 }

@@ -4,7 +4,13 @@ import { Table, Td, Th } from "@/components/ui/table";
 import type { CapacityReport } from "@/lib/reservations/capacity";
 
 // What is free in a window, per cluster, pod and rack: whole nodes (what a reservation books) and
-// GPUs (what a job can take), next to what there is.
+// GPUs (what a job can take), next to what there is, and what is between tenants (released, wiped
+// and inspected before it is back in service).
+
+/** Nodes in their handover: their own colour, and nothing when there are none. */
+function HandoverCount({ n }: { n: number }) {
+  return n > 0 ? <Badge tone="teal">{n} in handover</Badge> : <span className="text-slate-400">0</span>;
+}
 
 export function CapacityView({ report }: { report: CapacityReport }) {
   if (report.clusters.length === 0) return <EmptyState title="No nodes of this type">Pick another GPU type.</EmptyState>;
@@ -16,6 +22,7 @@ export function CapacityView({ report }: { report: CapacityReport }) {
           <Th className="text-right">Free whole nodes</Th>
           <Th className="text-right">Free GPUs</Th>
           <Th className="text-right">In service</Th>
+          <Th className="text-right">In handover</Th>
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
@@ -32,6 +39,9 @@ export function CapacityView({ report }: { report: CapacityReport }) {
               {c.free_gpus} / {c.gpus}
             </Td>
             <Td className="text-right tabular-nums">{c.nodes_in_service}</Td>
+            <Td className="text-right tabular-nums">
+              <HandoverCount n={c.nodes_in_handover} />
+            </Td>
           </tr>,
           ...c.pods.flatMap((p) =>
             p.racks.map((r) => (
@@ -52,6 +62,9 @@ export function CapacityView({ report }: { report: CapacityReport }) {
                   {r.free_gpus} / {r.gpus}
                 </Td>
                 <Td className="text-right tabular-nums">{r.nodes_in_service}</Td>
+                <Td className="text-right tabular-nums">
+                  <HandoverCount n={r.nodes_in_handover} />
+                </Td>
               </tr>
             )),
           ),

@@ -65,7 +65,7 @@ export function NodesByRack({ nodes }: { nodes: HeldNode[] }) {
           title={n.starts_at ? `${formatDateTime(n.starts_at)} – ${formatDateTime(n.ends_at)}` : undefined}
         >
           {n.hostname}
-          {n.gpu_count ? <span className="ml-1 text-[10px] text-slate-500">{n.gpu_count} GPUs</span> : null}
+          {n.gpu_count ? <span className="ml-1 text-[10px] text-slate-600">{n.gpu_count} GPUs</span> : null}
           {n.state === "cut" ? (
             <span className="ml-1">
               <Badge tone="amber">left service</Badge>

@@ -18,6 +18,8 @@ const SYSTEM_EVENT_TYPES = [
   "provider_stray_instance",
   "burst_failed",
   "provisioning_failed",
+  "handover_failed",
+  "attestation_key_mismatch",
 ] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 

@@ -16,6 +16,7 @@ export const eventSchemas = {
   "providers/offers.refresh.requested": z.object({ requested_by: z.string() }),
   "burst/run.requested": z.object({ reason: z.string() }),
   "provisioning/advance.requested": z.object({ reason: z.string() }),
+  "fleet/handover.requested": z.object({ reason: z.string() }),
 } as const;
 
 export type EventName = keyof typeof eventSchemas;

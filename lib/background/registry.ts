@@ -15,6 +15,8 @@ import { advanceRunningPipelines } from "@/lib/pipelines/advance-pipeline";
 import { enforcePipelineDeadlines } from "@/lib/pipelines/enforce-deadlines";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 import { maintainReservations } from "@/lib/reservations/maintain-reservations";
+import { advanceHandovers } from "@/lib/handover/run-handovers";
+import { pruneAttestationNonces } from "@/lib/attestation/prune-nonces";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { reconcileInstances } from "@/lib/burst/reconcile-instances";
 import { runBurstCycle } from "@/lib/burst/run-burst";
@@ -236,6 +238,24 @@ export const backgroundJobs: BackgroundJob[] = [
     description: "Compare provider instances with ours; terminate strays with an alert",
     cron: "*/3 * * * *",
     run: async () => ({ ...(await reconcileInstances()) }),
+  }),
+  defineJob({
+    // Each running handover (release, wipe, attestation) moves on under its node's lease; woken by
+    // the agent's wipe reports and evidence, and by handovers starting; the sweep applies timeouts.
+    id: "fleet-handovers",
+    description: "Move node handovers on: release, wipe, attest; quarantine and alert on failure",
+    cron: "* * * * *",
+    everySeconds: 2,
+    events: ["fleet/handover.requested"],
+    debounceMs: 20,
+    durable: true,
+    run: async ({ step }) => ({ ...(await advanceHandovers({ step })) }),
+  }),
+  defineJob({
+    id: "attestation-nonce-retention",
+    description: "Delete attestation nonces that expired more than a day ago",
+    cron: "41 * * * *",
+    run: () => pruneAttestationNonces(),
   }),
   defineJob({
     id: "workload-logs-retention",

@@ -15,6 +15,7 @@ import { SCALE_OUTCOMES, AUTOSCALE_METRICS } from "@/lib/endpoints/autoscaler";
 import { ENDPOINT_STATUSES, REPLICA_STATUSES } from "@/lib/endpoints/endpoint-lifecycle";
 import { GPU_STATUSES, NODE_STATUSES } from "@/lib/fleet/node-lifecycle";
 import { LEASE_PURPOSES } from "@/lib/fleet/node-lease";
+import { ATTESTATION_MODES, TPM_KINDS, VERDICT_RESULTS, WIPE_RESULTS } from "@/lib/attestation/vocabulary";
 import {
   STEP_STATUSES as WORKFLOW_STEP_STATUSES,
   WORKFLOW_KINDS,
@@ -107,4 +108,9 @@ export const CLOSED_COLUMNS = {
   "node_bmcs.last_error_kind": REDFISH_FAILURES,
   "clusters.kind": CLUSTER_KINDS,
   "slurm_nodes.mirrored_status": MIRRORED_STATUSES,
+  "cluster_handover_settings.attestation": ATTESTATION_MODES,
+  "node_wipe_reports.result": WIPE_RESULTS,
+  "attestation_identities.tpm_kind": TPM_KINDS,
+  "attestations.result": VERDICT_RESULTS,
+  "attestations.tpm_kind": TPM_KINDS,
 } as const satisfies Record<string, readonly string[]>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { slurmHeartbeatReply } from "@/lib/slurm/schemas";
+import { handoverInstructionSchema } from "@/lib/handover/schemas";
 import { nodeJsonSchema } from "./node-schemas";
 
 // What a heartbeat tells a node to run: the one definition the control plane answers with, the
@@ -93,6 +94,7 @@ export const heartbeatReplySchema = z.object({
       "The node's lease: an agent that cannot heartbeat for this long must stop its work (the control plane moves it elsewhere by then)",
   }),
   slurm: slurmHeartbeatReply.optional().meta({ description: "A Slurm node's bridge: whether GPUForge wants it drained in Slurm" }),
+  handover: handoverInstructionSchema.optional(),
 });
 
 export type HeartbeatReply = z.output<typeof heartbeatReplySchema>;

@@ -7,7 +7,12 @@
 export const CELL_TONES = [
   "unhealthy",
   "offline",
+  "attestation_failed",
   "quarantined",
+  "wiping",
+  "inspecting",
+  "releasing",
+  "provisioning",
   "maintenance",
   "draining",
   "registered",
@@ -26,6 +31,11 @@ const NODE_LETTERS: Record<string, string> = {
   maintenance: "m",
   quarantined: "q",
   offline: "o",
+  provisioning: "p",
+  releasing: "l",
+  wiping: "w",
+  inspecting: "i",
+  attestation_failed: "f",
 };
 const LETTER_STATUS: Record<string, string> = Object.fromEntries(Object.entries(NODE_LETTERS).map(([k, v]) => [v, k]));
 

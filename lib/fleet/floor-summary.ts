@@ -29,7 +29,18 @@ export interface PodSummary {
 }
 
 const ATTENTION_NAMED = 4;
-const URGENCY = ["quarantined", "offline", "maintenance", "draining", "registered"];
+const URGENCY = [
+  "attestation_failed",
+  "quarantined",
+  "offline",
+  "wiping",
+  "inspecting",
+  "releasing",
+  "provisioning",
+  "maintenance",
+  "draining",
+  "registered",
+];
 
 /** The drill-down address of one rack (pod and rack absent: the nodes registered without one). */
 export function rackHref(r: Pick<FloorRack, "clusterId" | "podName" | "rackName">): string {

@@ -14,6 +14,7 @@ import { GPU_STATUSES, NODE_STATUSES, type NodeState, OPERATOR_TARGETS, transiti
 import { gpuEffectiveState } from "./gpu-state";
 import { nodeDetail, nodeReservations } from "./queries";
 import { classifyXid } from "./xid-policy";
+import { nodeHandoverView } from "@/lib/handover/node-handover-view";
 
 /** The operator's lifecycle actions that would do something from this state (not a no-op). */
 export function allowedOperatorTargets(state: NodeState) {
@@ -84,7 +85,9 @@ export async function nodePageData(p: OperatorPrincipal, id: string, range: Time
     statusBeforeOffline:
       node.statusBeforeOffline === null ? null : oneOf(RETURN_STATUSES, node.statusBeforeOffline, "nodes.status_before_offline"),
   };
-  const allowed = allowedOperatorTargets(state);
+  // a node owing a handover returns to service through one (the handover actions), never directly
+  const allowed = allowedOperatorTargets(state).filter((t) => t !== "available" || !node.handoverDueSince);
+  const handover = await nodeHandoverView(id, state, node.handoverDueSince);
   return {
     node,
     alerts: alerts.data.map((a) => alertJson(a, p)),
@@ -102,5 +105,6 @@ export async function nodePageData(p: OperatorPrincipal, id: string, range: Time
     impact: Object.fromEntries(allowed.map((t) => [t, describeNodeImpact(t, workload)])),
     events: node.events.map((ev) => ({ ...ev, actor: displayActor(actors.byLabel, ev.actor) })),
     reservations,
+    handover,
   };
 }

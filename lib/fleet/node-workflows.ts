@@ -69,7 +69,14 @@ export async function startNodeWorkflow(
   if (!t.ok) return t;
   await run(tx, MARK_HANDOVER_DUE, [node.id]);
   try {
-    const workflow = (await runOne(tx, INSERT_WORKFLOW, [node.id, req.kind, req.trigger, req.reason, req.actor, req.details ?? {}]))!;
+    const workflow = (await runOne(tx, INSERT_WORKFLOW, [
+      node.id,
+      req.kind,
+      req.trigger,
+      req.reason,
+      req.actor,
+      JSON.stringify(req.details ?? {}),
+    ]))!;
     return { ok: true, workflow, transition: t };
   } catch (e) {
     if (isUniqueViolation(e))
@@ -87,7 +94,14 @@ export async function beginWorkflowStep(
   const workflowId = step.workflowId ?? lease.workflowId;
   if (!workflowId) throw new Error("beginWorkflowStep: the lease serves no workflow and none was named");
   return (
-    (await runOne(client, BEGIN_STEP, [workflowId, lease.nodeId, step.name, lease.token, step.message ?? null, step.details ?? {}])) ?? null
+    (await runOne(client, BEGIN_STEP, [
+      workflowId,
+      lease.nodeId,
+      step.name,
+      lease.token,
+      step.message ?? null,
+      JSON.stringify(step.details ?? {}),
+    ])) ?? null
   );
 }
 
@@ -99,13 +113,20 @@ export async function finishWorkflowStep(
   end: { status: Exclude<StepStatus, "running">; message?: string; details?: Record<string, unknown> },
 ): Promise<StepRow | null> {
   return (
-    (await runOne(client, FINISH_STEP, [stepId, lease.nodeId, lease.token, end.status, end.message ?? null, end.details ?? {}])) ?? null
+    (await runOne(client, FINISH_STEP, [
+      stepId,
+      lease.nodeId,
+      lease.token,
+      end.status,
+      end.message ?? null,
+      JSON.stringify(end.details ?? {}),
+    ])) ?? null
   );
 }
 
 /** Adds facts to the running workflow's details under the holder's token; false when it is no longer running. */
 export async function mergeWorkflowDetails(client: Runner, lease: NodeLease, workflowId: string, details: Record<string, unknown>) {
-  return (await run(client, MERGE_WORKFLOW_DETAILS, [workflowId, lease.nodeId, lease.token, details])).length === 1;
+  return (await run(client, MERGE_WORKFLOW_DETAILS, [workflowId, lease.nodeId, lease.token, JSON.stringify(details)])).length === 1;
 }
 
 /** Ends the running workflow under the holder's token; false when it had already ended. */

@@ -163,6 +163,7 @@ export async function nodeDetail(nodeId: string) {
     where: { id: nodeId },
     select: {
       ...nodeSelect,
+      handoverDueSince: true,
       cluster: { select: { id: true, name: true } },
       gpus: {
         orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }],

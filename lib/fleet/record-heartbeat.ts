@@ -1,7 +1,8 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
-import { db } from "@/lib/db/client";
+import { db, pool } from "@/lib/db/client";
+import { handoverInstruction } from "@/lib/handover/instruction";
 import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { replicaAssignmentsForNode } from "@/lib/endpoints/node-assignments";
@@ -86,11 +87,18 @@ export async function recordHeartbeat(actor: Actor, nodeId: string, input: Heart
   });
   // a hardware fault must reach the evaluator (and the remediator) now, not at the next sweep
   if (result.hardwareFault) await emitEvent("alerts/evaluate.requested", { reason: "hardware fault reported by heartbeat" });
-  const [jobs, replicas, pods] = await Promise.all([
+  const [jobs, replicas, pods, handover] = await Promise.all([
     assignmentsForNode(nodeId),
     replicaAssignmentsForNode(nodeId),
     podAssignmentsForNode(nodeId),
+    handoverInstruction(pool(), nodeId),
   ]);
   // the lease: an agent that cannot renew it for this long stops its work (the control plane has moved it by then)
-  return { node: result.node, assignments: [...jobs, ...replicas, ...pods], leaseS: env().NODE_OFFLINE_AFTER_S, slurm: result.slurm };
+  return {
+    node: result.node,
+    assignments: [...jobs, ...replicas, ...pods],
+    leaseS: env().NODE_OFFLINE_AFTER_S,
+    slurm: result.slurm,
+    handover,
+  };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
+import { jwksSchema } from "@/lib/attestation/schemas";
 import { capacityJsonSchema, capacityQuery } from "@/lib/reservations/schemas";
 
 // The read-only public API's operations (npm run public-api). Every one is a GET that needs no
@@ -19,6 +20,12 @@ const byStatus = z.object({
   maintenance: z.number(),
   quarantined: z.number(),
   offline: z.number(),
+  // between tenants or being provisioned: not in service until they pass
+  provisioning: z.number(),
+  releasing: z.number(),
+  wiping: z.number(),
+  inspecting: z.number(),
+  attestation_failed: z.number(),
 });
 const gpuFigures = { gpus: z.number(), gpus_healthy: z.number(), gpus_busy: z.number() };
 
@@ -84,6 +91,46 @@ export const publicRemediations = defineContract({
   access: "public",
   query: z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50), since: z.iso.datetime({ offset: true }).optional() }),
   responses: { 200: { description: "Newest first", schema: z.object({ data: z.array(publicRemediationSchema) }) }, ...errors },
+});
+
+export const publicAttestation = defineContract({
+  operationId: "publicNodeAttestation",
+  method: "GET",
+  path: "/v1/nodes/{id}/attestation",
+  summary: "A node's latest signed attestation verdict (a compact JWS anyone can check with /v1/attestation/keys)",
+  tags: ["Public"],
+  access: "public",
+  query: z.strictObject({}),
+  responses: {
+    200: {
+      description: "The latest verdict",
+      schema: z.object({
+        attestation: z.object({
+          id: z.string(),
+          node_id: z.string(),
+          result: z.enum(["pass", "fail"]),
+          policy: z.string().nullable(),
+          policy_version: z.number().int().nullable(),
+          kid: z.string(),
+          created_at: z.string(),
+          jws: z.string(),
+        }),
+      }),
+    },
+    404: { description: "No such node, or it was never attested", schema: errorBodySchema },
+    ...errors,
+  },
+});
+
+export const publicAttestationKeys = defineContract({
+  operationId: "publicAttestationKeys",
+  method: "GET",
+  path: "/v1/attestation/keys",
+  summary: "The JWKS attestation verdicts are signed with: every key that ever signed one (rotated-out keys stay)",
+  tags: ["Public"],
+  access: "public",
+  query: z.strictObject({}),
+  responses: { 200: { description: "JWKS", schema: jwksSchema }, ...errors },
 });
 
 export const publicOpenApi = defineContract({

@@ -1,14 +1,27 @@
 import type { z } from "zod";
 import type { SqlClient } from "@/lib/db/client";
-import { run } from "@/lib/db/statement";
+import { run, runOne } from "@/lib/db/statement";
+import type { Jwks } from "@/lib/attestation/verdict-jws";
 import { isOneOf } from "@/lib/vocabulary";
 import type { fleetStatusSchema, publicRemediationSchema } from "./contracts";
-import { PUBLIC_FLEET_NODES, PUBLIC_REMEDIATIONS } from "./statements";
+import { PUBLIC_ATTESTATION_KEYS, PUBLIC_FLEET_NODES, PUBLIC_LATEST_ATTESTATION, PUBLIC_REMEDIATIONS } from "./statements";
 
 // What the public listener serves besides capacity (lib/reservations/capacity-facts.ts), read
 // through its SELECT-only connection from the public_api views alone.
 
-const STATES = ["available", "registered", "draining", "maintenance", "quarantined", "offline"] as const;
+const STATES = [
+  "available",
+  "registered",
+  "draining",
+  "maintenance",
+  "quarantined",
+  "offline",
+  "provisioning",
+  "releasing",
+  "wiping",
+  "inspecting",
+  "attestation_failed",
+] as const;
 type Status = z.infer<typeof fleetStatusSchema>;
 
 export async function fleetStatus(reader: SqlClient, now = new Date()): Promise<Status> {
@@ -48,6 +61,27 @@ export async function fleetStatus(reader: SqlClient, now = new Date()): Promise<
     ...totals,
     clusters: [...clusters.values()],
   };
+}
+
+/** A node's latest verdict (a JWS anyone can check), or null when it has none. */
+export async function publicNodeAttestation(reader: SqlClient, nodeId: string) {
+  const row = await runOne(reader, PUBLIC_LATEST_ATTESTATION, [nodeId]);
+  if (!row) return null;
+  return {
+    id: row.id,
+    node_id: row.node_id,
+    result: row.result === "pass" ? ("pass" as const) : ("fail" as const),
+    policy: row.policy_name,
+    policy_version: row.policy_version,
+    kid: row.kid,
+    created_at: row.created_at.toISOString(),
+    jws: row.jws,
+  };
+}
+
+/** Every key that ever signed a verdict. */
+export async function publicAttestationKeys(reader: SqlClient): Promise<Jwks> {
+  return { keys: (await run(reader, PUBLIC_ATTESTATION_KEYS)).map((r) => r.public_jwk as unknown as Jwks["keys"][number]) };
 }
 
 export async function publicRemediations(

@@ -28,3 +28,27 @@ export const PUBLIC_REMEDIATIONS = statement("public-api.remediations", {
   text: `SELECT id::text, created_at, cluster_name, pod, action, outcome, cause FROM public_api.remediations
       WHERE ($2::timestamptz IS NULL OR created_at >= $2) ORDER BY created_at DESC LIMIT $1`,
 });
+
+/** The node's ($1) latest verdict. */
+export const PUBLIC_LATEST_ATTESTATION = statement("public-api.latest-attestation", {
+  params: ["uuid"],
+  columns: {
+    id: "uuid",
+    node_id: "uuid",
+    result: "text",
+    policy_name: "text?",
+    policy_version: "int4?",
+    kid: "text",
+    jws: "text",
+    created_at: "timestamptz",
+  },
+  text: `SELECT id, node_id, result, policy_name, policy_version, kid, jws, created_at FROM public_api.node_attestations
+      WHERE node_id = $1::uuid ORDER BY created_at DESC, id DESC LIMIT 1`,
+});
+
+/** Every key that ever signed a verdict, the latest first. */
+export const PUBLIC_ATTESTATION_KEYS = statement("public-api.attestation-keys", {
+  params: [],
+  columns: { kid: "text", public_jwk: "jsonb" },
+  text: `SELECT kid, public_jwk FROM public_api.attestation_keys ORDER BY first_used_at DESC, kid`,
+});

@@ -5,6 +5,7 @@
 // blocks every window). A GPU is free when its node is in service and unbooked for the window, it
 // is healthy, and no such work holds it. Hardware out of service is not expected back: repairs take
 // a human, so capacity never counts on them.
+import { HANDOVER_STATUSES } from "@/lib/fleet/node-lifecycle";
 import { pickTopology, type TopoNode } from "@/lib/scheduler/topology";
 
 export interface InventoryNode {
@@ -48,6 +49,8 @@ export interface CapacityFacts {
 interface Figures {
   nodes: number;
   nodes_in_service: number;
+  /** between tenants (released, wiped, inspected) or being provisioned: back in service once they pass */
+  nodes_in_handover: number;
   free_nodes: number;
   gpus: number;
   free_gpus: number;
@@ -73,6 +76,7 @@ export interface CapacityReport extends Figures {
   clusters: ClusterCapacity[];
 }
 
+const HANDOVER = new Set<string>(HANDOVER_STATUSES);
 const overlaps = (b: Booking, w: Window) => b.startsAt < w.to && b.endsAt > w.from;
 const inService = (n: InventoryNode) => n.status === "available" && n.healthy === n.gpus;
 
@@ -96,11 +100,12 @@ export function capacityReport(facts: CapacityFacts, w: Window, filter: { gpuTyp
     (n) => (!filter.gpuType || n.gpuType === filter.gpuType) && (!filter.clusterId || n.clusterId === filter.clusterId),
   );
   const free = nodeAvailability({ ...facts, nodes }, w);
-  const zero = (): Figures => ({ nodes: 0, nodes_in_service: 0, free_nodes: 0, gpus: 0, free_gpus: 0 });
+  const zero = (): Figures => ({ nodes: 0, nodes_in_service: 0, nodes_in_handover: 0, free_nodes: 0, gpus: 0, free_gpus: 0 });
   const add = (f: Figures, n: InventoryNode) => {
     const a = free.get(n.nodeId)!;
     f.nodes += 1;
     f.nodes_in_service += inService(n) ? 1 : 0;
+    f.nodes_in_handover += HANDOVER.has(n.status) ? 1 : 0;
     f.free_nodes += a.whole ? 1 : 0;
     f.gpus += n.gpus;
     f.free_gpus += a.gpus;

@@ -12,6 +12,8 @@ import { endAction, RESERVATION_STATUSES, type ReservationStatus } from "./reser
 import { recordReservationEvent } from "./record-event";
 import { returnUnusedPrepayment } from "@/lib/tenants/tenant-limits";
 import { stopWorkInside, type MovedWork } from "./reservation-work";
+import { startHandoversAfterTenancy } from "@/lib/handover/start-handover";
+import { TENANCY_NODES_OF_RESERVATION } from "@/lib/handover/statements";
 import {
   CANCEL_HOLDINGS,
   CANCEL_RESERVATION,
@@ -108,6 +110,9 @@ async function releaseNow(tx: Tx, r: LockedReservation, why: string, actor: stri
   // the end is never before a holding's start (the database wants a window of at least a millisecond)
   await run(tx, RELEASE_HOLDINGS, [why, r.id]);
   await run(tx, RELEASE_RESERVATION, [why, r.id]);
+  // the tenant has left its nodes: each is wiped and inspected before anyone else gets it
+  const nodes = await run(tx, TENANCY_NODES_OF_RESERVATION, [r.id]);
+  work.handovers = await startHandoversAfterTenancy(tx, nodes, `reservation ${r.id.slice(0, 8)} ${why}`, actor);
   return work;
 }
 
@@ -121,4 +126,6 @@ export const summary = (w: MovedWork) => ({
 export async function wake(moved: MovedWork[] | MovedWork) {
   await emitEvent("scheduler/run.requested", { reason: "reservation changed" });
   if ([moved].flat().some((w) => w.replicas > 0)) await emitEvent("endpoints/reconcile.requested", { reason: "reservation changed" });
+  if ([moved].flat().some((w) => (w.handovers?.length ?? 0) > 0))
+    await emitEvent("fleet/handover.requested", { reason: "a tenancy ended" });
 }

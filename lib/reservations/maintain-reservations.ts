@@ -10,6 +10,9 @@ import { wholeFreeNodes } from "./capacity";
 import { loadCapacityFacts } from "./capacity-facts";
 import { lockedReservation, summary, wake, type LockedReservation } from "./end-reservation";
 import { holdNodes } from "./hold-nodes";
+import { startHandoversAfterTenancy } from "@/lib/handover/start-handover";
+import { TENANCY_NODES_OF_RESERVATION } from "@/lib/handover/statements";
+import { MARK_HANDOVER_DUE } from "@/lib/fleet/workflow-statements";
 import { recordReservationEvent } from "./record-event";
 import { evictForeignWork, stopWorkInside, type MovedWork } from "./reservation-work";
 import {
@@ -70,6 +73,9 @@ export async function maintainReservations() {
     const work = await stopWorkInside(tx, r.id, "its reservation reached its end", ACTOR);
     await run(tx, CLOSE_COMPLETED_HOLDINGS, [r.id]);
     await run(tx, COMPLETE_RESERVATION, [r.id]);
+    // the tenant has left its nodes: each is wiped and inspected before anyone else gets it
+    const nodes = await run(tx, TENANCY_NODES_OF_RESERVATION, [r.id]);
+    work.handovers = await startHandoversAfterTenancy(tx, nodes, `reservation ${r.id.slice(0, 8)} reached its end`, ACTOR);
     await resolveAlert(tx, r.id, "The reservation ended");
     await recordReservationEvent(txClient(tx), {
       reservationId: r.id,
@@ -148,6 +154,8 @@ async function repairOne(tx: Tx, id: string): Promise<{ degraded: number; replac
   for (const h of lost) {
     if (h.started) {
       await run(tx, END_LOST_HOLDING, [`node ${h.status}`, h.id]);
+      // the tenant had the node: it returns to service only through a handover
+      await run(tx, MARK_HANDOVER_DUE, [h.node_id]);
     } else {
       await run(tx, DROP_LOST_HOLDING, [`node ${h.status} before the start`, h.id]);
     }

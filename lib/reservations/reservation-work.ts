@@ -18,6 +18,8 @@ export interface MovedWork {
   cancelled: string[];
   requeued: string[];
   replicas: number;
+  /** nodes whose handover (wipe, attestation) began because the tenancy ended */
+  handovers?: string[];
 }
 
 /**

@@ -47,7 +47,14 @@ export const capacityQuery = z
 export type CreateReservationInput = z.output<typeof createReservationBody>;
 export type CapacityQuery = z.output<typeof capacityQuery>;
 
-const figures = { nodes: z.number(), nodes_in_service: z.number(), free_nodes: z.number(), gpus: z.number(), free_gpus: z.number() };
+const figures = {
+  nodes: z.number(),
+  nodes_in_service: z.number(),
+  nodes_in_handover: z.number().meta({ description: "Nodes between tenants (being released, wiped, inspected) or being provisioned" }),
+  free_nodes: z.number(),
+  gpus: z.number(),
+  free_gpus: z.number(),
+};
 export const capacityJsonSchema = z
   .object({
     gpu_type: z.string().nullable(),

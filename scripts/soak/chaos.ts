@@ -2,10 +2,14 @@
 // simulator and the deployment while the workload runs, plus the operator who returns repaired
 // nodes to service. Node faults last about a minute (long enough for a node to be marked offline)
 // and then clear; process kills come back after a few seconds; the database restarts once an
-// hour of run, and at least once in any run.
-import type { Client } from "../../agent/src/client";
+// hour of run, and at least once in any run. Handovers: an operator sends a node in service
+// through one (its work released, wiped, attested); an implant puts a bootkit on a node and sends
+// it through one, which must fail attestation and quarantine it; the operator later removes the
+// implant and hands the node over again.
+import { ApiError, type Client } from "../../agent/src/client";
 import type { startSimulator } from "../../agent/src/simulator";
 import { FATAL_XIDS, XID_POLICY } from "../../lib/fleet/xid-policy";
+import type { ImplantRecord } from "./invariants";
 import type { ManagedServer, Topology } from "./topology";
 
 export const CHAOS_KINDS = [
@@ -15,6 +19,8 @@ export const CHAOS_KINDS = [
   "silent_node",
   "partition",
   "agent_restart",
+  "handover",
+  "implant",
   "app_kill",
   "ingest_kill",
   "db_restart",
@@ -35,6 +41,10 @@ const RATES: Record<ChaosKind, { perHour: number; scalesWithNodes: boolean; min:
   silent_node: { perHour: 12, scalesWithNodes: true, min: 1, playoutS: 90 },
   partition: { perHour: 12, scalesWithNodes: true, min: 2, playoutS: 90 },
   agent_restart: { perHour: 30, scalesWithNodes: true, min: 2, playoutS: 15 },
+  // a handover takes a few heartbeats and the wipe; the implant's failure, quarantine and the
+  // operator's second handover take longer
+  handover: { perHour: 20, scalesWithNodes: true, min: 2, playoutS: 90 },
+  implant: { perHour: 10, scalesWithNodes: true, min: 2, playoutS: 150 },
   app_kill: { perHour: 6, scalesWithNodes: false, min: 1, playoutS: 30 },
   ingest_kill: { perHour: 4, scalesWithNodes: false, min: 1, playoutS: 30 },
   db_restart: { perHour: 1, scalesWithNodes: false, min: 1, playoutS: 60 },
@@ -85,6 +95,7 @@ export function startChaos(opts: {
   const { sim, rng } = opts;
   const events: ChaosEvent[] = [];
   const skipped: Record<string, number> = {};
+  const implants: ImplantRecord[] = [];
   const timers = new Set<NodeJS.Timeout>();
   /** hostnames under a fault that has not cleared yet, and when it clears */
   const activeUntil = new Map<string, number>();
@@ -110,6 +121,7 @@ export function startChaos(opts: {
         n.id &&
         !n.silent &&
         !n.partitioned &&
+        !implants.some((im) => im.node_id === n.id && im.cleared_at === null) &&
         (activeUntil.get(n.hostname) ?? 0) < now &&
         now - (lastFaultAt.get(n.hostname) ?? 0) > cooldownMs,
     );
@@ -160,6 +172,32 @@ export function startChaos(opts: {
         sim.injectFault(n.hostname, "restart");
         record(base);
         return;
+      case "handover":
+      case "implant": {
+        // a node in service, by the operator (its work, if any, is released first)
+        if (kind === "implant") sim.injectFault(n.hostname, "implant");
+        const started = await opts.operator
+          .call("POST", `/api/nodes/${n.id}/handover`, {
+            mode: "full",
+            reason: kind === "implant" ? "soak chaos: a node with a bootkit" : "soak chaos: an operator's handover",
+          })
+          .then(
+            () => true,
+            (e: unknown) => {
+              // the node left service meanwhile (a fault, a reservation's handover): no fault of this kind
+              if (!(e instanceof ApiError && e.status === 409)) throw e;
+              return false;
+            },
+          );
+        if (!started) {
+          if (kind === "implant") sim.injectFault(n.hostname, "clear");
+          skipped[kind] = (skipped[kind] ?? 0) + 1;
+          return;
+        }
+        if (kind === "implant") implants.push({ node_id: n.id!, at: Date.now(), cleared_at: null });
+        record({ ...base, detail: kind === "implant" ? "bootkit before the kernel, handover started" : "handover started" });
+        return;
+      }
     }
   };
 
@@ -221,7 +259,18 @@ export function startChaos(opts: {
           reason: "soak operator: bad GPU after the remediation cap",
         });
       sim.injectFault(node.hostname, "clear");
-      await opts.operator.call("PATCH", `/api/nodes/${id}`, { status: "available", reason: "soak operator: inspected and repaired" });
+      for (const im of implants) if (im.node_id === id && im.cleared_at === null) im.cleared_at = Date.now();
+      // a node that owes a handover (its tenancy ended, or its handover failed) returns to service
+      // only through one: wiped and attested again
+      await opts.operator
+        .call("PATCH", `/api/nodes/${id}`, { status: "available", reason: "soak operator: inspected and repaired" })
+        .catch((e: unknown) => {
+          if (!(e instanceof ApiError && e.status === 409 && JSON.stringify(e.body).includes("handover is due"))) throw e;
+          return opts.operator.call("POST", `/api/nodes/${id}/handover`, {
+            mode: "full",
+            reason: "soak operator: inspected and repaired; handed over again",
+          });
+        });
       firstSeen.delete(id);
       repaired++;
     }
@@ -240,6 +289,7 @@ export function startChaos(opts: {
   return {
     events,
     skipped,
+    implants,
     repaired: () => repaired,
     /** stops injecting; ends every node fault still on, waits for a process fault in flight, then one last repair round */
     async stop() {

@@ -116,3 +116,45 @@ export async function chaosLatencies(pool: pg.Pool, from: number, to: number, ev
     overheat_to_quarantine_ms: of("overheat"),
   };
 }
+
+/**
+ * Handovers begun during chaos (by reservations' ends and by the operator): how they ended, by
+ * trigger, and how long the ones that passed took from release to back in service; verdicts by
+ * result with their failures' ids; and how many of the implanted nodes failed attestation.
+ */
+export async function handoverFigures(pool: pg.Pool, from: number, to: number, implantedNodeIds: string[]) {
+  const { rows } = await pool.query<{ trigger: string; status: string; ms: number | null }>(
+    `SELECT trigger, status, (extract(epoch FROM finished_at - started_at) * 1000)::float8 AS ms
+       FROM node_workflows WHERE kind = 'handover' AND started_at BETWEEN $1 AND $2`,
+    [new Date(from), new Date(to)],
+  );
+  const { rows: verdicts } = await pool.query<{ result: string; n: number }>(
+    `SELECT result, count(*)::int AS n FROM attestations GROUP BY 1`,
+  );
+  // each failure id with the number of verdicts that name it
+  const { rows: failures } = await pool.query<{ code: string; n: number }>(
+    `SELECT f->>'code' AS code, count(DISTINCT a.id)::int AS n
+       FROM attestations a CROSS JOIN LATERAL jsonb_array_elements(a.failures) f GROUP BY 1 ORDER BY 2 DESC`,
+  );
+  const { rows: caught } = await pool.query<{ n: number }>(
+    `SELECT count(DISTINCT node_id)::int AS n FROM attestations WHERE result = 'fail' AND node_id = ANY($1::uuid[])`,
+    [implantedNodeIds],
+  );
+  const count = (pred: (r: (typeof rows)[number]) => boolean) => rows.filter(pred).length;
+  return {
+    started: rows.length,
+    by_trigger: Object.fromEntries([...new Set(rows.map((r) => r.trigger))].map((t) => [t, count((r) => r.trigger === t)])),
+    succeeded: count((r) => r.status === "succeeded"),
+    failed: count((r) => r.status === "failed"),
+    cancelled: count((r) => r.status === "cancelled"),
+    still_running: count((r) => r.status === "running"),
+    passed_duration_ms: summary(rows.filter((r) => r.status === "succeeded" && r.ms !== null).map((r) => r.ms!)),
+    verdicts: {
+      pass: verdicts.find((v) => v.result === "pass")?.n ?? 0,
+      fail: verdicts.find((v) => v.result === "fail")?.n ?? 0,
+      failures: Object.fromEntries(failures.map((f) => [f.code, f.n])),
+    },
+    implanted_nodes: new Set(implantedNodeIds).size,
+    implanted_nodes_failing_attestation: caught[0]!.n,
+  };
+}

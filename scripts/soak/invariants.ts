@@ -21,6 +21,12 @@ interface NodeRow {
   hostname: string;
   status: string;
   last_heartbeat_at: number | null;
+  /** its cluster attests nodes in their handovers (not turned off), and the cluster's time limits */
+  attested: boolean;
+  wipe_timeout_s: number;
+  attestation_timeout_s: number;
+  /** when it entered its status, read for nodes in a handover state (null otherwise) */
+  status_since: number | null;
 }
 interface NodeEventRow {
   node_id: string;
@@ -123,6 +129,13 @@ interface AlertRow {
   window_s: number;
   occurrences: number;
 }
+/** An attestation verdict (attestations): its result and the ids of its failures. */
+interface VerdictRow {
+  node_id: string;
+  result: "pass" | "fail";
+  failures: string[];
+  at: number;
+}
 interface HotMinutes {
   gpu_id: string;
   buckets: number[];
@@ -143,6 +156,7 @@ export interface WorldRows {
   remediations: RemediationRow[];
   firingAlerts: AlertRow[];
   hotMinutes: HotMinutes[];
+  verdicts: VerdictRow[];
 }
 
 export interface ReportRecord {
@@ -156,11 +170,19 @@ export interface ReportRecord {
   at: number;
 }
 
+/** A bootkit the chaos put on a node before sending it through a handover; cleared_at: when the operator removed it (null: not yet). */
+export interface ImplantRecord {
+  node_id: string;
+  at: number;
+  cleared_at: number | null;
+}
+
 export interface Harness {
   submittedJobIds: Iterable<string>;
   reports: ReportRecord[];
   remediationCap: number;
   remediationWindowS: number;
+  implants: ImplantRecord[];
 }
 
 export const INVARIANTS = [
@@ -174,6 +196,12 @@ export const INVARIANTS = [
   "lost_job",
   "alert_not_resolved",
   "benign_xid_quarantined",
+  // tenant handover: a node back in service after a handover without passing attestation, an
+  // implanted node not caught (a passing verdict, no failing one, no quarantine, or a tenant's work
+  // on it before it was clean again), a node in a handover step past the runner's own time limits
+  "unattested_return_to_service",
+  "implant_not_caught",
+  "handover_stuck",
   // the soak's own observations, not row checks: a server process that died without being killed,
   // and a background job (a scheduling cycle, say) failing run after run for a minute or more
   "process_exited_unexpectedly",
@@ -197,6 +225,32 @@ const groupBy = <T, K>(xs: T[], key: (x: T) => K) => {
 
 /** Statuses a node may run work on; quarantine, maintenance and going offline requeue work in the same transaction. */
 const SERVING = new Set(["available", "draining"]);
+/** The handover's states (lib/fleet/node-lifecycle.ts): the node is between tenants. */
+const HANDOVER_STATES = new Set(["releasing", "wiping", "inspecting", "attestation_failed"]);
+/**
+ * How long the handover runner lets each handover state last before it fails the step (its
+ * RELEASE_TIMEOUT_S, the cluster's wipe limit plus the report's grace, the attestation limit; a
+ * failed attestation quarantines at once), and how much longer it may take to notice.
+ */
+const RELEASE_LIMIT_S = 900;
+const WIPE_REPORT_GRACE_S = 60;
+const HANDOVER_GRACE_MS = 60_000;
+/** an implanted node has its failing verdict this long after its handover began */
+const IMPLANT_CATCH_MS = 5 * 60_000;
+/** what catches an implant: a measurement the policy does not know, or a PCR off its reference */
+const MEASUREMENT_FAILURES = new Set(["event_log.event.unknown", "policy.pcr.mismatch"]);
+
+function handoverLimitMs(n: NodeRow): number {
+  const s =
+    n.status === "releasing"
+      ? RELEASE_LIMIT_S
+      : n.status === "wiping"
+        ? n.wipe_timeout_s + WIPE_REPORT_GRACE_S
+        : n.status === "inspecting"
+          ? n.attestation_timeout_s
+          : 0;
+  return s * 1000 + HANDOVER_GRACE_MS;
+}
 
 /**
  * What must hold at every moment, checked on each periodic read: no GPU allocated to a job and a
@@ -247,6 +301,15 @@ export function checkSnapshot(w: WorldRows): Violation[] {
   for (const h of w.holdings)
     if (h.live && h.starts_at <= w.now && h.ends_at > w.now && h.closed_at === null)
       reserved.set(h.tenant_id, (reserved.get(h.tenant_id) ?? 0) + h.gpu_count);
+  for (const n of w.nodes)
+    if (HANDOVER_STATES.has(n.status) && n.status_since !== null && w.now - n.status_since > handoverLimitMs(n))
+      out.push(
+        v(
+          "handover_stuck",
+          `node ${n.hostname}`,
+          `${n.status} since ${iso(n.status_since)}, past the ${Math.round(handoverLimitMs(n) / 1000)} s its handover runner allows`,
+        ),
+      );
   for (const t of w.tenants) {
     if ((held.get(t.id) ?? 0) > t.gpu_quota)
       out.push(v("quota_exceeded", t.name, `holds ${held.get(t.id)} GPUs on demand, quota ${t.gpu_quota}`));
@@ -602,6 +665,104 @@ function checkBenignXids(w: WorldRows): Violation[] {
   ];
 }
 
+/**
+ * A node that began a handover (on a cluster that attests) comes back into service only with a
+ * passing attestation between the two: every return to available after entering a handover state
+ * has a pass verdict for the node since (a handover cancelled by an operator does not count: the
+ * node still owes one).
+ */
+function checkHandovers(w: WorldRows): Violation[] {
+  const out: Violation[] = [];
+  const attested = new Map(w.nodes.map((n) => [n.id, n.attested]));
+  const passes = groupBy(
+    w.verdicts.filter((x) => x.result === "pass"),
+    (x) => x.node_id,
+  );
+  const events = groupBy(
+    [...w.nodeEvents].sort((a, b) => a.at - b.at),
+    (e) => e.node_id,
+  );
+  for (const [nodeId, history] of events) {
+    if (attested.get(nodeId) === false) continue;
+    let began: number | null = null;
+    for (const e of history) {
+      if (began === null && HANDOVER_STATES.has(e.to_status)) began = e.at;
+      if (e.to_status !== "available" || began === null) continue;
+      const since = began;
+      if (!(passes.get(nodeId) ?? []).some((x) => x.at >= since - TX_SKEW_MS && x.at <= e.at + TX_SKEW_MS))
+        out.push(
+          v(
+            "unattested_return_to_service",
+            `node ${nodeId}`,
+            `back in service at ${iso(e.at)} after a handover begun at ${iso(since)}, with no passing attestation in between`,
+          ),
+        );
+      began = null;
+    }
+  }
+  return out;
+}
+
+/**
+ * Each implanted node is caught: no passing verdict while the implant is on it, a failing one
+ * naming a measurement within IMPLANT_CATCH_MS, quarantine after it, and no tenant's work started
+ * on it from the implant until it passed again once the implant was gone.
+ */
+function checkImplants(w: WorldRows, implants: ImplantRecord[]): Violation[] {
+  const out: Violation[] = [];
+  const verdicts = groupBy(
+    [...w.verdicts].sort((a, b) => a.at - b.at),
+    (x) => x.node_id,
+  );
+  const events = groupBy(w.nodeEvents, (e) => e.node_id);
+  const tenantOfJob = new Map(w.jobs.map((j) => [j.id, j.tenant_id]));
+  for (const im of implants) {
+    const subject = `node ${im.node_id}`;
+    const mine = verdicts.get(im.node_id) ?? [];
+    const until = im.cleared_at ?? Infinity;
+    const after = mine.filter((x) => x.at >= im.at - TX_SKEW_MS);
+    const passed = after.find((x) => x.result === "pass" && x.at < until);
+    if (passed)
+      out.push(v("implant_not_caught", subject, `passed attestation at ${iso(passed.at)} with the implant put on it at ${iso(im.at)}`));
+    const failed = after.find((x) => x.result === "fail" && x.at < until);
+    if (!failed) {
+      if (w.now - im.at > IMPLANT_CATCH_MS && im.cleared_at === null)
+        out.push(
+          v("implant_not_caught", subject, `no failing attestation in the ${Math.round((w.now - im.at) / 1000)} s since the implant`),
+        );
+    } else {
+      if (!failed.failures.some((f) => MEASUREMENT_FAILURES.has(f)))
+        out.push(
+          v(
+            "implant_not_caught",
+            subject,
+            `its attestation at ${iso(failed.at)} failed for ${failed.failures.join(", ")}, not a measurement`,
+          ),
+        );
+      const quarantined = (events.get(im.node_id) ?? []).some((e) => e.to_status === "quarantined" && e.at >= failed.at - TX_SKEW_MS);
+      if (!quarantined && w.now - failed.at > HANDOVER_GRACE_MS)
+        out.push(v("implant_not_caught", subject, `failed attestation at ${iso(failed.at)} and was never quarantined`));
+    }
+    // the next tenant: nothing starts on the node until it passed once the implant was removed
+    const clean = mine.find((x) => x.result === "pass" && x.at >= until)?.at ?? Infinity;
+    const inWindow = (t: number) => t > im.at + TX_SKEW_MS && t < clean - TX_SKEW_MS;
+    const starts = [
+      ...w.placements
+        .filter((p) => p.node_ids.includes(im.node_id))
+        .map((p) => ({ who: `job ${p.job_id} of tenant ${tenantOfJob.get(p.job_id)}`, at: p.started_at })),
+      ...w.replicas
+        .filter((r) => r.node_id === im.node_id)
+        .map((r) => ({ who: `replica ${r.id} of tenant ${r.tenant_id}`, at: r.started_at })),
+      ...w.holdings
+        .filter((h) => h.node_id === im.node_id && h.live && (h.closed_at === null || h.closed_at > h.starts_at + TX_SKEW_MS))
+        .map((h) => ({ who: `reservation ${h.reservation_id} of tenant ${h.tenant_id}`, at: h.starts_at })),
+    ];
+    for (const s of starts.filter((x) => inWindow(x.at)))
+      out.push(v("implant_not_caught", subject, `${s.who} started on it at ${iso(s.at)}, before it passed attestation clean`));
+  }
+  return out;
+}
+
 export function checkAll(w: WorldRows, h: Harness): Violation[] {
   return [
     ...checkSnapshot(w),
@@ -614,6 +775,8 @@ export function checkAll(w: WorldRows, h: Harness): Violation[] {
     ...checkJobs(w, h.submittedJobIds),
     ...checkAlerts(w),
     ...checkBenignXids(w),
+    ...checkHandovers(w),
+    ...checkImplants(w, h.implants),
   ];
 }
 

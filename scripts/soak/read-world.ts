@@ -12,8 +12,23 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
     await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     const q = async <R extends pg.QueryResultRow>(sql: string) => (await c.query<R>(sql)).rows;
     const now = (await q<{ now: Date }>("SELECT now() AS now"))[0]!.now.getTime();
-    const nodes = await q<{ id: string; hostname: string; status: string; last_heartbeat_at: Date | null }>(
-      `SELECT id, hostname, status, last_heartbeat_at FROM nodes`,
+    const nodes = await q<{
+      id: string;
+      hostname: string;
+      status: string;
+      last_heartbeat_at: Date | null;
+      attested: boolean;
+      wipe_timeout_s: number;
+      attestation_timeout_s: number;
+      status_since: Date | null;
+    }>(
+      // a cluster without handover settings has their defaults (attested, 1800 s to wipe, 600 s to attest)
+      `SELECT n.id, n.hostname, n.status, n.last_heartbeat_at,
+              COALESCE(s.attestation, 'required') <> 'off' AS attested,
+              COALESCE(s.wipe_timeout_s, 1800) AS wipe_timeout_s, COALESCE(s.attestation_timeout_s, 600) AS attestation_timeout_s,
+              CASE WHEN n.status IN ('releasing', 'wiping', 'inspecting', 'attestation_failed')
+                   THEN (SELECT max(e.created_at) FROM node_events e WHERE e.node_id = n.id) END AS status_since
+         FROM nodes n LEFT JOIN cluster_handover_settings s ON s.cluster_id = n.cluster_id`,
     );
     const gpus = await q<{
       id: string;
@@ -83,7 +98,7 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
     );
     const world: WorldRows = {
       now,
-      nodes: nodes.map((n) => ({ ...n, last_heartbeat_at: ms(n.last_heartbeat_at) })),
+      nodes: nodes.map((n) => ({ ...n, last_heartbeat_at: ms(n.last_heartbeat_at), status_since: ms(n.status_since) })),
       gpus: gpus.map((g) => ({ ...g, last_xid_at: ms(g.last_xid_at) })),
       tenants,
       jobs: jobs.map((j) => ({
@@ -105,6 +120,7 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
       remediations: [],
       firingAlerts: [],
       hotMinutes: [],
+      verdicts: [],
     };
     if (opts.full) {
       world.nodeEvents = (
@@ -164,6 +180,11 @@ export async function readWorld(pool: pg.Pool, opts: { full: boolean }): Promise
             WHERE e.status = 'firing' AND e.rule_type = 'gpu_temperature' GROUP BY m.gpu_id`,
         )
       ).map((h) => ({ gpu_id: h.gpu_id, buckets: h.buckets.map((b) => b.getTime()) }));
+      world.verdicts = (
+        await q<{ node_id: string; result: "pass" | "fail"; failures: string[]; created_at: Date }>(
+          `SELECT node_id, result, ARRAY(SELECT DISTINCT f->>'code' FROM jsonb_array_elements(failures) f) AS failures, created_at FROM attestations`,
+        )
+      ).map((x) => ({ node_id: x.node_id, result: x.result, failures: x.failures, at: x.created_at.getTime() }));
     }
     await c.query("COMMIT");
     return world;

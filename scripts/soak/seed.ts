@@ -1,11 +1,16 @@
 // The soak's world, made the way an operator makes one: an operator key (the one thing `npm run
 // key` would mint), then clusters, agent keys, tenants with quotas (one of them prepaid, one held
 // tight against its quota), tenant keys, GPU rates and alert windows short enough for the run,
-// all through the public API.
+// all through the public API. Each cluster wipes and attests its nodes between tenants against the
+// policy of the simulated firmware's clean boot, captured as an operator captures one.
+import { parseEventLog, replay } from "@/lib/attestation/event-log";
+import { referencePolicyFromLog } from "@/lib/attestation/policy";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { disconnectDb } from "@/lib/db/client";
 import { createClient, type Client } from "../../agent/src/client";
+import { bootEventLog } from "../../agent/src/sim-boot";
+import { SIM_DRIVER_VERSION, SIM_VBIOS_VERSION } from "../../agent/src/sim-handover";
 import { gpuProfile } from "../../agent/src/sim-signals";
 import type { SimCluster } from "../../agent/src/simulator";
 
@@ -39,6 +44,8 @@ const TENANTS: Array<{ name: string; share: number; billing: SoakTenant["billing
 /** a tenant that always wants more than it may have: its work waits for quota all run long */
 const TIGHT_TENANT = { name: "soak-tight", quota: 16 };
 const PREPAID_DEPOSIT_CENTS = 100_000_000;
+/** The handovers' time limits: well past a simulated wipe and a few heartbeats, short enough that a stuck step shows within a run. */
+const SOAK_HANDOVER = { wipe_timeout_s: 300, attestation_timeout_s: 300 };
 
 /** Racks of up to ten nodes, pods of up to ten racks: `perCluster` nodes or the next layout above it. */
 function layoutFor(perCluster: number): { pods: number; racksPerPod: number; nodesPerRack: number } {
@@ -58,6 +65,16 @@ export async function seedSoakWorld(opts: {
   await disconnectDb();
   const operator = createClient({ baseUrl: opts.appUrls, key: operatorKey, retryForMs: 30_000 });
 
+  const log = parseEventLog(bootEventLog());
+  const { policy } = await operator.call<{ policy: { id: string } }>("POST", "/api/attestation/policies", {
+    name: "soak-firmware-baseline",
+    description: "The simulated firmware's clean boot",
+    ...referencePolicyFromLog(log, replay(log), {
+      require: ["event_log", "wipe_report", "gpu_reports"],
+      gpu: { driver_versions: [SIM_DRIVER_VERSION], vbios_versions: [SIM_VBIOS_VERSION] },
+    }),
+  });
+
   const layout = layoutFor(Math.ceil(opts.nodes / GPU_TYPES.length));
   const clusters: SimCluster[] = [];
   for (const gpuType of GPU_TYPES) {
@@ -69,6 +86,12 @@ export async function seedSoakWorld(opts: {
       name: `soak agents ${gpuType}`,
       scope: "agent",
       cluster_id: cluster.id,
+    });
+    await operator.call("PUT", `/api/clusters/${cluster.id}/handover`, {
+      wipe_command: "/usr/local/sbin/gpuforge-wipe --disks nvme0n1,nvme1n1",
+      attestation: "required",
+      attestation_policy_id: policy.id,
+      ...SOAK_HANDOVER,
     });
     clusters.push({ clusterId: cluster.id, key, gpuType, ...gpuProfile(gpuType), ...layout });
     await operator.call("PUT", `/api/billing/rates/${gpuType}`, { cents_per_hour: RATES[gpuType] });

@@ -2,8 +2,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { makeKey, unique } from "../support/fixtures";
 import { api, expectErrorShape } from "../support/http";
+import { registerNode } from "@/lib/fleet/register-node";
+import { agentPrincipal, makeKey, unique } from "../support/fixtures";
 import { ACTORS, buildWorld, operationCases, type World } from "./world";
 
 // Walks every operation of the API as six kinds of caller and checks each answer. Driven by the
@@ -216,6 +217,49 @@ describe("API isolation", () => {
     expect((await db().slurmNode.findUniqueOrThrow({ where: { nodeId: nodeS } })).state).toBe("IDLE");
     expect((await db().node.findUniqueOrThrow({ where: { id: nodeS } })).status).not.toBe("offline");
     expect(await db().workloadLog.count({ where: { jobId: job.id } })).toBe(0);
+  });
+
+  it("attestation: only the node's own agent takes its nonce, enrols its key, sends its evidence and its wipe report; nobody else learns the node exists", async () => {
+    // node D is cluster D's: cluster C's agent key gets 404 on every evidence route, and nothing is stored
+    const d = world.nodeD.node.id;
+    const at = new Date().toISOString();
+    for (const [route, body] of [
+      [`/api/nodes/${d}/attestation/nonce`, undefined],
+      [`/api/nodes/${d}/attestation/identity`, { ...world.attestation.identity, tpm_kind: "simulated" }],
+      [`/api/nodes/${d}/attestation`, world.attestation.evidence],
+      [`/api/nodes/${d}/wipe`, { devices: [{ device: "GPU-x", method: "nvidia-smi -r", started_at: at, finished_at: at, result: "ok" }] }],
+    ] as const) {
+      const r = await api("POST", route, { key: world.keys.agent, body });
+      expect(r.status, route).toBe(404);
+      expectErrorShape(r, "not_found");
+    }
+    expect(await db().attestationNonce.count({ where: { nodeId: d } })).toBe(0);
+    expect(await db().attestationIdentity.count({ where: { nodeId: d } })).toBe(0);
+    expect(await db().attestation.count({ where: { nodeId: d } })).toBe(0);
+    // a key bound to one node of cluster C cannot speak for another node of the same cluster
+    const bound = await makeKey({ scope: "agent", cluster_id: world.clusterC.id, node_id: world.nodeC.node.id });
+    const sibling = await registerNode({ principal: agentPrincipal(world.clusterC.id) }, { hostname: unique("sibling"), gpus: [] });
+    for (const route of [`/api/nodes/${sibling.node.id}/attestation/nonce`, `/api/nodes/${sibling.node.id}/attestation`]) {
+      const r = await api("POST", route, { key: bound.key, body: route.endsWith("nonce") ? undefined : world.attestation.evidence });
+      expect(r.status, route).toBe(404);
+    }
+    // its own node: a nonce, and evidence judged (a nonce never issued fails, as a verdict)
+    const own = await api("POST", `/api/nodes/${world.nodeC.node.id}/attestation/nonce`, { key: bound.key });
+    expect(own.status).toBe(201);
+    expect(own.body.nonce).toMatch(/^[0-9a-f]{64}$/);
+    const verdict = await api("POST", `/api/nodes/${world.nodeC.node.id}/attestation`, {
+      key: bound.key,
+      body: world.attestation.evidence,
+    });
+    expect(verdict.status).toBe(201);
+    expect(verdict.body.attestation.result).toBe("fail");
+    expect(verdict.body.attestation.failures.map((f: { code: string }) => f.code)).toContain("nonce.value.unknown");
+    // a tenant reads the verdicts of a node only if it received the node
+    expect((await api("GET", `/api/nodes/${world.nodeC.node.id}/attestations`, { key: world.keys.own_tenant })).status).toBe(404);
+    // anonymous callers: the key set, nothing else
+    expect((await api("GET", "/api/attestation/keys")).status).toBe(200);
+    for (const route of [`/api/nodes/${world.nodeC.node.id}/attestation/nonce`, `/api/nodes/${world.nodeC.node.id}/attestation`])
+      expect((await api("POST", route, { body: world.attestation.evidence })).status).toBe(401);
   });
 
   it("a revoked key stops working at once, and the response says unauthorized", async () => {

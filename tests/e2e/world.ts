@@ -1,4 +1,14 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createPolicy } from "@/lib/attestation/create-policy";
+import { enrolIdentity } from "@/lib/attestation/enrol-identity";
+import { advanceHandovers } from "@/lib/handover/run-handovers";
+import { startHandover } from "@/lib/handover/start-handover";
+import { measureBoot } from "../../agent/src/sim-boot";
+import { SimulatedTpm } from "../../agent/src/sim-tpm";
+import { goldenPolicyBody } from "../support/handover-agent";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
@@ -214,7 +224,76 @@ export async function buildWorld() {
   };
   const userOfA = await makeUser("tenant_member", w0.a.id);
   const bmc = await bmcWorld(keys.operator!, clusterD.id);
-  return { ...w0, invoiceOfA: await pendingInvoiceOfA(w0), demoRequest, reservationOfA: await reservationOfA(w0), tokens, userOfA, bmc };
+  // attestation: a policy to read and version; a node of tenant A's (held now) whose verdicts A may read
+  const policy = await createPolicy(systemActor, { name: unique("walk-policy"), ...goldenPolicyBody() });
+  const receivedType = unique("RC").replace(/-/g, "").slice(0, 12).toUpperCase();
+  const received = await registerNode(
+    { principal: agentPrincipal(clusterD.id) },
+    { hostname: unique("rc-node"), capabilities: containers, gpus: inventory(2, receivedType) },
+  );
+  await recordHeartbeat({ principal: agentPrincipal(clusterD.id) }, received.node.id, {});
+  await createReservation(
+    { principal: { kind: "tenant", tenantId: a.id, role: "tenant_admin", label: "walk" } },
+    {
+      gpu_type: receivedType,
+      node_count: 1,
+      starts_at: new Date().toISOString(),
+      ends_at: new Date(Date.now() + 86_400_000).toISOString(),
+    },
+  );
+  // what a node's TPM sends: a quote over a nonce the control plane never issued (a failing verdict, but evidence all the same)
+  const tpm = new SimulatedTpm(mkdtempSync(path.join(os.tmpdir(), "walk-tpm-")));
+  const bootLog = await measureBoot(tpm);
+  const neverIssued = randomBytes(32).toString("hex");
+  const quoted = tpm.quote(neverIssued, [0, 1, 2, 3, 4, 5, 6, 7]);
+  const attestation = {
+    policy,
+    receivedNodeOfA: received.node.id,
+    identity: tpm.identity(),
+    evidence: {
+      nonce: neverIssued,
+      tpm: { quote: quoted.quote.toString("base64"), signature: quoted.signature.toString("base64"), pcrs: quoted.pcrs },
+      event_log: bootLog.toString("base64"),
+    },
+  };
+  return {
+    ...w0,
+    invoiceOfA: await pendingInvoiceOfA(w0),
+    demoRequest,
+    reservationOfA: await reservationOfA(w0),
+    tokens,
+    userOfA,
+    bmc,
+    attestation,
+  };
+}
+
+/** A fresh node of cluster C (the walk agent's own), in service: what its agent attests. */
+async function nodeOfC(w: { clusterC: { id: string } }): Promise<string> {
+  const agent = { principal: agentPrincipal(w.clusterC.id) };
+  // no GPUs: cluster C's GPUs stay node C's alone (the lists walk checks the agent sees exactly those)
+  const n = await registerNode(agent, { hostname: unique("att-node"), gpus: [] });
+  await recordHeartbeat(agent, n.node.id, {});
+  return n.node.id;
+}
+
+/** A fresh node of cluster C at the wipe step of a handover: what a wipe report is about. */
+async function wipingNodeOfC(w: { clusterC: { id: string } }): Promise<string> {
+  const id = await nodeOfC(w);
+  await startHandover(systemActor, id, { mode: "full", reason: "walk" });
+  for (let i = 0; i < 50; i++) {
+    await advanceHandovers({ nodeIds: [id], holder: "walk" });
+    if ((await db().node.findUniqueOrThrow({ where: { id }, select: { status: true } })).status === "wiping") return id;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the walk's node did not reach its wipe");
+}
+
+/** A fresh node of cluster C with a pinned attestation key (re-enrolling consumes it). */
+async function enrolledNodeOfC(w: World): Promise<string> {
+  const id = await nodeOfC(w);
+  await enrolIdentity({ principal: agentPrincipal(w.clusterC.id) }, id, { ...w.attestation.identity, tpm_kind: "simulated" });
+  return id;
 }
 
 /**
@@ -861,6 +940,75 @@ export function operationCases(w: World): Record<string, OperationCase> {
       expect: authed(403, 403, 403, 200),
     },
     getSiteAnalytics: { path: fixed("/api/analytics/summary"), expect: authed(403, 403, 403, 200) },
+
+    // Handover and attestation. The node's own agent (cluster C's key, on its node) is the only caller of the
+    // evidence routes; operators start handovers and keep policies; a tenant reads the verdicts of nodes it received.
+    enrolAttestationIdentity: {
+      path: async () => `/api/nodes/${await nodeOfC(w)}/attestation/identity`,
+      body: () => ({ ...w.attestation.identity, tpm_kind: "simulated" }),
+      caller: "agent",
+      expect: authed(201, 403, 403, 403),
+    },
+    getAttestationIdentity: {
+      path: async () => `/api/nodes/${await enrolledNodeOfC(w)}/attestation/identity`,
+      expect: authed(403, 403, 403, 200),
+    },
+    reenrolAttestationIdentity: {
+      path: async () => `/api/nodes/${await enrolledNodeOfC(w)}/attestation/identity`,
+      expect: authed(403, 403, 403, 204),
+    },
+    issueAttestationNonce: {
+      path: async () => `/api/nodes/${await nodeOfC(w)}/attestation/nonce`,
+      caller: "agent",
+      expect: authed(201, 403, 403, 403),
+    },
+    submitAttestationEvidence: {
+      path: async () => `/api/nodes/${await nodeOfC(w)}/attestation`,
+      body: () => structuredClone(w.attestation.evidence),
+      caller: "agent",
+      expect: authed(201, 403, 403, 403),
+    },
+    reportNodeWipe: {
+      path: async () => `/api/nodes/${await wipingNodeOfC(w)}/wipe`,
+      body: () => {
+        const at = new Date().toISOString();
+        return { devices: [{ device: "GPU-walk", method: "nvidia-smi -r -i 0", started_at: at, finished_at: at, result: "ok" }] };
+      },
+      caller: "agent",
+      expect: authed(201, 403, 403, 403),
+    },
+    listNodeAttestations: { path: fixed(`/api/nodes/${w.attestation.receivedNodeOfA}/attestations`), expect: authed(403, 404, 200, 200) },
+    startNodeHandover: {
+      path: async () => `/api/nodes/${await nodeOfC(w)}/handover`,
+      body: () => ({ mode: "full", reason: "walk" }),
+      expect: authed(403, 403, 403, 202),
+    },
+    listNodeHandovers: { path: fixed(`/api/nodes/${w.nodeC.node.id}/handovers`), expect: authed(403, 403, 403, 200) },
+    getClusterHandoverSettings: { path: fixed(`/api/clusters/${w.clusterD.id}/handover`), expect: authed(403, 403, 403, 200) },
+    putClusterHandoverSettings: {
+      path: async () => `/api/clusters/${(await makeCluster()).id}/handover`,
+      body: () => ({
+        wipe_command: "/usr/local/sbin/wipe",
+        wipe_timeout_s: 600,
+        attestation: "required",
+        attestation_policy_id: w.attestation.policy.id,
+        attestation_timeout_s: 300,
+      }),
+      expect: authed(403, 403, 403, 200),
+    },
+    attestationKeys: { path: fixed("/api/attestation/keys"), expect: all(200) },
+    listAttestationPolicies: { path: fixed("/api/attestation/policies"), expect: authed(403, 403, 403, 200) },
+    createAttestationPolicy: {
+      path: fixed("/api/attestation/policies"),
+      body: () => ({ name: unique("walk-policy"), ...goldenPolicyBody() }),
+      expect: authed(403, 403, 403, 201),
+    },
+    getAttestationPolicy: { path: fixed(`/api/attestation/policies/${w.attestation.policy.id}`), expect: authed(403, 403, 403, 200) },
+    updateAttestationPolicy: {
+      path: fixed(`/api/attestation/policies/${w.attestation.policy.id}`),
+      body: () => goldenPolicyBody(),
+      expect: authed(403, 403, 403, 200),
+    },
 
     // Prometheus and Alertmanager use tokens of their own (the operations e2e test); of API keys only an operator's
     getPrometheusMetrics: { path: fixed("/api/metrics"), expect: authed(403, 403, 403, 200) },

@@ -11,7 +11,21 @@ import { PUBLIC_ROUTES } from "@/lib/public-api/routes";
 import { createReservation } from "@/lib/reservations/create-reservation";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { createPublicApiServer } from "../../scripts/public-api";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeTenant, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { randomUUID } from "node:crypto";
+import type { Jwks } from "@/lib/attestation/verdict-jws";
+import { verifyJws } from "@/lib/attestation/verdict-jws";
+import { startHandover } from "@/lib/handover/start-handover";
+import {
+  actorFor,
+  agentPrincipal,
+  availableFleet,
+  inventory,
+  makeCluster,
+  makeTenant,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
+import { attestedCluster, driveHandover, FakeNodeAgent, operator } from "../support/handover-agent";
 
 // The read-only public listener: what it serves, that it serves nothing else (405 for every method
 // but GET on every path, by construction), that its database role can read the public views and
@@ -108,8 +122,45 @@ describe("public API", () => {
         expect(body).not.toContain(secret);
     }
     const doc = JSON.parse((await send("GET", "/v1/openapi.json")).body);
-    expect(Object.keys(doc.paths).sort()).toEqual(["/v1/capacity", "/v1/openapi.json", "/v1/remediations", "/v1/status"]);
-    expect(Object.values(doc.paths).flatMap((ops) => Object.keys(ops as object))).toEqual(["get", "get", "get", "get"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/attestation/keys",
+      "/v1/capacity",
+      "/v1/nodes/{id}/attestation",
+      "/v1/openapi.json",
+      "/v1/remediations",
+      "/v1/status",
+    ]);
+    expect(Object.values(doc.paths).flatMap((ops) => Object.keys(ops as object))).toEqual(["get", "get", "get", "get", "get", "get"]);
+  });
+
+  it("serves a node's latest signed verdict and the keys to check it with, offline, without tenant data", async () => {
+    const f = await availableFleet(1, 2, "PA");
+    await attestedCluster(f.cluster.id);
+    const n = f.nodes[0]!;
+    const agent = new FakeNodeAgent(
+      f.cluster.id,
+      n.node.id,
+      n.gpus.map((g) => g.uuid),
+    );
+    const tenant = await makeTenant(64);
+    await startHandover(operator, n.node.id, { mode: "full", reason: `for ${tenant.name}` });
+    expect(await driveHandover(agent)).toBe("available");
+    const got = await send("GET", `/v1/nodes/${n.node.id}/attestation`);
+    expect(got.status).toBe(200);
+    const { attestation } = JSON.parse(got.body) as { attestation: { jws: string; result: string; node_id: string } };
+    expect(attestation).toMatchObject({ result: "pass", node_id: n.node.id });
+    const keys = JSON.parse((await send("GET", "/v1/attestation/keys")).body) as Jwks;
+    expect(keys.keys.every((k) => k.kty === "OKP" && k.crv === "Ed25519" && !("d" in k))).toBe(true);
+    expect(verifyJws(attestation.jws, keys)).toMatchObject({ ok: true, payload: { node_id: n.node.id, result: "pass" } });
+    for (const secret of [tenant.id, tenant.name, n.node.hostname]) expect(got.body).not.toContain(secret);
+    expect((await send("GET", `/v1/nodes/${randomUUID()}/attestation`)).status).toBe(404);
+    expect((await send("GET", "/v1/nodes/not-a-node/attestation")).status).toBe(404);
+    // nodes in their handover count as such, not as offline
+    await startHandover(operator, n.node.id, { mode: "full" });
+    const status = JSON.parse((await send("GET", "/v1/status")).body) as {
+      clusters: Array<{ cluster_id: string; nodes: Record<string, number> }>;
+    };
+    expect(status.clusters.find((c) => c.cluster_id === f.cluster.id)!.nodes).toMatchObject({ releasing: 1, offline: 0, available: 0 });
   });
 
   it("answers 405 to every method but GET on every path, known or not, before it touches the database", async () => {

@@ -25,6 +25,7 @@ import {
   operatorPrincipal,
   unique,
 } from "../support/fixtures";
+import { attestedCluster, driveHandover, FakeNodeAgent } from "../support/handover-agent";
 import { codeOf } from "../support/outcomes";
 
 // Whole-node reservations against the real database: booking under contention, quotas, the work
@@ -537,8 +538,22 @@ describe("repairs", () => {
     const cut = await db().reservationNode.findFirstOrThrow({ where: { reservationId: r.id } });
     expect(cut.closedAt).not.toBeNull();
     expect(await db().usageEvent.count({ where: { reservationNodeId: cut.id, kind: "final" } })).toBe(1);
-    // the other tenant releases its node: the next pass swaps it in
+    // the other tenant releases its node: it is handed over (wiped and attested) first, and only
+    // then does the next pass swap it in
+    await attestedCluster(f.cluster.id);
     await endReservation(asTenantAdmin(b.id), blocker.id);
+    await maintainReservations();
+    expect((await db().reservation.findUniqueOrThrow({ where: { id: r.id } })).degradedAt).not.toBeNull();
+    const gpus = await db().gpu.findMany({ where: { nodeId: blocker.node_ids[0]! }, select: { uuid: true } });
+    expect(
+      await driveHandover(
+        new FakeNodeAgent(
+          f.cluster.id,
+          blocker.node_ids[0]!,
+          gpus.map((g) => g.uuid),
+        ),
+      ),
+    ).toBe("available");
     await maintainReservations();
     const whole = await db().reservation.findUniqueOrThrow({ where: { id: r.id } });
     expect(whole.degradedAt).toBeNull();

@@ -29,6 +29,7 @@ const PG_TYPES: Record<string, string[]> = {
   Json: ["jsonb"],
   Float: ["double precision"],
   Decimal: ["numeric"],
+  Bytes: ["bytea"],
 };
 
 // @db.* native types, where a model names one

@@ -1,4 +1,5 @@
 import { E2E_ALERTMANAGER_TOKEN, E2E_METRICS_TOKEN } from "./operations-tokens";
+import { TEST_ATTESTATION_KEY } from "./attestation-key";
 import { E2E_SETTINGS_KEY } from "./settings-key";
 import { E2E_STRIPE_WEBHOOK_SECRET } from "./stripe";
 
@@ -11,6 +12,7 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     DATABASE_URL: databaseUrl,
     NEXTAUTH_SECRET: E2E_AUTH_SECRET,
     SETTINGS_ENCRYPTION_KEY: E2E_SETTINGS_KEY,
+    ATTESTATION_SIGNING_KEY: TEST_ATTESTATION_KEY,
     NODE_ENV: "production",
     DEMO_MODE: "0",
     LOG_LEVEL: "warn",

@@ -1,4 +1,5 @@
 import { afterAll, inject } from "vitest";
+import { TEST_ATTESTATION_KEY } from "./attestation-key";
 import { E2E_SETTINGS_KEY } from "./settings-key";
 
 // Services read DATABASE_URL through lib/env on first use: point them at this project's database.
@@ -6,6 +7,8 @@ process.env.DATABASE_URL = inject("databaseUrl");
 Object.assign(process.env, { NODE_ENV: "test", SETTINGS_ENCRYPTION_KEY: E2E_SETTINGS_KEY });
 // sessions are signed with a configured secret in every mode (there is no built-in one)
 process.env.NEXTAUTH_SECRET ??= "integration-tests-secret-0123456789abcdef";
+// verdicts are signed with a configured key in every mode (a test key: tests/support/attestation-key.ts)
+process.env.ATTESTATION_SIGNING_KEY ??= TEST_ATTESTATION_KEY;
 
 afterAll(async () => {
   const { disconnectDb } = await import("@/lib/db/client");

@@ -40,7 +40,12 @@ export function tenantMemberPrincipal(tenantId: string, userId?: string): Princi
   return { kind: "tenant", tenantId, role: "tenant_member", userId, label: "test member" };
 }
 
-export async function makeKey(input: { scope: "operator" | "tenant" | "agent"; tenant_id?: string; cluster_id?: string }) {
+export async function makeKey(input: {
+  scope: "operator" | "tenant" | "agent";
+  tenant_id?: string;
+  cluster_id?: string;
+  node_id?: string;
+}) {
   return createApiKey(systemActor, { name: unique("key"), ...input });
 }
 

@@ -22,7 +22,7 @@ export async function startWalkFleet(opts: {
   gpuType: string;
   nodes: number;
   racks?: number;
-  sim?: Pick<SimulatorOptions, "outputEveryS" | "modelLatencyMs" | "modelErrorRate" | "bmc">;
+  sim?: Pick<SimulatorOptions, "outputEveryS" | "modelLatencyMs" | "modelErrorRate" | "bmc" | "wipeS" | "tpm">;
 }): Promise<WalkFleet> {
   const cluster = await makeCluster();
   const { key } = await makeKey({ scope: "agent", cluster_id: cluster.id });

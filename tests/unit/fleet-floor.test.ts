@@ -6,12 +6,14 @@ import { FloorMap } from "@/components/fleet/floor-map";
 import { rackPaths } from "@/components/fleet/rack-tile";
 import { decodeNode, decodeRack, encodeNode, encodeRack, utilBand } from "@/lib/fleet/floor-code";
 import { describeRack, rackHref, summarizeFloor, summarizeRack } from "@/lib/fleet/floor-summary";
+import { NODE_STATUSES } from "@/lib/fleet/node-lifecycle";
 import type { FloorNode, FloorRack } from "@/lib/fleet/queries";
 
 // The overview's compact floor: what each node's letters say, what the drawing shows for every
 // state an operator looks for, the rack summaries and drill-down links, and its weight at scale.
 
-const STATUSES = ["available", "registered", "draining", "maintenance", "quarantined", "offline"];
+// every node status has a letter of its own (a new status without one would be drawn as available)
+const STATUSES = [...NODE_STATUSES];
 const gpu = (index: number, util: number | null, status = "available", allocated = false) => ({
   id: `g${index}`,
   index,
@@ -43,6 +45,15 @@ describe("floor code", () => {
       "a0123-x",
     );
     expect(encodeNode(node("b", "quarantined", [gpu(0, 5)], "Acme"))).toBe("Q0");
+  });
+
+  it("gives each handover state its own letter and tone, never the available node's", () => {
+    for (const s of ["provisioning", "releasing", "wiping", "inspecting", "attestation_failed"]) {
+      const code = encodeNode(node("n", s));
+      expect(code[0]).not.toBe("a");
+      expect(decodeNode(code)).toMatchObject({ status: s, cells: Array(8).fill(s) });
+    }
+    expect(new Set(NODE_STATUSES.map((s) => encodeNode(node("n", s))[0])).size).toBe(NODE_STATUSES.length);
   });
 
   it("draws unhealthy GPUs red on any node and tints the others of a node out of service", () => {

@@ -27,7 +27,18 @@ const s = (n: number) => T0 + n * 1000;
 function world(): WorldRows {
   return {
     now: s(600),
-    nodes: [{ id: "n1", hostname: "node-1", status: "available", last_heartbeat_at: s(595) }],
+    nodes: [
+      {
+        id: "n1",
+        hostname: "node-1",
+        status: "available",
+        last_heartbeat_at: s(595),
+        attested: true,
+        wipe_timeout_s: 300,
+        attestation_timeout_s: 300,
+        status_since: null,
+      },
+    ],
     nodeEvents: [{ node_id: "n1", from_status: "registered", to_status: "available", at: s(0) }],
     gpus: [
       {
@@ -173,6 +184,7 @@ function world(): WorldRows {
     remediations: [],
     firingAlerts: [],
     hotMinutes: [],
+    verdicts: [],
   };
 }
 
@@ -181,6 +193,7 @@ const harness = (over: Partial<Harness> = {}): Harness => ({
   reports: [{ job_id: "j1", attempt: 1, fence: "f1", status: "completed", outcome: "accepted", at: s(110) }],
   remediationCap: 2,
   remediationWindowS: 600,
+  implants: [],
   ...over,
 });
 
@@ -500,6 +513,122 @@ describe("the soak's invariant checker", () => {
     const w = world();
     w.gpus[0]!.unhealthy_reason = "fatal_xid:13";
     expect(only(w)).toEqual(["benign_xid_quarantined"]);
+  });
+});
+
+describe("the soak's handover invariants", () => {
+  /** The base world and a second node, n2, idle, in service since s(0): the one handed over. */
+  function withIdleNode(): WorldRows {
+    const w = world();
+    w.nodes.push({ ...w.nodes[0]!, id: "n2", hostname: "node-2" });
+    w.nodeEvents.push({ node_id: "n2", from_status: "registered", to_status: "available", at: s(0) });
+    return w;
+  }
+  /** The world with node n2 handed over from s(120): released, wiped, inspected; passing at s(150) and back at s(151). */
+  function handedOver(): WorldRows {
+    const w = withIdleNode();
+    w.nodeEvents.push(
+      { node_id: "n2", from_status: "available", to_status: "releasing", at: s(120) },
+      { node_id: "n2", from_status: "releasing", to_status: "wiping", at: s(121) },
+      { node_id: "n2", from_status: "wiping", to_status: "inspecting", at: s(130) },
+      { node_id: "n2", from_status: "inspecting", to_status: "available", at: s(151) },
+    );
+    w.verdicts.push({ node_id: "n2", result: "pass", failures: [], at: s(150) });
+    return w;
+  }
+  /** An implant put on n2 at s(120): its handover fails at s(150) and quarantines it; the operator removes it at s(250) and hands it over again, passing at s(290). */
+  function implanted(): { w: WorldRows; h: Harness } {
+    const w = withIdleNode();
+    w.nodeEvents.push(
+      { node_id: "n2", from_status: "available", to_status: "releasing", at: s(120) },
+      { node_id: "n2", from_status: "releasing", to_status: "wiping", at: s(121) },
+      { node_id: "n2", from_status: "wiping", to_status: "inspecting", at: s(130) },
+      { node_id: "n2", from_status: "inspecting", to_status: "attestation_failed", at: s(150) },
+      { node_id: "n2", from_status: "attestation_failed", to_status: "quarantined", at: s(150) },
+      { node_id: "n2", from_status: "quarantined", to_status: "releasing", at: s(251) },
+      { node_id: "n2", from_status: "releasing", to_status: "wiping", at: s(252) },
+      { node_id: "n2", from_status: "wiping", to_status: "inspecting", at: s(260) },
+      { node_id: "n2", from_status: "inspecting", to_status: "available", at: s(291) },
+    );
+    w.verdicts.push(
+      { node_id: "n2", result: "fail", failures: ["event_log.event.unknown", "policy.pcr.mismatch"], at: s(150) },
+      { node_id: "n2", result: "pass", failures: [], at: s(290) },
+    );
+    return { w, h: harness({ implants: [{ node_id: "n2", at: s(120), cleared_at: s(250) }] }) };
+  }
+
+  it("a handover that ends with a passing attestation, and an implant caught and cleaned, break nothing", () => {
+    expect(checkAll(handedOver(), harness())).toEqual([]);
+    const { w, h } = implanted();
+    expect(checkAll(w, h)).toEqual([]);
+  });
+
+  it("a node back in service after a handover without passing attestation", () => {
+    const w = handedOver();
+    w.verdicts = [{ node_id: "n2", result: "fail", failures: ["policy.pcr.mismatch"], at: s(150) }];
+    expect(only(w)).toEqual(["unattested_return_to_service"]);
+    // a pass from an earlier handover does not count for this one
+    const earlier = handedOver();
+    earlier.verdicts = [{ node_id: "n2", result: "pass", failures: [], at: s(60) }];
+    expect(only(earlier)).toEqual(["unattested_return_to_service"]);
+    // nor does a handover an operator cancelled (quarantined mid-way, then returned by hand)
+    const cancelled = withIdleNode();
+    cancelled.nodeEvents.push(
+      { node_id: "n2", from_status: "available", to_status: "releasing", at: s(120) },
+      { node_id: "n2", from_status: "releasing", to_status: "quarantined", at: s(125) },
+      { node_id: "n2", from_status: "quarantined", to_status: "available", at: s(200) },
+    );
+    expect(only(cancelled)).toEqual(["unattested_return_to_service"]);
+    // a cluster that does not attest hands over after the wipe alone
+    const off = handedOver();
+    off.verdicts = [];
+    off.nodes[1]!.attested = false;
+    expect(checkAll(off, harness())).toEqual([]);
+  });
+
+  it("an implant that passed, was never judged, failed for something else, or was not quarantined", () => {
+    const passed = implanted();
+    passed.w.verdicts[0] = { node_id: "n2", result: "pass", failures: [], at: s(150) };
+    expect(only(passed.w, passed.h)).toEqual(["implant_not_caught"]);
+
+    const never = implanted();
+    never.w.verdicts = [];
+    never.h.implants[0]!.cleared_at = null;
+    never.w.nodeEvents = never.w.nodeEvents.filter((e) => e.at < s(150));
+    never.w.nodes[1]!.status = "inspecting";
+    expect(only(never.w, never.h)).toEqual(["implant_not_caught"]);
+
+    const otherwise = implanted();
+    otherwise.w.verdicts[0]!.failures = ["evidence.submission.timeout"];
+    expect(only(otherwise.w, otherwise.h)).toEqual(["implant_not_caught"]);
+
+    const loose = implanted();
+    loose.w.nodeEvents = loose.w.nodeEvents.filter((e) => e.to_status !== "quarantined");
+    expect(checkAll(loose.w, loose.h).map((x) => x.invariant)).toContain("implant_not_caught");
+  });
+
+  it("a tenant's work started on an implanted node before it passed clean again", () => {
+    const { w, h } = implanted();
+    w.replicas.push({
+      id: "r2",
+      tenant_id: "t1",
+      node_id: "n2",
+      status: "stopped",
+      gpu_ids: [],
+      started_at: s(200),
+      stopped_at: s(210),
+      reservation_id: null,
+    });
+    expect(checkAll(w, h).filter((x) => x.invariant === "implant_not_caught")).toHaveLength(1);
+  });
+
+  it("a node in a handover step past the runner's time limits", () => {
+    const w = withIdleNode();
+    w.nodes[1] = { ...w.nodes[1]!, status: "wiping", status_since: s(600) - 300_000 };
+    // within the wipe limit (300 s) and the report's grace (60 s)
+    expect(checkSnapshot(w)).toEqual([]);
+    w.nodes[1]!.status_since = s(600) - 300_000 - 60_000 - 61_000;
+    expect(checkSnapshot(w).map((x) => x.invariant)).toEqual(["handover_stuck"]);
   });
 });
 

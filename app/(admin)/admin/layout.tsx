@@ -14,6 +14,7 @@ const nav = [
   { href: "/admin/pods", label: "Pods" },
   { href: "/admin/reservations", label: "Reservations" },
   { href: "/admin/providers", label: "Providers" },
+  { href: "/admin/attestation", label: "Attestation" },
   { href: "/admin/alerts", label: "Alerts" },
   { href: "/admin/billing", label: "Billing" },
   { href: "/admin/demo-requests", label: "Demo requests" },

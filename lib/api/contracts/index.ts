@@ -18,6 +18,7 @@ import * as slurm from "./slurm";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
 import * as bmc from "./bmc";
+import * as handover from "./handover";
 
 export {
   accounts,
@@ -39,6 +40,7 @@ export {
   providers,
   bmc,
   slurm,
+  handover,
 };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
@@ -62,4 +64,5 @@ export const allContracts: Contract[] = [
   accounts,
   bmc,
   slurm,
+  handover,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));

@@ -16,6 +16,10 @@ import { nullIfRefused } from "@/lib/errors";
 import { page } from "@/lib/pages/page";
 import { slurmClustersOverview } from "@/lib/slurm/queries";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { putHandoverSettingsAction } from "@/app/_actions/handover";
+import { HandoverSettingsForm } from "@/components/forms/attestation-forms";
+import { listPolicies } from "@/lib/attestation/policy-queries";
+import { getHandoverSettings } from "@/lib/handover/settings";
 
 export const metadata = { title: "Cluster" };
 
@@ -29,16 +33,27 @@ export default page(
       if (!cluster) return null;
       const now = new Date();
       const range = parseTimeRange(searchParams, now, fittingPreset("24h", await fleetSince(id), now));
-      const [summary, floor, series, slurm] = await Promise.all([
+      const [summary, floor, series, slurm, handover, policies] = await Promise.all([
         fleetSummary(id),
         fleetFloor(id),
         fleetUtilizationSeries(range, id),
         cluster.kind === "slurm" ? slurmClustersOverview(id) : [],
+        getHandoverSettings(principal, id),
+        listPolicies(principal),
       ]);
-      return { cluster, range, summary, floor, series, slurm: slurm[0] ?? null };
+      return {
+        cluster,
+        range,
+        summary,
+        floor,
+        series,
+        slurm: slurm[0] ?? null,
+        handover,
+        policies: policies.map((p) => ({ id: p.id, name: p.name, version: p.version })),
+      };
     },
   },
-  ({ ids: { id }, data: { cluster, range, summary, floor, series, slurm } }) => {
+  ({ ids: { id }, data: { cluster, range, summary, floor, series, slurm, handover, policies } }) => {
     const nodes = floor.flatMap((r) => r.nodes.map((n) => ({ ...n, pod: r.pod, rack: r.rack })));
     return (
       <>
@@ -120,6 +135,13 @@ export default page(
               </tbody>
             </Table>
           )}
+        </Card>
+        <Card className="mt-6">
+          <CardHeader
+            title="Handover between tenants"
+            description="When a whole-node tenancy ends, each node is released, wiped by its agent and attested with its TPM before it takes work again; a failure quarantines it."
+          />
+          <HandoverSettingsForm action={putHandoverSettingsAction} clusterId={id} settings={handover} policies={policies} />
         </Card>
         <p className="mt-4 text-xs text-slate-500">Registered {formatRelative(cluster.createdAt)}.</p>
       </>

@@ -3,6 +3,8 @@ import { changeNodeStatusAction } from "@/app/_actions/nodes";
 import { powerNodeAction, provisionNodeAction, removeBmcAction, saveBmcAction } from "@/app/_actions/bmc";
 import { NodeProvisioning } from "@/components/fleet/node-provisioning";
 import { nodeProvisioningSection } from "@/lib/provisioning/node-section";
+import { retireIdentityAction, startHandoverAction } from "@/app/_actions/handover";
+import { NodeHandoverCard } from "@/components/fleet/node-handover";
 import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { NodeGpuChart } from "@/components/fleet/charts";
 import { StatusBadge } from "@/components/fleet/node-status-badge";
@@ -51,6 +53,7 @@ export default page(
       reservations,
       provisioning,
       slurm,
+      handover,
     },
   }) => {
     return (
@@ -98,7 +101,9 @@ export default page(
             description={
               node.status === "offline"
                 ? `Offline; it returns to “${node.statusBeforeOffline}” on its next heartbeat.`
-                : "Drain before maintenance; quarantine takes it out of service at once."
+                : handover.dueSince && node.status !== "available"
+                  ? "A handover is due: the node returns to service through one (Handover and attestation, below)."
+                  : "Drain before maintenance; quarantine takes it out of service at once."
             }
           />
           <div className="p-5">
@@ -112,6 +117,13 @@ export default page(
           actions={{ save: saveBmcAction, remove: removeBmcAction, power: powerNodeAction, provision: provisionNodeAction }}
         />
         {slurm ? <SlurmNodePanel slurm={slurm} status={node.status} /> : null}
+        <NodeHandoverCard
+          view={handover}
+          nodeId={node.id}
+          hostname={node.hostname}
+          startAction={startHandoverAction}
+          reenrolAction={retireIdentityAction}
+        />
         <Card className="mt-6">
           <CardHeader
             title="Running here"

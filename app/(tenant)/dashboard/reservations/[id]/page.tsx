@@ -5,6 +5,7 @@ import { AutoRefresh } from "@/components/fleet/auto-refresh";
 import { ReservationStatus } from "@/components/reservations/reservation-badges";
 import { EndReservationButton, ExtendReservationForm } from "@/components/reservations/reservation-forms";
 import { NodesByRack, TopologyLine } from "@/components/reservations/nodes-by-rack";
+import { NodeVerdicts } from "@/components/reservations/node-verdicts";
 import { Card, CardHeader, EmptyState, PageHeader, Stat } from "@/components/ui/card";
 import { formatDateTime } from "@/components/ui/format";
 import { page } from "@/lib/pages/page";
@@ -19,7 +20,7 @@ export default page(
     ids: ["id"],
     load: ({ principal, ids }) => reservationPageData(principal, ids.id),
   },
-  ({ data: { reservation: r, events, work, hours, mayEnd, mayExtend } }) => {
+  ({ data: { reservation: r, events, work, verdicts, hours, mayEnd, mayExtend } }) => {
     return (
       <>
         <nav aria-label="Breadcrumb" className="mb-2 text-sm text-slate-500">
@@ -60,6 +61,13 @@ export default page(
             <TopologyLine topology={r.topology} />
           </div>
           {r.nodes.length ? <NodesByRack nodes={r.nodes} /> : <EmptyState title="No nodes held" />}
+        </Card>
+        <Card className="mt-6">
+          <CardHeader
+            title="Handed over clean"
+            description="Before each node was yours it was wiped and attested with its TPM against the operator's policy; each verdict is signed."
+          />
+          <NodeVerdicts rows={verdicts} />
         </Card>
         <Card className="mt-6">
           <CardHeader
