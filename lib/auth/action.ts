@@ -5,7 +5,8 @@ import { unstable_rethrow } from "next/navigation";
 import type { z } from "zod";
 import { isAppError } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
-import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { NESTING_MESSAGE, valueNestsDeeper } from "@/lib/http/json-nesting";
+import { consumeAddressRateLimit, consumeRateLimit } from "@/lib/http/rate-limit";
 import { refuseNul } from "@/lib/http/refuse-nul";
 import { clientIp } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
@@ -74,7 +75,11 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
       if (!principal) return { ok: false, message: "Your session has ended. Sign in again.", at };
       if (!mayRun(access, options.tenantRole, principal)) return { ok: false, message: "You are not allowed to do this.", at };
     }
-    const parsed = options.schema.safeParse(options.fromForm(form));
+    const submitted = options.fromForm(form);
+    // a form field holding JSON (a pipeline spec, say) is bounded like an API body before anything walks it
+    if (valueNestsDeeper(submitted))
+      return { ok: false, message: `The submission is ${NESTING_MESSAGE.toLowerCase()}.`, values: echo(form), at };
+    const parsed = options.schema.safeParse(submitted);
     if (!parsed.success) {
       return {
         ok: false,
@@ -87,12 +92,10 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
     try {
       refuseNul(parsed.data);
       // public forms: per address and form; signed-in users: per user, across actions (or the action's own limit)
-      if (options.rateLimit)
-        await consumeRateLimit(
-          `${options.rateLimit.key}:${principal && !isPublic ? userKey(principal) : clientIp(await headers())}`,
-          options.rateLimit.perMinute,
-        );
-      else if (principal && !isPublic) await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);
+      if (options.rateLimit) {
+        if (principal && !isPublic) await consumeRateLimit(`${options.rateLimit.key}:${userKey(principal)}`, options.rateLimit.perMinute);
+        else await consumeAddressRateLimit(options.rateLimit.key, clientIp(await headers()), options.rateLimit.perMinute);
+      } else if (principal && !isPublic) await consumeRateLimit(`action:${userKey(principal)}`, ACTION_PER_MINUTE);
       // the access check above narrowed the principal to the kinds the action declares
       const actor = { principal: isPublic ? (principal ?? anonymousPrincipal) : principal! } as ActionActor<A>;
       const result = await run(actor, parsed.data);

@@ -31,6 +31,12 @@ const NEVER_FORWARDED = new Set([
   "forwarded",
 ]);
 
+// What a replica may not say on the control plane's behalf: the gateway answers on the control
+// plane's own origin (/v1/endpoints/… in the app), so a replica's cookies would be set for that
+// origin (a tenant's model could plant or overwrite the console's session cookies), and its
+// origin-wide policies (HSTS, Alt-Svc, Clear-Site-Data) would bind the console. They never pass.
+const NEVER_RETURNED = new Set(["set-cookie", "set-cookie2", "clear-site-data", "strict-transport-security", "alt-svc"]);
+
 function named(connection: string | string[] | undefined): Set<string> {
   const v = Array.isArray(connection) ? connection.join(",") : (connection ?? "");
   return new Set(
@@ -68,9 +74,12 @@ export function clientResponseHeaders(upstream: IncomingHttpHeaders, ctx: { repl
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(upstream)) {
     const key = k.toLowerCase();
-    if (v === undefined || HOP_BY_HOP.has(key) || drop.has(key)) continue;
+    if (v === undefined || HOP_BY_HOP.has(key) || NEVER_RETURNED.has(key) || drop.has(key)) continue;
     out[key] = v;
   }
+  // a browser that renders a replica's answer renders it in an opaque origin of its own, never the console's
+  out["content-security-policy"] = "sandbox";
+  out["x-content-type-options"] = "nosniff";
   out["x-gpuforge-replica"] = ctx.replicaId;
   out["x-request-id"] = ctx.requestId;
   // a server-sent event stream must reach the client as it is written, not when a proxy's buffer fills

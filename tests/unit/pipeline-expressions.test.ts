@@ -283,4 +283,25 @@ describe("the editor's analysis", () => {
       { name: "b", kind: "job", dependsOn: ["a"], depth: 1, loop: { from: "a", label: "until steps.b.outputs.ok · ≤ 3" } },
     ]);
   });
+
+  it("refuses a spec nested past the JSON bound, bracketed or indented, instead of overflowing its parsers", async () => {
+    const { analyzeSpec } = await import("@/lib/pipelines/editor");
+    const message = "The spec is nested more than 64 levels deep";
+    for (const [text, format] of [
+      ["[".repeat(20_000) + "]".repeat(20_000), "json"],
+      [`name: x\nsteps: ${"[".repeat(20_000)}${"]".repeat(20_000)}`, "yaml"],
+      [`name: x\nsteps:\n${Array.from({ length: 80 }, (_, i) => `${" ".repeat(i * 2 + 2)}- `).join("\n")}1\n`, "yaml"],
+    ] as const)
+      expect(analyzeSpec(text, format).issues, `${format} ${text.slice(0, 30)}`).toEqual([{ path: "spec", where: "(the spec)", message }]);
+  });
+
+  it("fails a tool call whose JSON answer nests past the bound, without walking it", async () => {
+    const { readResponse } = await import("@/lib/pipelines/tool-calls/call-result");
+    const bomb = new Response("[".repeat(20_000) + "]".repeat(20_000), { headers: { "content-type": "application/json" } });
+    expect(await readResponse(bomb, 1 << 20, Date.now(), null)).toMatchObject({
+      ok: false,
+      retryable: false,
+      error: "the response's JSON is nested more than 64 levels deep",
+    });
+  });
 });

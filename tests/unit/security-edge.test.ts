@@ -18,7 +18,9 @@ import {
 } from "@/lib/auth/sign-in-throttle";
 import { authSecret, ConfigError, parseEnv } from "@/lib/env";
 import { addressScope, clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
+import { consumeAddressRateLimit, guardAddress, recordFailedAuth } from "@/lib/http/rate-limit";
 import { refuseNul } from "@/lib/http/refuse-nul";
+import { clientResponseHeaders } from "@/lib/gateway/proxy-headers";
 import { renderMarkdown } from "@/lib/marketing/blog";
 import { installScript } from "@/lib/agent-install/install-script";
 
@@ -51,6 +53,20 @@ describe("client addresses trust forwarded headers only from configured proxies"
     expect(addressScope("2001:db8:1:2::1")).toBe("2001:db8:1:2::/64");
     expect(addressScope("2001:0db8:0001:0002:ffff:eeee:dddd:cccc")).toBe("2001:db8:1:2::/64");
     expect(addressScope("unknown")).toBe("unknown");
+  });
+  it("every per-address limit counts an IPv6 caller by its /64, so rotating the low bits earns no fresh counter", async () => {
+    const prefix = "2001:db8:77:1";
+    const inside = (i: number) => `${prefix}:${i.toString(16)}:0:0:${(i * 7).toString(16)}`;
+    // failed authentications from thirty different addresses of one /64 lock the whole /64 out…
+    for (let i = 1; i <= 30; i++) await recordFailedAuth(inside(i));
+    await expect(guardAddress(inside(999), true)).rejects.toMatchObject({ code: "rate_limited" });
+    // …and nobody else: the next /64, and IPv4 addresses, keep their own counters
+    await expect(guardAddress("2001:db8:77:2::1", true)).resolves.toBeUndefined();
+    await expect(guardAddress("198.51.100.44", true)).resolves.toBeUndefined();
+    // an operation's own per-address limit counts the same way
+    for (let i = 1; i <= 3; i++) await consumeAddressRateLimit("unit-test-op", `2001:db8:88:1::${i}`, 3);
+    await expect(consumeAddressRateLimit("unit-test-op", "2001:db8:88:1::ffff", 3)).rejects.toMatchObject({ code: "rate_limited" });
+    await expect(consumeAddressRateLimit("unit-test-op", "2001:db8:88:2::1", 3)).resolves.toBeUndefined();
   });
   it("configuration names bad proxy settings", () => {
     expect(() => parseEnv({ TRUSTED_PROXIES: "10.0.0.0/99" })).toThrow(/TRUSTED_PROXIES/);
@@ -260,5 +276,26 @@ describe("NUL characters are refused where input enters, naming the field", () =
     expect(refusal({ a: { "b\u0000": 1 } }, "body")).toEqual([{ path: "body.a", message: "Field names must not contain NUL characters" }]);
     expect(refusal({ q: "x\u0000" })).toEqual([{ path: "q", message: "Must not contain NUL characters" }]);
     expect(refusal("\u0000")).toEqual([{ path: "body", message: "Must not contain NUL characters" }]);
+  });
+});
+
+describe("what a replica's answer may carry to the client", () => {
+  it("never sets cookies or origin-wide policies on the control plane's origin, and renders in an opaque origin", () => {
+    const out = clientResponseHeaders(
+      {
+        "content-type": "text/html",
+        "set-cookie": ["next-auth.session-token=planted; Path=/", "__Secure-next-auth.session-token=x"],
+        "clear-site-data": '"cookies"',
+        "strict-transport-security": "max-age=0",
+        "alt-svc": 'h2="evil.example:443"',
+        "content-security-policy": "script-src *",
+        "x-model": "llama",
+      },
+      { replicaId: "r1", requestId: "q1" },
+    );
+    for (const h of ["set-cookie", "clear-site-data", "strict-transport-security", "alt-svc"]) expect(out[h], h).toBeUndefined();
+    expect(out["content-security-policy"]).toBe("sandbox");
+    expect(out["x-content-type-options"]).toBe("nosniff");
+    expect(out["x-model"]).toBe("llama");
   });
 });

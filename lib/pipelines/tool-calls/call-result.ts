@@ -1,3 +1,4 @@
+import { MAX_JSON_NESTING, valueNestsDeeper } from "@/lib/http/json-nesting";
 import type { Json } from "../expressions";
 
 // What one tool-call attempt came to, and whether another attempt may help. Pure.
@@ -57,6 +58,15 @@ export async function readResponse(
     } catch {
       body = text;
     }
+    // an answer nested past the bound would overflow what walks it next (redaction, storage)
+    if (valueNestsDeeper(body))
+      return {
+        ok: false,
+        error: `the response's JSON is nested more than ${MAX_JSON_NESTING} levels deep`,
+        retryable: false,
+        durationMs: durationMs(),
+        httpStatus: res.status,
+      };
   }
   if (res.status < 200 || res.status >= 300) {
     const snippet = (typeof body === "string" ? body : JSON.stringify(body)).slice(0, 300);
