@@ -211,6 +211,10 @@ const envSchema = z
       .default(10 * 1024 * 1024),
     // requests one gateway process sends to one endpoint at once; beyond it answers 429
     GATEWAY_MAX_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100_000).default(1_024),
+    // what one key (a tenant key or an endpoint key) may have in flight through one gateway process,
+    // and start a minute (0: no rate limit): one caller cannot take a whole endpoint's share
+    GATEWAY_MAX_CONCURRENCY_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(256),
+    GATEWAY_RATE_PER_KEY_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
     // how often a gateway process probes every replica (a failing one leaves rotation within one interval), and each probe's limit
     GATEWAY_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
     GATEWAY_PROBE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),

@@ -130,8 +130,10 @@ async function main() {
       console.error(`Error: No such object: ${rest.at(-1)}`);
       return 1;
     }
-    // `--format {{.State.Status}}` asks for the status alone; `{{json .State}}` for the state object
+    // `--format {{.State.Status}}` asks for the status alone; `{{json .State}}` for the state object;
+    // the workload network's address is the host's own (the stand-in runs containers as host processes)
     if (rest.includes("{{.State.Status}}")) console.log(s.status);
+    else if (rest.some((a) => a.includes(".IPAddress"))) console.log(s.status === "running" ? "127.0.0.1" : "");
     else console.log(JSON.stringify({ Status: s.status, ExitCode: s.exitCode ?? 0 }));
     return 0;
   }

@@ -133,7 +133,7 @@ describe("server actions", () => {
     const act = serverAction(
       {
         schema: z.object({ spec: z.unknown() }),
-        fromForm: (f) => ({ spec: JSON.parse(String(f.get("spec"))) as unknown }),
+        fromForm: (f) => ({ spec: JSON.parse(f.get("spec") as string) as unknown }),
         access: ["operator"],
       },
       run,
