@@ -23,8 +23,9 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     // Prometheus and Alertmanager authenticate with static tokens of their own
     METRICS_TOKEN: E2E_METRICS_TOKEN,
     ALERTMANAGER_TOKEN: E2E_ALERTMANAGER_TOKEN,
-    // the walks' simulated nodes live on loopback addresses; the gateway probes each replica every second
-    NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+    // the walks' simulated nodes live on loopback addresses, the real-docker walk's node in 198.18.0.0/15
+    // (tests/support/real-docker.ts); the gateway probes each replica every second
+    NODE_ADDRESS_NETWORKS: "127.0.0.0/8, 198.18.0.0/15",
     GATEWAY_PROBE_INTERVAL_MS: "1000",
     GATEWAY_FLUSH_MS: "1000",
   } as NodeJS.ProcessEnv;

@@ -90,11 +90,17 @@ async function main() {
         const [k, ...v] = rest[i + 1].split("=");
         env[k] = v.join("=");
       }
-    const script = command[0] === "sh" && command[1] === "-c" ? command[2] : (config.entrypoint ?? "sleep 3600");
-    const child = spawn("sh", ["-c", script], { stdio: "inherit", env: { PATH: process.env.PATH, ...env } });
+    // an image's own entrypoint: the one the test gave that image, else the stand-in's default
+    const script = command[0] === "sh" && command[1] === "-c" ? command[2] : (config.images?.[image] ?? config.entrypoint ?? "sleep 3600");
+    // a process group of its own, as a container's processes are one unit: stopping it stops all of them
+    const child = spawn("sh", ["-c", script], { stdio: "inherit", env: { PATH: process.env.PATH, ...env }, detached: true });
     rmSync(removedMark(name), { force: true });
     write(name, { status: "running", pid: child.pid, image });
-    const forward = (sig) => child.kill(sig);
+    const forward = (sig) => {
+      try {
+        process.kill(-child.pid, sig);
+      } catch {}
+    };
     process.on("SIGTERM", () => forward("SIGTERM"));
     const code = await new Promise((r) => child.once("exit", (c, s) => r(c ?? (s === "SIGTERM" ? 143 : 137))));
     const s = existsSync(removedMark(name)) ? null : read(name);
@@ -107,7 +113,7 @@ async function main() {
     if (!s) return 1;
     if (s.status === "running") {
       try {
-        process.kill(s.pid, "SIGTERM");
+        process.kill(-s.pid, "SIGTERM");
       } catch {}
     }
     return 0;
@@ -118,7 +124,7 @@ async function main() {
     const s = read(name);
     if (s?.status === "running") {
       try {
-        process.kill(s.pid, "SIGKILL");
+        process.kill(-s.pid, "SIGKILL");
       } catch {}
     }
     rmSync(stateOf(name), { force: true });
