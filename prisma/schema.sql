@@ -148,15 +148,20 @@ CREATE TABLE public.api_keys (
     node_id uuid,
     tenant_role text,
     expires_at timestamp(3) with time zone,
+    owner_user_id uuid,
+    service_account_id uuid,
     CONSTRAINT api_keys_cluster_id_fkey FOREIGN KEY (cluster_id) REFERENCES clusters(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL,
     CONSTRAINT api_keys_expires_at_check CHECK (((expires_at IS NULL) OR (expires_at > created_at))),
     CONSTRAINT api_keys_key_hash_check CHECK ((key_hash ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT api_keys_node_cluster_fkey FOREIGN KEY (node_id, cluster_id) REFERENCES nodes(id, cluster_id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_node_scope_check CHECK (((node_id IS NULL) OR (scope = 'agent'::text))),
+    CONSTRAINT api_keys_owner_check CHECK ((num_nonnulls(owner_user_id, service_account_id) = 1)),
+    CONSTRAINT api_keys_owner_user_id_fkey FOREIGN KEY (owner_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_pkey PRIMARY KEY (id),
     CONSTRAINT api_keys_prefix_check CHECK (((length(prefix) = 12) AND (prefix ~~ 'gf\_%'::text))),
     CONSTRAINT api_keys_scope_binding_check CHECK ((((scope = 'operator'::text) AND (tenant_id IS NULL) AND (cluster_id IS NULL)) OR ((scope = 'tenant'::text) AND (tenant_id IS NOT NULL) AND (cluster_id IS NULL)) OR ((scope = 'agent'::text) AND (cluster_id IS NOT NULL) AND (tenant_id IS NULL)))),
+    CONSTRAINT api_keys_service_account_id_fkey FOREIGN KEY (service_account_id) REFERENCES service_accounts(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_tenant_role_check CHECK ((((scope = 'tenant'::text) = (tenant_role IS NOT NULL)) AND ((tenant_role IS NULL) OR (tenant_role = ANY (ARRAY['tenant_admin'::text, 'tenant_member'::text])))))
 );
@@ -271,13 +276,18 @@ CREATE TABLE public.endpoint_keys (
     expires_at timestamp(3) with time zone,
     last_used_at timestamp(3) with time zone,
     revoked_at timestamp(3) with time zone,
+    owner_user_id uuid,
+    service_account_id uuid,
     CONSTRAINT endpoint_keys_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL,
     CONSTRAINT endpoint_keys_endpoint_tenant_fkey FOREIGN KEY (endpoint_id, tenant_id) REFERENCES endpoints(id, tenant_id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT endpoint_keys_expires_at_check CHECK (((expires_at IS NULL) OR (expires_at > created_at))),
     CONSTRAINT endpoint_keys_key_hash_check CHECK ((key_hash ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT endpoint_keys_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+    CONSTRAINT endpoint_keys_owner_check CHECK ((num_nonnulls(owner_user_id, service_account_id) = 1)),
+    CONSTRAINT endpoint_keys_owner_user_id_fkey FOREIGN KEY (owner_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT endpoint_keys_pkey PRIMARY KEY (id),
-    CONSTRAINT endpoint_keys_prefix_check CHECK (((length(prefix) = 12) AND (prefix ~~ 'gf\_%'::text)))
+    CONSTRAINT endpoint_keys_prefix_check CHECK (((length(prefix) = 12) AND (prefix ~~ 'gf\_%'::text))),
+    CONSTRAINT endpoint_keys_service_account_id_fkey FOREIGN KEY (service_account_id) REFERENCES service_accounts(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
 
 CREATE TABLE public.endpoint_metrics (
@@ -1062,6 +1072,26 @@ CREATE TABLE public.scheduler_logs (
     CONSTRAINT scheduler_logs_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE public.service_accounts (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    tenant_id uuid,
+    name text NOT NULL,
+    role text NOT NULL,
+    description text,
+    created_by_user_id uuid,
+    created_by text NOT NULL,
+    disabled_at timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT service_accounts_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL,
+    CONSTRAINT service_accounts_description_check CHECK (((description IS NULL) OR (length(description) <= 500))),
+    CONSTRAINT service_accounts_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+    CONSTRAINT service_accounts_pkey PRIMARY KEY (id),
+    CONSTRAINT service_accounts_role_check CHECK ((role = ANY (ARRAY['operator'::text, 'tenant_admin'::text, 'tenant_member'::text]))),
+    CONSTRAINT service_accounts_role_tenant_check CHECK (((role = 'operator'::text) = (tenant_id IS NULL))),
+    CONSTRAINT service_accounts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
+);
+
 CREATE TABLE public.sign_in_throttles (
     key text NOT NULL,
     failures integer DEFAULT 0 NOT NULL,
@@ -1290,6 +1320,10 @@ CREATE UNIQUE INDEX api_keys_key_hash_key ON public.api_keys USING btree (key_ha
 
 CREATE INDEX api_keys_node_id_idx ON public.api_keys USING btree (node_id) WHERE (node_id IS NOT NULL);
 
+CREATE INDEX api_keys_owner_user_id_idx ON public.api_keys USING btree (owner_user_id);
+
+CREATE INDEX api_keys_service_account_id_idx ON public.api_keys USING btree (service_account_id);
+
 CREATE INDEX api_keys_tenant_id_idx ON public.api_keys USING btree (tenant_id);
 
 CREATE INDEX audit_log_created_at_idx ON public.audit_log USING btree (created_at);
@@ -1311,6 +1345,10 @@ CREATE INDEX endpoint_gateway_1m_bucket_idx ON public.endpoint_gateway_1m USING 
 CREATE INDEX endpoint_keys_endpoint_id_idx ON public.endpoint_keys USING btree (endpoint_id, created_at);
 
 CREATE UNIQUE INDEX endpoint_keys_key_hash_key ON public.endpoint_keys USING btree (key_hash);
+
+CREATE INDEX endpoint_keys_owner_user_id_idx ON public.endpoint_keys USING btree (owner_user_id);
+
+CREATE INDEX endpoint_keys_service_account_id_idx ON public.endpoint_keys USING btree (service_account_id);
 
 CREATE INDEX endpoint_metrics_recorded_at_idx ON public.endpoint_metrics USING brin (recorded_at);
 
@@ -1460,6 +1498,8 @@ CREATE INDEX reservations_tenant_id_idx ON public.reservations USING btree (tena
 
 CREATE INDEX scheduler_logs_created_at_idx ON public.scheduler_logs USING btree (created_at);
 
+CREATE UNIQUE INDEX service_accounts_tenant_name_key ON public.service_accounts USING btree (tenant_id, name) NULLS NOT DISTINCT;
+
 CREATE INDEX sign_in_throttles_last_failure_at_idx ON public.sign_in_throttles USING btree (last_failure_at);
 
 CREATE UNIQUE INDEX tenant_secrets_tenant_id_name_key ON public.tenant_secrets USING btree (tenant_id, name);
@@ -1500,16 +1540,20 @@ CREATE OR REPLACE FUNCTION public.api_keys_creator_guard()
  LANGUAGE plpgsql
 AS $function$
 DECLARE
-    u RECORD;
+    o RECORD;
 BEGIN
-    IF NEW."created_by_user_id" IS NULL THEN RETURN NEW; END IF;
-    SELECT "role", "tenant_id", "disabled_at" INTO u FROM "users" WHERE "id" = NEW."created_by_user_id";
-    IF NOT FOUND OR u."disabled_at" IS NOT NULL THEN
-        RAISE EXCEPTION 'API key creator % is disabled or gone', NEW."created_by_user_id" USING ERRCODE = '23514';
+    -- a revoked key opens nothing, whatever it says
+    IF TG_OP = 'UPDATE' AND NEW."revoked_at" IS NOT NULL THEN RETURN NEW; END IF;
+    IF num_nonnulls(NEW."owner_user_id", NEW."service_account_id") <> 1 THEN
+        RAISE EXCEPTION 'An API key has exactly one owner: a person or a service account' USING ERRCODE = '23514';
     END IF;
-    IF u."role" <> 'operator' AND (NEW."scope" <> 'tenant' OR NEW."tenant_id" IS DISTINCT FROM u."tenant_id"
-                                   OR (u."role" = 'tenant_member' AND NEW."tenant_role" <> 'tenant_member')) THEN
-        RAISE EXCEPTION 'API key would carry more than its creator % may do', NEW."created_by_user_id" USING ERRCODE = '23514';
+    SELECT * INTO o FROM "key_owner"(NEW."owner_user_id", NEW."service_account_id");
+    IF NOT FOUND OR o."disabled" THEN
+        RAISE EXCEPTION 'API key owner % is disabled or gone', COALESCE(NEW."owner_user_id", NEW."service_account_id") USING ERRCODE = '23514';
+    END IF;
+    IF o."role" <> 'operator' AND (NEW."scope" <> 'tenant' OR NEW."tenant_id" IS DISTINCT FROM o."tenant_id"
+                                   OR (o."role" = 'tenant_member' AND NEW."tenant_role" <> 'tenant_member')) THEN
+        RAISE EXCEPTION 'API key would carry more than its owner % may do', COALESCE(NEW."owner_user_id", NEW."service_account_id") USING ERRCODE = '23514';
     END IF;
     RETURN NEW;
 END $function$;
@@ -1580,6 +1624,13 @@ AS $function$
      WHERE h.id = p_holding AND h.live AND (p_kind = 'final' OR p_end > h.starts_at)
 $function$;
 
+CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE sql
+AS $function$
+    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
+$function$;
+
 CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_holding uuid, p_reservation uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -1629,13 +1680,6 @@ BEGIN
     RETURN ev;
 END $function$;
 
-CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
- RETURNS uuid
- LANGUAGE sql
-AS $function$
-    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
-$function$;
-
 CREATE OR REPLACE FUNCTION public.bill_usage_segment(p_job uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_run_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
  LANGUAGE sql
@@ -1660,6 +1704,27 @@ BEGIN
         RAISE EXCEPTION 'a placement may not mix nodes of a reservation with other nodes' USING ERRCODE = '23514';
     END IF;
     RETURN held[1];
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.endpoint_keys_owner_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    o RECORD;
+BEGIN
+    IF TG_OP = 'UPDATE' AND NEW."revoked_at" IS NOT NULL THEN RETURN NEW; END IF;
+    IF num_nonnulls(NEW."owner_user_id", NEW."service_account_id") <> 1 THEN
+        RAISE EXCEPTION 'An endpoint key has exactly one owner: a person or a service account' USING ERRCODE = '23514';
+    END IF;
+    SELECT * INTO o FROM "key_owner"(NEW."owner_user_id", NEW."service_account_id");
+    IF NOT FOUND OR o."disabled" THEN
+        RAISE EXCEPTION 'Endpoint key owner % is disabled or gone', COALESCE(NEW."owner_user_id", NEW."service_account_id") USING ERRCODE = '23514';
+    END IF;
+    IF o."role" <> 'operator' AND NEW."tenant_id" IS DISTINCT FROM o."tenant_id" THEN
+        RAISE EXCEPTION 'Endpoint key of another tenant than its owner %', COALESCE(NEW."owner_user_id", NEW."service_account_id") USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.endpoint_replicas_allocation_check()
@@ -2022,6 +2087,16 @@ BEGIN
     RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.key_owner(p_user uuid, p_account uuid)
+ RETURNS TABLE(role text, tenant_id uuid, disabled boolean)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT u."role", u."tenant_id", u."disabled_at" IS NOT NULL FROM "users" u WHERE u."id" = p_user
+    UNION ALL
+    SELECT s."role", s."tenant_id", s."disabled_at" IS NOT NULL FROM "service_accounts" s WHERE s."id" = p_account
+$function$;
+
 CREATE OR REPLACE FUNCTION public.ledger_entries_append_only()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -2122,6 +2197,36 @@ BEGIN
     RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.service_accounts_keys_follow()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF OLD."disabled_at" IS NULL AND NEW."disabled_at" IS NOT NULL THEN
+        UPDATE "api_keys" SET "revoked_at" = now() WHERE "service_account_id" = NEW."id" AND "revoked_at" IS NULL;
+        UPDATE "endpoint_keys" SET "revoked_at" = now() WHERE "service_account_id" = NEW."id" AND "revoked_at" IS NULL;
+    END IF;
+    IF NEW."role" = 'tenant_member' AND OLD."role" IS DISTINCT FROM 'tenant_member' THEN
+        UPDATE "api_keys" SET "tenant_role" = 'tenant_member'
+         WHERE "service_account_id" = NEW."id" AND "scope" = 'tenant' AND "tenant_role" <> 'tenant_member' AND "revoked_at" IS NULL;
+    END IF;
+    RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.service_accounts_role_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF NEW."tenant_id" IS DISTINCT FROM OLD."tenant_id" THEN
+        RAISE EXCEPTION 'A service account stays with its tenant' USING ERRCODE = '23514';
+    END IF;
+    IF OLD."disabled_at" IS NOT NULL AND NEW."disabled_at" IS NULL THEN
+        RAISE EXCEPTION 'A disabled service account stays disabled: create another' USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.tenant_gpus_in_use(p_tenants uuid[])
  RETURNS TABLE(tenant_id uuid, in_use integer)
  LANGUAGE sql
@@ -2148,7 +2253,7 @@ CREATE OR REPLACE FUNCTION public.users_endpoint_keys_follow_owner()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-    UPDATE "endpoint_keys" SET "revoked_at" = now() WHERE "created_by_user_id" = NEW."id" AND "revoked_at" IS NULL;
+    UPDATE "endpoint_keys" SET "revoked_at" = now() WHERE "owner_user_id" = NEW."id" AND "revoked_at" IS NULL;
     RETURN NULL;
 END $function$;
 
@@ -2158,11 +2263,11 @@ CREATE OR REPLACE FUNCTION public.users_keys_follow_owner()
 AS $function$
 BEGIN
     IF OLD."disabled_at" IS NULL AND NEW."disabled_at" IS NOT NULL THEN
-        UPDATE "api_keys" SET "revoked_at" = now() WHERE "created_by_user_id" = NEW."id" AND "revoked_at" IS NULL;
+        UPDATE "api_keys" SET "revoked_at" = now() WHERE "owner_user_id" = NEW."id" AND "revoked_at" IS NULL;
     END IF;
     IF NEW."role" = 'tenant_member' AND OLD."role" IS DISTINCT FROM 'tenant_member' THEN
         UPDATE "api_keys" SET "tenant_role" = 'tenant_member'
-         WHERE "created_by_user_id" = NEW."id" AND "scope" = 'tenant' AND "tenant_role" <> 'tenant_member' AND "revoked_at" IS NULL;
+         WHERE "owner_user_id" = NEW."id" AND "scope" = 'tenant' AND "tenant_role" <> 'tenant_member' AND "revoked_at" IS NULL;
     END IF;
     RETURN NULL;
 END $function$;
@@ -2181,7 +2286,7 @@ END $function$;
 
 -- Triggers
 
-CREATE TRIGGER api_keys_creator_guard BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION api_keys_creator_guard();
+CREATE TRIGGER api_keys_creator_guard BEFORE INSERT OR UPDATE OF owner_user_id, service_account_id, scope, tenant_id, tenant_role ON api_keys FOR EACH ROW EXECUTE FUNCTION api_keys_creator_guard();
 
 CREATE TRIGGER api_keys_notify_delete AFTER DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION api_keys_notify_change();
 
@@ -2194,6 +2299,8 @@ CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log FOR EACH ROW EXECU
 CREATE TRIGGER endpoint_keys_notify_delete AFTER DELETE ON endpoint_keys FOR EACH ROW EXECUTE FUNCTION api_keys_notify_change();
 
 CREATE TRIGGER endpoint_keys_notify_update AFTER UPDATE ON endpoint_keys FOR EACH ROW WHEN (old.revoked_at IS DISTINCT FROM new.revoked_at OR old.key_hash IS DISTINCT FROM new.key_hash OR old.expires_at IS DISTINCT FROM new.expires_at) EXECUTE FUNCTION api_keys_notify_change();
+
+CREATE TRIGGER endpoint_keys_owner_guard BEFORE INSERT OR UPDATE OF owner_user_id, service_account_id, tenant_id ON endpoint_keys FOR EACH ROW EXECUTE FUNCTION endpoint_keys_owner_guard();
 
 CREATE CONSTRAINT TRIGGER endpoint_replicas_allocation_check AFTER INSERT OR UPDATE OF status, gpu_count ON endpoint_replicas DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION endpoint_replicas_allocation_check();
 
@@ -2252,6 +2359,10 @@ CREATE TRIGGER reservation_nodes_bill_close AFTER UPDATE OF closed_at ON reserva
 CREATE TRIGGER reservation_nodes_guard BEFORE INSERT OR UPDATE OF starts_at, ends_at, live, node_id ON reservation_nodes FOR EACH ROW EXECUTE FUNCTION reservation_nodes_guard();
 
 CREATE TRIGGER reservations_tenant_active_guard BEFORE INSERT ON reservations FOR EACH ROW EXECUTE FUNCTION work_tenant_active_guard();
+
+CREATE TRIGGER service_accounts_keys_follow AFTER UPDATE OF disabled_at, role ON service_accounts FOR EACH ROW EXECUTE FUNCTION service_accounts_keys_follow();
+
+CREATE TRIGGER service_accounts_role_guard BEFORE UPDATE ON service_accounts FOR EACH ROW EXECUTE FUNCTION service_accounts_role_guard();
 
 CREATE TRIGGER tenants_notify_status AFTER UPDATE OF status ON tenants FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION api_keys_notify_change();
 

@@ -10,25 +10,39 @@ interface Option {
   name: string;
 }
 
+/** A service account that may own the new key: its tenant (null: a platform account) and role. */
+export interface OwnerOption extends Option {
+  tenantId: string | null;
+  role: string;
+}
+
 export function CreateApiKeyForm({
   action,
   scopes,
   tenants = [],
   clusters = [],
+  accounts = [],
 }: {
   action: FormAction<{ key: string; prefix: string }>;
   scopes: Array<"operator" | "tenant" | "agent">;
   tenants?: Option[];
   clusters?: Option[];
+  /** service accounts the caller may make keys for */
+  accounts?: OwnerOption[];
 }) {
   const { state, dispatch, formRef } = useActionForm(action);
   // least privilege first: the narrowest scope is the default, "everything" must be chosen
   const ordered = (["agent", "tenant", "operator"] as const).filter((s) => scopes.includes(s));
   const [scope, setScope] = useState(ordered[0]);
   const [expiry, setExpiry] = useState("90");
+  const [tenant, setTenant] = useState(tenants[0]?.id);
+  // a platform account owns keys of every scope; a tenant's account its own tenant's keys
+  const owners = accounts.filter((a) =>
+    a.tenantId === null ? scope !== "tenant" || tenants.length > 0 : scope === "tenant" && (tenants.length === 0 || a.tenantId === tenant),
+  );
   const [copied, setCopied] = useState(false);
   // the expiry is chosen in two inputs and sent as one instant, which the schema names
-  const f = formFields(state, { paths: { expiry: "expires_at", expires_on: "expires_at" } });
+  const f = formFields(state, { paths: { expiry: "expires_at", expires_on: "expires_at", owner: "service_account_id" } });
   const created = state.ok ? state.data : undefined;
   return (
     <div>
@@ -63,7 +77,7 @@ export function CreateApiKeyForm({
         {scope === "tenant" && tenants.length > 0 ? (
           <Field label="Tenant" {...f("tenant_id")}>
             {(p) => (
-              <select {...p} required>
+              <select {...p} required value={tenant} onChange={(ev) => setTenant(ev.target.value)}>
                 {tenants.map((t) => (
                   <option key={t.id} value={t.id}>
                     {t.name}
@@ -86,6 +100,18 @@ export function CreateApiKeyForm({
             )}
           </Field>
         ) : null}
+        <Field label="Owner" {...f("owner")} hint="Who it acts for: it carries no more than their role, and dies with their rights">
+          {(p) => (
+            <select {...p}>
+              <option value="me">You</option>
+              {owners.map((a) => (
+                <option key={a.id} value={a.id}>
+                  Service account {a.name} ({a.role === "operator" ? "operator" : a.role === "tenant_admin" ? "admin" : "member"})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <Field
           label="Expires"
           {...f.bare("expiry")}

@@ -22,6 +22,7 @@ import { RESERVATION_EVENT_KINDS, RESERVATION_STATUSES } from "@/lib/reservation
 import { BILLING_MODES, TENANT_STATUSES } from "@/lib/tenants/schemas";
 import { TENANT_ROLES, USER_ROLES } from "@/lib/users/schemas";
 import { LOG_STREAMS } from "@/lib/workload-logs/schemas";
+import { SERVICE_ACCOUNT_ROLES } from "@/lib/service-accounts/schemas";
 
 // Every text column whose values are a closed list, with the constant the code uses for it. The
 // migrations hold the same lists in CHECK constraints; tests/integration/vocabulary-drift.test.ts
@@ -71,4 +72,5 @@ export const CLOSED_COLUMNS = {
   "reservations.status": RESERVATION_STATUSES,
   "reservation_events.kind": RESERVATION_EVENT_KINDS,
   "pods.status": POD_STATUSES,
+  "service_accounts.role": SERVICE_ACCOUNT_ROLES,
 } as const satisfies Record<string, readonly string[]>;

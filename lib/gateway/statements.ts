@@ -24,13 +24,18 @@ export const GATEWAY_CALLER = statement("gateway.caller", {
     expires_at: "timestamptz?",
   },
   prepare: true,
+  // a key whose owner (a person or a service account) was disabled is no key, whichever kind it is
   text: `SELECT 'endpoint' AS kind, k.id, k.endpoint_id, k.tenant_id, (t.status = 'active' AND e.deleted_at IS NULL) AS active, k.last_used_at, k.expires_at
              FROM endpoint_keys k JOIN tenants t ON t.id = k.tenant_id JOIN endpoints e ON e.id = k.endpoint_id
+                  LEFT JOIN users u ON u.id = k.owner_user_id LEFT JOIN service_accounts s ON s.id = k.service_account_id
             WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+              AND COALESCE(u.disabled_at, s.disabled_at) IS NULL AND (u.id IS NOT NULL OR s.id IS NOT NULL)
            UNION ALL
            SELECT k.scope, k.id, NULL, k.tenant_id, COALESCE(t.status = 'active', true), k.last_used_at, k.expires_at
-             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id LEFT JOIN users u ON u.id = k.created_by_user_id
-            WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.disabled_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id
+                  LEFT JOIN users u ON u.id = k.owner_user_id LEFT JOIN service_accounts s ON s.id = k.service_account_id
+            WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+              AND COALESCE(u.disabled_at, s.disabled_at) IS NULL AND (u.id IS NOT NULL OR s.id IS NOT NULL)`,
 });
 
 /** Marks the endpoint key $1 used (at most once a minute). */

@@ -26,6 +26,7 @@ import { Gateway } from "@/lib/gateway/gateway";
 import { createGatewayServer } from "@/scripts/gateway-server";
 import { actorFor, agentPrincipal, availableFleet, makeKey, makeTenant, tenantAdminPrincipal, unique } from "../support/fixtures";
 import { codeAndFieldOf } from "../support/outcomes";
+import { until } from "../support/wait";
 
 // The inference gateway end to end, in this process: two replicas served by real little model
 // servers on their nodes' (loopback) addresses at the host ports their agent reported; a gateway
@@ -579,15 +580,16 @@ describe("admission and limits come before a body is read", () => {
     try {
       await withGateway({ maxConcurrencyPerKey: 2, ratePerKeyPerMinute: 0 }, async (_base, gw) => {
         const url = `/v1/endpoints/${world.ep.id}/v1/chat/completions`;
+        const keyId = (await db().apiKey.findFirstOrThrow({ where: { keyHash: hashApiKey(world.key) } })).id;
         const first = [call(url, { key: world.key, body: chat("a") }), call(url, { key: world.key, body: chat("b") })];
-        await new Promise((r) => setTimeout(r, 100));
+        await until(() => gw.inFlightOf({ keyId }) === 2);
         const third = await call(url, { key: world.key, body: chat("c") });
         expect(third.status).toBe(429);
         expect(JSON.parse(third.body).error).toMatchObject({ code: "rate_limited", message: expect.stringContaining("in flight") });
         expect((await call(url, { key: other, body: chat("d") })).status).toBe(200);
         expect((await Promise.all(first)).map((r) => r.status)).toEqual([200, 200]);
         // the slots come back once the answers have streamed
-        expect(gw.inFlightOf({ keyId: (await db().apiKey.findFirstOrThrow({ where: { keyHash: hashApiKey(world.key) } })).id })).toBe(0);
+        expect(gw.inFlightOf({ keyId })).toBe(0);
       });
     } finally {
       world.servers.forEach((s) => s.set({ latencyMs: 0 }));
@@ -623,7 +625,7 @@ describe("admission and limits come before a body is read", () => {
     try {
       await pool().query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1`, [replicas[0]!.id, echoPort]);
       slow.set({ healthy: false });
-      await withGateway({ maxConcurrencyPerEndpoint: 1, maxBodyBytes: 4 * 1024 * 1024 }, async (gwBase) => {
+      await withGateway({ maxConcurrencyPerEndpoint: 1, maxBodyBytes: 4 * 1024 * 1024 }, async (gwBase, gwRef) => {
         const url = `/v1/endpoints/${world.ep.id}/upload`;
         // a body of 1 MiB streams to the replica whole, with its length, without being held first
         const big = await call(url, { key: world.key, rawBody: Buffer.alloc(1024 * 1024, 120) });
@@ -636,7 +638,7 @@ describe("admission and limits come before a body is read", () => {
         hold.write(
           `POST ${url} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${world.key}\r\ncontent-length: 3000000\r\n\r\n${"y".repeat(1000)}`,
         );
-        await new Promise((r) => setTimeout(r, 300));
+        await until(() => gwRef.inFlightOf({ endpointId: world.ep.id }) === 1);
         // …so the next one is answered 429 at once, though it declared megabytes and sent almost none of them
         const refused = await new Promise<string>((resolve) => {
           const s = net.connect(Number(port), "127.0.0.1");
@@ -651,7 +653,7 @@ describe("admission and limits come before a body is read", () => {
         expect(refused).toContain("requests in flight");
         hold.destroy();
         // a streamed body without a length that grows past the limit is cut there: 413, and the replica's request ends
-        await new Promise((r) => setTimeout(r, 200));
+        await until(() => gwRef.inFlightOf({ endpointId: world.ep.id }) === 0);
         const tooLong = await new Promise<string>((resolve) => {
           const req = http.request(`${gwBase}${url}`, { method: "POST", headers: { authorization: `Bearer ${world.key}` }, agent: false });
           req.on("response", (res) => {

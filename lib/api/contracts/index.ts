@@ -12,6 +12,7 @@ import * as pipelines from "./pipelines";
 import * as platform from "./platform";
 import * as pods from "./pods";
 import * as reservations from "./reservations";
+import * as serviceAccounts from "./service-accounts";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
 
@@ -31,6 +32,7 @@ export {
   reservations,
   tenants,
   workloads,
+  serviceAccounts,
 };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
@@ -50,4 +52,5 @@ export const allContracts: Contract[] = [
   billing,
   marketing,
   operations,
+  serviceAccounts,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));
