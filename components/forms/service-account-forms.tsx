@@ -30,13 +30,9 @@ export function CreateServiceAccountForm({ action, tenants }: { action: FormActi
       <Field label="Role" {...f.bare("role")} hint="What its keys may do at most">
         {(p) => (
           <select {...p} value={role} onChange={(ev) => setRole(ev.target.value)}>
-            <option value="tenant_member">
-              {operatorPlane ? "Tenant member — a tenant's work, no keys or people" : "Member — your work, no keys or people"}
-            </option>
-            <option value="tenant_admin">
-              {operatorPlane ? "Tenant admin — everything of one tenant" : "Admin — everything of your organisation"}
-            </option>
-            {operatorPlane ? <option value="operator">Operator — the whole platform (agents, fleet, every tenant)</option> : null}
+            <option value="tenant_member">{operatorPlane ? "Tenant member — runs a tenant's work" : "Member — runs work"}</option>
+            <option value="tenant_admin">{operatorPlane ? "Tenant admin — all of one tenant" : "Admin — all of it, keys too"}</option>
+            {operatorPlane ? <option value="operator">Operator — the whole platform</option> : null}
           </select>
         )}
       </Field>
