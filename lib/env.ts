@@ -230,6 +230,24 @@ const envSchema = z
     // Pipelines: the hosts http steps may call (host, host:port or *.domain, comma-separated; empty:
     // none), and the largest output one step may post or store
     TOOL_CALL_ALLOWED_HOSTS: z.string().trim().default("").transform(parseAllowList),
+    // Networks http steps may reach although they are not public (an internal API's, say); every
+    // other loopback, private, link-local (cloud metadata), shared or reserved address is refused,
+    // whatever name resolves to it
+    TOOL_CALL_ALLOWED_NETWORKS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): Cidr[] => {
+        const list = parseCidrList(v ?? "");
+        if (list === null) {
+          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.40.0.0/16" });
+          return z.NEVER;
+        }
+        return list;
+      }),
+    // tool calls one worker process makes at once, and one tenant may have in flight across all workers
+    TOOL_CALL_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+    TOOL_CALLS_PER_TENANT: z.coerce.number().int().min(1).max(1_000).default(4),
     PIPELINE_OUTPUT_MAX_BYTES: z.coerce
       .number()
       .int()

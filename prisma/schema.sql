@@ -876,9 +876,14 @@ CREATE TABLE public.pipelines (
     deadline_at timestamp(3) with time zone,
     reason text,
     spec jsonb DEFAULT '{}'::jsonb NOT NULL,
+    started_by_user_id uuid,
+    started_by_service_account_id uuid,
     CONSTRAINT pipelines_deadline_check CHECK (((deadline_at IS NULL) OR (deadline_at > created_at))),
     CONSTRAINT pipelines_finished_check CHECK (((status = 'running'::text) = (finished_at IS NULL))),
     CONSTRAINT pipelines_pkey PRIMARY KEY (id),
+    CONSTRAINT pipelines_started_by_check CHECK ((num_nonnulls(started_by_user_id, started_by_service_account_id) <= 1)),
+    CONSTRAINT pipelines_started_by_service_account_id_fkey FOREIGN KEY (started_by_service_account_id) REFERENCES service_accounts(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT pipelines_started_by_user_id_fkey FOREIGN KEY (started_by_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT pipelines_status_check CHECK ((status = ANY (ARRAY['running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text]))),
     CONSTRAINT pipelines_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
@@ -1119,9 +1124,11 @@ CREATE TABLE public.tenant_secrets (
     ciphertext text NOT NULL,
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    usable_by text DEFAULT 'tenant_admin'::text NOT NULL,
     CONSTRAINT tenant_secrets_name_check CHECK ((name ~ '^[A-Z][A-Z0-9_]{0,63}$'::text)),
     CONSTRAINT tenant_secrets_pkey PRIMARY KEY (id),
-    CONSTRAINT tenant_secrets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE
+    CONSTRAINT tenant_secrets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT tenant_secrets_usable_by_check CHECK ((usable_by = ANY (ARRAY['tenant_admin'::text, 'tenant_member'::text])))
 );
 
 CREATE TABLE public.tenants (

@@ -73,4 +73,5 @@ export const CLOSED_COLUMNS = {
   "reservation_events.kind": RESERVATION_EVENT_KINDS,
   "pods.status": POD_STATUSES,
   "service_accounts.role": SERVICE_ACCOUNT_ROLES,
+  "tenant_secrets.usable_by": TENANT_ROLES,
 } as const satisfies Record<string, readonly string[]>;

@@ -224,3 +224,11 @@ export const PEAK_RESERVED_GPUS = statement("reservations.peak-reserved-gpus", {
     )
     SELECT COALESCE(max((SELECT sum(h2.gpu_count) FROM h h2 WHERE h2.s <= p.s AND h2.e > p.s)), 0)::int AS peak FROM h p`,
 });
+
+/** The live reservations (confirmed, active) of the tenants $1, locked: a suspension ends them. */
+export const LOCK_TENANT_LIVE_RESERVATIONS = statement("reservations.lock-tenant-live", {
+  params: ["uuid[]"],
+  columns: { id: "uuid", tenant_id: "uuid", status: "text", starts_at: "timestamptz", ends_at: "timestamptz" },
+  text: `SELECT id, tenant_id, status, starts_at, ends_at FROM reservations
+          WHERE tenant_id = ANY($1::uuid[]) AND status IN ('confirmed', 'active') ORDER BY id FOR UPDATE`,
+});

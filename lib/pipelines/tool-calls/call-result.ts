@@ -26,6 +26,8 @@ export async function readResponse(
   maxBytes: number,
   started: number,
   onStatus: readonly number[] | null | undefined,
+  /** quoteErrors false: a failed answer's body is not quoted (the request carried a secret the server may echo in part) */
+  opts: { quoteErrors?: boolean } = {},
 ): Promise<CallResult> {
   const durationMs = () => Date.now() - started;
   const chunks: Uint8Array[] = [];
@@ -69,10 +71,10 @@ export async function readResponse(
       };
   }
   if (res.status < 200 || res.status >= 300) {
-    const snippet = (typeof body === "string" ? body : JSON.stringify(body)).slice(0, 300);
+    const snippet = opts.quoteErrors === false ? "" : (typeof body === "string" ? body : JSON.stringify(body)).slice(0, 300);
     return {
       ok: false,
-      error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ""}`,
+      error: `HTTP ${res.status}${snippet ? `: ${snippet}` : opts.quoteErrors === false ? " (the answer is not quoted: the request carried a secret)" : ""}`,
       retryable: statusRetries(res.status, onStatus),
       durationMs: durationMs(),
       httpStatus: res.status,
