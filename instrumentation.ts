@@ -4,8 +4,8 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // a server without a usable configuration must not serve (scripts/serve.ts checks first; this
   // covers a plain `next start`)
-  const { assertServerConfig } = await import("./lib/env");
-  assertServerConfig();
+  const { assertAppServerConfig } = await import("./lib/env");
+  assertAppServerConfig();
   const { startBackgroundDriver } = await import("./lib/background/start");
   await startBackgroundDriver();
 }

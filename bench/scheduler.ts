@@ -235,10 +235,12 @@ try {
     NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
     NODE_ENV: "production",
     LOG_LEVEL: "warn",
+    // production servers name the nodes' networks and their public address (lib/env.ts)
+    NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
   } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
-  app = startNext({ port, env, quiet: true });
+  app = startNext({ port, env: { ...env, NEXTAUTH_URL: `http://127.0.0.1:${port}` }, quiet: true });
   await waitForHealthy(`http://127.0.0.1:${port}`);
   // the newcomer submitting over HTTP while the backlog waits
   const backlogLatencies = await submitLatency(`http://127.0.0.1:${port}`, key, BACKLOG_LATENCY_SAMPLES);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
 import type { NodeAddressPolicy } from "@/lib/fleet/node-address";
+import { DEFAULT_PUBLISHED_PORTS, parsePortRange, type PortRange } from "@/lib/fleet/published-ports";
 import { parseCidrList, type Cidr, type ProxyTrust } from "@/lib/http/client-address";
 import { parseAllowList } from "@/lib/pipelines/allow-list";
 
@@ -195,6 +196,19 @@ const envSchema = z
         }
         return list;
       }),
+    // the host ports node agents publish on (their own AGENT_PUBLISHED_PORTS): reports outside it are refused
+    AGENT_PUBLISHED_PORTS: z
+      .string()
+      .trim()
+      .default(DEFAULT_PUBLISHED_PORTS)
+      .transform((v, ctx): PortRange => {
+        const range = parsePortRange(v);
+        if (!range) {
+          ctx.addIssue({ code: "custom", message: "must look like 40000-44999 (unprivileged ports, the agents' own setting)" });
+          return z.NEVER;
+        }
+        return range;
+      }),
     // a pod whose container is not up this long after placement fails; a stop its node never confirms counts as done after this
     POD_START_TIMEOUT_S: z.coerce.number().int().min(30).max(86_400).default(900),
     POD_STOP_CONFIRM_S: z.coerce.number().int().min(5).max(3_600).default(120),
@@ -361,6 +375,37 @@ export function authSecret(e: Env = env()): string {
 export function assertServerConfig(source: Record<string, string | undefined> = process.env): Env {
   const e = parseEnv(source);
   authSecret(e);
+  return e;
+}
+
+const configError = (path: string, message: string) => new ConfigError([{ code: "custom", path: [path], message, input: undefined }]);
+
+/**
+ * What a server that takes nodes' addresses or connects to them (the app, the gateway) must have in
+ * production: the networks nodes' addresses may be in. Without them any unicast address would do,
+ * and a node's agent could point tenants' traffic at the control plane's own neighbours.
+ */
+export function assertNodeNetworks(e: Env): void {
+  if (e.NODE_ENV === "production" && e.NODE_ADDRESS_NETWORKS.length === 0)
+    throw configError(
+      "NODE_ADDRESS_NETWORKS",
+      "must be set in production: the networks your nodes' addresses are in (the inference gateway connects to them, SSH commands name them), e.g. 10.20.0.0/16",
+    );
+}
+
+/**
+ * The app's own checks on top: its public address in production (cookies are marked Secure from
+ * it, and links, the installer and the gateway's URLs are built from it — never from a request's
+ * Host header), and the nodes' networks.
+ */
+export function assertAppServerConfig(source: Record<string, string | undefined> = process.env): Env {
+  const e = assertServerConfig(source);
+  if (e.NODE_ENV === "production" && !e.NEXTAUTH_URL)
+    throw configError(
+      "NEXTAUTH_URL",
+      "must be set in production: the app's public address, e.g. https://gpuforge.example.com (cookies, links and the node installer are built from it)",
+    );
+  assertNodeNetworks(e);
   return e;
 }
 

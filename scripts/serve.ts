@@ -8,7 +8,7 @@
 import http from "node:http";
 import path from "node:path";
 import next from "next";
-import { assertServerConfig } from "@/lib/env";
+import { assertAppServerConfig } from "@/lib/env";
 import { withPeerAddress } from "@/lib/http/client-address";
 import { applyServerTimeouts } from "./lib/server-timeouts";
 
@@ -22,7 +22,7 @@ const port = Number(arg("-p") ?? process.env.PORT ?? 3000);
 const hostname = arg("-H") ?? "0.0.0.0";
 
 try {
-  assertServerConfig();
+  assertAppServerConfig();
 } catch (e) {
   console.error(`[gpuforge] refusing to start: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(78); // EX_CONFIG

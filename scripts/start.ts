@@ -9,7 +9,7 @@ import { EMBEDDED_DB_NAME, EMBEDDED_PORT, repoRoot } from "./lib/database-url";
 import { ensureDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./lib/embedded-db";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "./lib/next-server";
 import { runMigrations } from "./lib/run-migrations";
-import { assertServerConfig } from "@/lib/env";
+import { assertAppServerConfig } from "@/lib/env";
 import { startDemoWorkload } from "../agent/src/demo-workload";
 import { simClusters, startSimulator } from "../agent/src/simulator";
 import { demoTenantKeys, migrateAndSeed, seedDemoReservations, simulatorKeys } from "./seed";
@@ -68,10 +68,14 @@ async function main() {
   env.NEXTAUTH_URL ??= `http://localhost:${port}`;
   // the simulated fleet's nodes live on loopback addresses of this machine (127.x.y.z): the demo lets
   // nodes have them, so pods' SSH commands and the inference gateway reach the simulated replicas
-  if (database || process.argv.includes("--simulate")) env.NODE_ADDRESS_NETWORKS ??= "127.0.0.0/8";
+  if (database || process.argv.includes("--simulate")) {
+    env.NODE_ADDRESS_NETWORKS ??= "127.0.0.0/8";
+    // the simulated nodes' listeners take whatever port their machine gives them
+    env.AGENT_PUBLISHED_PORTS ??= "1024-65535";
+  }
   Object.assign(env, { NODE_ENV: dev ? "development" : "production" });
   // the same check the server makes, before minutes go into a build: a missing secret is named now
-  assertServerConfig(env);
+  assertAppServerConfig(env);
 
   if (!dev && !buildIsFresh()) {
     console.log("[app] building the production bundle (first start, or sources changed)…");

@@ -31,6 +31,7 @@ export const ALERT_TYPE_LABELS: Record<AlertEventType, string> = {
   pod_interrupted: "Pod interrupted",
   unexpected_payment: "Unexpected payment",
   reservation_degraded: "Reservation degraded",
+  node_address_changed: "Node address changed",
   external: "External (Alertmanager)",
 };
 

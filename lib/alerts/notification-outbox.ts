@@ -97,6 +97,7 @@ export async function enqueueNotifications(eventIds: string[], kind: "firing" | 
 const SYSTEM_EVENT_NAMES: Record<string, string> = {
   remediation_capped: "Automatic remediation capped",
   unexpected_payment: "Payment received for a settled invoice",
+  node_address_changed: "A node's address changed",
 };
 
 /** A webhook is a chat channel (its text is escaped); email and the console take text as written. */

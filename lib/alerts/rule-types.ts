@@ -13,6 +13,7 @@ const SYSTEM_EVENT_TYPES = [
   "external",
   "pod_interrupted",
   "reservation_degraded",
+  "node_address_changed",
 ] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 

@@ -26,6 +26,8 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     // the walks' simulated nodes live on loopback addresses, the real-docker walk's node in 198.18.0.0/15
     // (tests/support/real-docker.ts); the gateway probes each replica every second
     NODE_ADDRESS_NETWORKS: "127.0.0.0/8, 198.18.0.0/15",
+    // the simulated nodes' listeners take whatever port their machine gives them
+    AGENT_PUBLISHED_PORTS: "1024-65535",
     GATEWAY_PROBE_INTERVAL_MS: "1000",
     GATEWAY_FLUSH_MS: "1000",
   } as NodeJS.ProcessEnv;

@@ -16,7 +16,7 @@ import {
   backoffMs,
   isKnownPair,
 } from "@/lib/auth/sign-in-throttle";
-import { authSecret, ConfigError, parseEnv } from "@/lib/env";
+import { assertAppServerConfig, assertNodeNetworks, authSecret, ConfigError, parseEnv } from "@/lib/env";
 import { addressScope, clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
 import { consumeAddressRateLimit, guardAddress, recordFailedAuth } from "@/lib/http/rate-limit";
 import { refuseNul } from "@/lib/http/refuse-nul";
@@ -208,6 +208,30 @@ describe("blog Markdown", () => {
     expect(html).toContain("<h1>Title</h1>");
     expect(html).toContain("<strong>bold</strong>");
     expect(html).not.toMatch(/<script|onerror|javascript:/i);
+  });
+});
+
+describe("configuration a production app must have (issue 27)", () => {
+  const base = { NEXTAUTH_SECRET: "x".repeat(32), NODE_ENV: "production" };
+  it("its own public address, and the networks nodes' addresses are in", () => {
+    expect(() => assertAppServerConfig({ ...base, NODE_ADDRESS_NETWORKS: "10.0.0.0/8" })).toThrow(
+      /NEXTAUTH_URL: must be set in production/,
+    );
+    expect(() => assertAppServerConfig({ ...base, NEXTAUTH_URL: "https://cp.example" })).toThrow(
+      /NODE_ADDRESS_NETWORKS: must be set in production/,
+    );
+    expect(assertAppServerConfig({ ...base, NEXTAUTH_URL: "https://cp.example", NODE_ADDRESS_NETWORKS: "10.0.0.0/8" }).NODE_ENV).toBe(
+      "production",
+    );
+    // the gateway connects to nodes, so it names their networks too; the public listener needs neither
+    expect(() => assertNodeNetworks(parseEnv(base))).toThrow(/NODE_ADDRESS_NETWORKS/);
+    // development keeps working without them
+    expect(assertAppServerConfig({ NEXTAUTH_SECRET: "x".repeat(32), NODE_ENV: "development" }).NODE_ENV).toBe("development");
+  });
+  it("the agents' published port range, as the agents have it", () => {
+    expect(parseEnv({}).AGENT_PUBLISHED_PORTS).toEqual({ min: 40_000, max: 44_999 });
+    for (const bad of ["80-90", "40000", "5-4", "44999-40000", "1-65535", "40000-70000"])
+      expect(() => parseEnv({ AGENT_PUBLISHED_PORTS: bad }), bad).toThrow(/AGENT_PUBLISHED_PORTS/);
   });
 });
 
