@@ -8,6 +8,3 @@
 // host firewall rules.
 
 export const WORKLOAD_ACCESS_HEADER = "x-gpuforge-access";
-
-/** The length of an access secret as the control plane makes them (32 bytes, base64url). */
-export const ACCESS_SECRET_LENGTH = 43;

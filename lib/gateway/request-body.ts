@@ -9,7 +9,7 @@ import { payloadTooLarge } from "@/lib/errors";
 // while none of it went past what was held.
 
 /** The most of a body the gateway holds in memory to be able to send it twice. */
-export const RESENDABLE_BYTES = 64 * 1024;
+const RESENDABLE_BYTES = 64 * 1024;
 
 export class StreamedBody {
   /** whether any byte after the held prefix was taken from the client (the body can no longer be resent) */

@@ -6,7 +6,6 @@ import { USER_ROLES } from "@/lib/users/schemas";
 // it with its keys, and disables it; its keys carry no more than its role and die with it.
 
 export const SERVICE_ACCOUNT_ROLES = USER_ROLES;
-export type ServiceAccountRole = (typeof SERVICE_ACCOUNT_ROLES)[number];
 
 export const createServiceAccountBody = z
   .strictObject({
