@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { readSigningKey } from "@/lib/agent-install/bundle-signing";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
 import type { NodeAddressPolicy } from "@/lib/fleet/node-address";
 import { DEFAULT_PUBLISHED_PORTS, parsePortRange, type PortRange } from "@/lib/fleet/published-ports";
@@ -184,6 +186,18 @@ const envSchema = z
       }),
     // Pods and the inference gateway. Nodes' addresses (what SSH commands name and the only places
     // the gateway connects to) must lie in these networks when set (lib/fleet/node-address.ts).
+    // the Ed25519 key bundles for nodes are signed with (lib/agent-install/bundle-signing): its PEM
+    // or base64 DER inline, or a file holding it; `npm start`'s embedded demo keeps one under .data/
+    BUNDLE_SIGNING_KEY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => v || undefined),
+    BUNDLE_SIGNING_KEY_FILE: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => v || undefined),
     NODE_ADDRESS_NETWORKS: z
       .string()
       .trim()
@@ -372,7 +386,7 @@ export function authSecret(e: Env = env()): string {
 }
 
 /** Checked by every server before it accepts a request: the configuration parses and has what serving needs. */
-export function assertServerConfig(source: Record<string, string | undefined> = process.env): Env {
+function assertServerConfig(source: Record<string, string | undefined> = process.env): Env {
   const e = parseEnv(source);
   authSecret(e);
   return e;
@@ -394,6 +408,37 @@ export function assertNodeNetworks(e: Env): void {
 }
 
 /**
+ * The text of the key bundles are signed with, inline or from its file; undefined when none is
+ * configured. Throws a ConfigError naming the variable when the file cannot be read, both are set,
+ * or the text is not an Ed25519 private key.
+ */
+export function bundleSigningKeyText(e: Env = env()): string | undefined {
+  if (e.BUNDLE_SIGNING_KEY && e.BUNDLE_SIGNING_KEY_FILE)
+    throw configError("BUNDLE_SIGNING_KEY_FILE", "set BUNDLE_SIGNING_KEY or BUNDLE_SIGNING_KEY_FILE, not both");
+  if (e.BUNDLE_SIGNING_KEY) {
+    checkSigningKey("BUNDLE_SIGNING_KEY", e.BUNDLE_SIGNING_KEY);
+    return e.BUNDLE_SIGNING_KEY;
+  }
+  if (!e.BUNDLE_SIGNING_KEY_FILE) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(e.BUNDLE_SIGNING_KEY_FILE, "utf8");
+  } catch (err) {
+    throw configError("BUNDLE_SIGNING_KEY_FILE", `cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  checkSigningKey("BUNDLE_SIGNING_KEY_FILE", text);
+  return text;
+}
+
+function checkSigningKey(variable: string, text: string) {
+  try {
+    readSigningKey(text);
+  } catch (err) {
+    throw configError(variable, (err as Error).message);
+  }
+}
+
+/**
  * The app's own checks on top: its public address in production (cookies are marked Secure from
  * it, and links, the installer and the gateway's URLs are built from it — never from a request's
  * Host header), and the nodes' networks.
@@ -406,6 +451,7 @@ export function assertAppServerConfig(source: Record<string, string | undefined>
       "must be set in production: the app's public address, e.g. https://gpuforge.example.com (cookies, links and the node installer are built from it)",
     );
   assertNodeNetworks(e);
+  bundleSigningKeyText(e);
   return e;
 }
 

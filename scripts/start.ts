@@ -2,7 +2,7 @@
 // .data/, migrates it, seeds the demo and serves the app in demo mode on http://localhost:3000.
 // With DATABASE_URL it migrates that database and seeds only with --seed (or SEED=1).
 // Ctrl-C stops the app and then the embedded database cleanly; the data stays for next time.
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { EMBEDDED_DB_NAME, EMBEDDED_PORT, repoRoot } from "./lib/database-url";
@@ -50,6 +50,17 @@ function localSecret(name: string, encoding: "base64url" | "base64"): string {
   return readFileSync(file, "utf8").trim();
 }
 
+/** The demo's bundle signing key (Ed25519, PEM), made on first start and kept under .data/ like its secrets. */
+function localSigningKey(): string {
+  const file = path.join(repoRoot, ".data", "bundle-signing-key.pem");
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const { privateKey } = generateKeyPairSync("ed25519");
+    writeFileSync(file, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+  }
+  return file;
+}
+
 async function main() {
   const seed = process.argv.includes("--seed") || process.env.SEED === "1";
   if (env.DATABASE_URL) {
@@ -64,6 +75,7 @@ async function main() {
     await migrateAndSeed(env.DATABASE_URL, true);
     env.NEXTAUTH_SECRET ??= localSecret("auth-secret", "base64url");
     env.SETTINGS_ENCRYPTION_KEY ??= localSecret("settings-key", "base64");
+    if (!env.BUNDLE_SIGNING_KEY) env.BUNDLE_SIGNING_KEY_FILE ??= localSigningKey();
   }
   env.NEXTAUTH_URL ??= `http://localhost:${port}`;
   // the simulated fleet's nodes live on loopback addresses of this machine (127.x.y.z): the demo lets

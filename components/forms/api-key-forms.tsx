@@ -16,12 +16,21 @@ export interface OwnerOption extends Option {
   role: string;
 }
 
+/**
+ * How a node installs the agent with a new agent key: the install command with this control plane's
+ * address and bundle signing key, up to the key itself (`… --key`); null when no signing key is configured.
+ */
+export interface AgentInstall {
+  command: string | null;
+}
+
 export function CreateApiKeyForm({
   action,
   scopes,
   tenants = [],
   clusters = [],
   accounts = [],
+  agentInstall,
 }: {
   action: FormAction<{ key: string; prefix: string }>;
   scopes: Array<"operator" | "tenant" | "agent">;
@@ -29,6 +38,7 @@ export function CreateApiKeyForm({
   clusters?: Option[];
   /** service accounts the caller may make keys for */
   accounts?: OwnerOption[];
+  agentInstall?: AgentInstall;
 }) {
   const { state, dispatch, formRef } = useActionForm(action);
   // least privilege first: the narrowest scope is the default, "everything" must be chosen
@@ -160,8 +170,34 @@ export function CreateApiKeyForm({
               {copied ? "Copied" : "Copy"}
             </Button>
           </div>
+          {scope === "agent" && agentInstall ? <InstallCommand install={agentInstall} agentKey={created.key} /> : null}
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** The one-line install for a node of the key's cluster: the bundle is checked against this control plane's signing key. */
+function InstallCommand({ install, agentKey }: { install: AgentInstall; agentKey: string }) {
+  if (!install.command)
+    return (
+      <p className="mt-3 text-sm text-amber-900">
+        Nodes cannot install the agent yet: this control plane has no key to sign its bundle with (set BUNDLE_SIGNING_KEY or
+        BUNDLE_SIGNING_KEY_FILE).
+      </p>
+    );
+  const command = `${install.command} ${agentKey}`;
+  return (
+    <div className="mt-3">
+      <p className="text-sm text-amber-900">
+        On each node of the cluster (the installer checks the agent&apos;s signature against the key in this command):
+      </p>
+      <code
+        data-testid="agent-install-command"
+        className="mt-2 block select-all break-all rounded bg-white px-3 py-2 font-mono text-xs text-slate-900 ring-1 ring-amber-200"
+      >
+        {command}
+      </code>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { E2E_BUNDLE_PUBLIC_KEY } from "../support/bundle-signing-key";
 import { launchBrowser, shot } from "../support/browser";
 import { makeTenant, makeUser } from "../support/fixtures";
 import { api } from "../support/http";
@@ -188,7 +189,7 @@ describe("API keys in the UI", () => {
     await page.context().close();
   });
 
-  it("an operator creates an agent key bound to a cluster", async () => {
+  it("an operator creates an agent key bound to a cluster, with the install command that checks the bundle's signature", async () => {
     const page = await newPage();
     await page.goto(`${base()}/login?callbackUrl=/admin/clusters`);
     await signIn(page, operator.email, operator.password);
@@ -205,6 +206,11 @@ describe("API keys in the UI", () => {
     const key = (await page.getByTestId("new-api-key").textContent())!.trim();
     const clusters = await api("GET", "/api/clusters", { key });
     expect(clusters.body.data.map((c: { name: string }) => c.name)).toEqual([clusterName]);
+    // the install command carries this control plane's public signing key, which the installer checks the bundle against
+    expect((await page.getByTestId("agent-install-command").textContent())!.trim()).toBe(
+      `curl -fsSL ${base()}/install.sh | sudo sh -s -- --signing-key ${E2E_BUNDLE_PUBLIC_KEY} --key ${key}`,
+    );
+    await shot(page, "agent-key-install-command");
     await page.context().close();
   });
 });

@@ -1,3 +1,4 @@
+import { E2E_BUNDLE_SIGNING_KEY } from "./bundle-signing-key";
 import { E2E_ALERTMANAGER_TOKEN, E2E_METRICS_TOKEN } from "./operations-tokens";
 import { E2E_SETTINGS_KEY } from "./settings-key";
 import { E2E_STRIPE_WEBHOOK_SECRET } from "./stripe";
@@ -28,6 +29,8 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     NODE_ADDRESS_NETWORKS: "127.0.0.0/8, 198.18.0.0/15",
     // the simulated nodes' listeners take whatever port their machine gives them
     AGENT_PUBLISHED_PORTS: "1024-65535",
+    // node bundles are served signed (tests/e2e/agent-install.test.ts installs one)
+    BUNDLE_SIGNING_KEY: E2E_BUNDLE_SIGNING_KEY,
     GATEWAY_PROBE_INTERVAL_MS: "1000",
     GATEWAY_FLUSH_MS: "1000",
   } as NodeJS.ProcessEnv;

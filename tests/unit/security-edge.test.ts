@@ -1,3 +1,8 @@
+import { spawnSync } from "node:child_process";
+import { createHash, generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { chatEscape, chatLine, chatQuote } from "@/lib/alerts/chat-text";
 import { notificationText } from "@/lib/alerts/delivery-policy";
@@ -23,6 +28,7 @@ import { refuseNul } from "@/lib/http/refuse-nul";
 import { clientResponseHeaders } from "@/lib/gateway/proxy-headers";
 import { renderMarkdown } from "@/lib/marketing/blog";
 import { installScript } from "@/lib/agent-install/install-script";
+import { PUBLIC_KEY_PATTERN, readSigningKey, signBundle, signedStatement, verifyBundle } from "@/lib/agent-install/bundle-signing";
 
 describe("client addresses trust forwarded headers only from configured proxies", () => {
   const none = { hops: 0, cidrs: [] };
@@ -263,6 +269,88 @@ describe("the OpenAPI document", () => {
     const first = openApiDocumentJson();
     expect(openApiDocumentJson()).toBe(first);
     expect(first.etag).toMatch(/^"[\w-]+"$/);
+  });
+});
+
+describe("signed bundles (issue 27)", () => {
+  const pem = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+  const key = readSigningKey(pem);
+  const sha = "ab".repeat(32);
+
+  it("takes an Ed25519 key as PEM, PEM on one line, or base64 DER, and refuses anything else, saying why", () => {
+    expect(key.publicKey).toMatch(PUBLIC_KEY_PATTERN);
+    expect(readSigningKey(pem.replace(/\n/g, "\\n")).publicKey).toBe(key.publicKey);
+    expect(readSigningKey(key.privateKey.export({ type: "pkcs8", format: "der" }).toString("base64")).publicKey).toBe(key.publicKey);
+    expect(() => readSigningKey("not a key")).toThrow(/is not a private key/);
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+    expect(() => readSigningKey(rsa)).toThrow(/must be an Ed25519 key, not rsa/);
+  });
+
+  it("a signature vouches for one kind, architecture and content only", () => {
+    const sig = signBundle(key, "agent", "x86_64", sha);
+    expect(verifyBundle(key.publicKey, "agent", "x86_64", sha, sig)).toBe(true);
+    expect(verifyBundle(key.publicKey, "slurm-bridge", "x86_64", sha, sig)).toBe(false);
+    expect(verifyBundle(key.publicKey, "agent", "aarch64", sha, sig)).toBe(false);
+    expect(verifyBundle(key.publicKey, "agent", "x86_64", "cd".repeat(32), sig)).toBe(false);
+    expect(() => signedStatement("agent\nkind=x", "x86_64", sha)).toThrow(/not a bundle/);
+  });
+
+  it("the installers' shell check accepts exactly what the control plane signed (the same statement, byte for byte)", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "verify-bundle-"));
+    const bundle = path.join(dir, "bundle.tar.gz");
+    writeFileSync(bundle, "pretend this is a bundle\n");
+    const digest = createHash("sha256").update(readFileSync(bundle)).digest("hex");
+    writeFileSync(path.join(dir, "sig"), signBundle(key, "agent", "x86_64", digest));
+    const check = (kind: string, publicKey: string) =>
+      spawnSync(
+        "sh",
+        [
+          "-c",
+          `fail() { echo "$*" >&2; exit 2; }; . "${path.resolve("lib/agent-install/verify-bundle.sh")}"; verify_bundle "$@"`,
+          "sh",
+          kind,
+          "x86_64",
+          bundle,
+          path.join(dir, "sig"),
+          publicKey,
+        ],
+        { encoding: "utf8" },
+      ).status;
+    expect(check("agent", key.publicKey)).toBe(0);
+    expect(check("slurm-bridge", key.publicKey)).toBe(1);
+    expect(
+      check(
+        "agent",
+        readSigningKey(generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }) as string).publicKey,
+      ),
+    ).toBe(1);
+    writeFileSync(bundle, "pretend this is a bundle, changed\n");
+    expect(check("agent", key.publicKey)).toBe(1);
+  });
+
+  it("every installer served checks its bundle (the shared check is in the script)", () => {
+    const script = installScript("https://cp.example.com");
+    expect(script).toContain("verify_bundle() {");
+    expect(script).toContain('verify_bundle agent "$ARCH"');
+    expect(script).not.toContain("__GPUFORGE_VERIFY_BUNDLE__");
+    expect(script).not.toContain(".sha256");
+  });
+
+  it("the configured key is checked at start, naming the variable", () => {
+    const prod = {
+      NEXTAUTH_SECRET: "x".repeat(32),
+      NODE_ENV: "production",
+      NEXTAUTH_URL: "https://cp.example",
+      NODE_ADDRESS_NETWORKS: "10.0.0.0/8",
+    };
+    expect(() => assertAppServerConfig({ ...prod, BUNDLE_SIGNING_KEY: "garbage" })).toThrow(/BUNDLE_SIGNING_KEY: is not a private key/);
+    expect(() => assertAppServerConfig({ ...prod, BUNDLE_SIGNING_KEY_FILE: "/nonexistent/key.pem" })).toThrow(
+      /BUNDLE_SIGNING_KEY_FILE: cannot be read: ENOENT/,
+    );
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "signing-")), "key.pem");
+    writeFileSync(file, pem);
+    expect(() => assertAppServerConfig({ ...prod, BUNDLE_SIGNING_KEY: pem, BUNDLE_SIGNING_KEY_FILE: file })).toThrow(/not both/);
+    expect(assertAppServerConfig({ ...prod, BUNDLE_SIGNING_KEY_FILE: file }).BUNDLE_SIGNING_KEY_FILE).toBe(file);
   });
 });
 

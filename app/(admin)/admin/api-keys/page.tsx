@@ -7,6 +7,8 @@ import { ServiceAccountsTable } from "@/components/shell/service-accounts-table"
 import { FilterTabs } from "@/components/ui/list-nav";
 import { Card, CardHeader, PageHeader } from "@/components/ui/card";
 import { listApiKeys, withOwners } from "@/lib/api-keys/queries";
+import { bundleSigningKey, installCommand } from "@/lib/agent-install/signing-key";
+import { env } from "@/lib/env";
 import { listClusters } from "@/lib/fleet/cluster-queries";
 import { listUsers } from "@/lib/users/queries";
 import { listTenantsWithCounts } from "@/lib/tenants/queries";
@@ -29,6 +31,7 @@ export default page({ plane: "operator", path: "/admin/api-keys" }, async ({ pri
   const split = splitKeys(toApiKeyItems(await withOwners(p, keys.data), false));
   const tenantNames = new Map(tenants.map((t) => [t.id, t.name]));
   const inactive = show === "inactive";
+  const signingKey = bundleSigningKey();
   return (
     <>
       <PageHeader
@@ -43,6 +46,7 @@ export default page({ plane: "operator", path: "/admin/api-keys" }, async ({ pri
           tenants={tenants.filter((t) => t.status === "active").map((t) => ({ id: t.id, name: t.name }))}
           clusters={clusters.data.map((c) => ({ id: c.id, name: c.name }))}
           accounts={accounts.filter((a) => !a.disabled_at).map((a) => ({ id: a.id, name: a.name, tenantId: a.tenant_id, role: a.role }))}
+          agentInstall={{ command: signingKey ? installCommand(env().NEXTAUTH_URL ?? "https://CONTROL_PLANE", signingKey, "--key") : null }}
         />
       </Card>
       <Card>
