@@ -10,6 +10,7 @@ import path from "node:path";
 import next from "next";
 import { assertAppServerConfig } from "@/lib/env";
 import { withPeerAddress } from "@/lib/http/client-address";
+import { markOwnServer } from "@/lib/http/own-server";
 import { applyServerTimeouts } from "./lib/server-timeouts";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
@@ -28,6 +29,8 @@ try {
   process.exit(78); // EX_CONFIG
 }
 
+// instrumentation.ts refuses to serve in a process without this mark (a bare `next start`)
+markOwnServer();
 const app = next({ dev, dir: repoRoot, hostname, port, ...(dev ? { turbopack: true } : {}) });
 await app.prepare();
 const handle = app.getRequestHandler();

@@ -220,7 +220,7 @@ describe("secrets and configuration", () => {
   });
 
   it("the app server refuses to start in production without its public address or the nodes' networks, naming each", () => {
-    const serve = (extra: NodeJS.ProcessEnv) => {
+    const serve = (extra: Record<string, string>) => {
       const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", ...extra };
       for (const k of ["NEXTAUTH_URL", "NODE_ADDRESS_NETWORKS"]) if (!(k in extra)) delete env[k];
       return spawnSync(process.execPath, ["--import", "tsx", "scripts/serve.ts", "-p", "0", "-H", "127.0.0.1"], {
