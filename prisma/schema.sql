@@ -70,13 +70,13 @@ CREATE TABLE public.alert_events (
     CONSTRAINT alert_events_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_pkey PRIMARY KEY (id),
     CONSTRAINT alert_events_resolved_check CHECK (((status = 'resolved'::text) = (resolved_at IS NOT NULL))),
-    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
+    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['node_address_changed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
     CONSTRAINT alert_events_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES alert_rules(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_severity_check CHECK ((severity = ANY (ARRAY['info'::text, 'warning'::text, 'critical'::text]))),
     CONSTRAINT alert_events_status_check CHECK ((status = ANY (ARRAY['firing'::text, 'resolved'::text]))),
     CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text]))),
     CONSTRAINT alert_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
-    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
+    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['node_address_changed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
 );
 
 CREATE TABLE public.alert_rules (

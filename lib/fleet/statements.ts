@@ -223,6 +223,6 @@ export const FIRE_NODE_ADDRESS_CHANGED = statement("fleet.fire-node-address-chan
   params: ["uuid", "text", "text", "uuid", "text", "jsonb"],
   columns: { id: "text" },
   text: `INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
-         VALUES ('node_address_changed', $2, 'node', $1::text, $3, $4::uuid, $1::uuid, 'warning', $5, $6::jsonb)
+         VALUES ('node_address_changed', $2, 'node', $1::uuid::text, $3, $4::uuid, $1::uuid, 'warning', $5, $6::jsonb)
          ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now() RETURNING id::text`,
 });

@@ -104,7 +104,7 @@ export const CLAIM_DUE_CALLS = statement("pipelines.claim-due-calls", {
         WHERE s.status = 'running' AND s.kind <> 'job' AND s.call_due_at <= now()
           AND (s.call_lease_until IS NULL OR s.call_lease_until < now()) AND p.status = 'running' AND t.status = 'active'
      ), room AS (
-       SELECT w.tenant_id, $2 - (SELECT count(*) FROM pipeline_steps s JOIN pipelines p ON p.id = s.pipeline_id
+       SELECT w.tenant_id, $2::int4 - (SELECT count(*) FROM pipeline_steps s JOIN pipelines p ON p.id = s.pipeline_id
                                   WHERE p.tenant_id = w.tenant_id AND s.status = 'running' AND s.kind <> 'job' AND s.call_lease_until >= now()) AS room
          FROM (SELECT DISTINCT tenant_id FROM waiting) w
      ), ranked AS (
