@@ -36,6 +36,8 @@ await runMigrations(databaseUrl);
 Object.assign(process.env, {
   DATABASE_URL: databaseUrl,
   NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+  // the model servers take whatever port the machine gives them
+  AGENT_PUBLISHED_PORTS: "1024-65535",
   LOG_LEVEL: "warn",
   NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? "bench-secret-0123456789abcdef0123456789",
 });

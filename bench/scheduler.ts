@@ -326,11 +326,13 @@ async function serveApp(c: pg.Client, databaseUrl: string) {
     NEXTAUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
     NODE_ENV: "production",
     LOG_LEVEL: "warn",
+    // production servers name the nodes' networks and their public address (lib/env.ts)
+    NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
   } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const served = startNext({ port, env, quiet: true });
+  const served = startNext({ port, env: { ...env, NEXTAUTH_URL: baseUrl }, quiet: true });
   await waitForHealthy(baseUrl);
   const submit = async (count: number, rate: number) => {
     const samples = await submitAtRate({

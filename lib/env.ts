@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { readSigningKey } from "@/lib/agent-install/bundle-signing";
 import { IMAGE_REFERENCE } from "@/lib/fleet/image-reference";
 import type { NodeAddressPolicy } from "@/lib/fleet/node-address";
 import type { BmcAddressPolicy } from "@/lib/redfish/address-policy";
+import { DEFAULT_PUBLISHED_PORTS, parsePortRange, type PortRange } from "@/lib/fleet/published-ports";
 import { parseCidrList, type Cidr, type ProxyTrust } from "@/lib/http/client-address";
 import { parseAllowList } from "@/lib/pipelines/allow-list";
 
@@ -192,6 +195,18 @@ const envSchema = z
       }),
     // Pods and the inference gateway. Nodes' addresses (what SSH commands name and the only places
     // the gateway connects to) must lie in these networks when set (lib/fleet/node-address.ts).
+    // the Ed25519 key bundles for nodes are signed with (lib/agent-install/bundle-signing): its PEM
+    // or base64 DER inline, or a file holding it; `npm start`'s embedded demo keeps one under .data/
+    BUNDLE_SIGNING_KEY: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => v || undefined),
+    BUNDLE_SIGNING_KEY_FILE: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => v || undefined),
     NODE_ADDRESS_NETWORKS: z
       .string()
       .trim()
@@ -203,6 +218,19 @@ const envSchema = z
           return z.NEVER;
         }
         return list;
+      }),
+    // the host ports node agents publish on (their own AGENT_PUBLISHED_PORTS): reports outside it are refused
+    AGENT_PUBLISHED_PORTS: z
+      .string()
+      .trim()
+      .default(DEFAULT_PUBLISHED_PORTS)
+      .transform((v, ctx): PortRange => {
+        const range = parsePortRange(v);
+        if (!range) {
+          ctx.addIssue({ code: "custom", message: "must look like 40000-44999 (unprivileged ports, the agents' own setting)" });
+          return z.NEVER;
+        }
+        return range;
       }),
     // a pod whose container is not up this long after placement fails; a stop its node never confirms counts as done after this
     POD_START_TIMEOUT_S: z.coerce.number().int().min(30).max(86_400).default(900),
@@ -220,6 +248,10 @@ const envSchema = z
       .default(10 * 1024 * 1024),
     // requests one gateway process sends to one endpoint at once; beyond it answers 429
     GATEWAY_MAX_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100_000).default(1_024),
+    // what one key (a tenant key or an endpoint key) may have in flight through one gateway process,
+    // and start a minute (0: no rate limit): one caller cannot take a whole endpoint's share
+    GATEWAY_MAX_CONCURRENCY_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(256),
+    GATEWAY_RATE_PER_KEY_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
     // how often a gateway process probes every replica (a failing one leaves rotation within one interval), and each probe's limit
     GATEWAY_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
     GATEWAY_PROBE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
@@ -235,6 +267,24 @@ const envSchema = z
     // Pipelines: the hosts http steps may call (host, host:port or *.domain, comma-separated; empty:
     // none), and the largest output one step may post or store
     TOOL_CALL_ALLOWED_HOSTS: z.string().trim().default("").transform(parseAllowList),
+    // Networks http steps may reach although they are not public (an internal API's, say); every
+    // other loopback, private, link-local (cloud metadata), shared or reserved address is refused,
+    // whatever name resolves to it
+    TOOL_CALL_ALLOWED_NETWORKS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v, ctx): Cidr[] => {
+        const list = parseCidrList(v ?? "");
+        if (list === null) {
+          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.40.0.0/16" });
+          return z.NEVER;
+        }
+        return list;
+      }),
+    // tool calls one worker process makes at once, and one tenant may have in flight across all workers
+    TOOL_CALL_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+    TOOL_CALLS_PER_TENANT: z.coerce.number().int().min(1).max(1_000).default(4),
     PIPELINE_OUTPUT_MAX_BYTES: z.coerce
       .number()
       .int()
@@ -479,9 +529,72 @@ export function authSecret(e: Env = env()): string {
 }
 
 /** Checked by every server before it accepts a request: the configuration parses and has what serving needs. */
-export function assertServerConfig(source: Record<string, string | undefined> = process.env): Env {
+function assertServerConfig(source: Record<string, string | undefined> = process.env): Env {
   const e = parseEnv(source);
   authSecret(e);
+  return e;
+}
+
+const configError = (path: string, message: string) => new ConfigError([{ code: "custom", path: [path], message, input: undefined }]);
+
+/**
+ * What a server that takes nodes' addresses or connects to them (the app, the gateway) must have in
+ * production: the networks nodes' addresses may be in. Without them any unicast address would do,
+ * and a node's agent could point tenants' traffic at the control plane's own neighbours.
+ */
+export function assertNodeNetworks(e: Env): void {
+  if (e.NODE_ENV === "production" && e.NODE_ADDRESS_NETWORKS.length === 0)
+    throw configError(
+      "NODE_ADDRESS_NETWORKS",
+      "must be set in production: the networks your nodes' addresses are in (the inference gateway connects to them, SSH commands name them), e.g. 10.20.0.0/16",
+    );
+}
+
+/**
+ * The text of the key bundles are signed with, inline or from its file; undefined when none is
+ * configured. Throws a ConfigError naming the variable when the file cannot be read, both are set,
+ * or the text is not an Ed25519 private key.
+ */
+export function bundleSigningKeyText(e: Env = env()): string | undefined {
+  if (e.BUNDLE_SIGNING_KEY && e.BUNDLE_SIGNING_KEY_FILE)
+    throw configError("BUNDLE_SIGNING_KEY_FILE", "set BUNDLE_SIGNING_KEY or BUNDLE_SIGNING_KEY_FILE, not both");
+  if (e.BUNDLE_SIGNING_KEY) {
+    checkSigningKey("BUNDLE_SIGNING_KEY", e.BUNDLE_SIGNING_KEY);
+    return e.BUNDLE_SIGNING_KEY;
+  }
+  if (!e.BUNDLE_SIGNING_KEY_FILE) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(e.BUNDLE_SIGNING_KEY_FILE, "utf8");
+  } catch (err) {
+    throw configError("BUNDLE_SIGNING_KEY_FILE", `cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  checkSigningKey("BUNDLE_SIGNING_KEY_FILE", text);
+  return text;
+}
+
+function checkSigningKey(variable: string, text: string) {
+  try {
+    readSigningKey(text);
+  } catch (err) {
+    throw configError(variable, (err as Error).message);
+  }
+}
+
+/**
+ * The app's own checks on top: its public address in production (cookies are marked Secure from
+ * it, and links, the installer and the gateway's URLs are built from it — never from a request's
+ * Host header), and the nodes' networks.
+ */
+export function assertAppServerConfig(source: Record<string, string | undefined> = process.env): Env {
+  const e = assertServerConfig(source);
+  if (e.NODE_ENV === "production" && !e.NEXTAUTH_URL)
+    throw configError(
+      "NEXTAUTH_URL",
+      "must be set in production: the app's public address, e.g. https://gpuforge.example.com (cookies, links and the node installer are built from it)",
+    );
+  assertNodeNetworks(e);
+  bundleSigningKeyText(e);
   return e;
 }
 

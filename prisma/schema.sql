@@ -98,13 +98,13 @@ CREATE TABLE public.alert_events (
     CONSTRAINT alert_events_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_pkey PRIMARY KEY (id),
     CONSTRAINT alert_events_resolved_check CHECK (((status = 'resolved'::text) = (resolved_at IS NOT NULL))),
-    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'attestation_key_mismatch'::text, 'handover_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
+    CONSTRAINT alert_events_rule_check CHECK (((rule_id IS NULL) = (rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'attestation_key_mismatch'::text, 'handover_failed'::text, 'node_address_changed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))),
     CONSTRAINT alert_events_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES alert_rules(id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT alert_events_severity_check CHECK ((severity = ANY (ARRAY['info'::text, 'warning'::text, 'critical'::text]))),
     CONSTRAINT alert_events_status_check CHECK ((status = ANY (ARRAY['firing'::text, 'resolved'::text]))),
     CONSTRAINT alert_events_subject_check CHECK ((subject_type = ANY (ARRAY['tenant'::text, 'provider'::text, 'pod'::text, 'reservation'::text, 'cluster'::text, 'node'::text, 'gpu'::text, 'job'::text, 'endpoint'::text, 'invoice'::text, 'card_deposit'::text]))),
     CONSTRAINT alert_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
-    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'attestation_key_mismatch'::text, 'handover_failed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
+    CONSTRAINT alert_events_type_check CHECK ((rule_type = ANY (ARRAY['burst_spend_cap'::text, 'provider_stray_instance'::text, 'burst_failed'::text, 'provisioning_failed'::text, 'attestation_key_mismatch'::text, 'handover_failed'::text, 'node_address_changed'::text, 'pod_interrupted'::text, 'reservation_degraded'::text, 'idle_gpu'::text, 'idle_allocation'::text, 'gpu_temperature'::text, 'node_unreachable'::text, 'gpu_xid'::text, 'sla_breach'::text, 'remediation_capped'::text, 'job_moved'::text, 'unexpected_payment'::text, 'external'::text])))
 );
 
 CREATE TABLE public.alert_rules (
@@ -176,15 +176,20 @@ CREATE TABLE public.api_keys (
     node_id uuid,
     tenant_role text,
     expires_at timestamp(3) with time zone,
+    owner_user_id uuid,
+    service_account_id uuid,
     CONSTRAINT api_keys_cluster_id_fkey FOREIGN KEY (cluster_id) REFERENCES clusters(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL,
     CONSTRAINT api_keys_expires_at_check CHECK (((expires_at IS NULL) OR (expires_at > created_at))),
     CONSTRAINT api_keys_key_hash_check CHECK ((key_hash ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT api_keys_node_cluster_fkey FOREIGN KEY (node_id, cluster_id) REFERENCES nodes(id, cluster_id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_node_scope_check CHECK (((node_id IS NULL) OR (scope = 'agent'::text))),
+    CONSTRAINT api_keys_owner_check CHECK ((num_nonnulls(owner_user_id, service_account_id) = 1)),
+    CONSTRAINT api_keys_owner_user_id_fkey FOREIGN KEY (owner_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_pkey PRIMARY KEY (id),
     CONSTRAINT api_keys_prefix_check CHECK (((length(prefix) = 12) AND (prefix ~~ 'gf\_%'::text))),
     CONSTRAINT api_keys_scope_binding_check CHECK ((((scope = 'operator'::text) AND (tenant_id IS NULL) AND (cluster_id IS NULL)) OR ((scope = 'tenant'::text) AND (tenant_id IS NOT NULL) AND (cluster_id IS NULL)) OR ((scope = 'agent'::text) AND (cluster_id IS NOT NULL) AND (tenant_id IS NULL)))),
+    CONSTRAINT api_keys_service_account_id_fkey FOREIGN KEY (service_account_id) REFERENCES service_accounts(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT api_keys_tenant_role_check CHECK ((((scope = 'tenant'::text) = (tenant_role IS NOT NULL)) AND ((tenant_role IS NULL) OR (tenant_role = ANY (ARRAY['tenant_admin'::text, 'tenant_member'::text])))))
 );
@@ -475,13 +480,18 @@ CREATE TABLE public.endpoint_keys (
     expires_at timestamp(3) with time zone,
     last_used_at timestamp(3) with time zone,
     revoked_at timestamp(3) with time zone,
+    owner_user_id uuid,
+    service_account_id uuid,
     CONSTRAINT endpoint_keys_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL,
     CONSTRAINT endpoint_keys_endpoint_tenant_fkey FOREIGN KEY (endpoint_id, tenant_id) REFERENCES endpoints(id, tenant_id) ON UPDATE CASCADE ON DELETE CASCADE,
     CONSTRAINT endpoint_keys_expires_at_check CHECK (((expires_at IS NULL) OR (expires_at > created_at))),
     CONSTRAINT endpoint_keys_key_hash_check CHECK ((key_hash ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT endpoint_keys_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+    CONSTRAINT endpoint_keys_owner_check CHECK ((num_nonnulls(owner_user_id, service_account_id) = 1)),
+    CONSTRAINT endpoint_keys_owner_user_id_fkey FOREIGN KEY (owner_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT endpoint_keys_pkey PRIMARY KEY (id),
-    CONSTRAINT endpoint_keys_prefix_check CHECK (((length(prefix) = 12) AND (prefix ~~ 'gf\_%'::text)))
+    CONSTRAINT endpoint_keys_prefix_check CHECK (((length(prefix) = 12) AND (prefix ~~ 'gf\_%'::text))),
+    CONSTRAINT endpoint_keys_service_account_id_fkey FOREIGN KEY (service_account_id) REFERENCES service_accounts(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
 
 CREATE TABLE public.endpoint_metrics (
@@ -1205,9 +1215,14 @@ CREATE TABLE public.pipelines (
     deadline_at timestamp(3) with time zone,
     reason text,
     spec jsonb DEFAULT '{}'::jsonb NOT NULL,
+    started_by_user_id uuid,
+    started_by_service_account_id uuid,
     CONSTRAINT pipelines_deadline_check CHECK (((deadline_at IS NULL) OR (deadline_at > created_at))),
     CONSTRAINT pipelines_finished_check CHECK (((status = 'running'::text) = (finished_at IS NULL))),
     CONSTRAINT pipelines_pkey PRIMARY KEY (id),
+    CONSTRAINT pipelines_started_by_check CHECK ((num_nonnulls(started_by_user_id, started_by_service_account_id) <= 1)),
+    CONSTRAINT pipelines_started_by_service_account_id_fkey FOREIGN KEY (started_by_service_account_id) REFERENCES service_accounts(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+    CONSTRAINT pipelines_started_by_user_id_fkey FOREIGN KEY (started_by_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE RESTRICT,
     CONSTRAINT pipelines_status_check CHECK ((status = ANY (ARRAY['running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text]))),
     CONSTRAINT pipelines_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
 );
@@ -1490,6 +1505,26 @@ CREATE TABLE public.scheduler_logs (
     CONSTRAINT scheduler_logs_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE public.service_accounts (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    tenant_id uuid,
+    name text NOT NULL,
+    role text NOT NULL,
+    description text,
+    created_by_user_id uuid,
+    created_by text NOT NULL,
+    disabled_at timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    CONSTRAINT service_accounts_created_by_user_id_fkey FOREIGN KEY (created_by_user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL,
+    CONSTRAINT service_accounts_description_check CHECK (((description IS NULL) OR (length(description) <= 500))),
+    CONSTRAINT service_accounts_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+    CONSTRAINT service_accounts_pkey PRIMARY KEY (id),
+    CONSTRAINT service_accounts_role_check CHECK ((role = ANY (ARRAY['operator'::text, 'tenant_admin'::text, 'tenant_member'::text]))),
+    CONSTRAINT service_accounts_role_tenant_check CHECK (((role = 'operator'::text) = (tenant_id IS NULL))),
+    CONSTRAINT service_accounts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
+);
+
 CREATE TABLE public.sign_in_events (
     id bigint DEFAULT nextval('sign_in_events_id_seq'::regclass) NOT NULL,
     user_id uuid NOT NULL,
@@ -1621,9 +1656,11 @@ CREATE TABLE public.tenant_secrets (
     ciphertext text NOT NULL,
     created_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
     updated_at timestamp(3) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    usable_by text DEFAULT 'tenant_admin'::text NOT NULL,
     CONSTRAINT tenant_secrets_name_check CHECK ((name ~ '^[A-Z][A-Z0-9_]{0,63}$'::text)),
     CONSTRAINT tenant_secrets_pkey PRIMARY KEY (id),
-    CONSTRAINT tenant_secrets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE
+    CONSTRAINT tenant_secrets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT tenant_secrets_usable_by_check CHECK ((usable_by = ANY (ARRAY['tenant_admin'::text, 'tenant_member'::text])))
 );
 
 CREATE TABLE public.tenants (
@@ -1878,6 +1915,10 @@ CREATE UNIQUE INDEX api_keys_key_hash_key ON public.api_keys USING btree (key_ha
 
 CREATE INDEX api_keys_node_id_idx ON public.api_keys USING btree (node_id) WHERE (node_id IS NOT NULL);
 
+CREATE INDEX api_keys_owner_user_id_idx ON public.api_keys USING btree (owner_user_id);
+
+CREATE INDEX api_keys_service_account_id_idx ON public.api_keys USING btree (service_account_id);
+
 CREATE INDEX api_keys_tenant_id_idx ON public.api_keys USING btree (tenant_id);
 
 CREATE UNIQUE INDEX attestation_identities_live_key ON public.attestation_identities USING btree (node_id) WHERE (retired_at IS NULL);
@@ -1917,6 +1958,10 @@ CREATE INDEX endpoint_gateway_1m_bucket_idx ON public.endpoint_gateway_1m USING 
 CREATE INDEX endpoint_keys_endpoint_id_idx ON public.endpoint_keys USING btree (endpoint_id, created_at);
 
 CREATE UNIQUE INDEX endpoint_keys_key_hash_key ON public.endpoint_keys USING btree (key_hash);
+
+CREATE INDEX endpoint_keys_owner_user_id_idx ON public.endpoint_keys USING btree (owner_user_id);
+
+CREATE INDEX endpoint_keys_service_account_id_idx ON public.endpoint_keys USING btree (service_account_id);
 
 CREATE INDEX endpoint_metrics_recorded_at_idx ON public.endpoint_metrics USING brin (recorded_at);
 
@@ -2100,6 +2145,8 @@ CREATE INDEX reservations_tenant_id_idx ON public.reservations USING btree (tena
 
 CREATE INDEX scheduler_logs_created_at_idx ON public.scheduler_logs USING btree (created_at);
 
+CREATE UNIQUE INDEX service_accounts_tenant_name_key ON public.service_accounts USING btree (tenant_id, name) NULLS NOT DISTINCT;
+
 CREATE INDEX sign_in_events_created_at_idx ON public.sign_in_events USING btree (created_at);
 
 CREATE INDEX sign_in_events_user_id_id_idx ON public.sign_in_events USING btree (user_id, id);
@@ -2152,16 +2199,20 @@ CREATE OR REPLACE FUNCTION public.api_keys_creator_guard()
  LANGUAGE plpgsql
 AS $function$
 DECLARE
-    u RECORD;
+    o RECORD;
 BEGIN
-    IF NEW."created_by_user_id" IS NULL THEN RETURN NEW; END IF;
-    SELECT "role", "tenant_id", "disabled_at" INTO u FROM "users" WHERE "id" = NEW."created_by_user_id";
-    IF NOT FOUND OR u."disabled_at" IS NOT NULL THEN
-        RAISE EXCEPTION 'API key creator % is disabled or gone', NEW."created_by_user_id" USING ERRCODE = '23514';
+    -- a revoked key opens nothing, whatever it says
+    IF TG_OP = 'UPDATE' AND NEW."revoked_at" IS NOT NULL THEN RETURN NEW; END IF;
+    IF num_nonnulls(NEW."owner_user_id", NEW."service_account_id") <> 1 THEN
+        RAISE EXCEPTION 'An API key has exactly one owner: a person or a service account' USING ERRCODE = '23514';
     END IF;
-    IF u."role" <> 'operator' AND (NEW."scope" <> 'tenant' OR NEW."tenant_id" IS DISTINCT FROM u."tenant_id"
-                                   OR (u."role" = 'tenant_member' AND NEW."tenant_role" <> 'tenant_member')) THEN
-        RAISE EXCEPTION 'API key would carry more than its creator % may do', NEW."created_by_user_id" USING ERRCODE = '23514';
+    SELECT * INTO o FROM "key_owner"(NEW."owner_user_id", NEW."service_account_id");
+    IF NOT FOUND OR o."disabled" THEN
+        RAISE EXCEPTION 'API key owner % is disabled or gone', COALESCE(NEW."owner_user_id", NEW."service_account_id") USING ERRCODE = '23514';
+    END IF;
+    IF o."role" <> 'operator' AND (NEW."scope" <> 'tenant' OR NEW."tenant_id" IS DISTINCT FROM o."tenant_id"
+                                   OR (o."role" = 'tenant_member' AND NEW."tenant_role" <> 'tenant_member')) THEN
+        RAISE EXCEPTION 'API key would carry more than its owner % may do', COALESCE(NEW."owner_user_id", NEW."service_account_id") USING ERRCODE = '23514';
     END IF;
     RETURN NEW;
 END $function$;
@@ -2356,6 +2407,27 @@ BEGIN
         RAISE EXCEPTION 'a placement may not mix nodes of a reservation with other nodes' USING ERRCODE = '23514';
     END IF;
     RETURN held[1];
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.endpoint_keys_owner_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    o RECORD;
+BEGIN
+    IF TG_OP = 'UPDATE' AND NEW."revoked_at" IS NOT NULL THEN RETURN NEW; END IF;
+    IF num_nonnulls(NEW."owner_user_id", NEW."service_account_id") <> 1 THEN
+        RAISE EXCEPTION 'An endpoint key has exactly one owner: a person or a service account' USING ERRCODE = '23514';
+    END IF;
+    SELECT * INTO o FROM "key_owner"(NEW."owner_user_id", NEW."service_account_id");
+    IF NOT FOUND OR o."disabled" THEN
+        RAISE EXCEPTION 'Endpoint key owner % is disabled or gone', COALESCE(NEW."owner_user_id", NEW."service_account_id") USING ERRCODE = '23514';
+    END IF;
+    IF o."role" <> 'operator' AND NEW."tenant_id" IS DISTINCT FROM o."tenant_id" THEN
+        RAISE EXCEPTION 'Endpoint key of another tenant than its owner %', COALESCE(NEW."owner_user_id", NEW."service_account_id") USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.endpoint_replicas_allocation_check()
@@ -2745,6 +2817,16 @@ BEGIN
     RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.key_owner(p_user uuid, p_account uuid)
+ RETURNS TABLE(role text, tenant_id uuid, disabled boolean)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT u."role", u."tenant_id", u."disabled_at" IS NOT NULL FROM "users" u WHERE u."id" = p_user
+    UNION ALL
+    SELECT s."role", s."tenant_id", s."disabled_at" IS NOT NULL FROM "service_accounts" s WHERE s."id" = p_account
+$function$;
+
 CREATE OR REPLACE FUNCTION public.ledger_entries_append_only()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -3030,6 +3112,36 @@ BEGIN
     RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.service_accounts_keys_follow()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF OLD."disabled_at" IS NULL AND NEW."disabled_at" IS NOT NULL THEN
+        UPDATE "api_keys" SET "revoked_at" = now() WHERE "service_account_id" = NEW."id" AND "revoked_at" IS NULL;
+        UPDATE "endpoint_keys" SET "revoked_at" = now() WHERE "service_account_id" = NEW."id" AND "revoked_at" IS NULL;
+    END IF;
+    IF NEW."role" = 'tenant_member' AND OLD."role" IS DISTINCT FROM 'tenant_member' THEN
+        UPDATE "api_keys" SET "tenant_role" = 'tenant_member'
+         WHERE "service_account_id" = NEW."id" AND "scope" = 'tenant' AND "tenant_role" <> 'tenant_member' AND "revoked_at" IS NULL;
+    END IF;
+    RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.service_accounts_role_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF NEW."tenant_id" IS DISTINCT FROM OLD."tenant_id" THEN
+        RAISE EXCEPTION 'A service account stays with its tenant' USING ERRCODE = '23514';
+    END IF;
+    IF OLD."disabled_at" IS NOT NULL AND NEW."disabled_at" IS NULL THEN
+        RAISE EXCEPTION 'A disabled service account stays disabled: create another' USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.tenant_gpus_in_use(p_tenants uuid[])
  RETURNS TABLE(tenant_id uuid, in_use integer)
  LANGUAGE sql
@@ -3078,7 +3190,7 @@ CREATE OR REPLACE FUNCTION public.users_endpoint_keys_follow_owner()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-    UPDATE "endpoint_keys" SET "revoked_at" = now() WHERE "created_by_user_id" = NEW."id" AND "revoked_at" IS NULL;
+    UPDATE "endpoint_keys" SET "revoked_at" = now() WHERE "owner_user_id" = NEW."id" AND "revoked_at" IS NULL;
     RETURN NULL;
 END $function$;
 
@@ -3088,11 +3200,11 @@ CREATE OR REPLACE FUNCTION public.users_keys_follow_owner()
 AS $function$
 BEGIN
     IF OLD."disabled_at" IS NULL AND NEW."disabled_at" IS NOT NULL THEN
-        UPDATE "api_keys" SET "revoked_at" = now() WHERE "created_by_user_id" = NEW."id" AND "revoked_at" IS NULL;
+        UPDATE "api_keys" SET "revoked_at" = now() WHERE "owner_user_id" = NEW."id" AND "revoked_at" IS NULL;
     END IF;
     IF NEW."role" = 'tenant_member' AND OLD."role" IS DISTINCT FROM 'tenant_member' THEN
         UPDATE "api_keys" SET "tenant_role" = 'tenant_member'
-         WHERE "created_by_user_id" = NEW."id" AND "scope" = 'tenant' AND "tenant_role" <> 'tenant_member' AND "revoked_at" IS NULL;
+         WHERE "owner_user_id" = NEW."id" AND "scope" = 'tenant' AND "tenant_role" <> 'tenant_member' AND "revoked_at" IS NULL;
     END IF;
     RETURN NULL;
 END $function$;
@@ -3111,7 +3223,7 @@ END $function$;
 
 -- Triggers
 
-CREATE TRIGGER api_keys_creator_guard BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION api_keys_creator_guard();
+CREATE TRIGGER api_keys_creator_guard BEFORE INSERT OR UPDATE OF owner_user_id, service_account_id, scope, tenant_id, tenant_role ON api_keys FOR EACH ROW EXECUTE FUNCTION api_keys_creator_guard();
 
 CREATE TRIGGER api_keys_notify_delete AFTER DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION api_keys_notify_change();
 
@@ -3134,6 +3246,8 @@ CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log FOR EACH ROW EXECU
 CREATE TRIGGER endpoint_keys_notify_delete AFTER DELETE ON endpoint_keys FOR EACH ROW EXECUTE FUNCTION api_keys_notify_change();
 
 CREATE TRIGGER endpoint_keys_notify_update AFTER UPDATE ON endpoint_keys FOR EACH ROW WHEN (old.revoked_at IS DISTINCT FROM new.revoked_at OR old.key_hash IS DISTINCT FROM new.key_hash OR old.expires_at IS DISTINCT FROM new.expires_at) EXECUTE FUNCTION api_keys_notify_change();
+
+CREATE TRIGGER endpoint_keys_owner_guard BEFORE INSERT OR UPDATE OF owner_user_id, service_account_id, tenant_id ON endpoint_keys FOR EACH ROW EXECUTE FUNCTION endpoint_keys_owner_guard();
 
 CREATE CONSTRAINT TRIGGER endpoint_replicas_allocation_check AFTER INSERT OR UPDATE OF status, gpu_count ON endpoint_replicas DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION endpoint_replicas_allocation_check();
 
@@ -3214,6 +3328,10 @@ CREATE TRIGGER reservation_nodes_guard BEFORE INSERT OR UPDATE OF starts_at, end
 CREATE TRIGGER reservations_tenant_active_guard BEFORE INSERT ON reservations FOR EACH ROW EXECUTE FUNCTION work_tenant_active_guard();
 
 CREATE TRIGGER reservations_tenant_limit_check AFTER INSERT OR UPDATE OF ends_at ON reservations FOR EACH ROW EXECUTE FUNCTION reservations_tenant_limit_check();
+
+CREATE TRIGGER service_accounts_keys_follow AFTER UPDATE OF disabled_at, role ON service_accounts FOR EACH ROW EXECUTE FUNCTION service_accounts_keys_follow();
+
+CREATE TRIGGER service_accounts_role_guard BEFORE UPDATE ON service_accounts FOR EACH ROW EXECUTE FUNCTION service_accounts_role_guard();
 
 CREATE TRIGGER tenants_notify_status AFTER UPDATE OF status ON tenants FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION api_keys_notify_change();
 

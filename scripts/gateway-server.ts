@@ -7,7 +7,7 @@
 import http from "node:http";
 import { GET as health } from "@/app/api/health/route";
 import { operations } from "@/lib/api/contracts";
-import { env } from "@/lib/env";
+import { assertNodeNetworks, env } from "@/lib/env";
 import { gateway, stopGateway, type Gateway } from "@/lib/gateway/gateway";
 import { serveGatewayRequest } from "@/lib/gateway/node-edge";
 import { withPeerAddress } from "@/lib/http/client-address";
@@ -52,7 +52,8 @@ export function createGatewayServer(g: Gateway, origin: string, timeouts: Server
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    env();
+    // it connects to nodes' addresses: production names their networks
+    assertNodeNetworks(env());
   } catch (e) {
     console.error(`[gateway] refusing to start: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(78);

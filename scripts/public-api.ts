@@ -9,7 +9,7 @@ import { RateLimiterMemory } from "rate-limiter-flexible";
 import type pg from "pg";
 import { env, proxyTrust } from "@/lib/env";
 import { AppError, methodNotAllowed, rateLimited, validationFailed } from "@/lib/errors";
-import { clientAddress, withPeerAddress } from "@/lib/http/client-address";
+import { addressScope, clientAddress, withPeerAddress } from "@/lib/http/client-address";
 import { errorResponse, zodIssuesToDetails } from "@/lib/http/error-response";
 import { sendResponse } from "@/lib/http/node-bridge";
 import { logger } from "@/lib/logger";
@@ -30,7 +30,8 @@ export function createPublicApiServer(reader: pg.Pool, opts: { perMinute?: numbe
         throw methodNotAllowed(req.method ?? "?");
       }
       const address = clientAddress(withPeerAddress(req.headers["x-forwarded-for"], req.socket.remoteAddress), proxyTrust());
-      await limiter.consume(address).catch((e: unknown) => {
+      // counted by the address's scope (IPv6: its /64), as every per-address limit is
+      await limiter.consume(addressScope(address)).catch((e: unknown) => {
         if (e instanceof Error) throw e;
         throw rateLimited(`More than ${opts.perMinute ?? env().PUBLIC_API_RATE_PER_MINUTE} requests a minute from your address`);
       });

@@ -8,8 +8,9 @@
 import http from "node:http";
 import path from "node:path";
 import next from "next";
-import { assertServerConfig } from "@/lib/env";
+import { assertAppServerConfig } from "@/lib/env";
 import { withPeerAddress } from "@/lib/http/client-address";
+import { markOwnServer } from "@/lib/http/own-server";
 import { applyServerTimeouts } from "./lib/server-timeouts";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
@@ -22,12 +23,14 @@ const port = Number(arg("-p") ?? process.env.PORT ?? 3000);
 const hostname = arg("-H") ?? "0.0.0.0";
 
 try {
-  assertServerConfig();
+  assertAppServerConfig();
 } catch (e) {
   console.error(`[gpuforge] refusing to start: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(78); // EX_CONFIG
 }
 
+// instrumentation.ts refuses to serve in a process without this mark (a bare `next start`)
+markOwnServer();
 const app = next({ dev, dir: repoRoot, hostname, port, ...(dev ? { turbopack: true } : {}) });
 await app.prepare();
 const handle = app.getRequestHandler();

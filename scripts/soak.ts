@@ -118,6 +118,8 @@ async function main(): Promise<number> {
       REMEDIATION_WINDOW_S: String(REMEDIATION.windowS),
       // each simulated node registers a loopback address of its own, where its replicas and pods listen
       NODE_ADDRESS_NETWORKS: SIM_ADDRESS_NETWORK,
+      // …on whatever port the machine gives them
+      AGENT_PUBLISHED_PORTS: "1024-65535",
     },
   });
   const appUrls = topology.apps.map((a) => a.url);

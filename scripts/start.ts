@@ -9,7 +9,7 @@ import { EMBEDDED_DB_NAME, EMBEDDED_PORT, repoRoot } from "./lib/database-url";
 import { ensureDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./lib/embedded-db";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "./lib/next-server";
 import { runMigrations } from "./lib/run-migrations";
-import { assertServerConfig } from "@/lib/env";
+import { assertAppServerConfig } from "@/lib/env";
 import { startDemoWorkload } from "../agent/src/demo-workload";
 import { simClusters, startSimulator } from "../agent/src/simulator";
 import { demoTenantKeys, migrateAndSeed, seedDemoReservations, simulatorKeys } from "./seed";
@@ -51,9 +51,9 @@ function localSecret(name: string, encoding: "base64url" | "base64"): string {
   return readFileSync(file, "utf8").trim();
 }
 
-/** An Ed25519 private key (PKCS#8 PEM) kept under .data/, made on first start: what the demo's verdicts are signed with. */
-function localSigningKeyFile(): string {
-  const file = path.join(repoRoot, ".data", "attestation-signing-key.pem");
+/** An Ed25519 private key (PKCS#8 PEM) kept under .data/ as `name`, made on first start: the demo's verdicts and node bundles are signed with keys of its own. */
+function localSigningKeyFile(name: string): string {
+  const file = path.join(repoRoot, ".data", name);
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }), { mode: 0o600 });
@@ -75,18 +75,23 @@ async function main() {
     await migrateAndSeed(env.DATABASE_URL, true);
     env.NEXTAUTH_SECRET ??= localSecret("auth-secret", "base64url");
     env.SETTINGS_ENCRYPTION_KEY ??= localSecret("settings-key", "base64");
-    // the demo signs its attestation verdicts with a key of its own, made once and kept under .data/
-    if (!env.ATTESTATION_SIGNING_KEY) env.ATTESTATION_SIGNING_KEY_FILE ??= localSigningKeyFile();
+    // the demo signs its attestation verdicts and its node bundles with keys of its own, made once and kept under .data/
+    if (!env.ATTESTATION_SIGNING_KEY) env.ATTESTATION_SIGNING_KEY_FILE ??= localSigningKeyFile("attestation-signing-key.pem");
+    if (!env.BUNDLE_SIGNING_KEY) env.BUNDLE_SIGNING_KEY_FILE ??= localSigningKeyFile("bundle-signing-key.pem");
   }
   env.NEXTAUTH_URL ??= `http://localhost:${port}`;
   // the simulated fleet's nodes live on loopback addresses of this machine (127.x.y.z): the demo lets
   // nodes have them, so pods' SSH commands and the inference gateway reach the simulated replicas
-  if (database || process.argv.includes("--simulate")) env.NODE_ADDRESS_NETWORKS ??= "127.0.0.0/8";
-  // …and so do their simulated BMCs: loopback is refused for BMCs unless listed, so the demo lists it
-  if (database || process.argv.includes("--simulate")) env.BMC_NETWORKS ??= "127.0.0.0/8";
+  if (database || process.argv.includes("--simulate")) {
+    env.NODE_ADDRESS_NETWORKS ??= "127.0.0.0/8";
+    // the simulated nodes' listeners take whatever port their machine gives them
+    env.AGENT_PUBLISHED_PORTS ??= "1024-65535";
+    // …and their simulated BMCs live on loopback too: loopback is refused for BMCs unless listed, so the demo lists it
+    env.BMC_NETWORKS ??= "127.0.0.0/8";
+  }
   Object.assign(env, { NODE_ENV: dev ? "development" : "production" });
   // the same check the server makes, before minutes go into a build: a missing secret is named now
-  assertServerConfig(env);
+  assertAppServerConfig(env);
 
   if (!dev && !buildIsFresh()) {
     console.log("[app] building the production bundle (first start, or sources changed)…");

@@ -18,7 +18,11 @@ export interface ContainerSpec {
   env: Record<string, string>;
   labels: Record<string, string>;
   limits: ResourceLimits;
-  /** container ports published on host ports of the node (a pod's SSH and Jupyter, a replica's serving port) */
+  /**
+   * container ports published on host ports of the node: a pod's SSH port only (the tenant's key
+   * guards it). Replicas' and pods' HTTP ports are never published: the agent's access guard
+   * reaches them at the container's address (Launcher.address).
+   */
   publish?: PublishedPort[];
   /** files of the agent's own making, mounted read-only (a pod's authorized_keys) */
   mounts?: ReadOnlyMount[];
@@ -164,6 +168,8 @@ export interface Launcher {
   start(spec: ContainerSpec): Workload;
   /** whether a container of that name runs now (pods and replicas report once theirs is up) */
   isRunning(name: string): boolean;
+  /** the running container's address on the workload network, where the access guard forwards to; null when it has none */
+  address(name: string): string | null;
   /** finds a container of an earlier agent process by name: its outcome if it ended, or it running */
   adopt(name: string, sinceIso: string): Workload | null;
   /** removes an ended container once its outcome is recorded */
@@ -256,6 +262,13 @@ export class DockerLauncher implements Launcher {
   isRunning(name: string): boolean {
     const r = spawnSync("docker", ["inspect", "--format", "{{.State.Status}}", name], { env: this.env, encoding: "utf8", timeout: 15_000 });
     return r.status === 0 && r.stdout.trim() === "running";
+  }
+
+  address(name: string): string | null {
+    const format = `{{with index .NetworkSettings.Networks "${WORKLOAD_NETWORK}"}}{{.IPAddress}}{{end}}`;
+    const r = spawnSync("docker", ["inspect", "--format", format, name], { env: this.env, encoding: "utf8", timeout: 15_000 });
+    const ip = r.status === 0 ? r.stdout.trim() : "";
+    return isIP(ip) ? ip : null;
   }
 
   remove(name: string): void {

@@ -9,7 +9,9 @@
 //   GPUFORGE_NODE_ADDRESS the IP the fleet reaches this node at (SSH to pods, the inference gateway
 //                         to replicas); default: the first IPv4 address of a non-container interface
 //   AGENT_PUBLISHED_PORTS host ports pods' and replicas' ports are published on (default 40000-44999)
-//   GPUFORGE_PUBLISH_IP   optional: the one host address published ports listen on (default all)
+//   GPUFORGE_PUBLISH_IP   optional: the one host address pods' SSH ports and the access guards of
+//                         replicas' and pods' HTTP ports listen on (default all; the guards let
+//                         only the inference gateway through, whatever the address)
 //   HEARTBEAT_INTERVAL_S  default 15;  METRICS_INTERVAL_S default 10
 //   AGENT_STATE_DIR       placements, unsent exit reports and log spools (default ~/.gpuforge-agent)
 //   NVIDIA_SMI            path to nvidia-smi (default: found on PATH)
@@ -184,7 +186,7 @@ async function main() {
         )
         .then(() => {}),
     ports,
-    publishIp,
+    guardHost: publishIp,
     reportAddress: (a, hostPort) =>
       client.call("POST", a.address_path, { attempt: a.attempt, fence: a.fence, host_port: hostPort }, 60_000).then(() => {}),
     log,
@@ -198,6 +200,7 @@ async function main() {
     gpuIndexOf,
     limits,
     publishIp,
+    guardHost: publishIp,
     send: (statusPath, report) => client.call("POST", statusPath, report, 0).then(() => {}),
     log,
   });

@@ -1,6 +1,10 @@
 // Pods on this node: each placement runs one long-lived container of the pod's image (its own
-// entrypoint, for as long as the pod is assigned), on the placement's GPUs, with the pod's ports
-// published on host ports the agent picks and, when the pod has one, its SSH public key installed:
+// entrypoint, for as long as the pod is assigned), on the placement's GPUs. Each of the pod's
+// ports gets a host port the agent picks: SSH's 22, when the pod has a key, is published there by
+// the container engine (the tenant's key is what guards it); every other port is reached only
+// through the inference gateway, by the agent's access guard listening on its host port and
+// forwarding requests that carry the pod's access secret (access-guard.ts). When it has one, the
+// pod's SSH public key is installed:
 // written by the agent to a file of its own (mode 0600) and mounted read-only as root's
 // authorized_keys, and given as PUBLIC_KEY (the variable common pod images read). Nothing else of
 // the agent's reaches the container. Once the container runs, the agent reports it running with
@@ -11,6 +15,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { PodAssignment } from "../../lib/fleet/assignments";
 import { parseSshPublicKey } from "../../lib/pods/ssh-key";
+import { AccessGuard } from "./access-guard";
 import { ApiError } from "./client";
 import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
 import type { LogSpool } from "./log-spool";
@@ -18,6 +23,9 @@ import { placementKey, type PlacementBook, type PlacementEntry } from "./placeme
 import type { PortPool } from "./port-pool";
 
 const podContainerName = (a: { pod_id: string; attempt: number }) => `gpuforge-pod-${a.pod_id}-${a.attempt}`;
+
+/** The pod's SSH port, published for sshd, whom the tenant's key guards: 22 when the pod has a key. */
+const isSshPort = (a: PodAssignment, containerPort: number) => containerPort === 22 && a.ssh_public_key !== undefined;
 
 export type PodReport =
   | { attempt: number; fence: string; status: "running"; ports: Array<{ container_port: number; host_port: number }> }
@@ -30,6 +38,9 @@ interface Live {
   workload?: Workload;
   /** host port for each container port */
   ports: Array<{ container_port: number; host_port: number }>;
+  /** the access guards of its ports other than SSH's, once they all listen */
+  guards: AccessGuard[];
+  guarding: boolean;
   reportedRunning: boolean;
   stopping?: "unassigned" | "interrupted";
   reason?: string;
@@ -46,6 +57,8 @@ export interface PodSupervisorOptions {
   limits: (gpus: number) => ResourceLimits;
   /** the node address host ports listen on (default: all of the node's) */
   publishIp?: string;
+  /** the node address the access guards listen on (default: every address of the node; the secret guards each) */
+  guardHost?: string;
   /** POSTs a report to the pod's status_path; throws ApiError on a refusal */
   send: (statusPath: string, report: PodReport) => Promise<void>;
   log?: (m: string) => void;
@@ -102,8 +115,29 @@ export class PodSupervisor {
         this.opts.book.ended(e.key, "finished");
         continue;
       }
-      this.follow(e.key, { entry: e, assignment: a, ports: e.ports ?? [], reportedRunning: false }, workload);
+      this.follow(e.key, this.guarded(e, a, e.ports ?? []), workload);
     }
+  }
+
+  /** A pod's live record with an access guard starting on the host port of each port that is not its SSH port. */
+  private guarded(entry: PlacementEntry, a: PodAssignment, ports: Array<{ container_port: number; host_port: number }>): Live {
+    const l: Live = { entry, assignment: a, ports, guards: [], guarding: false, reportedRunning: false };
+    const guardedPorts = ports.filter((p) => !isSshPort(a, p.container_port));
+    l.guards = guardedPorts.map(() => new AccessGuard(a.access_secret, { label: `pod ${a.pod_name}` }));
+    Promise.all(l.guards.map((g, i) => g.listen(guardedPorts[i]!.host_port, this.opts.guardHost))).then(
+      () => {
+        if (l.stopping) return;
+        l.guarding = true;
+        this.announce(entry.key, l);
+      },
+      (e: Error) => {
+        // a port of the range someone else holds: the pod cannot serve as asked, so it ends here
+        this.opts.log?.(`pod ${a.pod_id} attempt ${a.attempt}: its access guards could not listen (${e.message}); stopping it`);
+        l.reason = `its ports could not be opened on the node: ${e.message}`;
+        this.stop(entry.key, l, "interrupted", l.reason);
+      },
+    );
+    return l;
   }
 
   /** The agent's lease lapsed: the control plane has taken its pods away; they stop here and are reported interrupted. */
@@ -183,11 +217,13 @@ export class PodSupervisor {
         env: { GPUFORGE_POD_ID: a.pod_id, GPUFORGE_POD_NAME: a.pod_name, ...(key_ ? { PUBLIC_KEY: key_ } : {}) },
         labels: { "gpuforge.pod": a.pod_id, "gpuforge.attempt": String(a.attempt) },
         limits: this.opts.limits(devices.length),
-        publish: ports.map((p) => ({
-          hostPort: p.host_port,
-          containerPort: p.container_port,
-          ...(this.opts.publishIp ? { hostIp: this.opts.publishIp } : {}),
-        })),
+        publish: ports
+          .filter((p) => isSshPort(a, p.container_port))
+          .map((p) => ({
+            hostPort: p.host_port,
+            containerPort: p.container_port,
+            ...(this.opts.publishIp ? { hostIp: this.opts.publishIp } : {}),
+          })),
         ...(key_ ? { mounts: [{ source: path.join(keyDir, "authorized_keys"), target: "/root/.ssh/authorized_keys" }] } : {}),
       });
     } catch (e) {
@@ -206,7 +242,7 @@ export class PodSupervisor {
     this.opts.log?.(
       `started pod ${a.pod_name} (${a.pod_id}) attempt ${a.attempt} on GPUs ${devices.join(",")} in ${a.image}, ports ${ports.map((p) => `${p.host_port}→${p.container_port}`).join(" ") || "none"}`,
     );
-    this.follow(key, { entry, assignment: a, ports, reportedRunning: false }, workload);
+    this.follow(key, this.guarded(entry, a, ports), workload);
   }
 
   private follow(key: string, l: Live, workload: Workload) {
@@ -218,9 +254,15 @@ export class PodSupervisor {
     this.announce(key, l);
   }
 
-  /** Reports the container running with its host ports, once it is. */
+  /** Reports the container running with its host ports, once it is and its guards forward to it. */
   private announce(key: string, l: Live) {
-    if (l.reportedRunning || l.stopping || !this.opts.launcher.isRunning(l.entry.container!)) return;
+    if (l.reportedRunning || l.stopping || !l.guarding || !this.opts.launcher.isRunning(l.entry.container!)) return;
+    if (l.guards.length) {
+      const address = this.opts.launcher.address(l.entry.container!);
+      if (!address) return;
+      const guardedPorts = l.ports.filter((p) => !isSshPort(l.assignment, p.container_port));
+      l.guards.forEach((g, i) => g.setTarget({ host: address, port: guardedPorts[i]!.container_port }));
+    }
     l.reportedRunning = true;
     this.queue(l.assignment.status_path, key, { attempt: l.entry.attempt, fence: l.entry.fence, status: "running", ports: l.ports });
   }
@@ -229,6 +271,7 @@ export class PodSupervisor {
     const l = this.live.get(key);
     if (!l) return;
     this.live.delete(key);
+    for (const g of l.guards) g.close();
     this.opts.logs.close(key);
     this.opts.launcher.remove(l.entry.container!);
     this.opts.ports.release(l.ports.map((p) => p.host_port));

@@ -4,14 +4,16 @@
 //   GPUFORGE_MODEL         the endpoint's model;  GPUFORGE_ENDPOINT_ID, GPUFORGE_REPLICA_ID
 //   GPUFORGE_METRICS_URL   where to POST its samples ({samples: [{requests, errors, p50_ms, …}]})
 //   GPUFORGE_REPORT_TOKEN  a credential for that URL scoped to this replica alone (never the agent key)
-// The serving port (the endpoint's, 8000 by default) is published on a host port the agent picks;
-// once the container runs, the agent reports that port (fenced) and the inference gateway sends
-// the endpoint's traffic there: workload containers cannot reach each other (inter-container
-// traffic is off on their network), so the gateway reaches replicas through the node's address.
+// The serving port (the endpoint's, 8000 by default) is not published: the agent's access guard
+// (access-guard.ts) listens on a host port the agent picks and forwards the inference gateway's
+// requests — those carrying the replica's access secret — to the container's address on the
+// workload network; nobody else on the node or its network gets through. Once the container runs,
+// the agent reports that host port (fenced) and the gateway sends the endpoint's traffic there.
 // Its output goes to the replica's log. When the serving container exits on its own, the agent
 // reports the replica unhealthy at once (the control plane replaces it if it stays so) and starts
 // a fresh container after a pause.
 import type { ReplicaAssignment } from "../../lib/fleet/assignments";
+import { AccessGuard } from "./access-guard";
 import { RefusedSpec, type Launcher, type ResourceLimits, type Workload } from "./container";
 import type { LogSpool } from "./log-spool";
 import { placementKey } from "./placement-book";
@@ -23,10 +25,16 @@ interface Served {
   workload?: Workload;
   restart?: NodeJS.Timeout;
   stopping?: boolean;
-  /** the host port its serving port is published on, and whether the control plane has it */
+  /** the host port its access guard listens on, the guard, and whether the control plane has the port */
   hostPort?: number;
+  guard?: AccessGuard;
+  /** set once the guard listens */
+  guarding?: boolean;
   announced?: boolean;
 }
+
+/** Host ports tried for a replica's guard before it is reported unhealthy (another process may hold one). */
+const GUARD_PORT_TRIES = 5;
 
 const RESTART_AFTER_MS = 10_000;
 
@@ -45,9 +53,10 @@ export class ReplicaSupervisor {
       gpuIndexOf: (gpuId: string) => number | undefined;
       limits: (gpus: number) => ResourceLimits;
       reportUnhealthy: (a: ReplicaAssignment, reason: string) => Promise<void>;
-      /** host ports to publish serving ports on, and where to report them (without: nothing is published) */
+      /** host ports the access guards listen on, and where to report them (without: nothing is reachable from outside) */
       ports?: PortPool;
-      publishIp?: string;
+      /** the node address guards listen on (default: every address of the node; the secret guards each) */
+      guardHost?: string;
       reportAddress?: (a: ReplicaAssignment, hostPort: number) => Promise<void>;
       restartAfterMs?: number;
       log?: (m: string) => void;
@@ -75,11 +84,19 @@ export class ReplicaSupervisor {
     return [...this.served.values()].flatMap((s) => (s.hostPort ? [s.hostPort] : []));
   }
 
-  /** Tells the control plane where a serving container listens, once it runs (retried each reconcile until it has it). */
+  /**
+   * Once the serving container runs: points its guard at the container's address and tells the
+   * control plane the guard's port (retried each reconcile until it has it; again after a restart,
+   * since the container's address may have changed).
+   */
   private announce(s: Served) {
     const { reportAddress } = this.opts;
-    if (!reportAddress || !s.hostPort || s.announced || s.stopping || !this.opts.launcher.isRunning(replicaContainerName(s.assignment)))
+    const name = replicaContainerName(s.assignment);
+    if (!reportAddress || !s.hostPort || !s.guard || !s.guarding || s.announced || s.stopping || !this.opts.launcher.isRunning(name))
       return;
+    const address = this.opts.launcher.address(name);
+    if (!address) return;
+    s.guard.setTarget({ host: address, port: s.assignment.serving_port });
     s.announced = true;
     reportAddress(s.assignment, s.hostPort).catch((e: unknown) => {
       s.announced = false;
@@ -107,7 +124,7 @@ export class ReplicaSupervisor {
     // a container of an earlier agent process (or attempt) for this replica goes first, and is gone
     // before the new one takes its name; the new one starts clean
     this.opts.launcher.removeNow(replicaContainerName(a));
-    if (this.opts.ports && s.hostPort === undefined) s.hostPort = this.opts.ports.take(1)?.[0];
+    if (this.opts.ports && !s.guard) this.guard(s, GUARD_PORT_TRIES);
     let workload: Workload;
     try {
       workload = this.opts.launcher.start({
@@ -124,13 +141,6 @@ export class ReplicaSupervisor {
         },
         labels: { "gpuforge.endpoint": a.endpoint_id, "gpuforge.replica": a.replica_id },
         limits: this.opts.limits(devices.length),
-        ...(s.hostPort
-          ? {
-              publish: [
-                { hostPort: s.hostPort, containerPort: a.serving_port, ...(this.opts.publishIp ? { hostIp: this.opts.publishIp } : {}) },
-              ],
-            }
-          : {}),
       });
     } catch (e) {
       const why = e instanceof RefusedSpec ? e.message : (e as Error).message;
@@ -144,6 +154,7 @@ export class ReplicaSupervisor {
     workload.onExit((code, error) => {
       if (s.stopping) return this.opts.launcher.remove(replicaContainerName(a));
       if (this.served.get(a.replica_id) !== s) return;
+      s.guard?.setTarget(null);
       const why = error ?? `exited with ${code}`;
       this.opts.log?.(`replica ${a.replica_id} serving container ${why}; reporting it unhealthy, restarting in ${restartAfterMs / 1000} s`);
       this.opts.logs.write(s.key, "stderr", `[gpuforge-agent] serving container ${why}; restarting in ${restartAfterMs / 1000} s\n`);
@@ -151,16 +162,44 @@ export class ReplicaSupervisor {
       s.restart = setTimeout(() => {
         if (this.served.get(a.replica_id) === s && !s.stopping) {
           this.served.delete(a.replica_id);
-          // the fresh container keeps the host port: the gateway's address for it stays right
-          this.start({ assignment: a, key: s.key, hostPort: s.hostPort });
+          // the fresh container keeps the guard and its host port: the gateway's address for it stays right
+          this.start({ assignment: a, key: s.key, hostPort: s.hostPort, guard: s.guard, guarding: s.guarding });
         }
       }, restartAfterMs);
     });
     this.opts.log?.(`serving ${a.model} for replica ${a.replica_id} on GPUs ${devices.join(",")} in ${image}`);
   }
 
+  /** Starts the replica's access guard on a free host port of the range (another one when a port is taken). */
+  private guard(s: Served, tries: number) {
+    const port = this.opts.ports!.take(1)?.[0];
+    if (port === undefined) {
+      void this.opts.reportUnhealthy(s.assignment, "no free host port left on this node for its access guard").catch(() => {});
+      return;
+    }
+    const guard = new AccessGuard(s.assignment.access_secret, { label: `replica ${s.assignment.replica_id}` });
+    Object.assign(s, { hostPort: port, guard, guarding: false });
+    guard.listen(port, this.opts.guardHost).then(
+      () => {
+        if (s.guard !== guard || s.stopping) return guard.close();
+        s.guarding = true;
+        this.announce(s);
+      },
+      (e: Error) => {
+        guard.close();
+        if (s.guard !== guard || s.stopping) return;
+        // the range said free, but another process holds it: that port stays marked taken
+        this.opts.log?.(`replica ${s.assignment.replica_id}: host port ${port} could not be listened on (${e.message})`);
+        Object.assign(s, { hostPort: undefined, guard: undefined });
+        if (tries > 1) this.guard(s, tries - 1);
+        else void this.opts.reportUnhealthy(s.assignment, `its access guard could not listen: ${e.message}`).catch(() => {});
+      },
+    );
+  }
+
   private stop(id: string, s: Served, why: string) {
     s.stopping = true;
+    s.guard?.close();
     if (s.hostPort) this.opts.ports?.release([s.hostPort]);
     if (s.restart) clearTimeout(s.restart);
     s.workload?.stop();

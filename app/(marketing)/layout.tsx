@@ -4,8 +4,11 @@ import { MobileMenu } from "@/components/marketing/mobile-menu";
 import { PageViewTracker } from "@/components/marketing/page-view-tracker";
 import { Logo } from "@/components/shell/app-shell";
 import { USE_CASES } from "@/content/use-cases";
+import { headers } from "next/headers";
+import { NONCE_HEADER } from "@/lib/http/security-headers";
 
-export default function MarketingLayout({ children }: { children: React.ReactNode }) {
+export default async function MarketingLayout({ children }: { children: React.ReactNode }) {
+  const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
   return (
     <div className="min-h-screen bg-white">
       <a
@@ -94,7 +97,7 @@ export default function MarketingLayout({ children }: { children: React.ReactNod
         </div>
       </footer>
       <PageViewTracker />
-      <GoogleAnalytics />
+      <GoogleAnalytics nonce={nonce} />
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { unstable_cache } from "next/cache";
 import { DemoRequestButton, EarlyAccessForm } from "@/components/marketing/demo-request";
 import { JsonLd } from "@/components/marketing/json-ld";
 import { USE_CASES } from "@/content/use-cases";
@@ -8,13 +9,22 @@ import { logger } from "@/lib/logger";
 
 export const metadata = { title: { absolute: "GPUForge — the control plane for GPU clouds" }, alternates: { canonical: "/" } };
 
-// Static, regenerated every minute so the price list follows the operator's rates. The build
-// has no database: it renders without prices and the first regeneration fills them in.
-export const revalidate = 60;
+// Rendered per request like every page (its scripts carry the response's nonce, app/layout.tsx);
+// the price list is read at most once a minute, so it follows the operator's rates without a
+// query per visitor. The build has no database: a failed read renders without prices, and is not
+// remembered.
+const cachedRates = unstable_cache(
+  async () =>
+    (await listRates())
+      .filter((r) => r.gpu_type !== "*" && r.cents_per_hour > 0)
+      .map((r) => ({ gpu_type: r.gpu_type, cents_per_hour: r.cents_per_hour })),
+  ["landing-rates"],
+  { revalidate: 60 },
+);
 
 async function publicRates() {
   try {
-    return (await listRates()).filter((r) => r.gpu_type !== "*" && r.cents_per_hour > 0);
+    return await cachedRates();
   } catch (e) {
     logger.warn("landing page rendered without rates", { error: String(e) });
     return [];

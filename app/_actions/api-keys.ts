@@ -24,6 +24,7 @@ export const createApiKeyAction = serverAction(
       tenant_id: formText(f, "scope") === "tenant" ? formText(f, "tenant_id") : undefined,
       cluster_id: formText(f, "scope") === "agent" ? formText(f, "cluster_id") : undefined,
       expires_at: expiryFromForm(formText(f, "expiry"), formText(f, "expires_on")),
+      service_account_id: formText(f, "owner") === "me" ? undefined : formText(f, "owner"),
     }),
     access: ["operator", "tenant"],
     tenantRole: "tenant_admin",

@@ -52,14 +52,15 @@ export const retryStepAction = serverAction(
 export const putSecretAction = serverAction(
   {
     schema: secretParams.extend(putSecretBody.shape),
-    fromForm: (f) => ({ name: formText(f, "name") ?? "", value: formText(f, "value") ?? "" }),
+    fromForm: (f) => ({ name: formText(f, "name") ?? "", value: formText(f, "value") ?? "", usable_by: formText(f, "usable_by") }),
     access: ["tenant"],
     tenantRole: "tenant_admin",
     revalidate: pages,
   },
-  async (actor, { name, value }) => {
-    const r = await putSecret(actor, name, value);
-    return { message: `Secret ${name} ${r.created ? "added" : "replaced"}.` };
+  async (actor, { name, value, usable_by }) => {
+    const r = await putSecret(actor, name, value, usable_by);
+    const who = usable_by === "tenant_member" ? "every member's pipelines may use it" : "only admins' pipelines may use it";
+    return { message: `Secret ${name} ${r.created ? "added" : "replaced"}; ${who}.` };
   },
 );
 

@@ -35,12 +35,15 @@ export async function withBenchStack<T>(
     NODE_ENV: "production",
     LOG_LEVEL: "warn",
     DATABASE_POOL_SIZE: "20",
+    // production servers name the nodes' networks and their public address (lib/env.ts)
+    NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+    AGENT_PUBLISHED_PORTS: "1024-65535",
     ...opts.env,
   } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const app = startNext({ port, env, quiet: true });
+  const app = startNext({ port, env: { ...env, NEXTAUTH_URL: baseUrl }, quiet: true });
   try {
     await waitForHealthy(baseUrl);
     return await fn({ baseUrl, databaseUrl });

@@ -32,6 +32,7 @@ export const ALERT_TYPE_LABELS: Record<AlertEventType, string> = {
   unexpected_payment: "Unexpected payment",
   reservation_degraded: "Reservation degraded",
   provisioning_failed: "Provisioning failed",
+  node_address_changed: "Node address changed",
   external: "External (Alertmanager)",
   burst_spend_cap: "Burst spend cap",
   provider_stray_instance: "Stray provider instance",

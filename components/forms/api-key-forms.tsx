@@ -11,26 +11,50 @@ interface Option {
   name: string;
 }
 
+/** A service account that may own the new key: its tenant (null: a platform account) and role. */
+export interface OwnerOption extends Option {
+  tenantId: string | null;
+  role: string;
+}
+
+/**
+ * How a node installs the agent with a new agent key: the install command with this control plane's
+ * address and bundle signing key, up to the key itself (`… --key`); null when no signing key is configured.
+ */
+export interface AgentInstall {
+  command: string | null;
+}
+
 export function CreateApiKeyForm({
   action,
   scopes,
   tenants = [],
   clusters = [],
+  accounts = [],
+  agentInstall,
 }: {
   action: FormAction<{ key: string; prefix: string }>;
   scopes: Array<"operator" | "tenant" | "agent">;
   tenants?: Option[];
   clusters?: Option[];
+  /** service accounts the caller may make keys for */
+  accounts?: OwnerOption[];
+  agentInstall?: AgentInstall;
 }) {
   const { state, dispatch, formRef } = useActionForm(action);
   // least privilege first: the narrowest scope is the default, "everything" must be chosen
   const ordered = (["agent", "tenant", "operator"] as const).filter((s) => scopes.includes(s));
   const [copied, setCopied] = useState(false);
   // the expiry is chosen in two inputs and sent as one instant, which the schema names
-  const f = formFields(state, { paths: { expiry: "expires_at", expires_on: "expires_at" } });
+  const f = formFields(state, { paths: { expiry: "expires_at", expires_on: "expires_at", owner: "service_account_id" } });
   // the scope decides the binding field and the expiry the date field: both are what their boxes show
   const [scope, setScope] = useLiveField(f, "scope", ordered[0]!);
   const [expiry, setExpiry] = useLiveField(f, "expiry", "90");
+  const [tenant, setTenant] = useState(tenants[0]?.id);
+  // a platform account owns keys of every scope; a tenant's account its own tenant's keys
+  const owners = accounts.filter((a) =>
+    a.tenantId === null ? scope !== "tenant" || tenants.length > 0 : scope === "tenant" && (tenants.length === 0 || a.tenantId === tenant),
+  );
   const created = state.ok ? state.data : undefined;
   return (
     <div>
@@ -65,7 +89,7 @@ export function CreateApiKeyForm({
         {scope === "tenant" && tenants.length > 0 ? (
           <Field label="Tenant" {...f("tenant_id")}>
             {(p) => (
-              <select {...p} required>
+              <select {...p} required value={tenant} onChange={(ev) => setTenant(ev.target.value)}>
                 {tenants.map((t) => (
                   <option key={t.id} value={t.id}>
                     {t.name}
@@ -88,6 +112,18 @@ export function CreateApiKeyForm({
             )}
           </Field>
         ) : null}
+        <Field label="Owner" {...f("owner")} hint="Who it acts for: it carries no more than their role, and dies with their rights">
+          {(p) => (
+            <select {...p}>
+              <option value="me">You</option>
+              {owners.map((a) => (
+                <option key={a.id} value={a.id}>
+                  Service account {a.name} ({a.role === "operator" ? "operator" : a.role === "tenant_admin" ? "admin" : "member"})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <Field
           label="Expires"
           {...f("expiry", "90")}
@@ -136,8 +172,34 @@ export function CreateApiKeyForm({
               {copied ? "Copied" : "Copy"}
             </Button>
           </div>
+          {scope === "agent" && agentInstall ? <InstallCommand install={agentInstall} agentKey={created.key} /> : null}
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** The one-line install for a node of the key's cluster: the bundle is checked against this control plane's signing key. */
+function InstallCommand({ install, agentKey }: { install: AgentInstall; agentKey: string }) {
+  if (!install.command)
+    return (
+      <p className="mt-3 text-sm text-amber-900">
+        Nodes cannot install the agent yet: this control plane has no key to sign its bundle with (set BUNDLE_SIGNING_KEY or
+        BUNDLE_SIGNING_KEY_FILE).
+      </p>
+    );
+  const command = `${install.command} ${agentKey}`;
+  return (
+    <div className="mt-3">
+      <p className="text-sm text-amber-900">
+        On each node of the cluster (the installer checks the agent&apos;s signature against the key in this command):
+      </p>
+      <code
+        data-testid="agent-install-command"
+        className="mt-2 block select-all break-all rounded bg-white px-3 py-2 font-mono text-xs text-slate-900 ring-1 ring-amber-200"
+      >
+        {command}
+      </code>
     </div>
   );
 }

@@ -42,17 +42,25 @@ export function SecretForm({ action }: { action: FormAction }) {
   const { state, dispatch, formRef } = useActionForm(action);
   const f = formFields(state, { idPrefix: "secret" });
   return (
-    <form ref={formRef} action={dispatch} aria-label="Add a secret" className="grid gap-3 p-5 sm:grid-cols-[1fr_2fr_auto] sm:items-end">
+    <form ref={formRef} action={dispatch} aria-label="Add a secret" className="grid gap-3 p-5 sm:grid-cols-[1fr_2fr_1fr_auto] sm:items-end">
       <Field label="Name" {...f("name")} hint="e.g. EVAL_TOKEN">
         {(p) => <input {...p} required maxLength={64} pattern="[A-Z][A-Z0-9_]*" placeholder="EVAL_TOKEN" autoComplete="off" />}
       </Field>
       <Field label="Value" {...f.bare("value")} hint="Stored encrypted; never shown again">
         {(p) => <input {...p} type="password" required maxLength={8192} autoComplete="new-password" />}
       </Field>
+      <Field label="Who may use it" {...f("usable_by", "tenant_admin")} hint="In the pipelines they start">
+        {(p) => (
+          <select {...p}>
+            <option value="tenant_admin">Admins only</option>
+            <option value="tenant_member">Every member</option>
+          </select>
+        )}
+      </Field>
       <div className="flex items-center gap-3 sm:pb-5">
         <SubmitButton>Save secret</SubmitButton>
       </div>
-      <div className="sm:col-span-3">
+      <div className="sm:col-span-4">
         <FormMessage state={state} />
       </div>
     </form>

@@ -18,12 +18,15 @@ export function PipelineEditor({
   gpuTypes,
   endpoints,
   secrets,
+  usableSecrets,
   allowedHosts,
 }: {
   action: FormAction<{ id: string }>;
   gpuTypes: string[];
   endpoints: string[];
   secrets: string[];
+  /** the secrets the signed-in person's role may use (each secret's admins chose who may) */
+  usableSecrets: string[];
   allowedHosts: string[];
 }) {
   const router = useRouter();
@@ -37,8 +40,14 @@ export function PipelineEditor({
   );
   const deferred = useDeferredValue(text);
   const checkCtx = useMemo(
-    () => ({ endpoints: new Set(endpoints), secrets: new Set(secrets), allowedHosts }),
-    [endpoints, secrets, allowedHosts],
+    () => ({
+      endpoints: new Set(endpoints),
+      secrets: new Set(secrets),
+      usableSecrets: new Set(usableSecrets),
+      unusableReason: "this secret is for tenant admins' pipelines (an admin chooses who may use each secret)",
+      allowedHosts,
+    }),
+    [endpoints, secrets, usableSecrets, allowedHosts],
   );
   const { issues, nodes } = useMemo(() => analyzeSpec(deferred, format, checkCtx), [deferred, format, checkCtx]);
   const { state, dispatch } = useActionForm(action, false);
@@ -187,7 +196,7 @@ export function PipelineEditor({
         <FormMessage state={state} />
         <p className="text-xs text-slate-500">
           Expressions: <code>{"${steps.<step>.outputs.<field>}"}</code>, <code>{"${loop.iteration}"}</code>,{" "}
-          <code>{"${secrets.NAME}"}</code> (http headers), <code>{"a ?? b"}</code> for a default.
+          <code>{"${secrets.NAME}"}</code> (whole, in http headers), <code>{"a ?? b"}</code> for a default.
         </p>
       </div>
     </form>

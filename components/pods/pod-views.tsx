@@ -39,8 +39,6 @@ function PodButtons({ pod, actions }: { pod: { id: string; name: string }; actio
 }
 
 /** Where a published port is reached: its host port on the node's address. */
-const portUrl = (host: string, hostPort: number) => `http://${host.includes(":") ? `[${host}]` : host}:${hostPort}/`;
-
 export function PodsTable({
   pods,
   hrefBase,
@@ -144,7 +142,7 @@ interface PodDetailProps {
 export function PodDetail(props: PodDetailProps) {
   const { pod: p, placements } = props;
   const open = p.status !== "terminated";
-  const published = p.host ? p.ports.filter((x) => x.host_port !== null && x.container_port !== 22) : [];
+  const served = p.ports.filter((x) => x.access === "gateway");
   const waiting = p.status === "pending" ? (p.pending_reason ?? "Waiting for the next scheduling cycle.") : null;
   return (
     <>
@@ -203,46 +201,42 @@ export function PodDetail(props: PodDetailProps) {
           title="Connect"
           description={
             p.ssh_key_fingerprint
-              ? `SSH as root with the key ${p.ssh_key_fingerprint}; published ports open on the node's address.`
-              : "Published ports open on the node's address. Add an SSH key when you create a pod to get SSH access."
+              ? `SSH as root with the key ${p.ssh_key_fingerprint}. The pod's other ports answer only the inference gateway, with a key of your organisation, or your SSH tunnel.`
+              : "The pod's ports answer only the inference gateway, with a key of your organisation. Add an SSH key when you create a pod to get SSH access and tunnels."
           }
         />
         <div className="space-y-4 p-5">
           {p.ssh_command ? (
             <div>
-              <p className="mb-2 text-sm font-medium text-slate-700">SSH</p>
+              <p className="mb-2 text-sm font-medium text-slate-700">SSH{served.length ? ", with a tunnel to each port" : ""}</p>
               <CopyLine text={p.ssh_command} label="SSH command" />
+              {served.length ? (
+                <p className="mt-2 text-xs text-slate-500">
+                  While it is open, your browser reaches port {served[0]!.container_port} at http://localhost:{served[0]!.container_port}/.
+                </p>
+              ) : null}
             </div>
           ) : p.ssh_key_fingerprint ? (
             <p className="text-sm text-slate-600">The SSH command appears here once the pod runs.</p>
           ) : null}
-          {p.ports.filter((x) => x.container_port !== 22).length ? (
+          {served.length ? (
             <div>
-              <p className="mb-2 text-sm font-medium text-slate-700">Published ports</p>
-              <ul className="flex flex-wrap gap-3 text-sm" aria-label="Published ports">
-                {p.ports
-                  .filter((x) => x.container_port !== 22)
-                  .map((x) => {
-                    const live = published.find((y) => y.container_port === x.container_port);
-                    return (
-                      <li key={x.container_port}>
-                        {live && p.host ? (
-                          <a
-                            className="rounded-md px-2 py-1 font-medium text-indigo-700 ring-1 ring-indigo-200 hover:bg-indigo-50"
-                            href={portUrl(p.host, live.host_port!)}
-                            target="_blank"
-                            rel="noreferrer"
-                          >
-                            Port {x.container_port} → {p.host}:{live.host_port}
-                          </a>
-                        ) : (
-                          <span className="rounded-md px-2 py-1 text-slate-500 ring-1 ring-slate-200">
-                            Port {x.container_port} (not published yet)
-                          </span>
-                        )}
-                      </li>
-                    );
-                  })}
+              <p className="mb-2 text-sm font-medium text-slate-700">Through the gateway</p>
+              <ul className="space-y-2 text-sm" aria-label="Ports through the gateway">
+                {served.map((x) => (
+                  <li key={x.container_port}>
+                    {x.url ? (
+                      <CopyLine
+                        text={`curl -H "Authorization: Bearer $GPUFORGE_KEY" ${x.url}`}
+                        label={`Port ${x.container_port} through the gateway`}
+                      />
+                    ) : (
+                      <span className="rounded-md px-2 py-1 text-slate-500 ring-1 ring-slate-200">
+                        Port {x.container_port} (reachable once the pod runs)
+                      </span>
+                    )}
+                  </li>
+                ))}
               </ul>
             </div>
           ) : null}

@@ -12,6 +12,8 @@ export interface ApiKeyItem {
   scope: string;
   boundTo: string | null;
   createdBy: string | null;
+  /** who the key acts for: a person, or a service account */
+  owner: { kind: "user" | "service_account"; name: string };
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -48,7 +50,7 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
           <Th>Key</Th>
           <Th>Scope</Th>
           <Th>Bound to</Th>
-          <Th>Created by</Th>
+          <Th>Owner</Th>
           <Th>Created</Th>
           <Th>Last used</Th>
           <Th>Expires</Th>
@@ -70,7 +72,15 @@ export function ApiKeysTable({ keys, revokeAction }: { keys: ApiKeyItem[]; revok
               <Badge tone={scopeTone[k.scope as keyof typeof scopeTone] ?? "neutral"}>{k.scope}</Badge>
             </Td>
             <Td>{k.boundTo ?? "—"}</Td>
-            <Td>{k.createdBy ?? "platform"}</Td>
+            <Td>
+              {k.owner.kind === "service_account" ? (
+                <span title={k.createdBy ? `made by ${k.createdBy}` : undefined}>
+                  <Badge tone="neutral">service account</Badge> {k.owner.name}
+                </span>
+              ) : (
+                k.owner.name
+              )}
+            </Td>
             <Td>{formatDateTime(k.createdAt)}</Td>
             <Td>{formatRelative(k.lastUsedAt)}</Td>
             <Td>
@@ -105,6 +115,8 @@ export function toApiKeyItems(
     tenant?: { name: string } | null;
     cluster?: { name: string } | null;
     createdBy?: { email: string; role: string } | null;
+    /** who the key acts for, as the caller may see it (lib/api-keys/queries withOwners) */
+    owner: { kind: "user" | "service_account"; name: string };
   }>,
   /** a tenant's plane names its own people only */
   forTenant = false,
@@ -116,6 +128,7 @@ export function toApiKeyItems(
     scope: k.scope,
     boundTo: k.tenant?.name ?? k.cluster?.name ?? null,
     createdBy: k.createdBy ? (forTenant && k.createdBy.role === "operator" ? "GPUForge operations" : k.createdBy.email) : null,
+    owner: k.owner,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,

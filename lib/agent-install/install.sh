@@ -1,11 +1,17 @@
 #!/bin/sh
 # GPUForge node agent installer, served by the control plane at /install.sh:
 #
-#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --key gf_…
-#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --key-file /root/gpuforge.key
+#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --signing-key MCowBQYDK2VwAyEA… --key gf_…
+#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --signing-key MCowBQYDK2VwAyEA… --key-file /root/gpuforge.key
 #
 # (--key-file keeps the key off the command line, where other users of the node can read it in the
-# process list while the installer runs.)
+# process list while the installer runs. The console shows the command with this control plane's
+# --signing-key: the public half of the key the bundle is signed with.)
+#
+# The bundle is installed only when its Ed25519 signature checks out against --signing-key, which
+# came with the command, not with the download: whoever can change what the server hands out cannot
+# sign. The key is kept in /etc/gpuforge/bundle-signing.pub, so an upgrade without --signing-key is
+# checked against the key of the first install.
 #
 # Installs the self-contained agent (its own Node.js runtime, nothing else needed) under
 # /opt/gpuforge-agent, its configuration in /etc/gpuforge/agent.env (mode 0600: it holds the key),
@@ -13,14 +19,15 @@
 # Refuses, changing nothing, when the node lacks nvidia-smi or a container runtime. Run it again to
 # upgrade: the key and the state stay unless --key names a new one.
 #
-# Options: --key KEY | --key-file FILE (required on first install)   --url URL (default: the control plane that served this)
+# Options: --key KEY | --key-file FILE (required on first install)   --signing-key KEY (required on first install)
+#          --url URL (default: the control plane that served this)
 #          --ingest-url URL   --hostname NAME   --pod NAME   --rack NAME   --serve-image IMAGE
 #          --root DIR (install under DIR instead of /, for image builds and tests)   --no-start
 #          --allow-no-containers (a burst instance that is itself a container: no docker, the agent
 #            registers without containers and runs only work that needs none; with --no-start, no systemd)
 #
 # The Slurm bridge, on a Slurm login or controller node, with an agent key of a cluster of kind slurm:
-#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --slurm-bridge --key-file /root/gpuforge.key \
+#   curl -fsSL https://CONTROL_PLANE/install.sh | sudo sh -s -- --slurm-bridge --signing-key MCowBQYDK2VwAyEA… --key-file /root/gpuforge.key \
 #        --output-dir /shared/gpuforge --container oci --oci-bundles /shared/oci-bundles
 # installs /opt/gpuforge-slurm-bridge, /etc/gpuforge/slurm-bridge.env and gpuforge-slurm-bridge.service instead; it
 # needs Slurm's tools and a controller that answers, not nvidia-smi or docker. Its options: --output-dir DIR (a
@@ -30,6 +37,7 @@ set -eu
 
 URL="__GPUFORGE_URL__"
 KEY=""
+SIGNING_KEY=""
 INGEST_URL=""
 NODE_NAME=""
 POD=""
@@ -58,6 +66,7 @@ while [ $# -gt 0 ]; do
     --key-file)
       [ -r "${2:-}" ] || fail "--key-file: cannot read ${2:-(missing)}"
       read -r KEY < "$2" || true; shift 2 ;;
+    --signing-key) SIGNING_KEY="${2:-}"; shift 2 ;;
     --url) URL="${2:-}"; shift 2 ;;
     --ingest-url) INGEST_URL="${2:-}"; shift 2 ;;
     --hostname) NODE_NAME="${2:-}"; shift 2 ;;
@@ -76,8 +85,8 @@ while [ $# -gt 0 ]; do
     --user) RUN_AS="${2:-}"; shift 2 ;;
     --allow-no-containers) ALLOW_NO_CONTAINERS=1; shift ;;
     -h|--help)
-      echo "usage: install.sh --key gf_…|--key-file FILE [--url URL] [--ingest-url URL] [--hostname NAME] [--pod NAME] [--rack NAME] [--serve-image IMAGE] [--root DIR] [--no-start] [--allow-no-containers]"
-      echo "       install.sh --slurm-bridge --key gf_…|--key-file FILE --output-dir DIR [--container oci|pyxis|wrapper|none] [--oci-bundles DIR] [--wrapper PATH] [--partitions LIST] [--slurm-conf FILE] [--user NAME] [--url URL] [--ingest-url URL] [--root DIR] [--no-start]"
+      echo "usage: install.sh --signing-key KEY --key gf_…|--key-file FILE [--url URL] [--ingest-url URL] [--hostname NAME] [--pod NAME] [--rack NAME] [--serve-image IMAGE] [--root DIR] [--no-start] [--allow-no-containers]"
+      echo "       install.sh --slurm-bridge --signing-key KEY --key gf_…|--key-file FILE --output-dir DIR [--container oci|pyxis|wrapper|none] [--oci-bundles DIR] [--wrapper PATH] [--partitions LIST] [--slurm-conf FILE] [--user NAME] [--url URL] [--ingest-url URL] [--root DIR] [--no-start]"
       exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
@@ -89,6 +98,9 @@ ETC="$ROOT/etc/gpuforge"
 STATE="$ROOT/var/lib/gpuforge-$KIND"
 UNIT="$ROOT/etc/systemd/system/gpuforge-$KIND.service"
 ENV_FILE="$ETC/$KIND.env"
+SIGNING_KEY_FILE="$ETC/bundle-signing.pub"
+
+# __GPUFORGE_VERIFY_BUNDLE__
 
 # --- what the node must have; nothing is changed before these pass ---------------------------
 if [ -z "$ROOT" ] && [ "$(id -u)" != "0" ]; then fail "run as root (sudo sh -s -- …)"; fi
@@ -102,6 +114,13 @@ if [ -n "$KEY" ]; then
   printf '%s' "$KEY" | grep -Eq '^gf_[A-Za-z0-9]{43}$' || fail "--key must be an agent key: gf_ followed by 43 letters and digits"
 elif [ ! -f "$ENV_FILE" ]; then
   fail "--key is required on the first install (an agent key of the node's cluster: npm run key -- create --scope agent --cluster ID)"
+fi
+if [ -n "$SIGNING_KEY" ]; then
+  printf '%s' "$SIGNING_KEY" | grep -Eq '^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$' || fail "--signing-key must be the control plane's public key as the console shows it (MCowBQYDK2VwAyEA…)"
+elif [ -f "$SIGNING_KEY_FILE" ]; then
+  read -r SIGNING_KEY < "$SIGNING_KEY_FILE" || true
+else
+  fail "--signing-key is required on the first install: the control plane's public key, in the install command the console shows"
 fi
 for v in "$NODE_NAME" "$POD" "$RACK"; do
   case "$v" in *[!A-Za-z0-9._-]*) fail "--hostname, --pod and --rack take letters, digits, dot, dash and underscore" ;; esac
@@ -142,10 +161,9 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 BUNDLE="$URL/install/$KIND-linux-$ARCH.tar.gz"
 fetch "$BUNDLE" "$TMP/agent.tar.gz" || fail "could not download $BUNDLE (does this control plane serve $ARCH nodes?)"
-fetch "$BUNDLE.sha256" "$TMP/agent.tar.gz.sha256" || fail "could not download the bundle's checksum"
-WANT="$(cut -d' ' -f1 < "$TMP/agent.tar.gz.sha256")"
-GOT="$(sha256sum "$TMP/agent.tar.gz" | cut -d' ' -f1)"
-[ "$WANT" = "$GOT" ] || fail "the downloaded bundle does not match its checksum"
+fetch "$BUNDLE.sig" "$TMP/agent.tar.gz.sig" || fail "could not download the bundle's signature"
+verify_bundle "$KIND" "$ARCH" "$TMP/agent.tar.gz" "$TMP/agent.tar.gz.sig" "$SIGNING_KEY" ||
+  fail "the downloaded bundle is not signed by the key given (--signing-key): refusing to install it"
 mkdir -p "$TMP/x"
 tar -xzf "$TMP/agent.tar.gz" -C "$TMP/x"
 VERSION="$(cat "$TMP/x/gpuforge-$KIND/VERSION")"
@@ -159,6 +177,13 @@ mv -T "$OPT/current.new" "$OPT/current"
 # --- configuration (0600: it holds the key) and state (kept across upgrades) ---------------------
 mkdir -p "$ETC" "$STATE"
 chmod 0700 "$ETC" "$STATE"
+# the key this install was checked against: upgrades are checked against it too
+if [ ! -f "$SIGNING_KEY_FILE" ] || [ "$(cat "$SIGNING_KEY_FILE")" != "$SIGNING_KEY" ]; then
+  [ -f "$SIGNING_KEY_FILE" ] && echo "gpuforge-agent install: the bundle signing key changed; keeping the new one" >&2
+  printf '%s\n' "$SIGNING_KEY" > "$SIGNING_KEY_FILE.new"
+  chmod 0644 "$SIGNING_KEY_FILE.new"
+  mv "$SIGNING_KEY_FILE.new" "$SIGNING_KEY_FILE"
+fi
 if [ -n "$KEY" ] || [ ! -f "$ENV_FILE" ]; then
   umask 077
   if [ "$KIND" = "slurm-bridge" ]; then

@@ -99,6 +99,7 @@ const SYSTEM_EVENT_NAMES: Record<string, string> = {
   remediation_capped: "Automatic remediation capped",
   unexpected_payment: "Payment received for a settled invoice",
   provisioning_failed: "Provisioning failed",
+  node_address_changed: "A node's address changed",
 };
 
 /** A webhook is a chat channel (its text is escaped); email and the console take text as written. */

@@ -20,6 +20,7 @@ const SYSTEM_EVENT_TYPES = [
   "provisioning_failed",
   "handover_failed",
   "attestation_key_mismatch",
+  "node_address_changed",
 ] as const;
 export type AlertEventType = RuleType | (typeof SYSTEM_EVENT_TYPES)[number];
 

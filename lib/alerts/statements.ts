@@ -193,7 +193,7 @@ export const RESOLVE_DISABLED_RULES_EVENTS = statement("alerts.resolve-disabled-
   text: `UPDATE alert_events e SET status = 'resolved', resolved_at = now() FROM alert_rules r WHERE r.id = e.rule_id AND NOT r.enabled AND e.status = 'firing'`,
 });
 
-/** Platform events without a rule: a moved job resolves when it runs again (or ends), an interrupted pod likewise; a capped remediation once a human acted. */
+/** Platform events without a rule: a moved job resolves when it runs again (or ends), an interrupted pod likewise; a capped remediation once a human acted; a node's changed address once acknowledged. */
 export const RESOLVE_SYSTEM_EVENTS = statement("alerts.resolve-system-events", {
   params: [],
   columns: { id: "uuid", rule_type: "text" },
@@ -202,6 +202,8 @@ export const RESOLVE_SYSTEM_EVENTS = statement("alerts.resolve-system-events", {
         (e.rule_type = 'job_moved' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id::text = e.subject_id AND j.status IN ('queued', 'blocked')))
         -- an interrupted pod: once it runs again or is stopped or terminated (a tenant's action resolves it at once)
         OR (e.rule_type = 'pod_interrupted' AND NOT EXISTS (SELECT 1 FROM pods p WHERE p.id::text = e.subject_id AND p.status IN ('failed', 'pending', 'starting')))
+        -- a node's changed address: once an operator has acknowledged it
+        OR (e.rule_type = 'node_address_changed' AND e.acknowledged_at IS NOT NULL)
         OR (e.rule_type = 'remediation_capped' AND (
               NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.node_id AND n.status NOT IN ('quarantined', 'maintenance')
                                                      AND n.status_before_offline IS DISTINCT FROM 'quarantined' AND n.status_before_offline IS DISTINCT FROM 'maintenance')

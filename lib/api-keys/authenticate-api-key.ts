@@ -50,12 +50,12 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
   if (known) return known;
   const ticket = remembered?.ticket() ?? null;
   // Every other API request passes here: one indexed query over the pool, planned once per connection.
-  // The key's own rights, narrowed by its creator's as they are now: a key made by a user who was
-  // since disabled is refused, one made by a tenant admin since demoted acts as a member (the
-  // database also revokes and narrows such keys when the user changes; this is the second lock).
+  // The key's own rights, narrowed by its owner's as they are now: a key of a person or service
+  // account since disabled is refused, one of a tenant admin since demoted acts as a member (the
+  // database also revokes and narrows such keys when the owner changes; this is the second lock).
   const rows = await run(pool(), API_KEY_BY_HASH, [keyHash]);
   const row = rows[0];
-  if (!row || row.revoked_at || row.creator_disabled) throw unauthorized("Invalid or revoked API key");
+  if (!row || row.revoked_at || row.owner_disabled) throw unauthorized("Invalid or revoked API key");
   if (row.expired) throw unauthorized("API key expired");
   if (row.tenant_status !== null && row.tenant_status !== "active") throw forbidden("Tenant is suspended");
 
@@ -71,7 +71,7 @@ export async function authenticateApiKey(key: string): Promise<Principal> {
       return {
         kind: "tenant",
         tenantId: row.tenant_id!,
-        role: row.tenant_role === "tenant_admin" && row.creator_role !== "tenant_member" ? "tenant_admin" : "tenant_member",
+        role: row.tenant_role === "tenant_admin" && row.owner_role !== "tenant_member" ? "tenant_admin" : "tenant_member",
         ...via,
       };
     case "agent": {

@@ -4,13 +4,16 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { forbidden, validationFailed } from "@/lib/errors";
 import { displayPrefix, generateApiKey, hashApiKey } from "./key-format";
+import { resolveKeyOwner } from "./key-owner";
 import { apiKeySelect, type CreateApiKeyInput } from "./schemas";
 
 /**
  * Creates a key and returns it in full exactly once; only its SHA-256 is stored. Operators mint
- * keys of every scope; tenant admins mint tenant keys for their own tenant only.
+ * keys of every scope; tenant admins mint tenant keys for their own tenant only. The key acts for
+ * its owner (lib/api-keys/key-owner.ts) and never for more than the owner may do now.
  */
-export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
+export async function createApiKey(actor: Actor, request: CreateApiKeyInput) {
+  let input = request;
   const p = actor.principal;
   assertTenantAdminOrOperator(p);
   let tenantId: string | null = null;
@@ -18,6 +21,13 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
   let nodeId: string | null = null;
   if (input.node_id && input.scope !== "agent")
     throw validationFailed([{ path: "node_id", message: "Only agent keys are bound to a node" }]);
+
+  // a tenant's service account owns keys of its tenant: an operator need not name the tenant twice
+  const accountTenant = input.service_account_id
+    ? ((await db().serviceAccount.findUnique({ where: { id: input.service_account_id }, select: { tenantId: true } }))?.tenantId ?? null)
+    : null;
+  if (p.kind === "operator" && input.scope === "tenant" && !input.tenant_id && accountTenant)
+    input = { ...input, tenant_id: accountTenant };
 
   if (p.kind === "tenant") {
     if (input.scope !== "tenant") throw forbidden("Tenant admins can only create tenant keys");
@@ -53,6 +63,9 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw validationFailed([{ path: "expires_at", message: "Must be in the future" }]);
   const key = generateApiKey();
   const apiKey = await db().$transaction(async (tx) => {
+    const owner = await resolveKeyOwner(tx, p, { serviceAccountId: input.service_account_id, keyTenantId: tenantId });
+    if (owner.role !== "operator" && input.scope !== "tenant")
+      throw validationFailed([{ path: "scope", message: "A tenant's service account owns tenant keys only" }]);
     const created = await tx.apiKey.create({
       data: {
         name: input.name,
@@ -60,8 +73,10 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
         tenantId,
         clusterId,
         nodeId,
-        // a key acts with its creator's tenant role at most (tenant admins and operators mint admin keys)
-        tenantRole: input.scope === "tenant" ? "tenant_admin" : null,
+        // a key acts with its owner's tenant role at most
+        tenantRole: input.scope === "tenant" ? (owner.role === "tenant_member" ? "tenant_member" : "tenant_admin") : null,
+        ownerUserId: owner.ownerUserId,
+        serviceAccountId: owner.serviceAccountId,
         prefix: displayPrefix(key),
         keyHash: hashApiKey(key),
         createdByUserId: "userId" in p ? (p.userId ?? null) : null,
@@ -80,6 +95,7 @@ export async function createApiKey(actor: Actor, input: CreateApiKeyInput) {
         prefix: created.prefix,
         cluster_id: clusterId,
         ...(nodeId ? { node_id: nodeId } : {}),
+        ...(owner.serviceAccountId ? { service_account_id: owner.serviceAccountId } : { owner_user_id: owner.ownerUserId }),
         expires_at: expiresAt?.toISOString() ?? null,
       },
     });

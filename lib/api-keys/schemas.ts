@@ -17,6 +17,10 @@ export const createApiKeyBody = z
       .datetime({ offset: true, error: "A date and time, e.g. 2027-03-01T00:00:00Z" })
       .optional()
       .meta({ description: "From then on the key authenticates nothing; omitted: it never expires" }),
+    service_account_id: z.uuid("Must be a service account id").optional().meta({
+      description:
+        "Make the key for this service account, to outlive any one person: it acts with the account's role and dies with it. Omitted: the key is yours (made with a key: that key's owner's), and dies with your rights",
+    }),
   })
   .meta({ id: "CreateApiKey", example: { name: "ci-pipeline", scope: "tenant", expires_at: "2027-03-01T00:00:00Z" } });
 
@@ -26,6 +30,8 @@ export const listApiKeysQuery = z.strictObject({
   tenant_id: z.uuid().optional(),
   include_revoked: z.enum(["true", "false"]).optional(),
   created_by_user_id: z.uuid().optional(),
+  owner_user_id: z.uuid().optional(),
+  service_account_id: z.uuid().optional(),
 });
 
 export type CreateApiKeyInput = z.output<typeof createApiKeyBody>;
@@ -45,6 +51,13 @@ export const apiKeyJsonSchema = z
       .nullable()
       .meta({ description: "The user who created it (null: the platform); hidden from tenants when an operator made it" }),
     created_by: z.string().nullable().meta({ description: "Its creator's email, as the caller may see it" }),
+    owner: z
+      .object({
+        kind: z.enum(["user", "service_account"]),
+        id: z.string().nullable().meta({ description: "null where a tenant may not see who (an operator)" }),
+        name: z.string(),
+      })
+      .meta({ description: "Who the key acts for: it carries no more than the owner's role, and dies with the owner's rights" }),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
@@ -63,6 +76,8 @@ export const apiKeySelect = {
   tenantRole: true,
   createdByUserId: true,
   createdBy: { select: { email: true, role: true } },
+  ownerUserId: true,
+  serviceAccountId: true,
   createdAt: true,
   lastUsedAt: true,
   revokedAt: true,
@@ -71,8 +86,23 @@ export const apiKeySelect = {
 
 export type ApiKeyRow = Prisma.ApiKeyGetPayload<{ select: typeof apiKeySelect }>;
 
+/** The names behind keys' owners (ownerNames), for their JSON and the console. */
+export type OwnerNames = Map<string, { name: string; role: string }>;
+
+/** A key's owner as the caller may see it: a tenant sees its own people and accounts, never an operator's identity. */
+export function keyOwnerJson(
+  k: { ownerUserId: string | null; serviceAccountId: string | null },
+  names: OwnerNames,
+  forTenant: boolean,
+): z.infer<typeof apiKeyJsonSchema>["owner"] {
+  const id = k.ownerUserId ?? k.serviceAccountId!;
+  const known = names.get(id);
+  if (k.ownerUserId && forTenant && known?.role === "operator") return { kind: "user", id: null, name: "GPUForge operations" };
+  return { kind: k.ownerUserId ? "user" : "service_account", id, name: known?.name ?? id };
+}
+
 /** `forTenant`: a tenant sees who of its own people made a key, never an operator's identity. */
-export function apiKeyJson(k: ApiKeyRow, forTenant = false): z.infer<typeof apiKeyJsonSchema> {
+export function apiKeyJson(k: ApiKeyRow, forTenant = false, names: OwnerNames = new Map()): z.infer<typeof apiKeyJsonSchema> {
   const hideCreator = forTenant && k.createdBy?.role === "operator";
   return {
     id: k.id,
@@ -85,6 +115,7 @@ export function apiKeyJson(k: ApiKeyRow, forTenant = false): z.infer<typeof apiK
     tenant_role: k.tenantRole as "tenant_admin" | "tenant_member" | null,
     created_by_user_id: hideCreator ? null : k.createdByUserId,
     created_by: hideCreator ? "GPUForge operations" : (k.createdBy?.email ?? null),
+    owner: keyOwnerJson(k, names, forTenant),
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,

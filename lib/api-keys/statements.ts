@@ -4,9 +4,9 @@ import { statement } from "@/lib/db/statement";
 // tests/integration/sql-statements.test.ts.
 
 /**
- * The key of the hash $1 with its own rights and its creator's as they are now (a key made by a
- * user since disabled is refused, one made by a tenant admin since demoted acts as a member).
- * Runs on every uncached call: prepared.
+ * The key of the hash $1 with its own rights and its owner's as they are now (a key of a person or
+ * a service account since disabled is refused, one of a tenant admin since demoted acts as a
+ * member). Runs on every uncached call: prepared.
  */
 export const API_KEY_BY_HASH = statement("api-keys.by-hash", {
   params: ["text"],
@@ -21,16 +21,18 @@ export const API_KEY_BY_HASH = statement("api-keys.by-hash", {
     revoked_at: "timestamptz?",
     last_used_at: "timestamptz?",
     tenant_status: "text?",
-    creator_disabled: "bool",
-    creator_role: "text?",
+    owner_disabled: "bool",
+    owner_role: "text?",
     expires_at: "timestamptz?",
     expired: "bool",
   },
   prepare: true,
   text: `SELECT k.id, k.prefix, k.scope, k.tenant_id, k.cluster_id, k.node_id, k.tenant_role, k.revoked_at, k.last_used_at, t.status AS tenant_status,
-                  (u.id IS NOT NULL AND u.disabled_at IS NOT NULL) AS creator_disabled, u.role AS creator_role,
+                  COALESCE(u.disabled_at, s.disabled_at) IS NOT NULL OR (u.id IS NULL AND s.id IS NULL) AS owner_disabled,
+                  COALESCE(u.role, s.role) AS owner_role,
                   k.expires_at, COALESCE(k.expires_at <= now(), false) AS expired
-             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id LEFT JOIN users u ON u.id = k.created_by_user_id
+             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id
+                  LEFT JOIN users u ON u.id = k.owner_user_id LEFT JOIN service_accounts s ON s.id = k.service_account_id
             WHERE k.key_hash = $1`,
 });
 

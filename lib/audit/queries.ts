@@ -3,11 +3,11 @@ import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
 import { tenantScope } from "@/lib/auth/tenant-scope";
 import { db } from "@/lib/db/client";
-import { validationFailed } from "@/lib/errors";
+import { idCursor } from "@/lib/http/pagination";
 
 export const listAuditQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().regex(/^\d+$/, "Invalid cursor").optional(),
+  cursor: idCursor().optional(),
   tenant_id: z.uuid().optional(),
   action: z.string().max(100).optional(),
 });
@@ -30,12 +30,7 @@ export const auditEntryJsonSchema = z
 /** Newest first; the cursor is the last id seen (ids only grow). Tenant admins see their tenant's entries. */
 export async function listAuditLog(principal: Principal, opts: z.output<typeof listAuditQuery>) {
   const scope = tenantScope(principal);
-  let before: bigint | undefined;
-  try {
-    before = opts.cursor ? BigInt(opts.cursor) : undefined;
-  } catch {
-    throw validationFailed([{ path: "cursor", message: "Invalid cursor" }]);
-  }
+  const before = opts.cursor ? BigInt(opts.cursor) : undefined;
   const tenantId = scope.tenantId ?? opts.tenant_id;
   const rows = await db().auditLog.findMany({
     where: {

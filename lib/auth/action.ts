@@ -5,7 +5,8 @@ import { unstable_rethrow } from "next/navigation";
 import type { z } from "zod";
 import { isAppError } from "@/lib/errors";
 import { zodIssuesToDetails } from "@/lib/http/error-response";
-import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { NESTING_MESSAGE, valueNestsDeeper } from "@/lib/http/json-nesting";
+import { consumeAddressRateLimit, consumeRateLimit } from "@/lib/http/rate-limit";
 import { refuseNul } from "@/lib/http/refuse-nul";
 import { clientIp } from "@/lib/http/route";
 import { logger } from "@/lib/logger";
@@ -86,14 +87,19 @@ export function serverAction<S extends z.ZodType, T, const A extends ActionAcces
     // cost the visitor's budget too, so nobody probes a form for free
     if (isPublic && options.rateLimit) {
       try {
-        await consumeRateLimit(`${options.rateLimit.key}:${clientIp(await headers())}`, options.rateLimit.perMinute);
+        // per address (IPv6: its /64, which one subscriber holds whole)
+        await consumeAddressRateLimit(options.rateLimit.key, clientIp(await headers()), options.rateLimit.perMinute);
       } catch (e) {
         if (isAppError(e) && e.code === "rate_limited")
           return { ok: false, message: "Too many requests; try again in a minute.", values: echo(form), at };
         throw e;
       }
     }
-    const parsed = options.schema.safeParse(options.fromForm(form));
+    const submitted = options.fromForm(form);
+    // a form field holding JSON (a pipeline spec, say) is bounded like an API body before anything walks it
+    if (valueNestsDeeper(submitted))
+      return { ok: false, message: `The submission is ${NESTING_MESSAGE.toLowerCase()}.`, values: echo(form), at };
+    const parsed = options.schema.safeParse(submitted);
     if (!parsed.success) {
       return {
         ok: false,

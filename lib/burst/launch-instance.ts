@@ -1,8 +1,10 @@
 import "server-only";
+import { bundleSigningKey } from "@/lib/agent-install/signing-key";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActorFor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/errors";
+import { logger } from "@/lib/logger";
 import { publicUrl } from "@/lib/platform/public-url";
 import { providerAdapter } from "@/lib/providers/registry";
 import { startScript } from "@/lib/providers/start-script";
@@ -27,6 +29,17 @@ export async function launchForJob(
 ): Promise<"launched" | "failed"> {
   const adapter = providerAdapter(offer.provider);
   if (!adapter) return "failed";
+  // an instance installs the same signed bundle every node does: without a key to sign it, nothing is served to install
+  const signing = bundleSigningKey();
+  if (!signing) {
+    logger.warn(
+      "burst: not launching, this control plane has no bundle signing key (BUNDLE_SIGNING_KEY) for an instance to install the agent with",
+      {
+        job_id: job.id,
+      },
+    );
+    return "failed";
+  }
   const clusterId = await providerCluster(offer.provider, offer.region);
   // the job's one live instance: a cycle running beside this one that got there first wins, and this one stands down
   const instance = await db()
@@ -74,7 +87,7 @@ export async function launchForJob(
       name: `gpuforge-${instance.id}`,
       offer,
       env: { GPUFORGE_URL: publicUrl(), GPUFORGE_AGENT_KEY: key, GPUFORGE_HOSTNAME: hostname },
-      startScript: startScript(),
+      startScript: startScript(signing.publicKey),
     });
     await db().providerInstance.update({ where: { id: instance.id }, data: { status: "booting", externalId, launchedAt: new Date() } });
     await clearBackoff(offer.provider);

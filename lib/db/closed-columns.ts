@@ -37,6 +37,7 @@ import { MAIL_KINDS } from "@/lib/mail/templates";
 import { TENANT_ROLES, USER_ROLES } from "@/lib/users/schemas";
 import { LOG_STREAMS } from "@/lib/workload-logs/schemas";
 import { REDFISH_FAILURES } from "@/lib/redfish/errors";
+import { SERVICE_ACCOUNT_ROLES } from "@/lib/service-accounts/schemas";
 
 // Every text column whose values are a closed list, with the constant the code uses for it. The
 // migrations hold the same lists in CHECK constraints; tests/integration/vocabulary-drift.test.ts
@@ -113,4 +114,6 @@ export const CLOSED_COLUMNS = {
   "attestation_identities.tpm_kind": TPM_KINDS,
   "attestations.result": VERDICT_RESULTS,
   "attestations.tpm_kind": TPM_KINDS,
+  "service_accounts.role": SERVICE_ACCOUNT_ROLES,
+  "tenant_secrets.usable_by": TENANT_ROLES,
 } as const satisfies Record<string, readonly string[]>;

@@ -7,9 +7,11 @@
 //   invoices      one invoice run at a time (periods are closed once)
 //   remediation   the blast-radius cap is counted and used by one quarantine decision at a time
 //   migrations    one process migrates; the others wait and find the work done
+//   tool-calls    one claim of pipelines' tool calls at a time: each tenant's calls in flight are
+//                 counted and filled up to its cap by one worker at a time
 //   background:*  one run of a background job at a time across app processes (session lock)
 
-export type LockName = "scheduler" | "invoices" | "remediation" | "migrations" | `background:${string}`;
+export type LockName = "scheduler" | "invoices" | "remediation" | "migrations" | "tool-calls" | `background:${string}`;
 
 /** Anything that runs a parameterized statement: a pg client or pool, a transaction's client. */
 export interface Queryable {

@@ -1,6 +1,9 @@
 import "server-only";
 import type { z } from "zod";
 import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/api-keys/key-format";
+import { resolveKeyOwner } from "@/lib/api-keys/key-owner";
+import { ownerNames } from "@/lib/api-keys/queries";
+import { keyOwnerJson, type OwnerNames } from "@/lib/api-keys/schemas";
 import { assertTenantAdminOrOperator, type Actor, type Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
@@ -13,7 +16,8 @@ import type { CreateEndpointKeyInput, endpointKeyJsonSchema } from "./schemas";
 // Keys for one endpoint: what a tenant hands to an application that should call this model and
 // nothing else. They authenticate at the inference gateway only (no API operation accepts them),
 // are shown in full once, stored as their SHA-256, and stop working when revoked, when they expire,
-// when the endpoint is deleted, and when the user who made them is disabled.
+// when the endpoint is deleted, and when their owner (the person who made them, the owner of the key
+// they were made with, or a service account) is disabled.
 
 const keySelect = {
   id: true,
@@ -21,6 +25,8 @@ const keySelect = {
   name: true,
   prefix: true,
   createdBy: true,
+  ownerUserId: true,
+  serviceAccountId: true,
   createdAt: true,
   expiresAt: true,
   lastUsedAt: true,
@@ -28,13 +34,14 @@ const keySelect = {
 } as const;
 type KeyRow = Prisma.EndpointKeyGetPayload<{ select: typeof keySelect }>;
 
-function endpointKeyJson(k: KeyRow): z.input<typeof endpointKeyJsonSchema> {
+function endpointKeyJson(k: KeyRow, names: OwnerNames, forTenant: boolean): z.input<typeof endpointKeyJsonSchema> {
   return {
     id: k.id,
     endpoint_id: k.endpointId,
     name: k.name,
     prefix: k.prefix,
     created_by: k.createdBy,
+    owner: keyOwnerJson(k, names, forTenant),
     created_at: k.createdAt.toISOString(),
     expires_at: k.expiresAt?.toISOString() ?? null,
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
@@ -50,8 +57,11 @@ export async function createEndpointKey(actor: Actor, endpointId: string, input:
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw validationFailed([{ path: "expires_at", message: "Must be in the future" }]);
   const key = generateApiKey();
   const row = await db().$transaction(async (tx) => {
+    const owner = await resolveKeyOwner(tx, p, { serviceAccountId: input.service_account_id, keyTenantId: endpoint.tenantId });
     const created = await tx.endpointKey.create({
       data: {
+        ownerUserId: owner.ownerUserId,
+        serviceAccountId: owner.serviceAccountId,
         endpointId,
         tenantId: endpoint.tenantId,
         name: input.name,
@@ -72,14 +82,15 @@ export async function createEndpointKey(actor: Actor, endpointId: string, input:
     });
     return created;
   });
-  return { endpointKey: endpointKeyJson(row), key };
+  return { endpointKey: endpointKeyJson(row, await ownerNames([row]), p.kind === "tenant"), key };
 }
 
 export async function listEndpointKeys(p: Principal, endpointId: string) {
   assertTenantAdminOrOperator(p);
   await getEndpointOrThrow(p, endpointId);
   const rows = await db().endpointKey.findMany({ where: { endpointId }, orderBy: [{ createdAt: "desc" }], take: 500, select: keySelect });
-  return rows.map(endpointKeyJson);
+  const names = await ownerNames(rows);
+  return rows.map((r) => endpointKeyJson(r, names, p.kind === "tenant"));
 }
 
 export async function revokeEndpointKey(actor: Actor, endpointId: string, keyId: string) {
@@ -106,5 +117,5 @@ export async function revokeEndpointKey(actor: Actor, endpointId: string, keyId:
   });
   // this process forgets at once; the others when the database's notification reaches them
   forgetGatewayKeys();
-  return endpointKeyJson(row);
+  return endpointKeyJson(row, await ownerNames([row]), p.kind === "tenant");
 }

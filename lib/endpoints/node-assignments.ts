@@ -1,13 +1,15 @@
 import "server-only";
 import { pool } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { workloadAccessSecret } from "@/lib/fleet/access-secret";
 import type { ReplicaAssignment } from "@/lib/fleet/assignments";
 import { replicaReportToken } from "./replica-token";
 
 /**
  * The endpoint replicas a node must serve now: for each, the GPUs it holds there, the placement
  * (each replica row is one, attempt 1 with its own fence), the serving image, where to report
- * samples and logs, and the replica-scoped token the serving container reports with.
+ * samples and logs, the replica-scoped token the serving container reports with, and the access
+ * secret the agent's guard asks of the gateway's requests.
  */
 export async function replicaAssignmentsForNode(nodeId: string): Promise<ReplicaAssignment[]> {
   const { rows } = await pool().query<{
@@ -42,6 +44,7 @@ export async function replicaAssignmentsForNode(nodeId: string): Promise<Replica
       address_path: `/api/endpoints/${r.endpoint_id}/replicas/${r.replica_id}/address`,
       logs_path: `/api/endpoints/${r.endpoint_id}/replicas/${r.replica_id}/logs`,
       report_token: replicaReportToken(r.replica_id, r.fence),
+      access_secret: workloadAccessSecret("replica", r.replica_id, r.fence),
     };
   });
 }

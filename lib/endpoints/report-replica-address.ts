@@ -1,6 +1,8 @@
 import "server-only";
 import type { AgentPrincipal } from "@/lib/auth/principal";
-import { conflict, notFound, staleReport } from "@/lib/errors";
+import { env } from "@/lib/env";
+import { conflict, notFound, staleReport, validationFailed } from "@/lib/errors";
+import { publishedPortProblem } from "@/lib/fleet/published-ports";
 import { inTransaction } from "@/lib/db/transaction";
 import type { ReplicaAddressInput } from "./schemas";
 
@@ -8,10 +10,13 @@ import type { ReplicaAddressInput } from "./schemas";
  * Where a replica serves: the host port its node's agent published for the endpoint's serving
  * port. Only the agent of the replica's own node may say it (fenced: the replica's placement, while
  * it is live), and only as a port: the address is the node's own, as registered, so no report can
- * point the gateway anywhere but at a node of the fleet. Another live replica of the node already
- * on that port answers 409; a replica this agent never served, 404.
+ * point the gateway anywhere but at a node of the fleet, and only a port of the agents' published
+ * range (AGENT_PUBLISHED_PORTS): never another service of the node. Another live replica of the
+ * node already on that port answers 409; a replica this agent never served, 404.
  */
 export async function reportReplicaAddress(p: AgentPrincipal, endpointId: string, replicaId: string, input: ReplicaAddressInput) {
+  const outside = publishedPortProblem(input.host_port, env().AGENT_PUBLISHED_PORTS);
+  if (outside) throw validationFailed([{ path: "host_port", message: outside }]);
   return inTransaction(async (c) => {
     const { rows } = await c.query<{ live: boolean; fence_ok: boolean }>(
       `SELECT r.status <> 'stopped' AS live, (r.fence = $3 AND $4 = 1) AS fence_ok

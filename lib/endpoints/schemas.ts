@@ -196,6 +196,10 @@ export const createEndpointKeyBody = z
       .datetime({ offset: true, error: "A date and time, e.g. 2027-03-01T00:00:00Z" })
       .optional()
       .meta({ description: "From then on the key calls nothing; omitted: it never expires" }),
+    service_account_id: z.uuid("Must be a service account id").optional().meta({
+      description:
+        "Make the key for this service account of the endpoint's tenant, to outlive any one person. Omitted: the key is yours and dies with your rights",
+    }),
   })
   .meta({ id: "CreateEndpointKey", example: { name: "chat-frontend", expires_at: "2027-03-01T00:00:00Z" } });
 
@@ -206,6 +210,9 @@ export const endpointKeyJsonSchema = z
     name: z.string(),
     prefix: z.string().meta({ description: "First 12 characters of the key, to recognise it" }),
     created_by: z.string(),
+    owner: z
+      .object({ kind: z.enum(["user", "service_account"]), id: z.string().nullable(), name: z.string() })
+      .meta({ description: "Who the key acts for: it dies with the owner's rights" }),
     created_at: z.string(),
     expires_at: z.string().nullable(),
     last_used_at: z.string().nullable(),

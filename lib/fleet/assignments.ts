@@ -8,6 +8,12 @@ import { nodeJsonSchema } from "./node-schemas";
 // placement: `attempt` and `fence` name it, and every report the agent makes about it (exit, logs,
 // health) must carry them back; anything about an older placement is refused as stale.
 
+/** The placement's access secret (lib/fleet/workload-access.ts): what the gateway must send for the agent to forward a request. */
+const accessSecret = z.string().meta({
+  description:
+    "The secret the inference gateway sends (x-gpuforge-access) with every request for this placement's ports; the agent's access guard forwards nothing without it. Never given to the container",
+});
+
 const placement = {
   attempt: z.number().int().min(1).meta({ description: "Which placement of the work this is (a job's attempt; 1 for a replica)" }),
   fence: z.string().meta({ description: "Opaque token of this placement, new for every placement; reports about it must carry it" }),
@@ -45,13 +51,15 @@ const replicaAssignmentSchema = z.object({
   ...placement,
   image: z.string().optional().meta({ description: "The serving image; absent: the operator's default serving image on the node" }),
   metrics_path: z.string().meta({ description: "Where the serving side (or the agent) posts this replica's samples" }),
-  serving_port: z
-    .number()
-    .int()
-    .meta({ description: "The port the serving container listens on; the agent publishes it on a host port of its own choosing" }),
-  address_path: z.string().meta({
-    description: "Where the agent reports the host port it published for serving_port (fenced); the inference gateway connects there",
+  serving_port: z.number().int().meta({
+    description:
+      "The port the serving container listens on; the container publishes nothing: the agent's access guard listens on a host port of its choosing and forwards the gateway's requests (those with access_secret) to this port",
   }),
+  address_path: z.string().meta({
+    description:
+      "Where the agent reports the host port its access guard listens on for serving_port (fenced); the inference gateway connects there",
+  }),
+  access_secret: accessSecret,
   report_token: z.string().meta({
     description:
       "A credential scoped to this replica's placement: it may post this replica's samples and nothing else. Given to the serving container instead of the agent key",
@@ -64,9 +72,11 @@ const podAssignmentSchema = z.object({
   pod_name: z.string(),
   ...placement,
   image: z.string().meta({ description: "The pod's image; its own entrypoint runs, for as long as the pod does" }),
-  ports: z
-    .array(z.number().int())
-    .meta({ description: "Container ports to publish on host ports (22 included when the pod has an SSH key)" }),
+  ports: z.array(z.number().int()).meta({
+    description:
+      "Container ports the pod serves (22 included when the pod has an SSH key). 22 is published on a host port for SSH, which the tenant's key guards; every other port is reached only through the inference gateway: the agent's access guard listens on its host port and forwards requests carrying access_secret",
+  }),
+  access_secret: accessSecret,
   ssh_public_key: z
     .string()
     .optional()

@@ -8,13 +8,26 @@ import { conflict, forbidden, uniqueViolationToConflict, validationFailed } from
 import { assertSlurmReportFits, recordSlurmInventory } from "@/lib/slurm/apply-node-report";
 import { nodeAddressProblem, normaliseNodeAddress } from "./node-address";
 import { gpuSelect, nodeSelect, type RegisterNodeInput } from "./node-schemas";
-import { GPUS_REGISTERED_ELSEWHERE, MARK_MISSING_GPUS, UPSERT_GPUS, UPSERT_NODE } from "./statements";
+import { enqueueNotifications } from "@/lib/alerts/notification-outbox";
+import {
+  FIRE_NODE_ADDRESS_CHANGED,
+  GPUS_REGISTERED_ELSEWHERE,
+  LOCK_NODE_BY_HOSTNAME,
+  MARK_MISSING_GPUS,
+  UPSERT_GPUS,
+  UPSERT_NODE,
+} from "./statements";
 
 /**
  * Registers a node, or updates it: the same hostname in the same cluster is the same node, and
  * GPUs are matched by UUID. A GPU the agent no longer reports is marked missing (its history
  * stays); one that comes back is present again. An agent key registers into its own cluster
  * only, and never claims a GPU UUID that belongs to another cluster.
+ *
+ * A node's address says where tenants' traffic and SSH go, so once a node has one only a key
+ * bound to that node, or an operator, changes it: a cluster's shared key (a compromised neighbour
+ * holds it too) cannot re-register another node at an address of its choosing. Every change is
+ * audited and raises an operator alert.
  */
 export async function registerNode(actor: Actor, input: RegisterNodeInput) {
   const p = actor.principal;
@@ -45,8 +58,17 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
   const addressProblem = input.address === undefined ? null : nodeAddressProblem(input.address, nodeAddressPolicy());
   if (addressProblem) throw validationFailed([{ path: "address", message: addressProblem }]);
   await assertSlurmReportFits(db(), clusterId, input.slurm);
-  return db()
+  const outcome = await db()
     .$transaction(async (tx) => {
+      const [existing] = await run(tx, LOCK_NODE_BY_HOSTNAME, [clusterId, input.hostname]);
+      const moving = existing !== undefined && address !== null && existing.address !== address;
+      if (moving && !(p.kind === "operator" || (p.kind === "agent" && p.nodeId === existing.id)))
+        throw conflict("Only a key bound to this node, or an operator, changes a registered node's address", [
+          {
+            path: "address",
+            message: `${input.hostname} is registered ${existing.address ? `at ${existing.address}` : "without an address"}; its own node-bound agent key, or an operator, changes that`,
+          },
+        ]);
       const [upserted] = await run(tx, UPSERT_NODE, [
         clusterId,
         input.hostname,
@@ -105,6 +127,24 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
         orderBy: [{ missingSince: { sort: "asc", nulls: "first" } }, { index: "asc" }],
         select: gpuSelect,
       });
+      let alertId: string | null = null;
+      if (moving) {
+        await recordAudit(tx, actor, {
+          action: "node.address_changed",
+          targetType: "node",
+          targetId: nodeId,
+          details: { hostname: input.hostname, cluster_id: clusterId, from: existing.address, to: address },
+        });
+        const [alert] = await run(tx, FIRE_NODE_ADDRESS_CHANGED, [
+          nodeId,
+          `node_address_changed:${nodeId}:${address}`,
+          input.hostname,
+          clusterId,
+          `${input.hostname} now has the address ${address} (it was ${existing.address ?? "none"}), as ${p.label} registered it: the inference gateway and pods' SSH go there from now. Acknowledge if you expected it.`,
+          JSON.stringify({ from: existing.address, to: address, by: p.label }),
+        ]);
+        alertId = alert?.id ?? null;
+      }
       await recordAudit(tx, actor, {
         action: upserted!.inserted ? "node.registered" : "node.updated",
         targetType: "node",
@@ -117,7 +157,9 @@ export async function registerNode(actor: Actor, input: RegisterNodeInput) {
           containers: caps.containers,
         },
       });
-      return { node, gpus, created: upserted!.inserted };
+      return { node, gpus, created: upserted!.inserted, alertId };
     })
     .catch((e: unknown) => uniqueViolationToConflict(e, "address", "Another node of the fleet has this address"));
+  if (outcome.alertId) await enqueueNotifications([outcome.alertId], "firing");
+  return { node: outcome.node, gpus: outcome.gpus, created: outcome.created };
 }

@@ -212,3 +212,22 @@ export const UPSERT_GPUS = statement("fleet.upsert-gpus", {
           status = CASE WHEN gpus.status = 'missing' THEN 'available' ELSE gpus.status END,
           missing_since = NULL, updated_at = now()`,
 });
+
+/** The node $2 of the cluster $1 as registered, locked (a registration compares its address). */
+export const LOCK_NODE_BY_HOSTNAME = statement("fleet.lock-node-by-hostname", {
+  params: ["uuid", "text"],
+  columns: { id: "uuid", address: "text?" },
+  text: `SELECT id, address FROM nodes WHERE cluster_id = $1::uuid AND hostname = $2 FOR UPDATE`,
+});
+
+/**
+ * Operators hear that the node $1 changed its address ($2 dedupe key, $3 hostname, $4 cluster,
+ * $5 message, $6 details): where tenants' traffic and SSH go. Resolved once acknowledged.
+ */
+export const FIRE_NODE_ADDRESS_CHANGED = statement("fleet.fire-node-address-changed", {
+  params: ["uuid", "text", "text", "uuid", "text", "jsonb"],
+  columns: { id: "text" },
+  text: `INSERT INTO alert_events (rule_type, dedupe_key, subject_type, subject_id, subject_label, cluster_id, node_id, severity, message, details)
+         VALUES ('node_address_changed', $2, 'node', $1::uuid::text, $3, $4::uuid, $1::uuid, 'warning', $5, $6::jsonb)
+         ON CONFLICT (dedupe_key) WHERE status = 'firing' DO UPDATE SET last_seen_at = now() RETURNING id::text`,
+});

@@ -6,28 +6,35 @@ import { clientAddress } from "@/lib/http/client-address";
 import { errorResponse } from "@/lib/http/error-response";
 import { sendResponse } from "@/lib/http/node-bridge";
 import { guardAddress, recordFailedAuth } from "@/lib/http/rate-limit";
-import { readWithinLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/logger";
-import type { Gateway } from "./gateway";
+import type { Admission, Gateway } from "./gateway";
+import { GATEWAY_SERVES, parseGatewayPath } from "./gateway-paths";
+import { takeRequestBody } from "./request-body";
 
-// The gateway on plain node:http (`npm run gateway`): the key is checked before a byte of the body
-// is read; the body is read within GATEWAY_MAX_BODY_BYTES; the replica's answer is piped to the
-// client as it arrives, and a client that goes away stops the replica's work.
-
-const PATH = /^\/v1\/endpoints\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
+// The gateway on plain node:http (`npm run gateway`): the key is checked, and the request admitted
+// (its key's and its endpoint's slots), before a byte of the body is read; a short body is held so
+// it can be sent twice, a long one streams to the replica within GATEWAY_MAX_BODY_BYTES; the
+// replica's answer is piped to the client as it arrives, and a client that goes away stops the
+// replica's work.
 
 export async function serveGatewayRequest(g: Gateway, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const forwarded = req.headers["x-forwarded-for"];
   const address = clientAddress(Array.isArray(forwarded) ? forwarded.join(", ") : forwarded, proxyTrust());
-  const m = PATH.exec(req.url ?? "");
-  if (!m) {
-    await sendResponse(res, errorResponse(new AppError("not_found", "The gateway serves /v1/endpoints/{endpoint_id}/{path}")));
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const target = parseGatewayPath(q < 0 ? url : url.slice(0, q));
+  if (!target) {
+    await sendResponse(res, errorResponse(new AppError("not_found", GATEWAY_SERVES)));
     return;
   }
-  let adm;
+  let adm: Admission;
   try {
     await guardAddress(address, true);
-    adm = await g.admit(m[1]!, req.headers.authorization).catch(async (e: unknown) => {
+    const admit =
+      target.kind === "endpoint"
+        ? g.admit(target.id, req.headers.authorization)
+        : g.admitPod(target.id, target.port, req.headers.authorization);
+    adm = await admit.catch(async (e: unknown) => {
       if (isAppError(e) && e.code === "unauthorized") await recordFailedAuth(address);
       throw e;
     });
@@ -38,10 +45,10 @@ export async function serveGatewayRequest(g: Gateway, req: IncomingMessage, res:
   }
   let upstream;
   try {
-    const body = await readWithinLimit(req, req.headers["content-length"], g.opts.maxBodyBytes);
+    const body = await takeRequestBody(req, req.headers["content-length"], g.opts.maxBodyBytes);
     upstream = await g.forward(adm, {
       method: req.method ?? "GET",
-      path: `${m[2] ?? "/"}${m[3] ?? ""}`,
+      path: `${target.rest}${q < 0 ? "" : url.slice(q)}`,
       headers: req.headers,
       body,
       clientAddress: address,
@@ -49,7 +56,10 @@ export async function serveGatewayRequest(g: Gateway, req: IncomingMessage, res:
     });
   } catch (e) {
     if (isAppError(e)) g.recordRefusal(adm, e);
-    else logger.error("gateway request failed", { error: String(e) });
+    else {
+      adm.release();
+      logger.error("gateway request failed", { error: String(e) });
+    }
     if (isAppError(e) && e.code === "payload_too_large") res.setHeader("connection", "close");
     return void (await sendResponse(res, errorResponse(e, adm.requestId)).catch(() => res.destroy()));
   }

@@ -2,6 +2,7 @@ import "server-only";
 import http from "node:http";
 import { pool } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
+import { WORKLOAD_ACCESS_HEADER } from "@/lib/fleet/workload-access";
 import { logger } from "@/lib/logger";
 import type { ReplicaTarget } from "./routing-table";
 import { RECORD_PROBES_FAILING, RECORD_PROBES_PASSED } from "./statements";
@@ -82,7 +83,14 @@ export class Prober {
   private check(t: ReplicaTarget & { healthPath: string }): Promise<{ ok: boolean; error?: string }> {
     return new Promise((resolve) => {
       const req = http.get(
-        { host: t.host, port: t.port, path: t.healthPath, agent: this.opts.agent, headers: { "user-agent": "gpuforge-gateway-probe" } },
+        {
+          host: t.host,
+          port: t.port,
+          path: t.healthPath,
+          agent: this.opts.agent,
+          // the node's access guard lets the probe through only with the placement's secret, as any request
+          headers: { "user-agent": "gpuforge-gateway-probe", [WORKLOAD_ACCESS_HEADER]: t.secret },
+        },
         (res) => {
           res.resume();
           const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;

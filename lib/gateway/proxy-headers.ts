@@ -1,10 +1,13 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import { WORKLOAD_ACCESS_HEADER } from "@/lib/fleet/workload-access";
 
 // What passes the gateway in either direction, pure. Hop-by-hop headers (RFC 9110 §7.6.1, and any
 // the Connection header names) never pass: they describe one connection, and forwarding them is
 // how requests get smuggled and connections confused. The caller's credentials and cookies stay at
-// the gateway (a replica never sees a tenant's key); the body is forwarded with its exact length,
-// never with the client's framing.
+// the gateway (a replica never sees a tenant's key); the body is forwarded with its exact length
+// (chunked only when the client streamed it without one), never with the client's own framing.
+// What the gateway adds of its own (x-gpuforge-*, the placement's access secret among them) no
+// client can send: every x-gpuforge-* header of the client's is dropped first.
 
 const HOP_BY_HOP = new Set([
   "connection",
@@ -31,6 +34,19 @@ const NEVER_FORWARDED = new Set([
   "forwarded",
 ]);
 
+// What a replica may not say on the control plane's behalf: the gateway answers on the control
+// plane's own origin (/v1/endpoints/… in the app), so a replica's cookies would be set for that
+// origin (a tenant's model could plant or overwrite the console's session cookies), and its
+// origin-wide policies (HSTS, Alt-Svc, Clear-Site-Data) would bind the console. They never pass.
+const NEVER_RETURNED = new Set([
+  "set-cookie",
+  "set-cookie2",
+  "clear-site-data",
+  "strict-transport-security",
+  "alt-svc",
+  WORKLOAD_ACCESS_HEADER,
+]);
+
 function named(connection: string | string[] | undefined): Set<string> {
   const v = Array.isArray(connection) ? connection.join(",") : (connection ?? "");
   return new Set(
@@ -44,7 +60,18 @@ function named(connection: string | string[] | undefined): Set<string> {
 /** Headers for the request to the replica. */
 export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
-  ctx: { host: string; bodyLength: number; clientAddress: string; proto: string; requestId: string; endpointId: string },
+  ctx: {
+    host: string;
+    /** null: a streamed body of unknown length (sent chunked) */
+    bodyLength: number | null;
+    clientAddress: string;
+    proto: string;
+    requestId: string;
+    endpointId?: string;
+    podId?: string;
+    /** what the node's access guard asks of this placement's requests */
+    accessSecret: string;
+  },
 ): OutgoingHttpHeaders {
   const drop = named(incoming.connection);
   const out: OutgoingHttpHeaders = {};
@@ -54,24 +81,29 @@ export function upstreamRequestHeaders(
     out[key] = v;
   }
   out.host = ctx.host;
-  out["content-length"] = String(ctx.bodyLength);
+  if (ctx.bodyLength !== null) out["content-length"] = String(ctx.bodyLength);
   out["x-forwarded-for"] = ctx.clientAddress;
   out["x-forwarded-proto"] = ctx.proto;
   out["x-request-id"] = ctx.requestId;
-  out["x-gpuforge-endpoint"] = ctx.endpointId;
+  if (ctx.endpointId) out["x-gpuforge-endpoint"] = ctx.endpointId;
+  if (ctx.podId) out["x-gpuforge-pod"] = ctx.podId;
+  out[WORKLOAD_ACCESS_HEADER] = ctx.accessSecret;
   return out;
 }
 
 /** Headers of the replica's answer, for the client. */
-export function clientResponseHeaders(upstream: IncomingHttpHeaders, ctx: { replicaId: string; requestId: string }): OutgoingHttpHeaders {
+export function clientResponseHeaders(upstream: IncomingHttpHeaders, ctx: { replicaId?: string; requestId: string }): OutgoingHttpHeaders {
   const drop = named(upstream.connection);
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(upstream)) {
     const key = k.toLowerCase();
-    if (v === undefined || HOP_BY_HOP.has(key) || drop.has(key)) continue;
+    if (v === undefined || HOP_BY_HOP.has(key) || NEVER_RETURNED.has(key) || drop.has(key)) continue;
     out[key] = v;
   }
-  out["x-gpuforge-replica"] = ctx.replicaId;
+  // a browser that renders a replica's answer renders it in an opaque origin of its own, never the console's
+  out["content-security-policy"] = "sandbox";
+  out["x-content-type-options"] = "nosniff";
+  if (ctx.replicaId) out["x-gpuforge-replica"] = ctx.replicaId;
   out["x-request-id"] = ctx.requestId;
   // a server-sent event stream must reach the client as it is written, not when a proxy's buffer fills
   if (String(upstream["content-type"] ?? "").startsWith("text/event-stream")) out["x-accel-buffering"] = "no";

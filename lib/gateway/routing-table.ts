@@ -1,19 +1,26 @@
 import "server-only";
 import { pool } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { nodeAddressPolicy } from "@/lib/env";
+import { workloadAccessSecret } from "@/lib/fleet/access-secret";
 import { nodeAddressProblem } from "@/lib/fleet/node-address";
 import { logger } from "@/lib/logger";
+import { GATEWAY_ENDPOINT_ROUTES, GATEWAY_POD_ROUTES } from "./statements";
 
-// Where each endpoint's replicas serve, as this gateway process knows it: re-read from the
-// database every GATEWAY_REFRESH_MS (and at once for an endpoint it has not heard of). A replica
-// is a candidate when it is live, its agent reported the host port it published, and its node is
-// in service with an address of the fleet; whether it takes traffic is the prober's call.
+// Where each endpoint's replicas and each running pod's ports serve, as this gateway process knows
+// it: re-read from the database every GATEWAY_REFRESH_MS (and at once for one it has not heard of).
+// A replica is a candidate when it is live, its agent reported the host port its access guard
+// listens on, and its node is in service with an address of the fleet; whether it takes traffic is
+// the prober's call. Every target carries its placement's access secret, which the agent's guard
+// asks of each request (lib/fleet/workload-access.ts).
 
 export interface ReplicaTarget {
   id: string;
   /** the node's registered address: the only host the gateway ever connects to */
   host: string;
   port: number;
+  /** what the node's access guard asks of every request for this placement */
+  secret: string;
 }
 
 export interface EndpointRoute {
@@ -24,8 +31,21 @@ export interface EndpointRoute {
   replicas: ReplicaTarget[];
 }
 
+export interface PodRoute {
+  id: string;
+  tenantId: string;
+  host: string;
+  /** host port of each container port the gateway may reach (never SSH's 22 of a pod with a key: sshd guards that one) */
+  ports: Map<number, number>;
+  secret: string;
+}
+
+/** Ports the gateway connects to on a node: never a privileged port of the node's own. */
+const routablePort = (p: unknown): p is number => Number.isInteger(p) && (p as number) >= 1024 && (p as number) <= 65_535;
+
 export class RoutingTable {
   private routes = new Map<string, EndpointRoute>();
+  private pods = new Map<string, PodRoute>();
   private loading: Promise<void> | null = null;
   private loadedAt = 0;
 
@@ -54,35 +74,40 @@ export class RoutingTable {
     return this.routes.get(endpointId);
   }
 
+  /** A running pod's route; one that started a moment ago gets one fresh read, as endpoints do. */
+  async lookupPod(podId: string): Promise<PodRoute | undefined> {
+    const known = this.pods.get(podId);
+    if (known || Date.now() - this.loadedAt < 100) return known;
+    await this.refresh();
+    return this.pods.get(podId);
+  }
+
   private async load(): Promise<void> {
-    const { rows } = await pool().query<{
-      id: string;
-      tenant_id: string;
-      health_path: string;
-      stop_requested: boolean;
-      replicas: Array<{ id: string; host: string; port: number }>;
-    }>({
-      name: "gateway_routes_v1",
-      text: `SELECT e.id, e.tenant_id, e.health_path, e.stop_requested,
-                    COALESCE(json_agg(json_build_object('id', r.id, 'host', n.address, 'port', r.host_port) ORDER BY r.started_at) FILTER (WHERE r.id IS NOT NULL), '[]') AS replicas
-               FROM endpoints e
-               LEFT JOIN (endpoint_replicas r JOIN nodes n ON n.id = r.node_id AND n.address IS NOT NULL AND n.status IN ('available', 'draining'))
-                      ON r.endpoint_id = e.id AND r.status <> 'stopped' AND r.host_port IS NOT NULL
-              WHERE e.deleted_at IS NULL
-              GROUP BY e.id`,
-    });
+    const [endpoints, pods] = await Promise.all([run(pool(), GATEWAY_ENDPOINT_ROUTES), run(pool(), GATEWAY_POD_ROUTES)]);
     const policy = nodeAddressPolicy();
+    // a node address the policy does not allow (tightened since it registered, say) is never connected to
+    const allowed = (host: string, what: string) => {
+      const problem = nodeAddressProblem(host, policy);
+      if (problem) logger.warn("gateway: workload on a node whose address is not allowed; not routed", { workload: what, problem });
+      return !problem;
+    };
     const next = new Map<string, EndpointRoute>();
-    for (const r of rows) {
-      const replicas = r.replicas.filter((x) => {
-        // a node address the policy does not allow (tightened since it registered, say) is never connected to
-        const problem = nodeAddressProblem(x.host, policy);
-        if (problem) logger.warn("gateway: replica on a node whose address is not allowed; not routed", { replica: x.id, problem });
-        return !problem && Number.isInteger(x.port) && x.port >= 1024 && x.port <= 65_535;
-      });
+    for (const r of endpoints) {
+      const replicas = (r.replicas as Array<{ id: string; host: string; port: number; fence: string }>)
+        .filter((x) => routablePort(x.port) && allowed(x.host, `replica ${x.id}`))
+        .map((x) => ({ id: x.id, host: x.host, port: x.port, secret: workloadAccessSecret("replica", x.id, x.fence) }));
       next.set(r.id, { id: r.id, tenantId: r.tenant_id, healthPath: r.health_path, stopped: r.stop_requested, replicas });
     }
+    const nextPods = new Map<string, PodRoute>();
+    for (const p of pods) {
+      if (!allowed(p.host, `pod ${p.id}`)) continue;
+      const ports = new Map<number, number>();
+      for (const m of (p.ports as Array<{ container_port: number; host_port: number }> | null) ?? [])
+        if (!(m.container_port === 22 && p.has_ssh_key) && routablePort(m.host_port)) ports.set(m.container_port, m.host_port);
+      nextPods.set(p.id, { id: p.id, tenantId: p.tenant_id, host: p.host, ports, secret: workloadAccessSecret("pod", p.id, p.fence) });
+    }
     this.routes = next;
+    this.pods = nextPods;
     this.loadedAt = Date.now();
   }
 }

@@ -24,13 +24,18 @@ export const GATEWAY_CALLER = statement("gateway.caller", {
     expires_at: "timestamptz?",
   },
   prepare: true,
+  // a key whose owner (a person or a service account) was disabled is no key, whichever kind it is
   text: `SELECT 'endpoint' AS kind, k.id, k.endpoint_id, k.tenant_id, (t.status = 'active' AND e.deleted_at IS NULL) AS active, k.last_used_at, k.expires_at
              FROM endpoint_keys k JOIN tenants t ON t.id = k.tenant_id JOIN endpoints e ON e.id = k.endpoint_id
+                  LEFT JOIN users u ON u.id = k.owner_user_id LEFT JOIN service_accounts s ON s.id = k.service_account_id
             WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+              AND COALESCE(u.disabled_at, s.disabled_at) IS NULL AND (u.id IS NOT NULL OR s.id IS NOT NULL)
            UNION ALL
            SELECT k.scope, k.id, NULL, k.tenant_id, COALESCE(t.status = 'active', true), k.last_used_at, k.expires_at
-             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id LEFT JOIN users u ON u.id = k.created_by_user_id
-            WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.disabled_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+             FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id
+                  LEFT JOIN users u ON u.id = k.owner_user_id LEFT JOIN service_accounts s ON s.id = k.service_account_id
+            WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+              AND COALESCE(u.disabled_at, s.disabled_at) IS NULL AND (u.id IS NOT NULL OR s.id IS NOT NULL)`,
 });
 
 /** Marks the endpoint key $1 used (at most once a minute). */
@@ -74,4 +79,38 @@ export const ADD_GATEWAY_MINUTES = statement("gateway.add-minutes", {
            requests = endpoint_gateway_1m.requests + EXCLUDED.requests,
            errors = endpoint_gateway_1m.errors + EXCLUDED.errors,
            latency_hist = ARRAY(SELECT COALESCE(a, 0) + COALESCE(b, 0) FROM unnest(endpoint_gateway_1m.latency_hist, EXCLUDED.latency_hist) WITH ORDINALITY AS u(a, b, i) ORDER BY i)`,
+});
+
+/**
+ * Every endpoint the gateway routes to, with its candidate replicas: live, their agent's access
+ * guard reported a port, their node in service with an address (whether they take traffic is the
+ * prober's call). Each replica's fence names its placement, whose access secret the gateway sends.
+ */
+export const GATEWAY_ENDPOINT_ROUTES = statement("gateway.endpoint-routes", {
+  params: [],
+  columns: { id: "uuid", tenant_id: "uuid", health_path: "text", stop_requested: "bool", replicas: "json" },
+  prepare: true,
+  text: `SELECT e.id, e.tenant_id, e.health_path, e.stop_requested,
+                COALESCE(json_agg(json_build_object('id', r.id, 'host', n.address, 'port', r.host_port, 'fence', r.fence) ORDER BY r.started_at)
+                           FILTER (WHERE r.id IS NOT NULL), '[]') AS replicas
+           FROM endpoints e
+           LEFT JOIN (endpoint_replicas r JOIN nodes n ON n.id = r.node_id AND n.address IS NOT NULL AND n.status IN ('available', 'draining'))
+                  ON r.endpoint_id = e.id AND r.status <> 'stopped' AND r.host_port IS NOT NULL
+          WHERE e.deleted_at IS NULL
+          GROUP BY e.id`,
+});
+
+/**
+ * Every running pod the gateway routes to: its open placement (fence, published ports) on a node in
+ * service with an address. A pod's HTTP ports are reached only through the gateway (and SSH).
+ */
+export const GATEWAY_POD_ROUTES = statement("gateway.pod-routes", {
+  params: [],
+  columns: { id: "uuid", tenant_id: "uuid", fence: "text", host: "text", ports: "jsonb", has_ssh_key: "bool" },
+  prepare: true,
+  text: `SELECT p.id, p.tenant_id, pl.fence::text AS fence, n.address AS host, pl.ports, p.ssh_public_key IS NOT NULL AS has_ssh_key
+           FROM pods p
+           JOIN pod_placements pl ON pl.pod_id = p.id AND pl.attempt = p.attempts AND pl.ended_at IS NULL AND pl.running_at IS NOT NULL
+           JOIN nodes n ON n.id = pl.node_id AND n.address IS NOT NULL AND n.status IN ('available', 'draining')
+          WHERE p.status = 'running'`,
 });

@@ -4,26 +4,28 @@ import type { IncomingHttpHeaders } from "node:http";
 import { isAppError, notFound } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/error-response";
 import { guardAddress, recordFailedAuth } from "@/lib/http/rate-limit";
-import { readWithinLimit } from "@/lib/http/read-body";
 import { clientIp } from "@/lib/http/route";
-import { gateway } from "./gateway";
+import { gateway, type Admission } from "./gateway";
+import { parseGatewayPath } from "./gateway-paths";
+import { takeRequestBody } from "./request-body";
 
-// The gateway inside the app (app/v1/endpoints/[id]/[[...path]]/route.ts): the same Gateway as
-// `npm run gateway`, behind Next's router. The answer is a web stream over the replica's body, so
-// server-sent events reach the client as the replica writes them.
-
-const PATH = /^\/v1\/endpoints\/([^/?#]+)(\/[^?#]*)?$/;
+// The gateway inside the app (app/v1/endpoints/… and app/v1/pods/…): the same Gateway as `npm run
+// gateway`, behind Next's router, admitting a request before it reads its body. The answer is a
+// web stream over the replica's body, so server-sent events reach the client as the replica
+// writes them.
 
 export async function handleGatewayRequest(request: Request): Promise<Response> {
   const g = await gateway();
   const url = new URL(request.url);
-  const m = PATH.exec(url.pathname);
+  const target = parseGatewayPath(url.pathname);
   const address = clientIp(request.headers);
-  let adm;
+  let adm: Admission;
   try {
-    if (!m) throw notFound("Endpoint");
+    if (!target) throw notFound(url.pathname.startsWith("/v1/pods/") ? "Pod port" : "Endpoint");
     await guardAddress(address, true);
-    adm = await g.admit(m[1]!, request.headers.get("authorization") ?? undefined).catch(async (e: unknown) => {
+    const authorization = request.headers.get("authorization") ?? undefined;
+    const admit = target.kind === "endpoint" ? g.admit(target.id, authorization) : g.admitPod(target.id, target.port, authorization);
+    adm = await admit.catch(async (e: unknown) => {
       if (isAppError(e) && e.code === "unauthorized") await recordFailedAuth(address);
       throw e;
     });
@@ -34,7 +36,7 @@ export async function handleGatewayRequest(request: Request): Promise<Response> 
   request.headers.forEach((v, k) => (headers[k] = v));
   try {
     const body = request.body
-      ? await readWithinLimit(
+      ? await takeRequestBody(
           request.body as unknown as AsyncIterable<Uint8Array>,
           request.headers.get("content-length"),
           g.opts.maxBodyBytes,
@@ -42,7 +44,7 @@ export async function handleGatewayRequest(request: Request): Promise<Response> 
       : Buffer.alloc(0);
     const upstream = await g.forward(adm, {
       method: request.method,
-      path: `${m![2] ?? "/"}${url.search}`,
+      path: `${target!.rest}${url.search}`,
       headers,
       body,
       clientAddress: address,
@@ -65,6 +67,7 @@ export async function handleGatewayRequest(request: Request): Promise<Response> 
     });
   } catch (e) {
     if (isAppError(e)) g.recordRefusal(adm, e);
+    else adm.release();
     return errorResponse(e, adm.requestId);
   }
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { consumeRateLimit, guardAddress } from "./rate-limit";
+import { consumeAddressRateLimit, guardAddress } from "./rate-limit";
 import { clientIp } from "./route";
 
 /**
@@ -10,5 +10,5 @@ import { clientIp } from "./route";
 export async function admitDownload(request: Request, operation: string, perMinute: number): Promise<void> {
   const address = clientIp(request.headers);
   await guardAddress(address, false);
-  await consumeRateLimit(`${operation}:${address}`, perMinute);
+  await consumeAddressRateLimit(operation, address, perMinute);
 }

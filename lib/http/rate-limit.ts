@@ -1,7 +1,11 @@
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { rateLimited } from "@/lib/errors";
+import { addressScope } from "./client-address";
 
-// Per-process limits, keyed by caller. Each app instance enforces its own share; that is the
+// Per-process limits, keyed by caller. Every limit that counts an address counts it as
+// addressScope does (an IPv6 address by its /64, as sign-in does): the functions here that take an
+// address scope it themselves, so no caller can forget, and a guesser cannot get 2^64 fresh
+// counters by rotating the low bits of its IPv6 address. Each app instance enforces its own share; that is the
 // usual trade-off for API rate limits (a shared store would add a round trip to every call, and
 // the guards below exist precisely so that unauthenticated traffic reaches no database).
 const limiters = new Map<number, RateLimiterMemory>();
@@ -38,6 +42,11 @@ export async function consumeRateLimitOver(key: string, points: number, duration
   }
 }
 
+/** A per-address limit of one operation: `perMinute` requests from the address's scope (IPv6: its /64). */
+export async function consumeAddressRateLimit(operation: string, address: string, perMinute: number): Promise<void> {
+  await consumeRateLimit(`${operation}:${addressScope(address)}`, perMinute);
+}
+
 /** Requests without credentials one address may make a minute, across every route, per process. */
 const ANONYMOUS_PER_MINUTE = 600;
 /** Failed authentications (unknown, revoked or malformed keys, dead sessions) one address may make a minute. */
@@ -52,13 +61,14 @@ const failedAuth = new RateLimiterMemory({ points: FAILED_AUTH_PER_MINUTE, durat
  * lookup) is throttled per address; anonymous requests are throttled likewise.
  */
 export async function guardAddress(address: string, hasCredentials: boolean): Promise<void> {
-  const failures = await failedAuth.get(address);
+  const scope = addressScope(address);
+  const failures = await failedAuth.get(scope);
   if (failures && failures.consumedPoints >= FAILED_AUTH_PER_MINUTE) {
     throw rateLimited("Too many failed authentications from your address; wait a minute");
   }
   if (!hasCredentials) {
     try {
-      await anonymous.consume(address);
+      await anonymous.consume(scope);
     } catch (e) {
       if (e instanceof Error) throw e;
       throw rateLimited(`More than ${ANONYMOUS_PER_MINUTE} unauthenticated requests a minute from your address`);
@@ -68,5 +78,5 @@ export async function guardAddress(address: string, hasCredentials: boolean): Pr
 
 /** Counts one failed authentication against an address. */
 export async function recordFailedAuth(address: string): Promise<void> {
-  await failedAuth.penalty(address, 1);
+  await failedAuth.penalty(addressScope(address), 1);
 }

@@ -1,4 +1,5 @@
 import { payloadTooLarge, validationFailed } from "@/lib/errors";
+import { jsonTextNestsDeeper, NESTING_MESSAGE } from "./json-nesting";
 
 // Bodies a server already holds in memory (the ingest server reads them off the socket): handing
 // them over directly spares building a web stream per request, which the profile of small agent
@@ -42,10 +43,14 @@ export async function readTextBody(request: Request, limit: number): Promise<str
   return (await readWithinLimit(request.body as unknown as AsyncIterable<Uint8Array>, declared, limit)).toString("utf8");
 }
 
-/** Reads and parses a JSON body within `limit` bytes (see readTextBody). */
+/**
+ * Reads and parses a JSON body within `limit` bytes (see readTextBody), nested no deeper than
+ * MAX_JSON_NESTING: every route gets the bound here, before anything walks the value.
+ */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   const text = await readTextBody(request, limit);
   if (text.trim() === "") throw validationFailed([{ path: "body", message: "A JSON request body is required" }]);
+  if (jsonTextNestsDeeper(text)) throw validationFailed([{ path: "body", message: NESTING_MESSAGE }], "JSON nested too deeply");
   try {
     return JSON.parse(text);
   } catch (e) {

@@ -15,7 +15,7 @@ import { readJsonBody } from "./read-body";
 import { repliesFor, type Replies, type Reply } from "./reply";
 import { refuseNul } from "./refuse-nul";
 import { responseContractProblems } from "./response-contract";
-import { consumeRateLimit, guardAddress, recordFailedAuth } from "./rate-limit";
+import { consumeAddressRateLimit, consumeRateLimit, guardAddress, recordFailedAuth } from "./rate-limit";
 
 type Out<S> = [NonNullable<S>] extends [z.ZodType] ? z.output<NonNullable<S>> : undefined;
 
@@ -79,7 +79,9 @@ export function route<C extends Contract>(contract: C, handler: (ctx: RouteConte
             : `${principal.jobId}:${principal.attempt}`
           : (principal.keyId ?? ("userId" in principal ? principal.userId : undefined))
         : undefined;
-      await consumeRateLimit(`${contract.operationId}:${rateKey ?? address}`, contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE);
+      const perMinute = contract.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+      if (rateKey) await consumeRateLimit(`${contract.operationId}:${rateKey}`, perMinute);
+      else await consumeAddressRateLimit(contract.operationId, address, perMinute);
       if (contract.rateLimitPerNodePerMinute && principal?.kind === "agent") {
         const node = ((await context?.params) ?? {}).id;
         await consumeRateLimit(`${contract.operationId}:${rateKey}:node:${String(node)}`, contract.rateLimitPerNodePerMinute);

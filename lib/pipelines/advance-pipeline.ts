@@ -9,7 +9,7 @@ import { isAppError } from "@/lib/errors";
 import { insertJob } from "@/lib/jobs/insert-job";
 import { oneOf } from "@/lib/vocabulary";
 import { advance, type LogEntry, type Outcome, type StepState } from "./dag";
-import { ExpressionError, renderJson, renderTemplate, type Json, type Scope } from "./expressions";
+import { ExpressionError, renderHeader, renderJson, renderTemplate, type HeaderValue, type Json, type Scope } from "./expressions";
 import { stepLoop } from "./present";
 import { STEP_KINDS, STEP_STATUSES } from "./schemas";
 import { CAPTURE_JOB_OUTPUT, LATEST_OUTPUTS, LOCK_PIPELINE_TO_ADVANCE } from "./statements";
@@ -126,10 +126,24 @@ function resolveJob(step: StepWithJob, scope: Scope) {
   return { command, env };
 }
 
-/** A tool call's request with its templates resolved; secrets only where the caller supplies them. */
-export function resolveRequest(step: { request: unknown }, scope: Scope): Record<string, Json> {
+/** A tool call's request with its templates resolved; its headers keep secrets as references (SecretReference). */
+export interface ResolvedRequest {
+  fields: Record<string, Json>;
+  headers: Record<string, HeaderValue>;
+}
+
+/**
+ * Resolves a tool call's request. No secret's value is involved: the headers keep `${secrets.NAME}`
+ * as references the worker fills in after the allow-list and address checks, right before sending.
+ */
+export function resolveRequest(step: { request: unknown }, scope: Scope): ResolvedRequest {
   try {
-    return renderJson(step.request as Json, scope) as Record<string, Json>;
+    const { headers, ...rest } = (step.request ?? {}) as Record<string, Json>;
+    const fields = renderJson(rest, scope) as Record<string, Json>;
+    const rendered = Object.entries((headers ?? {}) as Record<string, string>).map(
+      ([k, v]) => [k, typeof v === "string" ? renderHeader(v, scope) : [JSON.stringify(v)]] as const,
+    );
+    return { fields, headers: Object.fromEntries(rendered) };
   } catch (e) {
     if (e instanceof ExpressionError) throw new ExpressionError(`request: ${e.message}`, e.missing);
     throw e;
@@ -159,10 +173,9 @@ export async function advanceInTx(
   );
   const base: Scope = { outputs, iteration: 0, pipeline: { id: pipelineId, name: pipeline.name } };
   // a dry run of tool calls' templates: secrets are the worker's to fill in, at call time
-  const secretNames = (await tx.tenantSecret.findMany({ where: { tenantId: pipeline.tenant_id }, select: { name: true } })).map(
-    (x) => x.name,
+  const secretNames = new Set(
+    (await tx.tenantSecret.findMany({ where: { tenantId: pipeline.tenant_id }, select: { name: true } })).map((x) => x.name),
   );
-  const dryRunSecrets = Object.fromEntries(secretNames.map((n) => [n, ""]));
   const byName = new Map(steps.map((s) => [s.name, s]));
   const state = steps.map((s) => toState(s, opts.outcomes ?? {}));
   const stateOf = new Map(state.map((s) => [s.name, s]));
@@ -230,7 +243,7 @@ export async function advanceInTx(
           });
           submitted++;
         } else {
-          resolveRequest(step, { ...scope, secrets: dryRunSecrets });
+          resolveRequest(step, { ...scope, secretNames });
           await tx.pipelineStep.update({
             where: { id: step.id },
             data: {

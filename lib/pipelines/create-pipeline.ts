@@ -1,6 +1,6 @@
 import "server-only";
 import type { z } from "zod";
-import type { Actor } from "@/lib/auth/principal";
+import type { Actor, Principal } from "@/lib/auth/principal";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
@@ -17,6 +17,21 @@ import { DEFAULT_TOOL_TIMEOUT_S, loopOf, validateSpec } from "./spec";
 import { LOCK_PIPELINE_TENANT } from "./statements";
 
 /**
+ * Whom a pipeline acts for, and with which role: a tenant's person (a session), or the owner of the
+ * tenant key that submits it (a person or a service account, lib/api-keys/key-owner.ts). Its tool
+ * calls use secrets only while that owner may (lib/pipelines/tool-calls/run-tool-calls.ts).
+ */
+async function pipelineStarter(p: Principal): Promise<{ userId: string | null; serviceAccountId: string | null; role: string | null }> {
+  if (p.kind !== "tenant") return { userId: null, serviceAccountId: null, role: null };
+  if (p.userId) return { userId: p.userId, serviceAccountId: null, role: p.role };
+  const key = p.keyId
+    ? await db().apiKey.findUnique({ where: { id: p.keyId }, select: { ownerUserId: true, serviceAccountId: true } })
+    : null;
+  // a key's principal already carries its owner's role at most (lib/api-keys/authenticate-api-key.ts)
+  return { userId: key?.ownerUserId ?? null, serviceAccountId: key?.serviceAccountId ?? null, role: key ? p.role : null };
+}
+
+/**
  * Accepts a pipeline: the spec is validated in full before anything runs (the DAG, loops, every
  * expression's references, tool calls' hosts, endpoints and secrets → 400 naming step and field),
  * every job step must be able to run at all (422), and its root steps start in the same transaction.
@@ -27,14 +42,25 @@ export async function createPipeline(actor: Actor, request: z.input<typeof creat
   if (!parsed.success) throw validationFailed(zodIssuesToDetails(parsed.error.issues, "spec"), "The pipeline is not valid");
   const input = parsed.data;
   const tenantId = submittingTenant(actor, input.tenant_id);
-  const [endpoints, secrets] = await Promise.all([
+  const [endpoints, secrets, starter] = await Promise.all([
     db().endpoint.findMany({ where: { tenantId, deletedAt: null }, select: { name: true } }),
-    db().tenantSecret.findMany({ where: { tenantId }, select: { name: true } }),
+    db().tenantSecret.findMany({ where: { tenantId }, select: { name: true, usableBy: true } }),
+    pipelineStarter(actor.principal),
   ]);
+  // the secrets whoever starts it may use: an admin all, a member those usable by members,
+  // anyone else (an operator starting a tenant's pipeline) none
+  const usable = secrets.filter(
+    (s) => starter.role === "tenant_admin" || (starter.role === "tenant_member" && s.usableBy === "tenant_member"),
+  );
   const issues = validateSpec(input, {
     allowedHosts: env().TOOL_CALL_ALLOWED_HOSTS,
     endpoints: new Set(endpoints.map((e) => e.name)),
     secrets: new Set(secrets.map((s) => s.name)),
+    usableSecrets: new Set(usable.map((s) => s.name)),
+    unusableReason:
+      starter.role === "tenant_member"
+        ? "this secret is for tenant admins' pipelines (an admin chooses who may use each secret)"
+        : "a tenant's secrets are used only by pipelines its own people start",
   });
   if (issues.length) throw validationFailed(issues, "The pipeline is not valid");
   const created = await db().$transaction(async (tx) => {
@@ -70,7 +96,16 @@ export async function createPipeline(actor: Actor, request: z.input<typeof creat
       );
     }
     const deadlineAt = input.deadline_s ? new Date(Date.now() + input.deadline_s * 1000) : null;
-    const pipeline = await tx.pipeline.create({ data: { tenantId, name: input.name, deadlineAt, spec: request as object } });
+    const pipeline = await tx.pipeline.create({
+      data: {
+        tenantId,
+        name: input.name,
+        deadlineAt,
+        spec: request as object,
+        startedByUserId: starter.userId,
+        startedByServiceAccountId: starter.serviceAccountId,
+      },
+    });
     await tx.pipelineStep.createMany({
       data: input.steps.map((s, i) => {
         const loop = loopOf(s);

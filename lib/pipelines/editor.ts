@@ -1,5 +1,6 @@
 import { parseDocument } from "yaml";
 import type { FieldIssue } from "@/lib/errors";
+import { jsonTextNestsDeeper, NESTING_MESSAGE, valueNestsDeeper } from "@/lib/http/json-nesting";
 import { depths } from "./dag";
 import { createPipelineBody } from "./schemas";
 import { loopOf, validateSpec, type SpecContext } from "./spec";
@@ -25,6 +26,9 @@ export interface PreviewNode {
 
 export function parseSpecText(text: string, format: SpecFormat): { value?: unknown; error?: string } {
   if (!text.trim()) return { error: "The spec is empty: pick a template or write one" };
+  // brackets nested past the bound would overflow the parsers' and validators' recursion; block
+  // nesting by indentation is checked on the value (a line per level keeps it shallow enough to parse)
+  if (jsonTextNestsDeeper(text)) return { error: `The spec is ${NESTING_MESSAGE.toLowerCase()}` };
   if (format === "json") {
     try {
       return { value: JSON.parse(text) };
@@ -37,7 +41,9 @@ export function parseSpecText(text: string, format: SpecFormat): { value?: unkno
     const e = doc.errors[0]!;
     return { error: `Not valid YAML (line ${e.linePos?.[0]?.line ?? "?"}): ${e.message.split("\n")[0]}` };
   }
-  return { value: doc.toJS() };
+  const value: unknown = doc.toJS();
+  if (valueNestsDeeper(value)) return { error: `The spec is ${NESTING_MESSAGE.toLowerCase()}` };
+  return { value };
 }
 
 function where(path: string, value: unknown): string {

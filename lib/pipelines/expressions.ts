@@ -5,7 +5,7 @@
 // Syntax (documented in the README and on the pipelines page):
 //   templates   "python act.py --plan '${steps.plan.outputs.file}'"   ($${ writes a literal ${)
 //   references  steps.<step>.outputs.<field>[0].<field> · steps["odd.name"].outputs · loop.iteration
-//               · pipeline.id · pipeline.name · secrets.<NAME> (http headers only)
+//               · pipeline.id · pipeline.name · secrets.<NAME> (http headers only, whole: ${secrets.NAME})
 //   conditions  == != < <= > >= && || ! ( ) ?? with numbers, "strings", true, false, null
 // `a ?? b` is b when a is missing or null (a step that has not run yet in a loop's first iteration).
 
@@ -236,19 +236,39 @@ export function templateReferences(t: Template): Reference[] {
   return t.flatMap((part) => (typeof part === "string" ? [] : references(part.expr)));
 }
 
-/** What expressions can read: each step's latest output, the loop iteration, the pipeline, secrets. */
+/**
+ * A tenant's secret as expressions see it: its name, never its value. Evaluation hands it on only
+ * whole, into an http step's header (renderHeader); the worker puts the value in at the very last
+ * moment, after the allow-list check, just before the request leaves (run-tool-calls.ts). So no
+ * expression can test, compare, slice or quote a secret, and no error or output can carry any part
+ * of one: using it any other way is an error that names the secret alone.
+ */
+export class SecretReference {
+  constructor(readonly name: string) {}
+}
+
+/** What an expression may come to inside the evaluator: JSON, or a secret passed on by name. */
+type Value = Json | SecretReference;
+
+const secretMisuse = (r: SecretReference) =>
+  new ExpressionError(
+    `secrets.${r.name} can only be inserted whole into an http step's header, as \${secrets.${r.name}}: a secret is never compared, tested or combined`,
+  );
+
+/** What expressions can read: each step's latest output, the loop iteration, the pipeline, and which secrets exist. */
 export interface Scope {
   outputs: Record<string, Json | undefined>;
   iteration: number;
   pipeline: { id: string; name: string };
-  secrets?: Record<string, string>;
+  /** the tenant's secret names (their values never enter an expression); absent: none may be used */
+  secretNames?: ReadonlySet<string>;
 }
 
 export const refText = (root: string, path: Array<string | number>) =>
   root +
   path.map((x) => (typeof x === "number" ? `[${x}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(x) ? `.${x}` : `[${JSON.stringify(x)}]`)).join("");
 
-function lookup(root: string, path: Array<string | number>, scope: Scope): Json {
+function lookup(root: string, path: Array<string | number>, scope: Scope): Value {
   const whole = refText(root, path);
   if (root === "loop") {
     if (path.length === 1 && path[0] === "iteration") return scope.iteration;
@@ -261,9 +281,8 @@ function lookup(root: string, path: Array<string | number>, scope: Scope): Json 
   if (root === "secrets") {
     const name = path[0];
     if (path.length !== 1 || typeof name !== "string") throw new ExpressionError(`${whole}: write secrets.NAME`);
-    const v = scope.secrets?.[name];
-    if (v === undefined) throw new ExpressionError(`${whole}: no secret named ${name}`, true);
-    return v;
+    if (!scope.secretNames?.has(name)) throw new ExpressionError(`${whole}: no secret named ${name}`, true);
+    return new SecretReference(name);
   }
   if (root !== "steps") throw new ExpressionError(`${whole}: references start with steps., loop., pipeline. or secrets.`);
   const [step, outputs, ...rest] = path;
@@ -304,33 +323,41 @@ function deepEqual(a: Json, b: Json): boolean {
   return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, Json>)[k]!, (b as Record<string, Json>)[k]!));
 }
 
-function bool(v: Json, what: string): boolean {
+function bool(v: Value, what: string): boolean {
+  if (v instanceof SecretReference) throw secretMisuse(v);
   if (typeof v !== "boolean") throw new ExpressionError(`${what} needs true or false, got ${kindOf(v)} ${JSON.stringify(v)?.slice(0, 40)}`);
   return v;
 }
 
-export function evaluate(e: Expr, scope: Scope): Json {
+/** A value some operator works on: never a secret. */
+function plain(v: Value): Json {
+  if (v instanceof SecretReference) throw secretMisuse(v);
+  return v;
+}
+
+/** An expression's value: JSON, or a secret passed on whole (only a bare `secrets.NAME` is one). */
+function evaluateValue(e: Expr, scope: Scope): Value {
   switch (e.t) {
     case "lit":
       return e.v;
     case "ref":
       return lookup(e.root, e.path, scope);
     case "not":
-      return !bool(evaluate(e.e, scope), "!");
+      return !bool(evaluateValue(e.e, scope), "!");
     case "bin": {
       if (e.op === "??") {
         try {
-          const l = evaluate(e.l, scope);
-          return l === null ? evaluate(e.r, scope) : l;
+          const l = plain(evaluateValue(e.l, scope));
+          return l === null ? plain(evaluateValue(e.r, scope)) : l;
         } catch (err) {
-          if (err instanceof ExpressionError && err.missing) return evaluate(e.r, scope);
+          if (err instanceof ExpressionError && err.missing) return plain(evaluateValue(e.r, scope));
           throw err;
         }
       }
-      if (e.op === "&&") return bool(evaluate(e.l, scope), "&&") && bool(evaluate(e.r, scope), "&&");
-      if (e.op === "||") return bool(evaluate(e.l, scope), "||") || bool(evaluate(e.r, scope), "||");
-      const l = evaluate(e.l, scope);
-      const r = evaluate(e.r, scope);
+      if (e.op === "&&") return bool(evaluateValue(e.l, scope), "&&") && bool(evaluateValue(e.r, scope), "&&");
+      if (e.op === "||") return bool(evaluateValue(e.l, scope), "||") || bool(evaluateValue(e.r, scope), "||");
+      const l = plain(evaluateValue(e.l, scope));
+      const r = plain(evaluateValue(e.r, scope));
       if (e.op === "==") return deepEqual(l, r);
       if (e.op === "!=") return !deepEqual(l, r);
       if (!((typeof l === "number" && typeof r === "number") || (typeof l === "string" && typeof r === "string"))) {
@@ -339,6 +366,11 @@ export function evaluate(e: Expr, scope: Scope): Json {
       return e.op === "<" ? l < r : e.op === "<=" ? l <= r : e.op === ">" ? l > r : l >= r;
     }
   }
+}
+
+/** An expression's JSON value; a secret here (anywhere but whole in a header) is an error naming it alone. */
+export function evaluate(e: Expr, scope: Scope): Json {
+  return plain(evaluateValue(e, scope));
 }
 
 /** A loop condition: must come out true or false. */
@@ -364,9 +396,25 @@ export function renderTemplate(src: string, scope: Scope): string {
     .join("");
 }
 
+/** A header's value as rendered: text, with each secret still a reference the worker fills in last. */
+export type HeaderValue = Array<string | SecretReference>;
+
+/** Renders a header's template: secrets stay references (whole, `${secrets.NAME}`), everything else becomes text. */
+export function renderHeader(src: string, scope: Scope): HeaderValue {
+  const out: HeaderValue = [];
+  for (const part of parseTemplate(src)) {
+    if (typeof part === "string") out.push(part);
+    else {
+      const v = evaluateValue(part.expr, scope);
+      out.push(v instanceof SecretReference ? v : typeof v === "string" ? v : JSON.stringify(v));
+    }
+  }
+  return out;
+}
+
 /**
- * Resolves the templates inside a JSON value (a request body, headers): a string that is exactly
- * one `${…}` takes the value's own JSON type; other strings are rendered as text.
+ * Resolves the templates inside a JSON value (a request body): a string that is exactly one `${…}`
+ * takes the value's own JSON type; other strings are rendered as text. Secrets never render here.
  */
 export function renderJson(value: Json, scope: Scope): Json {
   if (typeof value === "string") {

@@ -248,7 +248,13 @@ export const pipelineEventJsonSchema = z.object({
 });
 
 export const listPipelineLogQuery = z.strictObject({
-  after: z.coerce.number().int().min(0).optional().meta({ description: "Only entries after this id (follow a running pipeline)" }),
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .meta({ description: "Only entries after this id (follow a running pipeline)" }),
   limit: z.coerce.number().int().min(1).max(500).default(200),
 });
 

@@ -83,6 +83,10 @@ export interface SpecContext {
   endpoints?: Set<string>;
   /** the tenant's secret names; unchecked when absent */
   secrets?: Set<string>;
+  /** of those, the ones whoever submits the spec may use (their role); every one when absent */
+  usableSecrets?: Set<string>;
+  /** why the others may not be used, for the message */
+  unusableReason?: string;
 }
 
 type StepLike = Omit<PipelineStepInput, "kind" | "priority" | "max_retries" | "repeat"> & {
@@ -135,6 +139,26 @@ export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {})
     }),
   );
 
+  /** A secret goes into a header whole, `${secrets.NAME}`: never inside an expression that could test, compare or combine it. */
+  function wholeSecretsOnly(src: string, field: string, i: number) {
+    let parts;
+    try {
+      parts = parseTemplate(src);
+    } catch {
+      return; // checkExpression names the syntax error
+    }
+    for (const part of parts) {
+      if (typeof part === "string" || (part.expr.t === "ref" && part.expr.root === "secrets")) continue;
+      const used = references(part.expr).filter((r) => r.root === "secrets");
+      if (used.length)
+        at(
+          i,
+          field,
+          `${refText("secrets", used[0]!.path)}: a secret is inserted whole, as \${${refText("secrets", used[0]!.path)}} on its own; it is never compared, tested or combined in an expression`,
+        );
+    }
+  }
+
   function checkExpression(src: string, field: string, i: number, self: string, isCondition: boolean, secretsAllowed = false) {
     let refs: Reference[];
     try {
@@ -166,7 +190,9 @@ export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {})
         );
       const name = r.path[0];
       if (r.path.length !== 1 || typeof name !== "string") return at(i, field, `${text}: write secrets.NAME`);
-      if (ctx.secrets && !ctx.secrets.has(name)) at(i, field, `${text}: no secret named ${name} (add it under Pipelines → Secrets)`);
+      if (ctx.secrets && !ctx.secrets.has(name)) return at(i, field, `${text}: no secret named ${name} (add it under Pipelines → Secrets)`);
+      if (ctx.usableSecrets && !ctx.usableSecrets.has(name))
+        at(i, field, `${text}: ${ctx.unusableReason ?? "your role may not use this secret (its admins chose who may)"}`);
       return;
     }
     if (r.root !== "steps") return at(i, field, `${text}: references start with steps., loop., pipeline. or secrets.`);
@@ -194,8 +220,10 @@ export function validateSpec(spec: { steps: StepLike[] }, ctx: SpecContext = {})
     if (s.command) checkExpression(s.command, "command", i, s.name, false);
     for (const [k, v] of Object.entries(s.env ?? {})) checkExpression(v, `env.${k}`, i, s.name, false);
     if (s.request?.url) checkExpression(s.request.url, "request.url", i, s.name, false);
-    for (const [k, v] of Object.entries(s.request?.headers ?? {}))
+    for (const [k, v] of Object.entries(s.request?.headers ?? {})) {
       checkExpression(v, `request.headers.${k}`, i, s.name, false, s.kind === "http");
+      wholeSecretsOnly(v, `request.headers.${k}`, i);
+    }
     for (const t of templateStrings(s.request?.body, "request.body")) checkExpression(t.src, t.path, i, s.name, false);
   });
   return issues;

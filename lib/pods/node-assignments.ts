@@ -1,13 +1,14 @@
 import "server-only";
 import { pool } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
+import { workloadAccessSecret } from "@/lib/fleet/access-secret";
 import type { PodAssignment } from "@/lib/fleet/assignments";
 import { podContainerPorts } from "./ssh-key";
 import { POD_ASSIGNMENTS } from "./statements";
 
 /**
  * The pods a node must run now: each starting or running pod placed there, with its placement
- * (attempt and fence), GPUs, image, ports to publish and SSH key. A stopping pod is no longer
+ * (attempt and fence), GPUs, image, ports, SSH key and the access secret of its guarded ports. A stopping pod is no longer
  * listed: its node stops the container and confirms.
  */
 export async function podAssignmentsForNode(nodeId: string): Promise<PodAssignment[]> {
@@ -24,5 +25,6 @@ export async function podAssignmentsForNode(nodeId: string): Promise<PodAssignme
     ...(r.ssh_public_key ? { ssh_public_key: r.ssh_public_key } : {}),
     logs_path: `/api/pods/${r.id}/logs`,
     status_path: `/api/pods/${r.id}/status`,
+    access_secret: workloadAccessSecret("pod", r.id, r.fence),
   }));
 }

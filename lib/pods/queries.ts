@@ -6,6 +6,7 @@ import { notFound } from "@/lib/errors";
 import { run } from "@/lib/db/statement";
 import { afterCursor, decodeCursor, page } from "@/lib/http/pagination";
 import { redactPendingReasons } from "@/lib/jobs/queries";
+import { gatewayUrl } from "@/lib/platform/public-url";
 import { oneOf } from "@/lib/vocabulary";
 import { HOLDING_STATUSES, POD_STATUSES } from "./pod-lifecycle";
 import type { PodJson } from "./schemas";
@@ -73,21 +74,35 @@ async function liveFacts(ids: string[]): Promise<Map<string, Live>> {
   );
 }
 
-/** The SSH command a tenant copies: root on the node's address, at the host port published for 22. */
-export function sshCommand(host: string | null, ports: Array<{ container_port: number; host_port: number | null }>): string | null {
-  const ssh = ports.find((p) => p.container_port === 22)?.host_port;
+/**
+ * The SSH command a tenant copies: root on the node's address, at the host port published for 22,
+ * with a local forward for each of the pod's other ports (nothing on the node's network reaches
+ * those but the inference gateway; a tunnel is how a browser opens a notebook).
+ */
+export function sshCommand(
+  host: string | null,
+  ports: Array<{ container_port: number; host_port: number | null; access?: "ssh" | "gateway" }>,
+): string | null {
+  const ssh = ports.find((p) => p.container_port === 22 && p.access !== "gateway")?.host_port;
   if (!host || !ssh) return null;
-  return `ssh root@${host.includes(":") ? `[${host}]` : host} -p ${ssh}`;
+  const forwards = ports.filter((p) => p.access === "gateway").map((p) => ` -L ${p.container_port}:localhost:${p.container_port}`);
+  return `ssh root@${host.includes(":") ? `[${host}]` : host} -p ${ssh}${forwards.join("")}`;
 }
 
 function podJson(row: PodRow, live: Live | undefined): PodJson {
   const status = oneOf(POD_STATUSES, row.status, "pods.status");
   const running = row.status === "running" && live?.running_at;
   const published = new Map((running ? live.ports : []).map((p) => [p.container_port, p.host_port]));
-  const ports = podContainerPorts(row.ports, row.sshPublicKey !== null).map((container_port) => ({
-    container_port,
-    host_port: published.get(container_port) ?? null,
-  }));
+  const hasKey = row.sshPublicKey !== null;
+  const ports = podContainerPorts(row.ports, hasKey).map((container_port) => {
+    const access = container_port === 22 && hasKey ? ("ssh" as const) : ("gateway" as const);
+    return {
+      container_port,
+      host_port: published.get(container_port) ?? null,
+      access,
+      url: access === "gateway" && running ? gatewayUrl(`/v1/pods/${row.id}/ports/${container_port}/`) : null,
+    };
+  });
   const host = running ? live.host : null;
   return {
     id: row.id,

@@ -3,15 +3,14 @@ import type { AgentPrincipal } from "@/lib/auth/principal";
 import { emitEvent } from "@/lib/background/emit";
 import { db, txClient } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
+import { env } from "@/lib/env";
 import { notFound, staleReport, validationFailed, type FieldIssue } from "@/lib/errors";
+import { publishedPortProblem } from "@/lib/fleet/published-ports";
 import { movePods } from "./move-pods";
 import { podStatusOf, podTransition } from "./pod-lifecycle";
 import type { ReportPodStatusInput } from "./schemas";
 import { podContainerPorts } from "./ssh-key";
 import { LOCK_REPORTED_POD, RECORD_POD_RUNNING } from "./statements";
-
-/** Host ports a node may publish a pod's ports on: never a privileged port of the node's own. */
-const MIN_HOST_PORT = 1024;
 
 /**
  * What a node's agent says about a pod's container, fenced like every agent report: the pod must
@@ -61,16 +60,18 @@ export async function reportPodStatus(p: AgentPrincipal, podId: string, input: R
   return { accepted: true };
 }
 
-/** One host port for each of the pod's container ports, no other, no host port twice, none privileged. */
+/** One host port for each of the pod's container ports, no other, no host port twice, each in the agents' published range. */
 function checkPorts(reported: Array<{ container_port: number; host_port: number }>, expected: number[]) {
   const issues: FieldIssue[] = [];
+  const range = env().AGENT_PUBLISHED_PORTS;
   const seenContainer = new Set<number>();
   const seenHost = new Set<number>();
   reported.forEach((r, i) => {
     if (!expected.includes(r.container_port))
       issues.push({ path: `ports[${i}].container_port`, message: `Not a port of this pod (${expected.join(", ") || "none"})` });
     if (seenContainer.has(r.container_port)) issues.push({ path: `ports[${i}].container_port`, message: "Reported twice" });
-    if (r.host_port < MIN_HOST_PORT) issues.push({ path: `ports[${i}].host_port`, message: `Host ports are ${MIN_HOST_PORT}–65535` });
+    const outside = publishedPortProblem(r.host_port, range);
+    if (outside) issues.push({ path: `ports[${i}].host_port`, message: outside });
     if (seenHost.has(r.host_port)) issues.push({ path: `ports[${i}].host_port`, message: "Published twice" });
     seenContainer.add(r.container_port);
     seenHost.add(r.host_port);

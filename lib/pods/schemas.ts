@@ -55,9 +55,10 @@ export const createPodBody = z
       .min(1, "At least 1 GPU")
       .max(64, "A pod runs on one node: at most 64 GPUs"),
     image: imageField,
-    ports: podPortsField
-      .default([])
-      .meta({ description: "Container ports to publish (Jupyter's 8888, say); 22 is added when an SSH key is given" }),
+    ports: podPortsField.default([]).meta({
+      description:
+        "Container ports the pod serves (Jupyter's 8888, say), reached through the inference gateway (each port's url) or an SSH tunnel; 22 is added, and published for your key, when an SSH key is given",
+    }),
     ssh_public_key: sshPublicKeyField
       .optional()
       .meta({ description: "One OpenSSH public key line; installed as root's authorized key and exposed as PUBLIC_KEY" }),
@@ -88,6 +89,11 @@ export const listPodsQuery = z.strictObject({
 const podPortMapping = z.object({
   container_port: z.number(),
   host_port: z.number().nullable().meta({ description: "null until the pod runs" }),
+  access: z.enum(["ssh", "gateway"]).meta({
+    description:
+      "ssh: the pod's SSH port, published on the node for your key; gateway: reached only through the inference gateway (url, with a key of the pod's tenant) or an SSH tunnel — nothing else on the node's network can reach it",
+  }),
+  url: z.string().nullable().meta({ description: "With access gateway, while the pod runs: where to call the port" }),
 });
 
 /** What the node's agent reports about a pod's container, fenced like every agent report. */

@@ -4,9 +4,11 @@
 // own mechanism: RunPod's and Vast.ai's container environment, Lambda's user data (exported at the
 // top of this script, lib/providers/lambda/adapter.ts). On a host with systemd the installer's unit
 // runs the agent; in a container (no systemd, no docker) it is installed with --no-start and this
-// script becomes the agent, registering without containers.
+// script becomes the agent, registering without containers. The installer checks the bundle's
+// Ed25519 signature against `signingKey`, the control plane's public key (lib/agent-install/signing-key).
 
-export function startScript(): string {
+export function startScript(signingKey: string): string {
+  if (!/^[A-Za-z0-9+/=]+$/.test(signingKey)) throw new Error("startScript: the signing key is a base64 public key");
   return `#!/bin/sh
 # GPUForge burst instance: install and start the node agent (GPUFORGE_URL, GPUFORGE_AGENT_KEY, GPUFORGE_HOSTNAME)
 set -eu
@@ -26,11 +28,11 @@ else
   apt-get update -qq && apt-get install -y -qq curl ca-certificates >/dev/null && curl -fsSL "$GPUFORGE_URL/install.sh" -o "$INSTALLER"
 fi
 if [ -z "$ROOT" ] && command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
-  sh "$INSTALLER" --key-file "$KEY_FILE" --url "$GPUFORGE_URL" --hostname "$GPUFORGE_HOSTNAME"
+  sh "$INSTALLER" --signing-key ${signingKey} --key-file "$KEY_FILE" --url "$GPUFORGE_URL" --hostname "$GPUFORGE_HOSTNAME"
   rm -f "$KEY_FILE"
   exit 0
 fi
-sh "$INSTALLER" --key-file "$KEY_FILE" --url "$GPUFORGE_URL" --hostname "$GPUFORGE_HOSTNAME" --no-start --allow-no-containers \${ROOT:+--root "$ROOT"}
+sh "$INSTALLER" --signing-key ${signingKey} --key-file "$KEY_FILE" --url "$GPUFORGE_URL" --hostname "$GPUFORGE_HOSTNAME" --no-start --allow-no-containers \${ROOT:+--root "$ROOT"}
 rm -f "$KEY_FILE"
 set -a
 . "$ROOT/etc/gpuforge/agent.env"

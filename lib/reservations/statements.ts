@@ -234,3 +234,11 @@ export const GPUS_PER_NODE_BY_TYPE = statement("reservations.gpus-per-node-by-ty
        SELECT gpu_type, node_id, count(*) AS n FROM gpus WHERE status <> 'missing' GROUP BY gpu_type, node_id
      ) per_node GROUP BY gpu_type`,
 });
+
+/** The live reservations (confirmed, active) of the tenants $1, locked: a suspension ends them. */
+export const LOCK_TENANT_LIVE_RESERVATIONS = statement("reservations.lock-tenant-live", {
+  params: ["uuid[]"],
+  columns: { id: "uuid", tenant_id: "uuid", status: "text", starts_at: "timestamptz", ends_at: "timestamptz" },
+  text: `SELECT id, tenant_id, status, starts_at, ends_at FROM reservations
+          WHERE tenant_id = ANY($1::uuid[]) AND status IN ('confirmed', 'active') ORDER BY id FOR UPDATE`,
+});

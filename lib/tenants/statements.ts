@@ -34,7 +34,10 @@ export const SUSPENDED_TENANTS_WITH_WORK = statement("tenants.suspended-with-wor
   columns: { id: "text" },
   text: `SELECT t.id::text FROM tenants t WHERE t.status = 'suspended' AND (
          EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = t.id AND (j.status IN ('running', 'queued') OR (j.status = 'blocked' AND j.block_reason <> 'suspended')))
-         OR EXISTS (SELECT 1 FROM endpoint_replicas r WHERE r.tenant_id = t.id AND r.status <> 'stopped'))`,
+         OR EXISTS (SELECT 1 FROM endpoint_replicas r WHERE r.tenant_id = t.id AND r.status <> 'stopped')
+         OR EXISTS (SELECT 1 FROM reservations v WHERE v.tenant_id = t.id AND v.status IN ('confirmed', 'active'))
+         OR EXISTS (SELECT 1 FROM pipeline_steps s JOIN pipelines p ON p.id = s.pipeline_id
+                     WHERE p.tenant_id = t.id AND s.status = 'running' AND s.kind <> 'job' AND s.call_lease_until IS NOT NULL))`,
 });
 
 /** The waiting jobs of the tenants $1 blocked as suspended ($2: what the tenant reads; $3: the actor), with their events. */

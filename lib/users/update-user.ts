@@ -67,7 +67,8 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
     const keysBefore =
       disabling || demoting
         ? await tx.apiKey.findMany({
-            where: { createdByUserId: id, revokedAt: null },
+            // every key the user owns: made by them, or with one of their keys
+            where: { ownerUserId: id, revokedAt: null },
             select: { id: true, name: true, prefix: true, scope: true, tenantId: true, tenantRole: true },
           })
         : [];
@@ -94,7 +95,7 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
           name: k.name,
           prefix: k.prefix,
           scope: k.scope,
-          reason: disabling ? `its creator ${before.email} was disabled` : `its creator ${before.email} is now a tenant member`,
+          reason: disabling ? `its owner ${before.email} was disabled` : `its owner ${before.email} is now a tenant member`,
           ...(disabling ? {} : { tenant_role: "tenant_member" }),
         },
       });

@@ -1,10 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AGENT_VERSION } from "@/agent/src/version";
+import { verifyBundle } from "@/lib/agent-install/bundle-signing";
 import { db } from "@/lib/db/client";
+import { E2E_BUNDLE_PUBLIC_KEY } from "../support/bundle-signing-key";
 import { makeCluster, makeKey, makeTenant } from "../support/fixtures";
 import { fakeNode } from "../support/fake-node";
 import { api } from "../support/http";
@@ -12,7 +17,8 @@ import { api } from "../support/http";
 // The one-line install, for real: the control plane serves install.sh and the self-contained agent,
 // the script installs it into a temporary root on a "node" whose nvidia-smi, docker and systemctl
 // are stand-ins, and the installed agent (its bundled Node.js, not this checkout) then registers,
-// runs a tenant's job in a container, ships its output and reports its exit, fenced.
+// runs a tenant's job in a container, ships its output and reports its exit, fenced. The bundle is
+// installed only when its Ed25519 signature checks out against the key given in the command.
 
 let script: string;
 let agentKey: string;
@@ -33,6 +39,10 @@ afterAll(() => {
   agent?.kill("SIGKILL");
 });
 
+const arch = os.arch() === "x64" ? "x86_64" : "aarch64";
+const signed = ["--signing-key", E2E_BUNDLE_PUBLIC_KEY];
+const otherKey = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "der" }).toString("base64");
+
 function install(node: ReturnType<typeof fakeNode>, root: string, args: string[]) {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), "install-")), "install.sh");
   writeFileSync(file, script);
@@ -43,15 +53,38 @@ function install(node: ReturnType<typeof fakeNode>, root: string, args: string[]
   });
 }
 
+/** install(), without blocking this process (for a server of the test's own that the installer talks to). */
+function installAsync(node: ReturnType<typeof fakeNode>, root: string, args: string[]): Promise<{ status: number | null; stderr: string }> {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "install-")), "install.sh");
+  writeFileSync(file, script);
+  const child = spawn("sh", [file, ...args, "--root", root], {
+    env: { PATH: node.path, HOME: root } as unknown as NodeJS.ProcessEnv,
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 120_000,
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.once("close", (status) => resolve({ status, stderr })));
+}
+
 const listing = (root: string) => spawnSync("find", [root, "-mindepth", "1"], { encoding: "utf8" }).stdout.trim();
 
 describe("the one-line agent install", () => {
-  it("serves install.sh pointed at this control plane, and the bundle with its checksum", async () => {
+  it("serves install.sh pointed at this control plane, and the bundle with its signature (no checksum from the same server)", async () => {
     expect(script).toContain(`URL="${inject("baseUrl")}"`);
     expect(script.startsWith("#!/bin/sh")).toBe(true);
-    const sha = await fetch(`${inject("baseUrl")}/install/agent-linux-${os.arch() === "x64" ? "x86_64" : "aarch64"}.tar.gz.sha256`);
-    expect(sha.status).toBe(200);
-    expect(await sha.text()).toMatch(new RegExp(`^[0-9a-f]{64}  gpuforge-agent-${AGENT_VERSION.replace(/\./g, "\\.")}-linux-`));
+    expect(script).toContain("verify_bundle() {");
+    const bundle = Buffer.from(await (await fetch(`${inject("baseUrl")}/install/agent-linux-${arch}.tar.gz`)).arrayBuffer());
+    const sig = await fetch(`${inject("baseUrl")}/install/agent-linux-${arch}.tar.gz.sig`);
+    expect(sig.status).toBe(200);
+    const signature = new Uint8Array(await sig.arrayBuffer());
+    expect(signature).toHaveLength(64);
+    const sha = createHash("sha256").update(bundle).digest("hex");
+    expect(verifyBundle(E2E_BUNDLE_PUBLIC_KEY, "agent", arch, sha, signature)).toBe(true);
+    // the signature names the kind and architecture: it vouches for nothing else
+    expect(verifyBundle(E2E_BUNDLE_PUBLIC_KEY, "slurm-bridge", arch, sha, signature)).toBe(false);
+    expect(verifyBundle(otherKey, "agent", arch, sha, signature)).toBe(false);
+    expect((await fetch(`${inject("baseUrl")}/install/agent-linux-${arch}.tar.gz.sha256`)).status).toBe(404);
     const other = await fetch(`${inject("baseUrl")}/install/agent-linux-riscv64.tar.gz`);
     expect(other.status).toBe(404);
     expect((await other.json()).error.code).toBe("not_found");
@@ -59,17 +92,21 @@ describe("the one-line agent install", () => {
 
   it("refuses clearly, installing nothing, without nvidia-smi, without docker, with its engine down, or without a valid key", () => {
     const cases: Array<[ReturnType<typeof fakeNode>, string[], RegExp]> = [
-      [fakeNode({ nvidiaSmi: false }), ["--key", agentKey], /nvidia-smi not found/],
-      [fakeNode({ docker: false }), ["--key", agentKey], /no container runtime/],
-      [fakeNode({ docker: "engine-down" }), ["--key", agentKey], /engine does not answer/],
-      [fakeNode(), ["--key", "gf_short"], /must be an agent key/],
-      [fakeNode(), [], /--key is required on the first install/],
-      [fakeNode(), ["--key", agentKey, "--url", "ftp://x"], /http\(s\)/],
-      [fakeNode(), ["--key-file", "/nonexistent/gpuforge.key"], /--key-file: cannot read/],
+      [fakeNode({ nvidiaSmi: false }), [...signed, "--key", agentKey], /nvidia-smi not found/],
+      [fakeNode({ docker: false }), [...signed, "--key", agentKey], /no container runtime/],
+      [fakeNode({ docker: "engine-down" }), [...signed, "--key", agentKey], /engine does not answer/],
+      [fakeNode(), [...signed, "--key", "gf_short"], /must be an agent key/],
+      [fakeNode(), [...signed], /--key is required on the first install/],
+      [fakeNode(), [...signed, "--key", agentKey, "--url", "ftp://x"], /http\(s\)/],
+      [fakeNode(), [...signed, "--key-file", "/nonexistent/gpuforge.key"], /--key-file: cannot read/],
+      [fakeNode(), ["--key", agentKey], /--signing-key is required on the first install/],
+      [fakeNode(), ["--signing-key", "not-a-key", "--key", agentKey], /--signing-key must be the control plane's public key/],
+      // a key that did not sign this bundle: downloaded, checked, refused
+      [fakeNode(), ["--signing-key", otherKey, "--key", agentKey], /not signed by the key given/],
       // plain http to anywhere but this machine is warned about before anything else happens
       [
         fakeNode({ nvidiaSmi: false }),
-        ["--key", agentKey, "--url", "http://cp.example.test"],
+        [...signed, "--key", agentKey, "--url", "http://cp.example.test"],
         /warning: http:\/\/cp\.example\.test is plain http[\s\S]*nvidia-smi not found/,
       ],
     ];
@@ -85,7 +122,7 @@ describe("the one-line agent install", () => {
   it("installs the self-contained agent, its 0600 configuration and a restarting systemd unit; an upgrade keeps the key and the state", () => {
     const node = fakeNode();
     const root = mkdtempSync(path.join(os.tmpdir(), "node-root-"));
-    const r = install(node, root, ["--key", agentKey, "--pod", "pod-a", "--rack", "r12"]);
+    const r = install(node, root, [...signed, "--key", agentKey, "--pod", "pod-a", "--rack", "r12"]);
     expect(r.status, r.stderr).toBe(0);
     const current = path.join(root, "opt/gpuforge-agent/current");
     expect(
@@ -103,7 +140,10 @@ describe("the one-line agent install", () => {
     expect(unit).toContain("ExecStart=/opt/gpuforge-agent/current/bin/node /opt/gpuforge-agent/current/agent.mjs");
     expect(node.systemctlCalls()).toEqual(["daemon-reload", "enable gpuforge-agent", "restart gpuforge-agent"]);
 
-    // the agent's state, then an upgrade without --key
+    // the key the bundle was checked against is kept for upgrades
+    expect(readFileSync(path.join(root, "etc/gpuforge/bundle-signing.pub"), "utf8")).toBe(`${E2E_BUNDLE_PUBLIC_KEY}\n`);
+
+    // the agent's state, then an upgrade without --key or --signing-key
     const state = path.join(root, "var/lib/gpuforge-agent/placements.json");
     writeFileSync(state, "[]");
     const again = install(node, root, []);
@@ -113,12 +153,36 @@ describe("the one-line agent install", () => {
     expect(r.stderr + again.stderr).not.toMatch(/plain http/);
   });
 
+  it("refuses a bundle changed on the way, even when whoever changed it also serves its signature", async () => {
+    // a server in between (a cache, a mirror, a process that serves the wrong file): it hands out
+    // the control plane's own signature with a bundle that is not the one signed
+    const real = `${inject("baseUrl")}/install/agent-linux-${arch}.tar.gz`;
+    const bundle = Buffer.from(await (await fetch(real)).arrayBuffer());
+    const signature = Buffer.from(await (await fetch(`${real}.sig`)).arrayBuffer());
+    const tampered = Buffer.concat([bundle, Buffer.from("\n# one more line\n")]);
+    const server = http.createServer((req, res) => {
+      res.end(req.url!.endsWith(".sig") ? signature : tampered);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const root = mkdtempSync(path.join(os.tmpdir(), "node-root-"));
+      // (asynchronously: the server in between runs in this process)
+      const r = await installAsync(fakeNode(), root, [...signed, "--key", agentKey, "--url", url]);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/not signed by the key given/);
+      expect(listing(root)).toBe("");
+    } finally {
+      server.close();
+    }
+  });
+
   it("takes the key from a file, so it never appears in the node's process list", () => {
     const node = fakeNode();
     const root = mkdtempSync(path.join(os.tmpdir(), "node-root-"));
     const keyFile = path.join(mkdtempSync(path.join(os.tmpdir(), "key-")), "gpuforge.key");
     writeFileSync(keyFile, `${agentKey}\n`, { mode: 0o600 });
-    const r = install(node, root, ["--key-file", keyFile, "--no-start"]);
+    const r = install(node, root, [...signed, "--key-file", keyFile, "--no-start"]);
     expect(r.status, r.stderr).toBe(0);
     expect(readFileSync(path.join(root, "etc/gpuforge/agent.env"), "utf8")).toContain(`GPUFORGE_AGENT_KEY=${agentKey}\n`);
   });
@@ -126,7 +190,7 @@ describe("the one-line agent install", () => {
   it("the installed agent registers its node, runs a job in a container exactly once, ships its output and reports its exit", async () => {
     const node = fakeNode({ gpuName: "NVIDIA GB200" });
     const root = mkdtempSync(path.join(os.tmpdir(), "node-root-"));
-    expect(install(node, root, ["--key", agentKey, "--no-start"]).status).toBe(0);
+    expect(install(node, root, [...signed, "--key", agentKey, "--no-start"]).status).toBe(0);
     const current = path.join(root, "opt/gpuforge-agent/current");
     const hostname = `installed-${path.basename(root).slice(-6).toLowerCase()}`;
     const env: Record<string, string> = { PATH: node.path, HOME: root, DOCKER_CONFIG: node.dockerConfig! };

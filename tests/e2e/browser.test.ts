@@ -1,5 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { E2E_BUNDLE_PUBLIC_KEY } from "../support/bundle-signing-key";
 import { confirmInDialog, launchBrowser, shot } from "../support/browser";
 import { makeTenant, makeUser } from "../support/fixtures";
 import { api } from "../support/http";
@@ -153,7 +154,42 @@ describe("API keys in the UI", () => {
     await page.context().close();
   });
 
-  it("an operator creates an agent key bound to a cluster", async () => {
+  it("a tenant admin makes a service account, a key it owns outlives nobody's rights but its own, and disabling it stops the key", async () => {
+    const page = await newPage();
+    await page.goto(`${base()}/login?callbackUrl=/dashboard/api-keys`);
+    await signIn(page, admin.email, admin.password);
+    await page.waitForURL(`${base()}/dashboard/api-keys`);
+    const accountName = `ci-${Date.now()}`;
+    const sa = page.locator("form[aria-label='Create service account']");
+    await sa.locator("#sa-name").fill(accountName);
+    await sa.locator("#sa-role").selectOption("tenant_admin");
+    await sa.locator("#sa-description").fill("Deploys from CI");
+    await sa.getByRole("button", { name: "Create service account" }).click();
+    await page.getByText(`Service account “${accountName}” created`).waitFor();
+    const accountRow = page.getByTestId(`service-account-row-${accountName}`);
+    await accountRow.waitFor();
+    // a key for it: the owner is chosen in the key form
+    const form = page.locator("form[aria-label='Create API key']");
+    await form.locator("#f-name").fill("deploys");
+    await form.locator("#f-owner").selectOption({ label: `Service account ${accountName} (admin)` });
+    await form.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-api-key").textContent())!.trim();
+    expect((await api("GET", "/api/users", { key })).status).toBe(200);
+    await page.reload();
+    const keyRow = page.getByTestId(`api-key-row-${key.slice(0, 12)}`);
+    await keyRow.getByText(accountName).waitFor();
+    await page.getByTestId(`service-account-row-${accountName}`).getByRole("cell", { name: "1", exact: true }).waitFor();
+    await shot(page, "service-account-key");
+    page.once("dialog", (d) => void d.accept());
+    await page.getByTestId(`service-account-row-${accountName}`).getByRole("button", { name: "Disable" }).click();
+    await page.getByTestId(`service-account-row-${accountName}`).getByText("disabled").waitFor();
+    await keyRow.waitFor({ state: "detached" });
+    expect((await api("GET", "/api/users", { key })).status).toBe(401);
+    await shot(page, "service-account-disabled");
+    await page.context().close();
+  });
+
+  it("an operator creates an agent key bound to a cluster, with the install command that checks the bundle's signature", async () => {
     const page = await newPage();
     await page.goto(`${base()}/login?callbackUrl=/admin/clusters`);
     await signIn(page, operator.email, operator.password);
@@ -170,6 +206,11 @@ describe("API keys in the UI", () => {
     const key = (await page.getByTestId("new-api-key").textContent())!.trim();
     const clusters = await api("GET", "/api/clusters", { key });
     expect(clusters.body.data.map((c: { name: string }) => c.name)).toEqual([clusterName]);
+    // the install command carries this control plane's public signing key, which the installer checks the bundle against
+    expect((await page.getByTestId("agent-install-command").textContent())!.trim()).toBe(
+      `curl -fsSL ${base()}/install.sh | sudo sh -s -- --signing-key ${E2E_BUNDLE_PUBLIC_KEY} --key ${key}`,
+    );
+    await shot(page, "agent-key-install-command");
     await page.context().close();
   });
 });

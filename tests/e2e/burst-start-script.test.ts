@@ -7,6 +7,7 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
 import { startScript } from "@/lib/providers/start-script";
+import { E2E_BUNDLE_PUBLIC_KEY } from "../support/bundle-signing-key";
 import { fakeNode } from "../support/fake-node";
 import { makeCluster, unique } from "../support/fixtures";
 
@@ -35,7 +36,8 @@ describe("the burst start script", () => {
     const tools = fakeNode({ docker: false, systemctl: false, gpuName: "NVIDIA H100 80GB HBM3" });
     const root = mkdtempSync(path.join(os.tmpdir(), "burst-root-"));
     const file = path.join(root, "start.sh");
-    writeFileSync(file, startScript());
+    // the installer checks the bundle against the key the app signs with, as a launch hands it over
+    writeFileSync(file, startScript(E2E_BUNDLE_PUBLIC_KEY));
     let output = "";
     agent = spawn("sh", [file], {
       env: {

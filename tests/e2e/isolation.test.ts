@@ -286,6 +286,20 @@ describe("API isolation", () => {
     expect(await db().gpu.count({ where: { nodeId: node.id, status: "missing" } })).toBe(0);
   });
 
+  it("a cluster's shared agent key cannot move another node's address (gateway traffic and SSH go there)", async () => {
+    const before = await db().node.findUniqueOrThrow({ where: { id: world.nodeC.node.id }, select: { address: true } });
+    const r = await api("POST", "/api/clusters/nodes", {
+      key: world.keys.agent,
+      body: { hostname: world.nodeC.node.hostname, address: "127.66.66.66", gpus: [] },
+    });
+    expect(r.status).toBe(409);
+    expectErrorShape(r, "conflict");
+    expect(r.body.error.details).toEqual([expect.objectContaining({ path: "address" })]);
+    const after = await db().node.findUniqueOrThrow({ where: { id: world.nodeC.node.id }, select: { address: true } });
+    expect(after.address).toBe(before.address);
+    expect(await db().auditLog.count({ where: { targetId: world.nodeC.node.id, action: "node.address_changed" } })).toBe(0);
+  });
+
   it("answers garbage credentials with 401, never 500", async () => {
     for (const header of ["Bearer", "Bearer gf_nope", "Basic dXNlcjpwYXNz", "Bearer " + "x".repeat(5000), "gf_raw"]) {
       const r = await api("GET", "/api/tenants", { headers: { authorization: header } });

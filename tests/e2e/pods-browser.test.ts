@@ -1,16 +1,18 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { demoSshKey } from "@/agent/src/demo-workload";
 import { db } from "@/lib/db/client";
 import { confirmInDialog, launchBrowser, openPage, shot } from "../support/browser";
-import { makeTenant, makeUser } from "../support/fixtures";
+import { makeKey, makeTenant, makeUser } from "../support/fixtures";
 import { startWalkFleet, type WalkFleet } from "../support/walk-fleet";
 
 // Pods end to end: a tenant creates one in the browser, the simulated fleet (speaking only the
 // HTTP API, like real agents) runs it with real listeners on its node's address, the page shows it
-// running with its SSH command and port links, then the tenant stops and terminates it.
+// running with its SSH command and the gateway address of its port, then the tenant stops and
+// terminates it.
 
 let browser: Browser;
+let tenantId: string;
 let fleet: WalkFleet;
 let tenantUser: Awaited<ReturnType<typeof makeUser>>;
 let operator: Awaited<ReturnType<typeof makeUser>>;
@@ -19,6 +21,7 @@ beforeAll(async () => {
   // GH200: a GPU type no other walk uses, so this walk's pod lands on its own simulated node
   fleet = await startWalkFleet({ gpuType: "GH200", nodes: 1 });
   const tenant = await makeTenant(16);
+  tenantId = tenant.id;
   tenantUser = await makeUser("tenant_admin", tenant.id);
   operator = await makeUser("operator");
   browser = await launchBrowser();
@@ -59,12 +62,17 @@ describe("pods in the browser", () => {
     const ssh = page.getByLabel("SSH command");
     await ssh.waitFor({ timeout: 90_000 }); // a scheduling cycle, a heartbeat and a page refresh: long when the soak shares the machine
     const command = (await ssh.textContent())!;
-    expect(command).toMatch(/^ssh root@127\.\d+\.\d+\.\d+ -p \d{4,5}$/);
-    const portLink = page.getByRole("link", { name: /^Port 8888 → 127\./ });
-    await portLink.waitFor();
-    const href = (await portLink.getAttribute("href"))!;
-    // the link reaches the pod's port on its node
-    expect(await (await fetch(href)).text()).toContain("Simulated pod notebook");
+    // SSH for the key, with a tunnel to the notebook port
+    expect(command).toMatch(/^ssh root@127\.\d+\.\d+\.\d+ -p \d{4,5} -L 8888:localhost:8888$/);
+    // the notebook port answers the gateway only: the page gives its gateway address, which a key of the tenant opens
+    const viaGateway = page.getByLabel("Port 8888 through the gateway");
+    await viaGateway.waitFor();
+    const line = (await viaGateway.textContent())!;
+    const url = /(https?:\/\/\S+\/v1\/pods\/[0-9a-f-]{36}\/ports\/8888\/)$/.exec(line)?.[1];
+    expect(url, line).toBe(`${inject("baseUrl")}/v1/pods/${id}/ports/8888/`);
+    const { key } = await makeKey({ scope: "tenant", tenant_id: tenantId });
+    expect(await (await fetch(url!, { headers: { authorization: `Bearer ${key}` } })).text()).toContain("Simulated pod notebook");
+    expect((await fetch(url!)).status).toBe(401);
     await page.locator("[data-testid='pod-actions']").getByText("running", { exact: true }).waitFor();
     await page.getByRole("list", { name: "Status history" }).getByText("its container is running").waitFor();
     // the "placed at the next cycle" note of its creation is gone once it runs

@@ -1,11 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AGENT_VERSION } from "@/agent/src/version";
+import { verifyBundle } from "@/lib/agent-install/bundle-signing";
 import { db } from "@/lib/db/client";
 import { startSlurmSandbox, type SlurmSandbox } from "../../scripts/lib/slurm-sandbox";
+import { E2E_BUNDLE_PUBLIC_KEY } from "../support/bundle-signing-key";
 import { fakeNode } from "../support/fake-node";
 import { makeKey, makeTenant, unique } from "../support/fixtures";
 import { api } from "../support/http";
@@ -13,7 +16,7 @@ import { eventually } from "../support/slurm-bridge";
 import { ensureSystemTool } from "../support/system-packages";
 
 // `install.sh --slurm-bridge`, for real: the control plane serves the bridge's bundle beside the
-// agent's (same route, checksum and layout), the script refuses a host where Slurm is not usable,
+// agent's (same route, Ed25519 signature and layout), the script refuses a host where Slurm is not usable,
 // installs into a temporary root, and the installed bridge (its bundled Node.js, not this
 // checkout) mirrors a real Slurm and runs a tenant's job there inside its image.
 
@@ -64,7 +67,7 @@ function loginNode(o: { slurm?: "up" | "down" | "none" | "real" } = {}) {
 function install(node: { path: string }, root: string, args: string[]) {
   const file = path.join(tempRoot(), "install.sh");
   writeFileSync(file, script);
-  return spawnSync("sh", [file, "--slurm-bridge", ...args, "--root", root], {
+  return spawnSync("sh", [file, "--slurm-bridge", "--signing-key", E2E_BUNDLE_PUBLIC_KEY, ...args, "--root", root], {
     env: { PATH: node.path, HOME: root } as unknown as NodeJS.ProcessEnv,
     encoding: "utf8",
     timeout: 180_000,
@@ -74,15 +77,21 @@ function install(node: { path: string }, root: string, args: string[]) {
 const listing = (root: string) => spawnSync("find", [root, "-mindepth", "1"], { encoding: "utf8" }).stdout.trim();
 
 describe("install.sh --slurm-bridge", () => {
-  it("serves the bridge's bundle and its checksum beside the agent's", async () => {
-    const sha = await fetch(`${inject("baseUrl")}/install/slurm-bridge-linux-${ARCH}.tar.gz.sha256`);
-    expect(sha.status).toBe(200);
-    const line = await sha.text();
-    expect(line).toMatch(
-      new RegExp(`^[0-9a-f]{64}  gpuforge-slurm-bridge-${AGENT_VERSION.replace(/\./g, "\\.")}-linux-${ARCH}\\.tar\\.gz\\n$`),
-    );
-    const agentSha = await (await fetch(`${inject("baseUrl")}/install/agent-linux-${ARCH}.tar.gz.sha256`)).text();
-    expect(agentSha.split(" ")[0]).not.toBe(line.split(" ")[0]);
+  it("serves the bridge's bundle and its signature beside the agent's", async () => {
+    const base = inject("baseUrl");
+    const shaOf = async (kind: string) =>
+      createHash("sha256")
+        .update(Buffer.from(await (await fetch(`${base}/install/${kind}-linux-${ARCH}.tar.gz`)).arrayBuffer()))
+        .digest("hex");
+    const sig = await fetch(`${base}/install/slurm-bridge-linux-${ARCH}.tar.gz.sig`);
+    expect(sig.status).toBe(200);
+    const signature = new Uint8Array(await sig.arrayBuffer());
+    const [bridgeSha, agentSha] = [await shaOf("slurm-bridge"), await shaOf("agent")];
+    expect(bridgeSha).not.toBe(agentSha);
+    // signed as the bridge's: the agent's name, or another bundle, does not pass with it
+    expect(verifyBundle(E2E_BUNDLE_PUBLIC_KEY, "slurm-bridge", ARCH, bridgeSha, signature)).toBe(true);
+    expect(verifyBundle(E2E_BUNDLE_PUBLIC_KEY, "agent", ARCH, bridgeSha, signature)).toBe(false);
+    expect(verifyBundle(E2E_BUNDLE_PUBLIC_KEY, "slurm-bridge", ARCH, agentSha, signature)).toBe(false);
     for (const bad of [`slurm-bridge-linux-riscv64.tar.gz`, `bridge-linux-${ARCH}.tar.gz`, `slurm-bridge-linux-${ARCH}.zip`]) {
       const r = await fetch(`${inject("baseUrl")}/install/${bad}`);
       expect(r.status, bad).toBe(404);

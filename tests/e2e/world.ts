@@ -11,6 +11,7 @@ import { SimulatedTpm } from "../../agent/src/sim-tpm";
 import { goldenPolicyBody } from "../support/handover-agent";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { systemActor } from "@/lib/auth/principal";
+import { createServiceAccount } from "@/lib/service-accounts/service-accounts";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
 import { finishJob } from "@/lib/jobs/finish-job";
@@ -30,7 +31,17 @@ import { createReservation } from "@/lib/reservations/create-reservation";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { reportSlurmCluster } from "@/lib/slurm/report-cluster";
-import { agentPrincipal, inventory, makeCluster, makeKey, makeTenant, makeUser, unique } from "../support/fixtures";
+import {
+  actorFor,
+  agentPrincipal,
+  inventory,
+  makeCluster,
+  makeKey,
+  makeTenant,
+  makeUser,
+  tenantAdminPrincipal,
+  unique,
+} from "../support/fixtures";
 import { api } from "../support/http";
 import { putSecret } from "@/lib/secrets/secrets";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
@@ -572,6 +583,18 @@ export function operationCases(w: World): Record<string, OperationCase> {
     listApiKeys: { path: fixed("/api/api-keys"), expect: authed(403, 200, 200, 200) },
     revokeApiKey: {
       path: async () => `/api/api-keys/${(await makeKey({ scope: "tenant", tenant_id: w.a.id })).apiKey.id}`,
+      expect: authed(403, 404, 200, 200),
+    },
+    // service accounts are tenant A's: tenant B's admin neither sees them nor names A as its tenant
+    listServiceAccounts: { path: fixed("/api/service-accounts"), expect: authed(403, 200, 200, 200) },
+    createServiceAccount: {
+      path: fixed("/api/service-accounts"),
+      body: () => ({ name: unique("sa"), role: "tenant_member", tenant_id: w.a.id }),
+      expect: authed(403, 404, 201, 201),
+    },
+    disableServiceAccount: {
+      path: async () =>
+        `/api/service-accounts/${(await createServiceAccount(actorFor(tenantAdminPrincipal(w.a.id)), { name: unique("sa"), role: "tenant_member" })).id}`,
       expect: authed(403, 404, 200, 200),
     },
 

@@ -17,18 +17,45 @@ import { reportReplicaAddress } from "@/lib/endpoints/report-replica-address";
 import { gateway, stopGateway } from "@/lib/gateway/gateway";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
+import { pinnedRequest, resolveDestination } from "@/lib/pipelines/tool-calls/outbound";
 import { putSecret } from "@/lib/secrets/secrets";
-import { actorFor, agentPrincipal, availableFleet, makeTenant, placementOf, tenantAdminPrincipal, unique } from "../support/fixtures";
+import { systemActor } from "@/lib/auth/principal";
+import { updateTenant } from "@/lib/tenants/update-tenant";
+import { updateUser } from "@/lib/users/update-user";
+import {
+  actorFor,
+  agentPrincipal,
+  availableFleet,
+  makeTenant,
+  makeUser,
+  operatorPrincipal,
+  placementOf,
+  tenantAdminPrincipal,
+  tenantMemberPrincipal,
+  unique,
+} from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 
-// Read by lib/env on first use: the operator allows tool calls to this machine (any port).
+// Read by lib/env on first use: the operator allows tool calls to this machine (any port), and to
+// its loopback network (tool calls reach public addresses only unless a network is allowed).
 process.env.TOOL_CALL_ALLOWED_HOSTS = "127.0.0.1";
+process.env.TOOL_CALL_ALLOWED_NETWORKS = "127.0.0.0/8";
 const IMAGE = "nvcr.io/nvidia/pytorch:24.05-py3";
 
 // A local tool server: counts calls per path, fails /flaky with 503 until told otherwise, answers
 // /slow after 2 s, /echo with the request's headers and body, /v1/chat/completions like a model.
 const calls = new Map<string, number>();
 let flakyFailures = 2;
+// /hold?t=TAG: answers once TAG is released; how many of each tag it holds now, and at most
+const holding = new Map<string, number>();
+const peak = new Map<string, number>();
+const released = new Set<string>();
+const waitingOn = new Map<string, Array<() => void>>();
+const release = (tag: string) => {
+  released.add(tag);
+  for (const done of waitingOn.get(tag) ?? []) done();
+  waitingOn.delete(tag);
+};
 let brokenOk = false;
 const server = http.createServer((req, res) => {
   const path = req.url!.split("?")[0]!;
@@ -45,6 +72,27 @@ const server = http.createServer((req, res) => {
     if (path === "/slow") return void setTimeout(() => send(200, { late: true }), 2000);
     if (path === "/broken") return brokenOk ? send(200, { fixed: true }) : send(404, { error: "no such tool" });
     if (path === "/echo") return send(200, { headers: req.headers, body: body ? JSON.parse(body) : null });
+    // a server that quotes part of the key it was given, as some APIs do in their errors and answers
+    if (path === "/quote") {
+      const key = String(req.headers.authorization ?? "").replace(/^Bearer /, "");
+      return req.url!.includes("ok")
+        ? send(200, { note: `key ${key.slice(0, 12)}… accepted`, tail: key.slice(-8) })
+        : send(401, { error: `Incorrect API key provided: ${key.slice(0, 10)}****${key.slice(-4)}` });
+    }
+    if (path === "/hold") {
+      const tag = new URL(req.url!, "http://x").searchParams.get("t") ?? "";
+      const now = (holding.get(tag) ?? 0) + 1;
+      holding.set(tag, now);
+      peak.set(tag, Math.max(peak.get(tag) ?? 0, now));
+      const done = () => {
+        holding.set(tag, holding.get(tag)! - 1);
+        send(200, { held: tag });
+      };
+      if (released.has(tag)) return done();
+      waitingOn.set(tag, [...(waitingOn.get(tag) ?? []), done]);
+      res.on("close", () => void (res.writableFinished || holding.set(tag, holding.get(tag)! - 1)));
+      return;
+    }
     if (path === "/v1/chat/completions")
       return send(200, { choices: [{ message: { role: "assistant", content: `plan for: ${JSON.parse(body).messages[0].content}` } }] });
     send(200, { path });
@@ -64,9 +112,11 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 async function setup() {
   const fleet = await availableFleet(2, 4, "AG");
   const tenant = await makeTenant(8);
-  const asT = actorFor(tenantAdminPrincipal(tenant.id));
+  // a person of the tenant: pipelines act for whoever started them (the secrets their calls may use)
+  const admin = await makeUser("tenant_admin", tenant.id);
+  const asT = actorFor(tenantAdminPrincipal(tenant.id, admin.id));
   const agent = agentPrincipal(fleet.cluster.id);
-  return { ...fleet, tenant, asT, agent };
+  return { ...fleet, tenant, asT, agent, admin };
 }
 
 const job = (gpuType: string, name: string, more: Record<string, unknown> = {}) => ({
@@ -282,18 +332,18 @@ describe("tool-call steps", () => {
     expect((fetched.output as { body: { headers: { authorization: string } } }).body.headers.authorization).toBe(
       "Bearer [secret TOOL_TOKEN]",
     );
-    for (let made = 1; made <= 3; made++) {
-      await expect
-        .poll(
-          async () => {
-            await dueNow(p.id);
-            await runDueToolCalls({ allowedHosts: allowed });
-            return calls.get("/flaky");
-          },
-          { timeout: 20_000 },
-        )
-        .toBe(made);
-    }
+    // a worker run takes up a call that falls due while it runs (the next step's, say) at once, so
+    // the flaky step's attempts are counted, not the runs: two 503s, then the answer
+    await expect
+      .poll(
+        async () => {
+          await dueNow(p.id);
+          await runDueToolCalls({ allowedHosts: allowed });
+          return calls.get("/flaky");
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(3);
     const use = await runningJob(p.id, "use");
     expect(use.command).toBe("echo 3 200");
     const log = await pipelineLog(tenantAdminPrincipal(tenant.id), p.id);
@@ -493,5 +543,224 @@ describe("control", () => {
     const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
     expect(after).toMatchObject({ status: "failed", reason: expect.stringMatching(/deadline/) });
     expect((await db().job.findUniqueOrThrow({ where: { id: long.id } })).status).toBe("cancelled");
+  });
+});
+
+describe("secrets reach the header they are put in, and nothing else (issue 27)", () => {
+  const KEY = "sk-proj-Q7mZ2xLwR9tYb4NcV8kJ1pDs";
+  const secretIn = async (pipelineId: string) => {
+    const [steps, events, outputs] = await Promise.all([
+      db().pipelineStep.findMany({ where: { pipelineId }, select: { error: true, request: true } }),
+      db().pipelineEvent.findMany({ where: { pipelineId }, select: { message: true, details: true } }),
+      db().pipelineStepOutput.findMany({ where: { pipelineId }, select: { output: true } }),
+    ]);
+    const stored = JSON.stringify([steps, events, outputs]);
+    // the whole key, or any eight characters of it in a row
+    for (let i = 0; i + 8 <= KEY.length; i++) if (stored.includes(KEY.slice(i, i + 8))) return KEY.slice(i, i + 8);
+    return null;
+  };
+
+  it("a server quoting part of the key gives none of it away: errors are not quoted, answers are masked", async () => {
+    const { asT, tenant } = await setup();
+    await putSecret(asT, "API_KEY", KEY);
+    const p = await createPipeline(asT, {
+      name: unique("quote"),
+      steps: [
+        { name: "ok", kind: "http", request: { url: `${base}/quote?ok`, headers: { Authorization: "Bearer ${secrets.API_KEY}" } } },
+        { name: "bad", kind: "http", request: { url: `${base}/quote`, headers: { Authorization: "Bearer ${secrets.API_KEY}" } } },
+      ],
+    });
+    await expect
+      .poll(
+        async () => (
+          await runDueToolCalls({ allowedHosts: allowed }),
+          (await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status
+        ),
+      )
+      .toBe("failed");
+    const after = await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id);
+    expect(after.steps.find((x) => x.name === "bad")!.error).toBe("HTTP 401 (the answer is not quoted: the request carried a secret)");
+    const out = await db().pipelineStepOutput.findFirstOrThrow({ where: { pipelineId: p.id, step: "ok" } });
+    expect(out.output).toMatchObject({ body: { note: "key [secret API_KEY]… accepted", tail: "[secret API_KEY]" } });
+    expect(await secretIn(p.id)).toBeNull();
+  });
+
+  it("an expression cannot test, compare or quote a secret: refused at creation, and at the call for a spec written before", async () => {
+    const { asT, tenant } = await setup();
+    await putSecret(asT, "API_KEY", KEY);
+    for (const header of ['${secrets.API_KEY < "sk-m"}', "${!secrets.API_KEY}", '${secrets.API_KEY ?? ""}']) {
+      const refused = await createPipeline(asT, {
+        name: unique("probe"),
+        steps: [{ name: "x", kind: "http", request: { url: `${base}/echo`, headers: { X: header } } }],
+      }).catch((e: unknown) => e);
+      expect(refused, header).toMatchObject({ code: "validation_failed", details: [{ path: "steps[0].request.headers.X" }] });
+    }
+    // a pipeline whose header was written before the rule (or by hand): the call fails naming the secret, never quoting it
+    const p = await createPipeline(asT, {
+      name: unique("old"),
+      steps: [{ name: "x", kind: "http", request: { url: `${base}/echo`, headers: { X: "${secrets.API_KEY}" } } }],
+    });
+    await db()
+      .$executeRaw`UPDATE pipeline_steps SET request = jsonb_set(request, '{headers,X}', to_jsonb('\${!secrets.API_KEY}'::text)) WHERE pipeline_id = ${p.id}::uuid`;
+    const before = calls.get("/echo") ?? 0;
+    await expect
+      .poll(
+        async () => (
+          await runDueToolCalls({ allowedHosts: allowed }),
+          (await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status
+        ),
+      )
+      .toBe("failed");
+    expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).steps[0]!.error).toMatch(
+      /^could not resolve request: secrets\.API_KEY can only be inserted whole/,
+    );
+    expect(calls.get("/echo") ?? 0).toBe(before);
+    expect(await secretIn(p.id)).toBeNull();
+  });
+
+  it("only the roles a secret allows may use it: members, operators, and a starter demoted since are refused", async () => {
+    const { asT, tenant, admin } = await setup();
+    await putSecret(asT, "ADMIN_KEY", KEY);
+    await putSecret(asT, "TEAM_KEY", `${KEY}-team`, "tenant_member");
+    const member = await makeUser("tenant_member", tenant.id);
+    const asMember = actorFor(tenantMemberPrincipal(tenant.id, member.id));
+    const call = (secret: string, path = "/echo") => ({
+      name: "x",
+      kind: "http" as const,
+      request: { url: `${base}${path}`, headers: { A: `\${secrets.${secret}}` } },
+    });
+    expect(await createPipeline(asMember, { name: unique("m"), steps: [call("ADMIN_KEY")] }).catch((e: unknown) => e)).toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "steps[0].request.headers.A", message: expect.stringMatching(/for tenant admins' pipelines/) }],
+    });
+    expect((await createPipeline(asMember, { name: unique("m"), steps: [call("TEAM_KEY")] })).status).toBe("running");
+    expect(
+      await createPipeline(actorFor(operatorPrincipal), { name: unique("o"), tenant_id: tenant.id, steps: [call("TEAM_KEY")] }).catch(
+        (e: unknown) => e,
+      ),
+    ).toMatchObject({ code: "validation_failed", details: [{ message: expect.stringMatching(/its own people start/) }] });
+    // an admin starts one; demoted since, its calls no longer carry the admin-only key
+    const p = await createPipeline(asT, { name: unique("a"), steps: [call("ADMIN_KEY", "/for-admins")] });
+    const boss = await makeUser("tenant_admin", tenant.id);
+    await updateUser(actorFor(tenantAdminPrincipal(tenant.id, boss.id)), admin.id, { role: "tenant_member" });
+    await expect
+      .poll(
+        async () => (
+          await runDueToolCalls({ allowedHosts: allowed }),
+          (await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status
+        ),
+      )
+      .toBe("failed");
+    expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).steps[0]!.error).toMatch(
+      /secrets\.ADMIN_KEY is for tenant admins' pipelines/,
+    );
+    expect(calls.get("/for-admins") ?? 0).toBe(0);
+  });
+});
+
+describe("where http steps may go (issue 27)", () => {
+  it("an allow-listed name that resolves to a loopback, private or metadata address is refused unless the operator allows the network", async () => {
+    const { asT, tenant } = await setup();
+    const port = new URL(base).port;
+    const p = await createPipeline(asT, {
+      name: unique("ssrf"),
+      steps: [{ name: "x", kind: "http", request: { url: `http://localhost:${port}/echo` } }],
+    }).catch((e: unknown) => e);
+    // the operator's allow-list names localhost, but the address it resolves to is loopback
+    expect(p).toMatchObject({ code: "validation_failed" });
+    const q = await createPipeline(asT, { name: unique("ssrf"), steps: [{ name: "x", kind: "http", request: { url: `${base}/echo` } }] });
+    const before = calls.get("/echo") ?? 0;
+    await expect
+      .poll(
+        async () => (
+          await runDueToolCalls({ allowedHosts: allowed, allowedNetworks: [] }),
+          (await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), q.id)).status
+        ),
+      )
+      .toBe("failed");
+    expect((await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), q.id)).steps[0]!.error).toMatch(/127\.0\.0\.1 is a loopback address/);
+    expect(calls.get("/echo") ?? 0).toBe(before);
+    const meta = await createPipeline(asT, {
+      name: unique("meta"),
+      steps: [{ name: "x", kind: "http", request: { url: "http://169.254.169.254/latest/meta-data/" } }],
+    }).catch((e: unknown) => e);
+    expect(meta).toMatchObject({ code: "validation_failed" }); // not on the allow-list to begin with
+  });
+
+  it("the connection goes to the address that was checked, whatever the name would resolve to next (no DNS rebinding)", async () => {
+    const port = Number(new URL(base).port);
+    const url = new URL(`http://rebinding.invalid:${port}/echo`);
+    // that name resolves to nothing at all; the request still reaches the pinned address, by it alone
+    const res = await pinnedRequest(
+      url,
+      { address: "127.0.0.1", family: 4 },
+      { method: "GET", headers: {}, signal: AbortSignal.timeout(5_000) },
+    );
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { headers: { host: string } }).headers.host).toBe(`rebinding.invalid:${port}`);
+    await expect(resolveDestination(url, [])).rejects.toThrow(/does not resolve/);
+    await expect(resolveDestination(new URL("http://[::ffff:127.0.0.1]:1/"), [])).rejects.toThrow(/loopback/);
+  });
+});
+
+describe("fairness and suspension of tool calls (issue 27)", () => {
+  it("one tenant's slow calls hold up only its own: at most its share in flight, and another tenant's call goes through meanwhile", async () => {
+    const slow = await setup();
+    const quick = await setup();
+    const tag = unique("slow");
+    const slowOnes = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        createPipeline(slow.asT, {
+          name: unique("s"),
+          steps: [{ name: "x", kind: "http", request: { url: `${base}/hold?t=${tag}` }, timeout_s: 60 }],
+        }),
+      ),
+    );
+    const worker = runDueToolCalls({ allowedHosts: allowed, concurrency: 8, perTenant: 3 });
+    await expect.poll(() => holding.get(tag) ?? 0).toBe(3);
+    const fast = await createPipeline(quick.asT, {
+      name: unique("f"),
+      steps: [{ name: "x", kind: "http", request: { url: `${base}/echo` } }],
+    });
+    // the running worker takes it up within its refill, though three slow calls still hold
+    await expect
+      .poll(async () => (await getPipelineOrThrow(tenantAdminPrincipal(quick.tenant.id), fast.id)).status, { timeout: 10_000 })
+      .toBe("completed");
+    expect(holding.get(tag)).toBe(3);
+    release(tag);
+    await worker;
+    expect(peak.get(tag)).toBe(3);
+    for (const p of slowOnes) expect((await getPipelineOrThrow(tenantAdminPrincipal(slow.tenant.id), p.id)).status).toBe("completed");
+  });
+
+  it("suspending a tenant takes back its calls in flight: their answers change nothing, and they run again after reactivation", async () => {
+    const { asT, tenant } = await setup();
+    const tag = unique("susp");
+    const p = await createPipeline(asT, {
+      name: unique("s"),
+      steps: [{ name: "x", kind: "http", request: { url: `${base}/hold?t=${tag}` }, timeout_s: 60 }],
+    });
+    const worker = runDueToolCalls({ allowedHosts: allowed });
+    await expect.poll(() => holding.get(tag) ?? 0).toBe(1);
+    await updateTenant(systemActor, tenant.id, { status: "suspended" });
+    // the worker stops waiting for it (aborted within its refill) and records nothing
+    expect(await worker).toMatchObject({ discarded: 1, completed: 0 });
+    await expect.poll(() => holding.get(tag) ?? 0).toBe(0);
+    expect(await db().pipelineStepOutput.count({ where: { pipelineId: p.id } })).toBe(0);
+    expect(
+      (await pipelineLog(tenantAdminPrincipal(tenant.id), p.id)).some((e) => /interrupted: the organisation was suspended/.test(e.message)),
+    ).toBe(true);
+    // while suspended nothing of it is claimed; reactivated, the call runs again
+    expect((await runDueToolCalls({ allowedHosts: allowed })).claimed).toBe(0);
+    release(tag);
+    await updateTenant(systemActor, tenant.id, { status: "active" });
+    await expect
+      .poll(
+        async () => (
+          await runDueToolCalls({ allowedHosts: allowed }),
+          (await getPipelineOrThrow(tenantAdminPrincipal(tenant.id), p.id)).status
+        ),
+      )
+      .toBe("completed");
   });
 });

@@ -7,7 +7,16 @@ import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
 import { updateTenant } from "@/lib/tenants/update-tenant";
-import { actorFor, makeCluster, makeKey, makeTenant, tenantAdminPrincipal, tenantMemberPrincipal, unique } from "../support/fixtures";
+import {
+  actorFor,
+  makeCluster,
+  makeKey,
+  makeTenant,
+  makeUser,
+  tenantAdminPrincipal,
+  tenantMemberPrincipal,
+  unique,
+} from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 
 describe("API keys", () => {
@@ -94,9 +103,11 @@ describe("API keys", () => {
 
   it("the database refuses a key whose binding contradicts its scope", async () => {
     const t = await makeTenant();
+    // an owner who may hold any key, so the binding is what is judged
+    const owner = await makeUser("operator");
     await expect(
       db()
-        .$executeRaw`INSERT INTO api_keys (name, prefix, key_hash, scope, tenant_id) VALUES ('bad', 'gf_123456789', ${hashApiKey(unique("k"))}, 'agent', ${t.id}::uuid)`,
+        .$executeRaw`INSERT INTO api_keys (name, prefix, key_hash, scope, tenant_id, owner_user_id) VALUES ('bad', 'gf_123456789', ${hashApiKey(unique("k"))}, 'agent', ${t.id}::uuid, ${owner.id}::uuid)`,
     ).rejects.toThrow(/api_keys_scope_binding_check/);
   });
 

@@ -1,7 +1,9 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AccessGuard } from "@/agent/src/access-guard";
 import { startModelServer, type ModelServer } from "@/agent/src/model-server";
+import { hashApiKey } from "@/lib/api-keys/key-format";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { db, pool } from "@/lib/db/client";
@@ -11,11 +13,20 @@ import { endpointSla } from "@/lib/endpoints/endpoint-sla";
 import { createEndpoint } from "@/lib/endpoints/create-endpoint";
 import { getEndpointOrThrow } from "@/lib/endpoints/get-endpoint";
 import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
+import { replicaAssignmentsForNode } from "@/lib/endpoints/node-assignments";
 import { reportReplicaAddress } from "@/lib/endpoints/report-replica-address";
+import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
+import { changePodState } from "@/lib/pods/change-pod-state";
+import { createPod } from "@/lib/pods/create-pod";
+import { getPodOrThrow } from "@/lib/pods/queries";
+import { reportPodStatus } from "@/lib/pods/report-pod-status";
+import { createPodBody } from "@/lib/pods/schemas";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { Gateway } from "@/lib/gateway/gateway";
 import { createGatewayServer } from "@/scripts/gateway-server";
 import { actorFor, agentPrincipal, availableFleet, makeKey, makeTenant, tenantAdminPrincipal, unique } from "../support/fixtures";
 import { codeAndFieldOf } from "../support/outcomes";
+import { until } from "../support/wait";
 
 // The inference gateway end to end, in this process: two replicas served by real little model
 // servers on their nodes' (loopback) addresses at the host ports their agent reported; a gateway
@@ -403,5 +414,280 @@ describe("what the gateway records", () => {
     second.recorder.record(world.ep.id, Date.now(), 12, true);
     await second.recorder.flush();
     expect((await endpointSla(world.asT.principal, world.ep.id, { from })).errors).toBe(after.errors + 1);
+  });
+});
+
+describe("replicas and pods answer the gateway only (the agent's access guard)", () => {
+  it("a replica behind its node's guard takes the gateway's requests and probes; anyone else calling its port gets 403", async () => {
+    const { ep, replicas } = world;
+    const r = replicas[0]!;
+    const model = world.servers.get(r.id)!;
+    // the secret exactly as the node's agent receives it in its heartbeat
+    const assigned = (await replicaAssignmentsForNode(r.nodeId!)).find((a) => a.replica_id === r.id)!;
+    const guard = new AccessGuard(assigned.access_secret, { label: `replica ${r.id}` });
+    await guard.listen(0, model.host);
+    guard.setTarget({ host: model.host, port: model.port });
+    try {
+      await pool().query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1`, [r.id, guard.port]);
+      await g.table.refresh();
+      await g.probeNow();
+      expect(g.prober.inRotation(r.id)).toBe(true);
+      world.servers.get(replicas[1]!.id)!.set({ healthy: false });
+      await g.probeNow();
+      const through = await call(`/v1/endpoints/${ep.id}/v1/chat/completions`, { key: world.key, body: chat("guarded") });
+      expect(through.status).toBe(200);
+      expect(through.headers["x-gpuforge-replica"]).toBe(r.id);
+      expect(JSON.parse(through.body).choices[0].message.content).toBe("answer to guarded from the model");
+      // a neighbour on the node's network (or another tenant's container) calling the port itself
+      const direct = await new Promise<number>((resolve, reject) =>
+        http
+          .request({ host: model.host, port: guard.port, path: "/v1/models", agent: false }, (res) => resolve(res.statusCode!))
+          .on("error", reject)
+          .end(),
+      );
+      expect(direct).toBe(403);
+      // a secret of another placement (the other replica's) opens nothing
+      const wrong = (await replicaAssignmentsForNode(replicas[1]!.nodeId!)).find((a) => a.replica_id === replicas[1]!.id)!;
+      const withOther = await new Promise<number>((resolve, reject) =>
+        http
+          .request(
+            { host: model.host, port: guard.port, path: "/v1/models", agent: false, headers: { "x-gpuforge-access": wrong.access_secret } },
+            (res) => resolve(res.statusCode!),
+          )
+          .on("error", reject)
+          .end(),
+      );
+      expect(withOther).toBe(403);
+      // and a client cannot send the secret header through the gateway to anyone: it is the gateway's own
+      const forged = await call(`/v1/endpoints/${ep.id}/v1/models`, { key: world.key, headers: { "x-gpuforge-access": "forged" } });
+      expect(forged.status).toBe(200);
+    } finally {
+      world.servers.get(replicas[1]!.id)!.set({ healthy: true });
+      await pool().query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1`, [r.id, model.port]);
+      guard.close();
+      await g.table.refresh();
+      await g.probeNow();
+    }
+  });
+
+  it("a pod's HTTP port through /v1/pods/{id}/ports/{port}: its tenant's keys only; its SSH port and ports it does not serve are 404", async () => {
+    const pod = await createPod(
+      world.asT,
+      createPodBody.parse({
+        name: unique("nb"),
+        gpu_type: world.gpuType,
+        gpu_count: 1,
+        image: "runpod/pytorch:2.4.0",
+        ports: [8888],
+        ssh_public_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHxuuJN4z0n9G0mAikmM8JdYo1BeQ0OS3O9GQ9m3mE5W walk@laptop",
+        cluster_id: world.cluster.id,
+      }),
+    );
+    await runSchedulerCycle("gateway pods");
+    const placed = await db().pod.findUniqueOrThrow({ where: { id: pod.id }, select: { nodeId: true } });
+    const beat = await recordHeartbeat(actorFor(agentPrincipal(world.cluster.id)), placed.nodeId!, {});
+    const a = beat.assignments.find((x) => x.kind === "pod" && x.pod_id === pod.id);
+    if (a?.kind !== "pod") throw new Error("the heartbeat did not assign the pod");
+    const node = await db().node.findUniqueOrThrow({ where: { id: placed.nodeId! } });
+    const seen: http.IncomingHttpHeaders[] = [];
+    const notebook = http.createServer((req, res) => {
+      seen.push(req.headers);
+      res.setHeader("set-cookie", "planted=1; Path=/");
+      res.end(`notebook ${req.method} ${req.url}`);
+    });
+    await new Promise<void>((r) => notebook.listen(0, node.address!, () => r()));
+    const guard = new AccessGuard(a.access_secret, { label: "pod" });
+    await guard.listen(0, node.address!);
+    guard.setTarget({ host: node.address!, port: (notebook.address() as AddressInfo).port });
+    try {
+      await reportPodStatus(agentPrincipal(world.cluster.id, placed.nodeId!), pod.id, {
+        attempt: a.attempt,
+        fence: a.fence,
+        status: "running",
+        ports: [
+          { container_port: 22, host_port: 45_022 },
+          { container_port: 8888, host_port: guard.port },
+        ],
+      });
+      const shown = await getPodOrThrow(world.asT.principal, pod.id);
+      expect(shown.ports).toEqual([
+        { container_port: 22, host_port: 45_022, access: "ssh", url: null },
+        {
+          container_port: 8888,
+          host_port: guard.port,
+          access: "gateway",
+          url: expect.stringMatching(new RegExp(`/v1/pods/${pod.id}/ports/8888/$`)),
+        },
+      ]);
+      await g.table.refresh();
+      const base = `/v1/pods/${pod.id}/ports/8888`;
+      const ok = await call(`${base}/lab/tree?token=x`, { key: world.key });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toBe("notebook GET /lab/tree?token=x");
+      // what reached the pod: not the tenant's key, not the access secret; what came back: no cookie for the console's origin
+      expect(seen.at(-1)!.authorization).toBeUndefined();
+      expect(seen.at(-1)!["x-gpuforge-access"]).toBeUndefined();
+      expect(seen.at(-1)!["x-gpuforge-pod"]).toBe(pod.id);
+      expect(ok.headers["set-cookie"]).toBeUndefined();
+      const endpointKey = await createEndpointKey(world.asT, world.ep.id, { name: "not-for-pods" });
+      expect((await call(`${base}/`, { key: world.other })).status).toBe(404);
+      expect((await call(`${base}/`, { key: endpointKey.key })).status).toBe(404);
+      expect((await call(`${base}/`)).status).toBe(401);
+      expect((await call(`${base}/`, { key: (await makeKey({ scope: "operator" })).key })).status).toBe(403);
+      expect((await call(`/v1/pods/${pod.id}/ports/22/`, { key: world.key })).status).toBe(404);
+      expect((await call(`/v1/pods/${pod.id}/ports/9999/`, { key: world.key })).status).toBe(404);
+      expect((await call(`/v1/pods/${pod.id}/ports/99999/`, { key: world.key })).status).toBe(404);
+      expect((await call(`/v1/pods/not-a-pod/ports/8888/`, { key: world.key })).status).toBe(404);
+      // the pod stops: its port is gone from the gateway at once
+      await changePodState(world.asT, pod.id, "stop");
+      await g.table.refresh();
+      expect((await call(`${base}/`, { key: world.key })).status).toBe(404);
+    } finally {
+      guard.close();
+      notebook.close();
+    }
+  });
+});
+
+describe("admission and limits come before a body is read", () => {
+  async function withGateway(opts: Partial<ConstructorParameters<typeof Gateway>[0]>, fn: (base: string, gw: Gateway) => Promise<void>) {
+    const gw = await new Gateway({
+      refreshMs: 100,
+      probeIntervalMs: 60_000,
+      flushMs: 600_000,
+      timeoutS: 5,
+      idleTimeoutS: 5,
+      ...opts,
+    }).start();
+    await gw.probeNow();
+    const srv = createGatewayServer(gw, "http://127.0.0.1");
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+    const saved = base;
+    base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    try {
+      await fn(base, gw);
+    } finally {
+      base = saved;
+      srv.closeAllConnections();
+      srv.close();
+      await gw.close();
+    }
+  }
+
+  it("one key cannot have more requests in flight than its share, nor start more a minute than its rate; other keys are not held back", async () => {
+    const other = (await makeKey({ scope: "tenant", tenant_id: world.tenant.id })).key;
+    world.servers.forEach((s) => s.set({ latencyMs: 400 }));
+    try {
+      await withGateway({ maxConcurrencyPerKey: 2, ratePerKeyPerMinute: 0 }, async (_base, gw) => {
+        const url = `/v1/endpoints/${world.ep.id}/v1/chat/completions`;
+        const keyId = (await db().apiKey.findFirstOrThrow({ where: { keyHash: hashApiKey(world.key) } })).id;
+        const first = [call(url, { key: world.key, body: chat("a") }), call(url, { key: world.key, body: chat("b") })];
+        await until(() => gw.inFlightOf({ keyId }) === 2);
+        const third = await call(url, { key: world.key, body: chat("c") });
+        expect(third.status).toBe(429);
+        expect(JSON.parse(third.body).error).toMatchObject({ code: "rate_limited", message: expect.stringContaining("in flight") });
+        expect((await call(url, { key: other, body: chat("d") })).status).toBe(200);
+        expect((await Promise.all(first)).map((r) => r.status)).toEqual([200, 200]);
+        // the slots come back once the answers have streamed
+        expect(gw.inFlightOf({ keyId })).toBe(0);
+      });
+    } finally {
+      world.servers.forEach((s) => s.set({ latencyMs: 0 }));
+    }
+    await withGateway({ ratePerKeyPerMinute: 3 }, async () => {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await call(`/v1/endpoints/${world.ep.id}/v1/models`, { key: other })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect((await call(`/v1/endpoints/${world.ep.id}/v1/models`, { key: world.key })).status).toBe(200);
+    });
+  });
+
+  it("a request the endpoint has no room for is refused before its body arrives; a long body streams through, and one past the limit stops at it", async () => {
+    const seen: Array<{ bytes: number; length: string | undefined; chunked: boolean; aborted: boolean }> = [];
+    const echo = http.createServer((req, res) => {
+      let bytes = 0;
+      const entry = {
+        bytes: 0,
+        length: req.headers["content-length"],
+        chunked: req.headers["transfer-encoding"] === "chunked",
+        aborted: false,
+      };
+      seen.push(entry);
+      req.on("data", (c: Buffer) => (entry.bytes = bytes += c.length));
+      req.on("aborted", () => (entry.aborted = true));
+      req.on("end", () => res.end(JSON.stringify({ bytes })));
+    });
+    const { replicas } = world;
+    const node = await db().node.findUniqueOrThrow({ where: { id: replicas[0]!.nodeId! } });
+    await new Promise<void>((r) => echo.listen(0, node.address!, () => r()));
+    const echoPort = (echo.address() as AddressInfo).port;
+    const slow = world.servers.get(replicas[1]!.id)!;
+    try {
+      await pool().query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1`, [replicas[0]!.id, echoPort]);
+      slow.set({ healthy: false });
+      await withGateway({ maxConcurrencyPerEndpoint: 1, maxBodyBytes: 4 * 1024 * 1024 }, async (gwBase, gwRef) => {
+        const url = `/v1/endpoints/${world.ep.id}/upload`;
+        // a body of 1 MiB streams to the replica whole, with its length, without being held first
+        const big = await call(url, { key: world.key, rawBody: Buffer.alloc(1024 * 1024, 120) });
+        expect(big.status).toBe(200);
+        expect(JSON.parse(big.body)).toEqual({ bytes: 1024 * 1024 });
+        expect(seen.at(-1)).toMatchObject({ bytes: 1024 * 1024, length: String(1024 * 1024), chunked: false });
+        // one request holds the endpoint's only slot while its body trickles in…
+        const { port } = new URL(gwBase);
+        const hold = net.connect(Number(port), "127.0.0.1");
+        hold.write(
+          `POST ${url} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${world.key}\r\ncontent-length: 3000000\r\n\r\n${"y".repeat(1000)}`,
+        );
+        await until(() => gwRef.inFlightOf({ endpointId: world.ep.id }) === 1);
+        // …so the next one is answered 429 at once, though it declared megabytes and sent almost none of them
+        const refused = await new Promise<string>((resolve) => {
+          const s = net.connect(Number(port), "127.0.0.1");
+          let answer = "";
+          s.on("data", (d) => (answer += d.toString()));
+          s.on("close", () => resolve(answer));
+          s.write(
+            `POST ${url} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${world.key}\r\ncontent-length: 3000000\r\n\r\n${"z".repeat(10)}`,
+          );
+        });
+        expect(refused).toMatch(/^HTTP\/1\.1 429 /);
+        expect(refused).toContain("requests in flight");
+        hold.destroy();
+        // a streamed body without a length that grows past the limit is cut there: 413, and the replica's request ends
+        await until(() => gwRef.inFlightOf({ endpointId: world.ep.id }) === 0);
+        const tooLong = await new Promise<string>((resolve) => {
+          const req = http.request(`${gwBase}${url}`, { method: "POST", headers: { authorization: `Bearer ${world.key}` }, agent: false });
+          req.on("response", (res) => {
+            let b = "";
+            res.on("data", (c: Buffer) => (b += c.toString()));
+            res.on("end", () => resolve(`${res.statusCode} ${b}`));
+          });
+          req.on("error", (e) => resolve(`error ${e.message}`));
+          const chunk = Buffer.alloc(256 * 1024, 65);
+          let sent = 0;
+          const pump = () => {
+            while (sent < 6 * 1024 * 1024) {
+              sent += chunk.length;
+              if (!req.write(chunk)) return void req.once("drain", pump);
+            }
+            req.end();
+          };
+          pump();
+        });
+        expect(tooLong).toMatch(/^413 .*payload_too_large/);
+        const last = seen.at(-1)!;
+        expect(last.chunked).toBe(true);
+        expect(last.bytes).toBeLessThanOrEqual(4 * 1024 * 1024);
+      });
+    } finally {
+      slow.set({ healthy: true });
+      echo.closeAllConnections();
+      echo.close();
+      await pool().query(`UPDATE endpoint_replicas SET host_port = $2 WHERE id = $1`, [
+        replicas[0]!.id,
+        world.servers.get(replicas[0]!.id)!.port,
+      ]);
+      await g.table.refresh();
+      await g.probeNow();
+    }
   });
 });

@@ -127,7 +127,8 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
       ],
     });
     const host = (await db().node.findUniqueOrThrow({ where: { id: first.nodeId } })).address;
-    expect(running).toMatchObject({ host, ssh_command: `ssh root@${host} -p 40022` });
+    // its HTTP port answers only the gateway or an SSH tunnel, which the command opens
+    expect(running).toMatchObject({ host, ssh_command: `ssh root@${host} -p 40022 -L 8888:localhost:8888` });
 
     // its log, fenced like every report
     await appendPodLogs(agentPrincipal(cluster.id), pod.id, {

@@ -218,4 +218,22 @@ describe("secrets and configuration", () => {
     expect(r.stderr).toContain("refusing to start");
     expect(r.stderr).toContain("NEXTAUTH_SECRET");
   });
+
+  it("the app server refuses to start in production without its public address or the nodes' networks, naming each", () => {
+    const serve = (extra: Record<string, string>) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", ...extra };
+      for (const k of ["NEXTAUTH_URL", "NODE_ADDRESS_NETWORKS"]) if (!(k in extra)) delete env[k];
+      return spawnSync(process.execPath, ["--import", "tsx", "scripts/serve.ts", "-p", "0", "-H", "127.0.0.1"], {
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    };
+    const noUrl = serve({ NODE_ADDRESS_NETWORKS: "10.0.0.0/8" });
+    expect(noUrl.status).toBe(78);
+    expect(noUrl.stderr).toMatch(/refusing to start[\s\S]*NEXTAUTH_URL: must be set in production/);
+    const noNetworks = serve({ NEXTAUTH_URL: "https://cp.example" });
+    expect(noNetworks.status).toBe(78);
+    expect(noNetworks.stderr).toMatch(/NODE_ADDRESS_NETWORKS: must be set in production/);
+  });
 });

@@ -5,6 +5,7 @@ import { createEndpoint } from "@/lib/endpoints/create-endpoint";
 import { getEndpointOrThrow } from "@/lib/endpoints/get-endpoint";
 import { reconcileEndpoints } from "@/lib/endpoints/reconcile-endpoints";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
+import { createReservation } from "@/lib/reservations/create-reservation";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { enforceSuspensions } from "@/lib/tenants/enforce-suspensions";
@@ -95,6 +96,37 @@ describe("suspension stops work", () => {
     expect(await finals(running.id)).toBe(1);
     const actions = (await db().auditLog.findMany({ where: { targetId: t.id }, orderBy: { id: "asc" } })).map((a) => a.action);
     expect(actions.slice(-2)).toEqual(["tenant.suspended", "tenant.reactivated"]);
+  });
+
+  it("ends the tenant's reservations: one not started is cancelled, a running one released, and reactivation gives none back", async () => {
+    const { gpuType } = await availableFleet(2, 4, "SR");
+    const t = await makeTenant(16);
+    const asT = actorFor(tenantAdminPrincipal(t.id));
+    const now = Date.now();
+    const at = (ms: number) => new Date(ms).toISOString();
+    const running = await createReservation(asT, { gpu_type: gpuType, node_count: 1, starts_at: at(now), ends_at: at(now + 3_600_000) });
+    const later = await createReservation(asT, {
+      gpu_type: gpuType,
+      node_count: 1,
+      starts_at: at(now + 2 * 3_600_000),
+      ends_at: at(now + 3 * 3_600_000),
+    });
+    await updateTenant(systemActor, t.id, { status: "suspended" });
+    const [r, l] = await Promise.all([running, later].map((x) => db().reservation.findUniqueOrThrow({ where: { id: x.id } })));
+    expect(r).toMatchObject({ status: "released", endReason: "the organisation was suspended" });
+    expect(r!.endsAt.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(l).toMatchObject({ status: "cancelled", endReason: "the organisation was suspended" });
+    // the nodes are no longer held: nothing of the tenant's is live in the reservation book
+    expect(await db().reservationNode.count({ where: { reservationId: { in: [running.id, later.id] }, live: true, closedAt: null } })).toBe(
+      0,
+    );
+    const events = await db().reservationEvent.findMany({
+      where: { reservationId: { in: [running.id, later.id] } },
+      select: { kind: true },
+    });
+    expect(events.map((e) => e.kind).sort()).toEqual(["cancelled", "created", "created", "released"].sort());
+    await updateTenant(systemActor, t.id, { status: "active" });
+    expect((await db().reservation.findUniqueOrThrow({ where: { id: later.id } })).status).toBe("cancelled");
   });
 
   it("racing parallel scheduling cycles, suspension leaves nothing of the tenant running and bills each run once", async () => {

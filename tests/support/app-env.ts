@@ -1,3 +1,4 @@
+import { E2E_BUNDLE_SIGNING_KEY } from "./bundle-signing-key";
 import { E2E_ALERTMANAGER_TOKEN, E2E_METRICS_TOKEN } from "./operations-tokens";
 import { TEST_ATTESTATION_KEY } from "./attestation-key";
 import { E2E_SETTINGS_KEY } from "./settings-key";
@@ -27,10 +28,15 @@ export function e2eServerEnv(databaseUrl: string): NodeJS.ProcessEnv {
     // Prometheus and Alertmanager authenticate with static tokens of their own
     METRICS_TOKEN: E2E_METRICS_TOKEN,
     ALERTMANAGER_TOKEN: E2E_ALERTMANAGER_TOKEN,
-    // the walks' simulated nodes live on loopback addresses; the gateway probes each replica every second
-    NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+    // the walks' simulated nodes live on loopback addresses, the real-docker walk's node in 198.18.0.0/15
+    // (tests/support/real-docker.ts); the gateway probes each replica every second
+    NODE_ADDRESS_NETWORKS: "127.0.0.0/8, 198.18.0.0/15",
     // …and so do the walks' simulated BMCs: loopback is a BMC's address only where the deployment lists it
     BMC_NETWORKS: "127.0.0.0/8",
+    // the simulated nodes' listeners take whatever port their machine gives them
+    AGENT_PUBLISHED_PORTS: "1024-65535",
+    // node bundles are served signed (tests/e2e/agent-install.test.ts installs one)
+    BUNDLE_SIGNING_KEY: E2E_BUNDLE_SIGNING_KEY,
     GATEWAY_PROBE_INTERVAL_MS: "1000",
     GATEWAY_FLUSH_MS: "1000",
   } as NodeJS.ProcessEnv;

@@ -22,9 +22,13 @@ export function findChromium(): string {
   return found;
 }
 
+// Every page is served with a Content-Security-Policy (proxy.ts): a script or resource it refuses
+// is a broken page, whichever test happens to be on it. Chromium reports each refusal on the console.
+const violations = new WeakMap<Page, string[]>();
+
 export async function launchBrowser(): Promise<Browser> {
   // playwright-core gives every launch a fresh, empty profile of its own.
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: findChromium(),
     args: [
       "--headless",
@@ -37,6 +41,20 @@ export async function launchBrowser(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+  // every context a test opens on this browser reports what its pages' policy refused (shot() checks)
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    context.on("console", (m) => {
+      const page = m.page();
+      if (page && /Content Security Policy/i.test(m.text())) {
+        if (!violations.has(page)) violations.set(page, []);
+        violations.get(page)!.push(`${page.url()}: ${m.text()}`);
+      }
+    });
+    return context;
+  };
+  return browser;
 }
 
 /** A fresh browser context on `target`, signed in through the login form when a user is given. */
@@ -60,9 +78,15 @@ export async function openPage(
   return page;
 }
 
-/** A full-page screenshot kept with the test results. */
-export const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
+/** What the Content-Security-Policy refused on this page so far. */
+export const policyViolations = (page: Page): string[] => violations.get(page) ?? [];
+
+/** A full-page screenshot kept with the test results; the page must not have had a script or resource refused by its policy. */
+export async function shot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(inject("artifactsDir"), "screenshots", `${name}.png`), fullPage: true });
+  const refused = policyViolations(page);
+  if (refused.length) throw new Error(`the Content-Security-Policy refused something on ${name}:\n${refused.join("\n")}`);
+}
 
 /**
  * Answers the product's own confirmation dialog (never the browser's confirm()): both buttons must

@@ -90,15 +90,21 @@ async function main() {
         const [k, ...v] = rest[i + 1].split("=");
         env[k] = v.join("=");
       }
-    const script = command[0] === "sh" && command[1] === "-c" ? command[2] : (config.entrypoint ?? "sleep 3600");
-    const child = spawn("sh", ["-c", script], { stdio: "inherit", env: { PATH: process.env.PATH, ...env } });
+    // an image's own entrypoint: the one the test gave that image, else the stand-in's default
+    const script = command[0] === "sh" && command[1] === "-c" ? command[2] : (config.images?.[image] ?? config.entrypoint ?? "sleep 3600");
+    // a process group of its own, as a container's processes are one unit: stopping it stops all of them
+    const child = spawn("sh", ["-c", script], { stdio: "inherit", env: { PATH: process.env.PATH, ...env }, detached: true });
     child.on("error", (e) => {
       process.stderr.write(`docker stand-in: could not run the container's shell: ${e.message}\n`);
       process.exit(127);
     });
     rmSync(removedMark(name), { force: true });
     write(name, { status: "running", pid: child.pid, image });
-    const forward = (sig) => child.kill(sig);
+    const forward = (sig) => {
+      try {
+        process.kill(-child.pid, sig);
+      } catch {}
+    };
     process.on("SIGTERM", () => forward("SIGTERM"));
     const code = await new Promise((r) => child.once("exit", (c, s) => r(c ?? (s === "SIGTERM" ? 143 : 137))));
     const s = existsSync(removedMark(name)) ? null : read(name);
@@ -111,7 +117,7 @@ async function main() {
     if (!s) return 1;
     if (s.status === "running") {
       try {
-        process.kill(s.pid, "SIGTERM");
+        process.kill(-s.pid, "SIGTERM");
       } catch {}
     }
     return 0;
@@ -122,7 +128,7 @@ async function main() {
     const s = read(name);
     if (s?.status === "running") {
       try {
-        process.kill(s.pid, "SIGKILL");
+        process.kill(-s.pid, "SIGKILL");
       } catch {}
     }
     rmSync(stateOf(name), { force: true });
@@ -134,8 +140,10 @@ async function main() {
       console.error(`Error: No such object: ${rest.at(-1)}`);
       return 1;
     }
-    // `--format {{.State.Status}}` asks for the status alone; `{{json .State}}` for the state object
+    // `--format {{.State.Status}}` asks for the status alone; `{{json .State}}` for the state object;
+    // the workload network's address is the host's own (the stand-in runs containers as host processes)
     if (rest.includes("{{.State.Status}}")) console.log(s.status);
+    else if (rest.some((a) => a.includes(".IPAddress"))) console.log(s.status === "running" ? "127.0.0.1" : "");
     else console.log(JSON.stringify({ Status: s.status, ExitCode: s.exitCode ?? 0 }));
     return 0;
   }

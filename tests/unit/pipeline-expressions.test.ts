@@ -7,11 +7,16 @@ import {
   ExpressionError,
   parseExpression,
   parseTemplate,
+  renderHeader,
   renderJson,
   renderTemplate,
+  SecretReference,
   type Json,
   type Scope,
 } from "@/lib/pipelines/expressions";
+import { redactJson, redactText } from "@/lib/pipelines/tool-calls/redact";
+import { outboundAddressProblem } from "@/lib/http/public-address";
+import { parseCidrList } from "@/lib/http/client-address";
 import { hostAllowed, parseAllowList } from "@/lib/pipelines/allow-list";
 import { loopDecision } from "@/lib/pipelines/loop";
 import { validateSpec } from "@/lib/pipelines/spec";
@@ -78,6 +83,105 @@ describe("expressions", () => {
         }
       }),
     );
+  });
+});
+
+describe("secrets in expressions (issue 27): a name passed on whole, never a value", () => {
+  const withSecrets: Scope = { ...scope({ plan: { n: 1 } }), secretNames: new Set(["TOKEN"]) };
+  const misuse = (src: string) => {
+    try {
+      renderHeader(src, withSecrets);
+      return "rendered";
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+
+  it("a header keeps ${secrets.NAME} as a reference the worker fills in, and renders everything else", () => {
+    expect(renderHeader("Bearer ${secrets.TOKEN} for ${pipeline.name}", withSecrets)).toEqual([
+      "Bearer ",
+      new SecretReference("TOKEN"),
+      " for ",
+      "demo",
+    ]);
+  });
+
+  it("no operator may touch a secret: not comparing, testing, negating, defaulting nor combining it", () => {
+    for (const src of [
+      '${secrets.TOKEN == "sk-live-guess"}',
+      '${secrets.TOKEN < "m"}',
+      "${!secrets.TOKEN}",
+      "${secrets.TOKEN && true}",
+      '${secrets.TOKEN ?? "fallback"}',
+      '${secrets.TOKEN != ""}',
+    ]) {
+      const m = misuse(src);
+      expect(m, src).toMatch(/^secrets\.TOKEN can only be inserted whole/);
+    }
+    // nowhere but a header does one render at all
+    expect(() => renderTemplate("echo ${secrets.TOKEN}", withSecrets)).toThrow(/can only be inserted whole/);
+    expect(() => renderJson({ q: "${secrets.TOKEN}" }, withSecrets)).toThrow(/can only be inserted whole/);
+    expect(() => evaluateCondition("secrets.TOKEN == 1", withSecrets)).toThrow(/can only be inserted whole/);
+    // a secret that does not exist is "missing", and ?? may fall back from that alone
+    expect(renderHeader('${secrets.OTHER ?? "none"}', withSecrets)).toEqual(["none"]);
+  });
+
+  it("whatever the expression, no error ever carries a secret's value, because none is ever in the scope (property)", () => {
+    fc.assert(
+      fc.property(fc.constantFrom("==", "!=", "<", ">=", "&&", "||", "??"), fc.string({ maxLength: 12 }), (op, other) => {
+        const src = `\${secrets.TOKEN ${op} ${JSON.stringify(other)}}`;
+        const m = misuse(src);
+        expect(m).not.toBe("rendered");
+        expect(m).not.toMatch(/sk-/);
+      }),
+    );
+  });
+});
+
+describe("what a tool call stores has no secret in it, whole or in part", () => {
+  const secrets = { OPENAI_KEY: "sk-proj-7fJ2kLmN9pQrStUvWxYz0123456789", SHORT: "ab12" };
+  it("masks the whole value and any run of six or more of its characters, wherever they appear", () => {
+    expect(redactText("key sk-proj-7fJ2kLmN9pQrStUvWxYz0123456789 ok", secrets)).toBe("key [secret OPENAI_KEY] ok");
+    // a server quoting a prefix, a suffix or a middle of the key gives none of it away
+    expect(redactText("Incorrect API key provided: sk-proj-7fJ2****6789", secrets)).toBe(
+      "Incorrect API key provided: [secret OPENAI_KEY]****6789",
+    );
+    expect(redactText("ends in WxYz0123456789.", secrets)).toBe("ends in [secret OPENAI_KEY].");
+    expect(redactText("short ab12 and abc", secrets)).toBe("short [secret SHORT] and abc");
+    expect(redactJson({ echoed: { auth: "Bearer sk-proj-7fJ2kLmN9p" } }, secrets)).toEqual({
+      echoed: { auth: "Bearer [secret OPENAI_KEY]" },
+    });
+    expect(redactText("nothing here", secrets)).toBe("nothing here");
+  });
+});
+
+describe("where tool calls may go", () => {
+  it("public addresses only, unless the operator allows a network; embedded IPv4 is judged too", () => {
+    for (const a of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.20.0.1",
+      "192.168.1.1",
+      "100.64.0.1",
+      "169.254.169.254",
+      "0.0.0.0",
+      "224.0.0.1",
+      "255.255.255.255",
+      "::1",
+      "fe80::1",
+      "fd00:ec2::254",
+      "::ffff:169.254.169.254",
+      "64:ff9b::a9fe:a9fe",
+      "2002:a9fe:a9fe::1",
+      "198.18.0.1",
+      "2001:db8::1",
+    ])
+      expect(outboundAddressProblem(a), a).not.toBeNull();
+    for (const a of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "151.101.1.69"]) expect(outboundAddressProblem(a), a).toBeNull();
+    const internal = parseCidrList("10.40.0.0/16")!;
+    expect(outboundAddressProblem("10.40.3.4", internal)).toBeNull();
+    expect(outboundAddressProblem("10.41.3.4", internal)).toMatch(/private/);
+    expect(outboundAddressProblem("169.254.169.254", internal)).toMatch(/link-local/);
   });
 });
 
@@ -242,6 +346,32 @@ describe("spec validation", () => {
     );
     expect(issues.map((i) => i.path)).toEqual(["steps[1].gpu_count", "steps[0].command", "steps[1].request.headers.X"]);
   });
+
+  it("takes a secret only whole in a header, and only from those its admins allowed", () => {
+    const http = (headers: Record<string, string>) => ({ name: "call", kind: "http", request: { url: "https://x.test/", headers } });
+    const ctx = { secrets: new Set(["ADMIN_ONLY", "SHARED"]), usableSecrets: new Set(["SHARED"]) };
+    const whole = validateSpec({ steps: [http({ A: "Bearer ${secrets.SHARED}", B: "${secrets.SHARED}-${pipeline.name}" })] } as never, ctx);
+    expect(whole).toEqual([]);
+    const bad = validateSpec(
+      {
+        steps: [
+          http({
+            A: '${secrets.SHARED == "x"}',
+            B: "${!secrets.SHARED}",
+            C: '${secrets.SHARED ?? "none"}',
+            D: "Bearer ${secrets.ADMIN_ONLY}",
+          }),
+        ],
+      } as never,
+      ctx,
+    );
+    expect(bad.map((i) => [i.path, i.message.replace(/^Step “call”: /, "")])).toEqual([
+      ["steps[0].request.headers.A", expect.stringMatching(/^secrets\.SHARED: a secret is inserted whole/)],
+      ["steps[0].request.headers.B", expect.stringMatching(/^secrets\.SHARED: a secret is inserted whole/)],
+      ["steps[0].request.headers.C", expect.stringMatching(/^secrets\.SHARED: a secret is inserted whole/)],
+      ["steps[0].request.headers.D", expect.stringMatching(/^secrets\.ADMIN_ONLY: your role may not use this secret/)],
+    ]);
+  });
 });
 
 describe("the http allow-list", () => {
@@ -282,5 +412,26 @@ describe("the editor's analysis", () => {
       { name: "a", kind: "job", dependsOn: [], depth: 0, loop: null },
       { name: "b", kind: "job", dependsOn: ["a"], depth: 1, loop: { from: "a", label: "until steps.b.outputs.ok · ≤ 3" } },
     ]);
+  });
+
+  it("refuses a spec nested past the JSON bound, bracketed or indented, instead of overflowing its parsers", async () => {
+    const { analyzeSpec } = await import("@/lib/pipelines/editor");
+    const message = "The spec is nested more than 64 levels deep";
+    for (const [text, format] of [
+      ["[".repeat(20_000) + "]".repeat(20_000), "json"],
+      [`name: x\nsteps: ${"[".repeat(20_000)}${"]".repeat(20_000)}`, "yaml"],
+      [`name: x\nsteps:\n${Array.from({ length: 80 }, (_, i) => `${" ".repeat(i * 2 + 2)}- `).join("\n")}1\n`, "yaml"],
+    ] as const)
+      expect(analyzeSpec(text, format).issues, `${format} ${text.slice(0, 30)}`).toEqual([{ path: "spec", where: "(the spec)", message }]);
+  });
+
+  it("fails a tool call whose JSON answer nests past the bound, without walking it", async () => {
+    const { readResponse } = await import("@/lib/pipelines/tool-calls/call-result");
+    const bomb = new Response("[".repeat(20_000) + "]".repeat(20_000), { headers: { "content-type": "application/json" } });
+    expect(await readResponse(bomb, 1 << 20, Date.now(), null)).toMatchObject({
+      ok: false,
+      retryable: false,
+      error: "the response's JSON is nested more than 64 levels deep",
+    });
   });
 });

@@ -105,6 +105,16 @@ describe("what a pod takes at creation", () => {
     expect(sshCommand("10.0.0.7", [{ container_port: 22, host_port: 40022 }])).toBe("ssh root@10.0.0.7 -p 40022");
     expect(sshCommand("2001:db8::7", [{ container_port: 22, host_port: 40022 }])).toBe("ssh root@[2001:db8::7] -p 40022");
     expect(sshCommand("10.0.0.7", [{ container_port: 8888, host_port: 48888 }])).toBeNull();
+    // the pod's other ports answer the gateway only: the command opens a tunnel to each
+    expect(
+      sshCommand("10.0.0.7", [
+        { container_port: 22, host_port: 40022, access: "ssh" },
+        { container_port: 6006, host_port: 46006, access: "gateway" },
+        { container_port: 8888, host_port: 48888, access: "gateway" },
+      ]),
+    ).toBe("ssh root@10.0.0.7 -p 40022 -L 6006:localhost:6006 -L 8888:localhost:8888");
+    // a 22 without a key is one of those ports, not SSH
+    expect(sshCommand("10.0.0.7", [{ container_port: 22, host_port: 40022, access: "gateway" }])).toBeNull();
   });
 });
 

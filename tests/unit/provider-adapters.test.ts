@@ -8,6 +8,7 @@ import type { Booted, Fault } from "../support/provider-standins/base";
 import { startLambdaStandIn } from "../support/provider-standins/lambda";
 import { startRunpodStandIn } from "../support/provider-standins/runpod";
 import { startVastStandIn } from "../support/provider-standins/vast";
+import { E2E_BUNDLE_PUBLIC_KEY } from "../support/bundle-signing-key";
 
 // Each adapter against a local server that speaks its provider's documented API, including its
 // failures: capacity, 5xx, 429 with Retry-After, a call that never answers, a dropped connection,
@@ -39,7 +40,7 @@ const spec = (offer: LaunchSpec["offer"], id = "0b3c"): LaunchSpec => ({
   name: `gpuforge-${id}`,
   offer,
   env: { GPUFORGE_URL: "http://127.0.0.1:9", GPUFORGE_AGENT_KEY: "gf_" + "k".repeat(43), GPUFORGE_HOSTNAME: `runpod-${id}` },
-  startScript: startScript(),
+  startScript: startScript(E2E_BUNDLE_PUBLIC_KEY),
 });
 
 async function rejection(p: Promise<unknown>): Promise<ProviderError> {

@@ -1,3 +1,8 @@
+import { spawnSync } from "node:child_process";
+import { createHash, generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { chatEscape, chatLine, chatQuote } from "@/lib/alerts/chat-text";
 import { notificationText } from "@/lib/alerts/delivery-policy";
@@ -16,11 +21,14 @@ import {
   backoffMs,
   isKnownPair,
 } from "@/lib/auth/sign-in-throttle";
-import { authSecret, ConfigError, parseEnv } from "@/lib/env";
+import { assertAppServerConfig, assertNodeNetworks, authSecret, ConfigError, parseEnv } from "@/lib/env";
 import { addressScope, clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
+import { consumeAddressRateLimit, guardAddress, recordFailedAuth } from "@/lib/http/rate-limit";
 import { refuseNul } from "@/lib/http/refuse-nul";
+import { clientResponseHeaders } from "@/lib/gateway/proxy-headers";
 import { renderMarkdown } from "@/lib/marketing/blog";
 import { installScript } from "@/lib/agent-install/install-script";
+import { PUBLIC_KEY_PATTERN, readSigningKey, signBundle, signedStatement, verifyBundle } from "@/lib/agent-install/bundle-signing";
 
 describe("client addresses trust forwarded headers only from configured proxies", () => {
   const none = { hops: 0, cidrs: [] };
@@ -51,6 +59,20 @@ describe("client addresses trust forwarded headers only from configured proxies"
     expect(addressScope("2001:db8:1:2::1")).toBe("2001:db8:1:2::/64");
     expect(addressScope("2001:0db8:0001:0002:ffff:eeee:dddd:cccc")).toBe("2001:db8:1:2::/64");
     expect(addressScope("unknown")).toBe("unknown");
+  });
+  it("every per-address limit counts an IPv6 caller by its /64, so rotating the low bits earns no fresh counter", async () => {
+    const prefix = "2001:db8:77:1";
+    const inside = (i: number) => `${prefix}:${i.toString(16)}:0:0:${(i * 7).toString(16)}`;
+    // failed authentications from thirty different addresses of one /64 lock the whole /64 out…
+    for (let i = 1; i <= 30; i++) await recordFailedAuth(inside(i));
+    await expect(guardAddress(inside(999), true)).rejects.toMatchObject({ code: "rate_limited" });
+    // …and nobody else: the next /64, and IPv4 addresses, keep their own counters
+    await expect(guardAddress("2001:db8:77:2::1", true)).resolves.toBeUndefined();
+    await expect(guardAddress("198.51.100.44", true)).resolves.toBeUndefined();
+    // an operation's own per-address limit counts the same way
+    for (let i = 1; i <= 3; i++) await consumeAddressRateLimit("unit-test-op", `2001:db8:88:1::${i}`, 3);
+    await expect(consumeAddressRateLimit("unit-test-op", "2001:db8:88:1::ffff", 3)).rejects.toMatchObject({ code: "rate_limited" });
+    await expect(consumeAddressRateLimit("unit-test-op", "2001:db8:88:2::1", 3)).resolves.toBeUndefined();
   });
   it("configuration names bad proxy settings", () => {
     expect(() => parseEnv({ TRUSTED_PROXIES: "10.0.0.0/99" })).toThrow(/TRUSTED_PROXIES/);
@@ -195,6 +217,30 @@ describe("blog Markdown", () => {
   });
 });
 
+describe("configuration a production app must have (issue 27)", () => {
+  const base = { NEXTAUTH_SECRET: "x".repeat(32), NODE_ENV: "production" };
+  it("its own public address, and the networks nodes' addresses are in", () => {
+    expect(() => assertAppServerConfig({ ...base, NODE_ADDRESS_NETWORKS: "10.0.0.0/8" })).toThrow(
+      /NEXTAUTH_URL: must be set in production/,
+    );
+    expect(() => assertAppServerConfig({ ...base, NEXTAUTH_URL: "https://cp.example" })).toThrow(
+      /NODE_ADDRESS_NETWORKS: must be set in production/,
+    );
+    expect(assertAppServerConfig({ ...base, NEXTAUTH_URL: "https://cp.example", NODE_ADDRESS_NETWORKS: "10.0.0.0/8" }).NODE_ENV).toBe(
+      "production",
+    );
+    // the gateway connects to nodes, so it names their networks too; the public listener needs neither
+    expect(() => assertNodeNetworks(parseEnv(base))).toThrow(/NODE_ADDRESS_NETWORKS/);
+    // development keeps working without them
+    expect(assertAppServerConfig({ NEXTAUTH_SECRET: "x".repeat(32), NODE_ENV: "development" }).NODE_ENV).toBe("development");
+  });
+  it("the agents' published port range, as the agents have it", () => {
+    expect(parseEnv({}).AGENT_PUBLISHED_PORTS).toEqual({ min: 40_000, max: 44_999 });
+    for (const bad of ["80-90", "40000", "5-4", "44999-40000", "1-65535", "40000-70000"])
+      expect(() => parseEnv({ AGENT_PUBLISHED_PORTS: bad }), bad).toThrow(/AGENT_PUBLISHED_PORTS/);
+  });
+});
+
 describe("configuration: no default secrets, no dev mode in production", () => {
   it("has no built-in session secret in any mode", () => {
     for (const mode of [{}, { NODE_ENV: "production", DEMO_MODE: "1" }, { NODE_ENV: "development" }]) {
@@ -223,6 +269,88 @@ describe("the OpenAPI document", () => {
     const first = openApiDocumentJson();
     expect(openApiDocumentJson()).toBe(first);
     expect(first.etag).toMatch(/^"[\w-]+"$/);
+  });
+});
+
+describe("signed bundles (issue 27)", () => {
+  const pem = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+  const key = readSigningKey(pem);
+  const sha = "ab".repeat(32);
+
+  it("takes an Ed25519 key as PEM, PEM on one line, or base64 DER, and refuses anything else, saying why", () => {
+    expect(key.publicKey).toMatch(PUBLIC_KEY_PATTERN);
+    expect(readSigningKey(pem.replace(/\n/g, "\\n")).publicKey).toBe(key.publicKey);
+    expect(readSigningKey(key.privateKey.export({ type: "pkcs8", format: "der" }).toString("base64")).publicKey).toBe(key.publicKey);
+    expect(() => readSigningKey("not a key")).toThrow(/is not a private key/);
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+    expect(() => readSigningKey(rsa)).toThrow(/must be an Ed25519 key, not rsa/);
+  });
+
+  it("a signature vouches for one kind, architecture and content only", () => {
+    const sig = signBundle(key, "agent", "x86_64", sha);
+    expect(verifyBundle(key.publicKey, "agent", "x86_64", sha, sig)).toBe(true);
+    expect(verifyBundle(key.publicKey, "slurm-bridge", "x86_64", sha, sig)).toBe(false);
+    expect(verifyBundle(key.publicKey, "agent", "aarch64", sha, sig)).toBe(false);
+    expect(verifyBundle(key.publicKey, "agent", "x86_64", "cd".repeat(32), sig)).toBe(false);
+    expect(() => signedStatement("agent\nkind=x", "x86_64", sha)).toThrow(/not a bundle/);
+  });
+
+  it("the installers' shell check accepts exactly what the control plane signed (the same statement, byte for byte)", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "verify-bundle-"));
+    const bundle = path.join(dir, "bundle.tar.gz");
+    writeFileSync(bundle, "pretend this is a bundle\n");
+    const digest = createHash("sha256").update(readFileSync(bundle)).digest("hex");
+    writeFileSync(path.join(dir, "sig"), signBundle(key, "agent", "x86_64", digest));
+    const check = (kind: string, publicKey: string) =>
+      spawnSync(
+        "sh",
+        [
+          "-c",
+          `fail() { echo "$*" >&2; exit 2; }; . "${path.resolve("lib/agent-install/verify-bundle.sh")}"; verify_bundle "$@"`,
+          "sh",
+          kind,
+          "x86_64",
+          bundle,
+          path.join(dir, "sig"),
+          publicKey,
+        ],
+        { encoding: "utf8" },
+      ).status;
+    expect(check("agent", key.publicKey)).toBe(0);
+    expect(check("slurm-bridge", key.publicKey)).toBe(1);
+    expect(
+      check(
+        "agent",
+        readSigningKey(generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }) as string).publicKey,
+      ),
+    ).toBe(1);
+    writeFileSync(bundle, "pretend this is a bundle, changed\n");
+    expect(check("agent", key.publicKey)).toBe(1);
+  });
+
+  it("every installer served checks its bundle (the shared check is in the script)", () => {
+    const script = installScript("https://cp.example.com");
+    expect(script).toContain("verify_bundle() {");
+    expect(script).toContain('verify_bundle agent "$ARCH"');
+    expect(script).not.toContain("__GPUFORGE_VERIFY_BUNDLE__");
+    expect(script).not.toContain(".sha256");
+  });
+
+  it("the configured key is checked at start, naming the variable", () => {
+    const prod = {
+      NEXTAUTH_SECRET: "x".repeat(32),
+      NODE_ENV: "production",
+      NEXTAUTH_URL: "https://cp.example",
+      NODE_ADDRESS_NETWORKS: "10.0.0.0/8",
+    };
+    expect(() => assertAppServerConfig({ ...prod, BUNDLE_SIGNING_KEY: "garbage" })).toThrow(/BUNDLE_SIGNING_KEY: is not a private key/);
+    expect(() => assertAppServerConfig({ ...prod, BUNDLE_SIGNING_KEY_FILE: "/nonexistent/key.pem" })).toThrow(
+      /BUNDLE_SIGNING_KEY_FILE: cannot be read: ENOENT/,
+    );
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "signing-")), "key.pem");
+    writeFileSync(file, pem);
+    expect(() => assertAppServerConfig({ ...prod, BUNDLE_SIGNING_KEY: pem, BUNDLE_SIGNING_KEY_FILE: file })).toThrow(/not both/);
+    expect(assertAppServerConfig({ ...prod, BUNDLE_SIGNING_KEY_FILE: file }).BUNDLE_SIGNING_KEY_FILE).toBe(file);
   });
 });
 
@@ -260,5 +388,26 @@ describe("NUL characters are refused where input enters, naming the field", () =
     expect(refusal({ a: { "b\u0000": 1 } }, "body")).toEqual([{ path: "body.a", message: "Field names must not contain NUL characters" }]);
     expect(refusal({ q: "x\u0000" })).toEqual([{ path: "q", message: "Must not contain NUL characters" }]);
     expect(refusal("\u0000")).toEqual([{ path: "body", message: "Must not contain NUL characters" }]);
+  });
+});
+
+describe("what a replica's answer may carry to the client", () => {
+  it("never sets cookies or origin-wide policies on the control plane's origin, and renders in an opaque origin", () => {
+    const out = clientResponseHeaders(
+      {
+        "content-type": "text/html",
+        "set-cookie": ["next-auth.session-token=planted; Path=/", "__Secure-next-auth.session-token=x"],
+        "clear-site-data": '"cookies"',
+        "strict-transport-security": "max-age=0",
+        "alt-svc": 'h2="evil.example:443"',
+        "content-security-policy": "script-src *",
+        "x-model": "llama",
+      },
+      { replicaId: "r1", requestId: "q1" },
+    );
+    for (const h of ["set-cookie", "clear-site-data", "strict-transport-security", "alt-svc"]) expect(out[h], h).toBeUndefined();
+    expect(out["content-security-policy"]).toBe("sandbox");
+    expect(out["x-content-type-options"]).toBe("nosniff");
+    expect(out["x-model"]).toBe("llama");
   });
 });

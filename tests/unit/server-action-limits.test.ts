@@ -127,6 +127,25 @@ describe("server actions", () => {
     expect(kinds).toEqual(["tenant", "operator"]);
   });
 
+  it("refuse a submission nested past the JSON bound before the schema, the NUL check or the use case walks it", async () => {
+    session.principal = { ...operator, userId: "00000000-0000-4000-8000-0000000000dd" };
+    const run = vi.fn(async () => ({ message: "ran" }));
+    const act = serverAction(
+      {
+        schema: z.object({ spec: z.unknown() }),
+        fromForm: (f) => ({ spec: JSON.parse(f.get("spec") as string) as unknown }),
+        access: ["operator"],
+      },
+      run,
+    );
+    const form = new FormData();
+    form.set("spec", "[".repeat(20_000) + "]".repeat(20_000));
+    expect(await act({}, form)).toMatchObject({ ok: false, message: expect.stringContaining("nested more than 64 levels deep") });
+    expect(run).not.toHaveBeenCalled();
+    form.set("spec", JSON.stringify({ steps: [{ request: { body: { messages: [{ role: "user" }] } } }] }));
+    expect(await act({}, form)).toMatchObject({ ok: true, message: "ran" });
+  });
+
   it("ask a signed-out caller to sign in again", async () => {
     session.principal = null;
     const run = vi.fn(async () => ({ message: "done" }));

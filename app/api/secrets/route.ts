@@ -6,6 +6,7 @@ export const GET = route(pipelines.listSecrets, async ({ principal, reply }) =>
   reply(200, {
     data: (await listSecrets(principal)).map((s) => ({
       name: s.name,
+      usable_by: s.usableBy as "tenant_admin" | "tenant_member",
       created_at: s.createdAt.toISOString(),
       updated_at: s.updatedAt.toISOString(),
     })),

@@ -1,13 +1,13 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
-import { agentBundle, BUNDLE_ARCH, type BundleKind } from "@/lib/agent-install/agent-bundle";
+import { bundleFile } from "@/lib/agent-install/bundles";
 import { AppError, unavailable } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/error-response";
 import { admitDownload } from "@/lib/http/public-download";
 import { logger } from "@/lib/logger";
 
-// The self-contained agent the installer downloads (and its checksum): agent-linux-<arch>.tar.gz, or
-// the Slurm bridge (install.sh --slurm-bridge): slurm-bridge-linux-<arch>.tar.gz.
+// The bundles installers download, each with its Ed25519 signature: <kind>-linux-<arch>.tar.gz and
+// <kind>-linux-<arch>.tar.gz.sig (lib/agent-install/bundles).
 export async function GET(request: Request, context: { params: Promise<{ file: string }> }) {
   try {
     await admitDownload(request, "getAgentBundle", 60);
@@ -15,22 +15,25 @@ export async function GET(request: Request, context: { params: Promise<{ file: s
     return errorResponse(e);
   }
   const { file } = await context.params;
-  const m = /^(agent|slurm-bridge)-linux-([a-z0-9_]+)\.tar\.gz(\.sha256)?$/.exec(file);
-  if (!m)
-    return errorResponse(new AppError("not_found", "Bundles are named agent-linux-<arch>.tar.gz or slurm-bridge-linux-<arch>.tar.gz"));
-  if (m[2] !== BUNDLE_ARCH)
-    return errorResponse(new AppError("not_found", `This control plane serves the agent for ${BUNDLE_ARCH} nodes, not ${m[2]}`));
-  let bundle;
+  let found;
   try {
-    bundle = await agentBundle(m[1] as BundleKind);
+    found = await bundleFile(file);
   } catch (e) {
-    logger.error("agent bundle could not be built", { error: String(e) });
-    return errorResponse(unavailable("The agent bundle cannot be built on this deployment"));
+    logger.error("bundle could not be built", { file, error: String(e) });
+    return errorResponse(unavailable("The bundle cannot be built on this deployment"));
   }
-  if (m[3])
-    return new Response(`${bundle.sha256}  ${bundle.name}\n`, {
-      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+  if (found.kind === "not_found") return errorResponse(new AppError("not_found", found.message));
+  if (found.kind === "unsigned")
+    return errorResponse(
+      unavailable(
+        "This control plane has no key to sign bundles with: set BUNDLE_SIGNING_KEY or BUNDLE_SIGNING_KEY_FILE (an Ed25519 private key)",
+      ),
+    );
+  if (found.kind === "signature")
+    return new Response(new Uint8Array(found.signature), {
+      headers: { "content-type": "application/octet-stream", "content-length": "64", "cache-control": "no-store" },
     });
+  const { bundle } = found;
   return new Response(Readable.toWeb(createReadStream(bundle.file)) as ReadableStream, {
     headers: {
       "content-type": "application/gzip",

@@ -17,7 +17,7 @@ import {
 import { cardDepositCheckoutBody, cardDepositJsonSchema } from "@/lib/billing/card-deposit-schemas";
 import { defineContract } from "@/lib/http/contract";
 import { errorBodySchema } from "@/lib/http/error-response";
-import { paginationQuery } from "@/lib/http/pagination";
+import { idCursor, paginationQuery } from "@/lib/http/pagination";
 import { authErrors, idParams, listOf, notFoundError } from "./common";
 
 const invoiceReply = z.object({ invoice: invoiceJsonSchema });
@@ -203,7 +203,7 @@ export const listTransactions = defineContract({
   tags: ["Billing"],
   access: ["operator", "tenant"],
   params: idParams,
-  query: z.strictObject({ limit: paginationQuery.limit, cursor: z.string().regex(/^\d+$/, "Must be a ledger entry id").optional() }),
+  query: z.strictObject({ limit: paginationQuery.limit, cursor: idCursor("Must be a ledger entry id").optional() }),
   responses: {
     200: { description: "Ledger entries", schema: listOf(ledgerEntrySchema).extend({ balance_cents: z.number().int() }) },
     ...authErrors,

@@ -15,6 +15,7 @@ import * as providers from "./providers";
 import * as pods from "./pods";
 import * as reservations from "./reservations";
 import * as slurm from "./slurm";
+import * as serviceAccounts from "./service-accounts";
 import * as tenants from "./tenants";
 import * as workloads from "./workloads";
 import * as bmc from "./bmc";
@@ -41,6 +42,7 @@ export {
   bmc,
   slurm,
   handover,
+  serviceAccounts,
 };
 
 /** Every operation the API serves. The OpenAPI document and the isolation test walk this list. */
@@ -65,4 +67,5 @@ export const allContracts: Contract[] = [
   bmc,
   slurm,
   handover,
+  serviceAccounts,
 ].flatMap((group) => Object.values(group as Record<string, Contract>));

@@ -1,3 +1,4 @@
+import { MAX_JSON_NESTING, valueNestsDeeper } from "@/lib/http/json-nesting";
 import type { Json } from "../expressions";
 
 // What one tool-call attempt came to, and whether another attempt may help. Pure.
@@ -25,6 +26,8 @@ export async function readResponse(
   maxBytes: number,
   started: number,
   onStatus: readonly number[] | null | undefined,
+  /** quoteErrors false: a failed answer's body is not quoted (the request carried a secret the server may echo in part) */
+  opts: { quoteErrors?: boolean } = {},
 ): Promise<CallResult> {
   const durationMs = () => Date.now() - started;
   const chunks: Uint8Array[] = [];
@@ -57,12 +60,21 @@ export async function readResponse(
     } catch {
       body = text;
     }
+    // an answer nested past the bound would overflow what walks it next (redaction, storage)
+    if (valueNestsDeeper(body))
+      return {
+        ok: false,
+        error: `the response's JSON is nested more than ${MAX_JSON_NESTING} levels deep`,
+        retryable: false,
+        durationMs: durationMs(),
+        httpStatus: res.status,
+      };
   }
   if (res.status < 200 || res.status >= 300) {
-    const snippet = (typeof body === "string" ? body : JSON.stringify(body)).slice(0, 300);
+    const snippet = opts.quoteErrors === false ? "" : (typeof body === "string" ? body : JSON.stringify(body)).slice(0, 300);
     return {
       ok: false,
-      error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ""}`,
+      error: `HTTP ${res.status}${snippet ? `: ${snippet}` : opts.quoteErrors === false ? " (the answer is not quoted: the request carried a secret)" : ""}`,
       retryable: statusRetries(res.status, onStatus),
       durationMs: durationMs(),
       httpStatus: res.status,

@@ -47,7 +47,10 @@ export const gatewayTransport: InferenceTransport = {
         proto: "http",
       });
     } catch (e) {
-      if (!isAppError(e)) throw e;
+      if (!isAppError(e)) {
+        adm.release();
+        throw e;
+      }
       g.recordRefusal(adm, e);
       throw new NoReplica(`endpoint “${req.endpoint}”: ${e.message}`);
     }

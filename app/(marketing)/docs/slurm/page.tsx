@@ -76,14 +76,15 @@ export default function SlurmDocs() {
         <h2>3. Install the bridge on the login node (3 minutes)</h2>
         <pre tabIndex={0}>
           <code>{`curl -fsSL https://gpuforge.example.com/install.sh | sudo sh -s -- --slurm-bridge \\
-  --key-file /root/gpuforge.key --output-dir /shared/gpuforge \\
+  --signing-key MCowBQYDK2VwAyEA… --key-file /root/gpuforge.key --output-dir /shared/gpuforge \\
   --container oci --oci-bundles /shared/oci-bundles --user gpuforge`}</code>
         </pre>
         <p>
           The installer checks the host first and changes nothing if Slurm&apos;s tools are missing or <code>scontrol ping</code> finds no
-          controller. It installs the self-contained bridge (its own Node.js runtime, checked against its SHA-256) under{" "}
-          <code>/opt/gpuforge-slurm-bridge</code>, writes <code>/etc/gpuforge/slurm-bridge.env</code> (mode 0600: it holds the key), keeps
-          its state in <code>/var/lib/gpuforge-slurm-bridge</code> and enables <code>gpuforge-slurm-bridge.service</code>. Other options:{" "}
+          controller. It installs the self-contained bridge (its own Node.js runtime, its Ed25519 signature checked against the control
+          plane's public key, which the console shows beside an agent key) under <code>/opt/gpuforge-slurm-bridge</code>, writes{" "}
+          <code>/etc/gpuforge/slurm-bridge.env</code> (mode 0600: it holds the key), keeps its state in{" "}
+          <code>/var/lib/gpuforge-slurm-bridge</code> and enables <code>gpuforge-slurm-bridge.service</code>. Other options:{" "}
           <code>--container pyxis|wrapper|none</code>, <code>--wrapper PATH</code>, <code>--partitions gpu,long</code> (only these
           partitions&apos; nodes take GPUForge&apos;s work), <code>--slurm-conf FILE</code>, <code>--ingest-url</code>,{" "}
           <code>--no-start</code>. From a checkout, <code>npm run slurm-bridge</code> runs the same bridge with the variables below.

@@ -77,7 +77,7 @@ export default page({ plane: "tenant", path: "/dashboard/pipelines" }, async ({ 
       <Card className="mt-6">
         <CardHeader
           title="Secrets for tool calls"
-          description="http steps use them in headers as ${secrets.NAME}. Values are stored encrypted, never shown, and redacted from outputs and logs."
+          description="http steps put them whole into a header, as ${secrets.NAME}, just before the request leaves: no expression sees a value, and no output, error or log carries one. Values are stored encrypted and never shown."
         />
         {secrets.length ? (
           <ul className="divide-y divide-slate-100">
@@ -85,7 +85,9 @@ export default page({ plane: "tenant", path: "/dashboard/pipelines" }, async ({ 
               <li key={s.name} className="flex items-center justify-between gap-4 px-5 py-2.5 text-sm">
                 <span>
                   <code className="font-semibold">{s.name}</code>{" "}
-                  <span className="text-xs text-slate-500">updated {formatRelative(s.updatedAt)}</span>
+                  <span className="text-xs text-slate-500">
+                    {s.usableBy === "tenant_member" ? "every member" : "admins only"} · updated {formatRelative(s.updatedAt)}
+                  </span>
                 </span>
                 {admin ? <DeleteSecretButton action={deleteSecretAction} name={s.name} /> : null}
               </li>

@@ -29,6 +29,7 @@ export default page({ plane: "tenant", path: "/dashboard/pipelines/new" }, async
           gpuTypes={gpuTypes}
           endpoints={endpoints}
           secrets={secrets.map((s) => s.name)}
+          usableSecrets={secrets.filter((s) => p.role === "tenant_admin" || s.usableBy === "tenant_member").map((s) => s.name)}
           allowedHosts={env().TOOL_CALL_ALLOWED_HOSTS}
         />
       </Card>
