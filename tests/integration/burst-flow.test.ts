@@ -17,6 +17,7 @@ import { availableFleet, makeTenant, unique } from "../support/fixtures";
 import type { Booted } from "../support/provider-standins/base";
 import { startLambdaStandIn } from "../support/provider-standins/lambda";
 import { startRunpodStandIn } from "../support/provider-standins/runpod";
+import { takeProviderStateTurn } from "../support/provider-state-lock";
 import { startVastStandIn } from "../support/provider-standins/vast";
 
 // The whole burst flow in the simulator, against the three providers' stand-ins: a job that waits
@@ -46,7 +47,9 @@ const boot = (provider: string) => (b: Booted) => {
   agents.set(b.id, bootSimulatedInstance({ env: b.env, gpuType, gpuCount: b.gpuCount, stateDir, heartbeatS: 1 }));
 };
 
+let releaseProviders: (() => Promise<void>) | undefined;
 beforeAll(async () => {
+  releaseProviders = await takeProviderStateTurn();
   runpod = await startRunpodStandIn({
     onBoot: boot("runpod"),
     bootMs: 50,
@@ -108,11 +111,13 @@ beforeAll(async () => {
   await updateTenant(systemActor, tenantId, { burst: { enabled: true, max_price_cents_per_gpu_hour: 400 } });
   const refreshed = await refreshAllOffers();
   expect(refreshed.failed).toEqual([]);
-});
+  // the other burst file may hold the turn for its whole run
+}, 600_000);
 
 afterAll(async () => {
   for (const a of agents.values()) a.stop();
   await Promise.all([api?.close(), runpod?.close(), lambda?.close(), vast?.close()]);
+  await releaseProviders?.();
 });
 
 async function tick() {

@@ -19,6 +19,7 @@ import {
   unique,
 } from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
+import { takeProviderStateTurn } from "../support/provider-state-lock";
 import { startLambdaStandIn } from "../support/provider-standins/lambda";
 
 // Offers with our price, the operator's GPU-type mapping, tenants' burst settings and their
@@ -28,7 +29,9 @@ let lambda: Awaited<ReturnType<typeof startLambdaStandIn>>;
 const tag = unique("q").slice(2);
 const gpuName = `Q${tag} (80 GB SXM5)`;
 
+let releaseProviders: (() => Promise<void>) | undefined;
 beforeAll(async () => {
+  releaseProviders = await takeProviderStateTurn();
   lambda = await startLambdaStandIn({
     types: [
       { name: `gpu_1x_q${tag}`, gpu_description: gpuName, price_cents_per_hour: 199, gpus: 1, capacity: { "us-east-1": 5 } },
@@ -44,8 +47,12 @@ beforeAll(async () => {
     BURST_WAIT_S: "0",
     NEXTAUTH_URL: "http://127.0.0.1:9",
   });
+  // the other burst file may hold the turn for its whole run
+}, 600_000);
+afterAll(async () => {
+  lambda?.close();
+  await releaseProviders?.();
 });
-afterAll(() => lambda?.close());
 
 const operator = actorFor(operatorPrincipal);
 
