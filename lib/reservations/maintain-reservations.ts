@@ -6,6 +6,7 @@ import { isRetryableBookingConflict } from "@/lib/db/sql-state";
 import { run, runOne } from "@/lib/db/statement";
 import { logger } from "@/lib/logger";
 import { pickTopology, podOf } from "@/lib/scheduler/topology";
+import { returnUnusedPrepayment } from "@/lib/tenants/tenant-limits";
 import { wholeFreeNodes } from "./capacity";
 import { loadCapacityFacts } from "./capacity-facts";
 import { lockedReservation, summary, wake, type LockedReservation } from "./end-reservation";
@@ -70,6 +71,8 @@ export async function maintainReservations() {
     const work = await stopWorkInside(tx, r.id, "its reservation reached its end", ACTOR);
     await run(tx, CLOSE_COMPLETED_HOLDINGS, [r.id]);
     await run(tx, COMPLETE_RESERVATION, [r.id]);
+    // a reservation paid up front gives back what its segments did not draw
+    const returned = await returnUnusedPrepayment(tx, r.id, ACTOR);
     await resolveAlert(tx, r.id, "The reservation ended");
     await recordReservationEvent(txClient(tx), {
       reservationId: r.id,
@@ -83,7 +86,7 @@ export async function maintainReservations() {
       targetType: "reservation",
       targetId: r.id,
       tenantId: r.tenant_id,
-      details: summary(work),
+      details: { ...summary(work), ...(returned ? { returned_cents: returned } : {}) },
     });
     moved.push(work);
   });
