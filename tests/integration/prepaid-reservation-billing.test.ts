@@ -175,4 +175,37 @@ describe("segments of a reservation paid up front", () => {
     expectEachChargedOnce(ended);
     expect(await balanceOf(tenant.id)).toBe(FUNDS - total(ended));
   });
+
+  it("the meter and a release racing on one reservation neither deadlock nor bill twice", async () => {
+    const { f, tenant, as } = await setup(2, 2);
+    const now = Date.now();
+    const r = await createReservation(as, {
+      gpu_type: f.gpuType,
+      node_count: 2,
+      starts_at: new Date(now).toISOString(),
+      ends_at: new Date(now + HOUR).toISOString(),
+    });
+    await sleep(1200);
+    // a release holds the reservation (as every path that closes holdings does first) while the meter runs
+    const c = await pool().connect();
+    try {
+      await c.query("BEGIN");
+      await c.query(`SELECT id FROM reservations WHERE id = $1::uuid FOR UPDATE`, [r.id]);
+      const meter = accrueRunningUsage({ tenantId: tenant.id, prepaidEveryS: 0 });
+      await sleep(300);
+      await c.query(
+        `UPDATE reservation_nodes SET ends_at = now(), closed_at = now(), close_reason = 'released early' WHERE reservation_id = $1::uuid AND closed_at IS NULL`,
+        [r.id],
+      );
+      await c.query("COMMIT");
+      await meter;
+    } finally {
+      c.release();
+    }
+    await endReservation(as, r.id); // the release settles what was not drawn
+    const segs = await segments(r.id);
+    expect(segs.filter((s) => s.amount > 0).length).toBeGreaterThanOrEqual(2);
+    expectEachChargedOnce(segs);
+    expect(await balanceOf(tenant.id)).toBe(FUNDS - total(segs));
+  });
 });
