@@ -2848,17 +2848,28 @@ BEGIN
     RETURN NEW;
 END $function$;
 
-CREATE OR REPLACE FUNCTION public.ledger_entries_skip_prepaid_reservations()
+CREATE OR REPLACE FUNCTION public.ledger_entries_draw_reservation_prepayment()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+    res UUID;
+    paid BIGINT;
+    drawn BIGINT;
+    cover BIGINT;
 BEGIN
-    IF NEW."kind" = 'charge' AND EXISTS (
-        SELECT 1 FROM "usage_events" u JOIN "reservations" r ON r."id" = u."reservation_id"
-         WHERE u."id" = NEW."usage_event_id" AND u."reservation_node_id" IS NOT NULL AND r."prepaid_cents" IS NOT NULL) THEN
-        RETURN NULL;
+    SELECT r."id", r."prepaid_cents" INTO res, paid
+      FROM "usage_events" u JOIN "reservations" r ON r."id" = u."reservation_id"
+     WHERE u."id" = NEW."usage_event_id" AND u."reservation_node_id" IS NOT NULL AND r."prepaid_cents" IS NOT NULL
+       FOR UPDATE OF r;
+    IF NOT FOUND THEN RETURN NULL; END IF;
+    SELECT COALESCE(sum("amount_cents"), 0) INTO drawn FROM "ledger_entries" WHERE "reservation_id" = res AND "kind" = 'reservation_return';
+    cover := LEAST(-NEW."amount_cents", paid - drawn);
+    IF cover > 0 THEN
+        INSERT INTO "ledger_entries" ("tenant_id", "kind", "amount_cents", "reservation_id", "description", "created_by")
+        VALUES (NEW."tenant_id", 'reservation_return', cover, res, 'Paid up front with the reservation: ' || NEW."description", NEW."created_by");
     END IF;
-    RETURN NEW;
+    RETURN NULL;
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.node_lease_acquire(p_node uuid, p_purpose text, p_workflow uuid, p_holder text, p_ttl_ms integer)
@@ -3297,7 +3308,7 @@ CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE ON ledger_entr
 
 CREATE TRIGGER ledger_entries_charge_follows_usage BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_charge_follows_usage();
 
-CREATE TRIGGER ledger_entries_skip_prepaid_reservations BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_skip_prepaid_reservations();
+CREATE TRIGGER ledger_entries_draw_reservation_prepayment AFTER INSERT ON ledger_entries FOR EACH ROW WHEN (new.kind = 'charge'::text AND new.usage_event_id IS NOT NULL) EXECUTE FUNCTION ledger_entries_draw_reservation_prepayment();
 
 CREATE TRIGGER node_events_fenced BEFORE INSERT OR UPDATE ON node_events FOR EACH ROW WHEN (new.lease_token IS NOT NULL) EXECUTE FUNCTION node_lease_fenced_write();
 

@@ -59,14 +59,17 @@ export const ACCRUE_RESERVED_NODES = statement("billing.accrue-reserved-nodes", 
   params: ["int4", "int4", "uuid?", "timestamptz?"],
   columns: { billed: "int4" },
   text: `WITH due AS (
-       SELECT h.id FROM reservation_nodes h JOIN tenants t ON t.id = h.tenant_id
+       SELECT h.id FROM reservation_nodes h JOIN tenants t ON t.id = h.tenant_id JOIN reservations rv ON rv.id = h.reservation_id
         WHERE h.live AND h.closed_at IS NULL AND h.starts_at < LEAST(COALESCE($4::timestamptz, now()), now()) AND ($3::uuid IS NULL OR h.tenant_id = $3::uuid)
           -- a node in its handover (wipe, attestation) is nobody's yet: billing of a holding that began meanwhile starts at its end
           AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = h.node_id
                            AND COALESCE(n.status_before_offline, n.status) IN ('releasing', 'wiping', 'inspecting', 'attestation_failed'))
           AND COALESCE((SELECT max(u.ended_at) FROM usage_events u WHERE u.reservation_node_id = h.id), h.starts_at)
               <= COALESCE($4::timestamptz, now()) - make_interval(secs => CASE WHEN t.billing_mode = 'prepaid' THEN $1::int ELSE $2::int END)
-        FOR UPDATE OF h SKIP LOCKED
+        -- the reservation too, as every path that closes holdings locks it first: a segment drawn
+        -- from its up-front payment locks it (ledger_entries_draw_reservation_prepayment), and
+        -- taking it here, never waiting, keeps the order reservation → holding (no deadlock)
+        FOR UPDATE OF h, rv SKIP LOCKED
      )
      SELECT count(bill_reservation_segment(id, 'accrual', LEAST(COALESCE($4::timestamptz, now()), now())))::int AS billed FROM due`,
 });

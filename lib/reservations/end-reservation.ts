@@ -59,12 +59,12 @@ export async function endReservation(actor: Actor, id: string) {
     const action = endAction({ status: r.status, startsAt: r.starts_at.getTime(), endsAt: r.ends_at.getTime() }, now.getTime());
     if (!action.ok) throw invalidTransition(action.reason);
     const label = actor.principal.label;
-    // a reservation paid up front gives back what it will not use (read before its end moves to now)
-    const returned = await returnUnusedPrepayment(tx, id, now, label);
     if (action.kind === "cancel") {
       const work = await stopWorkInside(tx, id, "its reservation was cancelled", label);
       await run(tx, CANCEL_HOLDINGS, [id]);
       await run(tx, CANCEL_RESERVATION, [`cancelled by ${label}`, id]);
+      // a reservation paid up front gives all of it back: it billed nothing
+      const returned = await returnUnusedPrepayment(tx, id, label);
       await recordReservationEvent(txClient(tx), {
         reservationId: id,
         kind: "cancelled",
@@ -81,6 +81,8 @@ export async function endReservation(actor: Actor, id: string) {
       return work;
     }
     const work = await releaseNow(tx, r, "released early", label);
+    // its holdings' final segments are billed (and drawn from what was paid up front): the rest comes back
+    const returned = await returnUnusedPrepayment(tx, id, label);
     await recordReservationEvent(txClient(tx), {
       reservationId: id,
       kind: "released",

@@ -6,6 +6,7 @@ import { isRetryableBookingConflict } from "@/lib/db/sql-state";
 import { run, runOne } from "@/lib/db/statement";
 import { logger } from "@/lib/logger";
 import { pickTopology, podOf } from "@/lib/scheduler/topology";
+import { returnUnusedPrepayment } from "@/lib/tenants/tenant-limits";
 import { wholeFreeNodes } from "./capacity";
 import { loadCapacityFacts } from "./capacity-facts";
 import { lockedReservation, summary, wake, type LockedReservation } from "./end-reservation";
@@ -76,6 +77,8 @@ export async function maintainReservations() {
     // the tenant has left its nodes: each is wiped and inspected before anyone else gets it
     const nodes = await run(tx, TENANCY_NODES_OF_RESERVATION, [r.id]);
     work.handovers = await startHandoversAfterTenancy(tx, nodes, `reservation ${r.id.slice(0, 8)} reached its end`, ACTOR);
+    // a reservation paid up front gives back what its segments did not draw
+    const returned = await returnUnusedPrepayment(tx, r.id, ACTOR);
     await resolveAlert(tx, r.id, "The reservation ended");
     await recordReservationEvent(txClient(tx), {
       reservationId: r.id,
@@ -89,7 +92,7 @@ export async function maintainReservations() {
       targetType: "reservation",
       targetId: r.id,
       tenantId: r.tenant_id,
-      details: summary(work),
+      details: { ...summary(work), ...(returned ? { returned_cents: returned } : {}) },
     });
     moved.push(work);
   });

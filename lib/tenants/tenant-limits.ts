@@ -93,17 +93,17 @@ export async function chargeReservation(
 }
 
 /**
- * A prepaid reservation that ends before its booked end gives back what it did not use: all of it
- * when cancelled before its start, the unused part of the window when released early (pro rata).
+ * A prepaid reservation that ended (cancelled, released early, or completed) gives back what its
+ * segments did not draw: all of it when cancelled before its start. Each segment a holding bills
+ * is charged like any prepaid usage and drawn from the up-front payment in the same statement
+ * (the database's ledger_entries_draw_reservation_prepayment), so once the holdings are closed
+ * and their final segments billed, the tenant has paid exactly what the reservation billed. Call
+ * it after the holdings closed, with the reservation's row locked.
  */
-export async function returnUnusedPrepayment(tx: Tx, reservationId: string, endedAt: Date, by: string): Promise<number> {
+export async function returnUnusedPrepayment(tx: Tx, reservationId: string, by: string): Promise<number> {
   const [r] = await run(tx, PREPAID_OF, [reservationId]);
   if (!r || r.prepaid_cents === null) return 0;
-  const prepaid = Number(r.prepaid_cents) - Number(r.returned);
-  const total = r.ends_at.getTime() - r.starts_at.getTime();
-  const unused = Math.min(total, Math.max(0, r.ends_at.getTime() - Math.max(endedAt.getTime(), r.starts_at.getTime())));
-  const back = total > 0 ? Math.floor((Number(r.prepaid_cents) * unused) / total) : 0;
-  const cents = Math.min(prepaid, back);
+  const cents = Number(r.prepaid_cents) - Number(r.returned);
   if (cents <= 0) return 0;
   await tx.ledgerEntry.create({
     data: {

@@ -35,7 +35,7 @@ const kindLabels: Record<string, string> = {
   refund: "Refund",
   card_refund: "Card refund",
   reservation: "Reservation (paid up front)",
-  reservation_return: "Reservation, unused part",
+  reservation_return: "Reservation credit (paid up front)",
 };
 
 export default page({ plane: "tenant", path: "/dashboard/billing", loading: <PageSkeleton /> }, async ({ principal: p, searchParams }) => {
