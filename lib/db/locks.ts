@@ -8,8 +8,12 @@
 //   remediation   the blast-radius cap is counted and used by one quarantine decision at a time
 //   migrations    one process migrates; the others wait and find the work done
 //   background:*  one run of a background job at a time across app processes (session lock)
+//   burst:tenant:<id>, burst:provider:<name>
+//                 one launch decision at a time per tenant and per provider: the spend caps, the
+//                 quota headroom and the prepaid balance are counted and the launching row written
+//                 under them (always the tenant's first, then the provider's)
 
-export type LockName = "scheduler" | "invoices" | "remediation" | "migrations" | `background:${string}`;
+export type LockName = "scheduler" | "invoices" | "remediation" | "migrations" | `background:${string}` | `burst:${string}`;
 
 /** Anything that runs a parameterized statement: a pg client or pool, a transaction's client. */
 export interface Queryable {
