@@ -78,6 +78,8 @@ async function createSignup(
       gpuQuota: d.gpu_quota,
       maxPriority: d.max_priority,
       burstEnabled: d.burst_enabled,
+      // the operator's default turns it on: that is its allowance
+      burstAllowed: d.burst_enabled,
       burstMaxPriceCentsPerGpuHour: d.burst_max_price_cents_per_gpu_hour,
       maxPods: d.max_pods,
       maxReservationHours: d.max_reservation_hours,

@@ -87,9 +87,42 @@ describe("offers", () => {
 });
 
 describe("tenants' burst settings", () => {
+  it("a tenant admin cannot turn burst on until the operator allows it, nor allow it itself", async () => {
+    const t = await makeTenant();
+    const admin = actorFor(tenantAdminPrincipal(t.id));
+    await expect(updateTenant(admin, t.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 1_000_000 } })).rejects.toMatchObject({
+      code: "forbidden",
+      message: expect.stringMatching(/operator has not allowed burst/),
+    });
+    await expect(
+      codeOf(updateTenant(admin, t.id, { burst: { enabled: true, allowed: true, max_price_cents_per_gpu_hour: 350 } })),
+    ).resolves.toBe("forbidden");
+    expect(await db().tenant.findUniqueOrThrow({ where: { id: t.id } })).toMatchObject({ burstEnabled: false, burstAllowed: false });
+    // the operator allows it (burst stays off); the admin turns it on; withdrawing the allowance turns it off
+    expect(await updateTenant(systemActor, t.id, { burst: { enabled: false, allowed: true } })).toMatchObject({
+      burstEnabled: false,
+      burstAllowed: true,
+    });
+    await updateTenant(admin, t.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 350 } });
+    expect(await updateTenant(systemActor, t.id, { burst: { enabled: false, allowed: false } })).toMatchObject({
+      burstEnabled: false,
+      burstAllowed: false,
+    });
+    await expect(codeOf(updateTenant(admin, t.id, { burst: { enabled: true } }))).resolves.toBe("forbidden");
+    // an operator cannot turn it on while withdrawing the allowance; turning it on allows it
+    await expect(updateTenant(systemActor, t.id, { burst: { enabled: true, allowed: false } })).rejects.toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "burst.allowed" }],
+    });
+    expect(await updateTenant(systemActor, t.id, { burst: { enabled: true } })).toMatchObject({ burstEnabled: true, burstAllowed: true });
+    // the database refuses burst on without the allowance, whatever path writes it
+    await expect(db().tenant.update({ where: { id: t.id }, data: { burstAllowed: false } })).rejects.toThrow();
+  });
+
   it("a tenant admin turns its own burst on with a cap; nothing else, and no other tenant's", async () => {
     const t = await makeTenant();
     const other = await makeTenant();
+    await db().tenant.updateMany({ where: { id: { in: [t.id, other.id] } }, data: { burstAllowed: true } });
     const admin = actorFor(tenantAdminPrincipal(t.id));
     const updated = await updateTenant(admin, t.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 350 } });
     expect(updated).toMatchObject({ burstEnabled: true, burstMaxPriceCentsPerGpuHour: 350 });

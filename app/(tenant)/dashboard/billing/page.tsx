@@ -146,7 +146,8 @@ export default page({ plane: "tenant", path: "/dashboard/billing" }, async ({ pr
           tenantId={tenant.id}
           enabled={tenant.burstEnabled}
           maxPriceCents={tenant.burstMaxPriceCentsPerGpuHour}
-          canEdit={p.role === "tenant_admin"}
+          canEdit={p.role === "tenant_admin" && tenant.burstAllowed}
+          allowed={tenant.burstAllowed}
         />
       </Card>
       <Card className="mt-6">
