@@ -1479,7 +1479,10 @@ CREATE VIEW public_api.nodes AS
           WHERE x.missing_since IS NULL
           GROUP BY x.node_id) g
      JOIN nodes n ON n.id = g.node_id
-     JOIN clusters c ON c.id = n.cluster_id;
+     JOIN clusters c ON c.id = n.cluster_id
+  WHERE NOT (EXISTS ( SELECT 1
+           FROM provider_instances i
+          WHERE i.node_id = n.id));
 
 CREATE VIEW public_api.remediations AS
  SELECT r.id,
@@ -1850,13 +1853,6 @@ AS $function$
      WHERE h.id = p_holding AND h.live AND (p_kind = 'final' OR p_end > h.starts_at)
 $function$;
 
-CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
- RETURNS uuid
- LANGUAGE sql
-AS $function$
-    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
-$function$;
-
 CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_holding uuid, p_reservation uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -1905,6 +1901,13 @@ BEGIN
     END IF;
     RETURN ev;
 END $function$;
+
+CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE sql
+AS $function$
+    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
+$function$;
 
 CREATE OR REPLACE FUNCTION public.bill_usage_segment(p_job uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_run_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
@@ -2437,6 +2440,17 @@ BEGIN
     RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.reservation_nodes_not_rented()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF NEW."live" AND EXISTS (SELECT 1 FROM "provider_instances" WHERE "node_id" = NEW."node_id") THEN
+        RAISE EXCEPTION 'node % is rented from a GPU provider: it cannot be reserved', NEW."node_id" USING ERRCODE = '23P01';
+    END IF;
+    RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.reservations_tenant_limit_check()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -2619,6 +2633,8 @@ CREATE TRIGGER reservation_events_append_only BEFORE DELETE OR UPDATE ON reserva
 CREATE TRIGGER reservation_nodes_bill_close AFTER UPDATE OF closed_at ON reservation_nodes FOR EACH ROW WHEN (old.closed_at IS NULL AND new.closed_at IS NOT NULL AND new.live) EXECUTE FUNCTION reservation_nodes_bill_close();
 
 CREATE TRIGGER reservation_nodes_guard BEFORE INSERT OR UPDATE OF starts_at, ends_at, live, node_id ON reservation_nodes FOR EACH ROW EXECUTE FUNCTION reservation_nodes_guard();
+
+CREATE TRIGGER reservation_nodes_not_rented BEFORE INSERT OR UPDATE OF node_id, live ON reservation_nodes FOR EACH ROW EXECUTE FUNCTION reservation_nodes_not_rented();
 
 CREATE TRIGGER reservations_tenant_active_guard BEFORE INSERT ON reservations FOR EACH ROW EXECUTE FUNCTION work_tenant_active_guard();
 

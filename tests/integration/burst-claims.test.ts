@@ -8,8 +8,9 @@ import { db, pool } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
 import { cancelJob } from "@/lib/jobs/cancel-job";
 import { submitJob } from "@/lib/jobs/submit-job";
+import { createReservation } from "@/lib/reservations/create-reservation";
 import { updateTenant } from "@/lib/tenants/update-tenant";
-import { availableFleet, makeTenant } from "../support/fixtures";
+import { asTenantAdmin, availableFleet, makeTenant } from "../support/fixtures";
 
 // Launch decisions against the real database: what is committed (an hour of every live instance,
 // the GPUs rented for waiting jobs) is counted under the tenant's and the provider's burst locks,
@@ -143,5 +144,66 @@ describe("claiming a launch", () => {
       where: { id: { in: ids } },
       data: { status: "terminated", terminatedAt: new Date(), jobId: null },
     });
+  });
+});
+
+describe("a node rented from a provider", () => {
+  it("is no one's to reserve: capacity leaves it out, a booking is refused, and the database refuses to hold it", async () => {
+    const fleet = await availableFleet(2, 8, "RENT");
+    const [rented, own] = fleet.nodes.map((n) => n.node.id);
+    const renter = await burstingTenant(64);
+    const job = await submitJob(systemActor, {
+      tenant_id: renter.id,
+      name: "rented",
+      gpu_count: 1,
+      gpu_type: fleet.gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
+    // the node is the instance rented for the renter's waiting job
+    await db().providerInstance.create({
+      data: {
+        provider: "runpod",
+        region: "US-KS-2",
+        offerId: `rent-${rented}`,
+        providerGpuType: "NVIDIA RENT",
+        gpuType: fleet.gpuType,
+        gpuCount: 8,
+        interruptible: false,
+        costCentsPerGpuHour: 300,
+        priceCentsPerGpuHour: 374,
+        clusterId: fleet.cluster.id,
+        tenantId: renter.id,
+        jobId: job.id,
+        nodeId: rented!,
+        status: "running",
+        externalId: `ext-${rented}`,
+        launchedAt: new Date(),
+      },
+    });
+    const other = await makeTenant(64);
+    const now = Date.now();
+    const book = (nodes: number) =>
+      createReservation(asTenantAdmin(other.id), {
+        gpu_type: fleet.gpuType,
+        node_count: nodes,
+        starts_at: new Date(now + 60_000).toISOString(),
+        ends_at: new Date(now + 3_600_000).toISOString(),
+      });
+    // one node of the type is the fleet's own: that one is booked; two cannot be
+    await expect(book(2)).rejects.toMatchObject({ code: "unsatisfiable" });
+    const r = await book(1);
+    const held = await db().$queryRawUnsafe<Array<{ node_id: string }>>(
+      `SELECT node_id::text FROM reservation_nodes WHERE reservation_id = $1::uuid`,
+      r.id,
+    );
+    expect(held.map((h) => h.node_id)).toEqual([own]);
+    // whatever path writes a holding, the database refuses a rented node
+    await expect(
+      pool().query(
+        `INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at) VALUES ($1, $2, $3, 8, $4, $5)`,
+        [r.id, other.id, rented, new Date(now + 60_000), new Date(now + 3_600_000)],
+      ),
+    ).rejects.toThrow(/rented from a GPU provider/);
   });
 });
