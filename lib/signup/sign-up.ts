@@ -129,7 +129,10 @@ async function freeTenantName(tx: Tx, company: string): Promise<string> {
   }
 }
 
-/** The address has an account: its owner is told (and, if it is an unconfirmed sign-up, may confirm or discard it). Nothing else changes. */
+/**
+ * The address has an account: its owner is told (and, if it is an unconfirmed sign-up, may confirm
+ * it by choosing its password, or discard it). Nothing else changes.
+ */
 async function mailExistingAccount(tx: Tx, email: string) {
   const user = await tx.user.findUniqueOrThrow({
     where: { email },
@@ -141,7 +144,10 @@ async function mailExistingAccount(tx: Tx, email: string) {
     return;
   }
   const ttl = Math.max(60_000, pending.signupExpiresAt!.getTime() - Date.now());
-  const verifyLink = publicUrl(`/signup/verify?token=${await issueAccountToken(tx, user.id, "verify_email", ttl)}`);
+  // confirming here means choosing the password: the pending sign-up's password was chosen by whoever
+  // made it, perhaps not the address's owner, and must not be what the owner's confirmation keeps
+  // (a reset link confirms the address too: lib/accounts/password-reset.ts)
+  const confirmLink = publicUrl(`/password-reset/confirm?token=${await issueAccountToken(tx, user.id, "reset_password", ttl)}`);
   const discardLink = publicUrl(`/signup/discard?token=${await issueAccountToken(tx, user.id, "discard_signup", ttl)}`);
   await queueAccountMail(
     [
@@ -151,9 +157,9 @@ async function mailExistingAccount(tx: Tx, email: string) {
         tenantId: user.tenantId,
         data: {
           kind: "signup_exists",
-          pending: { company: pending.name, createdAt: user.createdAt, expiresAt: pending.signupExpiresAt!, verifyLink, discardLink },
+          pending: { company: pending.name, createdAt: user.createdAt, expiresAt: pending.signupExpiresAt!, confirmLink, discardLink },
         },
-        secretLinks: [verifyLink, discardLink],
+        secretLinks: [confirmLink, discardLink],
       },
     ],
     tx,

@@ -4,6 +4,7 @@ import { deliverNotifications } from "@/lib/alerts/notification-outbox";
 import { confirmPasswordReset, requestPasswordReset } from "@/lib/accounts/password-reset";
 import { signInWithPassword } from "@/lib/accounts/sign-in";
 import { authenticateApiKey } from "@/lib/api-keys/authenticate-api-key";
+import { verifyPassword } from "@/lib/auth/password";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
@@ -124,6 +125,24 @@ describe("sign-up", () => {
     // now the address's owner signs up
     await signUp({ email, password: "my own long passphrase 42", company: unique("The real one") });
     expect(await db().user.count({ where: { email } })).toBe(1);
+  });
+
+  it("the owner confirming someone else's pending sign-up chooses its password: the squatter's stops working", async () => {
+    const email = address("owner");
+    const squatter = "the squatters chosen passphrase 77";
+    await signUp({ email, password: squatter, company: unique("Squatter") });
+    await signUp({ email, password: "the owners own passphrase 99", company: unique("Owner") });
+    const mail = await mailTo(email, /Someone tried to sign up/);
+    // the confirmation is a link to choose the password, not a bare "verify"
+    expect(mail.text).not.toContain("/signup/verify?token=");
+    const confirm = linkIn(mail, "/password-reset/confirm?token=");
+    await confirmPasswordReset(tokenOf(confirm), "the owners own passphrase 99", { address: "192.0.2.7" });
+    const user = await db().user.findUniqueOrThrow({ where: { email } });
+    expect(user.emailVerifiedAt).not.toBeNull();
+    expect(await verifyPassword(user.passwordHash, squatter)).toBe(false);
+    expect(await verifyPassword(user.passwordHash, "the owners own passphrase 99")).toBe(true);
+    expect(await signInWithPassword(email, squatter, visitor())).toMatchObject({ ok: false });
+    expect(await signInWithPassword(email, "the owners own passphrase 99", visitor())).toMatchObject({ ok: true });
   });
 
   it("never gives a sign-up operator powers, whatever it sends", async () => {
