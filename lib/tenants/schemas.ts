@@ -8,7 +8,13 @@ export const BILLING_MODES = ["invoice", "prepaid"] as const;
 /** Who made the tenant: an operator, or a stranger through self-service sign-up. */
 export const TENANT_ORIGINS = ["operator", "signup"] as const;
 
-const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 characters");
+const name = z
+  .string()
+  .trim()
+  .min(1, "Name is required")
+  .max(100, "At most 100 characters")
+  // the database refuses a NUL in text: refused here, naming the field, not a 500
+  .regex(/^\P{Cc}*$/u, "No control characters");
 const gpuQuota = z.number().int("Must be a whole number").min(0).max(1_000_000);
 const billingEmail = z.email("Must be an email address").max(254).toLowerCase();
 const maxPriority = z

@@ -203,7 +203,13 @@ export const listTransactions = defineContract({
   tags: ["Billing"],
   access: ["operator", "tenant"],
   params: idParams,
-  query: z.strictObject({ limit: paginationQuery.limit, cursor: z.string().regex(/^\d+$/, "Must be a ledger entry id").optional() }),
+  query: z.strictObject({
+    limit: paginationQuery.limit,
+    cursor: z
+      .string()
+      .regex(/^\d{1,18}$/, "Must be a ledger entry id")
+      .optional(),
+  }),
   responses: {
     200: { description: "Ledger entries", schema: listOf(ledgerEntrySchema).extend({ balance_cents: z.number().int() }) },
     ...authErrors,
