@@ -2504,19 +2504,21 @@ CREATE OR REPLACE FUNCTION public.usage_events_provider_price()
 AS $function$
 DECLARE
     pi RECORD;
+    held INTEGER;
 BEGIN
     IF NEW."job_id" IS NULL OR NEW."covered_by_reservation_id" IS NOT NULL THEN RETURN NEW; END IF;
-    SELECT i."provider", i."offer_id", i."price_cents_per_gpu_hour", i."cost_cents_per_gpu_hour" INTO pi
+    SELECT i."provider", i."offer_id", i."price_cents_per_gpu_hour", i."cost_cents_per_gpu_hour", i."gpu_count" INTO pi
       FROM "job_placements" p JOIN "provider_instances" i ON i."node_id" = ANY(p."node_ids")
      WHERE p."job_id" = NEW."job_id" AND p."attempt" = NEW."attempt"
      LIMIT 1;
     IF NOT FOUND THEN RETURN NEW; END IF;
+    held := GREATEST(1, NEW."gpu_count");
     NEW."provider" := pi."provider";
     NEW."offer_id" := pi."offer_id";
-    NEW."cents_per_hour" := pi."price_cents_per_gpu_hour";
-    NEW."amount_cents" := round(NEW."gpu_seconds"::numeric * pi."price_cents_per_gpu_hour" / 3600);
-    NEW."cost_cents_per_hour" := pi."cost_cents_per_gpu_hour";
-    NEW."cost_cents" := round(NEW."gpu_seconds"::numeric * pi."cost_cents_per_gpu_hour" / 3600);
+    NEW."cents_per_hour" := ceil(pi."price_cents_per_gpu_hour"::numeric * GREATEST(pi."gpu_count", held) / held);
+    NEW."amount_cents" := round(NEW."gpu_seconds"::numeric * pi."price_cents_per_gpu_hour" * GREATEST(pi."gpu_count", held) / held / 3600);
+    NEW."cost_cents_per_hour" := ceil(pi."cost_cents_per_gpu_hour"::numeric * GREATEST(pi."gpu_count", held) / held);
+    NEW."cost_cents" := round(NEW."gpu_seconds"::numeric * pi."cost_cents_per_gpu_hour" * GREATEST(pi."gpu_count", held) / held / 3600);
     RETURN NEW;
 END $function$;
 

@@ -43,7 +43,7 @@ export const offerKey = (provider: string, offerId: string) => `${provider}\u000
 
 /**
  * The offers that can take the job, best first: our GPU type, enough GPUs, within the tenant's
- * price, fresh, from an enabled provider not in backoff, not already failed for this job, able to
+ * price per GPU of the job (the job pays for every GPU of the instance), fresh, from an enabled provider not in backoff, not already failed for this job, able to
  * run containers when the job needs them, interruptible only when the job can be retried. Ordered
  * by what the job would pay per hour (price × the offer's GPUs: a bigger machine costs more even
  * at the same rate), then on-demand before interruptible, then the cheaper cost.
@@ -54,7 +54,8 @@ export function suitableOffers(job: BurstJob, offers: readonly PricedOffer[], f:
       (o) =>
         o.gpuType === job.gpuType &&
         o.gpuCount >= job.gpuCount &&
-        o.priceCentsPerGpuHour <= f.maxPriceCents &&
+        // the job pays the whole instance (every GPU it has): per GPU of the job, within the tenant's price
+        o.priceCentsPerGpuHour * o.gpuCount <= f.maxPriceCents * job.gpuCount &&
         f.now - o.refreshedAt.getTime() <= f.maxAgeMs &&
         f.enabled.has(o.provider) &&
         (f.backoffUntil.get(o.provider) ?? 0) <= f.now &&

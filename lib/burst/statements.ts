@@ -52,7 +52,7 @@ export const IDLE_INSTANCE_FOR = statement("burst.idle-instance-for", {
   columns: { id: "text", node_id: "text", provider: "text", region: "text", offer_id: "text", price_cents_per_gpu_hour: "int4" },
   text: `SELECT i.id::text, i.node_id::text, i.provider, i.region, i.offer_id, i.price_cents_per_gpu_hour
            FROM provider_instances i JOIN nodes n ON n.id = i.node_id
-          WHERE i.status = 'running' AND i.job_id IS NULL AND i.tenant_id = $5 AND i.gpu_type = $1 AND i.gpu_count >= $2 AND i.price_cents_per_gpu_hour <= $3
+          WHERE i.status = 'running' AND i.job_id IS NULL AND i.tenant_id = $5 AND i.gpu_type = $1 AND i.gpu_count >= $2 AND i.price_cents_per_gpu_hour * i.gpu_count <= $3 * $2
             AND n.status = 'available' AND (NOT $4 OR n.containers)
           ORDER BY i.price_cents_per_gpu_hour * i.gpu_count, i.idle_since LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
 });

@@ -9,6 +9,7 @@ import { run } from "@/lib/db/statement";
 import { cancelJob } from "@/lib/jobs/cancel-job";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createReservation } from "@/lib/reservations/create-reservation";
+import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { asTenantAdmin, availableFleet, makeTenant } from "../support/fixtures";
 
@@ -205,5 +206,53 @@ describe("a node rented from a provider", () => {
         [r.id, other.id, rented, new Date(now + 60_000), new Date(now + 3_600_000)],
       ),
     ).rejects.toThrow(/rented from a GPU provider/);
+  });
+});
+
+describe("a job on a provider instance", () => {
+  it("pays for every GPU of the instance, not only those it holds (the provider charges them all)", async () => {
+    const fleet = await availableFleet(1, 8, "WHOLE");
+    const renter = await burstingTenant(64);
+    const job = await submitJob(systemActor, {
+      tenant_id: renter.id,
+      name: "one-of-eight",
+      gpu_count: 1,
+      gpu_type: fleet.gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
+    // the fleet's one node of the type is the 8-GPU instance rented for the job
+    await db().providerInstance.create({
+      data: {
+        provider: "runpod",
+        region: "US-KS-2",
+        offerId: `whole-${job.id}`,
+        providerGpuType: "NVIDIA WHOLE",
+        gpuType: fleet.gpuType,
+        gpuCount: 8,
+        interruptible: false,
+        costCentsPerGpuHour: 300,
+        priceCentsPerGpuHour: 374,
+        clusterId: fleet.cluster.id,
+        tenantId: renter.id,
+        jobId: job.id,
+        nodeId: fleet.nodes[0]!.node.id,
+        status: "running",
+        externalId: `ext-whole-${job.id}`,
+        launchedAt: new Date(),
+      },
+    });
+    await runSchedulerCycle("test");
+    expect((await db().job.findUniqueOrThrow({ where: { id: job.id } })).status).toBe("running");
+    await new Promise((r) => setTimeout(r, 1500));
+    await cancelJob(systemActor, job.id);
+    const usage = await db().usageEvent.findMany({ where: { jobId: job.id } });
+    expect(usage.length).toBeGreaterThan(0);
+    for (const u of usage) {
+      expect(u).toMatchObject({ provider: "runpod", gpuCount: 1, centsPerHour: 374 * 8, costCentsPerHour: 300 * 8 });
+      // at least the provider's cost of the whole instance plus the markup
+      expect(Number(u.amountCents)).toBe(Math.round((Number(u.gpuSeconds) * 374 * 8) / 3600));
+    }
+    await db().providerInstance.updateMany({ where: { jobId: job.id }, data: { status: "terminated", terminatedAt: new Date() } });
   });
 });
