@@ -50,6 +50,43 @@ afterAll(() => lambda?.close());
 const operator = actorFor(operatorPrincipal);
 
 describe("offers", () => {
+  it("keep the good ones of an answer with a malformed offer, skipping it, and never throw for what the provider said", async () => {
+    const good = {
+      offerId: `ok-${tag}|1x|od|r`,
+      providerGpuType: gpuName,
+      gpuCount: 1,
+      region: "r",
+      interruptible: false,
+      costCentsPerGpuHour: 199,
+    };
+    // the offers other files cached for vast stay in the answer (the refresh replaces the provider's all)
+    const cached = (await db().providerOffer.findMany({ where: { provider: "vast" } })).map((o) => ({
+      offerId: o.offerId,
+      providerGpuType: o.providerGpuType,
+      gpuCount: o.gpuCount,
+      region: o.region,
+      interruptible: o.interruptible,
+      costCentsPerGpuHour: o.costCentsPerGpuHour,
+    }));
+    const adapter = {
+      name: "vast" as const,
+      listOffers: async () => [
+        ...cached,
+        good,
+        { ...good, offerId: `huge-${tag}`, costCentsPerGpuHour: 5_000_000_000 },
+        { ...good, offerId: `typed-${tag}`, providerGpuType: 42 as unknown as string },
+      ],
+      launch: async () => ({ externalId: "" }),
+      status: async () => ({ externalId: "", name: null, state: "gone" as const, providerStatus: "" }),
+      terminate: async () => {},
+      listInstances: async () => [],
+    };
+    expect(await refreshProviderOffers("vast", adapter)).toEqual({ provider: "vast", offers: cached.length + 1, skipped: 2 });
+    const stored = (await db().providerOffer.findMany({ where: { provider: "vast" } })).map((o) => o.offerId);
+    expect(stored).toContain(good.offerId);
+    expect(stored.some((id) => id.startsWith("huge-") || id.startsWith("typed-"))).toBe(false);
+  });
+
   it("are refreshed into the cache with our price, half up to a cent, and their age; a failed refresh keeps them and says why", async () => {
     const ours = unique("Q").replace(/-/g, "").toUpperCase();
     await setGpuMapping(operator, { provider: "lambda", provider_gpu_type: gpuName, gpu_type: ours });
