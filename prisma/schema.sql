@@ -598,6 +598,12 @@ CREATE TABLE public.gpus (
     CONSTRAINT gpus_uuid_check CHECK (((length(uuid) >= 1) AND (length(uuid) <= 128)))
 );
 
+CREATE TABLE public.installation (
+    installation_id text NOT NULL,
+    CONSTRAINT installation_id_check CHECK ((installation_id ~ '^[a-z0-9]{4,16}$'::text)),
+    CONSTRAINT installation_pkey PRIMARY KEY (installation_id)
+);
+
 CREATE TABLE public.invoice_lines (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     invoice_id uuid NOT NULL,

@@ -7,6 +7,7 @@ import { providerAdapter } from "@/lib/providers/registry";
 import { startScript } from "@/lib/providers/start-script";
 import { isProviderError, ProviderError } from "@/lib/providers/types";
 import type { BurstJob, PricedOffer } from "./policy";
+import { installationId, instanceName } from "./installation";
 import { backOff, clearBackoff, dollars, providerLabel, recordAttempt } from "./records";
 import { terminateInstance } from "./terminate-instance";
 
@@ -16,7 +17,7 @@ const burstActor = systemActorFor("burst");
  * Rents the instance claimed for the job (lib/burst/claim-launch.ts wrote its launching row, the
  * job's one live instance, under the spend caps): its node in the provider cluster and a key bound
  * to that node come first, then the provider is asked, with the agent's variables in its own start
- * mechanism and a name the reconciler recognises. A refusal records the
+ * mechanism and a name the reconciler recognises as this installation's. A refusal records the
  * attempt, backs the provider off when it is the provider's fault (5xx, timeout, 429), and
  * removes what was prepared; a launch whose answer never came is left to the reconciler, which
  * finds the instance by its name.
@@ -54,7 +55,7 @@ export async function launchForJob(
   };
   try {
     const { externalId } = await adapter.launch({
-      name: `gpuforge-${instance.id}`,
+      name: instanceName(await installationId(), instance.id),
       offer,
       env: { GPUFORGE_URL: publicUrl(), GPUFORGE_AGENT_KEY: key, GPUFORGE_HOSTNAME: hostname },
       startScript: startScript(),
