@@ -226,6 +226,22 @@ describe("submitting work the fleet cannot hold", () => {
         submitJob(systemActor, { tenant_id: bursting.id, name: "too-dear", gpu_count: 8, gpu_type: ours, priority: 5, max_retries: 0 }),
       ),
     ).resolves.toBe("unsatisfiable");
+    // a cap over the offers' cost (199) but under our price (249, with the 25 % markup): refused too,
+    // since no launch could follow (the burst cycle compares our price)
+    await updateTenant(systemActor, bursting.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 220 } });
+    await expect(
+      codeOf(
+        submitJob(systemActor, { tenant_id: bursting.id, name: "under-price", gpu_count: 8, gpu_type: ours, priority: 5, max_retries: 0 }),
+      ),
+    ).resolves.toBe("unsatisfiable");
+    // a 1-GPU job pays the whole 8-GPU instance: at 249 per GPU-hour the 1× offer fits, the 8× would not
+    await db().providerOffer.updateMany({ where: { provider: "lambda", gpuType: ours, gpuCount: 1 }, data: { gpuType: null } });
+    await updateTenant(systemActor, bursting.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 300 } });
+    await expect(
+      codeOf(
+        submitJob(systemActor, { tenant_id: bursting.id, name: "one-of-8", gpu_count: 1, gpu_type: ours, priority: 5, max_retries: 0 }),
+      ),
+    ).resolves.toBe("unsatisfiable");
   });
 });
 
