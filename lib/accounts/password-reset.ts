@@ -1,4 +1,5 @@
 import "server-only";
+import { consumeAddressLimit } from "@/lib/accounts/address-limit";
 import { assertAcceptablePassword } from "@/lib/accounts/check-password";
 import { consumeAccountToken, issueAccountToken, retireAccountTokens } from "@/lib/accounts/account-tokens";
 import { answerNoSoonerThan } from "@/lib/accounts/answer-floor";
@@ -8,7 +9,6 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
 import { run } from "@/lib/db/statement";
 import { env } from "@/lib/env";
-import { consumeRateLimitOver } from "@/lib/http/rate-limit";
 import { queueAccountMail, wakeMailDeliverer } from "@/lib/mail/queue-account-mail";
 import { RECENT_ACCOUNT_MAIL } from "@/lib/mail/statements";
 import { publicUrl } from "@/lib/platform/public-url";
@@ -30,12 +30,7 @@ export async function requestPasswordReset(email: string): Promise<void> {
 }
 
 async function resetRequest(email: string): Promise<void> {
-  await consumeRateLimitOver(
-    `reset:${email}`,
-    RESETS_PER_EMAIL_PER_HOUR,
-    3600,
-    "Too many reset requests for this address; try again later",
-  );
+  await consumeAddressLimit("reset", email, RESETS_PER_EMAIL_PER_HOUR, 3600, "Too many reset requests for this address; try again later");
   await db().$transaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { email }, select: { id: true, tenantId: true, disabledAt: true } });
     if (!user || user.disabledAt) {

@@ -20,24 +20,6 @@ export async function consumeRateLimit(key: string, perMinute: number): Promise<
   }
 }
 
-const windowed = new Map<string, RateLimiterMemory>();
-
-/** `points` requests per `durationS` seconds for `key` (per process, like consumeRateLimit): e.g. sign-ups per email address an hour. */
-export async function consumeRateLimitOver(key: string, points: number, durationS: number, message: string): Promise<void> {
-  const id = `${points}/${durationS}`;
-  let limiter = windowed.get(id);
-  if (!limiter) {
-    limiter = new RateLimiterMemory({ points, duration: durationS });
-    windowed.set(id, limiter);
-  }
-  try {
-    await limiter.consume(key);
-  } catch (e) {
-    if (e instanceof Error) throw e;
-    throw rateLimited(message);
-  }
-}
-
 /** Requests without credentials one address may make a minute, across every route, per process. */
 const ANONYMOUS_PER_MINUTE = 600;
 /** Failed authentications (unknown, revoked or malformed keys, dead sessions) one address may make a minute. */

@@ -1,4 +1,5 @@
 import "server-only";
+import { consumeAddressLimit } from "@/lib/accounts/address-limit";
 import { assertAcceptablePassword } from "@/lib/accounts/check-password";
 import { issueAccountToken } from "@/lib/accounts/account-tokens";
 import { hashPassword } from "@/lib/auth/password";
@@ -7,14 +8,13 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { db, type Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { forbidden, isUniqueViolation } from "@/lib/errors";
-import { consumeRateLimitOver } from "@/lib/http/rate-limit";
 import { queueAccountMail, wakeMailDeliverer } from "@/lib/mail/queue-account-mail";
 import { publicUrl } from "@/lib/platform/public-url";
 import { effectiveSettings } from "@/lib/settings/settings";
 import type { SignupInput } from "./schemas";
 
 const actor = systemActorFor("self-service sign-up");
-/** Sign-ups one address may be given a minute through any instance's process: the same for addresses with and without an account. */
+/** Sign-ups one address may be given an hour, counted in the database (every process shares it): the same for addresses with and without an account. */
 const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
 
 /**
@@ -31,8 +31,9 @@ const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
 export async function signUp(input: SignupInput): Promise<void> {
   const settings = await effectiveSettings();
   if (!settings.signup.enabled) throw forbidden("Self-service sign-up is turned off on this installation");
-  await consumeRateLimitOver(
-    `signup:${input.email}`,
+  await consumeAddressLimit(
+    "signup",
+    input.email,
     SIGNUPS_PER_EMAIL_PER_HOUR,
     3600,
     "Too many sign-ups with this address; try again later",

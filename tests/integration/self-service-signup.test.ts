@@ -221,7 +221,28 @@ describe("sign-up", () => {
       const outcomes = [];
       for (let i = 0; i < 7; i++) outcomes.push(await codeOf(signUp({ email, password: PASSWORD, company: unique("Flood") })));
       expect(outcomes.filter((o) => o === "rate_limited")).toHaveLength(2);
+      // counted in the database, so every app process shares the count (not per process, in memory)
+      const key = `email:window/signup/${email.toLowerCase()}`;
+      expect(await db().signInThrottle.findUniqueOrThrow({ where: { key } })).toMatchObject({ failures: 7 });
     }
+    // a window that has passed starts over
+    await db().signInThrottle.update({
+      where: { key: `email:window/signup/${fresh.toLowerCase()}` },
+      data: { lastFailureAt: new Date(Date.now() - 3601_000) },
+    });
+    expect(await codeOf(signUp({ email: fresh, password: PASSWORD, company: unique("Flood") }))).not.toBe("rate_limited");
+  });
+
+  it("limits reset requests per address in the database too", async () => {
+    const user = await makeUser("operator");
+    const outcomes = [];
+    for (let i = 0; i < 6; i++) outcomes.push(await codeOf(requestPasswordReset(user.email)));
+    expect(outcomes.filter((o) => o === "rate_limited")).toHaveLength(1);
+    expect(await db().signInThrottle.findUniqueOrThrow({ where: { key: `email:window/reset/${user.email.toLowerCase()}` } })).toMatchObject(
+      {
+        failures: 6,
+      },
+    );
   });
 
   it("removes an unverified sign-up at its expiry, after which the address can sign up again", async () => {
