@@ -328,6 +328,20 @@ const envSchema = z
     RUNPOD_MARKUP_PCT: markupPct.optional(),
     LAMBDA_MARKUP_PCT: markupPct.optional(),
     VAST_MARKUP_PCT: markupPct.optional(),
+    // what names this installation's provider instances (gpuforge-<id>-<instance>): the reconciler
+    // touches only its own, so installations sharing a provider account leave each other's alone.
+    // Unset: the id generated once in the database (migration 20261201090300_burst_installation)
+    GPUFORGE_INSTALLATION_ID: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .pipe(
+        z
+          .string()
+          .regex(/^[a-z0-9]{4,16}$/, "4 to 16 lowercase letters and digits")
+          .optional(),
+      ),
     // one provider call's limit; the image container-based providers (RunPod, Vast.ai) boot our agent in
     PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
     PROVIDER_INSTANCE_IMAGE: z

@@ -744,6 +744,12 @@ CREATE TABLE public.gpus (
     CONSTRAINT gpus_uuid_check CHECK (((length(uuid) >= 1) AND (length(uuid) <= 128)))
 );
 
+CREATE TABLE public.installation (
+    installation_id text NOT NULL,
+    CONSTRAINT installation_id_check CHECK ((installation_id ~ '^[a-z0-9]{4,16}$'::text)),
+    CONSTRAINT installation_pkey PRIMARY KEY (installation_id)
+);
+
 CREATE TABLE public.invoice_lines (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     invoice_id uuid NOT NULL,
@@ -1682,7 +1688,9 @@ CREATE TABLE public.tenants (
     max_reservation_hours integer,
     max_reservations integer,
     low_balance_warned_at timestamp(3) with time zone,
+    burst_allowed boolean DEFAULT false NOT NULL,
     CONSTRAINT tenants_billing_mode_check CHECK ((billing_mode = ANY (ARRAY['invoice'::text, 'prepaid'::text]))),
+    CONSTRAINT tenants_burst_allowed_check CHECK (((NOT burst_enabled) OR burst_allowed)),
     CONSTRAINT tenants_burst_max_price_check CHECK (((burst_max_price_cents_per_gpu_hour IS NULL) OR (burst_max_price_cents_per_gpu_hour > 0))),
     CONSTRAINT tenants_burst_needs_price_check CHECK (((NOT burst_enabled) OR (burst_max_price_cents_per_gpu_hour IS NOT NULL))),
     CONSTRAINT tenants_exhausted_check CHECK (((billing_mode = 'prepaid'::text) OR (balance_exhausted_at IS NULL))),
@@ -1868,7 +1876,10 @@ CREATE VIEW public_api.nodes AS
           WHERE x.missing_since IS NULL
           GROUP BY x.node_id) g
      JOIN nodes n ON n.id = g.node_id
-     JOIN clusters c ON c.id = n.cluster_id;
+     JOIN clusters c ON c.id = n.cluster_id
+  WHERE NOT (EXISTS ( SELECT 1
+           FROM provider_instances i
+          WHERE i.node_id = n.id));
 
 CREATE VIEW public_api.remediations AS
  SELECT r.id,
@@ -3097,6 +3108,17 @@ BEGIN
     RETURN NEW;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.reservation_nodes_not_rented()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF NEW."live" AND EXISTS (SELECT 1 FROM "provider_instances" WHERE "node_id" = NEW."node_id") THEN
+        RAISE EXCEPTION 'node % is rented from a GPU provider: it cannot be reserved', NEW."node_id" USING ERRCODE = '23P01';
+    END IF;
+    RETURN NEW;
+END $function$;
+
 CREATE OR REPLACE FUNCTION public.reservations_tenant_limit_check()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -3180,19 +3202,21 @@ CREATE OR REPLACE FUNCTION public.usage_events_provider_price()
 AS $function$
 DECLARE
     pi RECORD;
+    held INTEGER;
 BEGIN
     IF NEW."job_id" IS NULL OR NEW."covered_by_reservation_id" IS NOT NULL THEN RETURN NEW; END IF;
-    SELECT i."provider", i."offer_id", i."price_cents_per_gpu_hour", i."cost_cents_per_gpu_hour" INTO pi
+    SELECT i."provider", i."offer_id", i."price_cents_per_gpu_hour", i."cost_cents_per_gpu_hour", i."gpu_count" INTO pi
       FROM "job_placements" p JOIN "provider_instances" i ON i."node_id" = ANY(p."node_ids")
      WHERE p."job_id" = NEW."job_id" AND p."attempt" = NEW."attempt"
      LIMIT 1;
     IF NOT FOUND THEN RETURN NEW; END IF;
+    held := GREATEST(1, NEW."gpu_count");
     NEW."provider" := pi."provider";
     NEW."offer_id" := pi."offer_id";
-    NEW."cents_per_hour" := pi."price_cents_per_gpu_hour";
-    NEW."amount_cents" := round(NEW."gpu_seconds"::numeric * pi."price_cents_per_gpu_hour" / 3600);
-    NEW."cost_cents_per_hour" := pi."cost_cents_per_gpu_hour";
-    NEW."cost_cents" := round(NEW."gpu_seconds"::numeric * pi."cost_cents_per_gpu_hour" / 3600);
+    NEW."cents_per_hour" := ceil(pi."price_cents_per_gpu_hour"::numeric * GREATEST(pi."gpu_count", held) / held);
+    NEW."amount_cents" := round(NEW."gpu_seconds"::numeric * pi."price_cents_per_gpu_hour" * GREATEST(pi."gpu_count", held) / held / 3600);
+    NEW."cost_cents_per_hour" := ceil(pi."cost_cents_per_gpu_hour"::numeric * GREATEST(pi."gpu_count", held) / held);
+    NEW."cost_cents" := round(NEW."gpu_seconds"::numeric * pi."cost_cents_per_gpu_hour" * GREATEST(pi."gpu_count", held) / held / 3600);
     RETURN NEW;
 END $function$;
 
@@ -3335,6 +3359,8 @@ CREATE TRIGGER reservation_events_append_only BEFORE DELETE OR UPDATE ON reserva
 CREATE TRIGGER reservation_nodes_bill_close AFTER UPDATE OF closed_at ON reservation_nodes FOR EACH ROW WHEN (old.closed_at IS NULL AND new.closed_at IS NOT NULL AND new.live) EXECUTE FUNCTION reservation_nodes_bill_close();
 
 CREATE TRIGGER reservation_nodes_guard BEFORE INSERT OR UPDATE OF starts_at, ends_at, live, node_id ON reservation_nodes FOR EACH ROW EXECUTE FUNCTION reservation_nodes_guard();
+
+CREATE TRIGGER reservation_nodes_not_rented BEFORE INSERT OR UPDATE OF node_id, live ON reservation_nodes FOR EACH ROW EXECUTE FUNCTION reservation_nodes_not_rented();
 
 CREATE TRIGGER reservations_tenant_active_guard BEFORE INSERT ON reservations FOR EACH ROW EXECUTE FUNCTION work_tenant_active_guard();
 

@@ -128,13 +128,13 @@ const code = z.string().trim().min(6, "The 6-digit code, or a recovery code").ma
 
 export const confirmTwoFactorAction = serverAction(
   {
-    schema: z.strictObject({ code }),
-    fromForm: (f) => ({ code: formText(f, "code") ?? "" }),
+    schema: z.strictObject({ code, password: z.string().min(1, "Your password").max(MAX_PASSWORD_LENGTH) }),
+    fromForm: (f) => ({ code: formText(f, "code") ?? "", password: (f.get("password") as string | null) ?? "" }),
     access: ["operator", "tenant"],
     duringTwoFactorEnrolment: true,
   },
   async (actor, input) => {
-    const { recoveryCodes } = await confirmTwoFactorEnrolment(actor, input.code);
+    const { recoveryCodes } = await confirmTwoFactorEnrolment(actor, input);
     return { message: "Two-factor sign-in is on.", data: { recoveryCodes } };
   },
 );

@@ -23,7 +23,11 @@ export const updateBurstAction = serverAction(
     schema: burstForm,
     fromForm: (f) => ({
       id: formText(f, "id"),
-      burst: { enabled: f.get("enabled") === "on", max_price_cents_per_gpu_hour: centsFrom(formText(f, "max_price")) },
+      burst: {
+        enabled: f.get("enabled") === "on",
+        ...(f.has("allowed_field") ? { allowed: f.get("allowed") === "on" } : {}),
+        max_price_cents_per_gpu_hour: centsFrom(formText(f, "max_price")),
+      },
     }),
     access: ["operator", "tenant"],
     tenantRole: "tenant_admin",

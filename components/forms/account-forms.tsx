@@ -240,9 +240,12 @@ export function TwoFactorSetup({
               {enrolment.secret}
             </code>
           </li>
-          <li>Enter the 6-digit code the app shows now.</li>
+          <li>Enter the 6-digit code the app shows now, and your password.</li>
         </ol>
         <form action={confirmed.dispatch} aria-label="Confirm two-factor sign-in" className="flex flex-wrap items-end gap-3">
+          <Field label="Your password" {...f.bare("password")}>
+            {(p) => <input {...p} required type="password" autoComplete="current-password" className={`${p.className} w-56`} />}
+          </Field>
           <Field label="Code from the app" {...f.bare("code")}>
             {(p) => (
               <input

@@ -33,3 +33,18 @@ export const PRUNE_SIGN_IN_EVENTS = statement("accounts.prune-sign-in-events", {
   columns: {},
   text: `DELETE FROM sign_in_events WHERE created_at < now() - make_interval(days => $1::int)`,
 });
+
+/**
+ * Counts one request against the fixed window of key $1 ($2 seconds long) and answers the count in
+ * the window so far. The window is a row of sign_in_throttles (failures: the count, last_failure_at:
+ * when the window began), so every app process shares it and the throttles' sweep forgets it.
+ */
+export const COUNT_IN_WINDOW = statement("accounts.count-in-window", {
+  params: ["text", "float8"],
+  columns: { count: "int4" },
+  text: `INSERT INTO sign_in_throttles AS t (key, failures, last_failure_at) VALUES ($1, 1, now())
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN t.last_failure_at IS NULL OR t.last_failure_at <= now() - $2 * interval '1 second' THEN 1 ELSE t.failures + 1 END,
+           last_failure_at = CASE WHEN t.last_failure_at IS NULL OR t.last_failure_at <= now() - $2 * interval '1 second' THEN now() ELSE t.last_failure_at END
+         RETURNING failures AS count`,
+});

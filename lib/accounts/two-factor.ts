@@ -7,10 +7,12 @@ import { hashRecoveryCode, newRecoveryCodes } from "@/lib/auth/recovery-codes";
 import { newTotpSecret, normaliseCode, totpStep, totpUri } from "@/lib/auth/totp";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { db, type Tx } from "@/lib/db/client";
-import { conflict, forbidden, notFound, validationFailed } from "@/lib/errors";
+import { conflict, forbidden, notFound, rateLimited, validationFailed } from "@/lib/errors";
 import { queueAccountMail, wakeMailDeliverer } from "@/lib/mail/queue-account-mail";
+import { SECOND_FACTOR_POLICY } from "@/lib/auth/sign-in-throttle";
 import { productName } from "@/lib/platform/public-url";
 import { effectiveSettings } from "@/lib/settings/settings";
+import { countAttempt, giveBack, type ThrottleKeys } from "@/lib/users/verify-credentials";
 import { checkSecondFactor } from "./second-factor";
 
 // Two-factor sign-in (TOTP, RFC 6238) for the signed-in user: enrol (a secret shown as a QR code
@@ -26,6 +28,23 @@ function sessionUser(actor: Actor): { userId: string; label: string; plane: "adm
   if (!userId || p.keyId || (p.kind !== "operator" && p.kind !== "tenant"))
     throw forbidden("Two-factor sign-in is set up from a signed-in browser session");
   return { userId, label: p.label, plane: p.kind === "operator" ? "admin" : "dashboard" };
+}
+
+/**
+ * A code typed in the account's settings (new recovery codes, turning two-factor off) counts
+ * against the account's second-factor counter, the one sign-in's second step uses: a stolen session
+ * cannot walk the code space here either. Refused while it waits (429); a right code gives the
+ * attempt back.
+ */
+async function gateSettingsCode(userId: string): Promise<ThrottleKeys> {
+  const keys = { address: `2fa:settings:${userId}`, account: `2fa:${userId}`, pair: `pair:2fa-settings:${userId}` };
+  const gate = await countAttempt(
+    keys,
+    { address: SECOND_FACTOR_POLICY, account: SECOND_FACTOR_POLICY, pair: SECOND_FACTOR_POLICY },
+    false,
+  );
+  if (!gate.allowed) throw rateLimited(`Too many wrong codes; try again in ${Math.ceil(gate.retryAfterMs / 1000)} s`);
+  return keys;
 }
 
 /** Whether the user's role must sign in with a second factor under the operators' policy. */
@@ -61,24 +80,40 @@ async function enrolmentView(secret: string, email: string) {
   return { secret, uri, qrSvg };
 }
 
-/** The first code confirms the device: two-factor sign-in is on, and ten recovery codes are made (returned once). */
-export async function confirmTwoFactorEnrolment(actor: Actor, rawCode: string): Promise<{ recoveryCodes: string[] }> {
+/**
+ * The password and the first code confirm the device: two-factor sign-in is on, and ten recovery
+ * codes are made (returned once). The password, because a session alone (left open, or stolen)
+ * must not be able to put a device of someone else's between the owner and their account.
+ */
+export async function confirmTwoFactorEnrolment(
+  actor: Actor,
+  input: { code: string; password: string },
+): Promise<{ recoveryCodes: string[] }> {
   const { userId, label, plane } = sessionUser(actor);
   const codes = newRecoveryCodes();
   await db().$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<
-      Array<{ email: string; tenant_id: string | null; pending: string | null; pending_at: Date | null; enabled: Date | null }>
+      Array<{
+        email: string;
+        tenant_id: string | null;
+        password_hash: string | null;
+        pending: string | null;
+        pending_at: Date | null;
+        enabled: Date | null;
+      }>
     >`
-      SELECT email, tenant_id, totp_pending_ciphertext AS pending, totp_pending_at AS pending_at, totp_enabled_at AS enabled
+      SELECT email, tenant_id, password_hash, totp_pending_ciphertext AS pending, totp_pending_at AS pending_at, totp_enabled_at AS enabled
         FROM users WHERE id = ${userId}::uuid FOR UPDATE`;
     if (!row) throw notFound("User");
     if (row.enabled) throw conflict("Two-factor sign-in is already on");
+    if (!(await verifyPassword(row.password_hash, input.password)))
+      throw validationFailed([{ path: "password", message: "This is not your password" }]);
     const secret =
       row.pending && row.pending_at && row.pending_at.getTime() >= Date.now() - PENDING_TTL_MS
         ? openAccountSecret("totp", `${userId}:pending`, row.pending)
         : null;
     if (!secret) throw validationFailed([{ path: "code", message: "This set-up expired; start again to get a new QR code" }]);
-    const step = totpStep(secret, normaliseCode(rawCode), Date.now());
+    const step = totpStep(secret, normaliseCode(input.code), Date.now());
     if (step === null)
       throw validationFailed([{ path: "code", message: "That code does not match; check the device's clock and type the current code" }]);
     await tx.user.update({
@@ -102,6 +137,7 @@ export async function confirmTwoFactorEnrolment(actor: Actor, rawCode: string): 
 /** New recovery codes (the old ones stop working), after a current code or a recovery code. */
 export async function regenerateRecoveryCodes(actor: Actor, rawCode: string): Promise<{ recoveryCodes: string[] }> {
   const { userId, label, plane } = sessionUser(actor);
+  const keys = await gateSettingsCode(userId);
   const codes = newRecoveryCodes();
   await db().$transaction(async (tx) => {
     const user = await lockedUser(tx, userId);
@@ -116,6 +152,7 @@ export async function regenerateRecoveryCodes(actor: Actor, rawCode: string): Pr
       tenantId: user.tenant_id,
     });
   });
+  await giveBack(keys);
   await wakeMailDeliverer();
   return { recoveryCodes: codes };
 }
@@ -123,6 +160,7 @@ export async function regenerateRecoveryCodes(actor: Actor, rawCode: string): Pr
 /** Turns two-factor sign-in off: the password and a current code (or a recovery code); refused where the role requires it. */
 export async function disableTwoFactor(actor: Actor, input: { password: string; code: string }): Promise<void> {
   const { userId, label, plane } = sessionUser(actor);
+  const keys = await gateSettingsCode(userId);
   await db().$transaction(async (tx) => {
     const user = await lockedUser(tx, userId);
     if (!user.totp_enabled_at) throw conflict("Two-factor sign-in is already off");
@@ -135,6 +173,7 @@ export async function disableTwoFactor(actor: Actor, input: { password: string; 
     await notify(tx, userId, user.email, user.tenant_id, "disabled", label, plane);
     await recordAudit(tx, actor, { action: "user.two_factor_disabled", targetType: "user", targetId: userId, tenantId: user.tenant_id });
   });
+  await giveBack(keys);
   await wakeMailDeliverer();
 }
 

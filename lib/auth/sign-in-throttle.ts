@@ -26,9 +26,11 @@ export const ACCOUNT_POLICY: ThrottlePolicy = { free: 50, baseMs: 1_000, capMs: 
 /**
  * Second-factor codes of one account (a password already right): a few free tries for typos, then
  * waits from 30 seconds doubling to 15 minutes, so a million-code space cannot be walked (about a
- * hundred guesses a day). Nobody without the password can touch this counter.
+ * hundred guesses a day). Nobody without the password can touch this counter. Forgotten only after
+ * six quiet hours: a reset as short as the cap gave a patient guesser its free tries back after
+ * every capped wait.
  */
-export const SECOND_FACTOR_POLICY: ThrottlePolicy = { free: 5, baseMs: 30_000, capMs: 15 * 60_000, resetAfterMs: 15 * 60_000 };
+export const SECOND_FACTOR_POLICY: ThrottlePolicy = { free: 5, baseMs: 30_000, capMs: 15 * 60_000, resetAfterMs: 6 * 3600_000 };
 /** how long a successful sign-in vouches for its account and address pair */
 export const KNOWN_PAIR_MS = 90 * 24 * 3600_000;
 
@@ -54,7 +56,9 @@ export function admit(
   p: ThrottlePolicy,
 ): { allowed: true; next: ThrottleState } | { allowed: false; retryAfterMs: number } {
   if (state?.blockedUntil && state.blockedUntil > now) return { allowed: false, retryAfterMs: state.blockedUntil - now };
-  const stale = !state?.lastFailureAt || now - state.lastFailureAt > p.resetAfterMs;
+  // the quiet spell starts when the last wait ended: waiting out the cap is not being quiet
+  const quietSince = Math.max(state?.lastFailureAt ?? 0, state?.blockedUntil ?? 0);
+  const stale = !state?.lastFailureAt || now - quietSince > p.resetAfterMs;
   const failures = (stale ? 0 : state.failures) + 1;
   const wait = backoffMs(failures, p);
   return { allowed: true, next: { failures, blockedUntil: wait > 0 ? now + wait : null, lastFailureAt: now } };

@@ -3,65 +3,43 @@ import { bundleSigningKey } from "@/lib/agent-install/signing-key";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActorFor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
-import { isUniqueViolation } from "@/lib/errors";
-import { logger } from "@/lib/logger";
 import { publicUrl } from "@/lib/platform/public-url";
 import { providerAdapter } from "@/lib/providers/registry";
 import { startScript } from "@/lib/providers/start-script";
-import { isProviderError, type ProviderError } from "@/lib/providers/types";
+import { isProviderError, ProviderError } from "@/lib/providers/types";
 import type { BurstJob, PricedOffer } from "./policy";
-import { backOff, clearBackoff, dollars, providerCluster, providerLabel, recordAttempt } from "./records";
+import { installationId, instanceName } from "./installation";
+import { backOff, clearBackoff, dollars, providerLabel, recordAttempt } from "./records";
 import { terminateInstance } from "./terminate-instance";
 
 const burstActor = systemActorFor("burst");
 
 /**
- * Rents one instance of `offer` for the job. The row comes first (status launching, the job's one
- * live instance: the database refuses a second), then its node in the provider cluster and a key
- * bound to that node, then the provider is asked, with the agent's variables in its own start
- * mechanism. A refusal records the attempt, backs the provider off when it is the provider's
- * fault (5xx, timeout, 429), and removes what was prepared; a launch whose answer never came is
- * left to the reconciler, which finds the instance by its name.
+ * Rents the instance claimed for the job (lib/burst/claim-launch.ts wrote its launching row, the
+ * job's one live instance, under the spend caps): its node in the provider cluster and a key bound
+ * to that node come first, then the provider is asked, with the agent's variables in its own start
+ * mechanism and a name the reconciler recognises as this installation's. A refusal records the
+ * attempt, backs the provider off when it is the provider's fault (5xx, timeout, 429), and
+ * removes what was prepared; a launch whose answer never came is left to the reconciler, which
+ * finds the instance by its name.
  */
 export async function launchForJob(
   job: BurstJob & { tenantId: string; waitedS: number },
   offer: PricedOffer,
+  instance: { id: string; clusterId: string },
 ): Promise<"launched" | "failed"> {
   const adapter = providerAdapter(offer.provider);
-  if (!adapter) return "failed";
-  // an instance installs the same signed bundle every node does: without a key to sign it, nothing is served to install
-  const signing = bundleSigningKey();
-  if (!signing) {
-    logger.warn(
-      "burst: not launching, this control plane has no bundle signing key (BUNDLE_SIGNING_KEY) for an instance to install the agent with",
-      {
-        job_id: job.id,
-      },
-    );
+  if (!adapter) {
+    await failLaunch(instance.id, new ProviderError(offer.provider, "auth", "the provider is no longer configured"));
     return "failed";
   }
-  const clusterId = await providerCluster(offer.provider, offer.region);
-  // the job's one live instance: a cycle running beside this one that got there first wins, and this one stands down
-  const instance = await db()
-    .providerInstance.create({
-      data: {
-        provider: offer.provider,
-        region: offer.region,
-        offerId: offer.offerId,
-        providerGpuType: offer.providerGpuType,
-        gpuType: offer.gpuType,
-        gpuCount: offer.gpuCount,
-        interruptible: offer.interruptible,
-        costCentsPerGpuHour: offer.costCentsPerGpuHour,
-        priceCentsPerGpuHour: offer.priceCentsPerGpuHour,
-        clusterId,
-        tenantId: job.tenantId,
-        jobId: job.id,
-      },
-      select: { id: true },
-    })
-    .catch((e: unknown) => (isUniqueViolation(e) ? null : Promise.reject(e)));
-  if (!instance) return "failed";
+  // an instance installs the same signed bundle every node does (the cycle launches nothing without a key)
+  const signing = bundleSigningKey();
+  if (!signing) {
+    await terminateInstance(instance.id, "not launched: this control plane has no bundle signing key (BUNDLE_SIGNING_KEY)");
+    return "failed";
+  }
+  const clusterId = instance.clusterId;
   const hostname = `${offer.provider}-${instance.id.slice(0, 8)}`;
   const node = await db().node.create({ data: { clusterId, hostname, status: "registered" }, select: { id: true } });
   const { apiKey, key } = await createApiKey(burstActor, {
@@ -84,7 +62,7 @@ export async function launchForJob(
   };
   try {
     const { externalId } = await adapter.launch({
-      name: `gpuforge-${instance.id}`,
+      name: instanceName(await installationId(), instance.id),
       offer,
       env: { GPUFORGE_URL: publicUrl(), GPUFORGE_AGENT_KEY: key, GPUFORGE_HOSTNAME: hostname },
       startScript: startScript(signing.publicKey),

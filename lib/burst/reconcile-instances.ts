@@ -6,19 +6,21 @@ import { enabledProviders, providerAdapter } from "@/lib/providers/registry";
 import { isProviderError, type InstanceReport } from "@/lib/providers/types";
 import type { ProviderName } from "@/lib/providers/vocabulary";
 import { backOff, providerLabel, raiseAlert, recordAttempt } from "./records";
+import { installationId, readInstanceName } from "./installation";
 import { terminateInstance } from "./terminate-instance";
 
-const OURS = /^gpuforge-([0-9a-f-]{36})$/;
 /** idle instances get this long past BURST_IDLE_S before the reconciler calls them strays (the cycle ends them first) */
 const IDLE_GRACE_S = 300;
 
 /**
  * Nothing rented runs unowned. Every few minutes, per provider: what it reports is compared with
- * what we believe. An instance named as ours (gpuforge-<id>) that no live row owns — its launch
+ * what we believe. An instance named as this installation's (gpuforge-<installation>-<id>, or the
+ * older gpuforge-<id> where we have that record) that no live row owns — its launch
  * answer was lost, its row ended, or it is idle far past the idle limit — is a stray: terminated,
  * with an alert. A row we believe live that the provider no longer has is over: its work goes back
  * to the queue. A launch whose answer was lost (the row still launching) is adopted by its name.
- * Instances the account holds under other names are not ours to touch.
+ * Instances the account holds under other names, another installation's included, are not ours to
+ * touch.
  */
 export async function reconcileInstances() {
   const out = { providers: 0, strays: 0, adopted: 0, vanished: 0 };
@@ -47,9 +49,19 @@ export async function reconcileInstances() {
     const byExternal = new Map(rows.filter((r) => r.externalId).map((r) => [r.externalId!, r]));
     const byId = new Map(rows.map((r) => [r.id, r]));
     const seen = new Set<string>();
+    const installation = await installationId();
     for (const r of reported) {
-      const named = OURS.exec(r.name ?? "")?.[1];
-      const row = byExternal.get(r.externalId) ?? (named ? byId.get(named) : undefined);
+      const name = readInstanceName(r.name, installation);
+      // another installation's (sharing the provider account), or no name of ours: not ours to touch
+      if (name.kind === "other" && !byExternal.has(r.externalId)) continue;
+      // a name from before installations were named is ours only where we have its record (any age)
+      const old =
+        name.kind === "unnamed" && !byExternal.has(r.externalId) && !byId.has(name.instanceId)
+          ? await db().providerInstance.findUnique({ where: { id: name.instanceId } })
+          : null;
+      if (name.kind === "unnamed" && !byExternal.has(r.externalId) && !byId.has(name.instanceId) && !old) continue;
+      const named = name.kind === "other" ? undefined : name.instanceId;
+      const row = byExternal.get(r.externalId) ?? (named ? (byId.get(named) ?? old ?? undefined) : undefined);
       if (row) seen.add(row.id);
       if (!row && !named) continue;
       if (row?.status === "launching" && !row.externalId) {

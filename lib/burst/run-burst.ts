@@ -1,4 +1,5 @@
 import "server-only";
+import { bundleSigningKey } from "@/lib/agent-install/signing-key";
 import { emitEvent } from "@/lib/background/emit";
 import { db, pool } from "@/lib/db/client";
 import { run, runOne } from "@/lib/db/statement";
@@ -6,15 +7,25 @@ import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { dailyCapCentsOf, enabledProviders, providerAdapter, RUNS_CONTAINERS } from "@/lib/providers/registry";
-import { PROVIDER_SPEND_SINCE, TENANT_BURST_SPEND_SINCE } from "@/lib/providers/statements";
 import { isProviderError } from "@/lib/providers/types";
 import { oneOf } from "@/lib/vocabulary";
 import { PROVIDERS, type ProviderName } from "@/lib/providers/vocabulary";
+import { claimLaunch } from "./claim-launch";
 import { launchForJob } from "./launch-instance";
-import { capReached, offerKey, suitableOffers, type BurstJob } from "./policy";
+import { offerKey, suitableOffers, type BurstJob } from "./policy";
 import { pricedOffers } from "./priced-offers";
-import { backOff, backoffs, dollars, lastAttemptAt, providerLabel, raiseAlert, recordAttempt, resolveAlert } from "./records";
-import { FAILED_OFFERS_OF_JOB, IDLE_INSTANCE_FOR, JOBS_WAITING_TO_BURST, JOINED_INSTANCES, RELEASE_FINISHED } from "./statements";
+import {
+  backOff,
+  backoffs,
+  dollars,
+  lastAttemptAt,
+  providerCluster,
+  providerLabel,
+  raiseAlert,
+  recordAttempt,
+  resolveAlert,
+} from "./records";
+import { FAILED_OFFERS_OF_JOB, IDLE_INSTANCE_FOR, JOBS_WAITING_TO_BURST, JOINED_INSTANCES, RELEASE_UNNEEDED } from "./statements";
 import { terminateInstance } from "./terminate-instance";
 
 const JOBS_PER_CYCLE = 25;
@@ -63,7 +74,7 @@ export async function runBurstCycle() {
   out.failed_over += await failOverBooting(e.BURST_REGISTER_DEADLINE_S);
   out.failed_over += await checkRunning();
 
-  out.released = (await run(pool(), RELEASE_FINISHED)).length;
+  out.released = (await run(pool(), RELEASE_UNNEEDED)).length;
   const idleBefore = new Date(Date.now() - e.BURST_IDLE_S * 1000);
   for (const i of await db().providerInstance.findMany({
     where: { status: { in: ["booting", "running"] }, jobId: null, idleSince: { lte: idleBefore } },
@@ -78,8 +89,11 @@ export async function runBurstCycle() {
   if (waiting.length === 0) return out;
   const offers = await pricedOffers();
   const backoffUntil = await backoffs();
-  const dayStart = new Date(new Date().toISOString().slice(0, 10) + "T00:00:00Z");
-  const providerSpend = new Map((await run(pool(), PROVIDER_SPEND_SINCE, [dayStart])).map((r) => [r.provider, Number(r.cost_cents)]));
+  const caps = {
+    tenantHourlyCapCents: e.BURST_TENANT_HOURLY_CAP_CENTS,
+    tenantDailyCapCents: e.BURST_TENANT_DAILY_CAP_CENTS,
+    providerDailyCapCents: Object.fromEntries(PROVIDERS.map((p) => [p, dailyCapCentsOf(p, e)])) as Record<ProviderName, number>,
+  };
 
   for (const w of waiting) {
     // the query asks for a cap; the database requires one whenever burst is on
@@ -116,34 +130,32 @@ export async function runBurstCycle() {
       );
       continue;
     }
-    const tenantHour = Number(
-      (await runOne(pool(), TENANT_BURST_SPEND_SINCE, [job.tenantId, new Date(Date.now() - 3_600_000)]))?.price_cents ?? 0,
-    );
-    const tenantDay = Number((await runOne(pool(), TENANT_BURST_SPEND_SINCE, [job.tenantId, dayStart]))?.price_cents ?? 0);
+    if (!bundleSigningKey()) {
+      await quietAttempt(
+        job,
+        "no_offer",
+        "not launched: this control plane has no bundle signing key (BUNDLE_SIGNING_KEY), so an instance could not install the agent; waiting for local capacity",
+      );
+      continue;
+    }
     let tries = 0;
     const skipped = new Set<ProviderName>();
     for (const offer of candidates) {
       if (tries >= TRIES_PER_JOB) break;
       if (skipped.has(offer.provider)) continue;
-      const cap = capReached(
-        {
-          tenantLastHourCents: tenantHour,
-          tenantTodayCents: tenantDay,
-          providerTodayCostCents: providerSpend.get(offer.provider) ?? 0,
-          hourlyCapCents: e.BURST_TENANT_HOURLY_CAP_CENTS,
-          dailyCapCents: e.BURST_TENANT_DAILY_CAP_CENTS,
-          providerDailyCapCents: dailyCapCentsOf(offer.provider, e),
-        },
-        offer,
-      );
-      if (cap) {
-        await capAlert(job, cap, offer.provider);
+      // decided and recorded under the tenant's and the provider's burst locks, with what is committed counted
+      const clusterId = await providerCluster(offer.provider, offer.region);
+      const claim = await claimLaunch(job, offer, clusterId, caps);
+      if (claim.outcome === "stood_down") break;
+      if (claim.outcome === "refused") {
+        if (claim.refusal.kind === "cap") await capAlert(job, claim.refusal.message, offer.provider);
+        else await quietAttempt(job, "no_offer", `not launched: ${claim.refusal.message}; waiting`);
+        if (claim.refusal.kind !== "cap" || claim.refusal.scope === "tenant") break;
         continue;
       }
       tries++;
-      if ((await launchForJob(job, offer)) === "launched") {
+      if ((await launchForJob(job, offer, { id: claim.instanceId, clusterId })) === "launched") {
         out.launched++;
-        providerSpend.set(offer.provider, (providerSpend.get(offer.provider) ?? 0) + offer.costCentsPerGpuHour * offer.gpuCount);
         await resolveAlert("burst_spend_cap", `tenant:${job.tenantId}`);
         break;
       }

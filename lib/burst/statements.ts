@@ -52,7 +52,7 @@ export const IDLE_INSTANCE_FOR = statement("burst.idle-instance-for", {
   columns: { id: "text", node_id: "text", provider: "text", region: "text", offer_id: "text", price_cents_per_gpu_hour: "int4" },
   text: `SELECT i.id::text, i.node_id::text, i.provider, i.region, i.offer_id, i.price_cents_per_gpu_hour
            FROM provider_instances i JOIN nodes n ON n.id = i.node_id
-          WHERE i.status = 'running' AND i.job_id IS NULL AND i.tenant_id = $5 AND i.gpu_type = $1 AND i.gpu_count >= $2 AND i.price_cents_per_gpu_hour <= $3
+          WHERE i.status = 'running' AND i.job_id IS NULL AND i.tenant_id = $5 AND i.gpu_type = $1 AND i.gpu_count >= $2 AND i.price_cents_per_gpu_hour * i.gpu_count <= $3 * $2
             AND n.status = 'available' AND (NOT $4 OR n.containers)
           ORDER BY i.price_cents_per_gpu_hour * i.gpu_count, i.idle_since LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
 });
@@ -67,19 +67,87 @@ export const JOINED_INSTANCES = statement("burst.joined", {
 });
 
 /**
- * Instances (booting or running) whose job no longer needs them: it ended, or it runs somewhere
- * else (local capacity freed first); the idle limit then ends them unless another job takes them. A job back in the queue (failed with retries left, requeued) keeps its instance.
+ * Instances (booting or running) whose job no longer needs them: it is not waiting in the queue and
+ * not running on them — it ended, runs somewhere else (local capacity freed first), or is blocked
+ * (over quota, out of prepaid funds, its tenant suspended). Nothing is placed on a node dedicated to
+ * a blocked job, so keeping it would leave a rented machine up, unbilled; released, the idle limit
+ * ends it unless a job of its tenant takes it first. A job back in the queue (failed with retries
+ * left, requeued, unblocked) keeps its instance.
  */
-export const RELEASE_FINISHED = statement("burst.release-finished", {
+export const RELEASE_UNNEEDED = statement("burst.release-unneeded", {
   params: [],
-  columns: { id: "text", job_id: "text" },
+  columns: { id: "text", job_id: "text", tenant_id: "text", job_status: "text", block_reason: "text?" },
   text: `UPDATE provider_instances i SET job_id = NULL, idle_since = now()
            FROM jobs j
           WHERE i.job_id = j.id AND i.status IN ('booting', 'running')
-            AND (j.status IN ('completed', 'failed', 'cancelled')
-                 OR (j.status = 'running' AND NOT EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_job_id = j.id AND g.node_id = i.node_id)))
-      RETURNING i.id::text, j.id::text AS job_id`,
+            AND j.status <> 'queued'
+            AND NOT (j.status = 'running' AND EXISTS (SELECT 1 FROM gpus g WHERE g.allocated_job_id = j.id AND g.node_id = i.node_id))
+      RETURNING i.id::text, j.id::text AS job_id, j.tenant_id::text, j.status AS job_status, j.block_reason`,
 });
+
+/**
+ * What a launch would commit the tenant and the provider to, read under their burst locks ($1
+ * tenant, $2 provider, $3 the hour's start, $4 the day's start, $5 the job): spend so far in the
+ * window (price × GPUs × the time each instance ran in it) plus one more hour of every live
+ * instance (launching, booting, running) — an instance launched now costs its first hour whatever
+ * the clock says; the GPUs rented for the tenant's other waiting jobs (they count against its quota
+ * once they run); its quota and GPUs in use; and, for a prepaid tenant, its balance.
+ */
+export const LAUNCH_COMMITMENTS = statement("burst.launch-commitments", {
+  params: ["uuid", "text", "timestamptz", "timestamptz", "uuid"],
+  columns: {
+    tenant_hour_cents: "int8",
+    tenant_day_cents: "int8",
+    provider_day_cost_cents: "int8",
+    tenant_live_hourly_cents: "int8",
+    rented_waiting_gpus: "int4",
+    gpu_quota: "int4",
+    in_use: "int4",
+    billing_mode: "text",
+    balance_cents: "int8",
+    status: "text",
+    burst_enabled: "bool",
+    job_status: "text?",
+  },
+  text: `SELECT ${committed("i.price_cents_per_gpu_hour", "i.tenant_id = t.id", "$3", true)} AS tenant_hour_cents,
+                ${committed("i.price_cents_per_gpu_hour", "i.tenant_id = t.id", "$4")} AS tenant_day_cents,
+                ${committed("i.cost_cents_per_gpu_hour", "i.provider = $2", "$4")} AS provider_day_cost_cents,
+                (SELECT COALESCE(sum(i.price_cents_per_gpu_hour * i.gpu_count), 0) FROM provider_instances i
+                  WHERE i.tenant_id = t.id AND i.status IN ('launching', 'booting', 'running'))::bigint AS tenant_live_hourly_cents,
+                (SELECT COALESCE(sum(j.gpu_count), 0) FROM provider_instances i JOIN jobs j ON j.id = i.job_id
+                  WHERE i.tenant_id = t.id AND i.status IN ('launching', 'booting', 'running') AND j.status IN ('queued', 'blocked') AND j.id <> $5)::int AS rented_waiting_gpus,
+                t.gpu_quota, COALESCE((SELECT u.in_use FROM tenant_gpus_in_use(ARRAY[t.id]) u), 0)::int AS in_use,
+                t.billing_mode, (SELECT COALESCE(sum(l.amount_cents), 0) FROM ledger_entries l WHERE l.tenant_id = t.id)::bigint AS balance_cents,
+                t.status, t.burst_enabled, (SELECT j.status FROM jobs j WHERE j.id = $5) AS job_status
+           FROM tenants t WHERE t.id = $1`,
+});
+
+/** The launching row of a claimed launch: the job's one live instance (a cycle that got there first wins; nothing is returned then). */
+export const INSERT_LAUNCHING_INSTANCE = statement("burst.insert-launching", {
+  params: ["text", "text", "text", "text", "text", "int4", "bool", "int4", "int4", "uuid", "uuid", "uuid"],
+  columns: { id: "text" },
+  text: `INSERT INTO provider_instances (provider, region, offer_id, provider_gpu_type, gpu_type, gpu_count, interruptible,
+                                    cost_cents_per_gpu_hour, price_cents_per_gpu_hour, cluster_id, tenant_id, job_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         ON CONFLICT (job_id) WHERE status IN ('launching', 'booting', 'running', 'terminating') DO NOTHING
+         RETURNING id::text`,
+});
+
+/**
+ * What is committed in a window from `since`, at `rate` per GPU-hour, over the instances `where`
+ * names: what each instance cost in the window so far plus, for each live one, one more hour. With
+ * `liveAhead` (the rolling hour) a live instance counts its next hour only — what it ran in the last
+ * hour is the same rate, counting both would count it twice.
+ */
+function committed(rate: string, where: string, since: string, liveAhead = false): string {
+  const elapsed = `CASE WHEN i.launched_at IS NULL THEN 0
+                   ELSE GREATEST(0, extract(epoch FROM LEAST(COALESCE(i.terminated_at, now()), now()) - GREATEST(i.launched_at, ${since}))) / 3600 END`;
+  const live = `i.status IN ('launching', 'booting', 'running')`;
+  const hours = liveAhead ? `CASE WHEN ${live} THEN 1 ELSE ${elapsed} END` : `${elapsed} + CASE WHEN ${live} THEN 1 ELSE 0 END`;
+  return `(SELECT COALESCE(round(sum(${rate} * i.gpu_count * (${hours}))), 0)
+           FROM provider_instances i
+          WHERE ${where} AND (i.status IN ('launching', 'booting', 'running', 'terminating') OR i.terminated_at > ${since}))::bigint`;
+}
 
 /** An open alert about burst is raised once (and its facts kept current while it fires); answers whether it is new. */
 export const RAISE_BURST_ALERT = statement("burst.raise-alert", {

@@ -10,8 +10,12 @@
 //   tool-calls    one claim of pipelines' tool calls at a time: each tenant's calls in flight are
 //                 counted and filled up to its cap by one worker at a time
 //   background:*  one run of a background job at a time across app processes (session lock)
+//   burst:tenant:<id>, burst:provider:<name>
+//                 one launch decision at a time per tenant and per provider: the spend caps, the
+//                 quota headroom and the prepaid balance are counted and the launching row written
+//                 under them (always the tenant's first, then the provider's)
 
-export type LockName = "scheduler" | "invoices" | "remediation" | "migrations" | "tool-calls" | `background:${string}`;
+export type LockName = "scheduler" | "invoices" | "remediation" | "migrations" | "tool-calls" | `background:${string}` | `burst:${string}`;
 
 /** Anything that runs a parameterized statement: a pg client or pool, a transaction's client. */
 export interface Queryable {

@@ -24,24 +24,6 @@ export async function consumeRateLimit(key: string, perMinute: number): Promise<
   }
 }
 
-const windowed = new Map<string, RateLimiterMemory>();
-
-/** `points` requests per `durationS` seconds for `key` (per process, like consumeRateLimit): e.g. sign-ups per email address an hour. */
-export async function consumeRateLimitOver(key: string, points: number, durationS: number, message: string): Promise<void> {
-  const id = `${points}/${durationS}`;
-  let limiter = windowed.get(id);
-  if (!limiter) {
-    limiter = new RateLimiterMemory({ points, duration: durationS });
-    windowed.set(id, limiter);
-  }
-  try {
-    await limiter.consume(key);
-  } catch (e) {
-    if (e instanceof Error) throw e;
-    throw rateLimited(message);
-  }
-}
-
 /** A per-address limit of one operation: `perMinute` requests from the address's scope (IPv6: its /64). */
 export async function consumeAddressRateLimit(operation: string, address: string, perMinute: number): Promise<void> {
   await consumeRateLimit(`${operation}:${addressScope(address)}`, perMinute);

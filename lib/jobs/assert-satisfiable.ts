@@ -1,7 +1,8 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
-import { RUNS_CONTAINERS } from "@/lib/providers/registry";
+import { markupPctOf, RUNS_CONTAINERS } from "@/lib/providers/registry";
+import { markupBasisPoints } from "@/lib/providers/pricing";
 import { PROVIDERS } from "@/lib/providers/vocabulary";
 
 /**
@@ -47,23 +48,40 @@ export async function assertSatisfiable(
   }
 }
 
-/** The providers whose instances run containers (work with an image can burst only there). */
-export const CONTAINER_PROVIDERS: string[] = PROVIDERS.filter((p) => RUNS_CONTAINERS[p]);
+/**
+ * What a burst price check needs in SQL (here and in the submit statement, lib/jobs/statements.ts):
+ * every provider with its markup in basis points, and the providers whose instances run containers
+ * (work with an image can burst only there).
+ */
+export function burstPriceTerms(): { providers: string[]; markups: number[]; containerProviders: string[] } {
+  return {
+    providers: [...PROVIDERS],
+    markups: PROVIDERS.map((p) => markupBasisPoints(markupPctOf(p))),
+    containerProviders: PROVIDERS.filter((p) => RUNS_CONTAINERS[p]),
+  };
+}
 
 /**
- * While the tenant's burst is on: a cached offer of the type with enough GPUs whose cost is within
- * its cap (from a provider whose instances run containers, when the work needs them).
+ * While the tenant's burst is on: a cached offer of the type with enough GPUs whose price is within
+ * its cap (from a provider whose instances run containers, when the work needs them) — our price,
+ * cost × (1 + the markup in force), half up, for every GPU of the instance, per GPU of the work:
+ * what the burst cycle compares (lib/burst/policy.ts), so work accepted here can be launched.
  */
 async function burstCanHold(
   tx: Tx,
   tenantId: string,
   work: { gpu_count: number; gpu_type: string; needs_containers?: boolean },
 ): Promise<boolean> {
+  const terms = burstPriceTerms();
+  // the price as lib/providers/pricing.ts makes it: floor((2 × cost × (10000 + bp) + 10000) / 20000)
   const [row] = await tx.$queryRaw<Array<{ ok: boolean }>>`
     SELECT EXISTS (
       SELECT 1 FROM tenants t JOIN provider_offers o ON o.gpu_type = ${work.gpu_type} AND o.gpu_count >= ${work.gpu_count}
-       WHERE t.id = ${tenantId}::uuid AND t.burst_enabled AND o.cost_cents_per_gpu_hour <= t.burst_max_price_cents_per_gpu_hour
-         AND (NOT ${Boolean(work.needs_containers)} OR o.provider = ANY(${CONTAINER_PROVIDERS}::text[]))) AS ok`;
+        JOIN unnest(${terms.providers}::text[], ${terms.markups}::int[]) AS m(provider, bp) ON m.provider = o.provider
+       WHERE t.id = ${tenantId}::uuid AND t.burst_enabled
+         AND floor((2 * o.cost_cents_per_gpu_hour::numeric * (10000 + m.bp) + 10000) / 20000) * o.gpu_count
+             <= t.burst_max_price_cents_per_gpu_hour::numeric * ${work.gpu_count}
+         AND (NOT ${Boolean(work.needs_containers)} OR o.provider = ANY(${terms.containerProviders}::text[]))) AS ok`;
   return Boolean(row?.ok);
 }
 

@@ -5,7 +5,7 @@ import { db, pool, type Tx } from "@/lib/db/client";
 import { runOne } from "@/lib/db/statement";
 import { env } from "@/lib/env";
 import { forbidden, isAppError, rateLimited, unsatisfiable, validationFailed, type AppError } from "@/lib/errors";
-import { assertFitsReservation, CONTAINER_PROVIDERS } from "./assert-satisfiable";
+import { assertFitsReservation, burstPriceTerms } from "./assert-satisfiable";
 import { jobSelect } from "./schemas";
 import { INSERT_JOB } from "./statements";
 
@@ -99,7 +99,7 @@ export async function insertJob(
     JSON.stringify(audit?.details ?? {}),
     audit?.requestId ?? null,
     Boolean(image || input.command),
-    CONTAINER_PROVIDERS,
+    ...burstTerms(),
   ]))!;
 
   const refusal = ((): AppError | null => {
@@ -136,4 +136,10 @@ export async function insertJob(
   if (refusal) throw refusal;
   if (!facts.job_id) throw new Error("insertJob: every check passed but no job was written");
   return (tx ?? db()).job.findUniqueOrThrow({ where: { id: facts.job_id }, select: jobSelect });
+}
+
+/** The submit statement's last parameters: providers with their markups, and those that run containers. */
+function burstTerms(): [string[], number[], string[]] {
+  const t = burstPriceTerms();
+  return [t.providers, t.markups, t.containerProviders];
 }

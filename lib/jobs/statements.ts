@@ -47,6 +47,8 @@ export const INSERT_JOB = statement("jobs.insert", {
     "text?",
     "bool",
     "text[]",
+    "int4[]",
+    "text[]",
   ],
   columns: {
     job_id: "uuid?",
@@ -71,11 +73,16 @@ export const INSERT_JOB = statement("jobs.insert", {
        SELECT t.*, ($6::uuid IS NULL OR EXISTS (SELECT 1 FROM clusters c WHERE c.id = $6::uuid)) AS cluster_found,
               (SELECT count(*)::int FROM gpus g JOIN nodes n ON n.id = g.node_id
                 WHERE g.gpu_type = $4 AND g.status <> 'missing' AND ($6::uuid IS NULL OR n.cluster_id = $6::uuid) AND (NOT $26::bool OR n.containers)) AS capacity,
-              -- a tenant that bursts (issue 30): work the fleet cannot hold may still run on a cached provider offer within its cap
+              -- a tenant that bursts (issue 30): work the fleet cannot hold may still run on a cached provider
+              -- offer whose price (cost × markup, half up, for every GPU of the instance) fits its cap, as
+              -- lib/jobs/assert-satisfiable.ts's burstCanHold and the burst cycle compare it
               ($6::uuid IS NULL AND EXISTS (
                 SELECT 1 FROM tenants bt JOIN provider_offers o ON o.gpu_type = $4 AND o.gpu_count >= $3
-                 WHERE bt.id = $1 AND bt.burst_enabled AND o.cost_cents_per_gpu_hour <= bt.burst_max_price_cents_per_gpu_hour
-                   AND (NOT $26::bool OR o.provider = ANY($27::text[])))) AS burst_can_hold
+                  JOIN unnest($27::text[], $28::int[]) AS m(provider, bp) ON m.provider = o.provider
+                 WHERE bt.id = $1 AND bt.burst_enabled
+                   AND floor((2 * o.cost_cents_per_gpu_hour::numeric * (10000 + m.bp) + 10000) / 20000) * o.gpu_count
+                       <= bt.burst_max_price_cents_per_gpu_hour::numeric * $3
+                   AND (NOT $26::bool OR o.provider = ANY($29::text[])))) AS burst_can_hold
          FROM (SELECT 1) one LEFT JOIN t ON true
      ), decided AS (
        SELECT f.*,

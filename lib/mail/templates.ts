@@ -29,8 +29,12 @@ export type MailData =
   | { kind: "verify_email"; company: string; link: string; expiresHours: number }
   | {
       kind: "signup_exists";
-      /** the existing account is still unverified: it can be confirmed, or discarded by its address's owner */
-      pending: { company: string; createdAt: Date; expiresAt: Date; verifyLink: string; discardLink: string } | null;
+      /**
+       * the existing account is still unverified: its address's owner can confirm it by choosing its
+       * password (a password reset link: whoever signed up first may not have been the owner, and
+       * their password must not survive the owner's confirmation), or discard it
+       */
+      pending: { company: string; createdAt: Date; expiresAt: Date; confirmLink: string; discardLink: string } | null;
     }
   | { kind: "password_reset"; link: string; minutes: number }
   | { kind: "password_changed"; how: "reset" | "changed"; at: Date; address: string }
@@ -70,7 +74,7 @@ export function renderAccountMail(site: Site, d: MailData): RenderedMail {
         paragraphs: d.pending
           ? [
               `A new sign-up was just attempted with this address, which already has an account for “${d.pending.company}” created ${when(d.pending.createdAt)} and not yet confirmed.`,
-              "If that account is yours, confirm it with the button below. If you did not create it, discard it (the link below), then sign up again.",
+              "If that account is yours, confirm it with the button below by choosing its password (the one given when it was created is not kept). If you did not create it, discard it (the link below), then sign up again.",
               `Discard the unconfirmed account: ${d.pending.discardLink}`,
             ]
           : [
@@ -78,7 +82,7 @@ export function renderAccountMail(site: Site, d: MailData): RenderedMail {
               `If it was you, sign in: ${url(site, "/login")}. Forgot your password? Reset it: ${url(site, "/password-reset")}.`,
               "If it was not you, you need not do anything.",
             ],
-        ...(d.pending ? { action: { label: "Confirm my account", url: d.pending.verifyLink } } : {}),
+        ...(d.pending ? { action: { label: "Confirm my account and choose its password", url: d.pending.confirmLink } } : {}),
         ...(d.pending ? { note: `Both links work once. Unconfirmed, the account is removed at ${when(d.pending.expiresAt)}.` } : {}),
         footer: "You received this because this address was entered on our sign-up page.",
       });

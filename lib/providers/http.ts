@@ -36,6 +36,34 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
   return Math.max(0, Math.min(Math.ceil((at - now) / 1000), 86_400));
 }
 
+/** The largest answer read from a provider: a listing of every offer is well under it; past it, the call fails (nothing is buffered beyond it). */
+export const PROVIDER_MAX_BODY_BYTES = 8 * 1024 * 1024;
+const TOO_LARGE = "\u0000too large";
+
+/** The body as text, reading at most `limit` bytes (the deadline's signal still applies); TOO_LARGE past it. */
+async function boundedText(res: Response, limit: number): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > limit) {
+    await res.body?.cancel().catch(() => {});
+    return TOO_LARGE;
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return TOO_LARGE;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 export async function providerRequest(r: ProviderRequest): Promise<ProviderResponse> {
   let res: Response;
   try {
@@ -56,10 +84,18 @@ export async function providerRequest(r: ProviderRequest): Promise<ProviderRespo
   }
   let text: string;
   try {
-    text = await res.text();
+    text = await boundedText(res, PROVIDER_MAX_BODY_BYTES);
   } catch (e) {
-    throw new ProviderError(r.provider, "unavailable", `${r.what}: the answer broke off (${causeOf(e)})`);
+    if (e instanceof ProviderError) throw e;
+    const timedOut = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
+    throw new ProviderError(
+      r.provider,
+      "unavailable",
+      timedOut ? `${r.what}: the answer did not finish within ${r.timeoutMs} ms` : `${r.what}: the answer broke off (${causeOf(e)})`,
+    );
   }
+  if (text === TOO_LARGE)
+    throw new ProviderError(r.provider, "unavailable", `${r.what}: the answer is larger than ${PROVIDER_MAX_BODY_BYTES} bytes`);
   let body: unknown = null;
   try {
     body = text ? JSON.parse(text) : null;

@@ -5,7 +5,7 @@ import { logger } from "@/lib/logger";
 import { mapGpuType } from "./gpu-types";
 import { enabledProviders, providerAdapter } from "./registry";
 import { OFFER_ROWS, RECORD_REFRESH, REPLACE_OFFERS } from "./statements";
-import type { ProviderAdapter, ProviderOffer } from "./types";
+import { offerProblem, type ProviderAdapter, type ProviderOffer } from "./types";
 import type { ProviderName } from "./vocabulary";
 
 /** The operator's GPU-type mapping of one provider (provider name → ours, or null: never). */
@@ -18,7 +18,8 @@ async function gpuTypeOverrides(provider: ProviderName): Promise<Map<string, str
  * Refreshes one provider's offers: asks it for them, maps their GPU types (the operator's mapping
  * over the built-in one) and replaces the cached ones in one statement. A refresh that fails keeps
  * the offers it had (shown with their age; launches skip offers older than PROVIDER_OFFERS_MAX_AGE_S)
- * and records why.
+ * and records why. An offer that cannot be kept (a field missing, of the wrong type or out of
+ * range) is skipped and logged; the others are stored. Nothing here throws for what a provider said.
  */
 export async function refreshProviderOffers(provider: ProviderName, adapter: ProviderAdapter | null = providerAdapter(provider)) {
   const at = new Date();
@@ -32,9 +33,17 @@ export async function refreshProviderOffers(provider: ProviderName, adapter: Pro
     await run(pool(), RECORD_REFRESH, [provider, at, null, error]);
     return { provider, offers: 0, error };
   }
+  const kept: ProviderOffer[] = [];
+  const skipped: string[] = [];
+  for (const o of Array.isArray(offers) ? offers : []) {
+    const why = offerProblem(o);
+    if (why) skipped.push(why);
+    else kept.push(o);
+  }
+  if (skipped.length) logger.warn("provider offers skipped", { provider, skipped: skipped.length, first: skipped.slice(0, 3) });
   const overrides = await gpuTypeOverrides(provider);
   const bound = OFFER_ROWS.bindRows(
-    offers,
+    kept,
     {
       offer_id: (o) => o.offerId,
       provider_gpu_type: (o) => o.providerGpuType,
@@ -54,10 +63,13 @@ export async function refreshProviderOffers(provider: ProviderName, adapter: Pro
     const count = rows[0]?.offers ?? 0;
     await run(c, RECORD_REFRESH, [provider, at, count, null]);
     await c.query("COMMIT");
-    return { provider, offers: count };
+    return { provider, offers: count, ...(skipped.length ? { skipped: skipped.length } : {}) };
   } catch (e) {
     await c.query("ROLLBACK").catch(() => {});
-    throw e;
+    const error = `the offers could not be stored: ${e instanceof Error ? e.message : String(e)}`.slice(0, 500);
+    logger.error("provider offers could not be stored", { provider, error });
+    await run(pool(), RECORD_REFRESH, [provider, at, null, error]);
+    return { provider, offers: 0, error };
   } finally {
     c.release();
   }

@@ -70,15 +70,6 @@ export const PROVIDER_SPEND_SINCE = statement("providers.spend-since", {
           GROUP BY i.provider`,
 });
 
-/** What a tenant's instances have cost it since $2 (our price), for its spend caps. */
-export const TENANT_BURST_SPEND_SINCE = statement("providers.tenant-spend-since", {
-  params: ["uuid", "timestamptz"],
-  columns: { price_cents: "int8" },
-  text: `SELECT COALESCE(round(sum(i.price_cents_per_gpu_hour * i.gpu_count * extract(epoch FROM LEAST(COALESCE(i.terminated_at, now()), now()) - GREATEST(i.launched_at, $2)) / 3600)), 0)::bigint AS price_cents
-           FROM provider_instances i
-          WHERE i.tenant_id = $1 AND i.launched_at IS NOT NULL AND COALESCE(i.terminated_at, now()) > $2`,
-});
-
 /** Revenue (our price) and provider cost of usage on provider capacity, per tenant, provider and month. */
 export const MARGINS_BY_MONTH = statement("providers.margins-by-month", {
   params: ["timestamptz"],

@@ -5,6 +5,30 @@ import type { ProviderName } from "./vocabulary";
 // this line is ours: integer cents per GPU-hour, our region and offer ids, and four states.
 
 /** A provider's offer, before our GPU-type mapping and markup (lib/providers/offers.ts adds both). */
+/** The most a provider may charge per GPU-hour for an offer we keep (100,000 $): beyond it, a misread answer. */
+const MAX_OFFER_COST_CENTS = 10_000_000;
+
+/**
+ * Why one offer from a provider's answer cannot be kept (null: it can), pure. An adapter maps the
+ * provider's JSON by hand; a field of the wrong type or out of range in one offer must skip that
+ * offer, not fail the statement that stores them all (the database's checks are the same bounds).
+ */
+export function offerProblem(o: unknown): string | null {
+  if (typeof o !== "object" || o === null) return "not an object";
+  const r = o as Record<string, unknown>;
+  const text = (k: string, max: number) => typeof r[k] === "string" && (r[k] as string).length >= 1 && (r[k] as string).length <= max;
+  if (!text("offerId", 300)) return "offerId: not a string of 1 to 300 characters";
+  if (!text("providerGpuType", 200)) return "providerGpuType: not a string of 1 to 200 characters";
+  if (!text("region", 200)) return "region: not a string of 1 to 200 characters";
+  if (!Number.isInteger(r.gpuCount) || (r.gpuCount as number) < 1 || (r.gpuCount as number) > 64)
+    return "gpuCount: not a whole number from 1 to 64";
+  if (typeof r.interruptible !== "boolean") return "interruptible: not a boolean";
+  const cost = r.costCentsPerGpuHour;
+  if (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > MAX_OFFER_COST_CENTS)
+    return `costCentsPerGpuHour: not a whole number of cents from 1 to ${MAX_OFFER_COST_CENTS}`;
+  return null;
+}
+
 export interface ProviderOffer {
   /** stable for the provider: what launch() is given back */
   offerId: string;

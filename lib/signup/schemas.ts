@@ -20,7 +20,13 @@ export const signupBody = z
   .strictObject({
     email,
     password,
-    company: z.string({ error: "Your company or team's name" }).trim().min(2, "At least 2 characters").max(100, "At most 100 characters"),
+    // no control characters: the database refuses a NUL in text (a 500 where the field was meant)
+    company: z
+      .string({ error: "Your company or team's name" })
+      .trim()
+      .min(2, "At least 2 characters")
+      .max(100, "At most 100 characters")
+      .regex(/^\P{Cc}*$/u, "No control characters"),
   })
   .meta({ id: "SignUp", example: { email: "ada@example.com", password: "a long passphrase of yours", company: "Analytical GPU Co" } });
 

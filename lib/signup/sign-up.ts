@@ -1,4 +1,5 @@
 import "server-only";
+import { consumeAddressLimit } from "@/lib/accounts/address-limit";
 import { assertAcceptablePassword } from "@/lib/accounts/check-password";
 import { issueAccountToken } from "@/lib/accounts/account-tokens";
 import { hashPassword } from "@/lib/auth/password";
@@ -7,14 +8,13 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { db, type Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { forbidden, isUniqueViolation } from "@/lib/errors";
-import { consumeRateLimitOver } from "@/lib/http/rate-limit";
 import { queueAccountMail, wakeMailDeliverer } from "@/lib/mail/queue-account-mail";
 import { publicUrl } from "@/lib/platform/public-url";
 import { effectiveSettings } from "@/lib/settings/settings";
 import type { SignupInput } from "./schemas";
 
 const actor = systemActorFor("self-service sign-up");
-/** Sign-ups one address may be given a minute through any instance's process: the same for addresses with and without an account. */
+/** Sign-ups one address may be given an hour, counted in the database (every process shares it): the same for addresses with and without an account. */
 const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
 
 /**
@@ -31,8 +31,9 @@ const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
 export async function signUp(input: SignupInput): Promise<void> {
   const settings = await effectiveSettings();
   if (!settings.signup.enabled) throw forbidden("Self-service sign-up is turned off on this installation");
-  await consumeRateLimitOver(
-    `signup:${input.email}`,
+  await consumeAddressLimit(
+    "signup",
+    input.email,
     SIGNUPS_PER_EMAIL_PER_HOUR,
     3600,
     "Too many sign-ups with this address; try again later",
@@ -78,6 +79,8 @@ async function createSignup(
       gpuQuota: d.gpu_quota,
       maxPriority: d.max_priority,
       burstEnabled: d.burst_enabled,
+      // the operator's default turns it on: that is its allowance
+      burstAllowed: d.burst_enabled,
       burstMaxPriceCentsPerGpuHour: d.burst_max_price_cents_per_gpu_hour,
       maxPods: d.max_pods,
       maxReservationHours: d.max_reservation_hours,
@@ -127,7 +130,10 @@ async function freeTenantName(tx: Tx, company: string): Promise<string> {
   }
 }
 
-/** The address has an account: its owner is told (and, if it is an unconfirmed sign-up, may confirm or discard it). Nothing else changes. */
+/**
+ * The address has an account: its owner is told (and, if it is an unconfirmed sign-up, may confirm
+ * it by choosing its password, or discard it). Nothing else changes.
+ */
 async function mailExistingAccount(tx: Tx, email: string) {
   const user = await tx.user.findUniqueOrThrow({
     where: { email },
@@ -139,7 +145,10 @@ async function mailExistingAccount(tx: Tx, email: string) {
     return;
   }
   const ttl = Math.max(60_000, pending.signupExpiresAt!.getTime() - Date.now());
-  const verifyLink = publicUrl(`/signup/verify?token=${await issueAccountToken(tx, user.id, "verify_email", ttl)}`);
+  // confirming here means choosing the password: the pending sign-up's password was chosen by whoever
+  // made it, perhaps not the address's owner, and must not be what the owner's confirmation keeps
+  // (a reset link confirms the address too: lib/accounts/password-reset.ts)
+  const confirmLink = publicUrl(`/password-reset/confirm?token=${await issueAccountToken(tx, user.id, "reset_password", ttl)}`);
   const discardLink = publicUrl(`/signup/discard?token=${await issueAccountToken(tx, user.id, "discard_signup", ttl)}`);
   await queueAccountMail(
     [
@@ -149,9 +158,9 @@ async function mailExistingAccount(tx: Tx, email: string) {
         tenantId: user.tenantId,
         data: {
           kind: "signup_exists",
-          pending: { company: pending.name, createdAt: user.createdAt, expiresAt: pending.signupExpiresAt!, verifyLink, discardLink },
+          pending: { company: pending.name, createdAt: user.createdAt, expiresAt: pending.signupExpiresAt!, confirmLink, discardLink },
         },
-        secretLinks: [verifyLink, discardLink],
+        secretLinks: [confirmLink, discardLink],
       },
     ],
     tx,

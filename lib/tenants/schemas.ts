@@ -8,7 +8,13 @@ export const BILLING_MODES = ["invoice", "prepaid"] as const;
 /** Who made the tenant: an operator, or a stranger through self-service sign-up. */
 export const TENANT_ORIGINS = ["operator", "signup"] as const;
 
-const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 characters");
+const name = z
+  .string()
+  .trim()
+  .min(1, "Name is required")
+  .max(100, "At most 100 characters")
+  // the database refuses a NUL in text: refused here, naming the field, not a 500
+  .regex(/^\P{Cc}*$/u, "No control characters");
 const gpuQuota = z.number().int("Must be a whole number").min(0).max(1_000_000);
 const billingEmail = z.email("Must be an email address").max(254).toLowerCase();
 const maxPriority = z
@@ -22,6 +28,10 @@ const maxPriority = z
 export const burstSettingsBody = z
   .strictObject({
     enabled: z.boolean(),
+    allowed: z.boolean().optional().meta({
+      description:
+        "Operators only: whether the tenant's admin may turn burst on (an operator turning it on allows it; false turns it off too)",
+    }),
     max_price_cents_per_gpu_hour: z
       .number()
       .int("Must be a whole number of cents")
@@ -90,7 +100,7 @@ export const tenantJsonSchema = z
     billing_email: z.string().nullable(),
     billing_mode: z.enum(BILLING_MODES),
     max_priority: z.number().int(),
-    burst: z.object({ enabled: z.boolean(), max_price_cents_per_gpu_hour: z.number().int().nullable() }),
+    burst: z.object({ enabled: z.boolean(), allowed: z.boolean(), max_price_cents_per_gpu_hour: z.number().int().nullable() }),
     origin: z.enum(TENANT_ORIGINS),
     /** a self-service sign-up whose address is not verified yet is removed at this time */
     signup_expires_at: z.string().nullable(),
@@ -114,6 +124,7 @@ export const tenantSelect = {
   maxPriority: true,
   burstEnabled: true,
   burstMaxPriceCentsPerGpuHour: true,
+  burstAllowed: true,
   origin: true,
   signupExpiresAt: true,
   maxPods: true,
@@ -134,7 +145,7 @@ export function tenantJson(t: TenantRow): z.infer<typeof tenantJsonSchema> {
     billing_email: t.billingEmail,
     billing_mode: t.billingMode as (typeof BILLING_MODES)[number],
     max_priority: t.maxPriority,
-    burst: { enabled: t.burstEnabled, max_price_cents_per_gpu_hour: t.burstMaxPriceCentsPerGpuHour },
+    burst: { enabled: t.burstEnabled, allowed: t.burstAllowed, max_price_cents_per_gpu_hour: t.burstMaxPriceCentsPerGpuHour },
     origin: oneOf(TENANT_ORIGINS, t.origin, "tenants.origin"),
     signup_expires_at: t.signupExpiresAt?.toISOString() ?? null,
     limits: { max_pods: t.maxPods, max_reservation_hours: t.maxReservationHours, max_reservations: t.maxReservations },

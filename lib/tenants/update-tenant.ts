@@ -21,7 +21,10 @@ import { resumeTenantWork, stopTenantWork } from "./tenant-work";
  *
  * Burst (issue 30) is the one setting a tenant's admin may change for its own tenant: whether its
  * waiting jobs may run on rented provider capacity, and the most it pays per GPU-hour there (burst
- * cannot be on without a cap; the database refuses it too). Another tenant's id answers not found.
+ * cannot be on without a cap; the database refuses it too). It turns burst on only where an
+ * operator allowed it (the rentals are the operator's money first): an operator turning burst on
+ * allows it, `allowed: false` withdraws the allowance and turns it off. Another tenant's id answers
+ * not found.
  */
 export async function updateTenant(actor: Actor, id: string, input: UpdateTenantInput) {
   const p = actor.principal;
@@ -30,6 +33,7 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
     if (p.role !== "tenant_admin") throw forbidden("Tenant admin role required");
     const other = Object.keys(input).filter((k) => k !== "burst");
     if (other.length) throw forbidden(`Only an operator changes ${other.join(", ")}; a tenant admin changes burst only`);
+    if (input.burst?.allowed !== undefined) throw forbidden("Only an operator allows burst for a tenant");
   } else if (p.kind !== "operator") {
     throw forbidden("Operator access required");
   }
@@ -47,6 +51,15 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
         input.burst?.max_price_cents_per_gpu_hour === undefined
           ? before.burstMaxPriceCentsPerGpuHour
           : input.burst.max_price_cents_per_gpu_hour;
+      const burstAllowed =
+        p.kind !== "operator" || !input.burst
+          ? before.burstAllowed
+          : (input.burst.allowed ?? (input.burst.enabled ? true : before.burstAllowed));
+      if (input.burst?.enabled && !burstAllowed) {
+        if (p.kind === "operator")
+          throw validationFailed([{ path: "burst.allowed", message: "Burst cannot be on for a tenant that is not allowed it" }]);
+        throw forbidden("The operator has not allowed burst for this tenant");
+      }
       if (input.burst?.enabled && burstPrice === null)
         throw validationFailed([
           { path: "burst.max_price_cents_per_gpu_hour", message: "Required to turn burst on: the most this tenant pays per GPU-hour" },
@@ -60,7 +73,7 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
           billingEmail: input.billing_email === undefined ? undefined : input.billing_email,
           billingMode: input.billing_mode,
           maxPriority: input.max_priority,
-          ...(input.burst ? { burstEnabled: input.burst.enabled, burstMaxPriceCentsPerGpuHour: burstPrice } : {}),
+          ...(input.burst ? { burstEnabled: input.burst.enabled, burstMaxPriceCentsPerGpuHour: burstPrice, burstAllowed } : {}),
           maxPods: input.limits?.max_pods,
           maxReservationHours: input.limits?.max_reservation_hours,
           maxReservations: input.limits?.max_reservations,
@@ -102,7 +115,11 @@ export async function updateTenant(actor: Actor, id: string, input: UpdateTenant
             gpu_quota: before.gpuQuota,
             status: before.status,
             max_priority: before.maxPriority,
-            burst: { enabled: before.burstEnabled, max_price_cents_per_gpu_hour: before.burstMaxPriceCentsPerGpuHour },
+            burst: {
+              enabled: before.burstEnabled,
+              allowed: before.burstAllowed,
+              max_price_cents_per_gpu_hour: before.burstMaxPriceCentsPerGpuHour,
+            },
           },
           ...work,
           ...(reprioritised.count ? { jobs_reprioritised: reprioritised.count } : {}),

@@ -26,6 +26,8 @@ beforeAll(async () => {
   await db().node.update({ where: { id: fleet.nodes[0]!.node.id }, data: { status: "maintenance" } });
   const tenant = await makeTenant(16);
   tenantId = tenant.id;
+  // the operator lets this tenant's admins turn burst on
+  await db().tenant.update({ where: { id: tenantId }, data: { burstAllowed: true } });
   operator = await makeUser("operator");
   admin = await makeUser("tenant_admin", tenant.id);
   member = await makeUser("tenant_member", tenant.id);

@@ -119,6 +119,7 @@ describe("self-service, in a browser", () => {
     await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
     const secret = (await page.getByTestId("totp-secret").textContent())!.trim();
     await shot(page, "3-two-factor-qr");
+    await page.getByLabel("Your password").fill(password);
     await page.getByLabel("Code from the app").fill(totpCode(secret, Date.now()));
     await page.keyboard.press("Enter");
     await page.getByTestId("recovery-codes").waitFor();

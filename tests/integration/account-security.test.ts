@@ -26,6 +26,8 @@ import { startSmtpServer, type Inbox } from "../support/smtp";
 
 let inbox: Inbox;
 let n = Math.floor(Math.random() * 60_000);
+/** makeUser's password */
+const PASSWORD = "a-long-test-password";
 const place = () => ((n = (n + 1) % 62_500), { address: `198.18.${Math.floor(n / 250)}.${n % 250}`, userAgent: "Mozilla/5.0 vitest" });
 
 beforeAll(async () => {
@@ -46,7 +48,7 @@ async function enrolled(role: "operator" | "tenant_admin" | "tenant_member" = "t
   const { secret, uri, qrSvg } = await beginTwoFactorEnrolment(actor);
   expect(uri).toContain(`secret=${secret}`);
   expect(qrSvg).toMatch(/^<svg[^>]*viewBox/);
-  const { recoveryCodes } = await confirmTwoFactorEnrolment(actor, totpCode(secret, Date.now() - 30_000));
+  const { recoveryCodes } = await confirmTwoFactorEnrolment(actor, { code: totpCode(secret, Date.now() - 30_000), password: PASSWORD });
   return { user, actor, secret, recoveryCodes };
 }
 
@@ -77,10 +79,36 @@ describe("two-factor sign-in", () => {
     const user = await makeUser("operator");
     const actor = actorFor(principalOf(user));
     const { secret } = await beginTwoFactorEnrolment(actor);
-    expect(await codeAndFieldOf(confirmTwoFactorEnrolment(actor, "000000"))).toBe("validation_failed:code");
+    expect(await codeAndFieldOf(confirmTwoFactorEnrolment(actor, { code: "000000", password: PASSWORD }))).toBe("validation_failed:code");
     await db().user.update({ where: { id: user.id }, data: { totpPendingAt: new Date(Date.now() - 16 * 60_000) } });
-    expect(await codeAndFieldOf(confirmTwoFactorEnrolment(actor, totpCode(secret, Date.now())))).toBe("validation_failed:code");
+    expect(await codeAndFieldOf(confirmTwoFactorEnrolment(actor, { code: totpCode(secret, Date.now()), password: PASSWORD }))).toBe(
+      "validation_failed:code",
+    );
     expect((await db().user.findUniqueOrThrow({ where: { id: user.id } })).totpEnabledAt).toBeNull();
+  });
+
+  it("enrols only with the account's password beside the code (a session alone cannot put its own device in)", async () => {
+    const user = await makeUser("tenant_admin", (await makeTenant()).id);
+    const actor = actorFor(principalOf(user));
+    const { secret } = await beginTwoFactorEnrolment(actor);
+    expect(await codeAndFieldOf(confirmTwoFactorEnrolment(actor, { code: totpCode(secret, Date.now()), password: "not-it-at-all" }))).toBe(
+      "validation_failed:password",
+    );
+    expect((await db().user.findUniqueOrThrow({ where: { id: user.id } })).totpEnabledAt).toBeNull();
+    await confirmTwoFactorEnrolment(actor, { code: totpCode(secret, Date.now()), password: PASSWORD });
+    expect((await db().user.findUniqueOrThrow({ where: { id: user.id } })).totpEnabledAt).not.toBeNull();
+  });
+
+  it("throttles codes typed in the settings (new recovery codes, turning off) on the account's second-factor counter", async () => {
+    const { user, actor, secret } = await enrolled();
+    for (let i = 0; i <= SECOND_FACTOR_POLICY.free; i++)
+      expect(await codeAndFieldOf(regenerateRecoveryCodes(actor, "000000"))).toBe("validation_failed:code");
+    // past the free tries the counter waits: even the right code is refused (429) until it has
+    expect(await codeOf(regenerateRecoveryCodes(actor, totpCode(secret, Date.now())))).toBe("rate_limited");
+    expect(await codeOf(disableTwoFactor(actor, { password: user.password, code: totpCode(secret, Date.now()) }))).toBe("rate_limited");
+    // and it is the counter sign-in's second step uses
+    const r = await signInWithSecondFactor(await challengeFor(user.email, user.password), totpCode(secret, Date.now()), place());
+    expect(r).toMatchObject({ ok: false, reason: "throttled" });
   });
 
   it("asks for a code after the password; a code signs in once, a recovery code once, a stale challenge never", async () => {
@@ -162,7 +190,7 @@ describe("two-factor sign-in", () => {
       expect(await principalForUserId(member.id, 0)).not.toHaveProperty("mustEnrolTwoFactor");
       const actor = actorFor(principalOf(admin));
       const { secret } = await beginTwoFactorEnrolment(actor);
-      await confirmTwoFactorEnrolment(actor, totpCode(secret, Date.now()));
+      await confirmTwoFactorEnrolment(actor, { code: totpCode(secret, Date.now()), password: PASSWORD });
       expect(await principalForUserId(admin.id, 0)).not.toHaveProperty("mustEnrolTwoFactor");
     } finally {
       await updateSettings(systemActor, { "security.two_factor": null });

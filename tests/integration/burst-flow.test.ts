@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootSimulatedInstance, type SimulatedInstance } from "@/agent/src/sim-provider-instance";
 import { systemActor } from "@/lib/auth/principal";
 import { runBurstCycle } from "@/lib/burst/run-burst";
+import { installationId, instanceName } from "@/lib/burst/installation";
 import { reconcileInstances } from "@/lib/burst/reconcile-instances";
 import { db } from "@/lib/db/client";
 import { cancelJob } from "@/lib/jobs/cancel-job";
@@ -59,7 +61,7 @@ beforeAll(async () => {
   lambda = await startLambdaStandIn({
     onBoot: boot("lambda"),
     bootMs: 50,
-    types: [{ name: `gpu_1x_z${tag}`, gpu_description: names.lambda, price_cents_per_hour: 249, gpus: 1, capacity: { "us-east-1": 3 } }],
+    types: [{ name: `gpu_1x_z${tag}`, gpu_description: names.lambda, price_cents_per_hour: 249, gpus: 1, capacity: { "us-east-1": 6 } }],
   });
   vast = await startVastStandIn({
     onBoot: boot("vast"),
@@ -297,7 +299,37 @@ describe("burst in the simulator", () => {
       }),
     });
     const ghost = ((await res.json()) as { data: { instance_ids: string[] } }).data.instance_ids[0]!;
+    // beside it, instances of the same account this installation does not own: another
+    // installation's (its own id in the name) and an old-style name with no record of ours
+    const launchNamed = async (name: string) => {
+      const r = await fetch(`${lambda.url}/instance-operations/launch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${lambda.key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          region_name: offer.region,
+          instance_type_name: offer.offerId.split("@")[0],
+          ssh_key_names: ["gpuforge"],
+          quantity: 1,
+          name,
+          user_data: "",
+        }),
+      });
+      return ((await r.json()) as { data: { instance_ids: string[] } }).data.instance_ids[0]!;
+    };
+    const ours = await installationId();
+    const theirs = await launchNamed(instanceName(ours === "zzzzother" ? "yyyyother" : "zzzzother", randomUUID()));
+    const unknownOld = await launchNamed(`gpuforge-${randomUUID()}`);
+    const oursUnowned = await launchNamed(instanceName(ours, randomUUID()));
     const out = await reconcileInstances();
+    expect(lambda.instances.get(theirs)?.status).not.toBe("terminated");
+    expect(lambda.instances.get(unknownOld)?.status).not.toBe("terminated");
+    expect(lambda.instances.get(oursUnowned)?.status).toBe("terminated");
+    for (const id of [theirs, unknownOld])
+      await fetch(`${lambda.url}/instance-operations/terminate`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${lambda.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ instance_ids: [id] }),
+      });
     expect(out.strays).toBeGreaterThanOrEqual(1);
     expect(lambda.instances.get(ghost)?.status).toBe("terminated");
     expect(

@@ -57,6 +57,43 @@ afterAll(async () => {
 const operator = actorFor(operatorPrincipal);
 
 describe("offers", () => {
+  it("keep the good ones of an answer with a malformed offer, skipping it, and never throw for what the provider said", async () => {
+    const good = {
+      offerId: `ok-${tag}|1x|od|r`,
+      providerGpuType: gpuName,
+      gpuCount: 1,
+      region: "r",
+      interruptible: false,
+      costCentsPerGpuHour: 199,
+    };
+    // the offers other files cached for vast stay in the answer (the refresh replaces the provider's all)
+    const cached = (await db().providerOffer.findMany({ where: { provider: "vast" } })).map((o) => ({
+      offerId: o.offerId,
+      providerGpuType: o.providerGpuType,
+      gpuCount: o.gpuCount,
+      region: o.region,
+      interruptible: o.interruptible,
+      costCentsPerGpuHour: o.costCentsPerGpuHour,
+    }));
+    const adapter = {
+      name: "vast" as const,
+      listOffers: async () => [
+        ...cached,
+        good,
+        { ...good, offerId: `huge-${tag}`, costCentsPerGpuHour: 5_000_000_000 },
+        { ...good, offerId: `typed-${tag}`, providerGpuType: 42 as unknown as string },
+      ],
+      launch: async () => ({ externalId: "" }),
+      status: async () => ({ externalId: "", name: null, state: "gone" as const, providerStatus: "" }),
+      terminate: async () => {},
+      listInstances: async () => [],
+    };
+    expect(await refreshProviderOffers("vast", adapter)).toEqual({ provider: "vast", offers: cached.length + 1, skipped: 2 });
+    const stored = (await db().providerOffer.findMany({ where: { provider: "vast" } })).map((o) => o.offerId);
+    expect(stored).toContain(good.offerId);
+    expect(stored.some((id) => id.startsWith("huge-") || id.startsWith("typed-"))).toBe(false);
+  });
+
   it("are refreshed into the cache with our price, half up to a cent, and their age; a failed refresh keeps them and says why", async () => {
     const ours = unique("Q").replace(/-/g, "").toUpperCase();
     await setGpuMapping(operator, { provider: "lambda", provider_gpu_type: gpuName, gpu_type: ours });
@@ -94,9 +131,42 @@ describe("offers", () => {
 });
 
 describe("tenants' burst settings", () => {
+  it("a tenant admin cannot turn burst on until the operator allows it, nor allow it itself", async () => {
+    const t = await makeTenant();
+    const admin = actorFor(tenantAdminPrincipal(t.id));
+    await expect(updateTenant(admin, t.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 1_000_000 } })).rejects.toMatchObject({
+      code: "forbidden",
+      message: expect.stringMatching(/operator has not allowed burst/),
+    });
+    await expect(
+      codeOf(updateTenant(admin, t.id, { burst: { enabled: true, allowed: true, max_price_cents_per_gpu_hour: 350 } })),
+    ).resolves.toBe("forbidden");
+    expect(await db().tenant.findUniqueOrThrow({ where: { id: t.id } })).toMatchObject({ burstEnabled: false, burstAllowed: false });
+    // the operator allows it (burst stays off); the admin turns it on; withdrawing the allowance turns it off
+    expect(await updateTenant(systemActor, t.id, { burst: { enabled: false, allowed: true } })).toMatchObject({
+      burstEnabled: false,
+      burstAllowed: true,
+    });
+    await updateTenant(admin, t.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 350 } });
+    expect(await updateTenant(systemActor, t.id, { burst: { enabled: false, allowed: false } })).toMatchObject({
+      burstEnabled: false,
+      burstAllowed: false,
+    });
+    await expect(codeOf(updateTenant(admin, t.id, { burst: { enabled: true } }))).resolves.toBe("forbidden");
+    // an operator cannot turn it on while withdrawing the allowance; turning it on allows it
+    await expect(updateTenant(systemActor, t.id, { burst: { enabled: true, allowed: false } })).rejects.toMatchObject({
+      code: "validation_failed",
+      details: [{ path: "burst.allowed" }],
+    });
+    expect(await updateTenant(systemActor, t.id, { burst: { enabled: true } })).toMatchObject({ burstEnabled: true, burstAllowed: true });
+    // the database refuses burst on without the allowance, whatever path writes it
+    await expect(db().tenant.update({ where: { id: t.id }, data: { burstAllowed: false } })).rejects.toThrow();
+  });
+
   it("a tenant admin turns its own burst on with a cap; nothing else, and no other tenant's", async () => {
     const t = await makeTenant();
     const other = await makeTenant();
+    await db().tenant.updateMany({ where: { id: { in: [t.id, other.id] } }, data: { burstAllowed: true } });
     const admin = actorFor(tenantAdminPrincipal(t.id));
     const updated = await updateTenant(admin, t.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 350 } });
     expect(updated).toMatchObject({ burstEnabled: true, burstMaxPriceCentsPerGpuHour: 350 });
@@ -161,6 +231,22 @@ describe("submitting work the fleet cannot hold", () => {
     await expect(
       codeOf(
         submitJob(systemActor, { tenant_id: bursting.id, name: "too-dear", gpu_count: 8, gpu_type: ours, priority: 5, max_retries: 0 }),
+      ),
+    ).resolves.toBe("unsatisfiable");
+    // a cap over the offers' cost (199) but under our price (249, with the 25 % markup): refused too,
+    // since no launch could follow (the burst cycle compares our price)
+    await updateTenant(systemActor, bursting.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 220 } });
+    await expect(
+      codeOf(
+        submitJob(systemActor, { tenant_id: bursting.id, name: "under-price", gpu_count: 8, gpu_type: ours, priority: 5, max_retries: 0 }),
+      ),
+    ).resolves.toBe("unsatisfiable");
+    // a 1-GPU job pays the whole 8-GPU instance: at 249 per GPU-hour the 1× offer fits, the 8× would not
+    await db().providerOffer.updateMany({ where: { provider: "lambda", gpuType: ours, gpuCount: 1 }, data: { gpuType: null } });
+    await updateTenant(systemActor, bursting.id, { burst: { enabled: true, max_price_cents_per_gpu_hour: 300 } });
+    await expect(
+      codeOf(
+        submitJob(systemActor, { tenant_id: bursting.id, name: "one-of-8", gpu_count: 1, gpu_type: ours, priority: 5, max_retries: 0 }),
       ),
     ).resolves.toBe("unsatisfiable");
   });

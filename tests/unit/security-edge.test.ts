@@ -16,10 +16,12 @@ import {
   ADDRESS_POLICY,
   KNOWN_PAIR_MS,
   PAIR_POLICY,
+  SECOND_FACTOR_POLICY,
   admit,
   afterSuccess,
   backoffMs,
   isKnownPair,
+  type ThrottleState,
 } from "@/lib/auth/sign-in-throttle";
 import { assertAppServerConfig, assertNodeNetworks, authSecret, ConfigError, parseEnv } from "@/lib/env";
 import { addressScope, clientAddress, parseCidrList, withPeerAddress } from "@/lib/http/client-address";
@@ -107,6 +109,23 @@ describe("callback URLs after sign-in", () => {
 });
 
 describe("sign-in throttle policy", () => {
+  it("gives a patient second-factor guesser about a hundred codes a day, not its free tries back after every capped wait", () => {
+    let s: ThrottleState | null = null;
+    let now = 0;
+    let guesses = 0;
+    while (now < 86_400_000) {
+      const d = admit(s, now, SECOND_FACTOR_POLICY);
+      if (d.allowed) {
+        guesses++;
+        s = d.next;
+        now += 1;
+      } else now += d.retryAfterMs + 1;
+    }
+    // with the counter forgotten as soon as the 15-minute cap had passed: several hundred a day
+    expect(guesses).toBeLessThanOrEqual(110);
+    expect(guesses).toBeGreaterThan(50);
+  });
+
   it("is free up to the allowance, then doubles each failure up to the cap", () => {
     expect(backoffMs(10, PAIR_POLICY)).toBe(0);
     expect([11, 12, 13, 14].map((n) => backoffMs(n, PAIR_POLICY))).toEqual([1000, 2000, 4000, 8000]);
@@ -120,9 +139,14 @@ describe("sign-in throttle policy", () => {
       allowed: false,
       retryAfterMs: 500,
     });
-    expect(admit({ failures: 12, blockedUntil: now - 1, lastFailureAt: now - 20 * 60_000 }, now, PAIR_POLICY)).toEqual({
+    expect(admit({ failures: 12, blockedUntil: now - 16 * 60_000, lastFailureAt: now - 20 * 60_000 }, now, PAIR_POLICY)).toEqual({
       allowed: true,
       next: { failures: 1, blockedUntil: null, lastFailureAt: now },
+    });
+    // waiting out the wait is not a quiet spell: the failures are still counted
+    expect(admit({ failures: 12, blockedUntil: now - 1, lastFailureAt: now - 20 * 60_000 }, now, PAIR_POLICY)).toMatchObject({
+      allowed: true,
+      next: { failures: 13 },
     });
     const a = admit({ failures: 10, blockedUntil: null, lastFailureAt: now - 1 }, now, PAIR_POLICY);
     expect(a).toEqual({ allowed: true, next: { failures: 11, blockedUntil: now + 1000, lastFailureAt: now } });

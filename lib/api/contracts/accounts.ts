@@ -103,6 +103,12 @@ export const listSignIns = defineContract({
   tags: ["Users"],
   access: ["operator", "tenant"],
   params: idParams,
-  query: z.strictObject({ limit: paginationQuery.limit, cursor: z.string().regex(/^\d+$/, "Must be a sign-in event id").optional() }),
+  query: z.strictObject({
+    limit: paginationQuery.limit,
+    cursor: z
+      .string()
+      .regex(/^\d{1,18}$/, "Must be a sign-in event id")
+      .optional(),
+  }),
   responses: { 200: { description: "Sign-in attempts", schema: listOf(signInEventSchema) }, ...authErrors, ...notFoundError },
 });

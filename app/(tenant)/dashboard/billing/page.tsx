@@ -150,7 +150,8 @@ export default page({ plane: "tenant", path: "/dashboard/billing", loading: <Pag
           tenantId={tenant.id}
           enabled={tenant.burstEnabled}
           maxPriceCents={tenant.burstMaxPriceCentsPerGpuHour}
-          canEdit={p.role === "tenant_admin"}
+          canEdit={p.role === "tenant_admin" && tenant.burstAllowed}
+          allowed={tenant.burstAllowed}
         />
       </Card>
       <Card className="mt-6">

@@ -97,6 +97,8 @@ export default page(
             enabled={tenant.burstEnabled}
             maxPriceCents={tenant.burstMaxPriceCentsPerGpuHour}
             canEdit
+            allowed={tenant.burstAllowed}
+            operator
           />
         </Card>
         <Card className="mb-6">
