@@ -11,14 +11,15 @@
 //                against a naive refresh (one upsert statement per offer, as a loop over the
 //                provider's answer would write it), OFFERS offers, alternating runs, same database
 // BENCH_SMOKE=1 runs a few jobs and a few hundred offers (seconds, not minutes): the bench still runs.
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureDatabase, freePort, startEmbeddedDatabase } from "../scripts/lib/embedded-db";
 import { runMigrations } from "../scripts/lib/run-migrations";
 import { percentile, round } from "./lib/harness";
+import { flag, printFigures, SMOKE } from "./lib/report";
 
-const SMOKE = process.env.BENCH_SMOKE === "1";
 const JOBS = Number(process.env.BENCH_BURST_JOBS ?? (SMOKE ? 2 : 12));
 const OFFERS = Number(process.env.BENCH_OFFERS ?? (SMOKE ? 300 : 5_000));
 const RUNS = SMOKE ? 1 : 3;
@@ -62,11 +63,13 @@ async function main() {
     RUNPOD_DAILY_CAP_CENTS: "100000000",
     // the simulated agents register from loopback addresses
     NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+    // instances install the signed bundle: a launch hands them the public key (a key of this run's own)
+    BUNDLE_SIGNING_KEY: generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString(),
   });
   try {
     const burst = await benchBurst();
     const refresh = await benchRefresh();
-    console.log(JSON.stringify({ smoke: SMOKE, burst, refresh }, null, 2));
+    printFigures({ smoke: flag(SMOKE), burst, refresh });
   } finally {
     for (const a of agents) a.stop();
     await api.close();

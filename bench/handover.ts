@@ -28,8 +28,8 @@ import { bootEventLog, measureBoot } from "../agent/src/sim-boot";
 import { SimulatedTpm } from "../agent/src/sim-tpm";
 import { simClusters, startSimulator } from "../agent/src/simulator";
 import { percentile, round, withBenchStack } from "./lib/harness";
+import { flag, printFigures, SMOKE } from "./lib/report";
 
-const SMOKE = process.env.BENCH_SMOKE === "1";
 const VERIFY_S = SMOKE ? 0.5 : Number(process.env.BENCH_VERIFY_S ?? 5);
 const NODES = SMOKE ? 2 : Number(process.env.BENCH_HANDOVER_NODES ?? 16);
 const WIPE_S = SMOKE ? 1 : Number(process.env.SIM_WIPE_S ?? 3);
@@ -216,8 +216,8 @@ async function waitAvailable(clusterId: string, count: number) {
 }
 
 async function main() {
-  const out = { smoke: SMOKE, verifier: await verifier(), signing: signing(), handover: await handover() };
-  console.log(JSON.stringify(out, null, 2));
+  const out = { smoke: flag(SMOKE), verifier: await verifier(), signing: signing(), handover: await handover() };
+  printFigures(out);
   await disconnectDb();
   if (out.handover.passed !== out.handover.nodes) process.exit(1);
 }

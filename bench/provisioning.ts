@@ -45,8 +45,8 @@ import {
 import { ensureDatabase, freePort, startEmbeddedDatabase } from "../scripts/lib/embedded-db";
 import { runMigrations } from "../scripts/lib/run-migrations";
 import { percentile, round } from "./lib/harness";
+import { flag, SMOKE } from "./lib/report";
 
-const SMOKE = process.env.BENCH_SMOKE === "1";
 const NODES = Number(process.env.BENCH_PROVISION_NODES ?? (SMOKE ? 4 : 64));
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const RAW_SECONDS = SMOKE ? 1 : 5;
@@ -231,13 +231,13 @@ async function main() {
         {
           nodes: NODES,
           clients: CLIENTS,
-          smoke: SMOKE,
+          smoke: flag(SMOKE),
           workflow: wf,
           client_only: co,
           workflow_vs_client_only: round(wf.steps_per_s / co.steps_per_s, 2),
           raw_get_per_s: raw,
           runs,
-          machine: `${os.cpus().length} cores, shared`,
+          cores: os.cpus().length,
         },
         null,
         2,

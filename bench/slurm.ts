@@ -28,8 +28,8 @@ import { startSlurmSandbox, type SlurmSandbox } from "../scripts/lib/slurm-sandb
 import { startBridge, type RunningBridge } from "../tests/support/slurm-bridge";
 import { ensureSystemTool } from "../tests/support/system-packages";
 import { percentile, round, withBenchStack } from "./lib/harness";
+import { flag, printFigures, SMOKE } from "./lib/report";
 
-const SMOKE = process.env.BENCH_SMOKE === "1";
 const NODES = SMOKE ? 2 : Number(process.env.BENCH_SLURM_NODES ?? 8);
 const SAMPLES = SMOKE ? 3 : Number(process.env.BENCH_SLURM_SAMPLES ?? 20);
 const POLL_S = Number(process.env.SLURM_POLL_INTERVAL_S ?? 1);
@@ -206,9 +206,10 @@ async function measure(slurm: SlurmSandbox, baseUrl: string, stateDir: string, s
         50,
       ),
     );
+  // which Slurm it ran against, beside the figures (on stderr: figures are numbers)
+  console.error(`[bench:slurm] ${(await slurm.tool("sinfo", ["-V"])).stdout.trim()}`);
   return {
-    smoke: SMOKE,
-    slurm_version: (await slurm.tool("sinfo", ["-V"])).stdout.trim(),
+    smoke: flag(SMOKE),
     nodes: NODES,
     gpus: NODES * 8,
     poll_interval_s: POLL_S,
@@ -225,6 +226,5 @@ async function measure(slurm: SlurmSandbox, baseUrl: string, stateDir: string, s
   };
 }
 
-const out = await main();
-console.log(JSON.stringify(out, null, 2));
+printFigures(await main());
 process.exit(0);

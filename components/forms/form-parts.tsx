@@ -56,24 +56,6 @@ export function Field({
   );
 }
 
-/** The GPU type a workload asks for, from the types the fleet has (the first unless one is given). */
-export function GpuTypeField({ field, gpuTypes }: { field: FieldBinding; gpuTypes: string[] }) {
-  return (
-    <Field label="GPU type" {...field}>
-      {(p) => (
-        <select {...p} defaultValue={p.defaultValue ?? gpuTypes[0]} required>
-          {gpuTypes.length === 0 ? <option value="">No GPUs in the fleet yet</option> : null}
-          {gpuTypes.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-      )}
-    </Field>
-  );
-}
-
 export function SubmitButton({
   children,
   variant = "primary",

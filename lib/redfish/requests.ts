@@ -69,7 +69,7 @@ export async function pollTask(c: RedfishClient, ref: TaskRef): Promise<TaskPoll
 }
 
 /** Follows a 202's task to its end (within the client's task timeout); any other answer as it is. */
-export async function settle(c: RedfishClient, a: Answer, method: string, path: string): Promise<Answer> {
+async function settle(c: RedfishClient, a: Answer, method: string, path: string): Promise<Answer> {
   if (a.status !== 202) return a;
   const what = `${method} ${path}`;
   let ref = taskRef(a, what);

@@ -77,7 +77,8 @@ describe("segments of a reservation paid up front", () => {
   });
 
   it("settle when the reservation reaches its end, and a cancellation gives everything back", async () => {
-    const { f, tenant, as } = await setup();
+    // three nodes: the two the first booking held are between tenants (wiped and attested) when the second is made
+    const { f, tenant, as } = await setup(3);
     const now = Date.now();
     const r = await createReservation(as, {
       gpu_type: f.gpuType,

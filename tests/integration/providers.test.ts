@@ -50,7 +50,7 @@ beforeAll(async () => {
   // the other burst file may hold the turn for its whole run
 }, 600_000);
 afterAll(async () => {
-  lambda?.close();
+  await lambda?.close();
   await releaseProviders?.();
 });
 

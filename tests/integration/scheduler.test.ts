@@ -418,7 +418,8 @@ describe("cycles racing cancellations", () => {
 
 /** Whether some session of this database comes to wait for a lock matching `what` (SQL over pg_stat_activity) within ten seconds. */
 async function waiting(what: string): Promise<boolean> {
-  for (let i = 0; i < 400; i++) {
+  // up to a minute: on a loaded machine (the whole suite, two cores) a cycle can take that long to get there
+  for (let i = 0; i < 2400; i++) {
     const { rows } = await pool().query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${what}`,
     );

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   chmodSync,
@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { spawnHarness } from "../../scripts/lib/harness-clients";
 import { ensureSystemTool } from "./system-packages";
 
 // A real docker engine for the tests of the node agent (../shared/STACK.md): Debian's dockerd with
@@ -136,9 +137,9 @@ for (let i = 0; i < args.length; i++) {
   out.push(args[i]);
 }
 const child = spawn(cli, out, { stdio: "inherit" });
+child.on("error", () => process.exit(127));
 for (const sig of ["SIGTERM", "SIGINT"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal === "SIGKILL" ? 137 : 143)));
-child.on("error", () => process.exit(127));
 `;
 
 /**
@@ -176,8 +177,11 @@ export async function startDockerNode(): Promise<DockerNode | { unavailable: str
   const logFd = openSync(log, "w");
   // nsenter switches the network namespace only (`ip netns exec` would also remount /sys, hiding the cgroups dockerd needs)
   const daemon = ns
-    ? spawn("nsenter", [`--net=/run/netns/${ns.name}`, "--", "dockerd", ...daemonArgs], { stdio: ["ignore", logFd, logFd], detached: true })
-    : spawn("dockerd", daemonArgs, { stdio: ["ignore", logFd, logFd], detached: true });
+    ? spawnHarness("dockerd", "nsenter", [`--net=/run/netns/${ns.name}`, "--", "dockerd", ...daemonArgs], {
+        stdio: ["ignore", logFd, logFd],
+        detached: true,
+      })
+    : spawnHarness("dockerd", "dockerd", daemonArgs, { stdio: ["ignore", logFd, logFd], detached: true });
   const env = { ...process.env, DOCKER_HOST: dockerHost };
   const docker = (args: string[]) => run(cli, args, { env });
   let up = false;
@@ -259,8 +263,11 @@ export async function startDockerNode(): Promise<DockerNode | { unavailable: str
     docker,
     spawnOnNode: (cmd, args, childEnv) =>
       ns
-        ? spawn("nsenter", [`--net=/run/netns/${ns.name}`, "--", cmd, ...args], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] })
-        : spawn(cmd, args, { env: childEnv, stdio: ["ignore", "pipe", "pipe"] }),
+        ? spawnHarness(cmd, "nsenter", [`--net=/run/netns/${ns.name}`, "--", cmd, ...args], {
+            env: childEnv,
+            stdio: ["ignore", "pipe", "pipe"],
+          })
+        : spawnHarness(cmd, cmd, args, { env: childEnv, stdio: ["ignore", "pipe", "pipe"] }),
     forward: async (toPort) => {
       const server = net.createServer((client) => {
         const upstream = net.connect(toPort, "127.0.0.1");

@@ -355,7 +355,9 @@ describe("signed bundles (issue 27)", () => {
   it("every installer served checks its bundle (the shared check is in the script)", () => {
     const script = installScript("https://cp.example.com");
     expect(script).toContain("verify_bundle() {");
-    expect(script).toContain('verify_bundle agent "$ARCH"');
+    // whichever bundle it installs (the agent, or the Slurm bridge with --slurm-bridge), under that bundle's name
+    expect(script).toContain('verify_bundle "$KIND" "$ARCH"');
+    expect(script).toContain('BUNDLE="$URL/install/$KIND-linux-$ARCH.tar.gz"');
     expect(script).not.toContain("__GPUFORGE_VERIFY_BUNDLE__");
     expect(script).not.toContain(".sha256");
   });
