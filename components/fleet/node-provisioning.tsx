@@ -50,7 +50,7 @@ function Exchanges({ step }: { step: ProvisioningStepJson }) {
         {step.exchanges.length + step.exchanges_omitted} Redfish request{step.exchanges.length + step.exchanges_omitted === 1 ? "" : "s"}
         {step.exchanges_omitted ? ` (${step.exchanges_omitted} in the middle not kept)` : ""}
       </summary>
-      <div className="mt-2 overflow-x-auto rounded-md ring-1 ring-slate-200">
+      <div className="mt-2 rounded-md ring-1 ring-slate-200">
         <Table caption={`Redfish requests of “${step.label}”`}>
           <thead className="bg-slate-50">
             <tr>

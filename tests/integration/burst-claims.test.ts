@@ -19,8 +19,11 @@ import { asTenantAdmin, availableFleet, makeTenant } from "../support/fixtures";
 
 let gpuType = "";
 beforeAll(async () => {
-  // a fleet of the type exists (the jobs are satisfiable); the scheduler is not run, so they wait
-  gpuType = (await availableFleet(1, 8, "CLAIM")).gpuType;
+  // a fleet of the type exists (the jobs are satisfiable) but is in maintenance: other files' scheduler
+  // cycles share this database, and none may place these jobs, which must wait
+  const fleet = await availableFleet(1, 8, "CLAIM");
+  gpuType = fleet.gpuType;
+  await pool().query("UPDATE nodes SET status = 'maintenance' WHERE id = ANY($1::uuid[])", [fleet.nodes.map((n) => n.node.id)]);
 });
 const offer = (over: Partial<PricedOffer> = {}): PricedOffer => ({
   provider: "runpod",
@@ -161,6 +164,8 @@ describe("a node rented from a provider", () => {
       priority: 5,
       max_retries: 0,
     });
+    // it waits (other files' scheduler cycles share this database: none may start it on its rented node meanwhile)
+    await pool().query("UPDATE jobs SET not_before = now() + interval '1 day' WHERE id = $1::uuid", [job.id]);
     // the node is the instance rented for the renter's waiting job
     await db().providerInstance.create({
       data: {
