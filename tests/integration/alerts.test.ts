@@ -30,6 +30,7 @@ import {
   unique,
 } from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
+import { takeOutboxTurn } from "../support/test-turns";
 
 // Alert evaluation reads the whole fleet, so every rule here is scoped to a cluster of its own
 // test, and the seeded fleet-wide rules are switched off for this file (the only one that evaluates).
@@ -374,7 +375,9 @@ describe("notification outbox", () => {
   let smtpPort = 0;
   const mails: string[] = [];
 
+  let releaseOutbox: (() => Promise<void>) | undefined;
   beforeAll(async () => {
+    releaseOutbox = await takeOutboxTurn();
     server = http.createServer((req, res) => {
       let body = "";
       req.on("data", (c) => (body += c));
@@ -401,8 +404,10 @@ describe("notification outbox", () => {
     });
     await new Promise<void>((r) => smtp.listen(0, "127.0.0.1", r));
     smtpPort = (smtp.server.address() as AddressInfo).port;
-  });
+  }, 600_000);
+
   afterAll(async () => {
+    await releaseOutbox?.();
     server.close();
     await new Promise<void>((r) => smtp.close(r));
   });

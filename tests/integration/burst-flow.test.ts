@@ -19,7 +19,7 @@ import { availableFleet, makeTenant, unique } from "../support/fixtures";
 import type { Booted } from "../support/provider-standins/base";
 import { startLambdaStandIn } from "../support/provider-standins/lambda";
 import { startRunpodStandIn } from "../support/provider-standins/runpod";
-import { takeProviderStateTurn } from "../support/provider-state-lock";
+import { takeProviderStateTurn } from "../support/test-turns";
 import { startVastStandIn } from "../support/provider-standins/vast";
 
 // The whole burst flow in the simulator, against the three providers' stand-ins: a job that waits

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { systemActor } from "@/lib/auth/principal";
 import { balanceOf, depositFunds } from "@/lib/billing/ledger";
 import { accrueRunningUsage } from "@/lib/billing/meter";
-import { db } from "@/lib/db/client";
+import { db, pool } from "@/lib/db/client";
 import { changePodState } from "@/lib/pods/change-pod-state";
 import { createPod } from "@/lib/pods/create-pod";
 import { createPodBody } from "@/lib/pods/schemas";
@@ -47,6 +47,9 @@ const window = (fromMs: number, hours: number) => ({
 describe("concurrent pods", () => {
   it("parallel creates stop at the limit, a start past it is refused, and the database refuses any other path", async () => {
     const f = await fleet(1, 8);
+    // the node is in maintenance: other files' cycles share this database, and one that placed a pod here
+    // would leave it stopping (still counted) when this test stops it
+    await pool().query("UPDATE nodes SET status = 'maintenance' WHERE id = ANY($1::uuid[])", [f.nodes.map((n) => n.node.id)]);
     const t = await prepaid({ max_pods: 2 }, 100_000);
     const results = await Promise.all(Array.from({ length: 5 }, () => codeOf(createPod(t.as, pod(f.gpuType)))));
     expect(results.filter((r) => r === "ok")).toHaveLength(2);

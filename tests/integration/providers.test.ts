@@ -19,7 +19,7 @@ import {
   unique,
 } from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
-import { takeProviderStateTurn } from "../support/provider-state-lock";
+import { takeProviderStateTurn } from "../support/test-turns";
 import { startLambdaStandIn } from "../support/provider-standins/lambda";
 
 // Offers with our price, the operator's GPU-type mapping, tenants' burst settings and their

@@ -9,6 +9,7 @@ import { redactPendingReasons } from "@/lib/jobs/queries";
 import { analyticsSalt, createDemoRequest } from "@/lib/marketing/site";
 import { createIngestServer } from "../../scripts/ingest-server";
 import { makeTenant, unique } from "../support/fixtures";
+import { takeOutboxTurn } from "../support/test-turns";
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -118,6 +119,14 @@ describe("the key-cache listener notices a silently dead connection", () => {
 });
 
 describe("chat webhooks receive escaped text", () => {
+  // the outbox is one queue for the whole database: this file's delivery takes its turn with the others'
+  let releaseOutbox: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    releaseOutbox = await takeOutboxTurn();
+  }, 600_000);
+  afterAll(async () => {
+    await releaseOutbox?.();
+  });
   it("a job name or a demo request cannot ping the channel or disguise a link", async () => {
     const received: Array<{ text: string; gpuforge: Record<string, unknown> }> = [];
     const hook = http.createServer((req, res) => {

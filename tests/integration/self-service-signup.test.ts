@@ -17,6 +17,7 @@ import { principalForUserId } from "@/lib/users/principal-for-user";
 import { actorFor, makeTenant, makeUser, unique } from "../support/fixtures";
 import { codeAndFieldOf, codeOf } from "../support/outcomes";
 import { linkIn, startSmtpServer, type Inbox } from "../support/smtp";
+import { takeOutboxTurn } from "../support/test-turns";
 
 // Self-service sign-up and password reset through the services, with the outbox delivering to a
 // real SMTP server whose mail the tests read as a recipient would.
@@ -25,7 +26,9 @@ let inbox: Inbox;
 const visitor = () => ({ address: `203.0.113.${Math.floor(Math.random() * 250) + 1}`, userAgent: "vitest" });
 const PASSWORD = "a quiet harbour at dawn 7";
 
+let releaseOutbox: (() => Promise<void>) | undefined;
 beforeAll(async () => {
+  releaseOutbox = await takeOutboxTurn();
   inbox = await startSmtpServer();
   // read once, on first use: this file's services mail through this server, say the product's name and link to this site
   Object.assign(process.env, {
@@ -35,8 +38,12 @@ beforeAll(async () => {
     NEXTAUTH_URL: "https://console.forge.test",
     SELF_SERVICE_SIGNUP: "1",
   });
+  // another file that delivers notifications may hold the turn for its whole run
+}, 600_000);
+afterAll(async () => {
+  await inbox.close();
+  await releaseOutbox?.();
 });
-afterAll(() => inbox.close());
 
 /** Delivers due mail (the outbox's deliverer, as the background job runs it) and waits for one to `to`. */
 async function mailTo(to: string, subject: RegExp) {
