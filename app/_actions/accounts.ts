@@ -46,12 +46,12 @@ export const signUpAction = serverAction(
 export const verifyEmailAction = serverAction(
   {
     schema: verifyEmailBody,
-    fromForm: (f) => ({ token: formText(f, "token") ?? "" }),
+    fromForm: (f) => ({ token: formText(f, "token") ?? "", password: (f.get("password") as string | null) ?? "" }),
     access: "public",
     rateLimit: limitOf(accounts.verifyEmail),
   },
   async (_actor, input) => {
-    const { email } = await verifyEmail(input.token);
+    const { email } = await verifyEmail(input, await visitor());
     return { message: `Your address ${email} is confirmed. You can sign in now.`, data: { email } };
   },
 );

@@ -77,6 +77,45 @@ export function TokenActionForm({
   );
 }
 
+/**
+ * A verification link's page: the account's password beside the link's token (the link proves the
+ * mailbox, the password who made the account), and a person presses the button (mail scanners fetch links).
+ */
+export function VerifyEmailForm({ action, token }: { action: FormAction; token: string }) {
+  const { state, dispatch } = useActionForm(action, false);
+  const f = formFields(state);
+  if (state.ok)
+    return (
+      <div className="mt-6 space-y-4" role="status" data-testid="token-done">
+        <p className="rounded-md bg-emerald-50 px-3 py-3 text-sm text-emerald-800">{state.message}</p>
+        <Link
+          className="inline-block rounded-md bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-indigo-500"
+          href="/login"
+        >
+          Sign in
+        </Link>
+      </div>
+    );
+  return (
+    <form action={dispatch} aria-label="Confirm your email address" className="mt-6 space-y-4">
+      <input type="hidden" name="token" value={token} />
+      <Field label="Password" {...f.bare("password")} hint="The password this account was created with">
+        {(p) => <input {...p} type="password" required maxLength={200} autoComplete="current-password" autoFocus />}
+      </Field>
+      {f.error("token") ? (
+        <p className="text-sm text-red-700" role="alert">
+          {f.error("token")}{" "}
+          <Link className="font-medium underline" href="/login">
+            Sign in to get a new link
+          </Link>
+        </p>
+      ) : null}
+      <FormMessage state={state} />
+      <SubmitButton>Confirm my email address</SubmitButton>
+    </form>
+  );
+}
+
 export function ResetRequestForm({ action }: { action: FormAction }) {
   const { state, dispatch } = useActionForm(action, false);
   const f = formFields(state);

@@ -103,7 +103,14 @@ describe("self-service, in a browser", () => {
     const mail = await inbox.waitFor(email, (m) => /Confirm your email address/.test(m.subject ?? ""));
     expect(mail.html).toContain("Confirm my email address");
     await page.goto(linkIn(mail, "/signup/verify?token="));
+    expect(await axeViolations(page)).toEqual([]);
+    // the link proves the mailbox; the password proves who made the account: a wrong one verifies nothing
+    await page.getByLabel("Password").fill("not the password of this account");
     await page.getByRole("button", { name: "Confirm my email address" }).click();
+    await page.getByText("This is not the password the account was created with").waitFor();
+    await shot(page, "2-verify-wrong-password");
+    await page.getByLabel("Password").fill(password);
+    await page.keyboard.press("Enter");
     await page.getByTestId("token-done").waitFor();
     await shot(page, "2-verified");
     await page.getByRole("link", { name: "Sign in" }).click();
