@@ -1,6 +1,5 @@
-import Link from "next/link";
 import { discardSignupAction, verifyEmailAction } from "@/app/_actions/accounts";
-import { TokenActionForm, VerifyEmailForm } from "@/components/forms/account-forms";
+import { VerifyEmailForm } from "@/components/forms/account-forms";
 import { AuthCard } from "@/components/shell/auth-card";
 
 export const metadata = { title: "Confirm your email address" };
@@ -14,32 +13,7 @@ export default async function VerifyPage({ searchParams }: { searchParams: Promi
   return (
     <AuthCard title="Confirm your email address" description="Type the password you chose when you signed up to finish.">
       {token ? (
-        <>
-          <VerifyEmailForm action={verifyEmailAction} token={token} />
-          <section aria-labelledby="not-me" className="mt-8 border-t border-slate-200 pt-6">
-            <h2 id="not-me" className="text-sm font-semibold text-slate-900">
-              Did not sign up, or do not know this password?
-            </h2>
-            <p className="mt-1 text-sm text-slate-600">
-              Someone may have signed up with your address. Remove that account, then sign up with a password of your own, or{" "}
-              <Link className="font-medium text-indigo-700 hover:underline" href="/password-reset">
-                choose a new password
-              </Link>{" "}
-              for it through a reset link sent to this address.
-            </p>
-            <TokenActionForm
-              action={discardSignupAction}
-              token={token}
-              label="Remove this unconfirmed account"
-              variant="danger"
-              done={
-                <Link className="font-medium text-indigo-700 hover:underline" href="/signup">
-                  Sign up with your address →
-                </Link>
-              }
-            />
-          </section>
-        </>
+        <VerifyEmailForm action={verifyEmailAction} discard={discardSignupAction} token={token} />
       ) : (
         <p className="mt-6 text-sm text-slate-600">This page needs the link from the email we sent. Open the link from that email again.</p>
       )}
