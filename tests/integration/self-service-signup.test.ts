@@ -17,6 +17,7 @@ import { principalForUserId } from "@/lib/users/principal-for-user";
 import { actorFor, makeTenant, makeUser, unique } from "../support/fixtures";
 import { codeAndFieldOf, codeOf } from "../support/outcomes";
 import { linkIn, startSmtpServer, type Inbox } from "../support/smtp";
+import { verifyEmailBody, verifyEmailForm } from "@/lib/signup/schemas";
 
 // Self-service sign-up and password reset through the services, with the outbox delivering to a
 // real SMTP server whose mail the tests read as a recipient would.
@@ -189,6 +190,16 @@ describe("sign-up", () => {
     expect(await db().user.findUniqueOrThrow({ where: { email } })).toMatchObject({ emailVerifiedAt: null });
     // another place, not throttled: the right password verifies with the same token
     expect(await verifyEmail({ token, password: PASSWORD }, { address: "198.51.100.78" })).toEqual({ email });
+  });
+
+  it("an API client holding the mailed token verifies with {token} alone, as API.md's call is; the page's action needs the password", async () => {
+    const email = address("api");
+    await signUp({ email, password: PASSWORD, company: unique("Api") });
+    const token = tokenOf(linkIn(await mailTo(email, /Confirm your email address/), "/signup/verify?token="));
+    expect(verifyEmailBody.safeParse({ token }).success).toBe(true);
+    expect(verifyEmailForm.safeParse({ token }).success).toBe(false);
+    expect(await verifyEmail({ token }, visitor())).toEqual({ email });
+    expect(await signInWithPassword(email, PASSWORD, visitor())).toMatchObject({ ok: true });
   });
 
   it("parallel confirmations with one token verify once", async () => {

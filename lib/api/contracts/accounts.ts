@@ -38,9 +38,9 @@ export const verifyEmail = defineContract({
   operationId: "verifyEmail",
   method: "POST",
   path: "/api/signup/verify",
-  summary: "Verify an address with the token from the sign-up mail and the account's password (works once)",
+  summary: "Verify an address with the token from the sign-up mail (works once)",
   description:
-    "Public. The token proves the mailbox, the password who made the account: a wrong password is 400 naming `password` and leaves the token usable (the address's owner who did not sign up discards the sign-up with the same token at POST /api/signup/discard, or resets the password). Wrong passwords count on the account's sign-in throttle (429 past it).",
+    "Public. The token proves the mailbox; with `password` (the console's page always sends it) it must also be the account's: a wrong one is 400 naming `password` and leaves the token usable (the address's owner who did not sign up discards the sign-up with the same token at POST /api/signup/discard, or resets the password). Wrong passwords count on the account's sign-in throttle (429 past it).",
   tags: ["Accounts"],
   access: "public",
   body: verifyEmailBody,
