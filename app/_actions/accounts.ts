@@ -15,7 +15,7 @@ import { formText, serverAction } from "@/lib/auth/action";
 import { MAX_PASSWORD_LENGTH } from "@/lib/auth/password-policy";
 import { clientIp } from "@/lib/http/route";
 import { discardSignup } from "@/lib/signup/discard-signup";
-import { discardSignupBody, passwordResetBody, passwordResetConfirmBody, signupBody, verifyEmailBody } from "@/lib/signup/schemas";
+import { discardSignupBody, passwordResetBody, passwordResetConfirmBody, signupBody, verifyEmailForm } from "@/lib/signup/schemas";
 import { signUp } from "@/lib/signup/sign-up";
 import { verifyEmail } from "@/lib/signup/verify-email";
 
@@ -45,13 +45,13 @@ export const signUpAction = serverAction(
 
 export const verifyEmailAction = serverAction(
   {
-    schema: verifyEmailBody,
-    fromForm: (f) => ({ token: formText(f, "token") ?? "" }),
+    schema: verifyEmailForm,
+    fromForm: (f) => ({ token: formText(f, "token") ?? "", password: (f.get("password") as string | null) ?? "" }),
     access: "public",
     rateLimit: limitOf(accounts.verifyEmail),
   },
   async (_actor, input) => {
-    const { email } = await verifyEmail(input.token);
+    const { email } = await verifyEmail(input, await visitor());
     return { message: `Your address ${email} is confirmed. You can sign in now.`, data: { email } };
   },
 );

@@ -77,6 +77,74 @@ export function TokenActionForm({
   );
 }
 
+/**
+ * A verification link's page: the account's password beside the link's token (the link proves the
+ * mailbox, the password who made the account), and a person presses the button (mail scanners fetch
+ * links). Whoever does not know the password removes the unconfirmed account with the same link, or
+ * chooses a password of their own through a reset.
+ */
+export function VerifyEmailForm({ action, discard, token }: { action: FormAction; discard: FormAction; token: string }) {
+  const { state, dispatch } = useActionForm(action, false);
+  const removed = useActionForm(discard, false);
+  const f = formFields(state);
+  const done = state.ok ? state : removed.state.ok ? removed.state : null;
+  if (done)
+    return (
+      <div className="mt-6 space-y-4" role="status" data-testid="token-done">
+        <p className="rounded-md bg-emerald-50 px-3 py-3 text-sm text-emerald-800">{done.message}</p>
+        {state.ok ? (
+          <Link
+            className="inline-block rounded-md bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-indigo-500"
+            href="/login"
+          >
+            Sign in
+          </Link>
+        ) : (
+          <Link className="font-medium text-indigo-700 hover:underline" href="/signup">
+            Sign up with your address →
+          </Link>
+        )}
+      </div>
+    );
+  return (
+    <>
+      <form action={dispatch} aria-label="Confirm your email address" className="mt-6 space-y-4">
+        <input type="hidden" name="token" value={token} />
+        <Field label="Password" {...f.bare("password")} hint="The password this account was created with">
+          {(p) => <input {...p} type="password" required maxLength={200} autoComplete="current-password" autoFocus />}
+        </Field>
+        {f.error("token") ? (
+          <p className="text-sm text-red-700" role="alert">
+            {f.error("token")}{" "}
+            <Link className="font-medium underline" href="/login">
+              Sign in to get a new link
+            </Link>
+          </p>
+        ) : null}
+        <FormMessage state={state} />
+        <SubmitButton>Confirm my email address</SubmitButton>
+      </form>
+      <section aria-labelledby="not-me" className="mt-8 border-t border-slate-200 pt-6">
+        <h2 id="not-me" className="text-sm font-semibold text-slate-900">
+          Did not sign up, or do not know this password?
+        </h2>
+        <p className="mt-1 text-sm text-slate-600">
+          Someone may have signed up with your address. Remove that account, then sign up with a password of your own, or{" "}
+          <Link className="font-medium text-indigo-700 hover:underline" href="/password-reset">
+            choose a new password
+          </Link>{" "}
+          for it through a reset link sent to this address.
+        </p>
+        <form action={removed.dispatch} className="mt-4 space-y-4" aria-label="Remove this unconfirmed account">
+          <input type="hidden" name="token" value={token} />
+          <FormMessage state={removed.state} />
+          <SubmitButton variant="danger">Remove this unconfirmed account</SubmitButton>
+        </form>
+      </section>
+    </>
+  );
+}
+
 export function ResetRequestForm({ action }: { action: FormAction }) {
   const { state, dispatch } = useActionForm(action, false);
   const f = formFields(state);

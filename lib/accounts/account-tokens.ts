@@ -20,12 +20,27 @@ const refused = () =>
 /**
  * Uses a token once: the statement that finds it unused and unexpired marks it used, so two
  * requests with one token cannot both pass. Answers the user it was for, or 400 naming `token`.
+ * Several purposes: a token of any of them.
  */
-export async function consumeAccountToken(tx: Tx, token: string, purpose: TokenPurpose): Promise<string> {
+export async function consumeAccountToken(tx: Tx, token: string, purpose: TokenPurpose | TokenPurpose[]): Promise<string> {
   if (!looksLikeLinkToken(token)) throw refused();
-  const [row] = await run(tx, CONSUME_ACCOUNT_TOKEN, [hashToken(token), purpose]);
+  const [row] = await run(tx, CONSUME_ACCOUNT_TOKEN, [hashToken(token), [purpose].flat()]);
   if (!row) throw refused();
   return row.user_id;
+}
+
+/**
+ * The user an unused, unexpired token is for, without using it (400 naming `token` otherwise):
+ * for a link that works only with something else beside it, the token stays usable until that is right.
+ */
+export async function peekAccountToken(tx: Tx, token: string, purpose: TokenPurpose): Promise<string> {
+  if (!looksLikeLinkToken(token)) throw refused();
+  const row = await tx.accountToken.findFirst({
+    where: { tokenHash: hashToken(token), purpose, usedAt: null, expiresAt: { gt: new Date() } },
+    select: { userId: true },
+  });
+  if (!row) throw refused();
+  return row.userId;
 }
 
 /** Retires the user's other unused tokens of these purposes (a verified address needs no second link). */

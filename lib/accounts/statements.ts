@@ -5,10 +5,10 @@ import { statement } from "@/lib/db/statement";
 
 /** Marks the token with hash $1 and purpose $2 used, when it is unused and unexpired; its user. */
 export const CONSUME_ACCOUNT_TOKEN = statement("accounts.consume-token", {
-  params: ["text", "text"],
+  params: ["text", "text[]"],
   columns: { user_id: "uuid" },
   text: `UPDATE account_tokens SET used_at = now()
-          WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()
+          WHERE token_hash = $1 AND purpose = ANY($2::text[]) AND used_at IS NULL AND expires_at > now()
       RETURNING user_id`,
 });
 

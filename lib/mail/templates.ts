@@ -60,10 +60,10 @@ export function renderAccountMail(site: Site, d: MailData): RenderedMail {
         heading: "Confirm your email address",
         paragraphs: [
           `Someone (we hope you) created a ${site.product} account for “${d.company}” with this address.`,
-          "Confirm the address to finish: until then the account cannot sign in or spend.",
+          "Confirm the address to finish, with the password you chose when you signed up: until then the account cannot sign in or spend.",
         ],
         action: { label: "Confirm my email address", url: d.link },
-        note: `The link works once and expires in ${d.expiresHours} hours; after that the unconfirmed account is removed. If you did not sign up, ignore this mail.`,
+        note: `The link works once and expires in ${d.expiresHours} hours; after that the unconfirmed account is removed. If you did not sign up, ignore this mail, or remove the account from the link's page.`,
         footer: "You received this because this address was entered on our sign-up page.",
       });
     case "signup_exists":

@@ -11,12 +11,13 @@ import { EXPIRED_SIGNUPS } from "@/lib/accounts/statements";
 
 /**
  * The owner of an address discards an unconfirmed sign-up someone else made with it (the link in
- * the "someone tried to sign up" mail): the tenant and its user are removed, so the owner can sign
- * up themselves. A sign-up already verified is not touched.
+ * the "someone tried to sign up" mail, or the verification link itself, whose page offers this to
+ * whoever does not know the account's password): the tenant and its user are removed, so the owner
+ * can sign up themselves. A sign-up already verified is not touched.
  */
 export async function discardSignup(token: string): Promise<void> {
   await db().$transaction(async (tx) => {
-    const userId = await consumeAccountToken(tx, token, "discard_signup");
+    const userId = await consumeAccountToken(tx, token, ["discard_signup", "verify_email"]);
     const user = await tx.user.findUniqueOrThrow({
       where: { id: userId },
       select: { email: true, emailVerifiedAt: true, tenantId: true, tenant: { select: { name: true, signupExpiresAt: true } } },

@@ -114,6 +114,24 @@ export async function verifyCredentials(
 
 const PASSWORD_POLICIES = { address: ADDRESS_POLICY, account: ACCOUNT_POLICY, pair: PAIR_POLICY } as const;
 
+/**
+ * An account's password asked for outside sign-in (confirming a sign-up's address): counted on
+ * the sign-in counters of the account and the address, so it is no second place to guess one.
+ */
+export async function checkAccountPassword(
+  email: string,
+  passwordHash: string | null,
+  password: string,
+  address: string,
+): Promise<{ ok: boolean } | { ok: false; retryAfterS: number }> {
+  const keys = throttleKeys(email, address);
+  const gate = await countAttempt(keys, PASSWORD_POLICIES, true);
+  if (!gate.allowed) return { ok: false, retryAfterS: Math.ceil(gate.retryAfterMs / 1000) };
+  const ok = await verifyPassword(passwordHash, password);
+  if (ok) await giveBack(keys);
+  return { ok };
+}
+
 export interface ThrottleKeys {
   address: string;
   account: string;

@@ -103,7 +103,14 @@ describe("self-service, in a browser", () => {
     const mail = await inbox.waitFor(email, (m) => /Confirm your email address/.test(m.subject ?? ""));
     expect(mail.html).toContain("Confirm my email address");
     await page.goto(linkIn(mail, "/signup/verify?token="));
+    expect(await axeViolations(page)).toEqual([]);
+    // the link proves the mailbox; the password proves who made the account: a wrong one verifies nothing
+    await page.getByLabel("Password", { exact: true }).fill("not the password of this account");
     await page.getByRole("button", { name: "Confirm my email address" }).click();
+    await page.getByText("This is not the password the account was created with").waitFor();
+    await shot(page, "2-verify-wrong-password");
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await page.keyboard.press("Enter");
     await page.getByTestId("token-done").waitFor();
     await shot(page, "2-verified");
     await page.getByRole("link", { name: "Sign in" }).click();
@@ -178,6 +185,32 @@ describe("self-service, in a browser", () => {
 
     // what the operator sees: a verified self-service sign-up with its starting limits
     expect(tenant).toMatchObject({ origin: "signup", signupExpiresAt: null, billingMode: "prepaid", maxPods: 2 });
+  });
+
+  it("the owner of an address someone else signed up with cannot confirm it, and removes it from the link's page", async () => {
+    const email = `${unique("victim")}@example.test`;
+    const attackers = "the attackers own passphrase 31";
+    const signup = await fetch(`${base}/api/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: attackers, company: unique("Attacker Labs") }),
+    });
+    expect(signup.status).toBe(202);
+    const mail = await inbox.waitFor(email, (m) => /Confirm your email address/.test(m.subject ?? ""));
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(linkIn(mail, "/signup/verify?token="));
+    // the owner does not know the attacker's password: a password of their own verifies nothing
+    await page.getByLabel("Password", { exact: true }).fill("the victims own passphrase 64");
+    await page.getByRole("button", { name: "Confirm my email address" }).click();
+    await page.getByText("This is not the password the account was created with").waitFor();
+    expect(await db().user.findUniqueOrThrow({ where: { email } })).toMatchObject({ emailVerifiedAt: null });
+    await page.getByRole("button", { name: "Remove this unconfirmed account" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("link", { name: "Sign up with your address →" }).waitFor();
+    // removed: the page no longer offers to confirm it
+    expect(await page.getByRole("button", { name: "Confirm my email address" }).count()).toBe(0);
+    await shot(page, "2-verify-discarded");
+    expect(await db().user.findUnique({ where: { email } })).toBeNull();
   });
 
   it("an operator sees sign-ups and their verification state, and sets the self-service defaults", async () => {

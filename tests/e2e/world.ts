@@ -45,7 +45,7 @@ import {
 import { api } from "../support/http";
 import { putSecret } from "@/lib/secrets/secrets";
 import { runDueToolCalls } from "@/lib/pipelines/tool-calls/run-tool-calls";
-import { resetTokens, signupTokens } from "../support/account-tokens";
+import { resetTokens, signupTokens, WALK_PASSWORD } from "../support/account-tokens";
 import { bmcWorld, nodeWithSimBmc } from "./world-bmc";
 
 // The cast of the isolation and bad-input walks: tenant A (whose objects are the targets),
@@ -931,7 +931,11 @@ export function operationCases(w: World): Record<string, OperationCase> {
       body: () => ({ email: `${unique("walk-signup")}@walk.test`, password: "walk-signup-passphrase-9", company: unique("Walk Co") }),
       expect: all(202),
     },
-    verifyEmail: { path: fixed("/api/signup/verify"), body: () => ({ token: w.tokens.verify.pop() ?? "used-up" }), expect: all(200) },
+    verifyEmail: {
+      path: fixed("/api/signup/verify"),
+      body: () => ({ token: w.tokens.verify.pop() ?? "used-up", password: WALK_PASSWORD }),
+      expect: all(200),
+    },
     discardSignup: { path: fixed("/api/signup/discard"), body: () => ({ token: w.tokens.discard.pop() ?? "used-up" }), expect: all(200) },
     requestPasswordReset: {
       path: fixed("/api/password-reset"),

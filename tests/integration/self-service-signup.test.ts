@@ -18,6 +18,7 @@ import { actorFor, makeTenant, makeUser, unique } from "../support/fixtures";
 import { codeAndFieldOf, codeOf } from "../support/outcomes";
 import { linkIn, startSmtpServer, type Inbox } from "../support/smtp";
 import { takeOutboxTurn } from "../support/test-turns";
+import { verifyEmailBody, verifyEmailForm } from "@/lib/signup/schemas";
 
 // Self-service sign-up and password reset through the services, with the outbox delivering to a
 // real SMTP server whose mail the tests read as a recipient would.
@@ -99,8 +100,8 @@ describe("sign-up", () => {
     await deliverNotifications();
     await inbox.waitFor(email, (m) => linkIn(m, "/signup/verify?token=") !== link);
 
-    expect(await verifyEmail(token)).toEqual({ email });
-    expect(await codeAndFieldOf(verifyEmail(token))).toBe("validation_failed:token"); // once
+    expect(await verifyEmail({ token, password: PASSWORD }, visitor())).toEqual({ email });
+    expect(await codeAndFieldOf(verifyEmail({ token, password: PASSWORD }, visitor()))).toBe("validation_failed:token"); // once
     expect(await db().tenant.findUniqueOrThrow({ where: { id: user.tenantId! } })).toMatchObject({ signupExpiresAt: null });
     expect(await signInWithPassword(email, PASSWORD, visitor())).toMatchObject({ ok: true, user: { email, role: "tenant_admin" } });
   });
@@ -150,6 +151,73 @@ describe("sign-up", () => {
     expect(await verifyPassword(user.passwordHash, "the owners own passphrase 99")).toBe(true);
     expect(await signInWithPassword(email, squatter, visitor())).toMatchObject({ ok: false });
     expect(await signInWithPassword(email, "the owners own passphrase 99", visitor())).toMatchObject({ ok: true });
+  });
+
+  it("the verification link confirms only with the account's password: a sign-up with someone else's address stays unusable", async () => {
+    // the attacker signs up with the victim's address and a password of their own; the victim gets the mail
+    const email = address("victim");
+    const attackers = "the attackers own passphrase 31";
+    await signUp({ email, password: attackers, company: unique("Attacker") });
+    const pending = await db().user.findUniqueOrThrow({ where: { email } });
+    const token = tokenOf(linkIn(await mailTo(email, /Confirm your email address/), "/signup/verify?token="));
+
+    // the victim follows the link: without the password, or with one of their own, nothing is verified
+    expect(await codeAndFieldOf(verifyEmail({ token, password: "" }, visitor()))).toBe("validation_failed:password");
+    expect(await codeAndFieldOf(verifyEmail({ token, password: "the victims own passphrase 64" }, visitor()))).toBe(
+      "validation_failed:password",
+    );
+    expect(await db().user.findUniqueOrThrow({ where: { id: pending.id } })).toMatchObject({ emailVerifiedAt: null });
+    expect(await signInWithPassword(email, attackers, visitor())).toMatchObject({ ok: false, reason: "unverified" });
+    // the token was not used up by the refusals: the victim removes the sign-up with the same link
+    await discardSignup(token);
+    expect(await db().user.findUnique({ where: { id: pending.id } })).toBeNull();
+    expect(await signInWithPassword(email, attackers, visitor())).toMatchObject({ ok: false, reason: "invalid" });
+    expect(await codeAndFieldOf(verifyEmail({ token, password: attackers }, visitor()))).toBe("validation_failed:token");
+
+    // the real owner of a password (who has the mailbox too) verifies, after a typo
+    const own = address("ada");
+    await signUp({ email: own, password: PASSWORD, company: unique("Genuine") });
+    const ownToken = tokenOf(linkIn(await mailTo(own, /Confirm your email address/), "/signup/verify?token="));
+    expect(await codeAndFieldOf(verifyEmail({ token: ownToken, password: `${PASSWORD}x` }, visitor()))).toBe("validation_failed:password");
+    expect(await verifyEmail({ token: ownToken, password: PASSWORD }, visitor())).toEqual({ email: own });
+    expect(await signInWithPassword(own, PASSWORD, visitor())).toMatchObject({ ok: true });
+  });
+
+  it("wrong passwords on a verification link are throttled like sign-in, and the link still works after the wait", async () => {
+    const email = address("guess");
+    await signUp({ email, password: PASSWORD, company: unique("Guessed") });
+    const token = tokenOf(linkIn(await mailTo(email, /Confirm your email address/), "/signup/verify?token="));
+    const from = { address: "198.51.100.77" };
+    const outcomes: string[] = [];
+    for (let i = 0; i < 16; i++) outcomes.push(await codeAndFieldOf(verifyEmail({ token, password: `guess number ${i} of many` }, from)));
+    expect(outcomes.slice(0, 10).every((o) => o === "validation_failed:password")).toBe(true);
+    expect(outcomes).toContain("rate_limited");
+    // even the right password waits out the back-off (counted before the password is hashed)
+    expect(await codeOf(verifyEmail({ token, password: PASSWORD }, from))).toBe("rate_limited");
+    expect(await db().user.findUniqueOrThrow({ where: { email } })).toMatchObject({ emailVerifiedAt: null });
+    // another place, not throttled: the right password verifies with the same token
+    expect(await verifyEmail({ token, password: PASSWORD }, { address: "198.51.100.78" })).toEqual({ email });
+  });
+
+  it("an API client holding the mailed token verifies with {token} alone, as API.md's call is; the page's action needs the password", async () => {
+    const email = address("api");
+    await signUp({ email, password: PASSWORD, company: unique("Api") });
+    const token = tokenOf(linkIn(await mailTo(email, /Confirm your email address/), "/signup/verify?token="));
+    expect(verifyEmailBody.safeParse({ token }).success).toBe(true);
+    expect(verifyEmailForm.safeParse({ token }).success).toBe(false);
+    expect(await verifyEmail({ token }, visitor())).toEqual({ email });
+    expect(await signInWithPassword(email, PASSWORD, visitor())).toMatchObject({ ok: true });
+  });
+
+  it("parallel confirmations with one token verify once", async () => {
+    const email = address("twice");
+    await signUp({ email, password: PASSWORD, company: unique("Twice") });
+    const token = tokenOf(linkIn(await mailTo(email, /Confirm your email address/), "/signup/verify?token="));
+    const results = await Promise.allSettled(Array.from({ length: 4 }, () => verifyEmail({ token, password: PASSWORD }, visitor())));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const user = await db().user.findUniqueOrThrow({ where: { email } });
+    expect(user.emailVerifiedAt).not.toBeNull();
+    expect(await db().auditLog.count({ where: { action: "user.email_verified", targetId: user.id } })).toBe(1);
   });
 
   it("never gives a sign-up operator powers, whatever it sends", async () => {

@@ -7,9 +7,11 @@ import { unique } from "./fixtures";
 // works once): unverified sign-ups with a verification or discard token, or users with a reset token.
 
 let hash: Promise<string> | undefined;
+/** the password of every walk's sign-up and reset user (a verification link takes it beside the token) */
+export const WALK_PASSWORD = "walk-signup-passphrase-9";
 
 export async function signupTokens(n: number, purpose: "verify_email" | "discard_signup"): Promise<string[]> {
-  hash ??= hashPassword("walk-signup-passphrase-9");
+  hash ??= hashPassword(WALK_PASSWORD);
   const passwordHash = await hash;
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -42,7 +44,7 @@ export async function signupTokens(n: number, purpose: "verify_email" | "discard
 }
 
 export async function resetTokens(n: number, tenantId: string): Promise<string[]> {
-  hash ??= hashPassword("walk-signup-passphrase-9");
+  hash ??= hashPassword(WALK_PASSWORD);
   const passwordHash = await hash;
   const out: string[] = [];
   for (let i = 0; i < n; i++) {

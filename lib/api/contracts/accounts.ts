@@ -39,6 +39,8 @@ export const verifyEmail = defineContract({
   method: "POST",
   path: "/api/signup/verify",
   summary: "Verify an address with the token from the sign-up mail (works once)",
+  description:
+    "Public. The token proves the mailbox; with `password` (the console's page always sends it) it must also be the account's: a wrong one is 400 naming `password` and leaves the token usable (the address's owner who did not sign up discards the sign-up with the same token at POST /api/signup/discard, or resets the password). Wrong passwords count on the account's sign-in throttle (429 past it).",
   tags: ["Accounts"],
   access: "public",
   body: verifyEmailBody,
@@ -54,7 +56,7 @@ export const discardSignup = defineContract({
   operationId: "discardSignup",
   method: "POST",
   path: "/api/signup/discard",
-  summary: "Discard an unverified sign-up made with your address (the token from the mail)",
+  summary: "Discard an unverified sign-up made with your address (the discard or verification token from the mail)",
   tags: ["Accounts"],
   access: "public",
   body: discardSignupBody,
