@@ -2338,13 +2338,6 @@ AS $function$
      WHERE h.id = p_holding AND h.live AND (p_kind = 'final' OR p_end > h.starts_at)
 $function$;
 
-CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
- RETURNS uuid
- LANGUAGE sql
-AS $function$
-    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
-$function$;
-
 CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_holding uuid, p_reservation uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -2393,6 +2386,13 @@ BEGIN
     END IF;
     RETURN ev;
 END $function$;
+
+CREATE OR REPLACE FUNCTION public.bill_segment(p_job uuid, p_replica uuid, p_endpoint uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
+ RETURNS uuid
+ LANGUAGE sql
+AS $function$
+    SELECT "bill_segment"(p_job, p_replica, p_endpoint, NULL::uuid, NULL::uuid, p_tenant, p_attempt, p_gpu_type, p_gpu_count, p_started, p_kind, p_end)
+$function$;
 
 CREATE OR REPLACE FUNCTION public.bill_usage_segment(p_job uuid, p_tenant uuid, p_attempt integer, p_gpu_type text, p_gpu_count integer, p_run_started timestamp with time zone, p_kind text, p_end timestamp with time zone)
  RETURNS uuid

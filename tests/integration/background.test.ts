@@ -126,7 +126,8 @@ describe("in-process background driver", () => {
     const job = defineJob({
       id: `rerun-test-${Date.now()}`,
       description: "test",
-      events: ["pods/reconcile.requested"],
+      // an event no code emits: other files on this database emit the reconcile events all the time
+      events: ["platform/audit.prune.requested"],
       async run({ event, rerun }) {
         inputs.push({ event, rerun });
         if (inputs.length % 2 === 1) await new Promise<void>((r) => (release = r));
@@ -144,12 +145,12 @@ describe("in-process background driver", () => {
       await expect.poll(() => inputs.length).toBe(2);
       expect(inputs[1]).toEqual({ event: undefined, rerun: true });
 
-      await emitEvent("pods/reconcile.requested", { reason: "first" });
+      await emitEvent("platform/audit.prune.requested", { requested_by: "first" });
       await expect.poll(() => inputs.length).toBe(3);
-      await emitEvent("pods/reconcile.requested", { reason: "while it ran" });
+      await emitEvent("platform/audit.prune.requested", { requested_by: "while it ran" });
       release();
       await expect.poll(() => inputs.length).toBe(4);
-      expect(inputs[2]!.event).toEqual({ name: "pods/reconcile.requested", data: { reason: "first" } });
+      expect(inputs[2]!.event).toEqual({ name: "platform/audit.prune.requested", data: { requested_by: "first" } });
       expect(inputs[3]).toEqual({ event: inputs[2]!.event, rerun: undefined });
     } finally {
       release();

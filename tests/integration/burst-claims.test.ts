@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemActor } from "@/lib/auth/principal";
 import { claimLaunch } from "@/lib/burst/claim-launch";
 import type { PricedOffer } from "@/lib/burst/policy";
@@ -12,19 +12,26 @@ import { createReservation } from "@/lib/reservations/create-reservation";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { updateTenant } from "@/lib/tenants/update-tenant";
 import { asTenantAdmin, availableFleet, makeTenant } from "../support/fixtures";
+import { takeProviderStateTurn } from "../support/test-turns";
 
 // Launch decisions against the real database: what is committed (an hour of every live instance,
 // the GPUs rented for waiting jobs) is counted under the tenant's and the provider's burst locks,
 // so callers deciding at once never rent past a cap or a quota between them.
 
 let gpuType = "";
+let releaseProviders: (() => Promise<void>) | undefined;
+afterAll(async () => {
+  await releaseProviders?.();
+});
 beforeAll(async () => {
+  // the providers' daily spend is one figure for the whole database: the burst files take turns
+  releaseProviders = await takeProviderStateTurn();
   // a fleet of the type exists (the jobs are satisfiable) but is in maintenance: other files' scheduler
   // cycles share this database, and none may place these jobs, which must wait
   const fleet = await availableFleet(1, 8, "CLAIM");
   gpuType = fleet.gpuType;
   await pool().query("UPDATE nodes SET status = 'maintenance' WHERE id = ANY($1::uuid[])", [fleet.nodes.map((n) => n.node.id)]);
-});
+}, 600_000);
 const offer = (over: Partial<PricedOffer> = {}): PricedOffer => ({
   provider: "runpod",
   offerId: `${gpuType}|1x|od|US`,

@@ -227,7 +227,13 @@ describe("the Slurm bridge", () => {
     const reportsBefore = w.plane.calls.filter((c) => c.method === "PATCH" || c.path.endsWith("/slurm")).length;
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ nodes: fc.string({ maxLength: 300 }), queue: fc.string({ maxLength: 300 }), gres: fc.string({ maxLength: 100 }) }),
+        fc.record({
+          nodes: fc.string({ maxLength: 300 }),
+          // text, not an empty queue: an empty squeue is Slurm saying the job is gone (then asked of
+          // scontrol, which here knows no such job: a vanished job is ended, as it should be)
+          queue: fc.string({ minLength: 1, maxLength: 300 }).filter((q) => q.trim().length > 0),
+          gres: fc.string({ maxLength: 100 }),
+        }),
         async (o) => {
           w.slurm.out["scontrol -o show node"] = o.nodes;
           w.slurm.out["sinfo -N -h -O NodeList:|,GresUsed:|"] = o.gres;
