@@ -18,15 +18,16 @@ export interface TimelineRow {
   degraded?: boolean;
 }
 
+/** Tenants' colours: white text on each is at least 4.5:1 (WCAG AA), as the tenant floor prints names on them. */
 export const PALETTE = [
-  "bg-indigo-500",
-  "bg-emerald-500",
-  "bg-amber-500",
-  "bg-sky-500",
-  "bg-rose-500",
-  "bg-violet-500",
-  "bg-teal-500",
-  "bg-orange-500",
+  "bg-indigo-600",
+  "bg-emerald-700",
+  "bg-amber-700",
+  "bg-sky-700",
+  "bg-rose-600",
+  "bg-violet-600",
+  "bg-teal-700",
+  "bg-orange-700",
 ];
 export const PALETTE_SOFT = [
   "bg-indigo-100",
