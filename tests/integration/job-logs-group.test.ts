@@ -48,9 +48,14 @@ describe("job logs stored in groups", () => {
       orderBy: { seq: "asc" },
       select: { seq: true, stream: true, text: true },
     });
-    expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: fit + 1 }, (_, i) => i));
-    expect(rows.at(-1)).toEqual({ seq: fit, stream: "system", text: truncationMarker(cap) });
-    expect(rows.slice(0, -1).every((r) => r.stream === "stdout" && r.text === line)).toBe(true);
+    // which chunks fit depends on the order the parallel batches arrived in (as for one request at a
+    // time: the first chunk past the cap becomes the marker); what holds whatever that order was:
+    expect(new Set(rows.map((r) => r.seq)).size).toBe(rows.length); // every chunk once
+    const markers = rows.filter((r) => r.stream === "system");
+    expect(markers).toEqual([{ seq: markers[0]!.seq, stream: "system", text: truncationMarker(cap) }]);
+    const stored = rows.filter((r) => r.stream === "stdout");
+    expect(stored).toHaveLength(fit);
+    expect(stored.every((r) => r.text === line)).toBe(true);
     const p = await db().jobPlacement.findUniqueOrThrow({ where: { jobId_attempt: { jobId: job.id, attempt: placement.attempt } } });
     expect({ bytes: Number(p.logBytes), truncated: p.logTruncated }).toEqual({ bytes: fit * Buffer.byteLength(line), truncated: true });
     // what comes later is acknowledged and dropped, so the agent stops resending
