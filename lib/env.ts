@@ -18,11 +18,29 @@ const optionalUrl = z
   .transform((v) => (v ? v : undefined))
   .pipe(z.url().optional());
 
-const optionalSecret = z
+/** A setting that may be unset: blank is unset. */
+const optionalText = z
   .string()
   .trim()
   .optional()
   .transform((v) => (v ? v : undefined));
+/** The same, for a key or password: never echoed back in an error. */
+const optionalSecret = optionalText;
+
+/** A comma-separated list of CIDR ranges (blank: none), named by an example in its error. */
+const cidrList = (example: string, what = "CIDR ranges") =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx): Cidr[] => {
+      const list = parseCidrList(v ?? "");
+      if (list === null) {
+        ctx.addIssue({ code: "custom", message: `must be a comma-separated list of ${what}, e.g. ${example}` });
+        return z.NEVER;
+      }
+      return list;
+    });
 
 const markupPct = z.coerce.number().min(0, "must be 0 or more").max(1_000, "must be at most 1000");
 
@@ -107,16 +125,8 @@ const envSchema = z
       .min(0)
       .max(30 * 86_400)
       .default(900),
-    STRIPE_SECRET_KEY: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v) => (v ? v : undefined)),
-    STRIPE_WEBHOOK_SECRET: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v) => (v ? v : undefined)),
+    STRIPE_SECRET_KEY: optionalSecret,
+    STRIPE_WEBHOOK_SECRET: optionalSecret,
     STRIPE_API_BASE: optionalUrl,
     REMEDIATION_WINDOW_S: z.coerce
       .number()
@@ -178,47 +188,14 @@ const envSchema = z
     // How many proxies in front of the app append to X-Forwarded-For (0: none, use the socket address),
     // or which networks they are in. Nothing else is believed about a client's address.
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0, "must be 0 or more").max(10).default(0),
-    TRUSTED_PROXIES: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v, ctx): Cidr[] => {
-        const list = parseCidrList(v ?? "");
-        if (list === null) {
-          ctx.addIssue({
-            code: "custom",
-            message: "must be a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.0/8, 192.0.2.7",
-          });
-          return z.NEVER;
-        }
-        return list;
-      }),
+    TRUSTED_PROXIES: cidrList("10.0.0.0/8, 192.0.2.7", "IP addresses or CIDR ranges"),
     // Pods and the inference gateway. Nodes' addresses (what SSH commands name and the only places
     // the gateway connects to) must lie in these networks when set (lib/fleet/node-address.ts).
     // the Ed25519 key bundles for nodes are signed with (lib/agent-install/bundle-signing): its PEM
     // or base64 DER inline, or a file holding it; `npm start`'s embedded demo keeps one under .data/
-    BUNDLE_SIGNING_KEY: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v) => v || undefined),
-    BUNDLE_SIGNING_KEY_FILE: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v) => v || undefined),
-    NODE_ADDRESS_NETWORKS: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v, ctx): Cidr[] => {
-        const list = parseCidrList(v ?? "");
-        if (list === null) {
-          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.20.0.0/16" });
-          return z.NEVER;
-        }
-        return list;
-      }),
+    BUNDLE_SIGNING_KEY: optionalSecret,
+    BUNDLE_SIGNING_KEY_FILE: optionalText,
+    NODE_ADDRESS_NETWORKS: cidrList("10.20.0.0/16"),
     // the host ports node agents publish on (their own AGENT_PUBLISHED_PORTS): reports outside it are refused
     AGENT_PUBLISHED_PORTS: z
       .string()
@@ -270,18 +247,7 @@ const envSchema = z
     // Networks http steps may reach although they are not public (an internal API's, say); every
     // other loopback, private, link-local (cloud metadata), shared or reserved address is refused,
     // whatever name resolves to it
-    TOOL_CALL_ALLOWED_NETWORKS: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v, ctx): Cidr[] => {
-        const list = parseCidrList(v ?? "");
-        if (list === null) {
-          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.40.0.0/16" });
-          return z.NEVER;
-        }
-        return list;
-      }),
+    TOOL_CALL_ALLOWED_NETWORKS: cidrList("10.40.0.0/16"),
     // tool calls one worker process makes at once, and one tenant may have in flight across all workers
     TOOL_CALL_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
     TOOL_CALLS_PER_TENANT: z.coerce.number().int().min(1).max(1_000).default(4),
@@ -387,11 +353,7 @@ const envSchema = z
     // the settings, or this is set; a sign-up's link is good for SIGNUP_VERIFY_HOURS (then the
     // unverified account is removed), a password reset's for PASSWORD_RESET_MINUTES.
     PRODUCT_NAME: z.string().trim().min(1).max(60).default("GPUForge"),
-    MAIL_FROM: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v) => (v ? v : undefined)),
+    MAIL_FROM: optionalText,
     SELF_SERVICE_SIGNUP: boolFlag,
     SIGNUP_VERIFY_HOURS: z.coerce
       .number()
@@ -419,18 +381,7 @@ const envSchema = z
     // Loopback and link-local addresses (the control plane's own services, cloud metadata at
     // 169.254.169.254) are refused unless listed here: the deploy-time, explicit choice
     // (lib/redfish/address-policy.ts). And one Redfish request's limit.
-    BMC_NETWORKS: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v, ctx): Cidr[] => {
-        const list = parseCidrList(v ?? "");
-        if (list === null) {
-          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of CIDR ranges, e.g. 10.40.0.0/16" });
-          return z.NEVER;
-        }
-        return list;
-      }),
+    BMC_NETWORKS: cidrList("10.40.0.0/16"),
     BMC_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(20),
     // Provisioning (lib/provisioning): how long a worker's lease on a node lasts unless renewed (a
     // worker that stalls longer loses it and another continues), and how long after the power-on
@@ -441,16 +392,8 @@ const envSchema = z
     // or hex (ATTESTATION_SIGNING_KEY), or a file holding either (ATTESTATION_SIGNING_KEY_FILE; npm
     // start keeps one under .data/). Rotating it keeps old verdicts verifiable: every public key that
     // ever signed stays in the JWKS. Without one, nodes cannot be attested (503), so handovers fail closed.
-    ATTESTATION_SIGNING_KEY: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v) => (v ? v : undefined)),
-    ATTESTATION_SIGNING_KEY_FILE: z
-      .string()
-      .trim()
-      .optional()
-      .transform((v) => (v ? v : undefined)),
+    ATTESTATION_SIGNING_KEY: optionalSecret,
+    ATTESTATION_SIGNING_KEY_FILE: optionalText,
     // how long a nonce issued to a node's agent may be answered
     ATTESTATION_NONCE_TTL_S: z.coerce.number().int().min(10).max(3_600).default(300),
   })
