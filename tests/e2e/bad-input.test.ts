@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { api, expectErrorShape } from "../support/http";
 import { makeKey } from "../support/fixtures";
 import { buildWorld, operationCases, type World } from "./world";
+import { callerAuditCount } from "../support/caller-audit";
 
 // Every write operation in the OpenAPI document gets the same battery of bad inputs, generated
 // from its own request schema: malformed JSON, empty or non-object bodies, oversized bodies,
@@ -64,9 +65,7 @@ async function expectRefused(
   code: string,
   field?: string,
 ) {
-  // what callers wrote: the server's own background work (handovers, reservation sweeps) audits as the system meanwhile
-  const written = () => db().auditLog.count({ where: { actorKind: { not: "system" } } });
-  const before = await written();
+  const before = await callerAuditCount();
   const reply = await call();
   if (reply.status !== status) {
     failures.push(`${label}: got ${reply.status}, want ${status} ${JSON.stringify(reply.body).slice(0, 200)}`);
@@ -79,7 +78,7 @@ async function expectRefused(
   }
   const details = (reply.body as { error: { details: Array<{ path: string }> } }).error.details;
   if (field && !details.some((d) => d.path === field)) failures.push(`${label}: details do not name ${field}: ${JSON.stringify(details)}`);
-  if ((await written()) !== before) failures.push(`${label}: refused but something was written`);
+  if ((await callerAuditCount()) !== before) failures.push(`${label}: refused but something was written`);
 }
 
 describe("bad input on every write route", () => {
@@ -265,7 +264,7 @@ describe("rate limits", () => {
   it("answers 429 with Retry-After once a caller exceeds an operation's limit, writes nothing, and leaves other callers alone", async () => {
     // createUser allows 60 requests a minute per caller; the limit counts before validation
     const { key } = await makeKey({ scope: "operator" });
-    const before = await db().auditLog.count({ where: { actorKind: { not: "system" } } });
+    const before = await callerAuditCount();
     const statuses: number[] = [];
     for (let i = 0; i < 60; i++) statuses.push((await api("POST", "/api/users", { key, body: {} })).status);
     expect(new Set(statuses)).toEqual(new Set([400]));
@@ -273,7 +272,7 @@ describe("rate limits", () => {
     expect(limited.status).toBe(429);
     expectErrorShape(limited, "rate_limited");
     expect(limited.headers.get("retry-after")).toBe("60");
-    expect(await db().auditLog.count({ where: { actorKind: { not: "system" } } })).toBe(before);
+    expect(await callerAuditCount()).toBe(before);
     const other = await api("POST", "/api/users", { key: world.keys.operator, body: {} });
     expect(other.status).toBe(400);
   });

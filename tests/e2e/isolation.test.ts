@@ -6,6 +6,7 @@ import { api, expectErrorShape } from "../support/http";
 import { registerNode } from "@/lib/fleet/register-node";
 import { agentPrincipal, makeKey, unique } from "../support/fixtures";
 import { ACTORS, buildWorld, operationCases, type World } from "./world";
+import { callerAuditCount } from "../support/caller-audit";
 
 // Walks every operation of the API as six kinds of caller and checks each answer. Driven by the
 // server's own OpenAPI document; a route file that the document does not describe, or an
@@ -70,8 +71,7 @@ describe("API isolation", () => {
         if (!c) continue;
         for (const actor of ACTORS) {
           const target = await c.path();
-          // what callers wrote: the server's own background work (handovers, sweeps) audits as the system meanwhile
-          const auditBefore = await db().auditLog.count({ where: { actorKind: { not: "system" } } });
+          const auditBefore = await callerAuditCount();
           const reply = await api(method.toUpperCase(), target, { key: world.keys[actor], body: c.body?.() });
           const want = c.expect[actor];
           if (reply.status !== want) {
@@ -91,7 +91,7 @@ describe("API isolation", () => {
             } catch (e) {
               failures.push(`${op.operationId} as ${actor}: ${(e as Error).message}`);
             }
-            if (method !== "get" && (await db().auditLog.count({ where: { actorKind: { not: "system" } } })) !== auditBefore) {
+            if (method !== "get" && (await callerAuditCount()) !== auditBefore) {
               failures.push(`${op.operationId} as ${actor}: refused with ${want} but something was written`);
             }
           }
@@ -176,7 +176,7 @@ describe("API isolation", () => {
     const s = world.clusterS.id;
     const job = world.jobOnS;
     const nodeS = world.nodeS.node.id;
-    const auditBefore = await db().auditLog.count({ where: { actorKind: { not: "system" } } });
+    const auditBefore = await callerAuditCount();
     for (const [method, path, body] of [
       [
         "PUT",
@@ -208,7 +208,7 @@ describe("API isolation", () => {
       expect(r.status, `${method} ${path}: ${JSON.stringify(r.body).slice(0, 200)}`).toBe(404);
       expectErrorShape(r, "not_found");
     }
-    expect(await db().auditLog.count({ where: { actorKind: { not: "system" } } })).toBe(auditBefore);
+    expect(await callerAuditCount()).toBe(auditBefore);
     const picture = (await api("GET", `/api/clusters/${s}/slurm`, { key: operator })).body.slurm;
     expect(picture).toMatchObject({ slurm_cluster_name: "walk", bridge: { id: world.slurmBridgeId } });
     expect((await db().job.findUniqueOrThrow({ where: { id: job.id }, select: { status: true } })).status).toBe("running");
