@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
 import { api, expectErrorShape } from "../support/http";
 import { makeKey } from "../support/fixtures";
 import { buildWorld, operationCases, type World } from "./world";
