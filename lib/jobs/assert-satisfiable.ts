@@ -1,9 +1,11 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
+import { run } from "@/lib/db/statement";
 import { unsatisfiable, validationFailed, type FieldIssue } from "@/lib/errors";
 import { markupPctOf, RUNS_CONTAINERS } from "@/lib/providers/registry";
 import { markupBasisPoints } from "@/lib/providers/pricing";
 import { PROVIDERS } from "@/lib/providers/vocabulary";
+import { BURST_OFFER_FITS } from "./statements";
 
 /**
  * Refuses (422) work that can never run: more GPUs than the tenant's whole quota, or than the
@@ -72,16 +74,16 @@ async function burstCanHold(
   tenantId: string,
   work: { gpu_count: number; gpu_type: string; needs_containers?: boolean },
 ): Promise<boolean> {
-  const terms = burstPriceTerms();
-  // the price as lib/providers/pricing.ts makes it: floor((2 × cost × (10000 + bp) + 10000) / 20000)
-  const [row] = await tx.$queryRaw<Array<{ ok: boolean }>>`
-    SELECT EXISTS (
-      SELECT 1 FROM tenants t JOIN provider_offers o ON o.gpu_type = ${work.gpu_type} AND o.gpu_count >= ${work.gpu_count}
-        JOIN unnest(${terms.providers}::text[], ${terms.markups}::int[]) AS m(provider, bp) ON m.provider = o.provider
-       WHERE t.id = ${tenantId}::uuid AND t.burst_enabled
-         AND floor((2 * o.cost_cents_per_gpu_hour::numeric * (10000 + m.bp) + 10000) / 20000) * o.gpu_count
-             <= t.burst_max_price_cents_per_gpu_hour::numeric * ${work.gpu_count}
-         AND (NOT ${Boolean(work.needs_containers)} OR o.provider = ANY(${terms.containerProviders}::text[]))) AS ok`;
+  const t = burstPriceTerms();
+  const [row] = await run(tx, BURST_OFFER_FITS, [
+    tenantId,
+    work.gpu_type,
+    work.gpu_count,
+    Boolean(work.needs_containers),
+    t.providers,
+    t.markups,
+    t.containerProviders,
+  ]);
   return Boolean(row?.ok);
 }
 

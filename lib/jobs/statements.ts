@@ -4,6 +4,31 @@ import { statement } from "@/lib/db/statement";
 // tests/integration/sql-statements.test.ts.
 
 /**
+ * A cached provider offer can hold the work within the tenant's burst cap (issue 30): an offer of the
+ * type with enough GPUs whose price — cost × (1 + the provider's markup in basis points), half up to
+ * a cent as lib/providers/pricing.ts makes it, for every GPU of the instance — is at most the cap for
+ * the work's GPUs, from a provider whose instances run containers when the work needs them. One text
+ * for the submit statement and for assertSatisfiable (pipelines), so both say yes to the same work.
+ */
+const burstOfferFits = (
+  p: Record<"tenant" | "gpuType" | "gpuCount" | "containers" | "providers" | "markups" | "containerProviders", string>,
+) =>
+  `EXISTS (
+       SELECT 1 FROM tenants bt JOIN provider_offers o ON o.gpu_type = ${p.gpuType} AND o.gpu_count >= ${p.gpuCount}
+         JOIN unnest(${p.providers}::text[], ${p.markups}::int[]) AS m(provider, bp) ON m.provider = o.provider
+        WHERE bt.id = ${p.tenant}::uuid AND bt.burst_enabled
+          AND floor((2 * o.cost_cents_per_gpu_hour::numeric * (10000 + m.bp) + 10000) / 20000) * o.gpu_count
+              <= bt.burst_max_price_cents_per_gpu_hour::numeric * ${p.gpuCount}
+          AND (NOT ${p.containers}::bool OR o.provider = ANY(${p.containerProviders}::text[])))`;
+
+/** Whether burst can hold work the fleet cannot: $1 tenant, $2 GPU type, $3 GPU count, $4 needs containers, $5–$7 the price terms. */
+export const BURST_OFFER_FITS = statement("jobs.burst-offer-fits", {
+  params: ["uuid", "text", "int4", "bool", "text[]", "int4[]", "text[]"],
+  columns: { ok: "bool" },
+  text: `SELECT ${burstOfferFits({ tenant: "$1", gpuType: "$2", gpuCount: "$3", containers: "$4", providers: "$5", markups: "$6", containerProviders: "$7" })} AS ok`,
+});
+
+/**
  * A job, its first event and (with an audit entry given) its audit entry in one statement, under
  * its tenant's row lock: the lock orders one tenant's concurrent submits, so each sees the quota
  * in use and the waiting count its predecessors left, and a submit holds it only for this one
@@ -73,16 +98,8 @@ export const INSERT_JOB = statement("jobs.insert", {
        SELECT t.*, ($6::uuid IS NULL OR EXISTS (SELECT 1 FROM clusters c WHERE c.id = $6::uuid)) AS cluster_found,
               (SELECT count(*)::int FROM gpus g JOIN nodes n ON n.id = g.node_id
                 WHERE g.gpu_type = $4 AND g.status <> 'missing' AND ($6::uuid IS NULL OR n.cluster_id = $6::uuid) AND (NOT $26::bool OR n.containers)) AS capacity,
-              -- a tenant that bursts (issue 30): work the fleet cannot hold may still run on a cached provider
-              -- offer whose price (cost × markup, half up, for every GPU of the instance) fits its cap, as
-              -- lib/jobs/assert-satisfiable.ts's burstCanHold and the burst cycle compare it
-              ($6::uuid IS NULL AND EXISTS (
-                SELECT 1 FROM tenants bt JOIN provider_offers o ON o.gpu_type = $4 AND o.gpu_count >= $3
-                  JOIN unnest($27::text[], $28::int[]) AS m(provider, bp) ON m.provider = o.provider
-                 WHERE bt.id = $1 AND bt.burst_enabled
-                   AND floor((2 * o.cost_cents_per_gpu_hour::numeric * (10000 + m.bp) + 10000) / 20000) * o.gpu_count
-                       <= bt.burst_max_price_cents_per_gpu_hour::numeric * $3
-                   AND (NOT $26::bool OR o.provider = ANY($29::text[])))) AS burst_can_hold
+              -- a tenant that bursts (issue 30): work the fleet cannot hold may still run on a provider offer
+              ($6::uuid IS NULL AND ${burstOfferFits({ tenant: "$1", gpuType: "$4", gpuCount: "$3", containers: "$26", providers: "$27", markups: "$28", containerProviders: "$29" })}) AS burst_can_hold
          FROM (SELECT 1) one LEFT JOIN t ON true
      ), decided AS (
        SELECT f.*,
