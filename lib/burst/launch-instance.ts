@@ -1,5 +1,4 @@
 import "server-only";
-import { bundleSigningKey } from "@/lib/agent-install/signing-key";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActorFor } from "@/lib/auth/principal";
 import { db } from "@/lib/db/client";
@@ -27,16 +26,12 @@ export async function launchForJob(
   job: BurstJob & { tenantId: string; waitedS: number },
   offer: PricedOffer,
   instance: { id: string; clusterId: string },
+  /** the control plane's bundle signing key (public half): the instance's installer checks the agent against it */
+  signingKey: string,
 ): Promise<"launched" | "failed"> {
   const adapter = providerAdapter(offer.provider);
   if (!adapter) {
     await failLaunch(instance.id, new ProviderError(offer.provider, "auth", "the provider is no longer configured"));
-    return "failed";
-  }
-  // an instance installs the same signed bundle every node does (the cycle launches nothing without a key)
-  const signing = bundleSigningKey();
-  if (!signing) {
-    await terminateInstance(instance.id, "not launched: this control plane has no bundle signing key (BUNDLE_SIGNING_KEY)");
     return "failed";
   }
   const clusterId = instance.clusterId;
@@ -65,7 +60,7 @@ export async function launchForJob(
       name: instanceName(await installationId(), instance.id),
       offer,
       env: { GPUFORGE_URL: publicUrl(), GPUFORGE_AGENT_KEY: key, GPUFORGE_HOSTNAME: hostname },
-      startScript: startScript(signing.publicKey),
+      startScript: startScript(signingKey),
     });
     await db().providerInstance.update({ where: { id: instance.id }, data: { status: "booting", externalId, launchedAt: new Date() } });
     await clearBackoff(offer.provider);

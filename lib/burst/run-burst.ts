@@ -43,6 +43,8 @@ const QUIET_EVERY_MS = 10 * 60_000;
  */
 export async function runBurstCycle() {
   const e = env();
+  // an instance installs the same signed bundle every node does: without a key to sign it, nothing launches
+  const signing = bundleSigningKey();
   const out = { terminated: 0, joined: 0, failed_over: 0, released: 0, idle_terminated: 0, launched: 0, reused: 0, waiting: 0 };
   for (const i of await db().providerInstance.findMany({ where: { status: "terminating" }, select: { id: true } }))
     if ((await terminateInstance(i.id, "terminating")) === "terminated") out.terminated++;
@@ -130,7 +132,7 @@ export async function runBurstCycle() {
       );
       continue;
     }
-    if (!bundleSigningKey()) {
+    if (!signing) {
       await quietAttempt(
         job,
         "no_offer",
@@ -154,7 +156,7 @@ export async function runBurstCycle() {
         continue;
       }
       tries++;
-      if ((await launchForJob(job, offer, { id: claim.instanceId, clusterId })) === "launched") {
+      if ((await launchForJob(job, offer, { id: claim.instanceId, clusterId }, signing.publicKey)) === "launched") {
         out.launched++;
         await resolveAlert("burst_spend_cap", `tenant:${job.tenantId}`);
         break;
