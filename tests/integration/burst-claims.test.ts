@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemActor } from "@/lib/auth/principal";
 import { claimLaunch } from "@/lib/burst/claim-launch";
 import type { PricedOffer } from "@/lib/burst/policy";
-import { RELEASE_UNNEEDED } from "@/lib/burst/statements";
+import { LAUNCH_COMMITMENTS, RELEASE_UNNEEDED } from "@/lib/burst/statements";
 import { providerCluster } from "@/lib/burst/records";
 import { db, pool } from "@/lib/db/client";
-import { run } from "@/lib/db/statement";
+import { run, runOne } from "@/lib/db/statement";
 import { cancelJob } from "@/lib/jobs/cancel-job";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createReservation } from "@/lib/reservations/create-reservation";
@@ -110,9 +110,20 @@ describe("claiming a launch", () => {
       costCentsPerGpuHour: 1000,
       priceCentsPerGpuHour: 1100,
     });
-    // what lambda already spent today (other tests) plus 3 more hours of 1000 ¢
-    const spent = await db().providerInstance.count({ where: { provider: "lambda", status: { in: ["launching", "booting", "running"] } } });
-    const limits = { ...caps(1_000_000), providerDailyCapCents: { runpod: 1e6, lambda: spent * 1000 + 3000 + 999, vast: 1e6 } };
+    // what lambda is already committed to today (earlier tests' instances: spent, and an hour of each
+    // live one), read as the claim reads it, plus room for 3 more hours of 1000 ¢
+    const now = Date.now();
+    const committed = await runOne(pool(), LAUNCH_COMMITMENTS, [
+      tenants[0]!.id,
+      "lambda",
+      new Date(now - 3_600_000),
+      new Date(new Date(now).toISOString().slice(0, 10) + "T00:00:00Z"),
+      jobs[0]!.id,
+    ]);
+    const limits = {
+      ...caps(1_000_000),
+      providerDailyCapCents: { runpod: 1e6, lambda: Number(committed!.provider_day_cost_cents) + 3000 + 999, vast: 1e6 },
+    };
     const claims = await Promise.all(jobs.map((j) => claimLaunch(j, o, cluster, limits)));
     expect(claims.filter((c) => c.outcome === "claimed")).toHaveLength(3);
   });
