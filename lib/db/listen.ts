@@ -10,6 +10,10 @@ const HEARTBEAT_MS = 10_000;
 const HEARTBEAT_TIMEOUT_MS = 5_000;
 const listeners = new Set<ChannelListener>();
 
+/** The client's socket (pg does not expose it in its types): held, let go or dropped by the listener. */
+const socketOf = (client: pg.Client) =>
+  (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void; destroy?: () => void } } }).connection?.stream;
+
 /** Stops every listener of this process (disconnectDb); each starts again when next used. */
 export async function stopAllListeners(): Promise<void> {
   await Promise.all([...listeners].map((l) => l.stop()));
@@ -75,7 +79,7 @@ export class ChannelListener {
       this.handlers.onLost();
       // a silent connection may never finish a polite goodbye: drop the socket too
       client.end().catch(() => {});
-      (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
+      socketOf(client)?.destroy?.();
       if (this.stopped) return;
       if (wasLive) logger.warn("notification listener lost its connection; retrying", { channel: this.channel, why });
       this.retryTimer = setTimeout(() => {
@@ -91,7 +95,7 @@ export class ChannelListener {
       .connect()
       .then(() => {
         // the listening connection must never keep a process alive on its own
-        (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+        socketOf(client)?.unref?.();
         return client.query(`LISTEN ${this.channel}`);
       })
       .then(() => {
@@ -106,15 +110,27 @@ export class ChannelListener {
 
   private startHeartbeat(client: pg.Client, lost: (why: string) => void): void {
     this.stopHeartbeat();
+    let asking = false;
     this.heartbeat = setInterval(() => {
-      const timer = setTimeout(() => lost(`no answer to a heartbeat within ${this.heartbeatTimeoutMs} ms`), this.heartbeatTimeoutMs);
+      // one question at a time: an unanswered one has its own timer, and pg queues a second behind it
+      if (asking) return;
+      asking = true;
+      // Timers run before the event loop reads its sockets: after a stall (a long GC, a busy
+      // machine) this timer can fire with the answer already waiting to be read. The verdict is
+      // given after one more turn of reading, so only an answer that truly is not there counts.
+      const timer = setTimeout(
+        () => setImmediate(() => asking && lost(`no answer to a heartbeat within ${this.heartbeatTimeoutMs} ms`)),
+        this.heartbeatTimeoutMs,
+      );
       timer.unref();
       client.query("SELECT 1").then(
         () => {
+          asking = false;
           clearTimeout(timer);
           if (this.client === client) this.lastHeardAt = Date.now();
         },
         (e: unknown) => {
+          asking = false;
           clearTimeout(timer);
           lost(String(e));
         },
@@ -137,6 +153,14 @@ export class ChannelListener {
     this.client = null;
     this.connected = false;
     this.stopHeartbeat();
-    await client?.end().catch(() => {});
+    if (!client) return;
+    // the listening socket does not keep the process alive (above), so a goodbye awaited on it alone
+    // let the process exit mid-await (code 13, the caller's next line never ran): held while it ends,
+    // and dropped if the server does not answer within a second
+    const stream = socketOf(client);
+    stream?.ref?.();
+    const giveUp = setTimeout(() => stream?.destroy?.(), 1_000);
+    await client.end().catch(() => {});
+    clearTimeout(giveUp);
   }
 }
