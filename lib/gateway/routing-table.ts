@@ -47,6 +47,7 @@ export class RoutingTable {
   private routes = new Map<string, EndpointRoute>();
   private pods = new Map<string, PodRoute>();
   private loading: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
   private loadedAt = 0;
 
   get(endpointId: string): EndpointRoute | undefined {
@@ -58,12 +59,27 @@ export class RoutingTable {
     return [...this.routes.values()].flatMap((e) => e.replicas.map((r) => ({ ...r, healthPath: e.healthPath, endpointId: e.id })));
   }
 
-  /** Re-reads the table; concurrent callers share one read. */
+  /**
+   * Re-reads the table, with a read that starts after this call: what was committed before it is in
+   * the table when it resolves. A read already under way may predate the caller's write, so callers
+   * arriving meanwhile share one more read queued behind it.
+   */
   refresh(): Promise<void> {
-    this.loading ??= this.load().finally(() => {
-      this.loading = null;
+    if (!this.loading) return (this.loading = this.startLoad());
+    this.queued ??= this.loading
+      .catch(() => {})
+      .then(() => {
+        this.queued = null;
+        return (this.loading = this.startLoad());
+      });
+    return this.queued;
+  }
+
+  private startLoad(): Promise<void> {
+    const loading = this.load().finally(() => {
+      if (this.loading === loading) this.loading = null;
     });
-    return this.loading;
+    return loading;
   }
 
   /** An endpoint not in the table may have been created a moment ago: one fresh read, at most every 100 ms. */
@@ -82,7 +98,7 @@ export class RoutingTable {
     return this.pods.get(podId);
   }
 
-  private async load(): Promise<void> {
+  protected async load(): Promise<void> {
     const [endpoints, pods] = await Promise.all([run(pool(), GATEWAY_ENDPOINT_ROUTES), run(pool(), GATEWAY_POD_ROUTES)]);
     const policy = nodeAddressPolicy();
     // a node address the policy does not allow (tightened since it registered, say) is never connected to
