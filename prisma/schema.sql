@@ -893,7 +893,7 @@ CREATE TABLE public.jobs (
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'blocked'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text]))),
     CONSTRAINT jobs_submitted_by_fkey FOREIGN KEY (submitted_by) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL,
     CONSTRAINT jobs_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON UPDATE CASCADE ON DELETE RESTRICT
-);
+) WITH (fillfactor=85);
 
 CREATE TABLE public.ledger_entries (
     id bigint DEFAULT nextval('ledger_entries_id_seq'::regclass) NOT NULL,
@@ -2003,6 +2003,8 @@ CREATE INDEX gpus_allocated_job_id_idx ON public.gpus USING btree (allocated_job
 CREATE INDEX gpus_allocated_pod_id_idx ON public.gpus USING btree (allocated_pod_id) WHERE (allocated_pod_id IS NOT NULL);
 
 CREATE INDEX gpus_allocated_replica_id_idx ON public.gpus USING btree (allocated_replica_id) WHERE (allocated_replica_id IS NOT NULL);
+
+CREATE INDEX gpus_free_idx ON public.gpus USING btree (node_id, index) WHERE ((status = 'available'::text) AND (allocated_job_id IS NULL) AND (allocated_replica_id IS NULL) AND (allocated_pod_id IS NULL) AND (foreign_holder IS NULL));
 
 CREATE INDEX gpus_gpu_type_status_idx ON public.gpus USING btree (gpu_type, status);
 

@@ -15,7 +15,8 @@
 //                 quota headroom and the prepaid balance are counted and the launching row written
 //                 under them (always the tenant's first, then the provider's)
 
-export type LockName = "scheduler" | "invoices" | "remediation" | "migrations" | "tool-calls" | `background:${string}` | `burst:${string}`;
+export type LockName =
+  "scheduler" | "scheduler:waiting" | "invoices" | "remediation" | "migrations" | "tool-calls" | `background:${string}` | `burst:${string}`;
 
 /** Anything that runs a parameterized statement: a pg client or pool, a transaction's client. */
 export interface Queryable {

@@ -15,13 +15,19 @@ import type { ActiveReservation, Capacity, QueuedJob, RunningWork, TenantUsage }
 // (it takes no GPUs and no quota), so reading it on every event was the cost of a backlog: 10,000
 // jobs waiting for full H100 nodes made every submit for a free L4 GPU wait for a cycle that read
 // them all. Their reasons and their moves between queued and blocked (quota freed or exceeded) are
-// kept current by the periodic sweep, which reads everything, every few seconds.
+// kept current by the cycle of the "waiting" scope, every 30 s, which reads exactly that work
+// and places nothing: it reads under a lock of its own, so a large backlog of such work never holds
+// up the cycles that place, and writes under theirs (lib/scheduler/run-cycle.ts).
 
 const MAX_QUEUE = 50_000;
 /** The node (alias n) is held by a reservation in force now: its GPUs are not on-demand capacity. */
 const RESERVED_NOW = `EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = n.id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())`;
 
-export type CycleScope = "all" | "placeable";
+/**
+ * "all": every waiting job and pod. "placeable": the work of GPU types with a free GPU. "waiting":
+ * the rest, the work of types with none free, for its reasons and quota moves (it places nothing).
+ */
+export type CycleScope = "all" | "placeable" | "waiting";
 
 export interface CycleFacts {
   jobs: QueuedJob[];
@@ -30,6 +36,14 @@ export interface CycleFacts {
   bookings: Map<string, NodeBooking>;
   reservations: ActiveReservation[];
   tenants: Map<string, TenantUsage>;
+  /** the GPU types the scope reads (null: every type), for readCapacityFacts */
+  types: string[] | null;
+  /** each waiting job's reason as read: the cycle writes only the reasons that changed */
+  reasonsBefore: ReadonlyMap<string, string | null>;
+}
+
+/** What a head that cannot start now needs to reserve capacity, and what a job too big for the usable fleet is told. */
+export interface CapacityFacts {
   running: RunningWork[];
   capacity: Capacity[];
 }
@@ -46,9 +60,10 @@ interface QueueRow {
   duration_s: number | null;
   status: "queued" | "blocked";
   reservation_id: string | null;
+  pending_reason: string | null;
 }
 
-const QUEUE_COLUMNS = `j.id, j.tenant_id, j.gpu_count, j.gpu_type, j.cluster_id, (j.image IS NOT NULL OR j.command IS NOT NULL) AS needs_containers, j.reservation_id,
+const QUEUE_COLUMNS = `j.id, j.tenant_id, j.gpu_count, j.gpu_type, j.cluster_id, (j.image IS NOT NULL OR j.command IS NOT NULL) AS needs_containers, j.reservation_id, j.pending_reason,
               GREATEST(j.priority, t.max_priority) AS priority, (extract(epoch FROM j.submitted_at) * 1000)::bigint AS submitted_ms, j.duration_s, j.status`;
 const SCHEDULABLE = `(j.status = 'queued' OR (j.status = 'blocked' AND j.block_reason = 'quota')) AND (j.not_before IS NULL OR j.not_before <= now())`;
 
@@ -62,13 +77,19 @@ const ALL_WAITING = `SELECT ${QUEUE_COLUMNS}
            SELECT * FROM jobs j WHERE j.tenant_id = t.id AND ${SCHEDULABLE} ORDER BY j.priority, j.submitted_at LIMIT $2) j
         WHERE t.status = 'active'
         ORDER BY priority, j.submitted_at LIMIT $1`;
-// …and of the given GPU types only, each type's window per tenant through jobs_schedulable_type_idx
-const WAITING_OF_TYPES = `SELECT ${QUEUE_COLUMNS}
-         FROM tenants t CROSS JOIN unnest($3::text[]) AS ty(gpu_type) CROSS JOIN LATERAL (
-           SELECT * FROM jobs j WHERE j.tenant_id = t.id AND j.gpu_type = ty.gpu_type AND ${SCHEDULABLE}
+// …and of the given GPU types only, the same window per tenant, through jobs_schedulable_type_idx.
+// The types are a literal array, not a join with unnest: each cycle's plan then sees which types it
+// asks for, and a type few jobs wait for is read by index (0.4 ms for 51 tenants) where the join's
+// plan, estimating every type alike, read each tenant's whole window and filtered it (14 ms).
+const waitingWhereType = (typeCondition: string) => `SELECT ${QUEUE_COLUMNS}
+         FROM tenants t CROSS JOIN LATERAL (
+           SELECT * FROM jobs j WHERE j.tenant_id = t.id AND ${typeCondition} AND ${SCHEDULABLE}
             ORDER BY j.priority, j.submitted_at LIMIT $2) j
         WHERE t.status = 'active'
         ORDER BY priority, j.submitted_at LIMIT $1`;
+const WAITING_OF_TYPES = waitingWhereType("j.gpu_type = ANY($3::text[])");
+// …and of every other type (the "waiting" scope), the same window per tenant
+const WAITING_OF_OTHER_TYPES = waitingWhereType("j.gpu_type <> ALL($3::text[])");
 
 const toJob = (j: QueueRow): QueuedJob => ({
   id: j.id,
@@ -91,28 +112,64 @@ const toJob = (j: QueueRow): QueuedJob => ({
 export async function readCycleFacts(c: pg.PoolClient, scope: CycleScope, busy: ReadonlySet<string>): Promise<CycleFacts | null> {
   let free: FreeGpu[] | undefined;
   let types: string[] | null = null;
-  if (scope === "placeable") {
+  let queue: { rows: QueueRow[] };
+  let pods: QueuedJob[];
+  const window = env().SCHEDULER_TENANT_WINDOW;
+  if (scope === "all") {
+    queue = await c.query<QueueRow>(ALL_WAITING, [MAX_QUEUE, window]);
+    // pods wait in the same queue: one node each, containers only (lib/pods/schedule-pods.ts)
+    pods = await waitingPods(c);
+  } else {
     free = (await readFreeGpus(c)).filter((g) => !busy.has(g.id));
-    types = [...new Set(free.map((g) => g.gpu_type))];
-    if (types.length === 0) return null;
+    const freeTypes = [...new Set(free.map((g) => g.gpu_type))];
+    if (scope === "placeable") {
+      if (freeTypes.length === 0) return null;
+      types = freeTypes;
+      queue = await c.query<QueueRow>(WAITING_OF_TYPES, [MAX_QUEUE, window, types]);
+      pods = (await waitingPods(c)).filter((p) => freeTypes.includes(p.gpuType));
+    } else {
+      // the work no free GPU can take: it is read with the types it asks for, and nothing is free for it
+      queue = await c.query<QueueRow>(WAITING_OF_OTHER_TYPES, [MAX_QUEUE, window, freeTypes]);
+      pods = (await waitingPods(c)).filter((p) => !freeTypes.includes(p.gpuType));
+      types = [...new Set([...queue.rows.map((j) => j.gpu_type), ...pods.map((p) => p.gpuType)])];
+      free = [];
+    }
   }
-  const queue = types
-    ? await c.query<QueueRow>(WAITING_OF_TYPES, [MAX_QUEUE, env().SCHEDULER_TENANT_WINDOW, types])
-    : await c.query<QueueRow>(ALL_WAITING, [MAX_QUEUE, env().SCHEDULER_TENANT_WINDOW]);
-  // pods wait in the same queue: one node each, containers only (lib/pods/schedule-pods.ts)
-  const pods = (await waitingPods(c)).filter((p) => !types || types.includes(p.gpuType));
   if (queue.rows.length === 0 && pods.length === 0) return null;
   free ??= (await readFreeGpus(c)).filter((g) => !busy.has(g.id));
   // Whole-node reservations: the nodes each one holds now (only its tenant's work goes there), the
   // next booking of every node (work placed there now must end before it), and the live
-  // reservations of the queue's tenants (for work that names one).
+  // reservations of the queue's tenants: work that names one waits for it, and the tenant's other
+  // work runs in it first when it holds a free GPU. With neither, they change no decision
+  // (placement.ts, placeInReservation) and are not read.
   const bookings = await readNodeBookings(c);
-  const live = await c.query<{ id: string; tenant_id: string; starts_ms: string; ends_ms: string }>(
-    `SELECT r.id, r.tenant_id, (extract(epoch FROM r.starts_at) * 1000)::bigint AS starts_ms, (extract(epoch FROM r.ends_at) * 1000)::bigint AS ends_ms
-         FROM reservations r WHERE r.tenant_id = ANY($1::uuid[]) AND r.status IN ('confirmed', 'active') AND r.ends_at > now()`,
-    [[...new Set(queue.rows.map((j) => j.tenant_id))]],
-  );
+  const reservedFree = free.some((g) => bookings.get(g.node_id)?.reservationId);
+  const live =
+    reservedFree || queue.rows.some((j) => j.reservation_id)
+      ? await c.query<{ id: string; tenant_id: string; starts_ms: string; ends_ms: string }>(
+          `SELECT r.id, r.tenant_id, (extract(epoch FROM r.starts_at) * 1000)::bigint AS starts_ms, (extract(epoch FROM r.ends_at) * 1000)::bigint AS ends_ms
+             FROM reservations r WHERE r.tenant_id = ANY($1::uuid[]) AND r.status IN ('confirmed', 'active') AND r.ends_at > now()`,
+          [[...new Set(queue.rows.map((j) => j.tenant_id))]],
+        )
+      : { rows: [] };
   const tenants = await readTenantQuotas(c, [...new Set([...queue.rows.map((j) => j.tenant_id), ...pods.map((p) => p.tenantId)])]);
+  return {
+    jobs: queue.rows.map(toJob),
+    pods,
+    free,
+    bookings,
+    reservations: live.rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, startsAt: Number(r.starts_ms), endsAt: Number(r.ends_ms) })),
+    tenants,
+    types,
+    reasonsBefore: new Map(queue.rows.map((j) => [j.id, j.pending_reason])),
+  };
+}
+
+/**
+ * Running work and usable capacity of the scope's GPU types: read only when some work cannot start
+ * now (lib/scheduler/run-cycle.ts), since a cycle that starts everything it read consults neither.
+ */
+export async function readCapacityFacts(c: pg.ClientBase, types: string[] | null): Promise<CapacityFacts> {
   // Running work by cluster, counting only the GPUs that can take work again when it ends
   // (healthy, on an available node): a draining or quarantined node gives nothing back to a head.
   const running = await c.query<{
@@ -139,12 +196,6 @@ export async function readCycleFacts(c: pg.PoolClient, scope: CycleScope, busy: 
     [types],
   );
   return {
-    jobs: queue.rows.map(toJob),
-    pods,
-    free,
-    bookings,
-    reservations: live.rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, startsAt: Number(r.starts_ms), endsAt: Number(r.ends_ms) })),
-    tenants,
     running: running.rows.map((r) => ({
       gpuType: r.gpu_type,
       clusterId: r.cluster_id,

@@ -1,11 +1,12 @@
 import "server-only";
+import { lockForTransaction } from "@/lib/db/locks";
 import { inTransaction } from "@/lib/db/transaction";
 import { processMetrics } from "@/lib/observability/process-metrics";
 import { PodConflict, writePodDecisions } from "@/lib/pods/schedule-pods";
-import { readCycleFacts, type CycleScope } from "./cycle-facts";
+import { readCapacityFacts, readCycleFacts, type CycleScope } from "./cycle-facts";
 import { phaseClock, profiled, type CycleProfile } from "./cycle-profile";
 import { groupFreeNodes } from "./free-nodes";
-import { place, type Decision } from "./placement";
+import { freeCapacity, place, type Decision } from "./placement";
 import { CycleConflict, lockChosenGpus, recordWaiting, startPlacedJobs, type Placed } from "./write-decisions";
 
 const LOGGED_DECISIONS = 200;
@@ -25,8 +26,16 @@ export interface CycleResult {
  * re-checks the job is still waiting, and if anything changed meanwhile (a GPU taken by an
  * endpoint replica, a job cancelled) the cycle rolls back and runs again from fresh facts
  * (lib/scheduler/write-decisions.ts). The database triggers re-check every allocation (one job
- * per GPU, gang sizes, quotas). `scope: "placeable"` (cycles woken by events) reads only the work
- * of GPU types with a free GPU (lib/scheduler/cycle-facts.ts); the sweep reads everything.
+ * per GPU, gang sizes, quotas). `scope: "placeable"` (the background cycles, woken by events and
+ * every few seconds) reads only the work of GPU types with a free GPU (lib/scheduler/cycle-facts.ts);
+ * `scope: "waiting"` reads the rest, places nothing and keeps its reasons and quota states current:
+ * it reads and decides under a lock of its own, beside the cycles that place (a backlog of work for
+ * full GPU types never holds up a submit for a free one), and takes theirs only for its writes, which
+ * are none when nothing changed. "all" (a manual run, the benchmark) reads everything.
+ *
+ * The "waiting" cycle may have decided about a job that a placing cycle started meanwhile (its GPU
+ * type gained a free GPU): its writes come after, under the placing lock, re-check the job is still
+ * waiting, and a move that finds it changed rolls the cycle back to run again from fresh facts.
  */
 export async function runSchedulerCycle(trigger: string, opts: { profile?: CycleProfile; scope?: CycleScope } = {}): Promise<CycleResult> {
   // GPUs another transaction held or took during an attempt: the next ones leave them out
@@ -62,16 +71,20 @@ async function attemptCycle(
       if (!facts) return { id: "", considered: 0, placed: 0, blocked: 0 };
       const { jobs, pods, free, bookings } = facts;
       mark("read_ms");
-      const decisions = place({
-        now: Date.now(),
-        nodes: groupFreeNodes(free, bookings),
-        queue: [...jobs, ...pods],
-        tenants: facts.tenants,
-        running: facts.running,
-        capacity: facts.capacity,
-        reservations: facts.reservations,
-      });
+      const nodes = groupFreeNodes(free, bookings);
+      const input = { now: Date.now(), nodes, queue: [...jobs, ...pods], tenants: facts.tenants, reservations: facts.reservations };
+      // Work that all starts now is decided without running work and the fleet's whole capacity
+      // (placement.ts, freeCapacity): a cycle woken by a submit reads neither when the work it read
+      // fits in the free GPUs and all of it starts; otherwise it reads them and decides again.
+      const wanted = input.queue.reduce((n, j) => n + j.gpuCount, 0);
+      let decisions = wanted <= free.length ? place({ ...input, running: [], capacity: freeCapacity(nodes) }) : null;
       mark("place_ms");
+      if (!decisions?.every((d) => d.outcome === "placed")) {
+        const capacity = await readCapacityFacts(c, facts.types);
+        mark("read_ms");
+        decisions = place({ ...input, ...capacity });
+        mark("place_ms");
+      }
       const podIds = new Set(pods.map((p) => p.id));
       const before = new Map(jobs.map((j) => [j.id, j.status]));
       const placedJobs: Placed[] = [];
@@ -82,6 +95,9 @@ async function attemptCycle(
         else if (d.outcome === "placed") placedJobs.push(d);
         else waitingJobs.push(d);
       }
+      // the waiting scope read and decided beside the placing cycles; it writes under their lock, as
+      // every writer of waiting work does (lib/db/locks.ts), for the few statements its writes take
+      if (scope === "waiting") await lockForTransaction(c, "scheduler");
       // the GPUs chosen, jobs' and pods', locked and checked still free; then the writes
       const chosen = decisions.filter((d): d is Placed => d.outcome === "placed");
       await lockChosenGpus(
@@ -91,7 +107,7 @@ async function attemptCycle(
         bookings,
       );
       await startPlacedJobs(c, placedJobs, before, new Map(free.map((g, i) => [g.id, i])), new Map(free.map((g) => [g.id, g.node_id])));
-      await recordWaiting(c, waitingJobs, before);
+      await recordWaiting(c, waitingJobs, before, facts.reasonsBefore);
       await writePodDecisions(c, podDecisions);
 
       const placed = decisions.filter((d) => d.outcome === "placed").length;
@@ -106,7 +122,8 @@ async function attemptCycle(
       mark("write_ms");
       return { id: log.rows[0]!.id, considered: decisions.length, placed, blocked };
     },
-    { lock: "scheduler" },
+    // the cycles that place are serialised; the "waiting" scope places nothing and has a lock of its own
+    { lock: scope === "waiting" ? "scheduler:waiting" : "scheduler" },
   );
   mark("commit_ms");
   // what callers see is the whole cycle, its commit (where the deferred checks run) included

@@ -156,18 +156,22 @@ export async function recordWaiting(
   c: pg.ClientBase,
   waiting: Waiting[],
   before: ReadonlyMap<string, "queued" | "blocked">,
+  reasonsBefore: ReadonlyMap<string, string | null>,
 ): Promise<void> {
   if (waiting.length === 0) return;
   const target = (d: Waiting) => (d.outcome === "blocked_quota" ? "blocked" : "queued");
   const moving = waiting.filter((d) => before.get(d.jobId) !== target(d));
-  const staying = moving.length ? waiting.filter((d) => before.get(d.jobId) === target(d)) : waiting;
-  const reasons = REASONS.bindRows(staying, { id: (d) => d.jobId, reason: (d) => d.reason });
-  await c.query(
-    `UPDATE jobs j SET pending_reason = x.reason, updated_at = now()
-       FROM ${reasons.sql}
-      WHERE j.id = x.id AND j.status IN ('queued', 'blocked') AND j.pending_reason IS DISTINCT FROM x.reason`,
-    reasons.values,
-  );
+  // a backlog whose reasons stay the same from cycle to cycle costs no write at all
+  const staying = waiting.filter((d) => before.get(d.jobId) === target(d) && reasonsBefore.get(d.jobId) !== d.reason);
+  if (staying.length) {
+    const reasons = REASONS.bindRows(staying, { id: (d) => d.jobId, reason: (d) => d.reason });
+    await c.query(
+      `UPDATE jobs j SET pending_reason = x.reason, updated_at = now()
+         FROM ${reasons.sql}
+        WHERE j.id = x.id AND j.status IN ('queued', 'blocked') AND j.pending_reason IS DISTINCT FROM x.reason`,
+      reasons.values,
+    );
+  }
   if (moving.length === 0) return;
   const moves = MOVES.bindRows(moving, {
     id: (d) => d.jobId,

@@ -218,6 +218,28 @@ describe("quota, cancel, release, extend", () => {
     expect(future.status).toBe("confirmed");
   });
 
+  it("a cycle that places reads the tenant's reservations when they matter: work naming none runs in its active one first, work naming a later one waits for it", async () => {
+    // the placing cycle reads live reservations only when work names one or a reserved node has a
+    // free GPU (lib/scheduler/cycle-facts.ts): each case here is one of those
+    const f = await rackedFleet({ pods: 1, racks: 1, nodes: 2 });
+    const t = await makeTenant(64);
+    const now = Date.now();
+    const active = reservationJson(await book(t.id, f.gpuType, 1, now, now + HOUR));
+    const later = reservationJson(await book(t.id, f.gpuType, 1, now + 2 * HOUR, now + 3 * HOUR));
+    const job = (name: string, extra: Record<string, unknown> = {}) =>
+      submitJob(asTenantAdmin(t.id), { name, gpu_count: 2, gpu_type: f.gpuType, priority: 5, max_retries: 0, duration_s: 600, ...extra });
+    const plain = await job("names-none");
+    const waiting = await job("names-later", { reservation_id: later.id });
+    await runSchedulerCycle("test", { scope: "placeable" });
+    const placement = await db().jobPlacement.findFirstOrThrow({ where: { jobId: plain.id, endedAt: null } });
+    expect(placement.reservationId).toBe(active.id);
+    expect(placement.nodeIds).toEqual(active.node_ids);
+    expect(await db().job.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({
+      status: "queued",
+      pendingReason: expect.stringContaining("Waiting for its reservation"),
+    });
+  });
+
   it("work inside a reservation still starts when on-demand work placed before it began fills the quota, and nobody else's cycle stalls", async () => {
     // the soak found this: a reservation that starts while on-demand work fills the quota puts the
     // tenant over it (by design: nothing is evicted); the database then refused every allocation of
