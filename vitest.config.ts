@@ -1,9 +1,20 @@
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
-// Three projects, run in this order by `npm test` (scripts/test.ts): pure unit tests; integration
-// tests against a real migrated PostgreSQL; end-to-end tests (HTTP + Chromium) against the
-// production build. Database-backed projects start the database they need by themselves.
+// Four projects, run in this order by `npm test` (scripts/test.ts): pure unit tests; integration
+// tests against a real migrated PostgreSQL; end-to-end tests against the production build, in two
+// projects that run side by side, each with its own database and server: the browser walks (`e2e`)
+// and the machine clients and real parts (`e2e-systems`: HTTP, Slurm, docker, BMCs, installers).
+// Database-backed projects start the database they need by themselves.
+const e2eBrowser = ["tests/e2e/**/*browser.test.ts", "tests/e2e/public-site.test.ts"];
+const e2e = {
+  globalSetup: ["tests/support/database-global-setup.ts", "tests/support/app-global-setup.ts"],
+  setupFiles: ["tests/support/database-setup.ts"],
+  testTimeout: 120_000,
+  hookTimeout: 180_000,
+  fileParallelism: false,
+};
+
 const shared = {
   resolve: {
     tsconfigPaths: true,
@@ -30,17 +41,10 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
+      { ...shared, test: { name: "e2e", include: e2eBrowser, ...e2e } },
       {
         ...shared,
-        test: {
-          name: "e2e",
-          include: ["tests/e2e/**/*.test.ts"],
-          globalSetup: ["tests/support/database-global-setup.ts", "tests/support/app-global-setup.ts"],
-          setupFiles: ["tests/support/database-setup.ts"],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          fileParallelism: false,
-        },
+        test: { name: "e2e-systems", include: ["tests/e2e/**/*.test.ts"], exclude: [...configDefaults.exclude, ...e2eBrowser], ...e2e },
       },
     ],
   },

@@ -6,8 +6,11 @@
 //   house rules (typecheck → lint → format → dead code)  beside  unit
 //   build                                                beside  integration
 //   bench smoke (every bench:* at BENCH_SMOKE=1)         beside  integration, once the build is there
-//   e2e (HTTP + browser), alone: the walks' waits are timed
-//   the 5-minute chaos soak (200 nodes), alone: it runs a fleet, two app processes and an ingest server
+//   the 5-minute chaos soak (200 nodes)                  beside  bench smoke, then e2e systems
+//   e2e systems (HTTP clients, Slurm, docker, BMCs)      beside  the soak, then the browser walks
+//   e2e (the browser walks), after the soak: the soak runs a fleet, two app processes and an ingest
+//   server, and beside it the walks' timed waits were missed
+// The two e2e projects each serve the build on a database of their own (vitest.config.ts).
 // Each stage writes its output to test-results/NAME.log, printed when the stage ends, so two
 // stages' lines never mix. Ends with the stages' timings and one line "tests: N passed, N failed".
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -18,6 +21,7 @@ import { installSystemTools, SYSTEM_TOOLS } from "../tests/support/system-packag
 import { repoRoot } from "./lib/database-url";
 import { freePort, startEmbeddedDatabase, type EmbeddedDatabase } from "./lib/embedded-db";
 import { runStages, type Stage, type StageOutcome } from "./lib/test-stages";
+import { failedTestsIn, type VitestReport } from "./lib/vitest-report";
 
 const resultsDir = path.join(repoRoot, "test-results");
 const node = process.execPath;
@@ -35,13 +39,8 @@ function vitest(project: string, after: string[] = []): Stage {
     before: () => rmSync(report, { force: true }),
     count(ok): StageOutcome {
       if (!existsSync(report)) return { passed: 0, failed: ok ? 0 : 1, problems: ok ? [`${project}: no report`] : [] };
-      const r = JSON.parse(readFileSync(report, "utf8")) as {
-        numPassedTests: number;
-        numFailedTests: number;
-        numPendingTests: number;
-        numTotalTests: number;
-      };
-      const problems: string[] = [];
+      const r = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
+      const problems: string[] = failedTestsIn(r, repoRoot).map((t) => `${project}: ${t}`);
       if (r.numPendingTests > 0) problems.push(`${project}: ${r.numPendingTests} skipped test(s): a skipped test is a defect`);
       if (r.numTotalTests === 0) problems.push(`${project}: no tests ran`);
       return { passed: r.numPassedTests, failed: r.numFailedTests, problems };
@@ -62,18 +61,19 @@ interface SoakSummary {
 }
 
 /**
- * The chaos soak at 200 nodes for 5 minutes (scripts/soak.ts), after the e2e stage and alone: it
- * runs its own embedded PostgreSQL (and restarts it), two app processes, an ingest server and the
- * fleet. Beside the e2e stage it made the browser walks miss their waits. It counts as one test,
- * failed by any invariant violation.
+ * The chaos soak at 200 nodes for 5 minutes (scripts/soak.ts), after the integration tests, beside
+ * the bench smoke and the e2e systems stage, and before the browser walks: it runs its own embedded PostgreSQL (and restarts
+ * it), two app processes, an ingest server and the fleet, and beside it the browser walks missed
+ * their waits. It counts as one test, failed by any invariant violation.
  */
 function soak(): Stage {
   const report = path.join(resultsDir, "soak.json");
   return {
     name: "chaos soak",
     needs: ["build"],
-    after: ["e2e"],
-    alone: true,
+    // never beside the integration tests: their cycles over 50,000 jobs and waits for background
+    // work missed their time limits beside it
+    after: ["integration"],
     command: node,
     args: [
       ...tsx,
@@ -181,8 +181,10 @@ async function main(): Promise<number> {
       },
       vitest("integration", ["unit"]),
       benchSmoke(),
-      { ...vitest("e2e", ["integration", "bench smoke"]), needs: ["build"], alone: true },
+      // the soak first, beside the bench smoke's tail: the browser walks wait for it
       soak(),
+      { ...vitest("e2e-systems", ["integration"]), needs: ["build"] },
+      { ...vitest("e2e", ["integration", "bench smoke", "chaos soak"]), needs: ["build"] },
     ];
     const run = await runStages(stages, { env, logDir: resultsDir, lanes: 2 });
     console.log(`\nScreenshots and reports: ${path.relative(repoRoot, resultsDir)}/`);
@@ -192,7 +194,10 @@ async function main(): Promise<number> {
         `  ${t.name.padEnd(14)} ${t.outcome.padEnd(8)} ${t.seconds === null ? "" : `${t.seconds.toFixed(1).padStart(7)} s`}   ${t.startedAtS === null ? "" : `${t.startedAtS.toFixed(0).padStart(5)} → ${t.endedAtS!.toFixed(0)} s`}`,
       );
     console.log(`  ${"total".padEnd(14)} ${"".padEnd(8)} ${run.totalSeconds.toFixed(1).padStart(7)} s`);
-    if (run.problems.length) console.log(`Failed: ${run.problems.join(", ")}`);
+    if (run.problems.length) {
+      console.log("Failed:");
+      for (const p of run.problems) console.log(`  ${p}`);
+    }
     console.log(`tests: ${run.passed} passed, ${run.failed} failed`);
     return run.problems.length === 0 && run.failed === 0 ? 0 : 1;
   } finally {
