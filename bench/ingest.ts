@@ -16,6 +16,11 @@
 // heartbeats; the raw baseline does none of that.
 //   floor_html_kb, floor_render_ms   the operator overview (/admin) at this fleet size, as a signed-in
 //                             operator receives it: the whole document, and the time to its last byte
+//   growth                    at 1×, 4× and 10× the fleet (10,000 → 100,000 GPUs; BENCH_GROWTH), each
+//                             fleet alone in the database: agent reports through the ingest server
+//                             (reports/s, p50/p99, CPU per report), the fleet floor query and the
+//                             operator overview (its size and time to the last byte), so how each
+//                             cost grows with the fleet is visible
 // BENCH_SMOKE=1: 25 nodes, every phase for 1 s with a few clients.
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { systemActor } from "@/lib/auth/principal";
@@ -23,13 +28,13 @@ import { disconnectDb } from "@/lib/db/client";
 import { createCluster } from "@/lib/fleet/create-cluster";
 import { fleetFloor } from "@/lib/fleet/queries";
 import { foldGpuRollups } from "@/lib/metrics/fold-rollups";
-import { cpuMark, type Role } from "./lib/cpu";
+import { coresUsed, cpuMark, type Role } from "./lib/cpu";
 import { startBenchIngest } from "./lib/ingest-server";
 import { postJson } from "./lib/post-json";
 import { harnessClient, harnessPool } from "../scripts/lib/harness-clients";
 import { percentile, round, withBenchStack } from "./lib/harness";
 import { applyFloorMix, measureOverview, operatorCookie } from "./lib/overview-page";
-import { benchSize, printFigures } from "./lib/report";
+import { benchSize, printFigures, SMOKE } from "./lib/report";
 
 const NODES = benchSize("BENCH_NODES", 1250, 25);
 const BATCH = 1000;
@@ -38,7 +43,8 @@ const HTTP_SECONDS = benchSize("BENCH_SECONDS", 15, 1);
 const REPORT_CLIENTS = benchSize("BENCH_REPORT_CLIENTS", 32, 4);
 // BENCH_PHASES=raw,ingest_reports (say) runs only those phases, in their usual order; a ratio
 // needs its raw baseline in the same run
-const ALL_PHASES = ["floor", "batches", "raw", "reports", "ingest_batches", "ingest_reports"];
+const ALL_PHASES = ["floor", "batches", "raw", "reports", "ingest_batches", "ingest_reports", "growth"];
+const GROWTH = (process.env.BENCH_GROWTH ?? (SMOKE ? "1,2" : "1,4,10")).split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 50) throw new Error("BENCH_ROUNDS: a whole number from 1 to 50");
 const PHASES = new Set(process.env.BENCH_PHASES ? process.env.BENCH_PHASES.split(",").map((p) => p.trim()) : ALL_PHASES);
@@ -49,18 +55,18 @@ interface Gpu {
   uuid: string;
 }
 
-async function registerFleet(databaseUrl: string, clusterId: string): Promise<Gpu[][]> {
+async function registerFleet(databaseUrl: string, clusterId: string, count = NODES, prefix = "bench"): Promise<Gpu[][]> {
   // Set-based setup (the benchmark measures ingestion, not registration).
   const c = harnessClient(databaseUrl, "bench:ingest setup");
   await c.connect();
   await c.query(
     `INSERT INTO nodes (cluster_id, hostname, pod, rack, status, last_heartbeat_at)
-     SELECT $1, 'bench-' || i, 'pod-' || (i % 10), 'rack-' || (i % 100), 'available', now() FROM generate_series(1, $2) i`,
-    [clusterId, NODES],
+     SELECT $1, $3 || '-' || i, 'pod-' || (i % 10), 'rack-' || (i % 100), 'available', now() FROM generate_series(1, $2) i`,
+    [clusterId, count, prefix],
   );
   await c.query(
     `INSERT INTO gpus (node_id, uuid, index, gpu_type, memory_total_mb)
-     SELECT n.id, 'GPU-bench-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g WHERE n.cluster_id = $1`,
+     SELECT n.id, 'GPU-' || n.hostname || '-' || g, g, 'H100', 81559 FROM nodes n, generate_series(0, 7) g WHERE n.cluster_id = $1`,
     [clusterId],
   );
   const { rows } = await c.query<{ node_id: string; id: string; uuid: string }>(
@@ -142,28 +148,17 @@ function combine(rounds: Measured[]) {
   return {
     rate: units / seconds,
     cpuPerUnit: perUnit(cpu, units),
-    cores: coresUsed(rounds, cpu, seconds),
+    cores: phaseCores(rounds, cpu, seconds),
     p50_ms: round(percentile(latencies, 50)),
     p99_ms: round(percentile(latencies, 99)),
   };
 }
 
-/**
- * Cores in use on average over a phase's rounds: each role of ours, everything else on the machine
- * (`other`: other people's work on a shared machine) and what stayed idle. When database + other
- * is near the core count, the phase was bound by CPU, not by the code's concurrency.
- */
-function coresUsed(rounds: Measured[], cpu: Record<Role, number> | null, seconds: number) {
-  if (!cpu || rounds.some((r) => !r.machine)) return null;
-  const busy = rounds.reduce((n, r) => n + r.machine!.busy, 0);
-  const idle = rounds.reduce((n, r) => n + r.machine!.idle, 0);
-  const ours = Object.values(cpu).reduce((n, v) => n + v, 0);
-  const cores = (s: number) => round(s / seconds, 2);
-  return {
-    ...Object.fromEntries(Object.entries(cpu).map(([role, s]) => [role, cores(s)])),
-    other: cores(Math.max(0, busy - ours)),
-    idle: cores(idle),
-  };
+/** Cores in use on average over a phase's rounds (lib/cpu.ts). */
+function phaseCores(rounds: Measured[], cpu: Record<Role, number> | null, seconds: number) {
+  if (rounds.some((r) => !r.machine)) return null;
+  const sum = (k: "busy" | "idle") => rounds.reduce((n, r) => n + r.machine![k], 0);
+  return coresUsed(cpu, { busy: sum("busy"), idle: sum("idle") }, seconds);
 }
 
 /**
@@ -295,6 +290,64 @@ async function floorFigures(databaseUrl: string, baseUrl: string, clusterId: str
   };
 }
 
+/**
+ * The same fleet at each multiple of its size, alone in the database (every cluster of the run
+ * before it removed with what hangs off it): agent reports through the ingest server, the floor
+ * query and the operator overview with a normal day's mix.
+ */
+async function growthFigures(databaseUrl: string, baseUrl: string, ingest: Awaited<ReturnType<typeof startBenchIngest>>) {
+  const c = harnessClient(databaseUrl, "bench:ingest growth");
+  await c.connect();
+  const cookie = await operatorCookie(baseUrl);
+  const growth = [];
+  try {
+    for (const m of GROWTH) {
+      await c.query("TRUNCATE clusters CASCADE");
+      await c.query("VACUUM ANALYZE");
+      const cluster = await createCluster(systemActor, { name: `growth-${m}`, region: null, provider: null });
+      const { key } = await createApiKey(systemActor, { name: `growth ${m}× agent`, scope: "agent", cluster_id: cluster.id });
+      const nodes = await registerFleet(databaseUrl, cluster.id, NODES * m, `g${m}`);
+      await c.query("ANALYZE");
+      const reports = combine([await agentReports(ingest.url, key, nodes, epoch(2010 + m, 0))])!;
+      const floorTimes: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        await fleetFloor();
+        floorTimes.push(performance.now() - t0);
+      }
+      const restore = await applyFloorMix(databaseUrl, cluster.id);
+      let page: Awaited<ReturnType<typeof measureOverview>>;
+      try {
+        page = await measureOverview(baseUrl, cookie, SMOKE ? 1 : 5);
+      } finally {
+        await restore();
+      }
+      const figures = {
+        multiple: m,
+        gpus: nodes.length * 8,
+        ingest_server_reports_per_s: Math.round(reports.rate),
+        ingest_server_p50_ms: reports.p50_ms,
+        ingest_server_p99_ms: reports.p99_ms,
+        cpu_us_per_report: reports.cpuPerUnit,
+        floor_query_ms: round(
+          percentile(
+            floorTimes.sort((a, b) => a - b),
+            50,
+          ),
+        ),
+        floor_html_kb: Math.round(page.bytes / 1024),
+        floor_html_gzip_kb: Math.round(page.gzip_bytes / 1024),
+        floor_render_ms: page.last_byte_ms,
+      };
+      process.stderr.write(`[bench:ingest] growth ${m}×: ${JSON.stringify(figures)}\n`);
+      growth.push(figures);
+    }
+  } finally {
+    await c.end();
+  }
+  return growth;
+}
+
 const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   const cluster = await createCluster(systemActor, { name: "bench", region: null, provider: null });
   const { key } = await createApiKey(systemActor, { name: "bench agent", scope: "agent", cluster_id: cluster.id });
@@ -304,7 +357,9 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
   // warm-up: JIT, connection pools, plan caches
   await fetch(`${baseUrl}/api/health`);
   // the same two loads against the ingest server (scripts/ingest-server.ts), in its own process
-  const ingest = PHASES.has("ingest_batches") || PHASES.has("ingest_reports") ? await startBenchIngest(databaseUrl) : null;
+  const ingest =
+    PHASES.has("ingest_batches") || PHASES.has("ingest_reports") || PHASES.has("growth") ? await startBenchIngest(databaseUrl) : null;
+  let growth: Awaited<ReturnType<typeof growthFigures>> | null = null;
   const runs: Record<string, Measured[]> = { batches: [], raw: [], reports: [], ingest_batches: [], ingest_reports: [] };
   try {
     // BENCH_ROUNDS > 1 interleaves the phases (each BENCH_SECONDS long) round after round, so a
@@ -316,6 +371,8 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
       if (ingest && PHASES.has("ingest_batches")) runs.ingest_batches!.push(await httpThroughput(ingest.url, key, nodes, epoch(2023, r)));
       if (ingest && PHASES.has("ingest_reports")) runs.ingest_reports!.push(await agentReports(ingest.url, key, nodes, epoch(2024, r)));
     }
+    // last: it removes the fleet the phases above measured
+    if (ingest && PHASES.has("growth")) growth = await growthFigures(databaseUrl, baseUrl, ingest);
   } finally {
     await ingest?.stop();
   }
@@ -347,16 +404,21 @@ const result = await withBenchStack(async ({ baseUrl, databaseUrl }) => {
     ...floor,
     // where each phase's CPU went (database, server under test, load generator): on two shared
     // cores these add up to the wall clock, so they say which side to make cheaper
-    cpu_us_per_sample: { batches: http?.cpuPerUnit, raw_insert: raw?.cpuPerUnit, ingest_server_batches: viaIngest.batches?.cpuPerUnit },
-    cpu_us_per_report: { reports: reports?.cpuPerUnit, ingest_server_reports: viaIngest.reports?.cpuPerUnit },
+    cpu_us_per_sample: {
+      batches: http?.cpuPerUnit ?? null,
+      raw_insert: raw?.cpuPerUnit ?? null,
+      ingest_server_batches: viaIngest.batches?.cpuPerUnit ?? null,
+    },
+    cpu_us_per_report: { reports: reports?.cpuPerUnit ?? null, ingest_server_reports: viaIngest.reports?.cpuPerUnit ?? null },
     // average cores in use during each phase, by role, plus other work on the machine and idle
     cpu_cores: {
-      batches: http?.cores,
-      raw_insert: raw?.cores,
-      reports: reports?.cores,
-      ingest_server_batches: viaIngest.batches?.cores,
-      ingest_server_reports: viaIngest.reports?.cores,
+      batches: http?.cores ?? null,
+      raw_insert: raw?.cores ?? null,
+      reports: reports?.cores ?? null,
+      ingest_server_batches: viaIngest.batches?.cores ?? null,
+      ingest_server_reports: viaIngest.reports?.cores ?? null,
     },
+    growth,
     cores: (await import("node:os")).cpus().length,
   };
 });

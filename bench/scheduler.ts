@@ -11,6 +11,9 @@
 //                              the invariants cost the database
 //   profile                    where the median cycle's time went: lock, reads, the pure placement,
 //                              writes, commit, each statement, and the triggers' own time
+//   allocation_model           what an allocation costs the database in two data models, on the cycle's
+//                              placements: each GPU's row updated (as now: every index of gpus) against
+//                              a row inserted in a narrow table keyed by GPU, and the frees of both
 //   naive_cycle_ms, speedup    the original design on the same data: one job at a time, a query per
 //                              check, a transaction per job (stopped after BENCH_NAIVE_CAP_S, extrapolated)
 //   dead_cluster_*             every priority-1 job pinned to a cluster whose nodes are all in
@@ -20,7 +23,9 @@
 //   submit_to_running          BENCH_SUBMIT_RATE submits/s over HTTP for free GPUs of another type,
 //                              with the 10,000-job backlog waiting and the app's background jobs
 //                              running: p50/p99/max and where the p99 samples' time went (request,
-//                              wake-up, cycle, commit); submit_to_running_no_backlog, the same without it
+//                              wake-up, cycle, commit), the cores each side used meanwhile and the app's
+//                              background runs by job, autovacuum's runs (database_maintenance);
+//                              submit_to_running_no_backlog, the same without it
 //   fair_window_*              one tenant holds 50,000 quota-blocked jobs at priority 1 while another
 //                              submits: the cycle, whether the newcomer was placed, the rows read,
 //                              and what the old single window alone cost on the same data
@@ -28,6 +33,7 @@
 //                              queue (10,000 → 100,000 GPUs; BENCH_GROWTH), each world alone in the database
 // BENCH_SMOKE=1 runs every phase at a few hundred jobs (npm test). DATABASE_URL: databases are made
 // (and dropped) on that server instead of an embedded one.
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -41,9 +47,12 @@ import { dropDatabase, ensureDatabase, freePort, startEmbeddedDatabase } from ".
 import { harnessClient } from "../scripts/lib/harness-clients";
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../scripts/lib/next-server";
 import { runMigrations } from "../scripts/lib/run-migrations";
-import { percentile, round } from "./lib/harness";
+import { backgroundRunsBetween, databaseMaintenanceBetween, readBackgroundRuns, readDatabaseMaintenance } from "./lib/background-runs";
+import { coresUsed, cpuMark as processCpuMark } from "./lib/cpu";
+import { median, round } from "./lib/harness";
 import { benchSize, flag, printFigures, SMOKE } from "./lib/report";
 import {
+  allocationModels,
   applyLowerBound,
   cpuMark,
   cpuSince,
@@ -68,19 +77,13 @@ const SUBMIT_SAMPLES = benchSize("BENCH_SUBMIT_SAMPLES", 1_000, 10);
 const FAIR_BACKLOG = benchSize("BENCH_FAIR_BACKLOG", 50_000, 500);
 const GROWTH = (process.env.BENCH_GROWTH ?? (SMOKE ? "1,2" : "1,4,10")).split(",").map(Number);
 // BENCH_PHASES=cycle,latency (say) runs only those; the others print null
-const ALL_PHASES = ["cycle", "naive", "backlog", "dead", "latency", "fair", "growth"];
+const ALL_PHASES = ["cycle", "allocation", "naive", "backlog", "dead", "latency", "fair", "growth"];
 const PHASES = new Set(process.env.BENCH_PHASES ? process.env.BENCH_PHASES.split(",").map((p) => p.trim()) : ALL_PHASES);
 for (const p of PHASES) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_PHASES: unknown phase ${p} (known: ${ALL_PHASES.join(", ")})`);
 const QUOTA = Math.max(16, Math.round((NODES * 8 * 3) / TENANTS)); // 600 at 10,000 GPUs
 
 /** Each phase's figures on stderr as it ends: a long run shows where it is, and what it had if it stops. */
 const progress = (phase: string, figures: unknown) => process.stderr.write(`[bench:scheduler] ${phase}: ${JSON.stringify(figures)}\n`);
-
-const median = (xs: number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
 
 /** A database of the benchmark's own on its server, migrated, with function timing on (the profile's trigger times). */
 async function freshDatabase(serverUrl: string, name: string) {
@@ -172,6 +175,7 @@ try {
   const warm = await runSchedulerCycle("bench warm-up");
 
   const cycle = PHASES.has("cycle") ? await cyclePhase(c) : null;
+  const allocation = PHASES.has("allocation") ? await allocationPhase(c) : null;
   const naive = PHASES.has("naive") ? await naivePhase(c) : null;
   const backlog = PHASES.has("backlog") ? await bigBacklogPhase(c) : null;
   const dead = PHASES.has("dead") ? await deadClusterPhase(c) : null;
@@ -197,6 +201,7 @@ try {
       tenants: TENANTS,
       warm_up_cycle_ms: warm.duration_ms,
       ...(cycle ?? { cycle_ms: null }),
+      allocation_model: allocation,
       ...(naive ?? { naive_cycle_ms: null }),
       ...(backlog ?? { backlog_100k_cycle_ms: null }),
       ...(dead ?? { dead_cluster_cycle_ms: null }),
@@ -250,6 +255,26 @@ async function cyclePhase(c: pg.Client) {
     placements_per_s: Math.round(main.cycle.placed / (main.cycleMs / 1000)),
     profile: profileFigures(main.cycle.profile, main.cycle.triggers),
   };
+}
+
+/** The cycle's placements allocated and freed in the GPU rows (as now) and in a narrow table keyed by GPU. */
+async function allocationPhase(c: pg.Client) {
+  await resetCycle(c);
+  await runSchedulerCycle("bench");
+  const writes = await readCycleWrites(c);
+  await resetCycle(c);
+  const m = await allocationModels(c, writes, Math.max(3, CYCLES));
+  const figures = {
+    gpus: m.gpus,
+    gpu_rows_allocate_ms: round(m.rowAllocateMs),
+    narrow_table_allocate_ms: round(m.narrowAllocateMs),
+    allocate_ratio: round(m.rowAllocateMs / m.narrowAllocateMs, 1),
+    gpu_rows_free_ms: round(m.rowFreeMs),
+    narrow_table_free_ms: round(m.narrowFreeMs),
+    free_ratio: round(m.rowFreeMs / m.narrowFreeMs, 1),
+  };
+  progress("allocation model", figures);
+  return figures;
 }
 
 async function naivePhase(c: pg.Client) {
@@ -318,6 +343,7 @@ async function serveApp(c: pg.Client, databaseUrl: string) {
   const warmUp = Math.max(5, Math.round(SUBMIT_RATE));
   await seedFleet(c, { cluster: "latency", nodes: Math.ceil((SUBMIT_SAMPLES + warmUp) / 8) + 1, gpuType: "L4", memoryMb: 23_034 });
   const tenant = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('latency', 100000) RETURNING id`)).rows[0].id as string;
+  const metricsToken = randomBytes(24).toString("hex");
   const { key } = await createApiKey(systemActor, { name: "bench", scope: "tenant", tenant_id: tenant });
   await disconnectDb();
   const env = {
@@ -328,6 +354,8 @@ async function serveApp(c: pg.Client, databaseUrl: string) {
     LOG_LEVEL: "warn",
     // production servers name the nodes' networks and their public address (lib/env.ts)
     NODE_ADDRESS_NETWORKS: "127.0.0.0/8",
+    // what the background jobs did during each run (bench/lib/background-runs.ts)
+    METRICS_TOKEN: metricsToken,
   } as NodeJS.ProcessEnv;
   if (!buildIsFresh()) nextBuild(env);
   const port = await freePort();
@@ -335,6 +363,10 @@ async function serveApp(c: pg.Client, databaseUrl: string) {
   const served = startNext({ port, env: { ...env, NEXTAUTH_URL: baseUrl }, quiet: true });
   await waitForHealthy(baseUrl);
   const submit = async (count: number, rate: number) => {
+    const runsBefore = await readBackgroundRuns(baseUrl, metricsToken);
+    const maintenanceBefore = await readDatabaseMaintenance(c);
+    const cpu = processCpuMark();
+    const started = performance.now();
     const samples = await submitAtRate({
       baseUrl,
       key,
@@ -344,9 +376,16 @@ async function serveApp(c: pg.Client, databaseUrl: string) {
       warmUp,
       job: { gpu_type: "L4", gpu_count: 1, priority: 1, duration_s: 3600 },
     });
+    const seconds = (performance.now() - started) / 1000;
+    const cores = coresUsed(cpu.since(), cpu.machine(), seconds);
+    const background = backgroundRunsBetween(runsBefore, await readBackgroundRuns(baseUrl, metricsToken));
+    const maintenance = databaseMaintenanceBetween(maintenanceBefore, await readDatabaseMaintenance(c));
     const figures = await latencyFigures(c, samples);
     await endRunningJobs(c, tenant);
-    return figures;
+    // cores: what each side used on average over the run (the machine's two cores are the limit);
+    // background_runs: what the app's background jobs ran meanwhile, by job; database_maintenance:
+    // what autovacuum ran meanwhile (its vacuum and analyze of jobs compete for the same cores)
+    return { ...figures, cores, background_runs: background, database_maintenance: maintenance };
   };
   return { app: served, submit };
 }
@@ -359,6 +398,9 @@ async function latencyPhase(c: pg.Client, served: Awaited<ReturnType<typeof serv
   await seedQueuedJobs(c, { count: Math.max(0, JOBS - before), tenantPrefix: "bench-tenant", tenants: TENANTS, tag: "waiting" });
   await c.query("ANALYZE");
   const waiting = (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'blocked')`)).rows[0].n as number;
+  // a backlog that is there, not one just written: the app's sweeps have been over it once (its
+  // reasons are written) before the submits start
+  await backlogSwept(c);
   const withBacklog = await served.submit(SUBMIT_SAMPLES, SUBMIT_RATE);
   progress("submit → running with the backlog", { ...withBacklog, p99_samples: undefined });
   // the same without the backlog: its jobs cancelled
@@ -373,6 +415,19 @@ async function latencyPhase(c: pg.Client, served: Awaited<ReturnType<typeof serv
     submit_to_running: { rate_per_s: SUBMIT_RATE, backlog_waiting_jobs: waiting, ...withBacklog },
     submit_to_running_no_backlog: { rate_per_s: SUBMIT_RATE, ...withoutBacklog },
   };
+}
+
+/** Waits until the app has gone over the waiting work once since now: every backlog job has the reason a cycle gave it. */
+async function backlogSwept(c: pg.Client) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { rows } = await c.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'blocked') AND pending_reason IS NOT DISTINCT FROM 'bench'`,
+    );
+    if (rows[0]!.n === 0) return;
+    if (Date.now() > deadline) throw new Error(`the app's cycles left ${rows[0]!.n} backlog jobs without a reason for 60 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** Fairness: one tenant holds FAIR_BACKLOG quota-blocked jobs at the best priority while another submits over HTTP. */

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { descendsFrom, readProcesses, TICKS_PER_S } from "../../scripts/lib/proc-stats";
+import { round } from "../../scripts/lib/stats";
 
 // CPU time by role, read from /proc (Linux): where a benchmark phase's cycles went — the
 // database, the server under test, or the load generator itself. On two shared cores these add
@@ -72,5 +73,21 @@ export function cpuMark(): { since: () => Record<Role, number> | null; machine: 
       if (!machineBefore || !after) return null;
       return { busy: after.busy - machineBefore.busy, idle: after.idle - machineBefore.idle };
     },
+  };
+}
+
+/**
+ * Cores in use on average over `seconds`: each role of ours, everything else on the machine
+ * (`other`: other people's work on a shared machine) and what stayed idle. When the busy ones add
+ * up to near the core count, the phase was bound by CPU, not by the code's concurrency.
+ */
+export function coresUsed(cpu: Record<Role, number> | null, machine: { busy: number; idle: number } | null, seconds: number) {
+  if (!cpu || !machine) return null;
+  const ours = Object.values(cpu).reduce((n, v) => n + v, 0);
+  const cores = (s: number) => round(s / seconds, 2);
+  return {
+    ...(Object.fromEntries(Object.entries(cpu).map(([role, s]) => [role, cores(s)])) as Record<Role, number>),
+    other: cores(Math.max(0, machine.busy - ours)),
+    idle: cores(machine.idle),
   };
 }

@@ -5,7 +5,7 @@ import { dropDatabase, ensureDatabase, freePort, startEmbeddedDatabase } from ".
 import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../../scripts/lib/next-server";
 import { runMigrations } from "../../scripts/lib/run-migrations";
 
-export { percentile, round } from "../../scripts/lib/stats";
+export { median, percentile, round } from "../../scripts/lib/stats";
 
 /**
  * A benchmark's world: a fresh migrated database (embedded, or a new database on the server of

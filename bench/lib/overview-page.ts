@@ -6,7 +6,7 @@ import type pg from "pg";
 import { systemActor } from "@/lib/auth/principal";
 import { createUser } from "@/lib/users/create-user";
 import { harnessClient } from "../../scripts/lib/harness-clients";
-import { percentile, round } from "./harness";
+import { median, round } from "./harness";
 
 /** Signs in a new operator through next-auth's credentials flow; returns the Cookie header to send. */
 export async function operatorCookie(baseUrl: string): Promise<string> {
@@ -111,9 +111,13 @@ async function mix(c: pg.Client, clusterId: string): Promise<() => Promise<void>
       `UPDATE gpus g SET status = 'available', unhealthy_reason = NULL FROM nodes n WHERE n.id = g.node_id AND n.cluster_id = $1 AND g.status <> 'available'`,
       [clusterId],
     );
-    await c.query(`UPDATE nodes SET status = 'available', status_before_offline = NULL WHERE cluster_id = $1 AND status <> 'available'`, [
-      clusterId,
-    ]);
+    // the app's reservation sweep may have begun handing the reservation's nodes back (its end is a
+    // handover: lib/handover) while they were out of service: that is undone too
+    await c.query(
+      `UPDATE nodes SET status = 'available', status_before_offline = NULL, handover_due_since = NULL
+        WHERE cluster_id = $1 AND (status <> 'available' OR handover_due_since IS NOT NULL)`,
+      [clusterId],
+    );
     await c.query("VACUUM ANALYZE nodes, gpus, gpu_metrics_1m");
     await c.end();
   };
@@ -143,11 +147,6 @@ export async function measureOverview(baseUrl: string, cookie: string, runs = 7)
   await once();
   const results: Array<Awaited<ReturnType<typeof once>>> = [];
   for (let i = 0; i < runs; i++) results.push(await once());
-  const median = (xs: number[]) =>
-    percentile(
-      [...xs].sort((a, b) => a - b),
-      50,
-    );
   return {
     bytes: median(results.map((r) => r.bytes)),
     gzip_bytes: median(results.map((r) => r.gzipBytes)),

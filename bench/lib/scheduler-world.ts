@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { readProcesses } from "../../scripts/lib/proc-stats";
+import { median } from "../../scripts/lib/stats";
 
 // bench:scheduler's world, written set-based (the benchmark measures scheduling, not seeding), and
 // the two baselines a cycle is compared with in the same run: the database's own cost of applying
@@ -115,6 +116,59 @@ export async function applyLowerBound(c: pg.ClientBase, w: CycleWrites): Promise
   );
   await c.query("COMMIT");
   return performance.now() - t0;
+}
+
+/**
+ * What an allocation costs the database in two data models, on the cycle's own placements: as now,
+ * an update of each GPU's row (a copy of the gpus table with every index and check it has, no
+ * triggers), against an insert into a narrow table keyed by GPU (gpu_id, job_id); and the free of
+ * the same GPUs in each. Each figure is the median of `runs`, the tables vacuumed before each.
+ */
+export async function allocationModels(c: pg.ClientBase, w: CycleWrites, runs: number) {
+  const gpuIds = w.placed.flatMap((p) => p.gpu_ids);
+  const jobIds = w.placed.flatMap((p) => p.gpu_ids.map(() => p.job_id));
+  const placedJobs = w.placed.map((p) => p.job_id);
+  await c.query(`DROP TABLE IF EXISTS bench_gpu_rows, bench_gpu_allocations`);
+  await c.query(`CREATE TABLE bench_gpu_rows (LIKE gpus INCLUDING ALL)`);
+  await c.query(`INSERT INTO bench_gpu_rows SELECT * FROM gpus`);
+  await c.query(
+    `CREATE TABLE bench_gpu_allocations (gpu_id uuid PRIMARY KEY, job_id uuid NOT NULL, allocated_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  await c.query(`CREATE INDEX ON bench_gpu_allocations (job_id)`);
+  // in this order each run: each model's allocation, then each model's free of the same GPUs
+  const steps = {
+    rowAllocateMs: [
+      `UPDATE bench_gpu_rows g SET allocated_job_id = x.job_id, updated_at = now() FROM unnest($1::uuid[], $2::uuid[]) AS x(gpu_id, job_id) WHERE g.id = x.gpu_id`,
+      [gpuIds, jobIds],
+    ],
+    narrowAllocateMs: [`INSERT INTO bench_gpu_allocations (gpu_id, job_id) SELECT * FROM unnest($1::uuid[], $2::uuid[])`, [gpuIds, jobIds]],
+    rowFreeMs: [
+      `UPDATE bench_gpu_rows SET allocated_job_id = NULL, updated_at = now() WHERE allocated_job_id = ANY($1::uuid[])`,
+      [placedJobs],
+    ],
+    narrowFreeMs: [`DELETE FROM bench_gpu_allocations WHERE job_id = ANY($1::uuid[])`, [placedJobs]],
+  } satisfies Record<string, [string, unknown[]]>;
+  const times = Object.fromEntries(Object.keys(steps).map((k) => [k, [] as number[]])) as Record<keyof typeof steps, number[]>;
+  try {
+    for (let i = 0; i < runs; i++)
+      for (const [name, [sql, params]] of Object.entries(steps) as Array<[keyof typeof steps, [string, unknown[]]]>) {
+        await c.query(`VACUUM ANALYZE bench_gpu_rows, bench_gpu_allocations`);
+        const t0 = performance.now();
+        await c.query("BEGIN");
+        await c.query(sql, params);
+        await c.query("COMMIT");
+        times[name].push(performance.now() - t0);
+      }
+  } finally {
+    await c.query(`DROP TABLE IF EXISTS bench_gpu_rows, bench_gpu_allocations`);
+  }
+  return {
+    gpus: gpuIds.length,
+    rowAllocateMs: median(times.rowAllocateMs),
+    narrowAllocateMs: median(times.narrowAllocateMs),
+    rowFreeMs: median(times.rowFreeMs),
+    narrowFreeMs: median(times.narrowFreeMs),
+  };
 }
 
 /** The original design: one job at a time, a query per check, a transaction per job; stopped after `capS` seconds. */

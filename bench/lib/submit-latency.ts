@@ -130,7 +130,28 @@ async function breakdown(c: pg.ClientBase, samples: LatencySample[]) {
   });
 }
 
-/** p50/p99/max of the totals, and the breakdown of every sample at or above the p99. */
+/**
+ * The scheduler's cycles while the samples ran (from the first send to the last seen running), by
+ * kind: those woken by events and the sweeps, with their durations as they logged them.
+ */
+async function cyclesDuring(c: pg.ClientBase, samples: LatencySample[]) {
+  if (samples.length === 0) return {};
+  const from = Math.min(...samples.map((s) => s.sentAt));
+  const to = Math.max(...samples.map((s) => s.runningAt));
+  const { rows } = await c.query<{ kind: string; cycles: number; placed: number; p50_ms: number; p99_ms: number; max_ms: number }>(
+    `SELECT CASE WHEN trigger LIKE 'event%' THEN 'event' ELSE 'sweep' END AS kind, count(*)::int AS cycles, sum(placed)::int AS placed,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50_ms,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms) AS p99_ms, max(duration_ms) AS max_ms
+       FROM scheduler_logs WHERE created_at BETWEEN to_timestamp($1 / 1000.0) AND to_timestamp($2 / 1000.0)
+      GROUP BY 1 ORDER BY 1`,
+    [from, to],
+  );
+  return Object.fromEntries(
+    rows.map((r) => [r.kind, { cycles: r.cycles, placed: r.placed, p50_ms: round(r.p50_ms), p99_ms: round(r.p99_ms), max_ms: r.max_ms }]),
+  );
+}
+
+/** p50/p99/max of the totals, the breakdown of every sample at or above the p99, and the cycles that ran. */
 export async function latencyFigures(c: pg.ClientBase, samples: LatencySample[]) {
   const totals = samples.map((s) => s.runningAt - s.sentAt).sort((a, b) => a - b);
   const p99 = percentile(totals, 99);
@@ -151,5 +172,6 @@ export async function latencyFigures(c: pg.ClientBase, samples: LatencySample[])
       commit_ms: mean("commit_ms"),
     },
     p99_samples: parts,
+    cycles: await cyclesDuring(c, samples),
   };
 }

@@ -6,6 +6,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** The median of unsorted figures (the upper middle of an even count, as percentile(…, 50) gives). */
+export const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** A seeded generator (mulberry32): the same seed draws the same numbers, so a run can be replayed. */
