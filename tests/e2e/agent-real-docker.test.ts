@@ -211,7 +211,12 @@ describe("the node agent on a real docker engine", () => {
     await eventually("the job to run", async () => (await jobStatus(long, tenantA.key)).status === "running");
     const container = `gpuforge-job-${long}-1`;
     if (eng.real) {
-      const c = await eventually("its container", async () => inspect(container));
+      // the job runs once the agent has launched `docker run`; the engine may still be starting the
+      // container (it was "created" a moment after on a loaded machine)
+      const c = await eventually("its container to run", async () => {
+        const seen = inspect(container);
+        return seen?.State.Status === "running" ? seen : null;
+      });
       expect(c.State.Status).toBe("running");
       expect(c.HostConfig.Privileged).toBe(false);
       expect(c.HostConfig.NetworkMode).toBe("gpuforge-workloads");

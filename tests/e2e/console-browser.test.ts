@@ -17,7 +17,7 @@ import { createTenant } from "@/lib/tenants/create-tenant";
 import { describeRange, fittingPreset, parseTimeRange } from "@/lib/metrics/time-range";
 import { axeViolations } from "../support/axe";
 import { confirmInDialog, launchBrowser, openPage } from "../support/browser";
-import { actorFor, agentPrincipal, inventory, makeCluster, makeUser, unique } from "../support/fixtures";
+import { actorFor, agentPrincipal, inventory, makeCluster, makeUser, unique, unreachableNodeAlerts } from "../support/fixtures";
 
 // The console as operators and tenants use it every day (issue 23), walked in Chromium at desktop
 // and phone widths: figures that agree, charts on a real time axis with a range picker, lists that
@@ -505,57 +505,16 @@ describe("6–7. payment paths and settings", () => {
 
 describe("8–9. alerts operators can live with, readable audit", () => {
   it("repeats group into one row, resolved ones need no acknowledgement, a silence quiets a subject", async () => {
-    // a node that really is unreachable (offline for ten minutes, in a cluster of its own), so the
-    // background evaluator keeps its latest event firing instead of resolving it mid-walk
-    const cluster = await makeCluster();
-    const subject = unique("flappy");
-    const node = await db().node.create({
-      data: {
-        clusterId: cluster.id,
-        hostname: subject,
-        status: "offline",
-        statusBeforeOffline: "available",
-        lastHeartbeatAt: new Date(Date.now() - 600_000),
-      },
-    });
-    // the rule and its history in one transaction: the evaluator sees neither or both
-    const rule = await db().$transaction(async (tx) => {
-      const rule = await tx.alertRule.create({
-        data: {
-          name: unique("Walk unreachable"),
-          ruleType: "node_unreachable",
-          clusterId: cluster.id,
-          windowS: 120,
-          severity: "critical",
-          enabled: true,
-          notify: false,
-          autoRemediate: false,
-        },
-      });
-      for (let i = 0; i < 15; i++) {
-        const firing = i === 14;
-        await tx.alertEvent.create({
-          data: {
-            ruleId: rule.id,
-            ruleType: "node_unreachable",
-            dedupeKey: firing ? `${rule.id}:node:${node.id}` : `${rule.id}:node:${node.id}:${i}`,
-            subjectType: "node",
-            subjectId: node.id,
-            subjectLabel: subject,
-            clusterId: cluster.id,
-            nodeId: node.id,
-            severity: "critical",
-            message: `${subject} has sent no heartbeat`,
-            status: firing ? "firing" : "resolved",
-            resolvedAt: firing ? null : new Date(),
-            firedAt: new Date(Date.now() - (15 - i) * 60_000),
-          },
-        });
-      }
-      return rule;
+    // a node that really is unreachable, so the background evaluator keeps its latest event firing
+    // instead of resolving it mid-walk
+    const { rule, subject } = await unreachableNodeAlerts(15, {
+      subject: unique("flappy"),
+      ruleName: unique("Walk unreachable"),
+      notify: false,
     });
     const page = await signedIn(`/admin/alerts?q=${subject}&status=resolved`, operator);
-    const resolved = page.getByRole("table", { name: "All alerts" }).getByTestId("alert-row");
+    // another rule about every offline node (a seeded or another test's one) may alert on this node too: only this rule's rows
+    const resolved = page.getByRole("table", { name: "All alerts" }).getByTestId("alert-row").filter({ hasText: rule.name });
     await resolved.first().waitFor();
     expect(await resolved.count()).toBe(1);
     await resolved.getByText("× 14").waitFor();
@@ -567,7 +526,7 @@ describe("8–9. alerts operators can live with, readable audit", () => {
       .waitFor();
 
     await page.goto(`${base()}/admin/alerts?q=${subject}`);
-    const row = page.getByRole("table", { name: "All alerts" }).getByTestId("alert-row");
+    const row = page.getByRole("table", { name: "All alerts" }).getByTestId("alert-row").filter({ hasText: rule.name });
     await row.first().waitFor();
     await row.getByText("× 15").waitFor();
     await row.getByText("Silence…").click();
@@ -577,7 +536,7 @@ describe("8–9. alerts operators can live with, readable audit", () => {
     await row.getByText("silenced", { exact: true }).waitFor();
     await row.getByText(/Nobody is notified until .*: known flapping link, OPS-77/).waitFor();
     await page.reload();
-    await page.getByRole("table", { name: "All alerts" }).getByTestId("alert-row").getByText("silenced").waitFor();
+    await row.getByText("silenced", { exact: true }).waitFor();
     await photograph(page, "alerts");
     await page.goto(`${base()}/admin/alerts/silences`);
     const silence = page.getByTestId("silence-row").filter({ hasText: "known flapping link, OPS-77" });

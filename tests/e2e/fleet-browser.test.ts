@@ -48,11 +48,15 @@ describe("fleet pages with the simulator running", () => {
     const nodes = await db().node.findMany({ where: { clusterId } });
     expect(nodes).toHaveLength(4);
     expect(nodes.every((n) => n.status === "available")).toBe(true);
-    const [{ n }] = (await db().$queryRaw<Array<{ n: number }>>`
+    // at least one round of reports from every GPU (a loaded machine may take longer than the few seconds above)
+    const metricRows = async () =>
+      (
+        (await db().$queryRaw<Array<{ n: number }>>`
       SELECT count(*)::int AS n FROM gpu_metrics m JOIN gpus g ON g.id = m.gpu_id JOIN nodes x ON x.id = g.node_id WHERE x.cluster_id = ${clusterId}::uuid`) as [
-      { n: number },
-    ];
-    expect(n).toBeGreaterThanOrEqual(32);
+          { n: number },
+        ]
+      )[0].n;
+    expect(await until(metricRows, (n) => n >= 32, 30_000)).toBeGreaterThanOrEqual(32);
     const dash = await api("GET", "/api/dashboard", { key: operatorKey });
     expect(dash.status).toBe(200);
     expect(dash.body.gpus_total).toBeGreaterThanOrEqual(32);

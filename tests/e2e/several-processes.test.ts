@@ -65,7 +65,8 @@ async function backgroundRuns(base: string, job: string): Promise<{ ok: number; 
 
 describe("two app processes and an ingest server on one database", () => {
   it("run each scheduled sweep once per due time, whichever process claims it", async () => {
-    // a job that waits (its only node never came into service) keeps every sweep's cycle logged
+    // a job that waits for GPUs of a type with one free keeps every sweep's cycle logged (the sweep
+    // reads the work its free GPUs could take; a type with none free is the waiting scope's)
     const cluster = await makeCluster();
     const { key: agentKey } = await makeKey({ scope: "agent", cluster_id: cluster.id });
     const gpuType = unique("MP").replace(/-/g, "").slice(0, 10).toUpperCase();
@@ -74,25 +75,45 @@ describe("two app processes and an ingest server on one database", () => {
       body: {
         hostname: unique("mp"),
         capabilities: { containers: true },
-        gpus: [{ uuid: unique("GPU"), index: 0, gpu_type: gpuType, memory_total_mb: 81_559 }],
+        gpus: [0, 1].map((index) => ({ uuid: unique("GPU"), index, gpu_type: gpuType, memory_total_mb: 81_559 })),
       },
     });
     expect(registered.status).toBe(201);
+    const nodeId = (registered.body as { node: { id: string } }).node.id;
+    expect((await call(appA, "POST", `/api/clusters/nodes/${nodeId}/heartbeat`, { key: agentKey, body: {} })).status).toBe(200);
     const tenant = await makeTenant(4);
     const { key: tenantKey } = await makeKey({ scope: "tenant", tenant_id: tenant.id });
-    expect(
-      (await call(appB, "POST", "/api/jobs", { key: tenantKey, body: { name: "waits", gpu_count: 1, gpu_type: gpuType, duration_s: 60 } }))
-        .status,
-    ).toBe(201);
+    const submit = async (name: string, gpus: number) => {
+      const res = await call(appB, "POST", "/api/jobs", {
+        key: tenantKey,
+        body: { name, gpu_count: gpus, gpu_type: gpuType, duration_s: 60 },
+      });
+      expect(res.status).toBe(201);
+      return (res.body as { job: { id: string } }).job.id;
+    };
+    const holds = await submit("holds", 1);
+    const status = async (id: string) =>
+      (await pool.query<{ status: string }>(`SELECT status FROM jobs WHERE id = $1`, [id])).rows[0]?.status;
+    for (const until = Date.now() + 30_000; (await status(holds)) !== "running";) {
+      if (Date.now() > until) throw new Error("the first job never started");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await submit("waits", 2);
 
     const before = await Promise.all([appA, appB].map((b) => backgroundRuns(b, "scheduler-cycle")));
     const from = new Date();
-    // two or three due times of the five-second sweep
+    // two or three due times of the five-second sweep (more on a loaded machine, where a tick runs late)
+    const sweeps = async () =>
+      (
+        await pool.query<{ at: Date }>(
+          `SELECT created_at AS at FROM scheduler_logs WHERE trigger = 'sweep' AND created_at > $1 ORDER BY created_at`,
+          [from],
+        )
+      ).rows;
     await new Promise((r) => setTimeout(r, 12_000));
-    const { rows } = await pool.query<{ at: Date }>(
-      `SELECT created_at AS at FROM scheduler_logs WHERE trigger = 'sweep' AND created_at > $1 ORDER BY created_at`,
-      [from],
-    );
+    for (const until = Date.now() + 30_000; (await sweeps()).length < 2 && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 500));
+    const rows = await sweeps();
     const after = await Promise.all([appA, appB].map((b) => backgroundRuns(b, "scheduler-cycle")));
 
     const perDueTime = new Map<number, number>();

@@ -342,6 +342,8 @@ describe("a Slurm cluster joins GPUForge as it is", () => {
     expect(drained.slurm).toMatchObject({ state: expect.stringMatching(/\+DRAIN/), reason: "admin: replacing a fan" });
     // an operator returning it in GPUForge does not lift Slurm's drain, and the mirror drains it again
     await api("PATCH", `/api/nodes/${drained.id}`, { key: operatorKey, body: { status: "available" } });
+    // the mirror drains it here again at its next pass; meanwhile, and after, Slurm's drain stands
+    await eventually(async () => (await nodeNamed("sn2")).status === "draining", 30_000, why);
     await new Promise((r) => setTimeout(r, 3000));
     expect((await scontrol("-o", "show", "node", "sn2")).stdout).toMatch(/Reason=admin: replacing a fan/);
     expect((await nodeNamed("sn2")).status).toBe("draining");

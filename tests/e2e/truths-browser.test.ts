@@ -698,6 +698,9 @@ describe("4. dialogs, focus and keyboard", () => {
       ["/dashboard/endpoints", "Create an endpoint"],
     ] as const) {
       await page.goto(`${base()}${p}`);
+      // the page's content streams in behind a skeleton, and React reveals it a moment after the
+      // document has loaded: the walk starts once the action is there, as a person's would
+      await page.getByText(action, { exact: true }).first().waitFor();
       await page.keyboard.press("Tab");
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
       await page.keyboard.press("Enter");

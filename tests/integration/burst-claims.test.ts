@@ -174,16 +174,19 @@ describe("a node rented from a provider", () => {
     const fleet = await availableFleet(2, 8, "RENT");
     const [rented, own] = fleet.nodes.map((n) => n.node.id);
     const renter = await burstingTenant(64);
-    const job = await submitJob(systemActor, {
-      tenant_id: renter.id,
-      name: "rented",
-      gpu_count: 1,
-      gpu_type: fleet.gpuType,
-      priority: 5,
-      max_retries: 0,
+    // it waits from the start: other files' scheduler cycles share this database, and one that ran
+    // between a submit and a later "not before" could start it on the fleet's own node
+    const job = await db().job.create({
+      data: {
+        tenantId: renter.id,
+        name: "rented",
+        gpuCount: 1,
+        gpuType: fleet.gpuType,
+        priority: 5,
+        status: "queued",
+        notBefore: new Date(Date.now() + 86_400_000),
+      },
     });
-    // it waits (other files' scheduler cycles share this database: none may start it on its rented node meanwhile)
-    await pool().query("UPDATE jobs SET not_before = now() + interval '1 day' WHERE id = $1::uuid", [job.id]);
     // the node is the instance rented for the renter's waiting job
     await db().providerInstance.create({
       data: {

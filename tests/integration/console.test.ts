@@ -35,6 +35,7 @@ import {
   tenantAdminPrincipal,
   tenantMemberPrincipal,
   unique,
+  unreachableNodeAlerts,
 } from "../support/fixtures";
 import { codeOf } from "../support/outcomes";
 import { changeNodeStatus } from "@/lib/fleet/change-node-status";
@@ -242,39 +243,7 @@ describe("billing outlook and invoices", () => {
 });
 
 describe("alerts: groups and silences", () => {
-  async function events(n: number, subject = unique("node")) {
-    const cluster = await makeCluster();
-    const rule = await db().alertRule.create({
-      data: {
-        name: unique("rule"),
-        ruleType: "node_unreachable",
-        clusterId: cluster.id,
-        windowS: 120,
-        severity: "critical",
-        enabled: false,
-        notify: true,
-      },
-    });
-    for (let i = 0; i < n; i++) {
-      await db().alertEvent.create({
-        data: {
-          ruleId: rule.id,
-          ruleType: "node_unreachable",
-          dedupeKey: `${rule.id}:node:${subject}:${i}`,
-          subjectType: "node",
-          subjectId: subject,
-          subjectLabel: subject,
-          clusterId: cluster.id,
-          severity: "critical",
-          message: `${subject} silent`,
-          status: i === n - 1 ? "firing" : "resolved",
-          resolvedAt: i === n - 1 ? null : new Date(),
-          firedAt: new Date(Date.now() - (n - i) * 60_000),
-        },
-      });
-    }
-    return { cluster, rule, subject };
-  }
+  const events = (n: number) => unreachableNodeAlerts(n, { subject: unique("node"), ruleName: unique("rule"), notify: true });
 
   it("repeats of one rule about one subject are one row with its count; every alert on request", async () => {
     const { subject } = await events(15);

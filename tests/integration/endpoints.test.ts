@@ -602,7 +602,8 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     const charged = await db().ledgerEntry.findMany({ where: { tenantId: t.id, kind: "charge" } });
     expect(charged).toHaveLength(1);
     expect(charged[0]!.description).toContain("endpoint replica");
-    await enforcePrepaidBalances(0);
+    // marks it at zero (a grace of 0 would also stop every other file's prepaid tenant at zero)
+    await enforcePrepaidBalances(3600);
     // zero since longer than the grace period (PREPAID_GRACE_S)
     await pool().query(`UPDATE tenants SET balance_exhausted_at = now() - interval '1 day' WHERE id = $1`, [t.id]);
     await reconcileEndpoints({ endpointId: e.id });
@@ -611,7 +612,7 @@ describe("endpoints: metrics, SLA, alerts, billing", () => {
     expect(now.replicas[0]!.stopReason).toContain("prepaid balance");
     expect(now.statusReason).toContain("not placing: prepaid balance used up");
     await depositFunds(systemActor, t.id, 100_000, "top-up");
-    await enforcePrepaidBalances(0);
+    await enforcePrepaidBalances(3600);
     await reconcileEndpoints({ endpointId: e.id });
     now = await getEndpointOrThrow(asT.principal, e.id);
     expect(now.replicas.filter((r) => r.status === "starting")).toHaveLength(1);

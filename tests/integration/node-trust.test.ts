@@ -22,6 +22,7 @@ import {
   unique,
 } from "../support/fixtures";
 import { codeAndFieldOf } from "../support/outcomes";
+import { inAlertEvaluationTurn } from "../support/test-turns";
 
 // What a compromised node's agent can no longer do (issue 27): move another node's address (with
 // the cluster's shared key), or report a workload's port outside the agents' published range.
@@ -65,7 +66,7 @@ describe("a node's address", () => {
     expect(await db().notification.count({ where: { alertEventId: alert.id } })).toBeGreaterThan(0);
     // acknowledged, it resolves
     await acknowledgeAlert(actorFor(operatorPrincipal), alert.id);
-    await evaluateAlerts();
+    await inAlertEvaluationTurn(() => evaluateAlerts());
     expect((await db().alertEvent.findUniqueOrThrow({ where: { id: alert.id } })).status).toBe("resolved");
     // an operator may move it too
     const byOperator = ip();

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestAlertmanager } from "@/lib/alerts/ingest-alertmanager";
 import type { AlertmanagerWebhook } from "@/lib/alerts/alertmanager-schemas";
 import { db } from "@/lib/db/client";
@@ -14,6 +14,7 @@ import { processMetrics } from "@/lib/observability/process-metrics";
 import { runSchedulerCycle } from "@/lib/scheduler/run-cycle";
 import { actorFor, agentPrincipal, availableFleet, inventory, makeCluster, unique } from "../support/fixtures";
 import { parseExposition } from "../support/prometheus";
+import { takeAlertEvaluationTurn } from "../support/test-turns";
 
 const PER_GPU = new Set(["gpuforge_gpu_healthy", "gpuforge_gpu_utilization_percent"]);
 
@@ -146,6 +147,15 @@ const counts = async (nodeId: string) => ({
 });
 
 describe("Alertmanager intake", () => {
+  // its quarantines count against the remediation cap of the whole database, as alerts.test.ts's do
+  let release: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    release = await takeAlertEvaluationTurn();
+  });
+  afterAll(async () => {
+    await release?.();
+  });
+
   it("maps dcgm-exporter alerts to GPUs by UUID, quarantines through the remediation path, resolves, and changes nothing on replays", async () => {
     const { a } = await world();
     const gpu = a.gpus[1]!;

@@ -31,6 +31,7 @@ import {
   unique,
 } from "../support/fixtures";
 import { codeAndFieldOf } from "../support/outcomes";
+import { inAlertEvaluationTurn } from "../support/test-turns";
 
 // Pods hold GPUs through the same allocator, quota and database guarantees as jobs and replicas,
 // are placed by the same scheduler, and are billed per second while they run.
@@ -231,6 +232,15 @@ describe("pods: lifecycle through the scheduler and the agent", () => {
   });
 });
 
+/**
+ * Makes these pods' starts and stops a day old, so the sweep treats them as late: moving its clock
+ * instead would fail or stop every other file's starting and stopping pods too.
+ */
+async function ageByADay(podIds: string[]) {
+  await pool().query(`UPDATE pod_placements SET started_at = started_at - interval '1 day' WHERE pod_id = ANY($1::uuid[])`, [podIds]);
+  await pool().query(`UPDATE pods SET updated_at = updated_at - interval '1 day' WHERE id = ANY($1::uuid[])`, [podIds]);
+}
+
 describe("pods: parallel create, stop and start", () => {
   it("never exceed the tenant's quota nor hold a GPU twice, with jobs of the same tenant competing", async () => {
     const { gpuType } = await availableFleet(2, 4, "Q");
@@ -250,7 +260,8 @@ describe("pods: parallel create, stop and start", () => {
       expect(await invariants(gpuType)).toEqual({ two_holders: 0, short: 0, holding_idle: 0 });
     }
     // and once everything settles (stops confirmed), work is placed up to the quota and no further
-    await reconcilePods(new Date(Date.now() + 24 * 3_600_000));
+    await ageByADay(pods.map((p) => p.id));
+    await reconcilePods();
     await Promise.all(pods.map((p) => changePodState(asT, p.id, "start").catch(() => null)));
     await runSchedulerCycle("settle");
     expect(await inUse(t.id)).toBeLessThanOrEqual(5);
@@ -364,7 +375,10 @@ describe("pods: billing", () => {
     await enforcePrepaidBalances(3600);
     expect((await getPodOrThrow(asT.principal, pod.id)).status).toBe("running");
     const waiting = await createPod(asT, spec(gpuType));
-    await enforcePrepaidBalances(0);
+    // past the grace: this tenant's zero made two hours old (a grace of 0 would stop every other
+    // file's prepaid tenant at zero too)
+    await pool().query(`UPDATE tenants SET balance_exhausted_at = now() - interval '2 hours' WHERE id = $1`, [t.id]);
+    await enforcePrepaidBalances(3600);
     expect((await getPodOrThrow(asT.principal, pod.id)).status).toBe("stopping");
     await runSchedulerCycle("prepaid");
     expect(await getPodOrThrow(asT.principal, waiting.id)).toMatchObject({ status: "pending" });
@@ -396,7 +410,7 @@ describe("pods: a node that leaves service", () => {
     expect(await placement(move.id)).toMatchObject({ status: "starting", nodeId: where, attempt: 2 });
     // the tenant starts the failed pod again: the alert resolves
     await changePodState(asT, stay.id, "start");
-    await evaluateAlerts();
+    await inAlertEvaluationTurn(() => evaluateAlerts());
     expect((await db().alertEvent.findUniqueOrThrow({ where: { id: alert!.id } })).status).toBe("resolved");
     expect(await invariants(gpuType)).toEqual({ two_holders: 0, short: 0, holding_idle: 0 });
   });
@@ -409,7 +423,8 @@ describe("pods: a node that leaves service", () => {
     const unconfirmed = await createPod(asT, spec(gpuType));
     await runSchedulerCycle("sweep");
     await changePodState(asT, unconfirmed.id, "stop");
-    await reconcilePods(new Date(Date.now() + 24 * 3_600_000));
+    await ageByADay([never.id, unconfirmed.id]);
+    await reconcilePods();
     expect((await getPodOrThrow(asT.principal, never.id)).status).toBe("failed");
     expect((await getPodOrThrow(asT.principal, unconfirmed.id)).status).toBe("stopped");
   });

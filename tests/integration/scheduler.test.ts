@@ -452,11 +452,15 @@ describe("cycles racing nodes that leave service", () => {
     await blocker.query("LOCK TABLE scheduler_logs IN SHARE MODE");
     await pool().query("UPDATE nodes SET status = 'available' WHERE id = $1", [nodeId]);
     const cycle = runSchedulerCycle("test: racing a quarantine");
+    const placedAndWaiting = waiting("query LIKE 'INSERT INTO scheduler_logs%'");
     const quarantine = (async () => {
-      expect(await waiting("query LIKE 'INSERT INTO scheduler_logs%'")).toBe(true);
+      expect(await placedAndWaiting).toBe(true);
       return changeNodeStatus(operator, nodeId, "quarantined", "racing a cycle");
     })();
-    // the quarantine either finishes now, blind to the cycle's uncommitted placement, or waits for the cycle
+    // the quarantine either finishes now, blind to the cycle's uncommitted placement, or waits for the
+    // cycle's lock. Only once the cycle is held: before it, another file's session waiting for an
+    // advisory lock let this test commit the blocker early, and the cycle was never seen held
+    expect(await placedAndWaiting).toBe(true);
     await Promise.race([quarantine, waiting("wait_event = 'advisory'")]);
     await blocker.query("COMMIT");
     await blocker.end();

@@ -50,8 +50,6 @@ describe("suspension stops work", () => {
     const running = await submitJob(asT, job(gpuType));
     await runSchedulerCycle("test");
     expect((await db().job.findUniqueOrThrow({ where: { id: running.id } })).status).toBe("running");
-    // 6 GPUs while 3 of the 8 are held: it waits whoever runs a scheduling cycle meanwhile (another file's, say)
-    const waiting = await submitJob(asT, job(gpuType, { gpu_count: 6, cluster_id: undefined, priority: 9 }));
     const endpoint = await createEndpoint(asT, {
       name: unique("ep"),
       model: "m",
@@ -63,6 +61,9 @@ describe("suspension stops work", () => {
     });
     const replica = endpoint.replicas.find((r) => r.status !== "stopped")!;
     expect(replica).toBeTruthy();
+    // 6 GPUs while 3 of the 8 are held: it waits, whoever runs a scheduling cycle meanwhile (another
+    // file's, say). Submitted before the replica took its GPU, such a cycle could place it on the 6 free.
+    const waiting = await submitJob(asT, job(gpuType, { gpu_count: 6, cluster_id: undefined, priority: 9 }));
 
     await updateTenant(systemActor, t.id, { status: "suspended" });
 
@@ -220,5 +221,7 @@ describe("fairness between tenants", () => {
     } finally {
       await db().$executeRaw`DELETE FROM jobs WHERE tenant_id = ${hog.id}::uuid`;
     }
-  });
+    // 100,000 rows written with their triggers, beside the other files and, in `npm test`, the build:
+    // 4 s alone, past the 60 s default twice on a loaded machine
+  }, 180_000);
 });

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { dropDatabase, ensureDatabase, freePort, startEmbeddedDatabase, withDatabase } from "../../scripts/lib/embedded-db";
+import { withHarnessClient } from "../../scripts/lib/harness-clients";
 import { runMigrations } from "../../scripts/lib/run-migrations";
 
 declare module "vitest" {
@@ -37,6 +38,7 @@ export default async function setup(project: TestProject) {
   const name = `gpuforge_${project.name}_${process.pid}_${Date.now().toString(36)}`.replace(/[^a-z0-9_]/g, "_");
   const databaseUrl = await ensureDatabase(serverUrl, name);
   await runMigrations(databaseUrl);
+  if (project.name === "integration") await disableFleetWideRules(databaseUrl);
   project.provide("databaseUrl", databaseUrl);
   project.provide("serverUrl", serverUrl);
   process.env.DATABASE_URL = databaseUrl;
@@ -47,3 +49,11 @@ export default async function setup(project: TestProject) {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   };
 }
+
+/**
+ * The integration files share one database and evaluate every rule: the migration's fleet-wide
+ * rules (one auto-remediating a fatal XID) would act on every file's nodes, quarantining a node
+ * another file reported a fault on. Their tests make rules of their own, per cluster.
+ */
+const disableFleetWideRules = (databaseUrl: string) =>
+  withHarnessClient(databaseUrl, "global setup", (c) => c.query(`UPDATE alert_rules SET enabled = false WHERE cluster_id IS NULL`));

@@ -119,3 +119,60 @@ export async function sweepUntilOffline(nodeId: string, afterSeconds = 300): Pro
   }
   throw new Error(`node ${nodeId} did not go offline`);
 }
+
+/**
+ * A node that really is unreachable (offline for ten minutes, in a cluster of its own) with `count`
+ * alerts of one enabled node_unreachable rule about it, the last firing. The rule and its history are
+ * written in one transaction, so an evaluation of every rule (another file's, or the app's background
+ * one) sees neither or both, and keeps the latest firing instead of resolving it mid-test.
+ */
+export async function unreachableNodeAlerts(count: number, opts: { subject: string; ruleName: string; notify: boolean }) {
+  const cluster = await makeCluster();
+  const subject = opts.subject;
+  const node = await db().node.create({
+    data: {
+      clusterId: cluster.id,
+      hostname: subject,
+      status: "offline",
+      statusBeforeOffline: "available",
+      lastHeartbeatAt: new Date(Date.now() - 600_000),
+    },
+  });
+  const rule = await db().$transaction(async (tx) => {
+    const rule = await tx.alertRule.create({
+      data: {
+        name: opts.ruleName,
+        ruleType: "node_unreachable",
+        clusterId: cluster.id,
+        windowS: 120,
+        severity: "critical",
+        enabled: true,
+        notify: opts.notify,
+        autoRemediate: false,
+      },
+    });
+    for (let i = 0; i < count; i++) {
+      const firing = i === count - 1;
+      await tx.alertEvent.create({
+        data: {
+          ruleId: rule.id,
+          ruleType: "node_unreachable",
+          // the firing one under the key the evaluator gives it, so its evaluation refreshes this event
+          dedupeKey: firing ? `${rule.id}:node:${node.id}` : `${rule.id}:node:${node.id}:${i}`,
+          subjectType: "node",
+          subjectId: node.id,
+          subjectLabel: subject,
+          clusterId: cluster.id,
+          nodeId: node.id,
+          severity: "critical",
+          message: `${subject} has sent no heartbeat`,
+          status: firing ? "firing" : "resolved",
+          resolvedAt: firing ? null : new Date(),
+          firedAt: new Date(Date.now() - (count - i) * 60_000),
+        },
+      });
+    }
+    return rule;
+  });
+  return { cluster, node, rule, subject };
+}

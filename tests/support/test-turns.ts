@@ -30,3 +30,21 @@ export const takeProviderStateTurn = () => takeTurn("provider-state", async (c) 
  * with its own channels: files that deliver take turns, so none sends (or fails) another's mail.
  */
 export const takeOutboxTurn = () => takeTurn("notification-outbox");
+
+/**
+ * An evaluation of every rule, and the automatic remediation's cap (quarantines in its window, all
+ * nodes' together), are one for the whole database: a file that evaluates every rule or remediates
+ * takes this turn, so none evaluates another's rules mid-test (quarantining its node first, resolving
+ * its events) nor spends another's cap.
+ */
+export const takeAlertEvaluationTurn = () => takeTurn("alert-evaluation");
+
+/** Runs `fn` within the alert-evaluation turn. */
+export async function inAlertEvaluationTurn<T>(fn: () => Promise<T>): Promise<T> {
+  const release = await takeAlertEvaluationTurn();
+  try {
+    return await fn();
+  } finally {
+    await release();
+  }
+}
