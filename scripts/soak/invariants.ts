@@ -15,6 +15,11 @@ export const ALERT_GRACE_MS = 45_000;
 export const OVERDUE_GRACE_MS = 120_000;
 /** replicas are moved off a node that left service by the reconciler (every 5 s) */
 const REPLICA_MOVE_GRACE_MS = 60_000;
+/**
+ * a handover's release step stops the work of a node that entered `releasing` (the handover runner,
+ * woken by the handover's start and sweeping every 2 s): until then its runs are still open
+ */
+const RELEASE_STEP_GRACE_MS = 60_000;
 
 interface NodeRow {
   id: string;
@@ -255,7 +260,9 @@ function handoverLimitMs(n: NodeRow): number {
 /**
  * What must hold at every moment, checked on each periodic read: no GPU allocated to a job and a
  * replica at once, no tenant over its quota, no run left open on a node out of service
- * (quarantine, maintenance and going offline requeue in the same transaction).
+ * (quarantine, maintenance and going offline requeue in the same transaction; a handover's
+ * `releasing` is the state in which its release step does it, so a run may stay open there for
+ * RELEASE_STEP_GRACE_MS, and never in the handover's later states).
  *
  * The quota, with reservations: a tenant's work on demand (jobs and replicas outside any
  * reservation) never holds more GPUs than the quota, and its reservations active now never hold
@@ -268,17 +275,18 @@ export function checkSnapshot(w: WorldRows): Violation[] {
   for (const g of w.gpus)
     if (g.allocated_job_id && g.allocated_replica_id)
       out.push(v("gpu_held_twice", g.id, `held by job ${g.allocated_job_id} and replica ${g.allocated_replica_id}`));
-  const nodes = new Map(w.nodes.map((n) => [n.id, n.status]));
+  const nodes = new Map(w.nodes.map((n) => [n.id, n]));
+  const releasing = (n: NodeRow) => n.status === "releasing" && n.status_since !== null && w.now - n.status_since <= RELEASE_STEP_GRACE_MS;
   for (const p of w.placements) {
     if (p.ended_at !== null) continue;
     for (const nodeId of p.node_ids) {
-      const status = nodes.get(nodeId);
-      if (status && !SERVING.has(status))
+      const node = nodes.get(nodeId);
+      if (node && !SERVING.has(node.status) && !releasing(node))
         out.push(
           v(
             "placement_on_unavailable_hardware",
             `job ${p.job_id} attempt ${p.attempt}`,
-            `still running on node ${nodeId}, which is ${status}`,
+            `still running on node ${nodeId}, which is ${node.status}`,
           ),
         );
     }
