@@ -10,7 +10,6 @@ import { createIngestServer } from "../../scripts/ingest-server";
 import { makeTenant, unique } from "../support/fixtures";
 import { takeOutboxTurn } from "../support/test-turns";
 
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("the ingest server authenticates before it reads a body and bounds every connection", () => {
   let server: ReturnType<typeof createIngestServer>;

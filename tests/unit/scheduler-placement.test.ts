@@ -461,8 +461,9 @@ describe("placement", () => {
       }),
       { numRuns: 400 },
     );
-    // the property was tried, not skipped: a fair share of the worlds started all their work
-    expect(allStarted).toBeGreaterThan(runs / 10);
+    // the property was tried, not skipped: a share of the worlds started all their work (about 14 %
+    // of 400, 49–62 in six runs; a bound at 10 % failed once on 39, so it is 5 %, far below chance)
+    expect(allStarted).toBeGreaterThan(runs / 20);
   });
 
   it("a head that cannot start is told so with the whole facts: the free capacity alone would say it never fits", () => {
