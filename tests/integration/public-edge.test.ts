@@ -10,7 +10,6 @@ import { createIngestServer } from "../../scripts/ingest-server";
 import { makeTenant, unique } from "../support/fixtures";
 import { takeOutboxTurn } from "../support/test-turns";
 
-
 describe("the ingest server authenticates before it reads a body and bounds every connection", () => {
   let server: ReturnType<typeof createIngestServer>;
   let port = 0;

@@ -133,9 +133,10 @@ describe("what a cycle woken by an event reads", () => {
       await submitJob(asT, { name: "rest", gpu_count: 7, gpu_type: fleet.gpuType, priority: 5, max_retries: 0 });
       await runSchedulerCycle("test: fill", { scope: "placeable" });
       const behind = await submitJob(asT, { name: "behind", gpu_count: 8, gpu_type: fleet.gpuType, priority: 5, max_retries: 0 });
-      const submitted = (await status(behind.id)).pendingReason;
       await held.query("BEGIN");
       await lockForTransaction(held, "scheduler");
+      // read once the lock is held: before it, another file's cycle could still write the reason
+      const submitted = (await status(behind.id)).pendingReason;
       let ended = false;
       const cycle = runSchedulerCycle("test: waiting work", { scope: "waiting" }).finally(() => (ended = true));
       await new Promise((r) => setTimeout(r, 300));
