@@ -632,3 +632,86 @@ describe("billing", () => {
     expect(again).toBe("23P01");
   });
 });
+
+describe("the database keeps each placement to the reservation that holds its nodes", () => {
+  it("refuses a placement that names another reservation than its nodes', none when they are held, or mixes held nodes with others; one bad row refuses the whole statement", async () => {
+    const f = await rackedFleet({ pods: 1, racks: 1, nodes: 3 });
+    const t = await makeTenant(64);
+    const other = await makeTenant(64);
+    const now = Date.now();
+    const mine = reservationJson(await book(t.id, f.gpuType, 1, now, now + HOUR));
+    const theirs = reservationJson(await book(other.id, f.gpuType, 1, now, now + HOUR));
+    const held = mine.node_ids[0]!;
+    const free = f.nodes.map((n) => n.id).find((id) => id !== held && id !== theirs.node_ids[0])!;
+    // waiting jobs no cycle may start (other files' cycles share this database)
+    const job = async (tenantId: string) =>
+      (
+        await db().job.create({
+          data: {
+            tenantId,
+            name: unique("pin"),
+            gpuCount: 1,
+            gpuType: f.gpuType,
+            priority: 5,
+            status: "queued",
+            notBefore: new Date(now + 86_400_000),
+          },
+        })
+      ).id;
+    const [a, b] = [await job(t.id), await job(t.id)];
+    const c = await pool().connect();
+    const insert = async (rows: Array<{ job: string; nodes: string[]; reservation: string | null }>) => {
+      await c.query("SAVEPOINT p");
+      try {
+        await c.query(
+          `INSERT INTO job_placements (job_id, attempt, fence, gpu_ids, node_ids, started_at, reservation_id)
+           SELECT x.job, 1, gen_random_uuid(), ARRAY[gen_random_uuid()], string_to_array(x.nodes, ',')::uuid[], now(), x.reservation
+             FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS x(job, nodes, reservation)`,
+          [rows.map((r) => r.job), rows.map((r) => r.nodes.join(",")), rows.map((r) => r.reservation)],
+        );
+        await c.query("ROLLBACK TO SAVEPOINT p");
+        return "ok";
+      } catch (e) {
+        await c.query("ROLLBACK TO SAVEPOINT p");
+        const err = e as { code?: string; message: string };
+        return `${err.code}: ${err.message}`;
+      }
+    };
+    try {
+      await c.query("BEGIN");
+      expect(await insert([{ job: a, nodes: [held], reservation: mine.id }])).toBe("ok");
+      expect(await insert([{ job: a, nodes: [free], reservation: null }])).toBe("ok");
+      // the tenant's work on its own reserved node runs inside that reservation
+      expect(await insert([{ job: a, nodes: [held], reservation: null }])).toBe(
+        `23514: placement of job ${a} names reservation <NULL>, but its nodes are held by ${mine.id}`,
+      );
+      expect(await insert([{ job: a, nodes: [free], reservation: mine.id }])).toBe(
+        `23514: placement of job ${a} names reservation ${mine.id}, but its nodes are held by <NULL>`,
+      );
+      // another tenant's reservation covers nothing of this tenant's
+      expect(await insert([{ job: a, nodes: [theirs.node_ids[0]!], reservation: theirs.id }])).toMatch(
+        /^23514: placement of job .* names reservation .*, but its nodes are held by <NULL>$/,
+      );
+      expect(await insert([{ job: a, nodes: [held, free], reservation: mine.id }])).toBe(
+        "23514: a placement may not mix nodes of a reservation with other nodes",
+      );
+      // many rows in one statement, as a cycle writes them: one bad row refuses them all
+      expect(
+        await insert([
+          { job: a, nodes: [held], reservation: mine.id },
+          { job: b, nodes: [free], reservation: mine.id },
+        ]),
+      ).toMatch(/^23514: placement of job .* names reservation/);
+      expect(
+        await insert([
+          { job: a, nodes: [held], reservation: mine.id },
+          { job: b, nodes: [free], reservation: null },
+        ]),
+      ).toBe("ok");
+      await c.query("ROLLBACK");
+      expect(await db().jobPlacement.count({ where: { jobId: { in: [a, b] } } })).toBe(0);
+    } finally {
+      c.release();
+    }
+  });
+});
