@@ -726,6 +726,7 @@ function checkImplants(w: WorldRows, implants: ImplantRecord[]): Violation[] {
   const tenantOfJob = new Map(w.jobs.map((j) => [j.id, j.tenant_id]));
   for (const im of implants) {
     const subject = `node ${im.node_id}`;
+    const history = [...(events.get(im.node_id) ?? [])].sort((a, b) => a.at - b.at);
     const mine = verdicts.get(im.node_id) ?? [];
     const until = im.cleared_at ?? Infinity;
     const after = mine.filter((x) => x.at >= im.at - TX_SKEW_MS);
@@ -761,8 +762,12 @@ function checkImplants(w: WorldRows, implants: ImplantRecord[]): Violation[] {
       ...w.replicas
         .filter((r) => r.node_id === im.node_id)
         .map((r) => ({ who: `replica ${r.id} of tenant ${r.tenant_id}`, at: r.started_at })),
+      // a reservation's window hands the tenant the node when it begins on a node in service; one
+      // booked earlier that begins while the node is out of service (its handover, quarantine) gives
+      // it nothing there until the node passes (no work, no bill), and one still ahead has not begun
       ...w.holdings
         .filter((h) => h.node_id === im.node_id && h.live && (h.closed_at === null || h.closed_at > h.starts_at + TX_SKEW_MS))
+        .filter((h) => h.starts_at <= w.now && SERVING.has(statusAt(history, h.starts_at)))
         .map((h) => ({ who: `reservation ${h.reservation_id} of tenant ${h.tenant_id}`, at: h.starts_at })),
     ];
     for (const s of starts.filter((x) => inWindow(x.at)))

@@ -631,6 +631,36 @@ describe("the soak's handover invariants", () => {
     expect(checkAll(w, h).filter((x) => x.invariant === "implant_not_caught")).toHaveLength(1);
   });
 
+  it("a reservation's window on an implanted node counts only if it began with the node in service", () => {
+    const holding = (startsAt: number) => ({
+      id: "h1",
+      reservation_id: "res1",
+      gpu_count: 8,
+      tenant_id: "t1",
+      node_id: "n2",
+      starts_at: startsAt,
+      ends_at: startsAt + 3_600_000,
+      closed_at: null,
+      live: true,
+    });
+    const caught = (w: WorldRows, h: Harness) => checkAll(w, h).filter((x) => x.invariant === "implant_not_caught");
+    // booked before the implant, beginning while the node is quarantined: the tenant gets nothing there yet
+    const quarantined = implanted();
+    quarantined.w.holdings.push(holding(s(200)));
+    expect(caught(quarantined.w, quarantined.h)).toEqual([]);
+    // a window still ahead has not begun
+    const ahead = implanted();
+    ahead.w.holdings.push(holding(ahead.w.now + 60_000));
+    expect(caught(ahead.w, ahead.h)).toEqual([]);
+    // returned to service by hand while implanted, and the window begins on it: the tenant has the node
+    const returned = implanted();
+    returned.w.nodeEvents.push({ node_id: "n2", from_status: "quarantined", to_status: "available", at: s(190) });
+    returned.w.holdings.push(holding(s(200)));
+    expect(caught(returned.w, returned.h).map((x) => x.detail)).toEqual([
+      expect.stringContaining("reservation res1 of tenant t1 started on it"),
+    ]);
+  });
+
   it("a node in a handover step past the runner's time limits", () => {
     const w = withIdleNode();
     w.nodes[1] = { ...w.nodes[1]!, status: "wiping", status_since: s(600) - 300_000 };
