@@ -3,19 +3,15 @@ import net, { type AddressInfo } from "node:net";
 /**
  * A TCP relay to PostgreSQL (the test database's address) in this process, for tests of how a
  * client copes with its connection: `silent` stops every byte both ways with no reset or close
- * (a firewall dropping its state); `answerDelayMs` holds the server's bytes back a while.
+ * (a firewall dropping its state).
  */
-export async function databaseRelay(databaseUrl: string, opts: { answerDelayMs?: number } = {}) {
+export async function databaseRelay(databaseUrl: string) {
   const target = new URL(databaseUrl);
   const state = { silent: false };
   const relay = net.createServer((client) => {
     const upstream = net.connect(Number(target.port), target.hostname);
     client.on("data", (d) => !state.silent && upstream.write(d));
-    upstream.on("data", (d) => {
-      if (state.silent) return;
-      if (opts.answerDelayMs) setTimeout(() => !state.silent && client.write(d), opts.answerDelayMs);
-      else client.write(d);
-    });
+    upstream.on("data", (d) => !state.silent && client.write(d));
     for (const s of [client, upstream]) s.on("error", () => {});
   });
   relay.on("error", () => {});
