@@ -74,39 +74,56 @@ describe("a cycle racing other writers", () => {
   }, 120_000);
 
   it("runs again when a reservation books its chosen node between its reads and its writes, and never places there", async () => {
-    const { gpuType, nodes } = await availableFleet(2);
+    const { gpuType, nodes } = await availableFleet(3);
     const t = await makeTenant(16);
     const owner = await makeTenant(16);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
-      name: "whole",
-      gpu_count: 8,
-      gpu_type: gpuType,
-      priority: 5,
-      max_retries: 0,
-    });
-    const [chosen, other] = [...nodes].sort((a, b) => (a.node.id < b.node.id ? -1 : 1));
-    // the cycle reads the nodes' bookings and then the live reservations: hold it between the two
+    const [chosen, other, booked] = [...nodes].sort((a, b) => (a.node.id < b.node.id ? -1 : 1));
+    /** Books a node for `owner` from a minute ago for an hour, as a reservation does. */
+    const book = async (c: pg.Pool | pg.ClientBase, nodeId: string) => {
+      const { rows } = await c.query<{ id: string }>(
+        `INSERT INTO reservations (tenant_id, gpu_type, node_count, starts_at, ends_at, status, created_by)
+         VALUES ($1, $2, 1, now() - interval '1 minute', now() + interval '1 hour', 'active', 'test') RETURNING id`,
+        [owner.id, gpuType],
+      );
+      await c.query(
+        `INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at)
+         VALUES ($1, $2, $3, 8, now() - interval '1 minute', now() + interval '1 hour')`,
+        [rows[0]!.id, owner.id, nodeId],
+      );
+    };
+    // a free node held by a reservation now: the cycle reads the live reservations after the nodes'
+    // bookings (without one it has no reason to), whatever else the shared database holds
+    await book(pool(), booked!.node.id);
     const blocker = await otherTransaction();
-    await blocker.c.query(`LOCK TABLE reservations IN ACCESS EXCLUSIVE MODE`);
-    const cycle = runSchedulerCycle("test: a booking meanwhile");
-    await waitingOnLock("SELECT r.id, r.tenant_id%FROM reservations r%");
-    // meanwhile another tenant books the node this cycle will choose, and commits
-    const { rows } = await blocker.c.query<{ id: string }>(
-      `INSERT INTO reservations (tenant_id, gpu_type, node_count, starts_at, ends_at, status, created_by)
-       VALUES ($1, $2, 1, now() - interval '1 minute', now() + interval '1 hour', 'active', 'test') RETURNING id`,
-      [owner.id, gpuType],
-    );
-    await blocker.c.query(
-      `INSERT INTO reservation_nodes (reservation_id, tenant_id, node_id, gpu_count, starts_at, ends_at)
-       VALUES ($1, $2, $3, 8, now() - interval '1 minute', now() + interval '1 hour')`,
-      [rows[0]!.id, owner.id, chosen!.node.id],
-    );
-    await blocker.end(true);
-    const result = await cycle;
-    // placed by this cycle, or by another file's cycle on the shared database (never onto the booked node either way)
-    expect(result.placed + (await db().job.count({ where: { id: job.id, status: "running" } }))).toBeGreaterThanOrEqual(1);
-    const held = await gpusOf(job.id);
-    expect(held).toHaveLength(8);
-    expect(new Set(held.map((g) => g.nodeId))).toEqual(new Set([other!.node.id]));
+    let committed = false;
+    try {
+      // the chosen node's GPUs held first: another file's cycle that reads this job before the lock
+      // below could otherwise place it there before the booking (CI saw one do so); it leaves them for
+      // its next attempt instead. Held until the commit, before this test's cycle writes.
+      await blocker.c.query(`SELECT id FROM gpus WHERE node_id = $1 FOR UPDATE`, [chosen!.node.id]);
+      const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+        name: "whole",
+        gpu_count: 8,
+        gpu_type: gpuType,
+        priority: 5,
+        max_retries: 0,
+      });
+      // the cycle reads the nodes' bookings and then the live reservations: hold it between the two
+      await blocker.c.query(`LOCK TABLE reservations IN ACCESS EXCLUSIVE MODE`);
+      const cycle = runSchedulerCycle("test: a booking meanwhile");
+      await waitingOnLock("SELECT r.id, r.tenant_id%FROM reservations r%");
+      // meanwhile another tenant books the node this cycle will choose, and commits
+      await book(blocker.c, chosen!.node.id);
+      await blocker.end(true);
+      committed = true;
+      const result = await cycle;
+      // placed by this cycle, or by another file's cycle on the shared database (never onto the booked node either way)
+      expect(result.placed + (await db().job.count({ where: { id: job.id, status: "running" } }))).toBeGreaterThanOrEqual(1);
+      const held = await gpusOf(job.id);
+      expect(held).toHaveLength(8);
+      expect(new Set(held.map((g) => g.nodeId))).toEqual(new Set([other!.node.id]));
+    } finally {
+      if (!committed) await blocker.end(false);
+    }
   }, 120_000);
 });
