@@ -50,21 +50,27 @@ describe("a cycle racing other writers", () => {
   it("leaves a GPU another transaction holds for the next attempt and places the job on another, without waiting for it", async () => {
     const { gpuType, nodes } = await availableFleet(2);
     const t = await makeTenant(8);
-    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
-      name: "one",
-      gpu_count: 1,
-      gpu_type: gpuType,
-      priority: 5,
-      max_retries: 0,
-    });
-    // best fit with equal nodes goes to the smallest node id, and there to its first GPU: hold that one
+    // best fit with equal nodes goes to the smallest node id, and there to its first GPU: hold that one,
+    // before the job exists, so no other file's cycle on the shared database can place it there first
     const first = [...nodes].sort((a, b) => (a.node.id < b.node.id ? -1 : 1))[0]!;
     const wanted = first.gpus.find((g) => g.index === 0)!;
     const holder = await otherTransaction();
-    await holder.c.query(`SELECT id FROM gpus WHERE id = $1 FOR UPDATE`, [wanted.id]);
-    // the cycle completes while the lock is still held: it never waited for it
-    const cycle = await runSchedulerCycle("test: a GPU held elsewhere");
-    await holder.end(false);
+    const { job, cycle } = await (async () => {
+      try {
+        await holder.c.query(`SELECT id FROM gpus WHERE id = $1 FOR UPDATE`, [wanted.id]);
+        const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+          name: "one",
+          gpu_count: 1,
+          gpu_type: gpuType,
+          priority: 5,
+          max_retries: 0,
+        });
+        // the cycle completes while the lock is still held: it never waited for it
+        return { job, cycle: await runSchedulerCycle("test: a GPU held elsewhere") };
+      } finally {
+        await holder.end(false);
+      }
+    })();
     // placed by this cycle, or by another file's cycle on the shared database (never onto the held GPU either way)
     expect(cycle.placed + (await db().job.count({ where: { id: job.id, status: "running" } }))).toBeGreaterThanOrEqual(1);
     const held = await gpusOf(job.id);
