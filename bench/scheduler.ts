@@ -26,6 +26,9 @@
 //                              wake-up, cycle, commit), the cores each side used meanwhile and the app's
 //                              background runs by job, autovacuum's runs (database_maintenance);
 //                              submit_to_running_no_backlog, the same without it
+//   event_cycle_*              the cycle one submit wakes, alone: one 1-GPU L4 job, free L4 GPUs, the
+//                              H100 fleet full and the backlog waiting for it; the median of
+//                              BENCH_EVENT_CYCLES such cycles and the median of each phase and statement
 //   fair_window_*              one tenant holds 50,000 quota-blocked jobs at priority 1 while another
 //                              submits: the cycle, whether the newcomer was placed, the rows read,
 //                              and what the old single window alone cost on the same data
@@ -49,7 +52,7 @@ import { buildIsFresh, nextBuild, startNext, waitForHealthy } from "../scripts/l
 import { runMigrations } from "../scripts/lib/run-migrations";
 import { backgroundRunsBetween, databaseMaintenanceBetween, readBackgroundRuns, readDatabaseMaintenance } from "./lib/background-runs";
 import { coresUsed, cpuMark as processCpuMark } from "./lib/cpu";
-import { median, round } from "./lib/harness";
+import { median, percentile, round } from "./lib/harness";
 import { benchSize, flag, printFigures, SMOKE } from "./lib/report";
 import {
   allocationModels,
@@ -74,10 +77,11 @@ const NAIVE_CAP_S = benchSize("BENCH_NAIVE_CAP_S", 60, 2);
 const BIG_BACKLOG = benchSize("BENCH_BIG_BACKLOG", 100_000, 2_000);
 const SUBMIT_RATE = benchSize("BENCH_SUBMIT_RATE", 50, 10);
 const SUBMIT_SAMPLES = benchSize("BENCH_SUBMIT_SAMPLES", 1_000, 10);
+const EVENT_CYCLES = benchSize("BENCH_EVENT_CYCLES", 200, 5);
 const FAIR_BACKLOG = benchSize("BENCH_FAIR_BACKLOG", 50_000, 500);
 const GROWTH = (process.env.BENCH_GROWTH ?? (SMOKE ? "1,2" : "1,4,10")).split(",").map(Number);
 // BENCH_PHASES=cycle,latency (say) runs only those; the others print null
-const ALL_PHASES = ["cycle", "allocation", "naive", "backlog", "dead", "latency", "fair", "growth"];
+const ALL_PHASES = ["cycle", "allocation", "naive", "backlog", "dead", "event", "latency", "fair", "growth"];
 const PHASES = new Set(process.env.BENCH_PHASES ? process.env.BENCH_PHASES.split(",").map((p) => p.trim()) : ALL_PHASES);
 for (const p of PHASES) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_PHASES: unknown phase ${p} (known: ${ALL_PHASES.join(", ")})`);
 const QUOTA = Math.max(16, Math.round((NODES * 8 * 3) / TENANTS)); // 600 at 10,000 GPUs
@@ -179,6 +183,7 @@ try {
   const naive = PHASES.has("naive") ? await naivePhase(c) : null;
   const backlog = PHASES.has("backlog") ? await bigBacklogPhase(c) : null;
   const dead = PHASES.has("dead") ? await deadClusterPhase(c) : null;
+  const event = PHASES.has("event") ? await eventCyclePhase(c) : null;
   let latency = null;
   let fair = null;
   if (PHASES.has("latency") || PHASES.has("fair")) {
@@ -205,6 +210,7 @@ try {
       ...(naive ?? { naive_cycle_ms: null }),
       ...(backlog ?? { backlog_100k_cycle_ms: null }),
       ...(dead ?? { dead_cluster_cycle_ms: null }),
+      ...(event ?? { event_cycle_ms: null }),
       ...(latency ?? { submit_to_running: null }),
       ...(fair ?? { fair_window_cycle_ms: null }),
       growth,
@@ -333,6 +339,58 @@ async function deadClusterPhase(c: pg.Client) {
   await resetCycle(c);
   await c.query(`UPDATE jobs SET cluster_id = NULL WHERE cluster_id = $1`, [cluster]);
   return { dead_cluster_pinned_jobs: pinned.rowCount ?? 0, dead_cluster_cycle_ms: dead.duration_ms, dead_cluster_placed: dead.placed };
+}
+
+/**
+ * The cycle a submit wakes, on its own, where the latency phase's submits meet it: the H100 fleet
+ * full, the backlog waiting for it, free L4 GPUs on a cluster of their own; each sample one 1-GPU L4
+ * job submitted (straight into the database) and the "placeable" cycle that places it.
+ */
+async function eventCyclePhase(c: pg.Client) {
+  await resetCycle(c);
+  await runSchedulerCycle("bench fill the fleet");
+  // as many free GPUs as the latency phase's submits find (one each), or more
+  const warmUp = 5;
+  const nodes = Math.ceil((Math.max(EVENT_CYCLES, SUBMIT_SAMPLES) + warmUp) / 8) + 1;
+  const cluster = await seedFleet(c, { cluster: "event", nodes, gpuType: "L4", memoryMb: 23_034 });
+  const tenant = (await c.query(`INSERT INTO tenants (name, gpu_quota) VALUES ('event', 100000) RETURNING id`)).rows[0].id as string;
+  await c.query("ANALYZE");
+  const samples: Array<{ ms: number; profile: CycleProfile }> = [];
+  // the first few cycles warm plans and caches up, as the app's first submits do
+  for (let i = 0; i < EVENT_CYCLES + warmUp; i++) {
+    await c.query(
+      `INSERT INTO jobs (tenant_id, name, gpu_count, gpu_type, priority, duration_s, status) VALUES ($1, $2, 1, 'L4', 1, 3600, 'queued')`,
+      [tenant, `event-${i}`],
+    );
+    const profile = emptyProfile();
+    const cycle = await runSchedulerCycle("bench event", { profile, scope: "placeable" });
+    if (cycle.placed !== 1) throw new Error(`the event cycle placed ${cycle.placed} jobs, expected the one submitted`);
+    if (i >= warmUp) samples.push({ ms: cycle.duration_ms, profile });
+  }
+  // the world as it was: the L4 jobs ended, their fleet gone
+  await endRunningJobs(c, tenant);
+  await c.query(`DELETE FROM nodes WHERE cluster_id = $1`, [cluster]);
+  await resetCycle(c);
+  const phases = ["lock_ms", "read_ms", "place_ms", "write_ms", "commit_ms"] as const;
+  const statements = new Set(samples.flatMap((s) => Object.keys(s.profile.statements)));
+  const figures = {
+    event_cycles: samples.length,
+    event_cycle_ms: median(samples.map((s) => s.ms)),
+    event_cycle_p90_ms: percentile(
+      samples.map((s) => s.ms).sort((a, b) => a - b),
+      90,
+    ),
+    event_profile: {
+      ...Object.fromEntries(phases.map((p) => [p, round(median(samples.map((s) => s.profile[p])))])),
+      by_statement: Object.fromEntries(
+        [...statements]
+          .map((st) => [st, round(median(samples.map((s) => s.profile.statements[st] ?? 0)))] as const)
+          .sort((a, b) => b[1] - a[1]),
+      ),
+    },
+  };
+  progress("event cycle", figures);
+  return figures;
 }
 
 /**
