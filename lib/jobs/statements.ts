@@ -87,6 +87,8 @@ export const INSERT_JOB = statement("jobs.insert", {
     capacity: "int4",
     burst_can_hold: "bool",
   },
+  // every submit runs it: planned once per connection
+  prepare: true,
   text: `WITH t AS (
        SELECT t.id, t.gpu_quota, t.status, t.max_priority,
               COALESCE((SELECT in_use FROM tenant_gpus_in_use(ARRAY[t.id])), 0) AS in_use,

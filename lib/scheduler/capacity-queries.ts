@@ -4,7 +4,9 @@ import type { FreeGpu, NodeBooking } from "./free-nodes";
 
 // What the scheduler's cycle and the endpoint reconciler both read before placing work: the free
 // healthy GPUs, the reservations that hold or book their nodes, and each tenant's quota in
-// use. One copy, so a new kind of allocation or holding changes both placers at once.
+// use. One copy, so a new kind of allocation or holding changes both placers at once. The hot ones
+// are named, so each connection parses them once (and plans once where no value changes the plan):
+// a cycle woken by a submit runs them every time.
 
 // A node rented from a provider (lib/burst) runs only the job it was rented for: its GPUs carry that
 // job (dedicated_to; '' while it is idle, so it takes nothing), and replicas never go there.
@@ -36,7 +38,10 @@ const FREE_GPUS_BY_NODE_SQL = `SELECT n.id AS node_id, n.cluster_id, n.container
  * still free then.
  */
 export async function readFreeGpus(c: pg.ClientBase): Promise<FreeGpu[]> {
-  const { rows } = await c.query<Omit<FreeGpu, "id"> & { ids: string }>(FREE_GPUS_BY_NODE_SQL);
+  const { rows } = await c.query<Omit<FreeGpu, "id"> & { ids: string }>({
+    name: "scheduler.free-gpus-by-node",
+    text: FREE_GPUS_BY_NODE_SQL,
+  });
   const gpus: FreeGpu[] = [];
   for (const { ids, ...node } of rows) for (const id of ids.split(",")) gpus.push({ id, ...node });
   return gpus;
@@ -56,12 +61,13 @@ export async function lockFreeGpus(c: pg.ClientBase, containersOf: { gpuTypes: s
  * time); with `nodeIds`, of those nodes only.
  */
 export async function readNodeBookings(c: pg.ClientBase, nodeIds?: readonly string[]): Promise<Map<string, NodeBooking>> {
-  const { rows } = await c.query<{ node_id: string; reservation_id: string | null; booked_from_ms: string | null }>(
-    `SELECT node_id, (array_agg(reservation_id) FILTER (WHERE starts_at <= now()))[1]::text AS reservation_id,
+  const { rows } = await c.query<{ node_id: string; reservation_id: string | null; booked_from_ms: string | null }>({
+    name: "scheduler.node-bookings",
+    text: `SELECT node_id, (array_agg(reservation_id) FILTER (WHERE starts_at <= now()))[1]::text AS reservation_id,
             (extract(epoch FROM min(starts_at) FILTER (WHERE starts_at > now())) * 1000)::bigint AS booked_from_ms
        FROM reservation_nodes WHERE live AND ends_at > now() AND ($1::uuid[] IS NULL OR node_id = ANY($1::uuid[])) GROUP BY node_id`,
-    [nodeIds ?? null],
-  );
+    values: [nodeIds ?? null],
+  });
   const bookings = new Map<string, NodeBooking>();
   for (const b of rows) {
     bookings.set(b.node_id, {
@@ -74,11 +80,12 @@ export async function readNodeBookings(c: pg.ClientBase, nodeIds?: readonly stri
 
 /** Each tenant's GPU quota and the GPUs it uses against it now (reserved nodes count as their holdings). */
 export async function readTenantQuotas(c: pg.ClientBase, tenantIds: string[]): Promise<Map<string, { quota: number; inUse: number }>> {
-  const { rows } = await c.query<{ id: string; gpu_quota: number; in_use: number }>(
-    `SELECT t.id, t.gpu_quota, COALESCE(u.in_use, 0)::int AS in_use FROM tenants t
+  const { rows } = await c.query<{ id: string; gpu_quota: number; in_use: number }>({
+    name: "scheduler.tenant-quotas",
+    text: `SELECT t.id, t.gpu_quota, COALESCE(u.in_use, 0)::int AS in_use FROM tenants t
        LEFT JOIN tenant_gpus_in_use($1::uuid[]) u ON u.tenant_id = t.id
       WHERE t.id = ANY($1::uuid[])`,
-    [tenantIds],
-  );
+    values: [tenantIds],
+  });
   return new Map(rows.map((t) => [t.id, { quota: t.gpu_quota, inUse: t.in_use }]));
 }

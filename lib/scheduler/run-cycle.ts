@@ -114,11 +114,12 @@ async function attemptCycle(
       const blocked = decisions.filter((d) => d.outcome === "blocked_quota").length;
       // the log's duration is the database's: from this transaction's start (its events' time) to now,
       // so it lines up with what the job events record (the commit follows)
-      const log = await c.query<{ id: string }>(
-        `INSERT INTO scheduler_logs (trigger, considered, placed, blocked, duration_ms, decisions)
+      const log = await c.query<{ id: string }>({
+        name: "scheduler.log-cycle",
+        text: `INSERT INTO scheduler_logs (trigger, considered, placed, blocked, duration_ms, decisions)
          VALUES ($1, $2, $3, $4, round(extract(epoch FROM clock_timestamp() - now()) * 1000)::int, $5) RETURNING id::text`,
-        [trigger, decisions.length, placed, blocked, JSON.stringify(summarise(decisions))],
-      );
+        values: [trigger, decisions.length, placed, blocked, JSON.stringify(summarise(decisions))],
+      });
       mark("write_ms");
       return { id: log.rows[0]!.id, considered: decisions.length, placed, blocked };
     },

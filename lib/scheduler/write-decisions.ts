@@ -9,7 +9,8 @@ import type { Decision } from "./placement";
 // reads free GPUs and waiting jobs without locks; before it writes, it locks exactly the GPUs it
 // chose and checks they are still free (lockChosenGpus), and every write re-checks the job is
 // still waiting. Anything that changed meanwhile is a CycleConflict: the transaction rolls back and
-// the next attempt reads fresh facts. The database's triggers check every allocation again.
+// the next attempt reads fresh facts. The database's triggers check every allocation again. The
+// statements are named: prepared once per connection, since every cycle runs the same texts.
 
 /**
  * A GPU or a job changed under the cycle (taken, cancelled): roll back; the next attempt reads
@@ -46,13 +47,14 @@ export async function lockChosenGpus(
   bookings: ReadonlyMap<string, NodeBooking>,
 ): Promise<void> {
   if (gpuIds.length === 0) return;
-  const { rows } = await c.query<{ id: string }>(
-    `SELECT g.id FROM gpus g JOIN nodes n ON n.id = g.node_id
+  const { rows } = await c.query<{ id: string }>({
+    name: "scheduler.lock-chosen-gpus",
+    text: `SELECT g.id FROM gpus g JOIN nodes n ON n.id = g.node_id
       WHERE g.id = ANY($1::uuid[]) AND g.status = 'available' AND n.status = 'available'
         AND g.allocated_job_id IS NULL AND g.allocated_replica_id IS NULL AND g.allocated_pod_id IS NULL AND g.foreign_holder IS NULL
       FOR UPDATE OF g SKIP LOCKED`,
-    [gpuIds],
-  );
+    values: [gpuIds],
+  });
   if (rows.length !== gpuIds.length) {
     const locked = new Set(rows.map((r) => r.id));
     throw new CycleConflict(
@@ -117,8 +119,9 @@ export async function startPlacedJobs(
     node_ids: (_, i) => nodeLists[i]!,
   });
   const alloc = ALLOCATIONS.bind(allocations, starts.values.length + 1);
-  const { rows } = await c.query<{ started: number; allocated: number }>(
-    `WITH starts AS (SELECT * FROM ${starts.sql}),
+  const { rows } = await c.query<{ started: number; allocated: number }>({
+    name: "scheduler.start-placed-jobs",
+    text: `WITH starts AS (SELECT * FROM ${starts.sql}),
      started AS (
        UPDATE jobs j SET status = 'running', started_at = clock_timestamp(), attempts = j.attempts + 1, fence = gen_random_uuid(),
               block_reason = NULL, pending_reason = NULL, not_before = NULL, updated_at = now()
@@ -142,8 +145,8 @@ export async function startPlacedJobs(
          FROM starts x JOIN started s ON s.id = x.id
      )
      SELECT (SELECT count(*)::int FROM started) AS started, (SELECT count(*)::int FROM allocated) AS allocated`,
-    [...starts.values, ...alloc.values],
-  );
+    values: [...starts.values, ...alloc.values],
+  });
   if (rows[0]!.started !== placed.length || rows[0]!.allocated !== allocations.gpu_id.length) throw new CycleConflict();
 }
 
@@ -165,12 +168,13 @@ export async function recordWaiting(
   const staying = waiting.filter((d) => before.get(d.jobId) === target(d) && reasonsBefore.get(d.jobId) !== d.reason);
   if (staying.length) {
     const reasons = REASONS.bindRows(staying, { id: (d) => d.jobId, reason: (d) => d.reason });
-    await c.query(
-      `UPDATE jobs j SET pending_reason = x.reason, updated_at = now()
+    await c.query({
+      name: "scheduler.record-reasons",
+      text: `UPDATE jobs j SET pending_reason = x.reason, updated_at = now()
          FROM ${reasons.sql}
         WHERE j.id = x.id AND j.status IN ('queued', 'blocked') AND j.pending_reason IS DISTINCT FROM x.reason`,
-      reasons.values,
-    );
+      values: reasons.values,
+    });
   }
   if (moving.length === 0) return;
   const moves = MOVES.bindRows(moving, {
@@ -179,8 +183,9 @@ export async function recordWaiting(
     from_status: (d) => before.get(d.jobId)!,
     reason: (d) => d.reason,
   });
-  const { rows } = await c.query<{ moved: number }>(
-    `WITH moved AS (
+  const { rows } = await c.query<{ moved: number }>({
+    name: "scheduler.record-moves",
+    text: `WITH moved AS (
        UPDATE jobs j SET status = x.status, block_reason = CASE WHEN x.status = 'blocked' THEN 'quota' END, pending_reason = x.reason, updated_at = now()
          FROM ${moves.sql}
         WHERE j.id = x.id AND j.status = x.from_status AND (j.status <> 'blocked' OR j.block_reason = 'quota')
@@ -190,7 +195,7 @@ export async function recordWaiting(
        SELECT id, from_status, to_status, CASE WHEN to_status = 'blocked' THEN 'over quota' ELSE 'quota freed' END, 'scheduler' FROM moved
      )
      SELECT count(*)::int AS moved FROM moved`,
-    moves.values,
-  );
+    values: moves.values,
+  });
   if (rows[0]!.moved !== moving.length) throw new CycleConflict();
 }
