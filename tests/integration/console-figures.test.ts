@@ -8,6 +8,7 @@ import { currentMonth } from "@/lib/billing/money";
 import { billingSummary, tenantBillingTable } from "@/lib/billing/usage";
 import { db, pool } from "@/lib/db/client";
 import { createEndpoint } from "@/lib/endpoints/create-endpoint";
+import { cancelJob } from "@/lib/jobs/cancel-job";
 import { finishJob } from "@/lib/jobs/finish-job";
 import { jobFitContext } from "@/lib/jobs/queries";
 import { submitJob } from "@/lib/jobs/submit-job";
@@ -213,5 +214,47 @@ describe("GPUs in use", () => {
       gpu_in_use: figures.gpu_in_use,
       gpu_in_use_by: figures.gpu_in_use_by,
     });
+  });
+  it("counts a tenant's running jobs, not its history, and agrees with counting every GPU for every tenant", async () => {
+    const { gpuType } = await availableFleet(2, 4, "GH");
+    const tenant = await createTenant(systemActor, { name: unique("History Co"), gpu_quota: 8, billing_email: null });
+    const admin = asTenantAdmin(tenant.id);
+    const submit = (gpus: number) =>
+      submitJob(admin, { name: unique("h"), gpu_count: gpus, gpu_type: gpuType, priority: 1, max_retries: 0 });
+    const one = await submit(1);
+    await submit(2);
+    const four = await submit(4);
+    await runSchedulerCycle("gpus-in-use-history");
+    await cancelJob(systemActor, one.id);
+    await finishJob(systemActor, four.id, { status: "cancelled" });
+    const still = await submit(1);
+    await runSchedulerCycle("gpus-in-use-history-2");
+    expect((await db().job.findUniqueOrThrow({ where: { id: still.id } })).status).toBe("running");
+    const own = await pool().query<{ in_use: number }>(`SELECT in_use FROM tenant_gpus_in_use(ARRAY[$1::uuid])`, [tenant.id]);
+    expect(own.rows[0]!.in_use).toBe(3);
+    // every tenant the shared database holds now (reservations, replicas, pods and bursts of the
+    // other tests among them), in one snapshot: the definition by running jobs against counting
+    // each GPU's holder, as the function did before
+    const { rows } = await pool().query<{ tenant_id: string; in_use: number | null; per_gpu: number | null }>(
+      `WITH every AS (SELECT array_agg(id) AS ids FROM tenants),
+       per_gpu AS (
+         SELECT x.tenant_id, sum(x.n)::int AS n FROM (
+           SELECT j.tenant_id, 1 AS n FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
+            WHERE NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = g.node_id AND rn.tenant_id = j.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
+           UNION ALL
+           SELECT r.tenant_id, 1 FROM gpus g JOIN endpoint_replicas r ON r.id = g.allocated_replica_id
+            WHERE NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = g.node_id AND rn.tenant_id = r.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
+           UNION ALL
+           SELECT p.tenant_id, 1 FROM gpus g JOIN pods p ON p.id = g.allocated_pod_id
+           UNION ALL
+           SELECT rn.tenant_id, rn.gpu_count FROM reservation_nodes rn WHERE rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
+         ) x GROUP BY x.tenant_id
+       )
+       SELECT COALESCE(u.tenant_id, p.tenant_id) AS tenant_id, u.in_use, p.n AS per_gpu
+         FROM tenant_gpus_in_use((SELECT ids FROM every)) u FULL JOIN per_gpu p ON p.tenant_id = u.tenant_id`,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.in_use !== r.per_gpu)).toEqual([]);
+    expect(rows.find((r) => r.tenant_id === tenant.id)?.in_use).toBe(3);
   });
 });
