@@ -257,4 +257,26 @@ describe("GPUs in use", () => {
     expect(rows.filter((r) => r.in_use !== r.per_gpu)).toEqual([]);
     expect(rows.find((r) => r.tenant_id === tenant.id)?.in_use).toBe(3);
   });
+  it("never loses a GPU from under the work that holds it: deleting it, or its node, is refused and changes nothing", async () => {
+    const { gpuType, nodes } = await availableFleet(1, 2, "GD");
+    const tenant = await createTenant(systemActor, { name: unique("Holding Co"), gpu_quota: 4, billing_email: null });
+    const job = await submitJob(asTenantAdmin(tenant.id), {
+      name: unique("held"),
+      gpu_count: 2,
+      gpu_type: gpuType,
+      priority: 1,
+      max_retries: 0,
+    });
+    await runSchedulerCycle("gpus-delete-guard");
+    expect((await db().job.findUniqueOrThrow({ where: { id: job.id } })).status).toBe("running");
+    const node = nodes[0]!.node.id;
+    const held = await db().gpu.findFirstOrThrow({ where: { nodeId: node, allocatedJobId: job.id } });
+    await expect(pool().query("DELETE FROM gpus WHERE id = $1", [held.id])).rejects.toThrow(/is held by .* cannot be removed/);
+    await expect(pool().query("DELETE FROM nodes WHERE id = $1", [node])).rejects.toThrow(/is held by .* cannot be removed/);
+    expect(await db().gpu.count({ where: { nodeId: node, allocatedJobId: job.id } })).toBe(2);
+    expect(await db().node.count({ where: { id: node } })).toBe(1);
+    // once its work has ended, the GPU is free and may go
+    await finishJob(systemActor, job.id, { status: "cancelled" });
+    await expect(pool().query("DELETE FROM gpus WHERE id = $1", [held.id])).resolves.toMatchObject({ rowCount: 1 });
+  });
 });

@@ -32,3 +32,24 @@ CREATE OR REPLACE FUNCTION "tenant_gpus_in_use"(p_tenants UUID[]) RETURNS TABLE 
          WHERE rn.tenant_id = ANY(p_tenants) AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
     ) x GROUP BY x.tenant_id
 $$;
+
+-- What that count rests on, kept by the database for removals too: a GPU that work holds (a job, an
+-- endpoint replica, a pod) is never deleted from under it, nor with its node. Nothing in GPUForge
+-- deletes such a GPU (an agent's inventory marks a GPU missing and keeps its holder; a rented node is
+-- removed only when it has no GPUs); a hand-written DELETE is refused, and changes nothing.
+CREATE FUNCTION "gpus_delete_guard"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    held RECORD;
+BEGIN
+    SELECT o.id, COALESCE(o.allocated_job_id, o.allocated_replica_id, o.allocated_pod_id) AS holder INTO held
+      FROM old_rows o
+     WHERE o.allocated_job_id IS NOT NULL OR o.allocated_replica_id IS NOT NULL OR o.allocated_pod_id IS NOT NULL
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'GPU % is held by % and cannot be removed: end its work first', held.id, held.holder USING ERRCODE = '23503';
+    END IF;
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER "gpus_delete_guard" AFTER DELETE ON "gpus"
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "gpus_delete_guard"();
