@@ -2502,6 +2502,24 @@ BEGIN
 END;
 $function$;
 
+CREATE OR REPLACE FUNCTION public.gpus_delete_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    held RECORD;
+BEGIN
+    SELECT o.id, COALESCE(o.allocated_job_id, o.allocated_replica_id, o.allocated_pod_id) AS holder INTO held
+      FROM old_rows o
+     WHERE o.allocated_job_id IS NOT NULL OR o.allocated_replica_id IS NOT NULL OR o.allocated_pod_id IS NOT NULL
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'GPU % is held by % and cannot be removed: end its work first', held.id, held.holder USING ERRCODE = '23503';
+    END IF;
+    RETURN NULL;
+END;
+$function$;
+
 CREATE OR REPLACE FUNCTION public.gpus_gang_check()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -3203,9 +3221,16 @@ CREATE OR REPLACE FUNCTION public.tenant_gpus_in_use(p_tenants uuid[])
  STABLE
 AS $function$
     SELECT x.tenant_id, sum(x.n)::int FROM (
-        SELECT j.tenant_id, 1 AS n FROM gpus g JOIN jobs j ON j.id = g.allocated_job_id
-         WHERE j.tenant_id = ANY(p_tenants)
-           AND NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = g.node_id AND rn.tenant_id = j.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
+        SELECT j.tenant_id, j.gpu_count AS n FROM jobs j
+         WHERE j.tenant_id = ANY(p_tenants) AND j.status = 'running'
+           AND NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.tenant_id = j.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
+        UNION ALL
+        SELECT j.tenant_id, 1
+          FROM (SELECT DISTINCT rn.tenant_id FROM reservation_nodes rn
+                 WHERE rn.tenant_id = ANY(p_tenants) AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()) reserving
+          JOIN jobs j ON j.tenant_id = reserving.tenant_id AND j.status = 'running'
+          JOIN gpus g ON g.allocated_job_id = j.id
+         WHERE NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = g.node_id AND rn.tenant_id = j.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
         UNION ALL
         SELECT r.tenant_id, 1 FROM gpus g JOIN endpoint_replicas r ON r.id = g.allocated_replica_id
          WHERE r.tenant_id = ANY(p_tenants)
@@ -3317,6 +3342,8 @@ CREATE TRIGGER endpoint_replicas_tenant_active_guard BEFORE INSERT ON endpoint_r
 CREATE TRIGGER endpoints_notify_deleted AFTER UPDATE OF deleted_at ON endpoints FOR EACH ROW WHEN (old.deleted_at IS NULL AND new.deleted_at IS NOT NULL) EXECUTE FUNCTION api_keys_notify_change();
 
 CREATE TRIGGER gpus_allocation_guard AFTER UPDATE ON gpus REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION gpus_allocation_guard();
+
+CREATE TRIGGER gpus_delete_guard AFTER DELETE ON gpus REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION gpus_delete_guard();
 
 CREATE TRIGGER gpus_gang_check AFTER UPDATE ON gpus REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION gpus_gang_check();
 
