@@ -8,28 +8,31 @@
 -- tenant with no reservation in force counts its running jobs' gpu_count; one with a reservation
 -- in force counts its running jobs' GPUs one by one, as before, to leave out those on the nodes
 -- its reservations hold now (they count as the reservation's); that part is read from the
--- reservations in force, so a tenant with none never reaches its GPUs.
+-- reservations in force, so a tenant with none never reaches its GPUs. The reservations in force
+-- are read once, for every part.
 CREATE OR REPLACE FUNCTION "tenant_gpus_in_use"(p_tenants UUID[]) RETURNS TABLE ("tenant_id" UUID, "in_use" INTEGER) LANGUAGE sql STABLE AS $$
+    WITH in_force AS (
+        SELECT rn.tenant_id, rn.node_id, rn.gpu_count FROM reservation_nodes rn
+         WHERE rn.tenant_id = ANY(p_tenants) AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
+    )
     SELECT x.tenant_id, sum(x.n)::int FROM (
         SELECT j.tenant_id, j.gpu_count AS n FROM jobs j
          WHERE j.tenant_id = ANY(p_tenants) AND j.status = 'running'
-           AND NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.tenant_id = j.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
+           AND NOT EXISTS (SELECT 1 FROM in_force f WHERE f.tenant_id = j.tenant_id)
         UNION ALL
         SELECT j.tenant_id, 1
-          FROM (SELECT DISTINCT rn.tenant_id FROM reservation_nodes rn
-                 WHERE rn.tenant_id = ANY(p_tenants) AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()) reserving
+          FROM (SELECT DISTINCT f.tenant_id FROM in_force f) reserving
           JOIN jobs j ON j.tenant_id = reserving.tenant_id AND j.status = 'running'
           JOIN gpus g ON g.allocated_job_id = j.id
-         WHERE NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = g.node_id AND rn.tenant_id = j.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
+         WHERE NOT EXISTS (SELECT 1 FROM in_force f WHERE f.node_id = g.node_id AND f.tenant_id = j.tenant_id)
         UNION ALL
         SELECT r.tenant_id, 1 FROM gpus g JOIN endpoint_replicas r ON r.id = g.allocated_replica_id
          WHERE r.tenant_id = ANY(p_tenants)
-           AND NOT EXISTS (SELECT 1 FROM reservation_nodes rn WHERE rn.node_id = g.node_id AND rn.tenant_id = r.tenant_id AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now())
+           AND NOT EXISTS (SELECT 1 FROM in_force f WHERE f.node_id = g.node_id AND f.tenant_id = r.tenant_id)
         UNION ALL
         SELECT p.tenant_id, 1 FROM gpus g JOIN pods p ON p.id = g.allocated_pod_id WHERE p.tenant_id = ANY(p_tenants)
         UNION ALL
-        SELECT rn.tenant_id, rn.gpu_count FROM reservation_nodes rn
-         WHERE rn.tenant_id = ANY(p_tenants) AND rn.live AND rn.starts_at <= now() AND rn.ends_at > now()
+        SELECT f.tenant_id, f.gpu_count FROM in_force f
     ) x GROUP BY x.tenant_id
 $$;
 
