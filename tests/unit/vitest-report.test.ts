@@ -45,6 +45,32 @@ describe("the failed tests npm test repeats at its end", () => {
     ]);
   });
 
+  it("names a file that failed outside its tests, a beforeAll or an afterAll, and how many of its tests did not run", () => {
+    const r = report([
+      {
+        name: "/repo/tests/e2e/a.test.ts",
+        status: "failed",
+        message: "\nTypeError: fetch failed\n    at /repo/tests/e2e/a.test.ts:3:1",
+        assertionResults: [
+          { fullName: "a > one", status: "skipped" },
+          { fullName: "a > two", status: "skipped" },
+        ],
+      },
+      {
+        name: "/repo/tests/e2e/b.test.ts",
+        status: "failed",
+        message: "after boom",
+        assertionResults: [{ fullName: "b > x", status: "failed" }],
+      },
+      { name: "/repo/tests/e2e/c.test.ts", status: "passed", message: "", assertionResults: [{ fullName: "c > x", status: "passed" }] },
+    ]);
+    expect(failedTestsIn(r, "/repo")).toEqual([
+      "tests/e2e/a.test.ts: TypeError: fetch failed (a hook or the file's import; 2 tests did not run)",
+      "tests/e2e/b.test.ts: after boom (a hook or the file's import; 0 tests did not run)",
+      "tests/e2e/b.test.ts > b > x",
+    ]);
+  });
+
   it("stops at the cap and says how many more failed", () => {
     const many = Array.from({ length: 13 }, (_, i) => ({ fullName: `t${i}`, status: "failed" }));
     const out = failedTestsIn(report([{ name: "/repo/x.test.ts", assertionResults: many }]), "/repo", 10);
