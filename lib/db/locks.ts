@@ -15,6 +15,8 @@
 //                 quota headroom and the prepaid balance are counted and the launching row written
 //                 under them (always the tenant's first, then the provider's)
 
+import type pg from "pg";
+
 export type LockName =
   "scheduler" | "scheduler:waiting" | "invoices" | "remediation" | "migrations" | "tool-calls" | `background:${string}` | `burst:${string}`;
 
@@ -25,6 +27,15 @@ export interface Queryable {
 
 const KEY = "hashtextextended($1, 0)";
 const param = (name: LockName) => [`gpuforge:${name}`];
+
+/**
+ * Opens a transaction and waits for the lock in it, in one message to the server: a round trip
+ * fewer for every locked transaction (on two cores each one wakes a backend; the scheduler's cycles
+ * run back to back). The name is sent as a quoted literal, since a simple query carries no parameters.
+ */
+export async function beginLocked(c: Pick<pg.ClientBase, "query" | "escapeLiteral">, name: LockName): Promise<void> {
+  await c.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${c.escapeLiteral(`gpuforge:${name}`)}, 0))::text`);
+}
 
 /** Waits for the lock; it is released when the transaction ends. */
 export async function lockForTransaction(c: Queryable, name: LockName): Promise<void> {

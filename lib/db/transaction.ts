@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { pool } from "./client";
-import { lockForTransaction, type LockName } from "./locks";
+import { beginLocked, type LockName } from "./locks";
 
 /**
  * Runs `work` in one transaction on a connection of its own (by default from pool()), holding the
@@ -18,8 +18,8 @@ export async function inTransaction<T>(work: (c: pg.PoolClient) => Promise<T>, o
   };
   c.on("error", died);
   try {
-    await c.query("BEGIN");
-    if (opts.lock) await lockForTransaction(c, opts.lock);
+    if (opts.lock) await beginLocked(c, opts.lock);
+    else await c.query("BEGIN");
     const result = await work(c);
     await c.query("COMMIT");
     return result;

@@ -72,6 +72,26 @@ describe("inTransaction", () => {
     );
   });
 
+  it("takes a lock whose name carries a quote as that very name (it is sent as a literal beside BEGIN)", async () => {
+    const name = "burst:tenant:o'brien\\'; SELECT 1; --" as const;
+    await inTransaction(
+      async () => {
+        const c = await other.connect();
+        try {
+          await c.query("BEGIN");
+          const { rows } = await c.query<{ free: boolean }>("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS free", [
+            `gpuforge:${name}`,
+          ]);
+          await c.query("ROLLBACK");
+          expect(rows[0]!.free).toBe(false);
+        } finally {
+          c.release();
+        }
+      },
+      { pool: single, lock: name },
+    );
+  });
+
   it("destroys a connection that broke under the work instead of handing it back to the pool", async () => {
     const pid = (await single.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
     const error = await inTransaction(
