@@ -34,7 +34,7 @@ const param = (name: LockName) => [`gpuforge:${name}`];
  * run back to back). The name is sent as a quoted literal, since a simple query carries no parameters.
  */
 export async function beginLocked(c: Pick<pg.ClientBase, "query" | "escapeLiteral">, name: LockName): Promise<void> {
-  await c.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${c.escapeLiteral(`gpuforge:${name}`)}, 0))::text`);
+  await c.query(`BEGIN; SELECT pg_advisory_xact_lock(${KEY.replace("$1", c.escapeLiteral(param(name)[0]!))})::text`);
 }
 
 /** Waits for the lock; it is released when the transaction ends. */

@@ -37,12 +37,13 @@ export function failedTestsIn(report: VitestReport, root: string, max = 10): str
       ...tests
         .filter((a) => a.status === "failed")
         .map((a) => {
-          const lines = (a.failureMessages?.[0] ?? "").split("\n").map((l) => l.trim());
+          const message = a.failureMessages?.[0] ?? "";
+          const lines = message.split("\n").map((l) => l.trim());
           // the first line that says something: vitest's messages start with the error's name and text
-          const why = lines.find((l) => l.length > 0);
+          const why = firstLine(message);
           // and the line of the test file it failed on, from the first stack frame in that file
           const line = lines.map((l) => (l.startsWith("at ") ? lineIn(l, file.name) : null)).find((n) => n !== null);
-          return `${where}${line ? `:${line}` : ""} > ${a.fullName ?? a.title ?? "(unnamed)"}${why ? `: ${why.slice(0, 300)}` : ""}`;
+          return `${where}${line ? `:${line}` : ""} > ${a.fullName ?? a.title ?? "(unnamed)"}${why ? `: ${why}` : ""}`;
         }),
     ];
   });
