@@ -2006,8 +2006,6 @@ CREATE INDEX gpus_allocated_replica_id_idx ON public.gpus USING btree (allocated
 
 CREATE INDEX gpus_free_idx ON public.gpus USING btree (node_id, index) WHERE ((status = 'available'::text) AND (allocated_job_id IS NULL) AND (allocated_replica_id IS NULL) AND (allocated_pod_id IS NULL) AND (foreign_holder IS NULL));
 
-CREATE INDEX gpus_gpu_type_status_idx ON public.gpus USING btree (gpu_type, status);
-
 CREATE INDEX gpus_node_id_idx ON public.gpus USING btree (node_id);
 
 CREATE UNIQUE INDEX gpus_node_slot_present_key ON public.gpus USING btree (node_id, index) WHERE (missing_since IS NULL);
