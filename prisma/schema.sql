@@ -2486,15 +2486,15 @@ AS $function$
 DECLARE
     bad RECORD;
 BEGIN
-    SELECT n.id, (n.status <> 'available' OR nd.status <> 'available') AS unavailable INTO bad
+    SELECT (array_agg(n.id ORDER BY n.id) FILTER (WHERE n.status <> 'available' OR nd.status <> 'available'))[1] AS unavailable,
+           (array_agg(n.id ORDER BY n.id))[1] AS container INTO bad
       FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN jobs j ON j.id = n.allocated_job_id JOIN nodes nd ON nd.id = n.node_id
      WHERE o.allocated_job_id IS DISTINCT FROM n.allocated_job_id
-       AND (n.status <> 'available' OR nd.status <> 'available' OR ((j.image IS NOT NULL OR j.command IS NOT NULL) AND NOT nd.containers))
-     LIMIT 1;
-    IF FOUND AND bad.unavailable THEN
-        RAISE EXCEPTION 'GPU % is unhealthy or its node is not available for new work', bad.id USING ERRCODE = '23514';
-    ELSIF FOUND THEN
-        RAISE EXCEPTION 'GPU % is on a node that does not run containers; the job runs an image or a command', bad.id USING ERRCODE = '23514';
+       AND (n.status <> 'available' OR nd.status <> 'available' OR ((j.image IS NOT NULL OR j.command IS NOT NULL) AND NOT nd.containers));
+    IF bad.unavailable IS NOT NULL THEN
+        RAISE EXCEPTION 'GPU % is unhealthy or its node is not available for new work', bad.unavailable USING ERRCODE = '23514';
+    ELSIF bad.container IS NOT NULL THEN
+        RAISE EXCEPTION 'GPU % is on a node that does not run containers; the job runs an image or a command', bad.container USING ERRCODE = '23514';
     END IF;
     RETURN NULL;
 END;
@@ -2864,6 +2864,24 @@ BEGIN
         RAISE EXCEPTION 'priority % is better than tenant %''s highest allowed priority %', NEW."priority", NEW."tenant_id", cap USING ERRCODE = '23514';
     END IF;
     RETURN NEW;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.jobs_tenant_active_guard()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    suspended UUID;
+BEGIN
+    SELECT n."tenant_id" INTO suspended
+      FROM new_rows n JOIN "tenants" t ON t."id" = n."tenant_id"
+     WHERE n."status" = 'running' AND t."status" <> 'active'
+       AND NOT EXISTS (SELECT 1 FROM old_rows o WHERE o."id" = n."id" AND o."status" = 'running')
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'tenant % is suspended: its work cannot start', suspended USING ERRCODE = '23514';
+    END IF;
+    RETURN NULL;
 END $function$;
 
 CREATE OR REPLACE FUNCTION public.key_owner(p_user uuid, p_account uuid)
@@ -3375,7 +3393,7 @@ CREATE TRIGGER jobs_delete_guard AFTER DELETE ON jobs REFERENCING OLD TABLE AS o
 
 CREATE TRIGGER jobs_priority_guard BEFORE INSERT OR UPDATE OF priority ON jobs FOR EACH ROW EXECUTE FUNCTION jobs_priority_guard();
 
-CREATE TRIGGER jobs_tenant_active_guard BEFORE UPDATE OF status ON jobs FOR EACH ROW WHEN (new.status = 'running'::text AND old.status <> 'running'::text) EXECUTE FUNCTION work_tenant_active_guard();
+CREATE TRIGGER jobs_tenant_active_guard AFTER UPDATE ON jobs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_tenant_active_guard();
 
 CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_entries_append_only();
 

@@ -84,7 +84,7 @@ describe("suspension stops work", () => {
     expect(await db().job.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: "blocked" });
     expect(await db().endpointReplica.count({ where: { endpointId: endpoint.id, status: { not: "stopped" } } })).toBe(0);
     await expect(
-      db().$executeRaw`UPDATE jobs SET status = 'running', started_at = now(), block_reason = NULL WHERE id = ${waiting.id}::uuid`,
+      db().$executeRaw`UPDATE jobs SET status = 'running', started_at = now(), fence = gen_random_uuid(), block_reason = NULL WHERE id = ${waiting.id}::uuid`,
     ).rejects.toThrow(/suspended/);
     expect(await codeAndFieldOf(submitJob(asT, job(gpuType)))).toBe("forbidden");
 
@@ -163,6 +163,31 @@ describe("suspension stops work", () => {
     await enforceSuspensions();
     expect(await db().job.findUniqueOrThrow({ where: { id: j.id } })).toMatchObject({ status: "cancelled" });
     expect(await finals(j.id)).toBe(1);
+  });
+
+  it("the database refuses a statement that starts any job of a suspended tenant, and lets its running work be written until the sweep ends it", async () => {
+    const { gpuType } = await availableFleet(1, 4, "X");
+    const active = await makeTenant(8);
+    const suspended = await makeTenant(8);
+    const runs = await submitJob(actorFor(tenantAdminPrincipal(suspended.id)), job(gpuType));
+    await runSchedulerCycle("test");
+    expect((await db().job.findUniqueOrThrow({ where: { id: runs.id } })).status).toBe("running");
+    const mine = await submitJob(actorFor(tenantAdminPrincipal(active.id)), job(gpuType, { gpu_count: 4 }));
+    const theirs = await submitJob(actorFor(tenantAdminPrincipal(suspended.id)), job(gpuType, { gpu_count: 4 }));
+    // suspended in the database, before the sweep has ended anything
+    await db().$executeRaw`UPDATE tenants SET status = 'suspended' WHERE id = ${suspended.id}::uuid`;
+
+    // one statement starting both is refused whole: the active tenant's job stays queued too
+    await expect(
+      db().$executeRaw`UPDATE jobs SET status = 'running', started_at = now(), fence = gen_random_uuid()
+                        WHERE id IN (${mine.id}::uuid, ${theirs.id}::uuid)`,
+    ).rejects.toThrow(new RegExp(`tenant ${suspended.id} is suspended`));
+    for (const id of [mine.id, theirs.id]) expect((await db().job.findUniqueOrThrow({ where: { id } })).status).toBe("queued");
+    // what does not start a job is not refused: its running job's row and its waiting job's reason
+    await db().$executeRaw`UPDATE jobs SET updated_at = now(), pending_reason = 'waiting' WHERE id IN (${runs.id}::uuid, ${theirs.id}::uuid)`;
+    expect((await db().job.findUniqueOrThrow({ where: { id: theirs.id } })).pendingReason).toBe("waiting");
+    await enforceSuspensions();
+    expect(await db().job.findUniqueOrThrow({ where: { id: runs.id } })).toMatchObject({ status: "cancelled" });
   });
 });
 
