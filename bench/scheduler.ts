@@ -9,6 +9,9 @@
 //   cycle_to_limit             cycle_ms / limit_ms
 //   limit_without_triggers_ms  that statement with triggers and deferred checks switched off: what
 //                              the invariants cost the database
+//   limit_profile              where that statement's own time goes, as EXPLAIN ANALYZE reports it
+//                              (deferred checks made immediate, rolled back): each write's ms and WAL
+//                              records, and each check's ms, foreign keys included
 //   profile                    where the median cycle's time went: lock, reads, the pure placement,
 //                              writes, commit, each statement, and the triggers' own time
 //   allocation_model           what an allocation costs the database in two data models, on the cycle's
@@ -61,6 +64,7 @@ import {
   cpuSince,
   functionTimes,
   naiveCycle,
+  profileLowerBound,
   readCycleWrites,
   resetCycle,
   seedFleet,
@@ -247,6 +251,13 @@ async function cyclePhase(c: pg.Client) {
   await c.query(`SET session_replication_role = DEFAULT`);
   await resetCycle(c);
   progress("limit without triggers", { ms: round(withoutTriggers) });
+  const explained = await profileLowerBound(c, writes);
+  const limitProfile = {
+    statement_ms: round(explained.statement_ms),
+    writes: Object.fromEntries(Object.entries(explained.writes).map(([k, v]) => [k, { ms: round(v.ms), wal_records: v.wal_records }])),
+    checks: roundAll(explained.checks),
+  };
+  progress("limit profile", limitProfile);
   return {
     cycles_measured: CYCLES,
     cycle_ms: main.cycleMs,
@@ -257,6 +268,7 @@ async function cyclePhase(c: pg.Client) {
     limit_cpu_ms: round(main.limitCpuMs),
     cycle_to_limit_cpu: round(main.cycleCpuMs / main.limitCpuMs, 2),
     limit_without_triggers_ms: round(withoutTriggers),
+    limit_profile: limitProfile,
     placed: main.cycle.placed,
     placements_per_s: Math.round(main.cycle.placed / (main.cycleMs / 1000)),
     profile: profileFigures(main.cycle.profile, main.cycle.triggers),

@@ -84,7 +84,8 @@ describe("suspension stops work", () => {
     expect(await db().job.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: "blocked" });
     expect(await db().endpointReplica.count({ where: { endpointId: endpoint.id, status: { not: "stopped" } } })).toBe(0);
     await expect(
-      db().$executeRaw`UPDATE jobs SET status = 'running', started_at = now(), fence = gen_random_uuid(), block_reason = NULL WHERE id = ${waiting.id}::uuid`,
+      db()
+        .$executeRaw`UPDATE jobs SET status = 'running', started_at = now(), fence = gen_random_uuid(), block_reason = NULL WHERE id = ${waiting.id}::uuid`,
     ).rejects.toThrow(/suspended/);
     expect(await codeAndFieldOf(submitJob(asT, job(gpuType)))).toBe("forbidden");
 
@@ -184,7 +185,8 @@ describe("suspension stops work", () => {
     ).rejects.toThrow(new RegExp(`tenant ${suspended.id} is suspended`));
     for (const id of [mine.id, theirs.id]) expect((await db().job.findUniqueOrThrow({ where: { id } })).status).toBe("queued");
     // what does not start a job is not refused: its running job's row and its waiting job's reason
-    await db().$executeRaw`UPDATE jobs SET updated_at = now(), pending_reason = 'waiting' WHERE id IN (${runs.id}::uuid, ${theirs.id}::uuid)`;
+    await db()
+      .$executeRaw`UPDATE jobs SET updated_at = now(), pending_reason = 'waiting' WHERE id IN (${runs.id}::uuid, ${theirs.id}::uuid)`;
     expect((await db().job.findUniqueOrThrow({ where: { id: theirs.id } })).pendingReason).toBe("waiting");
     await enforceSuspensions();
     expect(await db().job.findUniqueOrThrow({ where: { id: runs.id } })).toMatchObject({ status: "cancelled" });
