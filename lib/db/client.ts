@@ -33,18 +33,8 @@ function resilientPool(name: string, config: pg.PoolConfig): pg.Pool {
   return p;
 }
 
-/**
- * The planner's price of a random page read against a sequential one. PostgreSQL's default (4)
- * prices a spinning disk; the control plane's working set (fleet, queue, holders) lives in memory,
- * where a random read costs about what a sequential one does. At 4 the planner read every GPU row
- * to find the free ones (a cycle woken by a submit: 5.8 ms for 1,016 free of 11,016) rather than
- * the partial index that holds exactly those (1.0 ms, the same rows), and priced index probes of
- * every hot path the same way. 1.1 is the usual value for storage that is SSD or cache.
- */
-const PLANNER = "-c random_page_cost=1.1";
-
 export function pool(): pg.Pool {
-  globalForDb.pgPool ??= resilientPool("sql", { connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE, options: PLANNER });
+  globalForDb.pgPool ??= resilientPool("sql", { connectionString: databaseUrlOrThrow(), max: env().DATABASE_POOL_SIZE });
   return globalForDb.pgPool;
 }
 
