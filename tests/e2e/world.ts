@@ -14,7 +14,6 @@ import { systemActor } from "@/lib/auth/principal";
 import { createServiceAccount } from "@/lib/service-accounts/service-accounts";
 import { recordHeartbeat } from "@/lib/fleet/record-heartbeat";
 import { registerNode } from "@/lib/fleet/register-node";
-import { finishJob } from "@/lib/jobs/finish-job";
 import { submitJob } from "@/lib/jobs/submit-job";
 import { createPipeline } from "@/lib/pipelines/create-pipeline";
 import { createAlertRule } from "@/lib/alerts/alert-rules";
@@ -342,12 +341,22 @@ function endpointBody(clusterId: string, gpuType: string) {
 
 /** Billed usage of tenant A inside a window of its own (a job that ran there); returns the window. */
 async function usageWindowOfA(w: { a: { id: string }; nodeD: { gpus: Array<{ gpuType: string }> } }) {
-  const job = await submitJob(
-    { principal: { kind: "tenant", tenantId: w.a.id, role: "tenant_admin", label: "walk" } },
-    { name: unique("walk-billed"), gpu_count: 1, gpu_type: w.nodeD.gpus[0]!.gpuType, priority: 9, max_retries: 0 },
-  );
-  // it never runs: the usage below stands for a run that ended inside the window
-  await finishJob(systemActor, job.id, { status: "cancelled" });
+  // a job that ended long ago, written as such: submitted and cancelled at once, the server's own
+  // scheduler could start it in between, and the cancel then billed that run as attempt 1 (the
+  // usage below collided with it: a duplicate final usage, the world never built)
+  const job = await db().job.create({
+    data: {
+      tenantId: w.a.id,
+      name: unique("walk-billed"),
+      gpuCount: 1,
+      gpuType: w.nodeD.gpus[0]!.gpuType,
+      priority: 9,
+      maxRetries: 0,
+      status: "cancelled",
+      finishedAt: new Date(),
+    },
+    select: { id: true },
+  });
   const end = new Date(Date.now() - 1000 - Math.floor(Math.random() * 1e9));
   const start = new Date(end.getTime() - 3_600_000);
   await db().$executeRaw`
