@@ -284,6 +284,30 @@ describe("scheduling cycles", () => {
       }),
     ).rejects.toThrow(/not available for new work/);
   });
+
+  it("one statement allocating a gang is refused whole when any one of its GPUs is unhealthy, naming that GPU", async () => {
+    const { gpuType, nodes } = await fleet(1, 4);
+    const t = await makeTenant(8);
+    const job = await submitJob(actorFor(tenantAdminPrincipal(t.id)), {
+      name: "g",
+      gpu_count: 4,
+      gpu_type: gpuType,
+      priority: 5,
+      max_retries: 0,
+    });
+    // the GPU with the highest id goes bad: not the first a scan or an index meets
+    const ids = nodes[0]!.gpus.map((g) => g.id).sort();
+    const bad = ids[ids.length - 1]!;
+    await db().$executeRaw`UPDATE gpus SET status = 'unhealthy', unhealthy_reason = 'test' WHERE id = ${bad}::uuid`;
+    await expect(
+      db().$transaction(async (tx) => {
+        await tx.$executeRaw`UPDATE jobs SET status = 'running', block_reason = NULL, started_at = now(), fence = gen_random_uuid() WHERE id = ${job.id}::uuid AND status = 'queued'`;
+        await tx.$executeRaw`UPDATE gpus SET allocated_job_id = ${job.id}::uuid WHERE id = ANY(${ids}::uuid[])`;
+      }),
+    ).rejects.toThrow(new RegExp(`GPU ${bad} is unhealthy or its node is not available for new work`));
+    expect(await heldBy(job.id)).toBe(0);
+    expect((await db().job.findUniqueOrThrow({ where: { id: job.id } })).status).not.toBe("running");
+  });
 });
 
 describe("quota changes", () => {
